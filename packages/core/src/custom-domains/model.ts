@@ -1,0 +1,13 @@
+/** Specification 2.1: a tenant's custom domain (at most one per tenant). */
+export interface CustomDomain {
+  tenantId: string;
+  name?: string;
+  logoUrl?: string;
+  /** ASCII (punycode) host name, lowercase, without a trailing dot. */
+  domain: string;
+  verificationToken: string;
+  isVerified: boolean;
+  verifiedAt?: string;
+  createdAt: string;
+  updatedAt: string;
+}

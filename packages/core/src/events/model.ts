@@ -1,0 +1,25 @@
+/** One analytic event (specification 6, API.md §4). */
+export interface AnalyticEvent {
+  id: string;
+  /** `<PREFIX>_START`, `<PREFIX>_SUCCESS` or `<PREFIX>_FAIL`. */
+  type: string;
+  category: string;
+  timestamp: string;
+  tenantId: string;
+  requestId: string;
+  requestIp: string;
+  clientId?: string;
+  userAgent?: string;
+  data?: Record<string, unknown>;
+}
+
+/** API.md §4: filters of `GET /v1/events`. Lists are OR-ed within, AND-ed across. */
+export interface EventFilter {
+  ids?: string[];
+  requestIds?: string[];
+  categories?: string[];
+  types?: string[];
+  /** Inclusive ISO 8601 bounds. */
+  dateFrom?: string;
+  dateTo?: string;
+}

@@ -1,0 +1,86 @@
+import type { Store } from '../ports.ts';
+import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import { parsePageQuery, toPage, type Page } from '../shared/pagination.ts';
+import { requirePermission } from '../tenancy/admin-auth.ts';
+import { checkLoggingLevel, type LoggingLevel, type RequestContext } from '../tenancy/model.ts';
+import { withEvents, type EventRecorder } from './recorder.ts';
+import type { AnalyticEvent, EventFilter } from './model.ts';
+
+/** API.md §4: the query of `GET /v1/events`, as strings from the URL. */
+export interface EventQuery {
+  limit?: number;
+  cursor?: string;
+  ids?: string;
+  requestIds?: string;
+  categories?: string;
+  types?: string;
+  dateFrom?: string;
+  dateTo?: string;
+}
+
+export interface AnalyticsService {
+  listEvents(ctx: RequestContext, query: EventQuery): Promise<Page<AnalyticEvent>>;
+  getSettings(ctx: RequestContext): Promise<{ loggingLevel: LoggingLevel }>;
+  updateSettings(ctx: RequestContext, input: { loggingLevel: number }): Promise<{ loggingLevel: LoggingLevel }>;
+}
+
+const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+
+function parseFilter(query: EventQuery): EventFilter {
+  const details: ErrorDetail[] = [];
+  const date = (param: 'dateFrom' | 'dateTo'): string | undefined => {
+    const v = query[param];
+    if (v === undefined) return undefined;
+    const ms = Date.parse(v);
+    if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(v)) {
+      details.push({ value: v, msg: 'Must be an ISO 8601 date or timestamp', param, location: 'query' });
+      return undefined;
+    }
+    // A bare date as the upper bound covers that whole day (the bounds are inclusive).
+    if (param === 'dateTo' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return new Date(ms + 86_399_999).toISOString();
+    return new Date(ms).toISOString();
+  };
+  const filter: EventFilter = {};
+  const ids = list(query.ids), requestIds = list(query.requestIds), categories = list(query.categories), types = list(query.types);
+  if (ids?.length) filter.ids = ids;
+  if (requestIds?.length) filter.requestIds = requestIds;
+  if (categories?.length) filter.categories = categories;
+  if (types?.length) filter.types = types;
+  const from = date('dateFrom'), to = date('dateTo');
+  if (from) filter.dateFrom = from;
+  if (to) filter.dateTo = to;
+  if (details.length > 0) throw validationError(details);
+  return filter;
+}
+
+/** Analytic events and the tenant's logging level (specification 6, API.md §4). */
+export function createAnalyticsService(deps: { store: Store; events: EventRecorder }): AnalyticsService {
+  const { store, events } = deps;
+  return {
+    listEvents(ctx, query) {
+      return withEvents(events, ctx, 'ANALYTICS_EVENTS_LIST', async () => {
+        requirePermission(ctx, 'events:read');
+        const page = parsePageQuery(query);
+        const filter = parseFilter(query);
+        await events.flush();
+        return toPage(await store.events.list(ctx.tenant.id, filter, page), (e) => e);
+      }, { meta: (p) => ({ count: p.data.length }), keepResponse: false });
+    },
+
+    getSettings(ctx) {
+      return withEvents(events, ctx, 'CONFIG_ANALYTICS_RETRIEVE', async () => {
+        requirePermission(ctx, 'events:read');
+        return { loggingLevel: ctx.tenant.loggingLevel };
+      });
+    },
+
+    updateSettings(ctx, input) {
+      return withEvents(events, ctx, 'CONFIG_ANALYTICS_UPDATE', async () => {
+        requirePermission(ctx, 'analytics:write');
+        const loggingLevel = checkLoggingLevel(input.loggingLevel);
+        await store.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
+        return { loggingLevel };
+      }, { input });
+    },
+  };
+}

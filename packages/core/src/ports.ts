@@ -1,0 +1,116 @@
+// Every port the core asks the world for, in one place. Adapters implement these; the core
+// never imports an adapter. Each method's comment is its contract, and the Store contract suite in
+// @vellum/testing asserts exactly what is written here against every Store adapter.
+
+import type { CustomDomain } from './custom-domains/model.ts';
+import type { AnalyticEvent, EventFilter } from './events/model.ts';
+import type { PageRequest, Slice } from './shared/pagination.ts';
+import type { AdminClient, LoggingLevel, Tenant } from './tenancy/model.ts';
+
+export interface TenantRepository {
+  /** Adds a tenant. Throws DomainError `Conflict` when the subdomain is taken. */
+  insert(tenant: Tenant): Promise<void>;
+  findById(id: string): Promise<Tenant | undefined>;
+  findBySubdomain(subdomain: string): Promise<Tenant | undefined>;
+  /** All tenants in creation order (an operator view, not tenant-scoped). */
+  list(page: PageRequest): Promise<Slice<Tenant>>;
+  /** Returns false when there is no such tenant. */
+  setLoggingLevel(id: string, level: LoggingLevel): Promise<boolean>;
+}
+
+export interface ClientRepository {
+  /** Adds an admin client. Throws DomainError `Conflict` when the client id exists. */
+  insert(client: AdminClient): Promise<void>;
+  /** Client ids are global, so token requests can find the client before the tenant. */
+  findByClientId(clientId: string): Promise<AdminClient | undefined>;
+  list(tenantId: string, page: PageRequest): Promise<Slice<AdminClient>>;
+}
+
+export interface CustomDomainRepository {
+  get(tenantId: string): Promise<CustomDomain | undefined>;
+  /** Throws DomainError `Conflict` when the tenant already has a custom domain. */
+  insert(domain: CustomDomain): Promise<void>;
+  /** Replaces the tenant's custom domain. Returns false when it has none. */
+  update(domain: CustomDomain): Promise<boolean>;
+  /** Returns false when the tenant has none. */
+  delete(tenantId: string): Promise<boolean>;
+  /**
+   * Marks the tenant's domain verified. Throws DomainError `Conflict` when another tenant has
+   * verified the same domain (only one tenant may ever own a verified name). False when none exists.
+   */
+  markVerified(tenantId: string, verifiedAt: string): Promise<boolean>;
+  /** The verified custom domain with this host name, whoever owns it: used to route requests. */
+  findVerified(domain: string): Promise<CustomDomain | undefined>;
+}
+
+export interface EventRepository {
+  insertMany(events: readonly AnalyticEvent[]): Promise<void>;
+  /** The tenant's events matching the filter, newest first; `after` pages towards older ones. */
+  list(tenantId: string, filter: EventFilter, page: PageRequest): Promise<Slice<AnalyticEvent>>;
+}
+
+/** A key of the platform itself (not of a tenant), kept only in encrypted form. */
+export interface PlatformKeyRecord {
+  name: string;
+  /** Encrypted key material; opaque to the store. */
+  sealed: string;
+  createdAt: string;
+}
+
+export interface PlatformKeyRepository {
+  get(name: string): Promise<PlatformKeyRecord | undefined>;
+  /** Stores the record unless one with that name exists; returns whichever is stored, so racing servers agree. */
+  insertIfAbsent(record: PlatformKeyRecord): Promise<PlatformKeyRecord>;
+}
+
+export interface Repositories {
+  tenants: TenantRepository;
+  clients: ClientRepository;
+  customDomains: CustomDomainRepository;
+  events: EventRepository;
+  platformKeys: PlatformKeyRepository;
+}
+
+/** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */
+export interface Store extends Repositories {
+  /** Runs `work` atomically: every write inside commits together or not at all (it rolls back on throw). */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Resolves when the store can serve queries (readiness); throws otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Ids {
+  /** A random UUID (v4). */
+  uuid(): string;
+  /** A random URL-safe token carrying at least `bytes` bytes of entropy (default 32). */
+  token(bytes?: number): string;
+}
+
+/** Slow, salted hashing of client secrets. */
+export interface SecretHasher {
+  hash(secret: string): Promise<string>;
+  /** Constant-time check; false for any malformed hash. */
+  verify(secret: string, hash: string): Promise<boolean>;
+}
+
+/** Signs and verifies JWTs with the platform key (admin access tokens). */
+export interface TokenSigner {
+  sign(claims: Record<string, unknown>, options: { subject: string; audience: string; expiresInSeconds: number }): Promise<string>;
+  /** The verified claims, or undefined for a bad signature, a malformed token or an expired one. */
+  verify(token: string): Promise<Record<string, unknown> | undefined>;
+}
+
+export type TxtLookup =
+  | { status: 'found'; records: string[] }
+  | { status: 'none' }
+  | { status: 'failed'; reason: string };
+
+/** DNS for custom domain verification. Each TXT record's strings are joined into one. */
+export interface DnsResolver {
+  resolveTxt(name: string): Promise<TxtLookup>;
+}

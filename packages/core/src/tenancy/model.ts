@@ -1,0 +1,72 @@
+import { invalidField, type ErrorDetail, validationError } from '../shared/errors.ts';
+import type { Permission, Role } from './permissions.ts';
+
+/** Specification 1: the region codes a tenant may live in. */
+export const REGIONS = ['au01', 'ca01', 'eu01', 'us01'] as const;
+export type Region = (typeof REGIONS)[number];
+
+/** Specification 6: how much an analytic event keeps (1 basic, 2 metadata, 3 full payloads). */
+export type LoggingLevel = 1 | 2 | 3;
+
+export interface Tenant {
+  id: string;
+  subdomain: string;
+  region: Region;
+  name: string;
+  loggingLevel: LoggingLevel;
+  createdAt: string;
+}
+
+/** An administrative API client of one tenant. The secret is only ever kept as a slow hash. */
+export interface AdminClient {
+  clientId: string;
+  tenantId: string;
+  role: Role;
+  name: string;
+  secretHash: string;
+  createdAt: string;
+}
+
+/** Who is calling: the admin client behind a verified bearer token. */
+export interface Requestor {
+  clientId: string;
+  role: Role;
+  permissions: ReadonlySet<Permission>;
+}
+
+/** Everything a use case knows about the request that reached it; passed explicitly, never ambient. */
+export interface RequestContext {
+  tenant: Tenant;
+  /** The public origin the request arrived on (tenant host, verified custom domain or default URL). */
+  origin: string;
+  requestor?: Requestor;
+  requestId: string;
+  ip: string;
+  userAgent?: string;
+}
+
+const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** API.md §1: lowercase a-z, 0-9 and hyphens, 1 to 63 characters. */
+export function checkTenantInput(input: { subdomain: string; region: string; name?: string | undefined }): {
+  subdomain: string;
+  region: Region;
+  name: string;
+} {
+  const details: ErrorDetail[] = [];
+  if (!SUBDOMAIN.test(input.subdomain)) {
+    details.push({ value: input.subdomain, msg: 'Lowercase letters, digits and inner hyphens, 1 to 63 characters', param: 'subdomain', location: 'body' });
+  }
+  if (!(REGIONS as readonly string[]).includes(input.region)) {
+    details.push({ value: input.region, msg: `One of ${REGIONS.join(', ')}`, param: 'region', location: 'body' });
+  }
+  const name = input.name ?? input.subdomain;
+  if (name.length < 1 || name.length > 200) details.push({ value: name, msg: '1 to 200 characters', param: 'name', location: 'body' });
+  if (details.length > 0) throw validationError(details);
+  return { subdomain: input.subdomain, region: input.region as Region, name };
+}
+
+export function checkLoggingLevel(level: number): LoggingLevel {
+  if (level !== 1 && level !== 2 && level !== 3) throw invalidField('loggingLevel', 'One of 1, 2, 3', level);
+  return level;
+}

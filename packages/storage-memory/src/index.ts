@@ -1,0 +1,2 @@
+export { createMemoryStore } from './memory-store.ts';
+export type { MemoryStoreOptions } from './memory-store.ts';

@@ -1,0 +1,4 @@
+import { describeStoreContract } from '@vellum/testing';
+import { createMemoryStore } from './memory-store.ts';
+
+describeStoreContract('memory', async () => createMemoryStore());

@@ -1,0 +1,194 @@
+import {
+  type AdminClient,
+  type AnalyticEvent,
+  conflict,
+  type CustomDomain,
+  type EventFilter,
+  type PageRequest,
+  type PlatformKeyRecord,
+  type Repositories,
+  type Slice,
+  type Store,
+  type Tenant,
+} from '@vellum/core';
+
+interface Row<T> {
+  seq: number;
+  value: T;
+}
+
+interface State {
+  seq: number;
+  tenants: Map<string, Row<Tenant>>;
+  clients: Map<string, Row<AdminClient>>;
+  domains: Map<string, CustomDomain>;
+  events: Row<AnalyticEvent>[];
+  platformKeys: Map<string, PlatformKeyRecord>;
+}
+
+const emptyState = (): State => ({
+  seq: 0,
+  tenants: new Map(),
+  clients: new Map(),
+  domains: new Map(),
+  events: [],
+  platformKeys: new Map(),
+});
+
+// Values go in and out as copies, so a caller can never change stored state by mutating an object.
+const copy = <T>(v: T): T => structuredClone(v);
+
+function slice<T>(rows: Row<T>[], page: PageRequest, direction: 'asc' | 'desc' = 'asc'): Slice<T> {
+  const after = page.after;
+  const ordered = direction === 'asc' ? rows : [...rows].reverse();
+  const past = after === undefined ? ordered : ordered.filter((r) => (direction === 'asc' ? r.seq > after : r.seq < after));
+  const taken = past.slice(0, page.limit);
+  const last = taken[taken.length - 1];
+  return last ? { items: taken.map((r) => copy(r.value)), last: last.seq } : { items: [] };
+}
+
+function matches(e: AnalyticEvent, f: EventFilter): boolean {
+  return (
+    (!f.ids || f.ids.includes(e.id)) &&
+    (!f.requestIds || f.requestIds.includes(e.requestId)) &&
+    (!f.categories || f.categories.includes(e.category)) &&
+    (!f.types || f.types.includes(e.type)) &&
+    (!f.dateFrom || e.timestamp >= f.dateFrom) &&
+    (!f.dateTo || e.timestamp <= f.dateTo)
+  );
+}
+
+function repositories(get: () => State): Repositories {
+  const next = () => (get().seq += 1);
+  return {
+    tenants: {
+      async insert(t) {
+        const s = get();
+        if ([...s.tenants.values()].some((r) => r.value.subdomain === t.subdomain)) throw conflict(`Subdomain ${t.subdomain} is taken`);
+        s.tenants.set(t.id, { seq: next(), value: copy(t) });
+      },
+      async findById(id) {
+        const r = get().tenants.get(id);
+        return r && copy(r.value);
+      },
+      async findBySubdomain(subdomain) {
+        const r = [...get().tenants.values()].find((x) => x.value.subdomain === subdomain);
+        return r && copy(r.value);
+      },
+      async list(page) {
+        return slice([...get().tenants.values()], page);
+      },
+      async setLoggingLevel(id, level) {
+        const r = get().tenants.get(id);
+        if (!r) return false;
+        r.value.loggingLevel = level;
+        return true;
+      },
+    },
+    clients: {
+      async insert(c) {
+        const s = get();
+        if (s.clients.has(c.clientId)) throw conflict('Client id exists');
+        s.clients.set(c.clientId, { seq: next(), value: copy(c) });
+      },
+      async findByClientId(clientId) {
+        const r = get().clients.get(clientId);
+        return r && copy(r.value);
+      },
+      async list(tenantId, page) {
+        return slice([...get().clients.values()].filter((r) => r.value.tenantId === tenantId), page);
+      },
+    },
+    customDomains: {
+      async get(tenantId) {
+        const d = get().domains.get(tenantId);
+        return d && copy(d);
+      },
+      async insert(d) {
+        const s = get();
+        if (s.domains.has(d.tenantId)) throw conflict('The tenant already has a custom domain');
+        s.domains.set(d.tenantId, copy(d));
+      },
+      async update(d) {
+        const s = get();
+        if (!s.domains.has(d.tenantId)) return false;
+        s.domains.set(d.tenantId, copy(d));
+        return true;
+      },
+      async delete(tenantId) {
+        return get().domains.delete(tenantId);
+      },
+      async markVerified(tenantId, verifiedAt) {
+        const s = get();
+        const d = s.domains.get(tenantId);
+        if (!d) return false;
+        const owner = [...s.domains.values()].find((x) => x.isVerified && x.domain === d.domain && x.tenantId !== tenantId);
+        if (owner) throw conflict('This domain is verified by another tenant');
+        d.isVerified = true;
+        d.verifiedAt = verifiedAt;
+        return true;
+      },
+      async findVerified(domain) {
+        const d = [...get().domains.values()].find((x) => x.isVerified && x.domain === domain);
+        return d && copy(d);
+      },
+    },
+    events: {
+      async insertMany(events) {
+        const s = get();
+        for (const e of events) s.events.push({ seq: next(), value: copy(e) });
+      },
+      async list(tenantId, filter, page) {
+        return slice(get().events.filter((r) => r.value.tenantId === tenantId && matches(r.value, filter)), page, 'desc');
+      },
+    },
+    platformKeys: {
+      async get(name) {
+        const r = get().platformKeys.get(name);
+        return r && copy(r);
+      },
+      async insertIfAbsent(record) {
+        const s = get();
+        const existing = s.platformKeys.get(record.name);
+        if (existing) return copy(existing);
+        s.platformKeys.set(record.name, copy(record));
+        return copy(record);
+      },
+    },
+  };
+}
+
+export interface MemoryStoreOptions {
+  /** Told once when the store is opened outside a test run: it keeps nothing across restarts. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * The Store port in memory: for unit tests and embedding. Transactions run one at a time and roll
+ * back by restoring a snapshot, so the same atomicity rules hold as in the SQL store.
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
+  let state = emptyState();
+  let queue: Promise<unknown> = Promise.resolve();
+  const direct = repositories(() => state);
+  if (options.warn && !process.env.VITEST) options.warn('Using the in-memory store: nothing is kept when the process ends.');
+
+  return {
+    ...direct,
+    transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+      const run = queue.then(async () => {
+        const snapshot = structuredClone(state);
+        try {
+          return await work(direct);
+        } catch (error) {
+          state = snapshot;
+          throw error;
+        }
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async ping() {},
+    async close() {},
+  };
+}

@@ -1,0 +1,278 @@
+import { type AdminClient, type AnalyticEvent, type CustomDomain, DomainError, type Store, type Tenant } from '@vellum/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let counter = 0;
+/** A value unique within this process, so contract tests can share one store. */
+const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const uuid = () => crypto.randomUUID();
+
+export function makeTenant(over: Partial<Tenant> = {}): Tenant {
+  return { id: uuid(), subdomain: unique('t'), region: 'eu01', name: 'Test tenant', loggingLevel: 1, createdAt: new Date().toISOString(), ...over };
+}
+
+export function makeClient(tenantId: string, over: Partial<AdminClient> = {}): AdminClient {
+  return { clientId: unique('c'), tenantId, role: 'admin', name: 'default', secretHash: 'scrypt$x', createdAt: new Date().toISOString(), ...over };
+}
+
+export function makeDomain(tenantId: string, over: Partial<CustomDomain> = {}): CustomDomain {
+  const now = new Date().toISOString();
+  return { tenantId, domain: `${unique('d')}.example.com`, verificationToken: unique('v'), isVerified: false, createdAt: now, updatedAt: now, ...over };
+}
+
+export function makeEvent(tenantId: string, over: Partial<AnalyticEvent> = {}): AnalyticEvent {
+  return {
+    id: uuid(),
+    type: 'CONFIG_CUSTOM_DOMAIN_CREATE_START',
+    category: 'custom-domain',
+    timestamp: new Date().toISOString(),
+    tenantId,
+    requestId: unique('r'),
+    requestIp: '127.0.0.1',
+    ...over,
+  };
+}
+
+async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
+  await expect(p).rejects.toBeInstanceOf(DomainError);
+  await expect(p).rejects.toMatchObject({ code });
+}
+
+/** Pages through a list with `limit` until it is empty, returning every item in order. */
+async function drain<T>(list: (page: { limit: number; after?: number }) => Promise<{ items: T[]; last?: number }>, limit: number): Promise<T[]> {
+  const all: T[] = [];
+  let after: number | undefined;
+  for (let i = 0; i < 10_000; i++) {
+    const slice = await list(after === undefined ? { limit } : { limit, after });
+    if (slice.items.length === 0) return all;
+    expect(slice.items.length).toBeLessThanOrEqual(limit);
+    expect(slice.last).toBeTypeOf('number');
+    all.push(...slice.items);
+    after = slice.last;
+  }
+  throw new Error('pagination did not end');
+}
+
+/**
+ * The Store contract (ports.ts): every Store adapter runs this suite. `open` returns a store that
+ * may already hold data; the tests only rely on rows they create themselves.
+ */
+export function describeStoreContract(name: string, open: () => Promise<Store>): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    describe('tenants', () => {
+      it('inserts and finds by id and subdomain', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        expect(await store.tenants.findById(t.id)).toEqual(t);
+        expect(await store.tenants.findBySubdomain(t.subdomain)).toEqual(t);
+        expect(await store.tenants.findById(uuid())).toBeUndefined();
+        expect(await store.tenants.findBySubdomain(unique('none'))).toBeUndefined();
+      });
+
+      it('refuses a taken subdomain with Conflict', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        await expectDomainError(store.tenants.insert(makeTenant({ subdomain: t.subdomain })), 'Conflict');
+      });
+
+      it('lists in creation order across pages, each row once', async () => {
+        const mine = [makeTenant(), makeTenant(), makeTenant()];
+        for (const t of mine) await store.tenants.insert(t);
+        const all = await drain((p) => store.tenants.list(p), 2);
+        const ids = all.map((t) => t.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        const positions = mine.map((t) => ids.indexOf(t.id));
+        expect(positions.every((p) => p >= 0)).toBe(true);
+        expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      });
+
+      it('sets the logging level, and says false for an unknown tenant', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        expect(await store.tenants.setLoggingLevel(t.id, 3)).toBe(true);
+        expect((await store.tenants.findById(t.id))?.loggingLevel).toBe(3);
+        expect(await store.tenants.setLoggingLevel(uuid(), 2)).toBe(false);
+      });
+    });
+
+    describe('clients', () => {
+      it('inserts, finds by client id, refuses duplicates', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const c = makeClient(t.id, { role: 'issuer' });
+        await store.clients.insert(c);
+        expect(await store.clients.findByClientId(c.clientId)).toEqual(c);
+        expect(await store.clients.findByClientId(unique('none'))).toBeUndefined();
+        await expectDomainError(store.clients.insert(makeClient(t.id, { clientId: c.clientId })), 'Conflict');
+      });
+
+      it('lists only the tenant’s own clients (tenant isolation)', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        const ca = [makeClient(a.id), makeClient(a.id), makeClient(a.id)];
+        for (const c of ca) await store.clients.insert(c);
+        await store.clients.insert(makeClient(b.id));
+        const listed = await drain((p) => store.clients.list(a.id, p), 2);
+        expect(listed.map((c) => c.clientId)).toEqual(ca.map((c) => c.clientId));
+        expect((await store.clients.list(b.id, { limit: 100 })).items).toHaveLength(1);
+      });
+    });
+
+    describe('custom domains', () => {
+      it('holds at most one per tenant', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const d = makeDomain(t.id, { name: 'Acme', logoUrl: 'https://acme.example/logo.png' });
+        await store.customDomains.insert(d);
+        expect(await store.customDomains.get(t.id)).toEqual(d);
+        await expectDomainError(store.customDomains.insert(makeDomain(t.id)), 'Conflict');
+      });
+
+      it('updates, deletes, and reports a missing domain as false', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        expect(await store.customDomains.update(makeDomain(t.id))).toBe(false);
+        expect(await store.customDomains.delete(t.id)).toBe(false);
+        expect(await store.customDomains.markVerified(t.id, new Date().toISOString())).toBe(false);
+        const d = makeDomain(t.id);
+        await store.customDomains.insert(d);
+        const next = { ...d, domain: `${unique('n')}.example.org`, name: 'New', updatedAt: new Date().toISOString() };
+        expect(await store.customDomains.update(next)).toBe(true);
+        expect(await store.customDomains.get(t.id)).toEqual(next);
+        expect(await store.customDomains.delete(t.id)).toBe(true);
+        expect(await store.customDomains.get(t.id)).toBeUndefined();
+      });
+
+      it('finds a domain by name only once verified, and lets one tenant verify a name', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        const name = `${unique('shared')}.example.net`;
+        await store.customDomains.insert(makeDomain(a.id, { domain: name }));
+        await store.customDomains.insert(makeDomain(b.id, { domain: name }));
+        expect(await store.customDomains.findVerified(name)).toBeUndefined();
+        const at = '2026-02-03T04:05:06.000Z';
+        expect(await store.customDomains.markVerified(a.id, at)).toBe(true);
+        expect(await store.customDomains.findVerified(name)).toMatchObject({ tenantId: a.id, isVerified: true, verifiedAt: at });
+        await expectDomainError(store.customDomains.markVerified(b.id, at), 'Conflict');
+        expect((await store.customDomains.get(b.id))?.isVerified).toBe(false);
+      });
+
+      it('never shows tenant A’s domain to tenant B', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        await store.customDomains.insert(makeDomain(a.id));
+        expect(await store.customDomains.get(b.id)).toBeUndefined();
+        expect(await store.customDomains.delete(b.id)).toBe(false);
+        expect(await store.customDomains.get(a.id)).toBeDefined();
+      });
+    });
+
+    describe('events', () => {
+      it('lists newest first, pages towards older ones, and keeps every field', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const base = Date.parse('2026-03-01T00:00:00.000Z');
+        const events = Array.from({ length: 5 }, (_, i) =>
+          makeEvent(t.id, { timestamp: new Date(base + i * 1000).toISOString(), clientId: 'c1', userAgent: 'ua', data: { n: i, nested: { ok: true } } }),
+        );
+        await store.events.insertMany(events);
+        const listed = await drain((p) => store.events.list(t.id, {}, p), 2);
+        expect(listed).toEqual([...events].reverse());
+      });
+
+      it('filters: lists OR-ed within, AND-ed across, dates inclusive', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const e1 = makeEvent(t.id, { type: 'A_START', category: 'x', timestamp: '2026-04-01T00:00:00.000Z' });
+        const e2 = makeEvent(t.id, { type: 'A_SUCCESS', category: 'x', timestamp: '2026-04-02T00:00:00.000Z' });
+        const e3 = makeEvent(t.id, { type: 'B_START', category: 'y', timestamp: '2026-04-03T00:00:00.000Z', requestId: e1.requestId });
+        await store.events.insertMany([e1, e2, e3]);
+        const ids = async (f: Parameters<Store['events']['list']>[1]) => (await store.events.list(t.id, f, { limit: 100 })).items.map((e) => e.id);
+        expect(await ids({ types: ['A_START', 'B_START'] })).toEqual([e3.id, e1.id]);
+        expect(await ids({ categories: ['x'], types: ['A_SUCCESS', 'B_START'] })).toEqual([e2.id]);
+        expect(await ids({ requestIds: [e1.requestId] })).toEqual([e3.id, e1.id]);
+        expect(await ids({ ids: [e2.id, e3.id] })).toEqual([e3.id, e2.id]);
+        expect(await ids({ dateFrom: '2026-04-02T00:00:00.000Z', dateTo: '2026-04-03T00:00:00.000Z' })).toEqual([e3.id, e2.id]);
+        expect(await ids({ dateTo: '2026-04-01T00:00:00.000Z' })).toEqual([e1.id]);
+      });
+
+      it('never lists another tenant’s events', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        const ea = makeEvent(a.id);
+        await store.events.insertMany([ea, makeEvent(b.id)]);
+        expect((await store.events.list(a.id, {}, { limit: 100 })).items.map((e) => e.id)).toEqual([ea.id]);
+        expect((await store.events.list(a.id, { ids: [ea.id] }, { limit: 100 })).items).toHaveLength(1);
+        expect((await store.events.list(b.id, { ids: [ea.id] }, { limit: 100 })).items).toHaveLength(0);
+      });
+    });
+
+    describe('platform keys', () => {
+      it('keeps the first record under a name', async () => {
+        const name = unique('key');
+        const first = { name, sealed: 'one', createdAt: new Date().toISOString() };
+        expect(await store.platformKeys.get(name)).toBeUndefined();
+        expect(await store.platformKeys.insertIfAbsent(first)).toEqual(first);
+        expect(await store.platformKeys.insertIfAbsent({ ...first, sealed: 'two' })).toEqual(first);
+        expect(await store.platformKeys.get(name)).toEqual(first);
+      });
+    });
+
+    describe('transactions', () => {
+      it('commit every write together', async () => {
+        const t = makeTenant();
+        const c = makeClient(t.id);
+        const result = await store.transaction(async (tx) => {
+          await tx.tenants.insert(t);
+          await tx.clients.insert(c);
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect(await store.clients.findByClientId(c.clientId)).toEqual(c);
+      });
+
+      it('roll back every write when the work throws', async () => {
+        const t = makeTenant();
+        const c = makeClient(t.id);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.tenants.insert(t);
+            await tx.clients.insert(c);
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect(await store.tenants.findById(t.id)).toBeUndefined();
+        expect(await store.clients.findByClientId(c.clientId)).toBeUndefined();
+      });
+
+      it('roll back when a write inside conflicts', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const other = makeTenant();
+        await expectDomainError(
+          store.transaction(async (tx) => {
+            await tx.tenants.insert(other);
+            await tx.tenants.insert(makeTenant({ subdomain: t.subdomain }));
+          }),
+          'Conflict',
+        );
+        expect(await store.tenants.findById(other.id)).toBeUndefined();
+      });
+
+      it('answers ping', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+      });
+    });
+  });
+}
