@@ -11,7 +11,6 @@ export const EVENT_PREFIXES = {
   CONFIG_ANALYTICS_RETRIEVE: 'analytics',
   CONFIG_ANALYTICS_UPDATE: 'analytics',
   ANALYTICS_EVENTS_LIST: 'analytics',
-  AUTH_TOKEN: 'auth',
 } as const;
 export type EventPrefix = keyof typeof EVENT_PREFIXES;
 

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { handleClientError, vellumPlugin } from '@vellum/fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { ServerConfig } from './config.ts';
+import type { Runtime } from './runtime.ts';
+
+/** Specification 8: request headers are limited to 16 KB. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** Builds the Fastify app around a runtime, without listening (STYLE 15). */
+export async function buildApp(runtime: Runtime, config: ServerConfig, logger: Logger): Promise<FastifyInstance> {
+  const https = config.tlsCertFile && config.tlsKeyFile
+    ? { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile), maxHeaderSize: MAX_HEADER_BYTES } }
+    : { http: { maxHeaderSize: MAX_HEADER_BYTES } };
+  const app = Fastify({
+    ...https,
+    loggerInstance: logger,
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    maxParamLength: 500,
+    clientErrorHandler: handleClientError,
+  } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
+
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_request, reply) => {
+    try {
+      await runtime.store.ping();
+      return { status: 'ready' };
+    } catch (err) {
+      logger.warn({ err }, 'storage is not reachable');
+      return reply.code(503).send({ code: 'ServiceUnavailable', message: 'Storage is not reachable' });
+    }
+  });
+  await app.register(vellumPlugin, { services: runtime.services });
+  return app;
+}

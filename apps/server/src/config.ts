@@ -1,0 +1,109 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/** Every setting of the server, read from the environment (API.md §13; each is in the README). */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  masterKey: string | undefined;
+  platformDomain: string;
+  defaultTenant: string | undefined;
+  publicUrl: string;
+  authUrl: string;
+  trustProxy: boolean;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  dnsServers: string | undefined;
+  outboundAllowPrivate: boolean;
+  logLevel: string;
+  adminTokenTtl: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function read(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}"`);
+  return n;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be true or false; got "${raw}"`);
+}
+
+function origin(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL; got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must use http or https; got "${raw}"`);
+  if (url.pathname !== '/' || url.search || url.hash) throw new ConfigError(`${name} must be an origin without a path; got "${raw}"`);
+  return url.origin;
+}
+
+/** Reads and checks the configuration; a bad value throws a ConfigError that names the variable. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): ServerConfig {
+  const port = integer(env, 'VELLUM_PORT', 3000, 0, 65535);
+  const host = read(env, 'VELLUM_HOST') ?? '127.0.0.1';
+  const dataDirRaw = read(env, 'VELLUM_DATA_DIR') ?? './data';
+  const databaseUrl = read(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite database)');
+  }
+  const platformDomain = (read(env, 'VELLUM_PLATFORM_DOMAIN') ?? 'vellum.localhost').toLowerCase();
+  if (!/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(platformDomain)) {
+    throw new ConfigError(`VELLUM_PLATFORM_DOMAIN must be a domain name; got "${platformDomain}"`);
+  }
+  // Unset means the demo tenant; an explicit empty value turns single-tenant mode off.
+  const defaultTenant = env.VELLUM_DEFAULT_TENANT === undefined ? 'demo' : read(env, 'VELLUM_DEFAULT_TENANT');
+  if (defaultTenant !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(defaultTenant)) {
+    throw new ConfigError(`VELLUM_DEFAULT_TENANT must be a tenant subdomain (a-z, 0-9, hyphens); got "${defaultTenant}"`);
+  }
+  const tlsCertFile = read(env, 'VELLUM_TLS_CERT_FILE');
+  const tlsKeyFile = read(env, 'VELLUM_TLS_KEY_FILE');
+  if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
+    throw new ConfigError('VELLUM_TLS_CERT_FILE and VELLUM_TLS_KEY_FILE must be set together');
+  }
+  const scheme = tlsCertFile ? 'https' : 'http';
+  const publicUrl = origin('VELLUM_PUBLIC_URL', read(env, 'VELLUM_PUBLIC_URL') ?? `${scheme}://localhost:${port}`);
+  const authUrl = origin('VELLUM_AUTH_URL', read(env, 'VELLUM_AUTH_URL') ?? publicUrl);
+  const logLevel = read(env, 'VELLUM_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`VELLUM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
+  return {
+    port,
+    host,
+    dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw),
+    databaseUrl,
+    masterKey: read(env, 'VELLUM_MASTER_KEY'),
+    platformDomain,
+    defaultTenant,
+    publicUrl,
+    authUrl,
+    trustProxy: flag(env, 'VELLUM_TRUST_PROXY'),
+    tlsCertFile,
+    tlsKeyFile,
+    dnsServers: read(env, 'VELLUM_DNS_SERVERS'),
+    outboundAllowPrivate: flag(env, 'VELLUM_OUTBOUND_ALLOW_PRIVATE'),
+    logLevel,
+    adminTokenTtl: integer(env, 'VELLUM_ADMIN_TOKEN_TTL', 3600, 60, 86_400),
+  };
+}

@@ -1,0 +1,36 @@
+import pino, { type Logger } from 'pino';
+
+/** Paths of log fields that may carry secrets; pino replaces their values. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers.dpop',
+  'req.headers["oauth-client-attestation"]',
+  'req.headers["oauth-client-attestation-pop"]',
+  '*.client_secret',
+  '*.clientSecret',
+  '*.access_token',
+  '*.password',
+  '*.masterKey',
+];
+
+/** The server's pino logger: JSON lines, secrets redacted, URLs logged without their query. */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: {
+        req: (req: { method?: string; url?: string; host?: string; ip?: string; id?: string }) => ({
+          id: req.id,
+          method: req.method,
+          // Query strings can carry codes and tokens; the path is enough to trace a request.
+          url: req.url?.split('?')[0],
+          host: req.host,
+          remoteAddress: req.ip,
+        }),
+      },
+    },
+    destination,
+  );
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// The `vellum` command: serve | migrate | tenants create|list | clients create|list.
+import { parseArgs } from 'node:util';
+import { DomainError, parsePageQuery } from '@vellum/core';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime, tenantCredentials, type Runtime } from './runtime.ts';
+
+const USAGE = `usage: vellum <command>
+  serve                                               run the server
+  migrate                                             bring the database schema up to date
+  tenants create --subdomain S --region R [--name N]  create a tenant and its admin client
+  tenants list                                        list tenants
+  clients create --tenant S --role ROLE [--name N]    add an admin client to a tenant
+  clients list --tenant S                             list a tenant's admin clients`;
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+async function serve(config: ServerConfig): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  await ensureDefaultTenant(runtime, config);
+  const app = await buildApp(runtime, config, logger);
+  const flusher = setInterval(() => void runtime.recorder.flush(), 250);
+  flusher.unref();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    clearInterval(flusher);
+    await app.close(); // stop taking requests and let those in flight finish
+    await runtime.close(); // then flush analytic events and close storage
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+}
+
+/** On a database without the single-tenant mode's tenant, creates it and prints its credentials once. */
+async function ensureDefaultTenant(runtime: Runtime, config: ServerConfig): Promise<void> {
+  if (!config.defaultTenant || (await runtime.tenants.findTenant(config.defaultTenant))) return;
+  const created = await runtime.tenants.createTenant({ subdomain: config.defaultTenant, region: 'eu01', name: 'Demo tenant' });
+  process.stdout.write('Created the demo tenant. Its admin credentials are shown only this once:\n');
+  print(await tenantCredentials(runtime, config, created));
+}
+
+async function withRuntime<T>(config: ServerConfig, work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const runtime = await openRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never));
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function options(args: string[], names: string[]): Record<string, string | undefined> {
+  const { values } = parseArgs({ args, options: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), strict: true });
+  return values as Record<string, string | undefined>;
+}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const v = values[name];
+  if (!v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+class UsageError extends Error {}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  const config = loadConfig();
+  switch (`${command ?? ''} ${command === 'serve' || command === 'migrate' ? '' : (sub ?? '')}`.trim()) {
+    case 'serve':
+      await serve(config);
+      return -1; // keeps running
+    case 'migrate':
+      await withRuntime(config, async () => undefined);
+      process.stdout.write('The database schema is up to date.\n');
+      return 0;
+    case 'tenants create': {
+      const o = options(rest, ['subdomain', 'region', 'name']);
+      const input = { subdomain: required(o, 'subdomain'), region: required(o, 'region'), ...(o.name ? { name: o.name } : {}) };
+      await withRuntime(config, async (rt) => print(await tenantCredentials(rt, config, await rt.tenants.createTenant(input))));
+      return 0;
+    }
+    case 'tenants list':
+      await withRuntime(config, async (rt) => print(await rt.tenants.listTenants(parsePageQuery({ limit: 1000 }))));
+      return 0;
+    case 'clients create': {
+      const o = options(rest, ['tenant', 'role', 'name']);
+      const input = { subdomain: required(o, 'tenant'), role: required(o, 'role'), ...(o.name ? { name: o.name } : {}) };
+      await withRuntime(config, async (rt) => {
+        const created = await rt.tenants.createClient(input);
+        print({ ...created.client, clientSecret: created.clientSecret });
+      });
+      return 0;
+    }
+    case 'clients list': {
+      const o = options(rest, ['tenant']);
+      await withRuntime(config, async (rt) => print(await rt.tenants.listClients(required(o, 'tenant'), parsePageQuery({ limit: 1000 }))));
+      return 0;
+    }
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+  }
+}
+
+function explain(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof UsageError) return error.message;
+  if (error instanceof DomainError) {
+    const details = error.details?.map((d) => `  ${d.param}: ${d.msg}`).join('\n');
+    return details ? `${error.message}\n${details}` : error.message;
+  }
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`vellum: ${explain(error)}\n`);
+    process.exit(1);
+  },
+);

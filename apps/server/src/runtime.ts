@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type Addressing,
+  createAddressing,
+  createAdminAuth,
+  createAnalyticsService,
+  createCustomDomainService,
+  createEventRecorder,
+  createTenantAdmin,
+  type EventRecorder,
+  type Store,
+  type TenantAdmin,
+} from '@vellum/core';
+import { createScryptHasher, createSealer, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
+import type { VellumServices } from '@vellum/fastify';
+import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
+import { openSqlStore } from '@vellum/storage-sql';
+import type { Logger } from 'pino';
+import type { ServerConfig } from './config.ts';
+
+/** Everything the server and the CLI share: storage, keys and the use cases built on them. */
+export interface Runtime {
+  store: Store;
+  services: VellumServices;
+  tenants: TenantAdmin;
+  addressing: Addressing;
+  recorder: EventRecorder;
+  close(): Promise<void>;
+}
+
+/** Opens the configured database (SQLite in the data directory, or PostgreSQL) and migrates it. */
+export async function openStore(config: ServerConfig): Promise<Store> {
+  if (config.databaseUrl) return openSqlStore({ kind: 'postgres', connectionString: config.databaseUrl });
+  mkdirSync(config.dataDir, { recursive: true });
+  return openSqlStore({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db') });
+}
+
+/**
+ * The key that encrypts private keys at rest: VELLUM_MASTER_KEY, or for development one generated
+ * once and kept beside the SQLite file, with a warning that production must set it.
+ */
+export function masterKey(config: ServerConfig, logger: Logger): Uint8Array {
+  if (config.masterKey) return parseMasterKey(config.masterKey);
+  if (config.databaseUrl) {
+    throw new Error('VELLUM_MASTER_KEY must be set when DATABASE_URL is: servers sharing a database must share the key');
+  }
+  const file = join(config.dataDir, 'master.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  logger.warn({ file }, 'VELLUM_MASTER_KEY is not set: using a development key kept in the data directory. Set it in production.');
+  return parseMasterKey(readFileSync(file, 'utf8').trim());
+}
+
+/** Builds the runtime from configuration. A wrong master key fails here, at start. */
+export async function openRuntime(config: ServerConfig, logger: Logger): Promise<Runtime> {
+  const store = await openStore(config);
+  try {
+    const clock = systemClock;
+    const ids = createNodeIds();
+    const hasher = createScryptHasher();
+    const sealer = createSealer(masterKey(config, logger));
+    const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
+    const addressing = createAddressing(store, {
+      platformDomain: config.platformDomain,
+      publicUrl: config.publicUrl,
+      ...(config.defaultTenant ? { defaultTenant: config.defaultTenant } : {}),
+    });
+    const recorder = createEventRecorder({ events: store.events, clock, ids, onError: (err) => logger.error({ err }, 'could not write analytic events') });
+    const dns = createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {});
+    const services: VellumServices = {
+      addressing,
+      adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: config.adminTokenTtl }),
+      customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: config.platformDomain }),
+      analytics: createAnalyticsService({ store, events: recorder }),
+    };
+    return {
+      store,
+      services,
+      tenants: createTenantAdmin({ store, clock, ids, hasher }),
+      addressing,
+      recorder,
+      async close() {
+        await recorder.flush();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** What an operator needs to call a tenant's API: printed by `tenants create` and the first start. */
+export async function tenantCredentials(runtime: Runtime, config: ServerConfig, created: Awaited<ReturnType<TenantAdmin['createTenant']>>) {
+  const tenantUrl = await runtime.addressing.publicOrigin(created.tenant);
+  return {
+    tenantId: created.tenant.id,
+    tenantUrl,
+    authUrl: config.authUrl,
+    audience: tenantUrl,
+    clientId: created.client.clientId,
+    clientSecret: created.clientSecret,
+  };
+}

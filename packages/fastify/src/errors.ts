@@ -1,0 +1,129 @@
+import type { Socket } from 'node:net';
+import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, type OAuthErrorCode } from '@vellum/core';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The one table from error class to HTTP status (STYLE 8). */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  RequestHeaderFieldsTooLarge: 431,
+  TooManyRequests: 429,
+  InternalServerError: 500,
+  ServiceUnavailable: 503,
+};
+
+const CODE_BY_STATUS = new Map<number, ErrorCode>(Object.entries(STATUS_BY_CODE).map(([c, s]) => [s, c as ErrorCode]));
+
+/** Specification 2.9 error body, with the OAuth fields that token and wallet endpoints add (API.md §3). */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+  error?: OAuthErrorCode;
+  error_description?: string;
+}
+
+/** How a route reports failures: the admin API's body, or OAuth's (token and wallet endpoints). */
+export type ErrorStyle = 'api' | 'oauth';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: ErrorStyle;
+  }
+}
+
+type Location = ErrorDetail['location'];
+const LOCATIONS: Record<string, Location> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
+
+/** A schema failure as the TypeBox validator compiler reports it. */
+interface AjvIssue {
+  instancePath: string;
+  message?: string;
+}
+
+function valueAt(source: unknown, path: string[]): unknown {
+  let v: unknown = source;
+  for (const p of path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
+  return v;
+}
+
+/** Turns schema validation failures into one `details` entry per problem field (the first problem of each). */
+export function validationDetails(request: FastifyRequest, issues: AjvIssue[], context: string | undefined): ErrorDetail[] {
+  const location = LOCATIONS[context ?? 'body'] ?? 'body';
+  const source = { body: request.body, query: request.query, params: request.params, headers: request.headers }[location];
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const issue of issues) {
+    const path = issue.instancePath.split('/').filter(Boolean);
+    const param = path.join('.') || location;
+    if (seen.has(param)) continue;
+    seen.add(param);
+    const value = valueAt(source, path);
+    const msg = /required property/i.test(issue.message ?? '') ? 'Required' : /unexpected property/i.test(issue.message ?? '') ? 'Unknown field' : (issue.message ?? 'Invalid value');
+    details.push({ ...(value === undefined ? {} : { value }), msg, param, location });
+  }
+  return details;
+}
+
+function oauthErrorFor(code: ErrorCode): OAuthErrorCode {
+  return code === 'Unauthorized' || code === 'Forbidden' ? 'access_denied' : 'invalid_request';
+}
+
+/** Renders a DomainError in the style the route asks for. */
+export function sendError(reply: FastifyReply, error: DomainError, style: ErrorStyle): FastifyReply {
+  const status = STATUS_BY_CODE[error.code];
+  if (style === 'api' && error.code === 'Unauthorized') {
+    // Specification 7.3: an unauthorized admin request gets the plain word, with a Bearer challenge.
+    return reply.code(401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send('Unauthorized');
+  }
+  const body: ErrorBody = { code: error.code, message: error.message };
+  if (error.details?.length) body.details = error.details;
+  if (style === 'oauth') {
+    body.error = error.oauthError ?? oauthErrorFor(error.code);
+    body.error_description = error.message;
+    reply.header('cache-control', 'no-store');
+  }
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * The single error handler (STYLE 8): domain errors and client errors render as the error body;
+ * anything else becomes a 500 that says only the request id, with the detail in the log.
+ */
+export function handleError(error: FastifyError | DomainError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const style = request.routeOptions.config?.errorStyle ?? 'api';
+  if (isDomainError(error)) return sendError(reply, error, style);
+  const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
+  if (fe.validation) {
+    return sendError(reply, new DomainError('BadRequest', 'Validation Error', { details: validationDetails(request, fe.validation, fe.validationContext) }), style);
+  }
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  const code = CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'InternalServerError' : 'BadRequest');
+  if (status < 500) return sendError(reply, new DomainError(code, fe.message || code), style);
+  request.log.error({ err: error }, 'request failed');
+  return sendError(reply, new DomainError('InternalServerError', `Something went wrong; quote request id ${request.id}`), style);
+}
+
+/**
+ * Answers connection-level parse failures (e.g. headers over the 16 KB limit, specification 7.7)
+ * with the error body instead of Node's bare status line. Pass it as Fastify's `clientErrorHandler`.
+ */
+export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'RequestHeaderFieldsTooLarge', 'Request headers exceed 16 KB']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'BadRequest', 'Request timed out']
+        : [400, 'BadRequest', 'Malformed HTTP request'];
+  const body = JSON.stringify({ code, message });
+  const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

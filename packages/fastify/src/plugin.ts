@@ -1,0 +1,37 @@
+import formbody from '@fastify/formbody';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import { DomainError } from '@vellum/core';
+import type { FastifyPluginAsync } from 'fastify';
+import { addTenantHooks } from './context.ts';
+import { handleError, sendError } from './errors.ts';
+import { adminTokenRoutes } from './routes/admin-token.ts';
+import { customDomainRoutes } from './routes/custom-domain.ts';
+import { eventRoutes } from './routes/events.ts';
+import type { VellumServices } from './services.ts';
+
+export interface VellumPluginOptions {
+  services: VellumServices;
+}
+
+/**
+ * Vellum's HTTP API as one Fastify plugin. It is encapsulated (its validator, error handler and
+ * parsers stay inside), so a host can register it at the root or under a prefix beside its own routes.
+ */
+export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services }) => {
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    void sendError(reply, new DomainError('NotFound', `No route for ${request.method} ${request.url.split('?')[0]}`), 'api');
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+
+  await app.register(adminTokenRoutes, { services });
+  await app.register(async (tenantScope) => {
+    addTenantHooks(tenantScope, services);
+    await tenantScope.register(customDomainRoutes, { services });
+    await tenantScope.register(eventRoutes, { services });
+  });
+};

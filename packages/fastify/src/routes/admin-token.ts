@@ -1,0 +1,15 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AdminTokenBody, AdminTokenResponseSchema } from '../schemas/admin-token.ts';
+import type { VellumServices } from '../services.ts';
+
+/** Specification 5.1–5.2, API.md §2: `POST /oauth/token`, client credentials for admin clients. */
+export const adminTokenRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
+  app.post(
+    '/oauth/token',
+    { config: { errorStyle: 'oauth' }, schema: { body: AdminTokenBody, response: { 200: AdminTokenResponseSchema } } },
+    async (request, reply) => {
+      const { response } = await services.adminAuth.issueToken(request.body);
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
+    },
+  );
+};

@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DomainError } from '@vellum/core';
+import { requestContext } from '../context.ts';
+import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
+import { CustomDomainBody, CustomDomainResponse } from '../schemas/custom-domain.ts';
+import type { VellumServices } from '../services.ts';
+import { parseFlatXml } from '../xml.ts';
+
+const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
+const config = { permission: 'custom-domain' } as const;
+
+/** Specification 4.1: the custom domain of the tenant. */
+export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
+  const domains = services.customDomains;
+  // Specification 2.1: create also accepts XML; the parsed fields go through the same schema.
+  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseFlatXml(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.post('/v1/config/domain', { config, schema: { body: CustomDomainBody, response: { 201: CustomDomainResponse, ...errors } } }, async (request, reply) => {
+    return reply.code(201).send(await domains.create(requestContext(request), request.body));
+  });
+
+  app.get('/v1/config/domain', { config, schema: { response: { 200: CustomDomainResponse, ...errors } } }, async (request) => {
+    return domains.get(requestContext(request));
+  });
+
+  app.put(
+    '/v1/config/domain',
+    {
+      config,
+      schema: { body: CustomDomainBody, response: { 200: CustomDomainResponse, ...errors } },
+      preValidation: async (request) => {
+        if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
+          throw new DomainError('UnsupportedMediaType', 'Update takes application/json');
+        }
+      },
+    },
+    async (request) => domains.update(requestContext(request), request.body),
+  );
+
+  app.delete('/v1/config/domain', { config, schema: { response: { 204: NoContent, ...errors } } }, async (request, reply) => {
+    await domains.delete(requestContext(request));
+    return reply.code(204).send();
+  });
+
+  app.post('/v1/config/domain/verify', { config, schema: { response: { 204: NoContent, ...errors } } }, async (request, reply) => {
+    await domains.verify(requestContext(request));
+    return reply.code(204).send();
+  });
+};

@@ -1,0 +1,24 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requestContext } from '../context.ts';
+import { ErrorBodySchema } from '../schemas/common.ts';
+import { AnalyticsSettings, EventsPage, EventsQuery } from '../schemas/events.ts';
+import type { VellumServices } from '../services.ts';
+
+const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema };
+
+/** API.md §4: analytic events and the tenant's logging level. */
+export const eventRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
+  app.get('/v1/events', { config: { permission: 'events:read' }, schema: { querystring: EventsQuery, response: { 200: EventsPage, ...errors } } }, async (request) =>
+    services.analytics.listEvents(requestContext(request), request.query),
+  );
+
+  app.get('/v1/config/analytics', { config: { permission: 'events:read' }, schema: { response: { 200: AnalyticsSettings, ...errors } } }, async (request) =>
+    services.analytics.getSettings(requestContext(request)),
+  );
+
+  app.put(
+    '/v1/config/analytics',
+    { config: { permission: 'analytics:write' }, schema: { body: AnalyticsSettings, response: { 200: AnalyticsSettings, ...errors } } },
+    async (request) => services.analytics.updateSettings(requestContext(request), request.body),
+  );
+};

@@ -1,0 +1,42 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Specification 2.9. */
+export const ErrorDetailSchema = Type.Object({
+  value: Type.Optional(Type.Unknown()),
+  msg: Type.String(),
+  param: Type.String(),
+  location: Type.String(),
+});
+
+export const ErrorBodySchema = Type.Object(
+  {
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(ErrorDetailSchema)),
+    error: Type.Optional(Type.String()),
+    error_description: Type.Optional(Type.String()),
+  },
+  { $id: 'ErrorBody' },
+);
+
+/** Specification 8: `limit` and `cursor` of every list operation. */
+export const PageQuerySchema = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+};
+
+/** Specification 2.10: a page of `item`. */
+export function PageSchema<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), nextCursor: Type.Optional(Type.String()) });
+}
+
+export const errorResponses = {
+  400: ErrorBodySchema,
+  401: Type.Union([ErrorBodySchema, Type.String()]),
+  403: ErrorBodySchema,
+  404: ErrorBodySchema,
+  409: ErrorBodySchema,
+};
+
+/** An empty 204 answer. */
+export const NoContent = Type.Null({ description: 'No content' });
