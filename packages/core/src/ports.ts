@@ -94,7 +94,10 @@ export interface Ids {
 /** Slow, salted hashing of client secrets. */
 export interface SecretHasher {
   hash(secret: string): Promise<string>;
-  /** Constant-time check; false for any malformed hash. */
+  /**
+   * Constant-time check; false for any malformed hash. A malformed or unknown hash must cost about
+   * as much as a real check, so callers can verify against a dummy and not reveal which ids exist.
+   */
   verify(secret: string, hash: string): Promise<boolean>;
 }
 
@@ -108,6 +111,7 @@ export interface TokenSigner {
 export type TxtLookup =
   | { status: 'found'; records: string[] }
   | { status: 'none' }
+  /** `reason` is short and safe to show the tenant: it names no server or internal detail. */
   | { status: 'failed'; reason: string };
 
 /** DNS for custom domain verification. Each TXT record's strings are joined into one. */

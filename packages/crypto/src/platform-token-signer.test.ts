@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+
+import type { Clock, PlatformKeyRecord, PlatformKeyRepository } from '@vellum/core';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { describe, expect, it } from 'vitest';
+
+import { ADMIN_TOKEN_KEY_NAME, loadPlatformTokenSigner } from './platform-token-signer.ts';
+import { createSealer } from './sealer.ts';
+
+// @vellum/crypto depends on no other adapter, so the test brings its own small doubles.
+function memoryKeys(): PlatformKeyRepository & { records: Map<string, PlatformKeyRecord> } {
+  const records = new Map<string, PlatformKeyRecord>();
+  return {
+    records,
+    async get(name) {
+      return records.get(name);
+    },
+    async insertIfAbsent(record) {
+      const existing = records.get(record.name);
+      if (existing) return existing;
+      records.set(record.name, { ...record });
+      return record;
+    },
+  };
+}
+
+function testClock(start = '2026-01-01T00:00:00.000Z'): Clock & { advance(ms: number): void } {
+  let now = new Date(start).getTime();
+  return { now: () => new Date(now), advance: (ms) => void (now += ms) };
+}
+
+const masterKey = () => new Uint8Array(randomBytes(32));
+const claims = { tid: 'tenant-1', rol: 'admin', prm: 'AQ' };
+const opts = { subject: 'client-1', audience: 'https://acme.example.com', expiresInSeconds: 3600 };
+
+async function setup() {
+  const keys = memoryKeys();
+  const key = masterKey();
+  const clock = testClock();
+  const signer = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock });
+  return { keys, key, clock, signer };
+}
+
+describe('loadPlatformTokenSigner (API.md 2: admin tokens are ES256 JWTs of the platform key)', () => {
+  it('signs tokens it verifies, with the claims the core reads', async () => {
+    const { signer } = await setup();
+    const token = await signer.sign(claims, opts);
+    const verified = await signer.verify(token);
+    expect(verified).toMatchObject({ ...claims, sub: 'client-1', aud: 'https://acme.example.com', iat: 1767225600, exp: 1767229200 });
+    expect(typeof verified?.jti).toBe('string');
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: signer.keyId });
+  });
+
+  it('gives every token its own jti', async () => {
+    const { signer } = await setup();
+    const [a, b] = await Promise.all([signer.sign(claims, opts), signer.sign(claims, opts)]);
+    expect(decodeJwt(a).jti).not.toBe(decodeJwt(b).jti);
+  });
+
+  it('publishes the public key only, with the thumbprint as kid', async () => {
+    const { signer } = await setup();
+    expect(signer.publicJwk).toEqual({ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: signer.keyId, alg: 'ES256', use: 'sig' });
+    expect(signer.publicJwk).not.toHaveProperty('d');
+    expect(signer.keyId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('stores the key sealed under its name, never in clear', async () => {
+    const { keys, clock } = await setup();
+    const record = keys.records.get(ADMIN_TOKEN_KEY_NAME);
+    expect(record).toMatchObject({ name: ADMIN_TOKEN_KEY_NAME, createdAt: clock.now().toISOString() });
+    expect(record?.sealed).toMatch(/^v1\./);
+    expect(record?.sealed).not.toContain('"d"');
+  });
+
+  it('refuses expired tokens, by the injected clock', async () => {
+    const { signer, clock } = await setup();
+    const token = await signer.sign(claims, opts);
+    clock.advance(3599_000);
+    expect(await signer.verify(token)).toBeDefined();
+    clock.advance(1_000);
+    expect(await signer.verify(token)).toBeUndefined();
+  });
+
+  it('refuses tampered and malformed tokens', async () => {
+    const { signer } = await setup();
+    const token = await signer.sign(claims, opts);
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const forged = Buffer.from(JSON.stringify({ ...decodeJwt(token), tid: 'tenant-2' })).toString('base64url');
+    expect(await signer.verify(`${h}.${forged}.${s}`)).toBeUndefined();
+    expect(await signer.verify(`${h}.${p}.${s.slice(0, -4)}AAAA`)).toBeUndefined();
+    expect(await signer.verify(`${h}.${p}.`)).toBeUndefined();
+    for (const junk of ['', 'abc', 'a.b.c', `${h}.${p}`]) expect(await signer.verify(junk)).toBeUndefined();
+  });
+
+  it('refuses unsigned tokens (alg none)', async () => {
+    const { signer } = await setup();
+    const token = await signer.sign(claims, opts);
+    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url');
+    expect(await signer.verify(`${header}.${token.split('.')[1]}.`)).toBeUndefined();
+  });
+
+  it('refuses tokens signed by another key', async () => {
+    const { signer } = await setup();
+    const other = await setup();
+    expect(await signer.verify(await other.signer.sign(claims, opts))).toBeUndefined();
+  });
+
+  it('reloads the same key from the store, so tokens survive a restart', async () => {
+    const { keys, key, clock, signer } = await setup();
+    const token = await signer.sign(claims, opts);
+    const reloaded = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock });
+    expect(reloaded.keyId).toBe(signer.keyId);
+    expect(await reloaded.verify(token)).toMatchObject(claims);
+    expect(keys.records.size).toBe(1);
+  });
+
+  it('agrees on one key when servers start at the same time', async () => {
+    const keys = memoryKeys();
+    const key = masterKey();
+    const clock = testClock();
+    const [a, b] = await Promise.all([
+      loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock }),
+      loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock }),
+    ]);
+    expect(a.keyId).toBe(b.keyId);
+    expect(await b.verify(await a.sign(claims, opts))).toBeDefined();
+  });
+
+  it('fails loudly at load when the master key does not match the stored key', async () => {
+    const { keys, clock } = await setup();
+    await expect(loadPlatformTokenSigner({ keys, sealer: createSealer(masterKey()), clock })).rejects.toThrow(/master key does not match/);
+  });
+
+  it('binds iss when an issuer is configured', async () => {
+    const keys = memoryKeys();
+    const sealer = createSealer(masterKey());
+    const clock = testClock();
+    const a = await loadPlatformTokenSigner({ keys, sealer, clock, issuer: 'https://auth.example.com' });
+    const b = await loadPlatformTokenSigner({ keys, sealer, clock, issuer: 'https://other.example.com' });
+    const token = await a.sign(claims, opts);
+    expect(await a.verify(token)).toMatchObject({ iss: 'https://auth.example.com' });
+    expect(await b.verify(token)).toBeUndefined();
+  });
+});

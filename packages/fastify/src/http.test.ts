@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, PLATFORM, type TestApp } from '../test/app.ts';
+
+// STYLE 14: the whole HTTP suite runs standalone and mounted under a prefix inside another app.
+describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
+  let t: TestApp;
+  let acme: Awaited<ReturnType<TestApp['createTenant']>>;
+  let admin: string;
+  const url = (path: string) => `${t.prefix}${path}`;
+  const as = (token: string, host = acme.host) => ({ authorization: `Bearer ${token}`, host });
+
+  beforeAll(async () => {
+    t = await buildTestApp(mount);
+    acme = await t.createTenant('acme');
+    await t.createTenant('other');
+    admin = await t.token('acme');
+  });
+  afterAll(async () => t.close());
+
+  describe('admin token endpoint (specification 5, API.md §2)', () => {
+    it('issues a bearer token for JSON and for form bodies, never cached', async () => {
+      const body = { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: `https://${acme.host}` };
+      const json = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: body });
+      expect(json.statusCode).toBe(200);
+      expect(json.headers['cache-control']).toBe('no-store');
+      expect(json.json()).toEqual({ access_token: expect.any(String), expires_in: 600, token_type: 'Bearer' });
+      const form = await t.app.inject({ method: 'POST', url: url('/oauth/token'), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(body).toString() });
+      expect(form.statusCode).toBe(200);
+    });
+
+    it('answers a wrong secret with 401 access_denied', async () => {
+      const res = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: 'wrong', audience: `https://${acme.host}` } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ error: 'access_denied', error_description: 'Unauthorized', code: 'Unauthorized' });
+    });
+
+    it('answers a missing grant_type with 400 invalid_request and details', async () => {
+      const res = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { client_id: 'x' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_request', code: 'BadRequest', details: [{ param: 'grant_type', msg: 'Required', location: 'body' }] });
+    });
+  });
+
+  describe('custom domain (specification 4.1)', () => {
+    it('runs the whole life cycle with the statuses of 4.1', async () => {
+      const created = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: as(admin), payload: { domain: 'issuer.example.com', name: 'Acme', logoUrl: 'https://issuer.example.com/logo.png' } });
+      expect(created.statusCode).toBe(201);
+      const body = created.json();
+      expect(body).toMatchObject({ domain: 'issuer.example.com', name: 'Acme', isVerified: false });
+      expect(body.verificationToken).toMatch(/^vellum-domain-verification=/);
+      expect(body).not.toHaveProperty('verifiedAt');
+
+      const again = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: as(admin), payload: { domain: 'second.example.com' } });
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ code: 'Conflict' });
+
+      const unverified = await t.app.inject({ method: 'POST', url: url('/v1/config/domain/verify'), headers: as(admin) });
+      expect(unverified.statusCode).toBe(400);
+      expect(unverified.json()).toMatchObject({ code: 'BadRequest', message: expect.stringContaining('TXT') });
+
+      t.zone['issuer.example.com'] = [body.verificationToken];
+      const verified = await t.app.inject({ method: 'POST', url: url('/v1/config/domain/verify'), headers: as(admin) });
+      expect(verified.statusCode).toBe(204);
+      expect(verified.body).toBe('');
+
+      const got = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(admin) });
+      expect(got.statusCode).toBe(200);
+      expect(got.json()).toMatchObject({ isVerified: true, verifiedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+
+      // Once verified, the custom domain reaches the tenant (API.md §11).
+      const viaCustom = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(admin, 'issuer.example.com') });
+      expect(viaCustom.statusCode).toBe(200);
+
+      const updated = await t.app.inject({ method: 'PUT', url: url('/v1/config/domain'), headers: as(admin), payload: { domain: 'issuer.example.com', name: 'Acme Licensing' } });
+      expect(updated.statusCode).toBe(200);
+      expect(updated.json()).toMatchObject({ name: 'Acme Licensing', isVerified: true });
+
+      const deleted = await t.app.inject({ method: 'DELETE', url: url('/v1/config/domain'), headers: as(admin) });
+      expect(deleted.statusCode).toBe(204);
+      for (const [method, path] of [['GET', '/v1/config/domain'], ['DELETE', '/v1/config/domain'], ['POST', '/v1/config/domain/verify']] as const) {
+        const res = await t.app.inject({ method, url: url(path), headers: as(admin) });
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toMatchObject({ code: 'NotFound' });
+      }
+      const put404 = await t.app.inject({ method: 'PUT', url: url('/v1/config/domain'), headers: as(admin), payload: { domain: 'x.example.com' } });
+      expect(put404.statusCode).toBe(404);
+      const gone = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(admin, 'issuer.example.com') });
+      expect(gone.statusCode).toBe(404);
+      expect(gone.json()).toMatchObject({ code: 'NotFound', message: 'No tenant is served at this host' });
+    });
+
+    it('accepts an XML create body, and refuses malformed XML, DTDs and XML updates', async () => {
+      const other = await t.token('other');
+      const host = t.hostOf('other');
+      const xml = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(other, host), 'content-type': 'application/xml' }, payload: '<?xml version="1.0"?><customDomain><name>Other &amp; Co</name><domain>other.example.org</domain></customDomain>' });
+      expect(xml.statusCode).toBe(201);
+      expect(xml.json()).toMatchObject({ name: 'Other & Co', domain: 'other.example.org' });
+      for (const payload of ['<customDomain><domain>x.example.org</domain>', '<!DOCTYPE a [<!ENTITY x "y">]><a><domain>&x;</domain></a>', '<a><domain>a.example.org</domain><domain>b.example.org</domain></a>', 'not xml']) {
+        const res = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(other, host), 'content-type': 'application/xml' }, payload });
+        expect(res.statusCode, payload).toBe(400);
+        expect(res.json().message).toMatch(/^Malformed XML/);
+      }
+      const put = await t.app.inject({ method: 'PUT', url: url('/v1/config/domain'), headers: { ...as(other, host), 'content-type': 'application/xml' }, payload: '<a><domain>other.example.org</domain></a>' });
+      expect(put.statusCode).toBe(415);
+      expect(put.json()).toMatchObject({ code: 'UnsupportedMediaType' });
+    });
+
+    it.each([
+      [{}, [{ param: 'domain', msg: 'Required' }]],
+      [{ domain: 42 }, [{ param: 'domain', value: 42 }]],
+      [{ domain: 'x.example.com', extra: true }, [{ param: 'extra', msg: 'Unknown field' }]],
+      [{ domain: '203.0.113.9' }, [{ param: 'domain', msg: 'Must not be an IP address' }]],
+      [{ domain: 'https://issuer.example.com/path' }, [{ param: 'domain', msg: 'Must be a bare host name, not a URL' }]],
+      [{ domain: `x.${PLATFORM}` }, [{ param: 'domain', msg: 'Must not be under the platform domain' }]],
+      [{ domain: 'x.example.com', logoUrl: 'ftp://x.example.com/l.png' }, [{ param: 'logoUrl', msg: 'Must use https' }]],
+    ])('refuses %j with 400 and details', async (payload, details) => {
+      const res = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: as(admin), payload });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'BadRequest', message: 'Validation Error', details: details.map((d) => ({ ...d, location: 'body' })) });
+    });
+
+    it('refuses malformed JSON and unsupported media types without a 5xx', async () => {
+      const bad = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(admin), 'content-type': 'application/json' }, payload: '{"domain":' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toMatchObject({ code: 'BadRequest' });
+      const media = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(admin), 'content-type': 'text/csv' }, payload: 'a,b' });
+      expect(media.statusCode).toBe(415);
+      expect(media.json()).toMatchObject({ code: 'UnsupportedMediaType' });
+    });
+  });
+
+  describe('authentication and tenancy', () => {
+    it('answers no token or a bad one with plain-text Unauthorized and a Bearer challenge, before validating input', async () => {
+      for (const headers of [{ host: acme.host }, { host: acme.host, authorization: 'Bearer nope' }, { host: acme.host, authorization: `Basic ${admin}` }]) {
+        const res = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers, payload: { bad: true } });
+        expect(res.statusCode).toBe(401);
+        expect(res.headers['www-authenticate']).toBe('Bearer');
+        expect(res.headers['content-type']).toMatch(/^text\/plain/);
+        expect(res.body).toBe('Unauthorized');
+      }
+    });
+
+    it('refuses a token of another tenant, always', async () => {
+      const res = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(admin, t.hostOf('other')) });
+      expect(res.statusCode).toBe(401);
+    });
+
+    it('answers a role without the permission with 403 and the error body', async () => {
+      const auditor = await t.token('acme', 'auditor');
+      const res = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(auditor) });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ code: 'Forbidden', message: expect.stringContaining('auditor') });
+    });
+
+    it('answers a host that names no tenant with 404 and the error body', async () => {
+      const res = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(admin, `nobody.eu01.${PLATFORM}`) });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ code: 'NotFound', message: 'No tenant is served at this host' });
+    });
+
+    it('answers unknown routes with 404 and the error body', async () => {
+      const res = await t.app.inject({ method: 'GET', url: url('/v1/nothing-here'), headers: as(admin) });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'NotFound' });
+    });
+  });
+
+  describe('analytic events (API.md §4)', () => {
+    it('lists each step’s START and SUCCESS/FAIL with filters and cursor pages', async () => {
+      const token = await t.token('acme');
+      await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(token) });
+      const first = await t.app.inject({ method: 'GET', url: url('/v1/events?categories=custom-domain&limit=2'), headers: as(token) });
+      expect(first.statusCode).toBe(200);
+      const page = first.json();
+      expect(page.data).toHaveLength(2);
+      expect(page.data[0]).toMatchObject({ type: 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL', category: 'custom-domain', requestIp: '127.0.0.1', clientId: expect.any(String), data: { errorCode: 'NotFound' } });
+      expect(page.data[1]).toMatchObject({ type: 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', requestId: page.data[0].requestId });
+      const next = await t.app.inject({ method: 'GET', url: url(`/v1/events?categories=custom-domain&limit=2&cursor=${page.nextCursor}`), headers: as(token) });
+      expect(next.json().data[0].id).not.toBe(page.data[1].id);
+    });
+
+    it.each(['limit=0', 'limit=1001', 'limit=ten', 'cursor=%21%21', 'dateFrom=nope', 'unknown=1'])('refuses the query %s with 400', async (query) => {
+      const res = await t.app.inject({ method: 'GET', url: url(`/v1/events?${query}`), headers: as(admin) });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ location: 'query' })] });
+    });
+
+    it('lets admins set the logging level, and auditors only read it', async () => {
+      const auditor = await t.token('acme', 'auditor');
+      expect((await t.app.inject({ method: 'GET', url: url('/v1/config/analytics'), headers: as(auditor) })).json()).toEqual({ loggingLevel: 1 });
+      expect((await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(auditor), payload: { loggingLevel: 2 } })).statusCode).toBe(403);
+      expect((await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(admin), payload: { loggingLevel: 4 } })).statusCode).toBe(400);
+      const set = await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(admin), payload: { loggingLevel: 2 } });
+      expect(set.json()).toEqual({ loggingLevel: 2 });
+    });
+  });
+
+  if (mount === 'prefixed') {
+    it('leaves the host app’s own routes alone', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/host-route' });
+      expect(res.json()).toEqual({ host: true });
+    });
+  }
+});

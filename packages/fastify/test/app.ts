@@ -1,0 +1,88 @@
+// Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
+// pointed at a loopback DNS server) for HTTP tests through app.inject().
+import {
+  createAddressing,
+  createAdminAuth,
+  createAnalyticsService,
+  createCustomDomainService,
+  createEventRecorder,
+  createTenantAdmin,
+  type Role,
+} from '@vellum/core';
+import { createScryptHasher, createSealer, loadPlatformTokenSigner } from '@vellum/crypto';
+import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
+import { createMemoryStore } from '@vellum/storage-memory';
+import { startDnsServer } from '@vellum/testing';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { vellumPlugin } from '../src/index.ts';
+
+export const PLATFORM = 'vellum.test';
+
+export interface TestApp {
+  app: FastifyInstance;
+  /** Path prefix the plugin is mounted under ('' when standalone). */
+  prefix: string;
+  zone: Record<string, string[] | 'servfail'>;
+  hostOf(subdomain: string): string;
+  createTenant(subdomain: string): Promise<{ tenantId: string; clientId: string; clientSecret: string; host: string }>;
+  token(subdomain: string, role?: Role): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<TestApp> {
+  const store = createMemoryStore();
+  const clock = systemClock;
+  const ids = createNodeIds();
+  const hasher = createScryptHasher({ N: 1024 });
+  const sealer = createSealer(new Uint8Array(32).fill(7));
+  const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock });
+  const dnsServer = await startDnsServer({});
+  const addressing = createAddressing(store, { platformDomain: PLATFORM, publicUrl: 'http://localhost:3000' });
+  const recorder = createEventRecorder({ events: store.events, clock, ids });
+  const services = {
+    addressing,
+    adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: 600 }),
+    customDomains: createCustomDomainService({ store, clock, ids, dns: createDnsResolver({ servers: [dnsServer.address], timeoutMs: 500, tries: 1 }), events: recorder, platformDomain: PLATFORM }),
+    analytics: createAnalyticsService({ store, events: recorder }),
+  };
+  const tenants = createTenantAdmin({ store, clock, ids, hasher });
+
+  const app = Fastify();
+  const prefix = mount === 'prefixed' ? '/issuance' : '';
+  if (mount === 'prefixed') {
+    // A host app with routes and error handling of its own, that mounts Vellum under a prefix.
+    app.get('/host-route', async () => ({ host: true }));
+    await app.register(vellumPlugin, { services, prefix });
+  } else {
+    await app.register(vellumPlugin, { services });
+  }
+  await app.ready();
+
+  const hostOf = (s: string) => `${s}.eu01.${PLATFORM}`;
+  const created = new Map<string, string>();
+  return {
+    app,
+    prefix,
+    zone: dnsServer.zone,
+    hostOf,
+    async createTenant(subdomain) {
+      const t = await tenants.createTenant({ subdomain, region: 'eu01' });
+      created.set(subdomain, t.tenant.id);
+      return { tenantId: t.tenant.id, clientId: t.client.clientId, clientSecret: t.clientSecret, host: hostOf(subdomain) };
+    },
+    async token(subdomain, role = 'admin') {
+      const c = await tenants.createClient({ subdomain, role });
+      const res = await app.inject({
+        method: 'POST',
+        url: `${prefix}/oauth/token`,
+        payload: { grant_type: 'client_credentials', client_id: c.client.clientId, client_secret: c.clientSecret, audience: `https://${hostOf(subdomain)}` },
+      });
+      if (res.statusCode !== 200) throw new Error(`token request failed: ${res.body}`);
+      return (res.json() as { access_token: string }).access_token;
+    },
+    async close() {
+      await app.close();
+      await dnsServer.close();
+    },
+  };
+}

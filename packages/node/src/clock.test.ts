@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+
+import { createNodeIds, systemClock } from './clock.ts';
+
+describe('systemClock', () => {
+  it('tells the wall-clock time', () => {
+    expect(Math.abs(systemClock.now().getTime() - Date.now())).toBeLessThan(1000);
+  });
+});
+
+describe('createNodeIds', () => {
+  const ids = createNodeIds();
+
+  it('makes random v4 UUIDs', () => {
+    const a = ids.uuid();
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(ids.uuid()).not.toBe(a);
+  });
+
+  it('makes URL-safe tokens of 32 random bytes by default, or as many as asked', () => {
+    const t = ids.token();
+    expect(t).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(t, 'base64url')).toHaveLength(32);
+    expect(Buffer.from(ids.token(16), 'base64url')).toHaveLength(16);
+    expect(ids.token()).not.toBe(t);
+  });
+});
