@@ -1,0 +1,242 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { startDnsServer, type DnsTestServer } from '@vellum/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../test/process.ts';
+
+const PLATFORM = 'vellum.test';
+const pgAdminUrl = process.env.VELLUM_TEST_DATABASE_URL;
+
+interface Backend {
+  name: string;
+  env: () => Promise<Record<string, string>>;
+  cleanup: () => Promise<void>;
+}
+
+function sqlite(): Backend {
+  const dir = tempDir();
+  return { name: 'sqlite', env: async () => ({ VELLUM_DATA_DIR: dir }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+function postgres(): Backend {
+  const name = `vellum_e2e_${randomBytes(6).toString('hex')}`;
+  const admin = () => new pg.Client({ connectionString: pgAdminUrl });
+  return {
+    name: 'postgres',
+    env: async () => {
+      const c = admin();
+      await c.connect();
+      await c.query(`CREATE DATABASE ${name}`);
+      await c.end();
+      const url = new URL(pgAdminUrl as string);
+      url.pathname = `/${name}`;
+      return { DATABASE_URL: url.toString(), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_DATA_DIR: tempDir() };
+    },
+    cleanup: async () => {
+      const c = admin();
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+const backends: Array<[string, () => Backend, boolean]> = [
+  ['sqlite', sqlite, false],
+  // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
+  ['postgres', postgres, !pgAdminUrl],
+];
+
+describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, skip) => {
+  let backend: Backend;
+  let dns: DnsTestServer;
+  let server: RunningServer;
+  let env: Record<string, string>;
+  let creds: { tenantUrl: string; authUrl: string; audience: string; clientId: string; clientSecret: string };
+  const host = `acme.eu01.${PLATFORM}`;
+
+  beforeAll(async () => {
+    if (skip) return;
+    backend = makeBackend();
+    dns = await startDnsServer({});
+    const port = await freePort();
+    env = serverEnv({
+      ...(await backend.env()),
+      VELLUM_PORT: String(port),
+      VELLUM_PLATFORM_DOMAIN: PLATFORM,
+      VELLUM_DEFAULT_TENANT: '',
+      VELLUM_DNS_SERVERS: dns.address,
+    });
+    const created = cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01', '--name', 'Acme Licensing'], env);
+    expect(created.status, created.stderr).toBe(0);
+    creds = JSON.parse(created.stdout);
+    server = await startServer(env);
+  });
+
+  afterAll(async () => {
+    if (skip) return;
+    await server?.stop();
+    await dns?.close();
+    await backend?.cleanup();
+  });
+
+  async function token(clientId = creds.clientId, clientSecret = creds.clientSecret): Promise<string> {
+    const res = await http(server.port, 'POST', '/oauth/token', { host, body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience: creds.audience } });
+    expect(res.status, res.text).toBe(200);
+    return res.json().access_token;
+  }
+
+  it.skipIf(skip)('prints the tenant’s credentials from `vellum tenants create`', () => {
+    expect(creds).toMatchObject({ tenantUrl: `https://${host}`, audience: `https://${host}`, clientId: expect.any(String), clientSecret: expect.any(String) });
+  });
+
+  it.skipIf(skip)('answers /health and /ready', async () => {
+    expect((await http(server.port, 'GET', '/health')).json()).toEqual({ status: 'ok' });
+    expect((await http(server.port, 'GET', '/ready')).json()).toEqual({ status: 'ready' });
+  });
+
+  it.skipIf(skip)('takes a custom domain through create, read, update, DNS verification and delete, with events for each step', async () => {
+    const auth = { authorization: `Bearer ${await token()}` };
+    const created = await http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: 'licensing.example.org', name: 'Acme Licensing', logoUrl: 'https://licensing.example.org/logo.png' } });
+    expect(created.status, created.text).toBe(201);
+    const { verificationToken } = created.json();
+
+    expect((await http(server.port, 'GET', '/v1/config/domain', { host, headers: auth })).json()).toMatchObject({ domain: 'licensing.example.org', isVerified: false });
+
+    const updated = await http(server.port, 'PUT', '/v1/config/domain', { host, headers: auth, body: { domain: 'licensing.example.org', name: 'Acme Licensing Authority' } });
+    expect(updated.status).toBe(200);
+    expect(updated.json()).toMatchObject({ name: 'Acme Licensing Authority', verificationToken });
+
+    // The real DNS server has no record yet: verification fails with 400.
+    const early = await http(server.port, 'POST', '/v1/config/domain/verify', { host, headers: auth });
+    expect(early.status).toBe(400);
+    expect(early.json()).toMatchObject({ code: 'BadRequest' });
+
+    dns.zone['licensing.example.org'] = ['v=spf1 -all', verificationToken];
+    const verified = await http(server.port, 'POST', '/v1/config/domain/verify', { host, headers: auth });
+    expect(verified.status, verified.text).toBe(204);
+    expect(dns.queries.some((q) => q.name.toLowerCase() === 'licensing.example.org' && q.type === 'TXT')).toBe(true);
+    const after = (await http(server.port, 'GET', '/v1/config/domain', { host, headers: auth })).json();
+    expect(after).toMatchObject({ isVerified: true, verifiedAt: expect.any(String) });
+
+    // The verified domain now reaches the tenant, and admin tokens may name it as audience.
+    const viaDomain = await http(server.port, 'POST', '/oauth/token', { host: 'licensing.example.org', body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: 'https://licensing.example.org' } });
+    expect(viaDomain.status).toBe(200);
+
+    const deleted = await http(server.port, 'DELETE', '/v1/config/domain', { host, headers: auth });
+    expect(deleted.status).toBe(204);
+    expect((await http(server.port, 'GET', '/v1/config/domain', { host, headers: auth })).status).toBe(404);
+    expect((await http(server.port, 'GET', '/v1/config/domain', { host: 'licensing.example.org', headers: auth })).status).toBe(404);
+
+    const events = await http(server.port, 'GET', '/v1/events?categories=custom-domain&limit=1000', { host, headers: auth });
+    expect(events.status).toBe(200);
+    const types = (events.json().data as Array<{ type: string }>).map((e) => e.type).reverse();
+    expect(types).toEqual([
+      'CONFIG_CUSTOM_DOMAIN_CREATE_START', 'CONFIG_CUSTOM_DOMAIN_CREATE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_UPDATE_START', 'CONFIG_CUSTOM_DOMAIN_UPDATE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_VERIFY_START', 'CONFIG_CUSTOM_DOMAIN_VERIFY_FAIL',
+      'CONFIG_CUSTOM_DOMAIN_VERIFY_START', 'CONFIG_CUSTOM_DOMAIN_VERIFY_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_DELETE_START', 'CONFIG_CUSTOM_DOMAIN_DELETE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL',
+    ]);
+    expect(events.json().data[0]).toMatchObject({ requestIp: '127.0.0.1', clientId: creds.clientId });
+  });
+
+  it.skipIf(skip)('answers bad input with the right status and error body, never a 5xx', async () => {
+    const auth = { authorization: `Bearer ${await token()}` };
+    const issuer = JSON.parse(cli(['clients', 'create', '--tenant', 'acme', '--role', 'auditor'], env).stdout);
+    const auditor = { authorization: `Bearer ${await token(issuer.clientId, issuer.clientSecret)}` };
+    const cases: Array<[string, Promise<Awaited<ReturnType<typeof http>>>, number, string]> = [
+      ['missing domain', http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { name: 'x' } }), 400, 'BadRequest'],
+      ['wrong type', http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: ['a'] } }), 400, 'BadRequest'],
+      ['IP domain', http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: '127.0.0.1' } }), 400, 'BadRequest'],
+      ['URL domain', http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: 'https://a.example.com/' } }), 400, 'BadRequest'],
+      ['bad XML', http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/xml' }, raw: '<a><domain>x.example.com</a>' }), 400, 'BadRequest'],
+      ['broken JSON', http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/json' }, raw: '{' }), 400, 'BadRequest'],
+      ['role without permission', http(server.port, 'GET', '/v1/config/domain', { host, headers: auditor }), 403, 'Forbidden'],
+      ['unknown tenant host', http(server.port, 'GET', '/v1/config/domain', { host: `ghost.eu01.${PLATFORM}`, headers: auth }), 404, 'NotFound'],
+      ['body over 1 MB', http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/json' }, raw: JSON.stringify({ domain: 'a.example.com', name: 'x'.repeat(1_100_000) }) }), 413, 'PayloadTooLarge'],
+    ];
+    for (const [name, pending, status, code] of cases) {
+      const res = await pending;
+      expect(res.status, name).toBe(status);
+      expect(res.json(), name).toMatchObject({ code });
+    }
+  });
+
+  it.skipIf(skip)('answers headers over 16 KB with 431 and the error body', async () => {
+    const res = await http(server.port, 'GET', '/v1/config/domain', { host, headers: { 'x-filler': 'a'.repeat(17 * 1024) } });
+    expect(res.status).toBe(431);
+    expect(res.json()).toEqual({ code: 'RequestHeaderFieldsTooLarge', message: 'Request headers exceed 16 KB' });
+  });
+
+  it.skipIf(skip)('refuses a token for another tenant with plain-text 401', async () => {
+    const other = JSON.parse(cli(['tenants', 'create', '--subdomain', 'other', '--region', 'us01'], env).stdout);
+    const res = await http(server.port, 'POST', '/oauth/token', { host, body: { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret, audience: other.audience } });
+    expect(res.status).toBe(200);
+    const foreign = await http(server.port, 'GET', '/v1/config/domain', { host, headers: { authorization: `Bearer ${res.json().access_token}` } });
+    expect(foreign.status).toBe(401);
+    expect(foreign.text).toBe('Unauthorized');
+    expect(foreign.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it.skipIf(skip)('keeps secrets out of the log', () => {
+    expect(server.output()).not.toContain(creds.clientSecret);
+    expect(server.output()).not.toMatch(/eyJ[A-Za-z0-9_-]{20,}\.eyJ/);
+  });
+
+  it.skipIf(skip)('stops on SIGTERM with exit code 0', async () => {
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+});
+
+describe('starting on a fresh data directory (single-tenant mode)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDir();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates the demo tenant once, prints its credentials, and they work at the public URL', async () => {
+    const port = await freePort();
+    const env = serverEnv({ VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port) });
+    const first = await startServer(env);
+    try {
+      const printed = first.output();
+      const start = printed.indexOf('{', printed.indexOf('shown only this once'));
+      const json = printed.slice(start, printed.indexOf('\n}', start) + 2);
+      const demo = JSON.parse(json);
+      expect(demo).toMatchObject({ tenantUrl: `http://localhost:${port}`, authUrl: `http://localhost:${port}`, audience: `http://localhost:${port}` });
+      const res = await http(port, 'POST', '/oauth/token', { host: `localhost:${port}`, body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: demo.audience } });
+      expect(res.status, res.text).toBe(200);
+      const domain = await http(port, 'GET', '/v1/config/domain', { host: `localhost:${port}`, headers: { authorization: `Bearer ${res.json().access_token}` } });
+      expect(domain.status).toBe(404);
+      expect(printed).toContain('VELLUM_MASTER_KEY is not set');
+    } finally {
+      await first.stop();
+    }
+    const second = await startServer(env);
+    await second.stop();
+    expect(second.output()).not.toContain('clientSecret');
+  });
+
+  it('refuses to start with a master key that does not match the stored keys', async () => {
+    const env = serverEnv({ VELLUM_DATA_DIR: dir, VELLUM_PORT: String(await freePort()), VELLUM_MASTER_KEY: randomBytes(32).toString('base64') });
+    await expect(startServer(env)).rejects.toThrow(/exited with 1[\s\S]*master key/i);
+  });
+
+  it.each([
+    ['VELLUM_PORT', 'seventy'],
+    ['VELLUM_PUBLIC_URL', 'ftp://x'],
+    ['VELLUM_MASTER_KEY', 'c2hvcnQ='],
+    ['DATABASE_URL', 'mysql://x'],
+    ['VELLUM_DNS_SERVERS', 'not a server'],
+  ])('refuses to start when %s is %j, naming it', async (name, value) => {
+    const r = cli(['serve'], serverEnv({ VELLUM_DATA_DIR: tempDir(), VELLUM_PORT: String(await freePort()), [name]: value }));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(name);
+  });
+});

@@ -1,0 +1,100 @@
+// Runs the real `vellum` command as a child process, for end-to-end tests over loopback.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'vellum-e2e-'));
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment a test server runs with: only what the test sets, plus PATH. */
+export function serverEnv(extra: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', VELLUM_LOG_LEVEL: 'info', ...extra };
+}
+
+/** Runs one CLI command to completion. */
+export function cli(args: string[], env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface RunningServer {
+  proc: ChildProcess;
+  port: number;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `vellum serve` and resolves once it listens; rejects if it exits first. */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const port = Number(env.VELLUM_PORT);
+  const proc = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const check = () => {
+      if (out.includes('Server listening at')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    proc.stdout?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    proc,
+    port,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json(): any;
+}
+
+/** One HTTP request over loopback, with full control of the Host header. */
+export function http(port: number, method: string, path: string, options: { host?: string; headers?: Record<string, string>; body?: unknown; raw?: string } = {}): Promise<HttpAnswer> {
+  const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  const headers: Record<string, string> = { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
+  if (options.host) headers.host = options.host;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
