@@ -73,7 +73,11 @@ export interface Repositories {
 
 /** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */
 export interface Store extends Repositories {
-  /** Runs `work` atomically: every write inside commits together or not at all (it rolls back on throw). */
+  /**
+   * Runs `work` atomically: every write inside commits together or not at all (it rolls back on
+   * throw). A Conflict thrown by a write inside ends the transaction on PostgreSQL: let it propagate
+   * rather than catching it and writing on.
+   */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Resolves when the store can serve queries (readiness); throws otherwise. */
   ping(): Promise<void>;

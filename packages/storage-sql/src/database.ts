@@ -1,0 +1,47 @@
+// The shape of Vellum's SQL schema as Kysely sees it, and the few things that differ by dialect.
+
+import type { ColumnType, Kysely } from 'kysely';
+import type { AdminClientsTable } from './admin-clients.table.ts';
+import type { AnalyticEventsTable } from './analytic-events.table.ts';
+import type { CustomDomainsTable } from './custom-domains.table.ts';
+import type { PlatformKeysTable } from './platform-keys.table.ts';
+import type { TenantsTable } from './tenants.table.ts';
+
+/** The SQL dialects the store speaks. */
+export type SqlDialectKind = 'sqlite' | 'postgres';
+
+/** Every table the migrations create, keyed by table name. */
+export interface VellumDatabase {
+  tenants: TenantsTable;
+  admin_clients: AdminClientsTable;
+  custom_domains: CustomDomainsTable;
+  analytic_events: AnalyticEventsTable;
+  platform_keys: PlatformKeysTable;
+}
+
+/** A Kysely instance or a transaction on it: repositories run on either. */
+export type Executor = Kysely<VellumDatabase>;
+
+/**
+ * Creation order, assigned by the database and never written by us. PostgreSQL returns `bigint`
+ * as a string (pg does not guess at precision), SQLite as a number.
+ */
+export type Seq = ColumnType<number | string, never, never>;
+
+/** A boolean column: integers 0/1 in SQLite, which has no boolean type; booleans in PostgreSQL. */
+export type SqlBoolean = number | boolean;
+
+/** The position of a row in creation order, as pagination cursors carry it. */
+export function seqOf(value: number | string): number {
+  return Number(value);
+}
+
+/** Binds a boolean the way the dialect stores it (better-sqlite3 refuses to bind JS booleans). */
+export function toSqlBoolean(kind: SqlDialectKind, value: boolean): SqlBoolean {
+  return kind === 'sqlite' ? (value ? 1 : 0) : value;
+}
+
+/** Reads a boolean column of either dialect. */
+export function fromSqlBoolean(value: SqlBoolean): boolean {
+  return value === true || value === 1;
+}

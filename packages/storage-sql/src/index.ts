@@ -1,0 +1,18 @@
+// The public surface of @vellum/storage-sql: the Store port on SQLite and PostgreSQL, via Kysely.
+
+export type { SqlDialectKind, VellumDatabase } from './database.ts';
+export {
+  // dialectKindOf: tells SQLite from PostgreSQL on a Kysely instance (migrateToLatest's default).
+  dialectKindOf,
+  // migrateToLatest: brings a database's schema up to date (server start, `vellum migrate`).
+  migrateToLatest,
+} from './migrations.ts';
+export {
+  // createSqlStore: opens SQLite or PostgreSQL as a Store, leaving the schema alone.
+  createSqlStore,
+  // createSqlStoreFromKysely: wraps an embedder's own Kysely instance as a Store.
+  createSqlStoreFromKysely,
+  // openSqlStore: opens and migrates; what the server and tests use.
+  openSqlStore,
+} from './sql-store.ts';
+export type { PostgresStoreOptions, SqliteStoreOptions, SqlStoreOptions } from './sql-store.ts';

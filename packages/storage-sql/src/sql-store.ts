@@ -1,0 +1,74 @@
+import type { Repositories, Store } from '@vellum/core';
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { SqlDialectKind, VellumDatabase } from './database.ts';
+import { migrateToLatest } from './migrations.ts';
+import { repositoriesOn } from './repositories.ts';
+import { openSqliteDatabase } from './sqlite-database.ts';
+
+/** A SQLite database file (created when missing, with its directory), in WAL mode with foreign keys on. */
+export interface SqliteStoreOptions {
+  kind: 'sqlite';
+  filename: string;
+  /** How long a write waits for another process's lock before failing, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** A PostgreSQL database, reached through a connection pool. */
+export interface PostgresStoreOptions {
+  kind: 'postgres';
+  connectionString: string;
+  /** Most connections the pool opens (default 10). */
+  poolSize?: number;
+}
+
+export type SqlStoreOptions = SqliteStoreOptions | PostgresStoreOptions;
+
+function openSqlite(options: SqliteStoreOptions): Kysely<VellumDatabase> {
+  const database = openSqliteDatabase({ filename: options.filename, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+  return new Kysely<VellumDatabase>({ dialect: new SqliteDialect({ database }) });
+}
+
+function openPostgres(options: PostgresStoreOptions): Kysely<VellumDatabase> {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+  // An idle connection that drops (database restart, failover) emits 'error' on the pool, which
+  // would crash the process unheard. The pool discards that connection; the next query opens a
+  // fresh one or fails where a caller sees it, and ping() reports readiness.
+  pool.on('error', () => {});
+  return new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Wraps a Kysely instance (the embedder's own, or one we opened) as the Store port; `close()` destroys it. Does not migrate. */
+export function createSqlStoreFromKysely(db: Kysely<VellumDatabase>, dialectKind: SqlDialectKind): Store {
+  return {
+    ...repositoriesOn(db, dialectKind),
+    transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => work(repositoriesOn(trx, dialectKind)));
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+/** Opens a SQLite or PostgreSQL database as the Store port without touching its schema (see openSqlStore). */
+export function createSqlStore(options: SqlStoreOptions): Store {
+  return options.kind === 'sqlite'
+    ? createSqlStoreFromKysely(openSqlite(options), 'sqlite')
+    : createSqlStoreFromKysely(openPostgres(options), 'postgres');
+}
+
+/** Opens a SQLite or PostgreSQL database, brings its schema up to date, and returns it as the Store port. */
+export async function openSqlStore(options: SqlStoreOptions): Promise<Store> {
+  const db = options.kind === 'sqlite' ? openSqlite(options) : openPostgres(options);
+  try {
+    await migrateToLatest(db, options.kind);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return createSqlStoreFromKysely(db, options.kind);
+}

@@ -1,0 +1,28 @@
+// SQLite through better-sqlite3, opened the way every Vellum store wants it.
+//
+// better-sqlite3 must be 13 or newer: 12.x wraps statements in node::ObjectWrap, and Node 24.19+
+// aborts the process when the garbage collector finalizes one (nodejs/node#65446), which happens
+// to every prepared statement after a few thousand queries. 13.x is built on node-addon-api and
+// ships prebuilt N-API binaries, so it neither crashes nor needs a compiler to install.
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { SqliteDatabase } from 'kysely';
+
+export interface SqliteFileOptions {
+  filename: string;
+  busyTimeoutMs: number;
+}
+
+/** Opens (creating when missing) a SQLite file in WAL mode with foreign keys on, for Kysely's SqliteDialect. */
+export function openSqliteDatabase({ filename, busyTimeoutMs }: SqliteFileOptions): SqliteDatabase {
+  const inMemory = filename === ':memory:' || filename === '';
+  if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
+  // The busy timeout makes a second process wait for the write lock instead of failing at once.
+  const db = new Database(filename, { timeout: busyTimeoutMs });
+  // WAL lets readers go on while one writer writes; it is a property of the file, kept across opens.
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  return db;
+}
