@@ -20,7 +20,7 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     clientErrorHandler: handleClientError,
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
 

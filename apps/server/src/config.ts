@@ -18,6 +18,7 @@ export interface ServerConfig {
   outboundAllowPrivate: boolean;
   logLevel: string;
   adminTokenTtl: number;
+  eventFlushIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -105,5 +106,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): ServerC
     outboundAllowPrivate: flag(env, 'VELLUM_OUTBOUND_ALLOW_PRIVATE'),
     logLevel,
     adminTokenTtl: integer(env, 'VELLUM_ADMIN_TOKEN_TTL', 3600, 60, 86_400),
+    eventFlushIntervalMs: integer(env, 'VELLUM_EVENT_FLUSH_INTERVAL_MS', 250, 10, 600_000),
   };
 }

@@ -22,7 +22,7 @@ async function serve(config: ServerConfig): Promise<void> {
   const runtime = await openRuntime(config, logger);
   await ensureDefaultTenant(runtime, config);
   const app = await buildApp(runtime, config, logger);
-  const flusher = setInterval(() => void runtime.recorder.flush(), 250);
+  const flusher = setInterval(() => void runtime.recorder.flush(), config.eventFlushIntervalMs);
   flusher.unref();
 
   let stopping = false;

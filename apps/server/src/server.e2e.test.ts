@@ -223,6 +223,44 @@ describe('starting on a fresh data directory (single-tenant mode)', () => {
     expect(second.output()).not.toContain('clientSecret');
   });
 
+  it('flushes analytic events on SIGTERM, so a request just before shutdown is still recorded', async () => {
+    // A flush interval of a minute: only the flush at shutdown can have written the probe's events.
+    const env = serverEnv({ VELLUM_DATA_DIR: tempDir(), VELLUM_PORT: String(await freePort()), VELLUM_EVENT_FLUSH_INTERVAL_MS: '60000' });
+    const tenant = JSON.parse(cli(['tenants', 'create', '--subdomain', 'demo', '--region', 'eu01'], env).stdout);
+    const origin = `http://localhost:${env.VELLUM_PORT}`;
+    const tokenOn = async (port: number) =>
+      (await http(port, 'POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: origin } })).json().access_token as string;
+    const first = await startServer(env);
+    const probe = await http(first.port, 'GET', '/v1/config/domain', { headers: { authorization: `Bearer ${await tokenOn(first.port)}`, 'user-agent': 'shutdown-probe' } });
+    expect(probe.status).toBe(404);
+    expect(await first.stop('SIGTERM')).toBe(0);
+    const second = await startServer(env);
+    try {
+      const events = await http(second.port, 'GET', '/v1/events?types=CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL', { headers: { authorization: `Bearer ${await tokenOn(second.port)}` } });
+      expect(events.json().data.map((e: { userAgent?: string }) => e.userAgent)).toContain('shutdown-probe');
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('runs the operator commands: migrate, tenants list, clients list', async () => {
+    const env = serverEnv({ VELLUM_DATA_DIR: tempDir() });
+    const migrated = cli(['migrate'], env);
+    expect(cli(['tenants', 'create', '--subdomain', 'demo', '--region', 'eu01'], env).status).toBe(0);
+    expect(migrated.status, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toContain('up to date');
+    const tenants = cli(['tenants', 'list'], env);
+    expect(JSON.parse(tenants.stdout).data.map((t: { subdomain: string }) => t.subdomain)).toContain('demo');
+    const clients = JSON.parse(cli(['clients', 'list', '--tenant', 'demo'], env).stdout);
+    expect(clients.data[0]).toMatchObject({ role: 'admin', clientId: expect.any(String) });
+    expect(JSON.stringify(clients)).not.toMatch(/secret/i);
+    const bad = cli(['tenants', 'create', '--subdomain', 'Bad Name', '--region', 'mars'], env);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('subdomain');
+    expect(bad.stderr).toContain('region');
+    expect(cli(['frobnicate'], env).status).toBe(2);
+  });
+
   it('refuses to start with a master key that does not match the stored keys', async () => {
     const env = serverEnv({ VELLUM_DATA_DIR: dir, VELLUM_PORT: String(await freePort()), VELLUM_MASTER_KEY: randomBytes(32).toString('base64') });
     await expect(startServer(env)).rejects.toThrow(/exited with 1[\s\S]*master key/i);

@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// The rule of arrows (ARCHITECTURE.md, STYLE 18), checked by machine over every package's sources:
+// - core imports nothing but itself and uses no Node-only global, so it runs in any host;
+// - adapters import core and never each other (formats may build on crypto);
+// - only apps/server knows every package.
+const repo = new URL('../../../', import.meta.url).pathname;
+
+const ALLOWED: Record<string, { vellum: string[]; external: RegExp | null }> = {
+  core: { vellum: [], external: null },
+  crypto: { vellum: ['core'], external: /^(jose|node:.*)$/ },
+  formats: { vellum: ['core', 'crypto'], external: /.*/ },
+  'storage-memory': { vellum: ['core'], external: null },
+  'storage-sql': { vellum: ['core'], external: /^(kysely|better-sqlite3|pg|node:.*)$/ },
+  node: { vellum: ['core'], external: /^node:.*$/ },
+  fastify: { vellum: ['core'], external: /^(fastify|fastify-plugin|@fastify\/.*|@sinclair\/typebox.*|fast-xml-parser|node:.*)$/ },
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+function imports(text: string): string[] {
+  const found = [...text.matchAll(/(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]/g), ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)];
+  return found.map((m) => m[1] as string).filter((s) => !s.startsWith('.'));
+}
+
+const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+
+describe('the rule of arrows', () => {
+  for (const [pkg, rule] of Object.entries(ALLOWED)) {
+    const dir = join(repo, 'packages', pkg, 'src');
+    let files: string[] = [];
+    try {
+      files = sources(dir);
+    } catch {
+      continue; // a package that does not exist yet (formats) has nothing to check
+    }
+    it(`${pkg}: imports only what its layer may`, () => {
+      expect(files.length).toBeGreaterThan(0);
+      const offences = files.flatMap((file) =>
+        imports(readFileSync(file, 'utf8'))
+          .filter((spec) => {
+            const vellum = /^@vellum\/([^/]+)/.exec(spec)?.[1];
+            if (vellum !== undefined) return !rule.vellum.includes(vellum);
+            return rule.external === null || !rule.external.test(spec);
+          })
+          .map((spec) => `${relative(repo, file)} imports ${spec}`),
+      );
+      expect(offences).toEqual([]);
+    });
+  }
+
+  it('core uses no Node-only global', () => {
+    const files = sources(join(repo, 'packages', 'core', 'src'));
+    const offences = files.filter((f) => /\b(Buffer|process|require|__dirname)\s*[.(]/.test(withoutComments(readFileSync(f, 'utf8'))));
+    expect(offences.map((f) => relative(repo, f))).toEqual([]);
+  });
+
+  it('notices an offending import (the check can fail)', () => {
+    expect(imports("import { x } from 'kysely';\nimport type { Y } from './y.ts';")).toEqual(['kysely']);
+  });
+});
