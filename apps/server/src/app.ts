@@ -34,6 +34,6 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
       return reply.code(503).send({ code: 'ServiceUnavailable', message: 'Storage is not reachable' });
     }
   });
-  await app.register(vellumPlugin, { services: runtime.services });
+  await app.register(vellumPlugin, { services: runtime.vellum });
   return app;
 }

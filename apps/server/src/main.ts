@@ -22,7 +22,7 @@ async function serve(config: ServerConfig): Promise<void> {
   const runtime = await openRuntime(config, logger);
   await ensureDefaultTenant(runtime, config);
   const app = await buildApp(runtime, config, logger);
-  const flusher = setInterval(() => void runtime.recorder.flush(), config.eventFlushIntervalMs);
+  const flusher = setInterval(() => void runtime.vellum.recorder.flush(), config.eventFlushIntervalMs);
   flusher.unref();
 
   let stopping = false;
@@ -42,8 +42,8 @@ async function serve(config: ServerConfig): Promise<void> {
 
 /** On a database without the single-tenant mode's tenant, creates it and prints its credentials once. */
 async function ensureDefaultTenant(runtime: Runtime, config: ServerConfig): Promise<void> {
-  if (!config.defaultTenant || (await runtime.tenants.findTenant(config.defaultTenant))) return;
-  const created = await runtime.tenants.createTenant({ subdomain: config.defaultTenant, region: 'eu01', name: 'Demo tenant' });
+  if (!config.defaultTenant || (await runtime.vellum.tenants.findTenant(config.defaultTenant))) return;
+  const created = await runtime.vellum.tenants.createTenant({ subdomain: config.defaultTenant, region: 'eu01', name: 'Demo tenant' });
   process.stdout.write('Created the demo tenant. Its admin credentials are shown only this once:\n');
   print(await tenantCredentials(runtime, config, created));
 }
@@ -84,24 +84,24 @@ export async function main(argv: string[]): Promise<number> {
     case 'tenants create': {
       const o = options(rest, ['subdomain', 'region', 'name']);
       const input = { subdomain: required(o, 'subdomain'), region: required(o, 'region'), ...(o.name ? { name: o.name } : {}) };
-      await withRuntime(config, async (rt) => print(await tenantCredentials(rt, config, await rt.tenants.createTenant(input))));
+      await withRuntime(config, async (rt) => print(await tenantCredentials(rt, config, await rt.vellum.tenants.createTenant(input))));
       return 0;
     }
     case 'tenants list':
-      await withRuntime(config, async (rt) => print(await rt.tenants.listTenants(parsePageQuery({ limit: 1000 }))));
+      await withRuntime(config, async (rt) => print(await rt.vellum.tenants.listTenants(parsePageQuery({ limit: 1000 }))));
       return 0;
     case 'clients create': {
       const o = options(rest, ['tenant', 'role', 'name']);
       const input = { subdomain: required(o, 'tenant'), role: required(o, 'role'), ...(o.name ? { name: o.name } : {}) };
       await withRuntime(config, async (rt) => {
-        const created = await rt.tenants.createClient(input);
+        const created = await rt.vellum.tenants.createClient(input);
         print({ ...created.client, clientSecret: created.clientSecret });
       });
       return 0;
     }
     case 'clients list': {
       const o = options(rest, ['tenant']);
-      await withRuntime(config, async (rt) => print(await rt.tenants.listClients(required(o, 'tenant'), parsePageQuery({ limit: 1000 }))));
+      await withRuntime(config, async (rt) => print(await rt.vellum.tenants.listClients(required(o, 'tenant'), parsePageQuery({ limit: 1000 }))));
       return 0;
     }
     default:

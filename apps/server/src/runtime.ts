@@ -1,20 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type Addressing,
-  createAddressing,
-  createAdminAuth,
-  createAnalyticsService,
-  createCustomDomainService,
-  createEventRecorder,
-  createTenantAdmin,
-  type EventRecorder,
-  type Store,
-  type TenantAdmin,
-} from '@vellum/core';
+import { createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import { createScryptHasher, createSealer, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
-import type { VellumServices } from '@vellum/fastify';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { openSqlStore } from '@vellum/storage-sql';
 import type { Logger } from 'pino';
@@ -23,10 +11,7 @@ import type { ServerConfig } from './config.ts';
 /** Everything the server and the CLI share: storage, keys and the use cases built on them. */
 export interface Runtime {
   store: Store;
-  services: VellumServices;
-  tenants: TenantAdmin;
-  addressing: Addressing;
-  recorder: EventRecorder;
+  vellum: Vellum;
   close(): Promise<void>;
 }
 
@@ -65,27 +50,24 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     const hasher = createScryptHasher();
     const sealer = createSealer(masterKey(config, logger));
     const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
-    const addressing = createAddressing(store, {
+    const vellum = createVellum({
+      store,
+      clock,
+      ids,
+      hasher,
+      tokens,
+      dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,
       ...(config.defaultTenant ? { defaultTenant: config.defaultTenant } : {}),
+      adminTokenTtlSeconds: config.adminTokenTtl,
+      onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events'),
     });
-    const recorder = createEventRecorder({ events: store.events, clock, ids, onError: (err) => logger.error({ err }, 'could not write analytic events') });
-    const dns = createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {});
-    const services: VellumServices = {
-      addressing,
-      adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: config.adminTokenTtl }),
-      customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: config.platformDomain }),
-      analytics: createAnalyticsService({ store, events: recorder }),
-    };
     return {
       store,
-      services,
-      tenants: createTenantAdmin({ store, clock, ids, hasher }),
-      addressing,
-      recorder,
+      vellum,
       async close() {
-        await recorder.flush();
+        await vellum.recorder.flush();
         await store.close();
       },
     };
@@ -97,7 +79,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
 
 /** What an operator needs to call a tenant's API: printed by `tenants create` and the first start. */
 export async function tenantCredentials(runtime: Runtime, config: ServerConfig, created: Awaited<ReturnType<TenantAdmin['createTenant']>>) {
-  const tenantUrl = await runtime.addressing.publicOrigin(created.tenant);
+  const tenantUrl = await runtime.vellum.addressing.publicOrigin(created.tenant);
   return {
     tenantId: created.tenant.id,
     tenantUrl,

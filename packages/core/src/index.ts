@@ -69,3 +69,6 @@ export { createEventRecorder, eventDataFor, maskSecrets, withEvents } from './ev
 export type { EventData, EventRecorder, EventRecorderOptions } from './events/recorder.ts';
 export { createAnalyticsService } from './events/service.ts';
 export type { AnalyticsService, EventQuery } from './events/service.ts';
+
+export { createVellum } from './compose.ts';
+export type { Vellum, VellumDeps } from './compose.ts';

@@ -1,18 +1,7 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeTokenSigner } from '@vellum/testing';
-import {
-  createAddressing,
-  createAdminAuth,
-  createAnalyticsService,
-  createCustomDomainService,
-  createEventRecorder,
-  createTenantAdmin,
-  ROLE_PERMISSIONS,
-  type RequestContext,
-  type Role,
-  type Tenant,
-} from '../src/index.ts';
+import { createVellum, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
 
@@ -23,18 +12,17 @@ export function harness() {
   const hasher = fakeHasher();
   const tokens = fakeTokenSigner(clock);
   const dns = fakeDns();
-  const addressing = createAddressing(store, { platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo' });
-  const recorder = createEventRecorder({ events: store.events, clock, ids });
+  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
   return {
     store,
     clock,
     dns,
-    recorder,
-    addressing,
-    tenants: createTenantAdmin({ store, clock, ids, hasher }),
-    auth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: 3600 }),
-    domains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: PLATFORM }),
-    analytics: createAnalyticsService({ store, events: recorder }),
+    recorder: vellum.recorder,
+    addressing: vellum.addressing,
+    tenants: vellum.tenants,
+    auth: vellum.adminAuth,
+    domains: vellum.customDomains,
+    analytics: vellum.analytics,
   };
 }
 

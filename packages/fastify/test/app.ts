@@ -1,14 +1,6 @@
 // Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
-import {
-  createAddressing,
-  createAdminAuth,
-  createAnalyticsService,
-  createCustomDomainService,
-  createEventRecorder,
-  createTenantAdmin,
-  type Role,
-} from '@vellum/core';
+import { createVellum, type Role } from '@vellum/core';
 import { createScryptHasher, createSealer, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
@@ -37,15 +29,9 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
   const sealer = createSealer(new Uint8Array(32).fill(7));
   const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock });
   const dnsServer = await startDnsServer({});
-  const addressing = createAddressing(store, { platformDomain: PLATFORM, publicUrl: 'http://localhost:3000' });
-  const recorder = createEventRecorder({ events: store.events, clock, ids });
-  const services = {
-    addressing,
-    adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: 600 }),
-    customDomains: createCustomDomainService({ store, clock, ids, dns: createDnsResolver({ servers: [dnsServer.address], timeoutMs: 500, tries: 1 }), events: recorder, platformDomain: PLATFORM }),
-    analytics: createAnalyticsService({ store, events: recorder }),
-  };
-  const tenants = createTenantAdmin({ store, clock, ids, hasher });
+  const dns = createDnsResolver({ servers: [dnsServer.address], timeoutMs: 500, tries: 1 });
+  const services = createVellum({ store, clock, ids, hasher, tokens, dns, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
+  const { tenants } = services;
 
   const app = Fastify();
   const prefix = mount === 'prefixed' ? '/issuance' : '';
