@@ -7,6 +7,8 @@ export type {
   DnsResolver,
   EventRepository,
   Ids,
+  KeyManager,
+  KeyRepository,
   PlatformKeyRecord,
   PlatformKeyRepository,
   Repositories,
@@ -72,3 +74,6 @@ export type { AnalyticsService, EventQuery } from './events/service.ts';
 
 export { createVellum } from './compose.ts';
 export type { Vellum, VellumDeps } from './compose.ts';
+
+export { KEY_ALGORITHMS } from './keys/model.ts';
+export type { KeyAlgorithm, ManagedKey, PublicJwk, StoredKey } from './keys/model.ts';

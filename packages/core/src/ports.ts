@@ -3,6 +3,7 @@
 // @vellum/testing asserts exactly what is written here against every Store adapter.
 
 import type { CustomDomain } from './custom-domains/model.ts';
+import type { KeyAlgorithm, ManagedKey, StoredKey } from './keys/model.ts';
 import type { AnalyticEvent, EventFilter } from './events/model.ts';
 import type { PageRequest, Slice } from './shared/pagination.ts';
 import type { AdminClient, LoggingLevel, Tenant } from './tenancy/model.ts';
@@ -63,8 +64,17 @@ export interface PlatformKeyRepository {
   insertIfAbsent(record: PlatformKeyRecord): Promise<PlatformKeyRecord>;
 }
 
+export interface KeyRepository {
+  /** Throws DomainError `Conflict` when the id exists. */
+  insert(key: StoredKey): Promise<void>;
+  get(tenantId: string, id: string): Promise<StoredKey | undefined>;
+  /** Removes the key for good. Returns false when the tenant has no such key. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
 export interface Repositories {
   tenants: TenantRepository;
+  keys: KeyRepository;
   clients: ClientRepository;
   customDomains: CustomDomainRepository;
   events: EventRepository;
@@ -82,6 +92,22 @@ export interface Store extends Repositories {
   /** Resolves when the store can serve queries (readiness); throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Tenants' signing keys. Private keys are created, kept and used inside the adapter and never
+ * leave it; callers see ids and public JWKs.
+ */
+export interface KeyManager {
+  create(tenantId: string, algorithm: KeyAlgorithm): Promise<ManagedKey>;
+  get(tenantId: string, id: string): Promise<ManagedKey | undefined>;
+  /**
+   * Signs `data`: EdDSA for Ed25519 (64 bytes), ECDSA with SHA-256 for P-256 in the IEEE P1363
+   * form JWS and COSE use (r‖s, 64 bytes). Throws DomainError `NotFound` for a destroyed or unknown key.
+   */
+  sign(tenantId: string, id: string, data: Uint8Array): Promise<Uint8Array>;
+  /** Destroys the private key: it can never sign again. False when there is no such key. */
+  destroy(tenantId: string, id: string): Promise<boolean>;
 }
 
 export interface Clock {

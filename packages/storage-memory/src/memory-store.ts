@@ -9,6 +9,7 @@ import {
   type Repositories,
   type Slice,
   type Store,
+  type StoredKey,
   type Tenant,
 } from '@vellum/core';
 
@@ -24,6 +25,7 @@ interface State {
   domains: Map<string, CustomDomain>;
   events: Row<AnalyticEvent>[];
   platformKeys: Map<string, PlatformKeyRecord>;
+  keys: Map<string, StoredKey>;
 }
 
 const emptyState = (): State => ({
@@ -33,6 +35,7 @@ const emptyState = (): State => ({
   domains: new Map(),
   events: [],
   platformKeys: new Map(),
+  keys: new Map(),
 });
 
 // Values go in and out as copies, so a caller can never change stored state by mutating an object.
@@ -140,6 +143,22 @@ function repositories(get: () => State): Repositories {
       },
       async list(tenantId, filter, page) {
         return slice(get().events.filter((r) => r.value.tenantId === tenantId && matches(r.value, filter)), page, 'desc');
+      },
+    },
+    keys: {
+      async insert(key) {
+        const s = get();
+        if (s.keys.has(key.id)) throw conflict('Key id exists');
+        s.keys.set(key.id, copy(key));
+      },
+      async get(tenantId, id) {
+        const k = get().keys.get(id);
+        return k && k.tenantId === tenantId ? copy(k) : undefined;
+      },
+      async delete(tenantId, id) {
+        const s = get();
+        const k = s.keys.get(id);
+        return k !== undefined && k.tenantId === tenantId && s.keys.delete(id);
       },
     },
     platformKeys: {

@@ -115,7 +115,29 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('platform_keys_name_unique').unique().on('platform_keys').column('name').execute();
       },
     },
+
+    '0002_keys': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('keys')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('algorithm', 'text', (c) => c.notNull())
+          .addColumn('public_jwk', 'text', (c) => c.notNull())
+          .addColumn('sealed', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('keys_id_unique').unique().on('keys').column('id').execute();
+        await db.schema.createIndex('keys_tenant_id_seq').on('keys').columns(['tenant_id', 'seq']).execute();
+      },
+    },
   };
+}
+
+/** The names of every migration, in the order they apply. */
+export function migrationNames(): string[] {
+  return Object.keys(migrations('sqlite'));
 }
 
 /** Names the dialect of a Kysely instance from its introspector (a public, dialect-specific class). */

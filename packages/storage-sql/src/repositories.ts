@@ -9,6 +9,7 @@ import { toAnalyticEvent, toAnalyticEventRow } from './analytic-events.table.ts'
 import { toCustomDomain, toCustomDomainRow } from './custom-domains.table.ts';
 import { type Executor, seqOf, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { uniqueViolation } from './errors.ts';
+import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
 import { toTenant, toTenantRow } from './tenants.table.ts';
 
@@ -58,6 +59,20 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       async setLoggingLevel(id, level) {
         const result = await db.updateTable('tenants').set({ logging_level: level }).where('id', '=', id).executeTakeFirst();
         return result.numUpdatedRows > 0n;
+      },
+    },
+
+    keys: {
+      async insert(key) {
+        await refusingDuplicates(db.insertInto('keys').values(toKeyRow(key)).execute(), () => 'Key id exists');
+      },
+      async get(tenantId, id) {
+        const row = await db.selectFrom('keys').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return row && toStoredKey(row);
+      },
+      async delete(tenantId, id) {
+        const result = await db.deleteFrom('keys').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return result.numDeletedRows > 0n;
       },
     },
 

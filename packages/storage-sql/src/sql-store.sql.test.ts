@@ -7,7 +7,7 @@ import { describeStoreContract, makeClient, makeDomain, makeEvent, makeTenant } 
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlStore, createSqlStoreFromKysely, dialectKindOf, migrateToLatest, openSqlStore, type VellumDatabase } from './index.ts';
+import { createSqlStore, createSqlStoreFromKysely, dialectKindOf, migrateToLatest, migrationNames, openSqlStore, type VellumDatabase } from './index.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 
 describe('SQLite', () => {
@@ -48,7 +48,7 @@ describe('SQLite', () => {
   it('migrates idempotently on an embedder’s own Kysely, which then serves as a store', async () => {
     const db = new Kysely<VellumDatabase>({ dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: file('embedded.db'), busyTimeoutMs: 1000 }) }) });
     expect(dialectKindOf(db)).toBe('sqlite');
-    expect(await migrateToLatest(db)).toEqual(['0001_foundation']);
+    expect(await migrateToLatest(db)).toEqual(migrationNames());
     expect(await migrateToLatest(db)).toEqual([]);
     const store = createSqlStoreFromKysely(db, 'sqlite');
     try {
@@ -194,7 +194,7 @@ describe.skipIf(adminUrl === undefined)('PostgreSQL', () => {
     try {
       expect(dialectKindOf(one)).toBe('postgres');
       const applied = await Promise.all([migrateToLatest(one), migrateToLatest(two)]);
-      expect(applied.flat()).toEqual(['0001_foundation']);
+      expect(applied.flat()).toEqual(migrationNames());
       expect(await migrateToLatest(one)).toEqual([]);
     } finally {
       await one.destroy();

@@ -218,6 +218,32 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
     });
 
+    describe('keys', () => {
+      const key = (tenantId: string) => ({
+        id: uuid(),
+        tenantId,
+        algorithm: 'P-256' as const,
+        publicJwk: { kty: 'EC' as const, crv: 'P-256' as const, x: 'xx', y: 'yy' },
+        sealed: 'v1.sealed',
+        createdAt: new Date().toISOString(),
+      });
+
+      it('stores, finds and deletes a key within its tenant only', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        const k = key(a.id);
+        await store.keys.insert(k);
+        expect(await store.keys.get(a.id, k.id)).toEqual(k);
+        expect(await store.keys.get(b.id, k.id)).toBeUndefined();
+        expect(await store.keys.delete(b.id, k.id)).toBe(false);
+        await expectDomainError(store.keys.insert(k), 'Conflict');
+        expect(await store.keys.delete(a.id, k.id)).toBe(true);
+        expect(await store.keys.get(a.id, k.id)).toBeUndefined();
+        expect(await store.keys.delete(a.id, k.id)).toBe(false);
+      });
+    });
+
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {
         const name = unique('key');

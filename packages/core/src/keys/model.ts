@@ -1,0 +1,26 @@
+/** The key types Vellum creates and signs with. */
+export const KEY_ALGORITHMS = ['Ed25519', 'P-256'] as const;
+export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
+
+/** A public key as a JWK (RFC 7517): OKP for Ed25519, EC for P-256. */
+export interface PublicJwk {
+  kty: 'OKP' | 'EC';
+  crv: 'Ed25519' | 'P-256';
+  x: string;
+  y?: string;
+}
+
+/** A key Vellum holds for a tenant. Only the public half ever leaves the KeyManager. */
+export interface ManagedKey {
+  id: string;
+  tenantId: string;
+  algorithm: KeyAlgorithm;
+  publicJwk: PublicJwk;
+  createdAt: string;
+}
+
+/** How a key is stored: its public half, and the private half sealed under the master key. */
+export interface StoredKey extends ManagedKey {
+  /** Encrypted private key; opaque to the store. */
+  sealed: string;
+}
