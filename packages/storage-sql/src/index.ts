@@ -6,6 +6,8 @@ export {
   dialectKindOf,
   // migrateToLatest: brings a database's schema up to date (server start, `vellum migrate`).
   migrateToLatest,
+  // migrationNames: every migration, in the order it applies.
+  migrationNames,
 } from './migrations.ts';
 export {
   // createSqlStore: opens SQLite or PostgreSQL as a Store, leaving the schema alone.
