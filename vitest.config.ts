@@ -11,6 +11,7 @@ export default defineConfig({
       { test: { ...common, name: 'unit', include: ['{packages,apps,tools}/*/src/**/*.test.ts'], exclude: [...common.exclude, ...slow] } },
       { test: { ...common, name: 'sql', include: ['{packages,apps,tools}/*/src/**/*.sql.test.ts'], testTimeout: 30_000 } },
       { test: { ...common, name: 'e2e', include: ['{packages,apps,tools}/*/src/**/*.e2e.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { test: { ...common, name: 'interop', include: ['{packages,apps,tools}/*/src/**/*.interop.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
     ],
   },
 });

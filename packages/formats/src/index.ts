@@ -1,0 +1,2 @@
+// @vellum/formats: one module per credential format. Nothing is exported yet.
+export {};
