@@ -1,0 +1,108 @@
+/** The credential formats Vellum issues (specification 1; `dc+sd-jwt` is a Vellum addition). */
+export const CREDENTIAL_FORMATS = ['mso_mdoc', 'ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const;
+export type CredentialFormat = (typeof CREDENTIAL_FORMATS)[number];
+
+/** API.md §6: the value types an mDoc element can be mapped to. */
+export const MDOC_VALUE_TYPES = ['string', 'number', 'boolean', 'date', 'dateTime'] as const;
+export type MdocValueType = (typeof MDOC_VALUE_TYPES)[number];
+
+/** Where one claim's value comes from (API.md §6). */
+export interface ClaimMapping {
+  /** A dotted path into the user object `{ claims, authenticationProvider }`. */
+  mapFrom?: string;
+  required?: boolean;
+  defaultValue?: unknown;
+  /** mDocs only: how the value is typed in CBOR. */
+  type?: MdocValueType;
+}
+
+/** mDocs: namespace → element → mapping. Other formats: claim → mapping. */
+export type MdocClaimMappings = Record<string, Record<string, ClaimMapping>>;
+export type FlatClaimMappings = Record<string, ClaimMapping>;
+
+/** A calendar-free duration; years count 365 days and months 30 (ISO 8601 nominal lengths). */
+export interface Duration {
+  years?: number;
+  months?: number;
+  weeks?: number;
+  days?: number;
+  hours?: number;
+  minutes?: number;
+  seconds?: number;
+}
+
+/** Issuer-facing display of a credential (specification 2.7 `credential_metadata.display`). */
+export interface CredentialDisplay {
+  name: string;
+  locale?: string;
+  logo?: { uri: string; alt_text?: string };
+  background_color?: string;
+  text_color?: string;
+}
+
+/** A localised label of a claim. */
+export interface ClaimLabel {
+  name: string;
+  locale?: string;
+}
+
+/** Labels per claim, nested like the claim mappings (mDocs: namespace → element → labels). */
+export type ClaimDisplay = Record<string, ClaimLabel[] | Record<string, ClaimLabel[]>>;
+
+/** Linked-data and CWT issuers: who signs and how they are shown. */
+export interface IssuerProfile {
+  /** Pins the signing DID; otherwise the most recent suitable DID signs. */
+  id?: string;
+  name?: string;
+  logoUrl?: string;
+  iconUrl?: string;
+}
+
+interface ConfigurationBase {
+  id: string;
+  tenantId: string;
+  /** Unique per format within a tenant; for mDocs it is the docType. */
+  type: string;
+  name?: string;
+  description?: string;
+  expiresIn: Duration;
+  claimSourceId?: string;
+  display?: CredentialDisplay[];
+  claimDisplay?: ClaimDisplay;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MdocConfiguration extends ConfigurationBase {
+  format: 'mso_mdoc';
+  claimMappings: MdocClaimMappings;
+  /** Put a status list entry in every credential issued. */
+  includeStatus: boolean;
+}
+
+export interface LdpVcConfiguration extends ConfigurationBase {
+  format: 'ldp_vc';
+  claimMappings: FlatClaimMappings;
+  issuer: IssuerProfile & { name: string };
+  contexts?: string[];
+  additionalTypes?: string[];
+  proofType: 'Ed25519Signature2018' | 'Ed25519Signature2020';
+  credentialBranding?: { backgroundColor?: string; watermarkImageUrl?: string };
+  revocable: boolean;
+}
+
+export interface CwtConfiguration extends ConfigurationBase {
+  format: 'cwt' | 'cwt_vc';
+  claimMappings: FlatClaimMappings;
+  issuer?: IssuerProfile;
+  revocable: boolean;
+}
+
+export interface SdJwtConfiguration extends ConfigurationBase {
+  format: 'dc+sd-jwt';
+  claimMappings: FlatClaimMappings;
+  issuer?: IssuerProfile;
+}
+
+/** A credential configuration (API.md §6): what an issuer issues, in one format. */
+export type CredentialConfiguration = MdocConfiguration | LdpVcConfiguration | CwtConfiguration | SdJwtConfiguration;
