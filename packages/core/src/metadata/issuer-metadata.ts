@@ -1,0 +1,169 @@
+import type { ClaimLabel, CredentialConfiguration, CredentialDisplay } from '../configurations/model.ts';
+
+/** The parts of the issuance protocol that are live; metadata advertises exactly these. */
+export interface IssuanceFeatures {
+  /** Pre-authorized Code grant at the token endpoint. */
+  preAuthorizedCode: boolean;
+  /** Authorization Code flow (authorize endpoint, PKCE). */
+  authorizationCode: boolean;
+  /** The credential, nonce and notification endpoints. */
+  credentialEndpoint: boolean;
+  /** The tenant's JWKS for access tokens. */
+  jwks: boolean;
+  credentialResponseEncryption?: { alg_values_supported: string[]; enc_values_supported: string[]; encryption_required: boolean };
+  credentialRequestEncryption?: { jwks: { keys: Record<string, unknown>[] }; enc_values_supported: string[]; encryption_required: boolean };
+}
+
+/** Paths of the endpoints under a tenant origin (API.md §9, specification 4). */
+export const ISSUER_PATHS = {
+  authorization: '/v1/oauth/authorize',
+  token: '/v1/oauth/token',
+  par: '/v1/oauth/par',
+  credential: '/v1/openid/credential',
+  nonce: '/v1/openid/nonce',
+  notification: '/v1/openid/notification',
+  jwks: '/.well-known/jwks.json',
+  iacas: '/v2/credentials/mobile/iacas',
+} as const;
+
+export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+const VC_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
+const ES256 = -7; // COSE algorithm identifier
+
+/** The scope a configuration is requested by: `<format>:<type>` (specification 2.5, 2.7). */
+export function scopeOf(c: Pick<CredentialConfiguration, 'format' | 'type'>): string {
+  return `${c.format}:${c.type}`;
+}
+
+interface ClaimDescription {
+  path: string[];
+  mandatory: boolean;
+  display?: ClaimLabel[];
+}
+
+/** Claim descriptions with each format's path convention (specification 2.7). */
+function claimsOf(c: CredentialConfiguration): ClaimDescription[] {
+  const describe = (path: string[], required: boolean | undefined, labels: unknown): ClaimDescription => ({
+    path,
+    mandatory: required === true,
+    ...(Array.isArray(labels) && labels.length > 0 ? { display: labels as ClaimLabel[] } : {}),
+  });
+  if (c.format === 'mso_mdoc') {
+    return Object.entries(c.claimMappings).flatMap(([ns, elements]) =>
+      Object.entries(elements).map(([el, m]) => describe([ns, el], m.required, (c.claimDisplay?.[ns] as Record<string, ClaimLabel[]> | undefined)?.[el])),
+    );
+  }
+  const prefix = c.format === 'ldp_vc' ? ['credentialSubject'] : c.format === 'cwt_vc' ? ['vc', 'credentialSubject'] : [];
+  return Object.entries(c.claimMappings).map(([claim, m]) => describe([...prefix, claim], m.required, c.claimDisplay?.[claim]));
+}
+
+function displayOf(c: CredentialConfiguration): CredentialDisplay[] {
+  if (c.display && c.display.length > 0) return c.display;
+  return c.name ? [{ name: c.name }] : [];
+}
+
+/** One entry of `credential_configurations_supported` (specification 2.7). */
+export function configurationMetadata(c: CredentialConfiguration): Record<string, unknown> {
+  const common = {
+    format: c.format,
+    id: c.id,
+    scope: scopeOf(c),
+  };
+  const metadata = { credential_metadata: { display: displayOf(c), claims: claimsOf(c) } };
+  switch (c.format) {
+    case 'mso_mdoc':
+      return {
+        ...common,
+        doctype: c.type,
+        credential_signing_alg_values_supported: [ES256],
+        cryptographic_binding_methods_supported: ['cose_key'],
+        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+        ...metadata,
+      };
+    case 'ldp_vc':
+      return {
+        ...common,
+        credential_definition: { '@context': [VC_CONTEXT, ...(c.contexts ?? [])], type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])] },
+        credential_signing_alg_values_supported: [c.proofType],
+        cryptographic_binding_methods_supported: ['did:key'],
+        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
+        ...metadata,
+      };
+    case 'cwt_vc':
+      return {
+        ...common,
+        types: ['VerifiableCredential', c.type],
+        credential_signing_alg_values_supported: [ES256],
+        cryptographic_binding_methods_supported: ['did:key'],
+        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
+        ...metadata,
+      };
+    case 'cwt':
+      return {
+        ...common,
+        type: c.type,
+        credential_signing_alg_values_supported: [ES256],
+        cryptographic_binding_methods_supported: ['did:key'],
+        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
+        ...metadata,
+      };
+    case 'dc+sd-jwt':
+      return {
+        ...common,
+        vct: c.type,
+        credential_signing_alg_values_supported: ['ES256'],
+        cryptographic_binding_methods_supported: ['jwk'],
+        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
+        ...metadata,
+      };
+  }
+}
+
+/** The deprecated draft-13 `credentials_supported` entry (specification 2.7, 9.4). */
+function legacyEntry(c: CredentialConfiguration): Record<string, unknown> {
+  const base = { format: c.format, id: c.id, scope: scopeOf(c) };
+  switch (c.format) {
+    case 'mso_mdoc':
+      return { ...base, doctype: c.type, cryptographic_binding_methods_supported: ['mso'], cryptographic_suites_supported: ['ES256'] };
+    case 'ldp_vc':
+      return {
+        ...base,
+        '@context': [VC_CONTEXT, ...(c.contexts ?? [])],
+        type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])],
+        credentialSubject: Object.fromEntries(Object.keys(c.claimMappings).map((k) => [k, {}])),
+        cryptographic_binding_methods_supported: ['did:key'],
+        cryptographic_suites_supported: [c.proofType],
+      };
+    default:
+      return { ...base, type: c.type, cryptographic_binding_methods_supported: c.format === 'dc+sd-jwt' ? ['jwk'] : ['did:key'], cryptographic_suites_supported: ['ES256'] };
+  }
+}
+
+/**
+ * The credential issuer metadata of a tenant as seen from `origin` (specification 2.7, OpenID4VCI
+ * 1.0 §12.2), advertising only the features that are live.
+ */
+export function buildIssuerMetadata(origin: string, configurations: readonly CredentialConfiguration[], features: IssuanceFeatures): Record<string, unknown> {
+  const at = (path: string) => `${origin}${path}`;
+  const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
+  return {
+    issuer: origin,
+    credential_issuer: origin,
+    ...(features.authorizationCode ? { authorization_endpoint: at(ISSUER_PATHS.authorization) } : {}),
+    ...(grants.length > 0 ? { token_endpoint: at(ISSUER_PATHS.token) } : {}),
+    ...(features.jwks ? { jwks_uri: at(ISSUER_PATHS.jwks) } : {}),
+    ...(features.credentialEndpoint
+      ? { credential_endpoint: at(ISSUER_PATHS.credential), nonce_endpoint: at(ISSUER_PATHS.nonce), notification_endpoint: at(ISSUER_PATHS.notification) }
+      : {}),
+    mdoc_iacas_uri: at(ISSUER_PATHS.iacas),
+    scopes_supported: configurations.map(scopeOf),
+    ...(features.authorizationCode
+      ? { response_types_supported: ['code'], response_modes_supported: ['query'], code_challenge_methods_supported: ['S256'] }
+      : {}),
+    grant_types_supported: grants,
+    credentials_supported: configurations.map(legacyEntry),
+    credential_configurations_supported: Object.fromEntries(configurations.map((c) => [c.id, configurationMetadata(c)])),
+    ...(features.credentialResponseEncryption ? { credential_response_encryption: features.credentialResponseEncryption } : {}),
+    ...(features.credentialRequestEncryption ? { credential_request_encryption: features.credentialRequestEncryption } : {}),
+  };
+}
