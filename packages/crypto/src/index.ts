@@ -8,3 +8,23 @@ export { createSealer, parseMasterKey } from './sealer.ts';
 export type { Sealer } from './sealer.ts';
 export { createKeyManager } from './key-manager.ts';
 export type { KeyManagerOptions } from './key-manager.ts';
+
+// X.509 for mDocs (ISO/IEC 18013-5 Annex B): IACAs, document signers, CSRs and CRLs.
+/** Creates a self-signed IACA certificate (Annex B profile) signed through a held key. */
+export { createIacaCertificate } from './x509/certificates.ts';
+/** Creates a document signer certificate issued by a held IACA key (Annex B profile). */
+export { createDocumentSignerCertificate } from './x509/certificates.ts';
+/** Creates a PKCS#10 request for a document signer key, for an IACA Vellum does not hold. */
+export { createCsr } from './x509/certificates.ts';
+/** Creates an IACA's CRL (DER) listing revoked document signers. */
+export { createCrl } from './x509/certificates.ts';
+export { DOCUMENT_SIGNER_MAX_VALIDITY_DAYS, IACA_MAX_VALIDITY_YEARS, MDL_DOCUMENT_SIGNER_EKU } from './x509/certificates.ts';
+export type { CreateCrlInput, CreateCsrInput, CreateDocumentSignerCertificateInput, CreateIacaCertificateInput, EncodedCertificate, RevokedCertificate } from './x509/certificates.ts';
+/** Reads a PEM or DER certificate into the fields Vellum shows and checks. */
+export { parseCertificate } from './x509/parse.ts';
+/** Tells whether one certificate was issued (and signed) by another. */
+export { verifyIssuedBy } from './x509/parse.ts';
+export type { CertificatePublicJwk, ParsedCertificate } from './x509/parse.ts';
+/** Adapts a KeyManager-held P-256 key into the signing key the certificate functions take. */
+export { managedSigningKey } from './x509/signing.ts';
+export type { CertificateSigningKey, Es256Sign } from './x509/signing.ts';
