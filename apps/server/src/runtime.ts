@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
-import { createScryptHasher, createSealer, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
+import { createKeyManager, createScryptHasher, createSealer, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
+import { createLinkedDataSigner } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { openSqlStore } from '@vellum/storage-sql';
 import type { Logger } from 'pino';
@@ -50,12 +51,17 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
     const hasher = createScryptHasher();
     const sealer = createSealer(masterKey(config, logger));
     const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
+    // Tenants' keys are sealed under the same master key as the platform key: a master key that
+    // cannot open the stored platform key has already stopped the start above.
+    const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
     const vellum = createVellum({
       store,
       clock,
       ids,
       hasher,
       tokens,
+      keys,
+      linkedDataSigner: createLinkedDataSigner({ keys }),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

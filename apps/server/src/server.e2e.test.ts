@@ -145,6 +145,24 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(events.json().data[0]).toMatchObject({ requestIp: '127.0.0.1', clientId: creds.clientId });
   });
 
+  it.skipIf(skip)('creates DIDs, serves the did:web document and the DID configuration, and deletes a DID (API.md §5)', async () => {
+    const auth = { authorization: `Bearer ${await token()}` };
+    const key = await http(server.port, 'POST', '/v1/dids', { host, headers: auth, body: { method: 'key', options: { keyType: 'P-256' } } });
+    expect(key.status, key.text).toBe(201);
+    const web = await http(server.port, 'POST', '/v1/dids', { host, headers: auth, body: { method: 'web', options: { url: host } } });
+    expect(web.status, web.text).toBe(201);
+    expect((await http(server.port, 'GET', '/.well-known/did.json', { host })).json()).toEqual(web.json().localMetadata.initialDidDocument);
+    const configuration = (await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json();
+    expect(configuration.entries.map((e: { issuer: string; proof: { type: string } }) => [e.issuer, e.proof.type])).toEqual([
+      [key.json().did, 'JsonWebSignature2020'],
+      [web.json().did, 'Ed25519Signature2018'],
+    ]);
+    expect((await http(server.port, 'DELETE', `/v1/dids/${encodeURIComponent(key.json().did)}`, { host, headers: auth })).status).toBe(204);
+    expect((await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json().entries.map((e: { issuer: string }) => e.issuer)).toEqual([web.json().did]);
+    const listed = (await http(server.port, 'GET', '/v1/dids', { host, headers: auth })).json();
+    expect(listed.data.map((d: { did: string }) => d.did)).toEqual([web.json().did]);
+  });
+
   it.skipIf(skip)('answers bad input with the right status and error body, never a 5xx', async () => {
     const auth = { authorization: `Bearer ${await token()}` };
     const issuer = JSON.parse(cli(['clients', 'create', '--tenant', 'acme', '--role', 'auditor'], env).stdout);

@@ -4,11 +4,17 @@ export type {
   ClientRepository,
   Clock,
   CustomDomainRepository,
+  DidRepository,
+  DidStamp,
   DnsResolver,
   EventRepository,
   Ids,
   KeyManager,
   KeyRepository,
+  LinkedDataProof,
+  LinkedDataProofType,
+  LinkedDataSignInput,
+  LinkedDataSigner,
   PlatformKeyRecord,
   PlatformKeyRepository,
   Repositories,
@@ -63,6 +69,21 @@ export { checkCustomDomainInput, normaliseDomain } from './custom-domains/rules.
 export type { CustomDomainInput } from './custom-domains/rules.ts';
 export { createCustomDomainService, customDomainView } from './custom-domains/service.ts';
 export type { CustomDomainDeps, CustomDomainService, CustomDomainView } from './custom-domains/service.ts';
+
+export { DID_METHODS } from './dids/model.ts';
+export type { DidDocument, DidKey, DidMethod, DidRecord, VerificationMethod } from './dids/model.ts';
+export { didKeyOf, keyFingerprint, parseDidKey, publicKeyBytes } from './dids/did-key.ts';
+export type { DecodedDidKey } from './dids/did-key.ts';
+export { didWebOf, MAX_DID_WEB_PATH_SEGMENTS, parseDidWebUrl } from './dids/did-web.ts';
+export type { DidWebLocation } from './dids/did-web.ts';
+export { base58btcDecode, base58btcEncode } from './dids/multibase.ts';
+export { DID_CONTEXT_V1, didDocumentOf, ED25519_2018_CONTEXT_V1, JWS_2020_CONTEXT_V1 } from './dids/documents.ts';
+export { checkCreateDidInput, checkDidParam } from './dids/rules.ts';
+export type { CreateDidInput } from './dids/rules.ts';
+export { createDidService, didView } from './dids/service.ts';
+export type { CreatedDidView, DidDeps, DidLocalMetadata, DidService, DidView } from './dids/service.ts';
+export { createDidConfigurationService, CREDENTIALS_CONTEXT_V1, DID_CONFIGURATION_CONTEXT } from './dids/configuration.ts';
+export type { DidConfiguration, DidConfigurationDeps, DidConfigurationService, DomainLinkageCredential } from './dids/configuration.ts';
 
 export { EVENT_OUTCOMES, EVENT_PREFIXES } from './events/catalogue.ts';
 export type { EventOutcome, EventPrefix } from './events/catalogue.ts';

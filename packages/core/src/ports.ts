@@ -3,6 +3,7 @@
 // @vellum/testing asserts exactly what is written here against every Store adapter.
 
 import type { CustomDomain } from './custom-domains/model.ts';
+import type { DidRecord } from './dids/model.ts';
 import type { KeyAlgorithm, ManagedKey, StoredKey } from './keys/model.ts';
 import type { AnalyticEvent, EventFilter } from './events/model.ts';
 import type { PageRequest, Slice } from './shared/pagination.ts';
@@ -72,9 +73,32 @@ export interface KeyRepository {
   delete(tenantId: string, id: string): Promise<boolean>;
 }
 
+/** Which DIDs a tenant holds, without their keys. */
+export interface DidStamp {
+  did: string;
+  /** Opaque; differs between a DID and the same DID deleted and created again. */
+  revision: string;
+}
+
+export interface DidRepository {
+  /** Throws DomainError `Conflict` when the tenant already holds this DID. */
+  insert(record: DidRecord): Promise<void>;
+  get(tenantId: string, did: string): Promise<DidRecord | undefined>;
+  /** The tenant's DIDs in creation order. */
+  list(tenantId: string, page: PageRequest): Promise<Slice<DidRecord>>;
+  /**
+   * Every DID of the tenant in creation order, as stamps only: a cheap read for hot public
+   * endpoints, to learn whether any DID has come, gone or been created again since a full read.
+   */
+  listStamps(tenantId: string): Promise<DidStamp[]>;
+  /** Returns false when the tenant has no such DID. */
+  delete(tenantId: string, did: string): Promise<boolean>;
+}
+
 export interface Repositories {
   tenants: TenantRepository;
   keys: KeyRepository;
+  dids: DidRepository;
   clients: ClientRepository;
   customDomains: CustomDomainRepository;
   events: EventRepository;
@@ -108,6 +132,43 @@ export interface KeyManager {
   sign(tenantId: string, id: string, data: Uint8Array): Promise<Uint8Array>;
   /** Destroys the private key: it can never sign again. False when there is no such key. */
   destroy(tenantId: string, id: string): Promise<boolean>;
+}
+
+/** The Linked Data proof suites Vellum signs with. */
+export type LinkedDataProofType = 'Ed25519Signature2018' | 'JsonWebSignature2020';
+
+/** A Linked Data proof with a detached JWS (the 2018 and 2020 JWS-based suites). */
+export interface LinkedDataProof {
+  type: LinkedDataProofType;
+  created: string;
+  verificationMethod: string;
+  proofPurpose: string;
+  jws: string;
+}
+
+export interface LinkedDataSignInput {
+  tenantId: string;
+  /** The KeyManager id of the signing key. */
+  keyId: string;
+  type: LinkedDataProofType;
+  /** The DID URL of the key, as the proof names it. */
+  verificationMethod: string;
+  proofPurpose: 'assertionMethod' | 'authentication';
+  /** An xsd:dateTime, e.g. `2026-05-01T12:00:00Z`. */
+  created: string;
+  /** A JSON-LD document without a proof; every context it names must be one the signer bundles. */
+  document: Record<string, unknown>;
+}
+
+/**
+ * Signs JSON-LD documents with Linked Data proofs: URDNA2015 canonicalisation of the proof options
+ * and of the document, then a detached JWS made inside the KeyManager. Contexts come from the
+ * signer's own bundle; it never fetches one. Throws DomainError `NotFound` when the key is destroyed
+ * or unknown; an unknown context or a term no context defines is a plain Error (a bug of the caller).
+ */
+export interface LinkedDataSigner {
+  /** Returns the document with its `proof`. */
+  sign(input: LinkedDataSignInput): Promise<Record<string, unknown> & { proof: LinkedDataProof }>;
 }
 
 export interface Clock {

@@ -1,6 +1,6 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeTokenSigner } from '@vellum/testing';
+import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeTokenSigner } from '@vellum/testing';
 import { createVellum, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
@@ -12,17 +12,23 @@ export function harness() {
   const hasher = fakeHasher();
   const tokens = fakeTokenSigner(clock);
   const dns = fakeDns();
-  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
+  const keys = fakeKeyManager({ clock });
+  const linkedDataSigner = fakeLinkedDataSigner(keys);
+  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
   return {
     store,
     clock,
     dns,
+    keys,
+    signer: linkedDataSigner,
     recorder: vellum.recorder,
     addressing: vellum.addressing,
     tenants: vellum.tenants,
     auth: vellum.adminAuth,
     domains: vellum.customDomains,
     analytics: vellum.analytics,
+    dids: vellum.dids,
+    didConfiguration: vellum.didConfiguration,
   };
 }
 

@@ -6,6 +6,8 @@ import { addTenantHooks } from './context.ts';
 import { handleError, sendError } from './errors.ts';
 import { adminTokenRoutes } from './routes/admin-token.ts';
 import { customDomainRoutes } from './routes/custom-domain.ts';
+import { didRoutes } from './routes/dids.ts';
+import { publicDidRoutes } from './routes/dids-public.ts';
 import { eventRoutes } from './routes/events.ts';
 import type { VellumServices } from './services.ts';
 
@@ -32,6 +34,8 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
   await app.register(async (tenantScope) => {
     addTenantHooks(tenantScope, services);
     await tenantScope.register(customDomainRoutes, { services });
+    await tenantScope.register(didRoutes, { services });
+    await tenantScope.register(publicDidRoutes, { services });
     await tenantScope.register(eventRoutes, { services });
   });
 };

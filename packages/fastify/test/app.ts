@@ -1,10 +1,10 @@
 // Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
-import { createVellum, type Role } from '@vellum/core';
-import { createScryptHasher, createSealer, loadPlatformTokenSigner } from '@vellum/crypto';
+import { createVellum, type KeyManager, type Role } from '@vellum/core';
+import { createKeyManager, createScryptHasher, createSealer, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { startDnsServer } from '@vellum/testing';
+import { fakeLinkedDataSigner, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { vellumPlugin } from '../src/index.ts';
 
@@ -12,6 +12,8 @@ export const PLATFORM = 'vellum.test';
 
 export interface TestApp {
   app: FastifyInstance;
+  /** The KeyManager behind the app, to check what happens to keys. */
+  keys: KeyManager;
   /** Path prefix the plugin is mounted under ('' when standalone). */
   prefix: string;
   zone: Record<string, string[] | 'servfail'>;
@@ -30,7 +32,10 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
   const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock });
   const dnsServer = await startDnsServer({});
   const dns = createDnsResolver({ servers: [dnsServer.address], timeoutMs: 500, tries: 1 });
-  const services = createVellum({ store, clock, ids, hasher, tokens, dns, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
+  const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
+  // Real keys; the Linked Data signatures themselves are proven against others' verifiers in tools/interop.
+  const linkedDataSigner = fakeLinkedDataSigner(keys);
+  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
   const { tenants } = services;
 
   const app = Fastify();
@@ -48,6 +53,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
   const created = new Map<string, string>();
   return {
     app,
+    keys,
     prefix,
     zone: dnsServer.zone,
     hostOf,

@@ -3,6 +3,7 @@ import {
   type AnalyticEvent,
   conflict,
   type CustomDomain,
+  type DidRecord,
   type EventFilter,
   type PageRequest,
   type PlatformKeyRecord,
@@ -26,6 +27,8 @@ interface State {
   events: Row<AnalyticEvent>[];
   platformKeys: Map<string, PlatformKeyRecord>;
   keys: Map<string, StoredKey>;
+  /** By `${tenantId} ${did}`. */
+  dids: Map<string, Row<DidRecord>>;
 }
 
 const emptyState = (): State => ({
@@ -36,6 +39,7 @@ const emptyState = (): State => ({
   events: [],
   platformKeys: new Map(),
   keys: new Map(),
+  dids: new Map(),
 });
 
 // Values go in and out as copies, so a caller can never change stored state by mutating an object.
@@ -159,6 +163,27 @@ function repositories(get: () => State): Repositories {
         const s = get();
         const k = s.keys.get(id);
         return k !== undefined && k.tenantId === tenantId && s.keys.delete(id);
+      },
+    },
+    dids: {
+      async insert(record) {
+        const s = get();
+        const key = `${record.tenantId} ${record.did}`;
+        if (s.dids.has(key)) throw conflict('The tenant already has this DID');
+        s.dids.set(key, { seq: next(), value: copy(record) });
+      },
+      async get(tenantId, did) {
+        const r = get().dids.get(`${tenantId} ${did}`);
+        return r && copy(r.value);
+      },
+      async list(tenantId, page) {
+        return slice([...get().dids.values()].filter((r) => r.value.tenantId === tenantId), page);
+      },
+      async delete(tenantId, did) {
+        return get().dids.delete(`${tenantId} ${did}`);
+      },
+      async listStamps(tenantId) {
+        return [...get().dids.values()].filter((r) => r.value.tenantId === tenantId).map((r) => ({ did: r.value.did, revision: String(r.seq) }));
       },
     },
     platformKeys: {

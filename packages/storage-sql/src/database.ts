@@ -4,6 +4,7 @@ import type { ColumnType, Kysely } from 'kysely';
 import type { AdminClientsTable } from './admin-clients.table.ts';
 import type { AnalyticEventsTable } from './analytic-events.table.ts';
 import type { CustomDomainsTable } from './custom-domains.table.ts';
+import type { DidsTable } from './dids.table.ts';
 import type { KeysTable } from './keys.table.ts';
 import type { PlatformKeysTable } from './platform-keys.table.ts';
 import type { TenantsTable } from './tenants.table.ts';
@@ -19,6 +20,7 @@ export interface VellumDatabase {
   analytic_events: AnalyticEventsTable;
   platform_keys: PlatformKeysTable;
   keys: KeysTable;
+  dids: DidsTable;
 }
 
 /** A Kysely instance or a transaction on it: repositories run on either. */

@@ -132,6 +132,24 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('keys_tenant_id_seq').on('keys').columns(['tenant_id', 'seq']).execute();
       },
     },
+
+    '0003_dids': {
+      async up(db: Kysely<any>) {
+        // A DID is unique within its tenant, not globally: a did:web names a host, and a custom
+        // domain released by one tenant may later be verified by another.
+        await db.schema
+          .createTable('dids')
+          .addColumn('seq', seqType, seq)
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('did', 'text', (c) => c.notNull())
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('keys', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('dids_tenant_id_did_unique').unique().on('dids').columns(['tenant_id', 'did']).execute();
+        await db.schema.createIndex('dids_tenant_id_seq').on('dids').columns(['tenant_id', 'seq']).execute();
+      },
+    },
   };
 }
 

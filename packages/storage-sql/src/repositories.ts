@@ -8,6 +8,7 @@ import { toAdminClient, toAdminClientRow } from './admin-clients.table.ts';
 import { toAnalyticEvent, toAnalyticEventRow } from './analytic-events.table.ts';
 import { toCustomDomain, toCustomDomainRow } from './custom-domains.table.ts';
 import { type Executor, seqOf, type SqlDialectKind, toSqlBoolean } from './database.ts';
+import { toDidRecord, toDidRow } from './dids.table.ts';
 import { uniqueViolation } from './errors.ts';
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
@@ -73,6 +74,30 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       async delete(tenantId, id) {
         const result = await db.deleteFrom('keys').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
         return result.numDeletedRows > 0n;
+      },
+    },
+
+    dids: {
+      async insert(record) {
+        await refusingDuplicates(db.insertInto('dids').values(toDidRow(record)).execute(), () => 'The tenant already has this DID');
+      },
+      async get(tenantId, did) {
+        const row = await db.selectFrom('dids').selectAll().where('tenant_id', '=', tenantId).where('did', '=', did).executeTakeFirst();
+        return row && toDidRecord(row);
+      },
+      async list(tenantId, page) {
+        let query = db.selectFrom('dids').selectAll().where('tenant_id', '=', tenantId);
+        if (page.after !== undefined) query = query.where('seq', '>', page.after);
+        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toDidRecord);
+      },
+      async delete(tenantId, did) {
+        const result = await db.deleteFrom('dids').where('tenant_id', '=', tenantId).where('did', '=', did).executeTakeFirst();
+        return result.numDeletedRows > 0n;
+      },
+      async listStamps(tenantId) {
+        // The row's position in creation order is its revision: a DID created again gets a new row.
+        const rows = await db.selectFrom('dids').select(['did', 'seq']).where('tenant_id', '=', tenantId).orderBy('seq').execute();
+        return rows.map((r) => ({ did: r.did, revision: String(r.seq) }));
       },
     },
 

@@ -1,4 +1,5 @@
-import type { Clock, DnsResolver, Ids, SecretHasher, TokenSigner, TxtLookup } from '@vellum/core';
+import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { DomainError, type Clock, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
 
 /** A clock that stands still until told to move. */
 export interface FakeClock extends Clock {
@@ -73,4 +74,60 @@ export function fakeDns(records: Record<string, string[] | Error> = {}): DnsReso
       return r && r.length > 0 ? { status: 'found', records: r } : { status: 'none' };
     },
   };
+}
+
+/**
+ * A KeyManager that keeps real Ed25519 and P-256 keys in memory, unsealed: for tests of the core.
+ * It signs as the real one does (EdDSA, or P-256 ECDSA in P1363 form) and refuses destroyed keys.
+ */
+export function fakeKeyManager(options: { ids?: Ids; clock?: Clock } = {}): KeyManager & { count(tenantId: string): number } {
+  const ids = options.ids ?? fakeIds(5000);
+  const clock = options.clock ?? fakeClock();
+  const held = new Map<string, { key: ManagedKey; privateKey: KeyObject }>();
+  const find = (tenantId: string, id: string) => {
+    const hit = held.get(id);
+    return hit && hit.key.tenantId === tenantId ? hit : undefined;
+  };
+  return {
+    async create(tenantId, algorithm) {
+      const pair = algorithm === 'Ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const jwk = pair.publicKey.export({ format: 'jwk' });
+      const publicJwk: PublicJwk = algorithm === 'Ed25519' ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string } : { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
+      const key: ManagedKey = { id: ids.uuid(), tenantId, algorithm, publicJwk, createdAt: clock.now().toISOString() };
+      held.set(key.id, { key, privateKey: pair.privateKey });
+      return { ...key };
+    },
+    async get(tenantId, id) {
+      const hit = find(tenantId, id);
+      return hit && { ...hit.key };
+    },
+    async sign(tenantId, id, data) {
+      const hit = find(tenantId, id);
+      if (!hit) throw new DomainError('NotFound', 'The signing key does not exist or was destroyed');
+      const signature = hit.key.algorithm === 'Ed25519' ? sign(null, data, hit.privateKey) : sign('sha256', data, { key: hit.privateKey, dsaEncoding: 'ieee-p1363' });
+      return new Uint8Array(signature);
+    },
+    async destroy(tenantId, id) {
+      return find(tenantId, id) !== undefined && held.delete(id);
+    },
+    count: (tenantId) => [...held.values()].filter((h) => h.key.tenantId === tenantId).length,
+  };
+}
+
+/**
+ * A LinkedDataSigner for tests of the core: it signs the JSON of the document and proof options
+ * through the KeyManager (so a destroyed key fails as it would for real) without JSON-LD
+ * canonicalisation, and counts its calls. Its proofs verify with nothing but itself.
+ */
+export function fakeLinkedDataSigner(keys: KeyManager): LinkedDataSigner & { calls: number } {
+  const signer = {
+    calls: 0,
+    async sign(input: Parameters<LinkedDataSigner['sign']>[0]) {
+      signer.calls += 1;
+      const proof = { type: input.type, created: input.created, verificationMethod: input.verificationMethod, proofPurpose: input.proofPurpose };
+      const signature = await keys.sign(input.tenantId, input.keyId, new TextEncoder().encode(JSON.stringify([input.document, proof])));
+      return { ...input.document, proof: { ...proof, jws: `fake..${Buffer.from(signature).toString('base64url')}` } };
+    },
+  };
+  return signer;
 }

@@ -1,5 +1,6 @@
-export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeTokenSigner } from './fakes.ts';
+export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeTokenSigner } from './fakes.ts';
 export type { FakeClock } from './fakes.ts';
-export { describeStoreContract, makeClient, makeDomain, makeEvent, makeTenant } from './store-contract.ts';
+export { describeStoreContract, makeClient, makeDid, makeDomain, makeEvent, makeTenant } from './store-contract.ts';
 export { startDnsServer } from './dns-server.ts';
+export { DIF_DOMAIN_LINKAGE_CREDENTIAL } from './vectors.ts';
 export type { DnsTestServer } from './dns-server.ts';

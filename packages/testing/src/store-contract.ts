@@ -1,4 +1,4 @@
-import { type AdminClient, type AnalyticEvent, type CustomDomain, DomainError, type Store, type Tenant } from '@vellum/core';
+import { type AdminClient, type AnalyticEvent, type CustomDomain, type DidRecord, DomainError, type Store, type Tenant } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let counter = 0;
@@ -17,6 +17,21 @@ export function makeClient(tenantId: string, over: Partial<AdminClient> = {}): A
 export function makeDomain(tenantId: string, over: Partial<CustomDomain> = {}): CustomDomain {
   const now = new Date().toISOString();
   return { tenantId, domain: `${unique('d')}.example.com`, verificationToken: unique('v'), isVerified: false, createdAt: now, updatedAt: now, ...over };
+}
+
+export function makeDid(tenantId: string, over: Partial<DidRecord> = {}): DidRecord {
+  const did = over.did ?? `did:web:${unique('h')}.example.com:issuers`;
+  return {
+    tenantId,
+    did,
+    method: 'web',
+    keys: [
+      { didDocumentKeyId: `${did}#z6Mk1`, kmsKeyId: uuid(), algorithm: 'Ed25519', publicJwk: { kty: 'OKP', crv: 'Ed25519', x: 'xx' } },
+      { didDocumentKeyId: `${did}#zDn1`, kmsKeyId: uuid(), algorithm: 'P-256', publicJwk: { kty: 'EC', crv: 'P-256', x: 'xx', y: 'yy' } },
+    ],
+    createdAt: new Date().toISOString(),
+    ...over,
+  };
 }
 
 export function makeEvent(tenantId: string, over: Partial<AnalyticEvent> = {}): AnalyticEvent {
@@ -241,6 +256,62 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.keys.delete(a.id, k.id)).toBe(true);
         expect(await store.keys.get(a.id, k.id)).toBeUndefined();
         expect(await store.keys.delete(a.id, k.id)).toBe(false);
+      });
+    });
+
+    describe('dids', () => {
+      it('stores a DID with its keys, and finds it within its tenant only', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        const d = makeDid(a.id);
+        await store.dids.insert(d);
+        expect(await store.dids.get(a.id, d.did)).toEqual(d);
+        expect(await store.dids.get(b.id, d.did)).toBeUndefined();
+        expect(await store.dids.delete(b.id, d.did)).toBe(false);
+        expect((await store.dids.list(b.id, { limit: 100 })).items).toEqual([]);
+      });
+
+      it('refuses the same DID twice in a tenant with Conflict, and lets another tenant hold it', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        const d = makeDid(a.id);
+        await store.dids.insert(d);
+        await expectDomainError(store.dids.insert({ ...d, keys: [] }), 'Conflict');
+        await store.dids.insert({ ...d, tenantId: b.id });
+        expect((await store.dids.get(b.id, d.did))?.tenantId).toBe(b.id);
+      });
+
+      it('lists in creation order across pages, and deletes for good', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const mine = [makeDid(t.id), makeDid(t.id, { did: `did:key:z6Mk${unique('k')}`, method: 'key' }), makeDid(t.id)];
+        for (const d of mine) await store.dids.insert(d);
+        expect(await drain((p) => store.dids.list(t.id, p), 2)).toEqual(mine);
+        expect(await store.dids.delete(t.id, mine[1]!.did)).toBe(true);
+        expect(await store.dids.get(t.id, mine[1]!.did)).toBeUndefined();
+        expect(await store.dids.delete(t.id, mine[1]!.did)).toBe(false);
+        expect((await store.dids.list(t.id, { limit: 100 })).items.map((d) => d.did)).toEqual([mine[0]!.did, mine[2]!.did]);
+      });
+
+      it('lists stamps in creation order, whose revision changes when a DID is created again', async () => {
+        const a = makeTenant(), b = makeTenant();
+        await store.tenants.insert(a);
+        await store.tenants.insert(b);
+        const mine = [makeDid(a.id), makeDid(a.id)];
+        for (const d of mine) await store.dids.insert(d);
+        await store.dids.insert(makeDid(b.id));
+        const before = await store.dids.listStamps(a.id);
+        expect(before.map((s) => s.did)).toEqual(mine.map((d) => d.did));
+        expect(before.every((s) => typeof s.revision === 'string')).toBe(true);
+        await store.dids.delete(a.id, mine[0]!.did);
+        await store.dids.insert(mine[0]!);
+        const after = await store.dids.listStamps(a.id);
+        expect(after.map((s) => s.did)).toEqual([mine[1]!.did, mine[0]!.did]);
+        expect(after[1]?.revision).not.toBe(before[0]?.revision);
+        expect(after[0]?.revision).toBe(before[1]?.revision);
+        expect(await store.dids.listStamps(makeTenant().id)).toEqual([]);
       });
     });
 

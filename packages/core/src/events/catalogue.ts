@@ -11,6 +11,10 @@ export const EVENT_PREFIXES = {
   CONFIG_ANALYTICS_RETRIEVE: 'analytics',
   CONFIG_ANALYTICS_UPDATE: 'analytics',
   ANALYTICS_EVENTS_LIST: 'analytics',
+  DID_CREATE: 'did',
+  DID_RETRIEVE: 'did',
+  DID_LIST: 'did',
+  DID_DELETE: 'did',
 } as const;
 export type EventPrefix = keyof typeof EVENT_PREFIXES;
 

@@ -13,3 +13,19 @@ export function fromBase64Url(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** Base64url (no padding) of raw bytes. */
+export function bytesToBase64Url(bytes: Uint8Array): string {
+  let text = '';
+  for (const b of bytes) text += String.fromCharCode(b);
+  return toBase64Url(text);
+}
+
+/** Decodes base64url to bytes; returns undefined for anything that is not base64url. */
+export function base64UrlToBytes(text: string): Uint8Array | undefined {
+  const raw = fromBase64Url(text);
+  if (raw === undefined) return undefined;
+  const bytes = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return bytes;
+}

@@ -1,0 +1,42 @@
+import { MAX_DID_WEB_PATH_SEGMENTS } from '@vellum/core';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { requestContext } from '../context.ts';
+import type { VellumServices } from '../services.ts';
+
+// Every wallet and verifier reads these, anonymously and often: logging each request at info
+// would cost more than answering it. Failures are still logged (a 5xx at error level).
+const options = { logLevel: 'warn' } as const;
+
+/**
+ * Public DID endpoints (no token; the tenant comes from the Host header): did:web documents
+ * (`/.well-known/did.json`, `/{path}/did.json`) and the DID configuration (specification 4.2).
+ */
+export const publicDidRoutes: FastifyPluginAsync<{ services: VellumServices }> = async (app, { services }) => {
+  // The DID configuration is served many times for each time it changes: keep the JSON of answers
+  // by identity (the core hands back the same object while nothing changed).
+  const serialised = new WeakMap<object, string>();
+  const json = (reply: FastifyReply, value: object): FastifyReply => {
+    let body = serialised.get(value);
+    if (body === undefined) {
+      body = JSON.stringify(value);
+      serialised.set(value, body);
+    }
+    // Public, credential-free documents: browser-based wallets and verifiers may read them too.
+    return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(body);
+  };
+
+  const configuration = async (request: FastifyRequest, reply: FastifyReply) => json(reply, await services.didConfiguration.get(requestContext(request)));
+  app.get('/.well-known/did-configuration', options, configuration);
+  // The DIF Well Known DID Configuration names the resource with `.json`; both paths answer.
+  app.get('/.well-known/did-configuration.json', options, configuration);
+
+  app.get('/.well-known/did.json', options, async (request, reply) => json(reply, await services.dids.webDocument(requestContext(request), [])));
+  // One route per depth, since a router wildcard cannot sit before `/did.json`.
+  for (let depth = 1; depth <= MAX_DID_WEB_PATH_SEGMENTS; depth++) {
+    const names = Array.from({ length: depth }, (_, i) => `p${i}`);
+    app.get(`/${names.map((n) => `:${n}`).join('/')}/did.json`, options, async (request, reply) => {
+      const params = request.params as Record<string, string>;
+      return json(reply, await services.dids.webDocument(requestContext(request), names.map((n) => params[n] ?? '')));
+    });
+  }
+};

@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { PageQuerySchema, PageSchema } from './common.ts';
+
+/** API.md §5: `POST /v1/dids`. Values are checked by the core, which says what each may be. */
+export const CreateDidBody = Type.Object(
+  {
+    method: Type.String({ maxLength: 32 }),
+    options: Type.Optional(
+      Type.Object({ keyType: Type.Optional(Type.String({ maxLength: 32 })), url: Type.Optional(Type.String({ maxLength: 2048 })) }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The DID in the path, URL-encoded by the client (`/v1/dids/did%3Akey%3Az6Mk…`). */
+export const DidParams = Type.Object({ did: Type.String({ minLength: 1, maxLength: 2048 }) });
+
+export const DidListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+
+const PublicJwkSchema = Type.Object({ kty: Type.String(), crv: Type.String(), x: Type.String(), y: Type.Optional(Type.String()) });
+
+const VerificationMethodSchema = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  controller: Type.String(),
+  publicKeyBase58: Type.Optional(Type.String()),
+  publicKeyJwk: Type.Optional(PublicJwkSchema),
+});
+
+/** A W3C DID document as Vellum writes them. */
+export const DidDocumentSchema = Type.Object({
+  '@context': Type.Array(Type.String()),
+  id: Type.String(),
+  verificationMethod: Type.Array(VerificationMethodSchema),
+  authentication: Type.Array(Type.String()),
+  assertionMethod: Type.Array(Type.String()),
+});
+
+const LocalMetadata = Type.Object({
+  keys: Type.Array(Type.Object({ didDocumentKeyId: Type.String(), kmsKeyId: Type.String() })),
+  registered: Type.String(),
+  initialDidDocument: DidDocumentSchema,
+});
+
+export const CreatedDidResponse = Type.Object({
+  did: Type.String(),
+  registrationStatus: Type.Literal('COMPLETED'),
+  localMetadata: LocalMetadata,
+});
+
+export const DidResponse = Type.Object({ did: Type.String(), didDocument: DidDocumentSchema, localMetadata: LocalMetadata });
+
+export const DidsPage = PageSchema(DidResponse);

@@ -1,0 +1,37 @@
+// The JSON-LD contexts Vellum signs with, bundled so that nothing is ever fetched from the network
+// (API.md §5). Each is the document published at its URL:
+// - credentials-v1: https://www.w3.org/2018/credentials/v1 (W3C VC Data Model 1.1), as served by W3C.
+// - did-configuration-v1: https://identity.foundation/.well-known/did-configuration/v1 (DIF Well
+//   Known DID Configuration).
+// - ed25519-signature-2018-v1: https://w3id.org/security/suites/ed25519-2018/v1, copied from the
+//   ed25519-signature-2018-context package (BSD-3-Clause, Digital Bazaar).
+// - jws-2020-v1: https://w3id.org/security/suites/jws-2020/v1 (W3C CCG JSON Web Signature 2020).
+// A context may never change once published (signatures depend on it), so neither may these files.
+
+import credentialsV1 from './contexts/credentials-v1.json' with { type: 'json' };
+import didConfigurationV1 from './contexts/did-configuration-v1.json' with { type: 'json' };
+import ed25519Signature2018V1 from './contexts/ed25519-signature-2018-v1.json' with { type: 'json' };
+import jws2020V1 from './contexts/jws-2020-v1.json' with { type: 'json' };
+
+const CONTEXTS: ReadonlyMap<string, unknown> = new Map<string, unknown>([
+  ['https://www.w3.org/2018/credentials/v1', credentialsV1],
+  ['https://identity.foundation/.well-known/did-configuration/v1', didConfigurationV1],
+  ['https://w3id.org/security/suites/ed25519-2018/v1', ed25519Signature2018V1],
+  ['https://w3id.org/security/suites/jws-2020/v1', jws2020V1],
+]);
+
+/** The URLs of every bundled context. */
+export const BUNDLED_CONTEXT_URLS: readonly string[] = [...CONTEXTS.keys()];
+
+/** A copy of the bundled context document published at `url`, or undefined when none is bundled. */
+export function bundledContext(url: string): Record<string, unknown> | undefined {
+  const document = CONTEXTS.get(url);
+  return document === undefined ? undefined : (structuredClone(document) as Record<string, unknown>);
+}
+
+/** Loads a context for the JSON-LD parser from the bundle; any other URL is an error, never a fetch. */
+export async function loadBundledContext(url: string): Promise<Record<string, unknown>> {
+  const document = bundledContext(url);
+  if (document === undefined) throw new Error(`The JSON-LD context ${url} is not bundled with Vellum; it is never fetched`);
+  return document;
+}
