@@ -1,0 +1,128 @@
+import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import type { TxCodeDescription } from './uri.ts';
+
+/** Specification 2.4, 8: pre-authorized offers live 5 minutes by default, 10 at most. */
+export const DEFAULT_OFFER_TTL_SECONDS = 300;
+export const MAX_OFFER_TTL_SECONDS = 600;
+
+/** API.md §9: the transaction code a wallet user must type. */
+export interface TransactionCodeConfiguration {
+  inputMode: 'numeric' | 'text';
+  length?: number;
+  description?: string;
+}
+
+export interface PreAuthorizedOfferInput {
+  credentials?: unknown;
+  userId?: unknown;
+  transactionCodeConfiguration?: unknown;
+  claims?: unknown;
+  claimsToPersist?: unknown;
+  expiresIn?: unknown;
+  byReference?: unknown;
+}
+
+export interface CheckedPreAuthorizedOffer {
+  credentials: string[];
+  userId?: string;
+  txCode?: Required<Pick<TransactionCodeConfiguration, 'inputMode' | 'length'>> & { description?: string };
+  claims: Record<string, unknown>;
+  claimsToPersist: string[];
+  ttlSeconds: number;
+  byReference: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Checks a pre-authorized offer request (specification 2.4, API.md §9) apart from what needs the
+ * store (that each id names an mDoc configuration of the tenant), reporting every problem at once.
+ */
+export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): CheckedPreAuthorizedOffer {
+  const details: ErrorDetail[] = [];
+  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+
+  const credentials = input.credentials;
+  if (!Array.isArray(credentials) || credentials.length === 0 || !credentials.every((c) => typeof c === 'string' && c.length > 0)) {
+    add('credentials', 'A non-empty list of credential configuration ids', credentials);
+  } else if (new Set(credentials).size !== credentials.length) {
+    add('credentials', 'Each configuration id may appear once', credentials);
+  }
+  if (input.userId !== undefined && (typeof input.userId !== 'string' || input.userId.length === 0)) add('userId', 'A user id', input.userId);
+
+  let txCode: CheckedPreAuthorizedOffer['txCode'];
+  const tx = input.transactionCodeConfiguration;
+  if (tx !== undefined) {
+    if (!isObject(tx)) add('transactionCodeConfiguration', 'An object such as { "inputMode": "numeric", "length": 6 }', tx);
+    else {
+      const inputMode = tx.inputMode ?? 'numeric';
+      const length = tx.length ?? 6;
+      if (inputMode !== 'numeric' && inputMode !== 'text') add('transactionCodeConfiguration.inputMode', 'numeric or text', tx.inputMode);
+      if (!Number.isInteger(length) || (length as number) < 4 || (length as number) > 8) add('transactionCodeConfiguration.length', 'A whole number from 4 to 8', tx.length);
+      if (tx.description !== undefined && (typeof tx.description !== 'string' || tx.description.length > 300)) {
+        add('transactionCodeConfiguration.description', 'Text of at most 300 characters', tx.description);
+      }
+      txCode = { inputMode: inputMode as 'numeric' | 'text', length: length as number, ...(typeof tx.description === 'string' ? { description: tx.description } : {}) };
+    }
+  }
+
+  const claims = input.claims ?? {};
+  if (!isObject(claims)) add('claims', 'An object of claims', input.claims);
+  const persist = input.claimsToPersist ?? [];
+  if (!Array.isArray(persist) || !persist.every((k) => typeof k === 'string')) add('claimsToPersist', 'A list of claim names', input.claimsToPersist);
+  else {
+    for (const [i, k] of persist.entries()) {
+      if (isObject(claims) && !(k in claims)) add(`claimsToPersist.${i}`, 'Not a claim of this offer', k);
+    }
+  }
+
+  let ttlSeconds = DEFAULT_OFFER_TTL_SECONDS;
+  const e = input.expiresIn;
+  if (e !== undefined) {
+    if (!isObject(e) || Object.keys(e).some((k) => k !== 'minutes' && k !== 'seconds')) add('expiresIn', 'An object of minutes and seconds, such as { "minutes": 5 }', e);
+    else {
+      const { minutes = 0, seconds = 0 } = e as { minutes?: unknown; seconds?: unknown };
+      if (!Number.isInteger(minutes) || !Number.isInteger(seconds) || (minutes as number) < 0 || (seconds as number) < 0) add('expiresIn', 'Whole numbers of minutes and seconds', e);
+      else {
+        ttlSeconds = (minutes as number) * 60 + (seconds as number);
+        if (ttlSeconds < 1 || ttlSeconds > MAX_OFFER_TTL_SECONDS) add('expiresIn', 'From 1 second to 10 minutes', e);
+      }
+    }
+  }
+  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') add('byReference', 'true or false', input.byReference);
+
+  if (details.length > 0) throw validationError(details);
+  return {
+    credentials: credentials as string[],
+    ...(typeof input.userId === 'string' ? { userId: input.userId } : {}),
+    ...(txCode ? { txCode } : {}),
+    claims: claims as Record<string, unknown>,
+    claimsToPersist: persist as string[],
+    ttlSeconds,
+    byReference: input.byReference === true,
+  };
+}
+
+/** What the offer tells the wallet about the code (OpenID4VCI `tx_code`). */
+export function describeTxCode(tx: NonNullable<CheckedPreAuthorizedOffer['txCode']>): TxCodeDescription {
+  return { length: tx.length, input_mode: tx.inputMode, ...(tx.description ? { description: tx.description } : {}) };
+}
+
+// Text codes avoid characters that are easy to misread (0/O, 1/I/L).
+const TEXT_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+/**
+ * Makes a transaction code from random bytes (taken from the Ids port by the caller). Uses
+ * rejection sampling so every symbol is equally likely; leading zeros are kept (API.md §9).
+ */
+export function makeTransactionCode(tx: { inputMode: 'numeric' | 'text'; length: number }, randomBytes: (n: number) => Uint8Array): string {
+  const alphabet = tx.inputMode === 'numeric' ? '0123456789' : TEXT_ALPHABET;
+  const limit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < tx.length) {
+    for (const b of randomBytes(tx.length * 2)) {
+      if (b < limit && out.length < tx.length) out += alphabet[b % alphabet.length];
+    }
+  }
+  return out;
+}
