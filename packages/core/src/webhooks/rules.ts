@@ -1,0 +1,72 @@
+import { type ErrorDetail, validationError } from '../shared/errors.ts';
+
+/** Specification 2.8: the events a webhook may subscribe to. */
+export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/**
+ * Checks and normalises a receiver URL by the rules of specification 2.8: a valid https URL, a
+ * host name rather than an IP address, no query or fragment. Non-ASCII host names become punycode
+ * and paths are percent-encoded, as WHATWG URL parsing does. Returns the URL or the problem.
+ */
+export function normaliseWebhookUrl(value: string): { url: string } | { problem: string } {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return { problem: 'Not a valid URL' };
+  }
+  if (url.protocol !== 'https:') return { problem: 'Must use https' };
+  if (url.username || url.password) return { problem: 'Must not carry credentials' };
+  const host = url.hostname;
+  if (host.startsWith('[') || IPV4.test(host)) return { problem: 'Must not be an IP address' };
+  if (url.search || value.includes('?')) return { problem: 'Must not contain query parameters' };
+  if (url.hash || value.includes('#')) return { problem: 'Must not contain a fragment' };
+  if (!host.includes('.') && host !== 'localhost') return { problem: 'Must name a fully qualified host' };
+  return { url: url.toString() };
+}
+
+export interface WebhookInput {
+  events?: unknown;
+  url?: unknown;
+  disabled?: unknown;
+}
+
+/** Checks a webhook create or update body (specification 2.8, 4.9), reporting every problem. */
+export function checkWebhookInput(input: WebhookInput): { events: WebhookEvent[]; url: string; disabled: boolean } {
+  const details: ErrorDetail[] = [];
+  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  const events = input.events;
+  if (!Array.isArray(events) || events.length === 0) add('events', `A non-empty list of: ${WEBHOOK_EVENTS.join(', ')}`, events);
+  else {
+    events.forEach((e, i) => {
+      if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e)) add(`events.${i}`, `Unknown event; one of ${WEBHOOK_EVENTS.join(', ')}`, e);
+    });
+  }
+  let url = '';
+  if (typeof input.url !== 'string') add('url', 'Required: the https address of the receiver', input.url);
+  else {
+    const checked = normaliseWebhookUrl(input.url);
+    if ('problem' in checked) add('url', checked.problem, input.url);
+    else url = checked.url;
+  }
+  if (input.disabled !== undefined && typeof input.disabled !== 'boolean') add('disabled', 'true or false', input.disabled);
+  if (details.length > 0) throw validationError(details);
+  return { events: [...new Set(events as WebhookEvent[])], url, disabled: input.disabled === true };
+}
+
+/** API.md §10: a failed delivery is tried again three times. */
+export const WEBHOOK_RETRIES = 3;
+
+/**
+ * When the next attempt is due after `failedAttempts` failures: exponential backoff from `baseMs`
+ * with full jitter in its upper half, so receivers that failed together do not retry together.
+ * Undefined once the retries are spent.
+ */
+export function nextAttemptDelay(failedAttempts: number, baseMs: number, random: () => number): number | undefined {
+  if (failedAttempts < 1 || failedAttempts > WEBHOOK_RETRIES) return undefined;
+  const ceiling = baseMs * 2 ** (failedAttempts - 1);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { checkWebhookInput, nextAttemptDelay, normaliseWebhookUrl } from './rules.ts';
+import { signatureBase, signatureHeaders } from './signature.ts';
+
+describe('webhook URL rules (specification 2.8, 7.8)', () => {
+  it.each([
+    ['https://hooks.example.com/vellum', 'https://hooks.example.com/vellum'],
+    ['https://BÜCHER.example/ränder', 'https://xn--bcher-kva.example/r%C3%A4nder'],
+    ['https://hooks.example.com:8443/x', 'https://hooks.example.com:8443/x'],
+  ])('accepts and normalises %s', (input, url) => {
+    expect(normaliseWebhookUrl(input)).toEqual({ url });
+  });
+
+  it.each([
+    ['http://hooks.example.com/x', 'Must use https'],
+    ['https://203.0.113.5/x', 'Must not be an IP address'],
+    ['https://[2001:db8::1]/x', 'Must not be an IP address'],
+    ['https://hooks.example.com/x?token=1', 'Must not contain query parameters'],
+    ['https://hooks.example.com/x?', 'Must not contain query parameters'],
+    ['https://hooks.example.com/x#frag', 'Must not contain a fragment'],
+    ['https://user:pw@hooks.example.com/', 'Must not carry credentials'],
+    ['not a url', 'Not a valid URL'],
+    ['https://intranet/x', 'Must name a fully qualified host'],
+  ])('refuses %s', (input, problem) => {
+    expect(normaliseWebhookUrl(input)).toEqual({ problem });
+  });
+
+  it('refuses unknown and empty event lists, naming each bad entry', () => {
+    expect(() => checkWebhookInput({ events: [], url: 'https://h.example.com' })).toThrow(expect.objectContaining({ details: [expect.objectContaining({ param: 'events' })] }));
+    expect(() => checkWebhookInput({ events: ['OpenIdCredentialIssued', 'Nope'], url: 'ftp://x', disabled: 'no' })).toThrow(
+      expect.objectContaining({ details: [expect.objectContaining({ param: 'events.1', value: 'Nope' }), expect.objectContaining({ param: 'url', msg: 'Must use https' }), expect.objectContaining({ param: 'disabled' })] }),
+    );
+    expect(checkWebhookInput({ events: ['OpenIdCredentialIssued', 'OpenIdCredentialIssued'], url: 'https://h.example.com/a' })).toEqual({ events: ['OpenIdCredentialIssued'], url: 'https://h.example.com/a', disabled: false });
+  });
+});
+
+describe('retry schedule (API.md §10)', () => {
+  it('doubles from the base with jitter in the upper half, three times', () => {
+    expect(nextAttemptDelay(1, 1000, () => 0)).toBe(500);
+    expect(nextAttemptDelay(1, 1000, () => 1)).toBe(1000);
+    expect(nextAttemptDelay(2, 1000, () => 1)).toBe(2000);
+    expect(nextAttemptDelay(3, 1000, () => 0.5)).toBe(3000);
+    expect(nextAttemptDelay(4, 1000, () => 0.5)).toBeUndefined();
+    expect(nextAttemptDelay(0, 1000, () => 0.5)).toBeUndefined();
+  });
+});
+
+describe('RFC 9421 signature base', () => {
+  it('lists the covered components in order, then the parameters', () => {
+    const request = {
+      method: 'post',
+      targetUri: 'https://hooks.example.com/vellum',
+      headers: { 'content-type': 'application/json', 'content-digest': 'sha-256=:abc=:', 'webhook-id': 'd1' },
+    };
+    const params = { keyId: 'k1', created: 1_700_000_000 };
+    expect(signatureBase(request, params)).toBe(
+      [
+        '"@method": POST',
+        '"@target-uri": https://hooks.example.com/vellum',
+        '"content-type": application/json',
+        '"content-digest": sha-256=:abc=:',
+        '"webhook-id": d1',
+        '"@signature-params": ("@method" "@target-uri" "content-type" "content-digest" "webhook-id");created=1700000000;keyid="k1";alg="ed25519"',
+      ].join('\n'),
+    );
+    expect(signatureHeaders('c2ln', params)).toEqual({
+      'signature-input': 'sig1=("@method" "@target-uri" "content-type" "content-digest" "webhook-id");created=1700000000;keyid="k1";alg="ed25519"',
+      signature: 'sig1=:c2ln:',
+    });
+    expect(() => signatureBase({ ...request, headers: {} }, params)).toThrow(/content-type/);
+  });
+});
