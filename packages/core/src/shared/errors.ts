@@ -20,7 +20,19 @@ export const OAUTH_ERROR_CODES = [
   'invalid_client',
   'invalid_grant',
   'unsupported_grant_type',
+  'invalid_scope',
   'access_denied',
+  'invalid_token',
+  'invalid_proof',
+  'invalid_nonce',
+  'unknown_credential_configuration',
+  'unknown_credential_identifier',
+  'invalid_credential_request',
+  'invalid_encryption_parameters',
+  'credential_request_denied',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
+  'invalid_client_attestation',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
