@@ -106,3 +106,30 @@ export interface SdJwtConfiguration extends ConfigurationBase {
 
 /** A credential configuration (API.md §6): what an issuer issues, in one format. */
 export type CredentialConfiguration = MdocConfiguration | LdpVcConfiguration | CwtConfiguration | SdJwtConfiguration;
+
+/**
+ * What a caller sends to create or replace a configuration of any format (API.md §6). Fields that
+ * belong to other formats are refused, and every value is checked by the core (see input.ts), so
+ * enumerated values are plain strings here.
+ */
+export interface CredentialConfigurationInput {
+  type: string;
+  name?: string;
+  description?: string;
+  claimMappings: Record<string, unknown>;
+  expiresIn: Duration;
+  claimSourceId?: string;
+  display?: CredentialDisplay[];
+  claimDisplay?: ClaimDisplay;
+  /** mso_mdoc. */
+  includeStatus?: boolean;
+  /** ldp_vc (name required), cwt, cwt_vc, dc+sd-jwt. */
+  issuer?: IssuerProfile;
+  /** ldp_vc. */
+  contexts?: string[];
+  additionalTypes?: string[];
+  proofType?: string;
+  credentialBranding?: { backgroundColor?: string; watermarkImageUrl?: string };
+  /** ldp_vc, cwt, cwt_vc. */
+  revocable?: boolean;
+}

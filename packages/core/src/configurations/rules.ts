@@ -15,8 +15,12 @@ const MDL_DOCTYPE = /^org\.iso\.18013\.5\.[^.]+\.mDL$/;
 
 /** A credential type travels in scopes (`<format>:<type>`) and URLs: keep it to safe characters. */
 const TYPE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+/** SD-JWT VC `vct` values are commonly URLs (IETF SD-JWT VC §3.2.2.1); still safe in a scope. */
+const VCT = /^[A-Za-z0-9][A-Za-z0-9._:/~%-]{0,199}$/;
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/;
 const MAP_FROM = /^(claims(\.[^.\s]+)+|authenticationProvider\.(url|subjectId))$/;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Collects validation problems so one response lists them all. */
 export class Problems {
@@ -50,13 +54,17 @@ export function fitsMdocType(type: MdocValueType, value: unknown): boolean {
 }
 
 export function checkType(format: CredentialFormat, type: unknown, problems: Problems): void {
+  if (format === 'dc+sd-jwt') {
+    if (typeof type !== 'string' || !VCT.test(type)) problems.add('type', 'A vct: a URL such as https://credentials.example.com/pid, or letters, digits and . _ : / ~ % -, up to 200 characters', type);
+    return;
+  }
   if (typeof type !== 'string' || !TYPE.test(type)) {
     problems.add('type', format === 'mso_mdoc' ? 'A docType such as org.iso.18013.5.1.mDL' : 'Letters, digits and . _ : -, up to 200 characters', type);
   }
 }
 
 export function checkExpiresIn(expiresIn: Duration | undefined, docType: string | undefined, problems: Problems): void {
-  if (expiresIn === undefined || typeof expiresIn !== 'object') {
+  if (expiresIn === undefined || expiresIn === null || typeof expiresIn !== 'object' || Array.isArray(expiresIn)) {
     problems.add('expiresIn', 'Required: a duration such as { "days": 365 }', expiresIn);
     return;
   }
@@ -70,11 +78,15 @@ export function checkExpiresIn(expiresIn: Duration | undefined, docType: string 
   else if (days > limit) problems.add('expiresIn', `At most ${limit} days${limit === MAX_MDL_VALIDITY_DAYS ? ' for mDL docTypes' : ''}`, expiresIn);
 }
 
+const MAPPING_FIELDS = ['mapFrom', 'required', 'defaultValue', 'type'];
+
 function checkMapping(param: string, m: ClaimMapping, mdoc: boolean, problems: Problems): void {
-  if (m === null || typeof m !== 'object') {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) {
     problems.add(param, 'A mapping object', m);
     return;
   }
+  for (const key of Object.keys(m)) if (!MAPPING_FIELDS.includes(key)) problems.add(`${param}.${key}`, 'Unknown field', (m as Record<string, unknown>)[key]);
+  if (m.required !== undefined && typeof m.required !== 'boolean') problems.add(`${param}.required`, 'true or false', m.required);
   if (m.mapFrom === undefined && m.defaultValue === undefined) problems.add(param, 'Needs mapFrom or defaultValue');
   if (m.mapFrom !== undefined && (typeof m.mapFrom !== 'string' || !MAP_FROM.test(m.mapFrom))) {
     problems.add(`${param}.mapFrom`, 'A path such as claims.givenName or authenticationProvider.subjectId', m.mapFrom);
@@ -93,8 +105,7 @@ function checkMapping(param: string, m: ClaimMapping, mdoc: boolean, problems: P
 
 /** Checks claim mappings: namespace → element → mapping for mDocs, claim → mapping otherwise. */
 export function checkClaimMappings(format: CredentialFormat, mappings: unknown, problems: Problems): void {
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-  if (!isObject(mappings) || Object.keys(mappings).length === 0) {
+  if (!isPlainObject(mappings) || Object.keys(mappings).length === 0) {
     problems.add('claimMappings', 'At least one claim mapping is required: a credential without claims is refused', mappings);
     return;
   }
@@ -105,7 +116,7 @@ export function checkClaimMappings(format: CredentialFormat, mappings: unknown, 
       checkMapping(`claimMappings.${key}`, value as ClaimMapping, false, problems);
       continue;
     }
-    if (!isObject(value) || Object.keys(value).length === 0) {
+    if (!isPlainObject(value) || Object.keys(value).length === 0) {
       problems.add(`claimMappings.${key}`, 'A namespace maps element identifiers to mappings', value);
       continue;
     }
@@ -119,15 +130,29 @@ export function checkClaimMappings(format: CredentialFormat, mappings: unknown, 
 /** Checks that every labelled claim exists in the mappings. */
 export function checkClaimDisplay(format: CredentialFormat, claimDisplay: unknown, mappings: unknown, problems: Problems): void {
   if (claimDisplay === undefined) return;
+  if (!isPlainObject(claimDisplay)) {
+    problems.add('claimDisplay', 'Labels per claim, nested like claimMappings', claimDisplay);
+    return;
+  }
   const known = (path: string[]) => path.reduce<unknown>((node, p) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[p] : undefined), mappings) !== undefined;
   const checkLabels = (param: string, labels: unknown) => {
     if (!Array.isArray(labels) || labels.some((l) => !l || typeof l !== 'object' || typeof (l as { name?: unknown }).name !== 'string')) {
       problems.add(param, 'A list of { name, locale } labels', labels);
+      return;
     }
+    labels.forEach((l: Record<string, unknown>, i) => {
+      for (const key of Object.keys(l)) if (key !== 'name' && key !== 'locale') problems.add(`${param}.${i}.${key}`, 'Unknown field', l[key]);
+      checkText(`${param}.${i}.name`, l.name, MAX_LABEL, problems, true);
+    });
+    checkLocales(param, labels, problems);
   };
-  for (const [key, value] of Object.entries(claimDisplay as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(claimDisplay)) {
     if (format === 'mso_mdoc') {
-      for (const [element, labels] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+      if (!isPlainObject(value)) {
+        problems.add(`claimDisplay.${key}`, 'A namespace maps element identifiers to labels', value);
+        continue;
+      }
+      for (const [element, labels] of Object.entries(value)) {
         if (!known([key, element])) problems.add(`claimDisplay.${key}.${element}`, 'No claim mapping has this name', element);
         checkLabels(`claimDisplay.${key}.${element}`, labels);
       }
@@ -148,4 +173,106 @@ export function checkHttpsUrl(param: string, value: unknown, problems: Problems)
     ok = false;
   }
   if (!ok) problems.add(param, 'An https URL', value);
+}
+
+/** Longest display name or label, and longest description. */
+export const MAX_LABEL = 200;
+export const MAX_DESCRIPTION = 2000;
+
+/** Checks an optional (or, with `required`, mandatory) string of 1 to `max` characters. */
+export function checkText(param: string, value: unknown, max: number, problems: Problems, required = false): void {
+  if (value === undefined) {
+    if (required) problems.add(param, 'Required');
+    return;
+  }
+  if (typeof value !== 'string' || value.trim().length === 0 || value.length > max) problems.add(param, `Text of 1 to ${max} characters`, value);
+}
+
+// A BCP 47 language tag (RFC 5646), in its common shape: language, then subtags.
+const LOCALE = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+
+/** Each entry's `locale` is a language tag, and no two entries share one (nor two have none). */
+export function checkLocales(param: string, entries: readonly unknown[], problems: Problems): void {
+  const seen = new Set<string>();
+  entries.forEach((entry, i) => {
+    const locale = isPlainObject(entry) ? entry.locale : undefined;
+    if (locale !== undefined && (typeof locale !== 'string' || !LOCALE.test(locale))) {
+      problems.add(`${param}.${i}.locale`, 'A language tag such as en or fr-CA', locale);
+      return;
+    }
+    const key = typeof locale === 'string' ? locale.toLowerCase() : '';
+    if (seen.has(key)) problems.add(`${param}.${i}.locale`, locale === undefined ? 'Only one entry may go without a locale' : 'Another entry has this locale', locale);
+    seen.add(key);
+  });
+}
+
+// CSS colours as OpenID4VCI display objects carry them: hex, or rgb()/hsl() notation.
+const COLOR = /^(#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|(rgb|rgba|hsl|hsla)\([0-9.,%\s/a-z-]{1,60}\))$/;
+
+/** Checks an optional CSS colour. */
+export function checkColor(param: string, value: unknown, problems: Problems): void {
+  if (value !== undefined && (typeof value !== 'string' || !COLOR.test(value))) problems.add(param, 'A CSS colour such as #12107c or rgb(18 16 124)', value);
+}
+
+/** Reports every field of `value` that is not one of `allowed`. */
+export function checkKnownFields(param: string, value: Record<string, unknown>, allowed: readonly string[], problems: Problems): void {
+  for (const key of Object.keys(value)) if (!allowed.includes(key)) problems.add(param ? `${param}.${key}` : key, 'Unknown field', value[key]);
+}
+
+/** Specification 2.7 `credential_metadata.display`: `[{ name, locale?, logo?: { uri, alt_text? }, background_color?, text_color? }]`. */
+export function checkDisplay(display: unknown, problems: Problems): void {
+  if (display === undefined) return;
+  if (!Array.isArray(display) || display.length > 50) {
+    problems.add('display', 'A list of up to 50 { name, locale, logo, background_color, text_color } entries', display);
+    return;
+  }
+  display.forEach((entry: unknown, i) => {
+    const param = `display.${i}`;
+    if (!isPlainObject(entry)) {
+      problems.add(param, 'A { name, locale, logo, background_color, text_color } object', entry);
+      return;
+    }
+    checkKnownFields(param, entry, ['name', 'locale', 'logo', 'background_color', 'text_color'], problems);
+    checkText(`${param}.name`, entry.name, MAX_LABEL, problems, true);
+    if (entry.logo !== undefined) {
+      if (!isPlainObject(entry.logo)) problems.add(`${param}.logo`, 'A { uri, alt_text } object', entry.logo);
+      else {
+        checkKnownFields(`${param}.logo`, entry.logo, ['uri', 'alt_text'], problems);
+        if (entry.logo.uri === undefined) problems.add(`${param}.logo.uri`, 'Required');
+        checkHttpsUrl(`${param}.logo.uri`, entry.logo.uri, problems);
+        checkText(`${param}.logo.alt_text`, entry.logo.alt_text, MAX_LABEL, problems);
+      }
+    }
+    checkColor(`${param}.background_color`, entry.background_color, problems);
+    checkColor(`${param}.text_color`, entry.text_color, problems);
+  });
+  checkLocales('display', display, problems);
+}
+
+// did:key and did:web as W3C DID core 3.1 writes them (method-specific id of idchars, ':' and %XX).
+const SIGNING_DID = /^did:(key|web):(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2}|:)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})$/;
+
+/** Whether a value names a DID Vellum can sign with (did:key or did:web). */
+export function isSigningDid(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 2048 && SIGNING_DID.test(value);
+}
+
+/**
+ * Checks an issuer profile `{ id?, name?, logoUrl?, iconUrl? }` (API.md §6); `name` is required
+ * for ldp_vc. Whether the tenant holds the DID in `id` is the service's to check.
+ */
+export function checkIssuerProfile(issuer: unknown, nameRequired: boolean, problems: Problems): void {
+  if (issuer === undefined) {
+    if (nameRequired) problems.add('issuer', 'Required: { name, id?, logoUrl?, iconUrl? }');
+    return;
+  }
+  if (!isPlainObject(issuer)) {
+    problems.add('issuer', 'A { name, id, logoUrl, iconUrl } object', issuer);
+    return;
+  }
+  checkKnownFields('issuer', issuer, ['id', 'name', 'logoUrl', 'iconUrl'], problems);
+  if (issuer.id !== undefined && !isSigningDid(issuer.id)) problems.add('issuer.id', 'A DID of this tenant: did:key:… or did:web:…', issuer.id);
+  checkText('issuer.name', issuer.name, MAX_LABEL, problems, nameRequired);
+  checkHttpsUrl('issuer.logoUrl', issuer.logoUrl, problems);
+  checkHttpsUrl('issuer.iconUrl', issuer.iconUrl, problems);
 }

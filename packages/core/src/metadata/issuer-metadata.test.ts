@@ -39,7 +39,7 @@ const configs: CredentialConfiguration[] = [
 
 describe('issuer metadata (specification 2.7)', () => {
   const origin = 'https://acme.eu01.vellum.test';
-  const live = { preAuthorizedCode: true, authorizationCode: false, credentialEndpoint: true, jwks: true };
+  const live = { preAuthorizedCode: true, authorizationCode: false, credentialEndpoint: true, jwks: true, iacaList: true };
 
   it('names the issuer and its endpoints under the requesting origin', () => {
     const m = buildIssuerMetadata(origin, configs, live);
@@ -61,8 +61,8 @@ describe('issuer metadata (specification 2.7)', () => {
   });
 
   it('advertises nothing that is not live', () => {
-    const m = buildIssuerMetadata(origin, configs, { preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false });
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'credential_endpoint', 'nonce_endpoint', 'jwks_uri', 'response_types_supported', 'code_challenge_methods_supported', 'credential_response_encryption']) {
+    const m = buildIssuerMetadata(origin, configs, { preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false, iacaList: false });
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'credential_endpoint', 'nonce_endpoint', 'jwks_uri', 'mdoc_iacas_uri', 'response_types_supported', 'code_challenge_methods_supported', 'credential_response_encryption']) {
       expect(m).not.toHaveProperty(key);
     }
     expect(m.grant_types_supported).toEqual([]);

@@ -10,9 +10,24 @@ export interface IssuanceFeatures {
   credentialEndpoint: boolean;
   /** The tenant's JWKS for access tokens. */
   jwks: boolean;
+  /** The public list of active IACAs (`mdoc_iacas_uri`). */
+  iacaList: boolean;
   credentialResponseEncryption?: { alg_values_supported: string[]; enc_values_supported: string[]; encryption_required: boolean };
   credentialRequestEncryption?: { jwks: { keys: Record<string, unknown>[] }; enc_values_supported: string[]; encryption_required: boolean };
 }
+
+/**
+ * What is live in this release: the one place to change when an endpoint ships, so that metadata
+ * never advertises an endpoint that answers 404. The token, nonce and credential endpoints arrive
+ * with issue 5; the IACA list with issue 4's mDoc PKI.
+ */
+export const LIVE_ISSUANCE_FEATURES: Readonly<IssuanceFeatures> = Object.freeze({
+  preAuthorizedCode: false,
+  authorizationCode: false,
+  credentialEndpoint: false,
+  jwks: false,
+  iacaList: true,
+});
 
 /** Paths of the endpoints under a tenant origin (API.md §9, specification 4). */
 export const ISSUER_PATHS = {
@@ -155,7 +170,7 @@ export function buildIssuerMetadata(origin: string, configurations: readonly Cre
     ...(features.credentialEndpoint
       ? { credential_endpoint: at(ISSUER_PATHS.credential), nonce_endpoint: at(ISSUER_PATHS.nonce), notification_endpoint: at(ISSUER_PATHS.notification) }
       : {}),
-    mdoc_iacas_uri: at(ISSUER_PATHS.iacas),
+    ...(features.iacaList ? { mdoc_iacas_uri: at(ISSUER_PATHS.iacas) } : {}),
     scopes_supported: configurations.map(scopeOf),
     ...(features.authorizationCode
       ? { response_types_supported: ['code'], response_modes_supported: ['query'], code_challenge_methods_supported: ['S256'] }

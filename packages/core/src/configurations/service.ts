@@ -1,0 +1,159 @@
+import type { EventPrefix } from '../events/catalogue.ts';
+import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { Clock, Ids, Store } from '../ports.ts';
+import { conflict, type DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
+import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
+import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+import { checkConfigurationInput, isUuid } from './input.ts';
+import type { CredentialConfiguration, CredentialConfigurationInput, CredentialFormat } from './model.ts';
+import { isSigningDid } from './rules.ts';
+
+export interface CredentialConfigurationDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  events: EventRecorder;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A configuration as the API shows it: everything but the tenant and the format (the path says which). */
+export type CredentialConfigurationView = DistributiveOmit<CredentialConfiguration, 'tenantId' | 'format'>;
+
+export interface CredentialConfigurationListQuery {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+  /** Only configurations of this type (docType for mDocs). */
+  type?: string | undefined;
+}
+
+/** API.md §6: one collection of configurations per format, with the same operations on each. */
+export interface CredentialConfigurationService {
+  /** Creates a configuration; its `type` must be new among the tenant's configurations of that format. */
+  create(ctx: RequestContext, format: CredentialFormat, input: CredentialConfigurationInput): Promise<CredentialConfigurationView>;
+  list(ctx: RequestContext, format: CredentialFormat, query: CredentialConfigurationListQuery): Promise<Page<CredentialConfigurationView>>;
+  get(ctx: RequestContext, format: CredentialFormat, id: string): Promise<CredentialConfigurationView>;
+  /** Replaces a configuration whole (PUT): the same rules as create; id and creation time stay. */
+  update(ctx: RequestContext, format: CredentialFormat, id: string, input: CredentialConfigurationInput): Promise<CredentialConfigurationView>;
+  delete(ctx: RequestContext, format: CredentialFormat, id: string): Promise<void>;
+}
+
+/** The event prefix group of each format (API.md §4: `MOBILE_CREDENTIAL_CONFIGURATION_CREATE`, …). */
+const EVENT_GROUP = {
+  mso_mdoc: 'MOBILE',
+  ldp_vc: 'WEB_SEMANTIC',
+  cwt: 'COMPACT',
+  cwt_vc: 'COMPACT_SEMANTIC',
+  'dc+sd-jwt': 'SD_JWT',
+} as const satisfies Record<CredentialFormat, string>;
+
+type Operation = 'CREATE' | 'LIST' | 'RETRIEVE' | 'UPDATE' | 'DELETE';
+
+/** The analytic event prefix of an operation on a format's configurations. */
+export function configurationEventPrefix(format: CredentialFormat, operation: Operation): EventPrefix {
+  return `${EVENT_GROUP[format]}_CREDENTIAL_CONFIGURATION_${operation}`;
+}
+
+/** Renders a stored configuration as the API shows it. */
+export function credentialConfigurationView(c: CredentialConfiguration): CredentialConfigurationView {
+  const { tenantId: _tenantId, format: _format, ...view } = c;
+  return view;
+}
+
+/** Checks a configuration id named in a path; anything but a UUID is a 400 about `id`. */
+export function checkConfigurationId(id: string): string {
+  if (!isUuid(id)) throw invalidField('id', 'A credential configuration id (UUID)', id, 'params');
+  return id.toLowerCase();
+}
+
+const missing = (format: CredentialFormat) => notFound(`The tenant has no such ${format} credential configuration`);
+
+/** Credential configurations of every format (API.md §6): create, list, read, replace, delete. */
+export function createCredentialConfigurationService(deps: CredentialConfigurationDeps): CredentialConfigurationService {
+  const { store, clock, ids, events } = deps;
+  const repository = store.credentialConfigurations;
+
+  /** The configuration with this id, of this format and tenant; any other is as good as absent. */
+  async function find(ctx: RequestContext, format: CredentialFormat, id: string): Promise<CredentialConfiguration> {
+    const found = await repository.get(ctx.tenant.id, checkConfigurationId(id));
+    if (!found || found.format !== format) throw missing(format);
+    return found;
+  }
+
+  /** Looks up the DID an input pins as its issuer, so one 400 can say every problem, this one too. */
+  async function issuerDidOf(ctx: RequestContext, input: CredentialConfigurationInput) {
+    const id = input !== null && typeof input === 'object' ? (input.issuer as { id?: unknown } | undefined)?.id : undefined;
+    return isSigningDid(id) ? store.dids.get(ctx.tenant.id, id) : undefined;
+  }
+
+  /** The unique index refused the type: say which configuration holds it. */
+  async function typeTaken(ctx: RequestContext, c: CredentialConfiguration, error: unknown): Promise<DomainError> {
+    if (!isDomainError(error) || error.code !== 'Conflict') throw error;
+    const holder = (await repository.list(ctx.tenant.id, { format: c.format, type: c.type }, { limit: 1 })).items[0];
+    return conflict(`The tenant already has a ${c.format} configuration of this type`, [
+      { value: c.type, msg: holder ? `Already the type of configuration ${holder.id}` : 'Already in use', param: 'type', location: 'body' },
+    ]);
+  }
+
+  const meta = (format: CredentialFormat) => (v: CredentialConfigurationView | void) => (v ? { id: v.id, format, type: v.type } : { format });
+
+  return {
+    create(ctx, format, input) {
+      return withEvents(events, ctx, configurationEventPrefix(format, 'CREATE'), async () => {
+        requirePermission(ctx, 'configurations:write');
+        const now = clock.now().toISOString();
+        const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
+        const configuration = checkConfigurationInput(format, input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        try {
+          await repository.insert(configuration);
+        } catch (error) {
+          throw await typeTaken(ctx, configuration, error);
+        }
+        return credentialConfigurationView(configuration);
+      }, { input, meta: meta(format) });
+    },
+
+    list(ctx, format, query) {
+      return withEvents(events, ctx, configurationEventPrefix(format, 'LIST'), async () => {
+        requirePermission(ctx, 'configurations:read');
+        const page = parsePageQuery(query);
+        const filter = query.type === undefined ? { format } : { format, type: query.type };
+        return toPage(await repository.list(ctx.tenant.id, filter, page), credentialConfigurationView);
+      }, { meta: (p) => ({ format, count: p.data.length }) });
+    },
+
+    get(ctx, format, id) {
+      return withEvents(events, ctx, configurationEventPrefix(format, 'RETRIEVE'), async () => {
+        requirePermission(ctx, 'configurations:read');
+        return credentialConfigurationView(await find(ctx, format, id));
+      }, { meta: meta(format) });
+    },
+
+    update(ctx, format, id, input) {
+      return withEvents(events, ctx, configurationEventPrefix(format, 'UPDATE'), async () => {
+        requirePermission(ctx, 'configurations:write');
+        const existing = await find(ctx, format, id);
+        const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
+        const configuration = checkConfigurationInput(format, input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        let replaced: boolean;
+        try {
+          replaced = await repository.update(configuration);
+        } catch (error) {
+          throw await typeTaken(ctx, configuration, error);
+        }
+        // Deleted between the read and the write.
+        if (!replaced) throw missing(format);
+        return credentialConfigurationView(configuration);
+      }, { input, meta: meta(format) });
+    },
+
+    delete(ctx, format, id) {
+      return withEvents(events, ctx, configurationEventPrefix(format, 'DELETE'), async () => {
+        requirePermission(ctx, 'configurations:write');
+        const existing = await find(ctx, format, id);
+        if (!(await repository.delete(ctx.tenant.id, existing.id))) throw missing(format);
+      }, { meta: () => ({ id, format }) });
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { type IssuanceFeatures, ISSUER_PATHS, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
+
+/**
+ * The OAuth 2.0 authorization server metadata of a tenant as seen from `issuer` (RFC 8414 §2,
+ * OpenID4VCI 1.0 §12.3), with only live features. `response_types_supported` is required by RFC 8414
+ * and `grant_types_supported` defaults to authorization_code and implicit when absent, so both are
+ * always present, empty while no flow is live, rather than left to say something untrue.
+ */
+export function buildAuthorizationServerMetadata(issuer: string, features: IssuanceFeatures): Record<string, unknown> {
+  const at = (path: string) => `${issuer}${path}`;
+  const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
+  return {
+    issuer,
+    ...(features.authorizationCode ? { authorization_endpoint: at(ISSUER_PATHS.authorization) } : {}),
+    ...(grants.length > 0 ? { token_endpoint: at(ISSUER_PATHS.token) } : {}),
+    ...(features.jwks ? { jwks_uri: at(ISSUER_PATHS.jwks) } : {}),
+    response_types_supported: features.authorizationCode ? ['code'] : [],
+    ...(features.authorizationCode
+      ? { response_modes_supported: ['query'], code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true }
+      : {}),
+    grant_types_supported: grants,
+    // OpenID4VCI 1.0 §12.3: wallets may redeem a pre-authorized code without client authentication.
+    ...(features.preAuthorizedCode ? { 'pre-authorized_grant_anonymous_access_supported': true } : {}),
+  };
+}

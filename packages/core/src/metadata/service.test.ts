@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { contextFor, harness } from '../../test/harness.ts';
+import { buildAuthorizationServerMetadata } from './authorization-server.ts';
+import { LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
+import { createIssuerMetadataService } from './service.ts';
+
+async function setup() {
+  const h = harness();
+  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
+  return { ...h, tenant, other, ctx: contextFor(tenant) };
+}
+
+const mapping = { mapFrom: 'claims.name' };
+
+describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
+  it('publishes the tenant’s configurations of every format, in creation order, for the origin asked', async () => {
+    const { configurations, metadata, ctx, tenant, other } = await setup();
+    const mdl = await configurations.create(ctx, 'mso_mdoc', { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: mapping } } });
+    const badge = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
+    await configurations.create(contextFor(other), 'cwt', { type: 'Elsewhere', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
+    const anonymous = { ...contextFor(tenant, null), origin: 'https://issuer.example.org' };
+    const m = await metadata.issuerMetadata(anonymous);
+    expect(m.credential_issuer).toBe('https://issuer.example.org');
+    expect(m.scopes_supported).toEqual(['mso_mdoc:org.iso.18013.5.1.mDL', 'cwt:Badge']);
+    expect(Object.keys(m.credential_configurations_supported as object)).toEqual([mdl.id, badge.id]);
+    expect((m.credentials_supported as unknown[]).length).toBe(2);
+    await configurations.delete(ctx, 'cwt', badge.id);
+    expect(Object.keys((await metadata.issuerMetadata(anonymous)).credential_configurations_supported as object)).toEqual([mdl.id]);
+  });
+
+  it('answers the same frozen document while nothing changes, and a new one after any write, per origin', async () => {
+    const { configurations, metadata, store, ctx, tenant } = await setup();
+    const created = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
+    const anonymous = contextFor(tenant, null);
+    const first = await metadata.issuerMetadata(anonymous);
+    expect(await metadata.issuerMetadata(anonymous)).toBe(first);
+    expect(Object.isFrozen(first.credential_configurations_supported)).toBe(true);
+    const custom = await metadata.issuerMetadata({ ...anonymous, origin: 'https://issuer.example.org' });
+    expect(custom).not.toBe(first);
+    expect(custom.credential_issuer).toBe('https://issuer.example.org');
+    // A write straight to the store, as another server sharing the database would make it.
+    const stored = await store.credentialConfigurations.get(tenant.id, created.id);
+    await store.credentialConfigurations.update({ ...(stored as NonNullable<typeof stored>), name: 'Renamed' });
+    const after = await metadata.issuerMetadata(anonymous);
+    expect(after).not.toBe(first);
+    expect((after.credential_configurations_supported as Record<string, { credential_metadata: { display: unknown } }>)[created.id]?.credential_metadata.display).toEqual([{ name: 'Renamed' }]);
+  });
+
+  it('advertises none of the issuance protocol while none of it is live, only the IACA list (this release)', async () => {
+    const { metadata, tenant } = await setup();
+    expect(LIVE_ISSUANCE_FEATURES).toEqual({ preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false, iacaList: true });
+    const origin = 'https://acme.eu01.vellum.test';
+    expect(await metadata.issuerMetadata(contextFor(tenant, null))).toEqual({
+      issuer: origin,
+      credential_issuer: origin,
+      mdoc_iacas_uri: `${origin}/v2/credentials/mobile/iacas`,
+      scopes_supported: [],
+      grant_types_supported: [],
+      credentials_supported: [],
+      credential_configurations_supported: {},
+    });
+    expect(await metadata.authorizationServerMetadata(contextFor(tenant, null))).toEqual({ issuer: origin, response_types_supported: [], grant_types_supported: [] });
+  });
+
+  it('puts the mount path into the issuer identifier and every URL', async () => {
+    const { store, tenant } = await setup();
+    const service = createIssuerMetadataService({ store, features: { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, iacaList: true } });
+    const m = await service.issuerMetadata(contextFor(tenant, null), '/issuance/');
+    expect(m).toMatchObject({
+      credential_issuer: 'https://acme.eu01.vellum.test/issuance',
+      token_endpoint: 'https://acme.eu01.vellum.test/issuance/v1/oauth/token',
+      mdoc_iacas_uri: 'https://acme.eu01.vellum.test/issuance/v2/credentials/mobile/iacas',
+    });
+    expect(await service.authorizationServerMetadata(contextFor(tenant, null), '/issuance')).toMatchObject({ issuer: 'https://acme.eu01.vellum.test/issuance' });
+  });
+});
+
+describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', () => {
+  const issuer = 'https://acme.eu01.vellum.test';
+
+  it('names the endpoints and grants of the live flows only', () => {
+    expect(buildAuthorizationServerMetadata(issuer, { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, jwks: true })).toEqual({
+      issuer,
+      token_endpoint: `${issuer}/v1/oauth/token`,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      response_types_supported: [],
+      grant_types_supported: [PRE_AUTHORIZED_GRANT],
+      'pre-authorized_grant_anonymous_access_supported': true,
+    });
+    expect(buildAuthorizationServerMetadata(issuer, { ...LIVE_ISSUANCE_FEATURES, authorizationCode: true })).toEqual({
+      issuer,
+      authorization_endpoint: `${issuer}/v1/oauth/authorize`,
+      token_endpoint: `${issuer}/v1/oauth/token`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      grant_types_supported: ['authorization_code'],
+    });
+  });
+});

@@ -1,0 +1,140 @@
+// Helpers to benchmark one public GET endpoint of the real server (`vellum serve` on SQLite, in a
+// child process pinned to CPU core 0 when taskset and a second core exist; this process moves to
+// the other cores). Load is a keep-alive http.Agent with N connections, each sending its next
+// request when the last answer has arrived.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../../apps/server/src/main.ts', import.meta.url));
+export const PLATFORM = 'vellum.bench';
+export const HOST = `acme.eu01.${PLATFORM}`;
+
+export interface Answer {
+  status: number;
+  text: string;
+}
+
+export interface BenchServer {
+  pinned: boolean;
+  /** One request to the server, on the tenant's host. */
+  call(method: string, path: string, options?: { headers?: Record<string, string>; body?: unknown }): Promise<Answer>;
+  /** An admin bearer header for the tenant. */
+  auth(): Promise<Record<string, string>>;
+  /** Keeps `connections` GETs of `path` in flight for `ms`; every answer must be 200. */
+  drive(path: string, ms: number): Promise<{ latencies: number[]; failures: number; elapsed: number }>;
+  /** CPU seconds the server process has used so far (Linux /proc), or undefined elsewhere. */
+  cpuSeconds(): number | undefined;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+/** Creates the tenant `acme` on a fresh SQLite data directory and starts the server. */
+export async function startBenchServer(options: { connections: number; logLevel: string }): Promise<BenchServer> {
+  const pinned = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && availableParallelism() > 1;
+  const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-'));
+  const port = await freePort();
+  const env = { PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel };
+  const created = spawnSync(process.execPath, [MAIN, 'tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], { env, encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(`tenants create failed: ${created.stderr}`);
+  const tenant = JSON.parse(created.stdout) as { clientId: string; clientSecret: string; audience: string };
+
+  // The server's log goes nowhere: a benchmark should not measure a terminal.
+  const command = pinned ? (['taskset', ['-c', '0', process.execPath, MAIN, 'serve']] as const) : ([process.execPath, [MAIN, 'serve']] as const);
+  const child = spawn(command[0], [...command[1]], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (pinned) spawnSync('taskset', ['-cp', `1-${availableParallelism() - 1}`, String(process.pid)], { stdio: 'ignore' });
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+
+  const call: BenchServer['call'] = (method, path, o = {}) => {
+    const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
+    const headers = { host: HOST, ...(payload ? { 'content-type': 'application/json' } : {}), ...o.headers };
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      if (payload) req.write(payload);
+      req.end();
+    });
+  };
+
+  const stop = async () => {
+    agent.destroy();
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+      if (i >= 200) throw new Error('the server did not start within 20 s');
+      const up = await call('GET', '/health').then((r) => r.status === 200, () => false);
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    pinned,
+    call,
+    async auth() {
+      const res = await call('POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: tenant.audience } });
+      return { authorization: `Bearer ${(JSON.parse(res.text) as { access_token: string }).access_token}` };
+    },
+    async drive(path, ms) {
+      const latencies: number[] = [];
+      let failures = 0;
+      const started = performance.now();
+      const until = started + ms;
+      const worker = async () => {
+        while (performance.now() < until) {
+          const t0 = performance.now();
+          try {
+            const res = await call('GET', path);
+            if (res.status === 200) latencies.push(performance.now() - t0);
+            else failures += 1;
+          } catch {
+            failures += 1;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: options.connections }, worker));
+      return { latencies, failures, elapsed: performance.now() - started };
+    },
+    cpuSeconds() {
+      try {
+        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+        // utime and stime are fields 14 and 15 of stat; after the command name they are 12th and 13th.
+        return (Number(fields[11]) + Number(fields[12])) / ticks;
+      } catch {
+        return undefined;
+      }
+    },
+    stop,
+  };
+}

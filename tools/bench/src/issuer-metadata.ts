@@ -1,0 +1,76 @@
+// Benchmark (issue 4): GET /.well-known/openid-credential-issuer of a tenant with 10 credential
+// configurations (two per format), served by the real server on SQLite, pinned to one CPU core.
+// Prints requests per second, latency and requests per server CPU-second.
+//
+//   node src/issuer-metadata.ts [--seconds 10] [--connections 32] [--log-level info]
+import { parseArgs } from 'node:util';
+import { percentile, startBenchServer } from './http-load.ts';
+
+const { values: args } = parseArgs({
+  options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' }, 'log-level': { type: 'string', default: 'info' } },
+});
+const seconds = Number(args.seconds);
+const connections = Number(args.connections);
+const PATH = '/.well-known/openid-credential-issuer';
+
+const mappings = { given_name: { mapFrom: 'claims.givenName', required: true }, family_name: { mapFrom: 'claims.familyName', required: true }, level: { defaultValue: 3 } };
+const labels = { given_name: [{ name: 'Given name', locale: 'en' }, { name: 'Prénom', locale: 'fr' }] };
+const display = [{ name: 'Credential', locale: 'en', logo: { uri: 'https://issuer.example/logo.png', alt_text: 'Logo' }, background_color: '#12107c', text_color: '#ffffff' }];
+const flat = (type: string) => ({ type, expiresIn: { days: 365 }, claimMappings: mappings, claimDisplay: labels, display });
+
+/** Two configurations of each format, as an issuer with a few credential types would have. */
+const CONFIGURATIONS: Array<[string, object]> = [1, 2].flatMap((n) => [
+  ['/v2/credentials/mobile/configurations', { ...flat(`org.example.card.${n}`), claimMappings: { 'org.example.1': { ...mappings, level: { defaultValue: 3, type: 'number' } } }, claimDisplay: { 'org.example.1': labels } }],
+  ['/v2/credentials/web-semantic/configurations', { ...flat(`Card${n}`), issuer: { name: 'Issuer' } }],
+  ['/v2/credentials/compact/configurations', flat(`Card${n}`)],
+  ['/v2/credentials/compact-semantic/configurations', flat(`Card${n}`)],
+  ['/v2/credentials/sd-jwt/configurations', flat(`https://issuer.example/card/${n}`)],
+] as Array<[string, object]>);
+
+async function main(): Promise<void> {
+  const server = await startBenchServer({ connections, logLevel: args['log-level'] as string });
+  try {
+    const auth = await server.auth();
+    for (const [path, body] of CONFIGURATIONS) {
+      const res = await server.call('POST', path, { headers: auth, body });
+      if (res.status !== 201) throw new Error(`creating a configuration failed: ${res.status} ${res.text}`);
+    }
+    const first = await server.call('GET', PATH);
+    const count = Object.keys((JSON.parse(first.text) as { credential_configurations_supported: object }).credential_configurations_supported).length;
+    if (count !== CONFIGURATIONS.length) throw new Error(`expected ${CONFIGURATIONS.length} configurations, got ${count}`);
+
+    await server.drive(PATH, 2000); // warm-up: JIT, caches, connections
+    const cpuBefore = server.cpuSeconds();
+    const { latencies, failures, elapsed } = await server.drive(PATH, seconds * 1000);
+    const cpuAfter = server.cpuSeconds();
+    const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    const sorted = latencies.sort((a, b) => a - b);
+    const result = {
+      endpoint: `GET ${PATH}`,
+      configurations: count,
+      responseBytes: Buffer.byteLength(first.text),
+      serverPinnedToCore0: server.pinned,
+      logLevel: args['log-level'],
+      connections,
+      seconds: Math.round(elapsed / 100) / 10,
+      requests: latencies.length,
+      failures,
+      requestsPerSecond: Math.round(latencies.length / (elapsed / 1000)),
+      serverCpuSeconds: serverCpu === undefined ? null : Number(serverCpu.toFixed(2)),
+      requestsPerServerCpuSecond: serverCpu ? Math.round(latencies.length / serverCpu) : null,
+      p50Ms: Number(percentile(sorted, 50).toFixed(2)),
+      p99Ms: Number(percentile(sorted, 99).toFixed(2)),
+    };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(
+      `${result.requestsPerSecond} requests/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms; ${result.requestsPerServerCpuSecond ?? '?'} requests per server CPU-second (${server.pinned ? 'server on core 0' : 'server not pinned: taskset or a second core is missing'})\n`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
