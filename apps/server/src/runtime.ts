@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
-import { createKeyManager, createScryptHasher, createSealer, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
-import { createLinkedDataSigner } from '@vellum/formats';
+import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
+import { createLinkedDataSigner, createMdocEngine } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { openSqlStore } from '@vellum/storage-sql';
 import type { Logger } from 'pino';
@@ -62,6 +62,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
       tokens,
       keys,
       linkedDataSigner: createLinkedDataSigner({ keys }),
+      x509: createX509Authority({ keys }),
+      mdocEngine: createMdocEngine({ keys }),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

@@ -163,6 +163,46 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(listed.data.map((d: { did: string }) => d.did)).toEqual([web.json().did]);
   });
 
+  it.skipIf(skip)('creates an mDoc configuration and publishes it in the issuer metadata (API.md §6, specification 2.7)', async () => {
+    const auth = { authorization: `Bearer ${await token()}` };
+    const path = '/v2/credentials/mobile/configurations';
+    const body = {
+      type: 'org.iso.18013.5.1.mDL',
+      name: 'Driver licence',
+      expiresIn: { days: 365 },
+      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } } },
+      claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'Family name', locale: 'en' }] } },
+    };
+    const created = await http(server.port, 'POST', path, { host, headers: auth, body });
+    expect(created.status, created.text).toBe(201);
+    const { id } = created.json();
+    expect((await http(server.port, 'GET', `${path}/${id}`, { host, headers: auth })).json()).toEqual(created.json());
+    const duplicate = await http(server.port, 'POST', path, { host, headers: auth, body });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.json()).toMatchObject({ code: 'Conflict', details: [{ param: 'type' }] });
+    const tooLong = await http(server.port, 'POST', path, { host, headers: auth, body: { ...body, type: 'org.iso.18013.5.1.mDL.copy', expiresIn: { days: 3621 } } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.json()).toMatchObject({ details: [{ param: 'expiresIn', msg: 'At most 3620 days' }] });
+
+    const metadata = await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host });
+    expect(metadata.status, metadata.text).toBe(200);
+    expect(metadata.headers['cache-control']).toBe('no-cache');
+    const m = metadata.json();
+    expect(m.credential_issuer).toBe(`https://${host}`);
+    expect(m.credential_configurations_supported[id]).toMatchObject({
+      format: 'mso_mdoc',
+      scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+      doctype: 'org.iso.18013.5.1.mDL',
+      credential_metadata: { claims: [{ path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }] }, { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false }] },
+    });
+    expect(m.credentials_supported).toEqual([expect.objectContaining({ id, format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL' })]);
+    expect(m).not.toHaveProperty('token_endpoint');
+    expect((await http(server.port, 'GET', '/.well-known/oauth-authorization-server', { host })).json()).toEqual({ issuer: `https://${host}`, response_types_supported: [], grant_types_supported: [] });
+
+    expect((await http(server.port, 'DELETE', `${path}/${id}`, { host, headers: auth })).status).toBe(204);
+    expect((await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host })).json().credential_configurations_supported).toEqual({});
+  });
+
   it.skipIf(skip)('answers bad input with the right status and error body, never a 5xx', async () => {
     const auth = { authorization: `Bearer ${await token()}` };
     const issuer = JSON.parse(cli(['clients', 'create', '--tenant', 'acme', '--role', 'auditor'], env).stdout);

@@ -3,6 +3,15 @@
 export type {
   ClientRepository,
   Clock,
+  ConfigurationStamp,
+  CredentialConfigurationRepository,
+  CertificateInfo,
+  DocumentSignerRepository,
+  HeldKeyRef,
+  IacaRepository,
+  MdocEngine,
+  MdocEngineInput,
+  X509Authority,
   CustomDomainRepository,
   DidRepository,
   DidStamp,
@@ -92,6 +101,73 @@ export { createEventRecorder, eventDataFor, maskSecrets, withEvents } from './ev
 export type { EventData, EventRecorder, EventRecorderOptions } from './events/recorder.ts';
 export { createAnalyticsService } from './events/service.ts';
 export type { AnalyticsService, EventQuery } from './events/service.ts';
+
+export { CREDENTIAL_FORMATS, MDOC_VALUE_TYPES } from './configurations/model.ts';
+export type {
+  ClaimDisplay,
+  ClaimLabel,
+  ClaimMapping,
+  CredentialConfiguration,
+  CredentialConfigurationInput,
+  CredentialDisplay,
+  CredentialFormat,
+  CwtConfiguration,
+  Duration,
+  FlatClaimMappings,
+  IssuerProfile,
+  LdpVcConfiguration,
+  MdocClaimMappings,
+  MdocConfiguration,
+  MdocValueType,
+  SdJwtConfiguration,
+} from './configurations/model.ts';
+export { addDuration, durationSeconds } from './configurations/duration.ts';
+export { isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
+export { checkConfigurationInput, FORMAT_FIELDS, LDP_PROOF_TYPES, RESERVED_CLAIMS } from './configurations/input.ts';
+export type { AssignedFields, CheckContext } from './configurations/input.ts';
+export { resolveFlatClaims, resolveMdocClaims } from './configurations/claims.ts';
+export type { ClaimSubject, MdocClaims, TypedValue } from './configurations/claims.ts';
+export {
+  checkConfigurationId,
+  configurationEventPrefix,
+  createCredentialConfigurationService,
+  credentialConfigurationView,
+} from './configurations/service.ts';
+export type {
+  CredentialConfigurationDeps,
+  CredentialConfigurationListQuery,
+  CredentialConfigurationService,
+  CredentialConfigurationView,
+} from './configurations/service.ts';
+
+export { buildIssuerMetadata, configurationMetadata, ISSUER_PATHS, LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT, scopeOf } from './metadata/issuer-metadata.ts';
+export type { IssuanceFeatures } from './metadata/issuer-metadata.ts';
+export { buildAuthorizationServerMetadata } from './metadata/authorization-server.ts';
+export { createIssuerMetadataService } from './metadata/service.ts';
+export type { IssuerMetadataDeps, IssuerMetadataService } from './metadata/service.ts';
+
+export {
+  DEFAULT_IACA_VALIDITY_YEARS,
+  DOCUMENT_SIGNERS_PATH,
+  IACAS_PATH,
+  MANAGED_SIGNER_VALIDITY_DAYS,
+  MAX_SIGNER_ROTATION_DAYS,
+  MAX_IACAS_PER_TENANT,
+  MAX_REQUESTED_DOCUMENT_SIGNERS,
+  MDL_DOCUMENT_SIGNER_EKU,
+  SIGNER_ROTATION_DAYS,
+} from './mdoc-pki/model.ts';
+export type { CertificateData, DocumentSignerRecord, IacaRecord, IacaRevocation } from './mdoc-pki/model.ts';
+export { checkCreateIacaInput, defaultIacaCommonName, IACA_MAX_VALIDITY_YEARS } from './mdoc-pki/rules.ts';
+export type { CreateDocumentSignerInput, CreateIacaInput, UpdateDocumentSignerInput, UpdateIacaInput } from './mdoc-pki/rules.ts';
+export { createIacaService, CRL_REFRESH_MS, CRL_VALIDITY_MS, iacaView } from './mdoc-pki/iacas.ts';
+export type { IacaDeps, IacaService, IacaView } from './mdoc-pki/iacas.ts';
+export { createDocumentSignerService, documentSignerView } from './mdoc-pki/document-signers.ts';
+export type { DocumentSignerDeps, DocumentSignerService, DocumentSignerView } from './mdoc-pki/document-signers.ts';
+export { createIssuingChains, noActiveIaca } from './mdoc-pki/signers.ts';
+export type { IssuingChain, IssuingChains, IssuingChainsDeps } from './mdoc-pki/signers.ts';
+export { createMdocIssuance, statusListsUnavailable } from './mdoc-issuance/service.ts';
+export type { IssuedMdoc, IssueMdocRequest, MdocIssuance, MdocIssuanceDeps } from './mdoc-issuance/service.ts';
 
 export { createVellum } from './compose.ts';
 export type { Vellum, VellumDeps } from './compose.ts';

@@ -2,10 +2,13 @@
 // never imports an adapter. Each method's comment is its contract, and the Store contract suite in
 // @vellum/testing asserts exactly what is written here against every Store adapter.
 
+import type { CredentialConfiguration, CredentialFormat } from './configurations/model.ts';
 import type { CustomDomain } from './custom-domains/model.ts';
 import type { DidRecord } from './dids/model.ts';
-import type { KeyAlgorithm, ManagedKey, StoredKey } from './keys/model.ts';
+import type { KeyAlgorithm, ManagedKey, PublicJwk, StoredKey } from './keys/model.ts';
 import type { AnalyticEvent, EventFilter } from './events/model.ts';
+import type { DocumentSignerRecord, IacaRecord, IacaRevocation } from './mdoc-pki/model.ts';
+import type { MdocClaims } from './configurations/claims.ts';
 import type { PageRequest, Slice } from './shared/pagination.ts';
 import type { AdminClient, LoggingLevel, Tenant } from './tenancy/model.ts';
 
@@ -95,6 +98,87 @@ export interface DidRepository {
   delete(tenantId: string, did: string): Promise<boolean>;
 }
 
+/** Which configurations a tenant has, without their contents. */
+export interface ConfigurationStamp {
+  id: string;
+  /** Opaque; the store gives a new one on every insert and update. */
+  revision: string;
+}
+
+export interface CredentialConfigurationRepository {
+  /**
+   * Adds a configuration. Throws DomainError `Conflict` when the tenant already has one of the same
+   * format and type (a unique index is the rule), or when the id exists. The same type in two
+   * formats, or in two tenants, is fine.
+   */
+  insert(configuration: CredentialConfiguration): Promise<void>;
+  /** The tenant's configuration with this id, whatever its format. */
+  get(tenantId: string, id: string): Promise<CredentialConfiguration | undefined>;
+  /** The tenant's configurations of one format in creation order, only those of `type` when given. */
+  list(tenantId: string, filter: { format: CredentialFormat; type?: string }, page: PageRequest): Promise<Slice<CredentialConfiguration>>;
+  /** Every configuration of the tenant, all formats, in creation order (one query: issuer metadata). */
+  listAll(tenantId: string): Promise<CredentialConfiguration[]>;
+  /**
+   * Every configuration of the tenant in creation order, as stamps only: a cheap read for the hot
+   * public metadata, to learn whether anything was created, replaced or deleted since a full read.
+   */
+  listStamps(tenantId: string): Promise<ConfigurationStamp[]>;
+  /**
+   * Replaces the configuration with the same tenant, id and format (its format never changes).
+   * Returns false when there is none; throws DomainError `Conflict` when its type is another's of that format.
+   */
+  update(configuration: CredentialConfiguration): Promise<boolean>;
+  /** Returns false when the tenant has no such configuration. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
+export interface IacaRepository {
+  /**
+   * Adds an IACA unless the tenant already holds `limit` IACAs, checked and written atomically so
+   * that racing creates never pass the limit together. Returns false (nothing written) at the limit.
+   * Throws DomainError `Conflict` when the id exists or the tenant already holds the same certificate
+   * (same fingerprint); another tenant may hold it too.
+   */
+  insert(iaca: IacaRecord, limit: number): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<IacaRecord | undefined>;
+  /** The tenant's IACAs in creation order; with `activeOnly`, only the active ones. */
+  list(tenantId: string, page: PageRequest, filter?: { activeOnly?: boolean }): Promise<Slice<IacaRecord>>;
+  /** Replaces the IACA's `active`, `activatedAt` and `updatedAt`. Returns false when the tenant has no such IACA. */
+  update(iaca: IacaRecord): Promise<boolean>;
+  /** Removes the IACA together with its document signers and revocations. Returns false when the tenant has no such IACA. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+  /**
+   * Records a certificate the IACA issued as revoked, for its CRL. It outlives the document signer
+   * record. A serial number already recorded for the IACA keeps its first entry. Throws DomainError
+   * `NotFound` when the tenant has no such IACA.
+   */
+  addRevocation(tenantId: string, iacaId: string, revocation: IacaRevocation): Promise<void>;
+  /** The IACA's revocations in the order recorded (empty for an unknown IACA). */
+  listRevocations(tenantId: string, iacaId: string): Promise<IacaRevocation[]>;
+}
+
+export interface DocumentSignerRepository {
+  /**
+   * Adds a document signer of one of the tenant's IACAs. With `limit`, it is refused (false, nothing
+   * written) when the tenant already holds that many signers that are not managed (`isManaged`
+   * false), checked and written atomically. Throws DomainError `NotFound` when the tenant has no
+   * IACA `iacaId`, and `Conflict` when the id exists.
+   */
+  insert(signer: DocumentSignerRecord, limit?: number): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<DocumentSignerRecord | undefined>;
+  /** The tenant's document signers in creation order; with `iacaId`, only that IACA's. */
+  list(tenantId: string, page: PageRequest, filter?: { iacaId?: string }): Promise<Slice<DocumentSignerRecord>>;
+  /** Every document signer of one IACA in creation order (an IACA has few: issuance reads them to pick one). */
+  listByIaca(tenantId: string, iacaId: string): Promise<DocumentSignerRecord[]>;
+  /**
+   * Replaces the signer's mutable fields (active, certificate and its data, revokedAt, updatedAt);
+   * its IACA, key and kind never change. Returns false when the tenant has no such signer.
+   */
+  update(signer: DocumentSignerRecord): Promise<boolean>;
+  /** Returns false when the tenant has no such signer. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
 export interface Repositories {
   tenants: TenantRepository;
   keys: KeyRepository;
@@ -103,6 +187,9 @@ export interface Repositories {
   customDomains: CustomDomainRepository;
   events: EventRepository;
   platformKeys: PlatformKeyRepository;
+  credentialConfigurations: CredentialConfigurationRepository;
+  iacas: IacaRepository;
+  documentSigners: DocumentSignerRepository;
 }
 
 /** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */
@@ -208,4 +295,99 @@ export type TxtLookup =
 /** DNS for custom domain verification. Each TXT record's strings are joined into one. */
 export interface DnsResolver {
   resolveTxt(name: string): Promise<TxtLookup>;
+}
+
+/** What Vellum reads from an X.509 certificate (API.md §7 `certificateData`, plus what checks need). */
+export interface CertificateInfo {
+  pem: string;
+  der: Uint8Array;
+  /** Lower-case hex, as CRLs list it. */
+  serialNumber: string;
+  notBefore: Date;
+  notAfter: Date;
+  commonName?: string;
+  country?: string;
+  stateOrProvinceName?: string;
+  /** The subject's public key as a JWK; an imported certificate may hold a key other than P-256. */
+  publicKey: { kty: string; crv?: string; x?: string; y?: string };
+  /** BasicConstraints cA. */
+  isCa: boolean;
+  /** Extended key usage OIDs (empty when the certificate has none). */
+  extendedKeyUsages: string[];
+  /** SHA-256 of the DER, lower-case hex. */
+  fingerprint: string;
+}
+
+/** A KeyManager key of a tenant, named for the X.509 authority to sign with through the KeyManager. */
+export interface HeldKeyRef {
+  tenantId: string;
+  keyId: string;
+}
+
+/**
+ * X.509 for mDocs (ISO/IEC 18013-5 Annex B) with keys the KeyManager holds: every signature goes
+ * through it. Bad names, dates or URIs are DomainError `BadRequest` with details; a destroyed key is `NotFound`.
+ */
+export interface X509Authority {
+  /** A self-signed IACA certificate for a held P-256 key. */
+  createIacaCertificate(input: {
+    key: ManagedKey;
+    commonName: string;
+    country: string;
+    stateOrProvinceName?: string;
+    notBefore: Date;
+    notAfter: Date;
+    issuerAlternativeName: string;
+    crlDistributionPointUri: string;
+  }): Promise<CertificateInfo>;
+  /** A document signer certificate for `subjectPublicJwk`, issued by a held IACA key; within the IACA's validity. */
+  createDocumentSignerCertificate(input: {
+    issuer: { key: HeldKeyRef; certificatePem: string };
+    subjectPublicJwk: PublicJwk;
+    commonName: string;
+    country: string;
+    stateOrProvinceName?: string;
+    notBefore: Date;
+    notAfter: Date;
+    issuerAlternativeName: string;
+    crlDistributionPointUri: string;
+  }): Promise<CertificateInfo>;
+  /** A PKCS#10 request (PEM) for a held P-256 key, signed with it. */
+  createCsr(input: { key: ManagedKey; commonName: string; country: string; stateOrProvinceName?: string }): Promise<string>;
+  /** The IACA's CRL (DER), signed with its held key. */
+  createCrl(input: {
+    issuer: { key: HeldKeyRef; certificatePem: string };
+    revoked: ReadonlyArray<{ serialNumber: string; revokedAt: Date }>;
+    thisUpdate: Date;
+    nextUpdate: Date;
+  }): Promise<Uint8Array>;
+  /** Reads exactly one PEM certificate; anything else is a 400 about `certificatePem`. */
+  parseCertificate(pem: string): CertificateInfo;
+  /** Whether `issuerPem` issued `certificatePem`: a CA, names and key identifiers chain, the signature verifies. Dates are not checked. */
+  verifyIssuedBy(certificatePem: string, issuerPem: string): boolean;
+}
+
+/** What the mso_mdoc engine signs: claims already typed, the holder key, validity, and the document signer. */
+export interface MdocEngineInput {
+  tenantId: string;
+  docType: string;
+  namespaces: MdocClaims;
+  /** The holder's P-256 key, bound as the MSO's deviceKey. */
+  deviceKey: PublicJwk;
+  validity: { signed: Date; validFrom: Date; validUntil: Date };
+  signer: {
+    /** The KeyManager id of the document signer's key. */
+    keyId: string;
+    /** DER certificates for the COSE x5chain, the document signer's first. */
+    x5chain: readonly Uint8Array[];
+  };
+}
+
+/** Issues mso_mdoc credentials (ISO/IEC 18013-5), signing through the KeyManager. */
+export interface MdocEngine {
+  /**
+   * Returns OpenID4VCI's `credential` for mso_mdoc (base64url IssuerSigned) and the validity as
+   * written (whole seconds). A bad holder key is a 400 about `deviceKey`; a destroyed signer key is `NotFound`.
+   */
+  issue(input: MdocEngineInput): Promise<{ credential: string; validFrom: Date; validUntil: Date }>;
 }

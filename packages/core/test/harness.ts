@@ -1,6 +1,6 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeTokenSigner } from '@vellum/testing';
+import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { createVellum, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
@@ -14,7 +14,9 @@ export function harness() {
   const dns = fakeDns();
   const keys = fakeKeyManager({ clock });
   const linkedDataSigner = fakeLinkedDataSigner(keys);
-  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
+  const x509 = fakeX509Authority(keys);
+  const mdocEngine = fakeMdocEngine(keys);
+  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
   return {
     store,
     clock,
@@ -29,6 +31,13 @@ export function harness() {
     analytics: vellum.analytics,
     dids: vellum.dids,
     didConfiguration: vellum.didConfiguration,
+    x509,
+    mdocEngine,
+    iacas: vellum.iacas,
+    documentSigners: vellum.documentSigners,
+    mdocIssuance: vellum.mdocIssuance,
+    configurations: vellum.credentialConfigurations,
+    metadata: vellum.issuerMetadata,
   };
 }
 

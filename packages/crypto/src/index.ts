@@ -28,3 +28,6 @@ export type { CertificatePublicJwk, ParsedCertificate } from './x509/parse.ts';
 /** Adapts a KeyManager-held P-256 key into the signing key the certificate functions take. */
 export { managedSigningKey } from './x509/signing.ts';
 export type { CertificateSigningKey, Es256Sign } from './x509/signing.ts';
+/** The core's X509Authority port: IACAs, document signers, CSRs and CRLs with KeyManager-held keys. */
+export { createX509Authority } from './x509/authority.ts';
+export type { X509AuthorityOptions } from './x509/authority.ts';

@@ -6,6 +6,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The permission the route's operation needs; routes without one are public. */
     permission?: Permission;
+    /**
+     * `optional`: a public route whose answer depends on who asks (the IACA list). A bearer token,
+     * when sent, must be valid (401 otherwise) and identifies the caller; the use case decides what
+     * its permissions show. Without a token the caller is anonymous.
+     */
+    authentication?: 'optional';
   }
   interface FastifyRequest {
     vellumTenant: ResolvedTenant | undefined;
@@ -26,10 +32,11 @@ export function addTenantHooks(app: FastifyInstance, services: VellumServices): 
     if (!resolved) throw new DomainError('NotFound', 'No tenant is served at this host');
     request.vellumTenant = resolved;
     const permission = request.routeOptions.config?.permission;
-    if (!permission) return;
+    const optional = request.routeOptions.config?.authentication === 'optional';
+    if (!permission && !(optional && request.headers.authorization !== undefined)) return;
     const requestor = await services.adminAuth.authenticate(resolved.tenant, request.headers.authorization);
     if (!requestor) throw new DomainError('Unauthorized', 'Unauthorized');
-    if (!requestor.permissions.has(permission)) {
+    if (permission && !requestor.permissions.has(permission)) {
       throw new DomainError('Forbidden', `The ${requestor.role} role may not perform this operation`);
     }
     request.vellumRequestor = requestor;

@@ -5,10 +5,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { addTenantHooks } from './context.ts';
 import { handleError, sendError } from './errors.ts';
 import { adminTokenRoutes } from './routes/admin-token.ts';
+import { configurationRoutes } from './routes/configurations.ts';
 import { customDomainRoutes } from './routes/custom-domain.ts';
 import { didRoutes } from './routes/dids.ts';
 import { publicDidRoutes } from './routes/dids-public.ts';
 import { eventRoutes } from './routes/events.ts';
+import { metadataRoutes } from './routes/metadata.ts';
+import { mdocPkiRoutes } from './routes/mdoc-pki.ts';
 import type { VellumServices } from './services.ts';
 
 export interface VellumPluginOptions {
@@ -37,5 +40,8 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(didRoutes, { services });
     await tenantScope.register(publicDidRoutes, { services });
     await tenantScope.register(eventRoutes, { services });
+    await tenantScope.register(configurationRoutes, { services });
+    await tenantScope.register(metadataRoutes, { services });
+    await tenantScope.register(mdocPkiRoutes, { services });
   });
 };

@@ -1,4 +1,15 @@
-import type { Addressing, AdminAuth, AnalyticsService, CustomDomainService, DidConfigurationService, DidService } from '@vellum/core';
+import type {
+  Addressing,
+  AdminAuth,
+  AnalyticsService,
+  CredentialConfigurationService,
+  CustomDomainService,
+  DidConfigurationService,
+  DidService,
+  DocumentSignerService,
+  IacaService,
+  IssuerMetadataService,
+} from '@vellum/core';
 
 /** The use cases the HTTP layer calls; the host builds them (see apps/server) and passes them in. */
 export interface VellumServices {
@@ -8,4 +19,8 @@ export interface VellumServices {
   dids: DidService;
   didConfiguration: DidConfigurationService;
   analytics: AnalyticsService;
+  iacas: IacaService;
+  documentSigners: DocumentSignerService;
+  credentialConfigurations: CredentialConfigurationService;
+  issuerMetadata: IssuerMetadataService;
 }

@@ -1,10 +1,10 @@
 // Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
 import { createVellum, type KeyManager, type Role } from '@vellum/core';
-import { createKeyManager, createScryptHasher, createSealer, loadPlatformTokenSigner } from '@vellum/crypto';
+import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeLinkedDataSigner, startDnsServer } from '@vellum/testing';
+import { fakeLinkedDataSigner, fakeMdocEngine, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { vellumPlugin } from '../src/index.ts';
 
@@ -35,7 +35,10 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
   const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
   // Real keys; the Linked Data signatures themselves are proven against others' verifiers in tools/interop.
   const linkedDataSigner = fakeLinkedDataSigner(keys);
-  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
+  // Real X.509 (the HTTP tests read the certificates and CRLs); mDocs themselves are issued in core and interop tests.
+  const x509 = createX509Authority({ keys });
+  const mdocEngine = fakeMdocEngine(keys);
+  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
   const { tenants } = services;
 
   const app = Fastify();

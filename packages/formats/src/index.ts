@@ -9,3 +9,6 @@ export type { LinkedDataSignerOptions } from './linked-data/signer.ts';
 export { issueMdoc } from './mso-mdoc/issue.ts';
 export type { IssueMdocInput, IssueMdocResult, MdocSigner, MdocStatusEntry, MdocValidity } from './mso-mdoc/issue.ts';
 export type { MdocDateTime, MdocFullDate, MdocTypedValue, MdocValue } from './mso-mdoc/values.ts';
+/** The core's MdocEngine port: issueMdoc signing with a KeyManager-held document signer key. */
+export { createMdocEngine } from './mso-mdoc/engine.ts';
+export type { MdocEngineOptions } from './mso-mdoc/engine.ts';

@@ -2,8 +2,13 @@ import {
   type AdminClient,
   type AnalyticEvent,
   conflict,
+  notFound,
+  type CredentialConfiguration,
   type CustomDomain,
   type DidRecord,
+  type DocumentSignerRecord,
+  type IacaRecord,
+  type IacaRevocation,
   type EventFilter,
   type PageRequest,
   type PlatformKeyRecord,
@@ -29,6 +34,14 @@ interface State {
   keys: Map<string, StoredKey>;
   /** By `${tenantId} ${did}`. */
   dids: Map<string, Row<DidRecord>>;
+  /** By id. */
+  iacas: Map<string, Row<IacaRecord>>;
+  /** By IACA id, in the order recorded. */
+  iacaRevocations: Map<string, IacaRevocation[]>;
+  /** By id. */
+  documentSigners: Map<string, Row<DocumentSignerRecord>>;
+  /** By id; `revision` changes with every write. */
+  credentialConfigurations: Map<string, Row<CredentialConfiguration> & { revision: number }>;
 }
 
 const emptyState = (): State => ({
@@ -40,6 +53,10 @@ const emptyState = (): State => ({
   platformKeys: new Map(),
   keys: new Map(),
   dids: new Map(),
+  iacas: new Map(),
+  iacaRevocations: new Map(),
+  documentSigners: new Map(),
+  credentialConfigurations: new Map(),
 });
 
 // Values go in and out as copies, so a caller can never change stored state by mutating an object.
@@ -65,9 +82,104 @@ function matches(e: AnalyticEvent, f: EventFilter): boolean {
   );
 }
 
+/** Another configuration of the same tenant and format with the same type (the SQL store's unique index). */
+function typeHolder(s: State, c: CredentialConfiguration): CredentialConfiguration | undefined {
+  for (const r of s.credentialConfigurations.values()) {
+    const v = r.value;
+    if (v.id !== c.id && v.tenantId === c.tenantId && v.format === c.format && v.type === c.type) return v;
+  }
+  return undefined;
+}
+
 function repositories(get: () => State): Repositories {
   const next = () => (get().seq += 1);
+  const iacaOf = (tenantId: string, id: string) => {
+    const r = get().iacas.get(id);
+    return r && r.value.tenantId === tenantId ? r : undefined;
+  };
+  const signerOf = (tenantId: string, id: string) => {
+    const r = get().documentSigners.get(id);
+    return r && r.value.tenantId === tenantId ? r : undefined;
+  };
   return {
+    iacas: {
+      async insert(iaca, limit) {
+        const s = get();
+        if (s.iacas.has(iaca.id)) throw conflict('IACA id exists');
+        const mine = [...s.iacas.values()].filter((r) => r.value.tenantId === iaca.tenantId);
+        if (mine.length >= limit) return false;
+        if (mine.some((r) => r.value.fingerprint === iaca.fingerprint)) throw conflict('The tenant already holds this IACA certificate');
+        s.iacas.set(iaca.id, { seq: next(), value: copy(iaca) });
+        return true;
+      },
+      async get(tenantId, id) {
+        const r = iacaOf(tenantId, id);
+        return r && copy(r.value);
+      },
+      async list(tenantId, page, filter = {}) {
+        return slice([...get().iacas.values()].filter((r) => r.value.tenantId === tenantId && (!filter.activeOnly || r.value.active)), page);
+      },
+      async update(iaca) {
+        const r = iacaOf(iaca.tenantId, iaca.id);
+        if (!r) return false;
+        const { active, activatedAt, updatedAt } = iaca;
+        r.value = { ...r.value, active, updatedAt, ...(activatedAt !== undefined ? { activatedAt } : {}) };
+        if (activatedAt === undefined) delete r.value.activatedAt;
+        return true;
+      },
+      async delete(tenantId, id) {
+        const s = get();
+        if (!iacaOf(tenantId, id)) return false;
+        s.iacas.delete(id);
+        s.iacaRevocations.delete(id);
+        for (const [signerId, r] of s.documentSigners) if (r.value.iacaId === id) s.documentSigners.delete(signerId);
+        return true;
+      },
+      async addRevocation(tenantId, iacaId, revocation) {
+        const s = get();
+        if (!iacaOf(tenantId, iacaId)) throw notFound('The tenant has no such IACA');
+        const list = s.iacaRevocations.get(iacaId) ?? [];
+        if (!list.some((r) => r.serialNumber === revocation.serialNumber)) list.push(copy(revocation));
+        s.iacaRevocations.set(iacaId, list);
+      },
+      async listRevocations(tenantId, iacaId) {
+        return iacaOf(tenantId, iacaId) ? copy(get().iacaRevocations.get(iacaId) ?? []) : [];
+      },
+    },
+    documentSigners: {
+      async insert(signer, limit) {
+        const s = get();
+        if (!iacaOf(signer.tenantId, signer.iacaId)) throw notFound('The tenant has no such IACA');
+        if (s.documentSigners.has(signer.id)) throw conflict('Document signer id exists');
+        if (limit !== undefined) {
+          const requested = [...s.documentSigners.values()].filter((r) => r.value.tenantId === signer.tenantId && !r.value.isManaged).length;
+          if (requested >= limit) return false;
+        }
+        s.documentSigners.set(signer.id, { seq: next(), value: copy(signer) });
+        return true;
+      },
+      async get(tenantId, id) {
+        const r = signerOf(tenantId, id);
+        return r && copy(r.value);
+      },
+      async list(tenantId, page, filter = {}) {
+        return slice([...get().documentSigners.values()].filter((r) => r.value.tenantId === tenantId && (filter.iacaId === undefined || r.value.iacaId === filter.iacaId)), page);
+      },
+      async listByIaca(tenantId, iacaId) {
+        return [...get().documentSigners.values()].filter((r) => r.value.tenantId === tenantId && r.value.iacaId === iacaId).map((r) => copy(r.value));
+      },
+      async update(signer) {
+        const r = signerOf(signer.tenantId, signer.id);
+        if (!r) return false;
+        // Only the mutable fields change: the IACA, the key and the kind stay as inserted.
+        const { id, tenantId, iacaId, isManaged, keyId, publicJwk, csrPem, createdAt } = r.value;
+        r.value = { ...copy(signer), id, tenantId, iacaId, isManaged, keyId, publicJwk, createdAt, ...(csrPem !== undefined ? { csrPem } : {}) };
+        return true;
+      },
+      async delete(tenantId, id) {
+        return signerOf(tenantId, id) !== undefined && get().documentSigners.delete(id);
+      },
+    },
     tenants: {
       async insert(t) {
         const s = get();
@@ -184,6 +296,45 @@ function repositories(get: () => State): Repositories {
       },
       async listStamps(tenantId) {
         return [...get().dids.values()].filter((r) => r.value.tenantId === tenantId).map((r) => ({ did: r.value.did, revision: String(r.seq) }));
+      },
+    },
+    credentialConfigurations: {
+      async insert(c) {
+        const s = get();
+        if (s.credentialConfigurations.has(c.id)) throw conflict('Configuration id exists');
+        if (typeHolder(s, c)) throw conflict(`The tenant already has a ${c.format} configuration of this type`);
+        const seq = next();
+        s.credentialConfigurations.set(c.id, { seq, value: copy(c), revision: seq });
+      },
+      async get(tenantId, id) {
+        const r = get().credentialConfigurations.get(id);
+        return r && r.value.tenantId === tenantId ? copy(r.value) : undefined;
+      },
+      async list(tenantId, filter, page) {
+        const rows = [...get().credentialConfigurations.values()].filter(
+          (r) => r.value.tenantId === tenantId && r.value.format === filter.format && (filter.type === undefined || r.value.type === filter.type),
+        );
+        return slice(rows, page);
+      },
+      async listAll(tenantId) {
+        return [...get().credentialConfigurations.values()].filter((r) => r.value.tenantId === tenantId).map((r) => copy(r.value));
+      },
+      async listStamps(tenantId) {
+        return [...get().credentialConfigurations.values()].filter((r) => r.value.tenantId === tenantId).map((r) => ({ id: r.value.id, revision: String(r.revision) }));
+      },
+      async update(c) {
+        const s = get();
+        const r = s.credentialConfigurations.get(c.id);
+        if (!r || r.value.tenantId !== c.tenantId || r.value.format !== c.format) return false;
+        if (typeHolder(s, c)) throw conflict(`The tenant already has a ${c.format} configuration of this type`);
+        r.value = copy(c);
+        r.revision = next();
+        return true;
+      },
+      async delete(tenantId, id) {
+        const s = get();
+        const r = s.credentialConfigurations.get(id);
+        return r !== undefined && r.value.tenantId === tenantId && s.credentialConfigurations.delete(id);
       },
     },
     platformKeys: {

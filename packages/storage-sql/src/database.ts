@@ -3,9 +3,11 @@
 import type { ColumnType, Kysely } from 'kysely';
 import type { AdminClientsTable } from './admin-clients.table.ts';
 import type { AnalyticEventsTable } from './analytic-events.table.ts';
+import type { CredentialConfigurationsTable } from './credential-configurations.table.ts';
 import type { CustomDomainsTable } from './custom-domains.table.ts';
 import type { DidsTable } from './dids.table.ts';
 import type { KeysTable } from './keys.table.ts';
+import type { MdocDocumentSignersTable, MdocIacaRevocationsTable, MdocIacasTable } from './mdoc-pki.table.ts';
 import type { PlatformKeysTable } from './platform-keys.table.ts';
 import type { TenantsTable } from './tenants.table.ts';
 
@@ -21,6 +23,10 @@ export interface VellumDatabase {
   platform_keys: PlatformKeysTable;
   keys: KeysTable;
   dids: DidsTable;
+  mdoc_iacas: MdocIacasTable;
+  mdoc_document_signers: MdocDocumentSignersTable;
+  mdoc_iaca_revocations: MdocIacaRevocationsTable;
+  credential_configurations: CredentialConfigurationsTable;
 }
 
 /** A Kysely instance or a transaction on it: repositories run on either. */

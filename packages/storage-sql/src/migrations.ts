@@ -150,6 +150,99 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('dids_tenant_id_seq').on('dids').columns(['tenant_id', 'seq']).execute();
       },
     },
+
+    '0004_credential_configurations': {
+      async up(db: Kysely<any>) {
+        // The columns a query or a rule needs are real columns; the rest of a configuration, which
+        // differs by format, is one JSON text.
+        await db.schema
+          .createTable('credential_configurations')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('format', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('body', 'text', (c) => c.notNull())
+          // A fresh random value on every write, so a cheap read tells whether anything changed.
+          .addColumn('revision', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('credential_configurations_id_unique').unique().on('credential_configurations').column('id').execute();
+        // A type is unique per format within a tenant. This index is the rule, so two servers
+        // creating the same type at once cannot both succeed.
+        await db.schema
+          .createIndex('credential_configurations_tenant_id_format_type_unique')
+          .unique()
+          .on('credential_configurations')
+          .columns(['tenant_id', 'format', 'type'])
+          .execute();
+        await db.schema.createIndex('credential_configurations_tenant_id_format_seq').on('credential_configurations').columns(['tenant_id', 'format', 'seq']).execute();
+        await db.schema.createIndex('credential_configurations_tenant_id_seq').on('credential_configurations').columns(['tenant_id', 'seq']).execute();
+      },
+    },
+
+    '0005_mdoc_pki': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('mdoc_iacas')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('active', bool, (c) => c.notNull())
+          .addColumn('activated_at', 'text')
+          .addColumn('is_managed', bool, (c) => c.notNull())
+          .addColumn('key_id', 'text')
+          .addColumn('certificate_pem', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('certificate_data', 'text', (c) => c.notNull())
+          .addColumn('issuer_alternative_name', 'text')
+          .addColumn('crl_uri', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('mdoc_iacas_id_unique').unique().on('mdoc_iacas').column('id').execute();
+        // A tenant holds a certificate once; another tenant may import the same one.
+        await db.schema.createIndex('mdoc_iacas_tenant_id_fingerprint_unique').unique().on('mdoc_iacas').columns(['tenant_id', 'fingerprint']).execute();
+        await db.schema.createIndex('mdoc_iacas_tenant_id_seq').on('mdoc_iacas').columns(['tenant_id', 'seq']).execute();
+
+        // A document signer goes with its IACA (cascade): deleting an IACA removes its signers.
+        await db.schema
+          .createTable('mdoc_document_signers')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('iaca_id', 'text', (c) => c.notNull().references('mdoc_iacas.id').onDelete('cascade'))
+          .addColumn('is_managed', bool, (c) => c.notNull())
+          .addColumn('active', bool, (c) => c.notNull())
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('public_jwk', 'text', (c) => c.notNull())
+          .addColumn('csr_pem', 'text')
+          .addColumn('certificate_pem', 'text')
+          .addColumn('fingerprint', 'text')
+          .addColumn('serial_number', 'text')
+          .addColumn('certificate_data', 'text')
+          .addColumn('revoked_at', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('mdoc_document_signers_id_unique').unique().on('mdoc_document_signers').column('id').execute();
+        await db.schema.createIndex('mdoc_document_signers_tenant_id_seq').on('mdoc_document_signers').columns(['tenant_id', 'seq']).execute();
+        await db.schema.createIndex('mdoc_document_signers_iaca_id_seq').on('mdoc_document_signers').columns(['iaca_id', 'seq']).execute();
+
+        // Revoked certificates of an IACA, for its CRL: kept when the signer record is deleted.
+        await db.schema
+          .createTable('mdoc_iaca_revocations')
+          .addColumn('seq', seqType, seq)
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('iaca_id', 'text', (c) => c.notNull().references('mdoc_iacas.id').onDelete('cascade'))
+          .addColumn('serial_number', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text', (c) => c.notNull())
+          .addColumn('not_after', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('mdoc_iaca_revocations_iaca_id_serial_unique').unique().on('mdoc_iaca_revocations').columns(['iaca_id', 'serial_number']).execute();
+      },
+    },
   };
 }
 

@@ -2,15 +2,17 @@
 // transaction inside `store.transaction`. Tenant-owned tables are always queried by tenant_id,
 // except the two lookups the ports define as global (client id, verified domain name).
 
-import { type AnalyticEvent, conflict, type EventFilter, type PageRequest, type Repositories, type Slice } from '@vellum/core';
+import { type AnalyticEvent, conflict, notFound, type EventFilter, type PageRequest, type Repositories, type Slice } from '@vellum/core';
 import { sql, type SqlBool } from 'kysely';
 import { toAdminClient, toAdminClientRow } from './admin-clients.table.ts';
 import { toAnalyticEvent, toAnalyticEventRow } from './analytic-events.table.ts';
+import { toCredentialConfiguration, toCredentialConfigurationRow } from './credential-configurations.table.ts';
 import { toCustomDomain, toCustomDomainRow } from './custom-domains.table.ts';
 import { type Executor, seqOf, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { toDidRecord, toDidRow } from './dids.table.ts';
 import { uniqueViolation } from './errors.ts';
 import { toKeyRow, toStoredKey } from './keys.table.ts';
+import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
 import { toTenant, toTenantRow } from './tenants.table.ts';
 
@@ -35,9 +37,129 @@ function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R)
 
 const isEmpty = (list: readonly string[] | undefined) => list !== undefined && list.length === 0;
 
+/** Runs `work` in a transaction, or in the one `db` already is. */
+function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
+/**
+ * Serialises a check-then-write per tenant (a count against a limit). PostgreSQL locks the tenant
+ * row until the transaction ends; SQLite needs nothing, as one connection runs one transaction at a time.
+ */
+async function lockTenant(tx: Executor, kind: SqlDialectKind, tenantId: string): Promise<void> {
+  if (kind === 'postgres') await tx.selectFrom('tenants').select('id').where('id', '=', tenantId).forUpdate().execute();
+}
+
+const noIaca = () => notFound('The tenant has no such IACA');
+
 /** Builds the repositories on `db`, a Kysely instance or a transaction, for the given dialect. */
 export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories {
   return {
+    iacas: {
+      async insert(iaca, limit) {
+        return refusingDuplicates(
+          atomically(db, async (tx) => {
+            await lockTenant(tx, kind, iaca.tenantId);
+            const { count } = await tx.selectFrom('mdoc_iacas').select((eb) => eb.fn.countAll().as('count')).where('tenant_id', '=', iaca.tenantId).executeTakeFirstOrThrow();
+            if (Number(count) >= limit) return false;
+            await tx.insertInto('mdoc_iacas').values(toIacaRow(iaca, kind)).execute();
+            return true;
+          }),
+          (violated) => (violated.includes('fingerprint') ? 'The tenant already holds this IACA certificate' : 'IACA id exists'),
+        );
+      },
+      async get(tenantId, id) {
+        const row = await db.selectFrom('mdoc_iacas').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return row && toIacaRecord(row);
+      },
+      async list(tenantId, page, filter = {}) {
+        let query = db.selectFrom('mdoc_iacas').selectAll().where('tenant_id', '=', tenantId);
+        if (filter.activeOnly) query = query.where('active', '=', toSqlBoolean(kind, true));
+        if (page.after !== undefined) query = query.where('seq', '>', page.after);
+        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toIacaRecord);
+      },
+      async update(iaca) {
+        const result = await db
+          .updateTable('mdoc_iacas')
+          .set({ active: toSqlBoolean(kind, iaca.active), activated_at: iaca.activatedAt ?? null, updated_at: iaca.updatedAt })
+          .where('tenant_id', '=', iaca.tenantId)
+          .where('id', '=', iaca.id)
+          .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async delete(tenantId, id) {
+        // Its document signers and revocations go with it (foreign keys with on delete cascade).
+        const result = await db.deleteFrom('mdoc_iacas').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return result.numDeletedRows > 0n;
+      },
+      async addRevocation(tenantId, iacaId, revocation) {
+        await atomically(db, async (tx) => {
+          let find = tx.selectFrom('mdoc_iacas').select('id').where('tenant_id', '=', tenantId).where('id', '=', iacaId);
+          if (kind === 'postgres') find = find.forShare();
+          if (!(await find.executeTakeFirst())) throw noIaca();
+          await tx
+            .insertInto('mdoc_iaca_revocations')
+            .values({ tenant_id: tenantId, iaca_id: iacaId, serial_number: revocation.serialNumber, revoked_at: revocation.revokedAt, not_after: revocation.notAfter })
+            .onConflict((oc) => oc.columns(['iaca_id', 'serial_number']).doNothing())
+            .execute();
+        });
+      },
+      async listRevocations(tenantId, iacaId) {
+        const rows = await db.selectFrom('mdoc_iaca_revocations').selectAll().where('tenant_id', '=', tenantId).where('iaca_id', '=', iacaId).orderBy('seq').execute();
+        return rows.map(toIacaRevocation);
+      },
+    },
+
+    documentSigners: {
+      async insert(signer, limit) {
+        return refusingDuplicates(
+          atomically(db, async (tx) => {
+            if (limit !== undefined) await lockTenant(tx, kind, signer.tenantId);
+            // On PostgreSQL the IACA row is share-locked, so it cannot be deleted before this insert commits.
+            let find = tx.selectFrom('mdoc_iacas').select('id').where('tenant_id', '=', signer.tenantId).where('id', '=', signer.iacaId);
+            if (kind === 'postgres') find = find.forShare();
+            if (!(await find.executeTakeFirst())) throw noIaca();
+            if (limit !== undefined) {
+              const { count } = await tx
+                .selectFrom('mdoc_document_signers')
+                .select((eb) => eb.fn.countAll().as('count'))
+                .where('tenant_id', '=', signer.tenantId)
+                .where('is_managed', '=', toSqlBoolean(kind, false))
+                .executeTakeFirstOrThrow();
+              if (Number(count) >= limit) return false;
+            }
+            await tx.insertInto('mdoc_document_signers').values(toDocumentSignerRow(signer, kind)).execute();
+            return true;
+          }),
+          () => 'Document signer id exists',
+        );
+      },
+      async get(tenantId, id) {
+        const row = await db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return row && toDocumentSignerRecord(row);
+      },
+      async list(tenantId, page, filter = {}) {
+        let query = db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId);
+        if (filter.iacaId !== undefined) query = query.where('iaca_id', '=', filter.iacaId);
+        if (page.after !== undefined) query = query.where('seq', '>', page.after);
+        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toDocumentSignerRecord);
+      },
+      async listByIaca(tenantId, iacaId) {
+        const rows = await db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId).where('iaca_id', '=', iacaId).orderBy('seq').execute();
+        return rows.map(toDocumentSignerRecord);
+      },
+      async update(signer) {
+        // The IACA, the key, the kind, the CSR and the creation time never change.
+        const { id, tenant_id, iaca_id, is_managed, key_id, public_jwk, csr_pem, created_at, ...columns } = toDocumentSignerRow(signer, kind);
+        const result = await db.updateTable('mdoc_document_signers').set(columns).where('tenant_id', '=', tenant_id).where('id', '=', id).executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async delete(tenantId, id) {
+        const result = await db.deleteFrom('mdoc_document_signers').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return result.numDeletedRows > 0n;
+      },
+    },
+
     tenants: {
       async insert(tenant) {
         await refusingDuplicates(db.insertInto('tenants').values(toTenantRow(tenant)).execute(), (violated) =>
@@ -188,6 +310,49 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         if (filter.dateTo !== undefined) query = query.where('timestamp', '<=', filter.dateTo);
         if (page.after !== undefined) query = query.where('seq', '<', page.after);
         return toSlice(await query.orderBy('seq', 'desc').limit(page.limit).execute(), toAnalyticEvent);
+      },
+    },
+
+    credentialConfigurations: {
+      async insert(configuration) {
+        await refusingDuplicates(db.insertInto('credential_configurations').values(toCredentialConfigurationRow(configuration)).execute(), (violated) =>
+          violated.includes('type') ? `The tenant already has a ${configuration.format} configuration of this type` : 'Configuration id exists',
+        );
+      },
+      async get(tenantId, id) {
+        const row = await db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return row && toCredentialConfiguration(row);
+      },
+      async list(tenantId, filter, page) {
+        let query = db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).where('format', '=', filter.format);
+        if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+        if (page.after !== undefined) query = query.where('seq', '>', page.after);
+        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toCredentialConfiguration);
+      },
+      async listAll(tenantId) {
+        const rows = await db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).orderBy('seq').execute();
+        return rows.map(toCredentialConfiguration);
+      },
+      async listStamps(tenantId) {
+        return db.selectFrom('credential_configurations').select(['id', 'revision']).where('tenant_id', '=', tenantId).orderBy('seq').execute();
+      },
+      async update(configuration) {
+        const { id, tenant_id, format, ...columns } = toCredentialConfigurationRow(configuration);
+        const result = await refusingDuplicates(
+          db
+            .updateTable('credential_configurations')
+            .set({ type: columns.type, body: columns.body, revision: columns.revision, updated_at: columns.updated_at })
+            .where('tenant_id', '=', tenant_id)
+            .where('id', '=', id)
+            .where('format', '=', format)
+            .executeTakeFirst(),
+          () => `The tenant already has a ${configuration.format} configuration of this type`,
+        );
+        return result.numUpdatedRows > 0n;
+      },
+      async delete(tenantId, id) {
+        const result = await db.deleteFrom('credential_configurations').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return result.numDeletedRows > 0n;
       },
     },
 

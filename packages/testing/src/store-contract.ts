@@ -1,5 +1,6 @@
-import { type AdminClient, type AnalyticEvent, type CustomDomain, type DidRecord, DomainError, type Store, type Tenant } from '@vellum/core';
+import { type AdminClient, type AnalyticEvent, type CredentialConfiguration, type CustomDomain, type DidRecord, DomainError, type Store, type Tenant } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeMdocPkiContract } from './store-contract-mdoc.ts';
 
 let counter = 0;
 /** A value unique within this process, so contract tests can share one store. */
@@ -32,6 +33,22 @@ export function makeDid(tenantId: string, over: Partial<DidRecord> = {}): DidRec
     createdAt: new Date().toISOString(),
     ...over,
   };
+}
+
+/** A credential configuration of `format` (an mDoc unless told), with fields of its format. */
+export function makeConfiguration(tenantId: string, over: Partial<CredentialConfiguration> = {}): CredentialConfiguration {
+  const now = new Date().toISOString();
+  const base = { id: uuid(), tenantId, type: unique('org.example.'), expiresIn: { days: 365 }, createdAt: now, updatedAt: now };
+  const format = over.format ?? 'mso_mdoc';
+  const made: CredentialConfiguration =
+    format === 'mso_mdoc'
+      ? { ...base, format, name: 'Card', includeStatus: false, claimMappings: { 'org.example.1': { given_name: { mapFrom: 'claims.givenName', required: true }, born: { mapFrom: 'claims.born', type: 'date' } } }, claimDisplay: { 'org.example.1': { given_name: [{ name: 'Given name', locale: 'en' }] } } }
+      : format === 'ldp_vc'
+        ? { ...base, format, issuer: { name: 'Issuer', id: 'did:key:z6Mk1' }, proofType: 'Ed25519Signature2018', revocable: true, contexts: ['https://schema.example/v1'], claimMappings: { degree: { mapFrom: 'claims.degree', defaultValue: 'BSc' } } }
+        : format === 'dc+sd-jwt'
+          ? { ...base, format, claimMappings: { name: { mapFrom: 'claims.name' } } }
+          : { ...base, format, revocable: false, claimMappings: { name: { mapFrom: 'claims.name' } } };
+  return { ...made, ...over } as CredentialConfiguration;
 }
 
 export function makeEvent(tenantId: string, over: Partial<AnalyticEvent> = {}): AnalyticEvent {
@@ -314,6 +331,131 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.dids.listStamps(makeTenant().id)).toEqual([]);
       });
     });
+
+    describe('credential configurations', () => {
+      it('stores every format’s fields, and finds a configuration within its tenant only', async () => {
+        const t = makeTenant();
+        const other = makeTenant();
+        await store.tenants.insert(t);
+        await store.tenants.insert(other);
+        for (const format of ['mso_mdoc', 'ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
+          const c = makeConfiguration(t.id, { format, display: [{ name: 'Shown', locale: 'en', logo: { uri: 'https://x.example/l.png' } }] });
+          await store.credentialConfigurations.insert(c);
+          expect(await store.credentialConfigurations.get(t.id, c.id)).toEqual(c);
+          expect(await store.credentialConfigurations.get(other.id, c.id)).toBeUndefined();
+        }
+        expect(await store.credentialConfigurations.get(t.id, uuid())).toBeUndefined();
+      });
+
+      it('refuses a type twice in one format of a tenant with Conflict; other formats and tenants may use it', async () => {
+        const t = makeTenant();
+        const other = makeTenant();
+        await store.tenants.insert(t);
+        await store.tenants.insert(other);
+        const first = makeConfiguration(t.id, { format: 'cwt' });
+        await store.credentialConfigurations.insert(first);
+        await expectDomainError(store.credentialConfigurations.insert(makeConfiguration(t.id, { format: 'cwt', type: first.type })), 'Conflict');
+        await expectDomainError(store.credentialConfigurations.insert({ ...first, type: unique('fresh') }), 'Conflict');
+        await store.credentialConfigurations.insert(makeConfiguration(t.id, { format: 'cwt_vc', type: first.type }));
+        await store.credentialConfigurations.insert(makeConfiguration(other.id, { format: 'cwt', type: first.type }));
+        expect((await store.credentialConfigurations.list(t.id, { format: 'cwt', type: first.type }, { limit: 10 })).items.map((c) => c.id)).toEqual([first.id]);
+      });
+
+      it('lists one format in creation order across pages, filters by type, and lists every format at once', async () => {
+        const t = makeTenant();
+        const other = makeTenant();
+        await store.tenants.insert(t);
+        await store.tenants.insert(other);
+        const mdocs = [makeConfiguration(t.id), makeConfiguration(t.id), makeConfiguration(t.id)];
+        const ldp = makeConfiguration(t.id, { format: 'ldp_vc' });
+        await store.credentialConfigurations.insert(mdocs[0] as CredentialConfiguration);
+        await store.credentialConfigurations.insert(ldp);
+        await store.credentialConfigurations.insert(mdocs[1] as CredentialConfiguration);
+        await store.credentialConfigurations.insert(mdocs[2] as CredentialConfiguration);
+        await store.credentialConfigurations.insert(makeConfiguration(other.id));
+        const all = await drain((p) => store.credentialConfigurations.list(t.id, { format: 'mso_mdoc' }, p), 2);
+        expect(all).toEqual(mdocs);
+        const byType = await store.credentialConfigurations.list(t.id, { format: 'mso_mdoc', type: mdocs[1]?.type as string }, { limit: 10 });
+        expect(byType.items).toEqual([mdocs[1]]);
+        expect((await store.credentialConfigurations.list(t.id, { format: 'ldp_vc', type: mdocs[1]?.type as string }, { limit: 10 })).items).toEqual([]);
+        expect(await store.credentialConfigurations.listAll(t.id)).toEqual([mdocs[0], ldp, mdocs[1], mdocs[2]]);
+        expect(await store.credentialConfigurations.listAll(uuid())).toEqual([]);
+      });
+
+      it('replaces a configuration in place, refusing another’s type and another tenant’s or format’s row', async () => {
+        const t = makeTenant();
+        const other = makeTenant();
+        await store.tenants.insert(t);
+        await store.tenants.insert(other);
+        const a = makeConfiguration(t.id);
+        const b = makeConfiguration(t.id);
+        await store.credentialConfigurations.insert(a);
+        await store.credentialConfigurations.insert(b);
+        const changed = { ...a, type: unique('org.example.renamed.'), name: 'Renamed', includeStatus: true, updatedAt: new Date(Date.now() + 1000).toISOString() };
+        expect(await store.credentialConfigurations.update(changed)).toBe(true);
+        expect(await store.credentialConfigurations.get(t.id, a.id)).toEqual(changed);
+        await expectDomainError(store.credentialConfigurations.update({ ...b, type: changed.type }), 'Conflict');
+        expect(await store.credentialConfigurations.get(t.id, b.id)).toEqual(b);
+        expect(await store.credentialConfigurations.update({ ...b, tenantId: other.id })).toBe(false);
+        expect(await store.credentialConfigurations.update(makeConfiguration(t.id, { id: b.id, format: 'cwt', type: b.type }))).toBe(false);
+        expect(await store.credentialConfigurations.get(t.id, b.id)).toEqual(b);
+        expect(await store.credentialConfigurations.update(makeConfiguration(t.id))).toBe(false);
+        // Listing keeps creation order after an update.
+        expect((await store.credentialConfigurations.listAll(t.id)).map((c) => c.id)).toEqual([a.id, b.id]);
+      });
+
+      it('lists stamps in creation order, whose revision changes with every write and only then', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const a = makeConfiguration(t.id);
+        const b = makeConfiguration(t.id, { format: 'cwt' });
+        await store.credentialConfigurations.insert(a);
+        await store.credentialConfigurations.insert(b);
+        const before = await store.credentialConfigurations.listStamps(t.id);
+        expect(before.map((s) => s.id)).toEqual([a.id, b.id]);
+        expect(await store.credentialConfigurations.listStamps(t.id)).toEqual(before);
+        // The same content written again is still a write.
+        await store.credentialConfigurations.update(a);
+        const after = await store.credentialConfigurations.listStamps(t.id);
+        expect(after[0]?.revision).not.toBe(before[0]?.revision);
+        expect(after[1]).toEqual(before[1]);
+        await store.credentialConfigurations.delete(t.id, b.id);
+        await store.credentialConfigurations.insert({ ...b, id: uuid() });
+        const again = await store.credentialConfigurations.listStamps(t.id);
+        expect(again).toHaveLength(2);
+        expect(new Set([...after, ...again].map((s) => s.revision)).size).toBe(3);
+        expect(await store.credentialConfigurations.listStamps(uuid())).toEqual([]);
+      });
+
+      it('deletes within its tenant only, freeing the type', async () => {
+        const t = makeTenant();
+        const other = makeTenant();
+        await store.tenants.insert(t);
+        await store.tenants.insert(other);
+        const c = makeConfiguration(t.id, { format: 'dc+sd-jwt' });
+        await store.credentialConfigurations.insert(c);
+        expect(await store.credentialConfigurations.delete(other.id, c.id)).toBe(false);
+        expect(await store.credentialConfigurations.delete(t.id, c.id)).toBe(true);
+        expect(await store.credentialConfigurations.delete(t.id, c.id)).toBe(false);
+        expect(await store.credentialConfigurations.get(t.id, c.id)).toBeUndefined();
+        await store.credentialConfigurations.insert(makeConfiguration(t.id, { format: 'dc+sd-jwt', type: c.type }));
+      });
+
+      it('rolls back with the transaction', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const c = makeConfiguration(t.id);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.credentialConfigurations.insert(c);
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect(await store.credentialConfigurations.get(t.id, c.id)).toBeUndefined();
+      });
+    });
+
+    describeMdocPkiContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

@@ -1,4 +1,4 @@
-import { fakeLinkedDataSigner } from '@vellum/testing';
+import { fakeLinkedDataSigner, fakeMdocEngine, fakeX509Authority } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { createVellum } from '../compose.ts';
@@ -140,6 +140,7 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
     const b = createVellum({
       store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x' }, hasher: { hash: async (s) => s, verify: async () => false },
       tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: fakeLinkedDataSigner(a.keys),
+      x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys),
       platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
     });
     const first = await a.dids.create(a.ctx, { method: 'key' });

@@ -1,0 +1,259 @@
+import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { Clock, Ids, KeyManager, Store, X509Authority } from '../ports.ts';
+import { conflict, DomainError, type ErrorDetail, isDomainError, notFound, validationError } from '../shared/errors.ts';
+import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
+import type { Addressing } from '../tenancy/addressing.ts';
+import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+import { type CertificateData, type IacaRecord, MAX_IACAS_PER_TENANT } from './model.ts';
+import { checkCreateIacaInput, checkUpdateIacaInput, type CreateIacaInput, type UpdateIacaInput } from './rules.ts';
+import { bestSigner, certificateDataOf, createManagedSigner, crlUriOf, type IssuingChains, rotationDue, validAt } from './signers.ts';
+
+export interface IacaDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  keys: KeyManager;
+  x509: X509Authority;
+  events: EventRecorder;
+  addressing: Addressing;
+  /** Told about every change, so that issuance stops using a deactivated IACA at once. */
+  chains: IssuingChains;
+}
+
+/** API.md §7: an IACA as the API shows it (the same for admins and, for active IACAs, the public). */
+export interface IacaView {
+  id: string;
+  active: boolean;
+  isManaged: boolean;
+  certificatePem: string;
+  /** SHA-256 of the certificate's DER, lower-case hex. */
+  certificateFingerprint: string;
+  certificateData: CertificateData;
+}
+
+export interface IacaService {
+  create(ctx: RequestContext, input: CreateIacaInput): Promise<IacaView>;
+  /** Public: active IACAs for anyone (the issuer metadata's `mdoc_iacas_uri`); every IACA for a caller with `iacas:manage`. */
+  list(ctx: RequestContext, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<IacaView>>;
+  get(ctx: RequestContext, id: string): Promise<IacaView>;
+  /** Activates or deactivates the IACA. */
+  update(ctx: RequestContext, id: string, input: UpdateIacaInput): Promise<IacaView>;
+  /** Removes an inactive IACA with its document signers, and destroys their keys. */
+  delete(ctx: RequestContext, id: string): Promise<void>;
+  /** Public: the CRL (DER) of a managed IACA, listing the document signers revoked under it. */
+  crl(ctx: RequestContext, id: string): Promise<Uint8Array>;
+}
+
+/** Renders a stored IACA as API.md §7 shows it. */
+export function iacaView(r: IacaRecord): IacaView {
+  return { id: r.id, active: r.active, isManaged: r.isManaged, certificatePem: r.certificatePem, certificateFingerprint: r.fingerprint, certificateData: r.certificateData };
+}
+
+/** A CRL is valid for a week and made again after a day, or at once when a revocation is added. */
+export const CRL_VALIDITY_MS = 7 * 86_400_000;
+export const CRL_REFRESH_MS = 86_400_000;
+
+const missing = () => notFound('The tenant has no such IACA');
+
+function atLimit(): DomainError {
+  return conflict(`A tenant holds at most ${MAX_IACAS_PER_TENANT} IACAs; delete one first`, [
+    { value: MAX_IACAS_PER_TENANT, msg: `The tenant already holds ${MAX_IACAS_PER_TENANT} IACAs, the most it may (API.md §7)`, param: 'iacas', location: 'body' },
+  ]);
+}
+
+/** IACAs of a tenant (API.md §7): managed ones Vellum creates, imported ones, activation, CRLs. */
+export function createIacaService(deps: IacaDeps): IacaService {
+  const { store, clock, ids, keys, x509, events, addressing, chains } = deps;
+  const crls = new Map<string, { stamp: string; madeAt: number; der: Promise<Uint8Array> }>();
+  const meta = (v: IacaView) => ({ id: v.id, isManaged: v.isManaged, active: v.active });
+
+  async function insert(record: IacaRecord): Promise<void> {
+    let inserted: boolean;
+    try {
+      inserted = await store.iacas.insert(record, MAX_IACAS_PER_TENANT);
+    } catch (error) {
+      if (isDomainError(error) && error.code === 'Conflict') {
+        throw conflict('The tenant already holds this IACA certificate', [{ msg: `An IACA with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' }]);
+      }
+      throw error;
+    }
+    if (!inserted) throw atLimit();
+  }
+
+  async function createManaged(ctx: RequestContext, checked: Extract<ReturnType<typeof checkCreateIacaInput>, { kind: 'managed' }>, now: Date): Promise<IacaRecord> {
+    const id = ids.uuid();
+    const origin = await addressing.publicOrigin(ctx.tenant);
+    const crlUri = crlUriOf(origin, id);
+    const key = await keys.create(ctx.tenant.id, 'P-256');
+    try {
+      const certificate = await x509.createIacaCertificate({
+        key,
+        commonName: checked.commonName,
+        country: checked.country,
+        ...(checked.stateOrProvinceName !== undefined ? { stateOrProvinceName: checked.stateOrProvinceName } : {}),
+        notBefore: checked.notBefore,
+        notAfter: checked.notAfter,
+        issuerAlternativeName: origin,
+        crlDistributionPointUri: crlUri,
+      });
+      const at = now.toISOString();
+      const record: IacaRecord = {
+        id,
+        tenantId: ctx.tenant.id,
+        active: false,
+        isManaged: true,
+        keyId: key.id,
+        certificatePem: certificate.pem,
+        fingerprint: certificate.fingerprint,
+        certificateData: certificateDataOf(certificate),
+        issuerAlternativeName: origin,
+        crlUri,
+        createdAt: at,
+        updatedAt: at,
+      };
+      await insert(record);
+      return record;
+    } catch (error) {
+      await keys.destroy(ctx.tenant.id, key.id).catch(() => false);
+      throw error;
+    }
+  }
+
+  async function createImported(ctx: RequestContext, certificatePem: string, now: Date): Promise<IacaRecord> {
+    const info = x509.parseCertificate(certificatePem);
+    const problems: ErrorDetail[] = [];
+    const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
+    if (!info.isCa) problem('Not a CA certificate (BasicConstraints cA is not set)');
+    else if (!x509.verifyIssuedBy(certificatePem, certificatePem)) problem('Not a self-signed root allowed to sign certificates: an IACA is the root of its mDocs’ chain');
+    if (info.publicKey.kty !== 'EC' || info.publicKey.crv !== 'P-256') problem(`The key must be EC P-256 (ISO/IEC 18013-5 Annex B), not ${info.publicKey.crv ?? info.publicKey.kty}`);
+    if (info.country === undefined) problem('The subject has no country (C), which ISO/IEC 18013-5 Annex B requires');
+    if (info.notAfter.getTime() <= now.getTime()) problem(`The certificate expired at ${info.notAfter.toISOString()}`);
+    if (problems.length > 0) throw validationError(problems);
+    const at = now.toISOString();
+    const record: IacaRecord = {
+      id: ids.uuid(),
+      tenantId: ctx.tenant.id,
+      active: false,
+      isManaged: false,
+      certificatePem: info.pem,
+      fingerprint: info.fingerprint,
+      certificateData: certificateDataOf(info),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await insert(record);
+    return record;
+  }
+
+  async function find(ctx: RequestContext, id: string): Promise<IacaRecord> {
+    const record = await store.iacas.get(ctx.tenant.id, id);
+    if (!record) throw missing();
+    return record;
+  }
+
+  /** Makes sure a managed IACA about to issue has a document signer, so the first credential does not wait for one. */
+  async function prepareSigner(ctx: RequestContext, iaca: IacaRecord, now: Date): Promise<void> {
+    const at = now.getTime();
+    if (!iaca.isManaged || !validAt(iaca.certificateData, at)) return;
+    const best = bestSigner(await store.documentSigners.listByIaca(ctx.tenant.id, iaca.id), at);
+    const notAfter = best?.certificateData ? Date.parse(best.certificateData.notAfter) : undefined;
+    if (rotationDue(notAfter, Date.parse(iaca.certificateData.notAfter), at)) await createManagedSigner({ store, keys, x509, ids }, ctx.tenant, iaca, now);
+  }
+
+  async function makeCrl(iaca: IacaRecord, now: Date): Promise<Uint8Array> {
+    const at = now.getTime();
+    const revoked = (await store.iacas.listRevocations(iaca.tenantId, iaca.id)).filter((r) => Date.parse(r.notAfter) > at);
+    const stamp = revoked.map((r) => r.serialNumber).join(',');
+    const cached = crls.get(iaca.id);
+    if (cached && cached.stamp === stamp && at - cached.madeAt < CRL_REFRESH_MS && at >= cached.madeAt) return cached.der;
+    const der = x509.createCrl({
+      issuer: { key: { tenantId: iaca.tenantId, keyId: iaca.keyId as string }, certificatePem: iaca.certificatePem },
+      revoked: revoked.map((r) => ({ serialNumber: r.serialNumber, revokedAt: new Date(r.revokedAt) })),
+      thisUpdate: now,
+      nextUpdate: new Date(at + CRL_VALIDITY_MS),
+    });
+    crls.set(iaca.id, { stamp, madeAt: at, der });
+    der.catch(() => {
+      if (crls.get(iaca.id)?.der === der) crls.delete(iaca.id);
+    });
+    return der;
+  }
+
+  return {
+    create(ctx, input) {
+      return withEvents(events, ctx, 'MOBILE_IACA_CREATE', async () => {
+        requirePermission(ctx, 'iacas:create');
+        const now = clock.now();
+        const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name });
+        // A cheap early refusal before a key is made; the store checks the limit again atomically.
+        if ((await store.iacas.list(ctx.tenant.id, { limit: MAX_IACAS_PER_TENANT })).items.length >= MAX_IACAS_PER_TENANT) throw atLimit();
+        const record = checked.kind === 'managed' ? await createManaged(ctx, checked, now) : await createImported(ctx, checked.certificatePem, now);
+        return iacaView(record);
+      }, { input, meta });
+    },
+
+    async list(ctx, query) {
+      const page = parsePageQuery(query);
+      if (!ctx.requestor?.permissions.has('iacas:manage')) {
+        // The public view (no token, or one without the permission): no analytic event, as for
+        // every public endpoint that anyone may read as often as they like.
+        return toPage(await store.iacas.list(ctx.tenant.id, page, { activeOnly: true }), iacaView);
+      }
+      return withEvents(events, ctx, 'MOBILE_IACA_LIST', async () => toPage(await store.iacas.list(ctx.tenant.id, page), iacaView), {
+        meta: (p) => ({ count: p.data.length }),
+        keepResponse: false,
+      });
+    },
+
+    get(ctx, id) {
+      return withEvents(events, ctx, 'MOBILE_IACA_RETRIEVE', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        return iacaView(await find(ctx, id));
+      }, { meta });
+    },
+
+    update(ctx, id, input) {
+      return withEvents(events, ctx, 'MOBILE_IACA_UPDATE', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        const { active } = checkUpdateIacaInput(input);
+        const record = await find(ctx, id);
+        const now = clock.now();
+        if (active && Date.parse(record.certificateData.notAfter) <= now.getTime()) {
+          throw validationError([{ value: true, msg: `The IACA certificate expired at ${record.certificateData.notAfter}; it cannot be activated`, param: 'active', location: 'body' }]);
+        }
+        if (active) await prepareSigner(ctx, record, now);
+        const updated: IacaRecord = { ...record, active, updatedAt: now.toISOString(), ...(active && !record.active ? { activatedAt: now.toISOString() } : {}) };
+        if (!(await store.iacas.update(updated))) throw missing();
+        chains.invalidate(ctx.tenant.id);
+        return iacaView(updated);
+      }, { input, meta });
+    },
+
+    delete(ctx, id) {
+      return withEvents(events, ctx, 'MOBILE_IACA_DELETE', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        const record = await find(ctx, id);
+        if (record.active) {
+          throw conflict('Deactivate the IACA before deleting it: it is published to verifiers and may be signing credentials', [
+            { value: true, msg: 'The IACA is active', param: 'active', location: 'body' },
+          ]);
+        }
+        const signers = await store.documentSigners.listByIaca(ctx.tenant.id, id);
+        if (!(await store.iacas.delete(ctx.tenant.id, id))) throw missing();
+        chains.invalidate(ctx.tenant.id);
+        crls.delete(id);
+        // The records are gone first: nothing can pick these keys any more, even if destroying one fails.
+        if (record.keyId !== undefined) await keys.destroy(ctx.tenant.id, record.keyId);
+        for (const signer of signers) await keys.destroy(ctx.tenant.id, signer.keyId);
+      }, { meta: () => ({ id }) });
+    },
+
+    async crl(ctx, id) {
+      const record = await store.iacas.get(ctx.tenant.id, id);
+      if (!record) throw missing();
+      if (!record.isManaged || record.keyId === undefined) throw notFound('Vellum does not hold the key of this imported IACA: its owner publishes its CRL');
+      return makeCrl(record, clock.now());
+    },
+  };
+}

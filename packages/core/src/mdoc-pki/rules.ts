@@ -1,0 +1,124 @@
+import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
+import { DEFAULT_IACA_VALIDITY_YEARS } from './model.ts';
+
+/** API.md §7: the body of `POST /v2/credentials/mobile/iacas`. */
+export interface CreateIacaInput {
+  commonName?: string | undefined;
+  country?: string | undefined;
+  stateOrProvinceName?: string | undefined;
+  notBefore?: string | undefined;
+  notAfter?: string | undefined;
+  certificatePem?: string | undefined;
+}
+
+/** A create request that passed the rules: an IACA Vellum makes, or a certificate to import. */
+export type CheckedIacaInput =
+  | { kind: 'managed'; commonName: string; country: string; stateOrProvinceName?: string; notBefore: Date; notAfter: Date }
+  | { kind: 'imported'; certificatePem: string };
+
+/** ISO/IEC 18013-5 Annex B: an IACA certificate is valid for at most 20 years. */
+export const IACA_MAX_VALIDITY_YEARS = 20;
+const COMMON_NAME_MAX = 64;
+const IACA_SUFFIX = ' IACA';
+
+function addYears(at: Date, years: number): Date {
+  const out = new Date(at);
+  out.setUTCFullYear(out.getUTCFullYear() + years);
+  return out;
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** An ISO 8601 date or date-time with an offset, as a Date; undefined when it is not one. */
+export function parseInstant(value: unknown): Date | undefined {
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return undefined;
+  const at = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
+/** The default common name of a managed IACA: the tenant's name and " IACA", within the 64 characters X.520 allows. */
+export function defaultIacaCommonName(tenantName: string): string {
+  const name = tenantName.trim().slice(0, COMMON_NAME_MAX - IACA_SUFFIX.length).trim() || 'Vellum';
+  return `${name}${IACA_SUFFIX}`;
+}
+
+/**
+ * Validates an IACA create request, reporting every problem at once. Managed IACAs need `country`
+ * (the issuing country is a legal fact Vellum cannot guess); the other fields have defaults:
+ * commonName "<tenant name> IACA", notBefore now, notAfter five years after notBefore.
+ */
+export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Date; tenantName: string }): CheckedIacaInput {
+  const details: ErrorDetail[] = [];
+  const problem = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+
+  if (input.certificatePem !== undefined) {
+    if (typeof input.certificatePem !== 'string' || input.certificatePem.trim() === '') problem('certificatePem', 'A PEM certificate', input.certificatePem);
+    for (const field of ['commonName', 'country', 'stateOrProvinceName', 'notBefore', 'notAfter'] as const) {
+      if (input[field] !== undefined) problem(field, 'Taken from the imported certificate: leave it out with certificatePem', input[field]);
+    }
+    if (details.length > 0) throw validationError(details);
+    return { kind: 'imported', certificatePem: input.certificatePem as string };
+  }
+
+  const commonName = input.commonName ?? defaultIacaCommonName(context.tenantName);
+  if (typeof commonName !== 'string' || commonName.trim() === '' || commonName.length > COMMON_NAME_MAX) problem('commonName', `1 to ${COMMON_NAME_MAX} characters`, input.commonName);
+  if (input.country === undefined) problem('country', 'Required for an IACA Vellum creates: the ISO 3166-1 alpha-2 code of the issuing country, e.g. "US"');
+  else if (typeof input.country !== 'string' || !/^[A-Z]{2}$/.test(input.country)) problem('country', 'An ISO 3166-1 alpha-2 code in upper case, e.g. "US"', input.country);
+  const state = input.stateOrProvinceName;
+  if (state !== undefined && (typeof state !== 'string' || state.trim() === '' || state.length > 128)) problem('stateOrProvinceName', '1 to 128 characters', state);
+
+  const notBefore = input.notBefore === undefined ? context.now : parseInstant(input.notBefore);
+  if (!notBefore) problem('notBefore', 'An ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z', input.notBefore);
+  const notAfter = input.notAfter === undefined ? notBefore && addYears(notBefore, DEFAULT_IACA_VALIDITY_YEARS) : parseInstant(input.notAfter);
+  if (!notAfter) problem('notAfter', 'An ISO 8601 date-time, e.g. 2031-01-01T00:00:00Z', input.notAfter);
+  if (notBefore && notAfter) {
+    if (notAfter <= notBefore) problem('notAfter', 'Must be after notBefore', input.notAfter);
+    else if (notAfter > addYears(notBefore, IACA_MAX_VALIDITY_YEARS)) problem('notAfter', `At most ${IACA_MAX_VALIDITY_YEARS} years after notBefore (ISO/IEC 18013-5 Annex B)`, input.notAfter);
+    else if (notAfter <= context.now) problem('notAfter', 'Must be in the future', input.notAfter);
+  }
+  if (details.length > 0 || !notBefore || !notAfter) throw validationError(details);
+  return {
+    kind: 'managed',
+    commonName,
+    country: input.country as string,
+    ...(state !== undefined ? { stateOrProvinceName: state } : {}),
+    notBefore,
+    notAfter,
+  };
+}
+
+/** API.md §7: the body of `PUT /v2/credentials/mobile/iacas/{id}`. */
+export interface UpdateIacaInput {
+  active?: boolean | undefined;
+}
+
+export function checkUpdateIacaInput(input: UpdateIacaInput): { active: boolean } {
+  if (typeof input.active !== 'boolean') throw invalidField('active', 'Required: true or false', input.active);
+  return { active: input.active };
+}
+
+/** API.md §7: the body of `POST /v2/credentials/mobile/document-signers`. */
+export interface CreateDocumentSignerInput {
+  iacaId?: string | undefined;
+}
+
+export function checkCreateDocumentSignerInput(input: CreateDocumentSignerInput): { iacaId: string } {
+  if (typeof input.iacaId !== 'string' || input.iacaId.length === 0) throw invalidField('iacaId', 'Required: the id of an imported IACA', input.iacaId);
+  return { iacaId: input.iacaId };
+}
+
+/** API.md §7: the body of `PUT /v2/credentials/mobile/document-signers/{id}`. */
+export interface UpdateDocumentSignerInput {
+  active?: boolean | undefined;
+  certificatePem?: string | undefined;
+}
+
+export function checkUpdateDocumentSignerInput(input: UpdateDocumentSignerInput): { active: boolean; certificatePem?: string } {
+  const details: ErrorDetail[] = [];
+  if (typeof input.active !== 'boolean') details.push({ value: input.active, msg: 'Required: true or false', param: 'active', location: 'body' });
+  if (input.certificatePem !== undefined && (typeof input.certificatePem !== 'string' || input.certificatePem.trim() === '')) {
+    details.push({ value: input.certificatePem, msg: 'A PEM certificate', param: 'certificatePem', location: 'body' });
+  }
+  if (details.length > 0) throw validationError(details);
+  return { active: input.active as boolean, ...(input.certificatePem !== undefined ? { certificatePem: input.certificatePem } : {}) };
+}

@@ -1,0 +1,288 @@
+// Document signers Vellum creates and rotates for managed IACAs, and the choice of the IACA and
+// document signer that sign a tenant's next mDoc.
+
+import type { KeyManager, CertificateInfo, Clock, Store, X509Authority } from '../ports.ts';
+import { DomainError } from '../shared/errors.ts';
+import type { Tenant } from '../tenancy/model.ts';
+import {
+  type CertificateData,
+  DOCUMENT_SIGNERS_PATH,
+  type DocumentSignerRecord,
+  IACAS_PATH,
+  type IacaRecord,
+  MANAGED_SIGNER_VALIDITY_DAYS,
+  MAX_SIGNER_ROTATION_DAYS,
+  MAX_IACAS_PER_TENANT,
+  SIGNER_BACKDATE_MS,
+  SIGNER_ROTATION_DAYS,
+} from './model.ts';
+
+const DAY_MS = 86_400_000;
+
+/** The DER inside a single-block PEM, with web-standard globals only; undefined when it is not one. */
+export function pemToDer(pem: string): Uint8Array | undefined {
+  const m = /^-----BEGIN ([A-Z ]+)-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END \1-----\s*$/.exec(pem.trim());
+  if (!m) return undefined;
+  try {
+    const raw = atob((m[2] as string).replace(/[\r\n]/g, ''));
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return bytes;
+  } catch {
+    return undefined;
+  }
+}
+
+const COMMON_NAME_MAX = 64;
+const SIGNER_SUFFIX = ' Document Signer';
+
+/** API.md §7 `certificateData` of a parsed certificate. */
+export function certificateDataOf(info: CertificateInfo): CertificateData {
+  return {
+    notBefore: info.notBefore.toISOString(),
+    notAfter: info.notAfter.toISOString(),
+    ...(info.country !== undefined ? { country: info.country } : {}),
+    ...(info.commonName !== undefined ? { commonName: info.commonName } : {}),
+    ...(info.stateOrProvinceName !== undefined ? { stateOrProvinceName: info.stateOrProvinceName } : {}),
+  };
+}
+
+/** The CRL distribution point of a managed IACA under the origin it was created on. */
+export function crlUriOf(origin: string, iacaId: string): string {
+  return `${origin}${IACAS_PATH}/${iacaId}/crl`;
+}
+
+/** A document signer's common name: its IACA's, with " Document Signer" in place of a trailing " IACA". */
+export function signerCommonName(iacaCommonName: string | undefined): string {
+  const base = (iacaCommonName ?? 'Vellum').replace(/\s*IACA$/i, '').trim() || 'Vellum';
+  return `${base.slice(0, COMMON_NAME_MAX - SIGNER_SUFFIX.length).trim()}${SIGNER_SUFFIX}`;
+}
+
+const time = (iso: string | undefined) => (iso === undefined ? Number.NaN : Date.parse(iso));
+
+/** Whether a certificate's validity covers `at`. */
+export function validAt(data: CertificateData | undefined, at: number): boolean {
+  return data !== undefined && time(data.notBefore) <= at && at < time(data.notAfter);
+}
+
+/** A signer that may sign at `at`: active, not revoked, certified, and valid then. */
+export function canSign(signer: DocumentSignerRecord, at: number): boolean {
+  return signer.active && signer.revokedAt === undefined && signer.certificatePem !== undefined && validAt(signer.certificateData, at);
+}
+
+/** Of the signers that can sign at `at`, the one whose certificate lasts longest. */
+export function bestSigner(signers: readonly DocumentSignerRecord[], at: number): DocumentSignerRecord | undefined {
+  let best: DocumentSignerRecord | undefined;
+  for (const s of signers) {
+    if (canSign(s, at) && (!best || time(s.certificateData?.notAfter) > time(best.certificateData?.notAfter))) best = s;
+  }
+  return best;
+}
+
+/**
+ * Whether a managed IACA needs a new document signer at `at` for a credential living `lifetimeMs`:
+ * none can sign, or the best ends within N days, N = the lifetime clamped to
+ * [{@link SIGNER_ROTATION_DAYS}, {@link MAX_SIGNER_ROTATION_DAYS}] days, while a new one would last
+ * longer (a signer never outlives its IACA, so near the IACA's end the last signer is kept).
+ */
+export function rotationDue(signerNotAfter: number | undefined, iacaNotAfter: number, at: number, lifetimeMs = 0): boolean {
+  if (signerNotAfter === undefined) return true;
+  const needed = Math.min(Math.max(lifetimeMs, SIGNER_ROTATION_DAYS * DAY_MS), MAX_SIGNER_ROTATION_DAYS * DAY_MS);
+  return signerNotAfter < Math.min(at + needed, iacaNotAfter);
+}
+
+export interface ManagedSignerDeps {
+  store: Store;
+  keys: KeyManager;
+  x509: X509Authority;
+  ids: { uuid(): string };
+}
+
+/**
+ * Creates a document signer for a managed IACA: a P-256 key in the KeyManager and a certificate the
+ * IACA's key signs (ISO/IEC 18013-5 Annex B), valid {@link MANAGED_SIGNER_VALIDITY_DAYS} days or
+ * until the IACA ends. A key whose signer could not be stored is destroyed.
+ */
+export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenant, iaca: IacaRecord, now: Date): Promise<DocumentSignerRecord> {
+  const { store, keys, x509, ids } = deps;
+  if (!iaca.isManaged || iaca.keyId === undefined || iaca.crlUri === undefined || iaca.issuerAlternativeName === undefined) {
+    throw new DomainError('InternalServerError', 'Only a managed IACA gets document signers from Vellum');
+  }
+  const iacaNotBefore = time(iaca.certificateData.notBefore);
+  const iacaNotAfter = time(iaca.certificateData.notAfter);
+  const notBefore = Math.max(iacaNotBefore, now.getTime() - SIGNER_BACKDATE_MS);
+  const key = await keys.create(tenant.id, 'P-256');
+  try {
+    const certificate = await x509.createDocumentSignerCertificate({
+      issuer: { key: { tenantId: tenant.id, keyId: iaca.keyId }, certificatePem: iaca.certificatePem },
+      subjectPublicJwk: key.publicJwk,
+      commonName: signerCommonName(iaca.certificateData.commonName),
+      country: iaca.certificateData.country ?? '',
+      ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
+      notBefore: new Date(notBefore),
+      notAfter: new Date(Math.min(iacaNotAfter, notBefore + MANAGED_SIGNER_VALIDITY_DAYS * DAY_MS)),
+      issuerAlternativeName: iaca.issuerAlternativeName,
+      crlDistributionPointUri: iaca.crlUri,
+    });
+    const at = now.toISOString();
+    const signer: DocumentSignerRecord = {
+      id: ids.uuid(),
+      tenantId: tenant.id,
+      iacaId: iaca.id,
+      isManaged: true,
+      active: true,
+      keyId: key.id,
+      publicJwk: key.publicJwk,
+      certificatePem: certificate.pem,
+      fingerprint: certificate.fingerprint,
+      serialNumber: certificate.serialNumber,
+      certificateData: certificateDataOf(certificate),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await store.documentSigners.insert(signer);
+    return signer;
+  } catch (error) {
+    await keys.destroy(tenant.id, key.id).catch(() => false);
+    throw error;
+  }
+}
+
+/** Removes a managed IACA's signers whose certificates have expired, and destroys their keys. Revocations stay. */
+export async function pruneExpiredSigners(deps: Pick<ManagedSignerDeps, 'store' | 'keys'>, tenantId: string, signers: readonly DocumentSignerRecord[], at: number): Promise<void> {
+  for (const s of signers) {
+    if (s.isManaged && s.certificateData !== undefined && time(s.certificateData.notAfter) <= at) {
+      if (await deps.store.documentSigners.delete(tenantId, s.id)) await deps.keys.destroy(tenantId, s.keyId).catch(() => false);
+    }
+  }
+}
+
+/** The IACA and document signer that sign a tenant's mDocs now. */
+export interface IssuingChain {
+  iaca: IacaRecord;
+  signer: DocumentSignerRecord;
+  /** The COSE x5chain: the document signer's certificate (DER). The IACA is the verifier's trust anchor. */
+  x5chain: Uint8Array[];
+}
+
+export interface IssuingChainsDeps extends ManagedSignerDeps {
+  clock: Clock;
+  /**
+   * How long a tenant's chain is reused before the store is read again, in ms (default 1000; 0
+   * reads it for every credential). Changes made through this process apply at once; changes made
+   * by another server (an IACA deactivated, a signer revoked) apply within this bound. A revoked
+   * signer's key is destroyed, so it cannot sign anywhere even within the bound.
+   */
+  cacheMs?: number;
+}
+
+export interface IssuingChains {
+  /**
+   * The chain that signs the tenant's next mDoc, valid from `now` for `lifetimeMs`: of the active
+   * IACAs valid now, the one activated last, and its document signer whose certificate lasts
+   * longest. For a managed IACA the signer is created (or rotated) when needed. Throws a 400 when
+   * there is no active IACA, or no usable document signer for an imported one.
+   */
+  current(tenant: Tenant, now: Date, lifetimeMs: number): Promise<IssuingChain>;
+  /** Forgets the tenant's cached chain (its IACAs or document signers changed). */
+  invalidate(tenantId: string): void;
+}
+
+/** The 400 of API.md §7 when a tenant has no IACA to issue under. */
+export function noActiveIaca(detail?: string): DomainError {
+  return new DomainError('BadRequest', `No active IACA: create or activate one at ${IACAS_PATH}${detail ? ` (${detail})` : ''}`);
+}
+
+function noActiveSigner(iaca: IacaRecord): DomainError {
+  return new DomainError(
+    'BadRequest',
+    `No active document signer for the active IACA ${iaca.id}, which Vellum does not hold the key of: create one at ${DOCUMENT_SIGNERS_PATH}, have the IACA sign its CSR, and activate it with the certificate`,
+  );
+}
+
+interface Cached {
+  chain: IssuingChain;
+  /** Clock time (ms) until which the chain is reused without reading the store. */
+  until: number;
+  signerNotBefore: number;
+  signerNotAfter: number;
+  iacaNotAfter: number;
+}
+
+/**
+ * Chooses, caches and (for managed IACAs) rotates the chain that signs each tenant's mDocs. The
+ * cache holds one small entry per tenant; concurrent misses for a tenant share one store read
+ * (and at most one new signer).
+ */
+export function createIssuingChains(deps: IssuingChainsDeps): IssuingChains {
+  const { store, x509 } = deps;
+  const cacheMs = deps.cacheMs ?? 1000;
+  const cache = new Map<string, Cached>();
+  const loading = new Map<string, Promise<Cached>>();
+  // Bumped by invalidate: a load that began before a change is not cached after it.
+  const generations = new Map<string, number>();
+
+  async function load(tenant: Tenant, now: Date, lifetimeMs: number): Promise<Cached> {
+    const at = now.getTime();
+    const active = (await store.iacas.list(tenant.id, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true })).items;
+    if (active.length === 0) throw noActiveIaca();
+    const valid = active.filter((i) => validAt(i.certificateData, at));
+    if (valid.length === 0) throw noActiveIaca('the active ones are expired or not yet valid');
+    // Activated last; on a tie, created last (the list is in creation order).
+    const iaca = valid.reduce((a, b) => ((b.activatedAt ?? '') >= (a.activatedAt ?? '') ? b : a));
+    const iacaNotAfter = time(iaca.certificateData.notAfter);
+    const signers = await store.documentSigners.listByIaca(tenant.id, iaca.id);
+    let signer = bestSigner(signers, at);
+    if (iaca.isManaged) {
+      if (rotationDue(signer && time(signer.certificateData?.notAfter), iacaNotAfter, at, lifetimeMs)) {
+        signer = await createManagedSigner(deps, tenant, iaca, now);
+        await pruneExpiredSigners(deps, tenant.id, signers, at);
+      }
+    } else if (!signer) {
+      throw noActiveSigner(iaca);
+    }
+    const chosen = signer as DocumentSignerRecord;
+    // The stored PEM was parsed and checked when it was stored; its DER is all the x5chain needs.
+    const der = pemToDer(chosen.certificatePem as string) ?? x509.parseCertificate(chosen.certificatePem as string).der;
+    return {
+      chain: { iaca, signer: chosen, x5chain: [der] },
+      until: deps.clock.now().getTime() + cacheMs,
+      signerNotBefore: time(chosen.certificateData?.notBefore),
+      signerNotAfter: time(chosen.certificateData?.notAfter),
+      iacaNotAfter,
+    };
+  }
+
+  /** A cached chain is reused while fresh, valid at `at`, and (managed) not due for rotation. */
+  function fits(entry: Cached, at: number, clockNow: number, lifetimeMs: number): boolean {
+    if (clockNow >= entry.until) return false;
+    if (at < entry.signerNotBefore || at >= entry.signerNotAfter || at >= entry.iacaNotAfter) return false;
+    return !entry.chain.iaca.isManaged || !rotationDue(entry.signerNotAfter, entry.iacaNotAfter, at, lifetimeMs);
+  }
+
+  return {
+    async current(tenant, now, lifetimeMs) {
+      const hit = cache.get(tenant.id);
+      if (hit && fits(hit, now.getTime(), deps.clock.now().getTime(), lifetimeMs)) return hit.chain;
+      const generation = generations.get(tenant.id) ?? 0;
+      let pending = loading.get(tenant.id);
+      if (!pending) {
+        const started = load(tenant, now, lifetimeMs).finally(() => {
+          if (loading.get(tenant.id) === started) loading.delete(tenant.id);
+        });
+        pending = started;
+        loading.set(tenant.id, started);
+      }
+      let entry = await pending;
+      // A load shared with a caller issuing a shorter-lived credential may not suit this one.
+      if (entry.chain.iaca.isManaged && rotationDue(entry.signerNotAfter, entry.iacaNotAfter, now.getTime(), lifetimeMs)) entry = await load(tenant, now, lifetimeMs);
+      if (cacheMs > 0 && (generations.get(tenant.id) ?? 0) === generation) cache.set(tenant.id, entry);
+      return entry.chain;
+    },
+    invalidate(tenantId) {
+      cache.delete(tenantId);
+      loading.delete(tenantId);
+      generations.set(tenantId, (generations.get(tenantId) ?? 0) + 1);
+    },
+  };
+}

@@ -1,0 +1,241 @@
+// The Store contract for the mDoc PKI repositories (ports.ts: IacaRepository, DocumentSignerRepository),
+// run inside describeStoreContract against every adapter.
+import { type DocumentSignerRecord, DomainError, type IacaRecord, type Store, type Tenant } from '@vellum/core';
+import { describe, expect, it } from 'vitest';
+
+let counter = 0;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const uuid = () => crypto.randomUUID();
+
+/** An IACA record (managed unless told), inactive, with a unique fingerprint. */
+export function makeIaca(tenantId: string, over: Partial<IacaRecord> = {}): IacaRecord {
+  const now = new Date().toISOString();
+  return {
+    id: uuid(),
+    tenantId,
+    active: false,
+    isManaged: true,
+    keyId: uuid(),
+    certificatePem: '-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n',
+    fingerprint: unique('fp'),
+    certificateData: { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2031-01-01T00:00:00.000Z', country: 'US', commonName: 'Test IACA' },
+    issuerAlternativeName: 'https://t.eu01.vellum.test',
+    crlUri: 'https://t.eu01.vellum.test/v2/credentials/mobile/iacas/x/crl',
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+}
+
+/** A document signer record of an IACA: requested with a CSR unless told (`isManaged`). */
+export function makeDocumentSigner(tenantId: string, iacaId: string, over: Partial<DocumentSignerRecord> = {}): DocumentSignerRecord {
+  const now = new Date().toISOString();
+  return {
+    id: uuid(),
+    tenantId,
+    iacaId,
+    isManaged: false,
+    active: false,
+    keyId: uuid(),
+    publicJwk: { kty: 'EC', crv: 'P-256', x: unique('x'), y: 'yy' },
+    csrPem: '-----BEGIN CERTIFICATE REQUEST-----\nMA==\n-----END CERTIFICATE REQUEST-----\n',
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+}
+
+async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
+  await expect(p).rejects.toBeInstanceOf(DomainError);
+  await expect(p).rejects.toMatchObject({ code });
+}
+
+/** The mDoc PKI part of the Store contract; `store` is read when the tests run. */
+export function describeMdocPkiContract(store: () => Store): void {
+  async function tenants(n: number): Promise<Tenant[]> {
+    const made: Tenant[] = [];
+    for (let i = 0; i < n; i++) {
+      const t: Tenant = { id: uuid(), subdomain: unique('m'), region: 'eu01', name: 'PKI tenant', loggingLevel: 1, createdAt: new Date().toISOString() };
+      await store().tenants.insert(t);
+      made.push(t);
+    }
+    return made;
+  }
+
+  describe('IACAs', () => {
+    it('stores an IACA whole, and finds it within its tenant only', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const managed = makeIaca(a.id, { activatedAt: '2026-02-01T00:00:00.000Z', active: true, certificateData: { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2031-01-01T00:00:00.000Z', country: 'NZ', commonName: 'N', stateOrProvinceName: 'Wellington' } });
+      const imported = makeIaca(a.id, { isManaged: false, keyId: undefined, issuerAlternativeName: undefined, crlUri: undefined });
+      delete imported.keyId;
+      delete imported.issuerAlternativeName;
+      delete imported.crlUri;
+      expect(await store().iacas.insert(managed, 3)).toBe(true);
+      expect(await store().iacas.insert(imported, 3)).toBe(true);
+      expect(await store().iacas.get(a.id, managed.id)).toEqual(managed);
+      expect(await store().iacas.get(a.id, imported.id)).toEqual(imported);
+      expect(await store().iacas.get(b.id, managed.id)).toBeUndefined();
+      expect(await store().iacas.get(a.id, uuid())).toBeUndefined();
+      expect((await store().iacas.list(b.id, { limit: 10 })).items).toEqual([]);
+    });
+
+    it('refuses past the limit (false, nothing written), counting per tenant', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      for (let i = 0; i < 3; i++) expect(await store().iacas.insert(makeIaca(a.id), 3)).toBe(true);
+      const fourth = makeIaca(a.id);
+      expect(await store().iacas.insert(fourth, 3)).toBe(false);
+      expect(await store().iacas.get(a.id, fourth.id)).toBeUndefined();
+      expect((await store().iacas.list(a.id, { limit: 10 })).items).toHaveLength(3);
+      expect(await store().iacas.insert(makeIaca(b.id), 3)).toBe(true);
+    });
+
+    it('never lets racing inserts pass the limit together', async () => {
+      const [t] = (await tenants(1)) as [Tenant];
+      const results = await Promise.all(Array.from({ length: 6 }, () => store().iacas.insert(makeIaca(t.id), 3)));
+      expect(results.filter(Boolean)).toHaveLength(3);
+      expect((await store().iacas.list(t.id, { limit: 10 })).items).toHaveLength(3);
+    });
+
+    it('refuses the same certificate twice in a tenant with Conflict, and lets another tenant hold it', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const first = makeIaca(a.id);
+      await store().iacas.insert(first, 3);
+      await expectDomainError(store().iacas.insert(makeIaca(a.id, { fingerprint: first.fingerprint }), 3), 'Conflict');
+      await expectDomainError(store().iacas.insert(makeIaca(a.id, { id: first.id }), 3), 'Conflict');
+      expect(await store().iacas.insert(makeIaca(b.id, { fingerprint: first.fingerprint }), 3)).toBe(true);
+    });
+
+    it('lists in creation order across pages, all or the active ones only', async () => {
+      const [t] = (await tenants(1)) as [Tenant];
+      const made = [makeIaca(t.id, { active: true }), makeIaca(t.id), makeIaca(t.id, { active: true })];
+      for (const i of made) await store().iacas.insert(i, 3);
+      const first = await store().iacas.list(t.id, { limit: 2 });
+      expect(first.items.map((i) => i.id)).toEqual([made[0]!.id, made[1]!.id]);
+      const rest = await store().iacas.list(t.id, { limit: 2, after: first.last as number });
+      expect(rest.items.map((i) => i.id)).toEqual([made[2]!.id]);
+      expect((await store().iacas.list(t.id, { limit: 10 }, { activeOnly: true })).items.map((i) => i.id)).toEqual([made[0]!.id, made[2]!.id]);
+    });
+
+    it('updates active, activatedAt and updatedAt only, within the tenant', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const iaca = makeIaca(a.id);
+      await store().iacas.insert(iaca, 3);
+      const on = { ...iaca, active: true, activatedAt: '2026-03-01T00:00:00.000Z', updatedAt: '2026-03-01T00:00:00.000Z', certificatePem: 'changed', fingerprint: 'changed' };
+      expect(await store().iacas.update(on)).toBe(true);
+      expect(await store().iacas.get(a.id, iaca.id)).toEqual({ ...iaca, active: true, activatedAt: on.activatedAt, updatedAt: on.updatedAt });
+      expect(await store().iacas.update({ ...on, tenantId: b.id })).toBe(false);
+      expect(await store().iacas.update({ ...on, id: uuid() })).toBe(false);
+      const off = { ...on, active: false };
+      expect(await store().iacas.update(off)).toBe(true);
+      expect((await store().iacas.get(a.id, iaca.id))?.active).toBe(false);
+    });
+
+    it('keeps revocations in order, the first entry of a serial, and refuses an unknown IACA with NotFound', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const iaca = makeIaca(a.id);
+      await store().iacas.insert(iaca, 3);
+      const one = { serialNumber: '0a', revokedAt: '2026-03-01T00:00:00.000Z', notAfter: '2027-01-01T00:00:00.000Z' };
+      const two = { serialNumber: '0b', revokedAt: '2026-03-02T00:00:00.000Z', notAfter: '2027-01-02T00:00:00.000Z' };
+      await store().iacas.addRevocation(a.id, iaca.id, one);
+      await store().iacas.addRevocation(a.id, iaca.id, two);
+      await store().iacas.addRevocation(a.id, iaca.id, { ...one, revokedAt: '2026-04-01T00:00:00.000Z' });
+      expect(await store().iacas.listRevocations(a.id, iaca.id)).toEqual([one, two]);
+      expect(await store().iacas.listRevocations(b.id, iaca.id)).toEqual([]);
+      await expectDomainError(store().iacas.addRevocation(b.id, iaca.id, one), 'NotFound');
+      await expectDomainError(store().iacas.addRevocation(a.id, uuid(), one), 'NotFound');
+    });
+
+    it('deletes an IACA with its document signers and revocations, within its tenant only', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const iaca = makeIaca(a.id);
+      const kept = makeIaca(a.id);
+      await store().iacas.insert(iaca, 3);
+      await store().iacas.insert(kept, 3);
+      const signer = makeDocumentSigner(a.id, iaca.id);
+      const other = makeDocumentSigner(a.id, kept.id);
+      await store().documentSigners.insert(signer);
+      await store().documentSigners.insert(other);
+      await store().iacas.addRevocation(a.id, iaca.id, { serialNumber: '01', revokedAt: '2026-03-01T00:00:00.000Z', notAfter: '2027-01-01T00:00:00.000Z' });
+      expect(await store().iacas.delete(b.id, iaca.id)).toBe(false);
+      expect(await store().iacas.delete(a.id, iaca.id)).toBe(true);
+      expect(await store().iacas.get(a.id, iaca.id)).toBeUndefined();
+      expect(await store().documentSigners.get(a.id, signer.id)).toBeUndefined();
+      expect(await store().iacas.listRevocations(a.id, iaca.id)).toEqual([]);
+      expect(await store().documentSigners.get(a.id, other.id)).toEqual(other);
+      expect(await store().iacas.delete(a.id, iaca.id)).toBe(false);
+    });
+  });
+
+  describe('document signers', () => {
+    it('stores a signer whole, within its tenant only, and only under one of the tenant’s IACAs', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const iaca = makeIaca(a.id);
+      await store().iacas.insert(iaca, 3);
+      const signer = makeDocumentSigner(a.id, iaca.id);
+      expect(await store().documentSigners.insert(signer)).toBe(true);
+      expect(await store().documentSigners.get(a.id, signer.id)).toEqual(signer);
+      expect(await store().documentSigners.get(b.id, signer.id)).toBeUndefined();
+      await expectDomainError(store().documentSigners.insert(makeDocumentSigner(b.id, iaca.id)), 'NotFound');
+      await expectDomainError(store().documentSigners.insert(makeDocumentSigner(a.id, uuid())), 'NotFound');
+      await expectDomainError(store().documentSigners.insert({ ...signer }), 'Conflict');
+    });
+
+    it('counts only requested (not managed) signers against the limit, atomically', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const imported = makeIaca(a.id, { isManaged: false });
+      const managed = makeIaca(a.id);
+      await store().iacas.insert(imported, 3);
+      await store().iacas.insert(managed, 3);
+      for (let i = 0; i < 3; i++) expect(await store().documentSigners.insert(makeDocumentSigner(a.id, managed.id, { isManaged: true, active: true }))).toBe(true);
+      const results = await Promise.all(Array.from({ length: 7 }, () => store().documentSigners.insert(makeDocumentSigner(a.id, imported.id), 5)));
+      expect(results.filter(Boolean)).toHaveLength(5);
+      expect(await store().documentSigners.insert(makeDocumentSigner(a.id, managed.id, { isManaged: true }))).toBe(true);
+      const bIaca = makeIaca(b.id, { isManaged: false });
+      await store().iacas.insert(bIaca, 3);
+      expect(await store().documentSigners.insert(makeDocumentSigner(b.id, bIaca.id), 5)).toBe(true);
+      expect((await store().documentSigners.list(a.id, { limit: 100 })).items).toHaveLength(9);
+    });
+
+    it('lists in creation order across pages, by IACA when asked', async () => {
+      const [t] = (await tenants(1)) as [Tenant];
+      const [x, y] = [makeIaca(t.id), makeIaca(t.id)];
+      await store().iacas.insert(x, 3);
+      await store().iacas.insert(y, 3);
+      const made = [makeDocumentSigner(t.id, x.id), makeDocumentSigner(t.id, y.id), makeDocumentSigner(t.id, x.id)];
+      for (const s of made) await store().documentSigners.insert(s);
+      const first = await store().documentSigners.list(t.id, { limit: 2 });
+      expect(first.items).toEqual(made.slice(0, 2));
+      expect((await store().documentSigners.list(t.id, { limit: 2, after: first.last as number })).items).toEqual([made[2]]);
+      expect((await store().documentSigners.list(t.id, { limit: 10 }, { iacaId: x.id })).items).toEqual([made[0], made[2]]);
+      expect(await store().documentSigners.listByIaca(t.id, x.id)).toEqual([made[0], made[2]]);
+      expect(await store().documentSigners.listByIaca(t.id, uuid())).toEqual([]);
+    });
+
+    it('updates the mutable fields only, within the tenant, and deletes for good', async () => {
+      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const iaca = makeIaca(a.id, { isManaged: false });
+      await store().iacas.insert(iaca, 3);
+      const signer = makeDocumentSigner(a.id, iaca.id);
+      await store().documentSigners.insert(signer);
+      const certified: DocumentSignerRecord = {
+        ...signer,
+        active: true,
+        certificatePem: '-----BEGIN CERTIFICATE-----\nMQ==\n-----END CERTIFICATE-----\n',
+        fingerprint: 'ab',
+        serialNumber: '0c',
+        certificateData: { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2027-01-01T00:00:00.000Z', country: 'US' },
+        updatedAt: '2026-05-01T00:00:00.000Z',
+      };
+      expect(await store().documentSigners.update({ ...certified, iacaId: uuid(), keyId: 'other', isManaged: true })).toBe(true);
+      expect(await store().documentSigners.get(a.id, signer.id)).toEqual(certified);
+      const revoked = { ...certified, active: false, revokedAt: '2026-06-01T00:00:00.000Z' };
+      expect(await store().documentSigners.update(revoked)).toBe(true);
+      expect(await store().documentSigners.get(a.id, signer.id)).toEqual(revoked);
+      expect(await store().documentSigners.update({ ...revoked, tenantId: b.id })).toBe(false);
+      expect(await store().documentSigners.delete(b.id, signer.id)).toBe(false);
+      expect(await store().documentSigners.delete(a.id, signer.id)).toBe(true);
+      expect(await store().documentSigners.get(a.id, signer.id)).toBeUndefined();
+      expect(await store().documentSigners.delete(a.id, signer.id)).toBe(false);
+    });
+  });
+}
