@@ -16,6 +16,8 @@ export type {
   DidRepository,
   DidStamp,
   DnsResolver,
+  DomainEvent,
+  DomainEventSink,
   EventRepository,
   Ids,
   KeyManager,

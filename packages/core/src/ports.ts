@@ -267,6 +267,35 @@ export interface Ids {
   uuid(): string;
   /** A random URL-safe token carrying at least `bytes` bytes of entropy (default 32). */
   token(bytes?: number): string;
+  /** `n` cryptographically random bytes (transaction codes, jitter). */
+  bytes(n: number): Uint8Array;
+}
+
+/**
+ * Something that happened which webhook subscribers may be told (specification 2.8, 6; API.md §10).
+ * Issuance writes it inside the transaction that records the issued credential, so it is never
+ * lost nor sent for a credential that was not issued.
+ */
+export interface DomainEvent {
+  id: string;
+  tenantId: string;
+  type: 'OpenIdCredentialIssued';
+  occurredAt: string;
+  /** API.md §10: `{ credential, credentialId, credentialConfigurationId, credentialProfile, format, userId, userClaims }`. */
+  payload: {
+    credential: unknown;
+    credentialId: string;
+    credentialConfigurationId: string;
+    credentialProfile: string;
+    format: string;
+    userId: string;
+    userClaims: Record<string, unknown>;
+  };
+}
+
+/** Takes domain events inside the caller's transaction (the webhook outbox implements it). */
+export interface DomainEventSink {
+  publish(tx: Repositories, event: DomainEvent): Promise<void>;
 }
 
 /** Slow, salted hashing of client secrets. */

@@ -10,7 +10,7 @@ const b64u = (b: Uint8Array | string) => Buffer.from(b).toString('base64url');
 
 async function setup(masterByte = 1) {
   const store = createMemoryStore();
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused' };
+  const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
   const manager = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(masterByte)), ids, clock: fakeClock() });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);

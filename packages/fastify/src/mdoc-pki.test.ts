@@ -74,7 +74,7 @@ const DAY = 86_400_000;
 /** An IACA held by the test, as another authority's: its certificate to import and its key to certify CSRs with. */
 async function foreignIaca(commonName: string) {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(4)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused' }, clock: fakeClock() });
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(4)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const key = managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));

@@ -10,5 +10,6 @@ export function createNodeIds(): Ids {
   return {
     uuid: () => randomUUID(),
     token: (bytes = 32) => randomBytes(bytes).toString('base64url'),
+    bytes: (n) => new Uint8Array(randomBytes(n)),
   };
 }

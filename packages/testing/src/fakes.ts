@@ -32,6 +32,11 @@ export function fakeIds(prefix = 0): Ids {
       n += 1;
       return `tok${n}`.padEnd(Math.ceil((bytes * 4) / 3), 'x');
     },
+    // A counter-seeded sequence: deterministic per fake, different on every call.
+    bytes: (count) => {
+      n += 1;
+      return Uint8Array.from({ length: count }, (_, i) => (n * 131 + i * 29) & 0xff);
+    },
   };
 }
 

@@ -18,7 +18,7 @@ const DAY = 86_400_000;
 
 async function setup() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused' }, clock: { now: () => new Date() } });
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: { now: () => new Date() } });
   // Not @vellum/testing's makeTenant: that package loads vitest, which refuses to run outside it.
   const tenant: Tenant = { id: crypto.randomUUID(), subdomain: 'bench', region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() };
   await store.tenants.insert(tenant);

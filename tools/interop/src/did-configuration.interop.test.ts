@@ -158,7 +158,7 @@ describe('the DID configuration, verified by libraries we did not write (issue 3
     auth = { authorization: `Bearer ${token.json().access_token}` };
     // The server's own database and master key, to see what happens to keys from outside.
     store = await openStore(loadConfig(env));
-    keys = createKeyManager({ keys: store.keys, sealer: createSealer(parseMasterKey(masterKey)), ids: { uuid: () => crypto.randomUUID(), token: () => 'x' }, clock: { now: () => new Date() } });
+    keys = createKeyManager({ keys: store.keys, sealer: createSealer(parseMasterKey(masterKey)), ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: { now: () => new Date() } });
 
     for (const [name, body] of [
       ['ed25519', { method: 'key' }],

@@ -38,7 +38,7 @@ const elements: Record<string, MdocValue> = {
 
 async function issuerWithPki() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(9)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused' }, clock: fakeClock() });
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(9)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const now = Date.now();

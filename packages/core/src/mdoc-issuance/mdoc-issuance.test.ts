@@ -254,7 +254,7 @@ describe('two servers sharing one store: the signing chain cache', () => {
     const a = await setup();
     // A second server: its own use cases and caches over the same database and keys.
     const b = createVellum({
-      store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x' }, hasher: { hash: async (s) => s, verify: async () => false },
+      store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, hasher: { hash: async (s) => s, verify: async () => false },
       tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: a.signer,
       x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
     });

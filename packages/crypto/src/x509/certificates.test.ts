@@ -101,7 +101,7 @@ const OID = {
 
 async function setup() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused' }, clock: fakeClock() });
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const newKey = async () => managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));

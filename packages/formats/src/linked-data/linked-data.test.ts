@@ -25,7 +25,7 @@ const ed25519JwkOfDidKey = (did: string): PublicJwk => ({ kty: 'OKP', crv: 'Ed25
 
 async function setup() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids: { uuid: () => crypto.randomUUID(), token: () => 'x' }, clock: fakeClock() });
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   return { keys, tenant, signer: createLinkedDataSigner({ keys }) };

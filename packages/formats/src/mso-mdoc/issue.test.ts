@@ -16,7 +16,7 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 async function keyManagerSigner(x5chain: Uint8Array[] = [Buffer.from('30820001', 'hex')]) {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(7)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused' }, clock: fakeClock() });
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(7)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const key = await keys.create(tenant.id, 'P-256');
