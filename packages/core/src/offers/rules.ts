@@ -126,3 +126,42 @@ export function makeTransactionCode(tx: { inputMode: 'numeric' | 'text'; length:
   }
   return out;
 }
+
+/**
+ * Authorization Code offers have no expiry of their own in the specification (2.3); Vellum keeps
+ * their `issuer_state` (and serves a by-reference offer) for 30 days.
+ */
+export const AUTHORIZATION_CODE_OFFER_TTL_SECONDS = 30 * 24 * 3600;
+
+export interface AuthorizationCodeOfferInput {
+  credentials?: unknown;
+  request_parameters?: unknown;
+  byReference?: unknown;
+}
+
+export interface CheckedAuthorizationCodeOffer {
+  credentials: string[];
+  requestParameters?: Record<string, unknown>;
+  byReference: boolean;
+}
+
+/** Checks an Authorization Code offer request (specification 2.3, API.md §9) apart from what needs the store. */
+export function checkAuthorizationCodeOffer(input: AuthorizationCodeOfferInput): CheckedAuthorizationCodeOffer {
+  const details: ErrorDetail[] = [];
+  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  const credentials = input.credentials;
+  if (!Array.isArray(credentials) || credentials.length === 0 || !credentials.every((c) => typeof c === 'string' && c.length > 0)) {
+    add('credentials', 'A non-empty list of credential configuration ids', credentials);
+  } else if (new Set(credentials).size !== credentials.length) {
+    add('credentials', 'Each configuration id may appear once', credentials);
+  }
+  const parameters = input.request_parameters;
+  if (parameters !== undefined && !isObject(parameters)) add('request_parameters', 'An object of request parameters, such as { "login_hint": "..." }', parameters);
+  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') add('byReference', 'true or false', input.byReference);
+  if (details.length > 0) throw validationError(details);
+  return {
+    credentials: credentials as string[],
+    ...(isObject(parameters) ? { requestParameters: parameters } : {}),
+    byReference: input.byReference === true,
+  };
+}

@@ -1,0 +1,151 @@
+// Two servers sharing one database (PostgreSQL, and SQLite from two connections): racing token
+// requests for one pre-authorized code get exactly one access token (specification 4.5; API.md §9:
+// "a code is single-use"), and racing wrong transaction codes lock the offer after exactly three.
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../test/process.ts';
+import { buildApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+
+const GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+const adminUrl = process.env.VELLUM_TEST_DATABASE_URL;
+
+interface Backend {
+  env(): Promise<Record<string, string>>;
+  cleanup(): Promise<void>;
+}
+
+async function admin<T>(run: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    return await run(c);
+  } finally {
+    await c.end();
+  }
+}
+
+function postgres(): Backend {
+  const name = `vellum_race_${randomBytes(6).toString('hex')}`;
+  const dir = tempDir();
+  return {
+    async env() {
+      await admin((c) => c.query(`create database "${name}"`));
+      const url = new URL(adminUrl as string);
+      url.pathname = `/${name}`;
+      return { DATABASE_URL: url.toString(), VELLUM_DATA_DIR: dir };
+    },
+    async cleanup() {
+      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function sqlite(): Backend {
+  const dir = tempDir();
+  return { env: async () => ({ VELLUM_DATA_DIR: join(dir, 'data') }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const backends: Array<[string, () => Backend, boolean]> = [
+  // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
+  ['postgres', postgres, adminUrl === undefined],
+  ['sqlite', sqlite, false],
+];
+
+describe.each(backends)('two servers on one %s database', (_name, make, skip) => {
+  const host = 'race.eu01.vellum.test';
+  let backend: Backend;
+  const runtimes: Runtime[] = [];
+  const apps: FastifyInstance[] = [];
+  let auth = '';
+  let configurationId = '';
+
+  beforeAll(async () => {
+    if (skip) return;
+    backend = make();
+    const env = { ...(await backend.env()), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_PLATFORM_DOMAIN: 'vellum.test', VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: 'silent' };
+    const config = loadConfig(env);
+    const logger = createLogger('silent');
+    // One after the other: the first migrates the fresh database.
+    for (let i = 0; i < 2; i++) {
+      const runtime = await openRuntime(config, logger);
+      runtimes.push(runtime);
+      apps.push(await buildApp(runtime, config, logger));
+    }
+    const { client, clientSecret } = await (runtimes[0] as Runtime).vellum.tenants.createTenant({ subdomain: 'race', region: 'eu01' });
+    const token = await (apps[0] as FastifyInstance).inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret, audience: `https://${host}` } });
+    auth = `Bearer ${token.json().access_token}`;
+    const configuration = await (apps[1] as FastifyInstance).inject({
+      method: 'POST',
+      url: '/v2/credentials/mobile/configurations',
+      headers: { host, authorization: auth },
+      payload: { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } } },
+    });
+    configurationId = configuration.json().id;
+  });
+
+  afterAll(async () => {
+    if (skip) return;
+    for (const app of apps) await app.close();
+    for (const runtime of runtimes) await runtime.close();
+    await backend.cleanup();
+  });
+
+  async function offer(extra: Record<string, unknown> = {}) {
+    const res = await (apps[0] as FastifyInstance).inject({ method: 'POST', url: '/v1/openid/offers/pre-authorized', headers: { host, authorization: auth }, payload: { credentials: [configurationId], ...extra } });
+    expect(res.statusCode, res.body).toBe(200);
+    const created = res.json() as { uri: string; transactionCode?: string };
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[GRANT]['pre-authorized_code'] as string;
+    return { code, transactionCode: created.transactionCode };
+  }
+
+  const redeem = (i: number, fields: Record<string, string>) =>
+    (apps[i % 2] as FastifyInstance).inject({
+      method: 'POST',
+      url: '/v1/oauth/token',
+      headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ grant_type: GRANT, ...fields }).toString(),
+    });
+
+  it.skipIf(skip)('racing token requests for one code, spread over both servers, get exactly one token', async () => {
+    for (let round = 0; round < 10; round++) {
+      const { code, transactionCode } = await offer(round % 2 ? { transactionCodeConfiguration: { inputMode: 'numeric' } } : {});
+      const fields = { 'pre-authorized_code': code, ...(transactionCode ? { tx_code: transactionCode } : {}) };
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => redeem(i, fields)));
+      expect(answers.filter((a) => a.statusCode === 200), `round ${round}`).toHaveLength(1);
+      for (const a of answers.filter((x) => x.statusCode !== 200)) expect(a.json()).toMatchObject({ error: 'invalid_grant' });
+    }
+  });
+
+  it.skipIf(skip)('offers for an existing user succeed while the other server writes (claims persisted, none lost)', async () => {
+    const [a, b] = apps as [FastifyInstance, FastifyInstance];
+    const user = await a.inject({ method: 'POST', url: '/v1/users', headers: { host, authorization: auth }, payload: { claims: {} } });
+    const userId = user.json().id as string;
+    const offers = Array.from({ length: 12 }, (_, i) =>
+      a.inject({ method: 'POST', url: '/v1/openid/offers/pre-authorized', headers: { host, authorization: auth }, payload: { credentials: [configurationId], userId, claims: { [`c${i}`]: i }, claimsToPersist: [`c${i}`] } }),
+    );
+    const writes = Array.from({ length: 12 }, () => b.inject({ method: 'POST', url: '/v1/users', headers: { host, authorization: auth }, payload: { claims: { x: 1 } } }));
+    const answers = await Promise.all([...offers, ...writes]);
+    for (const r of answers) expect(r.statusCode, r.body).toBeLessThan(300);
+    const after = await b.inject({ method: 'GET', url: `/v1/users/${userId}`, headers: { host, authorization: auth } });
+    expect(Object.keys(after.json().claims).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `c${i}`).sort());
+  });
+
+  it.skipIf(skip)('racing wrong transaction codes on both servers lock the offer after exactly three', async () => {
+    const { code, transactionCode } = await offer({ transactionCodeConfiguration: { inputMode: 'text', length: 8 } });
+    const wrong = transactionCode === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA';
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => redeem(i, { 'pre-authorized_code': code, tx_code: wrong })));
+    const descriptions = answers.map((a) => a.json().error_description as string);
+    expect(descriptions.filter((d) => d.startsWith('The transaction code is wrong'))).toHaveLength(3);
+    const right = await redeem(0, { 'pre-authorized_code': code, tx_code: transactionCode as string });
+    expect(right.statusCode).toBe(400);
+    expect(right.json()).toMatchObject({ error: 'invalid_grant', error_description: 'Too many wrong transaction codes: the offer is no longer valid' });
+  });
+});

@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import { contextFor, harness } from '../../test/harness.ts';
+import type { CredentialConfigurationInput } from '../configurations/model.ts';
+import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
+import type { Tenant } from '../tenancy/model.ts';
+import { NONCE_TTL_SECONDS } from './nonces.ts';
+
+const mdl = (type = 'org.iso.18013.5.1.mDL'): CredentialConfigurationInput => ({
+  type,
+  expiresIn: { days: 365 },
+  claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+});
+
+async function setup() {
+  const h = harness();
+  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
+  const admin = contextFor(tenant);
+  const wallet = contextFor(tenant, null);
+  const mdoc = await h.configurations.create(admin, 'mso_mdoc', mdl());
+  /** A pre-authorized offer and the code in its URI. */
+  const offer = async (input: Record<string, unknown> = {}) => {
+    const created = await h.offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' }, ...input });
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+    return { ...created, code };
+  };
+  const token = (form: Record<string, unknown>, ctx = wallet) => h.tokenEndpoint.token(ctx, { grant_type: PRE_AUTHORIZED_CODE_GRANT, ...form });
+  return { ...h, tenant, other, admin, wallet, mdoc, offer, token };
+}
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; oauthError?: string }> {
+  return p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: { code: string; message: string; oauthError?: string }) => e,
+  );
+}
+
+describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5; OpenID4VCI 1.0 §6)', () => {
+  it('exchanges the code for a Bearer access token for the offer’s configurations, anonymously', async () => {
+    const { offer, token, mdoc, walletTokens, tenant, wallet } = await setup();
+    const o = await offer();
+    const response = await token({ 'pre-authorized_code': o.code });
+    expect(response).toEqual({ access_token: expect.stringMatching(/^fakewt\./), token_type: 'Bearer', expires_in: 600, scope: `mso_mdoc:${mdoc.type}` });
+    const claims = await walletTokens.verify(tenant.id, wallet.origin, response.access_token);
+    expect(claims).toEqual({
+      tenantId: tenant.id,
+      issuer: wallet.origin,
+      userId: o.userId,
+      offerId: o.id,
+      configurationIds: [mdoc.id],
+      scope: `mso_mdoc:${mdoc.type}`,
+      jti: expect.any(String),
+      issuedAt: Date.parse('2026-05-01T12:00:00Z') / 1000,
+      expiresAt: Date.parse('2026-05-01T12:10:00Z') / 1000,
+    });
+  });
+
+  it('accepts a client_id without checking it (anonymous wallets are welcome), and names the issuer with the mount path', async () => {
+    const { offer, token, tokenEndpoint, walletTokens, wallet } = await setup();
+    await token({ 'pre-authorized_code': (await offer()).code, client_id: 'some-wallet', extra: 'ignored' });
+    expect(walletTokens.issued.at(-1)?.issuer).toBe(wallet.origin);
+    await tokenEndpoint.token(wallet, { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': (await offer()).code }, '/issuance');
+    expect(walletTokens.issued.at(-1)?.issuer).toBe(`${wallet.origin}/issuance`);
+  });
+
+  it('lists every granted configuration in the scope, space-separated, leaving out one deleted since', async () => {
+    const { configurations, admin, offers, token, mdoc } = await setup();
+    const second = await configurations.create(admin, 'mso_mdoc', mdl('org.example.card'));
+    const third = await configurations.create(admin, 'mso_mdoc', mdl('org.example.gone'));
+    const created = await offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id, second.id, third.id] });
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'];
+    await configurations.delete(admin, 'mso_mdoc', third.id);
+    expect((await token({ 'pre-authorized_code': code })).scope).toBe(`mso_mdoc:${mdoc.type} mso_mdoc:org.example.card`);
+  });
+
+  it('works once: a second request with the same code is invalid_grant', async () => {
+    const { offer, token } = await setup();
+    const o = await offer();
+    await token({ 'pre-authorized_code': o.code });
+    expect(await failure(token({ 'pre-authorized_code': o.code }))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_grant', message: 'The pre-authorized code has been used' });
+  });
+
+  it('gives exactly one token to racing requests for one code', async () => {
+    const { offer, token } = await setup();
+    const o = await offer({ transactionCodeConfiguration: { inputMode: 'numeric' } });
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ oauthError: 'invalid_grant' });
+  });
+
+  it('asks for the transaction code the offer has (invalid_request when missing or unexpected, no attempt counted)', async () => {
+    const { offer, token, store, tenant } = await setup();
+    const withCode = await offer({ transactionCodeConfiguration: { inputMode: 'numeric' } });
+    expect(await failure(token({ 'pre-authorized_code': withCode.code }))).toMatchObject({ oauthError: 'invalid_request', message: expect.stringContaining('tx_code is required') });
+    expect(await failure(token({ 'pre-authorized_code': withCode.code, tx_code: '' }))).toMatchObject({ oauthError: 'invalid_request' });
+    expect((await store.offers.get(tenant.id, withCode.id))?.failedTxAttempts).toBe(0);
+    const without = await offer();
+    expect(await failure(token({ 'pre-authorized_code': without.code, tx_code: '123456' }))).toMatchObject({ oauthError: 'invalid_request', message: 'This offer takes no tx_code' });
+    await expect(token({ 'pre-authorized_code': without.code })).resolves.toBeDefined();
+  });
+
+  it('counts wrong transaction codes, and the third kills the offer for good (API.md §9)', async () => {
+    const { offer, token, store, tenant } = await setup();
+    const o = await offer({ transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } });
+    const wrong = o.transactionCode === '000000' ? '111111' : '000000';
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The transaction code is wrong (2 attempts left)' });
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The transaction code is wrong (1 attempt left)' });
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({ oauthError: 'invalid_grant', message: expect.stringContaining('no longer valid') });
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }))).toMatchObject({ oauthError: 'invalid_grant', message: 'Too many wrong transaction codes: the offer is no longer valid' });
+    expect(await store.offers.get(tenant.id, o.id)).toMatchObject({ status: 'locked', failedTxAttempts: 3 });
+  });
+
+  it('refuses an expired, deleted, unknown or another tenant’s code with invalid_grant', async () => {
+    const { offer, token, clock, offers, admin, other } = await setup();
+    const expiring = await offer({ expiresIn: { seconds: 30 } });
+    const deleted = await offer();
+    const foreign = await offer();
+    await offers.deletePreAuthorizedOffer(admin, deleted.id);
+    clock.advance(30_000);
+    expect(await failure(token({ 'pre-authorized_code': expiring.code }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code has expired' });
+    expect(await failure(token({ 'pre-authorized_code': deleted.code }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code is not valid' });
+    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(5000) }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await failure(token({ 'pre-authorized_code': foreign.code }, contextFor(other, null)))).toMatchObject({ oauthError: 'invalid_grant' });
+  });
+
+  it('refuses the code of a user deleted since, and of an offer whose configurations are all gone', async () => {
+    const { offer, token, users, admin, configurations, mdoc } = await setup();
+    const o = await offer();
+    await users.delete(admin, o.userId);
+    expect(await failure(token({ 'pre-authorized_code': o.code }))).toMatchObject({ oauthError: 'invalid_grant' });
+    const p = await offer();
+    await configurations.delete(admin, 'mso_mdoc', mdoc.id);
+    expect(await failure(token({ 'pre-authorized_code': p.code }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The credentials offered are no longer issued' });
+  });
+
+  it('answers malformed requests with invalid_request and other grants with unsupported_grant_type', async () => {
+    const { tokenEndpoint, wallet } = await setup();
+    const call = (form: Record<string, unknown>) => failure(tokenEndpoint.token(wallet, form));
+    expect(await call({})).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request', message: 'grant_type is required' });
+    expect(await call({ grant_type: ['a', 'b'] })).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await call({ grant_type: 'authorization_code', code: 'x' })).toMatchObject({ oauthError: 'unsupported_grant_type' });
+    expect(await call({ grant_type: 'client_credentials' })).toMatchObject({ oauthError: 'unsupported_grant_type' });
+    expect(await call({ grant_type: PRE_AUTHORIZED_CODE_GRANT })).toMatchObject({ oauthError: 'invalid_request', message: 'pre-authorized_code is required' });
+    expect(await call({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': 42 })).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await call({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': 'abc', tx_code: {} })).toMatchObject({ oauthError: 'invalid_request' });
+  });
+
+  it('records OPENID_TOKEN events with the codes and the token masked', async () => {
+    const { offer, token, store, tenant, analytics } = await setup();
+    await store.tenants.setLoggingLevel(tenant.id, 3);
+    const ctx = contextFor({ ...tenant, loggingLevel: 3 } satisfies Tenant, null);
+    const o = await offer({ transactionCodeConfiguration: { inputMode: 'numeric' } });
+    const response = await token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }, ctx);
+    await expect(token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }, ctx)).rejects.toBeDefined();
+    const events = (await analytics.listEvents(contextFor(tenant, 'auditor'), { types: 'OPENID_TOKEN_START,OPENID_TOKEN_SUCCESS,OPENID_TOKEN_FAIL' })).data.reverse();
+    expect(events.map((e) => [e.type, e.category])).toEqual([
+      ['OPENID_TOKEN_START', 'openid'], ['OPENID_TOKEN_SUCCESS', 'openid'], ['OPENID_TOKEN_START', 'openid'], ['OPENID_TOKEN_FAIL', 'openid'],
+    ]);
+    expect(events[1]?.data).toMatchObject({ grantType: PRE_AUTHORIZED_CODE_GRANT, offerId: o.id, payload: { request: { 'pre-authorized_code': '***', tx_code: '***' }, response: { access_token: '***', scope: response.scope } } });
+    expect(events[3]?.data).toMatchObject({ errorCode: 'invalid_grant' });
+    const text = JSON.stringify(events);
+    for (const secret of [o.code, response.access_token, `"${o.transactionCode}"`]) expect(text).not.toContain(secret);
+  });
+});
+
+describe('the nonce endpoint (OpenID4VCI 1.0 §7; API.md §9)', () => {
+  it('issues single-use nonces that live 5 minutes, per tenant', async () => {
+    const { nonces, store, wallet, tenant, other, clock } = await setup();
+    const { c_nonce } = await nonces.issue(wallet);
+    expect(c_nonce).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    expect(await store.nonces.consume(other.id, c_nonce, clock.now().toISOString())).toBe(false);
+    expect(await store.nonces.consume(tenant.id, c_nonce, clock.now().toISOString())).toBe(true);
+    expect(await store.nonces.consume(tenant.id, c_nonce, clock.now().toISOString())).toBe(false);
+    const second = await nonces.issue(wallet);
+    clock.advance(NONCE_TTL_SECONDS * 1000);
+    expect(await store.nonces.consume(tenant.id, second.c_nonce, clock.now().toISOString())).toBe(false);
+  });
+
+  it('sweeps expired nonces now and then', async () => {
+    const { nonces, store, wallet, tenant, clock } = await setup();
+    const old = await nonces.issue(wallet);
+    clock.advance(NONCE_TTL_SECONDS * 1000 + 60_000);
+    await nonces.issue(wallet);
+    await new Promise((r) => setTimeout(r, 0));
+    // Swept: inserting the same value again is no conflict.
+    await expect(store.nonces.insert({ tenantId: tenant.id, nonce: old.c_nonce, expiresAt: clock.now().toISOString() })).resolves.toBeUndefined();
+  });
+
+  it('records OPENID_NONCE events without the nonce', async () => {
+    const { nonces, store, tenant, analytics } = await setup();
+    await store.tenants.setLoggingLevel(tenant.id, 3);
+    const { c_nonce } = await nonces.issue(contextFor({ ...tenant, loggingLevel: 3 }, null));
+    const events = (await analytics.listEvents(contextFor(tenant, 'auditor'), { categories: 'openid' })).data;
+    expect(events.map((e) => e.type).sort()).toEqual(['OPENID_NONCE_START', 'OPENID_NONCE_SUCCESS']);
+    expect(JSON.stringify(events)).not.toContain(c_nonce);
+  });
+});

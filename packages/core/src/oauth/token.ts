@@ -1,0 +1,134 @@
+import type { CredentialConfiguration } from '../configurations/model.ts';
+import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import { scopeOf } from '../metadata/issuer-metadata.ts';
+import { issuerOf } from '../metadata/service.ts';
+import { MAX_TX_CODE_ATTEMPTS, offerState } from '../offers/model.ts';
+import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
+import type { Clock, Digests, Store, WalletTokens } from '../ports.ts';
+import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+
+/** API.md §9: wallet access tokens live 10 minutes. */
+export const ACCESS_TOKEN_TTL_SECONDS = 600;
+
+/** Specification 2.5: the token response. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+export interface TokenEndpointDeps {
+  store: Store;
+  clock: Clock;
+  digests: Digests;
+  walletTokens: WalletTokens;
+  events: EventRecorder;
+  /** Lifetime of wallet access tokens in seconds (default 600). */
+  accessTokenTtlSeconds?: number;
+}
+
+/** `POST /v1/oauth/token` (specification 4.5, API.md §9). */
+export interface TokenEndpoint {
+  /**
+   * Exchanges a grant for a wallet access token. `form` is the request's fields as sent (unknown
+   * fields are ignored, as RFC 6749 §3.2 says); `basePath` is where the API is mounted. Failures are
+   * 400 DomainErrors carrying the OAuth `error` (RFC 6749 §5.2, OpenID4VCI 1.0 §6.3).
+   */
+  token(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath?: string): Promise<TokenResponse>;
+}
+
+const oauthError = (error: OAuthErrorCode, description: string) => new DomainError('BadRequest', description, { oauthError: error });
+const invalidRequest = (description: string) => oauthError('invalid_request', description);
+const invalidGrant = (description: string) => oauthError('invalid_grant', description);
+
+// Longer values name no code Vellum made; refusing them early keeps hashing cheap.
+const MAX_FIELD = 512;
+
+/** A single-valued text field of the form, or undefined when absent; anything else is invalid_request. */
+function field(form: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const value = form[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidRequest(`${name} must be given once, as text`);
+  return value;
+}
+
+const NOT_VALID = 'The pre-authorized code is not valid';
+const STATE_MESSAGES = {
+  used: 'The pre-authorized code has been used',
+  expired: 'The pre-authorized code has expired',
+  locked: 'Too many wrong transaction codes: the offer is no longer valid',
+  deleted: NOT_VALID,
+} as const;
+
+/**
+ * The token endpoint's Pre-authorized Code grant (OpenID4VCI 1.0 §6): anonymous wallets are welcome
+ * (`client_id` is optional and not checked), a code works once, and the third wrong transaction
+ * code locks its offer for good.
+ */
+export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
+  const { store, clock, digests, walletTokens, events } = deps;
+  const ttl = deps.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS;
+
+  async function preAuthorizedCode(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath: string | undefined, note: (offerId: string) => void): Promise<TokenResponse> {
+    const code = field(form, 'pre-authorized_code');
+    const txCode = field(form, 'tx_code');
+    // Anonymous wallets are welcome: client_id, when sent, must be well-formed but is not checked.
+    field(form, 'client_id');
+    if (code === undefined) throw invalidRequest('pre-authorized_code is required');
+    if (code.length > MAX_FIELD || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
+    const codeDigest = digests.sha256(code);
+    const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
+    if (!offer || offer.kind !== 'pre-authorized') throw invalidGrant(NOT_VALID);
+    note(offer.id);
+    const state = offerState(offer, clock.now());
+    if (state !== 'open') throw invalidGrant(STATE_MESSAGES[state]);
+    // OpenID4VCI 1.0 §6.3: a missing or unexpected transaction code is invalid_request (no attempt counted).
+    if (offer.txCode && txCode === undefined) throw invalidRequest('tx_code is required: the offer asks for a transaction code');
+    if (!offer.txCode && txCode !== undefined) throw invalidRequest('This offer takes no tx_code');
+
+    const configurations = (await Promise.all(offer.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
+      (c): c is CredentialConfiguration => c !== undefined,
+    );
+    if (configurations.length === 0) throw invalidGrant('The credentials offered are no longer issued');
+
+    const outcome = await store.offers.redeem(ctx.tenant.id, codeDigest, txCode === undefined ? undefined : digests.sha256(txCode), clock.now().toISOString(), MAX_TX_CODE_ATTEMPTS);
+    if (outcome.outcome === 'wrong-tx-code') {
+      const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
+      throw invalidGrant(outcome.locked ? `The transaction code is wrong. ${STATE_MESSAGES.locked}` : `The transaction code is wrong (${left} ${left === 1 ? 'attempt' : 'attempts'} left)`);
+    }
+    // Another request redeemed, locked or deleted it, or it expired, since the read above.
+    if (outcome.outcome === 'not-open') throw invalidGrant(NOT_VALID);
+
+    const redeemed = outcome.offer;
+    const scope = configurations.map(scopeOf).join(' ');
+    const { token } = await walletTokens.issue(
+      {
+        tenantId: ctx.tenant.id,
+        issuer: issuerOf(ctx, basePath),
+        userId: redeemed.userId as string,
+        offerId: redeemed.id,
+        configurationIds: configurations.map((c) => c.id),
+        scope,
+      },
+      ttl,
+    );
+    return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope };
+  }
+
+  return {
+    token(ctx, form, basePath) {
+      let offerId: string | undefined;
+      const grantType = typeof form.grant_type === 'string' ? form.grant_type.slice(0, 100) : undefined;
+      return withEvents(events, ctx, 'OPENID_TOKEN', async () => {
+        const grant = field(form, 'grant_type');
+        if (grant === undefined) throw invalidRequest('grant_type is required');
+        if (grant !== PRE_AUTHORIZED_CODE_GRANT) throw oauthError('unsupported_grant_type', `grant_type must be ${PRE_AUTHORIZED_CODE_GRANT}`);
+        return preAuthorizedCode(ctx, form, basePath, (id) => {
+          offerId = id;
+        });
+      }, { input: form, meta: () => ({ grantType, ...(offerId ? { offerId } : {}) }) });
+    },
+  };
+}

@@ -1,0 +1,222 @@
+import { isUuid } from '../configurations/input.ts';
+import type { CredentialConfiguration } from '../configurations/model.ts';
+import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import { issuerOf } from '../metadata/service.ts';
+import type { Clock, Digests, Ids, Store } from '../ports.ts';
+import { type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
+import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+import type { UserRecord } from '../users/model.ts';
+import { claimProblems, MAX_CLAIM_DEPTH, nestsWithin } from '../users/rules.ts';
+import { offerState, type OfferRecord } from './model.ts';
+import {
+  AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
+  type AuthorizationCodeOfferInput,
+  checkAuthorizationCodeOffer,
+  checkPreAuthorizedOffer,
+  describeTxCode,
+  makeTransactionCode,
+  type PreAuthorizedOfferInput,
+} from './rules.ts';
+import { buildCredentialOffer, type CredentialOffer, type OfferGrant, offerUriByReference, offerUriByValue } from './uri.ts';
+
+export interface OfferDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  digests: Digests;
+  events: EventRecorder;
+}
+
+/** Where by-reference offers are served (API.md §9), under the issuer identifier. */
+export const OFFERS_PATH = '/v1/openid/offers';
+
+/** Specification 2.4: the answer to a pre-authorized offer request. */
+export interface PreAuthorizedOfferView {
+  id: string;
+  userId: string;
+  uri: string;
+  expiresAt: string;
+  /** The code the end user must type, when one was configured (a string: leading zeros are kept). */
+  transactionCode?: string;
+}
+
+/** Credential offers (specification 2.3, 2.4, 4.3, 4.7, 4.8). */
+export interface OfferService {
+  /** An Authorization Code offer for configurations of any format. `basePath` is where the API is mounted. */
+  createAuthorizationCodeOffer(ctx: RequestContext, input: AuthorizationCodeOfferInput, basePath?: string): Promise<{ uri: string }>;
+  /**
+   * A Pre-authorized Code offer for mDoc configurations, for an existing user (`userId`) or a new
+   * one; the claims named in `claimsToPersist` are stored on the user.
+   */
+  createPreAuthorizedOffer(ctx: RequestContext, input: PreAuthorizedOfferInput, basePath?: string): Promise<PreAuthorizedOfferView>;
+  /** Deletes a pre-authorized offer: its code stops working at once. */
+  deletePreAuthorizedOffer(ctx: RequestContext, id: string): Promise<void>;
+  /** Public: the offer a by-reference URI points at, while it is open (404 once used, expired, locked or deleted). */
+  offerByReference(ctx: RequestContext, reference: string): Promise<CredentialOffer>;
+}
+
+// Offer references and codes are Ids tokens (base64url); anything else names no offer.
+const REFERENCE = /^[A-Za-z0-9_-]{16,200}$/;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The claims of `claims` named in `names`. */
+function pick(claims: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(names.filter((n) => Object.hasOwn(claims, n)).map((n) => [n, claims[n]]));
+}
+
+/** The offer a wallet receives for a stored offer whose code (or issuer state) is `secret`. */
+function offerObject(offer: OfferRecord, secret: string): CredentialOffer {
+  const grant: OfferGrant =
+    offer.kind === 'pre-authorized'
+      ? { preAuthorizedCode: { code: secret, ...(offer.txCode ? { txCode: describeTxCode(offer.txCode) } : {}) } }
+      : { authorizationCode: { issuerState: secret } };
+  return buildCredentialOffer(offer.issuer, offer.configurationIds, grant, offer.requestParameters);
+}
+
+/** The offer URI: the offer itself, or where to fetch it. */
+function offerUri(offer: OfferRecord, secret: string): string {
+  return offer.byReference ? offerUriByReference(`${offer.issuer}${OFFERS_PATH}/${secret}`) : offerUriByValue(offerObject(offer, secret));
+}
+
+/** Credential offers: Authorization Code and Pre-authorized Code, by value or by reference. Permission `offers`. */
+export function createOfferService(deps: OfferDeps): OfferService {
+  const { store, clock, ids, digests, events } = deps;
+
+  /**
+   * The tenant's configurations `ids` names, in order, with a `details` entry for each id that names
+   * none (or, with `mdocOnly`, one that is not an mDoc configuration).
+   */
+  async function configurationsOf(ctx: RequestContext, configurationIds: string[], mdocOnly: boolean, details: ErrorDetail[]): Promise<CredentialConfiguration[]> {
+    const found = await Promise.all(configurationIds.map((id) => (isUuid(id) ? store.credentialConfigurations.get(ctx.tenant.id, id.toLowerCase()) : undefined)));
+    const configurations: CredentialConfiguration[] = [];
+    found.forEach((c, i) => {
+      const param = `credentials.${i}`;
+      const value = configurationIds[i];
+      if (!c) details.push({ value, msg: 'No credential configuration of this tenant has this id', param, location: 'body' });
+      else if (mdocOnly && c.format !== 'mso_mdoc') {
+        details.push({ value, msg: `A ${c.format} configuration: pre-authorized offers issue mDocs (mso_mdoc) only`, param, location: 'body' });
+      } else configurations.push(c);
+    });
+    return configurations;
+  }
+
+  const noSuchUser = (userId: string) => invalidField('userId', 'No user of this tenant has this id', userId);
+
+  return {
+    createAuthorizationCodeOffer(ctx, input, basePath) {
+      return withEvents(events, ctx, 'OPENID_OFFER_CREATE', async () => {
+        requirePermission(ctx, 'offers');
+        const checked = checkAuthorizationCodeOffer(isObject(input) ? input : {});
+        const details: ErrorDetail[] = [];
+        if (checked.requestParameters && !nestsWithin(checked.requestParameters, MAX_CLAIM_DEPTH)) {
+          details.push({ msg: `Request parameters may nest at most ${MAX_CLAIM_DEPTH} levels`, param: 'request_parameters', location: 'body' });
+        }
+        const configurations = await configurationsOf(ctx, checked.credentials, false, details);
+        if (details.length > 0) throw validationError(details);
+        const now = clock.now();
+        const issuerState = ids.token(32);
+        const offer: OfferRecord = {
+          id: ids.uuid(),
+          tenantId: ctx.tenant.id,
+          kind: 'authorization-code',
+          issuer: issuerOf(ctx, basePath),
+          configurationIds: configurations.map((c) => c.id),
+          claims: {},
+          codeDigest: digests.sha256(issuerState),
+          ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
+          byReference: checked.byReference,
+          status: 'open',
+          failedTxAttempts: 0,
+          expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_OFFER_TTL_SECONDS * 1000).toISOString(),
+          createdAt: now.toISOString(),
+        };
+        await store.offers.insert(offer);
+        return { uri: offerUri(offer, issuerState) };
+      }, { input, meta: () => ({ configurations: checkedCount(input), byReference: isObject(input) && input.byReference === true }), response: () => ({ uri: '***' }) });
+    },
+
+    createPreAuthorizedOffer(ctx, input, basePath) {
+      let newUser = false;
+      return withEvents(events, ctx, 'OPENID_PRE_AUTHORIZED_OFFER_CREATE', async () => {
+        requirePermission(ctx, 'offers');
+        const checked = checkPreAuthorizedOffer(isObject(input) ? input : {});
+        const details = claimProblems(checked.claims, 'claims');
+        const configurations = await configurationsOf(ctx, checked.credentials, true, details);
+        let existing: UserRecord | undefined;
+        if (checked.userId !== undefined) {
+          existing = isUuid(checked.userId) ? await store.users.get(ctx.tenant.id, checked.userId.toLowerCase()) : undefined;
+          if (!existing) details.push({ value: checked.userId, msg: 'No user of this tenant has this id', param: 'userId', location: 'body' });
+        }
+        if (details.length > 0) throw validationError(details);
+
+        const now = clock.now();
+        const nowIso = now.toISOString();
+        const code = ids.token(32);
+        const transactionCode = checked.txCode ? makeTransactionCode(checked.txCode, (n) => ids.bytes(n)) : undefined;
+        const persisted = pick(checked.claims, checked.claimsToPersist);
+        const offer: OfferRecord = {
+          id: ids.uuid(),
+          tenantId: ctx.tenant.id,
+          kind: 'pre-authorized',
+          issuer: issuerOf(ctx, basePath),
+          configurationIds: configurations.map((c) => c.id),
+          userId: existing?.id ?? ids.uuid(),
+          claims: checked.claims,
+          codeDigest: digests.sha256(code),
+          ...(checked.txCode && transactionCode !== undefined ? { txCode: { ...checked.txCode, digest: digests.sha256(transactionCode) } } : {}),
+          byReference: checked.byReference,
+          status: 'open',
+          failedTxAttempts: 0,
+          expiresAt: new Date(now.getTime() + checked.ttlSeconds * 1000).toISOString(),
+          createdAt: nowIso,
+        };
+        const userId = offer.userId as string;
+        await store.transaction(async (tx) => {
+          if (existing) {
+            // Also holds the user until the offer is written, so a concurrent delete cannot orphan it.
+            if (!(await tx.users.mergeClaims(ctx.tenant.id, userId, persisted, nowIso))) throw noSuchUser(userId);
+          } else {
+            newUser = true;
+            await tx.users.insert({ id: userId, tenantId: ctx.tenant.id, claims: persisted, createdAt: nowIso, updatedAt: nowIso });
+          }
+          await tx.offers.insert(offer);
+        });
+        return {
+          id: offer.id,
+          userId,
+          uri: offerUri(offer, code),
+          expiresAt: offer.expiresAt,
+          ...(transactionCode !== undefined ? { transactionCode } : {}),
+        };
+      }, {
+        input,
+        meta: (v) => ({ id: v.id, newUser, configurations: checkedCount(input), transactionCode: v.transactionCode !== undefined, byReference: isObject(input) && input.byReference === true }),
+        // The URI carries the pre-authorized code: never kept, whatever the logging level.
+        response: (v) => ({ ...v, uri: '***' }),
+      });
+    },
+
+    deletePreAuthorizedOffer(ctx, id) {
+      return withEvents(events, ctx, 'OPENID_PRE_AUTHORIZED_OFFER_DELETE', async () => {
+        requirePermission(ctx, 'offers');
+        if (!isUuid(id)) throw invalidField('id', 'A pre-authorized offer id (UUID)', id, 'params');
+        if (!(await store.offers.markDeleted(ctx.tenant.id, id.toLowerCase(), 'pre-authorized'))) throw notFound('The tenant has no such pre-authorized offer');
+      }, { meta: () => ({ id }) });
+    },
+
+    async offerByReference(ctx, reference) {
+      const gone = () => notFound('No open credential offer at this address');
+      if (!REFERENCE.test(reference)) throw gone();
+      const offer = await store.offers.findByCodeDigest(ctx.tenant.id, digests.sha256(reference));
+      if (!offer || !offer.byReference || offerState(offer, clock.now()) !== 'open') throw gone();
+      return offerObject(offer, reference);
+    },
+  };
+}
+
+/** How many configurations a request names (level 2 metadata). */
+function checkedCount(input: unknown): number {
+  return isObject(input) && Array.isArray(input.credentials) ? input.credentials.length : 0;
+}

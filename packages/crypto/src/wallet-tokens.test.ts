@@ -1,0 +1,104 @@
+import type { KeyManager } from '@vellum/core';
+import { createMemoryStore } from '@vellum/storage-memory';
+import { fakeClock, makeTenant } from '@vellum/testing';
+import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { createDigests } from './digests.ts';
+import { createKeyManager } from './key-manager.ts';
+import { loadPlatformTokenSigner } from './platform-token-signer.ts';
+import { createSealer } from './sealer.ts';
+import { createWalletTokens, WALLET_TOKEN_KEY_PURPOSE } from './wallet-tokens.ts';
+
+const ISSUER = 'https://acme.eu01.vellum.test';
+
+async function setup() {
+  const store = createMemoryStore();
+  const clock = fakeClock('2026-05-01T12:00:00.000Z');
+  const sealer = createSealer(new Uint8Array(32).fill(3));
+  const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
+  const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
+  const created: string[] = [];
+  const counting: KeyManager = { ...keys, create: async (t, a) => { const k = await keys.create(t, a); created.push(k.id); return k; } };
+  const server = () => createWalletTokens({ signingKeys: store.tenantSigningKeys, keys: counting, clock });
+  const [tenant, other] = [makeTenant(), makeTenant()];
+  await store.tenants.insert(tenant);
+  await store.tenants.insert(other);
+  return { store, clock, keys, sealer, created, server, tokens: server(), tenant, other };
+}
+
+const claimsFor = (tenantId: string) => ({ tenantId, issuer: ISSUER, userId: crypto.randomUUID(), offerId: crypto.randomUUID(), configurationIds: [crypto.randomUUID()], scope: 'mso_mdoc:org.iso.18013.5.1.mDL' });
+
+describe('wallet access tokens (API.md §9)', () => {
+  it('are ES256 at+jwt JWTs with the agreed claims, verifiable with the published JWKS by a library we did not write', async () => {
+    const { tokens, tenant } = await setup();
+    const input = claimsFor(tenant.id);
+    const { token, claims } = await tokens.issue(input, 600);
+    expect(claims).toEqual({ ...input, jti: expect.any(String), issuedAt: 1777636800, expiresAt: 1777637400 });
+    const jwks = await tokens.jwks(tenant.id);
+    expect(jwks.keys).toEqual([{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: expect.any(String), alg: 'ES256', use: 'sig' }]);
+    const header = decodeProtectedHeader(token);
+    expect(header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: jwks.keys[0]?.kid });
+    const { payload } = await jwtVerify(token, await importJWK(jwks.keys[0] as never, 'ES256'), { currentDate: new Date('2026-05-01T12:00:00Z'), typ: 'at+jwt', issuer: ISSUER, audience: ISSUER });
+    expect(payload).toEqual({
+      iss: ISSUER,
+      aud: ISSUER,
+      sub: input.userId,
+      tid: tenant.id,
+      oid: input.offerId,
+      cfg: input.configurationIds,
+      scope: input.scope,
+      jti: claims.jti,
+      iat: claims.issuedAt,
+      exp: claims.expiresAt,
+    });
+    expect(await tokens.verify(tenant.id, ISSUER, token)).toEqual(claims);
+  });
+
+  it('verify refuses another tenant, another issuer, expiry, tampering, garbage and admin tokens, without throwing', async () => {
+    const { tokens, tenant, other, clock, store, sealer } = await setup();
+    const { token } = await tokens.issue(claimsFor(tenant.id), 600);
+    const theirs = (await tokens.issue(claimsFor(other.id), 600)).token;
+    expect(await tokens.verify(other.id, ISSUER, token)).toBeUndefined();
+    expect(await tokens.verify(tenant.id, ISSUER, theirs)).toBeUndefined();
+    expect(await tokens.verify(tenant.id, `${ISSUER}/prefix`, token)).toBeUndefined();
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), cfg: ['other'] })).toString('base64url');
+    expect(await tokens.verify(tenant.id, ISSUER, `${h}.${forged}.${s}`)).toBeUndefined();
+    for (const garbage of ['', 'a.b.c', 'x'.repeat(10_000), `${h}.${p}`, `${h}..${s}`]) expect(await tokens.verify(tenant.id, ISSUER, garbage)).toBeUndefined();
+    const admin = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock });
+    const adminToken = await admin.sign({ tid: tenant.id }, { subject: 'client', audience: ISSUER, expiresInSeconds: 600 });
+    expect(await tokens.verify(tenant.id, ISSUER, adminToken)).toBeUndefined();
+    clock.advance(599_000);
+    expect(await tokens.verify(tenant.id, ISSUER, token)).toBeDefined();
+    clock.advance(1000);
+    expect(await tokens.verify(tenant.id, ISSUER, token)).toBeUndefined();
+  });
+
+  it('makes one key per tenant on first use; verifying never makes one', async () => {
+    const { tokens, tenant, other, store, created } = await setup();
+    expect(await tokens.verify(tenant.id, ISSUER, 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.e30.AA')).toBeUndefined();
+    expect(await store.tenantSigningKeys.get(tenant.id, WALLET_TOKEN_KEY_PURPOSE)).toBeUndefined();
+    await Promise.all([tokens.issue(claimsFor(tenant.id), 60), tokens.issue(claimsFor(tenant.id), 60), tokens.jwks(tenant.id)]);
+    await tokens.issue(claimsFor(other.id), 60);
+    expect(created).toHaveLength(2);
+    expect((await store.tenantSigningKeys.get(tenant.id, WALLET_TOKEN_KEY_PURPOSE))?.keyId).toBe(created[0]);
+  });
+
+  it('servers sharing a store agree on one key per tenant, and a loser destroys the key it made', async () => {
+    const { server, tenant, created, keys } = await setup();
+    const [a, b] = [server(), server()];
+    await Promise.all([a.jwks(tenant.id), b.jwks(tenant.id)]);
+    expect(await a.jwks(tenant.id)).toEqual(await b.jwks(tenant.id));
+    const { token } = await a.issue(claimsFor(tenant.id), 60);
+    expect(await b.verify(tenant.id, ISSUER, token)).toBeDefined();
+    const held = await Promise.all(created.map((id) => keys.get(tenant.id, id)));
+    expect(held.filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('digests', () => {
+  it('are SHA-256, base64url without padding', () => {
+    expect(createDigests().sha256('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+    expect(createDigests().sha256('\u00e9')).toBe('SplVfkAzw1Od4utlRyAXytX5VX96BiWgnxw_biumnEw');
+  });
+});

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock, KeyManager, TenantSigningKeyRepository, WalletAccessClaims, WalletTokens } from '@vellum/core';
+import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+
+/** The purpose under which a tenant's wallet access token key is recorded. */
+export const WALLET_TOKEN_KEY_PURPOSE = 'wallet-access-token';
+
+const ALG = 'ES256';
+// RFC 9068: the access token type. The admin tokens use it too, but with the platform key: neither
+// verifies under the other's key.
+const TYP = 'at+jwt';
+
+export interface WalletTokensOptions {
+  /** Where each tenant's token key id is recorded (the store's `tenantSigningKeys`). */
+  signingKeys: TenantSigningKeyRepository;
+  keys: KeyManager;
+  clock: Clock;
+}
+
+interface TenantKey {
+  keyId: string;
+  kid: string;
+  publicJwk: Record<string, unknown>;
+  verifyKey: Awaited<ReturnType<typeof importJWK>>;
+}
+
+const encoder = new TextEncoder();
+const b64url = (data: Uint8Array | string) => Buffer.from(typeof data === 'string' ? encoder.encode(data) : data).toString('base64url');
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/**
+ * Wallet access tokens (the core's WalletTokens port): ES256 JWTs signed inside the KeyManager with
+ * a P-256 key per tenant, made on first use and recorded with insert-if-absent, so racing servers
+ * agree on one key (a loser destroys the key it made). Public keys are cached per tenant; the key
+ * never changes once recorded.
+ */
+export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
+  const { signingKeys, keys, clock } = options;
+  const cache = new Map<string, TenantKey>();
+  const loading = new Map<string, Promise<TenantKey | undefined>>();
+
+  async function load(tenantId: string, create: boolean): Promise<TenantKey | undefined> {
+    let record = await signingKeys.get(tenantId, WALLET_TOKEN_KEY_PURPOSE);
+    if (!record) {
+      if (!create) return undefined;
+      const made = await keys.create(tenantId, 'P-256');
+      record = await signingKeys.insertIfAbsent({ tenantId, purpose: WALLET_TOKEN_KEY_PURPOSE, keyId: made.id, createdAt: clock.now().toISOString() });
+      // Another server recorded its key first: ours is never used.
+      if (record.keyId !== made.id) await keys.destroy(tenantId, made.id);
+    }
+    const key = await keys.get(tenantId, record.keyId);
+    if (!key || key.publicJwk.kty !== 'EC') throw new Error(`The wallet token key of tenant ${tenantId} is missing or not P-256`);
+    const { kty, crv, x, y } = key.publicJwk;
+    const kid = await calculateJwkThumbprint({ kty, crv, x, y } as JWK, 'sha256');
+    const publicJwk = { kty, crv, x, y, kid, alg: ALG, use: 'sig' };
+    return { keyId: record.keyId, kid, publicJwk, verifyKey: await importJWK({ kty, crv, x, y } as JWK, ALG) };
+  }
+
+  /**
+   * The tenant's token key, loaded once per process (concurrent first uses share one load). Signing
+   * and the JWKS make it when the tenant has none; verifying never does (no key, no valid token).
+   */
+  async function tenantKey(tenantId: string, create: boolean): Promise<TenantKey | undefined> {
+    const hit = cache.get(tenantId);
+    if (hit) return hit;
+    const flight = `${tenantId} ${create}`;
+    let pending = loading.get(flight);
+    if (!pending) {
+      pending = load(tenantId, create).finally(() => loading.delete(flight));
+      loading.set(flight, pending);
+    }
+    const key = await pending;
+    if (key) cache.set(tenantId, key);
+    return key;
+  }
+
+  async function signingKey(tenantId: string): Promise<TenantKey> {
+    const key = await tenantKey(tenantId, true);
+    if (!key) throw new Error(`No wallet token key for tenant ${tenantId}`);
+    return key;
+  }
+
+  return {
+    async issue(claims, ttlSeconds) {
+      const key = await signingKey(claims.tenantId);
+      const issuedAt = Math.floor(clock.now().getTime() / 1000);
+      const full: WalletAccessClaims = {
+        ...claims,
+        configurationIds: [...claims.configurationIds],
+        jti: randomBytes(16).toString('base64url'),
+        issuedAt,
+        expiresAt: issuedAt + ttlSeconds,
+      };
+      const payload = {
+        iss: full.issuer,
+        aud: full.issuer,
+        sub: full.userId,
+        tid: full.tenantId,
+        oid: full.offerId,
+        cfg: full.configurationIds,
+        scope: full.scope,
+        jti: full.jti,
+        iat: full.issuedAt,
+        exp: full.expiresAt,
+      };
+      const signingInput = `${b64url(JSON.stringify({ alg: ALG, typ: TYP, kid: key.kid }))}.${b64url(JSON.stringify(payload))}`;
+      // The KeyManager signs ES256 in the IEEE P1363 form (r‖s) that JWS uses.
+      const signature = await keys.sign(claims.tenantId, key.keyId, encoder.encode(signingInput));
+      return { token: `${signingInput}.${b64url(signature)}`, claims: full };
+    },
+
+    async verify(tenantId, issuer, token) {
+      try {
+        if (typeof token !== 'string' || token.length > 8192) return undefined;
+        const header = decodeProtectedHeader(token);
+        if (header.alg !== ALG || header.typ !== TYP) return undefined;
+        const key = await tenantKey(tenantId, false);
+        if (!key || header.kid !== key.kid) return undefined;
+        const { payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [ALG] });
+        const p = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+        const now = Math.floor(clock.now().getTime() / 1000);
+        const audiences = Array.isArray(p.aud) ? p.aud : [p.aud];
+        if (p.tid !== tenantId || p.iss !== issuer || !audiences.includes(issuer)) return undefined;
+        if (typeof p.exp !== 'number' || typeof p.iat !== 'number' || p.exp <= now) return undefined;
+        if (typeof p.sub !== 'string' || typeof p.oid !== 'string' || typeof p.jti !== 'string' || typeof p.scope !== 'string' || !isStringArray(p.cfg)) return undefined;
+        return {
+          tenantId,
+          issuer,
+          userId: p.sub,
+          offerId: p.oid,
+          configurationIds: p.cfg,
+          scope: p.scope,
+          jti: p.jti,
+          issuedAt: p.iat,
+          expiresAt: p.exp,
+        };
+      } catch {
+        return undefined;
+      }
+    },
+
+    async jwks(tenantId) {
+      const key = await signingKey(tenantId);
+      return { keys: [{ ...key.publicJwk }] };
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requestContext } from '../context.ts';
+import { ErrorBodySchema } from '../schemas/common.ts';
+import { JwksResponse, NonceResponse, WalletTokenBody, WalletTokenResponse } from '../schemas/oauth.ts';
+import type { VellumServices } from '../services.ts';
+
+// Wallet-facing: errors carry the OAuth fields and no-store (API.md §3); no token needed.
+const oauth = { errorStyle: 'oauth' } as const;
+const errors = { 400: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
+
+/**
+ * The wallet's side of the Pre-authorized Code flow: the token endpoint (specification 4.5), the
+ * nonce endpoint (OpenID4VCI 1.0 §7) and the public keys of the access tokens (`jwks_uri`).
+ */
+export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
+  const basePath = app.prefix;
+
+  // Form-encoded as RFC 6749 says; JSON is taken too, as at the admin token endpoint.
+  app.post('/v1/oauth/token', { config: oauth, schema: { body: WalletTokenBody, response: { 200: WalletTokenResponse, ...errors } } }, async (request, reply) => {
+    const response = await services.tokenEndpoint.token(requestContext(request), request.body ?? {}, basePath);
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
+  });
+
+  // The body, if any, is ignored: a nonce request carries nothing.
+  app.post('/v1/openid/nonce', { config: oauth, schema: { response: { 200: NonceResponse, ...errors } } }, async (request, reply) => {
+    const response = await services.nonces.issue(requestContext(request));
+    return reply.header('cache-control', 'no-store').send(response);
+  });
+
+  // Public like the metadata that points at it: logged at warn, readable from browser-based wallets.
+  app.get('/.well-known/jwks.json', { logLevel: 'warn', schema: { response: { 200: JwksResponse } } }, async (request, reply) => {
+    const jwks = await services.walletTokens.jwks(requestContext(request).tenant.id);
+    return reply.header('cache-control', 'public, max-age=300').header('access-control-allow-origin', '*').send(jwks);
+  });
+};

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requestContext } from '../context.ts';
+import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
+import {
+  AuthorizationCodeOfferBody,
+  OfferParams,
+  OfferReferenceParams,
+  OfferUriResponse,
+  PreAuthorizedOfferBody,
+  PreAuthorizedOfferResponse,
+} from '../schemas/offers.ts';
+import type { VellumServices } from '../services.ts';
+
+const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema };
+const config = { permission: 'offers' } as const;
+
+/** Specification 8, API.md §3: pre-authorized offers take at most 500 KB. */
+export const PRE_AUTHORIZED_OFFER_BODY_LIMIT = 500 * 1024;
+
+/**
+ * Credential offers (specification 4.3, 4.7, 4.8) and the public by-reference offer (API.md §9).
+ * Under a prefix, the issuer identifier (and so every offer URI) carries it.
+ */
+export const offerRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
+  const offers = services.offers;
+  const basePath = app.prefix;
+
+  app.post('/v1/openid/offers', { config, schema: { body: AuthorizationCodeOfferBody, response: { 200: OfferUriResponse, ...errors } } }, async (request) =>
+    offers.createAuthorizationCodeOffer(requestContext(request), request.body, basePath),
+  );
+
+  app.post(
+    '/v1/openid/offers/pre-authorized',
+    { config, bodyLimit: PRE_AUTHORIZED_OFFER_BODY_LIMIT, schema: { body: PreAuthorizedOfferBody, response: { 200: PreAuthorizedOfferResponse, ...errors } } },
+    async (request) => offers.createPreAuthorizedOffer(requestContext(request), request.body, basePath),
+  );
+
+  app.delete('/v1/openid/offers/pre-authorized/:id', { config, schema: { params: OfferParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
+    await offers.deletePreAuthorizedOffer(requestContext(request), request.params.id);
+    return reply.code(204).send();
+  });
+
+  // Wallets fetch offers anonymously: logged at warn only, readable from browser-based wallets, and
+  // never cached, since the offer carries a code.
+  app.get('/v1/openid/offers/:id', { logLevel: 'warn', schema: { params: OfferReferenceParams } }, async (request, reply) => {
+    const offer = await offers.offerByReference(requestContext(request), request.params.id);
+    return reply.header('cache-control', 'no-store').header('access-control-allow-origin', '*').send(offer);
+  });
+};

@@ -1,0 +1,194 @@
+// Users, offers, nonces and tenant signing key records in memory (ports.ts: UserRepository,
+// OfferRepository, NonceRepository, TenantSigningKeyRepository). Every check-then-write below runs
+// without an await in between, so it is atomic as the SQL store's single statements are.
+
+import {
+  conflict,
+  notFound,
+  type NonceRepository,
+  type OfferRecord,
+  type OfferRepository,
+  type PageRequest,
+  type Slice,
+  type TenantSigningKeyRecord,
+  type TenantSigningKeyRepository,
+  type UserRecord,
+  type UserRepository,
+  userMatches,
+} from '@vellum/core';
+
+interface Row<T> {
+  seq: number;
+  value: T;
+}
+
+export interface OfferState {
+  /** By id. */
+  users: Map<string, Row<UserRecord>>;
+  /** By id. */
+  offers: Map<string, Row<OfferRecord>>;
+  /** Offer id by `${tenantId} ${codeDigest}` (the SQL store's unique index). */
+  offerCodes: Map<string, string>;
+  /** Expiry by `${tenantId} ${nonce}`. */
+  nonces: Map<string, string>;
+  /** By `${tenantId} ${purpose}`. */
+  signingKeys: Map<string, TenantSigningKeyRecord>;
+}
+
+export const emptyOfferState = (): OfferState => ({
+  users: new Map(),
+  offers: new Map(),
+  offerCodes: new Map(),
+  nonces: new Map(),
+  signingKeys: new Map(),
+});
+
+const copy = <T>(v: T): T => structuredClone(v);
+
+function slice<T>(rows: Row<T>[], page: PageRequest): Slice<T> {
+  const taken = rows.filter((r) => page.after === undefined || r.seq > page.after).slice(0, page.limit);
+  const last = taken[taken.length - 1];
+  return last ? { items: taken.map((r) => copy(r.value)), last: last.seq } : { items: [] };
+}
+
+export interface OfferRepositories {
+  users: UserRepository;
+  offers: OfferRepository;
+  nonces: NonceRepository;
+  tenantSigningKeys: TenantSigningKeyRepository;
+}
+
+/** The repositories over `get()`'s state; `next` hands out creation-order positions. */
+export function offerRepositories(get: () => OfferState, next: () => number): OfferRepositories {
+  const userOf = (tenantId: string, id: string) => {
+    const r = get().users.get(id);
+    return r && r.value.tenantId === tenantId ? r : undefined;
+  };
+  const offerOf = (tenantId: string, id: string) => {
+    const r = get().offers.get(id);
+    return r && r.value.tenantId === tenantId ? r : undefined;
+  };
+
+  return {
+    users: {
+      async insert(user) {
+        if (get().users.has(user.id)) throw conflict('User id exists');
+        get().users.set(user.id, { seq: next(), value: copy(user) });
+      },
+      async get(tenantId, id) {
+        const r = userOf(tenantId, id);
+        return r && copy(r.value);
+      },
+      async list(tenantId, page, filter) {
+        return slice([...get().users.values()].filter((r) => r.value.tenantId === tenantId && (!filter || userMatches(r.value, filter))), page);
+      },
+      async update(user) {
+        const r = userOf(user.tenantId, user.id);
+        if (!r) return false;
+        r.value = { ...r.value, claims: copy(user.claims), updatedAt: user.updatedAt };
+        if (user.authenticationProvider) r.value.authenticationProvider = copy(user.authenticationProvider);
+        else delete r.value.authenticationProvider;
+        return true;
+      },
+      async mergeClaims(tenantId, id, claims, updatedAt) {
+        const r = userOf(tenantId, id);
+        if (!r) return undefined;
+        if (Object.keys(claims).length > 0) r.value = { ...r.value, claims: { ...r.value.claims, ...copy(claims) }, updatedAt };
+        return copy(r.value);
+      },
+      async delete(tenantId, id) {
+        const s = get();
+        if (!userOf(tenantId, id)) return false;
+        s.users.delete(id);
+        // The SQL store's cascade: a user's offers go with it.
+        for (const [offerId, o] of s.offers) {
+          if (o.value.tenantId === tenantId && o.value.userId === id) {
+            s.offers.delete(offerId);
+            s.offerCodes.delete(`${tenantId} ${o.value.codeDigest}`);
+          }
+        }
+        return true;
+      },
+    },
+
+    offers: {
+      async insert(offer) {
+        const s = get();
+        const codeKey = `${offer.tenantId} ${offer.codeDigest}`;
+        if (s.offers.has(offer.id)) throw conflict('Offer id exists');
+        if (s.offerCodes.has(codeKey)) throw conflict('The tenant already has an offer with this code');
+        if (offer.userId !== undefined && !userOf(offer.tenantId, offer.userId)) throw notFound('The tenant has no such user');
+        s.offers.set(offer.id, { seq: next(), value: copy(offer) });
+        s.offerCodes.set(codeKey, offer.id);
+      },
+      async get(tenantId, id) {
+        const r = offerOf(tenantId, id);
+        return r && copy(r.value);
+      },
+      async findByCodeDigest(tenantId, codeDigest) {
+        const id = get().offerCodes.get(`${tenantId} ${codeDigest}`);
+        const r = id === undefined ? undefined : offerOf(tenantId, id);
+        return r && copy(r.value);
+      },
+      async redeem(tenantId, codeDigest, txCodeDigest, now, maxTxAttempts) {
+        const id = get().offerCodes.get(`${tenantId} ${codeDigest}`);
+        const r = id === undefined ? undefined : offerOf(tenantId, id);
+        const o = r?.value;
+        if (!r || !o || o.kind !== 'pre-authorized' || o.status !== 'open' || !(o.expiresAt > now)) return { outcome: 'not-open' };
+        if (o.txCode?.digest === txCodeDigest) {
+          r.value = { ...o, status: 'used', usedAt: now };
+          return { outcome: 'redeemed', offer: copy(r.value) };
+        }
+        const failedTxAttempts = o.failedTxAttempts + 1;
+        const locked = failedTxAttempts >= maxTxAttempts;
+        r.value = { ...o, failedTxAttempts, status: locked ? 'locked' : 'open' };
+        return { outcome: 'wrong-tx-code', failedTxAttempts, locked };
+      },
+      async markDeleted(tenantId, id, kind) {
+        const r = offerOf(tenantId, id);
+        if (!r || r.value.kind !== kind || r.value.status === 'deleted') return false;
+        r.value = { ...r.value, status: 'deleted' };
+        return true;
+      },
+    },
+
+    nonces: {
+      async insert(n) {
+        const key = `${n.tenantId} ${n.nonce}`;
+        if (get().nonces.has(key)) throw conflict('The nonce exists');
+        get().nonces.set(key, n.expiresAt);
+      },
+      async consume(tenantId, nonce, now) {
+        const key = `${tenantId} ${nonce}`;
+        const expiresAt = get().nonces.get(key);
+        if (expiresAt === undefined || !(expiresAt > now)) return false;
+        return get().nonces.delete(key);
+      },
+      async deleteExpired(tenantId, now) {
+        let removed = 0;
+        const prefix = `${tenantId} `;
+        for (const [key, expiresAt] of get().nonces) {
+          if (key.startsWith(prefix) && expiresAt <= now) {
+            get().nonces.delete(key);
+            removed += 1;
+          }
+        }
+        return removed;
+      },
+    },
+
+    tenantSigningKeys: {
+      async get(tenantId, purpose) {
+        const r = get().signingKeys.get(`${tenantId} ${purpose}`);
+        return r && copy(r);
+      },
+      async insertIfAbsent(record) {
+        const key = `${record.tenantId} ${record.purpose}`;
+        const existing = get().signingKeys.get(key);
+        if (existing) return copy(existing);
+        get().signingKeys.set(key, copy(record));
+        return copy(record);
+      },
+    },
+  };
+}

@@ -1,0 +1,196 @@
+// Users, offers, nonces and tenant signing key records on Kysely. The single-use operations are one
+// statement each (a conditional UPDATE … RETURNING, or a conditional DELETE), so two servers
+// sharing a database never both accept one code or nonce.
+
+import { canonicalJson, conflict, notFound, type RedeemOutcome, type Repositories, type Slice, type UserFilter } from '@vellum/core';
+import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Executor, seqOf, type SqlDialectKind } from './database.ts';
+import { uniqueViolation } from './errors.ts';
+import { toNonceRow, toOffer, toOfferRow, toTenantSigningKey, toTenantSigningKeyRow, toUser, toUserRow } from './users-offers.table.ts';
+
+function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R) => T): Slice<T> {
+  const last = rows[rows.length - 1];
+  return last === undefined ? { items: [] } : { items: rows.map(map), last: seqOf(last.seq) };
+}
+
+function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
+const SQLITE_FOREIGN_KEY = 'SQLITE_CONSTRAINT_FOREIGNKEY';
+const PG_FOREIGN_KEY_VIOLATION = '23503';
+
+/** Whether a driver error is a foreign key violation (here: an offer naming a user the tenant does not have). */
+function foreignKeyViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === SQLITE_FOREIGN_KEY || code === PG_FOREIGN_KEY_VIOLATION;
+}
+
+/** The SQL for "the stored claim `key` equals `value`" (JSON equality), per dialect. */
+function claimEquals(kind: SqlDialectKind, key: string, value: unknown): Expression<SqlBool> {
+  const json = canonicalJson(value);
+  return kind === 'postgres'
+    ? sql<SqlBool>`(claims::jsonb -> ${key}::text) = ${json}::jsonb`
+    : // A quoted label path reaches any key, dots and quotes included; json() spells both sides alike.
+      sql<SqlBool>`claims -> ('$.' || json_quote(${key})) = json(${json})`;
+}
+
+/** Builds the user, offer, nonce and tenant signing key repositories on `db`, a Kysely instance or a transaction. */
+export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Repositories, 'users' | 'offers' | 'nonces' | 'tenantSigningKeys'> {
+  return {
+    users: {
+      async insert(user) {
+        try {
+          await db.insertInto('users').values(toUserRow(user)).execute();
+        } catch (error) {
+          if (uniqueViolation(error) === undefined) throw error;
+          throw conflict('User id exists');
+        }
+      },
+      async get(tenantId, id) {
+        const row = await db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return row && toUser(row);
+      },
+      async list(tenantId, page, filter: UserFilter = {}) {
+        let query = db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId);
+        if (filter.subjectId !== undefined) query = query.where('auth_subject_id', '=', filter.subjectId);
+        for (const [key, value] of Object.entries(filter.claims ?? {})) query = query.where(claimEquals(kind, key, value));
+        if (page.after !== undefined) query = query.where('seq', '>', page.after);
+        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toUser);
+      },
+      async update(user) {
+        const { claims, auth_provider_url, auth_subject_id, updated_at } = toUserRow(user);
+        const result = await db
+          .updateTable('users')
+          .set({ claims, auth_provider_url, auth_subject_id, updated_at })
+          .where('tenant_id', '=', user.tenantId)
+          .where('id', '=', user.id)
+          .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async mergeClaims(tenantId, id, claims, updatedAt) {
+        return atomically(db, async (tx) => {
+          // A write that changes nothing, first: it locks the row until the transaction ends
+          // (PostgreSQL) or takes the database's write lock (SQLite), and returns the row. Reading
+          // first would make SQLite in WAL mode fail the later write (SQLITE_BUSY_SNAPSHOT, no
+          // waiting) whenever another process wrote in between.
+          const row = await tx
+            .updateTable('users')
+            .set({ updated_at: sql<string>`updated_at` })
+            .where('tenant_id', '=', tenantId)
+            .where('id', '=', id)
+            .returningAll()
+            .executeTakeFirst();
+          if (!row) return undefined;
+          const user = toUser(row);
+          if (Object.keys(claims).length === 0) return user;
+          const merged = { ...user, claims: { ...user.claims, ...claims }, updatedAt };
+          const written = toUserRow(merged);
+          await tx.updateTable('users').set({ claims: written.claims, updated_at: written.updated_at }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+          return merged;
+        });
+      },
+      async delete(tenantId, id) {
+        // Its offers go with it (foreign key with on delete cascade).
+        const result = await db.deleteFrom('users').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return result.numDeletedRows > 0n;
+      },
+    },
+
+    offers: {
+      async insert(offer) {
+        try {
+          await db.insertInto('offers').values(toOfferRow(offer, kind)).execute();
+        } catch (error) {
+          const violated = uniqueViolation(error);
+          if (violated !== undefined) throw conflict(violated.includes('code_digest') ? 'The tenant already has an offer with this code' : 'Offer id exists');
+          if (foreignKeyViolation(error)) throw notFound('The tenant has no such user');
+          throw error;
+        }
+      },
+      async get(tenantId, id) {
+        const row = await db.selectFrom('offers').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return row && toOffer(row);
+      },
+      async findByCodeDigest(tenantId, codeDigest) {
+        const row = await db.selectFrom('offers').selectAll().where('tenant_id', '=', tenantId).where('code_digest', '=', codeDigest).executeTakeFirst();
+        return row && toOffer(row);
+      },
+      async redeem(tenantId, codeDigest, txCodeDigest, now, maxTxAttempts): Promise<RedeemOutcome> {
+        const matches = txCodeDigest === undefined ? sql<SqlBool>`tx_code_digest is null` : sql<SqlBool>`tx_code_digest = ${txCodeDigest}`;
+        // One statement decides and writes: the row lock (PostgreSQL) or the write lock (SQLite)
+        // orders racing redeemers, and each sees the state the one before it left.
+        const row = await db
+          .updateTable('offers')
+          .set({
+            status: sql<string>`case when ${matches} then 'used' when failed_tx_attempts + 1 >= ${maxTxAttempts} then 'locked' else 'open' end`,
+            failed_tx_attempts: sql<number>`case when ${matches} then failed_tx_attempts else failed_tx_attempts + 1 end`,
+            used_at: sql<string | null>`case when ${matches} then cast(${now} as text) else used_at end`,
+          })
+          .where('tenant_id', '=', tenantId)
+          .where('code_digest', '=', codeDigest)
+          .where('kind', '=', 'pre-authorized')
+          .where('status', '=', 'open')
+          .where('expires_at', '>', now)
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return { outcome: 'not-open' };
+        const offer = toOffer(row);
+        if (offer.status === 'used') return { outcome: 'redeemed', offer };
+        return { outcome: 'wrong-tx-code', failedTxAttempts: offer.failedTxAttempts, locked: offer.status === 'locked' };
+      },
+      async markDeleted(tenantId, id, offerKind) {
+        const result = await db
+          .updateTable('offers')
+          .set({ status: 'deleted' })
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .where('kind', '=', offerKind)
+          .where('status', '<>', 'deleted')
+          .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+    },
+
+    nonces: {
+      async insert(nonce) {
+        try {
+          await db.insertInto('nonces').values(toNonceRow(nonce)).execute();
+        } catch (error) {
+          if (uniqueViolation(error) === undefined) throw error;
+          throw conflict('The nonce exists');
+        }
+      },
+      async consume(tenantId, nonce, now) {
+        const result = await db.deleteFrom('nonces').where('tenant_id', '=', tenantId).where('nonce', '=', nonce).where('expires_at', '>', now).executeTakeFirst();
+        return result.numDeletedRows > 0n;
+      },
+      async deleteExpired(tenantId, now) {
+        const result = await db.deleteFrom('nonces').where('tenant_id', '=', tenantId).where('expires_at', '<=', now).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      },
+    },
+
+    tenantSigningKeys: {
+      async get(tenantId, purpose) {
+        const row = await db.selectFrom('tenant_signing_keys').selectAll().where('tenant_id', '=', tenantId).where('purpose', '=', purpose).executeTakeFirst();
+        return row && toTenantSigningKey(row);
+      },
+      async insertIfAbsent(record) {
+        // Insert-or-nothing, then read: whichever server's insert won, every racer reads the same row.
+        await db
+          .insertInto('tenant_signing_keys')
+          .values(toTenantSigningKeyRow(record))
+          .onConflict((oc) => oc.columns(['tenant_id', 'purpose']).doNothing())
+          .execute();
+        const row = await db
+          .selectFrom('tenant_signing_keys')
+          .selectAll()
+          .where('tenant_id', '=', record.tenantId)
+          .where('purpose', '=', record.purpose)
+          .executeTakeFirstOrThrow();
+        return toTenantSigningKey(row);
+      },
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { canonicalJson, type NonceRecord, type OfferRecord, type StoredTxCode, type TenantSigningKeyRecord, type UserRecord } from '@vellum/core';
+import type { Insertable, Selectable } from 'kysely';
+import { fromSqlBoolean, type Seq, type SqlBoolean, type SqlDialectKind, toSqlBoolean } from './database.ts';
+
+export interface UsersTable {
+  seq: Seq;
+  id: string;
+  tenant_id: string;
+  /** Canonical JSON (keys sorted at every depth), so claim searches can compare JSON text. */
+  claims: string;
+  auth_provider_url: string | null;
+  auth_subject_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OffersTable {
+  seq: Seq;
+  id: string;
+  tenant_id: string;
+  kind: string;
+  issuer: string;
+  /** JSON array of configuration ids. */
+  configuration_ids: string;
+  /** With tenant_id, references users (on delete cascade). */
+  user_id: string | null;
+  claims: string;
+  /** Unique per tenant: the only form the pre-authorized code (or issuer state) is kept in. */
+  code_digest: string;
+  tx_code_digest: string | null;
+  /** JSON of the transaction code's settings (input mode, length, description), without the code. */
+  tx_code: string | null;
+  request_parameters: string | null;
+  by_reference: SqlBoolean;
+  status: string;
+  failed_tx_attempts: number;
+  expires_at: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+export interface NoncesTable {
+  tenant_id: string;
+  nonce: string;
+  expires_at: string;
+}
+
+export interface TenantSigningKeysTable {
+  tenant_id: string;
+  purpose: string;
+  key_id: string;
+  created_at: string;
+}
+
+/** Maps a stored user row to the domain type. */
+export function toUser(row: Selectable<UsersTable>): UserRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    claims: JSON.parse(row.claims) as Record<string, unknown>,
+    ...(row.auth_provider_url !== null && row.auth_subject_id !== null ? { authenticationProvider: { url: row.auth_provider_url, subjectId: row.auth_subject_id } } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Maps a user to the row that stores it. */
+export function toUserRow(u: UserRecord): Insertable<UsersTable> {
+  return {
+    id: u.id,
+    tenant_id: u.tenantId,
+    claims: canonicalJson(u.claims),
+    auth_provider_url: u.authenticationProvider?.url ?? null,
+    auth_subject_id: u.authenticationProvider?.subjectId ?? null,
+    created_at: u.createdAt,
+    updated_at: u.updatedAt,
+  };
+}
+
+/** Maps a stored offer row to the domain type. */
+export function toOffer(row: Selectable<OffersTable>): OfferRecord {
+  const txCode = row.tx_code !== null && row.tx_code_digest !== null ? ({ ...(JSON.parse(row.tx_code) as Omit<StoredTxCode, 'digest'>), digest: row.tx_code_digest } satisfies StoredTxCode) : undefined;
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    kind: row.kind as OfferRecord['kind'],
+    issuer: row.issuer,
+    configurationIds: JSON.parse(row.configuration_ids) as string[],
+    ...(row.user_id !== null ? { userId: row.user_id } : {}),
+    claims: JSON.parse(row.claims) as Record<string, unknown>,
+    codeDigest: row.code_digest,
+    ...(txCode ? { txCode } : {}),
+    ...(row.request_parameters !== null ? { requestParameters: JSON.parse(row.request_parameters) as Record<string, unknown> } : {}),
+    byReference: fromSqlBoolean(row.by_reference),
+    status: row.status as OfferRecord['status'],
+    failedTxAttempts: Number(row.failed_tx_attempts),
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    ...(row.used_at !== null ? { usedAt: row.used_at } : {}),
+  };
+}
+
+/** Maps an offer to the row that stores it. */
+export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<OffersTable> {
+  const { digest, ...settings } = o.txCode ?? { digest: null };
+  return {
+    id: o.id,
+    tenant_id: o.tenantId,
+    kind: o.kind,
+    issuer: o.issuer,
+    configuration_ids: JSON.stringify(o.configurationIds),
+    user_id: o.userId ?? null,
+    claims: JSON.stringify(o.claims),
+    code_digest: o.codeDigest,
+    tx_code_digest: digest,
+    tx_code: o.txCode ? JSON.stringify(settings) : null,
+    request_parameters: o.requestParameters ? JSON.stringify(o.requestParameters) : null,
+    by_reference: toSqlBoolean(kind, o.byReference),
+    status: o.status,
+    failed_tx_attempts: o.failedTxAttempts,
+    expires_at: o.expiresAt,
+    created_at: o.createdAt,
+    used_at: o.usedAt ?? null,
+  };
+}
+
+export function toNonceRow(n: NonceRecord): Insertable<NoncesTable> {
+  return { tenant_id: n.tenantId, nonce: n.nonce, expires_at: n.expiresAt };
+}
+
+export function toTenantSigningKey(row: Selectable<TenantSigningKeysTable>): TenantSigningKeyRecord {
+  return { tenantId: row.tenant_id, purpose: row.purpose, keyId: row.key_id, createdAt: row.created_at };
+}
+
+export function toTenantSigningKeyRow(r: TenantSigningKeyRecord): Insertable<TenantSigningKeysTable> {
+  return { tenant_id: r.tenantId, purpose: r.purpose, key_id: r.keyId, created_at: r.createdAt };
+}

@@ -1,0 +1,316 @@
+// The Store contract for users, offers, nonces and tenant signing keys (ports.ts: UserRepository,
+// OfferRepository, NonceRepository, TenantSigningKeyRepository), run inside describeStoreContract
+// against every adapter.
+import { DomainError, type OfferRecord, type RedeemOutcome, type Store, type Tenant, type UserRecord } from '@vellum/core';
+import { describe, expect, it } from 'vitest';
+
+let counter = 0;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const uuid = () => crypto.randomUUID();
+const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+
+/** A user of `tenantId` with a few claims. */
+export function makeUser(tenantId: string, over: Partial<UserRecord> = {}): UserRecord {
+  const now = iso();
+  return { id: uuid(), tenantId, claims: { givenName: 'Ada', born: '1815-12-10' }, createdAt: now, updatedAt: now, ...over };
+}
+
+/** An open pre-authorized offer for `userId`, expiring in 5 minutes, without a transaction code unless told. */
+export function makeOffer(tenantId: string, userId: string | undefined, over: Partial<OfferRecord> = {}): OfferRecord {
+  return {
+    id: uuid(),
+    tenantId,
+    kind: 'pre-authorized',
+    issuer: 'https://t.eu01.vellum.test',
+    configurationIds: [uuid()],
+    ...(userId !== undefined ? { userId } : {}),
+    claims: { givenName: 'Ada', nested: { a: [1, 2] } },
+    codeDigest: unique('code-'),
+    byReference: false,
+    status: 'open',
+    failedTxAttempts: 0,
+    expiresAt: iso(300_000),
+    createdAt: iso(),
+    ...over,
+  };
+}
+
+async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
+  await expect(p).rejects.toBeInstanceOf(DomainError);
+  await expect(p).rejects.toMatchObject({ code });
+}
+
+/** The users, offers, nonces and signing key part of the Store contract; `store` is read when the tests run. */
+export function describeOfferContract(store: () => Store): void {
+  async function tenant(): Promise<Tenant> {
+    const t: Tenant = { id: uuid(), subdomain: unique('o'), region: 'eu01', name: 'Offer tenant', loggingLevel: 1, createdAt: iso() };
+    await store().tenants.insert(t);
+    return t;
+  }
+  async function user(tenantId: string, over: Partial<UserRecord> = {}): Promise<UserRecord> {
+    const u = makeUser(tenantId, over);
+    await store().users.insert(u);
+    return u;
+  }
+
+  describe('users', () => {
+    it('inserts, gets only within the tenant, and refuses a taken id with Conflict', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const u = await user(a.id, { authenticationProvider: { url: 'https://idp.example', subjectId: 'sub-1' } });
+      expect(await store().users.get(a.id, u.id)).toEqual(u);
+      expect(await store().users.get(b.id, u.id)).toBeUndefined();
+      await expectDomainError(store().users.insert(makeUser(b.id, { id: u.id })), 'Conflict');
+    });
+
+    it('lists in creation order across pages, only the tenant’s', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const mine = [await user(a.id), await user(a.id), await user(a.id)];
+      await user(b.id);
+      const first = await store().users.list(a.id, { limit: 2 });
+      expect(first.items.map((u) => u.id)).toEqual([mine[0]?.id, mine[1]?.id]);
+      const rest = await store().users.list(a.id, { limit: 2, after: first.last as number });
+      expect(rest.items.map((u) => u.id)).toEqual([mine[2]?.id]);
+      expect((await store().users.list(a.id, { limit: 2, after: rest.last as number })).items).toEqual([]);
+    });
+
+    it('filters by claims with JSON equality (any depth, any key) and by provider subject', async () => {
+      const t = await tenant();
+      const claims = { email: 'ada@example.com', age: 36, active: true, gone: null, 'a.b': 'dotted', 'we"ird': 1.5, address: { city: 'London', lines: ['1', '2'] } };
+      const ada = await user(t.id, { claims, authenticationProvider: { url: 'https://idp.example', subjectId: 'ada' } });
+      const other = await user(t.id, { claims: { ...claims, email: 'other@example.com', age: '36' } });
+      const ids = async (filter: Parameters<Store['users']['list']>[2]) => (await store().users.list(t.id, { limit: 10 }, filter)).items.map((u) => u.id);
+      expect(await ids({ claims: { email: 'ada@example.com' } })).toEqual([ada.id]);
+      expect(await ids({ claims: { age: 36 } })).toEqual([ada.id]);
+      expect(await ids({ claims: { age: '36' } })).toEqual([other.id]);
+      expect(await ids({ claims: { active: true, gone: null } })).toEqual([ada.id, other.id]);
+      expect(await ids({ claims: { 'a.b': 'dotted', 'we"ird': 1.5 } })).toEqual([ada.id, other.id]);
+      // Keys in another order are the same object; a different array order is not the same array.
+      expect(await ids({ claims: { address: { lines: ['1', '2'], city: 'London' } } })).toEqual([ada.id, other.id]);
+      expect(await ids({ claims: { address: { city: 'London', lines: ['2', '1'] } } })).toEqual([]);
+      expect(await ids({ claims: { missing: null } })).toEqual([]);
+      expect(await ids({ claims: { active: 1 } })).toEqual([]);
+      expect(await ids({ subjectId: 'ada' })).toEqual([ada.id]);
+      expect(await ids({ subjectId: 'ada', claims: { age: '36' } })).toEqual([]);
+      expect(await ids({})).toEqual([ada.id, other.id]);
+    });
+
+    it('update replaces claims; false for an unknown or another tenant’s user', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const u = await user(a.id);
+      const replaced = { ...u, claims: { only: 'this' }, updatedAt: iso(1000) };
+      expect(await store().users.update(replaced)).toBe(true);
+      expect(await store().users.get(a.id, u.id)).toEqual(replaced);
+      expect(await store().users.update({ ...replaced, tenantId: b.id })).toBe(false);
+      expect(await store().users.update(makeUser(a.id))).toBe(false);
+    });
+
+    it('mergeClaims sets the named claims and keeps the others; nothing for no claims or an unknown user', async () => {
+      const t = await tenant();
+      const u = await user(t.id, { claims: { keep: 1, change: 'old' } });
+      const later = iso(5000);
+      const merged = await store().users.mergeClaims(t.id, u.id, { change: 'new', added: { x: [1] } }, later);
+      expect(merged).toEqual({ ...u, claims: { keep: 1, change: 'new', added: { x: [1] } }, updatedAt: later });
+      expect(await store().users.get(t.id, u.id)).toEqual(merged);
+      expect(await store().users.mergeClaims(t.id, u.id, {}, iso(9000))).toEqual(merged);
+      expect(await store().users.mergeClaims(t.id, uuid(), { a: 1 }, later)).toBeUndefined();
+    });
+
+    it('concurrent merges of different claims, inside transactions, lose none', async () => {
+      const t = await tenant();
+      const u = await user(t.id, { claims: {} });
+      await Promise.all(Array.from({ length: 8 }, (_, i) => store().transaction((tx) => tx.users.mergeClaims(t.id, u.id, { [`c${i}`]: i }, iso()))));
+      expect((await store().users.get(t.id, u.id))?.claims).toEqual(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, i])));
+    });
+
+    it('delete removes the user and its offers; false when already gone or another tenant’s', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const u = await user(a.id);
+      const offer = makeOffer(a.id, u.id);
+      await store().offers.insert(offer);
+      expect(await store().users.delete(b.id, u.id)).toBe(false);
+      expect(await store().users.delete(a.id, u.id)).toBe(true);
+      expect(await store().users.get(a.id, u.id)).toBeUndefined();
+      expect(await store().offers.get(a.id, offer.id)).toBeUndefined();
+      expect(await store().offers.findByCodeDigest(a.id, offer.codeDigest)).toBeUndefined();
+      expect(await store().users.delete(a.id, u.id)).toBe(false);
+    });
+  });
+
+  describe('offers', () => {
+    it('round-trips both kinds, found by id and by code digest only within the tenant', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const u = await user(a.id);
+      const pre = makeOffer(a.id, u.id, { txCode: { digest: unique('tx-'), inputMode: 'numeric', length: 6, description: 'By SMS' }, byReference: true });
+      const auth = makeOffer(a.id, undefined, { kind: 'authorization-code', claims: {}, requestParameters: { login_hint: 'ada', prompt: 'login' }, expiresAt: iso(86_400_000) });
+      await store().offers.insert(pre);
+      await store().offers.insert(auth);
+      expect(await store().offers.get(a.id, pre.id)).toEqual(pre);
+      expect(await store().offers.get(a.id, auth.id)).toEqual(auth);
+      expect(await store().offers.findByCodeDigest(a.id, pre.codeDigest)).toEqual(pre);
+      expect(await store().offers.findByCodeDigest(a.id, auth.codeDigest)).toEqual(auth);
+      expect(await store().offers.get(b.id, pre.id)).toBeUndefined();
+      expect(await store().offers.findByCodeDigest(b.id, pre.codeDigest)).toBeUndefined();
+      expect(await store().offers.findByCodeDigest(a.id, unique('none-'))).toBeUndefined();
+    });
+
+    it('refuses a taken id or a code digest the tenant already has (Conflict), and a user the tenant does not have (NotFound)', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const ua = await user(a.id), ub = await user(b.id);
+      const offer = makeOffer(a.id, ua.id);
+      await store().offers.insert(offer);
+      await expectDomainError(store().offers.insert(makeOffer(a.id, ua.id, { id: offer.id })), 'Conflict');
+      await expectDomainError(store().offers.insert(makeOffer(a.id, ua.id, { codeDigest: offer.codeDigest })), 'Conflict');
+      // The same digest in another tenant is another offer.
+      await store().offers.insert(makeOffer(b.id, ub.id, { codeDigest: offer.codeDigest }));
+      await expectDomainError(store().offers.insert(makeOffer(a.id, ub.id)), 'NotFound');
+      await expectDomainError(store().offers.insert(makeOffer(a.id, uuid())), 'NotFound');
+    });
+
+    it('redeem: the right transaction code uses the offer once; a second redeem is not-open', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
+      await store().offers.insert(offer);
+      const now = iso();
+      const first = await store().offers.redeem(t.id, offer.codeDigest, 'right', now, 3);
+      expect(first).toEqual({ outcome: 'redeemed', offer: { ...offer, status: 'used', usedAt: now } });
+      expect(await store().offers.redeem(t.id, offer.codeDigest, 'right', iso(), 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'used', usedAt: now, failedTxAttempts: 0 });
+    });
+
+    it('redeem: an offer without a transaction code takes none; expired, deleted, foreign and Authorization Code offers are not-open', async () => {
+      const [t, other] = [await tenant(), await tenant()];
+      const u = await user(t.id);
+      const plain = makeOffer(t.id, u.id);
+      const expired = makeOffer(t.id, u.id, { expiresAt: iso(-1) });
+      const deleted = makeOffer(t.id, u.id);
+      const auth = makeOffer(t.id, undefined, { kind: 'authorization-code', claims: {} });
+      for (const o of [plain, expired, deleted, auth]) await store().offers.insert(o);
+      expect(await store().offers.markDeleted(t.id, deleted.id, 'pre-authorized')).toBe(true);
+      const now = iso();
+      expect(await store().offers.redeem(other.id, plain.codeDigest, undefined, now, 3)).toEqual({ outcome: 'not-open' });
+      for (const o of [expired, deleted, auth]) expect(await store().offers.redeem(t.id, o.codeDigest, undefined, now, 3)).toEqual({ outcome: 'not-open' });
+      // At the instant it expires, it is expired.
+      expect(await store().offers.redeem(t.id, plain.codeDigest, undefined, plain.expiresAt, 3)).toEqual({ outcome: 'not-open' });
+      expect((await store().offers.redeem(t.id, plain.codeDigest, undefined, now, 3)).outcome).toBe('redeemed');
+    });
+
+    it('redeem: wrong transaction codes count, and the third locks the offer for good', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'text', length: 8 } });
+      await store().offers.insert(offer);
+      const wrong = () => store().offers.redeem(t.id, offer.codeDigest, 'wrong', iso(), 3);
+      expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 1, locked: false });
+      // A missing code, for an offer that has one, is wrong too.
+      expect(await store().offers.redeem(t.id, offer.codeDigest, undefined, iso(), 3)).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 2, locked: false });
+      expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 3, locked: true });
+      expect(await store().offers.redeem(t.id, offer.codeDigest, 'right', iso(), 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'locked', failedTxAttempts: 3 });
+    });
+
+    it('redeem races: of many redeemers with the right code exactly one wins', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      for (let round = 0; round < 5; round++) {
+        const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
+        await store().offers.insert(offer);
+        const outcomes = await Promise.all(Array.from({ length: 10 }, () => store().offers.redeem(t.id, offer.codeDigest, 'right', iso(), 3)));
+        expect(outcomes.filter((o) => o.outcome === 'redeemed')).toHaveLength(1);
+        expect(outcomes.filter((o) => o.outcome === 'not-open')).toHaveLength(9);
+      }
+    });
+
+    it('redeem races: of many wrong guesses exactly three count, and a right one racing them wins only before the third', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
+      await store().offers.insert(offer);
+      const outcomes: RedeemOutcome[] = await Promise.all(Array.from({ length: 10 }, () => store().offers.redeem(t.id, offer.codeDigest, 'wrong', iso(), 3)));
+      const counted = outcomes.flatMap((o) => (o.outcome === 'wrong-tx-code' ? [o.failedTxAttempts] : []));
+      expect(counted.sort()).toEqual([1, 2, 3]);
+      expect(outcomes.filter((o) => o.outcome === 'not-open')).toHaveLength(7);
+      expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'locked', failedTxAttempts: 3 });
+
+      const second = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
+      await store().offers.insert(second);
+      const mixed = await Promise.all(['wrong', 'wrong', 'wrong', 'right', 'wrong'].map((d) => store().offers.redeem(t.id, second.codeDigest, d, iso(), 3)));
+      const wins = mixed.filter((o) => o.outcome === 'redeemed');
+      const wrongs = mixed.filter((o): o is Extract<RedeemOutcome, { outcome: 'wrong-tx-code' }> => o.outcome === 'wrong-tx-code');
+      expect(wins.length).toBeLessThanOrEqual(1);
+      // As if one after another: the right code wins only while fewer than three wrong ones have
+      // counted (then none locks); otherwise the third wrong one locks and the right one is refused.
+      if (wins.length === 1) expect(wrongs.some((w) => w.locked)).toBe(false);
+      else expect(wrongs.filter((w) => w.locked)).toHaveLength(1);
+    });
+
+    it('markDeleted marks an offer of that kind once, whatever its state', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const used = makeOffer(t.id, u.id);
+      const auth = makeOffer(t.id, undefined, { kind: 'authorization-code', claims: {} });
+      await store().offers.insert(used);
+      await store().offers.insert(auth);
+      await store().offers.redeem(t.id, used.codeDigest, undefined, iso(), 3);
+      expect(await store().offers.markDeleted(t.id, auth.id, 'pre-authorized')).toBe(false);
+      expect(await store().offers.markDeleted(t.id, used.id, 'pre-authorized')).toBe(true);
+      expect(await store().offers.markDeleted(t.id, used.id, 'pre-authorized')).toBe(false);
+      expect(await store().offers.markDeleted(t.id, uuid(), 'pre-authorized')).toBe(false);
+      expect(await store().offers.get(t.id, used.id)).toMatchObject({ status: 'deleted' });
+    });
+  });
+
+  describe('nonces', () => {
+    it('consume is true once for an unexpired nonce of the tenant, false otherwise', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const nonce = unique('n-');
+      await store().nonces.insert({ tenantId: a.id, nonce, expiresAt: iso(300_000) });
+      await expectDomainError(store().nonces.insert({ tenantId: a.id, nonce, expiresAt: iso(300_000) }), 'Conflict');
+      expect(await store().nonces.consume(b.id, nonce, iso())).toBe(false);
+      expect(await store().nonces.consume(a.id, nonce, iso())).toBe(true);
+      expect(await store().nonces.consume(a.id, nonce, iso())).toBe(false);
+      const expired = unique('n-');
+      await store().nonces.insert({ tenantId: a.id, nonce: expired, expiresAt: iso(-1) });
+      expect(await store().nonces.consume(a.id, expired, iso())).toBe(false);
+      expect(await store().nonces.consume(a.id, unique('none-'), iso())).toBe(false);
+    });
+
+    it('racing consumers of one nonce: exactly one gets true', async () => {
+      const t = await tenant();
+      for (let round = 0; round < 5; round++) {
+        const nonce = unique('race-');
+        await store().nonces.insert({ tenantId: t.id, nonce, expiresAt: iso(300_000) });
+        const results = await Promise.all(Array.from({ length: 10 }, () => store().nonces.consume(t.id, nonce, iso())));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      }
+    });
+
+    it('deleteExpired forgets only the tenant’s expired nonces', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const live = unique('live-'), old1 = unique('old-'), old2 = unique('old-'), theirs = unique('theirs-');
+      await store().nonces.insert({ tenantId: a.id, nonce: live, expiresAt: iso(300_000) });
+      await store().nonces.insert({ tenantId: a.id, nonce: old1, expiresAt: iso(-2000) });
+      await store().nonces.insert({ tenantId: a.id, nonce: old2, expiresAt: iso(-1000) });
+      await store().nonces.insert({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) });
+      expect(await store().nonces.deleteExpired(a.id, iso())).toBe(2);
+      expect(await store().nonces.consume(a.id, live, iso())).toBe(true);
+      // Re-inserting a swept nonce works: it is gone.
+      await store().nonces.insert({ tenantId: a.id, nonce: old1, expiresAt: iso(1000) });
+      expect(await store().nonces.deleteExpired(b.id, iso())).toBe(1);
+    });
+  });
+
+  describe('tenant signing keys', () => {
+    it('insertIfAbsent keeps the first record per tenant and purpose; racers all get it', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const first = { tenantId: a.id, purpose: 'wallet-access-token', keyId: uuid(), createdAt: iso() };
+      expect(await store().tenantSigningKeys.get(a.id, first.purpose)).toBeUndefined();
+      const racers = await Promise.all([first, ...Array.from({ length: 5 }, () => ({ ...first, keyId: uuid() }))].map((r) => store().tenantSigningKeys.insertIfAbsent(r)));
+      const stored = await store().tenantSigningKeys.get(a.id, first.purpose);
+      expect(stored).toBeDefined();
+      for (const r of racers) expect(r).toEqual(stored);
+      expect(await store().tenantSigningKeys.get(b.id, first.purpose)).toBeUndefined();
+      expect(await store().tenantSigningKeys.get(a.id, 'other')).toBeUndefined();
+    });
+  });
+}

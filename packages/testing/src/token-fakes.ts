@@ -1,0 +1,40 @@
+// Stand-ins for the Digests and WalletTokens ports in tests of the core (no jose, no KeyManager).
+import { createHash, randomUUID } from 'node:crypto';
+import type { Clock, Digests, WalletAccessClaims, WalletTokens } from '@vellum/core';
+
+/** SHA-256 from node:crypto, as @vellum/crypto's createDigests computes it. */
+export function fakeDigests(): Digests {
+  return { sha256: (text) => createHash('sha256').update(text, 'utf8').digest('base64url') };
+}
+
+/**
+ * Unsigned wallet access tokens for tests of the core: `fakewt.<base64url JSON of the claims>`,
+ * checked for tenant, issuer and expiry on the given clock as the real ones are. `issued` lists
+ * every token made, newest last.
+ */
+export function fakeWalletTokens(clock: Clock): WalletTokens & { issued: WalletAccessClaims[] } {
+  const issued: WalletAccessClaims[] = [];
+  return {
+    issued,
+    async issue(claims, ttlSeconds) {
+      const issuedAt = Math.floor(clock.now().getTime() / 1000);
+      const full: WalletAccessClaims = { ...claims, configurationIds: [...claims.configurationIds], jti: randomUUID(), issuedAt, expiresAt: issuedAt + ttlSeconds };
+      issued.push(full);
+      return { token: `fakewt.${Buffer.from(JSON.stringify(full)).toString('base64url')}`, claims: full };
+    },
+    async verify(tenantId, issuer, token) {
+      const [tag, body] = typeof token === 'string' ? token.split('.') : [];
+      if (tag !== 'fakewt' || !body) return undefined;
+      try {
+        const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as WalletAccessClaims;
+        const now = Math.floor(clock.now().getTime() / 1000);
+        return claims.tenantId === tenantId && claims.issuer === issuer && claims.expiresAt > now ? claims : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async jwks() {
+      return { keys: [{ kty: 'EC', crv: 'P-256', kid: 'fake', alg: 'ES256', use: 'sig' }] };
+    },
+  };
+}
