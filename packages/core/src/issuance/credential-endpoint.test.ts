@@ -1,0 +1,536 @@
+import {
+  encryptionKey,
+  fakeCredentialEncryption,
+  fakeProofVerifier,
+  fakeRequestJwe,
+  makeConfiguration,
+  proofJwt,
+  readFakeJwe,
+  readFakeMdoc,
+  walletKey,
+  type WalletKey,
+} from '@vellum/testing';
+import { describe, expect, it } from 'vitest';
+import { contextFor, harness } from '../../test/harness.ts';
+import type { MdocConfiguration } from '../configurations/model.ts';
+import type { DomainEvent, DomainEventSink, WalletAccessClaims, WalletTokens } from '../ports.ts';
+import type { RequestContext, Tenant } from '../tenancy/model.ts';
+import { createCredentialEndpoint, LEGACY_DEPRECATION_HEADERS } from './credential-endpoint.ts';
+import { createIssuedCredentialService } from './issued-credentials.ts';
+
+const NOW = '2026-05-01T12:00:00.000Z';
+const DOCTYPE = 'org.iso.18013.5.1.mDL';
+
+/** Wallet access tokens as the token endpoint would issue them, checked like the real verifier: tenant, issuer, expiry. */
+function fakeWalletTokens(clock: { now(): Date }): Pick<WalletTokens, 'verify'> & { mint(claims: Partial<WalletAccessClaims> & Pick<WalletAccessClaims, 'tenantId' | 'issuer' | 'userId' | 'offerId' | 'configurationIds'>): string } {
+  const issued = new Map<string, WalletAccessClaims>();
+  return {
+    mint(claims) {
+      const token = `wallet-token-${issued.size + 1}`;
+      const iat = Math.floor(clock.now().getTime() / 1000);
+      issued.set(token, { scope: '', jti: token, issuedAt: iat, expiresAt: iat + 600, ...claims });
+      return token;
+    },
+    async verify(tenantId, issuer, token) {
+      const claims = issued.get(token);
+      const now = clock.now().getTime() / 1000;
+      return claims && claims.tenantId === tenantId && claims.issuer === issuer && claims.expiresAt > now ? claims : undefined;
+    },
+  };
+}
+
+function recordingSink(): DomainEventSink & { published: DomainEvent[]; fail?: Error } {
+  const sink = {
+    published: [] as DomainEvent[],
+    fail: undefined as Error | undefined,
+    async publish(tx: Parameters<DomainEventSink['publish']>[0], event: DomainEvent) {
+      // Proves it runs inside the transaction: the record is visible through tx.
+      const record = await tx.issuedCredentials.get(event.tenantId, event.payload.credentialId);
+      if (!record) throw new Error('publish ran outside the issuing transaction');
+      if (sink.fail) throw sink.fail;
+      sink.published.push(event);
+    },
+  };
+  return sink;
+}
+
+function mdl(tenantId: string, over: Partial<MdocConfiguration> = {}): MdocConfiguration {
+  return makeConfiguration(tenantId, {
+    format: 'mso_mdoc',
+    type: DOCTYPE,
+    expiresIn: { days: 365 },
+    includeStatus: false,
+    claimMappings: {
+      'org.iso.18013.5.1': {
+        family_name: { mapFrom: 'claims.familyName', required: true },
+        given_name: { mapFrom: 'claims.givenName' },
+        birth_date: { mapFrom: 'claims.birthDate', type: 'date' },
+      },
+    },
+    ...over,
+  } as Partial<MdocConfiguration>) as MdocConfiguration;
+}
+
+async function setup() {
+  const h = harness();
+  const walletTokens = fakeWalletTokens(h.clock);
+  const proofs = fakeProofVerifier();
+  const sink = recordingSink();
+  const endpoint = createCredentialEndpoint({
+    store: h.store,
+    clock: h.clock,
+    ids: { uuid: () => crypto.randomUUID(), token: () => crypto.randomUUID(), bytes: (n) => crypto.getRandomValues(new Uint8Array(n)) },
+    walletTokens,
+    proofs,
+    encryption: fakeCredentialEncryption(),
+    mdocIssuance: h.mdocIssuance,
+    domainEvents: sink,
+    events: h.recorder,
+  });
+  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+  const admin = contextFor(tenant);
+  await h.iacas.update(admin, (await h.iacas.create(admin, { country: 'US' })).id, { active: true });
+  const configuration = mdl(tenant.id);
+  await h.store.credentialConfigurations.insert(configuration);
+  const issuer = `https://acme.eu01.vellum.test`;
+  const now = () => Math.floor(h.clock.now().getTime() / 1000);
+
+  /** A user, an offer (already redeemed) and a token granting `configurationIds`, as the token endpoint leaves them. */
+  async function flow(options: { for?: Tenant; configurationIds?: string[]; userClaims?: Record<string, unknown>; offerClaims?: Record<string, unknown> } = {}) {
+    const t = options.for ?? tenant;
+    const userId = crypto.randomUUID();
+    const offerId = crypto.randomUUID();
+    const at = h.clock.now().toISOString();
+    await h.store.users.insert({ id: userId, tenantId: t.id, claims: options.userClaims ?? { familyName: 'Turner', givenName: 'Sam' }, createdAt: at, updatedAt: at });
+    await h.store.offers.insert({
+      id: offerId,
+      tenantId: t.id,
+      kind: 'pre-authorized',
+      issuer,
+      configurationIds: options.configurationIds ?? [configuration.id],
+      userId,
+      claims: options.offerClaims ?? { birthDate: '1990-05-15' },
+      codeDigest: crypto.randomUUID(),
+      byReference: false,
+      status: 'used',
+      failedTxAttempts: 0,
+      expiresAt: new Date(h.clock.now().getTime() + 300_000).toISOString(),
+      createdAt: at,
+      usedAt: at,
+    });
+    const token = walletTokens.mint({ tenantId: t.id, issuer, userId, offerId, configurationIds: options.configurationIds ?? [configuration.id] });
+    return { userId, offerId, token, authorization: `Bearer ${token}` };
+  }
+
+  async function nonce(t: Tenant = tenant): Promise<string> {
+    const value = crypto.randomUUID();
+    await h.store.nonces.insert({ tenantId: t.id, nonce: value, expiresAt: new Date(h.clock.now().getTime() + 300_000).toISOString() });
+    return value;
+  }
+
+  /** A fresh nonce and a good proof by `key` (a new P-256 wallet key unless given). */
+  async function proof(key: WalletKey = walletKey(), over: Partial<Parameters<typeof proofJwt>[1]> = {}) {
+    return proofJwt(key, { audience: issuer, nonce: await nonce(), iat: now(), ...over });
+  }
+
+  const post = (ctx: RequestContext, authorization: string | undefined, body: unknown, contentType = 'application/json') =>
+    endpoint.issue(ctx, { authorization, contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  return { ...h, tenant, admin, configuration, issuer, walletTokens, proofs, sink, endpoint, flow, nonce, proof, post, now, wallet: contextFor(tenant, null) };
+}
+
+async function refusal(p: Promise<unknown>): Promise<{ code: string; oauthError?: string; message: string }> {
+  return p.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (e: { code: string; oauthError?: string; message: string }) => e,
+  );
+}
+
+describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, specification 2.6, 4.6)', () => {
+  it('issues the mDoc bound to the proof’s key, with claims mapped from the user and the offer', async () => {
+    const s = await setup();
+    const { authorization, userId, offerId } = await s.flow();
+    const key = walletKey();
+    const res = await s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof(key)] } });
+    expect(res.contentType).toBe('application/json');
+    expect(res.headers).toEqual({});
+    const body = JSON.parse(res.body) as { credentials: Array<{ credential: string }>; notification_id: string };
+    expect(Object.keys(body).sort()).toEqual(['credentials', 'notification_id']);
+    expect(body.credentials).toHaveLength(1);
+    const mdoc = readFakeMdoc(body.credentials[0]!.credential);
+    expect(mdoc.docType).toBe(DOCTYPE);
+    expect(mdoc.deviceKey).toEqual(key.publicJwk);
+    expect(mdoc.namespaces).toEqual({
+      'org.iso.18013.5.1': {
+        family_name: { type: 'string', value: 'Turner' },
+        given_name: { type: 'string', value: 'Sam' },
+        birth_date: { type: 'date', value: '1990-05-15' },
+      },
+    });
+
+    // The record (API.md §12), without the credential, and the webhook event, in one transaction.
+    const [record] = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
+    expect(record).toEqual({
+      id: expect.any(String),
+      tenantId: s.tenant.id,
+      format: 'mso_mdoc',
+      credentialConfigurationId: s.configuration.id,
+      userId,
+      offerId,
+      issuedAt: NOW,
+      validFrom: NOW,
+      validUntil: '2027-05-01T12:00:00.000Z',
+      status: 'valid',
+      notificationId: body.notification_id,
+    });
+    expect(JSON.stringify(record)).not.toContain(body.credentials[0]!.credential);
+    expect(s.sink.published).toEqual([
+      {
+        id: expect.any(String),
+        tenantId: s.tenant.id,
+        type: 'OpenIdCredentialIssued',
+        occurredAt: NOW,
+        payload: {
+          credential: body.credentials[0]!.credential,
+          credentialId: record!.id,
+          credentialConfigurationId: s.configuration.id,
+          credentialProfile: 'mobile',
+          format: 'mso_mdoc',
+          userId,
+          // The claims persisted on the user (specification 6), not the offer's one-off claims.
+          userClaims: { familyName: 'Turner', givenName: 'Sam' },
+        },
+      },
+    ]);
+  });
+
+  it('accepts the draft `proof` object beside credential_configuration_id, and proofs named by did:key are the verifier’s business', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const res = await s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proof: { proof_type: 'jwt', jwt: await s.proof() } });
+    expect(JSON.parse(res.body)).toMatchObject({ credentials: [{ credential: expect.any(String) }] });
+  });
+
+  describe('refuses, with the OAuth error OpenID4VCI 1.0 §8.3.1.2 names, and issues nothing', () => {
+    async function expectRefused(s: Awaited<ReturnType<typeof setup>>, p: Promise<unknown>, code: string, oauthError: string) {
+      expect(await refusal(p)).toMatchObject({ code, oauthError });
+      expect(s.mdocEngine.calls).toBe(0);
+      expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
+      expect(s.sink.published).toEqual([]);
+    }
+
+    it('no, a malformed, an unknown or an expired access token: 401 invalid_token (RFC 6750 §3.1)', async () => {
+      const s = await setup();
+      const { token } = await s.flow();
+      const body = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+      for (const authorization of [undefined, '', 'Basic abc', `Bearer`, `Bearer ${token} extra`, 'Bearer unknown-token', `DPoP ${token}`]) {
+        await expectRefused(s, s.post(s.wallet, authorization, body), 'Unauthorized', 'invalid_token');
+      }
+      s.clock.advance(601_000);
+      await expectRefused(s, s.post(s.wallet, `Bearer ${token}`, body), 'Unauthorized', 'invalid_token');
+    });
+
+    it('a token from another tenant (API.md §2: always refused)', async () => {
+      const s = await setup();
+      const { tenant: other } = await s.tenants.createTenant({ subdomain: 'other', region: 'eu01' });
+      const { authorization } = await s.flow({ for: other });
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }), 'Unauthorized', 'invalid_token');
+    });
+
+    it('a token checked before the body: garbage without a token is 401, not 400', async () => {
+      const s = await setup();
+      await expectRefused(s, s.post(s.wallet, undefined, 'not json'), 'Unauthorized', 'invalid_token');
+    });
+
+    it('a wrong nonce, a reused nonce and an expired nonce: invalid_nonce', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const key = walletKey();
+      const request = (jwt: string) => s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } });
+      await expectRefused(s, request(proofJwt(key, { audience: s.issuer, nonce: 'never-issued', iat: s.now() })), 'BadRequest', 'invalid_nonce');
+      await expectRefused(s, request(proofJwt(key, { audience: s.issuer, iat: s.now() })), 'BadRequest', 'invalid_nonce');
+      const stale = await s.nonce();
+      s.clock.advance(301_000);
+      await expectRefused(s, request(proofJwt(key, { audience: s.issuer, nonce: stale, iat: s.now() })), 'BadRequest', 'invalid_nonce');
+
+      const used = await s.nonce();
+      await request(proofJwt(key, { audience: s.issuer, nonce: used, iat: s.now() }));
+      expect(await refusal(request(proofJwt(key, { audience: s.issuer, nonce: used, iat: s.now() })))).toMatchObject({ oauthError: 'invalid_nonce' });
+    });
+
+    it('a proof signed by another key than the one it names, and one for another audience: invalid_proof', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const [named, signer] = [walletKey(), walletKey()];
+      const forged = (await s.proof(signer, { header: { jwk: named.publicJwk } })) as string;
+      const request = (jwt: string) => s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } });
+      await expectRefused(s, request(forged), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, request(await s.proof(walletKey(), { audience: 'https://other.eu01.vellum.test' })), 'BadRequest', 'invalid_proof');
+    });
+
+    it('other proof faults: wrong typ, an old or future iat, an expired proof, EdDSA for an mDoc (P-256 device keys only)', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const request = (jwt: string) => s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } });
+      await expectRefused(s, request(await s.proof(walletKey(), { header: { typ: 'JWT' } })), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, request(await s.proof(walletKey(), { iat: s.now() - 301 })), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, request(await s.proof(walletKey(), { iat: s.now() + 61 })), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, request(await s.proof(walletKey(), { payload: { exp: s.now() } })), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, request(await s.proof(walletKey('Ed25519'))), 'BadRequest', 'invalid_proof');
+    });
+
+    it('two proofs: invalid_credential_request (one per request, specification 8); none: invalid_proof', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const id = s.configuration.id;
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }), 'BadRequest', 'invalid_credential_request');
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id }), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [] } }), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { attestation: ['x'] } }), 'BadRequest', 'invalid_proof');
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proof: { proof_type: 'jwt', jwt: 'a' }, proofs: { jwt: ['a'] } }), 'BadRequest', 'invalid_credential_request');
+    });
+
+    it('a configuration the token does not grant, or one deleted since: unknown_credential_configuration — before the nonce is used', async () => {
+      const s = await setup();
+      const other = mdl(s.tenant.id, { type: 'org.example.other' });
+      await s.store.credentialConfigurations.insert(other);
+      const { authorization } = await s.flow();
+      const nonce = await s.nonce();
+      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: other.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'unknown_credential_configuration');
+      expect(await s.store.nonces.consume(s.tenant.id, nonce, NOW)).toBe(true);
+
+      const granted = await s.flow({ configurationIds: [other.id] });
+      await s.store.credentialConfigurations.delete(s.tenant.id, other.id);
+      await expectRefused(s, s.post(s.wallet, granted.authorization, { credential_configuration_id: other.id, proofs: { jwt: [await s.proof()] } }), 'BadRequest', 'unknown_credential_configuration');
+    });
+
+    it('malformed requests: not JSON, not an object, no configuration id, both forms at once, a credential_identifier', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      for (const body of ['{', '[]', '"x"', '', JSON.stringify({ proofs: { jwt: ['x'] } }), JSON.stringify({ credential_configuration_id: s.configuration.id, format: 'mso_mdoc' }), JSON.stringify({ credential_configuration_id: 7 })]) {
+        await expectRefused(s, s.post(s.wallet, authorization, body), 'BadRequest', 'invalid_credential_request');
+      }
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_identifier: 'x' }), 'BadRequest', 'unknown_credential_identifier');
+      await expectRefused(s, s.post(s.wallet, authorization, '{}', 'text/plain'), 'UnsupportedMediaType', 'invalid_credential_request');
+    });
+
+    it('formats whose engine is not built yet: credential_request_denied, saying so', async () => {
+      const s = await setup();
+      const vc = makeConfiguration(s.tenant.id, { format: 'ldp_vc' });
+      await s.store.credentialConfigurations.insert(vc);
+      const { authorization } = await s.flow({ configurationIds: [vc.id] });
+      const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: vc.id, proofs: { jwt: [await s.proof()] } }));
+      expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied', message: expect.stringContaining('ldp_vc') });
+    });
+
+    it('no claims, or an expiry already past: credential_request_denied from the core’s rules (specification 4.6, 7.5, 7.6)', async () => {
+      const s = await setup();
+      const none = await s.flow({ userClaims: {}, offerClaims: {} });
+      const failure = await refusal(s.post(s.wallet, none.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }));
+      expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied' });
+
+      const instant = mdl(s.tenant.id, { type: 'org.example.instant', expiresIn: { seconds: 0 } });
+      await s.store.credentialConfigurations.insert(instant);
+      const flow = await s.flow({ configurationIds: [instant.id] });
+      const expired = await refusal(s.post(s.wallet, flow.authorization, { credential_configuration_id: instant.id, proofs: { jwt: [await s.proof()] } }));
+      expect(expired).toMatchObject({ oauthError: 'credential_request_denied', message: expect.stringContaining('already be expired') });
+      expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
+    });
+
+    it('an offer deleted, or a user deleted, after the token was issued: credential_request_denied, and the nonce stays usable', async () => {
+      const s = await setup();
+      const { authorization, offerId } = await s.flow();
+      await s.store.offers.markDeleted(s.tenant.id, offerId, 'pre-authorized');
+      const nonce = await s.nonce();
+      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'credential_request_denied');
+      expect(await s.store.nonces.consume(s.tenant.id, nonce, NOW)).toBe(true);
+      const gone = await s.flow();
+      await s.store.users.delete(s.tenant.id, gone.userId);
+      await expectRefused(s, s.post(s.wallet, gone.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }), 'BadRequest', 'credential_request_denied');
+    });
+  });
+
+  it('records nothing, and tells webhooks nothing, when the webhook outbox write fails (one transaction)', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    s.sink.fail = new Error('outbox unavailable');
+    await expect(s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })).rejects.toThrow('outbox unavailable');
+    expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
+  });
+});
+
+describe('the legacy request and response (specification 2.6, 9.4; draft 13)', () => {
+  it('maps format and doctype to the granted configuration and answers { credential, format, notification_id } with Deprecation and Sunset', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const key = walletKey();
+    const res = await s.post(s.wallet, authorization, { format: 'mso_mdoc', doctype: DOCTYPE, proof: { proof_type: 'jwt', jwt: await s.proof(key) } });
+    const body = JSON.parse(res.body) as { credential: string; format: string; notification_id: string };
+    expect(Object.keys(body).sort()).toEqual(['credential', 'format', 'notification_id']);
+    expect(body.format).toBe('mso_mdoc');
+    expect(readFakeMdoc(body.credential).deviceKey).toEqual(key.publicJwk);
+    // RFC 9745: a Structured Field Date (Unix seconds of 2 May 2026); RFC 8594: an HTTP-date.
+    expect(res.headers).toEqual({ deprecation: '@1777680000', sunset: 'Sat, 02 May 2026 00:00:00 GMT' });
+    expect(LEGACY_DEPRECATION_HEADERS.deprecation).toBe(`@${Date.parse('2026-05-02T00:00:00Z') / 1000}`);
+  });
+
+  it('refuses a doctype or format the token does not grant, and a legacy mDoc request without a doctype', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const jwt = await s.proof();
+    expect(await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', doctype: 'org.example.other', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'unknown_credential_configuration' });
+    expect(await refusal(s.post(s.wallet, authorization, { format: 'ldp_vc', credential_definition: { type: ['VerifiableCredential'] }, proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'unknown_credential_configuration' });
+    expect(await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'invalid_credential_request' });
+    expect(await refusal(s.post(s.wallet, authorization, { format: 'jwt_vc_json', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'invalid_credential_request' });
+  });
+});
+
+describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10)', () => {
+  it('answers application/jwt sealed to the wallet’s key with the requested enc', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const wallet = encryptionKey();
+    const res = await s.post(s.wallet, authorization, {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: [await s.proof()] },
+      credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A256GCM' },
+    });
+    expect(res.contentType).toBe('application/jwt');
+    const sealed = readFakeJwe(res.body);
+    expect(sealed).toMatchObject({ enc: 'A256GCM', x: wallet.publicJwk.x, json: { credentials: [{ credential: expect.any(String) }], notification_id: expect.any(String) } });
+  });
+
+  it('refuses unusable parameters with invalid_encryption_parameters before issuing or using the nonce', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const wallet = encryptionKey();
+    const cases: unknown[] = [
+      'A128GCM',
+      { enc: 'A128GCM' },
+      { jwk: wallet.publicJwk },
+      { jwk: wallet.publicJwk, enc: 'A192GCM' },
+      { jwk: wallet.publicJwk, enc: 'A128GCM', zip: 'DEF' },
+      { jwk: { ...wallet.publicJwk, alg: 'RSA-OAEP-256' }, enc: 'A128GCM' },
+      { jwk: wallet.publicJwk, alg: 'ECDH-ES+A128KW', enc: 'A128GCM' },
+      { jwk: { ...wallet.publicJwk, d: 'private' }, enc: 'A128GCM' },
+    ];
+    for (const credential_response_encryption of cases) {
+      const nonce = await s.nonce();
+      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
+      const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] }, credential_response_encryption }));
+      expect(failure, JSON.stringify(credential_response_encryption)).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_encryption_parameters' });
+      expect(await s.store.nonces.consume(s.tenant.id, nonce, NOW)).toBe(true);
+    }
+    expect(s.mdocEngine.calls).toBe(0);
+  });
+
+  it('takes requests encrypted to the tenant’s key (application/jwt), which must ask for an encrypted response', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const wallet = encryptionKey();
+    const request = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] }, credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' } };
+    const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
+    expect(res.contentType).toBe('application/jwt');
+    expect(readFakeJwe(res.body).json).toMatchObject({ credentials: [{ credential: expect.any(String) }] });
+
+    const plain = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, plain), 'application/jwt'))).toMatchObject({ oauthError: 'invalid_encryption_parameters' });
+    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe('another-tenant', request), 'application/jwt'))).toMatchObject({ oauthError: 'invalid_encryption_parameters' });
+    expect(await refusal(s.post(s.wallet, authorization, '', 'application/jwt'))).toMatchObject({ oauthError: 'invalid_credential_request' });
+  });
+});
+
+describe('POST /v1/openid/notification (OpenID4VCI 1.0 §11)', () => {
+  async function issued() {
+    const s = await setup();
+    const flow = await s.flow();
+    const res = await s.post(s.wallet, flow.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    const { notification_id } = JSON.parse(res.body) as { notification_id: string };
+    const notify = (authorization: string | undefined, body: unknown) =>
+      s.endpoint.notify(s.wallet, { authorization, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) });
+    return { ...s, ...flow, notificationId: notification_id, notify };
+  }
+
+  it('records the wallet’s event on the issued-credential record', async () => {
+    const s = await issued();
+    await s.notify(s.authorization, { notification_id: s.notificationId, event: 'credential_accepted' });
+    const [record] = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 1 })).items;
+    expect(record?.notification).toEqual({ event: 'credential_accepted', receivedAt: NOW });
+    s.clock.advance(1000);
+    await s.notify(s.authorization, { notification_id: s.notificationId, event: 'credential_deleted', event_description: 'Removed by the holder' });
+    expect((await s.store.issuedCredentials.get(s.tenant.id, record!.id))?.notification).toEqual({ event: 'credential_deleted', eventDescription: 'Removed by the holder', receivedAt: '2026-05-01T12:00:01.000Z' });
+  });
+
+  it('refuses an unknown notification id, and one issued under another token: invalid_notification_id', async () => {
+    const s = await issued();
+    expect(await refusal(s.notify(s.authorization, { notification_id: 'unknown', event: 'credential_accepted' }))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_notification_id' });
+    const other = await s.flow();
+    expect(await refusal(s.notify(other.authorization, { notification_id: s.notificationId, event: 'credential_accepted' }))).toMatchObject({ oauthError: 'invalid_notification_id' });
+  });
+
+  it('refuses malformed notifications (invalid_notification_request) and missing tokens (invalid_token)', async () => {
+    const s = await issued();
+    for (const body of ['nope', '[]', { event: 'credential_accepted' }, { notification_id: s.notificationId }, { notification_id: s.notificationId, event: 'credential_lost' }, { notification_id: s.notificationId, event: 'credential_failure', event_description: 'naïve' }]) {
+      expect(await refusal(s.notify(s.authorization, body)), JSON.stringify(body)).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_notification_request' });
+    }
+    expect(await refusal(s.notify(undefined, { notification_id: s.notificationId, event: 'credential_accepted' }))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_token' });
+  });
+});
+
+describe('analytic events OPENID_CREDENTIAL_* and OPENID_NOTIFICATION_* (specification 6)', () => {
+  it('keep no personal data at level 1, metadata at level 2, and masked payloads at level 3', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const body = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+    const read = async () => {
+      await s.recorder.flush();
+      return (await s.store.events.list(s.tenant.id, { types: ['OPENID_CREDENTIAL_START', 'OPENID_CREDENTIAL_SUCCESS', 'OPENID_CREDENTIAL_FAIL'] }, { limit: 10 })).items;
+    };
+    await s.post(s.wallet, authorization, body);
+    const [success, start] = await read();
+    expect([start?.type, success?.type]).toEqual(['OPENID_CREDENTIAL_START', 'OPENID_CREDENTIAL_SUCCESS']);
+    expect(success?.category).toBe('openid');
+    expect(success?.data).toBeUndefined();
+
+    await s.store.tenants.setLoggingLevel(s.tenant.id, 3);
+    const ctx = contextFor({ ...s.tenant, loggingLevel: 3 }, null);
+    await s.post(ctx, authorization, { ...body, proofs: { jwt: [await s.proof()] } });
+    await refusal(s.post(ctx, authorization, { ...body, proofs: { jwt: ['forged'] } }));
+    const [fail, , levelThree] = await read();
+    expect(fail?.data).toEqual({ errorCode: 'invalid_proof', payload: { request: { credential_configuration_id: s.configuration.id, proofs: '***' } } });
+    expect(levelThree?.data).toMatchObject({
+      credentialConfigurationId: s.configuration.id,
+      format: 'mso_mdoc',
+      requestForm: 'current',
+      encryptedResponse: false,
+      payload: { request: { proofs: '***' }, response: { credentials: [{ credential: expect.any(String) }] } },
+    });
+  });
+});
+
+describe('issued-credential records for the admin API (API.md §12)', () => {
+  it('lists with filters (permission credentials) and per user (permission users, 404 for an unknown user)', async () => {
+    const s = await setup();
+    const service = createIssuedCredentialService({ store: s.store, events: s.recorder });
+    const a = await s.flow();
+    const b = await s.flow();
+    await s.post(s.wallet, a.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    await s.post(s.wallet, b.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    const all = await service.list(s.admin, {});
+    expect(all.data.map((r) => r.userId)).toEqual([a.userId, b.userId]);
+    expect(all.data[0]).not.toHaveProperty('notificationId');
+    expect(all.data[0]).not.toHaveProperty('tenantId');
+    expect((await service.list(s.admin, { userId: b.userId })).data.map((r) => r.userId)).toEqual([b.userId]);
+    expect((await service.list(s.admin, { format: 'ldp_vc' })).data).toEqual([]);
+    expect((await service.list(s.admin, { credentialConfigurationId: s.configuration.id, limit: 1 })).nextCursor).toEqual(expect.any(String));
+    expect((await service.listForUser(s.admin, a.userId, {})).data.map((r) => r.offerId)).toEqual([a.offerId]);
+    await expect(service.listForUser(s.admin, crypto.randomUUID(), {})).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(service.list(s.admin, { format: 'jwt_vc', userId: 'x' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'format' }, { param: 'userId' }] });
+    await expect(service.list(contextFor(s.tenant, 'auditor'), {})).rejects.toMatchObject({ code: 'Forbidden' });
+    await expect(service.listForUser(contextFor(s.tenant, 'verifier'), a.userId, {})).rejects.toMatchObject({ code: 'Forbidden' });
+  });
+});

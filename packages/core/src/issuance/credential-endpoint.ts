@@ -1,0 +1,257 @@
+// POST /v1/openid/credential and POST /v1/openid/notification (specification 2.6, 4.6; OpenID4VCI
+// 1.0 §8, §11; API.md §9): the wallet proves possession of its key and receives the credential.
+
+import type { ClaimSubject } from '../configurations/claims.ts';
+import type { CredentialConfiguration, MdocConfiguration } from '../configurations/model.ts';
+import type { EventRecorder } from '../events/recorder.ts';
+import type { MdocIssuance } from '../mdoc-issuance/service.ts';
+import { issuerOf } from '../metadata/service.ts';
+import type { Clock, CredentialEncryption, DomainEvent, DomainEventSink, Ids, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
+import { DomainError, isDomainError } from '../shared/errors.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';
+import { checkProofClaims } from './proof-rules.ts';
+import { type CredentialRequest, parseCredentialRequest, refusal } from './request.ts';
+import { authenticateWallet, mediaType, parseJsonBody, readCredentialRequestBody, type WalletRequest } from './wallet-request.ts';
+
+export interface CredentialEndpointDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  walletTokens: Pick<WalletTokens, 'verify'>;
+  proofs: ProofVerifier;
+  encryption: CredentialEncryption;
+  mdocIssuance: MdocIssuance;
+  /** Takes the `OpenIdCredentialIssued` event inside the transaction that records the credential (the webhook outbox). */
+  domainEvents: DomainEventSink;
+  events: EventRecorder;
+}
+
+/** What the credential endpoint answers: a JSON text, or a JWE when the wallet asked for encryption. */
+export interface CredentialEndpointResponse {
+  contentType: 'application/json' | 'application/jwt';
+  body: string;
+  /** Protocol headers to send as well: `Deprecation` and `Sunset` on legacy answers. */
+  headers: Record<string, string>;
+}
+
+export interface CredentialEndpoint {
+  /** Issues one credential for a verified access token and key proof (OpenID4VCI 1.0 §8). */
+  issue(ctx: RequestContext, request: WalletRequest): Promise<CredentialEndpointResponse>;
+  /** Records what the wallet did with a credential it received (OpenID4VCI 1.0 §11); 204 on success. */
+  notify(ctx: RequestContext, request: WalletRequest): Promise<void>;
+}
+
+/**
+ * Specification 9.4: the legacy request and response end on 2 May 2026. RFC 9745 §2.1 writes the
+ * Deprecation date as an RFC 9651 Date (`@` and Unix seconds); RFC 8594 §3 writes Sunset as an HTTP-date.
+ */
+export const LEGACY_DEPRECATION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  deprecation: `@${Date.UTC(2026, 4, 2) / 1000}`,
+  sunset: new Date(Date.UTC(2026, 4, 2)).toUTCString(),
+});
+
+/** mDoc device keys are P-256, so their proofs are ES256 (ISO/IEC 18013-5 §9.1.2.4). */
+const MDOC_PROOF_ALGORITHMS = ['ES256'] as const;
+/** OpenID4VCI 1.0 §11.1: `event_description` is printable ASCII without `"` and `\`. */
+const EVENT_DESCRIPTION = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,1000}$/;
+
+/** What a finished (or failed) operation tells its analytic events: level 2 keeps `meta`, level 3 the payloads. */
+interface Described {
+  meta?: Record<string, unknown>;
+  request?: unknown;
+  response?: unknown;
+}
+
+const denied = (message: string) => refusal('credential_request_denied', message);
+
+/** A refusal of the core's issuance rules (no claims, already expired, no IACA), in OAuth terms. */
+function asDenied(error: unknown): unknown {
+  if (!isDomainError(error) || error.code !== 'BadRequest' || error.oauthError !== undefined) return error;
+  return new DomainError('BadRequest', error.message, { oauthError: 'credential_request_denied', ...(error.details ? { details: error.details } : {}), cause: error });
+}
+
+/** The error code a failure leaves in its analytic event: the OAuth one when it has one. */
+const failureCode = (error: unknown) => (isDomainError(error) ? (error.oauthError ?? error.code) : 'InternalServerError');
+
+/** The credential endpoint and its notification endpoint over the core's ports. */
+export function createCredentialEndpoint(deps: CredentialEndpointDeps): CredentialEndpoint {
+  const { store, clock, ids, walletTokens, proofs, encryption, mdocIssuance, domainEvents, events } = deps;
+
+  /** The configuration a request asks for, which the token must grant. */
+  async function configurationFor(ctx: RequestContext, token: WalletAccessClaims, request: CredentialRequest): Promise<CredentialConfiguration> {
+    const notGranted = (what: string) => refusal('unknown_credential_configuration', `The access token does not grant ${what}`);
+    if (request.configurationId !== undefined) {
+      const id = request.configurationId;
+      if (!token.configurationIds.includes(id)) throw notGranted(`credential configuration ${id}`);
+      const configuration = await store.credentialConfigurations.get(ctx.tenant.id, id);
+      if (!configuration) throw refusal('unknown_credential_configuration', `Credential configuration ${id} no longer exists`);
+      return configuration;
+    }
+    // A legacy request names a format and types: the configuration is the granted one that has them.
+    const { format, types } = request.legacy as NonNullable<CredentialRequest['legacy']>;
+    const granted = await Promise.all(token.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)));
+    const matching = granted.filter((c): c is CredentialConfiguration => c !== undefined && c.format === format && (types.length === 0 || types.includes(c.type)));
+    if (matching.length === 0) throw notGranted(`a ${format} credential${types.length > 0 ? ` of type ${types.join(', ')}` : ''}`);
+    if (matching.length > 1) throw refusal('invalid_credential_request', `The access token grants several ${format} credentials: name the type, or use credential_configuration_id`);
+    return matching[0] as CredentialConfiguration;
+  }
+
+  /** The holder key of the request's proof, after every check and the single use of its nonce. */
+  async function holderKeyOf(ctx: RequestContext, issuer: string, request: CredentialRequest) {
+    if (request.proofJwt === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to the wallet’s key', 'proofs');
+    const verified = await proofs.verify(request.proofJwt, { algorithms: MDOC_PROOF_ALGORITHMS });
+    if (!verified.ok) throw refusal('invalid_proof', verified.reason);
+    const now = clock.now();
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const { nonce } = checkProofClaims(verified.proof, { audience: issuer, now: nowSeconds, algorithms: MDOC_PROOF_ALGORITHMS });
+    const exp = verified.proof.payload.exp;
+    if (exp !== undefined && (typeof exp !== 'number' || exp <= nowSeconds)) throw refusal('invalid_proof', 'The proof has expired');
+    if (!(await store.nonces.consume(ctx.tenant.id, nonce, now.toISOString()))) {
+      throw refusal('invalid_nonce', 'The proof’s nonce is unknown, used or expired: fetch a new one from the nonce endpoint');
+    }
+    return verified.proof.holderKey;
+  }
+
+  /** The user object claims are mapped from (API.md §6): the user's persisted claims, overlaid with the offer's. */
+  async function subjectOf(ctx: RequestContext, token: WalletAccessClaims): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
+    const [user, offer] = await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.offers.get(ctx.tenant.id, token.offerId)]);
+    if (!user) throw denied('The user this access token was issued for no longer exists');
+    if (!offer || offer.status === 'deleted') throw denied('The offer this access token was issued for was deleted');
+    return {
+      subject: { claims: { ...user.claims, ...offer.claims }, ...(user.authenticationProvider ? { authenticationProvider: user.authenticationProvider } : {}) },
+      userClaims: user.claims,
+    };
+  }
+
+  async function issue(ctx: RequestContext, input: WalletRequest, described: Described): Promise<CredentialEndpointResponse> {
+    const issuer = issuerOf(ctx, input.basePath);
+    // The token first: a caller without one learns nothing about what a request must hold.
+    const token = await authenticateWallet(walletTokens, ctx, input);
+    const { json, encrypted } = await readCredentialRequestBody(encryption, ctx, input);
+    described.request = json;
+    const request = parseCredentialRequest(json);
+    if (encrypted && !request.responseEncryption) {
+      throw refusal('invalid_encryption_parameters', 'An encrypted request must ask for an encrypted response (credential_response_encryption)', 'credential_response_encryption');
+    }
+    const configuration = await configurationFor(ctx, token, request);
+    if (configuration.format !== 'mso_mdoc') {
+      throw denied(`Issuing ${configuration.format} credentials is not available yet: this release issues mso_mdoc credentials only`);
+    }
+    // Before anything is issued: a key the response cannot be encrypted to fails now.
+    let encrypter: ((plaintext: string) => Promise<string>) | undefined;
+    if (request.responseEncryption) {
+      const prepared = await encryption.responseEncrypter(request.responseEncryption);
+      if (!prepared.ok) throw refusal('invalid_encryption_parameters', prepared.reason, 'credential_response_encryption.jwk');
+      encrypter = prepared.encrypt;
+    }
+    const { subject, userClaims } = await subjectOf(ctx, token);
+    const holderKey = await holderKeyOf(ctx, issuer, request);
+    const now = clock.now();
+    const issued = await mdocIssuance.issue({ tenant: ctx.tenant, configuration: configuration as MdocConfiguration, subject, holderKey, now }).catch((error: unknown) => {
+      throw asDenied(error);
+    });
+
+    const record: IssuedCredentialRecord = {
+      id: ids.uuid(),
+      tenantId: ctx.tenant.id,
+      format: configuration.format,
+      credentialConfigurationId: configuration.id,
+      userId: token.userId,
+      offerId: token.offerId,
+      issuedAt: now.toISOString(),
+      validFrom: issued.validFrom,
+      validUntil: issued.validUntil,
+      status: 'valid',
+      notificationId: ids.uuid(),
+    };
+    const body =
+      request.form === 'current'
+        ? { credentials: [{ credential: issued.credential }], notification_id: record.notificationId }
+        : { credential: issued.credential, format: configuration.format, notification_id: record.notificationId };
+    const text = JSON.stringify(body);
+    const answer = encrypter ? await encrypter(text) : text;
+    // Recorded, and told to webhooks, only once the answer is ready: both or neither.
+    const event: DomainEvent = {
+      id: ids.uuid(),
+      tenantId: ctx.tenant.id,
+      type: 'OpenIdCredentialIssued',
+      occurredAt: now.toISOString(),
+      payload: {
+        credential: issued.credential,
+        credentialId: record.id,
+        credentialConfigurationId: configuration.id,
+        credentialProfile: CREDENTIAL_PROFILES[configuration.format],
+        format: configuration.format,
+        userId: token.userId,
+        userClaims,
+      },
+    };
+    await store.transaction(async (tx) => {
+      await tx.issuedCredentials.insert(record);
+      await domainEvents.publish(tx, event);
+    });
+    described.response = encrypter ? { encrypted: true } : body;
+    described.meta = {
+      credentialId: record.id,
+      credentialConfigurationId: configuration.id,
+      format: configuration.format,
+      requestForm: request.form,
+      encryptedRequest: encrypted,
+      encryptedResponse: encrypter !== undefined,
+    };
+    return {
+      contentType: encrypter ? 'application/jwt' : 'application/json',
+      body: answer,
+      headers: request.form === 'legacy' ? { ...LEGACY_DEPRECATION_HEADERS } : {},
+    };
+  }
+
+  async function notify(ctx: RequestContext, input: WalletRequest, described: Described): Promise<void> {
+    const token = await authenticateWallet(walletTokens, ctx, input);
+    const type = mediaType(input.contentType);
+    if (type !== undefined && type !== 'application/json') {
+      throw new DomainError('UnsupportedMediaType', 'The notification endpoint takes application/json', { oauthError: 'invalid_notification_request' });
+    }
+    const body = parseJsonBody(input.body, 'invalid_notification_request');
+    described.request = body;
+    const bad = (message: string, param: string) => refusal('invalid_notification_request', message, param);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw bad('The notification must be a JSON object', 'body');
+    const { notification_id: id, event, event_description: description } = body as Record<string, unknown>;
+    if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw bad('notification_id must be the string the credential response gave', 'notification_id');
+    if (typeof event !== 'string' || !(NOTIFICATION_EVENTS as readonly string[]).includes(event)) throw bad(`event must be one of ${NOTIFICATION_EVENTS.join(', ')}`, 'event');
+    if (description !== undefined && (typeof description !== 'string' || !EVENT_DESCRIPTION.test(description))) {
+      throw bad('event_description must be printable ASCII without " or \\, at most 1000 characters', 'event_description');
+    }
+    const record = await store.issuedCredentials.findByNotificationId(ctx.tenant.id, id);
+    // A notification id is good only with the access token of the flow that received it.
+    if (!record || record.offerId !== token.offerId || record.userId !== token.userId) {
+      throw refusal('invalid_notification_id', 'The notification_id names no credential issued under this access token', 'notification_id');
+    }
+    await store.issuedCredentials.recordNotification(ctx.tenant.id, record.id, {
+      event: event as NotificationEvent,
+      ...(description === undefined ? {} : { eventDescription: description as string }),
+      receivedAt: clock.now().toISOString(),
+    });
+    described.meta = { credentialId: record.id, event };
+  }
+
+  /** Runs a wallet operation between its analytic events; personal data only at level 3. */
+  async function recorded<T>(ctx: RequestContext, prefix: 'OPENID_CREDENTIAL' | 'OPENID_NOTIFICATION', work: (described: Described) => Promise<T>): Promise<T> {
+    events.record(ctx, prefix, 'START');
+    const described: Described = {};
+    try {
+      const result = await work(described);
+      events.record(ctx, prefix, 'SUCCESS', { ...(described.meta ? { meta: described.meta } : {}), payload: { request: described.request ?? null, response: described.response ?? null } });
+      return result;
+    } catch (error) {
+      events.record(ctx, prefix, 'FAIL', { meta: { errorCode: failureCode(error) }, ...(described.request === undefined ? {} : { payload: { request: described.request } }) });
+      throw error;
+    }
+  }
+
+  return {
+    issue: (ctx, input) => recorded(ctx, 'OPENID_CREDENTIAL', (d) => issue(ctx, input, d)),
+    notify: (ctx, input) => recorded(ctx, 'OPENID_NOTIFICATION', (d) => notify(ctx, input, d)),
+  };
+}

@@ -1,0 +1,135 @@
+// Credential request forms (specification 2.6; OpenID4VCI 1.0 §8.2; draft 13 for the deprecated
+// form), read from untrusted JSON into one shape the endpoint works with.
+
+import { CREDENTIAL_FORMATS, type CredentialFormat } from '../configurations/model.ts';
+import { JWE_ENCRYPTION_ALGORITHMS, type JweEncryption, type ResponseEncryptionParameters } from '../ports.ts';
+import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
+
+/** What the deprecated (draft 13) request names instead of a configuration id. */
+export interface LegacyCredentialTarget {
+  format: CredentialFormat;
+  /** Types the request names (doctype, credential_definition.type, types, type or vct): one must be the configuration's. */
+  types: string[];
+}
+
+export interface CredentialRequest {
+  /** `current` answers `{ credentials: [...] }`; `legacy` answers `{ credential, format }` with deprecation headers. */
+  form: 'current' | 'legacy';
+  /** The current form's `credential_configuration_id`. */
+  configurationId?: string;
+  /** The legacy form's format and types, which map to a configuration the token grants. */
+  legacy?: LegacyCredentialTarget;
+  /** The one key proof JWT, when the request carries one. */
+  proofJwt?: string;
+  responseEncryption?: ResponseEncryptionParameters;
+}
+
+const MAX_ID_LENGTH = 200;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ID_LENGTH;
+
+/** A 400 with an OAuth error and the one parameter it is about. */
+export function refusal(oauthError: OAuthErrorCode, message: string, param?: string, value?: unknown): DomainError {
+  return new DomainError('BadRequest', message, {
+    oauthError,
+    ...(param === undefined ? {} : { details: [{ ...(value === undefined || typeof value === 'object' ? {} : { value }), msg: message, param, location: 'body' as const }] }),
+  });
+}
+
+const malformed = (message: string, param?: string, value?: unknown): never => {
+  throw refusal('invalid_credential_request', message, param, value);
+};
+
+/**
+ * The one JWT proof of a request. OpenID4VCI 1.0 §8.3.1.2: a missing proof or an invalid one is
+ * `invalid_proof`; more than one is a batch, which this issuer does not offer (specification 8:
+ * one proof per request), so the request is `invalid_credential_request`.
+ */
+function proofOf(body: Record<string, unknown>): string | undefined {
+  const { proof, proofs } = body;
+  if (proof !== undefined && proofs !== undefined) return malformed('Send either proof or proofs, not both', 'proofs');
+  if (proofs !== undefined) {
+    if (!isObject(proofs)) return malformed('proofs must be an object keyed by proof type', 'proofs');
+    const types = Object.keys(proofs);
+    if (types.length !== 1) return malformed('proofs must hold exactly one proof type', 'proofs');
+    if (types[0] !== 'jwt') throw refusal('invalid_proof', 'Only jwt proofs are accepted', 'proofs');
+    const jwts = proofs.jwt;
+    if (!Array.isArray(jwts)) return malformed('proofs.jwt must be an array of JWTs', 'proofs.jwt');
+    if (jwts.length === 0) throw refusal('invalid_proof', 'proofs.jwt holds no proof', 'proofs.jwt');
+    if (jwts.length > 1) return malformed('Only one proof per request is supported (no batch issuance)', 'proofs.jwt');
+    if (typeof jwts[0] !== 'string') throw refusal('invalid_proof', 'The proof must be a JWT string', 'proofs.jwt');
+    return jwts[0];
+  }
+  if (proof !== undefined) {
+    if (!isObject(proof)) throw refusal('invalid_proof', 'proof must be an object with proof_type and jwt', 'proof');
+    if (proof.proof_type !== 'jwt') throw refusal('invalid_proof', 'Only jwt proofs are accepted', 'proof.proof_type');
+    if (typeof proof.jwt !== 'string') throw refusal('invalid_proof', 'proof.jwt must be a JWT string', 'proof.jwt');
+    return proof.jwt;
+  }
+  return undefined;
+}
+
+const badEncryption = (message: string, param: string) => refusal('invalid_encryption_parameters', message, param);
+
+/**
+ * `credential_response_encryption` (OpenID4VCI 1.0 §8.2): `{ jwk, enc, zip? }`, the algorithm
+ * being the jwk's `alg`. Drafts sent `alg` beside `jwk`; it is taken when it agrees. ECDH-ES is
+ * the only algorithm published, so a key without `alg` is used with it.
+ */
+function responseEncryptionOf(value: unknown): ResponseEncryptionParameters | undefined {
+  if (value === undefined) return undefined;
+  const param = 'credential_response_encryption';
+  if (!isObject(value)) throw badEncryption(`${param} must be an object with jwk and enc`, param);
+  const { jwk, enc, alg, zip } = value;
+  if (!isObject(jwk)) throw badEncryption('jwk must be the public JWK to encrypt the response to', `${param}.jwk`);
+  if (typeof enc !== 'string' || !(JWE_ENCRYPTION_ALGORITHMS as readonly string[]).includes(enc)) {
+    throw badEncryption(`enc must be one of ${JWE_ENCRYPTION_ALGORITHMS.join(', ')}`, `${param}.enc`);
+  }
+  if (zip !== undefined) throw badEncryption('Compressed responses (zip) are not supported', `${param}.zip`);
+  const algs = [jwk.alg, alg].filter((a) => a !== undefined);
+  if (algs.some((a) => a !== 'ECDH-ES')) throw badEncryption('The key management algorithm must be ECDH-ES', `${param}.jwk.alg`);
+  return { jwk, alg: 'ECDH-ES', enc: enc as JweEncryption };
+}
+
+/** The types a legacy request names for its format (draft 13 §E: doctype, credential_definition, types, vct). */
+function legacyTypes(body: Record<string, unknown>, format: CredentialFormat): string[] {
+  if (format === 'mso_mdoc') {
+    if (!isName(body.doctype)) return malformed('A legacy mso_mdoc request names its doctype', 'doctype', body.doctype);
+    return [body.doctype];
+  }
+  const definition = isObject(body.credential_definition) ? body.credential_definition : undefined;
+  const candidates = [definition?.type, definition?.types, body.types, body.type, body.vct];
+  return candidates.flatMap((c) => (Array.isArray(c) ? c.filter(isName) : isName(c) ? [c] : []));
+}
+
+/**
+ * Reads a credential request body, current (OpenID4VCI 1.0: `credential_configuration_id`,
+ * `proofs`) or legacy (draft 13: `format`, `doctype`/`credential_definition`, `proof`). Unknown
+ * fields are ignored, as OAuth has it. Whether a proof is required, and what it holds, is for the
+ * endpoint to decide.
+ */
+export function parseCredentialRequest(body: unknown): CredentialRequest {
+  if (!isObject(body)) return malformed('The credential request must be a JSON object');
+  const { credential_configuration_id: id, credential_identifier: identifier, format } = body;
+  if (identifier !== undefined) {
+    if (id !== undefined) return malformed('Send either credential_configuration_id or credential_identifier, not both', 'credential_identifier');
+    throw refusal('unknown_credential_identifier', 'This issuer issues no credential identifiers: request by credential_configuration_id', 'credential_identifier', identifier);
+  }
+  if (id !== undefined && format !== undefined) {
+    return malformed('Send either credential_configuration_id (OpenID4VCI 1.0) or format (the deprecated request), not both', 'format');
+  }
+  const proofJwt = proofOf(body);
+  const responseEncryption = responseEncryptionOf(body.credential_response_encryption);
+  const common = { ...(proofJwt === undefined ? {} : { proofJwt }), ...(responseEncryption ? { responseEncryption } : {}) };
+  if (id !== undefined) {
+    if (!isName(id)) return malformed('credential_configuration_id must be a configuration id', 'credential_configuration_id', id);
+    return { form: 'current', configurationId: id, ...common };
+  }
+  if (format === undefined) return malformed('The request names no credential_configuration_id', 'credential_configuration_id');
+  if (typeof format !== 'string' || !(CREDENTIAL_FORMATS as readonly string[]).includes(format)) {
+    return malformed(`format must be one of ${CREDENTIAL_FORMATS.join(', ')}`, 'format', format);
+  }
+  const f = format as CredentialFormat;
+  return { form: 'legacy', legacy: { format: f, types: legacyTypes(body, f) }, ...common };
+}

@@ -1,0 +1,123 @@
+// The Store contract for issued-credential records (ports.ts: IssuedCredentialRepository), run
+// inside describeStoreContract against every adapter.
+import { DomainError, type IssuedCredentialRecord, type Store, type Tenant } from '@vellum/core';
+import { describe, expect, it } from 'vitest';
+
+let counter = 0;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const uuid = () => crypto.randomUUID();
+
+/** An issued-credential record of an mDoc unless told, valid for a year, with a unique notification id. */
+export function makeIssuedCredential(tenantId: string, over: Partial<IssuedCredentialRecord> = {}): IssuedCredentialRecord {
+  const issuedAt = new Date();
+  return {
+    id: uuid(),
+    tenantId,
+    format: 'mso_mdoc',
+    credentialConfigurationId: uuid(),
+    userId: uuid(),
+    offerId: uuid(),
+    issuedAt: issuedAt.toISOString(),
+    validFrom: issuedAt.toISOString(),
+    validUntil: new Date(issuedAt.getTime() + 365 * 86_400_000).toISOString(),
+    status: 'valid',
+    notificationId: unique('n'),
+    ...over,
+  };
+}
+
+export function describeIssuedCredentialContract(store: () => Store): void {
+  async function tenant(): Promise<Tenant> {
+    const t: Tenant = { id: uuid(), subdomain: unique('ic'), region: 'eu01', name: 'Issuer', loggingLevel: 1, createdAt: new Date().toISOString() };
+    await store().tenants.insert(t);
+    return t;
+  }
+
+  describe('issued credentials', () => {
+    it('inserts and reads back by id and by notification id, only within the tenant', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const record = makeIssuedCredential(a.id);
+      const bare = makeIssuedCredential(a.id);
+      delete bare.offerId;
+      await store().issuedCredentials.insert(record);
+      await store().issuedCredentials.insert(bare);
+      expect(await store().issuedCredentials.get(a.id, record.id)).toEqual(record);
+      expect(await store().issuedCredentials.get(a.id, bare.id)).toEqual(bare);
+      expect(await store().issuedCredentials.findByNotificationId(a.id, record.notificationId)).toEqual(record);
+      expect(await store().issuedCredentials.get(b.id, record.id)).toBeUndefined();
+      expect(await store().issuedCredentials.findByNotificationId(b.id, record.notificationId)).toBeUndefined();
+      expect(await store().issuedCredentials.findByNotificationId(a.id, unique('none'))).toBeUndefined();
+    });
+
+    it('refuses a second record with the same id, or the same notification id in one tenant, with Conflict', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const record = makeIssuedCredential(a.id);
+      await store().issuedCredentials.insert(record);
+      for (const again of [makeIssuedCredential(a.id, { id: record.id }), makeIssuedCredential(a.id, { notificationId: record.notificationId })]) {
+        const p = store().issuedCredentials.insert(again);
+        await expect(p).rejects.toBeInstanceOf(DomainError);
+        await expect(p).rejects.toMatchObject({ code: 'Conflict' });
+      }
+      // Another tenant may hold the same notification id.
+      await store().issuedCredentials.insert(makeIssuedCredential(b.id, { notificationId: record.notificationId }));
+    });
+
+    it('lists in creation order across pages, with every filter AND-ed', async () => {
+      const t = await tenant();
+      const user = uuid();
+      const configuration = uuid();
+      const mine = [
+        makeIssuedCredential(t.id, { userId: user, credentialConfigurationId: configuration }),
+        makeIssuedCredential(t.id, { userId: user }),
+        makeIssuedCredential(t.id, { userId: user, credentialConfigurationId: configuration, format: 'ldp_vc' }),
+        makeIssuedCredential(t.id, { credentialConfigurationId: configuration }),
+      ];
+      for (const r of mine) await store().issuedCredentials.insert(r);
+      const ids = async (filter: Parameters<Store['issuedCredentials']['list']>[1]) => {
+        const all: string[] = [];
+        let after: number | undefined;
+        for (;;) {
+          const slice = await store().issuedCredentials.list(t.id, filter, after === undefined ? { limit: 2 } : { limit: 2, after });
+          if (slice.items.length === 0) return all;
+          all.push(...slice.items.map((r) => r.id));
+          after = slice.last;
+        }
+      };
+      expect(await ids({})).toEqual(mine.map((r) => r.id));
+      expect(await ids({ userId: user })).toEqual([mine[0]!.id, mine[1]!.id, mine[2]!.id]);
+      expect(await ids({ credentialConfigurationId: configuration })).toEqual([mine[0]!.id, mine[2]!.id, mine[3]!.id]);
+      expect(await ids({ userId: user, credentialConfigurationId: configuration, format: 'mso_mdoc' })).toEqual([mine[0]!.id]);
+      expect(await ids({ format: 'ldp_vc' })).toEqual([mine[2]!.id]);
+      expect(await ids({ userId: uuid() })).toEqual([]);
+      const other = await tenant();
+      expect(await store().issuedCredentials.list(other.id, {}, { limit: 10 })).toEqual({ items: [] });
+    });
+
+    it('records the last wallet notification, only on the tenant’s own record', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const record = makeIssuedCredential(a.id);
+      await store().issuedCredentials.insert(record);
+      const accepted = { event: 'credential_accepted' as const, receivedAt: new Date().toISOString() };
+      expect(await store().issuedCredentials.recordNotification(a.id, record.id, accepted)).toBe(true);
+      expect((await store().issuedCredentials.get(a.id, record.id))?.notification).toEqual(accepted);
+      const deleted = { event: 'credential_deleted' as const, eventDescription: 'The user removed it', receivedAt: new Date().toISOString() };
+      expect(await store().issuedCredentials.recordNotification(a.id, record.id, deleted)).toBe(true);
+      expect(await store().issuedCredentials.get(a.id, record.id)).toEqual({ ...record, notification: deleted });
+      expect(await store().issuedCredentials.recordNotification(b.id, record.id, accepted)).toBe(false);
+      expect(await store().issuedCredentials.recordNotification(a.id, uuid(), accepted)).toBe(false);
+      expect((await store().issuedCredentials.get(a.id, record.id))?.notification).toEqual(deleted);
+    });
+
+    it('rolls back with the transaction that wrote it', async () => {
+      const t = await tenant();
+      const record = makeIssuedCredential(t.id);
+      await expect(
+        store().transaction(async (tx) => {
+          await tx.issuedCredentials.insert(record);
+          throw new Error('the webhook outbox write failed');
+        }),
+      ).rejects.toThrow('the webhook outbox write failed');
+      expect(await store().issuedCredentials.get(t.id, record.id)).toBeUndefined();
+    });
+  });
+}
