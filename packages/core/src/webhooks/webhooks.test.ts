@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkWebhookInput, nextAttemptDelay, normaliseWebhookUrl } from './rules.ts';
-import { signatureBase, signatureHeaders } from './signature.ts';
+import { bytesToBase64, contentDigest, parseSignatureField, parseSignatureInput, receivedSignatureBase, serializeSignatureInput, signatureBase, signatureHeaders } from './signature.ts';
 
 describe('webhook URL rules (specification 2.8, 7.8)', () => {
   it.each([
@@ -68,5 +68,43 @@ describe('RFC 9421 signature base', () => {
       signature: 'sig1=:c2ln:',
     });
     expect(() => signatureBase({ ...request, headers: {} }, params)).toThrow(/content-type/);
+  });
+});
+
+describe('RFC 9530 Content-Digest and RFC 9421 header parsing', () => {
+  it('digests the body as sha-256 in a structured byte sequence', async () => {
+    // RFC 9530 appendix B.1: the digest of {"hello": "world"}\n.
+    expect(await contentDigest(new TextEncoder().encode('{"hello": "world"}\n'))).toBe('sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:');
+    expect(bytesToBase64(new Uint8Array([0xfb, 0xff]))).toBe('+/8=');
+  });
+
+  it('reads Signature-Input and Signature as they are written, and serialises them back unchanged', () => {
+    const params = { keyId: 'k-1', created: 1_700_000_000 };
+    const headers = signatureHeaders('c2lnbmF0dXJl', params);
+    const parsed = parseSignatureInput(`${headers['signature-input']}, other=("@method");created=1;alg="rsa-pss-sha512"`);
+    expect([...parsed.keys()]).toEqual(['sig1', 'other']);
+    expect(parsed.get('sig1')).toEqual({
+      components: ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'],
+      params: [['created', 1_700_000_000], ['keyid', 'k-1'], ['alg', 'ed25519']],
+    });
+    expect(`sig1=${serializeSignatureInput(parsed.get('sig1')!)}`).toBe(headers['signature-input']);
+    expect([...(parseSignatureField(headers.signature).get('sig1') ?? [])]).toEqual([...new TextEncoder().encode('signature')]);
+    // Strings escape quotes and backslashes; booleans and tokens survive the round trip.
+    const odd = parseSignatureInput('a=("x");keyid="q\\"\\\\";flag;tag=tok');
+    expect(odd.get('a')?.params).toEqual([['keyid', 'q"\\'], ['flag', true], ['tag', { token: 'tok' }]]);
+    expect(serializeSignatureInput(odd.get('a')!)).toBe('("x");keyid="q\\"\\\\";flag;tag=tok');
+  });
+
+  it.each(['sig1', 'sig1=(@method)', 'sig1=("a" "b";req)', 'sig1=("a");x="unterminated', 'sig1=("a"),', 'Sig1=("a")'])('refuses the malformed field %j', (value) => {
+    expect(() => parseSignatureInput(value)).toThrow();
+  });
+
+  it('rebuilds the signature base from the received components, the same as the sender’s', () => {
+    const request = { method: 'POST', targetUri: 'https://h.example.com/x', headers: { 'content-type': 'application/json', 'content-digest': 'sha-256=:abc=:', 'webhook-id': 'd1' } };
+    const params = { keyId: 'k1', created: 1_700_000_000 };
+    const input = parseSignatureInput(signatureHeaders('AA==', params)['signature-input']).get('sig1')!;
+    expect(receivedSignatureBase(request, input)).toBe(signatureBase(request, params));
+    expect(() => receivedSignatureBase({ ...request, headers: {} }, input)).toThrow(/content-type/);
+    expect(() => receivedSignatureBase(request, { components: ['@query'], params: [] })).toThrow(/@query/);
   });
 });

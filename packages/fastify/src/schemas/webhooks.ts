@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { PageQuerySchema, PageSchema } from './common.ts';
+
+/**
+ * Specification 2.8, 4.9: create and replace body. The shape is checked here; the values (URL
+ * rules, event names, an empty list) by the core, which names each problem.
+ */
+export const WebhookBody = Type.Object(
+  {
+    events: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 }),
+    url: Type.String({ maxLength: 2048 }),
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** Specification 4.9: the webhook as returned. */
+export const WebhookResponse = Type.Object({
+  id: Type.String(),
+  events: Type.Array(Type.String()),
+  url: Type.String(),
+  disabled: Type.Boolean(),
+});
+
+export const WebhooksPage = PageSchema(WebhookResponse);
+
+export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const DeliveryParams = Type.Object({ id: Type.String({ maxLength: 64 }), deliveryId: Type.String({ maxLength: 64 }) });
+export const WebhookListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+
+/** API.md §10: one try at sending. */
+const AttemptSchema = Type.Object({
+  at: Type.String(),
+  statusCode: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  durationMs: Type.Integer(),
+});
+
+/** API.md §10: a delivery in the log. */
+export const DeliveryResponse = Type.Object({
+  id: Type.String(),
+  webhookId: Type.String(),
+  eventId: Type.String(),
+  eventType: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Array(AttemptSchema),
+  nextAttemptAt: Type.Optional(Type.String()),
+  createdAt: Type.String(),
+});
+
+export const DeliveriesPage = PageSchema(DeliveryResponse);
+
+const JwkSchema = Type.Object({
+  kty: Type.Literal('OKP'),
+  crv: Type.Literal('Ed25519'),
+  x: Type.String(),
+  kid: Type.String(),
+  alg: Type.String(),
+  use: Type.String(),
+});
+
+/** The public keys that sign deliveries (RFC 7517 JWK Set). */
+export const JwksResponse = Type.Object({ keys: Type.Array(JwkSchema) });
+
+export const RotatedJwksResponse = Type.Object({ activeKid: Type.String(), retiredKid: Type.String(), keys: Type.Array(JwkSchema) });
