@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 
 /** Every setting of the server, read from the environment (API.md §13; each is in the README). */
@@ -19,6 +20,14 @@ export interface ServerConfig {
   logLevel: string;
   adminTokenTtl: number;
   eventFlushIntervalMs: number;
+  /** PEM file of extra CAs trusted for outbound https (webhook receivers), besides the system's. */
+  outboundCaFile: string | undefined;
+  /** API.md §10: the first retry's backoff; it doubles after each failure. */
+  webhookRetryBaseDelayMs: number;
+  /** How often an idle delivery worker looks for due deliveries. */
+  webhookPollIntervalMs: number;
+  /** How long a claimed delivery is one server's before another may send it (a server that died mid-send). */
+  webhookLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -59,6 +68,21 @@ function origin(name: string, raw: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must use http or https; got "${raw}"`);
   if (url.pathname !== '/' || url.search || url.hash) throw new ConfigError(`${name} must be an origin without a path; got "${raw}"`);
   return url.origin;
+}
+
+/** VELLUM_OUTBOUND_CA_FILE: a readable PEM file with at least one certificate. */
+function outboundCaFile(env: Env, cwd: string): string | undefined {
+  const raw = read(env, 'VELLUM_OUTBOUND_CA_FILE');
+  if (raw === undefined) return undefined;
+  const file = isAbsolute(raw) ? raw : resolve(cwd, raw);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError(`VELLUM_OUTBOUND_CA_FILE must name a readable PEM file; cannot read "${raw}"`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`VELLUM_OUTBOUND_CA_FILE must hold PEM certificates; "${raw}" has none`);
+  return file;
 }
 
 /** Reads and checks the configuration; a bad value throws a ConfigError that names the variable. */
@@ -107,5 +131,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): ServerC
     logLevel,
     adminTokenTtl: integer(env, 'VELLUM_ADMIN_TOKEN_TTL', 3600, 60, 86_400),
     eventFlushIntervalMs: integer(env, 'VELLUM_EVENT_FLUSH_INTERVAL_MS', 250, 10, 600_000),
+    outboundCaFile: outboundCaFile(env, cwd),
+    webhookRetryBaseDelayMs: integer(env, 'VELLUM_WEBHOOK_RETRY_BASE_DELAY_MS', 10_000, 1, 3_600_000),
+    webhookPollIntervalMs: integer(env, 'VELLUM_WEBHOOK_POLL_INTERVAL_MS', 500, 10, 60_000),
+    // At least the 3 s send timeout plus time to sign and record, so a live sender keeps its lease.
+    webhookLeaseMs: integer(env, 'VELLUM_WEBHOOK_LEASE_MS', 30_000, 5_000, 3_600_000),
   };
 }

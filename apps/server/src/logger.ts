@@ -14,6 +14,9 @@ export const REDACTED_PATHS = [
   '*.masterKey',
 ];
 
+/** `…/v1/openid/offers/{reference}` (not `…/offers/pre-authorized…`): the reference is a secret. */
+const OFFER_REFERENCE = /(\/v1\/openid\/offers\/)(?!pre-authorized(?:\/|$))[^/]+$/;
+
 /** The server's pino logger: JSON lines, secrets redacted, URLs logged without their query. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -24,8 +27,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         req: (req: { method?: string; url?: string; host?: string; ip?: string; id?: string }) => ({
           id: req.id,
           method: req.method,
-          // Query strings can carry codes and tokens; the path is enough to trace a request.
-          url: req.url?.split('?')[0],
+          // Query strings can carry codes and tokens; the path is enough to trace a request. The
+          // path of a by-reference offer is its pre-authorized code (or issuer state): hidden too.
+          url: req.url?.split('?')[0]?.replace(OFFER_REFERENCE, '$1[redacted]'),
           host: req.host,
           remoteAddress: req.ip,
         }),

@@ -6,6 +6,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime, tenantCredentials, type Runtime } from './runtime.ts';
+import { startWebhookLoop } from './webhook-worker.ts';
 
 const USAGE = `usage: vellum <command>
   serve                                               run the server
@@ -24,6 +25,12 @@ async function serve(config: ServerConfig): Promise<void> {
   const app = await buildApp(runtime, config, logger);
   const flusher = setInterval(() => void runtime.vellum.recorder.flush(), config.eventFlushIntervalMs);
   flusher.unref();
+  const webhooks = startWebhookLoop({
+    worker: runtime.webhookDelivery,
+    signingKeys: runtime.vellum.webhookSigningKeys,
+    logger,
+    pollIntervalMs: config.webhookPollIntervalMs,
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -32,6 +39,7 @@ async function serve(config: ServerConfig): Promise<void> {
     logger.info({ signal }, 'shutting down');
     clearInterval(flusher);
     await app.close(); // stop taking requests and let those in flight finish
+    await webhooks.stop(); // then let the delivery round in flight record its attempts
     await runtime.close(); // then flush analytic events and close storage
     process.exit(0);
   };

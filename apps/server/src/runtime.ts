@@ -1,18 +1,24 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
+import { createDigests, createWalletTokens } from '@vellum/crypto';
+import { createProofVerifier, loadCredentialEncryption } from '@vellum/crypto';
 import { createLinkedDataSigner, createMdocEngine } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { openSqlStore } from '@vellum/storage-sql';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from '@vellum/core';
+import { createHttpClient } from '@vellum/node';
 
 /** Everything the server and the CLI share: storage, keys and the use cases built on them. */
 export interface Runtime {
   store: Store;
   vellum: Vellum;
+  /** Sends due webhook deliveries; `serve` runs it in a loop (webhook-worker.ts). */
+  webhookDelivery: WebhookDeliveryWorker;
   close(): Promise<void>;
 }
 
@@ -64,6 +70,11 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
       linkedDataSigner: createLinkedDataSigner({ keys }),
       x509: createX509Authority({ keys }),
       mdocEngine: createMdocEngine({ keys }),
+      digests: createDigests(),
+      walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock }),
+      proofVerifier: createProofVerifier(),
+      // Its seed is sealed under the master key too: a key that cannot open it stops the start here.
+      credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock }),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,
@@ -71,10 +82,29 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
       adminTokenTtlSeconds: config.adminTokenTtl,
       onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events'),
     });
+    // Outbound HTTP for webhooks (API.md §8): the SSRF guard, and TLS always checked, against the
+    // system's CAs plus VELLUM_OUTBOUND_CA_FILE when set.
+    const http = createHttpClient({
+      allowPrivate: config.outboundAllowPrivate,
+      ...(config.outboundCaFile ? { extraCaPem: readFileSync(config.outboundCaFile, 'utf8') } : {}),
+    });
+    const webhookDelivery = createWebhookDeliveryWorker({
+      store,
+      keys,
+      signingKeys: vellum.webhookSigningKeys,
+      http,
+      clock,
+      ids,
+      retryBaseDelayMs: config.webhookRetryBaseDelayMs,
+      leaseMs: config.webhookLeaseMs,
+      sha256: (data) => createHash('sha256').update(data).digest(),
+    });
     return {
       store,
       vellum,
+      webhookDelivery,
       async close() {
+        http.close();
         await vellum.recorder.flush();
         await store.close();
       },

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { startDnsServer, type DnsTestServer } from '@vellum/testing';
 import pg from 'pg';
@@ -196,11 +196,70 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       credential_metadata: { claims: [{ path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }] }, { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false }] },
     });
     expect(m.credentials_supported).toEqual([expect.objectContaining({ id, format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL' })]);
-    expect(m).not.toHaveProperty('token_endpoint');
-    expect((await http(server.port, 'GET', '/.well-known/oauth-authorization-server', { host })).json()).toEqual({ issuer: `https://${host}`, response_types_supported: [], grant_types_supported: [] });
+    expect(m.token_endpoint).toBe(`https://${host}/v1/oauth/token`);
+    expect((await http(server.port, 'GET', '/.well-known/oauth-authorization-server', { host })).json()).toEqual({
+      issuer: `https://${host}`,
+      token_endpoint: `https://${host}/v1/oauth/token`,
+      jwks_uri: `https://${host}/.well-known/jwks.json`,
+      response_types_supported: [],
+      grant_types_supported: ['urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+      'pre-authorized_grant_anonymous_access_supported': true,
+    });
 
     expect((await http(server.port, 'DELETE', `${path}/${id}`, { host, headers: auth })).status).toBe(204);
     expect((await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host })).json().credential_configurations_supported).toEqual({});
+  });
+
+  it.skipIf(skip)('creates a pre-authorized offer and redeems it at the token endpoint, as a wallet does (specification 4.7, 4.5)', async () => {
+    const auth = { authorization: `Bearer ${await token()}` };
+    const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
+      host,
+      headers: auth,
+      body: { type: 'org.example.pid', expiresIn: { days: 30 }, claimMappings: { 'org.example.pid.1': { family_name: { mapFrom: 'claims.familyName', required: true } } } },
+    });
+    expect(configuration.status, configuration.text).toBe(201);
+    const offer = await http(server.port, 'POST', '/v1/openid/offers/pre-authorized', {
+      host,
+      headers: auth,
+      body: { credentials: [configuration.json().id], claims: { familyName: 'Lovelace', once: true }, claimsToPersist: ['familyName'], transactionCodeConfiguration: { inputMode: 'numeric', length: 6 }, byReference: true },
+    });
+    expect(offer.status, offer.text).toBe(200);
+    const { id, userId, uri, transactionCode } = offer.json();
+    expect(transactionCode).toMatch(/^\d{6}$/);
+
+    // The wallet follows the offer URI to the offer, over plain HTTP here (the e2e server has no TLS).
+    const offerUrl = new URL(new URL(uri).searchParams.get('credential_offer_uri') as string);
+    expect(offerUrl.origin).toBe(`https://${host}`);
+    const fetched = await http(server.port, 'GET', offerUrl.pathname, { host });
+    expect(fetched.status, fetched.text).toBe(200);
+    const code = fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
+    expect(fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'].tx_code).toEqual({ length: 6, input_mode: 'numeric' });
+
+    const form = (fields: Record<string, string>) => ({ host, headers: { 'content-type': 'application/x-www-form-urlencoded' }, raw: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', ...fields }).toString() });
+    const redeemed = await http(server.port, 'POST', '/v1/oauth/token', form({ 'pre-authorized_code': code, tx_code: transactionCode }));
+    expect(redeemed.status, redeemed.text).toBe(200);
+    expect(redeemed.headers['cache-control']).toBe('no-store');
+    expect(redeemed.json()).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'mso_mdoc:org.example.pid' });
+    const again = await http(server.port, 'POST', '/v1/oauth/token', form({ 'pre-authorized_code': code, tx_code: transactionCode }));
+    expect(again.status).toBe(400);
+    expect(again.json()).toMatchObject({ error: 'invalid_grant', code: 'BadRequest' });
+    expect((await http(server.port, 'GET', offerUrl.pathname, { host })).status).toBe(404);
+
+    // The access token verifies against the tenant's published key.
+    const jwks = (await http(server.port, 'GET', '/.well-known/jwks.json', { host })).json();
+    const [h, p, sig] = redeemed.json().access_token.split('.');
+    const key = createPublicKey({ key: jwks.keys[0], format: 'jwk' });
+    expect(verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'))).toBe(true);
+    expect(JSON.parse(Buffer.from(p, 'base64url').toString())).toMatchObject({ iss: `https://${host}`, aud: `https://${host}`, sub: userId, oid: id });
+
+    const nonce = await http(server.port, 'POST', '/v1/openid/nonce', { host });
+    expect(nonce.status).toBe(200);
+    expect(nonce.json().c_nonce).toEqual(expect.any(String));
+    expect((await http(server.port, 'GET', `/v1/users/${userId}`, { host, headers: auth })).json().claims).toEqual({ familyName: 'Lovelace' });
+
+    const events = (await http(server.port, 'GET', '/v1/events?categories=openid&limit=100', { host, headers: auth })).json().data.map((e: { type: string }) => e.type);
+    expect(events).toEqual(expect.arrayContaining(['OPENID_PRE_AUTHORIZED_OFFER_CREATE_SUCCESS', 'OPENID_TOKEN_SUCCESS', 'OPENID_TOKEN_FAIL', 'OPENID_NONCE_SUCCESS']));
+    expect(server.output()).not.toContain(code);
   });
 
   it.skipIf(skip)('answers bad input with the right status and error body, never a 5xx', async () => {

@@ -14,9 +14,27 @@ import type { Clock, DnsResolver, Ids, KeyManager, LinkedDataSigner, MdocEngine,
 import { type Addressing, type AddressingOptions, createAddressing } from './tenancy/addressing.ts';
 import { type AdminAuth, createAdminAuth } from './tenancy/admin-auth.ts';
 import { createTenantAdmin, type TenantAdmin } from './tenancy/tenants.ts';
+import type { Digests, WalletTokens } from './ports.ts';
+import { createOfferService, type OfferService } from './offers/service.ts';
+import { createNonceService, type NonceService } from './oauth/nonces.ts';
+import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
+import { createUserService, type UserService } from './users/service.ts';
+import type { DomainEventSink } from './ports.ts';
+import type { CredentialEncryption, ProofVerifier } from './ports.ts';
+import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
+import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
+import { createWebhookSigningKeys, type WebhookSigningKeys } from './webhooks/keys.ts';
+import { createWebhookOutbox } from './webhooks/outbox.ts';
+import { createWebhookService, type WebhookService } from './webhooks/service.ts';
 
 /** Everything the use cases need from the world, plus the few settings they read. */
 export interface VellumDeps extends AddressingOptions {
+  /** SHA-256 for values kept only as digests (pre-authorized and transaction codes): @vellum/crypto's createDigests. */
+  digests: Digests;
+  /** Signs and verifies wallet access tokens with per-tenant keys: @vellum/crypto's createWalletTokens. */
+  walletTokens: WalletTokens;
+  /** Lifetime of wallet access tokens, in seconds (default 600, API.md §9). */
+  accessTokenTtlSeconds?: number;
   store: Store;
   clock: Clock;
   ids: Ids;
@@ -46,10 +64,29 @@ export interface VellumDeps extends AddressingOptions {
    * LIVE_ISSUANCE_FEATURES: what this release implements).
    */
   issuanceFeatures?: IssuanceFeatures;
+  /**
+   * Where issuance writes its domain events, inside the transaction that records the credential
+   * (default: the webhook outbox, createWebhookOutbox).
+   */
+  domainEvents?: DomainEventSink;
+  /** Verifies the signatures of wallets' key proof JWTs: @vellum/crypto's createProofVerifier. */
+  proofVerifier: ProofVerifier;
+  /** Encrypted credential requests and responses (JWE): @vellum/crypto's loadCredentialEncryption. */
+  credentialEncryption: CredentialEncryption;
 }
 
 /** Every use case of the platform, wired once. */
 export interface Vellum {
+  /** Users and their persisted claims (API.md §8). */
+  users: UserService;
+  /** Authorization Code and Pre-authorized Code offers (specification 4.3, 4.7, 4.8). */
+  offers: OfferService;
+  /** `POST /v1/oauth/token`: the Pre-authorized Code grant (specification 4.5). */
+  tokenEndpoint: TokenEndpoint;
+  /** `POST /v1/openid/nonce`: single-use nonces for key proofs. */
+  nonces: NonceService;
+  /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
+  walletTokens: WalletTokens;
   addressing: Addressing;
   adminAuth: AdminAuth;
   customDomains: CustomDomainService;
@@ -66,6 +103,16 @@ export interface Vellum {
   mdocIssuance: MdocIssuance;
   /** The analytic event buffer: the host flushes it on a timer and at shutdown. */
   recorder: EventRecorder;
+  /** Webhook subscriptions, the delivery log and the signing keys' JWKS (specification 2.8; API.md §10). */
+  webhooks: WebhookService;
+  /** Tenants' webhook signing keys; the host's delivery worker (createWebhookDeliveryWorker) signs with them. */
+  webhookSigningKeys: WebhookSigningKeys;
+  /** Where issuance publishes domain events: `deps.domainEvents`, or the webhook outbox. */
+  domainEvents: DomainEventSink;
+  /** `POST /v1/openid/credential` and `POST /v1/openid/notification` (specification 4.6; OpenID4VCI 1.0 §8, §11). */
+  credentialEndpoint: CredentialEndpoint;
+  /** Issued-credential records (API.md §12): `GET /v2/credentials`, `GET /v1/users/{id}/credentials`. */
+  issuedCredentials: IssuedCredentialService;
 }
 
 /** Builds all use cases over one set of adapters: the one call a host (or a test) needs. */
@@ -79,11 +126,41 @@ export function createVellum(deps: VellumDeps): Vellum {
   const recorder = createEventRecorder({ events: store.events, clock, ids, ...(deps.onEventWriteError ? { onError: deps.onEventWriteError } : {}) });
   const { keys, x509 } = deps;
   const chains = createIssuingChains({ store, clock, ids, keys, x509, ...(deps.mdocSignerCacheMs !== undefined ? { cacheMs: deps.mdocSignerCacheMs } : {}) });
+  const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
+  const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
+  const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains });
   return {
+    users: createUserService({ store, clock, ids, events: recorder }),
+    offers: createOfferService({ store, clock, ids, digests: deps.digests, events: recorder }),
+    tokenEndpoint: createTokenEndpoint({
+      store,
+      clock,
+      digests: deps.digests,
+      walletTokens: deps.walletTokens,
+      events: recorder,
+      ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
+    }),
+    nonces: createNonceService({ store, clock, ids, events: recorder }),
+    walletTokens: deps.walletTokens,
     addressing,
+    webhooks: createWebhookService({ store, clock, ids, events: recorder, signingKeys: webhookSigningKeys }),
+    webhookSigningKeys,
+    domainEvents,
     iacas: createIacaService({ store, clock, ids, keys, x509, events: recorder, addressing, chains }),
     documentSigners: createDocumentSignerService({ store, clock, ids, keys, x509, events: recorder, chains }),
-    mdocIssuance: createMdocIssuance({ clock, engine: deps.mdocEngine, chains }),
+    mdocIssuance,
+    credentialEndpoint: createCredentialEndpoint({
+      store,
+      clock,
+      ids,
+      walletTokens: deps.walletTokens,
+      proofs: deps.proofVerifier,
+      encryption: deps.credentialEncryption,
+      mdocIssuance,
+      domainEvents,
+      events: recorder,
+    }),
+    issuedCredentials: createIssuedCredentialService({ store, events: recorder }),
     recorder,
     adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: deps.adminTokenTtlSeconds }),
     customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: deps.platformDomain }),
@@ -92,6 +169,10 @@ export function createVellum(deps: VellumDeps): Vellum {
     analytics: createAnalyticsService({ store, events: recorder }),
     tenants: createTenantAdmin({ store, clock, ids, hasher }),
     credentialConfigurations: createCredentialConfigurationService({ store, clock, ids, events: recorder }),
-    issuerMetadata: createIssuerMetadataService({ store, features: deps.issuanceFeatures ?? LIVE_ISSUANCE_FEATURES }),
+    issuerMetadata: createIssuerMetadataService({
+      store,
+      features: deps.issuanceFeatures ?? LIVE_ISSUANCE_FEATURES,
+      requestEncryptionKeys: (tenantId) => deps.credentialEncryption.requestEncryptionKeys(tenantId),
+    }),
   };
 }

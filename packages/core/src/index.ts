@@ -171,6 +171,124 @@ export type { IssuingChain, IssuingChains, IssuingChainsDeps } from './mdoc-pki/
 export { createMdocIssuance, statusListsUnavailable } from './mdoc-issuance/service.ts';
 export type { IssuedMdoc, IssueMdocRequest, MdocIssuance, MdocIssuanceDeps } from './mdoc-issuance/service.ts';
 
+export { CREDENTIAL_PROFILES, NOTIFICATION_EVENTS } from './issuance/model.ts';
+export type {
+  IssuedCredentialFilter,
+  IssuedCredentialRecord,
+  IssuedCredentialStatus,
+  NotificationEvent,
+  WalletNotification,
+} from './issuance/model.ts';
+export { createCredentialEndpoint, LEGACY_DEPRECATION_HEADERS } from './issuance/credential-endpoint.ts';
+export type { CredentialEndpoint, CredentialEndpointDeps, CredentialEndpointResponse } from './issuance/credential-endpoint.ts';
+export { parseCredentialRequest } from './issuance/request.ts';
+export type { CredentialRequest, LegacyCredentialTarget } from './issuance/request.ts';
+export type { WalletRequest } from './issuance/wallet-request.ts';
+export { checkProofClaims, PROOF_ALGS, PROOF_TYP } from './issuance/proof-rules.ts';
+export type { ProofExpectations, VerifiedProof } from './issuance/proof-rules.ts';
+export { createIssuedCredentialService, issuedCredentialView } from './issuance/issued-credentials.ts';
+export type { IssuedCredentialDeps, IssuedCredentialListQuery, IssuedCredentialService, IssuedCredentialView } from './issuance/issued-credentials.ts';
+export { JWE_ENCRYPTION_ALGORITHMS } from './ports.ts';
+export type {
+  CredentialEncryption,
+  IssuedCredentialRepository,
+  JweEncryption,
+  KeyProofVerification,
+  ProofVerifier,
+  ResponseEncryptionParameters,
+  VerifiedKeyProof,
+} from './ports.ts';
+
+export { checkWebhookInput, nextAttemptDelay, normaliseWebhookUrl, WEBHOOK_EVENTS, WEBHOOK_RETRIES } from './webhooks/rules.ts';
+export type { WebhookEvent, WebhookInput } from './webhooks/rules.ts';
+export {
+  bytesToBase64,
+  contentDigest,
+  parseSignatureField,
+  parseSignatureInput,
+  receivedSignatureBase,
+  serializeSignatureInput,
+  SIGNED_COMPONENTS,
+  signatureBase,
+  signatureHeaders,
+  signatureParams,
+} from './webhooks/signature.ts';
+export type { ParsedSignatureInput, Sha256, SignatureParams, SignatureParamValue, SignedRequest } from './webhooks/signature.ts';
+export { DELIVERY_STATUSES, EMITTED_WEBHOOK_EVENTS, SIGNING_KEY_STATUSES } from './webhooks/model.ts';
+export type {
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryOutcome,
+  DeliveryStatus,
+  EmittedWebhookEvent,
+  SigningKeyStatus,
+  Webhook,
+  WebhookDelivery,
+  WebhookSigningKey,
+} from './webhooks/model.ts';
+export { createWebhookOutbox } from './webhooks/outbox.ts';
+export type { WebhookOutboxDeps } from './webhooks/outbox.ts';
+export { createWebhookSigningKeys, webhookJwk } from './webhooks/keys.ts';
+export type { WebhookJwk, WebhookJwks, WebhookSigningKeys, WebhookSigningKeysDeps } from './webhooks/keys.ts';
+export {
+  createWebhookDeliveryWorker,
+  DEFAULT_DELIVERY_LEASE_MS,
+  DEFAULT_RETRY_BASE_DELAY_MS,
+  deliveryPayload,
+  renderDeliveryBody,
+  WEBHOOK_TIMEOUT_MS,
+} from './webhooks/delivery.ts';
+export type { WebhookDeliveryBody, WebhookDeliveryDeps, WebhookDeliveryWorker } from './webhooks/delivery.ts';
+export { createWebhookService, webhookDeliveryView, webhookView } from './webhooks/service.ts';
+export type { WebhookDeliveryView, WebhookListQuery, WebhookService, WebhookServiceDeps, WebhookView } from './webhooks/service.ts';
+export type {
+  HttpClient,
+  OutboundRequest,
+  OutboundResult,
+  WebhookDeliveryRepository,
+  WebhookKeyRepository,
+  WebhookRepository,
+} from './ports.ts';
+
+export type {
+  Digests,
+  NonceRecord,
+  NonceRepository,
+  OfferRepository,
+  TenantSigningKeyRecord,
+  TenantSigningKeyRepository,
+  UserRepository,
+  WalletAccessClaims,
+  WalletTokens,
+} from './ports.ts';
+export { canonicalJson, userMatches } from './users/model.ts';
+export type { AuthenticationProviderRef, UserFilter, UserRecord } from './users/model.ts';
+export { checkUserId, checkUserInput, checkUserSearch, MAX_CLAIM_DEPTH, MAX_CLAIM_NAME, MAX_SEARCH_CLAIMS } from './users/rules.ts';
+export type { UserSearchInput } from './users/rules.ts';
+export { createUserService, userView } from './users/service.ts';
+export type { UserDeps, UserListQuery, UserService, UserView } from './users/service.ts';
+export { MAX_TX_CODE_ATTEMPTS, offerState } from './offers/model.ts';
+export type { OfferKind, OfferRecord, OfferStatus, RedeemOutcome, StoredTxCode } from './offers/model.ts';
+export {
+  AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
+  checkAuthorizationCodeOffer,
+  checkPreAuthorizedOffer,
+  DEFAULT_OFFER_TTL_SECONDS,
+  describeTxCode,
+  makeTransactionCode,
+  MAX_OFFER_TTL_SECONDS,
+} from './offers/rules.ts';
+export type { AuthorizationCodeOfferInput, CheckedAuthorizationCodeOffer, CheckedPreAuthorizedOffer, PreAuthorizedOfferInput, TransactionCodeConfiguration } from './offers/rules.ts';
+export { buildCredentialOffer, OFFER_SCHEME, offerUriByReference, offerUriByValue, PRE_AUTHORIZED_CODE_GRANT } from './offers/uri.ts';
+export type { CredentialOffer, OfferGrant, TxCodeDescription } from './offers/uri.ts';
+export { createOfferService, OFFERS_PATH } from './offers/service.ts';
+export type { OfferDeps, OfferService, PreAuthorizedOfferView } from './offers/service.ts';
+export { ACCESS_TOKEN_TTL_SECONDS, createTokenEndpoint } from './oauth/token.ts';
+export type { TokenEndpoint, TokenEndpointDeps, TokenResponse } from './oauth/token.ts';
+export { createNonceService, NONCE_TTL_SECONDS } from './oauth/nonces.ts';
+export type { NonceDeps, NonceService } from './oauth/nonces.ts';
+export { issuerOf } from './metadata/service.ts';
+
 export { createVellum } from './compose.ts';
 export type { Vellum, VellumDeps } from './compose.ts';
 

@@ -11,6 +11,11 @@ import type { DocumentSignerRecord, IacaRecord, IacaRevocation } from './mdoc-pk
 import type { MdocClaims } from './configurations/claims.ts';
 import type { PageRequest, Slice } from './shared/pagination.ts';
 import type { AdminClient, LoggingLevel, Tenant } from './tenancy/model.ts';
+import type { UserFilter, UserRecord } from './users/model.ts';
+import type { OfferKind, OfferRecord, RedeemOutcome } from './offers/model.ts';
+import type { IssuedCredentialFilter, IssuedCredentialRecord, WalletNotification } from './issuance/model.ts';
+import type { ClaimedDelivery, DeliveryOutcome, Webhook, WebhookDelivery, WebhookSigningKey } from './webhooks/model.ts';
+import type { WebhookEvent } from './webhooks/rules.ts';
 
 export interface TenantRepository {
   /** Adds a tenant. Throws DomainError `Conflict` when the subdomain is taken. */
@@ -179,6 +184,169 @@ export interface DocumentSignerRepository {
   delete(tenantId: string, id: string): Promise<boolean>;
 }
 
+export interface IssuedCredentialRepository {
+  /**
+   * Records an issued credential (never its contents). Throws DomainError `Conflict` when the id
+   * exists or the tenant already has a record with the same notification id.
+   */
+  insert(record: IssuedCredentialRecord): Promise<void>;
+  get(tenantId: string, id: string): Promise<IssuedCredentialRecord | undefined>;
+  /** The tenant's records matching every filter given, in creation order. */
+  list(tenantId: string, filter: IssuedCredentialFilter, page: PageRequest): Promise<Slice<IssuedCredentialRecord>>;
+  /** The tenant's record a credential response named with this notification id. */
+  findByNotificationId(tenantId: string, notificationId: string): Promise<IssuedCredentialRecord | undefined>;
+  /** Replaces the record's last wallet notification. Returns false when the tenant has no such record. */
+  recordNotification(tenantId: string, id: string, notification: WalletNotification): Promise<boolean>;
+}
+
+export interface WebhookRepository {
+  /** Adds a webhook. Throws DomainError `Conflict` when the id exists. */
+  insert(webhook: Webhook): Promise<void>;
+  get(tenantId: string, id: string): Promise<Webhook | undefined>;
+  /** The tenant's webhooks in creation order. */
+  list(tenantId: string, page: PageRequest): Promise<Slice<Webhook>>;
+  /** Replaces `url`, `events`, `disabled` and `updatedAt`. Returns false when the tenant has no such webhook. */
+  update(webhook: Webhook): Promise<boolean>;
+  /** Removes the webhook together with its deliveries. Returns false when the tenant has no such webhook. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+  /** The tenant's enabled webhooks subscribed to at least one of `events`, in creation order (the outbox reads it on every issuance). */
+  listSubscribed(tenantId: string, events: readonly WebhookEvent[]): Promise<Webhook[]>;
+}
+
+/**
+ * The webhook outbox. Deliveries are written in the transaction of the event that causes them and
+ * claimed by workers; `claimDue` and `recordAttempts` are the only queries that span tenants (a
+ * worker serves them all), and they reach only rows a claim has leased.
+ */
+export interface WebhookDeliveryRepository {
+  /** Adds deliveries of the tenants' webhooks. Throws DomainError `Conflict` when an id exists. */
+  insertMany(deliveries: readonly WebhookDelivery[]): Promise<void>;
+  get(tenantId: string, id: string): Promise<WebhookDelivery | undefined>;
+  /** One webhook's deliveries in creation order. */
+  list(tenantId: string, webhookId: string, page: PageRequest): Promise<Slice<WebhookDelivery>>;
+  /**
+   * Leases up to `limit` deliveries of any tenant that are pending, due (`nextAttemptAt` <= `now`)
+   * and not leased (no lease, or one that ended by `now`), until `leaseUntil` under `claimToken`,
+   * the earliest due first. Atomic: racing claimers, in one process or several sharing a database,
+   * never receive the same delivery while its lease holds. Each comes with its webhook's current
+   * URL and state.
+   */
+  claimDue(claim: { now: string; leaseUntil: string; limit: number; claimToken: string }): Promise<ClaimedDelivery[]>;
+  /**
+   * Records the outcome of claimed deliveries and ends their leases, each only while its claim token
+   * still holds (once a lease has run out and another worker claimed the delivery, the outcome is
+   * that worker's to record). A final status (`succeeded`, `failed`) drops the stored `credential`
+   * and `nextAttemptAt`. Returns the ids recorded.
+   */
+  recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<string[]>;
+  /**
+   * Queues a failed delivery again, due at `at` with `retriesLeft` automatic retries; its attempts
+   * are kept. Returns false (nothing changed) when the tenant has no such delivery or it is not failed.
+   */
+  requeue(tenantId: string, id: string, at: string, retriesLeft: number): Promise<boolean>;
+}
+
+/** Tenants' webhook signing keys: at most one active per tenant, and the retired ones still in use. */
+export interface WebhookKeyRepository {
+  active(tenantId: string): Promise<WebhookSigningKey | undefined>;
+  /**
+   * Stores `key` (status active) unless the tenant already has an active key, checked and written
+   * atomically; returns the tenant's active key, whichever it is, so racing servers agree.
+   */
+  insertActive(key: WebhookSigningKey): Promise<WebhookSigningKey>;
+  /**
+   * Retires the tenant's active key `currentKeyId` at `at` and makes `next` active, atomically.
+   * Throws DomainError `Conflict` (nothing changed) when `currentKeyId` is not the active key.
+   */
+  rotate(tenantId: string, currentKeyId: string, next: WebhookSigningKey, at: string): Promise<void>;
+  /** What receivers may need, oldest first: the active key, and each retired key a pending delivery still signs with. */
+  listPublished(tenantId: string): Promise<WebhookSigningKey[]>;
+  /** Up to `limit` retired keys, of any tenant, that no pending delivery signs with (their private halves may go). */
+  listSpent(limit: number): Promise<WebhookSigningKey[]>;
+  /** Forgets a retired key. Returns false when the tenant has no such retired key. */
+  deleteRetired(tenantId: string, keyId: string): Promise<boolean>;
+}
+
+export interface UserRepository {
+  /** Adds a user. Throws DomainError `Conflict` when the id exists. */
+  insert(user: UserRecord): Promise<void>;
+  get(tenantId: string, id: string): Promise<UserRecord | undefined>;
+  /**
+   * The tenant's users in creation order; with a filter, only those matching all of it: each
+   * `claims` key present on the user with an equal value (JSON equality at any depth), and
+   * `subjectId` equal to the user's `authenticationProvider.subjectId`.
+   */
+  list(tenantId: string, page: PageRequest, filter?: UserFilter): Promise<Slice<UserRecord>>;
+  /** Replaces `claims`, `authenticationProvider` and `updatedAt`. Returns false when the tenant has no such user. */
+  update(user: UserRecord): Promise<boolean>;
+  /**
+   * Sets `claims` on the user (claims not named stay as they are) and `updatedAt`, atomically
+   * against other writers of the same user; returns the user after it, or undefined when the tenant
+   * has no such user. With no claims it changes nothing. Inside a transaction it also holds the user
+   * until the transaction ends, so a concurrent delete waits for it.
+   */
+  mergeClaims(tenantId: string, id: string, claims: Record<string, unknown>, updatedAt: string): Promise<UserRecord | undefined>;
+  /** Removes the user together with its offers. Returns false when the tenant has no such user. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
+export interface OfferRepository {
+  /**
+   * Adds an offer. Throws DomainError `Conflict` when the id exists or the tenant already has an
+   * offer with the same `codeDigest`, and `NotFound` when `userId` names no user of the tenant.
+   */
+  insert(offer: OfferRecord): Promise<void>;
+  get(tenantId: string, id: string): Promise<OfferRecord | undefined>;
+  /** The tenant's offer whose code (or issuer state) has this digest, in whatever state it is. */
+  findByCodeDigest(tenantId: string, codeDigest: string): Promise<OfferRecord | undefined>;
+  /**
+   * Redeems a pre-authorized code in one atomic step (one conditional write): when the tenant's
+   * pre-authorized offer with this code digest is `open` and `expiresAt` is after `now`, a matching
+   * transaction code (`txCodeDigest` equal to the stored one, or both absent) makes it `used`
+   * (`usedAt` = now) and returns it; a non-matching one adds one to `failedTxAttempts` and, when that
+   * reaches `maxTxAttempts`, makes it `locked` for good. Anything else is `not-open` and changes
+   * nothing. Of racing callers with the right code, exactly one gets `redeemed`.
+   */
+  redeem(tenantId: string, codeDigest: string, txCodeDigest: string | undefined, now: string, maxTxAttempts: number): Promise<RedeemOutcome>;
+  /** Marks the tenant's offer of this kind `deleted`, whatever its state. Returns false when there is none or it is deleted already. */
+  markDeleted(tenantId: string, id: string, kind: OfferKind): Promise<boolean>;
+}
+
+/** A single-use `c_nonce` (OpenID4VCI 1.0 §7; API.md §9). */
+export interface NonceRecord {
+  tenantId: string;
+  nonce: string;
+  expiresAt: string;
+}
+
+export interface NonceRepository {
+  /** Adds a nonce. Throws DomainError `Conflict` when the tenant already has it. */
+  insert(nonce: NonceRecord): Promise<void>;
+  /**
+   * Uses up a nonce in one atomic step: true exactly once for a nonce of the tenant whose
+   * `expiresAt` is after `now`, false otherwise (unknown, used, expired, another tenant's). Of
+   * racing consumers, exactly one gets true.
+   */
+  consume(tenantId: string, nonce: string, now: string): Promise<boolean>;
+  /** Forgets the tenant's nonces that expired at or before `now` (housekeeping); returns how many. */
+  deleteExpired(tenantId: string, now: string): Promise<number>;
+}
+
+/** Which KeyManager key a tenant uses for a purpose (e.g. signing wallet access tokens). */
+export interface TenantSigningKeyRecord {
+  tenantId: string;
+  purpose: string;
+  /** The KeyManager id of the key. */
+  keyId: string;
+  createdAt: string;
+}
+
+export interface TenantSigningKeyRepository {
+  get(tenantId: string, purpose: string): Promise<TenantSigningKeyRecord | undefined>;
+  /** Stores the record unless the tenant has one for that purpose; returns whichever is stored, so racing servers agree. */
+  insertIfAbsent(record: TenantSigningKeyRecord): Promise<TenantSigningKeyRecord>;
+}
+
 export interface Repositories {
   tenants: TenantRepository;
   keys: KeyRepository;
@@ -190,6 +358,14 @@ export interface Repositories {
   credentialConfigurations: CredentialConfigurationRepository;
   iacas: IacaRepository;
   documentSigners: DocumentSignerRepository;
+  users: UserRepository;
+  offers: OfferRepository;
+  nonces: NonceRepository;
+  tenantSigningKeys: TenantSigningKeyRepository;
+  issuedCredentials: IssuedCredentialRepository;
+  webhooks: WebhookRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
+  webhookKeys: WebhookKeyRepository;
 }
 
 /** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */
@@ -298,6 +474,95 @@ export interface DomainEventSink {
   publish(tx: Repositories, event: DomainEvent): Promise<void>;
 }
 
+/** A key proof JWT whose signature verified against the public key its header names. */
+export interface VerifiedKeyProof {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  /** The key the proof was signed with (from `jwk`, or decoded from a did:key `kid`): the holder's key. */
+  holderKey: PublicJwk;
+}
+
+export type KeyProofVerification = { ok: true; proof: VerifiedKeyProof } | { ok: false; reason: string };
+
+/**
+ * Verifies the signature of OpenID4VCI key proof JWTs (1.0 §8.2.1.1) against the key the header
+ * names: a public `jwk` (P-256 or Ed25519; private members refused) or a did:key DID URL `kid`.
+ * Checks nothing else (the core checks typ, aud, iat and nonce). Never throws: anything that is
+ * not a well-formed, well-signed proof is `{ ok: false }` with a reason safe to show the wallet.
+ */
+export interface ProofVerifier {
+  /** `algorithms` bounds the accepted `alg` values (default ES256 and EdDSA). */
+  verify(jwt: string, options?: { algorithms?: readonly string[] }): Promise<KeyProofVerification>;
+}
+
+/** The content encryption algorithms Vellum takes and gives for credential requests and responses. */
+export const JWE_ENCRYPTION_ALGORITHMS = ['A128GCM', 'A256GCM'] as const;
+export type JweEncryption = (typeof JWE_ENCRYPTION_ALGORITHMS)[number];
+
+/** What a wallet asked for in `credential_response_encryption` (OpenID4VCI 1.0 §8.2), after the core's checks. */
+export interface ResponseEncryptionParameters {
+  /** The wallet's public key (EC or OKP X25519) as it sent it. */
+  jwk: Record<string, unknown>;
+  alg: 'ECDH-ES';
+  enc: JweEncryption;
+}
+
+/**
+ * JWE for the credential endpoint (API.md §9): requests encrypted to the tenant's key, and responses
+ * encrypted to the wallet's. Private keys stay inside the adapter. No method throws on bad input.
+ */
+export interface CredentialEncryption {
+  /** The tenant's public keys wallets encrypt requests to (metadata `credential_request_encryption.jwks`). */
+  requestEncryptionKeys(tenantId: string): Promise<Record<string, unknown>[]>;
+  /** Opens a compact JWE (ECDH-ES, A128GCM or A256GCM) addressed to one of the tenant's keys. */
+  decryptRequest(tenantId: string, jwe: string): Promise<{ ok: true; plaintext: string } | { ok: false; reason: string }>;
+  /**
+   * Prepares encryption to the wallet's key: a key that cannot be used (malformed, private, wrong
+   * curve) fails here, before anything is issued. The encrypter returns a compact JWE.
+   */
+  responseEncrypter(
+    parameters: ResponseEncryptionParameters,
+  ): Promise<{ ok: true; encrypt: (plaintext: string) => Promise<string> } | { ok: false; reason: string }>;
+}
+
+/** Message digests for values kept only in hashed form (pre-authorized codes, transaction codes). */
+export interface Digests {
+  /** SHA-256 of the UTF-8 text, base64url without padding. */
+  sha256(text: string): string;
+}
+
+/** What a wallet access token says (API.md §9): who may fetch which credentials, for how long. */
+export interface WalletAccessClaims {
+  tenantId: string;
+  /** The credential issuer identifier the token was issued under (its `iss` and `aud`). */
+  issuer: string;
+  userId: string;
+  offerId: string;
+  /** The credential configurations the token grants. */
+  configurationIds: string[];
+  /** Space-separated `<format>:<type>` of those configurations (specification 2.5). */
+  scope: string;
+  jti: string;
+  /** Unix seconds. */
+  issuedAt: number;
+  /** Unix seconds. */
+  expiresAt: number;
+}
+
+/**
+ * Wallet access tokens: JWTs (ES256, header `typ: at+jwt` and `kid`) signed with a per-tenant key
+ * the KeyManager holds, made on first use. Claims: `iss` and `aud` (the issuer), `sub` (user id),
+ * `tid` (tenant id), `oid` (offer id), `cfg` (configuration ids), `scope`, `jti`, `iat`, `exp`.
+ */
+export interface WalletTokens {
+  /** Signs a wallet access token (a JWT, ES256, with the tenant's token key, `typ: at+jwt`). */
+  issue(claims: Omit<WalletAccessClaims, 'jti' | 'issuedAt' | 'expiresAt'>, ttlSeconds: number): Promise<{ token: string; claims: WalletAccessClaims }>;
+  /** The verified claims of a token for this tenant and issuer, or undefined (bad signature, expired, other tenant or issuer). Never throws. */
+  verify(tenantId: string, issuer: string, token: string): Promise<WalletAccessClaims | undefined>;
+  /** The tenant's public token keys as a JWKS (`GET /.well-known/jwks.json`). */
+  jwks(tenantId: string): Promise<{ keys: Record<string, unknown>[] }>;
+}
+
 /** Slow, salted hashing of client secrets. */
 export interface SecretHasher {
   hash(secret: string): Promise<string>;
@@ -324,6 +589,28 @@ export type TxtLookup =
 /** DNS for custom domain verification. Each TXT record's strings are joined into one. */
 export interface DnsResolver {
   resolveTxt(name: string): Promise<TxtLookup>;
+}
+
+/** One outbound request (webhook deliveries; API.md §8). */
+export interface OutboundRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** The whole exchange must end within this many ms, or it counts as no answer. */
+  timeoutMs: number;
+}
+
+/** The receiver's status, or why there was none: `error` is short and safe to show the tenant. */
+export type OutboundResult = { status: number } | { error: string };
+
+/**
+ * Outbound HTTP with the SSRF guard of API.md §8: https only, and the resolved address must not be
+ * loopback, private or link-local unless the host allows it. Redirects are not followed. Never
+ * throws: every failure is `{ error }`.
+ */
+export interface HttpClient {
+  send(request: OutboundRequest): Promise<OutboundResult>;
 }
 
 /** What Vellum reads from an X.509 certificate (API.md §7 `certificateData`, plus what checks need). */

@@ -1,6 +1,8 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
+import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
+import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { createVellum, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
@@ -16,7 +18,11 @@ export function harness() {
   const linkedDataSigner = fakeLinkedDataSigner(keys);
   const x509 = fakeX509Authority(keys);
   const mdocEngine = fakeMdocEngine(keys);
-  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
+  const digests = fakeDigests();
+  const walletTokens = fakeWalletTokens(clock);
+  const proofVerifier = fakeProofVerifier();
+  const credentialEncryption = fakeCredentialEncryption();
+  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
   return {
     store,
     clock,
@@ -38,6 +44,15 @@ export function harness() {
     mdocIssuance: vellum.mdocIssuance,
     configurations: vellum.credentialConfigurations,
     metadata: vellum.issuerMetadata,
+    digests,
+    walletTokens,
+    users: vellum.users,
+    offers: vellum.offers,
+    tokenEndpoint: vellum.tokenEndpoint,
+    nonces: vellum.nonces,
+    proofVerifier,
+    credentialEndpoint: vellum.credentialEndpoint,
+    issuedCredentials: vellum.issuedCredentials,
   };
 }
 

@@ -31,3 +31,17 @@ export type { CertificateSigningKey, Es256Sign } from './x509/signing.ts';
 /** The core's X509Authority port: IACAs, document signers, CSRs and CRLs with KeyManager-held keys. */
 export { createX509Authority } from './x509/authority.ts';
 export type { X509AuthorityOptions } from './x509/authority.ts';
+
+// Wallet access tokens and the digests pre-authorized and transaction codes are kept as.
+/** The core's WalletTokens port: ES256 access tokens signed with a KeyManager-held key per tenant. */
+export { createWalletTokens, WALLET_TOKEN_KEY_PURPOSE } from './wallet-tokens.ts';
+export type { WalletTokensOptions } from './wallet-tokens.ts';
+/** The core's Digests port (SHA-256, base64url). */
+export { createDigests } from './digests.ts';
+
+// The credential endpoint (OpenID4VCI 1.0, API.md §9).
+/** The core's ProofVerifier port: key proof JWT signatures against a jwk or did:key kid. */
+export { createProofVerifier } from './proof-verifier.ts';
+/** The core's CredentialEncryption port: encrypted requests (per-tenant keys from a sealed seed) and responses. */
+export { loadCredentialEncryption, REQUEST_ENCRYPTION_SEED_NAME } from './credential-encryption.ts';
+export type { LoadCredentialEncryptionOptions } from './credential-encryption.ts';

@@ -1,4 +1,4 @@
-import { LIVE_ISSUANCE_FEATURES } from '@vellum/core';
+import { LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../test/app.ts';
 
@@ -209,13 +209,21 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       expect(res.headers['access-control-allow-origin']).toBe('*');
       const issuer = `https://${host}${t.prefix}`;
       const m = res.json();
-      // Nothing of the issuance protocol is live yet, so no endpoint or grant is advertised.
+      // Only what is live is advertised (LIVE_ISSUANCE_FEATURES).
       const iacas = LIVE_ISSUANCE_FEATURES.iacaList ? ['mdoc_iacas_uri'] : [];
-      expect(Object.keys(m)).toEqual(['issuer', 'credential_issuer', ...iacas, 'scopes_supported', 'grant_types_supported', 'credentials_supported', 'credential_configurations_supported']);
+      const credential = LIVE_ISSUANCE_FEATURES.credentialEndpoint ? ['credential_endpoint', 'nonce_endpoint', 'notification_endpoint'] : [];
+      const encryption = [
+        ...(LIVE_ISSUANCE_FEATURES.credentialResponseEncryption ? ['credential_response_encryption'] : []),
+        ...(LIVE_ISSUANCE_FEATURES.credentialRequestEncryption ? ['credential_request_encryption'] : []),
+      ];
+      for (const key of ['authorization_endpoint', 'token_endpoint', 'jwks_uri']) delete m[key];
+      expect(Object.keys(m)).toEqual(['issuer', 'credential_issuer', ...credential, ...iacas, 'scopes_supported', 'grant_types_supported', 'credentials_supported', 'credential_configurations_supported', ...encryption]);
       if (LIVE_ISSUANCE_FEATURES.iacaList) expect(m.mdoc_iacas_uri).toBe(`${issuer}/v2/credentials/mobile/iacas`);
       expect(m.issuer).toBe(issuer);
       expect(m.credential_issuer).toBe(issuer);
-      expect(m.grant_types_supported).toEqual([]);
+      // The Pre-authorized Code grant is live (issue 5): the token endpoint and the access tokens' keys with it.
+      expect(m.grant_types_supported).toEqual([PRE_AUTHORIZED_GRANT]);
+      expect(res.json()).toMatchObject({ token_endpoint: `${issuer}/v1/oauth/token`, jwks_uri: `${issuer}/.well-known/jwks.json` });
       expect(m.scopes_supported).toEqual([`mso_mdoc:${MDL}`, 'ldp_vc:UniversityDegree', 'cwt:Badge', 'cwt_vc:Badge', 'dc+sd-jwt:https://credentials.example.com/pid']);
       expect(Object.keys(m.credential_configurations_supported)).toEqual(Object.values(ids));
 
@@ -313,12 +321,20 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
   });
 
   describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
-    it('names the issuer and advertises no flow while none is live', async () => {
+    it('names the issuer and advertises the live flows only: the Pre-authorized Code grant, anonymous', async () => {
       const { host } = await tenant();
       const res = await t.app.inject({ method: 'GET', url: url('/.well-known/oauth-authorization-server'), headers: { host } });
       expect(res.statusCode).toBe(200);
       expect(res.headers['cache-control']).toBe('no-cache');
-      expect(res.json()).toEqual({ issuer: `https://${host}${t.prefix}`, response_types_supported: [], grant_types_supported: [] });
+      const issuer = `https://${host}${t.prefix}`;
+      expect(res.json()).toEqual({
+        issuer,
+        token_endpoint: `${issuer}/v1/oauth/token`,
+        jwks_uri: `${issuer}/.well-known/jwks.json`,
+        response_types_supported: [],
+        grant_types_supported: [PRE_AUTHORIZED_GRANT],
+        'pre-authorized_grant_anonymous_access_supported': true,
+      });
     });
   });
 });

@@ -87,6 +87,8 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
     body.error = error.oauthError ?? oauthErrorFor(error.code);
     body.error_description = error.message;
     reply.header('cache-control', 'no-store');
+    // RFC 6750 §3: a resource request without a valid access token is challenged (API.md §3).
+    if (body.error === 'invalid_token') reply.header('www-authenticate', 'Bearer error="invalid_token"');
   }
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }

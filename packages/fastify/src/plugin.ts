@@ -12,6 +12,12 @@ import { publicDidRoutes } from './routes/dids-public.ts';
 import { eventRoutes } from './routes/events.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { mdocPkiRoutes } from './routes/mdoc-pki.ts';
+import { oauthRoutes } from './routes/oauth.ts';
+import { offerRoutes } from './routes/offers.ts';
+import { userRoutes } from './routes/users.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
+import { credentialRoutes } from './routes/credential.ts';
+import { issuedCredentialRoutes } from './routes/issued-credentials.ts';
 import type { VellumServices } from './services.ts';
 
 export interface VellumPluginOptions {
@@ -43,5 +49,11 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(configurationRoutes, { services });
     await tenantScope.register(metadataRoutes, { services });
     await tenantScope.register(mdocPkiRoutes, { services });
+    await tenantScope.register(webhookRoutes, { services });
+    await tenantScope.register(userRoutes, { services });
+    await tenantScope.register(offerRoutes, { services });
+    await tenantScope.register(oauthRoutes, { services });
+    await tenantScope.register(credentialRoutes, { services });
+    await tenantScope.register(issuedCredentialRoutes, { services });
   });
 };

@@ -2,6 +2,8 @@ import type {
   Addressing,
   AdminAuth,
   AnalyticsService,
+  CredentialEndpoint,
+  IssuedCredentialService,
   CredentialConfigurationService,
   CustomDomainService,
   DidConfigurationService,
@@ -9,6 +11,12 @@ import type {
   DocumentSignerService,
   IacaService,
   IssuerMetadataService,
+  WebhookService,
+  NonceService,
+  OfferService,
+  TokenEndpoint,
+  UserService,
+  WalletTokens,
 } from '@vellum/core';
 
 /** The use cases the HTTP layer calls; the host builds them (see apps/server) and passes them in. */
@@ -23,4 +31,15 @@ export interface VellumServices {
   documentSigners: DocumentSignerService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
+  /** Webhook subscriptions, the delivery log and the public signing keys (API.md §10). */
+  webhooks: WebhookService;
+  users: UserService;
+  offers: OfferService;
+  tokenEndpoint: TokenEndpoint;
+  nonces: NonceService;
+  walletTokens: WalletTokens;
+  /** `POST /v1/openid/credential` and `POST /v1/openid/notification`. */
+  credentialEndpoint: CredentialEndpoint;
+  /** `GET /v2/credentials` and `GET /v1/users/{id}/credentials`. */
+  issuedCredentials: IssuedCredentialService;
 }

@@ -2,6 +2,8 @@
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
 import { createVellum, type KeyManager, type Role } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
+import { createDigests, createWalletTokens } from '@vellum/crypto';
+import { createProofVerifier, loadCredentialEncryption } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeLinkedDataSigner, fakeMdocEngine, startDnsServer } from '@vellum/testing';
@@ -38,7 +40,11 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
   // Real X.509 (the HTTP tests read the certificates and CRLs); mDocs themselves are issued in core and interop tests.
   const x509 = createX509Authority({ keys });
   const mdocEngine = fakeMdocEngine(keys);
-  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
+  const digests = createDigests();
+  const walletTokens = createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock });
+  const proofVerifier = createProofVerifier();
+  const credentialEncryption = await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock });
+  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
   const { tenants } = services;
 
   const app = Fastify();

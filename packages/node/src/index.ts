@@ -3,3 +3,8 @@
 export { createNodeIds, systemClock } from './clock.ts';
 export { createDnsResolver, parseDnsServers } from './dns.ts';
 export type { DnsResolverOptions } from './dns.ts';
+export { createHttpClient, isForbiddenAddress } from './http-client.ts';
+export type { HttpClientOptions } from './http-client.ts';
+// verifyWebhookDelivery: for receivers of Vellum webhooks, checks the digest and the signature against the JWKS.
+export { verifyWebhookDelivery } from './webhook-verify.ts';
+export type { WebhookDeliveryToVerify, WebhookVerification } from './webhook-verify.ts';

@@ -9,6 +9,7 @@ import {
   type DocumentSignerRecord,
   type IacaRecord,
   type IacaRevocation,
+  type IssuedCredentialRecord,
   type EventFilter,
   type PageRequest,
   type PlatformKeyRecord,
@@ -18,6 +19,8 @@ import {
   type StoredKey,
   type Tenant,
 } from '@vellum/core';
+import { emptyOfferState, offerRepositories, type OfferState } from './offers.ts';
+import { emptyWebhookState, webhookRepositories, type WebhookState } from './webhooks.ts';
 
 interface Row<T> {
   seq: number;
@@ -42,6 +45,12 @@ interface State {
   documentSigners: Map<string, Row<DocumentSignerRecord>>;
   /** By id; `revision` changes with every write. */
   credentialConfigurations: Map<string, Row<CredentialConfiguration> & { revision: number }>;
+  /** Users, offers, nonces and tenant signing key records (./offers.ts). */
+  offers: OfferState;
+  /** Webhooks, their deliveries and signing keys (./webhooks.ts). */
+  webhooks: WebhookState;
+  /** By id. */
+  issuedCredentials: Map<string, Row<IssuedCredentialRecord>>;
 }
 
 const emptyState = (): State => ({
@@ -57,6 +66,9 @@ const emptyState = (): State => ({
   iacaRevocations: new Map(),
   documentSigners: new Map(),
   credentialConfigurations: new Map(),
+  offers: emptyOfferState(),
+  webhooks: emptyWebhookState(),
+  issuedCredentials: new Map(),
 });
 
 // Values go in and out as copies, so a caller can never change stored state by mutating an object.
@@ -102,6 +114,8 @@ function repositories(get: () => State): Repositories {
     return r && r.value.tenantId === tenantId ? r : undefined;
   };
   return {
+    ...webhookRepositories(() => get().webhooks, next),
+    ...offerRepositories(() => get().offers, next),
     iacas: {
       async insert(iaca, limit) {
         const s = get();
@@ -335,6 +349,40 @@ function repositories(get: () => State): Repositories {
         const s = get();
         const r = s.credentialConfigurations.get(id);
         return r !== undefined && r.value.tenantId === tenantId && s.credentialConfigurations.delete(id);
+      },
+    },
+    issuedCredentials: {
+      async insert(record) {
+        const s = get();
+        if (s.issuedCredentials.has(record.id)) throw conflict('Issued credential id exists');
+        for (const r of s.issuedCredentials.values()) {
+          if (r.value.tenantId === record.tenantId && r.value.notificationId === record.notificationId) throw conflict('The notification id exists');
+        }
+        s.issuedCredentials.set(record.id, { seq: next(), value: copy(record) });
+      },
+      async get(tenantId, id) {
+        const r = get().issuedCredentials.get(id);
+        return r && r.value.tenantId === tenantId ? copy(r.value) : undefined;
+      },
+      async list(tenantId, filter, page) {
+        const rows = [...get().issuedCredentials.values()].filter(
+          ({ value: v }) =>
+            v.tenantId === tenantId &&
+            (filter.format === undefined || v.format === filter.format) &&
+            (filter.userId === undefined || v.userId === filter.userId) &&
+            (filter.credentialConfigurationId === undefined || v.credentialConfigurationId === filter.credentialConfigurationId),
+        );
+        return slice(rows, page);
+      },
+      async findByNotificationId(tenantId, notificationId) {
+        const r = [...get().issuedCredentials.values()].find((x) => x.value.tenantId === tenantId && x.value.notificationId === notificationId);
+        return r && copy(r.value);
+      },
+      async recordNotification(tenantId, id, notification) {
+        const r = get().issuedCredentials.get(id);
+        if (!r || r.value.tenantId !== tenantId) return false;
+        r.value.notification = copy(notification);
+        return true;
       },
     },
     platformKeys: {

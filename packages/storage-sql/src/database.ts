@@ -6,10 +6,13 @@ import type { AnalyticEventsTable } from './analytic-events.table.ts';
 import type { CredentialConfigurationsTable } from './credential-configurations.table.ts';
 import type { CustomDomainsTable } from './custom-domains.table.ts';
 import type { DidsTable } from './dids.table.ts';
+import type { IssuedCredentialsTable } from './issued-credentials.table.ts';
 import type { KeysTable } from './keys.table.ts';
 import type { MdocDocumentSignersTable, MdocIacaRevocationsTable, MdocIacasTable } from './mdoc-pki.table.ts';
 import type { PlatformKeysTable } from './platform-keys.table.ts';
 import type { TenantsTable } from './tenants.table.ts';
+import type { NoncesTable, OffersTable, TenantSigningKeysTable, UsersTable } from './users-offers.table.ts';
+import type { WebhookDeliveriesTable, WebhookSigningKeysTable, WebhooksTable } from './webhooks.table.ts';
 
 /** The SQL dialects the store speaks. */
 export type SqlDialectKind = 'sqlite' | 'postgres';
@@ -27,6 +30,14 @@ export interface VellumDatabase {
   mdoc_document_signers: MdocDocumentSignersTable;
   mdoc_iaca_revocations: MdocIacaRevocationsTable;
   credential_configurations: CredentialConfigurationsTable;
+  users: UsersTable;
+  offers: OffersTable;
+  nonces: NoncesTable;
+  tenant_signing_keys: TenantSigningKeysTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_signing_keys: WebhookSigningKeysTable;
+  issued_credentials: IssuedCredentialsTable;
 }
 
 /** A Kysely instance or a transaction on it: repositories run on either. */

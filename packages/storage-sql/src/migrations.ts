@@ -243,6 +243,191 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('mdoc_iaca_revocations_iaca_id_serial_unique').unique().on('mdoc_iaca_revocations').columns(['iaca_id', 'serial_number']).execute();
       },
     },
+
+    '0006_users_offers_tokens': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('users')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('claims', 'text', (c) => c.notNull())
+          .addColumn('auth_provider_url', 'text')
+          .addColumn('auth_subject_id', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('users_id_unique').unique().on('users').column('id').execute();
+        // What offers reference: a user of the same tenant, never another's.
+        await db.schema.createIndex('users_tenant_id_id_unique').unique().on('users').columns(['tenant_id', 'id']).execute();
+        await db.schema.createIndex('users_tenant_id_seq').on('users').columns(['tenant_id', 'seq']).execute();
+        await db.schema.createIndex('users_tenant_id_auth_subject_id').on('users').columns(['tenant_id', 'auth_subject_id']).execute();
+
+        // Pre-authorized and Authorization Code offers. Codes are kept only as SHA-256 digests. An
+        // offer goes with its user (cascade), so deleting a user stops its codes at once.
+        await db.schema
+          .createTable('offers')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('issuer', 'text', (c) => c.notNull())
+          .addColumn('configuration_ids', 'text', (c) => c.notNull())
+          .addColumn('user_id', 'text')
+          .addColumn('claims', 'text', (c) => c.notNull())
+          .addColumn('code_digest', 'text', (c) => c.notNull())
+          .addColumn('tx_code_digest', 'text')
+          .addColumn('tx_code', 'text')
+          .addColumn('request_parameters', 'text')
+          .addColumn('by_reference', bool, (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('failed_tx_attempts', 'integer', (c) => c.notNull())
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('used_at', 'text')
+          .addForeignKeyConstraint('offers_user_fk', ['tenant_id', 'user_id'], 'users', ['tenant_id', 'id'], (fk) => fk.onDelete('cascade'))
+          .execute();
+        await db.schema.createIndex('offers_id_unique').unique().on('offers').column('id').execute();
+        await db.schema.createIndex('offers_tenant_id_code_digest_unique').unique().on('offers').columns(['tenant_id', 'code_digest']).execute();
+        await db.schema.createIndex('offers_tenant_id_user_id').on('offers').columns(['tenant_id', 'user_id']).execute();
+
+        // Single-use c_nonces: consumed by a conditional delete, swept when expired.
+        await db.schema
+          .createTable('nonces')
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('nonce', 'text', (c) => c.notNull())
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .addPrimaryKeyConstraint('nonces_pk', ['tenant_id', 'nonce'])
+          .execute();
+        await db.schema.createIndex('nonces_tenant_id_expires_at').on('nonces').columns(['tenant_id', 'expires_at']).execute();
+
+        // Which KeyManager key a tenant signs with for a purpose (wallet access tokens).
+        await db.schema
+          .createTable('tenant_signing_keys')
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('purpose', 'text', (c) => c.notNull())
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('tenant_signing_keys_pk', ['tenant_id', 'purpose'])
+          .execute();
+      },
+    },
+
+    '0007_issued_credentials': {
+      async up(db: Kysely<any>) {
+        // What was issued, never the credential itself (API.md §12). No foreign key to users or
+        // offers: the record of an issuance outlives the offer, and a deleted user's credentials
+        // must still be found to revoke them.
+        await db.schema
+          .createTable('issued_credentials')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('format', 'text', (c) => c.notNull())
+          .addColumn('credential_configuration_id', 'text', (c) => c.notNull())
+          .addColumn('user_id', 'text', (c) => c.notNull())
+          .addColumn('offer_id', 'text')
+          .addColumn('issued_at', 'text', (c) => c.notNull())
+          .addColumn('valid_from', 'text', (c) => c.notNull())
+          .addColumn('valid_until', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('notification_id', 'text', (c) => c.notNull())
+          .addColumn('notification_event', 'text')
+          .addColumn('notification_description', 'text')
+          .addColumn('notification_at', 'text')
+          .execute();
+        await db.schema.createIndex('issued_credentials_id_unique').unique().on('issued_credentials').column('id').execute();
+        await db.schema.createIndex('issued_credentials_tenant_id_notification_id_unique').unique().on('issued_credentials').columns(['tenant_id', 'notification_id']).execute();
+        // GET /v2/credentials pages in creation order, filtered by user, configuration or format.
+        await db.schema.createIndex('issued_credentials_tenant_id_seq').on('issued_credentials').columns(['tenant_id', 'seq']).execute();
+        await db.schema.createIndex('issued_credentials_tenant_id_user_id_seq').on('issued_credentials').columns(['tenant_id', 'user_id', 'seq']).execute();
+        await db.schema
+          .createIndex('issued_credentials_tenant_id_configuration_seq')
+          .on('issued_credentials')
+          .columns(['tenant_id', 'credential_configuration_id', 'seq'])
+          .execute();
+        await db.schema.createIndex('issued_credentials_tenant_id_format_seq').on('issued_credentials').columns(['tenant_id', 'format', 'seq']).execute();
+      },
+    },
+
+    '0008_webhooks': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('webhooks')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('events', 'text', (c) => c.notNull())
+          .addColumn('disabled', bool, (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('webhooks_id_unique').unique().on('webhooks').column('id').execute();
+        await db.schema.createIndex('webhooks_tenant_id_seq').on('webhooks').columns(['tenant_id', 'seq']).execute();
+
+        // The outbox. A delivery goes with its webhook (cascade). Timestamps compare as text, so
+        // they must sort bytewise (see timestampText).
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('webhook_id', 'text', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+          .addColumn('event_id', 'text', (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('occurred_at', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('credential', 'text')
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'text', (c) => c.notNull())
+          .addColumn('retries_left', 'integer', (c) => c.notNull())
+          .addColumn('next_attempt_at', timestampText)
+          .addColumn('lease_until', timestampText)
+          .addColumn('claim_token', 'text')
+          .addColumn('key_id', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('webhook_deliveries_id_unique').unique().on('webhook_deliveries').column('id').execute();
+        await db.schema.createIndex('webhook_deliveries_tenant_id_webhook_id_seq').on('webhook_deliveries').columns(['tenant_id', 'webhook_id', 'seq']).execute();
+        // Workers look for due rows among the pending ones only, however long the history grows.
+        await db.schema
+          .createIndex('webhook_deliveries_pending_due')
+          .on('webhook_deliveries')
+          .columns(['next_attempt_at', 'seq'])
+          .where(sql.ref('status'), '=', 'pending')
+          .execute();
+        // Which signing keys pending deliveries still need (the JWKS keeps them).
+        await db.schema
+          .createIndex('webhook_deliveries_pending_key_id')
+          .on('webhook_deliveries')
+          .columns(['tenant_id', 'key_id'])
+          .where(sql.ref('status'), '=', 'pending')
+          .execute();
+
+        await db.schema
+          .createTable('webhook_signing_keys')
+          .addColumn('seq', seqType, seq)
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('public_jwk', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('retired_at', 'text')
+          .execute();
+        await db.schema.createIndex('webhook_signing_keys_key_id_unique').unique().on('webhook_signing_keys').column('key_id').execute();
+        // One active key per tenant. This index is the rule, so servers making a tenant's first key
+        // at once agree on one.
+        await db.schema
+          .createIndex('webhook_signing_keys_tenant_id_active_unique')
+          .unique()
+          .on('webhook_signing_keys')
+          .column('tenant_id')
+          .where(sql.ref('status'), '=', 'active')
+          .execute();
+      },
+    },
   };
 }
 

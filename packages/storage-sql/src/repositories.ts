@@ -10,11 +10,14 @@ import { toCredentialConfiguration, toCredentialConfigurationRow } from './crede
 import { toCustomDomain, toCustomDomainRow } from './custom-domains.table.ts';
 import { type Executor, seqOf, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { toDidRecord, toDidRow } from './dids.table.ts';
+import { toIssuedCredential, toIssuedCredentialRow } from './issued-credentials.table.ts';
 import { uniqueViolation } from './errors.ts';
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
 import { toTenant, toTenantRow } from './tenants.table.ts';
+import { webhookRepositoriesOn } from './webhook-repositories.ts';
+import { offerRepositoriesOn } from './offer-repositories.ts';
 
 // Well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters at 10 columns a row.
 const EVENT_BATCH_ROWS = 500;
@@ -55,6 +58,8 @@ const noIaca = () => notFound('The tenant has no such IACA');
 /** Builds the repositories on `db`, a Kysely instance or a transaction, for the given dialect. */
 export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories {
   return {
+    ...webhookRepositoriesOn(db, kind),
+    ...offerRepositoriesOn(db, kind),
     iacas: {
       async insert(iaca, limit) {
         return refusingDuplicates(
@@ -353,6 +358,44 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       async delete(tenantId, id) {
         const result = await db.deleteFrom('credential_configurations').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
         return result.numDeletedRows > 0n;
+      },
+    },
+
+    issuedCredentials: {
+      async insert(record) {
+        await refusingDuplicates(db.insertInto('issued_credentials').values(toIssuedCredentialRow(record)).execute(), (violated) =>
+          violated.includes('notification') ? 'The notification id exists' : 'Issued credential id exists',
+        );
+      },
+      async get(tenantId, id) {
+        const row = await db.selectFrom('issued_credentials').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        return row && toIssuedCredential(row);
+      },
+      async list(tenantId, filter, page) {
+        let query = db.selectFrom('issued_credentials').selectAll().where('tenant_id', '=', tenantId);
+        if (filter.format !== undefined) query = query.where('format', '=', filter.format);
+        if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+        if (filter.credentialConfigurationId !== undefined) query = query.where('credential_configuration_id', '=', filter.credentialConfigurationId);
+        if (page.after !== undefined) query = query.where('seq', '>', page.after);
+        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toIssuedCredential);
+      },
+      async findByNotificationId(tenantId, notificationId) {
+        const row = await db
+          .selectFrom('issued_credentials')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('notification_id', '=', notificationId)
+          .executeTakeFirst();
+        return row && toIssuedCredential(row);
+      },
+      async recordNotification(tenantId, id, notification) {
+        const result = await db
+          .updateTable('issued_credentials')
+          .set({ notification_event: notification.event, notification_description: notification.eventDescription ?? null, notification_at: notification.receivedAt })
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
       },
     },
 

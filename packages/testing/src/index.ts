@@ -7,3 +7,22 @@ export type { DnsTestServer } from './dns-server.ts';
 export { fakeCertificatePem, fakeCsrBody, fakeMdocEngine, fakeX509Authority, readFakeMdoc } from './mdoc-fakes.ts';
 export type { FakeCertificateBody, FakeMdoc } from './mdoc-fakes.ts';
 export { makeDocumentSigner, makeIaca } from './store-contract-mdoc.ts';
+export { fakeDigests, fakeWalletTokens } from './token-fakes.ts';
+export { makeOffer, makeUser } from './store-contract-offers.ts';
+export { makeIssuedCredential } from './store-contract-issuance.ts';
+export {
+  decryptJwe,
+  encryptionKey,
+  encryptJwe,
+  fakeCredentialEncryption,
+  fakeProofVerifier,
+  fakeRequestJwe,
+  proofJwt,
+  readFakeJwe,
+  signJwt,
+  walletKey,
+} from './wallet.ts';
+export type { ProofOptions, WalletKey } from './wallet.ts';
+export { makeDelivery, makeSigningKey, makeWebhook } from './store-contract-webhooks.ts';
+export { localhostCertificate, startWebhookReceiver } from './webhook-receiver.ts';
+export type { LocalhostCertificate, ReceivedRequest, ReceiverAnswer, WebhookReceiver } from './webhook-receiver.ts';

@@ -1,6 +1,9 @@
 import { type AdminClient, type AnalyticEvent, type CredentialConfiguration, type CustomDomain, type DidRecord, DomainError, type Store, type Tenant } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMdocPkiContract } from './store-contract-mdoc.ts';
+import { describeWebhookContract } from './store-contract-webhooks.ts';
+import { describeIssuedCredentialContract } from './store-contract-issuance.ts';
+import { describeOfferContract } from './store-contract-offers.ts';
 
 let counter = 0;
 /** A value unique within this process, so contract tests can share one store. */
@@ -456,6 +459,9 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     });
 
     describeMdocPkiContract(() => store);
+    describeWebhookContract(() => store);
+    describeIssuedCredentialContract(() => store);
+    describeOfferContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

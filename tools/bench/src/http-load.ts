@@ -22,7 +22,7 @@ export interface Answer {
 export interface BenchServer {
   pinned: boolean;
   /** One request to the server, on the tenant's host. */
-  call(method: string, path: string, options?: { headers?: Record<string, string>; body?: unknown }): Promise<Answer>;
+  call(method: string, path: string, options?: { headers?: Record<string, string>; body?: unknown; raw?: string }): Promise<Answer>;
   /** An admin bearer header for the tenant. */
   auth(): Promise<Record<string, string>>;
   /** Keeps `connections` GETs of `path` in flight for `ms`; every answer must be 200. */
@@ -50,7 +50,9 @@ export async function startBenchServer(options: { connections: number; logLevel:
   const pinned = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && availableParallelism() > 1;
   const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-'));
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel };
+  const env = { PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel,
+    // e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server.
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) };
   const created = spawnSync(process.execPath, [MAIN, 'tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], { env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`tenants create failed: ${created.stderr}`);
   const tenant = JSON.parse(created.stdout) as { clientId: string; clientSecret: string; audience: string };
@@ -62,8 +64,8 @@ export async function startBenchServer(options: { connections: number; logLevel:
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
 
   const call: BenchServer['call'] = (method, path, o = {}) => {
-    const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
-    const headers = { host: HOST, ...(payload ? { 'content-type': 'application/json' } : {}), ...o.headers };
+    const payload = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+    const headers = { host: HOST, ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers };
     return new Promise((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
         const chunks: Buffer[] = [];

@@ -16,6 +16,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createVellum, type MdocConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS, type Store } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
+import { createDigests, createWalletTokens } from '@vellum/crypto';
+import { createProofVerifier, loadCredentialEncryption } from '@vellum/crypto';
 import { createMdocEngine } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
@@ -95,6 +97,10 @@ async function prepare(store: Store, cacheMs: number) {
     linkedDataSigner: { sign: async () => Promise.reject(new Error('not used')) },
     x509: createX509Authority({ keys }),
     mdocEngine: createMdocEngine({ keys }),
+    digests: createDigests(),
+    walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
+    proofVerifier: createProofVerifier(),
+    credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock: systemClock }),
     mdocSignerCacheMs: cacheMs,
     platformDomain: 'vellum.bench',
     publicUrl: 'http://localhost:3000',

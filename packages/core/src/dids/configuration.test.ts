@@ -1,4 +1,6 @@
 import { fakeLinkedDataSigner, fakeMdocEngine, fakeX509Authority } from '@vellum/testing';
+import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
+import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { createVellum } from '../compose.ts';
@@ -142,6 +144,8 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
       tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: fakeLinkedDataSigner(a.keys),
       x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys),
       platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
+      digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
+      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(),
     });
     const first = await a.dids.create(a.ctx, { method: 'key' });
     expect((await b.didConfiguration.get(a.visitor)).entries.map((e) => e.issuer)).toEqual([first.did]);

@@ -53,6 +53,33 @@ export const EVENT_PREFIXES = {
   MOBILE_DOCUMENT_SIGNER_UPDATE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_REVOKE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_DELETE: 'mobile-credential',
+  // Users (API.md §8).
+  USER_CREATE: 'user',
+  USER_LIST: 'user',
+  USER_RETRIEVE: 'user',
+  USER_UPDATE: 'user',
+  USER_DELETE: 'user',
+  USER_SEARCH: 'user',
+  // Offers, the token and nonce endpoints (specification 6; OPENID_NONCE per API.md §4).
+  OPENID_OFFER_CREATE: 'openid',
+  OPENID_PRE_AUTHORIZED_OFFER_CREATE: 'openid',
+  OPENID_PRE_AUTHORIZED_OFFER_DELETE: 'openid',
+  OPENID_TOKEN: 'openid',
+  OPENID_NONCE: 'openid',
+  // The credential and notification endpoints (specification 6: OPENID_CREDENTIAL) and issued-credential records (API.md §12).
+  OPENID_CREDENTIAL: 'openid',
+  OPENID_NOTIFICATION: 'openid',
+  ISSUED_CREDENTIAL_LIST: 'issued-credential',
+  USER_CREDENTIAL_LIST: 'user',
+  // Webhooks (specification 6: WEBHOOK_UPDATE, WEBHOOK_RETRIEVE; the rest follow the pattern, API.md §4).
+  WEBHOOK_CREATE: 'webhook',
+  WEBHOOK_LIST: 'webhook',
+  WEBHOOK_RETRIEVE: 'webhook',
+  WEBHOOK_UPDATE: 'webhook',
+  WEBHOOK_DELETE: 'webhook',
+  WEBHOOK_DELIVERY_LIST: 'webhook',
+  WEBHOOK_DELIVERY_RETRY: 'webhook',
+  WEBHOOK_SIGNING_KEY_ROTATE: 'webhook',
 } as const;
 export type EventPrefix = keyof typeof EVENT_PREFIXES;
 

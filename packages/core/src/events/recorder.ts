@@ -108,7 +108,13 @@ export async function withEvents<T>(
   ctx: RequestContext,
   prefix: EventPrefix,
   work: () => Promise<T>,
-  describe?: { input?: unknown; meta?: (result: T) => Record<string, unknown>; keepResponse?: boolean },
+  describe?: {
+    input?: unknown;
+    meta?: (result: T) => Record<string, unknown>;
+    keepResponse?: boolean;
+    /** What of the result the level-3 payload keeps, when not all of it (e.g. without a URI that carries a code). */
+    response?: (result: T) => unknown;
+  },
 ): Promise<T> {
   const payload = describe?.input === undefined ? undefined : { request: describe.input };
   recorder.record(ctx, prefix, 'START', payload ? { payload } : undefined);
@@ -118,11 +124,15 @@ export async function withEvents<T>(
     recorder.record(ctx, prefix, 'SUCCESS', {
       ...(meta ? { meta } : {}),
       // Responses that are themselves event logs are never kept, or each read would nest the last.
-      payload: describe?.keepResponse === false ? { ...payload } : { ...payload, response: result === undefined ? null : result },
+      payload:
+        describe?.keepResponse === false
+          ? { ...payload }
+          : { ...payload, response: describe?.response ? describe.response(result) : result === undefined ? null : result },
     });
     return result;
   } catch (error) {
-    const errorCode = isDomainError(error) ? error.code : 'InternalServerError';
+    // Wallet-facing failures say what OAuth says (invalid_grant, …), which tells more than BadRequest.
+    const errorCode = isDomainError(error) ? (error.oauthError ?? error.code) : 'InternalServerError';
     recorder.record(ctx, prefix, 'FAIL', { meta: { errorCode }, ...(payload ? { payload } : {}) });
     throw error;
   }

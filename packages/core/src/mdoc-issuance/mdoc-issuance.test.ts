@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeMdocEngine, fakeX509Authority, readFakeMdoc } from '@vellum/testing';
+import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
+import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { createVellum } from '../compose.ts';
@@ -257,6 +259,8 @@ describe('two servers sharing one store: the signing chain cache', () => {
       store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, hasher: { hash: async (s) => s, verify: async () => false },
       tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: a.signer,
       x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
+      digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
+      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(),
     });
     return { a, b };
   }

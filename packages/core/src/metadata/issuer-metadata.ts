@@ -22,11 +22,15 @@ export interface IssuanceFeatures {
  * with issue 5; the IACA list with issue 4's mDoc PKI.
  */
 export const LIVE_ISSUANCE_FEATURES: Readonly<IssuanceFeatures> = Object.freeze({
-  preAuthorizedCode: false,
+  preAuthorizedCode: true,
   authorizationCode: false,
-  credentialEndpoint: false,
-  jwks: false,
+  credentialEndpoint: true,
+  jwks: true,
   iacaList: true,
+  // API.md §9: ECDH-ES to the wallet's key; requests to the tenant's key, whose jwks the metadata
+  // service fills in per tenant. Neither is required: TLS protects every request already.
+  credentialResponseEncryption: { alg_values_supported: ['ECDH-ES'], enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false },
+  credentialRequestEncryption: { jwks: { keys: [] }, enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false },
 });
 
 /** Paths of the endpoints under a tenant origin (API.md §9, specification 4). */

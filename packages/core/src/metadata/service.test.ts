@@ -47,20 +47,50 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
     expect((after.credential_configurations_supported as Record<string, { credential_metadata: { display: unknown } }>)[created.id]?.credential_metadata.display).toEqual([{ name: 'Renamed' }]);
   });
 
-  it('advertises none of the issuance protocol while none of it is live, only the IACA list (this release)', async () => {
+  it('advertises what is live in this release: the credential, nonce and notification endpoints with encryption, and the IACA list', async () => {
     const { metadata, tenant } = await setup();
-    expect(LIVE_ISSUANCE_FEATURES).toEqual({ preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false, iacaList: true });
+    expect(LIVE_ISSUANCE_FEATURES).toMatchObject({ preAuthorizedCode: true, authorizationCode: false, credentialEndpoint: true, jwks: true, iacaList: true });
     const origin = 'https://acme.eu01.vellum.test';
-    expect(await metadata.issuerMetadata(contextFor(tenant, null))).toEqual({
+    const m = await metadata.issuerMetadata(contextFor(tenant, null));
+    expect(m).toMatchObject({
       issuer: origin,
       credential_issuer: origin,
+      // The Pre-authorized Code grant at the token endpoint, and the access tokens' keys (issue 5).
+      token_endpoint: `${origin}/v1/oauth/token`,
+      jwks_uri: `${origin}/.well-known/jwks.json`,
+      grant_types_supported: [PRE_AUTHORIZED_GRANT],
+      credential_endpoint: `${origin}/v1/openid/credential`,
+      nonce_endpoint: `${origin}/v1/openid/nonce`,
+      notification_endpoint: `${origin}/v1/openid/notification`,
       mdoc_iacas_uri: `${origin}/v2/credentials/mobile/iacas`,
       scopes_supported: [],
-      grant_types_supported: [],
       credentials_supported: [],
       credential_configurations_supported: {},
+      // API.md §9: ECDH-ES with A128GCM or A256GCM both ways, never required.
+      credential_response_encryption: { alg_values_supported: ['ECDH-ES'], enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false },
+      credential_request_encryption: {
+        jwks: { keys: [{ kty: 'EC', crv: 'P-256', kid: `enc-${tenant.id}`, use: 'enc', alg: 'ECDH-ES', x: expect.any(String), y: expect.any(String) }] },
+        enc_values_supported: ['A128GCM', 'A256GCM'],
+        encryption_required: false,
+      },
     });
-    expect(await metadata.authorizationServerMetadata(contextFor(tenant, null))).toEqual({ issuer: origin, response_types_supported: [], grant_types_supported: [] });
+    expect(m).not.toHaveProperty('authorization_endpoint');
+    expect(await metadata.authorizationServerMetadata(contextFor(tenant, null))).toEqual({
+      issuer: origin,
+      token_endpoint: `${origin}/v1/oauth/token`,
+      jwks_uri: `${origin}/.well-known/jwks.json`,
+      response_types_supported: [],
+      grant_types_supported: [PRE_AUTHORIZED_GRANT],
+      'pre-authorized_grant_anonymous_access_supported': true,
+    });
+  });
+
+  it('publishes each tenant’s own request encryption key', async () => {
+    const { metadata, tenant, other } = await setup();
+    const kids = async (t: typeof tenant) =>
+      ((await metadata.issuerMetadata(contextFor(t, null))).credential_request_encryption as { jwks: { keys: Array<{ kid: string }> } }).jwks.keys.map((k) => k.kid);
+    expect(await kids(tenant)).toEqual([`enc-${tenant.id}`]);
+    expect(await kids(other)).toEqual([`enc-${other.id}`]);
   });
 
   it('puts the mount path into the issuer identifier and every URL', async () => {
@@ -88,7 +118,7 @@ describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', 
       grant_types_supported: [PRE_AUTHORIZED_GRANT],
       'pre-authorized_grant_anonymous_access_supported': true,
     });
-    expect(buildAuthorizationServerMetadata(issuer, { ...LIVE_ISSUANCE_FEATURES, authorizationCode: true })).toEqual({
+    expect(buildAuthorizationServerMetadata(issuer, { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: false, jwks: false, authorizationCode: true })).toEqual({
       issuer,
       authorization_endpoint: `${issuer}/v1/oauth/authorize`,
       token_endpoint: `${issuer}/v1/oauth/token`,

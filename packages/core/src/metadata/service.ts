@@ -9,6 +9,12 @@ export interface IssuerMetadataDeps {
   features: IssuanceFeatures;
   /** How many tenant origins' documents the cache keeps (default 10,000; least recently served go first). */
   cachedDocuments?: number;
+  /**
+   * The tenant's public keys for encrypted credential requests, published as
+   * `credential_request_encryption.jwks` when the features advertise request encryption. A tenant's
+   * keys must not change while the process runs (documents are cached on configuration changes only).
+   */
+  requestEncryptionKeys?: (tenantId: string) => Promise<Record<string, unknown>[]>;
 }
 
 /**
@@ -27,7 +33,7 @@ export interface IssuerMetadataService {
 }
 
 /** The issuer identifier: the request's origin, plus the mount path when the API is not at the root. */
-function issuerOf(ctx: RequestContext, basePath = ''): string {
+export function issuerOf(ctx: RequestContext, basePath = ''): string {
   return `${ctx.origin}${basePath.replace(/\/+$/, '')}`;
 }
 
@@ -51,6 +57,11 @@ interface Cached {
  */
 export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMetadataService {
   const { store, features } = deps;
+  /** The features with this tenant's request encryption keys filled in. */
+  const tenantFeatures = async (tenantId: string): Promise<IssuanceFeatures> =>
+    features.credentialRequestEncryption && deps.requestEncryptionKeys
+      ? { ...features, credentialRequestEncryption: { ...features.credentialRequestEncryption, jwks: { keys: await deps.requestEncryptionKeys(tenantId) } } }
+      : features;
   const maxDocuments = deps.cachedDocuments ?? 10_000;
   const cache = new Map<string, Cached>();
 
@@ -73,7 +84,7 @@ export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMet
         return hit.document;
       }
       const configurations = stamps.length === 0 ? [] : await store.credentialConfigurations.listAll(ctx.tenant.id);
-      const document = deepFreeze(buildIssuerMetadata(issuer, configurations, features));
+      const document = deepFreeze(buildIssuerMetadata(issuer, configurations, await tenantFeatures(ctx.tenant.id)));
       remember(key, { fingerprint, document });
       return document;
     },

@@ -33,6 +33,8 @@ export const OAUTH_ERROR_CODES = [
   'invalid_dpop_proof',
   'use_dpop_nonce',
   'invalid_client_attestation',
+  'invalid_notification_id',
+  'invalid_notification_request',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 

@@ -1,0 +1,50 @@
+// Real TLS for interop tests: a self-signed certificate for localhost (made by openssl, which the
+// machine image ships), and a fetch that trusts exactly that certificate. Nothing disables checks.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+
+export interface TestCertificate {
+  certFile: string;
+  keyFile: string;
+  certPem: string;
+}
+
+/** Writes a P-256 certificate and key for `localhost` and 127.0.0.1 into `dir`. */
+export function makeLocalhostCertificate(dir: string): TestCertificate {
+  const certFile = join(dir, 'localhost.crt');
+  const keyFile = join(dir, 'localhost.key');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+    '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=localhost',
+    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+  ], { stdio: 'ignore' });
+  return { certFile, keyFile, certPem: readFileSync(certFile, 'utf8') };
+}
+
+/** A WHATWG-style fetch over node:https that trusts only `caPem` (for wallet libraries' `fetch` option). */
+export function fetchTrusting(caPem: string): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    const body = init?.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : Buffer.from(await new Response(init.body).arrayBuffer());
+    return new Promise<Response>((resolve, reject) => {
+      const req = request(url, { method, headers: Object.fromEntries(headers), ca: caPem }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const responseHeaders = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders.set(k, Array.isArray(v) ? v.join(', ') : v);
+          const status = res.statusCode ?? 0;
+          const payload = status === 204 || status === 304 ? null : Buffer.concat(chunks);
+          resolve(new Response(payload, { status, headers: responseHeaders }));
+        });
+      });
+      req.on('error', reject);
+      if (body !== undefined) req.write(body);
+      req.end();
+    });
+  }) as typeof fetch;
+}
