@@ -5,19 +5,16 @@
 // jose); the mDoc is read with a CBOR decoder written here (not the issuer's cbor-x); the
 // issued-credential record and the notification are checked over the admin API. The run with
 // wallet libraries others wrote (@openid4vc/*, @auth0/mdl) is tools/interop's.
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { decryptJwe, encryptionKey, encryptJwe, proofJwt, walletKey } from '@vellum/testing';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../test/process.ts';
+import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
+import { cli, freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
 
 const PLATFORM = 'vellum.test';
 const HOST = `acme.eu01.${PLATFORM}`;
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
 const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
-const pgAdminUrl = process.env.VELLUM_TEST_DATABASE_URL;
 
 // ----- a small CBOR reader (RFC 8949), enough for IssuerSigned and the MSO -----
 
@@ -119,43 +116,10 @@ function readMdoc(credential: string) {
 
 // ----- the backends -----
 
-interface Backend {
-  env: () => Promise<Record<string, string>>;
-  cleanup: () => Promise<void>;
-}
-
-function sqlite(): Backend {
-  const dir = tempDir();
-  return { env: async () => ({ VELLUM_DATA_DIR: dir, VELLUM_MASTER_KEY: randomBytes(32).toString('base64') }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-function postgres(): Backend {
-  const name = `vellum_e2e_${randomBytes(6).toString('hex')}`;
-  const dir = tempDir();
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: pgAdminUrl });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  return {
-    env: async () => {
-      await admin(`CREATE DATABASE ${name}`);
-      const url = new URL(pgAdminUrl as string);
-      url.pathname = `/${name}`;
-      return { DATABASE_URL: url.toString(), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_DATA_DIR: dir };
-    },
-    cleanup: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 const backends: Array<[string, () => Backend, boolean]> = [
-  ['SQLite', sqlite, false],
+  ['SQLite', () => sqliteBackend({ masterKey: true }), false],
   // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
-  ['PostgreSQL', postgres, !pgAdminUrl],
+  ['PostgreSQL', () => postgresBackend('vellum_e2e'), !pgAdminUrl],
 ];
 
 describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token → nonce → credential (issue 5)', (_name, makeBackend, skip) => {

@@ -1,51 +1,16 @@
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { startDnsServer, type DnsTestServer } from '@vellum/testing';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
 import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../test/process.ts';
 
 const PLATFORM = 'vellum.test';
-const pgAdminUrl = process.env.VELLUM_TEST_DATABASE_URL;
-
-interface Backend {
-  name: string;
-  env: () => Promise<Record<string, string>>;
-  cleanup: () => Promise<void>;
-}
-
-function sqlite(): Backend {
-  const dir = tempDir();
-  return { name: 'sqlite', env: async () => ({ VELLUM_DATA_DIR: dir }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-function postgres(): Backend {
-  const name = `vellum_e2e_${randomBytes(6).toString('hex')}`;
-  const admin = () => new pg.Client({ connectionString: pgAdminUrl });
-  return {
-    name: 'postgres',
-    env: async () => {
-      const c = admin();
-      await c.connect();
-      await c.query(`CREATE DATABASE ${name}`);
-      await c.end();
-      const url = new URL(pgAdminUrl as string);
-      url.pathname = `/${name}`;
-      return { DATABASE_URL: url.toString(), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_DATA_DIR: tempDir() };
-    },
-    cleanup: async () => {
-      const c = admin();
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 const backends: Array<[string, () => Backend, boolean]> = [
-  ['sqlite', sqlite, false],
+  ['sqlite', () => sqliteBackend(), false],
   // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
-  ['postgres', postgres, !pgAdminUrl],
+  ['postgres', () => postgresBackend('vellum_e2e'), !pgAdminUrl],
 ];
 
 describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, skip) => {

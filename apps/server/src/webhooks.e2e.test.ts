@@ -3,14 +3,13 @@
 // (VELLUM_OUTBOUND_CA_FILE), credentials issued by a wallet over the real OpenID4VCI flow
 // (pre-authorized offer → token → nonce → credential), the retry schedule shortened through
 // configuration, SIGKILL, and two servers sharing one database.
-import { createHash, createPublicKey, randomBytes, randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { createHash, createPublicKey, randomUUID } from 'node:crypto';
 import { CREDENTIAL_PROFILES } from '@vellum/core';
 import { verifyWebhookDelivery } from '@vellum/node';
 import { localhostCertificate, type LocalhostCertificate, proofJwt, type ReceivedRequest, startWebhookReceiver, walletKey, type WebhookReceiver } from '@vellum/testing';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../test/process.ts';
+import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
+import { cli, freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
 // An HTTP Message Signatures implementation we did not write (RFC 9421).
 import { createVerifier, httpbis } from 'http-message-signatures';
 
@@ -20,49 +19,11 @@ const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
 const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const BASE_DELAY_MS = 400;
-const pgAdminUrl = process.env.VELLUM_TEST_DATABASE_URL;
-
-
-interface Backend {
-  env(): Promise<Record<string, string>>;
-  cleanup(): Promise<void>;
-}
-
-function sqlite(): Backend {
-  const dir = tempDir();
-  return { env: async () => ({ VELLUM_DATA_DIR: dir }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-function postgres(): Backend {
-  const name = `vellum_hooks_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: pgAdminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  const dir = tempDir();
-  return {
-    env: async () => {
-      await admin(`CREATE DATABASE ${name}`);
-      const url = new URL(pgAdminUrl as string);
-      url.pathname = `/${name}`;
-      return { DATABASE_URL: url.toString(), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_DATA_DIR: dir };
-    },
-    cleanup: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 const backends: Array<[string, () => Backend, boolean]> = [
-  ['sqlite', sqlite, false],
+  ['sqlite', () => sqliteBackend(), false],
   // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
-  ['postgres', postgres, !pgAdminUrl],
+  ['postgres', () => postgresBackend('vellum_hooks'), !pgAdminUrl],
 ];
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {

@@ -1,26 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock, PlatformKeyRecord, PlatformKeyRepository } from '@vellum/core';
+import type { Clock } from '@vellum/core';
 import { decryptJwe, encryptionKey, encryptJwe } from '@vellum/testing';
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { loadCredentialEncryption, REQUEST_ENCRYPTION_SEED_NAME } from './credential-encryption.ts';
 import { createSealer } from './sealer.ts';
+import { memoryKeys } from '../test/platform-keys.ts';
 
-function memoryKeys(): PlatformKeyRepository & { records: Map<string, PlatformKeyRecord> } {
-  const records = new Map<string, PlatformKeyRecord>();
-  return {
-    records,
-    async get(name) {
-      return records.get(name);
-    },
-    async insertIfAbsent(record) {
-      const existing = records.get(record.name);
-      if (existing) return existing;
-      records.set(record.name, { ...record });
-      return record;
-    },
-  };
-}
 
 const clock: Clock = { now: () => new Date('2026-05-01T12:00:00Z') };
 

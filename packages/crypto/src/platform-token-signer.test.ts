@@ -1,28 +1,13 @@
 import { randomBytes } from 'node:crypto';
 
-import type { Clock, PlatformKeyRecord, PlatformKeyRepository } from '@vellum/core';
+import type { Clock } from '@vellum/core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 
 import { ADMIN_TOKEN_KEY_NAME, loadPlatformTokenSigner } from './platform-token-signer.ts';
 import { createSealer } from './sealer.ts';
+import { memoryKeys } from '../test/platform-keys.ts';
 
-// @vellum/crypto depends on no other adapter, so the test brings its own small doubles.
-function memoryKeys(): PlatformKeyRepository & { records: Map<string, PlatformKeyRecord> } {
-  const records = new Map<string, PlatformKeyRecord>();
-  return {
-    records,
-    async get(name) {
-      return records.get(name);
-    },
-    async insertIfAbsent(record) {
-      const existing = records.get(record.name);
-      if (existing) return existing;
-      records.set(record.name, { ...record });
-      return record;
-    },
-  };
-}
 
 function testClock(start = '2026-01-01T00:00:00.000Z'): Clock & { advance(ms: number): void } {
   let now = new Date(start).getTime();

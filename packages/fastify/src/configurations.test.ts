@@ -1,8 +1,6 @@
 import { LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const mdlBody = {
@@ -46,15 +44,7 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
   async function tenant() {
     const name = `t${(tenants += 1)}`;
     const created = await t.createTenant(name);
-    const tokens = new Map<string, string>();
-    const call = async (method: Method, path: string, payload?: object, role: Parameters<TestApp['token']>[1] | null = 'admin') => {
-      const headers: Record<string, string> = { host: created.host };
-      if (role) {
-        if (!tokens.has(role)) tokens.set(role, await t.token(name, role));
-        headers.authorization = `Bearer ${tokens.get(role)}`;
-      }
-      return t.app.inject({ method, url: url(path), headers, ...(payload ? { payload } : {}) });
-    };
+    const call = tenantCaller(t, name, created.host);
     return { ...created, name, call };
   }
 

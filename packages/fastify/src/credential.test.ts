@@ -2,9 +2,7 @@ import { PRE_AUTHORIZED_GRANT } from '@vellum/core';
 import { decryptJwe, encryptionKey, encryptJwe, proofJwt, readFakeMdoc, walletKey, type WalletKey } from '@vellum/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+import { buildTestApp, type Method, type TestApp } from '../test/app.ts';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const mdlBody = {

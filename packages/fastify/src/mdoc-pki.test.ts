@@ -2,37 +2,11 @@ import { createPublicKey, X509Certificate, verify } from 'node:crypto';
 import type { PublicJwk } from '@vellum/core';
 import { createDocumentSignerCertificate, createIacaCertificate, createKeyManager, createSealer, managedSigningKey } from '@vellum/crypto';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import { children, fakeClock, makeTenant, type Tlv, tlv } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../test/app.ts';
 
-// ----- a small DER reader: the test reads CSRs and CRLs with code that is not the issuer's -----
-
-interface Tlv {
-  tag: number;
-  start: number;
-  body: number;
-  end: number;
-}
-
-function tlv(der: Uint8Array, at: number): Tlv {
-  const tag = der[at] as number;
-  let length = der[at + 1] as number;
-  let body = at + 2;
-  if (length & 0x80) {
-    const n = length & 0x7f;
-    length = 0;
-    for (let i = 0; i < n; i++) length = length * 256 + (der[body + i] as number);
-    body += n;
-  }
-  return { tag, start: at, body, end: body + length };
-}
-
-function children(der: Uint8Array, parent: Tlv): Tlv[] {
-  const out: Tlv[] = [];
-  for (let at = parent.body; at < parent.end; at = out[out.length - 1]!.end) out.push(tlv(der, at));
-  return out;
-}
+// ----- reading DER (tlv, children: @vellum/testing): the test reads CSRs and CRLs with code that is not the issuer's -----
 
 const pemBody = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64'));
 

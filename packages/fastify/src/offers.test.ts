@@ -1,9 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { PRE_AUTHORIZED_CODE_GRANT } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+import { buildTestApp, type Method, type TestApp, tenantCaller } from '../test/app.ts';
 
 const mdlBody = {
   type: 'org.iso.18013.5.1.mDL',
@@ -32,15 +30,7 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
   async function issuer() {
     const name = `o${(tenants += 1)}`;
     const created = await t.createTenant(name);
-    const tokens = new Map<string, string>();
-    const call = async (method: Method, path: string, payload?: unknown, role: Parameters<TestApp['token']>[1] | null = 'admin') => {
-      const headers: Record<string, string> = { host: created.host };
-      if (role) {
-        if (!tokens.has(role)) tokens.set(role, await t.token(name, role));
-        headers.authorization = `Bearer ${tokens.get(role)}`;
-      }
-      return t.app.inject({ method, url: `${t.prefix}${path}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-    };
+    const call = tenantCaller(t, name, created.host);
     const wallet = (method: Method, path: string, body?: string, contentType = FORM, host = created.host) =>
       t.app.inject({ method, url: `${t.prefix}${path}`, headers: { host, ...(body === undefined ? {} : { 'content-type': contentType }) }, ...(body === undefined ? {} : { payload: body }) });
     const token = (fields: Record<string, string>) => wallet('POST', '/v1/oauth/token', new URLSearchParams({ grant_type: PRE_AUTHORIZED_CODE_GRANT, ...fields }).toString());

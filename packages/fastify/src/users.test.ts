@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('users over HTTP (API.md §8) (%s)', (mount) => {
@@ -11,15 +9,7 @@ describe.each(['standalone', 'prefixed'] as const)('users over HTTP (API.md §8)
   async function tenant() {
     const name = `u${(tenants += 1)}`;
     const created = await t.createTenant(name);
-    const tokens = new Map<string, string>();
-    const call = async (method: Method, path: string, payload?: unknown, role: Parameters<TestApp['token']>[1] | null = 'admin') => {
-      const headers: Record<string, string> = { host: created.host };
-      if (role) {
-        if (!tokens.has(role)) tokens.set(role, await t.token(name, role));
-        headers.authorization = `Bearer ${tokens.get(role)}`;
-      }
-      return t.app.inject({ method, url: `${t.prefix}${path}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-    };
+    const call = tenantCaller(t, name, created.host);
     return { ...created, call };
   }
 

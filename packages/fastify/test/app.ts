@@ -87,3 +87,21 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
     },
   };
 }
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Calls the API on a tenant's host: each call carries a token of `role` (admin unless told; made
+ * once per role and reused), or none when `role` is null.
+ */
+export function tenantCaller(t: TestApp, subdomain: string, host: string) {
+  const tokens = new Map<string, string>();
+  return async (method: Method, path: string, payload?: unknown, role: Role | null = 'admin') => {
+    const headers: Record<string, string> = { host };
+    if (role) {
+      if (!tokens.has(role)) tokens.set(role, await t.token(subdomain, role));
+      headers.authorization = `Bearer ${tokens.get(role)}`;
+    }
+    return t.app.inject({ method, url: `${t.prefix}${path}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+  };
+}

@@ -4,8 +4,8 @@
 // SQLite the same conditional UPDATE runs under the database's single write lock.
 
 import { conflict, type Repositories, type Slice } from '@vellum/core';
-import { sql, type SqlBool } from 'kysely';
-import { type Executor, seqOf, type SqlDialectKind, toSqlBoolean, fromSqlBoolean } from './database.ts';
+import { type ExpressionBuilder, sql, type SqlBool } from 'kysely';
+import { type Executor, seqOf, type VellumDatabase, type SqlDialectKind, toSqlBoolean, fromSqlBoolean } from './database.ts';
 import { uniqueViolation } from './errors.ts';
 import { toWebhook, toWebhookDelivery, toWebhookDeliveryRow, toWebhookRow, toWebhookSigningKey, toWebhookSigningKeyRow } from './webhooks.table.ts';
 
@@ -15,6 +15,18 @@ const DELIVERY_BATCH_ROWS = 500;
 function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R) => T): Slice<T> {
   const last = rows[rows.length - 1];
   return last === undefined ? { items: [] } : { items: rows.map(map), last: seqOf(last.seq) };
+}
+
+/** Whether a delivery still pending was signed with the key `k` (both signing-key reads ask it). */
+function pendingDeliveryOf(w: ExpressionBuilder<VellumDatabase & { k: VellumDatabase['webhook_signing_keys'] }, 'k'>) {
+  return w.exists(
+    w
+      .selectFrom('webhook_deliveries as d')
+      .select(sql<number>`1`.as('one'))
+      .whereRef('d.tenant_id', '=', 'k.tenant_id')
+      .whereRef('d.key_id', '=', 'k.key_id')
+      .where('d.status', '=', 'pending'),
+  );
 }
 
 function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
@@ -193,19 +205,7 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
           .selectFrom('webhook_signing_keys as k')
           .selectAll('k')
           .where('k.tenant_id', '=', tenantId)
-          .where((w) =>
-            w.or([
-              w('k.status', '=', 'active'),
-              w.exists(
-                w
-                  .selectFrom('webhook_deliveries as d')
-                  .select(sql<number>`1`.as('one'))
-                  .whereRef('d.tenant_id', '=', 'k.tenant_id')
-                  .whereRef('d.key_id', '=', 'k.key_id')
-                  .where('d.status', '=', 'pending'),
-              ),
-            ]),
-          )
+          .where((w) => w.or([w('k.status', '=', 'active'), pendingDeliveryOf(w)]))
           .orderBy('k.seq')
           .execute();
         return rows.map(toWebhookSigningKey);
@@ -215,18 +215,7 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
           .selectFrom('webhook_signing_keys as k')
           .selectAll('k')
           .where('k.status', '=', 'retired')
-          .where((w) =>
-            w.not(
-              w.exists(
-                w
-                  .selectFrom('webhook_deliveries as d')
-                  .select(sql<number>`1`.as('one'))
-                  .whereRef('d.tenant_id', '=', 'k.tenant_id')
-                  .whereRef('d.key_id', '=', 'k.key_id')
-                  .where('d.status', '=', 'pending'),
-              ),
-            ),
-          )
+          .where((w) => w.not(pendingDeliveryOf(w)))
           .orderBy('k.seq')
           .limit(limit)
           .execute();

@@ -2,6 +2,8 @@ export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedData
 export type { FakeClock } from './fakes.ts';
 export { describeStoreContract, makeClient, makeConfiguration, makeDid, makeDomain, makeEvent, makeTenant } from './store-contract.ts';
 export { startDnsServer } from './dns-server.ts';
+export { children, tlv } from './der.ts';
+export type { Tlv } from './der.ts';
 export { DIF_DOMAIN_LINKAGE_CREDENTIAL } from './vectors.ts';
 export type { DnsTestServer } from './dns-server.ts';
 export { fakeCertificatePem, fakeCsrBody, fakeMdocEngine, fakeX509Authority, readFakeMdoc } from './mdoc-fakes.ts';
@@ -24,5 +26,5 @@ export {
 } from './wallet.ts';
 export type { ProofOptions, WalletKey } from './wallet.ts';
 export { makeDelivery, makeSigningKey, makeWebhook } from './store-contract-webhooks.ts';
-export { localhostCertificate, startWebhookReceiver } from './webhook-receiver.ts';
+export { localhostCertificate, startWebhookReceiver, writeLocalhostCertificate } from './webhook-receiver.ts';
 export type { LocalhostCertificate, ReceivedRequest, ReceiverAnswer, WebhookReceiver } from './webhook-receiver.ts';

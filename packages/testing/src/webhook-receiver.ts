@@ -18,9 +18,8 @@ export interface LocalhostCertificate {
   dispose(): void;
 }
 
-/** A fresh self-signed P-256 certificate for `localhost` (and 127.0.0.1), valid two days. */
-export function localhostCertificate(): LocalhostCertificate {
-  const dir = mkdtempSync(join(tmpdir(), 'vellum-tls-'));
+/** Writes a self-signed P-256 certificate and key for `localhost` (and 127.0.0.1), valid two days, into `dir`. */
+export function writeLocalhostCertificate(dir: string): Omit<LocalhostCertificate, 'dir' | 'dispose'> {
   const certFile = join(dir, 'localhost.crt');
   const keyFile = join(dir, 'localhost.key');
   // prettier-ignore
@@ -29,7 +28,13 @@ export function localhostCertificate(): LocalhostCertificate {
     '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=localhost',
     '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
   ], { stdio: 'ignore' });
-  return { dir, certFile, keyFile, certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  return { certFile, keyFile, certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8') };
+}
+
+/** A fresh self-signed P-256 certificate for `localhost` (and 127.0.0.1), valid two days, in a directory of its own. */
+export function localhostCertificate(): LocalhostCertificate {
+  const dir = mkdtempSync(join(tmpdir(), 'vellum-tls-'));
+  return { dir, ...writeLocalhostCertificate(dir), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export interface ReceivedRequest {

@@ -140,3 +140,40 @@ export async function startBenchServer(options: { connections: number; logLevel:
     stop,
   };
 }
+
+/**
+ * Measures GETs of `path` (a 2 s warm-up, then `seconds`) and prints the result as JSON, then as
+ * one line for people. `sample` is one answer read beforehand; `details` says what the tenant holds.
+ * Requests per server CPU-second is what one core can serve whatever else the machine is doing.
+ */
+export async function benchGet(
+  server: BenchServer,
+  o: { path: string; seconds: number; connections: number; logLevel: string | undefined; sample: Answer; details: Record<string, unknown> },
+): Promise<void> {
+  await server.drive(o.path, 2000); // warm-up: JIT, caches, connections
+  const cpuBefore = server.cpuSeconds();
+  const { latencies, failures, elapsed } = await server.drive(o.path, o.seconds * 1000);
+  const cpuAfter = server.cpuSeconds();
+  const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  const sorted = latencies.sort((a, b) => a - b);
+  const result = {
+    endpoint: `GET ${o.path}`,
+    ...o.details,
+    responseBytes: Buffer.byteLength(o.sample.text),
+    serverPinnedToCore0: server.pinned,
+    logLevel: o.logLevel,
+    connections: o.connections,
+    seconds: Math.round(elapsed / 100) / 10,
+    requests: latencies.length,
+    failures,
+    requestsPerSecond: Math.round(latencies.length / (elapsed / 1000)),
+    serverCpuSeconds: serverCpu === undefined ? null : Number(serverCpu.toFixed(2)),
+    requestsPerServerCpuSecond: serverCpu ? Math.round(latencies.length / serverCpu) : null,
+    p50Ms: Number(percentile(sorted, 50).toFixed(2)),
+    p99Ms: Number(percentile(sorted, 99).toFixed(2)),
+  };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(
+    `${result.requestsPerSecond} requests/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms; ${result.requestsPerServerCpuSecond ?? '?'} requests per server CPU-second (${server.pinned ? 'server on core 0' : 'server not pinned: taskset or a second core is missing'})\n`,
+  );
+}

@@ -4,7 +4,7 @@
 //
 //   node src/issuer-metadata.ts [--seconds 10] [--connections 32] [--log-level info]
 import { parseArgs } from 'node:util';
-import { percentile, startBenchServer } from './http-load.ts';
+import { benchGet, startBenchServer } from './http-load.ts';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' }, 'log-level': { type: 'string', default: 'info' } },
@@ -39,32 +39,7 @@ async function main(): Promise<void> {
     const count = Object.keys((JSON.parse(first.text) as { credential_configurations_supported: object }).credential_configurations_supported).length;
     if (count !== CONFIGURATIONS.length) throw new Error(`expected ${CONFIGURATIONS.length} configurations, got ${count}`);
 
-    await server.drive(PATH, 2000); // warm-up: JIT, caches, connections
-    const cpuBefore = server.cpuSeconds();
-    const { latencies, failures, elapsed } = await server.drive(PATH, seconds * 1000);
-    const cpuAfter = server.cpuSeconds();
-    const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-    const sorted = latencies.sort((a, b) => a - b);
-    const result = {
-      endpoint: `GET ${PATH}`,
-      configurations: count,
-      responseBytes: Buffer.byteLength(first.text),
-      serverPinnedToCore0: server.pinned,
-      logLevel: args['log-level'],
-      connections,
-      seconds: Math.round(elapsed / 100) / 10,
-      requests: latencies.length,
-      failures,
-      requestsPerSecond: Math.round(latencies.length / (elapsed / 1000)),
-      serverCpuSeconds: serverCpu === undefined ? null : Number(serverCpu.toFixed(2)),
-      requestsPerServerCpuSecond: serverCpu ? Math.round(latencies.length / serverCpu) : null,
-      p50Ms: Number(percentile(sorted, 50).toFixed(2)),
-      p99Ms: Number(percentile(sorted, 99).toFixed(2)),
-    };
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(
-      `${result.requestsPerSecond} requests/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms; ${result.requestsPerServerCpuSecond ?? '?'} requests per server CPU-second (${server.pinned ? 'server on core 0' : 'server not pinned: taskset or a second core is missing'})\n`,
-    );
+    await benchGet(server, { path: PATH, seconds, connections, logLevel: args['log-level'], sample: first, details: { configurations: count } });
   } finally {
     await server.stop();
   }

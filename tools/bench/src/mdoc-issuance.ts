@@ -8,11 +8,9 @@
 //
 // Each store runs twice: with the signing chain cached (the default, 1 s) and re-read from the
 // store for every credential (cache 0), to show what the cache buys.
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createVellum, type MdocConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS, type Store } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
@@ -22,6 +20,7 @@ import { createMdocEngine } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { openSqlStore } from '@vellum/storage-sql';
+import { holderKeys, printMachine, type Rate, rate } from './throughput.ts';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
 const SECONDS = Number(args.seconds);
@@ -57,29 +56,7 @@ const subject = {
 };
 
 // Each credential binds another holder key, as real issuance does.
-const holders: PublicJwk[] = Array.from({ length: 256 }, () => {
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
-});
-
-interface Rate {
-  count: number;
-  perSecond: number;
-  /** Per second of this process's CPU time: pinned to one core, the core's capacity. */
-  perCpuSecond: number;
-}
-
-async function rate(seconds: number, op: (i: number) => Promise<unknown>): Promise<Rate> {
-  const start = performance.now();
-  const cpu = process.cpuUsage();
-  const until = start + seconds * 1000;
-  let count = 0;
-  while (performance.now() < until) {
-    for (let i = 0; i < 100; i++) await op(count++);
-  }
-  const used = process.cpuUsage(cpu);
-  return { count, perSecond: count / ((performance.now() - start) / 1000), perCpuSecond: count / ((used.user + used.system) / 1e6) };
-}
+const holders = holderKeys(256);
 
 /** A tenant with an active managed IACA, through the use cases, on `store`. */
 async function prepare(store: Store, cacheMs: number) {
@@ -125,8 +102,7 @@ async function prepare(store: Store, cacheMs: number) {
   return { vellum, issueOne, signOne, first };
 }
 
-console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, CPUs available to this process: ${availableParallelism()}`);
-if (availableParallelism() > 1) console.log('warning: not pinned to one core; run under `taskset -c 0` for the issue-4 figure');
+printMachine();
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-mdoc-'));
 const rows: Array<{ store: string; cache: string; mdocs: Rate; signs: Rate }> = [];

@@ -4,13 +4,11 @@
 // core). Run it pinned to one core:
 //
 //   taskset -c 0 node tools/bench/src/mdoc-issue.ts [--seconds 5]
-import { generateKeyPairSync } from 'node:crypto';
-import { availableParallelism, cpus } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import type { PublicJwk, Tenant } from '@vellum/core';
 import { createDocumentSignerCertificate, createIacaCertificate, createKeyManager, createSealer, managedSigningKey } from '@vellum/crypto';
 import { issueMdoc, type MdocValue } from '@vellum/formats';
 import { createMemoryStore } from '@vellum/storage-memory';
+import { holderKeys, printMachine, type Rate, rate } from './throughput.ts';
 
 const secondsArg = process.argv.indexOf('--seconds');
 const SECONDS = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 5;
@@ -49,10 +47,7 @@ async function setup() {
 }
 
 // Each credential binds another holder key, as real issuance does.
-const holders: PublicJwk[] = Array.from({ length: 256 }, () => {
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
-});
+const holders = holderKeys(256);
 
 const claims: Record<string, MdocValue> = {
   family_name: { type: 'string', value: 'Turner' },
@@ -66,30 +61,6 @@ const claims: Record<string, MdocValue> = {
   age_over_18: { type: 'boolean', value: true },
   height: { type: 'number', value: 172 },
 };
-
-interface Rate {
-  count: number;
-  /** Operations per second of wall-clock time. */
-  perSecond: number;
-  /**
-   * Operations per second of CPU time used by this process. Pinned to one core, that is the
-   * core's capacity, and it holds up when other work on the machine steals wall-clock time.
-   */
-  perCpuSecond: number;
-}
-
-/** Runs `op` back to back for `seconds` of wall-clock time. */
-async function rate(seconds: number, op: (i: number) => Promise<unknown>): Promise<Rate> {
-  const start = performance.now();
-  const cpu = process.cpuUsage();
-  const until = start + seconds * 1000;
-  let count = 0;
-  while (performance.now() < until) {
-    for (let i = 0; i < 100; i++) await op(count++);
-  }
-  const used = process.cpuUsage(cpu);
-  return { count, perSecond: count / ((performance.now() - start) / 1000), perCpuSecond: count / ((used.user + used.system) / 1e6) };
-}
 
 const mean = (a: Rate, b: Rate, key: 'perSecond' | 'perCpuSecond') => (a[key] + b[key]) / 2;
 
@@ -108,8 +79,7 @@ const issueOne = (i: number) => {
 
 const sample = await issueOne(0);
 console.log(`mDoc: ${sample.issuerSigned.length} bytes of IssuerSigned (${sample.credential.length} characters as credential)`);
-console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, CPUs available to this process: ${availableParallelism()}`);
-if (availableParallelism() > 1) console.log('warning: not pinned to one core; run under `taskset -c 0` for the issue-4 figure');
+printMachine();
 
 // Warm both paths up before measuring, then alternate so drift hits both alike.
 await rate(1, (i) => issueOne(i));

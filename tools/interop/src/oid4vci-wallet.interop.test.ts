@@ -10,11 +10,12 @@ import { rmSync } from 'node:fs';
 import { Verifier } from '@auth0/mdl';
 import { clientAuthenticationAnonymous, type HashAlgorithm, type Jwk } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
+import { writeLocalhostCertificate } from '@vellum/testing';
 import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
 import { deviceResponse, oid4vpSessionTranscript } from './mdoc-device.ts';
-import { fetchTrusting, makeLocalhostCertificate } from './tls.ts';
+import { fetchTrusting } from './tls.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -42,7 +43,7 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
 
   beforeAll(async () => {
     dir = tempDir();
-    const cert = makeLocalhostCertificate(dir);
+    const cert = writeLocalhostCertificate(dir);
     const port = await freePort();
     origin = `https://localhost:${port}`;
     tlsFetch = fetchTrusting(cert.certPem);

@@ -1,27 +1,6 @@
-// Real TLS for interop tests: a self-signed certificate for localhost (made by openssl, which the
-// machine image ships), and a fetch that trusts exactly that certificate. Nothing disables checks.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+// Real TLS for interop tests: a fetch that trusts exactly one certificate (such as the localhost
+// one @vellum/testing's writeLocalhostCertificate makes). Nothing disables checks.
 import { request } from 'node:https';
-import { join } from 'node:path';
-
-export interface TestCertificate {
-  certFile: string;
-  keyFile: string;
-  certPem: string;
-}
-
-/** Writes a P-256 certificate and key for `localhost` and 127.0.0.1 into `dir`. */
-export function makeLocalhostCertificate(dir: string): TestCertificate {
-  const certFile = join(dir, 'localhost.crt');
-  const keyFile = join(dir, 'localhost.key');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-    '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { stdio: 'ignore' });
-  return { certFile, keyFile, certPem: readFileSync(certFile, 'utf8') };
-}
 
 /** A WHATWG-style fetch over node:https that trusts only `caPem` (for wallet libraries' `fetch` option). */
 export function fetchTrusting(caPem: string): typeof fetch {

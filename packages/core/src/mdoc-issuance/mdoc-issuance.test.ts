@@ -4,6 +4,7 @@ import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
+import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
 import { createVellum } from '../compose.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
@@ -217,17 +218,7 @@ describe('managed document signers: rotation (ISO/IEC 18013-5 Annex B validity)'
 describe('imported IACAs at issuance', () => {
   it('needs an active document signer, and then signs with it', async () => {
     const { issue, iacas, documentSigners, ctx } = await setup();
-    const publicKey: PublicJwk = { kty: 'EC', crv: 'P-256', x: 'root-x', y: 'root-y' };
-    const root = fakeCertificatePem({
-      serialNumber: '01',
-      subject: { commonName: 'Root', country: 'US' },
-      issuer: `key:${publicKey.x}:${publicKey.y}`,
-      notBefore: '2026-01-01T00:00:00.000Z',
-      notAfter: '2036-01-01T00:00:00.000Z',
-      publicKey,
-      isCa: true,
-      extendedKeyUsages: [],
-    });
+    const root = importedRoot({ serialNumber: '01', subject: { commonName: 'Root', country: 'US' }, publicKey: p256('root-x', 'root-y') });
     const iaca = await iacas.create(ctx, { certificatePem: root });
     await iacas.update(ctx, iaca.id, { active: true });
     await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/^No active document signer for the active IACA .*\/v2\/credentials\/mobile\/document-signers/) });

@@ -1,7 +1,7 @@
 import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
-import type { PublicJwk } from '../keys/model.ts';
+import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
 import type { Role } from '../tenancy/permissions.ts';
 
 const DAY = 86_400_000;
@@ -16,24 +16,6 @@ async function setup(role: Role = 'admin') {
 
 /** The JSON inside a fake certificate (see @vellum/testing's fakeX509Authority). */
 const bodyOf = (pem: string) => JSON.parse(Buffer.from(pem.split('\n')[1] as string, 'base64').toString('utf8')) as FakeCertificateBody;
-
-const p256 = (x = 'iaca-x', y = 'iaca-y'): PublicJwk => ({ kty: 'EC', crv: 'P-256', x, y });
-
-/** A self-signed root certificate made elsewhere, as a tenant would import it. */
-function importedRoot(over: Partial<FakeCertificateBody> = {}): string {
-  const publicKey = over.publicKey ?? p256();
-  return fakeCertificatePem({
-    serialNumber: '7f01',
-    subject: { commonName: 'State DMV IACA', country: 'US', stateOrProvinceName: 'US-CA' },
-    issuer: `key:${publicKey.x}:${publicKey.y}`,
-    notBefore: '2026-01-01T00:00:00.000Z',
-    notAfter: '2036-01-01T00:00:00.000Z',
-    publicKey,
-    isCa: true,
-    extendedKeyUsages: [],
-    ...over,
-  });
-}
 
 describe('managed IACAs (API.md §7, ISO/IEC 18013-5 Annex B)', () => {
   it('creates an inactive IACA with a held P-256 key, the tenant’s name and origin, and a CRL distribution point of its own', async () => {

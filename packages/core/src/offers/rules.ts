@@ -34,6 +34,15 @@ export interface CheckedPreAuthorizedOffer {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** An offer's `credentials`: a non-empty list of distinct configuration ids (both kinds of offer). */
+function checkCredentialIds(credentials: unknown, add: (param: string, msg: string, value?: unknown) => void): void {
+  if (!Array.isArray(credentials) || credentials.length === 0 || !credentials.every((c) => typeof c === 'string' && c.length > 0)) {
+    add('credentials', 'A non-empty list of credential configuration ids', credentials);
+  } else if (new Set(credentials).size !== credentials.length) {
+    add('credentials', 'Each configuration id may appear once', credentials);
+  }
+}
+
 /**
  * Checks a pre-authorized offer request (specification 2.4, API.md §9) apart from what needs the
  * store (that each id names an mDoc configuration of the tenant), reporting every problem at once.
@@ -43,11 +52,7 @@ export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): Checked
   const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
 
   const credentials = input.credentials;
-  if (!Array.isArray(credentials) || credentials.length === 0 || !credentials.every((c) => typeof c === 'string' && c.length > 0)) {
-    add('credentials', 'A non-empty list of credential configuration ids', credentials);
-  } else if (new Set(credentials).size !== credentials.length) {
-    add('credentials', 'Each configuration id may appear once', credentials);
-  }
+  checkCredentialIds(credentials, add);
   if (input.userId !== undefined && (typeof input.userId !== 'string' || input.userId.length === 0)) add('userId', 'A user id', input.userId);
 
   let txCode: CheckedPreAuthorizedOffer['txCode'];
@@ -150,11 +155,7 @@ export function checkAuthorizationCodeOffer(input: AuthorizationCodeOfferInput):
   const details: ErrorDetail[] = [];
   const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
   const credentials = input.credentials;
-  if (!Array.isArray(credentials) || credentials.length === 0 || !credentials.every((c) => typeof c === 'string' && c.length > 0)) {
-    add('credentials', 'A non-empty list of credential configuration ids', credentials);
-  } else if (new Set(credentials).size !== credentials.length) {
-    add('credentials', 'Each configuration id may appear once', credentials);
-  }
+  checkCredentialIds(credentials, add);
   const parameters = input.request_parameters;
   if (parameters !== undefined && !isObject(parameters)) add('request_parameters', 'An object of request parameters, such as { "login_hint": "..." }', parameters);
   if (input.byReference !== undefined && typeof input.byReference !== 'boolean') add('byReference', 'true or false', input.byReference);

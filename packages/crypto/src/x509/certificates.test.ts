@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { createHash, createPublicKey, X509Certificate as NodeX509Certificate, verify as nodeVerify } from 'node:crypto';
 import type { PublicJwk } from '@vellum/core';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import { children, fakeClock, makeTenant, type Tlv, tlv } from '@vellum/testing';
 import {
   AuthorityKeyIdentifierExtension,
   BasicConstraintsExtension,
@@ -23,33 +23,7 @@ import { createSealer } from '../sealer.ts';
 import { createCrl, createCsr, createDocumentSignerCertificate, createIacaCertificate, type CreateIacaCertificateInput } from './certificates.ts';
 import { managedSigningKey } from './signing.ts';
 
-// ----- a small DER reader, so extensions and signatures are checked by code that is not @peculiar's -----
-
-interface Tlv {
-  tag: number;
-  start: number;
-  body: number;
-  end: number;
-}
-
-function tlv(der: Uint8Array, at: number): Tlv {
-  const tag = der[at] as number;
-  let length = der[at + 1] as number;
-  let body = at + 2;
-  if (length & 0x80) {
-    const n = length & 0x7f;
-    length = 0;
-    for (let i = 0; i < n; i++) length = length * 256 + (der[body + i] as number);
-    body += n;
-  }
-  return { tag, start: at, body, end: body + length };
-}
-
-function children(der: Uint8Array, parent: Tlv): Tlv[] {
-  const out: Tlv[] = [];
-  for (let at = parent.body; at < parent.end; at = out[out.length - 1]!.end) out.push(tlv(der, at));
-  return out;
-}
+// ----- reading DER (tlv, children: @vellum/testing), so extensions and signatures are checked by code that is not @peculiar's -----
 
 function oid(der: Uint8Array, node: Tlv): string {
   const bytes = der.subarray(node.body, node.end);
