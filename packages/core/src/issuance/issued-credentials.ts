@@ -6,7 +6,7 @@ import { type ErrorDetail, notFound, validationError } from '../shared/errors.ts
 import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';
-import type { IssuedCredentialFilter, IssuedCredentialRecord, IssuedCredentialStatus, WalletNotification } from './model.ts';
+import type { IssuedCredentialFilter, IssuedCredentialRecord } from './model.ts';
 
 export interface IssuedCredentialDeps {
   store: Store;
@@ -14,18 +14,7 @@ export interface IssuedCredentialDeps {
 }
 
 /** An issued-credential record as the API shows it (API.md §12), with the wallet's last notification. */
-export interface IssuedCredentialView {
-  id: string;
-  format: CredentialFormat;
-  credentialConfigurationId: string;
-  userId: string;
-  offerId?: string;
-  issuedAt: string;
-  validFrom: string;
-  validUntil: string;
-  status: IssuedCredentialStatus;
-  notification?: WalletNotification;
-}
+export type IssuedCredentialView = Omit<IssuedCredentialRecord, 'tenantId' | 'notificationId'>;
 
 export interface IssuedCredentialListQuery {
   limit?: number | undefined;
