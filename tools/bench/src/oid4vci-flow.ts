@@ -103,9 +103,14 @@ async function flow(server: BenchServer, admin: Record<string, string>, configur
   return times;
 }
 
-function report(label: string, samples: Record<Step, number>[], failures: number, elapsedMs: number, cpu: number | undefined) {
+const cpuSecondsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+};
+
+function report(label: string, samples: Record<Step, number>[], failures: number, elapsedMs: number, cpu: number | undefined, driverCpu: number) {
   const flowsPerSecond = samples.length / (elapsedMs / 1000);
-  console.log(`\n${label}: ${samples.length} flows in ${(elapsedMs / 1000).toFixed(1)} s = ${flowsPerSecond.toFixed(0)} flows/s, ${failures} failed` + (cpu ? `, ${(samples.length / cpu).toFixed(0)} flows per server CPU-second` : ''));
+  console.log(`\n${label}: ${samples.length} flows in ${(elapsedMs / 1000).toFixed(1)} s = ${flowsPerSecond.toFixed(0)} flows/s, ${failures} failed` + (cpu ? `, ${(samples.length / cpu).toFixed(0)} flows per server CPU-second` : '') + `, driver ${((driverCpu / samples.length) * 1000).toFixed(2)} ms CPU per flow`);
   for (const step of STEPS) {
     const sorted = samples.map((s) => s[step]).sort((a, b) => a - b);
     console.log(`  ${step.padEnd(10)} p50 ${percentile(sorted, 50).toFixed(2)} ms   p99 ${percentile(sorted, 99).toFixed(2)} ms`);
@@ -127,6 +132,7 @@ try {
     const samples: Record<Step, number>[] = [];
     let failures = 0;
     const cpu0 = server.cpuSeconds();
+    const driver0 = process.cpuUsage();
     const started = performance.now();
     const until = started + seconds * 1000;
     await Promise.all(
@@ -142,7 +148,7 @@ try {
       }),
     );
     const cpu1 = server.cpuSeconds();
-    report('Saturation', samples, failures, performance.now() - started, cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined);
+    report('Saturation', samples, failures, performance.now() - started, cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined, cpuSecondsSince(driver0));
   }
 
   // 2. A fixed arrival rate: a new flow every 1/rate s, whatever the answers take.
@@ -150,6 +156,7 @@ try {
     const samples: Record<Step, number>[] = [];
     let failures = 0;
     const inFlight = new Set<Promise<void>>();
+    const driver0 = process.cpuUsage();
     const started = performance.now();
     let launched = 0;
     while (performance.now() - started < seconds * 1000) {
@@ -166,7 +173,7 @@ try {
       await new Promise((r) => setTimeout(r, 1));
     }
     await Promise.all(inFlight);
-    report(`Fixed rate ${rate} flows/s`, samples, failures, performance.now() - started, undefined);
+    report(`Fixed rate ${rate} flows/s`, samples, failures, performance.now() - started, undefined, cpuSecondsSince(driver0));
   }
 } finally {
   await server.stop();
