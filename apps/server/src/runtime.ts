@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
-import { createProofVerifier, loadCredentialEncryption } from '@vellum/crypto';
+import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createLinkedDataSigner, createMdocEngine } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { openSqlStore } from '@vellum/storage-sql';
@@ -75,6 +75,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger): Promise
       proofVerifier: createProofVerifier(),
       // Its seed is sealed under the master key too: a key that cannot open it stops the start here.
       credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock }),
+      // The c_nonce MAC key, sealed alike: every server sharing the database opens the others' nonces.
+      nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock }),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

@@ -20,7 +20,7 @@ import { createNonceService, type NonceService } from './oauth/nonces.ts';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
 import { createUserService, type UserService } from './users/service.ts';
 import type { DomainEventSink } from './ports.ts';
-import type { CredentialEncryption, ProofVerifier } from './ports.ts';
+import type { CredentialEncryption, NonceCodec, ProofVerifier } from './ports.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
 import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
 import { createWebhookSigningKeys, type WebhookSigningKeys } from './webhooks/keys.ts';
@@ -73,6 +73,8 @@ export interface VellumDeps extends AddressingOptions {
   proofVerifier: ProofVerifier;
   /** Encrypted credential requests and responses (JWE): @vellum/crypto's loadCredentialEncryption. */
   credentialEncryption: CredentialEncryption;
+  /** Self-authenticating c_nonces, with a key every server sharing the store has: @vellum/crypto's loadNonceCodec. */
+  nonceCodec: NonceCodec;
 }
 
 /** Every use case of the platform, wired once. */
@@ -140,7 +142,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       events: recorder,
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
     }),
-    nonces: createNonceService({ store, clock, ids, events: recorder }),
+    nonces: createNonceService({ store, clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,
     addressing,
     webhooks: createWebhookService({ store, clock, ids, events: recorder, signingKeys: webhookSigningKeys }),
@@ -155,6 +157,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       ids,
       walletTokens: deps.walletTokens,
       proofs: deps.proofVerifier,
+      nonces: deps.nonceCodec,
       encryption: deps.credentialEncryption,
       mdocIssuance,
       domainEvents,

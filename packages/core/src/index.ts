@@ -252,6 +252,7 @@ export type {
 
 export type {
   Digests,
+  NonceCodec,
   NonceRecord,
   NonceRepository,
   OfferRepository,

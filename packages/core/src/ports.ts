@@ -312,7 +312,11 @@ export interface OfferRepository {
   markDeleted(tenantId: string, id: string, kind: OfferKind): Promise<boolean>;
 }
 
-/** A single-use `c_nonce` (OpenID4VCI 1.0 §7; API.md §9). */
+/**
+ * A `c_nonce` that was used (OpenID4VCI 1.0 §7; API.md §9). Nonces are self-authenticating
+ * (NonceCodec) and written nowhere when issued; the store remembers only the used ones, until they
+ * expire, so that each is accepted once.
+ */
 export interface NonceRecord {
   tenantId: string;
   nonce: string;
@@ -320,16 +324,29 @@ export interface NonceRecord {
 }
 
 export interface NonceRepository {
-  /** Adds a nonce. Throws DomainError `Conflict` when the tenant already has it. */
-  insert(nonce: NonceRecord): Promise<void>;
   /**
-   * Uses up a nonce in one atomic step: true exactly once for a nonce of the tenant whose
-   * `expiresAt` is after `now`, false otherwise (unknown, used, expired, another tenant's). Of
-   * racing consumers, exactly one gets true.
+   * Records that the tenant used `nonce`, in one atomic insert that the key (tenant, nonce) guards:
+   * true the first time, false when it is recorded already. Of racing callers, on one server or on
+   * several sharing the database, exactly one gets true. Never throws for a repeat.
    */
-  consume(tenantId: string, nonce: string, now: string): Promise<boolean>;
-  /** Forgets the tenant's nonces that expired at or before `now` (housekeeping); returns how many. */
+  markUsed(record: NonceRecord): Promise<boolean>;
+  /** Forgets the tenant's used nonces that expired at or before `now` (housekeeping); returns how many. */
   deleteExpired(tenantId: string, now: string): Promise<number>;
+}
+
+/**
+ * Mints and opens self-authenticating `c_nonce`s: each carries its expiry and is bound to its tenant
+ * under a MAC, so issuing one writes nothing. Servers sharing a database must share the key, so that
+ * any of them opens what another minted.
+ */
+export interface NonceCodec {
+  /** A new, unguessable nonce for the tenant that `open` accepts (expiry kept to the second, rounded down). */
+  mint(tenantId: string, expiresAt: Date): string;
+  /**
+   * The expiry of a nonce this codec minted for this tenant, whether or not it has passed; undefined
+   * for anything else (bad encoding, bad MAC, another tenant's, another version). Never throws.
+   */
+  open(tenantId: string, nonce: string): { expiresAt: Date } | undefined;
 }
 
 /** Which KeyManager key a tenant uses for a purpose (e.g. signing wallet access tokens). */

@@ -1,7 +1,7 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
-import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
+import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { createVellum, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
 
@@ -22,7 +22,8 @@ export function harness() {
   const walletTokens = fakeWalletTokens(clock);
   const proofVerifier = fakeProofVerifier();
   const credentialEncryption = fakeCredentialEncryption();
-  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
+  const nonceCodec = fakeNonceCodec();
+  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
   return {
     store,
     clock,
@@ -50,6 +51,7 @@ export function harness() {
     offers: vellum.offers,
     tokenEndpoint: vellum.tokenEndpoint,
     nonces: vellum.nonces,
+    nonceCodec,
     proofVerifier,
     credentialEndpoint: vellum.credentialEndpoint,
     issuedCredentials: vellum.issuedCredentials,

@@ -45,3 +45,6 @@ export { createProofVerifier } from './proof-verifier.ts';
 /** The core's CredentialEncryption port: encrypted requests (per-tenant keys from a sealed seed) and responses. */
 export { loadCredentialEncryption, REQUEST_ENCRYPTION_SEED_NAME } from './credential-encryption.ts';
 export type { LoadCredentialEncryptionOptions } from './credential-encryption.ts';
+/** The core's NonceCodec port: self-authenticating c_nonces (HMAC-SHA-256 under a sealed platform key). */
+export { loadNonceCodec, NONCE_MAC_KEY_NAME } from './nonce-codec.ts';
+export type { LoadNonceCodecOptions } from './nonce-codec.ts';

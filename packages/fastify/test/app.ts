@@ -3,7 +3,7 @@
 import { createVellum, type KeyManager, type Role } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
-import { createProofVerifier, loadCredentialEncryption } from '@vellum/crypto';
+import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeLinkedDataSigner, fakeMdocEngine, startDnsServer } from '@vellum/testing';
@@ -44,7 +44,8 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
   const walletTokens = createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock });
   const proofVerifier = createProofVerifier();
   const credentialEncryption = await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock });
-  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
+  const nonceCodec = await loadNonceCodec({ keys: store.platformKeys, sealer, clock });
+  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
   const { tenants } = services;
 
   const app = Fastify();

@@ -29,7 +29,7 @@ export interface OfferState {
   offers: Map<string, Row<OfferRecord>>;
   /** Offer id by `${tenantId} ${codeDigest}` (the SQL store's unique index). */
   offerCodes: Map<string, string>;
-  /** Expiry by `${tenantId} ${nonce}`. */
+  /** Expiry of used nonces by `${tenantId} ${nonce}` (the SQL store's primary key). */
   nonces: Map<string, string>;
   /** By `${tenantId} ${purpose}`. */
   signingKeys: Map<string, TenantSigningKeyRecord>;
@@ -153,16 +153,11 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
     },
 
     nonces: {
-      async insert(n) {
+      async markUsed(n) {
         const key = `${n.tenantId} ${n.nonce}`;
-        if (get().nonces.has(key)) throw conflict('The nonce exists');
+        if (get().nonces.has(key)) return false;
         get().nonces.set(key, n.expiresAt);
-      },
-      async consume(tenantId, nonce, now) {
-        const key = `${tenantId} ${nonce}`;
-        const expiresAt = get().nonces.get(key);
-        if (expiresAt === undefined || !(expiresAt > now)) return false;
-        return get().nonces.delete(key);
+        return true;
       },
       async deleteExpired(tenantId, now) {
         let removed = 0;

@@ -428,6 +428,14 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    '0009_used_nonces': {
+      async up(db: Kysely<any>) {
+        // c_nonces are self-authenticating now and `nonces` records the used ones (same columns and
+        // key). The rows left are nonces issued and never used: kept, they would read as used.
+        await db.deleteFrom('nonces').execute();
+      },
+    },
   };
 }
 

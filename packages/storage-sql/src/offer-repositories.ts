@@ -1,6 +1,6 @@
-// Users, offers, nonces and tenant signing key records on Kysely. The single-use operations are one
-// statement each (a conditional UPDATE … RETURNING, or a conditional DELETE), so two servers
-// sharing a database never both accept one code or nonce.
+// Users, offers, used nonces and tenant signing key records on Kysely. The single-use operations are
+// one statement each (a conditional UPDATE … RETURNING, or an insert the primary key refuses), so two
+// servers sharing a database never both accept one code or nonce.
 
 import { canonicalJson, conflict, notFound, type RedeemOutcome, type Repositories, type Slice, type UserFilter } from '@vellum/core';
 import { type Expression, type SqlBool, sql } from 'kysely';
@@ -153,17 +153,15 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
     },
 
     nonces: {
-      async insert(nonce) {
-        try {
-          await db.insertInto('nonces').values(toNonceRow(nonce)).execute();
-        } catch (error) {
-          if (uniqueViolation(error) === undefined) throw error;
-          throw conflict('The nonce exists');
-        }
-      },
-      async consume(tenantId, nonce, now) {
-        const result = await db.deleteFrom('nonces').where('tenant_id', '=', tenantId).where('nonce', '=', nonce).where('expires_at', '>', now).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+      async markUsed(record) {
+        // ON CONFLICT DO NOTHING (PostgreSQL and SQLite): a repeat inserts no row rather than raising,
+        // so it neither needs an exception nor ends the caller's PostgreSQL transaction.
+        const result = await db
+          .insertInto('nonces')
+          .values(toNonceRow(record))
+          .onConflict((oc) => oc.columns(['tenant_id', 'nonce']).doNothing())
+          .executeTakeFirst();
+        return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
       },
       async deleteExpired(tenantId, now) {
         const result = await db.deleteFrom('nonces').where('tenant_id', '=', tenantId).where('expires_at', '<=', now).executeTakeFirst();

@@ -39,6 +39,7 @@ export interface OffersTable {
   used_at: string | null;
 }
 
+/** Used c_nonces, kept until they expire (migration 0009_used_nonces). */
 export interface NoncesTable {
   tenant_id: string;
   nonce: string;

@@ -9,7 +9,7 @@ export type { DnsTestServer } from './dns-server.ts';
 export { fakeCertificatePem, fakeCsrBody, fakeMdocEngine, fakeX509Authority, readFakeMdoc } from './mdoc-fakes.ts';
 export type { FakeCertificateBody, FakeMdoc } from './mdoc-fakes.ts';
 export { makeDocumentSigner, makeIaca } from './store-contract-mdoc.ts';
-export { fakeDigests, fakeWalletTokens } from './token-fakes.ts';
+export { fakeDigests, fakeNonceCodec, fakeWalletTokens } from './token-fakes.ts';
 export { makeOffer, makeUser } from './store-contract-offers.ts';
 export { makeIssuedCredential } from './store-contract-issuance.ts';
 export {

@@ -260,43 +260,57 @@ export function describeOfferContract(store: () => Store): void {
     });
   });
 
-  describe('nonces', () => {
-    it('consume is true once for an unexpired nonce of the tenant, false otherwise', async () => {
+  describe('used nonces', () => {
+    it('markUsed is true the first time for a tenant’s nonce, false after; other tenants are apart', async () => {
       const [a, b] = [await tenant(), await tenant()];
       const nonce = unique('n-');
-      await store().nonces.insert({ tenantId: a.id, nonce, expiresAt: iso(300_000) });
-      await expectDomainError(store().nonces.insert({ tenantId: a.id, nonce, expiresAt: iso(300_000) }), 'Conflict');
-      expect(await store().nonces.consume(b.id, nonce, iso())).toBe(false);
-      expect(await store().nonces.consume(a.id, nonce, iso())).toBe(true);
-      expect(await store().nonces.consume(a.id, nonce, iso())).toBe(false);
-      const expired = unique('n-');
-      await store().nonces.insert({ tenantId: a.id, nonce: expired, expiresAt: iso(-1) });
-      expect(await store().nonces.consume(a.id, expired, iso())).toBe(false);
-      expect(await store().nonces.consume(a.id, unique('none-'), iso())).toBe(false);
+      expect(await store().nonces.markUsed({ tenantId: a.id, nonce, expiresAt: iso(300_000) })).toBe(true);
+      expect(await store().nonces.markUsed({ tenantId: a.id, nonce, expiresAt: iso(300_000) })).toBe(false);
+      // A repeat with another expiry is still a repeat: the key is (tenant, nonce).
+      expect(await store().nonces.markUsed({ tenantId: a.id, nonce, expiresAt: iso(600_000) })).toBe(false);
+      expect(await store().nonces.markUsed({ tenantId: b.id, nonce, expiresAt: iso(300_000) })).toBe(true);
+      expect(await store().nonces.markUsed({ tenantId: b.id, nonce, expiresAt: iso(300_000) })).toBe(false);
+      expect(await store().nonces.markUsed({ tenantId: a.id, nonce: unique('n-'), expiresAt: iso(300_000) })).toBe(true);
     });
 
-    it('racing consumers of one nonce: exactly one gets true', async () => {
+    it('racing markUsed calls for one nonce: exactly one gets true', async () => {
       const t = await tenant();
       for (let round = 0; round < 5; round++) {
         const nonce = unique('race-');
-        await store().nonces.insert({ tenantId: t.id, nonce, expiresAt: iso(300_000) });
-        const results = await Promise.all(Array.from({ length: 10 }, () => store().nonces.consume(t.id, nonce, iso())));
+        const results = await Promise.all(Array.from({ length: 10 }, () => store().nonces.markUsed({ tenantId: t.id, nonce, expiresAt: iso(300_000) })));
         expect(results.filter(Boolean)).toHaveLength(1);
       }
     });
 
-    it('deleteExpired forgets only the tenant’s expired nonces', async () => {
+    it('a repeat inside a transaction is false and leaves the transaction usable', async () => {
+      const t = await tenant();
+      const nonce = unique('tx-');
+      await store().nonces.markUsed({ tenantId: t.id, nonce, expiresAt: iso(300_000) });
+      const later = unique('tx-');
+      const results = await store().transaction(async (tx) => [
+        await tx.nonces.markUsed({ tenantId: t.id, nonce, expiresAt: iso(300_000) }),
+        await tx.nonces.markUsed({ tenantId: t.id, nonce: later, expiresAt: iso(300_000) }),
+      ]);
+      expect(results).toEqual([false, true]);
+      expect(await store().nonces.markUsed({ tenantId: t.id, nonce: later, expiresAt: iso(300_000) })).toBe(false);
+    });
+
+    it('deleteExpired forgets only the tenant’s records that expired at or before now', async () => {
       const [a, b] = [await tenant(), await tenant()];
       const live = unique('live-'), old1 = unique('old-'), old2 = unique('old-'), theirs = unique('theirs-');
-      await store().nonces.insert({ tenantId: a.id, nonce: live, expiresAt: iso(300_000) });
-      await store().nonces.insert({ tenantId: a.id, nonce: old1, expiresAt: iso(-2000) });
-      await store().nonces.insert({ tenantId: a.id, nonce: old2, expiresAt: iso(-1000) });
-      await store().nonces.insert({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) });
-      expect(await store().nonces.deleteExpired(a.id, iso())).toBe(2);
-      expect(await store().nonces.consume(a.id, live, iso())).toBe(true);
-      // Re-inserting a swept nonce works: it is gone.
-      await store().nonces.insert({ tenantId: a.id, nonce: old1, expiresAt: iso(1000) });
+      const now = iso();
+      await store().nonces.markUsed({ tenantId: a.id, nonce: live, expiresAt: iso(300_000) });
+      await store().nonces.markUsed({ tenantId: a.id, nonce: old1, expiresAt: iso(-2000) });
+      await store().nonces.markUsed({ tenantId: a.id, nonce: old2, expiresAt: now });
+      await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) });
+      expect(await store().nonces.deleteExpired(a.id, now)).toBe(2);
+      expect(await store().nonces.deleteExpired(a.id, now)).toBe(0);
+      // The live record stays; the swept ones are gone, so they could be recorded again.
+      expect(await store().nonces.markUsed({ tenantId: a.id, nonce: live, expiresAt: iso(300_000) })).toBe(false);
+      expect(await store().nonces.markUsed({ tenantId: a.id, nonce: old1, expiresAt: iso(1000) })).toBe(true);
+      expect(await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) })).toBe(false);
       expect(await store().nonces.deleteExpired(b.id, iso())).toBe(1);
+      expect(await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) })).toBe(true);
     });
   });
 

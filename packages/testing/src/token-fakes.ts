@@ -1,6 +1,7 @@
-// Stand-ins for the Digests and WalletTokens ports in tests of the core (no jose, no KeyManager).
-import { createHash, randomUUID } from 'node:crypto';
-import type { Clock, Digests, WalletAccessClaims, WalletTokens } from '@vellum/core';
+// Stand-ins for the Digests, WalletTokens and NonceCodec ports in tests of the core (no jose, no
+// KeyManager, no platform keys).
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Clock, Digests, NonceCodec, WalletAccessClaims, WalletTokens } from '@vellum/core';
 
 /** SHA-256 from node:crypto, as @vellum/crypto's createDigests computes it. */
 export function fakeDigests(): Digests {
@@ -35,6 +36,27 @@ export function fakeWalletTokens(clock: Clock): WalletTokens & { issued: WalletA
     },
     async jwks() {
       return { keys: [{ kty: 'EC', crv: 'P-256', kid: 'fake', alg: 'ES256', use: 'sig' }] };
+    },
+  };
+}
+
+/**
+ * A NonceCodec for tests of the core that remembers what it minted instead of signing it: it opens
+ * only its own nonces, for their tenant, as the real codec does. Servers in a test share one, as real
+ * ones share the key.
+ */
+export function fakeNonceCodec(): NonceCodec {
+  const minted = new Map<string, { tenantId: string; expiresAt: Date }>();
+  return {
+    mint(tenantId, expiresAt) {
+      const nonce = randomBytes(32).toString('base64url');
+      // Kept to the second, rounded down, like the real codec.
+      minted.set(nonce, { tenantId, expiresAt: new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) });
+      return nonce;
+    },
+    open(tenantId, nonce) {
+      const found = typeof nonce === 'string' ? minted.get(nonce) : undefined;
+      return found && found.tenantId === tenantId ? { expiresAt: new Date(found.expiresAt) } : undefined;
     },
   };
 }

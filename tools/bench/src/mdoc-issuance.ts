@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { createVellum, type MdocConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS, type Store } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
-import { createProofVerifier, loadCredentialEncryption } from '@vellum/crypto';
+import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createMdocEngine } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
@@ -78,6 +78,7 @@ async function prepare(store: Store, cacheMs: number) {
     walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
     proofVerifier: createProofVerifier(),
     credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock: systemClock }),
+    nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock: systemClock }),
     mdocSignerCacheMs: cacheMs,
     platformDomain: 'vellum.bench',
     publicUrl: 'http://localhost:3000',

@@ -145,7 +145,7 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
       x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys),
       platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
-      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(),
+      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
     });
     const first = await a.dids.create(a.ctx, { method: 'key' });
     expect((await b.didConfiguration.get(a.visitor)).entries.map((e) => e.issuer)).toEqual([first.did]);

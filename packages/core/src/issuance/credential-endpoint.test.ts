@@ -10,7 +10,7 @@ import {
   walletKey,
   type WalletKey,
 } from '@vellum/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
 import type { DomainEvent, DomainEventSink, WalletAccessClaims, WalletTokens } from '../ports.ts';
@@ -82,6 +82,7 @@ async function setup() {
     ids: { uuid: () => crypto.randomUUID(), token: () => crypto.randomUUID(), bytes: (n) => crypto.getRandomValues(new Uint8Array(n)) },
     walletTokens,
     proofs,
+    nonces: h.nonceCodec,
     encryption: fakeCredentialEncryption(),
     mdocIssuance: h.mdocIssuance,
     domainEvents: sink,
@@ -122,10 +123,14 @@ async function setup() {
     return { userId, offerId, token, authorization: `Bearer ${token}` };
   }
 
+  /** A nonce from the nonce endpoint of `t`. */
   async function nonce(t: Tenant = tenant): Promise<string> {
-    const value = crypto.randomUUID();
-    await h.store.nonces.insert({ tenantId: t.id, nonce: value, expiresAt: new Date(h.clock.now().getTime() + 300_000).toISOString() });
-    return value;
+    return (await h.nonces.issue(contextFor(t, null))).c_nonce;
+  }
+
+  /** Whether the tenant's nonce is still unused; recording its use as a side effect, as the endpoint would. */
+  async function unused(value: string, t: Tenant = tenant): Promise<boolean> {
+    return h.store.nonces.markUsed({ tenantId: t.id, nonce: value, expiresAt: new Date(h.clock.now().getTime() + 300_000).toISOString() });
   }
 
   /** A fresh nonce and a good proof by `key` (a new P-256 wallet key unless given). */
@@ -136,7 +141,7 @@ async function setup() {
   const post = (ctx: RequestContext, authorization: string | undefined, body: unknown, contentType = 'application/json') =>
     endpoint.issue(ctx, { authorization, contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
-  return { ...h, tenant, admin, configuration, issuer, walletTokens, proofs, sink, endpoint, flow, nonce, proof, post, now, wallet: contextFor(tenant, null) };
+  return { ...h, tenant, admin, configuration, issuer, walletTokens, proofs, sink, endpoint, flow, nonce, unused, proof, post, now, wallet: contextFor(tenant, null) };
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; oauthError?: string; message: string }> {
@@ -260,6 +265,34 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       expect(await refusal(request(proofJwt(key, { audience: s.issuer, nonce: used, iat: s.now() })))).toMatchObject({ oauthError: 'invalid_nonce' });
     });
 
+    it('a nonce minted for another tenant: invalid_nonce, and it stays unused for its own tenant', async () => {
+      const s = await setup();
+      const { tenant: other } = await s.tenants.createTenant({ subdomain: 'other', region: 'eu01' });
+      const { authorization } = await s.flow();
+      const theirs = await s.nonce(other);
+      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce: theirs, iat: s.now() });
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'invalid_nonce');
+      expect(await s.unused(theirs, other)).toBe(true);
+      expect(await s.unused(theirs)).toBe(true);
+    });
+
+    it('an expired nonce, or one never issued, is refused on its own: the store is not asked', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const request = (nonce: string) =>
+        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] } });
+      const stale = await s.nonce();
+      const markUsed = vi.spyOn(s.store.nonces, 'markUsed');
+      // A nonce lives exactly 5 minutes: at its expiry it is refused.
+      s.clock.advance(300_000);
+      await expectRefused(s, request(stale), 'BadRequest', 'invalid_nonce');
+      await expectRefused(s, request('never-issued'), 'BadRequest', 'invalid_nonce');
+      expect(markUsed).not.toHaveBeenCalled();
+      // One a second younger is still good, and is used up through the store.
+      await request(await s.nonce());
+      expect(markUsed).toHaveBeenCalledTimes(1);
+    });
+
     it('a proof signed by another key than the one it names, and one for another audience: invalid_proof', async () => {
       const s = await setup();
       const { authorization } = await s.flow();
@@ -300,7 +333,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const nonce = await s.nonce();
       const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: other.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'unknown_credential_configuration');
-      expect(await s.store.nonces.consume(s.tenant.id, nonce, NOW)).toBe(true);
+      expect(await s.unused(nonce)).toBe(true);
 
       const granted = await s.flow({ configurationIds: [other.id] });
       await s.store.credentialConfigurations.delete(s.tenant.id, other.id);
@@ -347,7 +380,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const nonce = await s.nonce();
       const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'credential_request_denied');
-      expect(await s.store.nonces.consume(s.tenant.id, nonce, NOW)).toBe(true);
+      expect(await s.unused(nonce)).toBe(true);
       const gone = await s.flow();
       await s.store.users.delete(s.tenant.id, gone.userId);
       await expectRefused(s, s.post(s.wallet, gone.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }), 'BadRequest', 'credential_request_denied');
@@ -423,7 +456,7 @@ describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10
       const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
       const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] }, credential_response_encryption }));
       expect(failure, JSON.stringify(credential_response_encryption)).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_encryption_parameters' });
-      expect(await s.store.nonces.consume(s.tenant.id, nonce, NOW)).toBe(true);
+      expect(await s.unused(nonce)).toBe(true);
     }
     expect(s.mdocEngine.calls).toBe(0);
   });

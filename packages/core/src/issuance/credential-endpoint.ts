@@ -6,7 +6,7 @@ import type { CredentialConfiguration, MdocConfiguration } from '../configuratio
 import type { EventRecorder } from '../events/recorder.ts';
 import type { MdocIssuance } from '../mdoc-issuance/service.ts';
 import { issuerOf } from '../metadata/service.ts';
-import type { Clock, CredentialEncryption, DomainEvent, DomainEventSink, Ids, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
+import type { Clock, CredentialEncryption, DomainEvent, DomainEventSink, Ids, NonceCodec, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';
@@ -20,6 +20,8 @@ export interface CredentialEndpointDeps {
   ids: Ids;
   walletTokens: Pick<WalletTokens, 'verify'>;
   proofs: ProofVerifier;
+  /** Opens the self-authenticating nonces the nonce endpoint minted. */
+  nonces: NonceCodec;
   encryption: CredentialEncryption;
   mdocIssuance: MdocIssuance;
   /** Takes the `OpenIdCredentialIssued` event inside the transaction that records the credential (the webhook outbox). */
@@ -76,7 +78,7 @@ const failureCode = (error: unknown) => (isDomainError(error) ? (error.oauthErro
 
 /** The credential endpoint and its notification endpoint over the core's ports. */
 export function createCredentialEndpoint(deps: CredentialEndpointDeps): CredentialEndpoint {
-  const { store, clock, ids, walletTokens, proofs, encryption, mdocIssuance, domainEvents, events } = deps;
+  const { store, clock, ids, walletTokens, proofs, nonces, encryption, mdocIssuance, domainEvents, events } = deps;
 
   /** The configuration a request asks for, which the token must grant. */
   async function configurationFor(ctx: RequestContext, token: WalletAccessClaims, request: CredentialRequest): Promise<CredentialConfiguration> {
@@ -107,7 +109,10 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const { nonce } = checkProofClaims(verified.proof, { audience: issuer, now: nowSeconds, algorithms: MDOC_PROOF_ALGORITHMS });
     const exp = verified.proof.payload.exp;
     if (exp !== undefined && (typeof exp !== 'number' || exp <= nowSeconds)) throw refusal('invalid_proof', 'The proof has expired');
-    if (!(await store.nonces.consume(ctx.tenant.id, nonce, now.toISOString()))) {
+    // Unknown, another tenant's or expired is decided by the nonce itself; only its single use needs the store.
+    const opened = nonces.open(ctx.tenant.id, nonce);
+    const fresh = opened !== undefined && opened.expiresAt.getTime() > now.getTime();
+    if (!fresh || !(await store.nonces.markUsed({ tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() }))) {
       throw refusal('invalid_nonce', 'The proof’s nonce is unknown, used or expired: fetch a new one from the nonce endpoint');
     }
     return verified.proof.holderKey;

@@ -251,7 +251,7 @@ describe('two servers sharing one store: the signing chain cache', () => {
       tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: a.signer,
       x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
-      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(),
+      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
     });
     return { a, b };
   }

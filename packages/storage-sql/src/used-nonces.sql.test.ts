@@ -1,0 +1,108 @@
+// Used c_nonces on both dialects beyond the Store contract: the migration that turned `nonces` from
+// issued nonces into used ones, and two servers (two connections) recording one nonce at once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Store } from '@vellum/core';
+import { makeTenant } from '@vellum/testing';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqlStoreFromKysely, migrateToLatest, openSqlStore, type SqlStoreOptions, type VellumDatabase } from './index.ts';
+import { openSqliteDatabase } from './sqlite-database.ts';
+
+const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+
+/** 0009_used_nonces over a database that holds nonces the old scheme issued and nobody used. */
+async function migrationForgetsIssuedNonces(db: Kysely<VellumDatabase>, kind: 'sqlite' | 'postgres'): Promise<void> {
+  await migrateToLatest(db);
+  const store = createSqlStoreFromKysely(db, kind);
+  try {
+    const tenant = makeTenant();
+    await store.tenants.insert(tenant);
+    // As before 0009: the migration not yet applied, and issued nonces in the table.
+    await (db as unknown as Kysely<{ vellum_migration: { name: string } }>).deleteFrom('vellum_migration').where('name', '=', '0009_used_nonces').execute();
+    const issued = ['issued-1', 'issued-2'];
+    await db.insertInto('nonces').values(issued.map((nonce) => ({ tenant_id: tenant.id, nonce, expires_at: iso(300_000) }))).execute();
+    expect(await migrateToLatest(db)).toEqual(['0009_used_nonces']);
+    expect(await db.selectFrom('nonces').select('nonce').execute()).toEqual([]);
+    // They would otherwise have read as used.
+    for (const nonce of issued) expect(await store.nonces.markUsed({ tenantId: tenant.id, nonce, expiresAt: iso(300_000) })).toBe(true);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Two stores on one database, as two servers: of racing markUsed calls across them exactly one is true. */
+async function twoServersRace(options: SqlStoreOptions): Promise<void> {
+  const stores: Store[] = [await openSqlStore(options), await openSqlStore(options)];
+  try {
+    const [a, b] = stores as [Store, Store];
+    const tenant = makeTenant();
+    await a.tenants.insert(tenant);
+    for (let round = 0; round < 10; round++) {
+      const record = { tenantId: tenant.id, nonce: `race-${round}-${crypto.randomUUID()}`, expiresAt: iso(300_000) };
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).nonces.markUsed(record)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    }
+  } finally {
+    for (const store of stores) await store.close();
+  }
+}
+
+describe('used nonces on SQLite', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vellum-nonces-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
+    const db = new Kysely<VellumDatabase>({ dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: join(dir, 'migrate.db'), busyTimeoutMs: 1000 }) }) });
+    await migrationForgetsIssuedNonces(db, 'sqlite');
+  });
+
+  it('two connections on one file recording one nonce at once: exactly one is first', async () => {
+    await twoServersRace({ kind: 'sqlite', filename: join(dir, 'race.db') });
+  });
+});
+
+const adminUrl = process.env.VELLUM_TEST_DATABASE_URL;
+
+async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+// Skipped only when no PostgreSQL is configured (a developer machine without one); CI sets
+// VELLUM_TEST_DATABASE_URL, so this suite always runs there.
+describe.skipIf(adminUrl === undefined)('used nonces on PostgreSQL', () => {
+  const created: string[] = [];
+
+  async function freshDatabase(): Promise<string> {
+    const name = `vellum_test_${process.pid}_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    await admin((c) => c.query(`create database "${name}"`));
+    created.push(name);
+    const url = new URL(adminUrl as string);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+
+  afterAll(async () => {
+    for (const name of created) await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
+  });
+
+  it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
+    const db = new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await freshDatabase(), max: 2 }) }) });
+    await migrationForgetsIssuedNonces(db, 'postgres');
+  });
+
+  it('two servers sharing the database recording one nonce at once: exactly one is first', async () => {
+    await twoServersRace({ kind: 'postgres', connectionString: await freshDatabase() });
+  });
+});
