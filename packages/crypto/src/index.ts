@@ -48,3 +48,8 @@ export type { LoadCredentialEncryptionOptions } from './credential-encryption.ts
 /** The core's NonceCodec port: self-authenticating c_nonces (HMAC-SHA-256 under a sealed platform key). */
 export { loadNonceCodec, NONCE_MAC_KEY_NAME } from './nonce-codec.ts';
 export type { LoadNonceCodecOptions } from './nonce-codec.ts';
+
+// Compact JWS on node:crypto (ES256 and EdDSA), for the request path.
+/** Public key objects from P-256 and Ed25519 JWKs, and compact JWS verification, header peeking and signing. */
+export { decodeJwsHeader, publicKeyFromJwk, signCompactJws, verifyCompactJws } from './jws.ts';
+export type { JwsAlgorithm, VerifiedJws } from './jws.ts';

@@ -66,6 +66,28 @@ describe('loadPlatformTokenSigner (API.md 2: admin tokens are ES256 JWTs of the 
     expect(await signer.verify(token)).toBeUndefined();
   });
 
+  it('refuses an expired token even after a verification of it was remembered (RFC 7519 §4.1.4)', async () => {
+    const { signer, clock } = await setup();
+    const token = await signer.sign(claims, { ...opts, expiresInSeconds: 60 });
+    for (let i = 0; i < 3; i += 1) expect(await signer.verify(token)).toMatchObject(claims);
+    clock.advance(59_999);
+    expect(await signer.verify(token)).toMatchObject(claims);
+    clock.advance(1);
+    expect(await signer.verify(token)).toBeUndefined();
+    expect(await signer.verify(token)).toBeUndefined();
+  });
+
+  it('gives each caller its own copy of the claims of a remembered token', async () => {
+    const { signer } = await setup();
+    const token = await signer.sign({ ...claims, scopes: ['a'] }, opts);
+    const first = await signer.verify(token);
+    if (first) {
+      first.rol = 'owner';
+      (first.scopes as string[]).push('b');
+    }
+    expect(await signer.verify(token)).toMatchObject({ rol: 'admin', scopes: ['a'] });
+  });
+
   it('refuses tampered and malformed tokens', async () => {
     const { signer } = await setup();
     const token = await signer.sign(claims, opts);

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 
 import type { Clock, PlatformKeyRepository, TokenSigner } from '@vellum/core';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
+import { calculateJwkThumbprint } from 'jose';
 
+import { signCompactJws, verifyCompactJws } from './jws.ts';
 import type { Sealer } from './sealer.ts';
 
 /** The name of the platform key that signs admin access tokens. */
@@ -12,6 +13,8 @@ const ALG = 'ES256';
 // RFC 9068 access-token type: verify requires it, so no other JWT the platform key might one day
 // sign can be replayed as an admin access token.
 const TYP = 'at+jwt';
+/** How many verified tokens each signer remembers; the oldest is dropped first. */
+const VERIFIED_CACHE_SIZE = 10_000;
 
 /** A public EC P-256 JWK, as a JWKS endpoint would publish it. */
 export interface PublicJwk {
@@ -64,10 +67,47 @@ function unseal(sealer: Sealer, sealed: string): PrivateEcJwk {
   return jwk;
 }
 
-async function newSealedKey(sealer: Sealer): Promise<string> {
-  const { privateKey } = await generateKeyPair(ALG, { extractable: true });
-  const { kty, crv, x, y, d } = await exportJWK(privateKey);
+function newSealedKey(sealer: Sealer): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y, d } = privateKey.export({ format: 'jwk' });
   return sealer.seal(Buffer.from(JSON.stringify({ kty, crv, x, y, d }), 'utf8'), ADMIN_TOKEN_KEY_NAME);
+}
+
+/** A verified token's claims as JSON (so every caller gets its own copy) and its time bounds. */
+interface VerifiedToken {
+  json: string;
+  exp: number;
+  nbf: number | undefined;
+}
+
+const utf8 = new TextDecoder();
+const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+// RFC 7515 §4.1.9: `typ` is a media type (case-insensitive) whose `application/` prefix may be left out.
+const isAccessTokenTyp = (typ: unknown) => typeof typ === 'string' && (typ.toLowerCase() === TYP || typ.toLowerCase() === `application/${TYP}`);
+const isAudience = (aud: unknown) => typeof aud === 'string' || (Array.isArray(aud) && aud.every((a) => typeof a === 'string'));
+/** The time checks, without clock tolerance: expired at `exp`, valid from `nbf`. */
+const inTime = (t: Pick<VerifiedToken, 'exp' | 'nbf'>, now: number) => t.exp > now && (t.nbf === undefined || t.nbf <= now);
+
+/**
+ * Checks a token's signature (ES256 by the platform key), its `typ` and the claims every admin token
+ * has; undefined for anything else. Expiry is left to the caller, which checks it on every use.
+ */
+function checkToken(token: string, publicKey: KeyObject, issuer: string | undefined): { claims: Record<string, unknown>; verified: VerifiedToken } | undefined {
+  const jws = verifyCompactJws(token, publicKey, [ALG]);
+  if (!jws || !isAccessTokenTyp(jws.header.typ)) return undefined;
+  const json = utf8.decode(jws.payload);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
+  const p = payload as Record<string, unknown>;
+  if (typeof p.sub !== 'string' || !isAudience(p.aud) || typeof p.iat !== 'number' || typeof p.exp !== 'number') return undefined;
+  if (p.nbf !== undefined && typeof p.nbf !== 'number') return undefined;
+  if (issuer !== undefined && p.iss !== issuer) return undefined;
+  return { claims: p, verified: { json, exp: p.exp, nbf: p.nbf } };
 }
 
 /**
@@ -79,7 +119,7 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
   const { keys, sealer, clock, issuer } = options;
   let record = await keys.get(ADMIN_TOKEN_KEY_NAME);
   if (!record) {
-    const sealed = await newSealedKey(sealer);
+    const sealed = newSealedKey(sealer);
     // Another server may have stored its key meanwhile; use whichever won so all servers agree.
     record = await keys.insertIfAbsent({ name: ADMIN_TOKEN_KEY_NAME, sealed, createdAt: clock.now().toISOString() });
   }
@@ -87,39 +127,45 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
   const publicPart = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
   const kid = await calculateJwkThumbprint(publicPart, 'sha256');
   const publicJwk: PublicJwk = Object.freeze({ ...publicPart, kid, alg: ALG, use: 'sig' });
-  const privateKey = await importJWK({ ...jwk, alg: ALG } satisfies JWK, ALG);
-  const publicKey = await importJWK({ ...publicPart, alg: ALG } satisfies JWK, ALG);
+  const privateKey = createPrivateKey({ key: { ...jwk }, format: 'jwk' });
+  const publicKey = createPublicKey(privateKey);
+  // Admin clients send the same token on every call until it expires. A token is a bearer
+  // credential: whoever holds these exact bytes may use it, whether its signature is checked once
+  // or on every call, so remembering a successful check keyed by the whole token string changes no
+  // security property. Only tokens that verified are kept, so the cache cannot be filled by others,
+  // and the clock is still checked on every use.
+  const verified = new Map<string, VerifiedToken>();
 
   return {
     keyId: kid,
     publicJwk,
 
     async sign(claims, o) {
-      const iat = Math.floor(clock.now().getTime() / 1000);
-      const jwt = new SignJWT(claims)
-        .setProtectedHeader({ alg: ALG, typ: TYP, kid })
-        .setSubject(o.subject)
-        .setAudience(o.audience)
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + o.expiresInSeconds)
-        .setJti(randomBytes(16).toString('base64url'));
-      if (issuer !== undefined) jwt.setIssuer(issuer);
-      return jwt.sign(privateKey);
+      const iat = epoch(clock.now());
+      const exp = iat + o.expiresInSeconds;
+      if (!Number.isFinite(iat) || !Number.isFinite(exp)) throw new TypeError('Admin tokens need a valid clock and a finite lifetime');
+      const payload = { ...claims, sub: o.subject, aud: o.audience, iat, exp, jti: randomBytes(16).toString('base64url'), ...(issuer !== undefined ? { iss: issuer } : {}) };
+      return signCompactJws({ alg: ALG, typ: TYP, kid }, payload, privateKey);
     },
 
     async verify(token) {
-      try {
-        const { payload } = await jwtVerify(token, publicKey, {
-          algorithms: [ALG],
-          typ: TYP,
-          currentDate: clock.now(),
-          requiredClaims: ['sub', 'aud', 'exp', 'iat'],
-          ...(issuer !== undefined ? { issuer } : {}),
-        });
-        return { ...payload };
-      } catch {
+      if (typeof token !== 'string') return undefined;
+      const now = epoch(clock.now());
+      const hit = verified.get(token);
+      if (hit) {
+        if (inTime(hit, now)) return JSON.parse(hit.json) as Record<string, unknown>;
+        // Past its exp a token never verifies again; should the clock go back, it is checked anew.
+        if (hit.exp <= now) verified.delete(token);
         return undefined;
       }
+      const checked = checkToken(token, publicKey, issuer);
+      if (!checked || !inTime(checked.verified, now)) return undefined;
+      if (verified.size >= VERIFIED_CACHE_SIZE) {
+        const oldest = verified.keys().next();
+        if (!oldest.done) verified.delete(oldest.value);
+      }
+      verified.set(token, checked.verified);
+      return checked.claims;
     },
   };
 }

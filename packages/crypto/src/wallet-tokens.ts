@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
 import type { Clock, KeyManager, TenantSigningKeyRepository, WalletAccessClaims, WalletTokens } from '@vellum/core';
-import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { decodeJwsHeader, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
 
 /** The purpose under which a tenant's wallet access token key is recorded. */
 export const WALLET_TOKEN_KEY_PURPOSE = 'wallet-access-token';
@@ -21,10 +22,11 @@ interface TenantKey {
   keyId: string;
   kid: string;
   publicJwk: Record<string, unknown>;
-  verifyKey: Awaited<ReturnType<typeof importJWK>>;
+  verifyKey: KeyObject;
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const b64url = (data: Uint8Array | string) => Buffer.from(typeof data === 'string' ? encoder.encode(data) : data).toString('base64url');
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -54,7 +56,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
     const { kty, crv, x, y } = key.publicJwk;
     const kid = await calculateJwkThumbprint({ kty, crv, x, y } as JWK, 'sha256');
     const publicJwk = { kty, crv, x, y, kid, alg: ALG, use: 'sig' };
-    return { keyId: record.keyId, kid, publicJwk, verifyKey: await importJWK({ kty, crv, x, y } as JWK, ALG) };
+    return { keyId: record.keyId, kid, publicJwk, verifyKey: publicKeyFromJwk({ kty, crv, x, y }) };
   }
 
   /**
@@ -113,12 +115,14 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
     async verify(tenantId, issuer, token) {
       try {
         if (typeof token !== 'string' || token.length > 8192) return undefined;
-        const header = decodeProtectedHeader(token);
-        if (header.alg !== ALG || header.typ !== TYP) return undefined;
+        // The header is read before the key is looked up, so junk never costs a store read.
+        const header = decodeJwsHeader(token);
+        if (!header || header.alg !== ALG || header.typ !== TYP) return undefined;
         const key = await tenantKey(tenantId, false);
         if (!key || header.kid !== key.kid) return undefined;
-        const { payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [ALG] });
-        const p = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+        const verified = verifyCompactJws(token, key.verifyKey, [ALG]);
+        if (!verified) return undefined;
+        const p = JSON.parse(decoder.decode(verified.payload)) as Record<string, unknown>;
         const now = Math.floor(clock.now().getTime() / 1000);
         const audiences = Array.isArray(p.aud) ? p.aud : [p.aud];
         if (p.tid !== tenantId || p.iss !== issuer || !audiences.includes(issuer)) return undefined;

@@ -1,0 +1,119 @@
+import { createPublicKey, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+
+/** The JWS algorithms this module signs and verifies (RFC 7518 §3.4, RFC 8037 §3.1). */
+export type JwsAlgorithm = 'ES256' | 'EdDSA';
+
+/** A compact JWS whose signature checked out: its protected header and its decoded payload. */
+export interface VerifiedJws {
+  header: Record<string, unknown>;
+  payload: Uint8Array;
+}
+
+/** JWK members that only a private (or symmetric) key has (RFC 7518 §6). */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Strict base64url (RFC 7515 §2): the URL-safe alphabet, no padding, and no stray bits in the last
+ * character. Node's own decoder skips characters it does not know, so it is only called on input
+ * this has already vetted; requiring the canonical spelling means each token has exactly one.
+ */
+function decodeBase64url(part: string): Buffer | undefined {
+  if (part.length % 4 === 1 || !BASE64URL.test(part)) return undefined;
+  const bytes = Buffer.from(part, 'base64url');
+  return bytes.toString('base64url') === part ? bytes : undefined;
+}
+
+function parseHeader(part: string): Record<string, unknown> | undefined {
+  const bytes = decodeBase64url(part);
+  if (!bytes || bytes.length === 0) return undefined;
+  const header: unknown = JSON.parse(utf8.decode(bytes));
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) return undefined;
+  return header as Record<string, unknown>;
+}
+
+/** The one algorithm a key may be used with here, or undefined for a key this module refuses. */
+function algorithmOf(key: KeyObject): JwsAlgorithm | undefined {
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256';
+  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
+  return undefined;
+}
+
+/** A public key object for an EC P-256 or OKP Ed25519 public JWK; throws for anything else. */
+export function publicKeyFromJwk(jwk: unknown): KeyObject {
+  if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) throw new TypeError('The JWK is not an object');
+  const j = jwk as Record<string, unknown>;
+  // createPublicKey would happily derive the public half of a private JWK; a key that travelled
+  // with its private part is not one to trust.
+  if (PRIVATE_MEMBERS.some((m) => Object.hasOwn(j, m))) throw new TypeError('The JWK holds private key material');
+  let key: KeyObject;
+  if (j.kty === 'EC' && j.crv === 'P-256' && typeof j.x === 'string' && typeof j.y === 'string') {
+    key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: j.x, y: j.y }, format: 'jwk' });
+  } else if (j.kty === 'OKP' && j.crv === 'Ed25519' && typeof j.x === 'string') {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: j.x }, format: 'jwk' });
+  } else {
+    throw new TypeError('The JWK is not a P-256 (EC) or Ed25519 (OKP) public key');
+  }
+  if (algorithmOf(key) === undefined) throw new TypeError('The JWK is not a P-256 (EC) or Ed25519 (OKP) public key');
+  return key;
+}
+
+/** The protected header of a compact JWS, without checking its signature; undefined when malformed. */
+export function decodeJwsHeader(token: string): Record<string, unknown> | undefined {
+  try {
+    if (typeof token !== 'string') return undefined;
+    const parts = token.split('.');
+    if (parts.length !== 3) return undefined;
+    return parseHeader(parts[0] as string);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Verifies a compact JWS (RFC 7515 §7.1) signed with ES256 or EdDSA by `key`, returning its header
+ * and payload, or undefined for anything malformed, unexpected or badly signed. Never throws.
+ * Headers with `crit` or `b64` are refused: no extension is understood here (RFC 7515 §4.1.11).
+ */
+export function verifyCompactJws(token: string, key: KeyObject, algorithms: readonly JwsAlgorithm[]): VerifiedJws | undefined {
+  try {
+    if (typeof token !== 'string') return undefined;
+    const parts = token.split('.');
+    if (parts.length !== 3) return undefined;
+    const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];
+    const header = parseHeader(encodedHeader);
+    if (!header) return undefined;
+    const alg = algorithmOf(key);
+    // The key alone decides the algorithm; the header must agree with it, never steer it.
+    if (alg === undefined || header.alg !== alg || !algorithms.includes(alg)) return undefined;
+    if (Object.hasOwn(header, 'crit') || Object.hasOwn(header, 'b64')) return undefined;
+    const payload = decodeBase64url(encodedPayload);
+    const signature = decodeBase64url(encodedSignature);
+    // ES256 signatures are r‖s (RFC 7518 §3.4), never DER; Ed25519 ones are 64 bytes (RFC 8032).
+    if (!payload || !signature || signature.length !== 64) return undefined;
+    // Every character was checked to be base64url, so latin1 gives the ASCII bytes that were signed.
+    const signingInput = Buffer.from(token.slice(0, encodedHeader.length + 1 + encodedPayload.length), 'latin1');
+    const ok = alg === 'ES256' ? cryptoVerify('sha256', signingInput, { key, dsaEncoding: 'ieee-p1363' }, signature) : cryptoVerify(null, signingInput, key, signature);
+    return ok ? { header, payload: new Uint8Array(payload) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Signs a compact JWS with a P-256 (ES256, r‖s) or Ed25519 (EdDSA) private key; `alg` comes from
+ * the key, and a header that names another one is an error. Objects are signed as JSON.
+ */
+export function signCompactJws(header: Record<string, unknown>, payload: Record<string, unknown> | Uint8Array, privateKey: KeyObject): string {
+  const alg = privateKey.type === 'private' ? algorithmOf(privateKey) : undefined;
+  if (alg === undefined) throw new TypeError('Compact JWS are signed with a P-256 or Ed25519 private key');
+  if (header.alg !== undefined && header.alg !== alg) throw new TypeError(`The header's alg does not match the ${alg} key`);
+  // verifyCompactJws refuses these, so a token carrying them would never verify.
+  if (Object.hasOwn(header, 'crit') || Object.hasOwn(header, 'b64')) throw new TypeError('The header may not carry crit or b64');
+  const bytes = payload instanceof Uint8Array ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength) : Buffer.from(JSON.stringify(payload), 'utf8');
+  const signingInput = `${Buffer.from(JSON.stringify({ alg, ...header }), 'utf8').toString('base64url')}.${bytes.toString('base64url')}`;
+  const data = Buffer.from(signingInput, 'latin1');
+  const signature = alg === 'ES256' ? cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) : cryptoSign(null, data, privateKey);
+  return `${signingInput}.${signature.toString('base64url')}`;
+}
