@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 /** Every setting of the server, read from the environment (API.md §13; each is in the README). */
@@ -28,6 +29,8 @@ export interface ServerConfig {
   webhookPollIntervalMs: number;
   /** How long a claimed delivery is one server's before another may send it (a server that died mid-send). */
   webhookLeaseMs: number;
+  /** How many processes `serve` runs (VELLUM_WORKERS): 1 is one process; more are cluster workers under a primary. */
+  workers: number;
 }
 
 export class ConfigError extends Error {
@@ -85,8 +88,22 @@ function outboundCaFile(env: Env, cwd: string): string | undefined {
   return file;
 }
 
+/** Most workers VELLUM_WORKERS may ask for: far beyond any machine's cores, it only catches typos. */
+const MAX_WORKERS = 256;
+
+/** VELLUM_WORKERS: a whole number from 1, or `auto` for one per core the process may use. */
+function workers(env: Env, cores: () => number): number {
+  const raw = read(env, 'VELLUM_WORKERS');
+  if (raw === undefined) return 1;
+  if (raw.toLowerCase() === 'auto') return Math.max(1, Math.min(MAX_WORKERS, cores()));
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS) {
+    throw new ConfigError(`VELLUM_WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}; got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 /** Reads and checks the configuration; a bad value throws a ConfigError that names the variable. */
-export function loadConfig(env: Env = process.env, cwd = process.cwd()): ServerConfig {
+export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: () => number = availableParallelism): ServerConfig {
   const port = integer(env, 'VELLUM_PORT', 3000, 0, 65535);
   const host = read(env, 'VELLUM_HOST') ?? '127.0.0.1';
   const dataDirRaw = read(env, 'VELLUM_DATA_DIR') ?? './data';
@@ -136,5 +153,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): ServerC
     webhookPollIntervalMs: integer(env, 'VELLUM_WEBHOOK_POLL_INTERVAL_MS', 500, 10, 60_000),
     // At least the 3 s send timeout plus time to sign and record, so a live sender keeps its lease.
     webhookLeaseMs: integer(env, 'VELLUM_WEBHOOK_LEASE_MS', 30_000, 5_000, 3_600_000),
+    workers: workers(env, cores),
   };
 }

@@ -4,4 +4,4 @@ export { ConfigError, loadConfig } from './config.ts';
 export type { ServerConfig } from './config.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
 export { openRuntime, openStore, tenantCredentials } from './runtime.ts';
-export type { Runtime } from './runtime.ts';
+export type { OpenRuntimeOptions, Runtime } from './runtime.ts';

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The `vellum` command: serve | migrate | tenants create|list | clients create|list.
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { DomainError, parsePageQuery } from '@vellum/core';
 import { buildApp } from './app.ts';
+import { superviseWorkers } from './cluster.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime, tenantCredentials, type Runtime } from './runtime.ts';
@@ -18,13 +20,46 @@ const USAGE = `usage: vellum <command>
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
-async function serve(config: ServerConfig): Promise<void> {
+/**
+ * `vellum serve`. With one worker (the default) this process is the server. With more, it is the
+ * cluster primary: it does what must happen once (migrations, the demo tenant whose credentials are
+ * printed once, the development master key), then forks the workers, which share the listening
+ * socket. Resolves with an exit code for the primary; the server itself never returns.
+ */
+async function serve(config: ServerConfig): Promise<number> {
+  if (cluster.isWorker) {
+    await serveInThisProcess(config, { worker: true });
+    return -1;
+  }
+  if (config.workers <= 1) {
+    await serveInThisProcess(config, { worker: false });
+    return -1;
+  }
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config, logger);
-  await ensureDefaultTenant(runtime, config);
+  try {
+    await ensureDefaultTenant(runtime, config);
+  } finally {
+    await runtime.close();
+  }
+  const supervisor = superviseWorkers({ cluster, workers: config.workers, logger });
+  process.on('SIGTERM', () => supervisor.stop('SIGTERM'));
+  process.on('SIGINT', () => supervisor.stop('SIGINT'));
+  const code = await supervisor.done;
+  logger.info({ code }, 'every worker has stopped');
+  return code;
+}
+
+/** Runs the app, the event flusher and the webhook delivery loop here, and stops them in order on SIGTERM. */
+async function serveInThisProcess(config: ServerConfig, { worker }: { worker: boolean }): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  // A worker's primary has migrated the database and created the demo tenant already.
+  const runtime = await openRuntime(config, logger, { migrate: !worker });
+  if (!worker) await ensureDefaultTenant(runtime, config);
   const app = await buildApp(runtime, config, logger);
   const flusher = setInterval(() => void runtime.vellum.recorder.flush(), config.eventFlushIntervalMs);
   flusher.unref();
+  // Every worker runs one: claims are leased (and SKIP LOCKED on PostgreSQL), so none is sent twice at once.
   const webhooks = startWebhookLoop({
     worker: runtime.webhookDelivery,
     signingKeys: runtime.vellum.webhookSigningKeys,
@@ -83,8 +118,7 @@ export async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (`${command ?? ''} ${command === 'serve' || command === 'migrate' ? '' : (sub ?? '')}`.trim()) {
     case 'serve':
-      await serve(config);
-      return -1; // keeps running
+      return serve(config); // a server keeps running (-1); a cluster primary returns its exit code
     case 'migrate':
       await withRuntime(config, async () => undefined);
       process.stdout.write('The database schema is up to date.\n');

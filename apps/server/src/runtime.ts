@@ -7,7 +7,7 @@ import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createLinkedDataSigner, createMdocEngine } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
-import { openSqlStore } from '@vellum/storage-sql';
+import { createSqlStore, openSqlStore, type SqlStoreOptions } from '@vellum/storage-sql';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from '@vellum/core';
@@ -22,11 +22,18 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Opens the configured database (SQLite in the data directory, or PostgreSQL) and migrates it. */
-export async function openStore(config: ServerConfig): Promise<Store> {
-  if (config.databaseUrl) return openSqlStore({ kind: 'postgres', connectionString: config.databaseUrl });
+/** How a runtime opens its database. */
+export interface OpenRuntimeOptions {
+  /** Bring the schema up to date first (default true). Cluster workers pass false: their primary migrated. */
+  migrate?: boolean;
+}
+
+/** Opens the configured database (SQLite in the data directory, or PostgreSQL) and migrates it unless told not to. */
+export async function openStore(config: ServerConfig, options: OpenRuntimeOptions = {}): Promise<Store> {
+  const open = (o: SqlStoreOptions) => (options.migrate === false ? Promise.resolve(createSqlStore(o)) : openSqlStore(o));
+  if (config.databaseUrl) return open({ kind: 'postgres', connectionString: config.databaseUrl });
   mkdirSync(config.dataDir, { recursive: true });
-  return openSqlStore({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db') });
+  return open({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db') });
 }
 
 /**
@@ -49,8 +56,8 @@ export function masterKey(config: ServerConfig, logger: Logger): Uint8Array {
 }
 
 /** Builds the runtime from configuration. A wrong master key fails here, at start. */
-export async function openRuntime(config: ServerConfig, logger: Logger): Promise<Runtime> {
-  const store = await openStore(config);
+export async function openRuntime(config: ServerConfig, logger: Logger, options: OpenRuntimeOptions = {}): Promise<Runtime> {
+  const store = await openStore(config, options);
   try {
     const clock = systemClock;
     const ids = createNodeIds();

@@ -47,7 +47,8 @@ function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promis
 
 /**
  * Serialises a check-then-write per tenant (a count against a limit). PostgreSQL locks the tenant
- * row until the transaction ends; SQLite needs nothing, as one connection runs one transaction at a time.
+ * row until the transaction ends; SQLite needs nothing: its transactions begin immediate, holding the
+ * database's write lock from the start, so no other connection or process writes in between.
  */
 async function lockTenant(tx: Executor, kind: SqlDialectKind, tenantId: string): Promise<void> {
   if (kind === 'postgres') await tx.selectFrom('tenants').select('id').where('id', '=', tenantId).forUpdate().execute();

@@ -1,12 +1,15 @@
 import type { Repositories, Store } from '@vellum/core';
-import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, sql, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
 import pg from 'pg';
 import type { SqlDialectKind, VellumDatabase } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
 import { repositoriesOn } from './repositories.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 
-/** A SQLite database file (created when missing, with its directory), in WAL mode with foreign keys on. */
+/**
+ * A SQLite database file (created when missing, with its directory), in WAL mode with foreign keys
+ * on. Its transactions begin immediate, so several processes may share the file (see below).
+ */
 export interface SqliteStoreOptions {
   kind: 'sqlite';
   filename: string;
@@ -24,9 +27,37 @@ export interface PostgresStoreOptions {
 
 export type SqlStoreOptions = SqliteStoreOptions | PostgresStoreOptions;
 
+/**
+ * Kysely's SQLite driver begins transactions with a plain (deferred) `begin`, which takes no lock
+ * until the first write. In WAL mode a transaction that read first and then writes fails at once with
+ * SQLITE_BUSY_SNAPSHOT, without waiting, when another connection (another process) wrote in between.
+ * `begin immediate` takes the write lock at the start instead: a second writer waits for it within
+ * the busy timeout, and a transaction's snapshot cannot go stale. Within one process nothing
+ * changes, as the driver runs one transaction at a time on its single connection anyway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/** SqliteDialect with ImmediateSqliteDriver; compiler, adapter and introspector are SQLite's own. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
 function openSqlite(options: SqliteStoreOptions): Kysely<VellumDatabase> {
   const database = openSqliteDatabase({ filename: options.filename, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
-  return new Kysely<VellumDatabase>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<VellumDatabase>({ dialect: new ImmediateSqliteDialect({ database }) });
 }
 
 function openPostgres(options: PostgresStoreOptions): Kysely<VellumDatabase> {
@@ -38,7 +69,11 @@ function openPostgres(options: PostgresStoreOptions): Kysely<VellumDatabase> {
   return new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool }) });
 }
 
-/** Wraps a Kysely instance (the embedder's own, or one we opened) as the Store port; `close()` destroys it. Does not migrate. */
+/**
+ * Wraps a Kysely instance (the embedder's own, or one we opened) as the Store port; `close()` destroys
+ * it. Does not migrate. An embedder's own SqliteDialect begins transactions deferred: fine for one
+ * process, while several processes on one file need transactions that begin immediate (as ours do).
+ */
 export function createSqlStoreFromKysely(db: Kysely<VellumDatabase>, dialectKind: SqlDialectKind): Store {
   return {
     ...repositoriesOn(db, dialectKind),
