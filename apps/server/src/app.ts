@@ -22,8 +22,16 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: 500 },
     clientErrorHandler: handleClientError,
+    // One log line per request, written when it is answered (below), instead of Fastify's two.
+    disableRequestLogging: true,
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
 
+  // The request and its outcome in one line: half the logging cost of Fastify's incoming/completed
+  // pair on every wallet request. Routes with `logLevel: 'warn'` (the public hot documents) skip it.
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    done();
+  });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {
     try {

@@ -55,8 +55,8 @@ function logLines(output: string): LogLine[] {
   });
 }
 
-/** The processes that logged an incoming request for `url` in `output`. */
-const servedBy = (output: string, url: string) => new Set(logLines(output).filter((l) => l.msg === 'incoming request' && l.req?.url === url).map((l) => l.pid));
+/** The processes that logged a request for `url` (its one `request completed` line) in `output`. */
+const servedBy = (output: string, url: string) => new Set(logLines(output).filter((l) => l.msg === 'request completed' && l.req?.url === url).map((l) => l.pid));
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 40_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -79,7 +79,7 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
   const fresh = { connection: 'close' };
 
   /**
-   * The processes that logged an incoming request for `url` after `mark` (an output length). Log
+   * The processes that logged a request for `url` after `mark` (an output length). Log
    * lines may reach us after the answer: waits up to 5 s for `expected` before returning what it saw.
    */
   async function servedSince(mark: number, url: string, expected: Set<number>): Promise<Set<number>> {

@@ -31,6 +31,10 @@ export interface ServerConfig {
   webhookLeaseMs: number;
   /** How many processes `serve` runs (VELLUM_WORKERS): 1 is one process; more are cluster workers under a primary. */
   workers: number;
+  /** SQLite only: `normal` syncs the WAL at checkpoints, `full` at every commit. */
+  sqliteSynchronous: 'normal' | 'full';
+  /** How long a tenant, custom domain, configuration or key row read from the store is reused (0: never). */
+  readCacheTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +56,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}"`);
   return n;
+}
+
+function oneOf<const T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}; got "${raw}"`);
+  return raw as T;
 }
 
 function flag(env: Env, name: string): boolean {
@@ -154,5 +165,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     // At least the 3 s send timeout plus time to sign and record, so a live sender keeps its lease.
     webhookLeaseMs: integer(env, 'VELLUM_WEBHOOK_LEASE_MS', 30_000, 5_000, 3_600_000),
     workers: workers(env, cores),
+    sqliteSynchronous: oneOf(env, 'VELLUM_SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
+    readCacheTtlMs: integer(env, 'VELLUM_READ_CACHE_TTL_MS', 1000, 0, 60_000),
   };
 }

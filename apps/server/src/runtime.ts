@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
+import { cacheReads, createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
@@ -33,7 +33,7 @@ export async function openStore(config: ServerConfig, options: OpenRuntimeOption
   const open = (o: SqlStoreOptions) => (options.migrate === false ? Promise.resolve(createSqlStore(o)) : openSqlStore(o));
   if (config.databaseUrl) return open({ kind: 'postgres', connectionString: config.databaseUrl });
   mkdirSync(config.dataDir, { recursive: true });
-  return open({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db') });
+  return open({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db'), synchronous: config.sqliteSynchronous });
 }
 
 /**
@@ -57,7 +57,9 @@ export function masterKey(config: ServerConfig, logger: Logger): Uint8Array {
 
 /** Builds the runtime from configuration. A wrong master key fails here, at start. */
 export async function openRuntime(config: ServerConfig, logger: Logger, options: OpenRuntimeOptions = {}): Promise<Runtime> {
-  const store = await openStore(config, options);
+  // Tenants, custom domains, configurations and key rows are read on nearly every request: each
+  // process reuses them for VELLUM_READ_CACHE_TTL_MS (its own writes show at once).
+  const store = cacheReads(await openStore(config, options), { ttlMs: config.readCacheTtlMs });
   try {
     const clock = systemClock;
     const ids = createNodeIds();

@@ -56,6 +56,8 @@ export {
   toPage,
 } from './shared/pagination.ts';
 export type { Page, PageRequest, Slice } from './shared/pagination.ts';
+export { cacheReads } from './shared/read-cache.ts';
+export type { ReadCacheOptions } from './shared/read-cache.ts';
 
 export { checkLoggingLevel, checkTenantInput, REGIONS } from './tenancy/model.ts';
 export type { AdminClient, LoggingLevel, Region, RequestContext, Requestor, Tenant } from './tenancy/model.ts';

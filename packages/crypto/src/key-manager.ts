@@ -32,7 +32,8 @@ export function createKeyManager(options: KeyManagerOptions): KeyManager {
   const { keys, sealer, ids, clock } = options;
   const cacheSize = options.cacheSize ?? 1000;
   // Unsealed private keys by id, least recently used first. Every signature still reads the
-  // stored row, so a key destroyed by any server stops signing everywhere at once.
+  // stored row (which the server's store may cache for VELLUM_READ_CACHE_TTL_MS), so a destroyed
+  // key stops signing here at once and on every other server within that time.
   const cache = new Map<string, { sealed: string; key: KeyObject }>();
 
   function privateKeyOf(stored: StoredKey): KeyObject {

@@ -15,6 +15,8 @@ export interface SqliteStoreOptions {
   filename: string;
   /** How long a write waits for another process's lock before failing, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /** `normal` (default): no fsync per commit, safe against crashes of the process; `full`: every commit is synced to disk. */
+  synchronous?: 'normal' | 'full';
 }
 
 /** A PostgreSQL database, reached through a connection pool. */
@@ -56,7 +58,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 function openSqlite(options: SqliteStoreOptions): Kysely<VellumDatabase> {
-  const database = openSqliteDatabase({ filename: options.filename, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+  const database = openSqliteDatabase({ filename: options.filename, busyTimeoutMs: options.busyTimeoutMs ?? 5000, ...(options.synchronous ? { synchronous: options.synchronous } : {}) });
   return new Kysely<VellumDatabase>({ dialect: new ImmediateSqliteDialect({ database }) });
 }
 

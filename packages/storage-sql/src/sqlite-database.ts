@@ -13,6 +13,12 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 export interface SqliteFileOptions {
   filename: string;
   busyTimeoutMs: number;
+  /**
+   * When a commit reaches the disk. `normal` (the default): the WAL is synced at checkpoints, not at
+   * every commit, so a commit costs no fsync; a crash of the process loses nothing, a power cut can
+   * lose the last commits but never corrupts the file. `full`: every commit is synced.
+   */
+  synchronous?: 'normal' | 'full';
 }
 
 /** How many prepared statements the connection keeps (least recently used go first). */
@@ -47,7 +53,7 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
 }
 
 /** Opens (creating when missing) a SQLite file in WAL mode with foreign keys on, for Kysely's SqliteDialect. */
-export function openSqliteDatabase({ filename, busyTimeoutMs }: SqliteFileOptions): SqliteDatabase {
+export function openSqliteDatabase({ filename, busyTimeoutMs, synchronous = 'normal' }: SqliteFileOptions): SqliteDatabase {
   const inMemory = filename === ':memory:' || filename === '';
   if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
   // The busy timeout makes a second process wait for the write lock instead of failing at once.
@@ -55,5 +61,9 @@ export function openSqliteDatabase({ filename, busyTimeoutMs }: SqliteFileOption
   // WAL lets readers go on while one writer writes; it is a property of the file, kept across opens.
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
+  // better-sqlite3 is synchronous: an fsync per commit stops the whole event loop while the disk
+  // answers (100–250 µs a commit here, several commits per issuance), which is why `normal` is
+  // the default (docs/decisions.md, SQLite durability).
+  db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   return withStatementCache(db);
 }

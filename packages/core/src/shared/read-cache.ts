@@ -1,0 +1,138 @@
+import type { Repositories, Store } from '../ports.ts';
+
+/** How long a cached row may be served, and how many rows each kind keeps. */
+export interface ReadCacheOptions {
+  /** Milliseconds a row read from the store is reused (0 turns caching off). */
+  ttlMs: number;
+  /** Rows kept per kind; the oldest go first (default 10,000). */
+  maxEntries?: number;
+  /** Milliseconds since some fixed point; `performance.now` unless a test supplies its own. */
+  now?: () => number;
+}
+
+/** The rows that are read on nearly every request and written rarely. */
+type Kind = 'tenants' | 'customDomains' | 'configurations' | 'keys';
+
+interface Entry {
+  value: unknown;
+  expires: number;
+}
+
+/** Freezes a row and everything in it, so callers sharing one cached row cannot change it for each other. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * Wraps a Store so the rows every request reads — the tenant by host, its custom domain, a
+ * credential configuration, a key's stored row — are read once per `ttlMs` instead of once per
+ * request (docs/decisions.md, Per-process read cache).
+ *
+ * A write through this Store (or inside one of its transactions, once it commits) empties the
+ * cache of that kind at once, so this process never serves a row it changed. Another process
+ * sharing the database sees the change within `ttlMs`. Single-use values (codes, nonces, offers)
+ * and everything else are never cached.
+ */
+export function cacheReads(store: Store, options: ReadCacheOptions): Store {
+  if (options.ttlMs <= 0) return store;
+  const max = options.maxEntries ?? 10_000;
+  const now = options.now ?? (() => performance.now());
+  const maps: Record<Kind, Map<string, Entry>> = { tenants: new Map(), customDomains: new Map(), configurations: new Map(), keys: new Map() };
+  // Bumped by every write of a kind: a read that began before the write does not store its row.
+  const generation: Record<Kind, number> = { tenants: 0, customDomains: 0, configurations: 0, keys: 0 };
+
+  const forget = (kind: Kind) => {
+    generation[kind] += 1;
+    maps[kind].clear();
+  };
+
+  async function cached<T>(kind: Kind, key: string, load: () => Promise<T>): Promise<T> {
+    const map = maps[kind];
+    const hit = map.get(key);
+    const t = now();
+    if (hit && hit.expires > t) return hit.value as T;
+    const started = generation[kind];
+    const value = deepFreeze(await load());
+    if (generation[kind] === started) {
+      map.delete(key);
+      if (map.size >= max) map.delete(map.keys().next().value as string);
+      map.set(key, { value, expires: t + options.ttlMs });
+    }
+    return value;
+  }
+
+  /** Repositories whose writes to the cached kinds call `wrote` (right away, or when a transaction commits). */
+  function writesReported(repos: Repositories, wrote: (kind: Kind) => void): Pick<Repositories, 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys'> {
+    const after = <A extends unknown[], R>(kind: Kind, write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      try {
+        return await write(...args);
+      } finally {
+        wrote(kind);
+      }
+    };
+    const { tenants, customDomains, credentialConfigurations: configurations, keys } = repos;
+    return {
+      tenants: {
+        ...tenants,
+        insert: after('tenants', tenants.insert.bind(tenants)),
+        setLoggingLevel: after('tenants', tenants.setLoggingLevel.bind(tenants)),
+      },
+      customDomains: {
+        ...customDomains,
+        insert: after('customDomains', customDomains.insert.bind(customDomains)),
+        update: after('customDomains', customDomains.update.bind(customDomains)),
+        delete: after('customDomains', customDomains.delete.bind(customDomains)),
+        markVerified: after('customDomains', customDomains.markVerified.bind(customDomains)),
+      },
+      credentialConfigurations: {
+        ...configurations,
+        insert: after('configurations', configurations.insert.bind(configurations)),
+        update: after('configurations', configurations.update.bind(configurations)),
+        delete: after('configurations', configurations.delete.bind(configurations)),
+      },
+      keys: {
+        ...keys,
+        insert: after('keys', keys.insert.bind(keys)),
+        delete: after('keys', keys.delete.bind(keys)),
+      },
+    };
+  }
+
+  const direct = writesReported(store, forget);
+  return {
+    ...store,
+    ...direct,
+    tenants: {
+      ...direct.tenants,
+      findById: (id) => cached('tenants', `id ${id}`, () => store.tenants.findById(id)),
+      findBySubdomain: (subdomain) => cached('tenants', `sub ${subdomain}`, () => store.tenants.findBySubdomain(subdomain)),
+    },
+    customDomains: {
+      ...direct.customDomains,
+      get: (tenantId) => cached('customDomains', `tenant ${tenantId}`, () => store.customDomains.get(tenantId)),
+      findVerified: (domain) => cached('customDomains', `domain ${domain}`, () => store.customDomains.findVerified(domain)),
+    },
+    credentialConfigurations: {
+      ...direct.credentialConfigurations,
+      get: (tenantId, id) => cached('configurations', `${tenantId} ${id}`, () => store.credentialConfigurations.get(tenantId, id)),
+    },
+    keys: {
+      ...direct.keys,
+      get: (tenantId, id) => cached('keys', `${tenantId} ${id}`, () => store.keys.get(tenantId, id)),
+    },
+    async transaction(work) {
+      // Reads inside a transaction go to the database; writes are reported once it has committed
+      // (and also when it fails: forgetting too much costs only a read).
+      const touched = new Set<Kind>();
+      try {
+        return await store.transaction((tx) => work({ ...tx, ...writesReported(tx, (kind) => touched.add(kind)) }));
+      } finally {
+        for (const kind of touched) forget(kind);
+      }
+    },
+  };
+}
