@@ -3,7 +3,7 @@
 // the other cores). Load is an undici Pool with N keep-alive connections, each sending its next
 // request when the last answer has arrived.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,11 +46,16 @@ async function freePort(): Promise<number> {
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /** Creates the tenant `acme` on a fresh SQLite data directory and starts the server. */
-export async function startBenchServer(options: { connections: number; logLevel: string }): Promise<BenchServer> {
-  const pinned = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && availableParallelism() > 1;
+/**
+ * `workers` > 1 runs `vellum serve` with VELLUM_WORKERS (a primary and its workers) and pins
+ * nothing: the server's processes and this driver then share every core.
+ */
+export async function startBenchServer(options: { connections: number; logLevel: string; workers?: number }): Promise<BenchServer> {
+  const workers = options.workers ?? 1;
+  const pinned = workers === 1 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && availableParallelism() > 1;
   const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-'));
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel,
+  const env = { PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel, VELLUM_WORKERS: String(workers),
     // e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server.
     ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) };
   const created = spawnSync(process.execPath, [MAIN, 'tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], { env, encoding: 'utf8' });
@@ -94,6 +99,7 @@ export async function startBenchServer(options: { connections: number; logLevel:
     throw error;
   }
 
+  const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
   return {
     pinned,
     call,
@@ -123,10 +129,30 @@ export async function startBenchServer(options: { connections: number; logLevel:
     },
     cpuSeconds() {
       try {
-        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-        const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+        // The server and its cluster workers: every process whose parent chain leads to the child.
+        const stats = new Map<number, string[]>();
+        for (const entry of readdirSync('/proc')) {
+          if (!/^\d+$/.test(entry)) continue;
+          try {
+            stats.set(Number(entry), readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []);
+          } catch {
+            // the process ended meanwhile
+          }
+        }
+        const tree = new Set([child.pid as number]);
+        for (let grew = true; grew; ) {
+          grew = false;
+          for (const [pid, fields] of stats) {
+            if (!tree.has(pid) && tree.has(Number(fields[1]))) {
+              tree.add(pid);
+              grew = true;
+            }
+          }
+        }
         // utime and stime are fields 14 and 15 of stat; after the command name they are 12th and 13th.
-        return (Number(fields[11]) + Number(fields[12])) / ticks;
+        let ticks = 0;
+        for (const pid of tree) ticks += Number(stats.get(pid)?.[11] ?? 0) + Number(stats.get(pid)?.[12] ?? 0);
+        return ticks / clockTicks;
       } catch {
         return undefined;
       }
