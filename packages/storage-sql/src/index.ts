@@ -14,6 +14,9 @@ export {
   createSqlStore,
   // createSqlStoreFromKysely: wraps an embedder's own Kysely instance as a Store.
   createSqlStoreFromKysely,
+  // ImmediateSqliteDialect: Kysely's SqliteDialect with transactions that begin immediate, for an
+  // embedder's own Kysely on a SQLite file that several processes share.
+  ImmediateSqliteDialect,
   // openSqlStore: opens and migrates; what the server and tests use.
   openSqlStore,
 } from './sql-store.ts';

@@ -43,8 +43,12 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
-/** SqliteDialect with ImmediateSqliteDriver; compiler, adapter and introspector are SQLite's own. */
-class ImmediateSqliteDialect extends SqliteDialect {
+/**
+ * SqliteDialect with ImmediateSqliteDriver; compiler, adapter and introspector are SQLite's own.
+ * Exported for embedders who bring their own Kysely to `createSqlStoreFromKysely` and share the file
+ * between processes.
+ */
+export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
 
   constructor(config: SqliteDialectConfig) {

@@ -9,7 +9,10 @@ import type { Store } from '@vellum/core';
 import Database from 'better-sqlite3';
 import { makeDelivery, makeTenant, makeUser, makeWebhook } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlStore } from './index.ts';
+import { Kysely } from 'kysely';
+import type { VellumDatabase } from './database.ts';
+import { createSqlStoreFromKysely, ImmediateSqliteDialect, openSqlStore } from './index.ts';
+import { openSqliteDatabase } from './sqlite-database.ts';
 
 const STORE_MODULE = new URL('./index.ts', import.meta.url).href;
 
@@ -76,9 +79,19 @@ describe('SQLite shared by several processes', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function withStore<T>(name: string, work: (store: Store, file: string) => Promise<T>): Promise<T> {
+  /** The store as the server opens it, or as an embedder builds it on its own Kysely with the exported dialect. */
+  const opened = {
+    server: (file: string) => openSqlStore({ kind: 'sqlite', filename: file }),
+    embedder: async (file: string) => {
+      await (await openSqlStore({ kind: 'sqlite', filename: file })).close(); // migrate first
+      const db = new Kysely<VellumDatabase>({ dialect: new ImmediateSqliteDialect({ database: openSqliteDatabase({ filename: file, busyTimeoutMs: 5000 }) }) });
+      return createSqlStoreFromKysely(db, 'sqlite');
+    },
+  };
+
+  async function withStore<T>(name: string, work: (store: Store, file: string) => Promise<T>, open: (file: string) => Promise<Store> = opened.server): Promise<T> {
     const file = join(dir, name);
-    const store = await openSqlStore({ kind: 'sqlite', filename: file });
+    const store = await open(file);
     try {
       return await work(store, file);
     } finally {
@@ -86,8 +99,8 @@ describe('SQLite shared by several processes', () => {
     }
   }
 
-  it('begins transactions immediate: a transaction that has only read already holds the write lock', async () => {
-    await withStore('immediate.db', async (store, file) => {
+  it.each(['server', 'embedder'] as const)('begins transactions immediate (%s store): a transaction that has only read already holds the write lock', async (how) => {
+    await withStore(`immediate-${how}.db`, async (store, file) => {
       const tenant = makeTenant();
       await store.tenants.insert(tenant);
       // A second better-sqlite3 connection: the same SQLite library, which knows both are in one
@@ -110,7 +123,7 @@ describe('SQLite shared by several processes', () => {
       } finally {
         other.close();
       }
-    });
+    }, opened[how]);
   });
 
   it('read-then-write transactions from two processes, interleaved, all succeed and lose no update', async () => {
