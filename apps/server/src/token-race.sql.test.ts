@@ -2,61 +2,20 @@
 // requests for one pre-authorized code get exactly one access token (specification 4.5; API.md §9:
 // "a code is single-use"), and racing wrong transaction codes lock the offer after exactly three.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../test/process.ts';
+import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
-const adminUrl = process.env.VELLUM_TEST_DATABASE_URL;
-
-interface Backend {
-  env(): Promise<Record<string, string>>;
-  cleanup(): Promise<void>;
-}
-
-async function admin<T>(run: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    return await run(c);
-  } finally {
-    await c.end();
-  }
-}
-
-function postgres(): Backend {
-  const name = `vellum_race_${randomBytes(6).toString('hex')}`;
-  const dir = tempDir();
-  return {
-    async env() {
-      await admin((c) => c.query(`create database "${name}"`));
-      const url = new URL(adminUrl as string);
-      url.pathname = `/${name}`;
-      return { DATABASE_URL: url.toString(), VELLUM_DATA_DIR: dir };
-    },
-    async cleanup() {
-      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function sqlite(): Backend {
-  const dir = tempDir();
-  return { env: async () => ({ VELLUM_DATA_DIR: join(dir, 'data') }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 const backends: Array<[string, () => Backend, boolean]> = [
   // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
-  ['postgres', postgres, adminUrl === undefined],
-  ['sqlite', sqlite, false],
+  ['postgres', () => postgresBackend('vellum_race'), pgAdminUrl === undefined],
+  ['sqlite', () => sqliteBackend(), false],
 ];
 
 describe.each(backends)('two servers on one %s database', (_name, make, skip) => {

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlStore, createSqlStoreFromKysely, dialectKindOf, migrateToLatest, migrationNames, openSqlStore, type VellumDatabase } from './index.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
+import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 
 describe('SQLite', () => {
   let dir = '';
@@ -101,41 +102,18 @@ describe('SQLite', () => {
   });
 });
 
-const adminUrl = process.env.VELLUM_TEST_DATABASE_URL;
-
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 // Skipped only when no PostgreSQL is configured (a developer machine without one); CI always sets
 // VELLUM_TEST_DATABASE_URL, so this suite always runs there.
-describe.skipIf(adminUrl === undefined)('PostgreSQL', () => {
-  const created: string[] = [];
-
-  /** Creates a fresh, uniquely named database and returns its URL; afterAll drops it. */
-  async function freshDatabase(): Promise<string> {
-    const name = `vellum_test_${process.pid}_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    await admin((c) => c.query(`create database "${name}"`));
-    created.push(name);
-    const url = new URL(adminUrl as string);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
+describe.skipIf(pgAdminUrl === undefined)('PostgreSQL', () => {
+  const databases = freshDatabases();
+  const freshDatabase = () => databases.create();
 
   let url = '';
   beforeAll(async () => {
     url = await freshDatabase();
   });
-  afterAll(async () => {
-    // WITH (FORCE) ends any connection a failed test left open, so the drop cannot hang.
-    for (const name of created) await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
-  });
+  // WITH (FORCE) ends any connection a failed test left open, so the drop cannot hang.
+  afterAll(() => databases.dropAll());
 
   describeStoreContract('postgres', () => openSqlStore({ kind: 'postgres', connectionString: url }));
 

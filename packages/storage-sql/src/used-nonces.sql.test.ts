@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlStoreFromKysely, migrateToLatest, openSqlStore, type SqlStoreOptions, type VellumDatabase } from './index.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
+import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
@@ -67,35 +68,12 @@ describe('used nonces on SQLite', () => {
   });
 });
 
-const adminUrl = process.env.VELLUM_TEST_DATABASE_URL;
-
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 // Skipped only when no PostgreSQL is configured (a developer machine without one); CI sets
 // VELLUM_TEST_DATABASE_URL, so this suite always runs there.
-describe.skipIf(adminUrl === undefined)('used nonces on PostgreSQL', () => {
-  const created: string[] = [];
-
-  async function freshDatabase(): Promise<string> {
-    const name = `vellum_test_${process.pid}_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    await admin((c) => c.query(`create database "${name}"`));
-    created.push(name);
-    const url = new URL(adminUrl as string);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-
-  afterAll(async () => {
-    for (const name of created) await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
-  });
+describe.skipIf(pgAdminUrl === undefined)('used nonces on PostgreSQL', () => {
+  const databases = freshDatabases();
+  const freshDatabase = () => databases.create();
+  afterAll(() => databases.dropAll());
 
   it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
     const db = new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await freshDatabase(), max: 2 }) }) });
