@@ -23,3 +23,27 @@ describe('VELLUM_WORKERS', () => {
     expect(() => workers(value)).toThrow(/VELLUM_WORKERS must be auto or a whole number from 1 to 256/);
   });
 });
+
+describe('VELLUM_SQLITE_SYNCHRONOUS and VELLUM_READ_CACHE_TTL_MS', () => {
+  const config = (env: Record<string, string>) => loadConfig(env, '/srv');
+
+  it('default to normal and one second', () => {
+    expect(config({}).sqliteSynchronous).toBe('normal');
+    expect(config({}).readCacheTtlMs).toBe(1000);
+  });
+
+  it('take full, any case, and a time to live from 0 (no cache) to a minute', () => {
+    expect(config({ VELLUM_SQLITE_SYNCHRONOUS: 'FULL' }).sqliteSynchronous).toBe('full');
+    expect(config({ VELLUM_READ_CACHE_TTL_MS: '0' }).readCacheTtlMs).toBe(0);
+    expect(config({ VELLUM_READ_CACHE_TTL_MS: '60000' }).readCacheTtlMs).toBe(60_000);
+  });
+
+  it.each([
+    [{ VELLUM_SQLITE_SYNCHRONOUS: 'off' }, /VELLUM_SQLITE_SYNCHRONOUS must be one of normal, full/],
+    [{ VELLUM_READ_CACHE_TTL_MS: '60001' }, /VELLUM_READ_CACHE_TTL_MS must be a whole number from 0 to 60000/],
+    [{ VELLUM_READ_CACHE_TTL_MS: '-1' }, /VELLUM_READ_CACHE_TTL_MS/],
+  ])('refuses %j', (env, message) => {
+    expect(() => config(env)).toThrow(ConfigError);
+    expect(() => config(env)).toThrow(message);
+  });
+});

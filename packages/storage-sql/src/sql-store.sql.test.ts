@@ -34,6 +34,21 @@ describe('SQLite', () => {
     }
   });
 
+  it('commits without an fsync (synchronous NORMAL) unless told to sync every commit (FULL)', () => {
+    // PRAGMA synchronous is per connection: read on the connection the store's Kysely uses.
+    const level = (synchronous?: 'normal' | 'full') => {
+      const db = openSqliteDatabase({ filename: file('sync.db'), busyTimeoutMs: 1000, ...(synchronous ? { synchronous } : {}) });
+      try {
+        return db.prepare('pragma synchronous').all([]);
+      } finally {
+        db.close();
+      }
+    };
+    expect(level()).toEqual([{ synchronous: 1 }]);
+    expect(level('normal')).toEqual([{ synchronous: 1 }]);
+    expect(level('full')).toEqual([{ synchronous: 2 }]);
+  });
+
   it('enforces foreign keys, and a driver error other than a unique violation is not a DomainError', async () => {
     const store = await openSqlStore({ kind: 'sqlite', filename: file('fk.db') });
     try {
