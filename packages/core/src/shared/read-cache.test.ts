@@ -115,6 +115,15 @@ describe('cacheReads', () => {
     }).toThrow(TypeError);
   });
 
+  it('keeps a row that holds bytes (which cannot be frozen) without failing the read', async () => {
+    const store = createMemoryStore();
+    const withBytes: Store = { ...store, tenants: { ...store.tenants, findById: async () => ({ ...tenant, logo: new Uint8Array([1, 2]) }) as Tenant } };
+    const cached = cacheReads(withBytes, { ttlMs: 60_000, now: manualTime().now });
+    const row = (await cached.tenants.findById('t1')) as Tenant & { logo: Uint8Array };
+    expect(row.logo).toEqual(new Uint8Array([1, 2]));
+    expect(Object.isFrozen(row)).toBe(true);
+  });
+
   it('is the store itself when the time to live is 0', () => {
     const store = createMemoryStore();
     expect(cacheReads(store, { ttlMs: 0 })).toBe(store);

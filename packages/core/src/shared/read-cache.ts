@@ -20,7 +20,8 @@ interface Entry {
 
 /** Freezes a row and everything in it, so callers sharing one cached row cannot change it for each other. */
 function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+  // Byte arrays cannot be frozen (Object.freeze throws on a view with elements); none is cached today.
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);
   }
