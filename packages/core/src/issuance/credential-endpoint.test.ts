@@ -265,6 +265,19 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       expect(await refusal(request(proofJwt(key, { audience: s.issuer, nonce: used, iat: s.now() })))).toMatchObject({ oauthError: 'invalid_nonce' });
     });
 
+    it('requests racing with one nonce: exactly one is issued, recorded and told; the rest are invalid_nonce and leave nothing', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const jwt = await s.proof();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 4 }, () => s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } })),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ oauthError: 'invalid_nonce' });
+      expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toHaveLength(1);
+      expect(s.sink.published).toHaveLength(1);
+    });
+
     it('a nonce minted for another tenant: invalid_nonce, and it stays unused for its own tenant', async () => {
       const s = await setup();
       const { tenant: other } = await s.tenants.createTenant({ subdomain: 'other', region: 'eu01' });

@@ -67,6 +67,9 @@ interface Described {
 
 const denied = (message: string) => refusal('credential_request_denied', message);
 
+/** The one answer for a nonce that is not ours, not this tenant's, expired or used. */
+const nonceRefused = () => refusal('invalid_nonce', 'The proof’s nonce is unknown, used or expired: fetch a new one from the nonce endpoint');
+
 /** A refusal of the core's issuance rules (no claims, already expired, no IACA), in OAuth terms. */
 function asDenied(error: unknown): unknown {
   if (!isDomainError(error) || error.code !== 'BadRequest' || error.oauthError !== undefined) return error;
@@ -99,7 +102,10 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     return matching[0] as CredentialConfiguration;
   }
 
-  /** The holder key of the request's proof, after every check and the single use of its nonce. */
+  /**
+   * The holder key of the request's proof, after every check but the single use of its nonce: that
+   * is recorded with the issued credential, in one transaction (see `issue`).
+   */
   async function holderKeyOf(ctx: RequestContext, issuer: string, request: CredentialRequest) {
     if (request.proofJwt === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to the wallet’s key', 'proofs');
     const verified = await proofs.verify(request.proofJwt, { algorithms: MDOC_PROOF_ALGORITHMS });
@@ -111,11 +117,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     if (exp !== undefined && (typeof exp !== 'number' || exp <= nowSeconds)) throw refusal('invalid_proof', 'The proof has expired');
     // Unknown, another tenant's or expired is decided by the nonce itself; only its single use needs the store.
     const opened = nonces.open(ctx.tenant.id, nonce);
-    const fresh = opened !== undefined && opened.expiresAt.getTime() > now.getTime();
-    if (!fresh || !(await store.nonces.markUsed({ tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() }))) {
-      throw refusal('invalid_nonce', 'The proof’s nonce is unknown, used or expired: fetch a new one from the nonce endpoint');
-    }
-    return verified.proof.holderKey;
+    if (opened === undefined || opened.expiresAt.getTime() <= now.getTime()) throw nonceRefused();
+    return { holderKey: verified.proof.holderKey, nonce: { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() } };
   }
 
   /** The user object claims are mapped from (API.md §6): the user's persisted claims, overlaid with the offer's. */
@@ -151,7 +154,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       encrypter = prepared.encrypt;
     }
     const { subject, userClaims } = await subjectOf(ctx, token);
-    const holderKey = await holderKeyOf(ctx, issuer, request);
+    const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request);
     const now = clock.now();
     const issued = await mdocIssuance.issue({ tenant: ctx.tenant, configuration: configuration as MdocConfiguration, subject, holderKey, now }).catch((error: unknown) => {
       throw asDenied(error);
@@ -192,7 +195,10 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
         userClaims,
       },
     };
+    // The nonce is used up in the same transaction, one commit for all three: of requests racing
+    // with one nonce exactly one commits, and the others are refused and leave nothing behind.
     await store.transaction(async (tx) => {
+      if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
       await tx.issuedCredentials.insert(record);
       await domainEvents.publish(tx, event);
     });
