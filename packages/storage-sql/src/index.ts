@@ -20,4 +20,4 @@ export {
   // openSqlStore: opens and migrates; what the server and tests use.
   openSqlStore,
 } from './sql-store.ts';
-export type { PostgresStoreOptions, SqliteStoreOptions, SqlStoreOptions } from './sql-store.ts';
+export type { ImmediateSqliteOptions, PostgresStoreOptions, SqliteStoreOptions, SqlStoreOptions } from './sql-store.ts';

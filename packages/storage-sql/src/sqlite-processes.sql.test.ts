@@ -126,6 +126,45 @@ describe('SQLite shared by several processes', () => {
     }, opened[how]);
   });
 
+  it('waits for another connection’s write lock without stopping the event loop, and writes once it is free', async () => {
+    await withStore('busy-wait.db', async (store, file) => {
+      // A second better-sqlite3 connection holds the write lock for 100 ms, released by a timer:
+      // a wait that blocked the event loop would never let that timer run.
+      const other = new Database(file, { timeout: 0 });
+      try {
+        other.prepare('begin immediate').run();
+        let ticks = 0;
+        const ticking = setInterval(() => (ticks += 1), 5);
+        setTimeout(() => other.prepare('commit').run(), 100);
+        const tenant = makeTenant();
+        await store.tenants.insert(tenant);
+        clearInterval(ticking);
+        expect((await store.tenants.findById(tenant.id))?.id).toBe(tenant.id);
+        expect(ticks).toBeGreaterThan(5);
+      } finally {
+        other.close();
+      }
+    });
+  });
+
+  it('gives up with SQLITE_BUSY once the busy timeout has passed', async () => {
+    const file = join(dir, 'busy-timeout.db');
+    await (await openSqlStore({ kind: 'sqlite', filename: file })).close();
+    const store = await openSqlStore({ kind: 'sqlite', filename: file, busyTimeoutMs: 50 });
+    const other = new Database(file, { timeout: 0 });
+    try {
+      other.prepare('begin immediate').run();
+      const release = setTimeout(() => other.prepare('commit').run(), 1000);
+      const failure = await store.tenants.insert(makeTenant()).then(() => undefined, (e: unknown) => e);
+      clearTimeout(release);
+      other.prepare('commit').run();
+      expect(failure).toMatchObject({ code: 'SQLITE_BUSY' });
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+
   it('read-then-write transactions from two processes, interleaved, all succeed and lose no update', async () => {
     await withStore('counter.db', async (store, file) => {
       const tenant = makeTenant();
