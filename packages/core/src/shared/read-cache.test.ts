@@ -66,6 +66,17 @@ describe('cacheReads', () => {
     expect((await cached.tenants.findBySubdomain('acme'))?.loggingLevel).toBe(2);
   });
 
+  it('counts any method it does not know as a read as a write: one added to a port later empties the cache too', async () => {
+    const { store, reads } = countingStore();
+    await store.tenants.insert(tenant);
+    const withNewWrite = { ...store, tenants: { ...store.tenants, rename: async () => undefined } } as Store;
+    const cached = cacheReads(withNewWrite, { ttlMs: 60_000, now: manualTime().now });
+    await cached.tenants.findBySubdomain('acme');
+    await (cached.tenants as typeof cached.tenants & { rename(): Promise<void> }).rename();
+    await cached.tenants.findBySubdomain('acme');
+    expect(reads()).toBe(2);
+  });
+
   it('does not keep a row read before a write that finished while the read was on its way', async () => {
     const base = createMemoryStore();
     await base.tenants.insert(tenant);

@@ -29,6 +29,33 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * The methods of each cached repository that only read. Every other method counts as a write, so
+ * a write method added to a port later empties the cache without anyone remembering to list it.
+ */
+const READS: Record<Kind, readonly string[]> = {
+  tenants: ['findById', 'findBySubdomain', 'list'],
+  customDomains: ['get', 'findVerified'],
+  configurations: ['get', 'list', 'listAll', 'listStamps'],
+  keys: ['get'],
+};
+
+/** The repository with each method not in `reads` calling `wrote` once it has finished (or failed). */
+function reportingWrites<R extends object>(repo: R, reads: readonly string[], wrote: () => void): R {
+  const wrapped: Record<string, unknown> = { ...(repo as Record<string, unknown>) };
+  for (const [name, method] of Object.entries(repo)) {
+    if (typeof method !== 'function' || reads.includes(name)) continue;
+    wrapped[name] = async (...args: unknown[]) => {
+      try {
+        return await (method as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
+      } finally {
+        wrote();
+      }
+    };
+  }
+  return wrapped as R;
+}
+
+/**
  * Wraps a Store so the rows every request reads — the tenant by host, its custom domain, a
  * credential configuration, a key's stored row — are read once per `ttlMs` instead of once per
  * request (docs/decisions.md, Per-process read cache).
@@ -68,38 +95,11 @@ export function cacheReads(store: Store, options: ReadCacheOptions): Store {
 
   /** Repositories whose writes to the cached kinds call `wrote` (right away, or when a transaction commits). */
   function writesReported(repos: Repositories, wrote: (kind: Kind) => void): Pick<Repositories, 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys'> {
-    const after = <A extends unknown[], R>(kind: Kind, write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-      try {
-        return await write(...args);
-      } finally {
-        wrote(kind);
-      }
-    };
-    const { tenants, customDomains, credentialConfigurations: configurations, keys } = repos;
     return {
-      tenants: {
-        ...tenants,
-        insert: after('tenants', tenants.insert.bind(tenants)),
-        setLoggingLevel: after('tenants', tenants.setLoggingLevel.bind(tenants)),
-      },
-      customDomains: {
-        ...customDomains,
-        insert: after('customDomains', customDomains.insert.bind(customDomains)),
-        update: after('customDomains', customDomains.update.bind(customDomains)),
-        delete: after('customDomains', customDomains.delete.bind(customDomains)),
-        markVerified: after('customDomains', customDomains.markVerified.bind(customDomains)),
-      },
-      credentialConfigurations: {
-        ...configurations,
-        insert: after('configurations', configurations.insert.bind(configurations)),
-        update: after('configurations', configurations.update.bind(configurations)),
-        delete: after('configurations', configurations.delete.bind(configurations)),
-      },
-      keys: {
-        ...keys,
-        insert: after('keys', keys.insert.bind(keys)),
-        delete: after('keys', keys.delete.bind(keys)),
-      },
+      tenants: reportingWrites(repos.tenants, READS.tenants, () => wrote('tenants')),
+      customDomains: reportingWrites(repos.customDomains, READS.customDomains, () => wrote('customDomains')),
+      credentialConfigurations: reportingWrites(repos.credentialConfigurations, READS.configurations, () => wrote('configurations')),
+      keys: reportingWrites(repos.keys, READS.keys, () => wrote('keys')),
     };
   }
 
