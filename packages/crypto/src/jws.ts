@@ -1,4 +1,5 @@
-import { createPublicKey, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { ed25519PublicKey, p256PublicKey, signEs256, verifyEs256 } from './ecdsa.ts';
 
 /** The JWS algorithms this module signs and verifies (RFC 7518 §3.4, RFC 8037 §3.1). */
 export type JwsAlgorithm = 'ES256' | 'EdDSA';
@@ -44,19 +45,19 @@ function algorithmOf(key: KeyObject): JwsAlgorithm | undefined {
 export function publicKeyFromJwk(jwk: unknown): KeyObject {
   if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) throw new TypeError('The JWK is not an object');
   const j = jwk as Record<string, unknown>;
-  // createPublicKey would happily derive the public half of a private JWK; a key that travelled
-  // with its private part is not one to trust.
+  // A key that travelled with its private part is not one to trust.
   if (PRIVATE_MEMBERS.some((m) => Object.hasOwn(j, m))) throw new TypeError('The JWK holds private key material');
-  let key: KeyObject;
-  if (j.kty === 'EC' && j.crv === 'P-256' && typeof j.x === 'string' && typeof j.y === 'string') {
-    key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: j.x, y: j.y }, format: 'jwk' });
-  } else if (j.kty === 'OKP' && j.crv === 'Ed25519' && typeof j.x === 'string') {
-    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: j.x }, format: 'jwk' });
-  } else {
-    throw new TypeError('The JWK is not a P-256 (EC) or Ed25519 (OKP) public key');
+  // The coordinates are read as strictly as a token's parts: one spelling per key.
+  const coordinate = (v: unknown) => (typeof v === 'string' ? decodeBase64url(v) : undefined);
+  if (j.kty === 'EC' && j.crv === 'P-256') {
+    const x = coordinate(j.x);
+    const y = coordinate(j.y);
+    if (x && y && x.length === 32 && y.length === 32) return p256PublicKey(x, y);
+  } else if (j.kty === 'OKP' && j.crv === 'Ed25519') {
+    const x = coordinate(j.x);
+    if (x && x.length === 32) return ed25519PublicKey(x);
   }
-  if (algorithmOf(key) === undefined) throw new TypeError('The JWK is not a P-256 (EC) or Ed25519 (OKP) public key');
-  return key;
+  throw new TypeError('The JWK is not a P-256 (EC) or Ed25519 (OKP) public key');
 }
 
 /** The protected header of a compact JWS, without checking its signature; undefined when malformed. */
@@ -94,7 +95,7 @@ export function verifyCompactJws(token: string, key: KeyObject, algorithms: read
     if (!payload || !signature || signature.length !== 64) return undefined;
     // Every character was checked to be base64url, so latin1 gives the ASCII bytes that were signed.
     const signingInput = Buffer.from(token.slice(0, encodedHeader.length + 1 + encodedPayload.length), 'latin1');
-    const ok = alg === 'ES256' ? cryptoVerify('sha256', signingInput, { key, dsaEncoding: 'ieee-p1363' }, signature) : cryptoVerify(null, signingInput, key, signature);
+    const ok = alg === 'ES256' ? verifyEs256(signingInput, signature, key) : cryptoVerify(null, signingInput, key, signature);
     return ok ? { header, payload: new Uint8Array(payload) } : undefined;
   } catch {
     return undefined;
@@ -114,6 +115,6 @@ export function signCompactJws(header: Record<string, unknown>, payload: Record<
   const bytes = payload instanceof Uint8Array ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength) : Buffer.from(JSON.stringify(payload), 'utf8');
   const signingInput = `${Buffer.from(JSON.stringify({ alg, ...header }), 'utf8').toString('base64url')}.${bytes.toString('base64url')}`;
   const data = Buffer.from(signingInput, 'latin1');
-  const signature = alg === 'ES256' ? cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) : cryptoSign(null, data, privateKey);
+  const signature = alg === 'ES256' ? signEs256(data, privateKey) : cryptoSign(null, data, privateKey);
   return `${signingInput}.${signature.toString('base64url')}`;
 }

@@ -1,5 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { type Clock, DomainError, type Ids, type KeyAlgorithm, type KeyManager, type KeyRepository, type ManagedKey, type PublicJwk, type StoredKey } from '@vellum/core';
+import { signEs256 } from './ecdsa.ts';
 import type { Sealer } from './sealer.ts';
 
 export interface KeyManagerOptions {
@@ -79,7 +80,7 @@ export function createKeyManager(options: KeyManagerOptions): KeyManager {
         throw new DomainError('NotFound', 'The signing key does not exist or was destroyed');
       }
       const key = privateKeyOf(stored);
-      const signature = stored.algorithm === 'Ed25519' ? sign(null, data, key) : sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
+      const signature = stored.algorithm === 'Ed25519' ? sign(null, data, key) : signEs256(data, key);
       return new Uint8Array(signature);
     },
 
