@@ -1,29 +1,57 @@
 import pino, { type Logger } from 'pino';
 
-/** Paths of log fields that may carry secrets; pino replaces their values. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers.dpop',
-  'req.headers["oauth-client-attestation"]',
-  'req.headers["oauth-client-attestation-pop"]',
-  '*.client_secret',
-  '*.clientSecret',
-  '*.access_token',
-  '*.password',
-  '*.masterKey',
-];
+/**
+ * Fields whose values never reach the log: at the top level of a line, and in any object logged
+ * there (pino's `*.field`).
+ */
+export const REDACTED_FIELDS = ['client_secret', 'clientSecret', 'access_token', 'password', 'masterKey'] as const;
+/** Request headers that carry credentials; redacted wherever a logged object holds `headers`. */
+export const REDACTED_HEADERS = ['authorization', 'cookie', 'dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;
+const CENSOR = '[redacted]';
 
 /** `…/v1/openid/offers/{reference}` (not `…/offers/pre-authorized…`): the reference is a secret. */
 const OFFER_REFERENCE = /(\/v1\/openid\/offers\/)(?!pre-authorized(?:\/|$))[^/]+$/;
+
+const holdsAny = (value: object, fields: readonly string[]) => fields.some((f) => Object.hasOwn(value, f));
+
+/** A copy of `value` with `fields` censored, keeping its prototype (and an error's message and stack). */
+function censored<T extends object>(value: T, fields: readonly string[]): T {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as T, value);
+  if (value instanceof Error) Object.assign(copy, { message: value.message, stack: value.stack });
+  for (const f of fields) if (Object.hasOwn(value, f)) (copy as Record<string, unknown>)[f] = CENSOR;
+  return copy;
+}
+
+/**
+ * Secrets out of one log line's object, before pino serializes it. pino's own `redact` did this
+ * with wildcard paths, which walk and clone every line: 16 µs of a request's log line in the flow
+ * benchmark, more than the rest of the line. These are a handful of own-property checks per field,
+ * and a copy only when something is found. The object the caller logged is never changed.
+ */
+export function redactLogObject(object: Record<string, unknown>): Record<string, unknown> {
+  let out = holdsAny(object, REDACTED_FIELDS) ? censored(object, REDACTED_FIELDS) : object;
+  for (const key in object) {
+    const value = object[key];
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    const headers = (value as { headers?: unknown }).headers;
+    const secretHeaders = headers !== null && typeof headers === 'object' && Object.hasOwn(value, 'headers') && holdsAny(headers, REDACTED_HEADERS);
+    if (!secretHeaders && !holdsAny(value, REDACTED_FIELDS)) continue;
+    const clean = censored(value, REDACTED_FIELDS);
+    if (secretHeaders) (clean as { headers: object }).headers = censored(headers as object, REDACTED_HEADERS);
+    if (out === object) out = censored(object, []);
+    out[key] = clean;
+  }
+  return out;
+}
 
 /** The server's pino logger: JSON lines, secrets redacted, URLs logged without their query. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: { log: redactLogObject },
       serializers: {
+        // Only these fields of a request are logged: never its headers or body.
         req: (req: { method?: string; url?: string; host?: string; ip?: string; id?: string }) => ({
           id: req.id,
           method: req.method,
