@@ -21,6 +21,8 @@ export interface Answer {
 
 export interface BenchServer {
   pinned: boolean;
+  /** The server's port on 127.0.0.1 (requests must carry `host: HOST`). */
+  port: number;
   /** One request to the server, on the tenant's host. */
   call(method: string, path: string, options?: { headers?: Record<string, string>; body?: unknown; raw?: string }): Promise<Answer>;
   /** An admin bearer header for the tenant. */
@@ -102,6 +104,7 @@ export async function startBenchServer(options: { connections: number; logLevel:
   const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
   return {
     pinned,
+    port,
     call,
     async auth() {
       const res = await call('POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: tenant.audience } });
