@@ -57,7 +57,10 @@ export async function startBenchServer(options: { connections: number; logLevel:
   const pinned = workers === 1 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && availableParallelism() > 1;
   const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-'));
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel, VELLUM_WORKERS: String(workers),
+  // VELLUM_* settings of this shell reach the server (e.g. VELLUM_SQLITE_GROUP_COMMIT=false for an
+  // A/B run), except those the benchmark sets itself.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('VELLUM_')));
+  const env = { ...inherited, PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel, VELLUM_WORKERS: String(workers),
     // e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server.
     ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) };
   const created = spawnSync(process.execPath, [MAIN, 'tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], { env, encoding: 'utf8' });
