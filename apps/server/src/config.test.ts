@@ -24,12 +24,19 @@ describe('VELLUM_WORKERS', () => {
   });
 });
 
-describe('VELLUM_SQLITE_SYNCHRONOUS and VELLUM_READ_CACHE_TTL_MS', () => {
+describe('VELLUM_SQLITE_SYNCHRONOUS, VELLUM_SQLITE_GROUP_COMMIT and VELLUM_READ_CACHE_TTL_MS', () => {
   const config = (env: Record<string, string>) => loadConfig(env, '/srv');
 
-  it('default to normal and one second', () => {
+  it('default to normal, grouped commits and one second', () => {
     expect(config({}).sqliteSynchronous).toBe('normal');
+    expect(config({}).sqliteGroupCommit).toBe(true);
     expect(config({}).readCacheTtlMs).toBe(1000);
+  });
+
+  it('turn group commit off with false or 0', () => {
+    expect(config({ VELLUM_SQLITE_GROUP_COMMIT: 'false' }).sqliteGroupCommit).toBe(false);
+    expect(config({ VELLUM_SQLITE_GROUP_COMMIT: '0' }).sqliteGroupCommit).toBe(false);
+    expect(config({ VELLUM_SQLITE_GROUP_COMMIT: 'TRUE' }).sqliteGroupCommit).toBe(true);
   });
 
   it('take full, any case, and a time to live from 0 (no cache) to a minute', () => {
@@ -40,6 +47,7 @@ describe('VELLUM_SQLITE_SYNCHRONOUS and VELLUM_READ_CACHE_TTL_MS', () => {
 
   it.each([
     [{ VELLUM_SQLITE_SYNCHRONOUS: 'off' }, /VELLUM_SQLITE_SYNCHRONOUS must be one of normal, full/],
+    [{ VELLUM_SQLITE_GROUP_COMMIT: 'sometimes' }, /VELLUM_SQLITE_GROUP_COMMIT must be true or false/],
     [{ VELLUM_READ_CACHE_TTL_MS: '60001' }, /VELLUM_READ_CACHE_TTL_MS must be a whole number from 0 to 60000/],
     [{ VELLUM_READ_CACHE_TTL_MS: '-1' }, /VELLUM_READ_CACHE_TTL_MS/],
   ])('refuses %j', (env, message) => {

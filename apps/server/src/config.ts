@@ -33,6 +33,8 @@ export interface ServerConfig {
   workers: number;
   /** SQLite only: `normal` syncs the WAL at checkpoints, `full` at every commit. */
   sqliteSynchronous: 'normal' | 'full';
+  /** SQLite only: transactions of one event-loop turn share one commit (VELLUM_SQLITE_GROUP_COMMIT, default on). */
+  sqliteGroupCommit: boolean;
   /** How long a tenant, custom domain, configuration or key row read from the store is reused (0: never). */
   readCacheTtlMs: number;
 }
@@ -166,6 +168,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     webhookLeaseMs: integer(env, 'VELLUM_WEBHOOK_LEASE_MS', 30_000, 5_000, 3_600_000),
     workers: workers(env, cores),
     sqliteSynchronous: oneOf(env, 'VELLUM_SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
+    sqliteGroupCommit: read(env, 'VELLUM_SQLITE_GROUP_COMMIT') === undefined ? true : flag(env, 'VELLUM_SQLITE_GROUP_COMMIT'),
     readCacheTtlMs: integer(env, 'VELLUM_READ_CACHE_TTL_MS', 1000, 0, 60_000),
   };
 }

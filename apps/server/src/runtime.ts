@@ -33,7 +33,7 @@ export async function openStore(config: ServerConfig, options: OpenRuntimeOption
   const open = (o: SqlStoreOptions) => (options.migrate === false ? Promise.resolve(createSqlStore(o)) : openSqlStore(o));
   if (config.databaseUrl) return open({ kind: 'postgres', connectionString: config.databaseUrl });
   mkdirSync(config.dataDir, { recursive: true });
-  return open({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db'), synchronous: config.sqliteSynchronous });
+  return open({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db'), synchronous: config.sqliteSynchronous, groupCommit: config.sqliteGroupCommit });
 }
 
 /**

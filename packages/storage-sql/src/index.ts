@@ -14,10 +14,10 @@ export {
   createSqlStore,
   // createSqlStoreFromKysely: wraps an embedder's own Kysely instance as a Store.
   createSqlStoreFromKysely,
-  // ImmediateSqliteDialect: Kysely's SqliteDialect with transactions that begin immediate, for an
-  // embedder's own Kysely on a SQLite file that several processes share.
-  ImmediateSqliteDialect,
   // openSqlStore: opens and migrates; what the server and tests use.
   openSqlStore,
 } from './sql-store.ts';
-export type { ImmediateSqliteOptions, PostgresStoreOptions, SqliteStoreOptions, SqlStoreOptions } from './sql-store.ts';
+export type { PostgresStoreOptions, SqliteStoreOptions, SqlStoreOptions } from './sql-store.ts';
+// ImmediateSqliteDialect: Kysely's SqliteDialect with transactions that begin immediate and an
+// optional group commit, for an embedder's own Kysely on a SQLite file that several processes share.
+export { ImmediateSqliteDialect, type ImmediateSqliteOptions } from './sqlite-dialect.ts';

@@ -119,21 +119,24 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
       async redeem(tenantId, codeDigest, txCodeDigest, now, maxTxAttempts): Promise<RedeemOutcome> {
         const matches = txCodeDigest === undefined ? sql<SqlBool>`tx_code_digest is null` : sql<SqlBool>`tx_code_digest = ${txCodeDigest}`;
         // One statement decides and writes: the row lock (PostgreSQL) or the write lock (SQLite)
-        // orders racing redeemers, and each sees the state the one before it left.
-        const row = await db
-          .updateTable('offers')
-          .set({
-            status: sql<string>`case when ${matches} then 'used' when failed_tx_attempts + 1 >= ${maxTxAttempts} then 'locked' else 'open' end`,
-            failed_tx_attempts: sql<number>`case when ${matches} then failed_tx_attempts else failed_tx_attempts + 1 end`,
-            used_at: sql<string | null>`case when ${matches} then cast(${now} as text) else used_at end`,
-          })
-          .where('tenant_id', '=', tenantId)
-          .where('code_digest', '=', codeDigest)
-          .where('kind', '=', 'pre-authorized')
-          .where('status', '=', 'open')
-          .where('expires_at', '>', now)
-          .returningAll()
-          .executeTakeFirst();
+        // orders racing redeemers, and each sees the state the one before it left. On SQLite it runs
+        // as a transaction so that a grouped commit takes it in with the others (ImmediateSqliteDialect).
+        const update = (executor: Executor) =>
+          executor
+            .updateTable('offers')
+            .set({
+              status: sql<string>`case when ${matches} then 'used' when failed_tx_attempts + 1 >= ${maxTxAttempts} then 'locked' else 'open' end`,
+              failed_tx_attempts: sql<number>`case when ${matches} then failed_tx_attempts else failed_tx_attempts + 1 end`,
+              used_at: sql<string | null>`case when ${matches} then cast(${now} as text) else used_at end`,
+            })
+            .where('tenant_id', '=', tenantId)
+            .where('code_digest', '=', codeDigest)
+            .where('kind', '=', 'pre-authorized')
+            .where('status', '=', 'open')
+            .where('expires_at', '>', now)
+            .returningAll()
+            .executeTakeFirst();
+        const row = kind === 'sqlite' ? await atomically(db, update) : await update(db);
         if (!row) return { outcome: 'not-open' };
         const offer = toOffer(row);
         if (offer.status === 'used') return { outcome: 'redeemed', offer };

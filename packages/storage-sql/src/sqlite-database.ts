@@ -31,9 +31,13 @@ const STATEMENT_CACHE_SIZE = 256;
  * streamed query holds the connection until it is done), and SQLite re-prepares a kept statement
  * by itself when the schema changes.
  */
-function withStatementCache(db: Database.Database): SqliteDatabase {
+function withStatementCache(db: Database.Database): SqliteDatabase & { readonly inTransaction: boolean } {
   const statements = new Map<string, SqliteStatement>();
   return {
+    /** Whether a transaction is open (group commit checks SQLite did not abandon one). */
+    get inTransaction() {
+      return db.inTransaction;
+    },
     prepare(sql) {
       let statement = statements.get(sql);
       if (statement) {
@@ -53,7 +57,7 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
 }
 
 /** Opens (creating when missing) a SQLite file in WAL mode with foreign keys on, for Kysely's SqliteDialect. */
-export function openSqliteDatabase({ filename, busyTimeoutMs, synchronous = 'normal' }: SqliteFileOptions): SqliteDatabase {
+export function openSqliteDatabase({ filename, busyTimeoutMs, synchronous = 'normal' }: SqliteFileOptions): SqliteDatabase & { readonly inTransaction: boolean } {
   const inMemory = filename === ':memory:' || filename === '';
   if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
   // The busy timeout makes a second process wait for the write lock instead of failing at once.
