@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes as csprngBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from './random.ts';
 import type { Clock, NonceCodec, PlatformKeyRepository } from '@vellum/core';
 import type { Sealer } from './sealer.ts';
 
@@ -28,7 +29,7 @@ async function loadKey(options: LoadNonceCodecOptions): Promise<KeyObject> {
   // Sealed like every private key, bound to its record name; racing servers keep one.
   const record =
     (await keys.get(NONCE_MAC_KEY_NAME)) ??
-    (await keys.insertIfAbsent({ name: NONCE_MAC_KEY_NAME, sealed: sealer.seal(randomBytes(KEY_BYTES), NONCE_MAC_KEY_NAME), createdAt: clock.now().toISOString() }));
+    (await keys.insertIfAbsent({ name: NONCE_MAC_KEY_NAME, sealed: sealer.seal(csprngBytes(KEY_BYTES), NONCE_MAC_KEY_NAME), createdAt: clock.now().toISOString() }));
   const key = sealer.open(record.sealed, NONCE_MAC_KEY_NAME);
   if (key.length !== KEY_BYTES) throw new Error(`The platform key ${NONCE_MAC_KEY_NAME} is not ${KEY_BYTES} bytes after decryption`);
   return createSecretKey(key);

@@ -1,4 +1,5 @@
-import { randomBytes, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { randomBytes } from './random.ts';
 import type { Clock, KeyManager, TenantSigningKeyRepository, WalletAccessClaims, WalletTokens } from '@vellum/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { decodeJwsHeader, publicKeyFromJwk, verifyCompactJws } from './jws.ts';

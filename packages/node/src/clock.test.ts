@@ -24,4 +24,15 @@ describe('createNodeIds', () => {
     expect(Buffer.from(ids.token(16), 'base64url')).toHaveLength(16);
     expect(ids.token()).not.toBe(t);
   });
+
+  it('never hands out the same bytes twice across many refills of its pool, small draws or large', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 3000; i++) {
+      const token = ids.token(i % 3 === 0 ? 16 : 32);
+      expect(seen.has(token)).toBe(false);
+      seen.add(token);
+      const bytes = ids.bytes(i % 2 === 0 ? 20 : 2000);
+      expect(bytes).toHaveLength(i % 2 === 0 ? 20 : 2000);
+    }
+  });
 });
