@@ -3,10 +3,22 @@
 // servers sharing a database never both accept one code or nonce.
 
 import { canonicalJson, conflict, notFound, type RedeemOutcome, type Repositories, type Slice, type UserFilter } from '@vellum/core';
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type Insertable, type SqlBool, sql } from 'kysely';
+import { compiledOnce } from './compiled-once.ts';
 import { type Executor, seqOf, type SqlDialectKind } from './database.ts';
 import { uniqueViolation } from './errors.ts';
-import { toNonceRow, toOffer, toOfferRow, toTenantSigningKey, toTenantSigningKeyRow, toUser, toUserRow } from './users-offers.table.ts';
+import {
+  type NoncesTable,
+  type OffersTable,
+  toNonceRow,
+  toOffer,
+  toOfferRow,
+  toTenantSigningKey,
+  toTenantSigningKeyRow,
+  toUser,
+  toUserRow,
+  type UsersTable,
+} from './users-offers.table.ts';
 
 function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R) => T): Slice<T> {
   const last = rows[rows.length - 1];
@@ -35,20 +47,83 @@ function claimEquals(kind: SqlDialectKind, key: string, value: unknown): Express
       sql<SqlBool>`claims -> ('$.' || json_quote(${key})) = json(${json})`;
 }
 
+// The queries of an issuance flow, built and compiled once per Kysely instance (compiled-once.ts).
+// Each call passes every named parameter; the row mappers give every column (null, never undefined).
+
+const insertUser = compiledOnce('users.insert', (db, row: Insertable<UsersTable>) => db.insertInto('users').values(row));
+
+const userById = compiledOnce('users.get', (db, p: { tenantId: string; id: string }) =>
+  db.selectFrom('users').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
+);
+
+const insertOffer = compiledOnce('offers.insert', (db, row: Insertable<OffersTable>) => db.insertInto('offers').values(row));
+
+const offerById = compiledOnce('offers.get', (db, p: { tenantId: string; id: string }) =>
+  db.selectFrom('offers').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
+);
+
+const offerByCodeDigest = compiledOnce('offers.findByCodeDigest', (db, p: { tenantId: string; codeDigest: string }) =>
+  db.selectFrom('offers').selectAll().where('tenant_id', '=', p.tenantId).where('code_digest', '=', p.codeDigest),
+);
+
+interface RedeemParams {
+  tenantId: string;
+  codeDigest: string;
+  now: string;
+  maxTxAttempts: number;
+}
+
+/**
+ * One statement decides and writes: the row lock (PostgreSQL) or the write lock (SQLite) orders
+ * racing redeemers, and each sees the state the one before it left. `matches` says whether the
+ * transaction code is right.
+ */
+function redeemUpdate(db: Executor, p: RedeemParams, matches: Expression<SqlBool>) {
+  return db
+    .updateTable('offers')
+    .set({
+      status: sql<string>`case when ${matches} then 'used' when failed_tx_attempts + 1 >= ${p.maxTxAttempts} then 'locked' else 'open' end`,
+      failed_tx_attempts: sql<number>`case when ${matches} then failed_tx_attempts else failed_tx_attempts + 1 end`,
+      used_at: sql<string | null>`case when ${matches} then cast(${p.now} as text) else used_at end`,
+    })
+    .where('tenant_id', '=', p.tenantId)
+    .where('code_digest', '=', p.codeDigest)
+    .where('kind', '=', 'pre-authorized')
+    .where('status', '=', 'open')
+    .where('expires_at', '>', p.now)
+    .returningAll();
+}
+
+// The two variants of "the transaction code matches" are two shapes, so two queries.
+const redeemWithoutTxCode = compiledOnce('offers.redeem', (db, p: RedeemParams) => redeemUpdate(db, p, sql<SqlBool>`tx_code_digest is null`));
+
+const redeemWithTxCode = compiledOnce('offers.redeem (transaction code)', (db, p: RedeemParams & { txCodeDigest: string }) =>
+  redeemUpdate(db, p, sql<SqlBool>`tx_code_digest = ${p.txCodeDigest}`),
+);
+
+// ON CONFLICT DO NOTHING (PostgreSQL and SQLite): a repeat inserts no row rather than raising, so it
+// neither needs an exception nor ends the caller's PostgreSQL transaction.
+const insertNonceIfAbsent = compiledOnce('nonces.markUsed', (db, row: Insertable<NoncesTable>) =>
+  db
+    .insertInto('nonces')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tenant_id', 'nonce']).doNothing()),
+);
+
 /** Builds the user, offer, nonce and tenant signing key repositories on `db`, a Kysely instance or a transaction. */
 export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Repositories, 'users' | 'offers' | 'nonces' | 'tenantSigningKeys'> {
   return {
     users: {
       async insert(user) {
         try {
-          await db.insertInto('users').values(toUserRow(user)).execute();
+          await insertUser.execute(db, toUserRow(user));
         } catch (error) {
           if (uniqueViolation(error) === undefined) throw error;
           throw conflict('User id exists');
         }
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await userById.first(db, { tenantId, id });
         return row && toUser(row);
       },
       async list(tenantId, page, filter: UserFilter = {}) {
@@ -100,7 +175,7 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
     offers: {
       async insert(offer) {
         try {
-          await db.insertInto('offers').values(toOfferRow(offer, kind)).execute();
+          await insertOffer.execute(db, toOfferRow(offer, kind));
         } catch (error) {
           const violated = uniqueViolation(error);
           if (violated !== undefined) throw conflict(violated.includes('code_digest') ? 'The tenant already has an offer with this code' : 'Offer id exists');
@@ -109,33 +184,19 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         }
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('offers').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await offerById.first(db, { tenantId, id });
         return row && toOffer(row);
       },
       async findByCodeDigest(tenantId, codeDigest) {
-        const row = await db.selectFrom('offers').selectAll().where('tenant_id', '=', tenantId).where('code_digest', '=', codeDigest).executeTakeFirst();
+        const row = await offerByCodeDigest.first(db, { tenantId, codeDigest });
         return row && toOffer(row);
       },
       async redeem(tenantId, codeDigest, txCodeDigest, now, maxTxAttempts): Promise<RedeemOutcome> {
-        const matches = txCodeDigest === undefined ? sql<SqlBool>`tx_code_digest is null` : sql<SqlBool>`tx_code_digest = ${txCodeDigest}`;
-        // One statement decides and writes: the row lock (PostgreSQL) or the write lock (SQLite)
-        // orders racing redeemers, and each sees the state the one before it left. On SQLite it runs
-        // as a transaction so that a grouped commit takes it in with the others (ImmediateSqliteDialect).
+        const params: RedeemParams = { tenantId, codeDigest, now, maxTxAttempts };
+        // One statement (redeemUpdate). On SQLite it runs as a transaction so that a grouped commit
+        // takes it in with the others (ImmediateSqliteDialect).
         const update = (executor: Executor) =>
-          executor
-            .updateTable('offers')
-            .set({
-              status: sql<string>`case when ${matches} then 'used' when failed_tx_attempts + 1 >= ${maxTxAttempts} then 'locked' else 'open' end`,
-              failed_tx_attempts: sql<number>`case when ${matches} then failed_tx_attempts else failed_tx_attempts + 1 end`,
-              used_at: sql<string | null>`case when ${matches} then cast(${now} as text) else used_at end`,
-            })
-            .where('tenant_id', '=', tenantId)
-            .where('code_digest', '=', codeDigest)
-            .where('kind', '=', 'pre-authorized')
-            .where('status', '=', 'open')
-            .where('expires_at', '>', now)
-            .returningAll()
-            .executeTakeFirst();
+          txCodeDigest === undefined ? redeemWithoutTxCode.first(executor, params) : redeemWithTxCode.first(executor, { ...params, txCodeDigest });
         const row = kind === 'sqlite' ? await atomically(db, update) : await update(db);
         if (!row) return { outcome: 'not-open' };
         const offer = toOffer(row);
@@ -157,14 +218,8 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
 
     nonces: {
       async markUsed(record) {
-        // ON CONFLICT DO NOTHING (PostgreSQL and SQLite): a repeat inserts no row rather than raising,
-        // so it neither needs an exception nor ends the caller's PostgreSQL transaction.
-        const result = await db
-          .insertInto('nonces')
-          .values(toNonceRow(record))
-          .onConflict((oc) => oc.columns(['tenant_id', 'nonce']).doNothing())
-          .executeTakeFirst();
-        return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+        // Inserts the nonce or nothing (insertNonceIfAbsent): whether it inserted is whether it was unused.
+        return (await insertNonceIfAbsent.affectedRows(db, toNonceRow(record))) > 0n;
       },
       async deleteExpired(tenantId, now) {
         const result = await db.deleteFrom('nonces').where('tenant_id', '=', tenantId).where('expires_at', '<=', now).executeTakeFirst();

@@ -3,14 +3,15 @@
 // except the two lookups the ports define as global (client id, verified domain name).
 
 import { type AnalyticEvent, conflict, notFound, type EventFilter, type PageRequest, type Repositories, type Slice } from '@vellum/core';
-import { sql, type SqlBool } from 'kysely';
+import { type Insertable, sql, type SqlBool } from 'kysely';
 import { toAdminClient, toAdminClientRow } from './admin-clients.table.ts';
 import { toAnalyticEvent, toAnalyticEventRow } from './analytic-events.table.ts';
+import { compiledOnce } from './compiled-once.ts';
 import { toCredentialConfiguration, toCredentialConfigurationRow } from './credential-configurations.table.ts';
 import { toCustomDomain, toCustomDomainRow } from './custom-domains.table.ts';
 import { type Executor, seqOf, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { toDidRecord, toDidRow } from './dids.table.ts';
-import { toIssuedCredential, toIssuedCredentialRow } from './issued-credentials.table.ts';
+import { type IssuedCredentialsTable, toIssuedCredential, toIssuedCredentialRow } from './issued-credentials.table.ts';
 import { uniqueViolation } from './errors.ts';
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
@@ -55,6 +56,9 @@ async function lockTenant(tx: Executor, kind: SqlDialectKind, tenantId: string):
 }
 
 const noIaca = () => notFound('The tenant has no such IACA');
+
+// Written once per issued credential: built and compiled once per Kysely instance (compiled-once.ts).
+const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row: Insertable<IssuedCredentialsTable>) => db.insertInto('issued_credentials').values(row));
 
 /** Builds the repositories on `db`, a Kysely instance or a transaction, for the given dialect. */
 export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories {
@@ -364,7 +368,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
 
     issuedCredentials: {
       async insert(record) {
-        await refusingDuplicates(db.insertInto('issued_credentials').values(toIssuedCredentialRow(record)).execute(), (violated) =>
+        await refusingDuplicates(insertIssuedCredential.execute(db, toIssuedCredentialRow(record)), (violated) =>
           violated.includes('notification') ? 'The notification id exists' : 'Issued credential id exists',
         );
       },
