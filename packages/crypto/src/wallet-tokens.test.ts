@@ -74,6 +74,20 @@ describe('wallet access tokens (API.md §9)', () => {
     expect(await tokens.verify(tenant.id, ISSUER, token)).toBeUndefined();
   });
 
+  it('remembers good tokens: each answer is a copy, and a token it no longer remembers verifies by its signature', async () => {
+    const { tokens, tenant, clock } = await setup();
+    const { token, claims } = await tokens.issue(claimsFor(tenant.id), 600);
+    const first = await tokens.verify(tenant.id, ISSUER, token);
+    first?.configurationIds.push('added by a caller');
+    if (first) first.userId = 'changed by a caller';
+    expect(await tokens.verify(tenant.id, ISSUER, token)).toEqual(claims);
+    // More tokens than it remembers push the first one out; its signature still makes it good.
+    for (let i = 0; i < 2100; i++) await tokens.issue(claimsFor(tenant.id), 600);
+    expect(await tokens.verify(tenant.id, ISSUER, token)).toEqual(claims);
+    clock.advance(600_000);
+    expect(await tokens.verify(tenant.id, ISSUER, token)).toBeUndefined();
+  });
+
   it('makes one key per tenant on first use; verifying never makes one', async () => {
     const { tokens, tenant, other, store, created } = await setup();
     expect(await tokens.verify(tenant.id, ISSUER, 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.e30.AA')).toBeUndefined();

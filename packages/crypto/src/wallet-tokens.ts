@@ -30,6 +30,11 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const b64url = (data: Uint8Array | string) => Buffer.from(typeof data === 'string' ? encoder.encode(data) : data).toString('base64url');
 
+/** How many tokens each process remembers as good (about 1 MB). */
+const KNOWN_TOKENS = 2048;
+
+const copyOf = (claims: WalletAccessClaims): WalletAccessClaims => ({ ...claims, configurationIds: [...claims.configurationIds] });
+
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 /**
@@ -42,6 +47,16 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
   const { signingKeys, keys, clock } = options;
   const cache = new Map<string, TenantKey>();
   const loading = new Map<string, Promise<TenantKey | undefined>>();
+  // Tokens this process signed or verified, with their claims. A wallet presents its token within
+  // seconds, usually to the process that issued it (its connection is kept alive), and a token equal
+  // to one whose signature is known good is good: its ES256 verification, the most expensive step of
+  // a credential request after the proof's, is skipped. The time checks still run on every use. Only
+  // good tokens get in, so nobody can fill it with others; the oldest leave first.
+  const known = new Map<string, WalletAccessClaims>();
+  const remember = (token: string, claims: WalletAccessClaims) => {
+    known.set(token, claims);
+    if (known.size > KNOWN_TOKENS) known.delete(known.keys().next().value as string);
+  };
 
   async function load(tenantId: string, create: boolean): Promise<TenantKey | undefined> {
     let record = await signingKeys.get(tenantId, WALLET_TOKEN_KEY_PURPOSE);
@@ -110,12 +125,17 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
       const signingInput = `${b64url(JSON.stringify({ alg: ALG, typ: TYP, kid: key.kid }))}.${b64url(JSON.stringify(payload))}`;
       // The KeyManager signs ES256 in the IEEE P1363 form (r‖s) that JWS uses.
       const signature = await keys.sign(claims.tenantId, key.keyId, encoder.encode(signingInput));
-      return { token: `${signingInput}.${b64url(signature)}`, claims: full };
+      const token = `${signingInput}.${b64url(signature)}`;
+      remember(token, copyOf(full));
+      return { token, claims: full };
     },
 
     async verify(tenantId, issuer, token) {
       try {
         if (typeof token !== 'string' || token.length > 8192) return undefined;
+        const now = Math.floor(clock.now().getTime() / 1000);
+        const seen = known.get(token);
+        if (seen) return seen.tenantId === tenantId && seen.issuer === issuer && seen.expiresAt > now ? copyOf(seen) : undefined;
         // The header is read before the key is looked up, so junk never costs a store read.
         const header = decodeJwsHeader(token);
         if (!header || header.alg !== ALG || header.typ !== TYP) return undefined;
@@ -124,12 +144,11 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         const verified = verifyCompactJws(token, key.verifyKey, [ALG]);
         if (!verified) return undefined;
         const p = JSON.parse(decoder.decode(verified.payload)) as Record<string, unknown>;
-        const now = Math.floor(clock.now().getTime() / 1000);
         const audiences = Array.isArray(p.aud) ? p.aud : [p.aud];
         if (p.tid !== tenantId || p.iss !== issuer || !audiences.includes(issuer)) return undefined;
         if (typeof p.exp !== 'number' || typeof p.iat !== 'number' || p.exp <= now) return undefined;
         if (typeof p.sub !== 'string' || typeof p.oid !== 'string' || typeof p.jti !== 'string' || typeof p.scope !== 'string' || !isStringArray(p.cfg)) return undefined;
-        return {
+        const claims: WalletAccessClaims = {
           tenantId,
           issuer,
           userId: p.sub,
@@ -140,6 +159,8 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
           issuedAt: p.iat,
           expiresAt: p.exp,
         };
+        remember(token, copyOf(claims));
+        return claims;
       } catch {
         return undefined;
       }
