@@ -82,6 +82,21 @@ function proof(wallet: Wallet, audience: string, nonce: string): string {
   return `${input}.${derToJose(sign('sha256', Buffer.from(input, 'latin1'), wallet.key)).toString('base64url')}`;
 }
 
+/** ES256 signatures per ms on one core, right now: the same work on any day, to compare runs by. */
+function machineSpeed(): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const data = Buffer.from('machine speed');
+  for (let i = 0; i < 200; i++) sign('sha256', data, privateKey);
+  const started = performance.now();
+  let n = 0;
+  while (performance.now() - started < 300) {
+    for (let i = 0; i < 50; i++) sign('sha256', data, privateKey);
+    n += 50;
+  }
+  const perSignature = ((performance.now() - started) * 1000) / n;
+  return `Machine speed now: ${perSignature.toFixed(1)} µs per ES256 signature (node:crypto, one core, nothing else running)`;
+}
+
 async function setUp(server: BenchServer) {
   const admin = await server.auth();
   const iaca = JSON.parse((await server.call('POST', '/v2/credentials/mobile/iacas', { headers: admin, body: { country: 'US' } })).text) as { id: string };
@@ -221,6 +236,9 @@ try {
   /** One flow; `c` is the connection it may use (the wire client only). */
   const flow = (wallet: Wallet, c: WireConnection | undefined) => (c ? wireFlow(c, requests, wallet) : undiciFlow(server, admin, configurationId, wallet));
   if (client === 'wire') connections.push(...(await openWireConnections(walletCount, server.port, HOST)));
+  // This VM's speed varies from minute to minute; a fixed piece of work, timed just before the run,
+  // says how fast it was at the time (compare runs with similar figures).
+  console.log(machineSpeed());
   console.log(`Node ${process.version}; server ${workers > 1 ? `with ${workers} workers, sharing every core with the driver` : server.pinned ? 'pinned to core 0, driver on the other cores' : 'not pinned'}; SQLite; log level ${values['log-level']}; ${walletCount} wallets; client ${client === 'wire' ? 'wire (raw keep-alive sockets, one per wallet)' : 'undici Pool'}`);
 
   let failures = 0;
