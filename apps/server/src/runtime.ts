@@ -80,12 +80,12 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       x509: createX509Authority({ keys }),
       mdocEngine: createMdocEngine({ keys }),
       digests: createDigests(),
-      walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock }),
+      walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock, ids }),
       proofVerifier: createProofVerifier(),
       // Its seed is sealed under the master key too: a key that cannot open it stops the start here.
       credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock }),
       // The c_nonce MAC key, sealed alike: every server sharing the database opens the others' nonces.
-      nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock }),
+      nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock, ids }),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

@@ -32,6 +32,16 @@ describe('self-authenticating c_nonces (OpenID4VCI 1.0 §7; docs/decisions.md): 
     expect(many.size).toBe(1000);
   });
 
+  it('takes its random bytes from the Ids it is given', async () => {
+    const drawn: number[] = [];
+    const ids = { bytes: (n: number) => (drawn.push(n), new Uint8Array(n).fill(7)) };
+    const codec = await loadNonceCodec({ keys: memoryKeys(), sealer: createSealer(new Uint8Array(randomBytes(32))), clock, ids });
+    const nonce = codec.mint(TENANT, EXPIRES);
+    expect(drawn).toEqual([16]);
+    expect([...bytesOf(nonce).subarray(5, 21)]).toEqual(new Array(16).fill(7));
+    expect(codec.open(TENANT, nonce)).toEqual({ expiresAt: EXPIRES });
+  });
+
   it('opens a nonce whose expiry has passed (the caller compares it with its clock)', async () => {
     const { codec } = await setup();
     const past = new Date('2020-01-01T00:00:00Z');

@@ -1,6 +1,5 @@
-import { createHmac, createSecretKey, type KeyObject, randomBytes as csprngBytes, timingSafeEqual } from 'node:crypto';
-import { randomBytes } from './random.ts';
-import type { Clock, NonceCodec, PlatformKeyRepository } from '@vellum/core';
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock, Ids, NonceCodec, PlatformKeyRepository } from '@vellum/core';
 import type { Sealer } from './sealer.ts';
 
 /** The platform key record holding the HMAC key every server mints and opens c_nonces with. */
@@ -22,6 +21,8 @@ export interface LoadNonceCodecOptions {
   keys: PlatformKeyRepository;
   sealer: Sealer;
   clock: Clock;
+  /** Where each nonce's random bytes come from (the server passes its pooled Ids); node:crypto's CSPRNG by default. */
+  ids?: Pick<Ids, 'bytes'>;
 }
 
 async function loadKey(options: LoadNonceCodecOptions): Promise<KeyObject> {
@@ -29,7 +30,7 @@ async function loadKey(options: LoadNonceCodecOptions): Promise<KeyObject> {
   // Sealed like every private key, bound to its record name; racing servers keep one.
   const record =
     (await keys.get(NONCE_MAC_KEY_NAME)) ??
-    (await keys.insertIfAbsent({ name: NONCE_MAC_KEY_NAME, sealed: sealer.seal(csprngBytes(KEY_BYTES), NONCE_MAC_KEY_NAME), createdAt: clock.now().toISOString() }));
+    (await keys.insertIfAbsent({ name: NONCE_MAC_KEY_NAME, sealed: sealer.seal(randomBytes(KEY_BYTES), NONCE_MAC_KEY_NAME), createdAt: clock.now().toISOString() }));
   const key = sealer.open(record.sealed, NONCE_MAC_KEY_NAME);
   if (key.length !== KEY_BYTES) throw new Error(`The platform key ${NONCE_MAC_KEY_NAME} is not ${KEY_BYTES} bytes after decryption`);
   return createSecretKey(key);
@@ -54,6 +55,7 @@ function tagOf(key: KeyObject, tenantId: string, body: Uint8Array): Buffer {
  */
 export async function loadNonceCodec(options: LoadNonceCodecOptions): Promise<NonceCodec> {
   const key = await loadKey(options);
+  const random = options.ids?.bytes ?? ((n: number) => randomBytes(n));
   return {
     mint(tenantId, expiresAt) {
       const seconds = Math.floor(expiresAt.getTime() / 1000);
@@ -61,7 +63,7 @@ export async function loadNonceCodec(options: LoadNonceCodecOptions): Promise<No
       const nonce = Buffer.alloc(NONCE_BYTES);
       nonce.writeUInt8(VERSION, 0);
       nonce.writeUInt32BE(seconds, 1);
-      randomBytes(RANDOM_BYTES).copy(nonce, 1 + EXPIRY_BYTES);
+      nonce.set(random(RANDOM_BYTES), 1 + EXPIRY_BYTES);
       tagOf(key, tenantId, nonce).copy(nonce, BODY_BYTES);
       return nonce.toString('base64url');
     },

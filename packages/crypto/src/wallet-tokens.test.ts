@@ -88,6 +88,14 @@ describe('wallet access tokens (API.md §9)', () => {
     expect(await tokens.verify(tenant.id, ISSUER, token)).toBeUndefined();
   });
 
+  it('takes token ids from the Ids it is given', async () => {
+    const { store, clock, keys, tenant } = await setup();
+    const tokens = createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock, ids: { token: (n = 32) => `id-of-${n}-bytes` } });
+    const { token, claims } = await tokens.issue(claimsFor(tenant.id), 600);
+    expect(claims.jti).toBe('id-of-16-bytes');
+    expect((await tokens.verify(tenant.id, ISSUER, token))?.jti).toBe('id-of-16-bytes');
+  });
+
   it('makes one key per tenant on first use; verifying never makes one', async () => {
     const { tokens, tenant, other, store, created } = await setup();
     expect(await tokens.verify(tenant.id, ISSUER, 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.e30.AA')).toBeUndefined();

@@ -1,6 +1,5 @@
-import type { KeyObject } from 'node:crypto';
-import { randomBytes } from './random.ts';
-import type { Clock, KeyManager, TenantSigningKeyRepository, WalletAccessClaims, WalletTokens } from '@vellum/core';
+import { type KeyObject, randomBytes } from 'node:crypto';
+import type { Clock, Ids, KeyManager, TenantSigningKeyRepository, WalletAccessClaims, WalletTokens } from '@vellum/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { decodeJwsHeader, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
 
@@ -17,6 +16,8 @@ export interface WalletTokensOptions {
   signingKeys: TenantSigningKeyRepository;
   keys: KeyManager;
   clock: Clock;
+  /** Where token ids come from (the server passes its pooled Ids); node:crypto's CSPRNG by default. */
+  ids?: Pick<Ids, 'token'>;
 }
 
 interface TenantKey {
@@ -45,6 +46,7 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
  */
 export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
   const { signingKeys, keys, clock } = options;
+  const tokenId = options.ids ? () => (options.ids as Pick<Ids, 'token'>).token(16) : () => randomBytes(16).toString('base64url');
   const cache = new Map<string, TenantKey>();
   const loading = new Map<string, Promise<TenantKey | undefined>>();
   // Tokens this process signed or verified, with their claims. A wallet presents its token within
@@ -106,7 +108,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
       const full: WalletAccessClaims = {
         ...claims,
         configurationIds: [...claims.configurationIds],
-        jti: randomBytes(16).toString('base64url'),
+        jti: tokenId(),
         issuedAt,
         expiresAt: issuedAt + ttlSeconds,
       };
