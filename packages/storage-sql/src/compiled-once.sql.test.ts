@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeStoreContract, makeOffer, makeTenant, makeUser } from '@vellum/testing';
+import type { Store } from '@vellum/core';
 import { CamelCasePlugin, type Insertable, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,6 +239,20 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
   });
 }
 
+/** The whole store contract, with every compiled-once call also built and compared with the builder. */
+function describeCheckedContract(kind: 'sqlite' | 'postgres', open: () => Promise<Store>) {
+  describe('with every call checked against the builder', () => {
+    let was = false;
+    beforeAll(() => {
+      was = verifyCompiledOnceEveryCall(true);
+    });
+    afterAll(() => {
+      verifyCompiledOnceEveryCall(was);
+    });
+    describeStoreContract(kind, open);
+  });
+}
+
 describe('SQLite', () => {
   let dir = '';
   beforeAll(() => {
@@ -252,16 +267,7 @@ describe('SQLite', () => {
     return db;
   });
 
-  describe('with every call checked against the builder', () => {
-    let was = false;
-    beforeAll(() => {
-      was = verifyCompiledOnceEveryCall(true);
-    });
-    afterAll(() => {
-      verifyCompiledOnceEveryCall(was);
-    });
-    describeStoreContract('sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, 'contract.db') }));
-  });
+  describeCheckedContract('sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, 'contract.db') }));
 });
 
 describe.skipIf(pgAdminUrl === undefined)('PostgreSQL', () => {
@@ -278,14 +284,5 @@ describe.skipIf(pgAdminUrl === undefined)('PostgreSQL', () => {
     return db;
   });
 
-  describe('with every call checked against the builder', () => {
-    let was = false;
-    beforeAll(() => {
-      was = verifyCompiledOnceEveryCall(true);
-    });
-    afterAll(() => {
-      verifyCompiledOnceEveryCall(was);
-    });
-    describeStoreContract('postgres', () => openSqlStore({ kind: 'postgres', connectionString: url }));
-  });
+  describeCheckedContract('postgres', () => openSqlStore({ kind: 'postgres', connectionString: url }));
 });
