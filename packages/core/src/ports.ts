@@ -456,7 +456,7 @@ export interface Clock {
 }
 
 export interface Ids {
-  /** A random UUID (v4). */
+  /** A unique id in UUID form (the Node adapter makes time-ordered v7 ones, RFC 9562). */
   uuid(): string;
   /** A random URL-safe token carrying at least `bytes` bytes of entropy (default 32). */
   token(bytes?: number): string;

@@ -11,10 +11,23 @@ describe('systemClock', () => {
 describe('createNodeIds', () => {
   const ids = createNodeIds();
 
-  it('makes random v4 UUIDs', () => {
+  it('makes v7 UUIDs: the current Unix milliseconds, then random bits', () => {
+    const before = Date.now();
     const a = ids.uuid();
-    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(ids.uuid()).not.toBe(a);
+    const after = Date.now();
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const ms = Number.parseInt(a.replaceAll('-', '').slice(0, 12), 16);
+    expect(ms).toBeGreaterThanOrEqual(before);
+    expect(ms).toBeLessThanOrEqual(after);
+    const many = Array.from({ length: 2000 }, () => ids.uuid());
+    expect(new Set(many).size).toBe(2000);
+  });
+
+  it('sorts ids made in later milliseconds after earlier ones', async () => {
+    const first = ids.uuid();
+    await new Promise((resolve) => setTimeout(resolve, 3));
+    const second = ids.uuid();
+    expect(second > first).toBe(true);
   });
 
   it('makes URL-safe tokens of 32 random bytes by default, or as many as asked', () => {
