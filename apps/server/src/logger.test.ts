@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.ts';
@@ -58,21 +57,5 @@ describe('the server log keeps secrets out', () => {
     expect(reference?.req.url).toBe('/v1/openid/offers/[redacted]');
     expect(create?.req.url).toBe('/v1/openid/offers/pre-authorized');
     expect(lines.join('')).not.toMatch(/S3CRET/);
-  });
-});
-
-describe('the asynchronous standard output', () => {
-  it('loses no line when the process exits right after logging', () => {
-    // A child logs many lines and exits at once, before the thread pool could have written them all.
-    const script = `
-      const { asyncStdout, createLogger } = await import(${JSON.stringify(new URL('./logger.ts', import.meta.url).href)});
-      const logger = createLogger('info', asyncStdout());
-      for (let i = 0; i < 2000; i++) logger.info({ i }, 'line');
-      process.exit(0);`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
-    expect(run.status, run.stderr).toBe(0);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { i: number; msg: string });
-    expect(lines).toHaveLength(2000);
-    expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
   });
 });

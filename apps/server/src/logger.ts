@@ -44,16 +44,6 @@ export function redactLogObject(object: Record<string, unknown>): Record<string,
   return out;
 }
 
-/**
- * Standard output, written off the event loop: each line is handed to libuv's thread pool, and lines
- * logged while a write is under way go out together in the next one. A line cost the serving thread
- * a write system call (about 11 µs each in the flow benchmark, four lines a flow); at rest each line
- * still appears at once. What is buffered is written synchronously when the process exits.
- */
-export function asyncStdout(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
-}
-
 /** The server's pino logger: JSON lines, secrets redacted, URLs logged without their query. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(

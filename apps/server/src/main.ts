@@ -6,7 +6,7 @@ import { DomainError, parsePageQuery } from '@vellum/core';
 import { buildApp } from './app.ts';
 import { superviseWorkers } from './cluster.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
-import { asyncStdout, createLogger } from './logger.ts';
+import { createLogger } from './logger.ts';
 import { openRuntime, tenantCredentials, type Runtime } from './runtime.ts';
 import { startWebhookLoop } from './webhook-worker.ts';
 
@@ -52,7 +52,7 @@ async function serve(config: ServerConfig): Promise<number> {
 
 /** Runs the app, the event flusher and the webhook delivery loop here, and stops them in order on SIGTERM. */
 async function serveInThisProcess(config: ServerConfig, { worker }: { worker: boolean }): Promise<void> {
-  const logger = createLogger(config.logLevel, asyncStdout());
+  const logger = createLogger(config.logLevel);
   // A worker's primary has migrated the database and created the demo tenant already.
   const runtime = await openRuntime(config, logger, { migrate: !worker });
   if (!worker) await ensureDefaultTenant(runtime, config);
