@@ -103,6 +103,24 @@ export function cacheReads(store: Store, options: ReadCacheOptions): Store {
     };
   }
 
+  /**
+   * `tx` as it is, except that the four cached kinds report their writes. Wrapping a repository
+   * copies it and makes a closure per write method, and most transactions never touch these four:
+   * each is wrapped on first use. The other repositories are `tx`'s own, reached through the prototype.
+   */
+  function reportingView(tx: Repositories, wrote: (kind: Kind) => void): Repositories {
+    const view = Object.create(tx) as Repositories;
+    const lazily = <K extends 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys'>(name: K, kind: Kind, reads: readonly string[]) => {
+      let wrapped: Repositories[K] | undefined;
+      Object.defineProperty(view, name, { enumerable: true, get: () => (wrapped ??= reportingWrites(tx[name], reads, () => wrote(kind))) });
+    };
+    lazily('tenants', 'tenants', READS.tenants);
+    lazily('customDomains', 'customDomains', READS.customDomains);
+    lazily('credentialConfigurations', 'configurations', READS.configurations);
+    lazily('keys', 'keys', READS.keys);
+    return view;
+  }
+
   const direct = writesReported(store, forget);
   return {
     ...store,
@@ -130,7 +148,7 @@ export function cacheReads(store: Store, options: ReadCacheOptions): Store {
       // (and also when it fails: forgetting too much costs only a read).
       const touched = new Set<Kind>();
       try {
-        return await store.transaction((tx) => work({ ...tx, ...writesReported(tx, (kind) => touched.add(kind)) }));
+        return await store.transaction((tx) => work(reportingView(tx, (kind) => touched.add(kind))));
       } finally {
         for (const kind of touched) forget(kind);
       }
