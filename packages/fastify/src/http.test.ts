@@ -34,6 +34,15 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
       expect(res.json()).toMatchObject({ error: 'access_denied', error_description: 'Unauthorized', code: 'Unauthorized' });
     });
 
+    it('names every answer’s request in x-request-id, errors included, with the body unchanged', async () => {
+      const ok = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: `https://${acme.host}` } });
+      const refused = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { client_id: 'x' } });
+      for (const res of [ok, refused]) expect(res.headers['x-request-id']).toMatch(/\S+/);
+      expect(ok.headers['x-request-id']).not.toBe(refused.headers['x-request-id']);
+      expect(ok.json()).toMatchObject({ token_type: 'Bearer' });
+      expect(refused.json()).toMatchObject({ error: 'invalid_request' });
+    });
+
     it('answers a missing grant_type with 400 invalid_request and details', async () => {
       const res = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { client_id: 'x' } });
       expect(res.statusCode).toBe(400);

@@ -34,8 +34,10 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
   app.setNotFoundHandler((request, reply) => {
     void sendError(reply, new DomainError('NotFound', `No route for ${request.method} ${request.url.split('?')[0]}`), 'api');
   });
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every answer, and needs no promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
 
