@@ -28,6 +28,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The repositories whose rows are cached, and the kind each one's rows are. */
+type CachedRepository = 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys';
+const KIND_OF: Record<CachedRepository, Kind> = { tenants: 'tenants', customDomains: 'customDomains', credentialConfigurations: 'configurations', keys: 'keys' };
+const CACHED = Object.keys(KIND_OF) as CachedRepository[];
+
 /**
  * The methods of each cached repository that only read. Every other method counts as a write, so
  * a write method added to a port later empties the cache without anyone remembering to list it.
@@ -93,31 +98,28 @@ export function cacheReads(store: Store, options: ReadCacheOptions): Store {
     return value;
   }
 
+  /** `name` of `repos`, its writes calling `wrote` with the kind it caches. */
+  function reporting<K extends CachedRepository>(repos: Repositories, name: K, wrote: (kind: Kind) => void): Repositories[K] {
+    const kind = KIND_OF[name];
+    return reportingWrites(repos[name], READS[kind], () => wrote(kind));
+  }
+
   /** Repositories whose writes to the cached kinds call `wrote` (right away, or when a transaction commits). */
-  function writesReported(repos: Repositories, wrote: (kind: Kind) => void): Pick<Repositories, 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys'> {
-    return {
-      tenants: reportingWrites(repos.tenants, READS.tenants, () => wrote('tenants')),
-      customDomains: reportingWrites(repos.customDomains, READS.customDomains, () => wrote('customDomains')),
-      credentialConfigurations: reportingWrites(repos.credentialConfigurations, READS.configurations, () => wrote('configurations')),
-      keys: reportingWrites(repos.keys, READS.keys, () => wrote('keys')),
-    };
+  function writesReported(repos: Repositories, wrote: (kind: Kind) => void): Pick<Repositories, CachedRepository> {
+    return Object.fromEntries(CACHED.map((name) => [name, reporting(repos, name, wrote)])) as Pick<Repositories, CachedRepository>;
   }
 
   /**
-   * `tx` as it is, except that the four cached kinds report their writes. Wrapping a repository
-   * copies it and makes a closure per write method, and most transactions never touch these four:
-   * each is wrapped on first use. The other repositories are `tx`'s own, reached through the prototype.
+   * `tx` as it is, except that the cached kinds report their writes. Wrapping a repository copies it
+   * and makes a closure per write method, and most transactions never touch these: each is wrapped
+   * on first use. The other repositories are `tx`'s own, reached through the prototype.
    */
   function reportingView(tx: Repositories, wrote: (kind: Kind) => void): Repositories {
     const view = Object.create(tx) as Repositories;
-    const lazily = <K extends 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys'>(name: K, kind: Kind, reads: readonly string[]) => {
-      let wrapped: Repositories[K] | undefined;
-      Object.defineProperty(view, name, { enumerable: true, get: () => (wrapped ??= reportingWrites(tx[name], reads, () => wrote(kind))) });
-    };
-    lazily('tenants', 'tenants', READS.tenants);
-    lazily('customDomains', 'customDomains', READS.customDomains);
-    lazily('credentialConfigurations', 'configurations', READS.configurations);
-    lazily('keys', 'keys', READS.keys);
+    for (const name of CACHED) {
+      let wrapped: Repositories[typeof name] | undefined;
+      Object.defineProperty(view, name, { enumerable: true, get: () => (wrapped ??= reporting(tx, name, wrote)) });
+    }
     return view;
   }
 
