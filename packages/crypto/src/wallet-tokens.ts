@@ -46,7 +46,8 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
  */
 export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
   const { signingKeys, keys, clock } = options;
-  const tokenId = options.ids ? () => (options.ids as Pick<Ids, 'token'>).token(16) : () => randomBytes(16).toString('base64url');
+  const { ids } = options;
+  const tokenId = ids ? () => ids.token(16) : () => randomBytes(16).toString('base64url');
   const cache = new Map<string, TenantKey>();
   const loading = new Map<string, Promise<TenantKey | undefined>>();
   // Tokens this process signed or verified, with their claims. A wallet presents its token within
