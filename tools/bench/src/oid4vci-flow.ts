@@ -190,7 +190,7 @@ async function undiciFlow(server: BenchServer, admin: Record<string, string>, co
   const offer = await timed('offer', async () =>
     expectStatus('offer', await server.call('POST', '/v1/openid/offers/pre-authorized', {
       headers: admin,
-      body: { credentials: [configurationId], claims: { familyName: 'Okafor', givenName: 'Ada', birthDate: '1991-07-14', adult: true, documentNumber: 'D1' }, transactionCodeConfiguration: { inputMode: 'numeric' } },
+      body: { credentials: [configurationId], claims: OFFER_CLAIMS, transactionCodeConfiguration: { inputMode: 'numeric' } },
     }), 200),
   );
   const credentialOffer = JSON.parse(new URL(offer.uri as string).searchParams.get('credential_offer') as string);
