@@ -301,11 +301,13 @@ export interface OfferRepository {
   findByCodeDigest(tenantId: string, codeDigest: string): Promise<OfferRecord | undefined>;
   /**
    * Redeems a pre-authorized code in one atomic step (one conditional write): when the tenant's
-   * pre-authorized offer with this code digest is `open` and `expiresAt` is after `now`, a matching
-   * transaction code (`txCodeDigest` equal to the stored one, or both absent) makes it `used`
-   * (`usedAt` = now) and returns it; a non-matching one adds one to `failedTxAttempts` and, when that
-   * reaches `maxTxAttempts`, makes it `locked` for good. Anything else is `not-open` and changes
-   * nothing. Of racing callers with the right code, exactly one gets `redeemed`.
+   * pre-authorized offer with this code digest is `open`, `expiresAt` is after `now`, and a
+   * transaction code is given exactly when the offer has one, a matching transaction code (or none,
+   * for an offer without) makes it `used` (`usedAt` = now) and returns it; a non-matching one adds
+   * one to `failedTxAttempts` and, when that reaches `maxTxAttempts`, makes it `locked` for good.
+   * Anything else, a missing or unexpected transaction code included, is `not-open` and changes
+   * nothing: the caller reads the offer to say why. Of racing callers with the right code, exactly
+   * one gets `redeemed`.
    */
   redeem(tenantId: string, codeDigest: string, txCodeDigest: string | undefined, now: string, maxTxAttempts: number): Promise<RedeemOutcome>;
   /** Marks the tenant's offer of this kind `deleted`, whatever its state. Returns false when there is none or it is deleted already. */

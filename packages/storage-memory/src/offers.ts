@@ -135,6 +135,8 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         const r = id === undefined ? undefined : offerOf(tenantId, id);
         const o = r?.value;
         if (!r || !o || o.kind !== 'pre-authorized' || o.status !== 'open' || !(o.expiresAt > now)) return { outcome: 'not-open' };
+        // A transaction code missing, or sent for an offer that has none, counts for nothing.
+        if ((o.txCode === undefined) !== (txCodeDigest === undefined)) return { outcome: 'not-open' };
         if (o.txCode?.digest === txCodeDigest) {
           r.value = { ...o, status: 'used', usedAt: now };
           return { outcome: 'redeemed', offer: copy(r.value) };

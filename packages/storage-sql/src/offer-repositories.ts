@@ -75,10 +75,10 @@ interface RedeemParams {
 
 /**
  * One statement decides and writes: the row lock (PostgreSQL) or the write lock (SQLite) orders
- * racing redeemers, and each sees the state the one before it left. `matches` says whether the
- * transaction code is right.
+ * racing redeemers, and each sees the state the one before it left. `present` keeps to offers that
+ * take a transaction code exactly when one was sent; `matches` says whether it is right.
  */
-function redeemUpdate(db: Executor, p: RedeemParams, matches: Expression<SqlBool>) {
+function redeemUpdate(db: Executor, p: RedeemParams, present: Expression<SqlBool>, matches: Expression<SqlBool>) {
   return db
     .updateTable('offers')
     .set({
@@ -91,14 +91,17 @@ function redeemUpdate(db: Executor, p: RedeemParams, matches: Expression<SqlBool
     .where('kind', '=', 'pre-authorized')
     .where('status', '=', 'open')
     .where('expires_at', '>', p.now)
+    .where(present)
     .returningAll();
 }
 
 // The two variants of "the transaction code matches" are two shapes, so two queries.
-const redeemWithoutTxCode = compiledOnce('offers.redeem', (db, p: RedeemParams) => redeemUpdate(db, p, sql<SqlBool>`tx_code_digest is null`));
+const redeemWithoutTxCode = compiledOnce('offers.redeem', (db, p: RedeemParams) =>
+  redeemUpdate(db, p, sql<SqlBool>`tx_code_digest is null`, sql<SqlBool>`tx_code_digest is null`),
+);
 
 const redeemWithTxCode = compiledOnce('offers.redeem (transaction code)', (db, p: RedeemParams & { txCodeDigest: string }) =>
-  redeemUpdate(db, p, sql<SqlBool>`tx_code_digest = ${p.txCodeDigest}`),
+  redeemUpdate(db, p, sql<SqlBool>`tx_code_digest is not null`, sql<SqlBool>`tx_code_digest = ${p.txCodeDigest}`),
 );
 
 // ON CONFLICT DO NOTHING (PostgreSQL and SQLite): a repeat inserts no row rather than raising, so it

@@ -192,6 +192,9 @@ export function describeOfferContract(store: () => Store): void {
       for (const o of [expired, deleted, auth]) expect(await store().offers.redeem(t.id, o.codeDigest, undefined, now, 3)).toEqual({ outcome: 'not-open' });
       // At the instant it expires, it is expired.
       expect(await store().offers.redeem(t.id, plain.codeDigest, undefined, plain.expiresAt, 3)).toEqual({ outcome: 'not-open' });
+      // A transaction code sent to an offer that takes none changes nothing.
+      expect(await store().offers.redeem(t.id, plain.codeDigest, 'unasked', now, 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.get(t.id, plain.id)).toMatchObject({ status: 'open', failedTxAttempts: 0 });
       expect((await store().offers.redeem(t.id, plain.codeDigest, undefined, now, 3)).outcome).toBe('redeemed');
     });
 
@@ -202,8 +205,10 @@ export function describeOfferContract(store: () => Store): void {
       await store().offers.insert(offer);
       const wrong = () => store().offers.redeem(t.id, offer.codeDigest, 'wrong', iso(), 3);
       expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 1, locked: false });
-      // A missing code, for an offer that has one, is wrong too.
-      expect(await store().offers.redeem(t.id, offer.codeDigest, undefined, iso(), 3)).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 2, locked: false });
+      // A missing code, for an offer that has one, counts for nothing: the caller says it is missing.
+      expect(await store().offers.redeem(t.id, offer.codeDigest, undefined, iso(), 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'open', failedTxAttempts: 1 });
+      expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 2, locked: false });
       expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 3, locked: true });
       expect(await store().offers.redeem(t.id, offer.codeDigest, 'right', iso(), 3)).toEqual({ outcome: 'not-open' });
       expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'locked', failedTxAttempts: 3 });

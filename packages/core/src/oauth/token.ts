@@ -79,29 +79,21 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     if (code === undefined) throw invalidRequest('pre-authorized_code is required');
     if (code.length > MAX_FIELD || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
     const codeDigest = digests.sha256(code);
-    const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
-    if (!offer || offer.kind !== 'pre-authorized') throw invalidGrant(NOT_VALID);
-    note(offer.id);
-    const state = offerState(offer, clock.now());
-    if (state !== 'open') throw invalidGrant(STATE_MESSAGES[state]);
-    // OpenID4VCI 1.0 §6.3: a missing or unexpected transaction code is invalid_request (no attempt counted).
-    if (offer.txCode && txCode === undefined) throw invalidRequest('tx_code is required: the offer asks for a transaction code');
-    if (!offer.txCode && txCode !== undefined) throw invalidRequest('This offer takes no tx_code');
-
-    const configurations = (await Promise.all(offer.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
-      (c): c is CredentialConfiguration => c !== undefined,
-    );
-    if (configurations.length === 0) throw invalidGrant('The credentials offered are no longer issued');
-
+    // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
     const outcome = await store.offers.redeem(ctx.tenant.id, codeDigest, txCode === undefined ? undefined : digests.sha256(txCode), clock.now().toISOString(), MAX_TX_CODE_ATTEMPTS);
+    if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined);
     if (outcome.outcome === 'wrong-tx-code') {
       const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
       throw invalidGrant(outcome.locked ? `The transaction code is wrong. ${STATE_MESSAGES.locked}` : `The transaction code is wrong (${left} ${left === 1 ? 'attempt' : 'attempts'} left)`);
     }
-    // Another request redeemed, locked or deleted it, or it expired, since the read above.
-    if (outcome.outcome === 'not-open') throw invalidGrant(NOT_VALID);
-
     const redeemed = outcome.offer;
+    note(redeemed.id);
+
+    // An offer whose configurations were all deleted is used up all the same: it could never be redeemed.
+    const configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
+      (c): c is CredentialConfiguration => c !== undefined,
+    );
+    if (configurations.length === 0) throw invalidGrant('The credentials offered are no longer issued');
     const scope = configurations.map(scopeOf).join(' ');
     const { token } = await walletTokens.issue(
       {
@@ -115,6 +107,19 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       ttl,
     );
     return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope };
+  }
+
+  /** The error for a code the store would not redeem, from the offer as it is now. */
+  async function whyNotRedeemed(ctx: RequestContext, codeDigest: string, txCodeSent: boolean): Promise<DomainError> {
+    const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
+    if (!offer || offer.kind !== 'pre-authorized') return invalidGrant(NOT_VALID);
+    const state = offerState(offer, clock.now());
+    if (state !== 'open') return invalidGrant(STATE_MESSAGES[state]);
+    // OpenID4VCI 1.0 §6.3: a missing or unexpected transaction code is invalid_request (no attempt counted).
+    if (offer.txCode && !txCodeSent) return invalidRequest('tx_code is required: the offer asks for a transaction code');
+    if (!offer.txCode && txCodeSent) return invalidRequest('This offer takes no tx_code');
+    // Open, and asked the right way: another request changed it between the write and this read.
+    return invalidGrant(NOT_VALID);
   }
 
   return {
