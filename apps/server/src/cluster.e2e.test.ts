@@ -1,9 +1,9 @@
-// `vellum serve` with VELLUM_WORKERS=2 on SQLite: a primary and two worker processes sharing the
-// listening socket. Which process answered is read from the OS (the primary's children in /proc)
+// `vellum serve` with VELLUM_WORKERS=2 on SQLite and on PostgreSQL: a primary and two worker
+// processes sharing the listening socket. Which process answered is read from the OS (the primary's children in /proc)
 // and from the `pid` every log line carries; the server exposes nothing new for it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Backend, sqliteBackend } from '../test/backends.ts';
+import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
 import { freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -69,7 +69,14 @@ async function until<T>(what: string, probe: () => T | undefined | false, timeou
 }
 
 // Linux only: the test reads /proc. Cluster scheduling is round-robin there, as on every platform but Windows.
-describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=2 on SQLite', () => {
+const notLinux = process.platform !== 'linux';
+const backends: Array<[string, () => Backend, boolean]> = [
+  ['SQLite', () => sqliteBackend(), notLinux],
+  // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
+  ['PostgreSQL', () => postgresBackend('vellum_cluster'), notLinux || !pgAdminUrl],
+];
+
+describe.each(backends)('vellum serve with VELLUM_WORKERS=2 on %s', (_name, makeBackend, skip) => {
   let backend: Backend;
   let server: RunningServer;
   let primary: number;
@@ -92,7 +99,8 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
   const listening = () => logLines(server.output()).filter((l) => l.msg === 'worker listening').map((l) => l.workerPid as number);
 
   beforeAll(async () => {
-    backend = sqliteBackend();
+    if (skip) return;
+    backend = makeBackend();
     const port = await freePort();
     // Single-tenant mode: the primary creates the demo tenant before it forks.
     server = await startServer(serverEnv({ ...(await backend.env()), VELLUM_PORT: String(port), VELLUM_WORKERS: '2' }));
@@ -108,6 +116,7 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
   });
 
   afterAll(async () => {
+    if (skip) return;
     if (server && server.proc.exitCode === null) {
       // Only when a test failed before the SIGTERM test: end the workers this test started too.
       const workers = childrenOf(primary);
@@ -117,7 +126,7 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
     await backend?.cleanup();
   });
 
-  it('the primary migrates and creates the demo tenant once, then runs two workers as its child processes', async () => {
+  it.skipIf(skip)('the primary migrates and creates the demo tenant once, then runs two workers as its child processes', async () => {
     expect(server.output().split('shown only this once')).toHaveLength(2);
     const workers = childrenOf(primary);
     expect(workers).toHaveLength(2);
@@ -125,7 +134,7 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
     expect(workers).not.toContain(primary);
   });
 
-  it('serves requests from both workers', async () => {
+  it.skipIf(skip)('serves requests from both workers', async () => {
     const mark = server.output().length;
     for (let i = 0; i < 6; i++) {
       const res = await http(server.port, 'GET', '/ready', { headers: fresh });
@@ -136,7 +145,7 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
     expect(await servedSince(mark, '/ready', workers)).toEqual(workers);
   });
 
-  it('redeems a pre-authorized code exactly once when racing token requests are spread over both workers (specification 4.5, API.md §9)', async () => {
+  it.skipIf(skip)('redeems a pre-authorized code exactly once when racing token requests are spread over both workers (specification 4.5, API.md §9)', async () => {
     const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
       host,
       headers: auth,
@@ -162,7 +171,7 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
     expect(await servedSince(mark, '/v1/oauth/token', workers)).toEqual(workers);
   });
 
-  it('replaces a worker killed with SIGKILL, and keeps answering meanwhile', async () => {
+  it.skipIf(skip)('replaces a worker killed with SIGKILL, and keeps answering meanwhile', async () => {
     const [victim, survivor] = childrenOf(primary) as [number, number];
     process.kill(victim, 'SIGKILL');
     await until('the primary to see the worker die', () => logLines(server.output()).some((l) => l.msg === 'worker exited unexpectedly: starting another' && l.workerPid === victim));
@@ -174,7 +183,7 @@ describe.skipIf(process.platform !== 'linux')('vellum serve with VELLUM_WORKERS=
     expect(await servedSince(mark, '/ready', new Set([survivor, replacement]))).toEqual(new Set([survivor, replacement]));
   });
 
-  it('stops every process on SIGTERM to the primary, with exit code 0', async () => {
+  it.skipIf(skip)('stops every process on SIGTERM to the primary, with exit code 0', async () => {
     const workers = childrenOf(primary);
     expect(workers).toHaveLength(2);
     expect(await server.stop('SIGTERM')).toBe(0);
