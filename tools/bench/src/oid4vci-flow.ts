@@ -10,7 +10,10 @@
 // keeps the undici Pool for comparison. Both sign the same proofs; setup calls always use undici.
 //
 //   node tools/bench/src/oid4vci-flow.ts [--seconds 10] [--wallets 48] [--rate 400] [--log-level info] [--workers 1] [--client wire|undici]
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { HOST, percentile, startBenchServer, type BenchServer } from './http-load.ts';
 import { openWireConnections, WireConnection, type WireAnswer } from './wire-client.ts';
@@ -95,6 +98,35 @@ function machineSpeed(): string {
   }
   const perSignature = ((performance.now() - started) * 1000) / n;
   return `Machine speed now: ${perSignature.toFixed(1)} µs per ES256 signature (node:crypto, one core, nothing else running)`;
+}
+
+/** The whole machine's CPU time so far from /proc/stat, in clock ticks; undefined where there is none. */
+function machineTicks(): { busy: number; idle: number; iowait: number; steal: number } | undefined {
+  let line: string | undefined;
+  try {
+    line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  } catch {
+    return undefined;
+  }
+  // cpu  user nice system idle iowait irq softirq steal …
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = (line ?? '').trim().split(/\s+/).slice(1).map(Number);
+  if ([user, nice, system, idle, iowait, irq, softirq, steal].some((n) => n === undefined || Number.isNaN(n))) return undefined;
+  const n = (v: number | undefined) => v as number;
+  return { busy: n(user) + n(nice) + n(system) + n(irq) + n(softirq), idle: n(idle), iowait: n(iowait), steal: n(steal) };
+}
+
+/**
+ * Where the machine's cores went during a run, so that a run the VM starved can be told from a slow
+ * server: the server's and the driver's share, anything else that ran, idle time and time stolen
+ * by the hypervisor, in cores.
+ */
+function coresLine(before: ReturnType<typeof machineTicks>, after: ReturnType<typeof machineTicks>, seconds: number, serverCpu: number | undefined, driverCpu: number): string | undefined {
+  if (!before || !after || serverCpu === undefined) return undefined;
+  const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  const cores = (ticks: number) => ticks / ticksPerSecond / seconds;
+  const busy = cores(after.busy - before.busy);
+  const f = (v: number) => Math.max(0, v).toFixed(2);
+  return `  cores of the machine (${availableParallelism()}) in this run: server ${f(serverCpu / seconds)}, driver ${f(driverCpu / seconds)}, anything else ${f(busy - (serverCpu + driverCpu) / seconds)}, idle ${f(cores(after.idle - before.idle))}, I/O wait ${f(cores(after.iowait - before.iowait))}, stolen ${f(cores(after.steal - before.steal))}`;
 }
 
 async function setUp(server: BenchServer) {
@@ -256,6 +288,7 @@ try {
     failures = 0;
     const cpu0 = server.cpuSeconds();
     const driver0 = process.cpuUsage();
+    const ticks0 = machineTicks();
     const started = performance.now();
     const until = started + seconds * 1000;
     await Promise.all(
@@ -271,9 +304,13 @@ try {
       }),
     );
     const elapsed = performance.now() - started;
+    const ticks1 = machineTicks();
     const driverCpu = cpuSecondsSince(driver0); // before reading /proc for the server's CPU, which costs the driver tens of ms
     const cpu1 = server.cpuSeconds();
-    report('Saturation', samples, failures, elapsed, cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined, driverCpu);
+    const serverCpu = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+    report('Saturation', samples, failures, elapsed, serverCpu, driverCpu);
+    const cores = coresLine(ticks0, ticks1, elapsed / 1000, serverCpu, driverCpu);
+    if (cores) console.log(cores);
   }
 
   // 2. A fixed arrival rate: a new flow every 1/rate s, whatever the answers take (--rate 0 skips it).
