@@ -126,6 +126,20 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     expect(await failure(token({ 'pre-authorized_code': foreign.code }, contextFor(other, null)))).toMatchObject({ oauthError: 'invalid_grant' });
   });
 
+  it('refuses a code Vellum cannot have made without asking the store (redeeming is a write)', async () => {
+    const { token, store } = await setup();
+    const redeem = vi.spyOn(store.offers, 'redeem');
+    const find = vi.spyOn(store.offers, 'findByCodeDigest');
+    for (const code of ['x'.repeat(201), 'short', 'has spaces in it, and commas', 'base64+with/padding==AAAAAAAAAAAA', 'ümlaut-ümlaut-ümlaut']) {
+      expect(await failure(token({ 'pre-authorized_code': code })), code).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code is not valid' });
+    }
+    expect(redeem).not.toHaveBeenCalled();
+    expect(find).not.toHaveBeenCalled();
+    // A well-formed code that names no offer is asked about, and refused the same way.
+    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code is not valid' });
+    expect(redeem).toHaveBeenCalledTimes(1);
+  });
+
   it('refuses the code of a user deleted since, and of an offer whose configurations are all gone', async () => {
     const { offer, token, users, admin, configurations, mdoc } = await setup();
     const o = await offer();

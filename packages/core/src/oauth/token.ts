@@ -2,7 +2,7 @@ import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import { MAX_TX_CODE_ATTEMPTS, offerState } from '../offers/model.ts';
+import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Clock, Digests, Store, WalletTokens } from '../ports.ts';
 import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
@@ -43,7 +43,7 @@ const oauthError = (error: OAuthErrorCode, description: string) => new DomainErr
 const invalidRequest = (description: string) => oauthError('invalid_request', description);
 const invalidGrant = (description: string) => oauthError('invalid_grant', description);
 
-// Longer values name no code Vellum made; refusing them early keeps hashing cheap.
+// Longer transaction codes name no code Vellum made; refusing them early keeps hashing cheap.
 const MAX_FIELD = 512;
 
 /** A single-valued text field of the form, or undefined when absent; anything else is invalid_request. */
@@ -77,7 +77,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     // Anonymous wallets are welcome: client_id, when sent, must be well-formed but is not checked.
     field(form, 'client_id');
     if (code === undefined) throw invalidRequest('pre-authorized_code is required');
-    if (code.length > MAX_FIELD || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
+    // A code Vellum cannot have made is refused before the store is asked (redeeming is a write).
+    if (!isOfferCode(code) || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
     const codeDigest = digests.sha256(code);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
     const outcome = await store.offers.redeem(ctx.tenant.id, codeDigest, txCode === undefined ? undefined : digests.sha256(txCode), clock.now().toISOString(), MAX_TX_CODE_ATTEMPTS);

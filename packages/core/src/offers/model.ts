@@ -10,6 +10,13 @@ export type OfferStatus = 'open' | 'used' | 'locked' | 'deleted';
 /** API.md §9: the third wrong transaction code invalidates the offer for good. */
 export const MAX_TX_CODE_ATTEMPTS = 3;
 
+/**
+ * Whether `value` could be a code Vellum made for an offer (a pre-authorized code, an issuer state,
+ * a by-reference offer's reference): codes are Ids tokens, base64url. Anything else names no offer
+ * and is refused without asking the store.
+ */
+export const isOfferCode = (value: string): boolean => /^[A-Za-z0-9_-]{16,200}$/.test(value);
+
 /** An offer's transaction code: only its digest is kept, with what the offer tells the wallet about it. */
 export interface StoredTxCode {
   /** SHA-256 of the code (Digests.sha256). */

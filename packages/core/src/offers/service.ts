@@ -8,7 +8,7 @@ import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { UserRecord } from '../users/model.ts';
 import { claimProblems, MAX_CLAIM_DEPTH, nestsWithin } from '../users/rules.ts';
-import { offerState, type OfferRecord } from './model.ts';
+import { isOfferCode, offerState, type OfferRecord } from './model.ts';
 import {
   AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
   type AuthorizationCodeOfferInput,
@@ -55,9 +55,6 @@ export interface OfferService {
   /** Public: the offer a by-reference URI points at, while it is open (404 once used, expired, locked or deleted). */
   offerByReference(ctx: RequestContext, reference: string): Promise<CredentialOffer>;
 }
-
-// Offer references and codes are Ids tokens (base64url); anything else names no offer.
-const REFERENCE = /^[A-Za-z0-9_-]{16,200}$/;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -208,7 +205,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
 
     async offerByReference(ctx, reference) {
       const gone = () => notFound('No open credential offer at this address');
-      if (!REFERENCE.test(reference)) throw gone();
+      if (!isOfferCode(reference)) throw gone();
       const offer = await store.offers.findByCodeDigest(ctx.tenant.id, digests.sha256(reference));
       if (!offer || !offer.byReference || offerState(offer, clock.now()) !== 'open') throw gone();
       return offerObject(offer, reference);
