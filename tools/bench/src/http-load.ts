@@ -52,6 +52,13 @@ export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorte
  * `workers` > 1 runs `vellum serve` with VELLUM_WORKERS (a primary and its workers) and pins
  * nothing: the server's processes and this driver then share every core.
  */
+/** The kernel's clock ticks per second (`getconf CLK_TCK`), in which /proc reports CPU time; asked once. */
+let ticksPerSecond: number | undefined;
+export function clockTicksPerSecond(): number {
+  ticksPerSecond ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  return ticksPerSecond;
+}
+
 export async function startBenchServer(options: { connections: number; logLevel: string; workers?: number }): Promise<BenchServer> {
   const workers = options.workers ?? 1;
   const pinned = workers === 1 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && availableParallelism() > 1;
@@ -104,7 +111,6 @@ export async function startBenchServer(options: { connections: number; logLevel:
     throw error;
   }
 
-  const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
   return {
     pinned,
     port,
@@ -158,7 +164,7 @@ export async function startBenchServer(options: { connections: number; logLevel:
         // utime and stime are fields 14 and 15 of stat; after the command name they are 12th and 13th.
         let ticks = 0;
         for (const pid of tree) ticks += Number(stats.get(pid)?.[11] ?? 0) + Number(stats.get(pid)?.[12] ?? 0);
-        return ticks / clockTicks;
+        return ticks / clockTicksPerSecond();
       } catch {
         return undefined;
       }

@@ -10,12 +10,11 @@
 // keeps the undici Pool for comparison. Both sign the same proofs; setup calls always use undici.
 //
 //   node tools/bench/src/oid4vci-flow.ts [--seconds 10] [--wallets 48] [--rate 400] [--log-level info] [--workers 1] [--client wire|undici]
-import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { HOST, percentile, startBenchServer, type BenchServer } from './http-load.ts';
+import { clockTicksPerSecond, HOST, percentile, startBenchServer, type BenchServer } from './http-load.ts';
 import { openWireConnections, WireConnection, type WireAnswer } from './wire-client.ts';
 
 const { values } = parseArgs({
@@ -109,10 +108,10 @@ function machineTicks(): { busy: number; idle: number; iowait: number; steal: nu
     return undefined;
   }
   // cpu  user nice system idle iowait irq softirq steal …
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = (line ?? '').trim().split(/\s+/).slice(1).map(Number);
-  if ([user, nice, system, idle, iowait, irq, softirq, steal].some((n) => n === undefined || Number.isNaN(n))) return undefined;
-  const n = (v: number | undefined) => v as number;
-  return { busy: n(user) + n(nice) + n(system) + n(irq) + n(softirq), idle: n(idle), iowait: n(iowait), steal: n(steal) };
+  const fields = (line ?? '').trim().split(/\s+/).slice(1, 9).map(Number);
+  if (fields.length < 8 || fields.some(Number.isNaN)) return undefined;
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields as [number, number, number, number, number, number, number, number];
+  return { busy: user + nice + system + irq + softirq, idle, iowait, steal };
 }
 
 /**
@@ -122,8 +121,7 @@ function machineTicks(): { busy: number; idle: number; iowait: number; steal: nu
  */
 function coresLine(before: ReturnType<typeof machineTicks>, after: ReturnType<typeof machineTicks>, seconds: number, serverCpu: number | undefined, driverCpu: number): string | undefined {
   if (!before || !after || serverCpu === undefined) return undefined;
-  const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-  const cores = (ticks: number) => ticks / ticksPerSecond / seconds;
+  const cores = (ticks: number) => ticks / clockTicksPerSecond() / seconds;
   const busy = cores(after.busy - before.busy);
   const f = (v: number) => Math.max(0, v).toFixed(2);
   return `  cores of the machine (${availableParallelism()}) in this run: server ${f(serverCpu / seconds)}, driver ${f(driverCpu / seconds)}, anything else ${f(busy - (serverCpu + driverCpu) / seconds)}, idle ${f(cores(after.idle - before.idle))}, I/O wait ${f(cores(after.iowait - before.iowait))}, stolen ${f(cores(after.steal - before.steal))}`;
