@@ -10,6 +10,32 @@ describe('the SSRF guard’s address rules (API.md §8)', () => {
   it.each(['93.184.216.34', '172.32.0.1', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34'])('allows %s', (address) => {
     expect(isForbiddenAddress(address)).toBe(false);
   });
+
+  // IPv6 forms that a translator or tunnel on the path turns into a private IPv4 address.
+  it.each([
+    ['IPv4-mapped, hex', '::ffff:7f00:1'],
+    ['IPv4-mapped, hex, private', '::ffff:a00:1'],
+    ['IPv4-mapped, spelled out', '0:0:0:0:0:ffff:192.168.0.1'],
+    ['IPv4-compatible (RFC 4291, deprecated)', '::127.0.0.1'],
+    ['IPv4-compatible, hex', '::a9fe:a9fe'],
+    ['SIIT IPv4-translated', '::ffff:0:10.0.0.1'],
+    ['NAT64 well-known prefix (RFC 6052)', '64:ff9b::127.0.0.1'],
+    ['NAT64 well-known prefix, hex', '64:ff9b::a9fe:a9fe'],
+    ['NAT64 local-use prefix (RFC 8215)', '64:ff9b:1::5db8:d822'],
+    ['6to4 (RFC 3056) of loopback', '2002:7f00:1::1'],
+    ['6to4 of 10/8', '2002:0a00:0001::'],
+    ['6to4 of the metadata service', '2002:a9fe:a9fe::1'],
+    ['Teredo (RFC 4380), obfuscated client 127.0.0.1', '2001:0:5db8:d822:0:0:80ff:fffe'],
+    ['Teredo with a private server', '2001:0:a00:1::1'],
+    ['zone id on link-local', 'fe80::1%eth0'],
+    ['documentation prefix', '2001:db8::1'],
+  ])('refuses %s: %s (the issue 12 SSRF defect)', (_form, address) => {
+    expect(isForbiddenAddress(address)).toBe(true);
+  });
+
+  it.each(['64:ff9b::5db8:d822', '2002:5db8:d822::1', '::ffff:5db8:d822', '2001:0:5db8:d822:0:0:a247:27dd'])('allows %s, which embeds a public IPv4 address', (address) => {
+    expect(isForbiddenAddress(address)).toBe(false);
+  });
 });
 
 describe('outbound HTTPS (API.md §8, §10) against a real receiver on loopback', () => {

@@ -42,18 +42,78 @@ for (const [net, prefix] of [
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates into the operator's own network
+  ['100::', 64], // discard-only
+  ['2001:db8::', 32], // documentation
 ] as const) {
   FORBIDDEN.addSubnet(net, prefix, 'ipv6');
 }
 
-/** Whether a delivery may not go to `address` (IPv4, IPv6, or IPv4-mapped IPv6). */
+/** The 16 bytes of an IPv6 address (zone id dropped, a trailing dotted quad allowed); undefined if it is not one. */
+function ipv6Bytes(address: string): Uint8Array | undefined {
+  let text = address.split('%')[0] as string;
+  const tail: number[] = [];
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    tail.push(...quad.slice(1).map(Number));
+    if (tail.some((b) => b > 255)) return undefined;
+    text = text.slice(0, quad.index) + '0:0';
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const part = (h: string | undefined) => (h ? h.split(':') : []);
+  const head = part(halves[0]);
+  const rest = part(halves[1]);
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest];
+  const bytes = new Uint8Array(16);
+  for (const [i, g] of groups.entries()) {
+    if (!/^[0-9a-f]{1,4}$/i.test(g)) return undefined;
+    const v = Number.parseInt(g, 16);
+    bytes[i * 2] = v >> 8;
+    bytes[i * 2 + 1] = v & 0xff;
+  }
+  if (tail.length) bytes.set(tail, 12);
+  return bytes;
+}
+
+const dotted = (b: Uint8Array, at: number) => `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
+const zeros = (b: Uint8Array, from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
+
+/**
+ * The IPv4 addresses an IPv6 address carries and would reach through a translator or tunnel:
+ * IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96), NAT64 (64:ff9b::/96,
+ * RFC 6052), 6to4 (2002::/16, RFC 3056) and Teredo (2001::/32, RFC 4380: server and obfuscated client).
+ */
+function embeddedIpv4(b: Uint8Array): string[] {
+  const word = (i: number) => ((b[i * 2] as number) << 8) | (b[i * 2 + 1] as number);
+  if (zeros(b, 0, 10) && word(5) === 0xffff) return [dotted(b, 12)];
+  if (zeros(b, 0, 12)) return [dotted(b, 12)];
+  if (zeros(b, 0, 8) && word(4) === 0xffff && word(5) === 0) return [dotted(b, 12)];
+  if (word(0) === 0x64 && word(1) === 0xff9b && zeros(b, 4, 12)) return [dotted(b, 12)];
+  if (word(0) === 0x2002) return [dotted(b, 2)];
+  if (word(0) === 0x2001 && word(1) === 0) {
+    const client = b.slice(12, 16).map((x) => x ^ 0xff);
+    return [dotted(b, 4), dotted(client, 0)];
+  }
+  return [];
+}
+
+/**
+ * Whether a delivery may not go to `address` (IPv4 or IPv6). An IPv6 address that embeds an IPv4
+ * address (mapped, compatible, NAT64, 6to4, Teredo) is judged by the IPv4 address too, since a
+ * translator on the path would deliver it there.
+ */
 export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return FORBIDDEN.check(address, 'ipv4');
   if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return FORBIDDEN.check(mapped[1] as string, 'ipv4');
-  return FORBIDDEN.check(address, 'ipv6');
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return true;
+  const canonical = [0, 2, 4, 6, 8, 10, 12, 14].map((i) => (((bytes[i] as number) << 8) | (bytes[i + 1] as number)).toString(16)).join(':');
+  if (FORBIDDEN.check(canonical, 'ipv6')) return true;
+  return embeddedIpv4(bytes).some((v4) => FORBIDDEN.check(v4, 'ipv4'));
 }
 
 class RefusedAddress extends Error {}
