@@ -126,7 +126,7 @@ export type {
   SdJwtConfiguration,
 } from './configurations/model.ts';
 export { addDuration, durationSeconds } from './configurations/duration.ts';
-export { isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
+export { DEFAULT_EXPIRES_IN, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
 export { checkConfigurationInput, FORMAT_FIELDS, LDP_PROOF_TYPES, RESERVED_CLAIMS } from './configurations/input.ts';
 export type { AssignedFields, CheckContext } from './configurations/input.ts';
 export { resolveFlatClaims, resolveMdocClaims } from './configurations/claims.ts';

@@ -81,6 +81,20 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       expect((await call('GET', `${path}/${config.id}`)).statusCode).toBe(404);
     });
 
+    it('gives a configuration without expiresIn the documented default of 365 days, on create and replace (issue 12, docs/limits.md)', async () => {
+      const { call } = await tenant();
+      const { expiresIn: _omitted, ...withoutExpiry } = body;
+      const created = await call('POST', path, withoutExpiry);
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json().expiresIn).toEqual({ days: 365 });
+      const replaced = await call('PUT', `${path}/${created.json().id}`, { ...withoutExpiry, name: 'Renamed' });
+      expect(replaced.statusCode, replaced.body).toBe(200);
+      expect(replaced.json().expiresIn).toEqual({ days: 365 });
+      const wrong = await call('POST', path, { ...withoutExpiry, type: `${body.type}.x`, expiresIn: null });
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.json().details).toEqual([expect.objectContaining({ param: 'expiresIn', location: 'body' })]);
+    });
+
     it('refuses a duplicate type with 409 and details on type', async () => {
       const { call } = await tenant();
       const first = (await call('POST', path, body)).json();

@@ -23,6 +23,8 @@ describe('expiresIn (API.md §6)', () => {
     [{ years: 1, months: 2 }, 'org.iso.18013.5.1.mDL', []],
     [{ years: 1, months: 3 }, 'org.iso.18013.5.1.mDL', ['At most 427 days for mDL docTypes']],
     [{}, 'x', ['Must be longer than zero']],
+    [undefined, 'org.iso.18013.5.1.mDL', []],
+    [null, 'x', ['A duration such as { "days": 365 }']],
     [{ days: -1 }, 'x', ['A whole number, 0 or more', 'Must be longer than zero']],
     [{ fortnights: 2 }, 'x', ['Unknown unit; use years, months, weeks, days, hours, minutes, seconds', 'Must be longer than zero']],
   ])('%j for %s gives %j', (expiresIn, docType, messages) => {

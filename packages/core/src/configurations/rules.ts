@@ -11,6 +11,11 @@ import {
 /** API.md §6: the longest a credential may be valid for, and for mDL docTypes. */
 export const MAX_VALIDITY_DAYS = 3620;
 export const MAX_MDL_VALIDITY_DAYS = 427;
+/**
+ * What `expiresIn` is when a configuration leaves it out, for every format: one year, inside both
+ * limits above (an mDL's 427 days included), and the validity most licences and cards are issued for.
+ */
+export const DEFAULT_EXPIRES_IN: Duration = Object.freeze({ days: 365 });
 const MDL_DOCTYPE = /^org\.iso\.18013\.5\.[^.]+\.mDL$/;
 
 /** A credential type travels in scopes (`<format>:<type>`) and URLs: keep it to safe characters. */
@@ -64,8 +69,9 @@ export function checkType(format: CredentialFormat, type: unknown, problems: Pro
 }
 
 export function checkExpiresIn(expiresIn: Duration | undefined, docType: string | undefined, problems: Problems): void {
-  if (expiresIn === undefined || expiresIn === null || typeof expiresIn !== 'object' || Array.isArray(expiresIn)) {
-    problems.add('expiresIn', 'Required: a duration such as { "days": 365 }', expiresIn);
+  if (expiresIn === undefined) return; // the default, DEFAULT_EXPIRES_IN, fits every limit
+  if (expiresIn === null || typeof expiresIn !== 'object' || Array.isArray(expiresIn)) {
+    problems.add('expiresIn', 'A duration such as { "days": 365 }', expiresIn);
     return;
   }
   for (const [unit, v] of Object.entries(expiresIn)) {

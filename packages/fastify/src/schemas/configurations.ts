@@ -40,7 +40,7 @@ function common(nested: boolean) {
     name: Type.Optional(Text(1000)),
     description: Type.Optional(Text(10_000)),
     claimMappings: nested ? Type.Record(Type.String(), Type.Record(Type.String(), Mapping)) : Type.Record(Type.String(), Mapping),
-    expiresIn: Duration,
+    expiresIn: Type.Optional(Duration),
     claimSourceId: Type.Optional(Text(100)),
     display: Type.Optional(Type.Array(Display)),
     claimDisplay: Type.Optional(nested ? Type.Record(Type.String(), Type.Record(Type.String(), Type.Array(Label))) : Type.Record(Type.String(), Type.Array(Label))),
