@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `vellum` command: serve | migrate | tenants create|list | clients create|list.
+// The `vellum` command: serve | migrate | tenants create|list | clients create|list|rotate-secret|revoke.
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { DomainError, parsePageQuery } from '@vellum/core';
@@ -16,7 +16,9 @@ const USAGE = `usage: vellum <command>
   tenants create --subdomain S --region R [--name N]  create a tenant and its admin client
   tenants list                                        list tenants
   clients create --tenant S --role ROLE [--name N]    add an admin client to a tenant
-  clients list --tenant S                             list a tenant's admin clients`;
+  clients list --tenant S                             list a tenant's admin clients
+  clients rotate-secret --tenant S --client ID        give a client a new secret (printed once); the old one stops working
+  clients revoke --tenant S --client ID               revoke a client: no more tokens, and its tokens are refused`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -144,6 +146,21 @@ export async function main(argv: string[]): Promise<number> {
     case 'clients list': {
       const o = options(rest, ['tenant']);
       await withRuntime(config, async (rt) => print(await rt.vellum.tenants.listClients(required(o, 'tenant'), parsePageQuery({ limit: 1000 }))));
+      return 0;
+    }
+    case 'clients rotate-secret': {
+      const o = options(rest, ['tenant', 'client']);
+      const input = { subdomain: required(o, 'tenant'), clientId: required(o, 'client') };
+      await withRuntime(config, async (rt) => {
+        const rotated = await rt.vellum.tenants.rotateClientSecret(input);
+        print({ ...rotated.client, clientSecret: rotated.clientSecret });
+      });
+      return 0;
+    }
+    case 'clients revoke': {
+      const o = options(rest, ['tenant', 'client']);
+      const input = { subdomain: required(o, 'tenant'), clientId: required(o, 'client') };
+      await withRuntime(config, async (rt) => print(await rt.vellum.tenants.revokeClient(input)));
       return 0;
     }
     default:

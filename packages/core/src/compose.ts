@@ -13,6 +13,7 @@ import { createIssuerMetadataService, type IssuerMetadataService } from './metad
 import type { Clock, DnsResolver, Ids, KeyManager, LinkedDataSigner, MdocEngine, SecretHasher, Store, TokenSigner, X509Authority } from './ports.ts';
 import { type Addressing, type AddressingOptions, createAddressing } from './tenancy/addressing.ts';
 import { type AdminAuth, createAdminAuth } from './tenancy/admin-auth.ts';
+import { type AdminClientService, createAdminClientService } from './tenancy/admin-clients.ts';
 import { createTenantAdmin, type TenantAdmin } from './tenancy/tenants.ts';
 import type { Digests, WalletTokens } from './ports.ts';
 import { createOfferService, type OfferService } from './offers/service.ts';
@@ -96,6 +97,8 @@ export interface Vellum {
   didConfiguration: DidConfigurationService;
   analytics: AnalyticsService;
   tenants: TenantAdmin;
+  /** The tenant's admin clients through the API (list, create, rotate secret, revoke). */
+  adminClients: AdminClientService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
   /** mDoc PKI (API.md §7): IACAs and document signers. */
@@ -131,6 +134,7 @@ export function createVellum(deps: VellumDeps): Vellum {
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
   const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains });
+  const tenants = createTenantAdmin({ store, clock, ids, hasher });
   return {
     users: createUserService({ store, clock, ids, events: recorder }),
     offers: createOfferService({ store, clock, ids, digests: deps.digests, events: recorder }),
@@ -165,12 +169,13 @@ export function createVellum(deps: VellumDeps): Vellum {
     }),
     issuedCredentials: createIssuedCredentialService({ store, events: recorder }),
     recorder,
-    adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: deps.adminTokenTtlSeconds }),
+    adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: deps.adminTokenTtlSeconds, events: recorder }),
     customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: deps.platformDomain }),
     dids: createDidService({ store, clock, keys: deps.keys, events: recorder, addressing }),
     didConfiguration: createDidConfigurationService({ store, clock, addressing, signer: deps.linkedDataSigner }),
     analytics: createAnalyticsService({ store, events: recorder }),
-    tenants: createTenantAdmin({ store, clock, ids, hasher }),
+    tenants,
+    adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
     credentialConfigurations: createCredentialConfigurationService({ store, clock, ids, events: recorder }),
     issuerMetadata: createIssuerMetadataService({
       store,

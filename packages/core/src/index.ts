@@ -73,7 +73,9 @@ export type { Permission, Role } from './tenancy/permissions.ts';
 export { createAddressing, hostName } from './tenancy/addressing.ts';
 export type { Addressing, AddressingOptions, ResolvedTenant } from './tenancy/addressing.ts';
 export { createAdminAuth, requirePermission } from './tenancy/admin-auth.ts';
-export type { AdminAuth, AdminAuthDeps, AdminTokenRequest, AdminTokenResponse } from './tenancy/admin-auth.ts';
+export type { AdminAuth, AdminAuthDeps, AdminTokenCaller, AdminTokenRequest, AdminTokenResponse } from './tenancy/admin-auth.ts';
+export { createAdminClientService } from './tenancy/admin-clients.ts';
+export type { AdminClientInput, AdminClientService, AdminClientServiceDeps } from './tenancy/admin-clients.ts';
 export { clientView, createTenantAdmin } from './tenancy/tenants.ts';
 export type { ClientView, CreatedClient, TenantAdmin, TenantAdminDeps } from './tenancy/tenants.ts';
 

@@ -34,6 +34,19 @@ export interface ClientRepository {
   /** Client ids are global, so token requests can find the client before the tenant. */
   findByClientId(clientId: string): Promise<AdminClient | undefined>;
   list(tenantId: string, page: PageRequest): Promise<Slice<AdminClient>>;
+  /**
+   * Replaces the secret hash of the tenant's client, adds one to its `secretVersion` and sets
+   * `rotatedAt`, in one write. Returns the client as stored afterwards, or undefined when the tenant
+   * has no such client or it is revoked (nothing changes then).
+   */
+  rotateSecret(tenantId: string, clientId: string, secretHash: string, rotatedAt: string): Promise<AdminClient | undefined>;
+  /**
+   * Sets `revokedAt` on the tenant's client. `not-found` when the tenant has no such client,
+   * `already-revoked` (nothing changes) when it is revoked, `last-admin` (nothing changes) when it
+   * is the tenant's last unrevoked client with role `admin`. The check and the write are atomic
+   * against concurrent revocations, so two admins revoking each other cannot both succeed.
+   */
+  revoke(tenantId: string, clientId: string, revokedAt: string): Promise<'revoked' | 'already-revoked' | 'not-found' | 'last-admin'>;
 }
 
 export interface CustomDomainRepository {

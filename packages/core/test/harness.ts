@@ -34,6 +34,7 @@ export function harness() {
     addressing: vellum.addressing,
     tenants: vellum.tenants,
     auth: vellum.adminAuth,
+    adminClients: vellum.adminClients,
     domains: vellum.customDomains,
     analytics: vellum.analytics,
     dids: vellum.dids,

@@ -4,6 +4,7 @@ import { DomainError } from '@vellum/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { addTenantHooks } from './context.ts';
 import { handleError, sendError } from './errors.ts';
+import { adminClientRoutes } from './routes/admin-clients.ts';
 import { adminTokenRoutes } from './routes/admin-token.ts';
 import { configurationRoutes } from './routes/configurations.ts';
 import { customDomainRoutes } from './routes/custom-domain.ts';
@@ -57,5 +58,6 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(oauthRoutes, { services });
     await tenantScope.register(credentialRoutes, { services });
     await tenantScope.register(issuedCredentialRoutes, { services });
+    await tenantScope.register(adminClientRoutes, { services });
   });
 };

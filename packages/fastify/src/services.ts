@@ -1,6 +1,7 @@
 import type {
   Addressing,
   AdminAuth,
+  AdminClientService,
   AnalyticsService,
   CredentialEndpoint,
   IssuedCredentialService,
@@ -23,6 +24,8 @@ import type {
 export interface VellumServices {
   addressing: Addressing;
   adminAuth: AdminAuth;
+  /** `/v1/admin-clients`: the tenant's admin clients (list, create, rotate secret, revoke). */
+  adminClients: AdminClientService;
   customDomains: CustomDomainService;
   dids: DidService;
   didConfiguration: DidConfigurationService;

@@ -231,6 +231,24 @@ function repositories(get: () => State): Repositories {
       async list(tenantId, page) {
         return slice([...get().clients.values()].filter((r) => r.value.tenantId === tenantId), page);
       },
+      async rotateSecret(tenantId, clientId, secretHash, rotatedAt) {
+        const r = get().clients.get(clientId);
+        if (!r || r.value.tenantId !== tenantId || r.value.revokedAt !== undefined) return undefined;
+        r.value = { ...r.value, secretHash, secretVersion: r.value.secretVersion + 1, rotatedAt };
+        return copy(r.value);
+      },
+      async revoke(tenantId, clientId, revokedAt) {
+        const s = get();
+        const r = s.clients.get(clientId);
+        if (!r || r.value.tenantId !== tenantId) return 'not-found';
+        if (r.value.revokedAt !== undefined) return 'already-revoked';
+        if (r.value.role === 'admin') {
+          const others = [...s.clients.values()].some((o) => o.value.tenantId === tenantId && o.value.role === 'admin' && o.value.revokedAt === undefined && o.value.clientId !== clientId);
+          if (!others) return 'last-admin';
+        }
+        r.value = { ...r.value, revokedAt };
+        return 'revoked';
+      },
     },
     customDomains: {
       async get(tenantId) {

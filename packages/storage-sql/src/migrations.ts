@@ -436,7 +436,32 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.deleteFrom('nonces').execute();
       },
     },
+
+    '0012_admin_client_revocation': {
+      async up(db: Kysely<any>) {
+        // Admin tokens carry the secret version they were issued under: a rotation retires them.
+        await db.schema.alterTable('admin_clients').addColumn('secret_version', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+        await db.schema.alterTable('admin_clients').addColumn('rotated_at', 'text').execute();
+        await db.schema.alterTable('admin_clients').addColumn('revoked_at', 'text').execute();
+      },
+    },
   };
+}
+
+/**
+ * Applies the migrations up to and including `name`, and no later one: for tests of one migration
+ * over the data that was there before it. Returns the names applied.
+ */
+export async function migrateTo(db: Kysely<any>, name: string, kind: SqlDialectKind = dialectKindOf(db)): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(kind) },
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  const { error, results }: MigrationResultSet = await migrator.migrateTo(name);
+  if (error !== undefined) throw new Error(`Database migration to ${name} failed`, { cause: error });
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /** The names of every migration, in the order they apply. */

@@ -246,6 +246,41 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         if (page.after !== undefined) query = query.where('seq', '>', page.after);
         return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toAdminClient);
       },
+      async rotateSecret(tenantId, clientId, secretHash, rotatedAt) {
+        // One statement: the version goes up exactly once per rotation, however many race.
+        const row = await db
+          .updateTable('admin_clients')
+          .set((eb) => ({ secret_hash: secretHash, secret_version: eb('secret_version', '+', 1), rotated_at: rotatedAt }))
+          .where('tenant_id', '=', tenantId)
+          .where('client_id', '=', clientId)
+          .where('revoked_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
+        return row && toAdminClient(row);
+      },
+      async revoke(tenantId, clientId, revokedAt) {
+        return atomically(db, async (tx) => {
+          // Serialises revocations per tenant, so two admins revoking each other cannot both pass the count.
+          await lockTenant(tx, kind, tenantId);
+          const client = await tx.selectFrom('admin_clients').select(['role', 'revoked_at']).where('tenant_id', '=', tenantId).where('client_id', '=', clientId).executeTakeFirst();
+          if (!client) return 'not-found';
+          if (client.revoked_at !== null) return 'already-revoked';
+          if (client.role === 'admin') {
+            const other = await tx
+              .selectFrom('admin_clients')
+              .select('client_id')
+              .where('tenant_id', '=', tenantId)
+              .where('role', '=', 'admin')
+              .where('revoked_at', 'is', null)
+              .where('client_id', '<>', clientId)
+              .limit(1)
+              .executeTakeFirst();
+            if (!other) return 'last-admin';
+          }
+          await tx.updateTable('admin_clients').set({ revoked_at: revokedAt }).where('tenant_id', '=', tenantId).where('client_id', '=', clientId).execute();
+          return 'revoked';
+        });
+      },
     },
 
     customDomains: {

@@ -15,7 +15,7 @@ export function makeTenant(over: Partial<Tenant> = {}): Tenant {
 }
 
 export function makeClient(tenantId: string, over: Partial<AdminClient> = {}): AdminClient {
-  return { clientId: unique('c'), tenantId, role: 'admin', name: 'default', secretHash: 'scrypt$x', createdAt: new Date().toISOString(), ...over };
+  return { clientId: unique('c'), tenantId, role: 'admin', name: 'default', secretHash: 'scrypt$x', secretVersion: 1, createdAt: new Date().toISOString(), ...over };
 }
 
 export function makeDomain(tenantId: string, over: Partial<CustomDomain> = {}): CustomDomain {
@@ -158,6 +158,56 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         const listed = await drain((p) => store.clients.list(a.id, p), 2);
         expect(listed.map((c) => c.clientId)).toEqual(ca.map((c) => c.clientId));
         expect((await store.clients.list(b.id, { limit: 100 })).items).toHaveLength(1);
+      });
+
+      it('rotates a secret: new hash, version up by one, rotatedAt set; only the tenant’s own unrevoked client', async () => {
+        const t = makeTenant(), other = makeTenant();
+        await store.tenants.insert(t);
+        await store.tenants.insert(other);
+        const c = makeClient(t.id, { role: 'issuer' });
+        await store.clients.insert(c);
+        const at = new Date().toISOString();
+        const rotated = await store.clients.rotateSecret(t.id, c.clientId, 'scrypt$new', at);
+        expect(rotated).toEqual({ ...c, secretHash: 'scrypt$new', secretVersion: 2, rotatedAt: at });
+        expect(await store.clients.findByClientId(c.clientId)).toEqual(rotated);
+        expect((await store.clients.rotateSecret(t.id, c.clientId, 'scrypt$3', at))?.secretVersion).toBe(3);
+        expect(await store.clients.rotateSecret(other.id, c.clientId, 'scrypt$theirs', at)).toBeUndefined();
+        expect(await store.clients.rotateSecret(t.id, unique('none'), 'scrypt$x', at)).toBeUndefined();
+        expect(await store.clients.revoke(t.id, c.clientId, at)).toBe('revoked');
+        expect(await store.clients.rotateSecret(t.id, c.clientId, 'scrypt$late', at)).toBeUndefined();
+        expect(await store.clients.findByClientId(c.clientId)).toMatchObject({ secretHash: 'scrypt$3', secretVersion: 3, revokedAt: at });
+      });
+
+      it('revokes a client once, only within its tenant, and never the tenant’s last admin', async () => {
+        const t = makeTenant(), other = makeTenant();
+        await store.tenants.insert(t);
+        await store.tenants.insert(other);
+        const admin = makeClient(t.id), issuer = makeClient(t.id, { role: 'issuer' }), second = makeClient(t.id);
+        for (const c of [admin, issuer, second]) await store.clients.insert(c);
+        const at = new Date().toISOString();
+        expect(await store.clients.revoke(other.id, issuer.clientId, at)).toBe('not-found');
+        expect(await store.clients.revoke(t.id, unique('none'), at)).toBe('not-found');
+        expect(await store.clients.findByClientId(issuer.clientId)).toEqual(issuer);
+        expect(await store.clients.revoke(t.id, issuer.clientId, at)).toBe('revoked');
+        expect(await store.clients.findByClientId(issuer.clientId)).toEqual({ ...issuer, revokedAt: at });
+        expect(await store.clients.revoke(t.id, issuer.clientId, new Date(Date.now() + 1000).toISOString())).toBe('already-revoked');
+        expect((await store.clients.findByClientId(issuer.clientId))?.revokedAt).toBe(at);
+        expect(await store.clients.revoke(t.id, second.clientId, at)).toBe('revoked');
+        expect(await store.clients.revoke(t.id, admin.clientId, at)).toBe('last-admin');
+        expect((await store.clients.findByClientId(admin.clientId))?.revokedAt).toBeUndefined();
+      });
+
+      it('lets only one of two admins revoking each other at once succeed (no lock-out)', async () => {
+        const t = makeTenant();
+        await store.tenants.insert(t);
+        const a = makeClient(t.id), b = makeClient(t.id);
+        await store.clients.insert(a);
+        await store.clients.insert(b);
+        const at = new Date().toISOString();
+        const outcomes = await Promise.all([store.clients.revoke(t.id, a.clientId, at), store.clients.revoke(t.id, b.clientId, at)]);
+        expect(outcomes.sort()).toEqual(['last-admin', 'revoked']);
+        const left = (await store.clients.list(t.id, { limit: 10 })).items.filter((c) => c.revokedAt === undefined);
+        expect(left).toHaveLength(1);
       });
     });
 

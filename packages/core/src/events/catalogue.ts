@@ -80,6 +80,12 @@ export const EVENT_PREFIXES = {
   WEBHOOK_DELIVERY_LIST: 'webhook',
   WEBHOOK_DELIVERY_RETRY: 'webhook',
   WEBHOOK_SIGNING_KEY_ROTATE: 'webhook',
+  // Admin tokens and the tenant's admin clients (docs/limits.md, Admin clients).
+  ADMIN_TOKEN: 'admin-token',
+  ADMIN_CLIENT_LIST: 'admin-client',
+  ADMIN_CLIENT_CREATE: 'admin-client',
+  ADMIN_CLIENT_ROTATE_SECRET: 'admin-client',
+  ADMIN_CLIENT_REVOKE: 'admin-client',
 } as const;
 export type EventPrefix = keyof typeof EVENT_PREFIXES;
 

@@ -1,7 +1,8 @@
+import type { EventRecorder } from '../events/recorder.ts';
 import type { SecretHasher, Store, TokenSigner } from '../ports.ts';
-import { DomainError } from '../shared/errors.ts';
+import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { Addressing } from './addressing.ts';
-import type { RequestContext, Requestor, Tenant } from './model.ts';
+import type { AdminClient, RequestContext, Requestor, Tenant } from './model.ts';
 import { decodePermissions, encodePermissions, isRole, ROLE_PERMISSIONS, type Permission } from './permissions.ts';
 
 export interface AdminAuthDeps {
@@ -11,6 +12,15 @@ export interface AdminAuthDeps {
   addressing: Addressing;
   /** Lifetime of admin access tokens in seconds (API.md §2: default 3600). */
   tokenTtlSeconds: number;
+  /** Where `ADMIN_TOKEN_*` events go; without it, token requests record nothing. */
+  events?: EventRecorder;
+}
+
+/** Who sent a token request, for its `ADMIN_TOKEN_*` events (the endpoint has no tenant by host). */
+export interface AdminTokenCaller {
+  requestId: string;
+  ip: string;
+  userAgent?: string;
 }
 
 /** Specification 5.1: the client credentials request body. */
@@ -29,8 +39,16 @@ export interface AdminTokenResponse {
 }
 
 export interface AdminAuth {
-  issueToken(request: AdminTokenRequest): Promise<{ tenant: Tenant; response: AdminTokenResponse }>;
-  /** The requestor behind an `Authorization` header on this tenant, or undefined if it is not a valid token for it. */
+  /**
+   * With `caller`, records `ADMIN_TOKEN_START` and `_SUCCESS`/`_FAIL` on the tenant the audience
+   * names (nothing when it names none); the secret is never recorded.
+   */
+  issueToken(request: AdminTokenRequest, caller?: AdminTokenCaller): Promise<{ tenant: Tenant; response: AdminTokenResponse }>;
+  /**
+   * The requestor behind an `Authorization` header on this tenant, or undefined if it is not a valid
+   * token for it. Reads the client from the store every time (never cached), so a revoked client's
+   * tokens, and tokens issued before a secret rotation, are refused at once by every server.
+   */
   authenticate(tenant: Tenant, authorization: string | undefined): Promise<Requestor | undefined>;
 }
 
@@ -42,30 +60,102 @@ function denied(message = 'Unauthorized'): DomainError {
 const TENANT_CLAIM = 'tid';
 const ROLE_CLAIM = 'rol';
 const PERMISSIONS_CLAIM = 'prm';
+// The client's secret version when the token was issued; tokens from before this claim count as 1.
+const SECRET_VERSION_CLAIM = 'sv';
+
+/** Why a token request was refused: non-secret, kept in the FAIL event's data from logging level 2. */
+type DenialReason = 'missing_credentials' | 'unknown_client' | 'invalid_secret' | 'client_revoked' | 'wrong_audience';
+
+class Denied extends Error {
+  readonly reason: DenialReason;
+  readonly client: AdminClient | undefined;
+  constructor(reason: DenialReason, client?: AdminClient) {
+    super(reason);
+    this.reason = reason;
+    this.client = client;
+  }
+}
 
 /** Admin authentication (specification 5, API.md §2): client credentials in, tenant-bound JWT out. */
 export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
+  /** The tenant whose origin `audience` is exactly, if any: the tenant a token request's events belong to. */
+  async function tenantNamedBy(audience: string | undefined): Promise<Tenant | undefined> {
+    if (!audience) return undefined;
+    const aud = audience.replace(/\/+$/, '');
+    const host = /^https?:\/\/([^/?#@]+)$/i.exec(aud)?.[1];
+    if (!host) return undefined;
+    const resolved = await deps.addressing.resolveHost(host);
+    // In single-tenant mode any host resolves to the default tenant: only an origin it really has counts.
+    if (!resolved || !(await deps.addressing.originsOf(resolved.tenant)).includes(aud)) return undefined;
+    return resolved.tenant;
+  }
+
+  async function issue(request: AdminTokenRequest): Promise<{ tenant: Tenant; client: AdminClient; response: AdminTokenResponse }> {
+    if (request.grant_type !== 'client_credentials') {
+      throw new DomainError('BadRequest', 'grant_type must be client_credentials', { oauthError: 'unsupported_grant_type' });
+    }
+    const { client_id: clientId, client_secret: secret, audience } = request;
+    if (!clientId || !secret || !audience) throw new Denied('missing_credentials');
+    const client = await deps.store.clients.findByClientId(clientId);
+    // Hash even when the client is unknown, so timing does not tell which client ids exist.
+    const ok = await deps.hasher.verify(secret, client?.secretHash ?? 'scrypt$unknown');
+    if (!client) throw new Denied('unknown_client');
+    if (!ok) throw new Denied('invalid_secret', client);
+    if (client.revokedAt !== undefined) throw new Denied('client_revoked', client);
+    const tenant = await deps.store.tenants.findById(client.tenantId);
+    if (!tenant) throw new Denied('unknown_client');
+    const origins = await deps.addressing.originsOf(tenant);
+    const aud = audience.replace(/\/+$/, '');
+    if (!origins.includes(aud)) throw new Denied('wrong_audience', client);
+    const access_token = await deps.tokens.sign(
+      {
+        [TENANT_CLAIM]: tenant.id,
+        [ROLE_CLAIM]: client.role,
+        [PERMISSIONS_CLAIM]: encodePermissions(ROLE_PERMISSIONS[client.role]),
+        [SECRET_VERSION_CLAIM]: client.secretVersion,
+      },
+      { subject: client.clientId, audience: aud, expiresInSeconds: deps.tokenTtlSeconds },
+    );
+    return { tenant, client, response: { access_token, expires_in: deps.tokenTtlSeconds, token_type: 'Bearer' } };
+  }
+
   return {
-    async issueToken(request) {
-      if (request.grant_type !== 'client_credentials') {
-        throw new DomainError('BadRequest', 'grant_type must be client_credentials', { oauthError: 'unsupported_grant_type' });
+    async issueToken(request, caller) {
+      const events = deps.events;
+      const tenant = caller && events ? await tenantNamedBy(request.audience) : undefined;
+      if (!caller || !events || !tenant) {
+        try {
+          const issued = await issue(request);
+          return { tenant: issued.tenant, response: issued.response };
+        } catch (error) {
+          throw error instanceof Denied ? denied() : error;
+        }
       }
-      const { client_id: clientId, client_secret: secret, audience } = request;
-      if (!clientId || !secret || !audience) throw denied();
-      const client = await deps.store.clients.findByClientId(clientId);
-      // Hash even when the client is unknown, so timing does not tell which client ids exist.
-      const ok = await deps.hasher.verify(secret, client?.secretHash ?? 'scrypt$unknown');
-      if (!client || !ok) throw denied();
-      const tenant = await deps.store.tenants.findById(client.tenantId);
-      if (!tenant) throw denied();
-      const origins = await deps.addressing.originsOf(tenant);
-      const aud = audience.replace(/\/+$/, '');
-      if (!origins.includes(aud)) throw denied();
-      const access_token = await deps.tokens.sign(
-        { [TENANT_CLAIM]: tenant.id, [ROLE_CLAIM]: client.role, [PERMISSIONS_CLAIM]: encodePermissions(ROLE_PERMISSIONS[client.role]) },
-        { subject: client.clientId, audience: aud, expiresInSeconds: deps.tokenTtlSeconds },
-      );
-      return { tenant, response: { access_token, expires_in: deps.tokenTtlSeconds, token_type: 'Bearer' } };
+      // The client is named in the events only when it is one of this tenant's: an id sent with
+      // another tenant's audience, or made up, is not recorded (it may be anything the caller typed).
+      const ctx = (client: AdminClient | undefined): RequestContext => ({
+        tenant,
+        origin: request.audience?.replace(/\/+$/, '') ?? '',
+        requestId: caller.requestId,
+        ip: caller.ip,
+        ...(caller.userAgent !== undefined ? { userAgent: caller.userAgent } : {}),
+        ...(client && client.tenantId === tenant.id ? { requestor: { clientId: client.clientId, role: client.role, permissions: new Set<Permission>() } } : {}),
+      });
+      try {
+        const issued = await issue(request);
+        const c = ctx(issued.client);
+        events.record(c, 'ADMIN_TOKEN', 'START');
+        events.record(c, 'ADMIN_TOKEN', 'SUCCESS', { meta: { role: issued.client.role } });
+        return { tenant: issued.tenant, response: issued.response };
+      } catch (error) {
+        const own = error instanceof Denied && error.client?.tenantId === tenant.id ? error.client : undefined;
+        const reason = error instanceof Denied ? (error.client && !own ? 'unknown_client' : error.reason) : isDomainError(error) ? error.oauthError : undefined;
+        const errorCode = error instanceof Denied ? 'access_denied' : isDomainError(error) ? (error.oauthError ?? error.code) : 'InternalServerError';
+        const c = ctx(own);
+        events.record(c, 'ADMIN_TOKEN', 'START');
+        events.record(c, 'ADMIN_TOKEN', 'FAIL', { meta: { errorCode, ...(reason !== undefined ? { reason } : {}) } });
+        throw error instanceof Denied ? denied() : error;
+      }
     },
 
     async authenticate(tenant, authorization) {
@@ -79,6 +169,10 @@ export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
       if (!audiences.some((a) => typeof a === 'string' && origins.includes(a))) return undefined;
       const role = claims[ROLE_CLAIM];
       if (typeof claims.sub !== 'string' || typeof role !== 'string' || !isRole(role)) return undefined;
+      // A direct read, not cached: revocation and rotation take effect at once, on every server.
+      const client = await deps.store.clients.findByClientId(claims.sub);
+      if (!client || client.tenantId !== tenant.id || client.revokedAt !== undefined) return undefined;
+      if ((claims[SECRET_VERSION_CLAIM] ?? 1) !== client.secretVersion) return undefined;
       return { clientId: claims.sub, role, permissions: decodePermissions(claims[PERMISSIONS_CLAIM]) };
     },
   };

@@ -24,7 +24,16 @@ export interface AdminClient {
   role: Role;
   name: string;
   secretHash: string;
+  /**
+   * Goes up by one with every secret rotation. Admin tokens carry the version they were issued
+   * under, so rotating the secret retires every token issued before it.
+   */
+  secretVersion: number;
   createdAt: string;
+  /** When the secret was last rotated (absent: never). */
+  rotatedAt?: string;
+  /** When the client was revoked: it gets no more tokens and its tokens are refused. */
+  revokedAt?: string;
 }
 
 /** Who is calling: the admin client behind a verified bearer token. */

@@ -21,6 +21,8 @@ export const PERMISSIONS = [
   'credentials',
   'events:read',
   'analytics:write',
+  // The tenant's own admin clients: list, create, rotate secrets, revoke (docs/limits.md).
+  'admin-clients',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

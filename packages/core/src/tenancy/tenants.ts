@@ -1,5 +1,5 @@
 import type { Clock, Ids, SecretHasher, Store } from '../ports.ts';
-import { invalidField, notFound } from '../shared/errors.ts';
+import { conflict, invalidField, notFound } from '../shared/errors.ts';
 import type { Page } from '../shared/pagination.ts';
 import { toPage, type PageRequest } from '../shared/pagination.ts';
 import { checkTenantInput, type AdminClient, type Tenant } from './model.ts';
@@ -19,11 +19,15 @@ export interface ClientView {
   role: Role;
   name: string;
   createdAt: string;
+  /** When its secret was last rotated. */
+  rotatedAt?: string;
+  /** When it was revoked: it gets no tokens, and the ones it had are refused. */
+  revokedAt?: string;
 }
 
 export interface CreatedClient {
   client: ClientView;
-  /** Shown once, at creation; only its hash is stored. */
+  /** Shown once, at creation or rotation; only its hash is stored. */
   clientSecret: string;
 }
 
@@ -33,10 +37,50 @@ export interface TenantAdmin {
   findTenant(subdomain: string): Promise<Tenant | undefined>;
   listTenants(page: PageRequest): Promise<Page<Tenant>>;
   listClients(subdomain: string, page: PageRequest): Promise<Page<ClientView>>;
+  /** `vellum clients rotate-secret`: a new secret, shown once; the old one and its tokens stop working. */
+  rotateClientSecret(input: { subdomain: string; clientId: string }): Promise<CreatedClient>;
+  /** `vellum clients revoke`: the client gets no more tokens and its tokens are refused at once. */
+  revokeClient(input: { subdomain: string; clientId: string }): Promise<ClientView>;
 }
 
 export function clientView(c: AdminClient): ClientView {
-  return { clientId: c.clientId, tenantId: c.tenantId, role: c.role, name: c.name, createdAt: c.createdAt };
+  return {
+    clientId: c.clientId,
+    tenantId: c.tenantId,
+    role: c.role,
+    name: c.name,
+    createdAt: c.createdAt,
+    ...(c.rotatedAt !== undefined ? { rotatedAt: c.rotatedAt } : {}),
+    ...(c.revokedAt !== undefined ? { revokedAt: c.revokedAt } : {}),
+  };
+}
+
+const noClient = () => notFound('The tenant has no such admin client');
+
+/**
+ * Gives the tenant's client a new secret (shown once) and retires the old one with every token
+ * issued under it. Used by the admin API and the `vellum clients rotate-secret` command.
+ */
+export async function rotateClientSecret(deps: Pick<TenantAdminDeps, 'store' | 'clock' | 'ids' | 'hasher'>, tenant: Tenant, clientId: string): Promise<CreatedClient> {
+  const clientSecret = deps.ids.token(32);
+  const rotated = await deps.store.clients.rotateSecret(tenant.id, clientId, await deps.hasher.hash(clientSecret), deps.clock.now().toISOString());
+  if (rotated) return { client: clientView(rotated), clientSecret };
+  const found = await deps.store.clients.findByClientId(clientId);
+  if (found?.tenantId === tenant.id) throw conflict('The admin client is revoked; create a new one instead');
+  throw noClient();
+}
+
+/**
+ * Revokes the tenant's client: no more tokens, and those it has are refused at once. Revoking a
+ * revoked client changes nothing; the tenant's last admin client is never revoked (no lock-out).
+ */
+export async function revokeClient(deps: Pick<TenantAdminDeps, 'store' | 'clock'>, tenant: Tenant, clientId: string): Promise<ClientView> {
+  const outcome = await deps.store.clients.revoke(tenant.id, clientId, deps.clock.now().toISOString());
+  if (outcome === 'not-found') throw noClient();
+  if (outcome === 'last-admin') throw conflict('This is the tenant’s last admin client; create another admin client before revoking it');
+  const client = await deps.store.clients.findByClientId(clientId);
+  if (!client) throw noClient();
+  return clientView(client);
 }
 
 /** Operator use cases: tenants and their admin clients (the `vellum tenants|clients` commands). */
@@ -51,6 +95,7 @@ export function createTenantAdmin(deps: TenantAdminDeps): TenantAdmin {
       role,
       name,
       secretHash: await hasher.hash(clientSecret),
+      secretVersion: 1,
       createdAt: clock.now().toISOString(),
     };
     await tx.clients.insert(client);
@@ -89,6 +134,14 @@ export function createTenantAdmin(deps: TenantAdminDeps): TenantAdmin {
     async listClients(subdomain, page) {
       const tenant = await tenantBySubdomain(subdomain);
       return toPage(await store.clients.list(tenant.id, page), clientView);
+    },
+
+    async rotateClientSecret(input) {
+      return rotateClientSecret(deps, await tenantBySubdomain(input.subdomain), input.clientId);
+    },
+
+    async revokeClient(input) {
+      return revokeClient(deps, await tenantBySubdomain(input.subdomain), input.clientId);
     },
   };
 }

@@ -8,7 +8,9 @@ export const adminTokenRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
     '/oauth/token',
     { config: { errorStyle: 'oauth' }, schema: { body: AdminTokenBody, response: { 200: AdminTokenResponseSchema } } },
     async (request, reply) => {
-      const { response } = await services.adminAuth.issueToken(request.body);
+      const ua = request.headers['user-agent'];
+      const caller = { requestId: request.id, ip: request.ip, ...(typeof ua === 'string' ? { userAgent: ua.slice(0, 512) } : {}) };
+      const { response } = await services.adminAuth.issueToken(request.body, caller);
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
     },
   );

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { PageQuerySchema, PageSchema } from './common.ts';
+
+/** An admin client as the API shows it: never its secret nor the secret's hash (docs/limits.md, Admin clients). */
+export const AdminClientResponse = Type.Object({
+  clientId: Type.String(),
+  tenantId: Type.String(),
+  role: Type.String(),
+  name: Type.String(),
+  createdAt: Type.String(),
+  rotatedAt: Type.Optional(Type.String()),
+  revokedAt: Type.Optional(Type.String()),
+});
+
+/** A client with its secret: only in the answer that creates it or rotates its secret. */
+export const AdminClientWithSecretResponse = Type.Object({
+  ...AdminClientResponse.properties,
+  clientSecret: Type.String(),
+});
+
+export const AdminClientsPage = PageSchema(AdminClientResponse);
+
+export const AdminClientBody = Type.Object(
+  {
+    role: Type.String({ maxLength: 64 }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 256 }) });
+export const AdminClientListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
