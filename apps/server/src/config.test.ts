@@ -55,3 +55,13 @@ describe('VELLUM_SQLITE_SYNCHRONOUS, VELLUM_SQLITE_GROUP_COMMIT and VELLUM_READ_
     expect(() => config(env)).toThrow(message);
   });
 });
+
+describe('VELLUM_EVENT_QUEUE_MAX (hardening issue 2, docs/limits.md "Analytic events")', () => {
+  const queueMax = (env: Record<string, string>) => loadConfig(env, '/srv').eventQueueMax;
+
+  it('defaults to 10,000 waiting events and takes 100 to 10,000,000', () => {
+    expect(queueMax({})).toBe(10_000);
+    expect(queueMax({ VELLUM_EVENT_QUEUE_MAX: '500' })).toBe(500);
+    for (const value of ['0', '99', 'lots']) expect(() => queueMax({ VELLUM_EVENT_QUEUE_MAX: value })).toThrow(ConfigError);
+  });
+});

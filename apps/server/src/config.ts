@@ -21,6 +21,8 @@ export interface ServerConfig {
   logLevel: string;
   adminTokenTtl: number;
   eventFlushIntervalMs: number;
+  /** At most this many analytic events wait in memory for the database; past it new ones are dropped and counted. */
+  eventQueueMax: number;
   /** PEM file of extra CAs trusted for outbound https (webhook receivers), besides the system's. */
   outboundCaFile: string | undefined;
   /** API.md §10: the first retry's backoff; it doubles after each failure. */
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     logLevel,
     adminTokenTtl: integer(env, 'VELLUM_ADMIN_TOKEN_TTL', 3600, 60, 86_400),
     eventFlushIntervalMs: integer(env, 'VELLUM_EVENT_FLUSH_INTERVAL_MS', 250, 10, 600_000),
+    eventQueueMax: integer(env, 'VELLUM_EVENT_QUEUE_MAX', 10_000, 100, 10_000_000),
     outboundCaFile: outboundCaFile(env, cwd),
     webhookRetryBaseDelayMs: integer(env, 'VELLUM_WEBHOOK_RETRY_BASE_DELAY_MS', 10_000, 1, 3_600_000),
     webhookPollIntervalMs: integer(env, 'VELLUM_WEBHOOK_POLL_INTERVAL_MS', 500, 10, 60_000),

@@ -2,9 +2,15 @@ import pino, { type Logger } from 'pino';
 
 /**
  * Fields whose values never reach the log: at the top level of a line, and in any object logged
- * there (pino's `*.field`).
+ * there (pino's `*.field`). The secret names of analytic events (docs/limits.md), as they are
+ * spelled where the server could log them; not `code`, which is an error's code in a log line.
  */
-export const REDACTED_FIELDS = ['client_secret', 'clientSecret', 'access_token', 'password', 'masterKey'] as const;
+export const REDACTED_FIELDS = [
+  'client_secret', 'clientSecret', 'secret', 'password', 'masterKey', 'privateKey', 'authorization',
+  'access_token', 'refresh_token', 'id_token', 'accessToken', 'refreshToken',
+  'pre-authorized_code', 'preAuthorizedCode', 'tx_code', 'txCode', 'transactionCode', 'c_nonce', 'nonce',
+  'proof', 'proofs', 'jwt', 'credential', 'credentials',
+] as const;
 /** Request headers that carry credentials; redacted wherever a logged object holds `headers`. */
 export const REDACTED_HEADERS = ['authorization', 'cookie', 'dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;
 const CENSOR = '[redacted]';

@@ -91,7 +91,10 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       publicUrl: config.publicUrl,
       ...(config.defaultTenant ? { defaultTenant: config.defaultTenant } : {}),
       adminTokenTtlSeconds: config.adminTokenTtl,
-      onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events'),
+      // Both at most once a minute (the recorder's own limit), so a stuck store cannot fill the log.
+      onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events; retrying them one by one'),
+      onEventLoss: (losses) => logger.warn({ analyticEvents: losses }, `analytic events lost so far: ${losses.droppedQueueFull + losses.droppedUnwritable} dropped, ${losses.truncated} truncated`),
+      eventQueueMax: config.eventQueueMax,
     });
     // Outbound HTTP for webhooks (API.md §8): the SSRF guard, and TLS always checked, against the
     // system's CAs plus VELLUM_OUTBOUND_CA_FILE when set.

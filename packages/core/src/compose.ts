@@ -1,5 +1,5 @@
 import { type AnalyticsService, createAnalyticsService } from './events/service.ts';
-import { createEventRecorder, type EventRecorder } from './events/recorder.ts';
+import { createEventRecorder, type EventLosses, type EventRecorder } from './events/recorder.ts';
 import { type CredentialConfigurationService, createCredentialConfigurationService } from './configurations/service.ts';
 import { type CustomDomainService, createCustomDomainService } from './custom-domains/service.ts';
 import { createDidConfigurationService, type DidConfigurationService } from './dids/configuration.ts';
@@ -58,8 +58,12 @@ export interface VellumDeps extends AddressingOptions {
    * server may keep using a deactivated IACA.
    */
   mdocSignerCacheMs?: number;
-  /** Told when a batch of analytic events could not be written (it is retried at the next flush). */
+  /** Told when a batch of analytic events could not be written (its rows are retried one by one); at most once a minute. */
   onEventWriteError?: (error: unknown) => void;
+  /** Told how many analytic events were dropped or truncated so far, when that changed; at most once a minute. */
+  onEventLoss?: (losses: EventLosses) => void;
+  /** At most this many analytic events wait in memory for the store (default 10,000). */
+  eventQueueMax?: number;
   /**
    * What of the issuance protocol the host serves, which metadata advertises (default
    * LIVE_ISSUANCE_FEATURES: what this release implements).
@@ -128,7 +132,14 @@ export function createVellum(deps: VellumDeps): Vellum {
     publicUrl: deps.publicUrl,
     ...(deps.defaultTenant ? { defaultTenant: deps.defaultTenant } : {}),
   });
-  const recorder = createEventRecorder({ events: store.events, clock, ids, ...(deps.onEventWriteError ? { onError: deps.onEventWriteError } : {}) });
+  const recorder = createEventRecorder({
+    events: store.events,
+    clock,
+    ids,
+    ...(deps.onEventWriteError ? { onError: deps.onEventWriteError } : {}),
+    ...(deps.onEventLoss ? { onLoss: deps.onEventLoss } : {}),
+    ...(deps.eventQueueMax !== undefined ? { maxQueue: deps.eventQueueMax } : {}),
+  });
   const { keys, x509 } = deps;
   const chains = createIssuingChains({ store, clock, ids, keys, x509, ...(deps.mdocSignerCacheMs !== undefined ? { cacheMs: deps.mdocSignerCacheMs } : {}) });
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });

@@ -104,7 +104,9 @@ export { EVENT_OUTCOMES, EVENT_PREFIXES } from './events/catalogue.ts';
 export type { EventOutcome, EventPrefix } from './events/catalogue.ts';
 export type { AnalyticEvent, EventFilter } from './events/model.ts';
 export { createEventRecorder, eventDataFor, maskSecrets, withEvents } from './events/recorder.ts';
-export type { EventData, EventRecorder, EventRecorderOptions } from './events/recorder.ts';
+export type { EventData, EventLosses, EventRecorder, EventRecorderOptions } from './events/recorder.ts';
+export { EVENT_DATA_LIMITS, isSecretName, sanitizeEventData } from './events/sanitize.ts';
+export type { EventDataLimits } from './events/sanitize.ts';
 export { createAnalyticsService } from './events/service.ts';
 export type { AnalyticsService, EventQuery } from './events/service.ts';
 

@@ -287,7 +287,9 @@ function repositories(get: () => State): Repositories {
     events: {
       async insertMany(events) {
         const s = get();
-        for (const e of events) s.events.push({ seq: next(), value: copy(e) });
+        // All copied before any is kept: a batch lands whole or not at all, as in SQL.
+        const copies = events.map(copy);
+        for (const value of copies) s.events.push({ seq: next(), value });
       },
       async list(tenantId, filter, page) {
         return slice(get().events.filter((r) => r.value.tenantId === tenantId && matches(r.value, filter)), page, 'desc');
