@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '@vellum/core';
 
 /** Every setting of the server, read from the environment (API.md §13; each is in the README). */
 export interface ServerConfig {
@@ -39,6 +40,8 @@ export interface ServerConfig {
   sqliteGroupCommit: boolean;
   /** How long a tenant, custom domain, configuration or key row read from the store is reused (0: never). */
   readCacheTtlMs: number;
+  /** Failed admin token requests per client id and per IP, wrong transaction codes per IP, per window (0: off; docs/limits.md). */
+  rateLimits: RateLimitSettings;
 }
 
 export class ConfigError extends Error {
@@ -173,5 +176,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     sqliteSynchronous: oneOf(env, 'VELLUM_SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     sqliteGroupCommit: read(env, 'VELLUM_SQLITE_GROUP_COMMIT') === undefined ? true : flag(env, 'VELLUM_SQLITE_GROUP_COMMIT'),
     readCacheTtlMs: integer(env, 'VELLUM_READ_CACHE_TTL_MS', 1000, 0, 60_000),
+    rateLimits: {
+      adminTokenPerClient: integer(env, 'VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_CLIENT', DEFAULT_RATE_LIMITS.adminTokenPerClient, 0, 1_000_000),
+      adminTokenPerIp: integer(env, 'VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP', DEFAULT_RATE_LIMITS.adminTokenPerIp, 0, 1_000_000),
+      txCodePerIp: integer(env, 'VELLUM_RATE_LIMIT_TX_CODE_PER_IP', DEFAULT_RATE_LIMITS.txCodePerIp, 0, 1_000_000),
+      windowSeconds: integer(env, 'VELLUM_RATE_LIMIT_WINDOW', DEFAULT_RATE_LIMITS.windowSeconds, 1, 86_400),
+    },
   };
 }

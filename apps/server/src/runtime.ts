@@ -91,6 +91,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       publicUrl: config.publicUrl,
       ...(config.defaultTenant ? { defaultTenant: config.defaultTenant } : {}),
       adminTokenTtlSeconds: config.adminTokenTtl,
+      rateLimits: config.rateLimits,
       // Both at most once a minute (the recorder's own limit), so a stuck store cannot fill the log.
       onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events; retrying them one by one'),
       onEventLoss: (losses) => logger.warn({ analyticEvents: losses }, `analytic events lost so far: ${losses.droppedQueueFull + losses.droppedUnwritable} dropped, ${losses.truncated} truncated`),

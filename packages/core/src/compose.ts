@@ -19,6 +19,8 @@ import type { Digests, WalletTokens } from './ports.ts';
 import { createOfferService, type OfferService } from './offers/service.ts';
 import { createNonceService, type NonceService } from './oauth/nonces.ts';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
+import { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
+import type { RateLimitSettings } from './rate-limits/model.ts';
 import { createUserService, type UserService } from './users/service.ts';
 import type { DomainEventSink } from './ports.ts';
 import type { CredentialEncryption, NonceCodec, ProofVerifier } from './ports.ts';
@@ -80,6 +82,11 @@ export interface VellumDeps extends AddressingOptions {
   credentialEncryption: CredentialEncryption;
   /** Self-authenticating c_nonces, with a key every server sharing the store has: @vellum/crypto's loadNonceCodec. */
   nonceCodec: NonceCodec;
+  /**
+   * Limits on failed admin token requests and wrong transaction codes, counted in `store.rateLimits`
+   * (docs/limits.md). Absent: no limits (the server passes DEFAULT_RATE_LIMITS unless configured).
+   */
+  rateLimits?: RateLimitSettings;
 }
 
 /** Every use case of the platform, wired once. */
@@ -145,6 +152,9 @@ export function createVellum(deps: VellumDeps): Vellum {
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
   const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains });
+  const limits = deps.rateLimits && { repository: store.rateLimits, clock, settings: deps.rateLimits };
+  const adminTokenLimiter = limits && createAdminTokenLimiter(limits);
+  const txCodeLimiter = limits && createTxCodeLimiter(limits);
   const tenants = createTenantAdmin({ store, clock, ids, hasher });
   return {
     users: createUserService({ store, clock, ids, events: recorder }),
@@ -156,6 +166,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       walletTokens: deps.walletTokens,
       events: recorder,
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
+      ...(txCodeLimiter ? { txCodeLimiter } : {}),
     }),
     nonces: createNonceService({ store, clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,
@@ -180,7 +191,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     }),
     issuedCredentials: createIssuedCredentialService({ store, events: recorder }),
     recorder,
-    adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: deps.adminTokenTtlSeconds, events: recorder }),
+    adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: deps.adminTokenTtlSeconds, events: recorder, ...(adminTokenLimiter ? { limiter: adminTokenLimiter } : {}) }),
     customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: deps.platformDomain }),
     dids: createDidService({ store, clock, keys: deps.keys, events: recorder, addressing }),
     didConfiguration: createDidConfigurationService({ store, clock, addressing, signer: deps.linkedDataSigner }),

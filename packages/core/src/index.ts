@@ -49,6 +49,12 @@ export {
 export type { DomainErrorOptions, ErrorCode, ErrorDetail, OAuthErrorCode } from './shared/errors.ts';
 export {
   decodeCursor,
+
+export type { RateLimitRepository } from './ports.ts';
+export { DEFAULT_RATE_LIMITS, secondsLeft, tooManyRequests, windowStartOf } from './rate-limits/model.ts';
+export type { RateLimitHit, RateLimitRule, RateLimitSettings } from './rate-limits/model.ts';
+export { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
+export type { AdminTokenAttempt, AdminTokenLimiter, RateLimitDeps, TxCodeLimiter } from './rate-limits/limiters.ts';
   DEFAULT_PAGE_LIMIT,
   encodeCursor,
   MAX_PAGE_LIMIT,

@@ -14,6 +14,7 @@ import type { AdminClient, LoggingLevel, Tenant } from './tenancy/model.ts';
 import type { UserFilter, UserRecord } from './users/model.ts';
 import type { OfferKind, OfferRecord, RedeemOutcome } from './offers/model.ts';
 import type { IssuedCredentialFilter, IssuedCredentialRecord, WalletNotification } from './issuance/model.ts';
+import type { RateLimitHit, RateLimitRule } from './rate-limits/model.ts';
 import type { ClaimedDelivery, DeliveryOutcome, Webhook, WebhookDelivery, WebhookSigningKey } from './webhooks/model.ts';
 import type { WebhookEvent } from './webhooks/rules.ts';
 
@@ -403,8 +404,29 @@ export interface Repositories {
 /** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */
 export interface Store extends Repositories {
   /**
+/**
+ * Attempt counters in fixed windows, for rate limits; every process using the store shares them.
+ * Not part of `transaction`: a counted attempt stays counted whatever happens around it.
+ */
+export interface RateLimitRepository {
+  /**
+   * Counts one attempt against `key` in the window of `rule.windowMs` that holds `now` (windows
+   * start at whole multiples of `windowMs` since the epoch), in one atomic write: of any number of
+   * concurrent hits on a key, from any process, at most `rule.limit` in a window are `allowed`. The
+   * count starts again at 1 in a newer window; a hit dated before the stored window (a server whose
+   * clock is behind) counts in the stored one. Refused hits are counted too.
+   */
+  hit(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit>;
+  /** Takes back one hit on `key` counted in the window that began at `windowStart`; nothing when that window is over or its count is 0. */
+  release(key: string, windowStart: string): Promise<void>;
+  /** Deletes the counters whose window ended at or before `now`, returning how many. Adapters also do this themselves now and then. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
    * Runs `work` atomically: every write inside commits together or not at all (it rolls back on
    * throw). A Conflict thrown by a write inside ends the transaction on PostgreSQL: let it propagate
+  /** Rate-limit counters (kept outside transactions). */
+  rateLimits: RateLimitRepository;
    * rather than catching it and writing on.
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;

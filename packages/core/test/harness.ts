@@ -3,11 +3,12 @@ import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
-import { createVellum, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
+import { createVellum, type RateLimitSettings, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
 
-export function harness() {
+/** `rateLimits`: the limits to apply (none unless given). */
+export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const store = createMemoryStore();
   const clock = fakeClock('2026-05-01T12:00:00.000Z');
   const ids = fakeIds();
@@ -23,7 +24,7 @@ export function harness() {
   const proofVerifier = fakeProofVerifier();
   const credentialEncryption = fakeCredentialEncryption();
   const nonceCodec = fakeNonceCodec();
-  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600 });
+  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   return {
     store,
     clock,

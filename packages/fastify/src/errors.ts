@@ -83,6 +83,8 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
   }
   const body: ErrorBody = { code: error.code, message: error.message };
   if (error.details?.length) body.details = error.details;
+  // RFC 9110 §10.2.3: a rate-limited request learns when to try again (docs/limits.md).
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   if (style === 'oauth') {
     body.error = error.oauthError ?? oauthErrorFor(error.code);
     body.error_description = error.message;

@@ -1,6 +1,6 @@
 // Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
-import { createVellum, type KeyManager, type Role } from '@vellum/core';
+import { createVellum, type KeyManager, type RateLimitSettings, type Role } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
@@ -25,7 +25,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<TestApp> {
+/** `rateLimits`: the limits the app applies (none unless given). */
+export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { rateLimits?: RateLimitSettings } = {}): Promise<TestApp> {
   const store = createMemoryStore();
   const clock = systemClock;
   const ids = createNodeIds();
@@ -45,7 +46,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed'): Promise<Te
   const proofVerifier = createProofVerifier();
   const credentialEncryption = await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock });
   const nonceCodec = await loadNonceCodec({ keys: store.platformKeys, sealer, clock });
-  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600 });
+  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   const { tenants } = services;
 
   const app = Fastify();

@@ -21,6 +21,7 @@ import {
 } from '@vellum/core';
 import { emptyOfferState, offerRepositories, type OfferState } from './offers.ts';
 import { emptyWebhookState, webhookRepositories, type WebhookState } from './webhooks.ts';
+import { createMemoryRateLimits } from './rate-limits.ts';
 
 interface Row<T> {
   seq: number;
@@ -445,6 +446,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
           return await work(direct);
         } catch (error) {
           state = snapshot;
+    // Outside the snapshot that a failed transaction restores: a counted attempt stays counted.
+    rateLimits: createMemoryRateLimits(),
           throw error;
         }
       });

@@ -10,6 +10,7 @@ import type { IssuedCredentialsTable } from './issued-credentials.table.ts';
 import type { KeysTable } from './keys.table.ts';
 import type { MdocDocumentSignersTable, MdocIacaRevocationsTable, MdocIacasTable } from './mdoc-pki.table.ts';
 import type { PlatformKeysTable } from './platform-keys.table.ts';
+import type { RateLimitsTable } from './rate-limits.table.ts';
 import type { TenantsTable } from './tenants.table.ts';
 import type { NoncesTable, OffersTable, TenantSigningKeysTable, UsersTable } from './users-offers.table.ts';
 import type { WebhookDeliveriesTable, WebhookSigningKeysTable, WebhooksTable } from './webhooks.table.ts';
@@ -38,6 +39,7 @@ export interface VellumDatabase {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_signing_keys: WebhookSigningKeysTable;
   issued_credentials: IssuedCredentialsTable;
+  rate_limits: RateLimitsTable;
 }
 
 /** A Kysely instance or a transaction on it: repositories run on either. */

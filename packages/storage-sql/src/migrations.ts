@@ -437,6 +437,21 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
       },
     },
 
+    '0010_rate_limits': {
+      async up(db: Kysely<any>) {
+        // Attempt counters for rate limits (docs/limits.md): one row per key, its latest window only.
+        await db.schema
+          .createTable('rate_limits')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('window_start', timestampText, (c) => c.notNull())
+          .addColumn('hits', 'integer', (c) => c.notNull())
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .execute();
+        // The sweep of ended windows reads this index only.
+        await db.schema.createIndex('rate_limits_expires_at').on('rate_limits').column('expires_at').execute();
+      },
+    },
+
     '0012_admin_client_revocation': {
       async up(db: Kysely<any>) {
         // Admin tokens carry the secret version they were issued under: a rotation retires them.

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { SqlDialectKind, VellumDatabase } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
 import { repositoriesOn } from './repositories.ts';
+import { rateLimitsOn } from './rate-limits.table.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
 
@@ -59,6 +60,7 @@ function openPostgres(options: PostgresStoreOptions): Kysely<VellumDatabase> {
 export function createSqlStoreFromKysely(db: Kysely<VellumDatabase>, dialectKind: SqlDialectKind): Store {
   return {
     ...repositoriesOn(db, dialectKind),
+    rateLimits: rateLimitsOn(db),
     transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(repositoriesOn(trx, dialectKind)));
     },

@@ -4,6 +4,7 @@ import { describeMdocPkiContract } from './store-contract-mdoc.ts';
 import { describeWebhookContract } from './store-contract-webhooks.ts';
 import { describeIssuedCredentialContract } from './store-contract-issuance.ts';
 import { describeOfferContract } from './store-contract-offers.ts';
+import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 
 let counter = 0;
 /** A value unique within this process, so contract tests can share one store. */
@@ -512,6 +513,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeWebhookContract(() => store);
     describeIssuedCredentialContract(() => store);
     describeOfferContract(() => store);
+    describeRateLimitContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

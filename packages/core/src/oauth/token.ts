@@ -5,6 +5,7 @@ import { issuerOf } from '../metadata/service.ts';
 import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Clock, Digests, Store, WalletTokens } from '../ports.ts';
+import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
 import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 
@@ -27,6 +28,8 @@ export interface TokenEndpointDeps {
   events: EventRecorder;
   /** Lifetime of wallet access tokens in seconds (default 600). */
   accessTokenTtlSeconds?: number;
+  /** Limits wrong transaction codes per source IP across offers (docs/limits.md); none without it. */
+  txCodeLimiter?: TxCodeLimiter;
 }
 
 /** `POST /v1/oauth/token` (specification 4.5, API.md §9). */
@@ -80,10 +83,13 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     // A code Vellum cannot have made is refused before the store is asked (redeeming is a write).
     if (!isOfferCode(code) || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
     const codeDigest = digests.sha256(code);
+    // An address that guessed too often is refused before its guess is tried; no store read (docs/limits.md).
+    if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.ip);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
     const outcome = await store.offers.redeem(ctx.tenant.id, codeDigest, txCode === undefined ? undefined : digests.sha256(txCode), clock.now().toISOString(), MAX_TX_CODE_ATTEMPTS);
     if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined);
     if (outcome.outcome === 'wrong-tx-code') {
+      await deps.txCodeLimiter?.wrong(ctx.ip);
       const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
       throw invalidGrant(outcome.locked ? `The transaction code is wrong. ${STATE_MESSAGES.locked}` : `The transaction code is wrong (${left} ${left === 1 ? 'attempt' : 'attempts'} left)`);
     }

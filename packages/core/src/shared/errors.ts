@@ -50,6 +50,8 @@ export interface DomainErrorOptions {
   details?: ErrorDetail[];
   oauthError?: OAuthErrorCode;
   cause?: unknown;
+  /** With `TooManyRequests`: whole seconds until a retry may succeed (the `Retry-After` header). */
+  retryAfterSeconds?: number;
 }
 
 /** The one error type that crosses a port or leaves the core. `message` is safe to show. */
@@ -58,6 +60,7 @@ export class DomainError extends Error {
   readonly details: ErrorDetail[] | undefined;
   readonly oauthError: OAuthErrorCode | undefined;
 
+  readonly retryAfterSeconds: number | undefined;
   constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
@@ -65,6 +68,7 @@ export class DomainError extends Error {
     this.details = options.details;
     this.oauthError = options.oauthError;
   }
+    this.retryAfterSeconds = options.retryAfterSeconds;
 }
 
 /** A 400 whose details name each offending field, as every schema failure is reported. */

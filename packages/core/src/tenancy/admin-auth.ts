@@ -1,5 +1,6 @@
 import type { EventRecorder } from '../events/recorder.ts';
 import type { SecretHasher, Store, TokenSigner } from '../ports.ts';
+import type { AdminTokenLimiter } from '../rate-limits/limiters.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { Addressing } from './addressing.ts';
 import type { AdminClient, RequestContext, Requestor, Tenant } from './model.ts';
@@ -14,6 +15,8 @@ export interface AdminAuthDeps {
   tokenTtlSeconds: number;
   /** Where `ADMIN_TOKEN_*` events go; without it, token requests record nothing. */
   events?: EventRecorder;
+  /** Limits failed token requests per client id and per source IP (docs/limits.md); none without it. */
+  limiter?: AdminTokenLimiter;
 }
 
 /** Who sent a token request, for its `ADMIN_TOKEN_*` events (the endpoint has no tenant by host). */
@@ -90,12 +93,14 @@ export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
     return resolved.tenant;
   }
 
-  async function issue(request: AdminTokenRequest): Promise<{ tenant: Tenant; client: AdminClient; response: AdminTokenResponse }> {
+  async function issue(request: AdminTokenRequest, ip: string | undefined): Promise<{ tenant: Tenant; client: AdminClient; response: AdminTokenResponse }> {
     if (request.grant_type !== 'client_credentials') {
       throw new DomainError('BadRequest', 'grant_type must be client_credentials', { oauthError: 'unsupported_grant_type' });
     }
     const { client_id: clientId, client_secret: secret, audience } = request;
     if (!clientId || !secret || !audience) throw new Denied('missing_credentials');
+    // Counted before the slow hash, so a flood of wrong secrets is refused cheaply (docs/limits.md).
+    const attempt = await deps.limiter?.attempt(clientId, ip);
     const client = await deps.store.clients.findByClientId(clientId);
     // Hash even when the client is unknown, so timing does not tell which client ids exist.
     const ok = await deps.hasher.verify(secret, client?.secretHash ?? 'scrypt$unknown');
@@ -116,6 +121,7 @@ export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
       },
       { subject: client.clientId, audience: aud, expiresInSeconds: deps.tokenTtlSeconds },
     );
+    await attempt?.succeeded();
     return { tenant, client, response: { access_token, expires_in: deps.tokenTtlSeconds, token_type: 'Bearer' } };
   }
 
@@ -125,7 +131,7 @@ export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
       const tenant = caller && events ? await tenantNamedBy(request.audience) : undefined;
       if (!caller || !events || !tenant) {
         try {
-          const issued = await issue(request);
+          const issued = await issue(request, caller?.ip);
           return { tenant: issued.tenant, response: issued.response };
         } catch (error) {
           throw error instanceof Denied ? denied() : error;
@@ -142,7 +148,7 @@ export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
         ...(client && client.tenantId === tenant.id ? { requestor: { clientId: client.clientId, role: client.role, permissions: new Set<Permission>() } } : {}),
       });
       try {
-        const issued = await issue(request);
+        const issued = await issue(request, caller?.ip);
         const c = ctx(issued.client);
         events.record(c, 'ADMIN_TOKEN', 'START');
         events.record(c, 'ADMIN_TOKEN', 'SUCCESS', { meta: { role: issued.client.role } });
