@@ -439,6 +439,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
 
   return {
     ...direct,
+    // Outside the snapshot that a failed transaction restores: a counted attempt stays counted.
+    rateLimits: createMemoryRateLimits(),
     transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
       const run = queue.then(async () => {
         const snapshot = structuredClone(state);
@@ -446,8 +448,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
           return await work(direct);
         } catch (error) {
           state = snapshot;
-    // Outside the snapshot that a failed transaction restores: a counted attempt stays counted.
-    rateLimits: createMemoryRateLimits(),
           throw error;
         }
       });
