@@ -207,9 +207,14 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     const { authorization, userId, offerId } = await redeem();
     const { jwt, jwk } = await proof();
     const encryption = encryptionKey();
+    const request = { credential_configuration_id: configurationId, proofs: { jwt: [jwt] }, credential_response_encryption: { jwk: encryption.publicJwk, enc: 'A128GCM' } };
+    // OpenID4VCI 1.0 §8.2: asking for an encrypted response, the request is encrypted too; plain, it is refused.
+    const plain = await wallet('POST', new URL(metadata.credential_endpoint).pathname, { headers: { authorization }, body: request });
+    expect(plain.status, plain.text).toBe(400);
+    expect(plain.json()).toMatchObject({ error: 'invalid_encryption_parameters' });
     const res = await wallet('POST', new URL(metadata.credential_endpoint).pathname, {
-      headers: { authorization },
-      body: { credential_configuration_id: configurationId, proofs: { jwt: [jwt] }, credential_response_encryption: { jwk: encryption.publicJwk, enc: 'A128GCM' } },
+      headers: { authorization, 'content-type': 'application/jwt' },
+      raw: encryptJwe(JSON.stringify(request), metadata.credential_request_encryption.jwks.keys[0], 'A128GCM'),
     });
     expect(res.status, res.text).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/jwt/);
@@ -245,6 +250,11 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     const again = await wallet('POST', '/v1/openid/credential', { headers: { authorization }, body: { credential_configuration_id: configurationId, proofs: { jwt: [jwt] } } });
     expect(again.status).toBe(400);
     expect(again.json()).toMatchObject({ error: 'invalid_nonce' });
+    // A fresh proof with the same token: one credential per configuration per token.
+    const another = await wallet('POST', '/v1/openid/credential', { headers: { authorization }, body: { credential_configuration_id: configurationId, proofs: { jwt: [(await proof()).jwt] } } });
+    expect(another.status, another.text).toBe(400);
+    expect(another.json()).toMatchObject({ error: 'credential_request_denied' });
+    expect((await call('GET', `/v2/credentials?userId=${userId}`)).json().data).toHaveLength(1);
   });
 
   it.skipIf(skip)('answers the legacy request with the legacy response and its Deprecation and Sunset headers', async () => {

@@ -43,18 +43,20 @@ export {
   invalidField,
   isDomainError,
   notFound,
+  OAUTH_DESCRIPTION_CHARACTERS,
   OAUTH_ERROR_CODES,
+  oauthErrorDescription,
   validationError,
 } from './shared/errors.ts';
 export type { DomainErrorOptions, ErrorCode, ErrorDetail, OAuthErrorCode } from './shared/errors.ts';
-export {
-  decodeCursor,
 
 export type { RateLimitRepository } from './ports.ts';
 export { DEFAULT_RATE_LIMITS, secondsLeft, tooManyRequests, windowStartOf } from './rate-limits/model.ts';
 export type { RateLimitHit, RateLimitRule, RateLimitSettings } from './rate-limits/model.ts';
 export { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
 export type { AdminTokenAttempt, AdminTokenLimiter, RateLimitDeps, TxCodeLimiter } from './rate-limits/limiters.ts';
+export {
+  decodeCursor,
   DEFAULT_PAGE_LIMIT,
   encodeCursor,
   MAX_PAGE_LIMIT,

@@ -201,9 +201,12 @@ export interface DocumentSignerRepository {
 export interface IssuedCredentialRepository {
   /**
    * Records an issued credential (never its contents). Throws DomainError `Conflict` when the id
-   * exists or the tenant already has a record with the same notification id.
+   * exists or the tenant already has a record with the same notification id. Returns false, and
+   * records nothing, when the tenant has a record with the same `accessTokenId` and configuration:
+   * one atomic insert that the key guards, so of racing callers (on one server or several sharing
+   * the database) exactly one gets true. True otherwise, and always for records without a token.
    */
-  insert(record: IssuedCredentialRecord): Promise<void>;
+  insert(record: IssuedCredentialRecord): Promise<boolean>;
   get(tenantId: string, id: string): Promise<IssuedCredentialRecord | undefined>;
   /** The tenant's records matching every filter given, in creation order. */
   list(tenantId: string, filter: IssuedCredentialFilter, page: PageRequest): Promise<Slice<IssuedCredentialRecord>>;
@@ -401,9 +404,6 @@ export interface Repositories {
   webhookKeys: WebhookKeyRepository;
 }
 
-/** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */
-export interface Store extends Repositories {
-  /**
 /**
  * Attempt counters in fixed windows, for rate limits; every process using the store shares them.
  * Not part of `transaction`: a counted attempt stays counted whatever happens around it.
@@ -423,10 +423,13 @@ export interface RateLimitRepository {
   deleteExpired(now: Date): Promise<number>;
 }
 
-   * Runs `work` atomically: every write inside commits together or not at all (it rolls back on
-   * throw). A Conflict thrown by a write inside ends the transaction on PostgreSQL: let it propagate
+/** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */
+export interface Store extends Repositories {
   /** Rate-limit counters (kept outside transactions). */
   rateLimits: RateLimitRepository;
+  /**
+   * Runs `work` atomically: every write inside commits together or not at all (it rolls back on
+   * throw). A Conflict thrown by a write inside ends the transaction on PostgreSQL: let it propagate
    * rather than catching it and writing on.
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
@@ -596,6 +599,12 @@ export interface WalletAccessClaims {
   configurationIds: string[];
   /** Space-separated `<format>:<type>` of those configurations (specification 2.5). */
   scope: string;
+  /**
+   * True when the token response gave `credential_identifiers` (the token request sent
+   * `authorization_details`): requests then name a `credential_identifier`, never a
+   * `credential_configuration_id` (OpenID4VCI 1.0 §8.2). JWT claim `cids`.
+   */
+  credentialIdentifiers?: boolean;
   jti: string;
   /** Unix seconds. */
   issuedAt: number;
@@ -606,7 +615,7 @@ export interface WalletAccessClaims {
 /**
  * Wallet access tokens: JWTs (ES256, header `typ: at+jwt` and `kid`) signed with a per-tenant key
  * the KeyManager holds, made on first use. Claims: `iss` and `aud` (the issuer), `sub` (user id),
- * `tid` (tenant id), `oid` (offer id), `cfg` (configuration ids), `scope`, `jti`, `iat`, `exp`.
+ * `tid` (tenant id), `oid` (offer id), `cfg` (configuration ids), `scope`, `cids` (when true), `jti`, `iat`, `exp`.
  */
 export interface WalletTokens {
   /** Signs a wallet access token (a JWT, ES256, with the tenant's token key, `typ: at+jwt`). */

@@ -54,6 +54,17 @@ describe('wallet access tokens (API.md §9)', () => {
     expect(await tokens.verify(tenant.id, ISSUER, token)).toEqual(claims);
   });
 
+  it('carry cids: true when the token response gave credential_identifiers (OpenID4VCI 1.0 §8.2), and verify reads it back, also from the signature', async () => {
+    const { tokens, server, tenant } = await setup();
+    const input = { ...claimsFor(tenant.id), credentialIdentifiers: true };
+    const { token, claims } = await tokens.issue(input, 600);
+    expect(claims.credentialIdentifiers).toBe(true);
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>;
+    expect(payload.cids).toBe(true);
+    // Another server, which never saw the token, reads the claim from the verified payload.
+    expect(await server().verify(tenant.id, ISSUER, token)).toEqual(claims);
+  });
+
   it('verify refuses another tenant, another issuer, expiry, tampering, garbage and admin tokens, without throwing', async () => {
     const { tokens, tenant, other, clock, store, sealer } = await setup();
     const { token } = await tokens.issue(claimsFor(tenant.id), 600);

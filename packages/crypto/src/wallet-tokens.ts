@@ -121,6 +121,8 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         oid: full.offerId,
         cfg: full.configurationIds,
         scope: full.scope,
+        // Only when true: tokens without credential identifiers keep their size.
+        ...(full.credentialIdentifiers === true ? { cids: true } : {}),
         jti: full.jti,
         iat: full.issuedAt,
         exp: full.expiresAt,
@@ -158,6 +160,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
           offerId: p.oid,
           configurationIds: p.cfg,
           scope: p.scope,
+          ...(p.cids === true ? { credentialIdentifiers: true } : {}),
           jti: p.jti,
           issuedAt: p.iat,
           expiresAt: p.exp,

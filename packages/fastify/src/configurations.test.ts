@@ -261,7 +261,8 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         credential_signing_alg_values_supported: ['Ed25519Signature2018'],
         cryptographic_binding_methods_supported: ['did:key'],
         proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
-        credential_metadata: { display: [], claims: flatClaims(['credentialSubject']) },
+        // OpenID4VCI 1.0 §12.2.4: no name, no display (never an empty array).
+        credential_metadata: { claims: flatClaims(['credentialSubject']) },
       });
       expect(supported[ids.cwt as string]).toMatchObject({ format: 'cwt', scope: 'cwt:Badge', type: 'Badge', credential_signing_alg_values_supported: [-7], credential_metadata: { claims: flatClaims([]) } });
       expect(supported[ids.cwt_vc as string]).toMatchObject({ format: 'cwt_vc', types: ['VerifiableCredential', 'Badge'], credential_metadata: { claims: flatClaims(['vc', 'credentialSubject']) } });

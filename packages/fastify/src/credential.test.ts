@@ -50,17 +50,24 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
         ...(options.body === undefined ? {} : { payload: options.body }),
       });
 
-    /** An offer redeemed at the token endpoint, as a wallet does it. */
-    async function redeemed(claims: Record<string, unknown> = { familyName: 'Turner', birthDate: '1990-05-15' }) {
+    /** An offer redeemed at the token endpoint, as a wallet does it (with `form` added to the token request). */
+    async function redeemed(claims: Record<string, unknown> = { familyName: 'Turner', birthDate: '1990-05-15' }, form: Record<string, string> = {}) {
       const offer = (await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims })).json() as { id: string; userId: string; uri: string };
       const json = JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> };
       const code = json.grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string;
       const res = await wallet('POST', '/v1/oauth/token', {
         contentType: 'application/x-www-form-urlencoded',
-        body: new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': code }).toString(),
+        body: new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': code, ...form }).toString(),
       });
       expect(res.statusCode, res.body).toBe(200);
-      return { offerId: offer.id, userId: offer.userId, authorization: `Bearer ${(res.json() as { access_token: string }).access_token}` };
+      const answer = res.json() as { access_token: string; authorization_details?: unknown };
+      return { offerId: offer.id, userId: offer.userId, authorization: `Bearer ${answer.access_token}`, answer };
+    }
+
+    /** The tenant's request encryption key, from the metadata (credential_request_encryption.jwks). */
+    async function requestKey(): Promise<Record<string, unknown>> {
+      const metadata = (await wallet('GET', '/.well-known/openid-credential-issuer')).json() as { credential_request_encryption: { jwks: { keys: Array<Record<string, unknown>> } } };
+      return metadata.credential_request_encryption.jwks.keys[0]!;
     }
 
     async function nonce(): Promise<string> {
@@ -76,7 +83,7 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const credential = (authorization: string | undefined, body: unknown, contentType = 'application/json') =>
       wallet('POST', '/v1/openid/credential', { ...(authorization === undefined ? {} : { authorization }), contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
-    return { host, admin, call, wallet, configuration, audience, redeemed, nonce, proof, credential };
+    return { host, admin, call, wallet, configuration, audience, redeemed, requestKey, nonce, proof, credential };
   }
 
   it('issues the mDoc: offer → token → nonce → credential, then the record shows in both lists and takes a notification', async () => {
@@ -193,11 +200,16 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const s = await issuer();
     const { authorization } = await s.redeemed();
     const wallet = encryptionKey();
-    const res = await s.credential(authorization, {
+    const request = {
       credential_configuration_id: s.configuration.id,
       proofs: { jwt: [await s.proof()] },
       credential_response_encryption: { jwk: { ...wallet.publicJwk, kid: 'w1' }, enc: 'A256GCM' },
-    });
+    };
+    // OpenID4VCI 1.0 §8.2: a request asking for an encrypted response is encrypted itself.
+    const plain = await s.credential(authorization, request);
+    expect(plain.statusCode, plain.body).toBe(400);
+    expect(plain.json()).toMatchObject({ error: 'invalid_encryption_parameters' });
+    const res = await s.credential(authorization, encryptJwe(JSON.stringify(request), await s.requestKey(), 'A128GCM'), 'application/jwt');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/jwt/);
     const { header, plaintext } = decryptJwe(res.body, wallet.privateKey);
@@ -222,6 +234,60 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const wrong = await s.credential(authorization, encryptJwe(JSON.stringify(request), otherKey, 'A128GCM'), 'application/jwt');
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toMatchObject({ error: 'invalid_encryption_parameters' });
+  });
+
+  it('one offer, one token: a second credential request for the configuration is 400 credential_request_denied (one credential per configuration per token)', async () => {
+    const s = await issuer();
+    const { authorization, userId } = await s.redeemed();
+    const request = async () => s.credential(authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    expect((await request()).statusCode).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const again = await request();
+      expect(again.statusCode, again.body).toBe(400);
+      expect(again.json()).toMatchObject({ code: 'BadRequest', error: 'credential_request_denied' });
+    }
+    expect(((await s.call('GET', `/v2/credentials?userId=${userId}`)).json() as { data: unknown[] }).data).toHaveLength(1);
+  });
+
+  it('honours authorization_details at the token endpoint: credential_identifiers in the answer, credential_identifier at the credential endpoint (OpenID4VCI 1.0 §6, §8.2)', async () => {
+    const s = await issuer();
+    const details = JSON.stringify([{ type: 'openid_credential', credential_configuration_id: s.configuration.id }]);
+    const { authorization, answer } = await s.redeemed(undefined, { authorization_details: details });
+    expect(answer.authorization_details).toEqual([{ type: 'openid_credential', credential_configuration_id: s.configuration.id, credential_identifiers: [s.configuration.id] }]);
+    const byConfiguration = await s.credential(authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    expect(byConfiguration.statusCode).toBe(400);
+    expect(byConfiguration.json()).toMatchObject({ error: 'invalid_credential_request' });
+    const res = await s.credential(authorization, { credential_identifier: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    expect(res.statusCode, res.body).toBe(200);
+    // Details the offer does not grant: refused, not ignored.
+    const offer = (await s.call('POST', '/v1/openid/offers/pre-authorized', { credentials: [s.configuration.id], claims: { familyName: 'Turner' } })).json() as { uri: string };
+    const code = (JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> }).grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string;
+    const refused = await s.wallet('POST', '/v1/oauth/token', {
+      contentType: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': code, authorization_details: JSON.stringify([{ type: 'openid_credential', credential_configuration_id: 'other' }]) }).toString(),
+    });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json()).toMatchObject({ error: 'invalid_authorization_details' });
+  });
+
+  it('error_description keeps to the characters RFC 6749 §5.2 allows, whatever the message says', async () => {
+    const s = await issuer();
+    const allowed = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+    // A user without the claim the configuration requires: the core's message about the user's claims.
+    const { authorization } = await s.redeemed({ birthDate: '1990-05-15' });
+    const missing = await s.credential(authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    const noProof = await s.credential((await s.redeemed()).authorization, { credential_configuration_id: s.configuration.id });
+    const badNotification = await s.wallet('POST', '/v1/openid/notification', {
+      authorization,
+      contentType: 'application/json',
+      body: JSON.stringify({ notification_id: 'x', event: 'credential_accepted', event_description: 'caf\u00e9' }),
+    });
+    for (const res of [missing, noProof, badNotification]) {
+      expect(res.statusCode, res.body).toBe(400);
+      const { error_description } = res.json() as { error_description: string };
+      expect(error_description, res.body).toMatch(allowed);
+    }
+    expect(missing.json()).toMatchObject({ error: 'credential_request_denied' });
   });
 
   it('lists issued credentials only with the credentials and users permissions (API.md §2, §12)', async () => {

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, type OAuthErrorCode } from '@vellum/core';
+import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, type OAuthErrorCode, oauthErrorDescription } from '@vellum/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The one table from error class to HTTP status (STYLE 8). */
@@ -87,7 +87,8 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   if (style === 'oauth') {
     body.error = error.oauthError ?? oauthErrorFor(error.code);
-    body.error_description = error.message;
+    // RFC 6749 §5.2: printable ASCII without `"` and `\`, whatever the message says.
+    body.error_description = oauthErrorDescription(error.message);
     reply.header('cache-control', 'no-store');
     // RFC 6750 §3: a resource request without a valid access token is challenged (API.md §3).
     if (body.error === 'invalid_token') reply.header('www-authenticate', 'Bearer error="invalid_token"');

@@ -452,6 +452,21 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
       },
     },
 
+    '0011_issued_credentials_access_token': {
+      async up(db: Kysely<any>) {
+        // A wallet access token issues at most one credential per configuration: the record keeps the
+        // token's jti, and the key (tenant, token, configuration) makes the rule hold across servers.
+        // Older records have no token (NULL), and NULLs never collide in a unique index.
+        await db.schema.alterTable('issued_credentials').addColumn('access_token_id', 'text').execute();
+        await db.schema
+          .createIndex('issued_credentials_tenant_id_access_token_configuration_unique')
+          .unique()
+          .on('issued_credentials')
+          .columns(['tenant_id', 'access_token_id', 'credential_configuration_id'])
+          .execute();
+      },
+    },
+
     '0012_admin_client_revocation': {
       async up(db: Kysely<any>) {
         // Admin tokens carry the secret version they were issued under: a rotation retires them.

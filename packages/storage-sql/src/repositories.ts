@@ -58,7 +58,13 @@ async function lockTenant(tx: Executor, kind: SqlDialectKind, tenantId: string):
 const noIaca = () => notFound('The tenant has no such IACA');
 
 // Written once per issued credential: built and compiled once per Kysely instance (compiled-once.ts).
-const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row: Insertable<IssuedCredentialsTable>) => db.insertInto('issued_credentials').values(row));
+// Nothing is inserted when the token already issued the configuration: the unique key decides, atomically.
+const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row: Insertable<IssuedCredentialsTable>) =>
+  db
+    .insertInto('issued_credentials')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tenant_id', 'access_token_id', 'credential_configuration_id']).doNothing()),
+);
 
 /** Builds the repositories on `db`, a Kysely instance or a transaction, for the given dialect. */
 export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories {
@@ -403,9 +409,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
 
     issuedCredentials: {
       async insert(record) {
-        await refusingDuplicates(insertIssuedCredential.execute(db, toIssuedCredentialRow(record)), (violated) =>
+        const inserted = await refusingDuplicates(insertIssuedCredential.affectedRows(db, toIssuedCredentialRow(record)), (violated) =>
           violated.includes('notification') ? 'The notification id exists' : 'Issued credential id exists',
         );
+        return inserted > 0n;
       },
       async get(tenantId, id) {
         const row = await db.selectFrom('issued_credentials').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();

@@ -62,6 +62,54 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       await store().issuedCredentials.insert(makeIssuedCredential(b.id, { notificationId: record.notificationId }));
     });
 
+    it('one credential per configuration per access token: a second record for the pair is not inserted (false)', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const [token, configuration] = [unique('jti-'), uuid()];
+      const first = makeIssuedCredential(a.id, { accessTokenId: token, credentialConfigurationId: configuration });
+      expect(await store().issuedCredentials.insert(first)).toBe(true);
+      expect(await store().issuedCredentials.get(a.id, first.id)).toEqual(first);
+      const again = makeIssuedCredential(a.id, { accessTokenId: token, credentialConfigurationId: configuration });
+      expect(await store().issuedCredentials.insert(again)).toBe(false);
+      expect(await store().issuedCredentials.get(a.id, again.id)).toBeUndefined();
+      expect(await store().issuedCredentials.findByNotificationId(a.id, again.notificationId)).toBeUndefined();
+      // Another configuration of the token, another token, another tenant, or no token at all: recorded.
+      for (const [tenantId, over] of [
+        [a.id, { accessTokenId: token }],
+        [a.id, { accessTokenId: unique('jti-'), credentialConfigurationId: configuration }],
+        [b.id, { accessTokenId: token, credentialConfigurationId: configuration }],
+        [a.id, { credentialConfigurationId: configuration }],
+        [a.id, { credentialConfigurationId: configuration }],
+      ] as const) {
+        expect(await store().issuedCredentials.insert(makeIssuedCredential(tenantId, over))).toBe(true);
+      }
+    });
+
+    it('one credential per configuration per access token: of racing issuing transactions exactly one commits, the others leave nothing', async () => {
+      const t = await tenant();
+      const [token, configuration] = [unique('jti-'), uuid()];
+      const expiresAt = new Date(Date.now() + 300_000).toISOString();
+      const attempts = Array.from({ length: 6 }, (_, i) => ({
+        nonce: { tenantId: t.id, nonce: unique(`n${i}-`), expiresAt },
+        record: makeIssuedCredential(t.id, { accessTokenId: token, credentialConfigurationId: configuration }),
+      }));
+      // As the credential endpoint does: the nonce used up and the record written in one transaction.
+      const outcomes = await Promise.allSettled(
+        attempts.map(({ nonce, record }) =>
+          store().transaction(async (tx) => {
+            if (!(await tx.nonces.markUsed(nonce))) throw new Error('nonce used');
+            if (!(await tx.issuedCredentials.insert(record))) throw new Error('already issued');
+          }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      for (const o of outcomes) if (o.status === 'rejected') expect(String(o.reason)).toContain('already issued');
+      const { items } = await store().issuedCredentials.list(t.id, { credentialConfigurationId: configuration }, { limit: 10 });
+      expect(items).toHaveLength(1);
+      // The losers' nonces were rolled back with them: still unused.
+      const losers = attempts.filter(({ record }) => record.id !== items[0]?.id);
+      for (const { nonce } of losers) expect(await store().nonces.markUsed(nonce)).toBe(true);
+    });
+
     it('lists in creation order across pages, with every filter AND-ed', async () => {
       const t = await tenant();
       const user = uuid();

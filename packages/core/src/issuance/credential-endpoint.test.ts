@@ -71,7 +71,7 @@ function mdl(tenantId: string, over: Partial<MdocConfiguration> = {}): MdocConfi
   } as Partial<MdocConfiguration>) as MdocConfiguration;
 }
 
-async function setup() {
+async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
   const h = harness();
   const walletTokens = fakeWalletTokens(h.clock);
   const proofs = fakeProofVerifier();
@@ -87,6 +87,7 @@ async function setup() {
     mdocIssuance: h.mdocIssuance,
     domainEvents: sink,
     events: h.recorder,
+    ...over,
   });
   const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
   const admin = contextFor(tenant);
@@ -97,7 +98,9 @@ async function setup() {
   const now = () => Math.floor(h.clock.now().getTime() / 1000);
 
   /** A user, an offer (already redeemed) and a token granting `configurationIds`, as the token endpoint leaves them. */
-  async function flow(options: { for?: Tenant; configurationIds?: string[]; userClaims?: Record<string, unknown>; offerClaims?: Record<string, unknown> } = {}) {
+  async function flow(
+    options: { for?: Tenant; configurationIds?: string[]; userClaims?: Record<string, unknown>; offerClaims?: Record<string, unknown>; credentialIdentifiers?: boolean } = {},
+  ) {
     const t = options.for ?? tenant;
     const userId = crypto.randomUUID();
     const offerId = crypto.randomUUID();
@@ -119,7 +122,14 @@ async function setup() {
       createdAt: at,
       usedAt: at,
     });
-    const token = walletTokens.mint({ tenantId: t.id, issuer, userId, offerId, configurationIds: options.configurationIds ?? [configuration.id] });
+    const token = walletTokens.mint({
+      tenantId: t.id,
+      issuer,
+      userId,
+      offerId,
+      configurationIds: options.configurationIds ?? [configuration.id],
+      ...(options.credentialIdentifiers ? { credentialIdentifiers: true } : {}),
+    });
     return { userId, offerId, token, authorization: `Bearer ${token}` };
   }
 
@@ -184,6 +194,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       credentialConfigurationId: s.configuration.id,
       userId,
       offerId,
+      accessTokenId: expect.any(String),
       issuedAt: NOW,
       validFrom: NOW,
       validUntil: '2027-05-01T12:00:00.000Z',
@@ -249,13 +260,19 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, s.post(s.wallet, undefined, 'not json'), 'Unauthorized', 'invalid_token');
     });
 
+    it('a proof without a nonce: invalid_proof, not invalid_nonce (OpenID4VCI 1.0 §8.3.1.2)', async () => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const jwt = proofJwt(walletKey(), { audience: s.issuer, iat: s.now() });
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'invalid_proof');
+    });
+
     it('a wrong nonce, a reused nonce and an expired nonce: invalid_nonce', async () => {
       const s = await setup();
       const { authorization } = await s.flow();
       const key = walletKey();
       const request = (jwt: string) => s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } });
       await expectRefused(s, request(proofJwt(key, { audience: s.issuer, nonce: 'never-issued', iat: s.now() })), 'BadRequest', 'invalid_nonce');
-      await expectRefused(s, request(proofJwt(key, { audience: s.issuer, iat: s.now() })), 'BadRequest', 'invalid_nonce');
       const stale = await s.nonce();
       s.clock.advance(301_000);
       await expectRefused(s, request(proofJwt(key, { audience: s.issuer, nonce: stale, iat: s.now() })), 'BadRequest', 'invalid_nonce');
@@ -327,7 +344,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, request(await s.proof(walletKey('Ed25519'))), 'BadRequest', 'invalid_proof');
     });
 
-    it('two proofs: invalid_credential_request (one per request, specification 8); none: invalid_proof', async () => {
+    it('two proofs: invalid_credential_request (one per request, specification 8); none, or both proof and proofs: invalid_proof (OpenID4VCI 1.0 §8.3.1.2)', async () => {
       const s = await setup();
       const { authorization } = await s.flow();
       const id = s.configuration.id;
@@ -335,7 +352,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id }), 'BadRequest', 'invalid_proof');
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [] } }), 'BadRequest', 'invalid_proof');
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { attestation: ['x'] } }), 'BadRequest', 'invalid_proof');
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proof: { proof_type: 'jwt', jwt: 'a' }, proofs: { jwt: ['a'] } }), 'BadRequest', 'invalid_credential_request');
+      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proof: { proof_type: 'jwt', jwt: 'a' }, proofs: { jwt: ['a'] } }), 'BadRequest', 'invalid_proof');
     });
 
     it('a configuration the token does not grant, or one deleted since: unknown_credential_configuration — before the nonce is used', async () => {
@@ -435,16 +452,78 @@ describe('the legacy request and response (specification 2.6, 9.4; draft 13)', (
   });
 });
 
+describe('one credential per configuration per access token (hardening: one offer issued four mDocs)', () => {
+  it('a second request with the same token for the same configuration: credential_request_denied, and it leaves nothing', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const body = async () => ({ credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    await s.post(s.wallet, authorization, await body());
+    const nonce = await s.nonce();
+    const again = { credential_configuration_id: s.configuration.id, proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] } };
+    expect(await refusal(s.post(s.wallet, authorization, again))).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied' });
+    expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toHaveLength(1);
+    expect(s.sink.published).toHaveLength(1);
+    // Refused in the issuing transaction: the nonce it carried was not used up.
+    expect(await s.unused(nonce)).toBe(true);
+    // Another flow (another token) for the same configuration is issued.
+    const other = await s.flow();
+    await s.post(s.wallet, other.authorization, await body());
+    expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toHaveLength(2);
+  });
+
+  it('a token granting two configurations issues each once', async () => {
+    const s = await setup();
+    const second = mdl(s.tenant.id, { type: 'org.example.second' });
+    await s.store.credentialConfigurations.insert(second);
+    const { authorization } = await s.flow({ configurationIds: [s.configuration.id, second.id] });
+    for (const id of [s.configuration.id, second.id]) await s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } });
+    for (const id of [s.configuration.id, second.id]) {
+      expect(await refusal(s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } }))).toMatchObject({ oauthError: 'credential_request_denied' });
+    }
+    const items = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
+    expect(items.map((r) => r.credentialConfigurationId).sort()).toEqual([s.configuration.id, second.id].sort());
+  });
+
+  it('requests racing with one token and different nonces: exactly one is issued; the rest are credential_request_denied', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const bodies = await Promise.all(Array.from({ length: 4 }, async () => ({ credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })));
+    const outcomes = await Promise.allSettled(bodies.map((b) => s.post(s.wallet, authorization, b)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ oauthError: 'credential_request_denied' });
+    expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toHaveLength(1);
+    expect(s.sink.published).toHaveLength(1);
+  });
+});
+
+describe('credential identifiers from the token response (OpenID4VCI 1.0 §6.2, §8.2)', () => {
+  it('a token whose response gave credential_identifiers takes credential_identifier, and refuses credential_configuration_id', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow({ credentialIdentifiers: true });
+    const configurationRequest = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+    expect(await refusal(s.post(s.wallet, authorization, configurationRequest))).toMatchObject({ oauthError: 'invalid_credential_request' });
+    expect(await refusal(s.post(s.wallet, authorization, { credential_identifier: 'not-given', proofs: { jwt: [await s.proof()] } }))).toMatchObject({
+      oauthError: 'unknown_credential_identifier',
+    });
+    expect(await refusal(s.post(s.wallet, authorization, { credential_identifier: s.configuration.id, format: 'mso_mdoc' }))).toMatchObject({
+      oauthError: 'invalid_credential_request',
+    });
+    const res = await s.post(s.wallet, authorization, { credential_identifier: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    expect(JSON.parse(res.body)).toMatchObject({ credentials: [{ credential: expect.any(String) }] });
+    // And once only, as with a configuration id.
+    expect(await refusal(s.post(s.wallet, authorization, { credential_identifier: s.configuration.id, proofs: { jwt: [await s.proof()] } }))).toMatchObject({
+      oauthError: 'credential_request_denied',
+    });
+  });
+});
+
 describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10)', () => {
   it('answers application/jwt sealed to the wallet’s key with the requested enc', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
     const wallet = encryptionKey();
-    const res = await s.post(s.wallet, authorization, {
-      credential_configuration_id: s.configuration.id,
-      proofs: { jwt: [await s.proof()] },
-      credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A256GCM' },
-    });
+    const request = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] }, credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A256GCM' } };
+    const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
     expect(res.contentType).toBe('application/jwt');
     const sealed = readFakeJwe(res.body);
     expect(sealed).toMatchObject({ enc: 'A256GCM', x: wallet.publicJwk.x, json: { credentials: [{ credential: expect.any(String) }], notification_id: expect.any(String) } });
@@ -472,6 +551,29 @@ describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10
       expect(await s.unused(nonce)).toBe(true);
     }
     expect(s.mdocEngine.calls).toBe(0);
+  });
+
+  it('refuses a plain (application/json) request that asks for an encrypted response: invalid_encryption_parameters (1.0 §8.2)', async () => {
+    const s = await setup();
+    const { authorization } = await s.flow();
+    const nonce = await s.nonce();
+    const request = {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] },
+      credential_response_encryption: { jwk: encryptionKey().publicJwk, enc: 'A128GCM' },
+    };
+    expect(await refusal(s.post(s.wallet, authorization, request))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_encryption_parameters' });
+    expect(await s.unused(nonce)).toBe(true);
+    expect(s.mdocEngine.calls).toBe(0);
+  });
+
+  it('where the issuer requires encrypted requests (encryption_required), refuses every plain one: invalid_encryption_parameters', async () => {
+    const s = await setup({ requestEncryptionRequired: true });
+    const { authorization } = await s.flow();
+    const plain = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+    expect(await refusal(s.post(s.wallet, authorization, plain))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_encryption_parameters' });
+    const request = { ...plain, credential_response_encryption: { jwk: encryptionKey().publicJwk, enc: 'A128GCM' } };
+    expect((await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt')).contentType).toBe('application/jwt');
   });
 
   it('takes requests encrypted to the tenant’s key (application/jwt), which must ask for an encrypted response', async () => {
@@ -544,8 +646,10 @@ describe('analytic events OPENID_CREDENTIAL_* and OPENID_NOTIFICATION_* (specifi
 
     await s.store.tenants.setLoggingLevel(s.tenant.id, 3);
     const ctx = contextFor({ ...s.tenant, loggingLevel: 3 }, null);
-    await s.post(ctx, authorization, { ...body, proofs: { jwt: [await s.proof()] } });
-    await refusal(s.post(ctx, authorization, { ...body, proofs: { jwt: ['forged'] } }));
+    // Another flow: a token issues its configuration once.
+    const another = (await s.flow()).authorization;
+    await s.post(ctx, another, { ...body, proofs: { jwt: [await s.proof()] } });
+    await refusal(s.post(ctx, another, { ...body, proofs: { jwt: ['forged'] } }));
     const [fail, , levelThree] = await read();
     expect(fail?.data).toEqual({ errorCode: 'invalid_proof', payload: { request: { credential_configuration_id: s.configuration.id, proofs: '***' } } });
     expect(levelThree?.data).toMatchObject({

@@ -5,6 +5,7 @@ import type { ClaimSubject } from '../configurations/claims.ts';
 import type { CredentialConfiguration, MdocConfiguration } from '../configurations/model.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import type { MdocIssuance } from '../mdoc-issuance/service.ts';
+import { LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Clock, CredentialEncryption, DomainEvent, DomainEventSink, Ids, NonceCodec, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
@@ -27,6 +28,12 @@ export interface CredentialEndpointDeps {
   /** Takes the `OpenIdCredentialIssued` event inside the transaction that records the credential (the webhook outbox). */
   domainEvents: DomainEventSink;
   events: EventRecorder;
+  /**
+   * Whether plain (`application/json`) requests are refused: the metadata's
+   * `credential_request_encryption.encryption_required` (OpenID4VCI 1.0 §8.2); by default what the
+   * live features publish.
+   */
+  requestEncryptionRequired?: boolean;
 }
 
 /** What the credential endpoint answers: a JSON text, or a JWE when the wallet asked for encryption. */
@@ -68,7 +75,11 @@ interface Described {
 const denied = (message: string) => refusal('credential_request_denied', message);
 
 /** The one answer for a nonce that is not ours, not this tenant's, expired or used. */
-const nonceRefused = () => refusal('invalid_nonce', 'The proof’s nonce is unknown, used or expired: fetch a new one from the nonce endpoint');
+const nonceRefused = () => refusal('invalid_nonce', 'The nonce of the proof is unknown, used or expired: fetch a new one from the nonce endpoint');
+
+/** A token issues one credential per configuration it grants; a second request for one is refused for good. */
+const alreadyIssued = (configurationId: string) =>
+  denied(`This access token has already issued its credential of configuration ${configurationId}: redeem a new offer for another`);
 
 /** A refusal of the core's issuance rules (no claims, already expired, no IACA), in OAuth terms. */
 function asDenied(error: unknown): unknown {
@@ -82,10 +93,26 @@ const failureCode = (error: unknown) => (isDomainError(error) ? (error.oauthErro
 /** The credential endpoint and its notification endpoint over the core's ports. */
 export function createCredentialEndpoint(deps: CredentialEndpointDeps): CredentialEndpoint {
   const { store, clock, ids, walletTokens, proofs, nonces, encryption, mdocIssuance, domainEvents, events } = deps;
+  const requestEncryptionRequired = deps.requestEncryptionRequired ?? LIVE_ISSUANCE_FEATURES.credentialRequestEncryption?.encryption_required === true;
 
   /** The configuration a request asks for, which the token must grant. */
   async function configurationFor(ctx: RequestContext, token: WalletAccessClaims, request: CredentialRequest): Promise<CredentialConfiguration> {
     const notGranted = (what: string) => refusal('unknown_credential_configuration', `The access token does not grant ${what}`);
+    // OpenID4VCI 1.0 §8.2: after a token response with credential_identifiers, requests name one of
+    // them (here each is its configuration id), and never a credential_configuration_id.
+    if (token.credentialIdentifiers === true) {
+      const id = request.credentialIdentifier;
+      if (id === undefined) {
+        throw refusal('invalid_credential_request', 'The token response gave credential_identifiers: name one as credential_identifier', 'credential_identifier');
+      }
+      if (!token.configurationIds.includes(id)) throw refusal('unknown_credential_identifier', `The access token gave no credential identifier ${id}`, 'credential_identifier');
+      const configuration = await store.credentialConfigurations.get(ctx.tenant.id, id);
+      if (!configuration) throw refusal('unknown_credential_identifier', `Credential identifier ${id} names a configuration that no longer exists`, 'credential_identifier');
+      return configuration;
+    }
+    if (request.credentialIdentifier !== undefined) {
+      throw refusal('unknown_credential_identifier', 'This access token came with no credential identifiers: request by credential_configuration_id', 'credential_identifier');
+    }
     if (request.configurationId !== undefined) {
       const id = request.configurationId;
       if (!token.configurationIds.includes(id)) throw notGranted(`credential configuration ${id}`);
@@ -107,7 +134,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
    * is recorded with the issued credential, in one transaction (see `issue`).
    */
   async function holderKeyOf(ctx: RequestContext, issuer: string, request: CredentialRequest) {
-    if (request.proofJwt === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to the wallet’s key', 'proofs');
+    if (request.proofJwt === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to a key of the wallet', 'proofs');
     const verified = await proofs.verify(request.proofJwt, { algorithms: MDOC_PROOF_ALGORITHMS });
     if (!verified.ok) throw refusal('invalid_proof', verified.reason);
     const now = clock.now();
@@ -137,10 +164,18 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // The token first: a caller without one learns nothing about what a request must hold.
     const token = await authenticateWallet(walletTokens, ctx, input);
     const { json, encrypted } = await readCredentialRequestBody(encryption, ctx, input);
+    if (!encrypted && requestEncryptionRequired) {
+      throw refusal('invalid_encryption_parameters', 'This issuer takes encrypted credential requests only (application/jwt, see credential_request_encryption)');
+    }
     described.request = json;
     const request = parseCredentialRequest(json);
     if (encrypted && !request.responseEncryption) {
       throw refusal('invalid_encryption_parameters', 'An encrypted request must ask for an encrypted response (credential_response_encryption)', 'credential_response_encryption');
+    }
+    // OpenID4VCI 1.0 §8.2: a request that asks for an encrypted response is itself encrypted, so that
+    // nobody can swap in their own key. The deprecated (draft 13) request had no request encryption.
+    if (!encrypted && request.responseEncryption && request.form === 'current') {
+      throw refusal('invalid_encryption_parameters', 'A request with credential_response_encryption must be encrypted (application/jwt)', 'credential_response_encryption');
     }
     const configuration = await configurationFor(ctx, token, request);
     if (configuration.format !== 'mso_mdoc') {
@@ -167,6 +202,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       credentialConfigurationId: configuration.id,
       userId: token.userId,
       offerId: token.offerId,
+      accessTokenId: token.jti,
       issuedAt: now.toISOString(),
       validFrom: issued.validFrom,
       validUntil: issued.validUntil,
@@ -196,10 +232,12 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       },
     };
     // The nonce is used up in the same transaction, one commit for all three: of requests racing
-    // with one nonce exactly one commits, and the others are refused and leave nothing behind.
+    // with one nonce exactly one commits, and the others are refused and leave nothing behind. The
+    // record's insert is also the check that this token has not issued this configuration before
+    // (the key tenant, token, configuration): of racing requests with one token, one commits.
     await store.transaction(async (tx) => {
       if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
-      await tx.issuedCredentials.insert(record);
+      if (!(await tx.issuedCredentials.insert(record))) throw alreadyIssued(configuration.id);
       await domainEvents.publish(tx, event);
     });
     described.response = encrypter ? { encrypted: true } : body;
@@ -232,7 +270,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw bad('notification_id must be the string the credential response gave', 'notification_id');
     if (typeof event !== 'string' || !(NOTIFICATION_EVENTS as readonly string[]).includes(event)) throw bad(`event must be one of ${NOTIFICATION_EVENTS.join(', ')}`, 'event');
     if (description !== undefined && (typeof description !== 'string' || !EVENT_DESCRIPTION.test(description))) {
-      throw bad('event_description must be printable ASCII without " or \\, at most 1000 characters', 'event_description');
+      throw bad('event_description must be printable ASCII without double quotes or backslashes, at most 1000 characters', 'event_description');
     }
     const record = await store.issuedCredentials.findByNotificationId(ctx.tenant.id, id);
     // A notification id is good only with the access token of the flow that received it.

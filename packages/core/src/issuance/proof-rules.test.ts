@@ -26,7 +26,8 @@ describe('key proof claims (OpenID4VCI 1.0 §8.2.1.1)', () => {
     ['no iat', (p: ReturnType<typeof good>) => delete p.payload.iat, 'invalid_proof'],
     ['an old iat', (p: ReturnType<typeof good>) => (p.payload.iat = 699), 'invalid_proof'],
     ['a future iat', (p: ReturnType<typeof good>) => (p.payload.iat = 1061), 'invalid_proof'],
-    ['no nonce', (p: ReturnType<typeof good>) => delete p.payload.nonce, 'invalid_nonce'],
+    // OpenID4VCI 1.0 §8.3.1.2: a key proof without a c_nonce is invalid_proof.
+    ['no nonce', (p: ReturnType<typeof good>) => delete p.payload.nonce, 'invalid_proof'],
   ])('refuses %s', (_name, spoil, oauthError) => {
     const proof = good();
     spoil(proof);

@@ -43,6 +43,7 @@ export function checkProofClaims(proof: VerifiedProof, expect: ProofExpectations
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw invalidProof('The proof has no iat');
   if (iat < expect.now - (expect.maxAgeSeconds ?? 300)) throw invalidProof('The proof is too old');
   if (iat > expect.now + (expect.maxFutureSeconds ?? 60)) throw invalidProof('The proof is issued in the future');
-  if (typeof payload.nonce !== 'string' || payload.nonce.length === 0) throw new DomainError('BadRequest', 'The proof carries no nonce', { oauthError: 'invalid_nonce' });
+  // OpenID4VCI 1.0 §8.3.1.2: a key proof without a c_nonce is invalid_proof (invalid_nonce is for a bad one).
+  if (typeof payload.nonce !== 'string' || payload.nonce.length === 0) throw invalidProof('The proof carries no nonce: fetch one from the nonce endpoint');
   return { nonce: payload.nonce };
 }

@@ -17,6 +17,8 @@ export interface CredentialRequest {
   form: 'current' | 'legacy';
   /** The current form's `credential_configuration_id`. */
   configurationId?: string;
+  /** The current form's `credential_identifier`, one the token response gave (here, a configuration id). */
+  credentialIdentifier?: string;
   /** The legacy form's format and types, which map to a configuration the token grants. */
   legacy?: LegacyCredentialTarget;
   /** The one key proof JWT, when the request carries one. */
@@ -42,13 +44,14 @@ const malformed = (message: string, param?: string, value?: unknown): never => {
 };
 
 /**
- * The one JWT proof of a request. OpenID4VCI 1.0 §8.3.1.2: a missing proof or an invalid one is
- * `invalid_proof`; more than one is a batch, which this issuer does not offer (specification 8:
- * one proof per request), so the request is `invalid_credential_request`.
+ * The one JWT proof of a request. OpenID4VCI 1.0 §8.3.1.2: a missing proof, an invalid one, or
+ * both `proof` and `proofs` is `invalid_proof`; more than one is a batch, which this issuer does
+ * not offer (specification 8: one proof per request; the metadata advertises no
+ * `batch_credential_issuance`), so the request is `invalid_credential_request`.
  */
 function proofOf(body: Record<string, unknown>): string | undefined {
   const { proof, proofs } = body;
-  if (proof !== undefined && proofs !== undefined) return malformed('Send either proof or proofs, not both', 'proofs');
+  if (proof !== undefined && proofs !== undefined) throw refusal('invalid_proof', 'Send either proof or proofs, not both', 'proofs');
   if (proofs !== undefined) {
     if (!isObject(proofs)) return malformed('proofs must be an object keyed by proof type', 'proofs');
     const types = Object.keys(proofs);
@@ -114,7 +117,8 @@ export function parseCredentialRequest(body: unknown): CredentialRequest {
   const { credential_configuration_id: id, credential_identifier: identifier, format } = body;
   if (identifier !== undefined) {
     if (id !== undefined) return malformed('Send either credential_configuration_id or credential_identifier, not both', 'credential_identifier');
-    throw refusal('unknown_credential_identifier', 'This issuer issues no credential identifiers: request by credential_configuration_id', 'credential_identifier', identifier);
+    if (format !== undefined) return malformed('Send either credential_identifier (OpenID4VCI 1.0) or format (the deprecated request), not both', 'format');
+    if (!isName(identifier)) throw refusal('unknown_credential_identifier', 'credential_identifier must be one the token response gave', 'credential_identifier', identifier);
   }
   if (id !== undefined && format !== undefined) {
     return malformed('Send either credential_configuration_id (OpenID4VCI 1.0) or format (the deprecated request), not both', 'format');
@@ -122,6 +126,7 @@ export function parseCredentialRequest(body: unknown): CredentialRequest {
   const proofJwt = proofOf(body);
   const responseEncryption = responseEncryptionOf(body.credential_response_encryption);
   const common = { ...(proofJwt === undefined ? {} : { proofJwt }), ...(responseEncryption ? { responseEncryption } : {}) };
+  if (identifier !== undefined) return { form: 'current', credentialIdentifier: identifier as string, ...common };
   if (id !== undefined) {
     if (!isName(id)) return malformed('credential_configuration_id must be a configuration id', 'credential_configuration_id', id);
     return { form: 'current', configurationId: id, ...common };

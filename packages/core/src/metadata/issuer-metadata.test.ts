@@ -101,8 +101,15 @@ describe('issuer metadata (specification 2.7)', () => {
       credential_definition: { '@context': ['https://www.w3.org/2018/credentials/v1', 'https://schema.example/degree/v1'], type: ['VerifiableCredential', 'UniversityDegree'] },
       credential_signing_alg_values_supported: ['Ed25519Signature2018'],
       cryptographic_binding_methods_supported: ['did:key'],
-      credential_metadata: { display: [], claims: [{ path: ['credentialSubject', 'degree'], mandatory: true }] },
+      credential_metadata: { claims: [{ path: ['credentialSubject', 'degree'], mandatory: true }] },
     });
+    // OpenID4VCI 1.0 §12.2.4: display, when present, is a non-empty array; a configuration without
+    // a name or display has none.
+    expect(byId['cfg-degree']?.credential_metadata).not.toHaveProperty('display');
+    for (const entry of Object.values(byId)) {
+      const display = (entry.credential_metadata as { display?: unknown[] }).display;
+      if (display !== undefined) expect(display.length, String(entry.id)).toBeGreaterThan(0);
+    }
     expect(byId['cfg-cwtvc']).toMatchObject({ types: ['VerifiableCredential', 'Badge'], credential_signing_alg_values_supported: [-7], credential_metadata: { claims: [{ path: ['vc', 'credentialSubject', 'name'] }] } });
     expect(byId['cfg-cwt']).toMatchObject({ type: 'Badge', credential_signing_alg_values_supported: [-7], credential_metadata: { claims: [{ path: ['name'] }] } });
     expect(byId['cfg-sd']).toMatchObject({ vct: 'https://vct.example/pid', cryptographic_binding_methods_supported: ['jwk'] });

@@ -88,7 +88,9 @@ export function configurationMetadata(c: CredentialConfiguration): Record<string
     id: c.id,
     scope: scopeOf(c),
   };
-  const metadata = { credential_metadata: { display: displayOf(c), claims: claimsOf(c) } };
+  // OpenID4VCI 1.0 §12.2.4: display, when present, is a non-empty array; without a name there is none.
+  const display = displayOf(c);
+  const metadata = { credential_metadata: { ...(display.length > 0 ? { display } : {}), claims: claimsOf(c) } };
   switch (c.format) {
     case 'mso_mdoc':
       return {

@@ -75,6 +75,46 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     expect((await token({ 'pre-authorized_code': code })).scope).toBe(`mso_mdoc:${mdoc.type} mso_mdoc:org.example.card`);
   });
 
+  it('honours authorization_details (OpenID4VCI 1.0 §6.1, §6.2): the token grants what they name, and the answer gives credential_identifiers', async () => {
+    const { configurations, admin, offers, token, mdoc, walletTokens, tenant, wallet } = await setup();
+    const second = await configurations.create(admin, 'mso_mdoc', mdl('org.example.card'));
+    const created = await offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id, second.id] });
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'];
+    const details = JSON.stringify([{ type: 'openid_credential', credential_configuration_id: second.id }]);
+    const response = await token({ 'pre-authorized_code': code, authorization_details: details });
+    expect(response).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 600,
+      scope: 'mso_mdoc:org.example.card',
+      authorization_details: [{ type: 'openid_credential', credential_configuration_id: second.id, credential_identifiers: [second.id] }],
+    });
+    expect(await walletTokens.verify(tenant.id, wallet.origin, response.access_token)).toMatchObject({ configurationIds: [second.id], credentialIdentifiers: true });
+  });
+
+  it('refuses authorization_details that are malformed or name what the offer does not grant: invalid_authorization_details, and the code stays usable', async () => {
+    const { configurations, admin, offer, token, mdoc } = await setup();
+    const elsewhere = await configurations.create(admin, 'mso_mdoc', mdl('org.example.elsewhere'));
+    const o = await offer();
+    for (const authorization_details of [
+      'not json',
+      '{}',
+      '[]',
+      JSON.stringify(['x']),
+      JSON.stringify([{ type: 'other', credential_configuration_id: mdoc.id }]),
+      JSON.stringify([{ type: 'openid_credential' }]),
+      JSON.stringify([{ type: 'openid_credential', format: 'mso_mdoc', doctype: mdoc.type }]),
+      JSON.stringify([{ type: 'openid_credential', credential_configuration_id: elsewhere.id }]),
+    ]) {
+      expect(await failure(token({ 'pre-authorized_code': o.code, authorization_details })), authorization_details).toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'invalid_authorization_details',
+      });
+    }
+    const details = JSON.stringify([{ type: 'openid_credential', credential_configuration_id: mdoc.id }]);
+    expect((await token({ 'pre-authorized_code': o.code, authorization_details: details })).authorization_details).toHaveLength(1);
+  });
+
   it('works once: a second request with the same code is invalid_grant', async () => {
     const { offer, token } = await setup();
     const o = await offer();

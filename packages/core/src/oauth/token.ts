@@ -12,12 +12,21 @@ import type { RequestContext } from '../tenancy/model.ts';
 /** API.md §9: wallet access tokens live 10 minutes. */
 export const ACCESS_TOKEN_TTL_SECONDS = 600;
 
-/** Specification 2.5: the token response. */
+/** OpenID4VCI 1.0 §6.2: what the token response says of each configuration `authorization_details` asked for. */
+export interface CredentialAuthorizationDetail {
+  type: 'openid_credential';
+  credential_configuration_id: string;
+  /** The identifiers the credential request names: here one per configuration, its id. */
+  credential_identifiers: string[];
+}
+
+/** Specification 2.5: the token response; `authorization_details` when the request sent them. */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
   scope: string;
+  authorization_details?: CredentialAuthorizationDetail[];
 }
 
 export interface TokenEndpointDeps {
@@ -48,6 +57,38 @@ const invalidGrant = (description: string) => oauthError('invalid_grant', descri
 
 // Longer transaction codes name no code Vellum made; refusing them early keeps hashing cheap.
 const MAX_FIELD = 512;
+/** More entries than an offer can hold configurations name nothing a token could grant. */
+const MAX_AUTHORIZATION_DETAILS = 100;
+
+const invalidDetails = (description: string) => oauthError('invalid_authorization_details', description);
+
+/**
+ * The configuration ids a token request's `authorization_details` asks for (RFC 9396 §2, OpenID4VCI
+ * 1.0 §5.1.1, §6.1): a JSON array of `{ type: "openid_credential", credential_configuration_id }`,
+ * or undefined when the request sent none. Entries that name the same configuration are one.
+ */
+function requestedConfigurations(form: Readonly<Record<string, unknown>>): string[] | undefined {
+  const text = field(form, 'authorization_details');
+  if (text === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidDetails('authorization_details must be a JSON array');
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || parsed.length > MAX_AUTHORIZATION_DETAILS) {
+    throw invalidDetails(`authorization_details must be a JSON array of 1 to ${MAX_AUTHORIZATION_DETAILS} objects`);
+  }
+  const ids = parsed.map((entry: unknown) => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalidDetails('Each authorization_details entry must be an object');
+    const { type, credential_configuration_id: id, format } = entry as Record<string, unknown>;
+    if (type !== 'openid_credential') throw invalidDetails('Each authorization_details entry must be of type openid_credential');
+    if (format !== undefined) throw invalidDetails('Name the credential by credential_configuration_id, not format');
+    if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw invalidDetails('Each authorization_details entry must name a credential_configuration_id');
+    return id;
+  });
+  return [...new Set(ids)];
+}
 
 /** A single-valued text field of the form, or undefined when absent; anything else is invalid_request. */
 function field(form: Readonly<Record<string, unknown>>, name: string): string | undefined {
@@ -80,9 +121,17 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     // Anonymous wallets are welcome: client_id, when sent, must be well-formed but is not checked.
     field(form, 'client_id');
     if (code === undefined) throw invalidRequest('pre-authorized_code is required');
+    // Read before the code is redeemed: a malformed request must not use the code up.
+    const requested = requestedConfigurations(form);
     // A code Vellum cannot have made is refused before the store is asked (redeeming is a write).
     if (!isOfferCode(code) || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
     const codeDigest = digests.sha256(code);
+    if (requested !== undefined) {
+      // Checked before the code is used up, so that a wallet asking for the wrong thing can ask again.
+      const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
+      const unknown = offer && requested.find((id) => !offer.configurationIds.includes(id));
+      if (unknown !== undefined) throw invalidDetails(`The offer grants no credential configuration ${unknown}`);
+    }
     // An address that guessed too often is refused before its guess is tried; no store read (docs/limits.md).
     if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.ip);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
@@ -97,10 +146,18 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     note(redeemed.id);
 
     // An offer whose configurations were all deleted is used up all the same: it could never be redeemed.
-    const configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
+    let configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
       (c): c is CredentialConfiguration => c !== undefined,
     );
     if (configurations.length === 0) throw invalidGrant('The credentials offered are no longer issued');
+    // authorization_details narrow the token to what they name, each of which the offer must grant
+    // (OpenID4VCI 1.0 §6.1); the answer gives each one credential identifier, its configuration id.
+    if (requested !== undefined) {
+      const offered = new Set(configurations.map((c) => c.id));
+      const missing = requested.find((id) => !offered.has(id));
+      if (missing !== undefined) throw invalidDetails(`Credential configuration ${missing} is no longer issued`);
+      configurations = configurations.filter((c) => requested.includes(c.id));
+    }
     const scope = configurations.map(scopeOf).join(' ');
     const { token } = await walletTokens.issue(
       {
@@ -110,10 +167,15 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
         offerId: redeemed.id,
         configurationIds: configurations.map((c) => c.id),
         scope,
+        ...(requested === undefined ? {} : { credentialIdentifiers: true }),
       },
       ttl,
     );
-    return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope };
+    const response: TokenResponse = { access_token: token, token_type: 'Bearer', expires_in: ttl, scope };
+    if (requested !== undefined) {
+      response.authorization_details = configurations.map((c) => ({ type: 'openid_credential', credential_configuration_id: c.id, credential_identifiers: [c.id] }));
+    }
+    return response;
   }
 
   /** The error for a code the store would not redeem, from the offer as it is now. */

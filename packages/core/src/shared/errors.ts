@@ -21,6 +21,7 @@ export const OAUTH_ERROR_CODES = [
   'invalid_grant',
   'unsupported_grant_type',
   'invalid_scope',
+  'invalid_authorization_details',
   'access_denied',
   'invalid_token',
   'invalid_proof',
@@ -49,9 +50,9 @@ export interface ErrorDetail {
 export interface DomainErrorOptions {
   details?: ErrorDetail[];
   oauthError?: OAuthErrorCode;
-  cause?: unknown;
   /** With `TooManyRequests`: whole seconds until a retry may succeed (the `Retry-After` header). */
   retryAfterSeconds?: number;
+  cause?: unknown;
 }
 
 /** The one error type that crosses a port or leaves the core. `message` is safe to show. */
@@ -59,16 +60,16 @@ export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly oauthError: OAuthErrorCode | undefined;
-
   readonly retryAfterSeconds: number | undefined;
+
   constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
     this.code = code;
     this.details = options.details;
     this.oauthError = options.oauthError;
-  }
     this.retryAfterSeconds = options.retryAfterSeconds;
+  }
 }
 
 /** A 400 whose details name each offending field, as every schema failure is reported. */
@@ -91,4 +92,34 @@ export function conflict(message: string, details?: ErrorDetail[]): DomainError 
 
 export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;
+}
+
+/** RFC 6749 §5.2: `error_description` is %x20-21 / %x23-5B / %x5D-7E (printable ASCII without `"` and `\`). */
+export const OAUTH_DESCRIPTION_CHARACTERS = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+
+const DESCRIPTION_SUBSTITUTES: Readonly<Record<string, string>> = {
+  '\u2018': "'",
+  '\u2019': "'",
+  '"': "'",
+  '\u201C': "'",
+  '\u201D': "'",
+  '\\': '/',
+  '\u2026': '...',
+  '\u2013': '-',
+  '\u2014': '-',
+};
+
+/**
+ * A message as an OAuth `error_description` may carry it (RFC 6749 §5.2): typographic quotes and
+ * `"` become `'`, `\` becomes `/`, dashes and the ellipsis their ASCII forms, white space a space,
+ * and any other character outside the allowed set `?`. `message` keeps the original words.
+ */
+export function oauthErrorDescription(message: string): string {
+  if (OAUTH_DESCRIPTION_CHARACTERS.test(message)) return message;
+  let out = '';
+  for (const ch of message) {
+    if (OAUTH_DESCRIPTION_CHARACTERS.test(ch)) out += ch;
+    else out += DESCRIPTION_SUBSTITUTES[ch] ?? (/\s/.test(ch) ? ' ' : '?');
+  }
+  return out;
 }

@@ -5,13 +5,27 @@ import { Type } from '@sinclair/typebox';
 const Field = Type.Optional(Type.String({ maxLength: 4096 }));
 
 /** `POST /v1/oauth/token`: each known field once, as text. */
-export const WalletTokenBody = Type.Object({ grant_type: Field, 'pre-authorized_code': Field, tx_code: Field, client_id: Field }, { additionalProperties: true });
+export const WalletTokenBody = Type.Object(
+  {
+    grant_type: Field,
+    'pre-authorized_code': Field,
+    tx_code: Field,
+    client_id: Field,
+    // RFC 9396 / OpenID4VCI 1.0 §6.1: a JSON array, as text (the core reads it).
+    authorization_details: Type.Optional(Type.String({ maxLength: 16384 })),
+  },
+  { additionalProperties: true },
+);
 
 export const WalletTokenResponse = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer(),
   scope: Type.String(),
+  // OpenID4VCI 1.0 §6.2: when the request sent authorization_details.
+  authorization_details: Type.Optional(
+    Type.Array(Type.Object({ type: Type.Literal('openid_credential'), credential_configuration_id: Type.String(), credential_identifiers: Type.Array(Type.String()) })),
+  ),
 });
 
 export const NonceResponse = Type.Object({ c_nonce: Type.String() });
