@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { handleClientError, vellumPlugin } from '@vellum/fastify';
+import { handleClientError, handleFrameworkError, vellumPlugin } from '@vellum/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
@@ -22,6 +22,8 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: 500 },
     clientErrorHandler: handleClientError,
+    // A URL that does not decode gets the error body too, not Fastify's own answer.
+    frameworkErrors: handleFrameworkError,
     // One log line per request, written when it is answered (below), instead of Fastify's two.
     disableRequestLogging: true,
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;

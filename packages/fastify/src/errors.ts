@@ -128,7 +128,24 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
         : [400, 'BadRequest', 'Malformed HTTP request'];
   const body = JSON.stringify({ code, message });
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  // RFC 9110 §9.3.2: no content in an answer to HEAD (a client would read it as a broken next answer).
+  const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
   );
+}
+
+/**
+ * Answers what Fastify refuses before any route runs (a URL whose percent-encoding does not decode)
+ * with the error body: Fastify's own answer echoes the URL unescaped, which is neither the error
+ * body nor always JSON. Pass it as Fastify's `frameworkErrors`.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_BAD_URL') {
+    void sendError(reply, new DomainError('BadRequest', 'Malformed URL: its percent-encoding does not decode'), 'api');
+    return;
+  }
+  request.log.error({ err: error }, 'request failed');
+  void sendError(reply, new DomainError('InternalServerError', `Something went wrong; quote request id ${request.id}`), 'api');
 }

@@ -1,0 +1,43 @@
+// A HEAD request refused at the connection (headers over 16 KB, specification 7.7) gets its 431
+// without content: RFC 9110 §9.3.2 says a response to HEAD has none, and an HTTP client reads any
+// bytes after the header block as a broken next answer. Other methods still get the error body.
+import { connect } from 'node:net';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleClientError } from './index.ts';
+
+function exchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let got = '';
+    socket.on('data', (chunk: Buffer) => (got += chunk.toString('latin1')));
+    socket.on('close', () => resolve(got));
+    socket.on('error', () => resolve(got));
+    socket.on('connect', () => socket.write(request));
+  });
+}
+
+describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, specification 7.7)', () => {
+  const app = Fastify({ http: { maxHeaderSize: 16 * 1024 }, clientErrorHandler: handleClientError } as Parameters<typeof Fastify>[0]);
+  let port = 0;
+  beforeAll(async () => {
+    app.get('/health', async () => ({ status: 'ok' }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.server.address() as { port: number }).port;
+  });
+  afterAll(() => app.close());
+
+  it('answers 431 to a HEAD request with headers over 16 KB, with nothing after the header block', async () => {
+    for (const request of [`HEAD /health?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, `HEAD /health HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(9000)}\r\nX-B: ${'b'.repeat(9000)}\r\n\r\n`]) {
+      const answer = await exchange(port, request);
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+      expect(answer.endsWith('\r\n\r\n'), answer).toBe(true);
+    }
+  });
+
+  it('still sends the error body to a GET request with headers over 16 KB', async () => {
+    const answer = await exchange(port, `GET /health?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 'RequestHeaderFieldsTooLarge', message: 'Request headers exceed 16 KB' });
+  });
+});
