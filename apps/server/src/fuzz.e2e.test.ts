@@ -674,7 +674,7 @@ describe.each(backends)('the keeper: generated malformed requests at every route
     totals.failed += failures.length;
   });
 
-  it.skipIf(skip)('sends every route its share of generated requests and none answers 5xx or a body other than the error body', { timeout: 600_000 }, async () => {
+  it.skipIf(skip)('sends every route its share of generated requests and none answers 5xx or a body other than the error body (specification 2.9, 7.3, 7.7)', { timeout: 600_000 }, async () => {
     expect(routes.length).toBeGreaterThan(50);
     const perRoute = Math.max(minPerRoute, Math.ceil(requests / routes.length));
     // One arbitrary per route, sampled with one seed: the same seed gives the same requests.
