@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { handleClientError, handleFrameworkError, vellumPlugin } from '@vellum/fastify';
+import { applySecurityHeaders, handleClientError, handleFrameworkError, vellumPlugin } from '@vellum/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
@@ -11,15 +11,27 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Builds the Fastify app around a runtime, without listening (STYLE 15). */
 export async function buildApp(runtime: Runtime, config: ServerConfig, logger: Logger): Promise<FastifyInstance> {
+  // A client that sends its headers or body too slowly is answered 408 and disconnected, so it cannot
+  // hold a connection (or a shutdown) for long. Node checks these every `connectionsCheckingInterval`
+  // (30 s unless told): a quarter of the headers timeout, at most 1 s, keeps them close to exact.
+  const server = {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: config.headersTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
+  };
   const https = config.tlsCertFile && config.tlsKeyFile
-    ? { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile), maxHeaderSize: MAX_HEADER_BYTES } }
-    : { http: { maxHeaderSize: MAX_HEADER_BYTES } };
+    ? { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile), ...server } }
+    : { http: server };
   const app = Fastify({
     ...https,
     loggerInstance: logger,
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    // Fastify sets these on the server after creating it (its defaults: no request timeout, 72 s keep-alive).
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
     routerOptions: { maxParamLength: 500 },
     clientErrorHandler: handleClientError,
     // A URL that does not decode gets the error body too, not Fastify's own answer.
@@ -34,6 +46,11 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
+  // The plugin's answers carry the security headers already; these are the host's own (/health, /ready).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    applySecurityHeaders(request, reply);
+    done(null, payload);
+  });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {
     try {
@@ -46,4 +63,20 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
   });
   await app.register(vellumPlugin, { services: runtime.vellum });
   return app;
+}
+
+/**
+ * Stops taking requests and lets those in flight finish, for at most `deadlineMs`; then closes the
+ * connections still open (a slow request, a half-sent body), so that a shutdown never waits longer.
+ */
+export async function closeWithDeadline(app: FastifyInstance, deadlineMs: number, logger: Logger): Promise<void> {
+  const timer = setTimeout(() => {
+    logger.warn({ deadlineMs }, 'shutdown deadline passed: closing the connections still open');
+    app.server.closeAllConnections();
+  }, deadlineMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -40,6 +40,14 @@ export interface ServerConfig {
   sqliteGroupCommit: boolean;
   /** How long a tenant, custom domain, configuration or key row read from the store is reused (0: never). */
   readCacheTtlMs: number;
+  /** How long a client has to send a whole request, headers and body (VELLUM_REQUEST_TIMEOUT_MS); past it, 408. */
+  requestTimeoutMs: number;
+  /** How long a client has to send a request's headers (VELLUM_HEADERS_TIMEOUT_MS); at most requestTimeoutMs. */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open (VELLUM_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** On SIGTERM, how long requests in flight may take before their connections are closed (VELLUM_SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
   /** Failed admin token requests per client id and per IP, wrong transaction codes per IP, per window (0: off; docs/limits.md). */
   rateLimits: RateLimitSettings;
 }
@@ -146,6 +154,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
   const scheme = tlsCertFile ? 'https' : 'http';
   const publicUrl = origin('VELLUM_PUBLIC_URL', read(env, 'VELLUM_PUBLIC_URL') ?? `${scheme}://localhost:${port}`);
   const authUrl = origin('VELLUM_AUTH_URL', read(env, 'VELLUM_AUTH_URL') ?? publicUrl);
+  const requestTimeoutMs = integer(env, 'VELLUM_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const headersTimeoutMs = integer(env, 'VELLUM_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
+  // Node refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`VELLUM_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed VELLUM_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   const logLevel = read(env, 'VELLUM_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`VELLUM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
   return {
@@ -176,6 +188,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     sqliteSynchronous: oneOf(env, 'VELLUM_SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     sqliteGroupCommit: read(env, 'VELLUM_SQLITE_GROUP_COMMIT') === undefined ? true : flag(env, 'VELLUM_SQLITE_GROUP_COMMIT'),
     readCacheTtlMs: integer(env, 'VELLUM_READ_CACHE_TTL_MS', 1000, 0, 60_000),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    // Longer than the idle timeout of common load balancers (60 s), as Fastify's default, so that
+    // they never reuse a connection the server is closing.
+    keepAliveTimeoutMs: integer(env, 'VELLUM_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
+    shutdownTimeoutMs: integer(env, 'VELLUM_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
     rateLimits: {
       adminTokenPerClient: integer(env, 'VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_CLIENT', DEFAULT_RATE_LIMITS.adminTokenPerClient, 0, 1_000_000),
       adminTokenPerIp: integer(env, 'VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP', DEFAULT_RATE_LIMITS.adminTokenPerIp, 0, 1_000_000),

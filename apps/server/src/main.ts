@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { DomainError, parsePageQuery } from '@vellum/core';
-import { buildApp } from './app.ts';
+import { buildApp, closeWithDeadline } from './app.ts';
 import { superviseWorkers } from './cluster.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -19,6 +19,9 @@ const USAGE = `usage: vellum <command>
   clients list --tenant S                             list a tenant's admin clients
   clients rotate-secret --tenant S --client ID        give a client a new secret (printed once); the old one stops working
   clients revoke --tenant S --client ID               revoke a client: no more tokens, and its tokens are refused`;
+
+/** After the shutdown deadline, how long the rest of a shutdown (webhooks, events, storage) may take. */
+const SHUTDOWN_GRACE_MS = 5000;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -44,7 +47,8 @@ async function serve(config: ServerConfig): Promise<number> {
   } finally {
     await runtime.close();
   }
-  const supervisor = superviseWorkers({ cluster, workers: config.workers, logger });
+  // Workers get their own shutdown deadline first; the primary kills those still running a little later.
+  const supervisor = superviseWorkers({ cluster, workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs + 2 * SHUTDOWN_GRACE_MS });
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'));
   process.on('SIGINT', () => supervisor.stop('SIGINT'));
   const code = await supervisor.done;
@@ -73,9 +77,14 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'shutting down');
     clearInterval(flusher);
-    await app.close(); // stop taking requests and let those in flight finish
+    // Should flushing events or closing storage hang past the deadline, the process still ends.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref();
+    await closeWithDeadline(app, config.shutdownTimeoutMs, logger); // stop taking requests; those in flight get until the deadline
     await webhooks.stop(); // then let the delivery round in flight record its attempts
     await runtime.close(); // then flush analytic events and close storage
     process.exit(0);

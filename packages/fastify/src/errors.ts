@@ -1,6 +1,8 @@
 import type { Socket } from 'node:net';
 import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, type OAuthErrorCode, oauthErrorDescription } from '@vellum/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { boundDetails } from './body-limits.ts';
+import { RAW_SECURITY_HEADERS } from './http-policy.ts';
 
 /** The one table from error class to HTTP status (STYLE 8). */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
@@ -81,10 +83,11 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
     // Specification 7.3: an unauthorized admin request gets the plain word, with a Bearer challenge.
     return reply.code(401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send('Unauthorized');
   }
-  const body: ErrorBody = { code: error.code, message: error.message };
-  if (error.details?.length) body.details = error.details;
   // RFC 9110 §10.2.3: a rate-limited request learns when to try again (docs/limits.md).
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  const body: ErrorBody = { code: error.code, message: error.message };
+  // Bounded, so that no received value can make the error body too large or too deep to serialise.
+  if (error.details?.length) body.details = boundDetails(error.details);
   if (style === 'oauth') {
     body.error = error.oauthError ?? oauthErrorFor(error.code);
     // RFC 6749 §5.2: printable ASCII without `"` and `\`, whatever the message says.
@@ -100,7 +103,7 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
  * The single error handler (STYLE 8): domain errors and client errors render as the error body;
  * anything else becomes a 500 that says only the request id, with the detail in the log.
  */
-export function handleError(error: FastifyError | DomainError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function handleError(error: FastifyError | DomainError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void> {
   const style = request.routeOptions.config?.errorStyle ?? 'api';
   if (isDomainError(error)) return sendError(reply, error, style);
   const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
@@ -109,17 +112,70 @@ export function handleError(error: FastifyError | DomainError | Error, request: 
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   const code = CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'InternalServerError' : 'BadRequest');
+  if (status === 413 && !request.raw.complete) {
+    // Read the rest of the body before answering: a client still sending when the connection
+    // closes sees EPIPE or a reset instead of the 413 (the answer then closes the connection).
+    return discardRestOfBody(request).then(() => {
+      sendError(reply, new DomainError('PayloadTooLarge', fe.message || code), style);
+    });
+  }
   if (status < 500) return sendError(reply, new DomainError(code, fe.message || code), style);
   request.log.error({ err: error }, 'request failed');
   return sendError(reply, new DomainError('InternalServerError', `Something went wrong; quote request id ${request.id}`), style);
 }
+
+/** How much of an oversized body is read and thrown away so that the client can read the 413. */
+export const MAX_DISCARDED_BODY_BYTES = 4 * 1024 * 1024;
+/** How long an oversized body may take to arrive before the 413 is sent anyway. */
+const DISCARD_TIMEOUT_MS = 10_000;
+
+/**
+ * Reads and drops the rest of a request body. Settles when the body has ended, or at once when its
+ * declared length is over MAX_DISCARDED_BODY_BYTES, or when that many bytes or DISCARD_TIMEOUT_MS
+ * have passed: the 413 is then sent while the client is still sending, as Fastify does (clients
+ * that read early answers still get it), and the connection closes after it.
+ */
+function discardRestOfBody(request: FastifyRequest): Promise<void> {
+  const raw = request.raw;
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_DISCARDED_BODY_BYTES) return Promise.resolve();
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      raw.off('end', finish);
+      raw.off('error', finish);
+      raw.off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer | string) => {
+      discarded += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      if (discarded > MAX_DISCARDED_BODY_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DISCARD_TIMEOUT_MS);
+    raw.on('data', onData);
+    raw.on('end', finish);
+    raw.on('error', finish);
+    raw.on('close', finish);
+    raw.resume();
+  });
+}
+
+/** How long a connection answered by `handleClientError` stays open for the client to read the answer. */
+const CLIENT_ERROR_LINGER_MS = 2000;
 
 /**
  * Answers connection-level parse failures (e.g. headers over the 16 KB limit, specification 7.7)
  * with the error body instead of Node's bare status line. Pass it as Fastify's `clientErrorHandler`.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // The answer half-closes the connection; a client that never closes its side must not keep it.
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
   const [status, code, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'RequestHeaderFieldsTooLarge', 'Request headers exceed 16 KB']
@@ -131,7 +187,7 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   // RFC 9110 §9.3.2: no content in an answer to HEAD (a client would read it as a broken next answer).
   const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${RAW_SECURITY_HEADERS}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
   );
 }
 

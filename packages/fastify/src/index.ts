@@ -5,3 +5,5 @@ export { handleClientError, handleError, handleFrameworkError, sendError, STATUS
 export type { ErrorBody, ErrorStyle } from './errors.ts';
 export { requestContext } from './context.ts';
 export { parseFlatXml } from './xml.ts';
+export { applySecurityHeaders, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, SECURITY_HEADERS, WALLET_CORS_ROUTES } from './http-policy.ts';
+export { MAX_BODY_NESTING } from './body-limits.ts';

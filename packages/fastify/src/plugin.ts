@@ -2,8 +2,10 @@ import formbody from '@fastify/formbody';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DomainError } from '@vellum/core';
 import type { FastifyPluginAsync } from 'fastify';
+import { jsonNestsDeeperThan, tooDeep } from './body-limits.ts';
 import { addTenantHooks } from './context.ts';
 import { handleError, sendError } from './errors.ts';
+import { addHttpPolicy } from './http-policy.ts';
 import { adminClientRoutes } from './routes/admin-clients.ts';
 import { adminTokenRoutes } from './routes/admin-token.ts';
 import { configurationRoutes } from './routes/configurations.ts';
@@ -23,13 +25,18 @@ import type { VellumServices } from './services.ts';
 
 export interface VellumPluginOptions {
   services: VellumServices;
+  /**
+   * Add the security headers (`X-Content-Type-Options`, `Referrer-Policy`, `X-Frame-Options`,
+   * `Content-Security-Policy`, and HSTS over https) to answers that lack them. Default true.
+   */
+  securityHeaders?: boolean;
 }
 
 /**
  * Vellum's HTTP API as one Fastify plugin. It is encapsulated (its validator, error handler and
  * parsers stay inside), so a host can register it at the root or under a prefix beside its own routes.
  */
-export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services }) => {
+export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services, securityHeaders = true }) => {
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
@@ -39,6 +46,16 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);
+  });
+  const policy = addHttpPolicy(app, { securityHeaders });
+  // JSON nested deeper than any Vellum body is refused before it is parsed: deep values overflow
+  // the stack of the validator and of the error body's serialiser (docs/limits.md).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string; // parseAs: 'string'
+    if (jsonNestsDeeperThan(text)) done(tooDeep('JSON'), undefined);
+    else parseJson(request, text, done);
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
 
@@ -60,4 +77,5 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(issuedCredentialRoutes, { services });
     await tenantScope.register(adminClientRoutes, { services });
   });
+  policy.addPreflightRoutes();
 };

@@ -1,5 +1,6 @@
 import { DomainError } from '@vellum/core';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { tooDeep, xmlNestsDeeperThan } from './body-limits.ts';
 
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true, ignoreDeclaration: true });
 
@@ -11,6 +12,8 @@ const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, tri
 export function parseFlatXml(text: string): Record<string, string> {
   const bad = (why: string) => new DomainError('BadRequest', `Malformed XML: ${why}`, { details: [{ msg: why, param: 'body', location: 'body' }] });
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw bad('document type declarations are not accepted');
+  // Before the validator and parser, which recurse over the elements.
+  if (xmlNestsDeeperThan(text)) throw tooDeep('XML');
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw bad(valid.err.msg);
   const doc = parser.parse(text) as Record<string, unknown>;

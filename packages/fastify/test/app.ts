@@ -8,12 +8,14 @@ import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeLinkedDataSigner, fakeMdocEngine, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { vellumPlugin } from '../src/index.ts';
+import { vellumPlugin, type VellumServices } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
 
 export interface TestApp {
   app: FastifyInstance;
+  /** The services the plugin was given, to mount it again in another host. */
+  services: VellumServices;
   /** The KeyManager behind the app, to check what happens to keys. */
   keys: KeyManager;
   /** Path prefix the plugin is mounted under ('' when standalone). */
@@ -64,6 +66,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const created = new Map<string, string>();
   return {
     app,
+    services,
     keys,
     prefix,
     zone: dnsServer.zone,
