@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { applySecurityHeaders, handleClientError, handleFrameworkError, vellumPlugin } from '@vellum/fastify';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { DomainError } from '@vellum/core';
+import { applySecurityHeaders, handleClientError, handleFrameworkError, sendError, vellumPlugin } from '@vellum/fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import type { Runtime } from './runtime.ts';
@@ -9,13 +10,32 @@ import type { Runtime } from './runtime.ts';
 /** Specification 8: request headers are limited to 16 KB. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
+/**
+ * What Node's parser itself takes before it refuses a request at the connection. Past 16 KB and up
+ * to this, the request reaches Fastify and is refused there (below), where its method is known: a
+ * HEAD gets its 431 without content (RFC 9110 §9.3.2). Past this, the connection-level answer has
+ * only the last chunk read to go on, and may not see the method.
+ */
+export const PARSER_HEADER_BYTES = 256 * 1024;
+
+/** The bytes of the request line and header block as they came (what the 16 KB limit counts). */
+function headerBytes(raw: { method?: string; url?: string; rawHeaders: string[] }): number {
+  let n = (raw.method?.length ?? 0) + (raw.url?.length ?? 0) + 12;
+  for (const field of raw.rawHeaders) n += field.length + 2;
+  return n;
+}
+
+function refuseLongHeaders(reply: FastifyReply): void {
+  void sendError(reply.header('connection', 'close'), new DomainError('RequestHeaderFieldsTooLarge', 'Request headers exceed 16 KB'), 'api');
+}
+
 /** Builds the Fastify app around a runtime, without listening (STYLE 15). */
 export async function buildApp(runtime: Runtime, config: ServerConfig, logger: Logger): Promise<FastifyInstance> {
   // A client that sends its headers or body too slowly is answered 408 and disconnected, so it cannot
   // hold a connection (or a shutdown) for long. Node checks these every `connectionsCheckingInterval`
   // (30 s unless told): a quarter of the headers timeout, at most 1 s, keeps them close to exact.
   const server = {
-    maxHeaderSize: MAX_HEADER_BYTES,
+    maxHeaderSize: PARSER_HEADER_BYTES,
     requestTimeout: config.requestTimeoutMs,
     headersTimeout: config.headersTimeoutMs,
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
@@ -34,8 +54,10 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     keepAliveTimeout: config.keepAliveTimeoutMs,
     routerOptions: { maxParamLength: 500 },
     clientErrorHandler: handleClientError,
-    // A URL that does not decode gets the error body too, not Fastify's own answer.
-    frameworkErrors: handleFrameworkError,
+    // A URL that does not decode gets the error body too, not Fastify's own answer; headers over
+    // 16 KB are the first thing wrong with a request, so they are named first here as well.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      headerBytes(request.raw) > MAX_HEADER_BYTES ? refuseLongHeaders(reply) : handleFrameworkError(error, request, reply),
     // One log line per request, written when it is answered (below), instead of Fastify's two.
     disableRequestLogging: true,
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
@@ -45,6 +67,11 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
+  });
+  // Specification 7.7: headers over 16 KB are refused with 431 and the error body, before any route runs.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (headerBytes(request.raw) <= MAX_HEADER_BYTES) return done();
+    refuseLongHeaders(reply);
   });
   // The plugin's answers carry the security headers already; these are the host's own (/health, /ready).
   app.addHook('onSend', (request, reply, payload, done) => {

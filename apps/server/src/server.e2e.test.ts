@@ -1,5 +1,6 @@
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { startDnsServer, type DnsTestServer } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
@@ -253,6 +254,27 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     const res = await http(server.port, 'GET', '/v1/config/domain', { host, headers: { 'x-filler': 'a'.repeat(17 * 1024) } });
     expect(res.status).toBe(431);
     expect(res.json()).toEqual({ code: 'RequestHeaderFieldsTooLarge', message: 'Request headers exceed 16 KB' });
+  });
+
+  it.skipIf(skip)('answers a HEAD with headers over 16 KB with 431 and no content, and a GET past the parser limit with 431 (RFC 9110 §9.3.2, specification 7.7)', async () => {
+    const raw = (request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port: server.port }, () => socket.write(request));
+        let got = '';
+        socket.on('data', (chunk: Buffer) => {
+          got += chunk.toString('latin1');
+          if (got.includes('\r\n\r\n')) setTimeout(() => socket.destroy(), 200);
+        });
+        socket.on('close', () => resolve(got));
+        socket.on('error', () => resolve(got));
+      });
+    for (const request of [`HEAD /v1/config/domain?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, `HEAD /health HTTP/1.1\r\nHost: ${host}\r\nX-A: ${'a'.repeat(30_000)}\r\n\r\n`]) {
+      const answer = await raw(request);
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+      expect(answer.endsWith('\r\n\r\n'), 'nothing after the header block').toBe(true);
+    }
+    const big = await raw(`GET /v1/config/domain HTTP/1.1\r\nHost: ${host}\r\nX-A: ${'a'.repeat(300_000)}\r\n\r\n`);
+    expect(big).toMatch(/^HTTP\/1\.1 431 /);
   });
 
   it.skipIf(skip)('refuses a token for another tenant with plain-text 401', async () => {

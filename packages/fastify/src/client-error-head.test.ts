@@ -40,4 +40,13 @@ describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, specific
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 'RequestHeaderFieldsTooLarge', message: 'Request headers exceed 16 KB' });
   });
+
+  it('answers with the status line alone when the chunk Node hands over does not show the method', () => {
+    let written = '';
+    const socket = { writable: true, end: (text: string) => (written = text), destroy: () => undefined } as unknown as Parameters<typeof handleClientError>[1];
+    handleClientError(Object.assign(new Error('Header overflow'), { code: 'HPE_HEADER_OVERFLOW', rawPacket: Buffer.from('qqqqqqqq HTTP/1.1\r\n') }), socket);
+    expect(written).toMatch(/^HTTP\/1\.1 431 /);
+    expect(written).toContain('Content-Length: 0\r\n');
+    expect(written.endsWith('\r\n\r\n')).toBe(true);
+  });
 });

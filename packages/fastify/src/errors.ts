@@ -185,9 +185,14 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   const body = JSON.stringify({ code, message });
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   // RFC 9110 §9.3.2: no content in an answer to HEAD (a client would read it as a broken next answer).
-  const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  // Headers too long come with the last chunk Node read, which may not show the method; then the
+  // answer is the status line alone, right for HEAD and still saying why for the rest.
+  const packet = (error as { rawPacket?: Buffer }).rawPacket;
+  const method = packet && /^([A-Z]+) /.exec(packet.subarray(0, 16).toString('latin1'))?.[1];
+  const content = method === 'HEAD' || (method === undefined && error.code === 'HPE_HEADER_OVERFLOW') ? '' : body;
+  const length = method === 'HEAD' ? Buffer.byteLength(body) : Buffer.byteLength(content);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${RAW_SECURITY_HEADERS}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${RAW_SECURITY_HEADERS}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${length}\r\n\r\n${content}`,
   );
 }
 
