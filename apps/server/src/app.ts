@@ -73,20 +73,23 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     if (headerBytes(request.raw) <= MAX_HEADER_BYTES) return done();
     refuseLongHeaders(reply);
   });
-  // The plugin's answers carry the security headers already; these are the host's own (/health, /ready).
-  app.addHook('onSend', (request, reply, payload, done) => {
-    applySecurityHeaders(request, reply);
-    done(null, payload);
-  });
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_request, reply) => {
-    try {
-      await runtime.store.ping();
-      return { status: 'ready' };
-    } catch (err) {
-      logger.warn({ err }, 'storage is not reachable');
-      return reply.code(503).send({ code: 'ServiceUnavailable', message: 'Storage is not reachable' });
-    }
+  // The plugin's answers carry the security headers already; these are the host's own (/health, /ready),
+  // in a context of their own so that the plugin's answers do not pay for the hook twice.
+  await app.register(async (host) => {
+    host.addHook('onSend', (request, reply, payload, done) => {
+      applySecurityHeaders(request, reply);
+      done(null, payload);
+    });
+    host.get('/health', async () => ({ status: 'ok' }));
+    host.get('/ready', async (_request, reply) => {
+      try {
+        await runtime.store.ping();
+        return { status: 'ready' };
+      } catch (err) {
+        logger.warn({ err }, 'storage is not reachable');
+        return reply.code(503).send({ code: 'ServiceUnavailable', message: 'Storage is not reachable' });
+      }
+    });
   });
   await app.register(vellumPlugin, { services: runtime.vellum });
   return app;

@@ -57,9 +57,16 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(creds).toMatchObject({ tenantUrl: `https://${host}`, audience: `https://${host}`, clientId: expect.any(String), clientSecret: expect.any(String) });
   });
 
-  it.skipIf(skip)('answers /health and /ready', async () => {
-    expect((await http(server.port, 'GET', '/health')).json()).toEqual({ status: 'ok' });
-    expect((await http(server.port, 'GET', '/ready')).json()).toEqual({ status: 'ready' });
+  it.skipIf(skip)('answers /health and /ready, with the security headers every answer carries (docs/limits.md, HTTP edge)', async () => {
+    const health = await http(server.port, 'GET', '/health');
+    expect(health.json()).toEqual({ status: 'ok' });
+    const ready = await http(server.port, 'GET', '/ready');
+    expect(ready.json()).toEqual({ status: 'ready' });
+    const unknown = await http(server.port, 'GET', '/nowhere', { host });
+    for (const res of [health, ready, unknown]) {
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    }
   });
 
   it.skipIf(skip)('takes a custom domain through create, read, update, DNS verification and delete, with events for each step', async () => {

@@ -66,6 +66,11 @@ const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row
     .onConflict((oc) => oc.columns(['tenant_id', 'access_token_id', 'credential_configuration_id']).doNothing()),
 );
 
+// Read on every admin request (a revoked or rotated client is refused at once): compiled once.
+const adminClientById = compiledOnce('clients.findByClientId', (db, { clientId }: { clientId: string }) =>
+  db.selectFrom('admin_clients').selectAll().where('client_id', '=', clientId),
+);
+
 /** Builds the repositories on `db`, a Kysely instance or a transaction, for the given dialect. */
 export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories {
   return {
@@ -244,7 +249,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         await refusingDuplicates(db.insertInto('admin_clients').values(toAdminClientRow(client)).execute(), () => 'Client id exists');
       },
       async findByClientId(clientId) {
-        const row = await db.selectFrom('admin_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+        const row = await adminClientById.first(db, { clientId });
         return row && toAdminClient(row);
       },
       async list(tenantId, page) {
