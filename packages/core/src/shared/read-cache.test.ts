@@ -116,6 +116,24 @@ describe('cacheReads', () => {
     expect((await cached.customDomains.get('t1'))?.domain).toBe('id.acme.test');
   });
 
+  it('caches the admin client behind a token: its own revocation shows at once, another server’s within the time to live', async () => {
+    const store = createMemoryStore();
+    await store.tenants.insert(tenant);
+    const admin = { clientId: 'c1', tenantId: 't1', role: 'admin', name: 'one', secretHash: 'h', secretVersion: 1, createdAt: tenant.createdAt } as const;
+    await store.clients.insert(admin);
+    await store.clients.insert({ ...admin, clientId: 'c2', name: 'two' });
+    const time = manualTime();
+    const here = cacheReads(store, { ttlMs: 1000, now: time.now });
+    const elsewhere = cacheReads(store, { ttlMs: 1000, now: time.now });
+    expect((await here.clients.findByClientId('c2'))?.revokedAt).toBeUndefined();
+    expect((await elsewhere.clients.findByClientId('c2'))?.revokedAt).toBeUndefined();
+    expect(await here.clients.revoke('t1', 'c2', '2026-01-02T00:00:00.000Z')).toBe('revoked');
+    expect((await here.clients.findByClientId('c2'))?.revokedAt).toBe('2026-01-02T00:00:00.000Z');
+    expect((await elsewhere.clients.findByClientId('c2'))?.revokedAt).toBeUndefined();
+    time.advance(1001);
+    expect((await elsewhere.clients.findByClientId('c2'))?.revokedAt).toBe('2026-01-02T00:00:00.000Z');
+  });
+
   it('hands out frozen rows, so one caller cannot change another’s', async () => {
     const store = createMemoryStore();
     await store.tenants.insert(tenant);

@@ -11,7 +11,7 @@ export interface ReadCacheOptions {
 }
 
 /** The rows that are read on nearly every request and written rarely. */
-type Kind = 'tenants' | 'customDomains' | 'configurations' | 'keys';
+type Kind = 'tenants' | 'customDomains' | 'configurations' | 'keys' | 'clients';
 
 interface Entry {
   value: unknown;
@@ -29,8 +29,8 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** The repositories whose rows are cached, and the kind each one's rows are. */
-type CachedRepository = 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys';
-const KIND_OF: Record<CachedRepository, Kind> = { tenants: 'tenants', customDomains: 'customDomains', credentialConfigurations: 'configurations', keys: 'keys' };
+type CachedRepository = 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys' | 'clients';
+const KIND_OF: Record<CachedRepository, Kind> = { tenants: 'tenants', customDomains: 'customDomains', credentialConfigurations: 'configurations', keys: 'keys', clients: 'clients' };
 const CACHED = Object.keys(KIND_OF) as CachedRepository[];
 
 /**
@@ -42,6 +42,7 @@ const READS: Record<Kind, readonly string[]> = {
   customDomains: ['get', 'findVerified'],
   configurations: ['get', 'list', 'listAll', 'listStamps'],
   keys: ['get'],
+  clients: ['findByClientId', 'list'],
 };
 
 /** The repository with each method not in `reads` calling `wrote` once it has finished (or failed). */
@@ -62,7 +63,7 @@ function reportingWrites<R extends object>(repo: R, reads: readonly string[], wr
 
 /**
  * Wraps a Store so the rows every request reads — the tenant by host, its custom domain, a
- * credential configuration, a key's stored row — are read once per `ttlMs` instead of once per
+ * credential configuration, a key's stored row, the admin client behind a token — are read once per `ttlMs` instead of once per
  * request (docs/decisions.md, Per-process read cache).
  *
  * A write through this Store (or inside one of its transactions, once it commits) empties the
@@ -74,9 +75,9 @@ export function cacheReads(store: Store, options: ReadCacheOptions): Store {
   if (options.ttlMs <= 0) return store;
   const max = options.maxEntries ?? 10_000;
   const now = options.now ?? (() => performance.now());
-  const maps: Record<Kind, Map<string, Entry>> = { tenants: new Map(), customDomains: new Map(), configurations: new Map(), keys: new Map() };
+  const maps: Record<Kind, Map<string, Entry>> = { tenants: new Map(), customDomains: new Map(), configurations: new Map(), keys: new Map(), clients: new Map() };
   // Bumped by every write of a kind: a read that began before the write does not store its row.
-  const generation: Record<Kind, number> = { tenants: 0, customDomains: 0, configurations: 0, keys: 0 };
+  const generation: Record<Kind, number> = { tenants: 0, customDomains: 0, configurations: 0, keys: 0, clients: 0 };
 
   const forget = (kind: Kind) => {
     generation[kind] += 1;
@@ -144,6 +145,12 @@ export function cacheReads(store: Store, options: ReadCacheOptions): Store {
     keys: {
       ...direct.keys,
       get: (tenantId, id) => cached('keys', `${tenantId} ${id}`, () => store.keys.get(tenantId, id)),
+    },
+    // Read on every admin request to refuse a revoked or rotated client: this process's own change
+    // shows at once, another server's within the TTL (docs/limits.md, Admin clients).
+    clients: {
+      ...direct.clients,
+      findByClientId: (clientId) => cached('clients', clientId, () => store.clients.findByClientId(clientId)),
     },
     async transaction(work) {
       // Reads inside a transaction go to the database; writes are reported once it has committed

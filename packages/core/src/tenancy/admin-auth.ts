@@ -175,7 +175,8 @@ export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
       if (!audiences.some((a) => typeof a === 'string' && origins.includes(a))) return undefined;
       const role = claims[ROLE_CLAIM];
       if (typeof claims.sub !== 'string' || typeof role !== 'string' || !isRole(role)) return undefined;
-      // A direct read, not cached: revocation and rotation take effect at once, on every server.
+      // Through the read cache: a revocation or rotation shows at once on the server that made it,
+      // and on the others within its TTL (docs/limits.md, Admin clients).
       const client = await deps.store.clients.findByClientId(claims.sub);
       if (!client || client.tenantId !== tenant.id || client.revokedAt !== undefined) return undefined;
       if ((claims[SECRET_VERSION_CLAIM] ?? 1) !== client.secretVersion) return undefined;
