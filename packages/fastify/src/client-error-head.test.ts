@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleClientError } from './index.ts';
+import { requestMethodOf } from './errors.ts';
 
 function exchange(port: number, request: string): Promise<string> {
   return new Promise((resolve) => {
@@ -47,6 +48,23 @@ describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, specific
     handleClientError(Object.assign(new Error('Header overflow'), { code: 'HPE_HEADER_OVERFLOW', rawPacket: Buffer.from('qqqqqqqq HTTP/1.1\r\n') }), socket);
     expect(written).toMatch(/^HTTP\/1\.1 431 /);
     expect(written).toContain('Content-Length: 0\r\n');
+    expect(written.endsWith('\r\n\r\n')).toBe(true);
+  });
+
+  it('finds the method of the failing request after the rest of the previous body on a kept-alive connection', () => {
+    const packet = Buffer.from('tail of a body the server did not read}HEAD /v1/users/\xe9\xe9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1');
+    expect(requestMethodOf(Object.assign(new Error('Invalid URL'), { rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }))).toBe('HEAD');
+    expect(requestMethodOf(Object.assign(new Error('Invalid URL'), { rawPacket: Buffer.from('GET /x HTTP/1.1\r\nHEAD-ish: y\r\n') }))).toBe('GET');
+    expect(requestMethodOf(Object.assign(new Error('Header overflow'), { rawPacket: Buffer.from('bbbbbbbbbbbbbbbbbbbb') }))).toBeUndefined();
+    expect(requestMethodOf(new Error('Request timed out'))).toBeUndefined();
+  });
+
+  it('sends no content to a HEAD whose request line follows the rest of the previous body (RFC 9110 §9.3.2)', () => {
+    let written = '';
+    const socket = { writable: true, end: (text: string) => (written = text), destroy: () => undefined } as unknown as Parameters<typeof handleClientError>[1];
+    const packet = Buffer.from('{"a":1}HEAD /\xe9 HTTP/1.1\r\n', 'latin1');
+    handleClientError(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }), socket);
+    expect(written).toMatch(/^HTTP\/1\.1 400 /);
     expect(written.endsWith('\r\n\r\n')).toBe(true);
   });
 });

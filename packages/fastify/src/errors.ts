@@ -165,6 +165,29 @@ function discardRestOfBody(request: FastifyRequest): Promise<void> {
 /** How long a connection answered by `handleClientError` stays open for the client to read the answer. */
 const CLIENT_ERROR_LINGER_MS = 2000;
 
+/** A parse failure as Node's HTTP server reports it: the chunk it was reading and how far it got. */
+interface ParseError extends Error {
+  rawPacket?: Buffer;
+  bytesParsed?: number;
+}
+
+const METHOD_AT = /(?:^|[^A-Z])(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|TRACE|CONNECT) [/*a-z]/g;
+
+/**
+ * The method of the request a parse failure belongs to, when the chunk shows it: the last request
+ * line begun before the point of failure. On a kept-alive connection the chunk can start with the
+ * rest of the previous request's body, so the request line is looked for, not taken from the start.
+ */
+export function requestMethodOf(error: ParseError): string | undefined {
+  const packet = error.rawPacket;
+  if (packet === undefined) return undefined;
+  const end = typeof error.bytesParsed === 'number' && error.bytesParsed > 0 ? Math.min(error.bytesParsed + 1, packet.length) : packet.length;
+  const text = packet.subarray(Math.max(0, end - 64 * 1024), end).toString('latin1');
+  let method: string | undefined;
+  for (const m of text.matchAll(METHOD_AT)) method = m[1];
+  return method;
+}
+
 /**
  * Answers connection-level parse failures (e.g. headers over the 16 KB limit, specification 7.7)
  * with the error body instead of Node's bare status line. Pass it as Fastify's `clientErrorHandler`.
@@ -187,8 +210,7 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   // RFC 9110 §9.3.2: no content in an answer to HEAD (a client would read it as a broken next answer).
   // Headers too long come with the last chunk Node read, which may not show the method; then the
   // answer is the status line alone, right for HEAD and still saying why for the rest.
-  const packet = (error as { rawPacket?: Buffer }).rawPacket;
-  const method = packet && /^([A-Z]+) /.exec(packet.subarray(0, 16).toString('latin1'))?.[1];
+  const method = requestMethodOf(error as ParseError);
   const content = method === 'HEAD' || (method === undefined && error.code === 'HPE_HEADER_OVERFLOW') ? '' : body;
   const length = method === 'HEAD' ? Buffer.byteLength(body) : Buffer.byteLength(content);
   socket.end(
