@@ -201,12 +201,9 @@ export interface DocumentSignerRepository {
 export interface IssuedCredentialRepository {
   /**
    * Records an issued credential (never its contents). Throws DomainError `Conflict` when the id
-   * exists or the tenant already has a record with the same notification id. Returns false, and
-   * records nothing, when the tenant has a record with the same `accessTokenId` and configuration:
-   * one atomic insert that the key guards, so of racing callers (on one server or several sharing
-   * the database) exactly one gets true. True otherwise, and always for records without a token.
+   * exists or the tenant already has a record with the same notification id.
    */
-  insert(record: IssuedCredentialRecord): Promise<boolean>;
+  insert(record: IssuedCredentialRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<IssuedCredentialRecord | undefined>;
   /** The tenant's records matching every filter given, in creation order. */
   list(tenantId: string, filter: IssuedCredentialFilter, page: PageRequest): Promise<Slice<IssuedCredentialRecord>>;
@@ -329,6 +326,14 @@ export interface OfferRepository {
   redeem(tenantId: string, codeDigest: string, txCodeDigest: string | undefined, now: string, maxTxAttempts: number): Promise<RedeemOutcome>;
   /** Marks the tenant's offer of this kind `deleted`, whatever its state. Returns false when there is none or it is deleted already. */
   markDeleted(tenantId: string, id: string, kind: OfferKind): Promise<boolean>;
+  /**
+   * Records that the access token redeemed from the tenant's offer `id` has issued its credential
+   * of `configurationId`, in one conditional write on the offer: true the first time; false, and
+   * nothing changes, when it was recorded before or there is no such offer. Of racing callers (on
+   * one server or several sharing the database) exactly one gets true; inside a transaction that
+   * rolls back, nothing is recorded.
+   */
+  markIssued(tenantId: string, id: string, configurationId: string): Promise<boolean>;
 }
 
 /**

@@ -379,14 +379,7 @@ function repositories(get: () => State): Repositories {
         for (const r of s.issuedCredentials.values()) {
           if (r.value.tenantId === record.tenantId && r.value.notificationId === record.notificationId) throw conflict('The notification id exists');
         }
-        // One credential per configuration per access token: the key (tenant, token, configuration).
-        if (record.accessTokenId !== undefined) {
-          for (const { value: v } of s.issuedCredentials.values()) {
-            if (v.tenantId === record.tenantId && v.accessTokenId === record.accessTokenId && v.credentialConfigurationId === record.credentialConfigurationId) return false;
-          }
-        }
         s.issuedCredentials.set(record.id, { seq: next(), value: copy(record) });
-        return true;
       },
       async get(tenantId, id) {
         const r = get().issuedCredentials.get(id);

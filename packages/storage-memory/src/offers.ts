@@ -33,6 +33,8 @@ export interface OfferState {
   nonces: Map<string, string>;
   /** By `${tenantId} ${purpose}`. */
   signingKeys: Map<string, TenantSigningKeyRecord>;
+  /** The configurations each offer's access token has issued, by offer id (the SQL store's column on the offer). */
+  issuedConfigurations: Map<string, Set<string>>;
 }
 
 export const emptyOfferState = (): OfferState => ({
@@ -41,6 +43,7 @@ export const emptyOfferState = (): OfferState => ({
   offerCodes: new Map(),
   nonces: new Map(),
   signingKeys: new Map(),
+  issuedConfigurations: new Map(),
 });
 
 const copy = <T>(v: T): T => structuredClone(v);
@@ -150,6 +153,13 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         const r = offerOf(tenantId, id);
         if (!r || r.value.kind !== kind || r.value.status === 'deleted') return false;
         r.value = { ...r.value, status: 'deleted' };
+        return true;
+      },
+      async markIssued(tenantId, id, configurationId) {
+        if (!offerOf(tenantId, id)) return false;
+        const issued = get().issuedConfigurations.get(id) ?? new Set<string>();
+        if (issued.has(configurationId)) return false;
+        get().issuedConfigurations.set(id, issued.add(configurationId));
         return true;
       },
     },

@@ -11,8 +11,6 @@ export interface IssuedCredentialsTable {
   credential_configuration_id: string;
   user_id: string;
   offer_id: string | null;
-  /** The jti of the wallet access token; the index (tenant_id, access_token_id, credential_configuration_id) is unique. */
-  access_token_id: string | null;
   issued_at: string;
   valid_from: string;
   valid_until: string;
@@ -33,7 +31,6 @@ export function toIssuedCredential(row: Selectable<IssuedCredentialsTable>): Iss
     credentialConfigurationId: row.credential_configuration_id,
     userId: row.user_id,
     ...(row.offer_id === null ? {} : { offerId: row.offer_id }),
-    ...(row.access_token_id === null ? {} : { accessTokenId: row.access_token_id }),
     issuedAt: row.issued_at,
     validFrom: row.valid_from,
     validUntil: row.valid_until,
@@ -60,7 +57,6 @@ export function toIssuedCredentialRow(r: IssuedCredentialRecord): Insertable<Iss
     credential_configuration_id: r.credentialConfigurationId,
     user_id: r.userId,
     offer_id: r.offerId ?? null,
-    access_token_id: r.accessTokenId ?? null,
     issued_at: r.issuedAt,
     valid_from: r.validFrom,
     valid_until: r.validUntil,

@@ -1,11 +1,12 @@
 // One credential per configuration per wallet access token, across servers: two stores (two
-// connections, as two servers) racing to record the same (token, configuration) in the issuing
-// transaction, on SQLite and on PostgreSQL. Exactly one commits; the others leave nothing behind.
+// connections, as two servers) racing to mark the same configuration issued on the offer the token
+// came from, in the issuing transaction, on SQLite and on PostgreSQL. Exactly one commits; the
+// others leave nothing behind.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '@vellum/core';
-import { makeIssuedCredential, makeTenant } from '@vellum/testing';
+import { makeIssuedCredential, makeOffer, makeTenant } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlStore, type SqlStoreOptions } from './index.ts';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
@@ -18,21 +19,22 @@ async function twoServersIssueOnce(options: SqlStoreOptions): Promise<void> {
     await a.tenants.insert(tenant);
     const expiresAt = new Date(Date.now() + 300_000).toISOString();
     for (let round = 0; round < 5; round++) {
-      const [token, configuration] = [`jti-${round}-${crypto.randomUUID()}`, crypto.randomUUID()];
+      const offer = makeOffer(tenant.id, undefined);
+      await a.offers.insert(offer);
+      const configuration = crypto.randomUUID();
       const outcomes = await Promise.allSettled(
         Array.from({ length: 6 }, (_, i) =>
           (i % 2 === 0 ? a : b).transaction(async (tx) => {
             if (!(await tx.nonces.markUsed({ tenantId: tenant.id, nonce: `n-${round}-${i}-${crypto.randomUUID()}`, expiresAt }))) throw new Error('nonce used');
-            if (!(await tx.issuedCredentials.insert(makeIssuedCredential(tenant.id, { accessTokenId: token, credentialConfigurationId: configuration })))) {
-              throw new Error('already issued');
-            }
+            if (!(await tx.offers.markIssued(tenant.id, offer.id, configuration))) throw new Error('already issued');
+            await tx.issuedCredentials.insert(makeIssuedCredential(tenant.id, { offerId: offer.id, credentialConfigurationId: configuration }));
           }),
         ),
       );
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       for (const o of outcomes) if (o.status === 'rejected') expect(String(o.reason)).toContain('already issued');
       const { items } = await b.issuedCredentials.list(tenant.id, { credentialConfigurationId: configuration }, { limit: 10 });
-      expect(items.map((r) => r.accessTokenId)).toEqual([token]);
+      expect(items.map((r) => r.offerId)).toEqual([offer.id]);
     }
   } finally {
     for (const store of stores) await store.close();

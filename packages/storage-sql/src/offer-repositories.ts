@@ -113,6 +113,17 @@ const insertNonceIfAbsent = compiledOnce('nonces.markUsed', (db, row: Insertable
     .onConflict((oc) => oc.columns(['tenant_id', 'nonce']).doNothing()),
 );
 
+// Written once per issued credential, in its transaction: one conditional update of the offer the
+// token came from (its page is one the flow has just written), instead of a unique index of its own.
+const markIssuedOnOffer = compiledOnce('offers.markIssued', (db, p: { tenantId: string; id: string; mark: string; pattern: string }) =>
+  db
+    .updateTable('offers')
+    .set({ issued_configuration_ids: sql<string>`issued_configuration_ids || ${p.mark}` })
+    .where('tenant_id', '=', p.tenantId)
+    .where('id', '=', p.id)
+    .where('issued_configuration_ids', 'not like', p.pattern),
+);
+
 /** Builds the user, offer, nonce and tenant signing key repositories on `db`, a Kysely instance or a transaction. */
 export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Repositories, 'users' | 'offers' | 'nonces' | 'tenantSigningKeys'> {
   return {
@@ -205,6 +216,10 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         const offer = toOffer(row);
         if (offer.status === 'used') return { outcome: 'redeemed', offer };
         return { outcome: 'wrong-tx-code', failedTxAttempts: offer.failedTxAttempts, locked: offer.status === 'locked' };
+      },
+      async markIssued(tenantId, id, configurationId) {
+        const mark = `|${configurationId}|`;
+        return (await markIssuedOnOffer.affectedRows(db, { tenantId, id, mark, pattern: `%${mark}%` })) > 0n;
       },
       async markDeleted(tenantId, id, offerKind) {
         const result = await db

@@ -58,13 +58,7 @@ async function lockTenant(tx: Executor, kind: SqlDialectKind, tenantId: string):
 const noIaca = () => notFound('The tenant has no such IACA');
 
 // Written once per issued credential: built and compiled once per Kysely instance (compiled-once.ts).
-// Nothing is inserted when the token already issued the configuration: the unique key decides, atomically.
-const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row: Insertable<IssuedCredentialsTable>) =>
-  db
-    .insertInto('issued_credentials')
-    .values(row)
-    .onConflict((oc) => oc.columns(['tenant_id', 'access_token_id', 'credential_configuration_id']).doNothing()),
-);
+const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row: Insertable<IssuedCredentialsTable>) => db.insertInto('issued_credentials').values(row));
 
 // Read on every admin request (a revoked or rotated client is refused at once): compiled once.
 const adminClientById = compiledOnce('clients.findByClientId', (db, { clientId }: { clientId: string }) =>
@@ -414,10 +408,9 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
 
     issuedCredentials: {
       async insert(record) {
-        const inserted = await refusingDuplicates(insertIssuedCredential.affectedRows(db, toIssuedCredentialRow(record)), (violated) =>
+        await refusingDuplicates(insertIssuedCredential.execute(db, toIssuedCredentialRow(record)), (violated) =>
           violated.includes('notification') ? 'The notification id exists' : 'Issued credential id exists',
         );
-        return inserted > 0n;
       },
       async get(tenantId, id) {
         const row = await db.selectFrom('issued_credentials').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();

@@ -1,5 +1,5 @@
 import { canonicalJson, type NonceRecord, type OfferRecord, type StoredTxCode, type TenantSigningKeyRecord, type UserRecord } from '@vellum/core';
-import type { Insertable, Selectable } from 'kysely';
+import type { ColumnType, Insertable, Selectable } from 'kysely';
 import { fromSqlBoolean, type Seq, type SqlBoolean, type SqlDialectKind, toSqlBoolean } from './database.ts';
 
 export interface UsersTable {
@@ -37,6 +37,11 @@ export interface OffersTable {
   expires_at: string;
   created_at: string;
   used_at: string | null;
+  /**
+   * The configurations the offer's access token has issued, each as `|id|` (migration 0011): a
+   * token issues one credential per configuration. Empty when the offer is made.
+   */
+  issued_configuration_ids: ColumnType<string, string | undefined, string>;
 }
 
 /** Used c_nonces, kept until they expire (migration 0009_used_nonces). */

@@ -2,6 +2,7 @@
 // inside describeStoreContract against every adapter.
 import { DomainError, type IssuedCredentialRecord, type Store, type Tenant } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
+import { makeOffer } from './store-contract-offers.ts';
 
 let counter = 0;
 const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
@@ -62,42 +63,40 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       await store().issuedCredentials.insert(makeIssuedCredential(b.id, { notificationId: record.notificationId }));
     });
 
-    it('one credential per configuration per access token: a second record for the pair is not inserted (false)', async () => {
+    it('one credential per configuration per access token: an offer records each configuration its token issued once (markIssued)', async () => {
       const [a, b] = [await tenant(), await tenant()];
-      const [token, configuration] = [unique('jti-'), uuid()];
-      const first = makeIssuedCredential(a.id, { accessTokenId: token, credentialConfigurationId: configuration });
-      expect(await store().issuedCredentials.insert(first)).toBe(true);
-      expect(await store().issuedCredentials.get(a.id, first.id)).toEqual(first);
-      const again = makeIssuedCredential(a.id, { accessTokenId: token, credentialConfigurationId: configuration });
-      expect(await store().issuedCredentials.insert(again)).toBe(false);
-      expect(await store().issuedCredentials.get(a.id, again.id)).toBeUndefined();
-      expect(await store().issuedCredentials.findByNotificationId(a.id, again.notificationId)).toBeUndefined();
-      // Another configuration of the token, another token, another tenant, or no token at all: recorded.
-      for (const [tenantId, over] of [
-        [a.id, { accessTokenId: token }],
-        [a.id, { accessTokenId: unique('jti-'), credentialConfigurationId: configuration }],
-        [b.id, { accessTokenId: token, credentialConfigurationId: configuration }],
-        [a.id, { credentialConfigurationId: configuration }],
-        [a.id, { credentialConfigurationId: configuration }],
-      ] as const) {
-        expect(await store().issuedCredentials.insert(makeIssuedCredential(tenantId, over))).toBe(true);
-      }
+      const [offer, other] = [makeOffer(a.id, undefined), makeOffer(a.id, undefined)];
+      for (const o of [offer, other]) await store().offers.insert(o);
+      const configuration = uuid();
+      expect(await store().offers.markIssued(a.id, offer.id, configuration)).toBe(true);
+      expect(await store().offers.markIssued(a.id, offer.id, configuration)).toBe(false);
+      // Another configuration of the same offer, or another offer: recorded.
+      expect(await store().offers.markIssued(a.id, offer.id, uuid())).toBe(true);
+      expect(await store().offers.markIssued(a.id, other.id, configuration)).toBe(true);
+      // An offer that does not exist, or one of another tenant: nothing to record.
+      expect(await store().offers.markIssued(a.id, uuid(), configuration)).toBe(false);
+      expect(await store().offers.markIssued(b.id, other.id, uuid())).toBe(false);
+      // The offer itself reads as before.
+      expect(await store().offers.get(a.id, offer.id)).toEqual(offer);
     });
 
     it('one credential per configuration per access token: of racing issuing transactions exactly one commits, the others leave nothing', async () => {
       const t = await tenant();
-      const [token, configuration] = [unique('jti-'), uuid()];
+      const offer = makeOffer(t.id, undefined);
+      await store().offers.insert(offer);
+      const configuration = uuid();
       const expiresAt = new Date(Date.now() + 300_000).toISOString();
       const attempts = Array.from({ length: 6 }, (_, i) => ({
         nonce: { tenantId: t.id, nonce: unique(`n${i}-`), expiresAt },
-        record: makeIssuedCredential(t.id, { accessTokenId: token, credentialConfigurationId: configuration }),
+        record: makeIssuedCredential(t.id, { offerId: offer.id, credentialConfigurationId: configuration }),
       }));
-      // As the credential endpoint does: the nonce used up and the record written in one transaction.
+      // As the credential endpoint does: the nonce used up, the offer marked and the record written in one transaction.
       const outcomes = await Promise.allSettled(
         attempts.map(({ nonce, record }) =>
           store().transaction(async (tx) => {
             if (!(await tx.nonces.markUsed(nonce))) throw new Error('nonce used');
-            if (!(await tx.issuedCredentials.insert(record))) throw new Error('already issued');
+            if (!(await tx.offers.markIssued(t.id, offer.id, configuration))) throw new Error('already issued');
+            await tx.issuedCredentials.insert(record);
           }),
         ),
       );
@@ -108,6 +107,20 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       // The losers' nonces were rolled back with them: still unused.
       const losers = attempts.filter(({ record }) => record.id !== items[0]?.id);
       for (const { nonce } of losers) expect(await store().nonces.markUsed(nonce)).toBe(true);
+    });
+
+    it('one credential per configuration per access token: a transaction that fails after marking leaves the configuration unmarked', async () => {
+      const t = await tenant();
+      const offer = makeOffer(t.id, undefined);
+      await store().offers.insert(offer);
+      const configuration = uuid();
+      await expect(
+        store().transaction(async (tx) => {
+          expect(await tx.offers.markIssued(t.id, offer.id, configuration)).toBe(true);
+          throw new Error('signing failed');
+        }),
+      ).rejects.toThrow('signing failed');
+      expect(await store().offers.markIssued(t.id, offer.id, configuration)).toBe(true);
     });
 
     it('lists in creation order across pages, with every filter AND-ed', async () => {

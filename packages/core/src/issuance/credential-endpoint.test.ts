@@ -194,7 +194,6 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       credentialConfigurationId: s.configuration.id,
       userId,
       offerId,
-      accessTokenId: expect.any(String),
       issuedAt: NOW,
       validFrom: NOW,
       validUntil: '2027-05-01T12:00:00.000Z',

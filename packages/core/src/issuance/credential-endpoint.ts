@@ -202,7 +202,6 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       credentialConfigurationId: configuration.id,
       userId: token.userId,
       offerId: token.offerId,
-      accessTokenId: token.jti,
       issuedAt: now.toISOString(),
       validFrom: issued.validFrom,
       validUntil: issued.validUntil,
@@ -233,11 +232,13 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     };
     // The nonce is used up in the same transaction, one commit for all three: of requests racing
     // with one nonce exactly one commits, and the others are refused and leave nothing behind. The
-    // record's insert is also the check that this token has not issued this configuration before
-    // (the key tenant, token, configuration): of racing requests with one token, one commits.
+    // offer the token was redeemed from records each configuration it has issued, in one
+    // conditional write (a token comes from one offer, whose code works once): of racing requests
+    // with one token for one configuration, one commits.
     await store.transaction(async (tx) => {
       if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
-      if (!(await tx.issuedCredentials.insert(record))) throw alreadyIssued(configuration.id);
+      if (!(await tx.offers.markIssued(ctx.tenant.id, token.offerId, configuration.id))) throw alreadyIssued(configuration.id);
+      await tx.issuedCredentials.insert(record);
       await domainEvents.publish(tx, event);
     });
     described.response = encrypter ? { encrypted: true } : body;

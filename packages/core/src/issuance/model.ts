@@ -27,11 +27,6 @@ export interface IssuedCredentialRecord {
   userId: string;
   /** The offer the wallet redeemed, when it came through one. */
   offerId?: string;
-  /**
-   * The `jti` of the wallet access token it was issued under: a token issues at most one credential
-   * per configuration, a rule the store keeps with the key (tenant, token, configuration).
-   */
-  accessTokenId?: string;
   issuedAt: string;
   validFrom: string;
   validUntil: string;
