@@ -120,6 +120,11 @@ export function handleError(error: FastifyError | DomainError | Error, request: 
     });
   }
   if (status < 500) return sendError(reply, new DomainError(code, fe.message || code), style);
+  return sendInternalError(error, request, reply, style);
+}
+
+/** A failure the caller cannot act on: logged in full, answered with the request id only. */
+function sendInternalError(error: Error, request: FastifyRequest, reply: FastifyReply, style: ErrorStyle): FastifyReply {
   request.log.error({ err: error }, 'request failed');
   return sendError(reply, new DomainError('InternalServerError', `Something went wrong; quote request id ${request.id}`), style);
 }
@@ -229,6 +234,5 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
     void sendError(reply, new DomainError('BadRequest', 'Malformed URL: its percent-encoding does not decode'), 'api');
     return;
   }
-  request.log.error({ err: error }, 'request failed');
-  void sendError(reply, new DomainError('InternalServerError', `Something went wrong; quote request id ${request.id}`), 'api');
+  void sendInternalError(error, request, reply, 'api');
 }

@@ -49,8 +49,9 @@ export interface AdminAuth {
   issueToken(request: AdminTokenRequest, caller?: AdminTokenCaller): Promise<{ tenant: Tenant; response: AdminTokenResponse }>;
   /**
    * The requestor behind an `Authorization` header on this tenant, or undefined if it is not a valid
-   * token for it. Reads the client from the store every time (never cached), so a revoked client's
-   * tokens, and tokens issued before a secret rotation, are refused at once by every server.
+   * token for it. Checks the client on every call (through the store it was given, which the server
+   * wraps in its read cache), so a revoked client's tokens, and tokens issued before a secret
+   * rotation, are refused: at once where the change was made, within the cache's TTL elsewhere.
    */
   authenticate(tenant: Tenant, authorization: string | undefined): Promise<Requestor | undefined>;
 }
