@@ -1,0 +1,196 @@
+import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
+import {
+  WALLET_CLIENT_AUTH_METHODS,
+  WALLET_CLIENT_GRANT_TYPES,
+  type WalletClient,
+  type WalletClientAuthMethod,
+  type WalletClientGrantType,
+} from './model.ts';
+
+/** Longest client id and client name. */
+export const MAX_WALLET_CLIENT_ID = 200;
+export const MAX_WALLET_CLIENT_NAME = 200;
+/** Most redirect URIs a client may register, and the longest one. */
+export const MAX_REDIRECT_URIS = 20;
+export const MAX_REDIRECT_URI_LENGTH = 2000;
+/** Most root certificates a client attestation may trust, and the longest PEM text of one. */
+export const MAX_ROOT_CERTIFICATES = 10;
+export const MAX_ROOT_CERTIFICATE_LENGTH = 20_000;
+
+/**
+ * Client ids are RFC 3986 §2.3 unreserved characters: they appear unescaped in paths
+ * (`/v1/openid/clients/{clientId}`), query strings and forms, and compare as plain strings.
+ */
+const CLIENT_ID = /^[A-Za-z0-9._~-]+$/;
+/** Printable ASCII without space: a redirect URI with anything else must be percent-encoded first. */
+const URI_CHARACTERS = /^[\x21-\x7E]+$/;
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+/** RFC 8252 §7.3: the loopback hosts a native app may listen on over plain http. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** One certificate in PEM armour (RFC 7468 §2), nothing before or after it. */
+const PEM_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n(?:[A-Za-z0-9+/=]{1,76}\r?\n)+-----END CERTIFICATE-----\r?\n?$/;
+
+const FIELDS = ['clientId', 'clientName', 'redirectUris', 'grantTypes', 'tokenEndpointAuthMethod', 'dpop', 'clientAttestation', 'credentialResponseEncryption'];
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A wallet client as a create or replace body describes it, checked. `clientId` only when one was given. */
+export interface WalletClientSettings {
+  clientId?: string;
+  clientName: string;
+  redirectUris: string[];
+  grantTypes: WalletClientGrantType[];
+  tokenEndpointAuthMethod: WalletClientAuthMethod;
+  dpop?: WalletClient['dpop'];
+  clientAttestation?: WalletClient['clientAttestation'];
+  credentialResponseEncryption?: WalletClient['credentialResponseEncryption'];
+}
+
+/** Whether a client id is one Vellum accepts (1 to 200 unreserved characters). */
+export function isWalletClientId(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_WALLET_CLIENT_ID && CLIENT_ID.test(value);
+}
+
+/** Checks a client id named in a path; anything else is a 400 about `clientId`. */
+export function checkWalletClientId(clientId: string): string {
+  if (!isWalletClientId(clientId)) throw invalidField('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"`, clientId, 'params');
+  return clientId;
+}
+
+/**
+ * Why a redirect URI cannot be registered, or undefined when it can: an absolute URI without a
+ * fragment (RFC 6749 §3.1.2) that is https, plain http to a loopback host (RFC 8252 §7.3), or a
+ * private-use scheme in reverse domain form such as `com.example.wallet:/cb` (RFC 8252 §7.1).
+ * The URI is kept exactly as given, since authorization requests must repeat it exactly.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (uri.length === 0 || uri.length > MAX_REDIRECT_URI_LENGTH) return `An absolute URI of at most ${MAX_REDIRECT_URI_LENGTH} characters`;
+  if (!URI_CHARACTERS.test(uri)) return 'Only printable ASCII without spaces: percent-encode anything else';
+  if (uri.includes('#')) return 'A redirect URI must not have a fragment (RFC 6749 §3.1.2)';
+  const scheme = SCHEME.exec(uri)?.[1]?.toLowerCase();
+  if (scheme === undefined) return 'An absolute URI, with a scheme (https, a loopback http URI or a private-use scheme)';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'Not a valid absolute URI';
+  }
+  if (scheme === 'https' || scheme === 'http') {
+    // The WHATWG parser mends `https:/host` into `https://host/`; what is registered must already be well formed.
+    if (!uri.slice(scheme.length + 1).startsWith('//') || url.hostname === '') return 'An http(s) redirect URI must name a host: scheme://host/...';
+    if (url.username !== '' || url.password !== '') return 'A redirect URI must not carry user name or password';
+    if (scheme === 'http' && !LOOPBACK_HOSTS.has(url.hostname.toLowerCase())) {
+      return 'Plain http is allowed only for loopback hosts 127.0.0.1, [::1] and localhost (RFC 8252 §7.3); use https';
+    }
+    return undefined;
+  }
+  // RFC 8252 §7.1: private-use schemes are reverse domain names, so they contain a dot.
+  if (!scheme.includes('.')) return 'Use https, http to a loopback host, or a private-use scheme in reverse domain form such as com.example.wallet:/callback (RFC 8252 §7.1)';
+  return undefined;
+}
+
+/**
+ * Checks a wallet client create or replace body (API.md §8), reporting every problem at once.
+ * Defaults: grantTypes `["authorization_code"]`, tokenEndpointAuthMethod `none`.
+ */
+export function checkWalletClientInput(input: unknown): WalletClientSettings {
+  if (!isObject(input)) throw invalidField('body', 'An object such as { "clientName": "...", "redirectUris": ["https://..."] }', input);
+  const details: ErrorDetail[] = [];
+  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  for (const key of Object.keys(input)) if (!FIELDS.includes(key)) add(key, 'Unknown field', input[key]);
+
+  const { clientId, clientName, redirectUris, grantTypes, tokenEndpointAuthMethod, dpop, clientAttestation, credentialResponseEncryption } = input;
+  if (clientId !== undefined && !isWalletClientId(clientId)) {
+    add('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"; leave it out and Vellum makes one`, clientId);
+  }
+  if (typeof clientName !== 'string' || clientName.trim().length === 0 || clientName.length > MAX_WALLET_CLIENT_NAME || /[\x00-\x1F\x7F]/.test(clientName)) {
+    add('clientName', `Required: 1 to ${MAX_WALLET_CLIENT_NAME} characters, no control characters`, clientName);
+  }
+
+  if (!Array.isArray(redirectUris) || redirectUris.length === 0 || redirectUris.length > MAX_REDIRECT_URIS) {
+    add('redirectUris', `Required: 1 to ${MAX_REDIRECT_URIS} redirect URIs`, Array.isArray(redirectUris) ? undefined : redirectUris);
+  } else {
+    const seen = new Set<string>();
+    redirectUris.forEach((uri: unknown, i) => {
+      if (typeof uri !== 'string') return add(`redirectUris.${i}`, 'A redirect URI (text)', uri);
+      const problem = redirectUriProblem(uri);
+      if (problem !== undefined) return add(`redirectUris.${i}`, problem, uri);
+      if (seen.has(uri)) return add(`redirectUris.${i}`, 'Listed twice', uri);
+      seen.add(uri);
+    });
+  }
+
+  const grantList = grantTypes ?? ['authorization_code'];
+  if (!Array.isArray(grantList) || grantList.length === 0) add('grantTypes', `A non-empty list of: ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, grantTypes);
+  else {
+    grantList.forEach((g: unknown, i) => {
+      if (!(WALLET_CLIENT_GRANT_TYPES as readonly unknown[]).includes(g)) add(`grantTypes.${i}`, `One of ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, g);
+      else if (grantList.indexOf(g) !== i) add(`grantTypes.${i}`, 'Listed twice', g);
+    });
+  }
+
+  const method = tokenEndpointAuthMethod ?? 'none';
+  if (!(WALLET_CLIENT_AUTH_METHODS as readonly unknown[]).includes(method)) add('tokenEndpointAuthMethod', `One of ${WALLET_CLIENT_AUTH_METHODS.join(', ')}`, tokenEndpointAuthMethod);
+
+  const flag = (param: string, value: unknown): { required: boolean } | undefined => {
+    if (value === undefined) return undefined;
+    if (!isObject(value) || typeof value.required !== 'boolean' || Object.keys(value).some((k) => k !== 'required')) {
+      add(param, 'An object such as { "required": true }', value);
+      return undefined;
+    }
+    return { required: value.required };
+  };
+  const checkedDpop = flag('dpop', dpop);
+  const checkedEncryption = flag('credentialResponseEncryption', credentialResponseEncryption);
+  const checkedAttestation = checkAttestation(clientAttestation, add);
+
+  if (details.length > 0) throw validationError(details);
+  return {
+    ...(clientId !== undefined ? { clientId: clientId as string } : {}),
+    clientName: clientName as string,
+    redirectUris: [...(redirectUris as string[])],
+    grantTypes: [...(grantList as WalletClientGrantType[])],
+    tokenEndpointAuthMethod: method as WalletClientAuthMethod,
+    ...(checkedDpop ? { dpop: checkedDpop } : {}),
+    ...(checkedAttestation ? { clientAttestation: checkedAttestation } : {}),
+    ...(checkedEncryption ? { credentialResponseEncryption: checkedEncryption } : {}),
+  };
+}
+
+/** `{ rootCertificates, dpopRequired? }`: PEM shape only; chains are checked when attestations are (issue 16). */
+function checkAttestation(value: unknown, add: (param: string, msg: string, value?: unknown) => void): WalletClient['clientAttestation'] {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) {
+    add('clientAttestation', 'An object such as { "rootCertificates": ["-----BEGIN CERTIFICATE-----..."] }', value);
+    return undefined;
+  }
+  let ok = true;
+  for (const key of Object.keys(value)) {
+    if (key !== 'rootCertificates' && key !== 'dpopRequired') {
+      add(`clientAttestation.${key}`, 'Unknown field', value[key]);
+      ok = false;
+    }
+  }
+  const roots = value.rootCertificates;
+  if (!Array.isArray(roots) || roots.length === 0 || roots.length > MAX_ROOT_CERTIFICATES) {
+    add('clientAttestation.rootCertificates', `Required: 1 to ${MAX_ROOT_CERTIFICATES} PEM certificates`, Array.isArray(roots) ? undefined : roots);
+    ok = false;
+  } else {
+    roots.forEach((pem: unknown, i) => {
+      const param = `clientAttestation.rootCertificates.${i}`;
+      if (typeof pem !== 'string' || pem.length > MAX_ROOT_CERTIFICATE_LENGTH || !PEM_CERTIFICATE.test(pem)) {
+        add(param, 'One certificate in PEM form: -----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----', typeof pem === 'string' ? undefined : pem);
+        ok = false;
+      } else if (roots.indexOf(pem) !== i) {
+        add(param, 'Listed twice');
+        ok = false;
+      }
+    });
+  }
+  if (value.dpopRequired !== undefined && typeof value.dpopRequired !== 'boolean') {
+    add('clientAttestation.dpopRequired', 'true or false', value.dpopRequired);
+    ok = false;
+  }
+  if (!ok) return undefined;
+  return { rootCertificates: [...(roots as string[])], ...(value.dpopRequired !== undefined ? { dpopRequired: value.dpopRequired as boolean } : {}) };
+}
