@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { contextFor, harness } from '../../test/harness.ts';
+import type { Tenant } from '../tenancy/model.ts';
+
+async function setup() {
+  const h = harness();
+  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
+  const loud: Tenant = { ...tenant, loggingLevel: 3 };
+  return { ...h, tenant, other, ctx: contextFor(loud) };
+}
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown[] }> {
+  return p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: { code: string; message: string; details?: unknown[] }) => e,
+  );
+}
+
+const API_KEY_SOURCE = {
+  name: 'CRM',
+  url: 'https://crm.example.com/claims',
+  requestMethod: 'GET',
+  requestParameters: { email: { mapFrom: 'claims.email' }, subject: { mapFrom: 'authenticationProvider.subjectId', defaultValue: 'anonymous' }, tier: { defaultValue: 3 } },
+  authorization: { type: 'api-key', value: 'api-key-secret-1' },
+};
+
+const OAUTH_SOURCE = {
+  name: 'HR',
+  url: 'https://hr.example.com/people',
+  requestMethod: 'POST',
+  authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum', clientSecret: 'oauth-secret-1', audience: 'hr-api' },
+};
+
+describe('claim sources (API.md §8 /v1/claim-sources)', () => {
+  it('creates, reads, lists in pages, replaces and deletes, never showing a secret', async () => {
+    const { claimSources: sources, ctx } = await setup();
+    const crm = await sources.create(ctx, API_KEY_SOURCE);
+    expect(crm).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'CRM',
+      url: 'https://crm.example.com/claims',
+      requestMethod: 'GET',
+      requestParameters: API_KEY_SOURCE.requestParameters,
+      authorization: { type: 'api-key' },
+      createdAt: '2026-05-01T12:00:00.000Z',
+      updatedAt: '2026-05-01T12:00:00.000Z',
+    });
+    const hr = await sources.create(ctx, OAUTH_SOURCE);
+    expect(hr).toMatchObject({
+      requestParameters: {},
+      authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum', audience: 'hr-api', tokenEndpointAuthMethod: 'client_secret_basic' },
+    });
+    expect(JSON.stringify([crm, hr])).not.toMatch(/secret-1/);
+    expect(await sources.get(ctx, hr.id)).toEqual(hr);
+
+    const first = await sources.list(ctx, { limit: 1 });
+    expect(first).toEqual({ data: [crm], nextCursor: expect.any(String) });
+    const rest = await sources.list(ctx, { limit: 1, cursor: first.nextCursor });
+    expect(rest.data).toEqual([hr]);
+    expect(await sources.list(ctx, { cursor: rest.nextCursor })).toEqual({ data: [] });
+
+    const replaced = await sources.update(ctx, crm.id, { ...API_KEY_SOURCE, name: 'CRM 2', requestMethod: 'POST', requestParameters: {} });
+    expect(replaced).toEqual({ ...crm, name: 'CRM 2', requestMethod: 'POST', requestParameters: {} });
+    await sources.delete(ctx, crm.id);
+    expect(await failure(sources.get(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect(await failure(sources.update(ctx, crm.id, API_KEY_SOURCE))).toMatchObject({ code: 'NotFound' });
+    expect(await failure(sources.delete(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
+  });
+
+  it('seals secrets per tenant and source; a PUT without the secret keeps it for the same type and needs it for a new type', async () => {
+    const { claimSources: sources, ctx, store, secretBox, tenant } = await setup();
+    const crm = await sources.create(ctx, API_KEY_SOURCE);
+    const context = `claim-source:${tenant.id}:${crm.id}`;
+    const sealed = async () => (await store.claimSources.get(tenant.id, crm.id))!.authorization;
+    const first = await sealed();
+    expect(first.type === 'api-key' && secretBox.open(first.sealedValue, context)).toBe('api-key-secret-1');
+    expect(JSON.stringify(first)).not.toContain('api-key-secret-1');
+
+    await sources.update(ctx, crm.id, { ...API_KEY_SOURCE, authorization: { type: 'api-key' } });
+    expect(await sealed()).toEqual(first);
+    await sources.update(ctx, crm.id, { ...API_KEY_SOURCE, authorization: { type: 'api-key', value: 'api-key-secret-2' } });
+    const second = await sealed();
+    expect(second.type === 'api-key' && secretBox.open(second.sealedValue, context)).toBe('api-key-secret-2');
+
+    // A new type needs its own secret.
+    const missing = await failure(sources.update(ctx, crm.id, { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: undefined } }));
+    expect(missing).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param: 'authorization.clientSecret' })] });
+    await sources.update(ctx, crm.id, OAUTH_SOURCE);
+    const third = await sealed();
+    expect(third.type === 'oauth-client-credentials' && secretBox.open(third.sealedClientSecret, context)).toBe('oauth-secret-1');
+    const { clientSecret: _s, ...withoutSecret } = OAUTH_SOURCE.authorization;
+    await sources.update(ctx, crm.id, { ...OAUTH_SOURCE, authorization: { ...withoutSecret, tokenEndpointAuthMethod: 'client_secret_post' } });
+    const fourth = await sealed();
+    expect(fourth).toEqual({ ...third, tokenEndpointAuthMethod: 'client_secret_post' });
+  });
+
+  it.each([
+    ['missing name', { ...API_KEY_SOURCE, name: undefined }, 'name'],
+    ['blank name', { ...API_KEY_SOURCE, name: '   ' }, 'name'],
+    ['http URL', { ...API_KEY_SOURCE, url: 'http://crm.example.com/claims' }, 'url'],
+    ['IP literal URL', { ...API_KEY_SOURCE, url: 'https://10.0.0.1/claims' }, 'url'],
+    ['URL with a query', { ...API_KEY_SOURCE, url: 'https://crm.example.com/claims?x=1' }, 'url'],
+    ['URL with a fragment', { ...API_KEY_SOURCE, url: 'https://crm.example.com/claims#x' }, 'url'],
+    ['unknown method', { ...API_KEY_SOURCE, requestMethod: 'PUT' }, 'requestMethod'],
+    ['parameter without a value', { ...API_KEY_SOURCE, requestParameters: { email: {} } }, 'requestParameters.email'],
+    ['parameter with a bad path', { ...API_KEY_SOURCE, requestParameters: { email: { mapFrom: 'email' } } }, 'requestParameters.email.mapFrom'],
+    ['parameter with an object default', { ...API_KEY_SOURCE, requestParameters: { email: { defaultValue: { a: 1 } } } }, 'requestParameters.email.defaultValue'],
+    ['parameter with an unknown field', { ...API_KEY_SOURCE, requestParameters: { email: { mapFrom: 'claims.email', required: true } } }, 'requestParameters.email.required'],
+    ['parameter with a bad name', { ...API_KEY_SOURCE, requestParameters: { 'a b': { defaultValue: 1 } } }, 'requestParameters.a b'],
+    ['too many parameters', { ...API_KEY_SOURCE, requestParameters: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`p${i}`, { defaultValue: i }])) }, 'requestParameters'],
+    ['missing authorization', { ...API_KEY_SOURCE, authorization: undefined }, 'authorization'],
+    ['unknown authorization type', { ...API_KEY_SOURCE, authorization: { type: 'basic', value: 'x' } }, 'authorization'],
+    ['API key without a value', { ...API_KEY_SOURCE, authorization: { type: 'api-key' } }, 'authorization.value'],
+    ['OAuth without a token endpoint', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: undefined } }, 'authorization.tokenEndpoint'],
+    ['OAuth with an http token endpoint', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: 'http://auth.example.com/token' } }, 'authorization.tokenEndpoint'],
+    ['OAuth without a client secret', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: undefined } }, 'authorization.clientSecret'],
+    ['OAuth with an unknown auth method', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpointAuthMethod: 'none' } }, 'authorization.tokenEndpointAuthMethod'],
+    ['API key with OAuth fields', { ...API_KEY_SOURCE, authorization: { type: 'api-key', value: 'x', clientId: 'y' } }, 'authorization.clientId'],
+    ['unknown field', { ...API_KEY_SOURCE, headers: {} }, 'headers'],
+  ])('refuses a %s with a 400 naming the field', async (_name, body, param) => {
+    const { claimSources: sources, ctx } = await setup();
+    expect(await failure(sources.create(ctx, body))).toMatchObject({ code: 'BadRequest', details: expect.arrayContaining([expect.objectContaining({ param, location: 'body' })]) });
+  });
+
+  it('refuses to delete a claim source a credential configuration names (409), and deletes it once none does', async () => {
+    const { claimSources: sources, configurations, ctx } = await setup();
+    const crm = await sources.create(ctx, API_KEY_SOURCE);
+    const configuration = await configurations.create(ctx, 'dc+sd-jwt', {
+      type: 'https://example.com/Member',
+      expiresIn: { days: 30 },
+      claimMappings: { email: { mapFrom: 'claims.email' } },
+      claimSourceId: crm.id,
+    });
+    const refused = await failure(sources.delete(ctx, crm.id));
+    expect(refused).toMatchObject({ code: 'Conflict' });
+    expect(refused.message).toContain(configuration.id);
+    expect(await sources.get(ctx, crm.id)).toEqual(crm);
+    await configurations.delete(ctx, 'dc+sd-jwt', configuration.id);
+    await sources.delete(ctx, crm.id);
+    expect(await failure(sources.get(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
+  });
+
+  it('needs issuance-setup, keeps tenants apart, and records CLAIM_SOURCE_* events without secrets', async () => {
+    const { claimSources: sources, ctx, tenant, other, recorder, store } = await setup();
+    const crm = await sources.create(ctx, API_KEY_SOURCE);
+    const hr = await sources.create(ctx, OAUTH_SOURCE);
+    expect(await failure(sources.list(contextFor(tenant, 'verifier'), {}))).toMatchObject({ code: 'Forbidden' });
+    expect(await failure(sources.create(contextFor(tenant, 'auditor'), API_KEY_SOURCE))).toMatchObject({ code: 'Forbidden' });
+    const theirs = contextFor(other);
+    expect(await failure(sources.get(theirs, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect(await failure(sources.update(theirs, crm.id, API_KEY_SOURCE))).toMatchObject({ code: 'NotFound' });
+    expect(await failure(sources.delete(theirs, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect((await sources.list(theirs, {})).data).toEqual([]);
+    expect(await failure(sources.get(ctx, 'nope'))).toMatchObject({ details: [{ param: 'id', location: 'params', value: 'nope' }] });
+
+    await sources.list(ctx, {});
+    await sources.get(ctx, hr.id);
+    await sources.update(ctx, hr.id, { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: 'oauth-secret-2' } });
+    await sources.delete(ctx, crm.id);
+    await recorder.flush();
+    const events = (await store.events.list(tenant.id, { categories: ['claim-source'] }, { limit: 100 })).items;
+    const types = events.map((e) => e.type);
+    for (const op of ['CREATE', 'LIST', 'RETRIEVE', 'UPDATE', 'DELETE']) expect(types).toContain(`CLAIM_SOURCE_${op}_SUCCESS`);
+    expect(types).toContain('CLAIM_SOURCE_LIST_FAIL');
+    const text = JSON.stringify(events);
+    expect(text).toContain('https://hr.example.com/people');
+    expect(text).not.toMatch(/secret-[12]/);
+  });
+});

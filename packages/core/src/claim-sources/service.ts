@@ -1,0 +1,192 @@
+import type { EventPrefix } from '../events/catalogue.ts';
+import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { Clock, Ids, SecretBox, Store } from '../ports.ts';
+import { conflict, invalidField, notFound } from '../shared/errors.ts';
+import { isUuid } from '../configurations/input.ts';
+import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
+import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+import type { ClaimSource, ClaimSourceAuthorization, ClaimSourceParameter } from './model.ts';
+import { type CheckedClaimSource, checkClaimSourceInput } from './rules.ts';
+
+export interface ClaimSourceDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  events: EventRecorder;
+  /** Seals the API key or client secret under the master key. */
+  secrets: SecretBox;
+}
+
+/** How Vellum authenticates to the source, as the API shows it: never the key or the secret. */
+export type ClaimSourceAuthorizationView =
+  | { type: 'api-key' }
+  | { type: 'oauth-client-credentials'; tokenEndpoint: string; clientId: string; audience?: string; tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' };
+
+/** A claim source as the API shows it (API.md §8). */
+export interface ClaimSourceView {
+  id: string;
+  name: string;
+  url: string;
+  requestMethod: 'GET' | 'POST';
+  requestParameters: Record<string, ClaimSourceParameter>;
+  authorization: ClaimSourceAuthorizationView;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ClaimSourceListQuery {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** `/v1/claim-sources` (API.md §8): the issuer's APIs Vellum asks for a user's claims at issuance. */
+export interface ClaimSourceService {
+  create(ctx: RequestContext, input: unknown): Promise<ClaimSourceView>;
+  list(ctx: RequestContext, query: ClaimSourceListQuery): Promise<Page<ClaimSourceView>>;
+  get(ctx: RequestContext, id: string): Promise<ClaimSourceView>;
+  /** Replaces the source (PUT); a missing key or secret keeps the stored one when the authorization type is unchanged. */
+  update(ctx: RequestContext, id: string, input: unknown): Promise<ClaimSourceView>;
+  /** Removes the source; Conflict while a credential configuration names it. */
+  delete(ctx: RequestContext, id: string): Promise<void>;
+}
+
+/** The SecretBox context a claim source's key or client secret is sealed under. */
+export const claimSourceSecretContext = (tenantId: string, id: string) => `claim-source:${tenantId}:${id}`;
+
+/** Renders a stored claim source as the API shows it. */
+export function claimSourceView(s: ClaimSource): ClaimSourceView {
+  const a = s.authorization;
+  return {
+    id: s.id,
+    name: s.name,
+    url: s.url,
+    requestMethod: s.requestMethod,
+    requestParameters: structuredClone(s.requestParameters),
+    authorization:
+      a.type === 'api-key'
+        ? { type: 'api-key' }
+        : { type: a.type, tokenEndpoint: a.tokenEndpoint, clientId: a.clientId, ...(a.audience !== undefined ? { audience: a.audience } : {}), tokenEndpointAuthMethod: a.tokenEndpointAuthMethod },
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+function checkId(id: string): string {
+  if (!isUuid(id)) throw invalidField('id', 'A claim source id (UUID)', id, 'params');
+  return id.toLowerCase();
+}
+
+const noSource = () => notFound('The tenant has no such claim source');
+
+/** How many configurations a Conflict names before it says "and N more". */
+const NAMED_USERS = 5;
+
+/** Builds the claim source use cases. Permission `issuance-setup`. */
+export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceService {
+  const { store, clock, ids, events, secrets } = deps;
+
+  const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
+    withEvents(events, ctx, prefix, async () => {
+      requirePermission(ctx, 'issuance-setup');
+      return work();
+    }, describe);
+  const meta = (v: ClaimSourceView) => ({ id: v.id, requestMethod: v.requestMethod, authorizationType: v.authorization.type });
+
+  /** The stored authorization: the new secret sealed, or the stored one kept (the rules allow that only for the same type). */
+  function sealAuthorization(checked: CheckedClaimSource, tenantId: string, id: string, existing?: ClaimSource): ClaimSourceAuthorization {
+    const context = claimSourceSecretContext(tenantId, id);
+    const a = checked.authorization;
+    const before = existing?.authorization;
+    if (a.type === 'api-key') {
+      const sealedValue = a.value !== undefined ? secrets.seal(a.value, context) : before?.type === 'api-key' ? before.sealedValue : undefined;
+      if (sealedValue === undefined) throw invalidField('authorization.value', 'Required: the API key (the source had another authorization type)');
+      return { type: 'api-key', sealedValue };
+    }
+    const sealedClientSecret =
+      a.clientSecret !== undefined ? secrets.seal(a.clientSecret, context) : before?.type === 'oauth-client-credentials' ? before.sealedClientSecret : undefined;
+    if (sealedClientSecret === undefined) throw invalidField('authorization.clientSecret', 'Required: the client secret (the source had another authorization type)');
+    return {
+      type: 'oauth-client-credentials',
+      tokenEndpoint: a.tokenEndpoint,
+      clientId: a.clientId,
+      sealedClientSecret,
+      ...(a.audience !== undefined ? { audience: a.audience } : {}),
+      tokenEndpointAuthMethod: a.tokenEndpointAuthMethod,
+    };
+  }
+
+  async function find(ctx: RequestContext, id: string): Promise<ClaimSource> {
+    const found = await store.claimSources.get(ctx.tenant.id, checkId(id));
+    if (!found) throw noSource();
+    return found;
+  }
+
+  return {
+    create(ctx, input) {
+      return run(ctx, 'CLAIM_SOURCE_CREATE', async () => {
+        const checked = checkClaimSourceInput(input);
+        const id = ids.uuid();
+        const now = clock.now().toISOString();
+        const source: ClaimSource = {
+          id,
+          tenantId: ctx.tenant.id,
+          name: checked.name,
+          url: checked.url,
+          requestMethod: checked.requestMethod,
+          requestParameters: checked.requestParameters,
+          authorization: sealAuthorization(checked, ctx.tenant.id, id),
+          createdAt: now,
+          updatedAt: now,
+        };
+        await store.claimSources.insert(source);
+        return claimSourceView(source);
+      }, { input, meta });
+    },
+
+    list(ctx, query) {
+      return run(ctx, 'CLAIM_SOURCE_LIST', async () => toPage(await store.claimSources.list(ctx.tenant.id, parsePageQuery(query)), claimSourceView), {
+        meta: (p) => ({ count: p.data.length }),
+      });
+    },
+
+    get(ctx, id) {
+      return run(ctx, 'CLAIM_SOURCE_RETRIEVE', async () => claimSourceView(await find(ctx, id)), { meta });
+    },
+
+    update(ctx, id, input) {
+      return run(ctx, 'CLAIM_SOURCE_UPDATE', async () => {
+        const checked = checkClaimSourceInput(input, true);
+        const existing = await find(ctx, id);
+        const source: ClaimSource = {
+          ...existing,
+          name: checked.name,
+          url: checked.url,
+          requestMethod: checked.requestMethod,
+          requestParameters: checked.requestParameters,
+          authorization: sealAuthorization(checked, existing.tenantId, existing.id, existing),
+          updatedAt: clock.now().toISOString(),
+        };
+        if (!(await store.claimSources.update(source))) throw noSource();
+        return claimSourceView(source);
+      }, { input, meta });
+    },
+
+    delete(ctx, id) {
+      return run(ctx, 'CLAIM_SOURCE_DELETE', async () => {
+        const sourceId = checkId(id);
+        await store.transaction(async (tx) => {
+          if (!(await tx.claimSources.get(ctx.tenant.id, sourceId))) throw noSource();
+          // Issuance with a configuration whose claim source is gone would quietly lose those
+          // claims: the configurations must let go of it first.
+          const users = (await tx.credentialConfigurations.listAll(ctx.tenant.id)).filter((c) => c.claimSourceId?.toLowerCase() === sourceId).map((c) => c.id);
+          if (users.length > 0) {
+            const named = users.slice(0, NAMED_USERS).join(', ') + (users.length > NAMED_USERS ? ` and ${users.length - NAMED_USERS} more` : '');
+            throw conflict(`The claim source is used by credential configuration ${named}; remove claimSourceId from them (or delete them) first`);
+          }
+          if (!(await tx.claimSources.delete(ctx.tenant.id, sourceId))) throw noSource();
+        });
+      }, { meta: () => ({ id }) });
+    },
+  };
+}
