@@ -1,4 +1,7 @@
 import { localhostCertificate, startWebhookReceiver, type LocalhostCertificate, type WebhookReceiver } from '@vellum/testing';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, isForbiddenAddress } from './http-client.ts';
 
@@ -97,6 +100,144 @@ describe('outbound HTTPS (API.md §8, §10) against a real receiver on loopback'
     const client = createHttpClient({ allowPrivate: true, resolve: async (host) => (host === 'nowhere.example' ? [] : [{ address: '127.0.0.1', family: 4 }]) });
     expect(await client.send(post('https://closed.example:1/hook'))).toEqual({ error: 'The receiver refused the connection' });
     expect(await client.send(post('https://nowhere.example/hook'))).toEqual({ error: 'The receiver’s host name does not resolve' });
+    client.close();
+  });
+});
+
+describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) against a real server on loopback', () => {
+  let tls: LocalhostCertificate;
+  let server: Server;
+  let base: string;
+  const received: Array<{ method: string; path: string; headers: IncomingHttpHeaders; body: string }> = [];
+  const hanging = new Set<ServerResponse>();
+
+  beforeAll(async () => {
+    tls = localhostCertificate();
+    server = createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const path = req.url ?? '';
+        received.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString() });
+        if (path === '/json') {
+          res.writeHead(200, { 'Content-Type': 'application/json', 'X-Answer-Id': 'a1' }).end('{"ok":true}');
+        } else if (path === '/echo') {
+          res.writeHead(201, { 'content-type': 'text/plain' }).end(`${req.method} ${Buffer.concat(chunks).toString()}`);
+        } else if (path === '/slow-body') {
+          // The status line and part of the body come at once; the rest never does.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"partial":');
+          hanging.add(res);
+        } else if (path === '/large-declared') {
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(2 * 1024 * 1024) });
+          res.write(Buffer.alloc(1024));
+          hanging.add(res);
+        } else if (path === '/large-chunked') {
+          // No content-length: the limit must hold while reading.
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          for (let i = 0; i < 20; i += 1) res.write(Buffer.alloc(64 * 1024, 1));
+          res.end();
+        } else if (path === '/redirect') {
+          res.writeHead(302, { location: `${base}/json` }).end();
+        } else if (path === '/cut') {
+          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+          res.write('only part');
+          setImmediate(() => res.socket?.destroy());
+        } else {
+          res.writeHead(404).end('no');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `https://localhost:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const res of hanging) res.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    tls.dispose();
+  });
+
+  const text = (body: Uint8Array) => new TextDecoder().decode(body);
+
+  it('GET: the status, the headers (names lower-case) and the whole body', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    const answer = await client.fetch({ method: 'GET', url: `${base}/json`, headers: { accept: 'application/json' }, timeoutMs: 3000 });
+    if (!('status' in answer)) throw new Error(answer.error);
+    expect(answer.status).toBe(200);
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json', 'x-answer-id': 'a1' });
+    expect(Object.keys(answer.headers).every((name) => name === name.toLowerCase())).toBe(true);
+    expect(JSON.parse(text(answer.body))).toEqual({ ok: true });
+    expect(received.at(-1)).toMatchObject({ method: 'GET', path: '/json', headers: { accept: 'application/json' }, body: '' });
+    client.close();
+  });
+
+  it('POST: the body is sent with its length and the answer read', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    const body = new TextEncoder().encode('grant_type=client_credentials');
+    const answer = await client.fetch({ method: 'POST', url: `${base}/echo`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, timeoutMs: 3000 });
+    if (!('status' in answer)) throw new Error(answer.error);
+    expect(answer.status).toBe(201);
+    expect(text(answer.body)).toBe('POST grant_type=client_credentials');
+    expect(received.at(-1)?.headers).toMatchObject({ 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.byteLength) });
+    client.close();
+  });
+
+  it('one deadline covers the body: a body that stops half way is no answer', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    expect(await client.fetch({ method: 'GET', url: `${base}/slow-body`, headers: {}, timeoutMs: 300 })).toEqual({ error: 'The server did not answer within 300 ms' });
+    client.close();
+  });
+
+  it('a body longer than maxBytes is an error, whether declared up front or found while reading', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    // 2 MiB declared against the default 1 MiB limit: refused without waiting for the body.
+    expect(await client.fetch({ method: 'GET', url: `${base}/large-declared`, headers: {}, timeoutMs: 5000 })).toEqual({ error: `The answer is larger than ${1024 * 1024} bytes` });
+    // 1.25 MiB sent chunked, without a length.
+    expect(await client.fetch({ method: 'GET', url: `${base}/large-chunked`, headers: {}, timeoutMs: 5000 })).toEqual({ error: `The answer is larger than ${1024 * 1024} bytes` });
+    expect(await client.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000, maxBytes: 5 })).toEqual({ error: 'The answer is larger than 5 bytes' });
+    // Exactly at the limit is fine.
+    const exact = await client.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000, maxBytes: 11 });
+    expect('status' in exact && text(exact.body)).toBe('{"ok":true}');
+    client.close();
+  });
+
+  it('a connection cut before the whole body arrived is an error', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    const answer = await client.fetch({ method: 'GET', url: `${base}/cut`, headers: {}, timeoutMs: 3000 });
+    expect(answer).toEqual({ error: expect.stringMatching(/^The server closed the connection/) });
+    client.close();
+  });
+
+  it('redirects are not followed: the 3xx comes back as the status', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    const before = received.length;
+    const answer = await client.fetch({ method: 'GET', url: `${base}/redirect`, headers: {}, timeoutMs: 3000 });
+    if (!('status' in answer)) throw new Error(answer.error);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toBe(`${base}/json`);
+    expect(received.slice(before).map((r) => r.path)).toEqual(['/redirect']);
+    client.close();
+  });
+
+  it('the SSRF guard holds: private addresses, http and untrusted TLS are refused before anything is read', async () => {
+    const guarded = createHttpClient({ extraCaPem: tls.certPem });
+    const before = received.length;
+    expect(await guarded.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server resolves to a loopback, private or link-local address' });
+    expect(await guarded.fetch({ method: 'GET', url: 'https://127.0.0.1:1/json', headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server resolves to a loopback, private or link-local address' });
+    expect(await guarded.fetch({ method: 'GET', url: 'http://localhost/json', headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server URL must use https' });
+    expect(await guarded.fetch({ method: 'GET', url: 'not a url', headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server URL is not valid' });
+    guarded.close();
+    const untrusting = createHttpClient({ allowPrivate: true });
+    expect(await untrusting.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({ error: expect.stringMatching(/^The server’s TLS certificate is not trusted/) });
+    untrusting.close();
+    expect(received.length).toBe(before);
+  });
+
+  it('never throws: a bad header or method is an error', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    expect(await client.fetch({ method: 'GET', url: `${base}/json`, headers: { 'bad header': 'x' }, timeoutMs: 3000 })).toEqual({ error: 'The request headers are not valid' });
+    expect(await client.fetch({ method: 'DELETE' as 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The request method must be GET or POST' });
     client.close();
   });
 });

@@ -1,12 +1,14 @@
-// Outbound HTTP for webhook deliveries (API.md §8, §10): https only, a deadline for the whole
-// exchange, no redirects, and an SSRF guard that vets the resolved address and then connects to
-// exactly that address, so a DNS answer that changes between the check and the connection
-// (rebinding) cannot reach a private host.
+// Outbound HTTP for webhook deliveries (API.md §8, §10) and for requests whose answer is read
+// (claim sources, the identity provider): https only, a deadline for the whole exchange, no
+// redirects, and an SSRF guard that vets the resolved address and then connects to exactly that
+// address, so a DNS answer that changes between the check and the connection (rebinding) cannot
+// reach a private host.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { Agent, request } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import type { HttpClient, OutboundResult } from '@vellum/core';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HttpClient, OutboundResponse, OutboundResult } from '@vellum/core';
 
 export interface HttpClientOptions {
   /** VELLUM_OUTBOUND_ALLOW_PRIVATE: allow loopback, private and link-local addresses (tests, closed networks). */
@@ -116,7 +118,13 @@ export function isForbiddenAddress(address: string): boolean {
   return embeddedIpv4(bytes).some((v4) => FORBIDDEN.check(v4, 'ipv4'));
 }
 
+/** The guarded lookup's refusal; `describe` words it for the request's kind. */
 class RefusedAddress extends Error {}
+
+/** The most an answer's body may hold unless the request says otherwise (OutboundFetch.maxBytes). */
+const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+const privateRefused = (who: 'receiver' | 'server') => `The ${who} resolves to a loopback, private or link-local address`;
 
 const defaultResolve = (hostname: string) => dnsLookup(hostname, { all: true, verbatim: true });
 
@@ -135,7 +143,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
       (addresses) => {
         if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
         if (!options.allowPrivate && addresses.some((a) => isForbiddenAddress(a.address))) {
-          return callback(new RefusedAddress('The receiver resolves to a loopback, private or link-local address'), '', 4);
+          return callback(new RefusedAddress(), '', 4);
         }
         if (lookupOptions.all) return callback(null, addresses as never, undefined as never);
         const first = addresses[0] as { address: string; family: number };
@@ -143,6 +151,20 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
       },
       (error: unknown) => callback(error as NodeJS.ErrnoException, '', 4),
     );
+  };
+
+  /** The URL to connect to, or why not: https only, and an IP literal (which skips the lookup) is vetted here. */
+  const vet = (url: string, who: 'receiver' | 'server'): URL | string => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return `The ${who} URL is not valid`;
+    }
+    if (target.protocol !== 'https:') return `The ${who} URL must use https`;
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(literal) && !options.allowPrivate && isForbiddenAddress(literal)) return privateRefused(who);
+    return target;
   };
 
   return {
@@ -156,18 +178,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
           clearTimeout(timer);
           settle(result);
         };
-        let target: URL;
-        try {
-          target = new URL(url);
-        } catch {
-          return finish({ error: 'The receiver URL is not valid' });
-        }
-        if (target.protocol !== 'https:') return finish({ error: 'The receiver URL must use https' });
-        // An IP literal skips the lookup, so it is checked here (the URL rules refuse them anyway).
-        const literal = target.hostname.replace(/^\[|\]$/g, '');
-        if (isIP(literal) && !options.allowPrivate && isForbiddenAddress(literal)) {
-          return finish({ error: 'The receiver resolves to a loopback, private or link-local address' });
-        }
+        const target = vet(url, 'receiver');
+        if (typeof target === 'string') return finish({ error: target });
         const req = request(target, { method, headers: { ...headers, 'content-length': String(body.byteLength) }, agent, lookup: guardedLookup });
         timer = setTimeout(() => {
           finish({ error: `The receiver did not answer within ${timeoutMs} ms` });
@@ -180,36 +192,102 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
           res.on('end', () => finish({ status }));
           res.on('error', () => finish({ status }));
         });
-        req.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error) }));
+        req.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error, 'receiver') }));
         req.end(body);
       });
     },
+
+    fetch({ method, url, headers, body, timeoutMs, maxBytes = DEFAULT_MAX_RESPONSE_BYTES }): Promise<OutboundResponse> {
+      return new Promise((settle) => {
+        let done = false;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const finish = (result: OutboundResponse) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          settle(result);
+        };
+        if (method !== 'GET' && method !== 'POST') return finish({ error: 'The request method must be GET or POST' });
+        const target = vet(url, 'server');
+        if (typeof target === 'string') return finish({ error: target });
+        const sent: Record<string, string> = { ...headers };
+        if (body !== undefined) sent['content-length'] = String(body.byteLength);
+        let req: ReturnType<typeof request>;
+        try {
+          req = request(target, { method, headers: sent, agent, lookup: guardedLookup });
+        } catch {
+          // Headers Node refuses (a bad name or value) throw here rather than failing the request.
+          return finish({ error: 'The request headers are not valid' });
+        }
+        // One deadline for everything: connecting, sending, the status line and the whole body.
+        timer = setTimeout(() => {
+          finish({ error: `The server did not answer within ${timeoutMs} ms` });
+          req.destroy();
+        }, timeoutMs);
+        const tooLarge = () => {
+          finish({ error: `The answer is larger than ${maxBytes} bytes` });
+          req.destroy();
+        };
+        req.on('response', (res) => {
+          const declared = Number(res.headers['content-length']);
+          if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
+          const chunks: Buffer[] = [];
+          let length = 0;
+          res.on('data', (chunk: Buffer) => {
+            length += chunk.byteLength;
+            if (length > maxBytes) return tooLarge();
+            chunks.push(chunk);
+          });
+          res.on('end', () => {
+            const all = Buffer.concat(chunks, length);
+            finish({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: new Uint8Array(all.buffer, all.byteOffset, all.byteLength) });
+          });
+          res.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error, 'server') }));
+          // Closed before the last byte: the answer is incomplete, so it is no answer.
+          res.on('close', () => {
+            if (!res.complete) finish({ error: 'The server closed the connection before the answer was complete' });
+          });
+        });
+        req.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error, 'server') }));
+        req.end(body);
+      });
+    },
+
     close() {
       agent.destroy();
     },
   };
 }
 
+/** Header names as Node gives them (lower-case); a header sent more than once is joined with commas. */
+function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
 /** A short reason safe to show the tenant: what failed, not our internals. */
-function describe(error: NodeJS.ErrnoException): string {
-  if (error instanceof RefusedAddress) return error.message;
+function describe(error: NodeJS.ErrnoException, who: 'receiver' | 'server'): string {
+  if (error instanceof RefusedAddress) return privateRefused(who);
   switch (error.code) {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return 'The receiver’s host name does not resolve';
+      return `The ${who}’s host name does not resolve`;
     case 'ECONNREFUSED':
-      return 'The receiver refused the connection';
+      return `The ${who} refused the connection`;
     case 'ECONNRESET':
-      return 'The receiver closed the connection';
+      return `The ${who} closed the connection`;
     case 'ETIMEDOUT':
-      return 'The connection to the receiver timed out';
+      return `The connection to the ${who} timed out`;
     case 'CERT_HAS_EXPIRED':
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `The receiver’s TLS certificate is not trusted (${error.code})`;
+      return `The ${who}’s TLS certificate is not trusted (${error.code})`;
     default:
       return error.code ? `The request failed (${error.code})` : 'The request failed';
   }
