@@ -1,0 +1,270 @@
+// The Store contract for authorizations, the runs of the Authorization Code flow (ports.ts:
+// AuthorizationRepository, in core/src/oauth/authorization-model.ts), run inside
+// describeStoreContract against every adapter.
+import { type AuthorizationAdvance, type AuthorizationRecord, DomainError, type Store, type Tenant } from '@vellum/core';
+import { describe, expect, it } from 'vitest';
+
+let counter = 0;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const uuid = () => crypto.randomUUID();
+const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+/** A stand-in for a handle's SHA-256 digest: unique, and of the same form (base64url). */
+const digest = () => unique('h-').padEnd(43, 'x');
+
+/** A `pushed` authorization of `tenantId` (as PAR makes it), its handle open for a minute, optional fields left out unless given. */
+export function makeAuthorization(tenantId: string, over: Partial<AuthorizationRecord> = {}): AuthorizationRecord {
+  return {
+    id: uuid(),
+    tenantId,
+    issuer: 'https://t.eu01.vellum.test',
+    clientId: unique('wallet-'),
+    redirectUri: 'https://wallet.example.com/cb?x=1',
+    codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    configurationIds: [uuid()],
+    byAuthorizationDetails: false,
+    forwardedParameters: {},
+    stage: 'pushed',
+    handleDigest: digest(),
+    expiresAt: iso(60_000),
+    claims: {},
+    issuedConfigurationIds: [],
+    createdAt: iso(),
+    ...over,
+  };
+}
+
+async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
+  await expect(p).rejects.toBeInstanceOf(DomainError);
+  await expect(p).rejects.toMatchObject({ code });
+}
+
+/** The authorization part of the Store contract; `store` is read when the tests run. */
+export function describeAuthorizationContract(store: () => Store): void {
+  async function tenant(): Promise<Tenant> {
+    const t: Tenant = { id: uuid(), subdomain: unique('az'), region: 'eu01', name: 'Authorization tenant', loggingLevel: 1, createdAt: iso() };
+    await store().tenants.insert(t);
+    return t;
+  }
+  async function authorization(tenantId: string, over: Partial<AuthorizationRecord> = {}): Promise<AuthorizationRecord> {
+    const a = makeAuthorization(tenantId, over);
+    await store().authorizations.insert(a);
+    return a;
+  }
+  const repo = () => store().authorizations;
+
+  describe('authorizations', () => {
+    it('stores every field as given, found by id and by handle within the tenant only, absent fields absent', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const plain = await authorization(a.id);
+      const full = await authorization(a.id, {
+        state: 'wallet “state” ✓ &=',
+        configurationIds: [uuid(), uuid()],
+        byAuthorizationDetails: true,
+        offerId: uuid(),
+        dpopJkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+        forwardedParameters: { login_hint: 'ada@example.com', prompt: 'login' },
+        stage: 'authenticating',
+        providerNonce: 'nonce-1',
+        providerCodeVerifier: 'verifier-1',
+        userId: uuid(),
+        claims: { givenName: 'Ada', nested: { list: [1, 'two', null], flag: true } },
+        issuedConfigurationIds: ['already-issued'],
+      });
+      const gotPlain = await repo().get(a.id, plain.id);
+      expect(gotPlain).toEqual(plain);
+      for (const key of ['state', 'offerId', 'dpopJkt', 'providerNonce', 'providerCodeVerifier', 'userId']) expect(gotPlain).not.toHaveProperty(key);
+      expect(await repo().get(a.id, full.id)).toEqual(full);
+      expect(await repo().findByHandle(a.id, full.handleDigest as string)).toEqual(full);
+      expect(await repo().get(b.id, full.id)).toBeUndefined();
+      expect(await repo().findByHandle(b.id, full.handleDigest as string)).toBeUndefined();
+      expect(await repo().get(a.id, uuid())).toBeUndefined();
+      expect(await repo().findByHandle(a.id, digest())).toBeUndefined();
+    });
+
+    it('findByHandle finds the current handle whatever the stage or expiry', async () => {
+      const t = await tenant();
+      const expired = await authorization(t.id, { stage: 'code', expiresAt: iso(-60_000) });
+      expect(await repo().findByHandle(t.id, expired.handleDigest as string)).toEqual(expired);
+    });
+
+    it('refuses an id or a handle digest the tenant already has with Conflict; another tenant may hold both', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const first = await authorization(a.id);
+      await expectDomainError(repo().insert(makeAuthorization(a.id, { id: first.id })), 'Conflict');
+      await expectDomainError(repo().insert(makeAuthorization(a.id, { handleDigest: first.handleDigest as string })), 'Conflict');
+      const twin = await authorization(b.id, { id: first.id, handleDigest: first.handleDigest as string });
+      expect(await repo().get(a.id, first.id)).toEqual(first);
+      expect(await repo().findByHandle(b.id, first.handleDigest as string)).toEqual(twin);
+      // Authorizations with no open handle do not collide with each other.
+      const { handleDigest: _a, ...closed } = makeAuthorization(a.id, { stage: 'failed' });
+      const { handleDigest: _b, ...closedToo } = makeAuthorization(a.id, { stage: 'failed' });
+      await repo().insert(closed);
+      await repo().insert(closedToo);
+      expect(await repo().get(a.id, closedToo.id)).toEqual(closedToo);
+    });
+
+    it('of racing inserts with one handle digest, exactly one wins', async () => {
+      const t = await tenant();
+      const handleDigest = digest();
+      const results = await Promise.allSettled(Array.from({ length: 5 }, () => repo().insert(makeAuthorization(t.id, { handleDigest }))));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'Conflict' });
+    });
+
+    it('advance moves on only from the right stage, with the right handle, before expiry, within the tenant', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const now = iso();
+      const r = await authorization(a.id, { expiresAt: iso(60_000) });
+      const handle = r.handleDigest as string;
+      const to: AuthorizationAdvance = { stage: 'authenticating', handleDigest: digest(), expiresAt: iso(600_000), providerNonce: 'n', providerCodeVerifier: 'v' };
+      expect(await repo().advance(a.id, r.id, 'authenticating', handle, now, to)).toBeUndefined();
+      expect(await repo().advance(a.id, r.id, 'pushed', digest(), now, to)).toBeUndefined();
+      expect(await repo().advance(a.id, r.id, 'pushed', handle, r.expiresAt, to)).toBeUndefined();
+      expect(await repo().advance(a.id, r.id, 'pushed', handle, iso(120_000), to)).toBeUndefined();
+      expect(await repo().advance(b.id, r.id, 'pushed', handle, now, to)).toBeUndefined();
+      expect(await repo().advance(a.id, uuid(), 'pushed', handle, now, to)).toBeUndefined();
+      // Nothing changed, and the new handle names nothing.
+      expect(await repo().get(a.id, r.id)).toEqual(r);
+      expect(await repo().findByHandle(a.id, to.handleDigest as string)).toBeUndefined();
+
+      const moved = await repo().advance(a.id, r.id, 'pushed', handle, now, to);
+      const expected = { ...r, stage: 'authenticating', handleDigest: to.handleDigest, expiresAt: to.expiresAt, providerNonce: 'n', providerCodeVerifier: 'v' };
+      expect(moved).toEqual(expected);
+      expect(await repo().get(a.id, r.id)).toEqual(expected);
+      expect(await repo().findByHandle(a.id, to.handleDigest as string)).toEqual(expected);
+      expect(await repo().findByHandle(a.id, handle)).toBeUndefined();
+      // The spent handle works once.
+      expect(await repo().advance(a.id, r.id, 'pushed', handle, now, to)).toBeUndefined();
+    });
+
+    it('advance keeps the fields `to` leaves out, replaces claims only when given, and clears the handle when none is given', async () => {
+      const t = await tenant();
+      const now = iso();
+      const r = await authorization(t.id, { stage: 'authenticating', providerNonce: 'n1', providerCodeVerifier: 'v1', claims: { kept: 1 } });
+      const interaction = await repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, now, { stage: 'interaction', handleDigest: digest(), expiresAt: iso(600_000), userId: 'user-1' });
+      expect(interaction).toMatchObject({ stage: 'interaction', providerNonce: 'n1', providerCodeVerifier: 'v1', userId: 'user-1', claims: { kept: 1 } });
+      const code = await repo().advance(t.id, r.id, 'interaction', interaction?.handleDigest as string, now, {
+        stage: 'code',
+        handleDigest: digest(),
+        expiresAt: iso(60_000),
+        claims: { replaced: { deep: ['x'] } },
+      });
+      expect(code?.claims).toEqual({ replaced: { deep: ['x'] } });
+      expect(code).toMatchObject({ stage: 'code', providerNonce: 'n1', userId: 'user-1' });
+      const redeemed = await repo().advance(t.id, r.id, 'code', code?.handleDigest as string, now, { stage: 'redeemed', expiresAt: now });
+      expect(redeemed).toEqual({ ...code, stage: 'redeemed', handleDigest: undefined, expiresAt: now });
+      expect(redeemed).not.toHaveProperty('handleDigest');
+      expect(await repo().get(t.id, r.id)).toEqual(redeemed);
+      expect(await repo().findByHandle(t.id, code?.handleDigest as string)).toBeUndefined();
+      // The cleared handle may be taken again by another authorization.
+      await authorization(t.id, { handleDigest: code?.handleDigest as string });
+    });
+
+    it('advance to a handle digest another authorization of the tenant holds is Conflict and changes nothing', async () => {
+      const t = await tenant();
+      const [r, other] = [await authorization(t.id), await authorization(t.id)];
+      await expectDomainError(repo().advance(t.id, r.id, 'pushed', r.handleDigest as string, iso(), { stage: 'authenticating', handleDigest: other.handleDigest as string, expiresAt: iso(60_000) }), 'Conflict');
+      expect(await repo().get(t.id, r.id)).toEqual(r);
+      expect(await repo().findByHandle(t.id, other.handleDigest as string)).toEqual(other);
+    });
+
+    it('racing advances with one handle: exactly one succeeds, and the stored handle is the winner’s', async () => {
+      const t = await tenant();
+      for (let round = 0; round < 3; round++) {
+        const r = await authorization(t.id, { stage: 'authenticating' });
+        const nexts = Array.from({ length: 8 }, () => digest());
+        const results = await Promise.all(
+          nexts.map((next, i) => repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, iso(), { stage: 'interaction', handleDigest: next, expiresAt: iso(60_000), userId: `user-${i}` })),
+        );
+        const winners = results.flatMap((x, i) => (x ? [i] : []));
+        expect(winners).toHaveLength(1);
+        const winner = winners[0] as number;
+        expect(await repo().get(t.id, r.id)).toMatchObject({ stage: 'interaction', handleDigest: nexts[winner], userId: `user-${winner}` });
+        expect(await repo().findByHandle(t.id, nexts[winner] as string)).toMatchObject({ id: r.id });
+      }
+    });
+
+    it('markIssued is true once per configuration, in order, per authorization and tenant; false for an unknown one', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const [r, other] = [await authorization(a.id), await authorization(a.id)];
+      const configuration = uuid();
+      expect(await repo().markIssued(a.id, r.id, configuration)).toBe(true);
+      expect(await repo().markIssued(a.id, r.id, configuration)).toBe(false);
+      expect(await repo().markIssued(a.id, other.id, configuration)).toBe(true);
+      // Ids that look like LIKE wildcards or the store's separators are each their own.
+      for (const id of ['abc', 'a_c', 'a%c', 'a|c', 'a\\c', '|']) expect(await repo().markIssued(a.id, r.id, id), id).toBe(true);
+      for (const id of ['a_c', 'a%c', 'a|c', 'a\\c', '|']) expect(await repo().markIssued(a.id, r.id, id), id).toBe(false);
+      expect(await repo().markIssued(a.id, r.id, 'a')).toBe(true);
+      expect(await repo().markIssued(b.id, r.id, uuid())).toBe(false);
+      expect(await repo().markIssued(a.id, uuid(), configuration)).toBe(false);
+      expect((await repo().get(a.id, r.id))?.issuedConfigurationIds).toEqual([configuration, 'abc', 'a_c', 'a%c', 'a|c', 'a\\c', '|', 'a']);
+      expect((await repo().get(a.id, other.id))?.issuedConfigurationIds).toEqual([configuration]);
+    });
+
+    it('racing markIssued calls for one configuration: exactly one gets true', async () => {
+      const t = await tenant();
+      const r = await authorization(t.id, { stage: 'redeemed', issuedConfigurationIds: ['earlier'] });
+      const configuration = uuid();
+      const results = await Promise.all(Array.from({ length: 8 }, () => repo().markIssued(t.id, r.id, configuration)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await repo().get(t.id, r.id))?.issuedConfigurationIds).toEqual(['earlier', configuration]);
+    });
+
+    it('a transaction that fails leaves no insert, advance or mark behind', async () => {
+      const t = await tenant();
+      const r = await authorization(t.id, { stage: 'code' });
+      const fresh = makeAuthorization(t.id);
+      const configuration = uuid();
+      await expect(
+        store().transaction(async (tx) => {
+          await tx.authorizations.insert(fresh);
+          expect(await tx.authorizations.advance(t.id, r.id, 'code', r.handleDigest as string, iso(), { stage: 'redeemed', expiresAt: iso() })).toBeDefined();
+          expect(await tx.authorizations.markIssued(t.id, r.id, configuration)).toBe(true);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await repo().get(t.id, fresh.id)).toBeUndefined();
+      expect(await repo().findByHandle(t.id, fresh.handleDigest as string)).toBeUndefined();
+      expect(await repo().get(t.id, r.id)).toEqual(r);
+      expect(await repo().markIssued(t.id, r.id, configuration)).toBe(true);
+    });
+
+    it('deleteExpired forgets the tenant’s unredeemed authorizations expired at or before now, and only those', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const now = iso();
+      const past = iso(-1000);
+      const gone = [
+        await authorization(a.id, { expiresAt: past }),
+        await authorization(a.id, { stage: 'code', expiresAt: now }),
+        await authorization(a.id, { stage: 'interaction', expiresAt: past }),
+      ];
+      const { handleDigest: _h, ...failed } = makeAuthorization(a.id, { stage: 'failed', expiresAt: past });
+      await repo().insert(failed);
+      const { handleDigest: _r, ...redeemed } = makeAuthorization(a.id, { stage: 'redeemed', expiresAt: past });
+      await repo().insert(redeemed);
+      const live = await authorization(a.id, { expiresAt: iso(60_000) });
+      const foreign = await authorization(b.id, { expiresAt: past });
+
+      expect(await repo().deleteExpired(a.id, now)).toBe(gone.length + 1);
+      for (const r of [...gone, failed]) expect(await repo().get(a.id, r.id)).toBeUndefined();
+      for (const r of gone) expect(await repo().findByHandle(a.id, r.handleDigest as string)).toBeUndefined();
+      expect(await repo().get(a.id, redeemed.id)).toEqual(redeemed);
+      expect(await repo().get(a.id, live.id)).toEqual(live);
+      expect(await repo().get(b.id, foreign.id)).toEqual(foreign);
+      expect(await repo().deleteExpired(a.id, now)).toBe(0);
+      // A deleted one's handle is free again.
+      await authorization(a.id, { handleDigest: gone[0]?.handleDigest as string });
+    });
+
+    it('values read are copies: changing one changes nothing stored', async () => {
+      const t = await tenant();
+      const r = await authorization(t.id, { claims: { list: [1] } });
+      r.configurationIds.push('changed');
+      const got = (await repo().get(t.id, r.id)) as AuthorizationRecord;
+      expect(got.configurationIds).toHaveLength(1);
+      (got.claims.list as number[]).push(2);
+      got.issuedConfigurationIds.push('changed');
+      expect(await repo().get(t.id, r.id)).toMatchObject({ claims: { list: [1] }, issuedConfigurationIds: [] });
+    });
+  });
+}
