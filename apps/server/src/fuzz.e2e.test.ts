@@ -37,7 +37,17 @@ const HOST = `fuzz.eu01.${PLATFORM}`;
 const OTHER_HOST = `other.eu01.${PLATFORM}`;
 
 /** The wallet-facing and token endpoints that answer with the OAuth error fields (docs/errors.md). */
-const OAUTH_ROUTES = new Set(['POST /oauth/token', 'POST /v1/oauth/token', 'POST /v1/openid/nonce', 'POST /v1/openid/credential', 'POST /v1/openid/notification']);
+const OAUTH_ROUTES = new Set([
+  'POST /oauth/token',
+  'POST /v1/oauth/token',
+  'POST /v1/oauth/par',
+  'GET /v1/oauth/authorize',
+  'GET /v1/oauth/authentication/callback',
+  'GET /v1/oauth/interaction/callback',
+  'POST /v1/openid/nonce',
+  'POST /v1/openid/credential',
+  'POST /v1/openid/notification',
+]);
 
 interface Route {
   method: string;
@@ -224,10 +234,26 @@ const BASE_BODIES: Record<string, (f: Fixtures) => unknown> = {
   'POST /v1/users': () => ({ claims: { familyName: 'Doe', givenName: 'Ada' } }),
   'PUT /v1/users/:id': () => ({ claims: { familyName: 'Doe' } }),
   'POST /v1/users/search': () => ({ authenticationProvider: { subjectId: 'someone' } }),
+  'POST /v1/users/authentication-providers': () => ({ url: 'https://login.example.com/realms/fuzz', clientId: 'vellum', clientSecret: 'fuzz-provider-secret' }),
+  'PUT /v1/users/authentication-providers/:id': () => ({ url: 'https://login.example.com/realms/fuzz', clientId: 'vellum', scope: 'email', claimsToPersist: ['email'] }),
+  'POST /v1/openid/clients': () => ({ clientName: 'Fuzz Wallet', redirectUris: ['https://wallet.example.com/cb', 'com.example.wallet:/cb'], tokenEndpointAuthMethod: 'client_secret_basic' }),
+  'PUT /v1/openid/clients/:clientId': () => ({ clientName: 'Fuzz Wallet', redirectUris: ['http://127.0.0.1:8080/cb'], dpop: { required: true } }),
+  'PUT /v1/openid/configuration': () => ({ interactionHook: { url: 'https://kyc.example.com/step', claims: ['email'], sessionTimeoutInSec: 600 } }),
+  'POST /v1/claim-sources': () => ({ name: 'CRM', url: 'https://crm.example.com/claims', requestMethod: 'GET', requestParameters: { email: { mapFrom: 'claims.email' } }, authorization: { type: 'api-key', value: 'fuzz-api-key' } }),
+  'PUT /v1/claim-sources/:id': () => ({ name: 'CRM', url: 'https://crm.example.com/claims', requestMethod: 'POST', authorization: { type: 'api-key' } }),
   'POST /v1/openid/offers': (f) => ({ credentials: [f.configurationId], byReference: true }),
   'POST /v1/openid/offers/pre-authorized': (f) => ({ credentials: [f.configurationId], claims: { familyName: 'Doe' }, transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } }),
   'POST /v1/openid/notification': (f) => ({ notification_id: f.notificationId, event: 'credential_accepted' }),
   'POST /v1/openid/credential': (f) => ({ credential_configuration_id: f.configurationId, proof: { proof_type: 'jwt', jwt: 'eyJhbGciOiJub25lIn0.e30.' } }),
+  'POST /v1/oauth/par': (f) => ({
+    response_type: 'code',
+    client_id: f.ids.get('clients')?.[1] ?? 'x',
+    redirect_uri: 'https://wallet1.example.com/cb',
+    scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+    state: 'fuzz',
+    code_challenge_method: 'S256',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+  }),
   'POST /v1/oauth/token': (f) => ({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': f.codes[0] ?? 'x', tx_code: '123456' }),
   'POST /v2/credentials/mobile/iacas': () => ({ country: 'US', commonName: 'Fuzz IACA' }),
   'PUT /v2/credentials/mobile/iacas/:id': () => ({ active: true }),
@@ -357,7 +383,7 @@ function materialise(c: Case, route: Route, f: Fixtures): Materialised {
   const query = c.query ? `?${c.query.map(([k, v]) => `${safeEncode(k)}=${safeEncode(v)}`).join('&')}` : '';
   const base = baseBody(route, f);
   const baseJson = JSON.stringify(base) ?? '{}';
-  const form = OAUTH_ROUTES.has(`${route.method} ${route.url}`) && route.url.endsWith('/token');
+  const form = OAUTH_ROUTES.has(`${route.method} ${route.url}`) && (route.url.endsWith('/token') || route.url.endsWith('/par'));
   let body: Buffer | undefined;
   let type: string | undefined = 'application/json';
   const b = c.body;
@@ -627,6 +653,9 @@ describe.each(backends)('the keeper: generated malformed requests at every route
     }
     const configurationId = (ids.get('configurations@mobile') as string[])[0] as string;
     for (let i = 0; i < 3; i++) add('users', (await made('POST', '/v1/users', { claims: { familyName: `Doe${i}` } })).id);
+    for (let i = 0; i < 3; i++) add('claim-sources', (await made('POST', '/v1/claim-sources', { name: `CRM ${i}`, url: `https://crm${i}.example.com/claims`, requestMethod: 'GET', authorization: { type: 'api-key', value: `key-${i}` } })).id);
+    for (let i = 0; i < 3; i++) add('clients', (await made('POST', '/v1/openid/clients', { clientName: `Wallet ${i}`, redirectUris: [`https://wallet${i}.example.com/cb`], ...(i ? {} : { tokenEndpointAuthMethod: 'client_secret_post' }) })).clientId);
+    add('authentication-providers', (await made('POST', '/v1/users/authentication-providers', { url: 'https://login.example.com/realms/fuzz', clientId: 'vellum', clientSecret: 'fuzz-provider-secret' })).id);
     for (let i = 0; i < 3; i++) add('webhooks', (await made('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: `https://hooks${i}.example.com/vellum` })).id);
     for (let i = 0; i < 3; i++) add('dids', (await made('POST', '/v1/dids', { method: 'key', options: { keyType: 'P-256' } })).did);
     for (let i = 0; i < 2; i++) add('iacas', (await made('POST', '/v2/credentials/mobile/iacas', { country: 'US' })).id);

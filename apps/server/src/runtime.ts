@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheReads, createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
-import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
+import { createKeyManager, createScryptHasher, createSealer, createSecretBox, createSessionTokens, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createLinkedDataSigner, createMdocEngine } from '@vellum/formats';
@@ -11,7 +11,7 @@ import { createSqlStore, openSqlStore, type SqlStoreOptions } from '@vellum/stor
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from '@vellum/core';
-import { createHttpClient } from '@vellum/node';
+import { createHttpClient, createIdentityProvider } from '@vellum/node';
 
 /** Everything the server and the CLI share: storage, keys and the use cases built on them. */
 export interface Runtime {
@@ -69,6 +69,12 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     // Tenants' keys are sealed under the same master key as the platform key: a master key that
     // cannot open the stored platform key has already stopped the start above.
     const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
+    // Outbound HTTP for webhooks, claim sources and identity providers (API.md §8): the SSRF guard,
+    // and TLS always checked, against the system's CAs plus VELLUM_OUTBOUND_CA_FILE when set.
+    const http = createHttpClient({
+      allowPrivate: config.outboundAllowPrivate,
+      ...(config.outboundCaFile ? { extraCaPem: readFileSync(config.outboundCaFile, 'utf8') } : {}),
+    });
     const vellum = createVellum({
       store,
       clock,
@@ -86,6 +92,11 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock }),
       // The c_nonce MAC key, sealed alike: every server sharing the database opens the others' nonces.
       nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock, ids }),
+      // Secrets Vellum must read again (identity provider and claim source secrets, the hook's key), under the master key.
+      secretBox: createSecretBox(sealer),
+      sessionTokens: createSessionTokens(),
+      identityProvider: createIdentityProvider({ http, clock }),
+      http,
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,
@@ -96,12 +107,6 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events; retrying them one by one'),
       onEventLoss: (losses) => logger.warn({ analyticEvents: losses }, `analytic events lost so far: ${losses.droppedQueueFull + losses.droppedUnwritable} dropped, ${losses.truncated} truncated`),
       eventQueueMax: config.eventQueueMax,
-    });
-    // Outbound HTTP for webhooks (API.md §8): the SSRF guard, and TLS always checked, against the
-    // system's CAs plus VELLUM_OUTBOUND_CA_FILE when set.
-    const http = createHttpClient({
-      allowPrivate: config.outboundAllowPrivate,
-      ...(config.outboundCaFile ? { extraCaPem: readFileSync(config.outboundCaFile, 'utf8') } : {}),
     });
     const webhookDelivery = createWebhookDeliveryWorker({
       store,

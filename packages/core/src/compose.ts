@@ -19,9 +19,17 @@ import type { Digests, WalletTokens } from './ports.ts';
 import { createOfferService, type OfferService } from './offers/service.ts';
 import { createNonceService, type NonceService } from './oauth/nonces.ts';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
+import { type AuthorizationFlow, createAuthorizationFlow } from './oauth/authorize.ts';
+import type { IdentityProvider, SessionTokens } from './authentication/ports.ts';
+import { createClaimSourceClient } from './claim-sources/fetch.ts';
+import type { HttpClient } from './ports.ts';
 import { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
 import type { RateLimitSettings } from './rate-limits/model.ts';
 import { createUserService, type UserService } from './users/service.ts';
+import { type AuthenticationProviderService, createAuthenticationProviderService, createOpenIdSettingsService, type OpenIdSettingsService } from './authentication/service.ts';
+import { type ClaimSourceService, createClaimSourceService } from './claim-sources/service.ts';
+import { createWalletClientService, type WalletClientService } from './oauth-clients/service.ts';
+import type { SecretBox } from './ports.ts';
 import type { DomainEventSink } from './ports.ts';
 import type { CredentialEncryption, NonceCodec, ProofVerifier } from './ports.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
@@ -76,6 +84,17 @@ export interface VellumDeps extends AddressingOptions {
    * (default: the webhook outbox, createWebhookOutbox).
    */
   domainEvents?: DomainEventSink;
+  /** Federates sign-in to tenants' OpenID Connect providers: @vellum/node's createIdentityProvider. */
+  identityProvider: IdentityProvider;
+  /**
+   * Outbound HTTP for claim sources (API.md §8): @vellum/node's createHttpClient. Without it,
+   * configurations' claim sources are not asked, and their claims are missing at issuance.
+   */
+  http?: HttpClient;
+  /** HS256 session tokens for the interaction hook: @vellum/crypto's createSessionTokens. */
+  sessionTokens: SessionTokens;
+  /** Seals secrets Vellum must read again (provider and claim source secrets, the interaction hook key): @vellum/crypto's createSecretBox. */
+  secretBox: SecretBox;
   /** Verifies the signatures of wallets' key proof JWTs: @vellum/crypto's createProofVerifier. */
   proofVerifier: ProofVerifier;
   /** Encrypted credential requests and responses (JWE): @vellum/crypto's loadCredentialEncryption. */
@@ -95,10 +114,20 @@ export interface Vellum {
   users: UserService;
   /** Authorization Code and Pre-authorized Code offers (specification 4.3, 4.7, 4.8). */
   offers: OfferService;
-  /** `POST /v1/oauth/token`: the Pre-authorized Code grant (specification 4.5). */
+  /** `POST /v1/oauth/token`: the Pre-authorized Code and Authorization Code grants (specification 4.5). */
   tokenEndpoint: TokenEndpoint;
+  /** `GET /v1/oauth/authorize`, `POST /v1/oauth/par` and the sign-in and interaction callbacks (specification 4.4). */
+  authorizationFlow: AuthorizationFlow;
   /** `POST /v1/openid/nonce`: single-use nonces for key proofs. */
   nonces: NonceService;
+  /** `/v1/users/authentication-providers`: the tenant's OpenID Connect provider (API.md §8). */
+  authenticationProviders: AuthenticationProviderService;
+  /** `GET`/`PUT /v1/openid/configuration`: the interaction hook (API.md §8). */
+  openIdSettings: OpenIdSettingsService;
+  /** `/v1/claim-sources`: the issuer's APIs asked for claims at issuance (API.md §8). */
+  claimSources: ClaimSourceService;
+  /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts (API.md §8). */
+  walletClients: WalletClientService;
   /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
   walletTokens: WalletTokens;
   addressing: Addressing;
@@ -158,6 +187,10 @@ export function createVellum(deps: VellumDeps): Vellum {
   const tenants = createTenantAdmin({ store, clock, ids, hasher });
   return {
     users: createUserService({ store, clock, ids, events: recorder }),
+    authenticationProviders: createAuthenticationProviderService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
+    openIdSettings: createOpenIdSettingsService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
+    claimSources: createClaimSourceService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
+    walletClients: createWalletClientService({ store, clock, ids, hasher, events: recorder }),
     offers: createOfferService({ store, clock, ids, digests: deps.digests, events: recorder }),
     tokenEndpoint: createTokenEndpoint({
       store,
@@ -165,8 +198,20 @@ export function createVellum(deps: VellumDeps): Vellum {
       digests: deps.digests,
       walletTokens: deps.walletTokens,
       events: recorder,
+      hasher,
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
       ...(txCodeLimiter ? { txCodeLimiter } : {}),
+    }),
+    authorizationFlow: createAuthorizationFlow({
+      store,
+      clock,
+      ids,
+      digests: deps.digests,
+      hasher,
+      secrets: deps.secretBox,
+      identityProvider: deps.identityProvider,
+      sessionTokens: deps.sessionTokens,
+      events: recorder,
     }),
     nonces: createNonceService({ store, clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,
@@ -188,6 +233,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       mdocIssuance,
       domainEvents,
       events: recorder,
+      ...(deps.http ? { claimSources: createClaimSourceClient({ http: deps.http, secrets: deps.secretBox, clock }) } : {}),
     }),
     issuedCredentials: createIssuedCredentialService({ store, events: recorder }),
     recorder,

@@ -302,6 +302,67 @@ export { ACCESS_TOKEN_TTL_SECONDS, createTokenEndpoint } from './oauth/token.ts'
 export type { TokenEndpoint, TokenEndpointDeps, TokenResponse } from './oauth/token.ts';
 export { createNonceService, NONCE_TTL_SECONDS } from './oauth/nonces.ts';
 export type { NonceDeps, NonceService } from './oauth/nonces.ts';
+export {
+  AUTHENTICATION_CALLBACK_PATH,
+  AUTHORIZATION_CODE_TTL_SECONDS,
+  createAuthorizationFlow,
+  INTERACTION_CALLBACK_PATH,
+  PUSHED_REQUEST_TTL_SECONDS,
+  REQUEST_URI_PREFIX,
+} from './oauth/authorize.ts';
+export type { AuthorizationFlow, AuthorizationFlowDeps, Redirect, RequestFields } from './oauth/authorize.ts';
+export type { AuthorizationAdvance, AuthorizationRecord, AuthorizationRepository, AuthorizationStage } from './oauth/authorization-model.ts';
+export type { IdentityProvider, ProviderSettings, ProviderFailure, SessionTokens } from './authentication/ports.ts';
+export type { OutboundFetch, OutboundResponse, SecretBox } from './ports.ts';
+export { PROVIDER_AUTH_METHODS } from './authentication/model.ts';
+export type { AuthenticationProvider, AuthenticationProviderRepository, InteractionHook, OpenIdSettings, OpenIdSettingsRepository, ProviderAuthMethod } from './authentication/model.ts';
+export { checkOpenIdSettingsInput, checkProviderInput, DEFAULT_PROVIDER_SCOPE, HOOK_TIMEOUT, RESERVED_PROVIDER_PARAMETERS } from './authentication/rules.ts';
+export type { CheckedInteractionHook, CheckedProvider, ProviderInput } from './authentication/rules.ts';
+export {
+  authenticationProviderView,
+  createAuthenticationProviderService,
+  createOpenIdSettingsService,
+  interactionHookSecretContext,
+  openInteractionHook,
+  providerSecretContext,
+  providerSettings,
+} from './authentication/service.ts';
+export type {
+  AuthenticationDeps,
+  AuthenticationProviderService,
+  AuthenticationProviderView,
+  InteractionHookView,
+  OpenIdSettingsService,
+  OpenIdSettingsView,
+  ProviderListQuery,
+} from './authentication/service.ts';
+export type { ClaimSource, ClaimSourceAuthorization, ClaimSourceParameter, ClaimSourceRepository } from './claim-sources/model.ts';
+export { checkClaimSourceInput, CLAIM_SOURCE_AUTH_TYPES, MAX_CLAIM_SOURCE_PARAMETERS } from './claim-sources/rules.ts';
+export type { CheckedClaimSource, ClaimSourceAuthorizationInput } from './claim-sources/rules.ts';
+export { claimSourceSecretContext, claimSourceView, createClaimSourceService } from './claim-sources/service.ts';
+export type { ClaimSourceAuthorizationView, ClaimSourceDeps, ClaimSourceListQuery, ClaimSourceService, ClaimSourceView } from './claim-sources/service.ts';
+export { CLAIM_SOURCE_MAX_BYTES, CLAIM_SOURCE_TIMEOUT_MS, createClaimSourceClient } from './claim-sources/fetch.ts';
+export type { ClaimSourceClient, ClaimSourceClientDeps, ClaimSourceResult } from './claim-sources/fetch.ts';
+export { normaliseOutboundUrl } from './shared/outbound-url.ts';
+export { WALLET_CLIENT_AUTH_METHODS, WALLET_CLIENT_GRANT_TYPES } from './oauth-clients/model.ts';
+export type { WalletClient, WalletClientAuthMethod, WalletClientGrantType, WalletClientRepository } from './oauth-clients/model.ts';
+export {
+  checkWalletClientId,
+  checkWalletClientInput,
+  isWalletClientId,
+  MAX_REDIRECT_URI_LENGTH,
+  MAX_REDIRECT_URIS,
+  MAX_ROOT_CERTIFICATE_LENGTH,
+  MAX_ROOT_CERTIFICATES,
+  MAX_WALLET_CLIENT_ID,
+  MAX_WALLET_CLIENT_NAME,
+  redirectUriProblem,
+} from './oauth-clients/rules.ts';
+export type { WalletClientSettings } from './oauth-clients/rules.ts';
+export { createWalletClientService, walletClientView } from './oauth-clients/service.ts';
+export type { WalletClientDeps, WalletClientListQuery, WalletClientService, WalletClientView, WalletClientWithSecret } from './oauth-clients/service.ts';
+export { authenticateWalletClient, redirectUriRegistered } from './oauth-clients/authenticate.ts';
+export type { PresentedClient, WalletClientAuthDeps } from './oauth-clients/authenticate.ts';
 export { issuerOf } from './metadata/service.ts';
 
 export { createVellum } from './compose.ts';

@@ -17,6 +17,16 @@ import type { IssuedCredentialFilter, IssuedCredentialRecord, WalletNotification
 import type { RateLimitHit, RateLimitRule } from './rate-limits/model.ts';
 import type { ClaimedDelivery, DeliveryOutcome, Webhook, WebhookDelivery, WebhookSigningKey } from './webhooks/model.ts';
 import type { WebhookEvent } from './webhooks/rules.ts';
+import type { WalletClientRepository } from './oauth-clients/model.ts';
+import type { AuthenticationProviderRepository, OpenIdSettingsRepository } from './authentication/model.ts';
+import type { ClaimSourceRepository } from './claim-sources/model.ts';
+import type { AuthorizationRepository } from './oauth/authorization-model.ts';
+
+export type { WalletClientRepository } from './oauth-clients/model.ts';
+export type { AuthenticationProviderRepository, OpenIdSettingsRepository } from './authentication/model.ts';
+export type { ClaimSourceRepository } from './claim-sources/model.ts';
+export type { AuthorizationRepository } from './oauth/authorization-model.ts';
+export type { IdentityProvider, ProviderSettings, SessionTokens } from './authentication/ports.ts';
 
 export interface TenantRepository {
   /** Adds a tenant. Throws DomainError `Conflict` when the subdomain is taken. */
@@ -407,6 +417,16 @@ export interface Repositories {
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   webhookKeys: WebhookKeyRepository;
+  /** Wallet (OAuth) clients (API.md §8). */
+  walletClients: WalletClientRepository;
+  /** The tenant's OpenID Connect provider (API.md §8). */
+  authenticationProviders: AuthenticationProviderRepository;
+  /** The tenant's OpenID settings: the interaction hook (API.md §8). */
+  openIdSettings: OpenIdSettingsRepository;
+  /** Claim sources (API.md §8). */
+  claimSources: ClaimSourceRepository;
+  /** Runs of the Authorization Code flow (specification 4.4, 4.5). */
+  authorizations: AuthorizationRepository;
 }
 
 /**
@@ -599,8 +619,14 @@ export interface WalletAccessClaims {
   /** The credential issuer identifier the token was issued under (its `iss` and `aud`). */
   issuer: string;
   userId: string;
+  /**
+   * The grant the token was issued under: the offer for the Pre-authorized Code grant, the
+   * authorization (AuthorizationRecord id) for the Authorization Code grant. JWT claim `oid`.
+   */
   offerId: string;
-  /** The credential configurations the token grants. */
+  /** `authorization_code` for tokens of the Authorization Code grant (JWT claim `gty`); absent for the Pre-authorized Code grant. */
+  grant?: 'authorization_code';
+  /** The configurations the token grants. */
   configurationIds: string[];
   /** Space-separated `<format>:<type>` of those configurations (specification 2.5). */
   scope: string;
@@ -672,6 +698,21 @@ export interface OutboundRequest {
 /** The receiver's status, or why there was none: `error` is short and safe to show the tenant. */
 export type OutboundResult = { status: number } | { error: string };
 
+/** One outbound request whose answer is read (claim sources, the identity provider; API.md §8). */
+export interface OutboundFetch {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: Uint8Array;
+  /** The whole exchange, body included, must end within this many ms, or it counts as no answer. */
+  timeoutMs: number;
+  /** A body longer than this many bytes is an error (default 1 MiB). */
+  maxBytes?: number;
+}
+
+/** The answer, or why there was none: `error` is short and safe to show the tenant. */
+export type OutboundResponse = { status: number; headers: Record<string, string>; body: Uint8Array } | { error: string };
+
 /**
  * Outbound HTTP with the SSRF guard of API.md §8: https only, and the resolved address must not be
  * loopback, private or link-local unless the host allows it. Redirects are not followed. Never
@@ -679,6 +720,18 @@ export type OutboundResult = { status: number } | { error: string };
  */
 export interface HttpClient {
   send(request: OutboundRequest): Promise<OutboundResult>;
+  /** Sends a request and reads the answer (header names lower-case), under the same guard. Never throws. */
+  fetch(request: OutboundFetch): Promise<OutboundResponse>;
+}
+
+/**
+ * Encrypts secrets Vellum must be able to read again (an identity provider's client secret, a claim
+ * source's key, the interaction hook's secret) under the master key, bound to a context string.
+ */
+export interface SecretBox {
+  seal(plaintext: string, context: string): string;
+  /** The plaintext, or undefined when the sealed text is corrupt or sealed for another context. Never throws. */
+  open(sealed: string, context: string): string | undefined;
 }
 
 /** What Vellum reads from an X.509 certificate (API.md §7 `certificateData`, plus what checks need). */

@@ -3,6 +3,8 @@ import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
+import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
+import { fakeSecretBox } from '@vellum/testing';
 import { createVellum, type RateLimitSettings, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
@@ -24,7 +26,10 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const proofVerifier = fakeProofVerifier();
   const credentialEncryption = fakeCredentialEncryption();
   const nonceCodec = fakeNonceCodec();
-  const vellum = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const identityProvider = fakeIdentityProvider();
+  const sessionTokens = fakeSessionTokens(clock);
+  const secretBox = fakeSecretBox();
+  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   return {
     store,
     clock,
@@ -56,7 +61,15 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     nonceCodec,
     proofVerifier,
     credentialEndpoint: vellum.credentialEndpoint,
+    authorizationFlow: vellum.authorizationFlow,
+    identityProvider,
+    sessionTokens,
     issuedCredentials: vellum.issuedCredentials,
+    secretBox,
+    hasher,
+    authenticationProviders: vellum.authenticationProviders,
+    openIdSettings: vellum.openIdSettings,
+    claimSources: vellum.claimSources,
   };
 }
 

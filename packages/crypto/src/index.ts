@@ -6,6 +6,11 @@ export { ADMIN_TOKEN_KEY_NAME, loadPlatformTokenSigner } from './platform-token-
 export type { LoadPlatformTokenSignerOptions, PlatformTokenSigner, PublicJwk } from './platform-token-signer.ts';
 export { createSealer, parseMasterKey } from './sealer.ts';
 export type { Sealer } from './sealer.ts';
+/** The core's SecretBox port: UTF-8 secrets sealed under the master key, bound to a context. */
+export { createSecretBox } from './secret-box.ts';
+/** The core's SessionTokens port: HS256 JWTs for the interaction hook hand-off. */
+export { createSessionTokens } from './session-tokens.ts';
+export type { SessionTokensOptions } from './session-tokens.ts';
 export { createKeyManager } from './key-manager.ts';
 export type { KeyManagerOptions } from './key-manager.ts';
 

@@ -65,6 +65,19 @@ describe('wallet access tokens (API.md §9)', () => {
     expect(await server().verify(tenant.id, ISSUER, token)).toEqual(claims);
   });
 
+  it('carry gty: authorization_code for tokens of the Authorization Code grant, which verify reads back on another server', async () => {
+    const { tokens, server, tenant } = await setup();
+    const { token, claims } = await tokens.issue({ ...claimsFor(tenant.id), grant: 'authorization_code' }, 600);
+    expect(claims.grant).toBe('authorization_code');
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>;
+    expect(payload.gty).toBe('authorization_code');
+    expect(await server().verify(tenant.id, ISSUER, token)).toEqual(claims);
+    // A Pre-authorized Code token carries no gty.
+    const plain = await tokens.issue(claimsFor(tenant.id), 600);
+    expect(JSON.parse(Buffer.from(plain.token.split('.')[1] as string, 'base64url').toString()).gty).toBeUndefined();
+    expect((await server().verify(tenant.id, ISSUER, plain.token))?.grant).toBeUndefined();
+  });
+
   it('verify refuses another tenant, another issuer, expiry, tampering, garbage and admin tokens, without throwing', async () => {
     const { tokens, tenant, other, clock, store, sealer } = await setup();
     const { token } = await tokens.issue(claimsFor(tenant.id), 600);

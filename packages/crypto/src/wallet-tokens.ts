@@ -123,6 +123,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         scope: full.scope,
         // Only when true: tokens without credential identifiers keep their size.
         ...(full.credentialIdentifiers === true ? { cids: true } : {}),
+        ...(full.grant === 'authorization_code' ? { gty: 'authorization_code' } : {}),
         jti: full.jti,
         iat: full.issuedAt,
         exp: full.expiresAt,
@@ -161,6 +162,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
           configurationIds: p.cfg,
           scope: p.scope,
           ...(p.cids === true ? { credentialIdentifiers: true } : {}),
+          ...(p.gty === 'authorization_code' ? { grant: 'authorization_code' as const } : {}),
           jti: p.jti,
           issuedAt: p.iat,
           expiresAt: p.exp,

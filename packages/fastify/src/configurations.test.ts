@@ -221,12 +221,15 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         ...(LIVE_ISSUANCE_FEATURES.credentialRequestEncryption ? ['credential_request_encryption'] : []),
       ];
       for (const key of ['authorization_endpoint', 'token_endpoint', 'jwks_uri']) delete m[key];
-      expect(Object.keys(m)).toEqual(['issuer', 'credential_issuer', ...credential, ...iacas, 'scopes_supported', 'grant_types_supported', 'credentials_supported', 'credential_configurations_supported', ...encryption]);
+      const authorizationCode = LIVE_ISSUANCE_FEATURES.authorizationCode
+        ? ['pushed_authorization_request_endpoint', 'require_pushed_authorization_requests', 'response_types_supported', 'response_modes_supported', 'code_challenge_methods_supported', 'authorization_response_iss_parameter_supported', 'token_endpoint_auth_methods_supported']
+        : [];
+      expect(Object.keys(m)).toEqual(['issuer', 'credential_issuer', ...credential, ...iacas, 'scopes_supported', ...authorizationCode, 'grant_types_supported', 'credentials_supported', 'credential_configurations_supported', ...encryption]);
       if (LIVE_ISSUANCE_FEATURES.iacaList) expect(m.mdoc_iacas_uri).toBe(`${issuer}/v2/credentials/mobile/iacas`);
       expect(m.issuer).toBe(issuer);
       expect(m.credential_issuer).toBe(issuer);
-      // The Pre-authorized Code grant is live (issue 5): the token endpoint and the access tokens' keys with it.
-      expect(m.grant_types_supported).toEqual([PRE_AUTHORIZED_GRANT]);
+      // The Pre-authorized Code grant is live (issue 5), and the Authorization Code grant (issue 13).
+      expect(m.grant_types_supported).toEqual(['authorization_code', PRE_AUTHORIZED_GRANT]);
       expect(res.json()).toMatchObject({ token_endpoint: `${issuer}/v1/oauth/token`, jwks_uri: `${issuer}/.well-known/jwks.json` });
       expect(m.scopes_supported).toEqual([`mso_mdoc:${MDL}`, 'ldp_vc:UniversityDegree', 'cwt:Badge', 'cwt_vc:Badge', 'dc+sd-jwt:https://credentials.example.com/pid']);
       expect(Object.keys(m.credential_configurations_supported)).toEqual(Object.values(ids));
@@ -326,7 +329,7 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
   });
 
   describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
-    it('names the issuer and advertises the live flows only: the Pre-authorized Code grant, anonymous', async () => {
+    it('names the issuer and advertises the live flows only: the Authorization Code grant with PAR and PKCE, and the Pre-authorized Code grant, anonymous', async () => {
       const { host } = await tenant();
       const res = await t.app.inject({ method: 'GET', url: url('/.well-known/oauth-authorization-server'), headers: { host } });
       expect(res.statusCode).toBe(200);
@@ -336,8 +339,15 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         issuer,
         token_endpoint: `${issuer}/v1/oauth/token`,
         jwks_uri: `${issuer}/.well-known/jwks.json`,
-        response_types_supported: [],
-        grant_types_supported: [PRE_AUTHORIZED_GRANT],
+        authorization_endpoint: `${issuer}/v1/oauth/authorize`,
+        pushed_authorization_request_endpoint: `${issuer}/v1/oauth/par`,
+        require_pushed_authorization_requests: false,
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        code_challenge_methods_supported: ['S256'],
+        authorization_response_iss_parameter_supported: true,
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+        grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
         'pre-authorized_grant_anonymous_access_supported': true,
       });
     });

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, type OAuthErrorCode, oauthErrorDescription } from '@vellum/core';
+import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, isSecretName, type OAuthErrorCode, oauthErrorDescription } from '@vellum/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { boundDetails } from './body-limits.ts';
 import { RAW_SECURITY_HEADERS } from './http-policy.ts';
@@ -65,7 +65,8 @@ export function validationDetails(request: FastifyRequest, issues: AjvIssue[], c
     const param = path.join('.') || location;
     if (seen.has(param)) continue;
     seen.add(param);
-    const value = valueAt(source, path);
+    // A secret that failed the schema is not echoed back (a client secret, an API key).
+    const value = path.length > 0 && isSecretName(path[path.length - 1] as string) ? undefined : valueAt(source, path);
     const msg = /required property/i.test(issue.message ?? '') ? 'Required' : /unexpected property/i.test(issue.message ?? '') ? 'Unknown field' : (issue.message ?? 'Invalid value');
     details.push({ ...(value === undefined ? {} : { value }), msg, param, location });
   }
@@ -95,6 +96,8 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
     reply.header('cache-control', 'no-store');
     // RFC 6750 §3: a resource request without a valid access token is challenged (API.md §3).
     if (body.error === 'invalid_token') reply.header('www-authenticate', 'Bearer error="invalid_token"');
+    // RFC 6749 §5.2: a client that failed to authenticate is challenged with the scheme it may use.
+    if (body.error === 'invalid_client' && status === 401) reply.header('www-authenticate', 'Basic realm="token endpoint"');
   }
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }

@@ -31,6 +31,7 @@ export const RAW_SECURITY_HEADERS = Object.entries(SECURITY_HEADERS)
  */
 export const WALLET_CORS_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string }> = [
   { method: 'POST', path: '/v1/oauth/token' },
+  { method: 'POST', path: '/v1/oauth/par' },
   { method: 'POST', path: '/v1/openid/nonce' },
   { method: 'POST', path: '/v1/openid/credential' },
   { method: 'POST', path: '/v1/openid/notification' },

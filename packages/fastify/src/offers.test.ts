@@ -221,7 +221,7 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
       const post = (body: string, type = FORM, h = host) => wallet('POST', '/v1/oauth/token', body, type, h);
       expectOAuthError(await post(''), 400, 'invalid_request');
       expectOAuthError(await post('pre-authorized_code=abc'), 400, 'invalid_request');
-      expectOAuthError(await post('grant_type=authorization_code&code=x'), 400, 'unsupported_grant_type');
+      expectOAuthError(await post('grant_type=authorization_code&code=x'), 401, 'invalid_client');
       expectOAuthError(await post('grant_type=password'), 400, 'unsupported_grant_type');
       expectOAuthError(await post(`grant_type=${encodeURIComponent(PRE_AUTHORIZED_CODE_GRANT)}`), 400, 'invalid_request');
       expectOAuthError(await post(`grant_type=a&grant_type=b`), 400, 'invalid_request');

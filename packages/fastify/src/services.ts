@@ -16,7 +16,12 @@ import type {
   NonceService,
   OfferService,
   TokenEndpoint,
+  AuthorizationFlow,
   UserService,
+  AuthenticationProviderService,
+  ClaimSourceService,
+  OpenIdSettingsService,
+  WalletClientService,
   WalletTokens,
 } from '@vellum/core';
 
@@ -37,12 +42,22 @@ export interface VellumServices {
   /** Webhook subscriptions, the delivery log and the public signing keys (API.md §10). */
   webhooks: WebhookService;
   users: UserService;
+  /** `/v1/users/authentication-providers`: the tenant's OpenID Connect provider. */
+  authenticationProviders: AuthenticationProviderService;
+  /** `GET`/`PUT /v1/openid/configuration`: the interaction hook. */
+  openIdSettings: OpenIdSettingsService;
+  /** `/v1/claim-sources`: the issuer's APIs asked for claims at issuance. */
+  claimSources: ClaimSourceService;
   offers: OfferService;
   tokenEndpoint: TokenEndpoint;
+  /** The Authorization Code flow's browser steps: authorize, PAR and the two callbacks. */
+  authorizationFlow: AuthorizationFlow;
   nonces: NonceService;
   walletTokens: WalletTokens;
   /** `POST /v1/openid/credential` and `POST /v1/openid/notification`. */
   credentialEndpoint: CredentialEndpoint;
   /** `GET /v2/credentials` and `GET /v1/users/{id}/credentials`. */
   issuedCredentials: IssuedCredentialService;
+  /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts. */
+  walletClients: WalletClientService;
 }

@@ -2,11 +2,11 @@
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
 import { createVellum, type KeyManager, type RateLimitSettings, type Role } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
-import { createDigests, createWalletTokens } from '@vellum/crypto';
+import { createDigests, createSecretBox, createSessionTokens, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeLinkedDataSigner, fakeMdocEngine, startDnsServer } from '@vellum/testing';
+import { fakeIdentityProvider, fakeLinkedDataSigner, fakeMdocEngine, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { vellumPlugin, type VellumServices } from '../src/index.ts';
 
@@ -18,6 +18,8 @@ export interface TestApp {
   services: VellumServices;
   /** The KeyManager behind the app, to check what happens to keys. */
   keys: KeyManager;
+  /** The identity provider tenants' sign-ins go to (a fake: the real adapter is tested in @vellum/node). */
+  identityProvider: FakeIdentityProvider;
   /** Path prefix the plugin is mounted under ('' when standalone). */
   prefix: string;
   zone: Record<string, string[] | 'servfail'>;
@@ -48,7 +50,10 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const proofVerifier = createProofVerifier();
   const credentialEncryption = await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock });
   const nonceCodec = await loadNonceCodec({ keys: store.platformKeys, sealer, clock });
-  const services = createVellum({ store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const identityProvider = fakeIdentityProvider();
+  const sessionTokens = createSessionTokens();
+  const secretBox = createSecretBox(sealer);
+  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   const { tenants } = services;
 
   const app = Fastify();
@@ -68,6 +73,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
     app,
     services,
     keys,
+    identityProvider,
     prefix,
     zone: dnsServer.zone,
     hostOf,

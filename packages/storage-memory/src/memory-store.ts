@@ -21,7 +21,10 @@ import {
 } from '@vellum/core';
 import { emptyOfferState, offerRepositories, type OfferState } from './offers.ts';
 import { emptyWebhookState, webhookRepositories, type WebhookState } from './webhooks.ts';
+import { type AuthenticationState, authenticationRepositories, emptyAuthenticationState } from './authentication.ts';
+import { type AuthorizationState, authorizationRepositories, emptyAuthorizationState } from './authorizations.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
+import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 
 interface Row<T> {
   seq: number;
@@ -52,6 +55,12 @@ interface State {
   webhooks: WebhookState;
   /** By id. */
   issuedCredentials: Map<string, Row<IssuedCredentialRecord>>;
+  /** Wallet (OAuth) clients (./wallet-clients.ts). */
+  walletClients: WalletClientState;
+  /** Authentication providers, OpenID settings and claim sources (./authentication.ts). */
+  authentication: AuthenticationState;
+  /** Runs of the Authorization Code flow (./authorizations.ts). */
+  authorizations: AuthorizationState;
 }
 
 const emptyState = (): State => ({
@@ -70,6 +79,9 @@ const emptyState = (): State => ({
   offers: emptyOfferState(),
   webhooks: emptyWebhookState(),
   issuedCredentials: new Map(),
+  walletClients: emptyWalletClientState(),
+  authentication: emptyAuthenticationState(),
+  authorizations: emptyAuthorizationState(),
 });
 
 // Values go in and out as copies, so a caller can never change stored state by mutating an object.
@@ -117,6 +129,9 @@ function repositories(get: () => State): Repositories {
   return {
     ...webhookRepositories(() => get().webhooks, next),
     ...offerRepositories(() => get().offers, next),
+    ...walletClientRepositories(() => get().walletClients, next),
+    ...authenticationRepositories(() => get().authentication, next),
+    ...authorizationRepositories(() => get().authorizations),
     iacas: {
       async insert(iaca, limit) {
         const s = get();

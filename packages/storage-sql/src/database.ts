@@ -3,6 +3,8 @@
 import type { ColumnType, Kysely } from 'kysely';
 import type { AdminClientsTable } from './admin-clients.table.ts';
 import type { AnalyticEventsTable } from './analytic-events.table.ts';
+import type { AuthenticationProvidersTable, ClaimSourcesTable, OpenIdSettingsTable } from './authentication.table.ts';
+import type { AuthorizationsTable } from './authorizations.table.ts';
 import type { CredentialConfigurationsTable } from './credential-configurations.table.ts';
 import type { CustomDomainsTable } from './custom-domains.table.ts';
 import type { DidsTable } from './dids.table.ts';
@@ -14,6 +16,7 @@ import type { RateLimitsTable } from './rate-limits.table.ts';
 import type { TenantsTable } from './tenants.table.ts';
 import type { NoncesTable, OffersTable, TenantSigningKeysTable, UsersTable } from './users-offers.table.ts';
 import type { WebhookDeliveriesTable, WebhookSigningKeysTable, WebhooksTable } from './webhooks.table.ts';
+import type { WalletClientsTable } from './wallet-clients.table.ts';
 
 /** The SQL dialects the store speaks. */
 export type SqlDialectKind = 'sqlite' | 'postgres';
@@ -40,6 +43,11 @@ export interface VellumDatabase {
   webhook_signing_keys: WebhookSigningKeysTable;
   issued_credentials: IssuedCredentialsTable;
   rate_limits: RateLimitsTable;
+  wallet_clients: WalletClientsTable;
+  authentication_providers: AuthenticationProvidersTable;
+  openid_settings: OpenIdSettingsTable;
+  claim_sources: ClaimSourcesTable;
+  authorizations: AuthorizationsTable;
 }
 
 /** A Kysely instance or a transaction on it: repositories run on either. */

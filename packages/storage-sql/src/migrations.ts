@@ -470,6 +470,129 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.alterTable('admin_clients').addColumn('revoked_at', 'text').execute();
       },
     },
+
+    '0013_wallet_clients': {
+      async up(db: Kysely<any>) {
+        // Wallet (OAuth) clients (API.md §8). Client ids are unique within a tenant: the unique
+        // index is the rule, so racing creates of one id agree. It also serves lookups and pages.
+        await db.schema
+          .createTable('wallet_clients')
+          .addColumn('seq', seqType, seq)
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('client_name', 'text', (c) => c.notNull())
+          .addColumn('redirect_uris', 'text', (c) => c.notNull())
+          .addColumn('grant_types', 'text', (c) => c.notNull())
+          .addColumn('token_endpoint_auth_method', 'text', (c) => c.notNull())
+          .addColumn('secret_hash', 'text')
+          .addColumn('dpop', 'text')
+          .addColumn('client_attestation', 'text')
+          .addColumn('credential_response_encryption', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('wallet_clients_tenant_id_client_id_unique').unique().on('wallet_clients').columns(['tenant_id', 'client_id']).execute();
+        await db.schema.createIndex('wallet_clients_tenant_id_seq').on('wallet_clients').columns(['tenant_id', 'seq']).execute();
+      },
+    },
+
+    '0014_authentication': {
+      async up(db: Kysely<any>) {
+        // The tenant's OpenID Connect provider (API.md §8). One per tenant: the unique index on
+        // tenant_id is the rule, so servers creating one at once agree on one.
+        await db.schema
+          .createTable('authentication_providers')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('sealed_client_secret', 'text', (c) => c.notNull())
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('token_endpoint_auth_method', 'text', (c) => c.notNull())
+          .addColumn('static_request_parameters', 'text', (c) => c.notNull())
+          .addColumn('forwarded_request_parameters', 'text', (c) => c.notNull())
+          .addColumn('claims_to_persist', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('authentication_providers_id_unique').unique().on('authentication_providers').column('id').execute();
+        await db.schema.createIndex('authentication_providers_tenant_id_unique').unique().on('authentication_providers').column('tenant_id').execute();
+
+        // The tenant's OpenID settings: one row per tenant, written whole (upsert).
+        await db.schema
+          .createTable('openid_settings')
+          .addColumn('tenant_id', 'text', (c) => c.primaryKey().references('tenants.id').onDelete('cascade'))
+          .addColumn('interaction_hook', 'text')
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('claim_sources')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('request_method', 'text', (c) => c.notNull())
+          .addColumn('request_parameters', 'text', (c) => c.notNull())
+          .addColumn('authorization', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('claim_sources_id_unique').unique().on('claim_sources').column('id').execute();
+        await db.schema.createIndex('claim_sources_tenant_id_seq').on('claim_sources').columns(['tenant_id', 'seq']).execute();
+      },
+    },
+
+    '0015_authorizations': {
+      async up(db: Kysely<any>) {
+        // Runs of the Authorization Code flow (API.md §9). Each stage's single-use handle is kept
+        // only as its SHA-256 digest, unique per tenant while it is open (null once none is).
+        await db.schema
+          .createTable('authorizations')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('issuer', 'text', (c) => c.notNull())
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('redirect_uri', 'text', (c) => c.notNull())
+          .addColumn('state', 'text')
+          .addColumn('code_challenge', 'text', (c) => c.notNull())
+          .addColumn('configuration_ids', 'text', (c) => c.notNull())
+          .addColumn('by_authorization_details', bool, (c) => c.notNull())
+          .addColumn('offer_id', 'text')
+          .addColumn('dpop_jkt', 'text')
+          .addColumn('forwarded_parameters', 'text', (c) => c.notNull())
+          .addColumn('stage', 'text', (c) => c.notNull())
+          .addColumn('handle_digest', 'text')
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .addColumn('provider_nonce', 'text')
+          .addColumn('provider_code_verifier', 'text')
+          .addColumn('user_id', 'text')
+          .addColumn('claims', 'text', (c) => c.notNull())
+          // What the authorization's access token has issued, as offers.issued_configuration_ids (0011).
+          .addColumn('issued_configuration_ids', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('authorizations_tenant_id_id_unique').unique().on('authorizations').columns(['tenant_id', 'id']).execute();
+        // The rule that a handle names one authorization; it also serves the lookups by handle.
+        await db.schema
+          .createIndex('authorizations_tenant_id_handle_digest_unique')
+          .unique()
+          .on('authorizations')
+          .columns(['tenant_id', 'handle_digest'])
+          .where(sql.ref('handle_digest'), 'is not', null)
+          .execute();
+        // The housekeeping sweep reads the unredeemed ones only (redeemed ones stay for their tokens).
+        await db.schema
+          .createIndex('authorizations_unredeemed_tenant_id_expires_at')
+          .on('authorizations')
+          .columns(['tenant_id', 'expires_at'])
+          .where(sql.ref('stage'), '<>', 'redeemed')
+          .execute();
+      },
+    },
   };
 }
 

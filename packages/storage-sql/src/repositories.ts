@@ -19,6 +19,9 @@ import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
 import { toTenant, toTenantRow } from './tenants.table.ts';
 import { webhookRepositoriesOn } from './webhook-repositories.ts';
 import { offerRepositoriesOn } from './offer-repositories.ts';
+import { walletClientRepositoriesOn } from './wallet-clients.table.ts';
+import { authenticationRepositoriesOn } from './authentication-repositories.ts';
+import { authorizationRepositoriesOn } from './authorizations.table.ts';
 
 // Well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters at 10 columns a row.
 const EVENT_BATCH_ROWS = 500;
@@ -70,6 +73,9 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
   return {
     ...webhookRepositoriesOn(db, kind),
     ...offerRepositoriesOn(db, kind),
+    ...walletClientRepositoriesOn(db),
+    ...authenticationRepositoriesOn(db),
+    ...authorizationRepositoriesOn(db, kind),
     iacas: {
       async insert(iaca, limit) {
         return refusingDuplicates(

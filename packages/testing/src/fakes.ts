@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { DomainError, type Clock, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
+import { DomainError, type Clock, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
 
 /** A clock that stands still until told to move. */
 export interface FakeClock extends Clock {
@@ -45,6 +45,26 @@ export function fakeHasher(): SecretHasher {
   return {
     hash: async (secret) => `fake$${secret}`,
     verify: async (secret, hash) => hash === `fake$${secret}`,
+  };
+}
+
+/**
+ * A reversible stand-in for the SecretBox, for unit tests only: base64url of the context and the
+ * secret, so a test can tell what was sealed; opening checks the context as the real one does.
+ */
+export function fakeSecretBox(): SecretBox {
+  const PREFIX = 'fakesealed.';
+  return {
+    seal: (plaintext, context) => PREFIX + Buffer.from(JSON.stringify([context, plaintext]), 'utf8').toString('base64url'),
+    open(sealed, context) {
+      if (!sealed.startsWith(PREFIX)) return undefined;
+      try {
+        const parsed: unknown = JSON.parse(Buffer.from(sealed.slice(PREFIX.length), 'base64url').toString('utf8'));
+        return Array.isArray(parsed) && parsed[0] === context && typeof parsed[1] === 'string' ? parsed[1] : undefined;
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 

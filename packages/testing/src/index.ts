@@ -1,4 +1,4 @@
-export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeTokenSigner } from './fakes.ts';
+export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeSecretBox, fakeTokenSigner } from './fakes.ts';
 export type { FakeClock } from './fakes.ts';
 export { describeStoreContract, makeClient, makeConfiguration, makeDid, makeDomain, makeEvent, makeTenant } from './store-contract.ts';
 export { startDnsServer } from './dns-server.ts';
@@ -11,6 +11,7 @@ export type { FakeCertificateBody, FakeMdoc } from './mdoc-fakes.ts';
 export { makeDocumentSigner, makeIaca } from './store-contract-mdoc.ts';
 export { fakeDigests, fakeNonceCodec, fakeWalletTokens } from './token-fakes.ts';
 export { makeOffer, makeUser } from './store-contract-offers.ts';
+export { describeAuthenticationContract, makeAuthenticationProvider, makeClaimSource } from './store-contract-authentication.ts';
 export { makeIssuedCredential } from './store-contract-issuance.ts';
 export {
   decryptJwe,
@@ -26,5 +27,11 @@ export {
 } from './wallet.ts';
 export type { ProofOptions, WalletKey } from './wallet.ts';
 export { makeDelivery, makeSigningKey, makeWebhook } from './store-contract-webhooks.ts';
+export { describeWalletClientContract, makeWalletClient } from './store-contract-wallet-clients.ts';
+export { describeAuthorizationContract, makeAuthorization } from './store-contract-authorizations.ts';
 export { localhostCertificate, startWebhookReceiver, writeLocalhostCertificate } from './webhook-receiver.ts';
 export type { LocalhostCertificate, ReceivedRequest, ReceiverAnswer, WebhookReceiver } from './webhook-receiver.ts';
+export { startOidcProvider } from './oidc-provider.ts';
+export type { OidcProviderClient, OidcProviderOptions, OidcSignInOptions, OidcTestProvider } from './oidc-provider.ts';
+export { fakeIdentityProvider, fakeSessionTokens, readFakeSessionToken } from './auth-fakes.ts';
+export type { FakeIdentityProvider } from './auth-fakes.ts';

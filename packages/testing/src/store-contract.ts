@@ -4,7 +4,10 @@ import { describeMdocPkiContract } from './store-contract-mdoc.ts';
 import { describeWebhookContract } from './store-contract-webhooks.ts';
 import { describeIssuedCredentialContract } from './store-contract-issuance.ts';
 import { describeOfferContract } from './store-contract-offers.ts';
+import { describeAuthenticationContract } from './store-contract-authentication.ts';
 import { describeRateLimitContract } from './store-contract-rate-limits.ts';
+import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
+import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 
 let counter = 0;
 /** A value unique within this process, so contract tests can share one store. */
@@ -513,7 +516,10 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeWebhookContract(() => store);
     describeIssuedCredentialContract(() => store);
     describeOfferContract(() => store);
+    describeAuthenticationContract(() => store);
     describeRateLimitContract(() => store);
+    describeWalletClientContract(() => store);
+    describeAuthorizationContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

@@ -17,6 +17,8 @@ import { createKeyManager, createScryptHasher, createSealer, createX509Authority
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createMdocEngine } from '@vellum/formats';
+import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
+import { fakeSecretBox } from '@vellum/testing';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { openSqlStore } from '@vellum/storage-sql';
@@ -80,6 +82,10 @@ async function prepare(store: Store, cacheMs: number) {
     credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock: systemClock }),
     nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock: systemClock }),
     mdocSignerCacheMs: cacheMs,
+    // Not used by in-process issuance: sign-in belongs to the Authorization Code flow.
+    identityProvider: fakeIdentityProvider(),
+    sessionTokens: fakeSessionTokens(systemClock),
+    secretBox: fakeSecretBox(),
     platformDomain: 'vellum.bench',
     publicUrl: 'http://localhost:3000',
     adminTokenTtlSeconds: 600,

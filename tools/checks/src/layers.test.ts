@@ -15,7 +15,8 @@ const ALLOWED: Record<string, { vellum: string[]; external: RegExp | null }> = {
   formats: { vellum: ['core', 'crypto'], external: /.*/ },
   'storage-memory': { vellum: ['core'], external: null },
   'storage-sql': { vellum: ['core'], external: /^(kysely|better-sqlite3|pg|node:.*)$/ },
-  node: { vellum: ['core'], external: /^node:.*$/ },
+  // openid-client: the IdentityProvider adapter (ARCHITECTURE.md, Ports), its requests routed through our HttpClient.
+  node: { vellum: ['core'], external: /^(openid-client|node:.*)$/ },
   fastify: { vellum: ['core'], external: /^(fastify|fastify-plugin|@fastify\/.*|@sinclair\/typebox.*|fast-xml-parser|node:.*)$/ },
 };
 

@@ -23,7 +23,8 @@ const TYPE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 /** SD-JWT VC `vct` values are commonly URLs (IETF SD-JWT VC §3.2.2.1); still safe in a scope. */
 const VCT = /^[A-Za-z0-9][A-Za-z0-9._:/~%-]{0,199}$/;
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/;
-const MAP_FROM = /^(claims(\.[^.\s]+)+|authenticationProvider\.(url|subjectId))$/;
+/** What `mapFrom` may name: a dotted path into the user's claims, or who the user is at the authentication provider. */
+export const MAP_FROM = /^(claims(\.[^.\s]+)+|authenticationProvider\.(url|subjectId))$/;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -1,6 +1,8 @@
 import { fakeLinkedDataSigner, fakeMdocEngine, fakeX509Authority } from '@vellum/testing';
+import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
+import { fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { createVellum } from '../compose.ts';
@@ -146,6 +148,8 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
       platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
       proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
+      secretBox: fakeSecretBox(),
+      identityProvider: fakeIdentityProvider(), sessionTokens: fakeSessionTokens(a.clock),
     });
     const first = await a.dids.create(a.ctx, { method: 'key' });
     expect((await b.didConfiguration.get(a.visitor)).entries.map((e) => e.issuer)).toEqual([first.did]);

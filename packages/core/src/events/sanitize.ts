@@ -44,7 +44,7 @@ const SECRET_NAMES = new Set([
 /** Parts of a name that make it secret wherever they occur (`client_secret`, `refresh_token`, `privateKeyPem`, the pre-authorized grant's URN). */
 const SECRET_PARTS = /secret|password|passphrase|passwd|token|privatekey|masterkey|apikey|signingkey|authorization|preauthorizedcode|txcode/;
 /** Names that hold a secret part but say nothing secret. */
-const NOT_SECRET = new Set(['tokentype']);
+const NOT_SECRET = new Set(['tokentype', 'tokenendpointauthmethod']);
 
 /** Whether a field of this name holds a secret or a credential, whose value is never stored. */
 export function isSecretName(name: string): boolean {

@@ -1,6 +1,7 @@
 // POST /v1/openid/credential and POST /v1/openid/notification (specification 2.6, 4.6; OpenID4VCI
 // 1.0 §8, §11; API.md §9): the wallet proves possession of its key and receives the credential.
 
+import type { ClaimSourceClient } from '../claim-sources/fetch.ts';
 import type { ClaimSubject } from '../configurations/claims.ts';
 import type { CredentialConfiguration, MdocConfiguration } from '../configurations/model.ts';
 import type { EventRecorder } from '../events/recorder.ts';
@@ -25,6 +26,8 @@ export interface CredentialEndpointDeps {
   nonces: NonceCodec;
   encryption: CredentialEncryption;
   mdocIssuance: MdocIssuance;
+  /** Asks configurations' claim sources for claims at issuance (API.md §8); without it, claim sources are not called. */
+  claimSources?: ClaimSourceClient;
   /** Takes the `OpenIdCredentialIssued` event inside the transaction that records the credential (the webhook outbox). */
   domainEvents: DomainEventSink;
   events: EventRecorder;
@@ -92,7 +95,7 @@ const failureCode = (error: unknown) => (isDomainError(error) ? (error.oauthErro
 
 /** The credential endpoint and its notification endpoint over the core's ports. */
 export function createCredentialEndpoint(deps: CredentialEndpointDeps): CredentialEndpoint {
-  const { store, clock, ids, walletTokens, proofs, nonces, encryption, mdocIssuance, domainEvents, events } = deps;
+  const { store, clock, ids, walletTokens, proofs, nonces, encryption, mdocIssuance, domainEvents, events, claimSources } = deps;
   const requestEncryptionRequired = deps.requestEncryptionRequired ?? LIVE_ISSUANCE_FEATURES.credentialRequestEncryption?.encryption_required === true;
 
   /** The configuration a request asks for, which the token must grant. */
@@ -148,15 +151,27 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     return { holderKey: verified.proof.holderKey, nonce: { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() } };
   }
 
-  /** The user object claims are mapped from (API.md §6): the user's persisted claims, overlaid with the offer's. */
-  async function subjectOf(ctx: RequestContext, token: WalletAccessClaims): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
-    const [user, offer] = await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.offers.get(ctx.tenant.id, token.offerId)]);
+  /**
+   * The user object claims are mapped from (API.md §6): the user's persisted claims, overlaid with
+   * the grant's (the offer's, or those the interaction hook gave during the authorization), and
+   * with the configuration's claim source's answer, when it has one (a failure adds none).
+   */
+  async function subjectOf(ctx: RequestContext, token: WalletAccessClaims, configuration: CredentialConfiguration): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
+    const byAuthorization = token.grant === 'authorization_code';
+    const [user, grant] = await Promise.all([
+      store.users.get(ctx.tenant.id, token.userId),
+      byAuthorization ? store.authorizations.get(ctx.tenant.id, token.offerId) : store.offers.get(ctx.tenant.id, token.offerId),
+    ]);
     if (!user) throw denied('The user this access token was issued for no longer exists');
-    if (!offer || offer.status === 'deleted') throw denied('The offer this access token was issued for was deleted');
-    return {
-      subject: { claims: { ...user.claims, ...offer.claims }, ...(user.authenticationProvider ? { authenticationProvider: user.authenticationProvider } : {}) },
-      userClaims: user.claims,
-    };
+    if (!grant || ('status' in grant && grant.status === 'deleted')) throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');
+    const provider = user.authenticationProvider ? { authenticationProvider: user.authenticationProvider } : {};
+    let claims = { ...user.claims, ...grant.claims };
+    if (configuration.claimSourceId !== undefined && claimSources) {
+      const source = await store.claimSources.get(ctx.tenant.id, configuration.claimSourceId);
+      const fetched = source ? await claimSources.fetchClaims(source, { claims, ...provider }) : undefined;
+      if (fetched?.ok) claims = { ...claims, ...fetched.claims };
+    }
+    return { subject: { claims, ...provider }, userClaims: user.claims };
   }
 
   async function issue(ctx: RequestContext, input: WalletRequest, described: Described): Promise<CredentialEndpointResponse> {
@@ -188,7 +203,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       if (!prepared.ok) throw refusal('invalid_encryption_parameters', prepared.reason, 'credential_response_encryption.jwk');
       encrypter = prepared.encrypt;
     }
-    const { subject, userClaims } = await subjectOf(ctx, token);
+    const { subject, userClaims } = await subjectOf(ctx, token, configuration);
     const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request);
     const now = clock.now();
     const issued = await mdocIssuance.issue({ tenant: ctx.tenant, configuration: configuration as MdocConfiguration, subject, holderKey, now }).catch((error: unknown) => {
@@ -237,7 +252,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // with one token for one configuration, one commits.
     await store.transaction(async (tx) => {
       if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
-      if (!(await tx.offers.markIssued(ctx.tenant.id, token.offerId, configuration.id))) throw alreadyIssued(configuration.id);
+      const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
+      if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id))) throw alreadyIssued(configuration.id);
       await tx.issuedCredentials.insert(record);
       await domainEvents.publish(tx, event);
     });

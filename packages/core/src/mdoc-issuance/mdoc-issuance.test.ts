@@ -1,7 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeMdocEngine, fakeX509Authority, readFakeMdoc } from '@vellum/testing';
+import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
+import { fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
@@ -252,6 +254,8 @@ describe('two servers sharing one store: the signing chain cache', () => {
       x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
       proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
+      secretBox: fakeSecretBox(),
+      identityProvider: fakeIdentityProvider(), sessionTokens: fakeSessionTokens(a.clock),
     });
     return { a, b };
   }

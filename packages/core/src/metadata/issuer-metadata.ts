@@ -23,7 +23,8 @@ export interface IssuanceFeatures {
  */
 export const LIVE_ISSUANCE_FEATURES: Readonly<IssuanceFeatures> = Object.freeze({
   preAuthorizedCode: true,
-  authorizationCode: false,
+  // Issue 13: authorize, PAR, the sign-in and interaction callbacks, and the authorization_code grant.
+  authorizationCode: true,
   credentialEndpoint: true,
   jwks: true,
   iacaList: true,
@@ -46,6 +47,23 @@ export const ISSUER_PATHS = {
 } as const;
 
 export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+
+/**
+ * What the Authorization Code flow adds to both metadata documents (RFC 8414 §2, RFC 9126 §5,
+ * RFC 9207 §3): the pushed request endpoint, PKCE S256 only, `code` by query, and the client
+ * authentication methods wallet clients may register with.
+ */
+export function authorizationCodeMetadata(at: (path: string) => string): Record<string, unknown> {
+  return {
+    pushed_authorization_request_endpoint: at(ISSUER_PATHS.par),
+    require_pushed_authorization_requests: false,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+  };
+}
 const VC_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
 const ES256 = -7; // COSE algorithm identifier
 
@@ -178,9 +196,7 @@ export function buildIssuerMetadata(origin: string, configurations: readonly Cre
       : {}),
     ...(features.iacaList ? { mdoc_iacas_uri: at(ISSUER_PATHS.iacas) } : {}),
     scopes_supported: configurations.map(scopeOf),
-    ...(features.authorizationCode
-      ? { response_types_supported: ['code'], response_modes_supported: ['query'], code_challenge_methods_supported: ['S256'] }
-      : {}),
+    ...(features.authorizationCode ? authorizationCodeMetadata(at) : {}),
     grant_types_supported: grants,
     credentials_supported: configurations.map(legacyEntry),
     credential_configurations_supported: Object.fromEntries(configurations.map((c) => [c.id, configurationMetadata(c)])),

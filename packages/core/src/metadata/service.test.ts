@@ -49,7 +49,7 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
 
   it('advertises what is live in this release: the credential, nonce and notification endpoints with encryption, and the IACA list', async () => {
     const { metadata, tenant } = await setup();
-    expect(LIVE_ISSUANCE_FEATURES).toMatchObject({ preAuthorizedCode: true, authorizationCode: false, credentialEndpoint: true, jwks: true, iacaList: true });
+    expect(LIVE_ISSUANCE_FEATURES).toMatchObject({ preAuthorizedCode: true, authorizationCode: true, credentialEndpoint: true, jwks: true, iacaList: true });
     const origin = 'https://acme.eu01.vellum.test';
     const m = await metadata.issuerMetadata(contextFor(tenant, null));
     expect(m).toMatchObject({
@@ -58,7 +58,16 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
       // The Pre-authorized Code grant at the token endpoint, and the access tokens' keys (issue 5).
       token_endpoint: `${origin}/v1/oauth/token`,
       jwks_uri: `${origin}/.well-known/jwks.json`,
-      grant_types_supported: [PRE_AUTHORIZED_GRANT],
+      // The Authorization Code flow (issue 13).
+      authorization_endpoint: `${origin}/v1/oauth/authorize`,
+      pushed_authorization_request_endpoint: `${origin}/v1/oauth/par`,
+      require_pushed_authorization_requests: false,
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
       credential_endpoint: `${origin}/v1/openid/credential`,
       nonce_endpoint: `${origin}/v1/openid/nonce`,
       notification_endpoint: `${origin}/v1/openid/notification`,
@@ -74,13 +83,19 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
         encryption_required: false,
       },
     });
-    expect(m).not.toHaveProperty('authorization_endpoint');
     expect(await metadata.authorizationServerMetadata(contextFor(tenant, null))).toEqual({
       issuer: origin,
       token_endpoint: `${origin}/v1/oauth/token`,
       jwks_uri: `${origin}/.well-known/jwks.json`,
-      response_types_supported: [],
-      grant_types_supported: [PRE_AUTHORIZED_GRANT],
+      authorization_endpoint: `${origin}/v1/oauth/authorize`,
+      pushed_authorization_request_endpoint: `${origin}/v1/oauth/par`,
+      require_pushed_authorization_requests: false,
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
       'pre-authorized_grant_anonymous_access_supported': true,
     });
   });
@@ -110,7 +125,7 @@ describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', 
   const issuer = 'https://acme.eu01.vellum.test';
 
   it('names the endpoints and grants of the live flows only', () => {
-    expect(buildAuthorizationServerMetadata(issuer, { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, jwks: true })).toEqual({
+    expect(buildAuthorizationServerMetadata(issuer, { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, jwks: true, authorizationCode: false })).toEqual({
       issuer,
       token_endpoint: `${issuer}/v1/oauth/token`,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
@@ -126,6 +141,9 @@ describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', 
       response_modes_supported: ['query'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
+      pushed_authorization_request_endpoint: `${issuer}/v1/oauth/par`,
+      require_pushed_authorization_requests: false,
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       grant_types_supported: ['authorization_code'],
     });
   });

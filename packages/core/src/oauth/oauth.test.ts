@@ -195,7 +195,7 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     const call = (form: Record<string, unknown>) => failure(tokenEndpoint.token(wallet, form));
     expect(await call({})).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request', message: 'grant_type is required' });
     expect(await call({ grant_type: ['a', 'b'] })).toMatchObject({ oauthError: 'invalid_request' });
-    expect(await call({ grant_type: 'authorization_code', code: 'x' })).toMatchObject({ oauthError: 'unsupported_grant_type' });
+    expect(await call({ grant_type: 'authorization_code', code: 'x' })).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
     expect(await call({ grant_type: 'client_credentials' })).toMatchObject({ oauthError: 'unsupported_grant_type' });
     expect(await call({ grant_type: PRE_AUTHORIZED_CODE_GRANT })).toMatchObject({ oauthError: 'invalid_request', message: 'pre-authorized_code is required' });
     expect(await call({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': 42 })).toMatchObject({ oauthError: 'invalid_request' });

@@ -4,9 +4,11 @@ import { scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
 import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
-import type { Clock, Digests, Store, WalletTokens } from '../ports.ts';
+import type { Clock, Digests, SecretHasher, Store, WalletTokens } from '../ports.ts';
+import { authenticateWalletClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
-import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
+import type { DomainError } from '../shared/errors.ts';
+import { field, invalidDetails, invalidGrant, invalidRequest, MAX_FIELD, oauthError, requestedConfigurations } from './fields.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 
 /** API.md §9: wallet access tokens live 10 minutes. */
@@ -39,6 +41,8 @@ export interface TokenEndpointDeps {
   accessTokenTtlSeconds?: number;
   /** Limits wrong transaction codes per source IP across offers (docs/limits.md); none without it. */
   txCodeLimiter?: TxCodeLimiter;
+  /** Checks wallet clients' secrets (the Authorization Code grant's confidential clients). */
+  hasher: SecretHasher;
 }
 
 /** `POST /v1/oauth/token` (specification 4.5, API.md §9). */
@@ -48,55 +52,11 @@ export interface TokenEndpoint {
    * fields are ignored, as RFC 6749 §3.2 says); `basePath` is where the API is mounted. Failures are
    * 400 DomainErrors carrying the OAuth `error` (RFC 6749 §5.2, OpenID4VCI 1.0 §6.3).
    */
-  token(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath?: string): Promise<TokenResponse>;
+  token(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath?: string, authorization?: string): Promise<TokenResponse>;
 }
 
-const oauthError = (error: OAuthErrorCode, description: string) => new DomainError('BadRequest', description, { oauthError: error });
-const invalidRequest = (description: string) => oauthError('invalid_request', description);
-const invalidGrant = (description: string) => oauthError('invalid_grant', description);
-
-// Longer transaction codes name no code Vellum made; refusing them early keeps hashing cheap.
-const MAX_FIELD = 512;
-/** More entries than an offer can hold configurations name nothing a token could grant. */
-const MAX_AUTHORIZATION_DETAILS = 100;
-
-const invalidDetails = (description: string) => oauthError('invalid_authorization_details', description);
-
-/**
- * The configuration ids a token request's `authorization_details` asks for (RFC 9396 §2, OpenID4VCI
- * 1.0 §5.1.1, §6.1): a JSON array of `{ type: "openid_credential", credential_configuration_id }`,
- * or undefined when the request sent none. Entries that name the same configuration are one.
- */
-function requestedConfigurations(form: Readonly<Record<string, unknown>>): string[] | undefined {
-  const text = field(form, 'authorization_details');
-  if (text === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw invalidDetails('authorization_details must be a JSON array');
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0 || parsed.length > MAX_AUTHORIZATION_DETAILS) {
-    throw invalidDetails(`authorization_details must be a JSON array of 1 to ${MAX_AUTHORIZATION_DETAILS} objects`);
-  }
-  const ids = parsed.map((entry: unknown) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalidDetails('Each authorization_details entry must be an object');
-    const { type, credential_configuration_id: id, format } = entry as Record<string, unknown>;
-    if (type !== 'openid_credential') throw invalidDetails('Each authorization_details entry must be of type openid_credential');
-    if (format !== undefined) throw invalidDetails('Name the credential by credential_configuration_id, not format');
-    if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw invalidDetails('Each authorization_details entry must name a credential_configuration_id');
-    return id;
-  });
-  return [...new Set(ids)];
-}
-
-/** A single-valued text field of the form, or undefined when absent; anything else is invalid_request. */
-function field(form: Readonly<Record<string, unknown>>, name: string): string | undefined {
-  const value = form[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw invalidRequest(`${name} must be given once, as text`);
-  return value;
-}
+/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 const NOT_VALID = 'The pre-authorized code is not valid';
 const STATE_MESSAGES = {
@@ -178,6 +138,71 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     return response;
   }
 
+  /**
+   * The Authorization Code grant (specification 4.5; RFC 6749 §4.1.3, RFC 7636 §4.5): the client
+   * that asked, its exact redirect URI and the PKCE verifier, then the code is spent in one
+   * conditional write (of racing requests one wins) and the token grants what was authorized.
+   */
+  async function authorizationCode(
+    ctx: RequestContext,
+    form: Readonly<Record<string, unknown>>,
+    basePath: string | undefined,
+    authorization: string | undefined,
+    note: (id: string) => void,
+  ): Promise<TokenResponse> {
+    const code = field(form, 'code');
+    const redirectUri = field(form, 'redirect_uri');
+    const verifier = field(form, 'code_verifier');
+    const clientSecret = field(form, 'client_secret');
+    const client = await authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
+      ...(field(form, 'client_id') !== undefined ? { clientId: field(form, 'client_id') as string } : {}),
+      ...(authorization !== undefined ? { authorization } : {}),
+      ...(clientSecret !== undefined ? { clientSecret } : {}),
+    });
+    if (code === undefined) throw invalidRequest('code is required');
+    if (redirectUri === undefined) throw invalidRequest('redirect_uri is required: the one the authorization request used');
+    if (verifier === undefined) throw invalidRequest('code_verifier is required (PKCE, RFC 7636)');
+    if (!CODE_VERIFIER.test(verifier)) throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and - . _ ~ (RFC 7636 section 4.1)');
+    const codeDigest = digests.sha256(code);
+    const record = isOfferCode(code) ? await store.authorizations.findByHandle(ctx.tenant.id, codeDigest) : undefined;
+    const now = clock.now().toISOString();
+    if (!record || record.stage === 'redeemed' || record.stage === 'failed') throw invalidGrant('The authorization code is not valid or has been used');
+    if (record.stage !== 'code') throw invalidGrant('The authorization code is not valid');
+    if (record.expiresAt <= now) throw invalidGrant('The authorization code has expired');
+    // RFC 6749 §4.1.3: the code was issued to this client, for this redirect URI.
+    if (record.clientId !== client.clientId) throw invalidGrant('The authorization code was issued to another client');
+    if (record.redirectUri !== redirectUri) throw invalidGrant('redirect_uri differs from the one in the authorization request');
+    // RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) must equal the challenge.
+    if (digests.sha256(verifier) !== record.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge');
+    const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: now });
+    if (!redeemed) throw invalidGrant('The authorization code is not valid or has been used');
+    note(redeemed.id);
+
+    const configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
+      (c): c is CredentialConfiguration => c !== undefined,
+    );
+    if (configurations.length === 0) throw invalidGrant('The credentials authorized are no longer issued');
+    const scope = configurations.map(scopeOf).join(' ');
+    const { token } = await walletTokens.issue(
+      {
+        tenantId: ctx.tenant.id,
+        issuer: issuerOf(ctx, basePath),
+        userId: redeemed.userId as string,
+        offerId: redeemed.id,
+        grant: 'authorization_code',
+        configurationIds: configurations.map((c) => c.id),
+        scope,
+        ...(redeemed.byAuthorizationDetails ? { credentialIdentifiers: true } : {}),
+      },
+      ttl,
+    );
+    const response: TokenResponse = { access_token: token, token_type: 'Bearer', expires_in: ttl, scope };
+    if (redeemed.byAuthorizationDetails) {
+      response.authorization_details = configurations.map((c) => ({ type: 'openid_credential', credential_configuration_id: c.id, credential_identifiers: [c.id] }));
+    }
+    return response;
+  }
+
   /** The error for a code the store would not redeem, from the offer as it is now. */
   async function whyNotRedeemed(ctx: RequestContext, codeDigest: string, txCodeSent: boolean): Promise<DomainError> {
     const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
@@ -192,16 +217,18 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   return {
-    token(ctx, form, basePath) {
+    token(ctx, form, basePath, authorization) {
       let offerId: string | undefined;
       const grantType = typeof form.grant_type === 'string' ? form.grant_type.slice(0, 100) : undefined;
       return withEvents(events, ctx, 'OPENID_TOKEN', async () => {
         const grant = field(form, 'grant_type');
         if (grant === undefined) throw invalidRequest('grant_type is required');
-        if (grant !== PRE_AUTHORIZED_CODE_GRANT) throw oauthError('unsupported_grant_type', `grant_type must be ${PRE_AUTHORIZED_CODE_GRANT}`);
-        return preAuthorizedCode(ctx, form, basePath, (id) => {
+        const note = (id: string) => {
           offerId = id;
-        });
+        };
+        if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(ctx, form, basePath, note);
+        if (grant === 'authorization_code') return authorizationCode(ctx, form, basePath, authorization, note);
+        throw oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${PRE_AUTHORIZED_CODE_GRANT}`);
       }, { input: form, meta: () => ({ grantType, ...(offerId ? { offerId } : {}) }) });
     },
   };

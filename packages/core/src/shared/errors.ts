@@ -36,6 +36,11 @@ export const OAUTH_ERROR_CODES = [
   'invalid_client_attestation',
   'invalid_notification_id',
   'invalid_notification_request',
+  // RFC 6749 §4.1.2.1: what the authorization endpoint redirects with.
+  'unsupported_response_type',
+  'unauthorized_client',
+  'server_error',
+  'temporarily_unavailable',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 

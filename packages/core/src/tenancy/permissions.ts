@@ -23,10 +23,13 @@ export const PERMISSIONS = [
   'analytics:write',
   // The tenant's own admin clients: list, create, rotate secrets, revoke (docs/limits.md).
   'admin-clients',
+  // What the Authorization Code flow runs on: wallet clients, the authentication provider, the
+  // interaction hook and claim sources (API.md §8).
+  'issuance-setup',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const ISSUING: Permission[] = ['webhooks', 'offers', 'configurations:read', 'iacas:manage', 'users', 'credentials'];
+const ISSUING: Permission[] = ['webhooks', 'offers', 'configurations:read', 'iacas:manage', 'users', 'credentials', 'issuance-setup'];
 
 /** API.md §2: which permissions each role holds. */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {

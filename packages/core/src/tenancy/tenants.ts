@@ -61,7 +61,14 @@ const noClient = () => notFound('The tenant has no such admin client');
  * Gives the tenant's client a new secret (shown once) and retires the old one with every token
  * issued under it. Used by the admin API and the `vellum clients rotate-secret` command.
  */
+/**
+ * Whether `clientId` cannot name any client: too long, or holding control characters (a NUL is
+ * refused by PostgreSQL's text type, so such ids are answered before the store is asked).
+ */
+const namesNoClient = (clientId: string) => clientId.length > 200 || /[\x00-\x1f\x7f]/.test(clientId);
+
 export async function rotateClientSecret(deps: Pick<TenantAdminDeps, 'store' | 'clock' | 'ids' | 'hasher'>, tenant: Tenant, clientId: string): Promise<CreatedClient> {
+  if (namesNoClient(clientId)) throw noClient();
   const clientSecret = deps.ids.token(32);
   const rotated = await deps.store.clients.rotateSecret(tenant.id, clientId, await deps.hasher.hash(clientSecret), deps.clock.now().toISOString());
   if (rotated) return { client: clientView(rotated), clientSecret };
@@ -75,6 +82,7 @@ export async function rotateClientSecret(deps: Pick<TenantAdminDeps, 'store' | '
  * revoked client changes nothing; the tenant's last admin client is never revoked (no lock-out).
  */
 export async function revokeClient(deps: Pick<TenantAdminDeps, 'store' | 'clock'>, tenant: Tenant, clientId: string): Promise<ClientView> {
+  if (namesNoClient(clientId)) throw noClient();
   const outcome = await deps.store.clients.revoke(tenant.id, clientId, deps.clock.now().toISOString());
   if (outcome === 'not-found') throw noClient();
   if (outcome === 'last-admin') throw conflict('This is the tenant’s last admin client; create another admin client before revoking it');

@@ -1,32 +1,16 @@
 import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import { normaliseOutboundUrl } from '../shared/outbound-url.ts';
 
 /** Specification 2.8: the events a webhook may subscribe to. */
 export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
-const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
-
 /**
  * Checks and normalises a receiver URL by the rules of specification 2.8: a valid https URL, a
- * host name rather than an IP address, no query or fragment. Non-ASCII host names become punycode
- * and paths are percent-encoded, as WHATWG URL parsing does. Returns the URL or the problem.
+ * host name rather than an IP address, no query or fragment (the outbound rules every address
+ * Vellum calls follows, shared/outbound-url.ts). Returns the URL or the problem.
  */
-export function normaliseWebhookUrl(value: string): { url: string } | { problem: string } {
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    return { problem: 'Not a valid URL' };
-  }
-  if (url.protocol !== 'https:') return { problem: 'Must use https' };
-  if (url.username || url.password) return { problem: 'Must not carry credentials' };
-  const host = url.hostname;
-  if (host.startsWith('[') || IPV4.test(host)) return { problem: 'Must not be an IP address' };
-  if (url.search || value.includes('?')) return { problem: 'Must not contain query parameters' };
-  if (url.hash || value.includes('#')) return { problem: 'Must not contain a fragment' };
-  if (!host.includes('.') && host !== 'localhost') return { problem: 'Must name a fully qualified host' };
-  return { url: url.toString() };
-}
+export const normaliseWebhookUrl: (value: string) => { url: string } | { problem: string } = normaliseOutboundUrl;
 
 export interface WebhookInput {
   events?: unknown;

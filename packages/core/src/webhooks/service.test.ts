@@ -23,6 +23,9 @@ function scriptedReceiver(script: Array<number | string> = []): HttpClient & { r
       const next = script.shift() ?? 200;
       return typeof next === 'number' ? { status: next } : { error: next };
     },
+    async fetch() {
+      return { error: 'webhook deliveries do not read answers' };
+    },
   };
 }
 

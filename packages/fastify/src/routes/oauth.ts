@@ -6,7 +6,7 @@ import type { VellumServices } from '../services.ts';
 
 // Wallet-facing: errors carry the OAuth fields and no-store (API.md §3); no token needed.
 const oauth = { errorStyle: 'oauth' } as const;
-const errors = { 400: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
+const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
 
 /**
  * The wallet's side of the Pre-authorized Code flow: the token endpoint (specification 4.5), the
@@ -17,7 +17,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
 
   // Form-encoded as RFC 6749 says; JSON is taken too, as at the admin token endpoint.
   app.post('/v1/oauth/token', { config: oauth, schema: { body: WalletTokenBody, response: { 200: WalletTokenResponse, ...errors } } }, async (request, reply) => {
-    const response = await services.tokenEndpoint.token(requestContext(request), request.body ?? {}, basePath);
+    const response = await services.tokenEndpoint.token(requestContext(request), request.body ?? {}, basePath, request.headers.authorization);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });
 

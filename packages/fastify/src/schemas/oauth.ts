@@ -11,6 +11,11 @@ export const WalletTokenBody = Type.Object(
     'pre-authorized_code': Field,
     tx_code: Field,
     client_id: Field,
+    // The Authorization Code grant (specification 4.5).
+    code: Field,
+    redirect_uri: Field,
+    code_verifier: Field,
+    client_secret: Field,
     // RFC 9396 / OpenID4VCI 1.0 §6.1: a JSON array, as text (the core reads it).
     authorization_details: Type.Optional(Type.String({ maxLength: 16384 })),
   },
@@ -31,3 +36,17 @@ export const WalletTokenResponse = Type.Object({
 export const NonceResponse = Type.Object({ c_nonce: Type.String() });
 
 export const JwksResponse = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+
+/**
+ * The authorization request's parameters (specification 4.4, RFC 9126 for `request_uri`), in the
+ * query or, for PAR, the form: each as text; a repeated one arrives as an array and the core refuses
+ * it. Parameters other than the known ones are passed on (forwarded request parameters).
+ */
+export const AuthorizationFields = Type.Record(
+  Type.String({ maxLength: 100 }),
+  Type.Union([Type.String({ maxLength: 16384 }), Type.Array(Type.String({ maxLength: 16384 }), { maxItems: 10 })]),
+  { maxProperties: 60 },
+);
+
+/** RFC 9126 §2.2: the pushed request's reference. */
+export const PushedAuthorizationResponse = Type.Object({ request_uri: Type.String(), expires_in: Type.Integer() });

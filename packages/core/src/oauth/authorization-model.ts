@@ -1,0 +1,91 @@
+/**
+ * Where an authorization (one run of the Authorization Code flow) stands. Each stage has its own
+ * single-use handle, a random value only its digest of which is stored:
+ * - `pushed`: made by PAR; the handle is the `request_uri`'s reference.
+ * - `authenticating`: the browser is at the identity provider; the handle is the `state` sent there.
+ * - `interaction`: the browser is at the interaction hook; the handle is the session token's `state`.
+ * - `code`: the authorization code was issued; the handle is the code.
+ * - `redeemed`: the code was exchanged for an access token (no handle is open any more).
+ * - `failed`: sign-in or the interaction hook refused, and the wallet was told (no handle is open).
+ */
+export type AuthorizationStage = 'pushed' | 'authenticating' | 'interaction' | 'code' | 'redeemed' | 'failed';
+
+/** One run of the Authorization Code flow (specification 4.4, 4.5; API.md §9). */
+export interface AuthorizationRecord {
+  id: string;
+  tenantId: string;
+  /** The credential issuer identifier the flow runs under. */
+  issuer: string;
+  clientId: string;
+  /** Exactly as the wallet sent it (and as it must send it again at the token endpoint). */
+  redirectUri: string;
+  /** The wallet's `state`, returned with the code. */
+  state?: string;
+  /** PKCE S256 challenge (RFC 7636). */
+  codeChallenge: string;
+  /** The configurations asked for (by scope or `authorization_details`), in order. */
+  configurationIds: string[];
+  /** Whether they were asked for by `authorization_details` (the token response then carries them back). */
+  byAuthorizationDetails: boolean;
+  /** The offer whose `issuer_state` the request carried. */
+  offerId?: string;
+  /** RFC 9449 §10: the key the access token must be bound to. */
+  dpopJkt?: string;
+  /** Forwarded to the identity provider (`login_hint`, `prompt`, ...). */
+  forwardedParameters: Record<string, string>;
+  stage: AuthorizationStage;
+  /** SHA-256 of the current stage's handle; unique per tenant. */
+  handleDigest?: string;
+  /** When the current stage's handle stops working. */
+  expiresAt: string;
+  /** Identity provider leg: the OIDC nonce and the PKCE verifier Vellum used there. */
+  providerNonce?: string;
+  providerCodeVerifier?: string;
+  /** The signed-in user. */
+  userId?: string;
+  /** Claims gathered during the flow (the interaction hook's) that are not persisted on the user. */
+  claims: Record<string, unknown>;
+  /** Configurations an access token from this authorization has issued (one credential each). */
+  issuedConfigurationIds: string[];
+  createdAt: string;
+}
+
+/**
+ * What moving an authorization on changes (AuthorizationRepository.advance). The stage, the handle
+ * and the expiry are always replaced; every other field left out keeps its stored value.
+ */
+export interface AuthorizationAdvance {
+  stage: AuthorizationStage;
+  /** The next stage's handle digest; absent when the new stage opens no handle (`redeemed`, `failed`): the stored one is then cleared. */
+  handleDigest?: string;
+  expiresAt: string;
+  providerNonce?: string;
+  providerCodeVerifier?: string;
+  userId?: string;
+  /** Replaces the stored claims when given. */
+  claims?: Record<string, unknown>;
+}
+
+export interface AuthorizationRepository {
+  /** Throws DomainError `Conflict` when the tenant already has the id or the handle digest (another tenant may hold the same). */
+  insert(record: AuthorizationRecord): Promise<void>;
+  get(tenantId: string, id: string): Promise<AuthorizationRecord | undefined>;
+  /** The tenant's authorization whose current handle has this digest, whatever its stage or expiry. */
+  findByHandle(tenantId: string, handleDigest: string): Promise<AuthorizationRecord | undefined>;
+  /**
+   * Moves the tenant's authorization on in one conditional write: only when it is at `from`, its
+   * handle digest is `handleDigest` and `expiresAt` is after `now`. Returns it as stored afterwards,
+   * or undefined (nothing changed). Of racing callers with the same handle exactly one succeeds,
+   * on one server or several sharing the database: a handle works once. Throws DomainError
+   * `Conflict` (nothing changed) when `to.handleDigest` is another authorization's current handle.
+   */
+  advance(tenantId: string, id: string, from: AuthorizationStage, handleDigest: string, now: string, to: AuthorizationAdvance): Promise<AuthorizationRecord | undefined>;
+  /**
+   * Records that the access token of this authorization issued its credential of `configurationId`,
+   * in one conditional write: true the first time; false (nothing changes) when recorded before or
+   * there is no such authorization. Exactly one of racing callers gets true.
+   */
+  markIssued(tenantId: string, id: string, configurationId: string): Promise<boolean>;
+  /** Forgets the tenant's authorizations that were never redeemed and expired at or before `now` (housekeeping); returns how many. */
+  deleteExpired(tenantId: string, now: string): Promise<number>;
+}

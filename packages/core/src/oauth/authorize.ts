@@ -1,0 +1,522 @@
+// The front half of the Authorization Code flow (specification 4.4; OpenID4VCI 1.0 §5; RFC 6749
+// §4.1, RFC 7636, RFC 9126, RFC 9207; API.md §8, §9; docs/authorization-code.md): a wallet asks,
+// the user signs in at the tenant's OpenID Connect provider, the tenant's interaction hook may add
+// claims, and the wallet receives a code at its registered redirect URI.
+
+import type { AuthenticationProvider } from '../authentication/model.ts';
+import type { IdentityProvider, ProviderSettings, SessionTokens } from '../authentication/ports.ts';
+import type { CredentialConfiguration } from '../configurations/model.ts';
+import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import { scopeOf } from '../metadata/issuer-metadata.ts';
+import { issuerOf } from '../metadata/service.ts';
+import { authenticateWalletClient } from '../oauth-clients/authenticate.ts';
+import type { WalletClient } from '../oauth-clients/model.ts';
+import { isWalletClientId } from '../oauth-clients/rules.ts';
+import { isOfferCode, offerState } from '../offers/model.ts';
+import type { Clock, Digests, Ids, SecretBox, SecretHasher, Store } from '../ports.ts';
+import { DomainError, isDomainError, type OAuthErrorCode } from '../shared/errors.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+import type { UserRecord } from '../users/model.ts';
+import { claimProblems } from '../users/rules.ts';
+import type { AuthorizationRecord } from './authorization-model.ts';
+import { field, invalidRequest, oauthError, requestedConfigurations } from './fields.ts';
+
+/** API.md §9: authorization codes live 60 seconds. */
+export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+/** RFC 9126 §2.2: a pushed request's `request_uri` is short-lived; 60 seconds, like a code. */
+export const PUSHED_REQUEST_TTL_SECONDS = 60;
+/** How long the user has to sign in at the identity provider. */
+export const SIGN_IN_TTL_SECONDS = 600;
+/** RFC 9126 §2.2: the `request_uri` prefix. */
+export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+
+/** Where the identity provider and the interaction hook send the browser back, under the issuer. */
+export const AUTHENTICATION_CALLBACK_PATH = '/v1/oauth/authentication/callback';
+export const INTERACTION_CALLBACK_PATH = '/v1/oauth/interaction/callback';
+
+/** The parameters of an authorization request Vellum reads (the rest are ignored, RFC 6749 §3.1). */
+const REQUEST_PARAMETERS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'authorization_details',
+  'issuer_state',
+  'dpop_jkt',
+] as const;
+/** Parameters a wallet may send for the identity provider (specification 2.3 `request_parameters`). */
+const FORWARDABLE = /^[A-Za-z0-9_.-]{1,64}$/;
+const MAX_FORWARDED = 20;
+
+/** RFC 7636 §4.2: a S256 challenge is the base64url SHA-256 of the verifier, 43 characters. */
+const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+/** RFC 7638: a JWK thumbprint (SHA-256, base64url). */
+const JKT = /^[A-Za-z0-9_-]{43}$/;
+
+export interface AuthorizationFlowDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  digests: Digests;
+  hasher: SecretHasher;
+  secrets: SecretBox;
+  identityProvider: IdentityProvider;
+  sessionTokens: SessionTokens;
+  events: EventRecorder;
+}
+
+/** Where to send the browser (a 303 See Other). */
+export interface Redirect {
+  location: string;
+}
+
+/** Query or form fields as received: a name may come more than once (then it is an array). */
+export type RequestFields = Readonly<Record<string, unknown>>;
+
+export interface AuthorizationFlow {
+  /**
+   * `POST /v1/oauth/par` (RFC 9126): checks the request as the authorization endpoint would and
+   * keeps it, for `request_uri`. A confidential client authenticates (`authorization` is the HTTP
+   * Authorization header). Failures are 400 (401 for the client) DomainErrors with the OAuth `error`.
+   */
+  pushAuthorizationRequest(ctx: RequestContext, form: RequestFields, authorization: string | undefined, basePath?: string): Promise<{ request_uri: string; expires_in: number }>;
+  /**
+   * `GET /v1/oauth/authorize`: a redirect to the identity provider, or back to the wallet with an
+   * error once its client and redirect URI are known. Before that, a 400 DomainError.
+   */
+  authorize(ctx: RequestContext, query: RequestFields, basePath?: string): Promise<Redirect>;
+  /** `GET /v1/oauth/authentication/callback`: the identity provider's answer; on to the hook, or back to the wallet. */
+  authenticationCallback(ctx: RequestContext, query: RequestFields, basePath?: string): Promise<Redirect>;
+  /** `GET /v1/oauth/interaction/callback`: the interaction hook's answer; back to the wallet with a code. */
+  interactionCallback(ctx: RequestContext, query: RequestFields, basePath?: string): Promise<Redirect>;
+}
+
+/** An error to tell the wallet at its redirect URI (RFC 6749 §4.1.2.1), carried through the events. */
+class WalletRedirectError extends DomainError {
+  readonly location: string;
+  constructor(location: string, error: OAuthErrorCode, description: string) {
+    super('BadRequest', description, { oauthError: error });
+    this.location = location;
+  }
+}
+
+/** What the browser tells Vellum back: code and state, or an error. */
+const callbackValue = (query: RequestFields, name: string) => field(query, name);
+
+/** A checked authorization request, before anything is stored. */
+interface CheckedRequest {
+  client: WalletClient;
+  redirectUri: string;
+  state?: string;
+  codeChallenge: string;
+  configurations: CredentialConfiguration[];
+  byAuthorizationDetails: boolean;
+  offerId?: string;
+  offerParameters: Record<string, unknown>;
+  dpopJkt?: string;
+  forwarded: Record<string, string>;
+}
+
+/** Appends query parameters to a redirect URI that may already carry some (RFC 6749 §3.1.2). */
+function withQuery(uri: string, parameters: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) url.searchParams.append(name, value);
+  return url.toString();
+}
+
+/** The Authorization Code flow up to the code. */
+export function createAuthorizationFlow(deps: AuthorizationFlowDeps): AuthorizationFlow {
+  const { store, clock, ids, digests, secrets, identityProvider, sessionTokens, events } = deps;
+
+  const handleDigest = (handle: string) => digests.sha256(handle);
+  const isoIn = (seconds: number) => new Date(clock.now().getTime() + seconds * 1000).toISOString();
+
+  /** The wallet's redirect with an error (RFC 6749 §4.1.2.1, RFC 9207 `iss`). */
+  function toWallet(redirectUri: string, issuer: string, state: string | undefined, error: OAuthErrorCode, description: string): WalletRedirectError {
+    return new WalletRedirectError(withQuery(redirectUri, { error, error_description: description, state, iss: issuer }), error, description);
+  }
+
+  /** The registered client a request names; a request without one, or for an unknown one, cannot be answered at a redirect URI. */
+  async function clientOf(ctx: RequestContext, clientId: string | undefined): Promise<WalletClient> {
+    if (clientId === undefined) throw invalidRequest('client_id is required');
+    // Ids that cannot be a wallet client's are answered before the store is asked.
+    if (!isWalletClientId(clientId)) throw oauthError('invalid_client', 'Unknown client_id: register the wallet client first');
+    const client = await store.walletClients.get(ctx.tenant.id, clientId);
+    if (!client) throw oauthError('invalid_client', 'Unknown client_id: register the wallet client first');
+    if (!client.grantTypes.includes('authorization_code')) throw oauthError('unauthorized_client', 'This client is not registered for the authorization_code grant');
+    return client;
+  }
+
+  /** The configurations a `scope` names (`<format>:<type>`, specification 2.5); values naming none are ignored (RFC 6749 §3.3). */
+  function configurationsByScope(all: CredentialConfiguration[], scope: string): CredentialConfiguration[] {
+    const wanted = new Set(scope.split(' ').filter(Boolean));
+    return all.filter((c) => wanted.has(scopeOf(c)));
+  }
+
+  /**
+   * Checks an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OpenID4VCI 1.0 §5.1). Problems
+   * with the client or redirect URI throw a plain DomainError; later ones throw a WalletRedirectError.
+   */
+  async function checkRequest(ctx: RequestContext, fields: RequestFields, issuer: string): Promise<CheckedRequest> {
+    const clientId = field(fields, 'client_id');
+    const client = await clientOf(ctx, clientId);
+    const redirectUri = field(fields, 'redirect_uri');
+    if (redirectUri === undefined) throw invalidRequest('redirect_uri is required');
+    // Exact comparison with a registered URI (RFC 9700 §4.1.3): nothing is normalised.
+    if (!client.redirectUris.includes(redirectUri)) throw invalidRequest('redirect_uri is not one of the redirect URIs registered for this client');
+
+    // From here the wallet can be told at its redirect URI.
+    let state: string | undefined;
+    try {
+      state = field(fields, 'state');
+    } catch {
+      state = undefined;
+    }
+    const refuse = (error: OAuthErrorCode, description: string) => toWallet(redirectUri, issuer, state, error, description);
+    const read = (name: (typeof REQUEST_PARAMETERS)[number]) => {
+      try {
+        return field(fields, name);
+      } catch (error) {
+        throw refuse('invalid_request', isDomainError(error) ? error.message : `${name} is malformed`);
+      }
+    };
+    if (state !== undefined && state.length > 1000) throw refuse('invalid_request', 'state is longer than 1000 characters');
+    const responseType = read('response_type');
+    if (responseType !== 'code') throw refuse('unsupported_response_type', 'response_type must be code');
+    const method = read('code_challenge_method');
+    const challenge = read('code_challenge');
+    if (challenge === undefined) throw refuse('invalid_request', 'code_challenge is required (PKCE, RFC 7636)');
+    if (method !== 'S256') throw refuse('invalid_request', 'code_challenge_method must be S256');
+    if (!CODE_CHALLENGE.test(challenge)) throw refuse('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
+    const dpopJkt = read('dpop_jkt');
+    if (dpopJkt !== undefined && !JKT.test(dpopJkt)) throw refuse('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint');
+    // Said plainly rather than ignored: a wallet that asks for a DPoP-bound token must not get a bearer one.
+    if (dpopJkt !== undefined) throw refuse('invalid_request', 'dpop_jkt is not supported yet: this issuer does not issue DPoP-bound tokens');
+
+    // What is asked for: authorization_details, or scope (OpenID4VCI 1.0 §5.1.1, §5.1.2).
+    let requestedIds: string[] | undefined;
+    try {
+      requestedIds = requestedConfigurations(fields);
+    } catch (error) {
+      throw refuse('invalid_authorization_details', isDomainError(error) ? error.message : 'authorization_details is malformed');
+    }
+    const scope = read('scope');
+    if (scope !== undefined && scope.length > 2000) throw refuse('invalid_scope', 'scope is longer than 2000 characters');
+    if (requestedIds === undefined && scope === undefined) throw refuse('invalid_request', 'scope or authorization_details is required: name the credentials');
+    const all = await store.credentialConfigurations.listAll(ctx.tenant.id);
+    let configurations: CredentialConfiguration[];
+    if (requestedIds !== undefined) {
+      const byId = new Map(all.map((c) => [c.id, c]));
+      const unknown = requestedIds.find((id) => !byId.has(id));
+      if (unknown !== undefined) throw refuse('invalid_authorization_details', `No credential configuration ${unknown}`);
+      configurations = requestedIds.map((id) => byId.get(id) as CredentialConfiguration);
+    } else {
+      configurations = configurationsByScope(all, scope as string);
+      if (configurations.length === 0) throw refuse('invalid_scope', 'The scope names no credential this issuer offers (scopes are <format>:<type>, see scopes_supported)');
+    }
+
+    // issuer_state ties the request to an Authorization Code offer (OpenID4VCI 1.0 §4.1.1).
+    let offerId: string | undefined;
+    let offerParameters: Record<string, unknown> = {};
+    const issuerState = read('issuer_state');
+    if (issuerState !== undefined) {
+      const offer = isOfferCode(issuerState) ? await store.offers.findByCodeDigest(ctx.tenant.id, digests.sha256(issuerState)) : undefined;
+      if (!offer || offer.kind !== 'authorization-code' || offerState(offer, clock.now()) !== 'open') {
+        throw refuse('invalid_request', 'issuer_state names no open credential offer');
+      }
+      const outside = configurations.find((c) => !offer.configurationIds.includes(c.id));
+      if (outside !== undefined) throw refuse('invalid_scope', `The offer does not include ${scopeOf(outside)}`);
+      offerId = offer.id;
+      offerParameters = offer.requestParameters ?? {};
+    }
+
+    // Parameters for the identity provider: the offer's request_parameters, then the wallet's own.
+    const forwarded: Record<string, string> = {};
+    for (const [name, value] of Object.entries(offerParameters)) {
+      if (typeof value === 'string' && FORWARDABLE.test(name) && value.length <= 1000) forwarded[name] = value;
+    }
+    for (const [name, value] of Object.entries(fields)) {
+      if ((REQUEST_PARAMETERS as readonly string[]).includes(name) || name === 'request_uri' || !FORWARDABLE.test(name)) continue;
+      if (typeof value === 'string' && value.length <= 1000) forwarded[name] = value;
+    }
+    if (Object.keys(forwarded).length > MAX_FORWARDED) throw refuse('invalid_request', `At most ${MAX_FORWARDED} extra request parameters`);
+
+    return {
+      client,
+      redirectUri,
+      ...(state !== undefined ? { state } : {}),
+      codeChallenge: challenge,
+      configurations,
+      byAuthorizationDetails: requestedIds !== undefined,
+      ...(offerId !== undefined ? { offerId } : {}),
+      offerParameters,
+      ...(dpopJkt !== undefined ? { dpopJkt } : {}),
+      forwarded,
+    };
+  }
+
+  function recordOf(ctx: RequestContext, issuer: string, checked: CheckedRequest): AuthorizationRecord {
+    return {
+      id: ids.uuid(),
+      tenantId: ctx.tenant.id,
+      issuer,
+      clientId: checked.client.clientId,
+      redirectUri: checked.redirectUri,
+      ...(checked.state !== undefined ? { state: checked.state } : {}),
+      codeChallenge: checked.codeChallenge,
+      configurationIds: checked.configurations.map((c) => c.id),
+      byAuthorizationDetails: checked.byAuthorizationDetails,
+      ...(checked.offerId !== undefined ? { offerId: checked.offerId } : {}),
+      ...(checked.dpopJkt !== undefined ? { dpopJkt: checked.dpopJkt } : {}),
+      forwardedParameters: checked.forwarded,
+      stage: 'pushed',
+      expiresAt: isoIn(PUSHED_REQUEST_TTL_SECONDS),
+      claims: {},
+      issuedConfigurationIds: [],
+      createdAt: clock.now().toISOString(),
+    };
+  }
+
+  /** The tenant's identity provider with its secret opened, or undefined when it has none (or it cannot be opened). */
+  async function providerOf(ctx: RequestContext): Promise<ProviderSettings | undefined> {
+    const provider: AuthenticationProvider | undefined = await store.authenticationProviders.current(ctx.tenant.id);
+    if (!provider) return undefined;
+    const clientSecret = secrets.open(provider.sealedClientSecret, `authentication-provider:${provider.tenantId}:${provider.id}`);
+    if (clientSecret === undefined) return undefined;
+    const { sealedClientSecret: _sealed, ...settings } = provider;
+    return { ...settings, clientSecret };
+  }
+
+  /**
+   * Sends the browser on to the identity provider: the authorization moves to `authenticating`
+   * with a fresh single-use state (from `pushed` when it was pushed, or inserted so).
+   */
+  async function startSignIn(ctx: RequestContext, record: AuthorizationRecord, pushedHandle: string | undefined): Promise<Redirect> {
+    const issuer = record.issuer;
+    const refuse = (error: OAuthErrorCode, description: string) => toWallet(record.redirectUri, issuer, record.state, error, description);
+    const provider = await providerOf(ctx);
+    if (!provider) throw refuse('server_error', 'The issuer has not set up sign-in (no authentication provider)');
+    const handle = ids.token(32);
+    const nonce = ids.token(32);
+    const codeVerifier = ids.token(48);
+    const extra: Record<string, string> = {};
+    for (const name of provider.forwardedRequestParameters) {
+      const value = record.forwardedParameters[name];
+      if (value !== undefined) extra[name] = value;
+    }
+    const url = await identityProvider.authorizationUrl(provider, {
+      redirectUri: `${issuer}${AUTHENTICATION_CALLBACK_PATH}`,
+      state: handle,
+      nonce,
+      codeVerifier,
+      extraParameters: extra,
+    });
+    if (!url.ok) throw refuse('temporarily_unavailable', `The sign-in provider of the issuer cannot be reached: ${url.reason}`);
+    const next = { stage: 'authenticating' as const, handleDigest: handleDigest(handle), expiresAt: isoIn(SIGN_IN_TTL_SECONDS), providerNonce: nonce, providerCodeVerifier: codeVerifier };
+    if (pushedHandle === undefined) {
+      await store.authorizations.insert({ ...record, ...next });
+    } else if (!(await store.authorizations.advance(ctx.tenant.id, record.id, 'pushed', handleDigest(pushedHandle), clock.now().toISOString(), next))) {
+      throw oauthError('invalid_request', 'The request_uri has been used or has expired');
+    }
+    return { location: url.url };
+  }
+
+  /** A pushed request named by `request_uri`, for the client that pushed it. */
+  async function pushedRequest(ctx: RequestContext, query: RequestFields, requestUri: string): Promise<{ record: AuthorizationRecord; handle: string }> {
+    const clientId = field(query, 'client_id');
+    const client = await clientOf(ctx, clientId);
+    const handle = requestUri.startsWith(REQUEST_URI_PREFIX) ? requestUri.slice(REQUEST_URI_PREFIX.length) : '';
+    const record = isOfferCode(handle) ? await store.authorizations.findByHandle(ctx.tenant.id, handleDigest(handle)) : undefined;
+    // RFC 9126 §4: the request_uri must be one this client pushed, unused and unexpired.
+    if (!record || record.stage !== 'pushed' || record.clientId !== client.clientId || record.expiresAt <= clock.now().toISOString()) {
+      throw oauthError('invalid_request', 'The request_uri is unknown, used, expired or pushed by another client');
+    }
+    return { record, handle };
+  }
+
+  /** The authorization a callback's single-use handle names, at the stage it must be at. */
+  async function atStage(ctx: RequestContext, handle: string | undefined, stage: AuthorizationRecord['stage'], what: string): Promise<AuthorizationRecord> {
+    const record = handle !== undefined && isOfferCode(handle) ? await store.authorizations.findByHandle(ctx.tenant.id, handleDigest(handle)) : undefined;
+    if (!record || record.stage !== stage) throw invalidRequest(`The ${what} is unknown or has been used`);
+    if (record.expiresAt <= clock.now().toISOString()) {
+      throw toWallet(record.redirectUri, record.issuer, record.state, 'access_denied', `The ${what} has expired: start again`);
+    }
+    return record;
+  }
+
+  /** Ends a flow that failed after sign-in began: its handle is spent, and the wallet is told. */
+  async function fail(ctx: RequestContext, record: AuthorizationRecord, handle: string, error: OAuthErrorCode, description: string): Promise<never> {
+    await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), clock.now().toISOString(), { stage: 'failed', expiresAt: clock.now().toISOString() });
+    throw toWallet(record.redirectUri, record.issuer, record.state, error, description);
+  }
+
+  /** The user the provider vouched for, found by subject or made; `claimsToPersist` are stored on them. */
+  async function userFor(ctx: RequestContext, provider: ProviderSettings, subject: string, claims: Record<string, unknown>): Promise<UserRecord> {
+    const now = clock.now().toISOString();
+    const persisted = Object.fromEntries(provider.claimsToPersist.filter((n) => Object.hasOwn(claims, n)).map((n) => [n, claims[n]]));
+    const found = (await store.users.list(ctx.tenant.id, { limit: 1 }, { subjectId: subject })).items[0];
+    if (found) {
+      if (Object.keys(persisted).length === 0) return found;
+      return (await store.users.mergeClaims(ctx.tenant.id, found.id, persisted, now)) ?? found;
+    }
+    const user: UserRecord = { id: ids.uuid(), tenantId: ctx.tenant.id, claims: persisted, authenticationProvider: { url: provider.url, subjectId: subject }, createdAt: now, updatedAt: now };
+    await store.users.insert(user);
+    return user;
+  }
+
+  /** The tenant's interaction hook with its secret, when one is set and enabled. */
+  async function hookOf(ctx: RequestContext) {
+    const settings = await store.openIdSettings.get(ctx.tenant.id);
+    const hook = settings?.interactionHook;
+    if (!hook || hook.disabled) return undefined;
+    const secret = secrets.open(hook.sealedSecret, `interaction-hook:${ctx.tenant.id}`);
+    return secret === undefined ? undefined : { ...hook, secret };
+  }
+
+  /** Issues the code: the authorization moves to `code`, and the wallet gets it with `state` and `iss`. */
+  async function issueCode(ctx: RequestContext, record: AuthorizationRecord, handle: string, change: { userId?: string; claims?: Record<string, unknown> }): Promise<Redirect> {
+    const code = ids.token(32);
+    const moved = await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), clock.now().toISOString(), {
+      stage: 'code',
+      handleDigest: handleDigest(code),
+      expiresAt: isoIn(AUTHORIZATION_CODE_TTL_SECONDS),
+      ...change,
+    });
+    if (!moved) throw invalidRequest('This step of the authorization has already been taken');
+    return { location: withQuery(record.redirectUri, { code, state: record.state, iss: record.issuer }) };
+  }
+
+  /** Runs a browser step between its analytic events; a wallet redirect with an error is an answer, not a throw. */
+  async function step(ctx: RequestContext, prefix: 'OPENID_AUTHORIZE' | 'OPENID_AUTHENTICATION_CALLBACK' | 'OPENID_INTERACTION_CALLBACK', input: unknown, work: () => Promise<Redirect>): Promise<Redirect> {
+    try {
+      return await withEvents(events, ctx, prefix, work, { input, response: () => ({ location: '***' }) });
+    } catch (error) {
+      if (error instanceof WalletRedirectError) return { location: error.location };
+      throw error;
+    }
+  }
+
+  return {
+    pushAuthorizationRequest(ctx, form, authorization, basePath) {
+      return withEvents(events, ctx, 'OPENID_PUSHED_AUTHORIZATION', async () => {
+        const issuer = issuerOf(ctx, basePath);
+        if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
+        await authenticateClient(ctx, form, authorization);
+        let checked: CheckedRequest;
+        try {
+          checked = await checkRequest(ctx, form, issuer);
+        } catch (error) {
+          // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
+          if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
+          throw error;
+        }
+        const handle = ids.token(32);
+        await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
+        return { request_uri: `${REQUEST_URI_PREFIX}${handle}`, expires_in: PUSHED_REQUEST_TTL_SECONDS };
+      }, { input: form, response: () => ({ request_uri: '***' }) });
+    },
+
+    authorize(ctx, query, basePath) {
+      return step(ctx, 'OPENID_AUTHORIZE', query.request_uri === undefined ? query : { ...query, request_uri: '***' }, async () => {
+        const issuer = issuerOf(ctx, basePath);
+        const requestUri = field(query, 'request_uri');
+        if (requestUri !== undefined) {
+          const { record, handle } = await pushedRequest(ctx, query, requestUri);
+          return startSignIn(ctx, record, handle);
+        }
+        const checked = await checkRequest(ctx, query, issuer);
+        return startSignIn(ctx, recordOf(ctx, issuer, checked), undefined);
+      });
+    },
+
+    authenticationCallback(ctx, query) {
+      return step(ctx, 'OPENID_AUTHENTICATION_CALLBACK', { ...query, code: '***', state: '***' }, async () => {
+        const handle = callbackValue(query, 'state');
+        const record = await atStage(ctx, handle, 'authenticating', 'sign-in state');
+        const spent = handle as string;
+        const providerError = callbackValue(query, 'error');
+        if (providerError !== undefined) {
+          // The user said no, or the provider could not sign them in (OpenID Connect Core §3.1.2.6).
+          return fail(ctx, record, spent, 'access_denied', `Sign-in failed at the identity provider (${providerError.slice(0, 100)})`);
+        }
+        const code = callbackValue(query, 'code');
+        if (code === undefined) return fail(ctx, record, spent, 'access_denied', 'The identity provider returned no code');
+        const provider = await providerOf(ctx);
+        if (!provider) return fail(ctx, record, spent, 'server_error', 'The authentication provider of the issuer was removed during sign-in');
+        const exchanged = await identityProvider.exchangeCode(provider, {
+          code,
+          redirectUri: `${record.issuer}${AUTHENTICATION_CALLBACK_PATH}`,
+          codeVerifier: record.providerCodeVerifier ?? '',
+          nonce: record.providerNonce ?? '',
+        });
+        if (!exchanged.ok) return fail(ctx, record, spent, 'access_denied', `Sign-in could not be verified: ${exchanged.reason}`);
+        const user = await userFor(ctx, provider, exchanged.subject, exchanged.claims);
+
+        const hook = await hookOf(ctx);
+        if (!hook) return issueCode(ctx, record, spent, { userId: user.id });
+        // On to the interaction hook, with a fresh single-use state inside an HS256 session token.
+        const next = ids.token(32);
+        const moved = await store.authorizations.advance(ctx.tenant.id, record.id, 'authenticating', handleDigest(spent), clock.now().toISOString(), {
+          stage: 'interaction',
+          handleDigest: handleDigest(next),
+          expiresAt: isoIn(hook.sessionTimeoutInSec),
+          userId: user.id,
+        });
+        if (!moved) throw invalidRequest('This sign-in has already been completed');
+        const known = { ...exchanged.claims, ...user.claims };
+        const shared = Object.fromEntries(hook.claims.filter((n) => Object.hasOwn(known, n)).map((n) => [n, known[n]]));
+        const token = await sessionTokens.sign(
+          hook.secret,
+          {
+            iss: record.issuer,
+            aud: hook.url,
+            sub: user.id,
+            state: next,
+            redirectUrl: `${record.issuer}${INTERACTION_CALLBACK_PATH}`,
+            authenticationProvider: { url: provider.url, subjectId: exchanged.subject },
+            claims: shared,
+          },
+          hook.sessionTimeoutInSec,
+        );
+        return { location: withQuery(hook.url, { session_token: token }) };
+      });
+    },
+
+    interactionCallback(ctx, query) {
+      return step(ctx, 'OPENID_INTERACTION_CALLBACK', { session_token: '***' }, async () => {
+        const token = callbackValue(query, 'session_token');
+        if (token === undefined) throw invalidRequest('session_token is required');
+        if (token.length > 16_000) throw invalidRequest('session_token is too long');
+        const settings = await store.openIdSettings.get(ctx.tenant.id);
+        const hook = settings?.interactionHook;
+        const secret = hook && secrets.open(hook.sealedSecret, `interaction-hook:${ctx.tenant.id}`);
+        const claims = secret === undefined ? undefined : await sessionTokens.verify(secret, token);
+        if (!claims) throw invalidRequest('The session_token is not valid: it must be signed with the secret of the interaction hook (HS256) and unexpired');
+        const handle = typeof claims.state === 'string' ? claims.state : undefined;
+        const record = await atStage(ctx, handle, 'interaction', 'session state');
+        const spent = handle as string;
+        // The hook may refuse the user (an OAuth error code in `error`).
+        if (claims.error !== undefined) {
+          const description = typeof claims.error_description === 'string' ? claims.error_description.slice(0, 300) : 'The issuer declined the request';
+          return fail(ctx, record, spent, 'access_denied', description);
+        }
+        const added = claims.claims === undefined ? {} : claims.claims;
+        const problems = claimProblems(added, 'claims');
+        if (problems.length > 0) return fail(ctx, record, spent, 'server_error', 'The interaction hook returned claims Vellum cannot use');
+        return issueCode(ctx, record, spent, { claims: added as Record<string, unknown> });
+      });
+    },
+  };
+
+  /** Client authentication where a confidential client must authenticate (PAR). */
+  async function authenticateClient(ctx: RequestContext, form: RequestFields, authorization: string | undefined): Promise<void> {
+    await authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
+      ...(field(form, 'client_id') !== undefined ? { clientId: field(form, 'client_id') as string } : {}),
+      ...(authorization !== undefined ? { authorization } : {}),
+      ...(field(form, 'client_secret') !== undefined ? { clientSecret: field(form, 'client_secret') as string } : {}),
+    });
+  }
+}

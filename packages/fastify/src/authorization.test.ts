@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { decodeJwt, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+
+// Specification 4.4, 4.5 over HTTP (docs/authorization-code.md). The identity provider is the fake
+// of @vellum/testing (the real adapter is tested against a real provider in @vellum/node, and the
+// whole flow with wallet libraries in tools/interop); session tokens and secrets are the real adapters.
+const REDIRECT = 'https://wallet.example.com/cb';
+const VERIFIER = 'v'.repeat(50);
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const FORM = 'application/x-www-form-urlencoded';
+
+describe.each(['standalone', 'prefixed'] as const)('the Authorization Code flow over HTTP (%s)', (mount) => {
+  let t: TestApp;
+  let tenants = 0;
+
+  beforeAll(async () => {
+    t = await buildTestApp(mount);
+  });
+  afterAll(async () => t.close());
+
+  async function issuer(options: { hook?: boolean; confidential?: boolean } = {}) {
+    const name = `ac${(tenants += 1)}`;
+    const created = await t.createTenant(name);
+    const call = tenantCaller(t, name, created.host);
+    const origin = `https://${created.host}${t.prefix}`;
+    const configuration = await call('POST', '/v2/credentials/mobile/configurations', {
+      type: 'org.iso.18013.5.1.mDL',
+      expiresIn: { days: 30 },
+      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+    });
+    expect(configuration.statusCode, configuration.body).toBe(201);
+    const client = await call('POST', '/v1/openid/clients', { clientId: 'wallet', clientName: 'Wallet', redirectUris: [REDIRECT], ...(options.confidential ? { tokenEndpointAuthMethod: 'client_secret_basic' } : {}) });
+    expect(client.statusCode, client.body).toBe(201);
+    const provider = await call('POST', '/v1/users/authentication-providers', { url: 'https://idp.example.com', clientId: 'vellum', clientSecret: 'idp-secret', claimsToPersist: ['familyName'] });
+    expect(provider.statusCode, provider.body).toBe(201);
+    let hookSecret = '';
+    if (options.hook) {
+      const hook = await call('PUT', '/v1/openid/configuration', { interactionHook: { url: 'https://hook.example.com/start', claims: ['familyName'] } });
+      expect(hook.statusCode, hook.body).toBe(200);
+      hookSecret = hook.json().interactionHook.secret;
+    }
+    const browse = (path: string) => t.app.inject({ method: 'GET', url: `${t.prefix}${path}`, headers: { host: created.host } });
+    const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url: `${t.prefix}${path}`, headers: { host: created.host, 'content-type': FORM, ...headers }, payload: body });
+    const query = (over: Record<string, string | undefined> = {}) => {
+      const all: Record<string, string | undefined> = {
+        response_type: 'code',
+        client_id: 'wallet',
+        redirect_uri: REDIRECT,
+        scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+        state: 'xyz',
+        code_challenge_method: 'S256',
+        code_challenge: CHALLENGE,
+        ...over,
+      };
+      return new URLSearchParams(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    };
+    return { ...created, call, origin, browse, post, query, hookSecret, clientSecret: client.json().clientSecret as string | undefined };
+  }
+
+  /** A 303 and where it points. */
+  function seeOther(res: { statusCode: number; headers: Record<string, unknown>; body: string }): URL {
+    expect(res.statusCode, res.body).toBe(303);
+    expect(res.headers['cache-control']).toBe('no-store');
+    return new URL(res.headers.location as string);
+  }
+
+  /** Runs authorize → provider → callback and returns the code. */
+  async function codeFor(i: Awaited<ReturnType<typeof issuer>>): Promise<string> {
+    const idp = seeOther(await i.browse(`/v1/oauth/authorize?${i.query()}`));
+    const { code, state } = t.identityProvider.signIn(idp.toString(), 'alice', { familyName: 'Lovelace' });
+    const back = seeOther(await i.browse(`/v1/oauth/authentication/callback?code=${code}&state=${state}`));
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get('state')).toBe('xyz');
+    expect(back.searchParams.get('iss')).toBe(i.origin);
+    return back.searchParams.get('code') as string;
+  }
+
+  const tokenForm = (code: string, over: Record<string, string> = {}) =>
+    new URLSearchParams({ grant_type: 'authorization_code', client_id: 'wallet', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, ...over }).toString();
+
+  it('runs authorize → sign-in → callback → token, and the token is a Bearer one for the configuration', async () => {
+    const i = await issuer();
+    const idp = seeOther(await i.browse(`/v1/oauth/authorize?${i.query()}`));
+    expect(idp.origin).toBe('https://idp.example.com');
+    expect(idp.searchParams.get('redirect_uri')).toBe(`${i.origin}/v1/oauth/authentication/callback`);
+    const { code, state } = t.identityProvider.signIn(idp.toString(), 'alice', { familyName: 'Lovelace' });
+    const back = seeOther(await i.browse(`/v1/oauth/authentication/callback?code=${code}&state=${state}`));
+    const token = await i.post('/v1/oauth/token', tokenForm(back.searchParams.get('code') as string));
+    expect(token.statusCode, token.body).toBe(200);
+    expect(token.headers['cache-control']).toBe('no-store');
+    expect(token.json()).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'mso_mdoc:org.iso.18013.5.1.mDL' });
+    expect(decodeJwt(token.json().access_token)).toMatchObject({ gty: 'authorization_code' });
+    // The code works once.
+    const again = await i.post('/v1/oauth/token', tokenForm(back.searchParams.get('code') as string));
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toMatchObject({ code: 'BadRequest', error: 'invalid_grant' });
+  });
+
+  it('takes a pushed request (201 request_uri), then authorize by request_uri', async () => {
+    const i = await issuer();
+    const pushed = await i.post('/v1/oauth/par', i.query());
+    expect(pushed.statusCode, pushed.body).toBe(201);
+    expect(pushed.json()).toEqual({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: 60 });
+    const idp = seeOther(await i.browse(`/v1/oauth/authorize?client_id=wallet&request_uri=${encodeURIComponent(pushed.json().request_uri)}`));
+    expect(idp.origin).toBe('https://idp.example.com');
+    const reused = await i.browse(`/v1/oauth/authorize?client_id=wallet&request_uri=${encodeURIComponent(pushed.json().request_uri)}`);
+    expect(reused.statusCode).toBe(400);
+    expect(reused.json()).toMatchObject({ error: 'invalid_request' });
+    const bad = await i.post('/v1/oauth/par', i.query({ code_challenge_method: 'plain' }));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'BadRequest', error: 'invalid_request', error_description: expect.any(String) });
+  });
+
+  it('answers 400 with the error body before the client and redirect URI are known, and redirects after', async () => {
+    const i = await issuer();
+    for (const over of [{ client_id: 'nobody' }, { redirect_uri: 'https://evil.example.com/cb' }, { client_id: undefined }]) {
+      const res = await i.browse(`/v1/oauth/authorize?${i.query(over)}`);
+      expect(res.statusCode, JSON.stringify(over)).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.json()).toMatchObject({ code: 'BadRequest', error: expect.stringMatching(/^invalid_(request|client)$/) });
+    }
+    const plain = seeOther(await i.browse(`/v1/oauth/authorize?${i.query({ code_challenge_method: 'plain' })}`));
+    expect(Object.fromEntries(plain.searchParams)).toMatchObject({ error: 'invalid_request', state: 'xyz', iss: i.origin });
+    // A parameter given twice is refused as such, at the redirect URI.
+    const twice = seeOther(await i.browse(`/v1/oauth/authorize?${i.query()}&scope=other`));
+    expect(twice.searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('refuses a wrong code_verifier, another redirect URI and another tenant, without a 5xx', async () => {
+    const i = await issuer();
+    const other = await issuer();
+    const code = await codeFor(i);
+    for (const [over, via] of [[{ code_verifier: 'w'.repeat(50) }, i], [{ redirect_uri: 'https://wallet.example.com/other' }, i], [{}, other]] as const) {
+      const res = await via.post('/v1/oauth/token', tokenForm(code, over));
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error).toBe('invalid_grant');
+    }
+    expect((await i.post('/v1/oauth/token', tokenForm(code))).statusCode).toBe(200);
+  });
+
+  it('makes a confidential client authenticate with Basic, and challenges it when it does not', async () => {
+    const i = await issuer({ confidential: true });
+    const code = await codeFor(i);
+    const anonymous = await i.post('/v1/oauth/token', tokenForm(code));
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json()).toMatchObject({ code: 'Unauthorized', error: 'invalid_client' });
+    expect(anonymous.headers['www-authenticate']).toMatch(/^Basic /);
+    const basic = `Basic ${Buffer.from(`wallet:${encodeURIComponent(i.clientSecret as string)}`).toString('base64')}`;
+    const ok = await i.post('/v1/oauth/token', tokenForm(code), { authorization: basic });
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
+
+  it('goes through the interaction hook with HS256 session tokens both ways', async () => {
+    const i = await issuer({ hook: true });
+    const idp = seeOther(await i.browse(`/v1/oauth/authorize?${i.query()}`));
+    const { code, state } = t.identityProvider.signIn(idp.toString(), 'bob', { familyName: 'Babbage' });
+    const hook = seeOther(await i.browse(`/v1/oauth/authentication/callback?code=${code}&state=${state}`));
+    expect(`${hook.origin}${hook.pathname}`).toBe('https://hook.example.com/start');
+    const outgoing = decodeJwt(hook.searchParams.get('session_token') as string);
+    expect(outgoing).toMatchObject({ redirectUrl: `${i.origin}/v1/oauth/interaction/callback`, claims: { familyName: 'Babbage' }, authenticationProvider: { subjectId: 'bob' } });
+    const key = new TextEncoder().encode(i.hookSecret);
+    const wrong = await new SignJWT({ state: outgoing.state, claims: {} }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1m').sign(new TextEncoder().encode('not-the-secret'));
+    const refused = await i.browse(`/v1/oauth/interaction/callback?session_token=${wrong}`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toBe('invalid_request');
+    const answer = await new SignJWT({ state: outgoing.state, claims: { memberNumber: 'M-7' } }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1m').sign(key);
+    const back = seeOther(await i.browse(`/v1/oauth/interaction/callback?session_token=${answer}`));
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect((await i.post('/v1/oauth/token', tokenForm(back.searchParams.get('code') as string))).statusCode).toBe(200);
+  });
+
+  it('tells the wallet access_denied when the provider answers an error', async () => {
+    const i = await issuer();
+    const idp = seeOther(await i.browse(`/v1/oauth/authorize?${i.query()}`));
+    const back = seeOther(await i.browse(`/v1/oauth/authentication/callback?error=access_denied&state=${idp.searchParams.get('state')}`));
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state: 'xyz' });
+    const unknown = await i.browse('/v1/oauth/authentication/callback?code=x&state=nothing-we-made');
+    expect(unknown.statusCode).toBe(400);
+  });
+});

@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { requestContext } from '../context.ts';
+import { ErrorBodySchema } from '../schemas/common.ts';
+import { AuthorizationFields, PushedAuthorizationResponse } from '../schemas/oauth.ts';
+import type { VellumServices } from '../services.ts';
+
+// Wallet-facing: errors carry the OAuth fields and no-store (API.md §3); no token needed.
+const oauth = { errorStyle: 'oauth' } as const;
+const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
+
+/**
+ * The browser's side of the Authorization Code flow (specification 4.4; RFC 9126; docs/authorization-code.md):
+ * the authorization endpoint, pushed authorization requests, and the two callbacks the identity
+ * provider and the interaction hook send the browser back to. Each step answers 303 See Other.
+ */
+export const authorizationRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
+  const basePath = app.prefix;
+  const flow = services.authorizationFlow;
+  // A redirect is never cached, and its URL (which may carry a code) is not sent on as a Referer.
+  const redirect = (reply: FastifyReply, location: string) =>
+    reply.code(303).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+
+  app.get('/v1/oauth/authorize', { config: oauth, schema: { querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
+    redirect(reply, (await flow.authorize(requestContext(request), request.query, basePath)).location),
+  );
+
+  app.post('/v1/oauth/par', { config: oauth, schema: { body: AuthorizationFields, response: { 201: PushedAuthorizationResponse, ...errors } } }, async (request, reply) => {
+    const pushed = await flow.pushAuthorizationRequest(requestContext(request), request.body ?? {}, request.headers.authorization, basePath);
+    return reply.code(201).header('cache-control', 'no-store').send(pushed);
+  });
+
+  app.get('/v1/oauth/authentication/callback', { config: oauth, schema: { querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
+    redirect(reply, (await flow.authenticationCallback(requestContext(request), request.query, basePath)).location),
+  );
+
+  app.get('/v1/oauth/interaction/callback', { config: oauth, schema: { querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
+    redirect(reply, (await flow.interactionCallback(requestContext(request), request.query, basePath)).location),
+  );
+};
