@@ -2,9 +2,8 @@
 // checked here so the HTTP layer and an embedding host get the same answers.
 
 import { isUuid } from '../configurations/input.ts';
-import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
-import { isSecretName } from '../events/sanitize.ts';
-import { normaliseOutboundUrl } from '../shared/outbound-url.ts';
+import { invalidField } from '../shared/errors.ts';
+import { isObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
 import { MAX_CLAIM_NAME } from '../users/rules.ts';
 import { PROVIDER_AUTH_METHODS, type ProviderAuthMethod } from './model.ts';
 
@@ -41,45 +40,6 @@ export const RESERVED_PROVIDER_PARAMETERS: readonly string[] = [
 const PARAMETER_NAME = /^[A-Za-z0-9_.:~-]{1,100}$/;
 /** RFC 6749 §3.3: a scope token is printable ASCII without space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** Collects the problems of one body, so one answer lists them all. */
-class Problems {
-  readonly details: ErrorDetail[] = [];
-  add(param: string, msg: string, value?: unknown): void {
-    this.details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
-  }
-  unknownFields(input: Record<string, unknown>, known: readonly string[], prefix = ''): void {
-    // The value is repeated unless its name says it is a secret.
-    for (const key of Object.keys(input)) if (!known.includes(key)) this.add(`${prefix}${key}`, 'Unknown field', isSecretName(key) ? undefined : input[key]);
-  }
-  throwIfAny(): void {
-    if (this.details.length > 0) throw validationError(this.details);
-  }
-}
-
-/** `secret`: a problem with it does not repeat the value. */
-function text(p: Problems, param: string, value: unknown, max: number, what: string, secret = false): string | undefined {
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
-    p.add(param, `${what} (1 to ${max} characters)`, secret ? undefined : value);
-    return undefined;
-  }
-  return value;
-}
-
-function outboundUrl(p: Problems, param: string, value: unknown, what: string): string | undefined {
-  if (typeof value !== 'string' || value.length > 2048) {
-    p.add(param, `Required: ${what}`, value);
-    return undefined;
-  }
-  const checked = normaliseOutboundUrl(value);
-  if ('problem' in checked) {
-    p.add(param, checked.problem, value);
-    return undefined;
-  }
-  return checked.url;
-}
 
 /** A list of distinct names, each checked by `valid`, at most `max` of them. */
 function names(p: Problems, param: string, value: unknown, max: number, valid: (name: string) => string | undefined): string[] {

@@ -1,9 +1,8 @@
 // What a tenant may write about a claim source (API.md §8), checked here for every caller.
 
 import { MAP_FROM } from '../configurations/rules.ts';
-import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
-import { isSecretName } from '../events/sanitize.ts';
-import { normaliseOutboundUrl } from '../shared/outbound-url.ts';
+import { invalidField, validationError } from '../shared/errors.ts';
+import { isObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
 import type { ClaimSourceParameter } from './model.ts';
 
 /** Most parameters one claim source may be sent. */
@@ -12,8 +11,6 @@ export const CLAIM_SOURCE_AUTH_TYPES = ['api-key', 'oauth-client-credentials'] a
 export const CLAIM_SOURCE_TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
 
 const PARAMETER_NAME = /^[A-Za-z0-9_.:~\-[\]]{1,100}$/;
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** How the tenant asks Vellum to authenticate to the source, its secret in clear (absent: keep the stored one). */
 export type ClaimSourceAuthorizationInput =
@@ -35,38 +32,6 @@ export interface CheckedClaimSource {
   authorization: ClaimSourceAuthorizationInput;
 }
 
-class Problems {
-  readonly details: ErrorDetail[] = [];
-  add(param: string, msg: string, value?: unknown): void {
-    this.details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
-  }
-  unknownFields(input: Record<string, unknown>, known: readonly string[], prefix = ''): void {
-    // The value is repeated unless its name says it is a secret.
-    for (const key of Object.keys(input)) if (!known.includes(key)) this.add(`${prefix}${key}`, 'Unknown field', isSecretName(key) ? undefined : input[key]);
-  }
-}
-
-/** `secret`: a problem with it does not repeat the value. */
-function text(p: Problems, param: string, value: unknown, max: number, what: string, secret = false): string | undefined {
-  if (typeof value !== 'string' || value.trim().length === 0 || value.length > max) {
-    p.add(param, `${what} (1 to ${max} characters)`, secret ? undefined : value);
-    return undefined;
-  }
-  return value;
-}
-
-function outboundUrl(p: Problems, param: string, value: unknown, what: string): string | undefined {
-  if (typeof value !== 'string' || value.length > 2048) {
-    p.add(param, `Required: ${what}`, value);
-    return undefined;
-  }
-  const checked = normaliseOutboundUrl(value);
-  if ('problem' in checked) {
-    p.add(param, checked.problem, value);
-    return undefined;
-  }
-  return checked.url;
-}
 
 function parameters(p: Problems, value: unknown): Record<string, ClaimSourceParameter> {
   const out: Record<string, ClaimSourceParameter> = {};
