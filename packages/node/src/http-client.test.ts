@@ -110,6 +110,7 @@ describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) 
   let base: string;
   const received: Array<{ method: string; path: string; headers: IncomingHttpHeaders; body: string }> = [];
   const hanging = new Set<ServerResponse>();
+  const served = new WeakSet<object>();
 
   beforeAll(async () => {
     tls = localhostCertificate();
@@ -137,6 +138,15 @@ describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) 
           res.writeHead(200, { 'content-type': 'application/octet-stream' });
           for (let i = 0; i < 20; i += 1) res.write(Buffer.alloc(64 * 1024, 1));
           res.end();
+        } else if (path === '/drop-reused') {
+          // Like a server whose idle timeout closed a kept-alive connection as a request went out:
+          // a request on a connection that has served before is dropped unanswered.
+          if (served.has(req.socket)) {
+            req.socket.destroy();
+            return;
+          }
+          served.add(req.socket);
+          res.writeHead(200, { 'content-type': 'text/plain' }).end('fresh');
         } else if (path === '/redirect') {
           res.writeHead(302, { location: `${base}/json` }).end();
         } else if (path === '/cut') {
@@ -206,6 +216,19 @@ describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) 
     const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
     const answer = await client.fetch({ method: 'GET', url: `${base}/cut`, headers: {}, timeoutMs: 3000 });
     expect(answer).toEqual({ error: expect.stringMatching(/^The server closed the connection/) });
+    client.close();
+  });
+
+  it('sends a request again, once, on a new connection when the kept-alive one was closed under it', async () => {
+    const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
+    const before = received.filter((r) => r.path === '/drop-reused').length;
+    const first = await client.fetch({ method: 'GET', url: `${base}/drop-reused`, headers: {}, timeoutMs: 3000 });
+    expect(first).toMatchObject({ status: 200 });
+    // The second goes out on the kept-alive connection, which the server drops; the retry is answered.
+    const second = await client.fetch({ method: 'GET', url: `${base}/drop-reused`, headers: {}, timeoutMs: 3000 });
+    if (!('status' in second)) throw new Error(second.error);
+    expect(text(second.body)).toBe('fresh');
+    expect(received.filter((r) => r.path === '/drop-reused').length - before).toBe(3);
     client.close();
   });
 

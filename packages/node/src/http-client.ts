@@ -212,44 +212,56 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
         if (typeof target === 'string') return finish({ error: target });
         const sent: Record<string, string> = { ...headers };
         if (body !== undefined) sent['content-length'] = String(body.byteLength);
-        let req: ReturnType<typeof request>;
-        try {
-          req = request(target, { method, headers: sent, agent, lookup: guardedLookup });
-        } catch {
-          // Headers Node refuses (a bad name or value) throw here rather than failing the request.
-          return finish({ error: 'The request headers are not valid' });
-        }
-        // One deadline for everything: connecting, sending, the status line and the whole body.
+        let req: ReturnType<typeof request> | undefined;
+        // One deadline for everything: connecting, sending, the status line and the whole body (a retry included).
         timer = setTimeout(() => {
           finish({ error: `The server did not answer within ${timeoutMs} ms` });
-          req.destroy();
+          req?.destroy();
         }, timeoutMs);
         const tooLarge = () => {
           finish({ error: `The answer is larger than ${maxBytes} bytes` });
-          req.destroy();
+          req?.destroy();
         };
-        req.on('response', (res) => {
-          const declared = Number(res.headers['content-length']);
-          if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
-          const chunks: Buffer[] = [];
-          let length = 0;
-          res.on('data', (chunk: Buffer) => {
-            length += chunk.byteLength;
-            if (length > maxBytes) return tooLarge();
-            chunks.push(chunk);
+        const attempt = (mayRetry: boolean) => {
+          try {
+            req = request(target, { method, headers: sent, agent, lookup: guardedLookup });
+          } catch {
+            // Headers Node refuses (a bad name or value) throw here rather than failing the request.
+            return finish({ error: 'The request headers are not valid' });
+          }
+          const current = req;
+          let answered = false;
+          current.on('response', (res) => {
+            answered = true;
+            const declared = Number(res.headers['content-length']);
+            if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
+            const chunks: Buffer[] = [];
+            let length = 0;
+            res.on('data', (chunk: Buffer) => {
+              length += chunk.byteLength;
+              if (length > maxBytes) return tooLarge();
+              chunks.push(chunk);
+            });
+            res.on('end', () => {
+              const all = Buffer.concat(chunks, length);
+              finish({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: new Uint8Array(all.buffer, all.byteOffset, all.byteLength) });
+            });
+            res.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error, 'server') }));
+            // Closed before the last byte: the answer is incomplete, so it is no answer.
+            res.on('close', () => {
+              if (!res.complete) finish({ error: 'The server closed the connection before the answer was complete' });
+            });
           });
-          res.on('end', () => {
-            const all = Buffer.concat(chunks, length);
-            finish({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: new Uint8Array(all.buffer, all.byteOffset, all.byteLength) });
+          current.on('error', (error: NodeJS.ErrnoException) => {
+            // A kept-alive connection the server closed as the request went out (its idle timeout,
+            // which Node's agent does not know) fails before any answer: the request is sent again,
+            // once, on a new connection, as Node's documentation advises.
+            if (mayRetry && !answered && !done && current.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return attempt(false);
+            finish({ error: describe(error, 'server') });
           });
-          res.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error, 'server') }));
-          // Closed before the last byte: the answer is incomplete, so it is no answer.
-          res.on('close', () => {
-            if (!res.complete) finish({ error: 'The server closed the connection before the answer was complete' });
-          });
-        });
-        req.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error, 'server') }));
-        req.end(body);
+          current.end(body);
+        };
+        attempt(true);
       });
     },
 
