@@ -54,6 +54,21 @@ describe('WireConnection against node:http on loopback', () => {
     expect(seen?.headers['content-length']).toBeUndefined();
   });
 
+  it('gives a redirect’s location, and none for an answer without one on the same connection', async () => {
+    const target = 'https://idp.example/auth?client_id=vellum&redirect_uri=https%3A%2F%2Facme.example%2Fcb&state=a%20b';
+    reset((req, res) => {
+      if (req.url === '/go') res.writeHead(303, { Location: target, 'cache-control': 'no-store', 'content-length': '0' }).end();
+      else res.writeHead(200, { 'content-length': '2' }).end('ok');
+    });
+    const c = open();
+    const redirect = await c.request('GET', '/go', '');
+    expect(redirect).toEqual({ status: 303, text: '', location: target });
+    const plain = await c.request('GET', '/stay', '');
+    expect(plain).toEqual({ status: 200, text: 'ok' });
+    expect(plain.location).toBeUndefined();
+    expect(new Set(sockets).size).toBe(1);
+  });
+
   it('reads a chunked answer written in several chunks with pauses between them', async () => {
     reset(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });

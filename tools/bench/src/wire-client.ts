@@ -9,13 +9,15 @@
 //
 // One request in flight per connection; the request is one write; the answer is parsed straight
 // from the socket's Buffers (status line, content-length, chunked transfer coding, connection:
-// close), and the body is decoded as UTF-8 once it is complete. Not a general client: no
-// pipelining, no timeouts, no redirects, no TLS, no compression.
+// close, a redirect's location), and the body is decoded as UTF-8 once it is complete. Not a
+// general client: no pipelining, no timeouts, no following of redirects, no TLS, no compression.
 import { connect, type Socket } from 'node:net';
 
 export interface WireAnswer {
   status: number;
   text: string;
+  /** The `location` header, when the answer has one (a redirect). */
+  location?: string | undefined;
 }
 
 const CR = 0x0d;
@@ -79,6 +81,7 @@ export class WireConnection {
   #buf: Buffer | undefined; // unconsumed bytes from #at
   #at = 0;
   #status = 0;
+  #location: string | undefined;
   #close = false;
   #remaining = 0;
   #parts: Buffer[] = [];
@@ -331,6 +334,7 @@ export class WireConnection {
     let close = false;
     let chunked = false;
     let length = -1;
+    let location: string | undefined;
 
     let i = buf.indexOf(CRLF, start) + 2;
     while (i < end) {
@@ -357,6 +361,9 @@ export class WireConnection {
         case 17:
           if (equalsIgnoringCase(buf, i, colon, 'transfer-encoding')) chunked = hasToken(buf, v, w, 'chunked');
           break;
+        case 8:
+          if (equalsIgnoringCase(buf, i, colon, 'location')) location = buf.toString('latin1', v, w);
+          break;
         case 10:
           if (equalsIgnoringCase(buf, i, colon, 'connection')) {
             if (hasToken(buf, v, w, 'close')) close = true;
@@ -372,6 +379,7 @@ export class WireConnection {
       return; // an interim answer (100 Continue, 103 Early Hints): the real one follows
     }
     this.#status = status;
+    this.#location = location;
     this.#close = close || !keepAlive;
     if (this.#noBody || status === 204 || status === 304) {
       this.#finish();
@@ -390,7 +398,7 @@ export class WireConnection {
   #finish(): void {
     const parts = this.#parts;
     const text = this.#text ?? (parts.length === 0 ? '' : parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts).toString('utf8'));
-    const answer: WireAnswer = { status: this.#status, text };
+    const answer: WireAnswer = { status: this.#status, text, location: this.#location };
     const resolve = this.#resolve as (answer: WireAnswer) => void;
     const leftover = this.#buf !== undefined && this.#at < this.#buf.length;
     this.#resolve = undefined;
