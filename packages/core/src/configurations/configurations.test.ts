@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resolveFlatClaims, resolveMdocClaims } from './claims.ts';
 import { addDuration, durationSeconds } from './duration.ts';
+import { formatsForMetadata } from '../../test/formats.ts';
 import { checkClaimDisplay, checkClaimMappings, checkExpiresIn, fitsMdocType, Problems } from './rules.ts';
+
+const formats = formatsForMetadata();
 
 const problemsOf = (run: (p: Problems) => void) => {
   const p = new Problems();
@@ -28,7 +31,7 @@ describe('expiresIn (API.md §6)', () => {
     [{ days: -1 }, 'x', ['A whole number, 0 or more', 'Must be longer than zero']],
     [{ fortnights: 2 }, 'x', ['Unknown unit; use years, months, weeks, days, hours, minutes, seconds', 'Must be longer than zero']],
   ])('%j for %s gives %j', (expiresIn, docType, messages) => {
-    expect(problemsOf((p) => checkExpiresIn(expiresIn as never, docType, p)).map((d) => d.msg)).toEqual(messages);
+    expect(problemsOf((p) => checkExpiresIn(expiresIn as never, formats.get('mso_mdoc').maxValidityDays(docType), p)).map((d) => d.msg)).toEqual(messages);
   });
 });
 
@@ -42,7 +45,7 @@ describe('claim mappings (API.md §6)', () => {
         issuing_country: { defaultValue: 'NZ' },
       },
     };
-    expect(problemsOf((p) => checkClaimMappings('mso_mdoc', mappings, p))).toEqual([]);
+    expect(problemsOf((p) => checkClaimMappings('namespaced', mappings, p))).toEqual([]);
   });
 
   it('names each bad mapping precisely', () => {
@@ -55,7 +58,7 @@ describe('claim mappings (API.md §6)', () => {
         e: { defaultValue: '2026-02-30', type: 'date' },
       },
     };
-    expect(problemsOf((p) => checkClaimMappings('mso_mdoc', mappings, p))).toEqual([
+    expect(problemsOf((p) => checkClaimMappings('namespaced', mappings, p))).toEqual([
       { param: 'claimMappings.ns.a', msg: 'Needs mapFrom or defaultValue', location: 'body' },
       { param: 'claimMappings.ns.b.mapFrom', msg: expect.stringContaining('claims.givenName'), value: 'somewhere.else', location: 'body' },
       { param: 'claimMappings.ns.c.defaultValue', msg: 'Does not match the type date', value: 'yesterday', location: 'body' },
@@ -65,14 +68,14 @@ describe('claim mappings (API.md §6)', () => {
   });
 
   it('refuses empty mappings, and types outside mDocs', () => {
-    expect(problemsOf((p) => checkClaimMappings('ldp_vc', {}, p))[0]?.msg).toMatch(/credential without claims/);
-    expect(problemsOf((p) => checkClaimMappings('mso_mdoc', { ns: {} }, p))[0]?.param).toBe('claimMappings.ns');
-    expect(problemsOf((p) => checkClaimMappings('cwt', { a: { mapFrom: 'claims.a', type: 'date' } }, p))[0]?.param).toBe('claimMappings.a.type');
+    expect(problemsOf((p) => checkClaimMappings('flat', {}, p))[0]?.msg).toMatch(/credential without claims/);
+    expect(problemsOf((p) => checkClaimMappings('namespaced', { ns: {} }, p))[0]?.param).toBe('claimMappings.ns');
+    expect(problemsOf((p) => checkClaimMappings('flat', { a: { mapFrom: 'claims.a', type: 'date' } }, p))[0]?.param).toBe('claimMappings.a.type');
   });
 
   it('requires labelled claims to exist', () => {
     const mappings = { ns: { a: { mapFrom: 'claims.a' } } };
-    expect(problemsOf((p) => checkClaimDisplay('mso_mdoc', { ns: { a: [{ name: 'A', locale: 'en' }], b: [{ name: 'B' }] } }, mappings, p))).toEqual([
+    expect(problemsOf((p) => checkClaimDisplay('namespaced', { ns: { a: [{ name: 'A', locale: 'en' }], b: [{ name: 'B' }] } }, mappings, p))).toEqual([
       { param: 'claimDisplay.ns.b', msg: 'No claim mapping has this name', value: 'b', location: 'body' },
     ]);
   });

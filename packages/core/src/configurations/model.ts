@@ -102,6 +102,8 @@ export interface SdJwtConfiguration extends ConfigurationBase {
   format: 'dc+sd-jwt';
   claimMappings: FlatClaimMappings;
   issuer?: IssuerProfile;
+  /** The claims issued as selectively disclosable (each one a disclosure); absent: every mapped claim. */
+  selectivelyDisclosable?: string[];
 }
 
 /** A credential configuration (API.md §6): what an issuer issues, in one format. */
@@ -132,4 +134,6 @@ export interface CredentialConfigurationInput {
   credentialBranding?: { backgroundColor?: string; watermarkImageUrl?: string };
   /** ldp_vc, cwt, cwt_vc. */
   revocable?: boolean;
+  /** dc+sd-jwt. */
+  selectivelyDisclosable?: string[];
 }

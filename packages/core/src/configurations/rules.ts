@@ -2,7 +2,6 @@ import { type ErrorDetail, validationError } from '../shared/errors.ts';
 import { DURATION_UNITS, durationSeconds } from './duration.ts';
 import {
   type ClaimMapping,
-  type CredentialFormat,
   type Duration,
   MDOC_VALUE_TYPES,
   type MdocValueType,
@@ -59,17 +58,21 @@ export function fitsMdocType(type: MdocValueType, value: unknown): boolean {
   }
 }
 
-export function checkType(format: CredentialFormat, type: unknown, problems: Problems): void {
-  if (format === 'dc+sd-jwt') {
-    if (typeof type !== 'string' || !VCT.test(type)) problems.add('type', 'A vct: a URL such as https://credentials.example.com/pid, or letters, digits and . _ : / ~ % -, up to 200 characters', type);
-    return;
-  }
-  if (typeof type !== 'string' || !TYPE.test(type)) {
-    problems.add('type', format === 'mso_mdoc' ? 'A docType such as org.iso.18013.5.1.mDL' : 'Letters, digits and . _ : -, up to 200 characters', type);
-  }
+/** A credential type travels in scopes (`<format>:<type>`) and URLs: keep it to safe characters. */
+export const CREDENTIAL_TYPE = TYPE;
+/** SD-JWT VC `vct` values are commonly URLs (IETF SD-JWT VC §3.2.2.1); still safe in a scope. */
+export const VCT_TYPE = VCT;
+
+/** Checks a configuration's `type` against its format's pattern, with the format's hint when it does not fit. */
+export function checkType(type: unknown, pattern: RegExp, hint: string, problems: Problems): void {
+  if (typeof type !== 'string' || !pattern.test(type)) problems.add('type', hint, type);
 }
 
-export function checkExpiresIn(expiresIn: Duration | undefined, docType: string | undefined, problems: Problems): void {
+/**
+ * Checks `expiresIn`: known units, whole numbers, longer than zero and at most `maxDays` (the
+ * format's limit for this type: see CredentialFormatHandler.maxValidityDays).
+ */
+export function checkExpiresIn(expiresIn: Duration | undefined, maxDays: number, problems: Problems): void {
   if (expiresIn === undefined) return; // the default, DEFAULT_EXPIRES_IN, fits every limit
   if (expiresIn === null || typeof expiresIn !== 'object' || Array.isArray(expiresIn)) {
     problems.add('expiresIn', 'A duration such as { "days": 365 }', expiresIn);
@@ -80,9 +83,8 @@ export function checkExpiresIn(expiresIn: Duration | undefined, docType: string 
     else if (!Number.isInteger(v) || (v as number) < 0) problems.add(`expiresIn.${unit}`, 'A whole number, 0 or more', v);
   }
   const days = durationSeconds(expiresIn) / 86_400;
-  const limit = docType !== undefined && isMdlDocType(docType) ? MAX_MDL_VALIDITY_DAYS : MAX_VALIDITY_DAYS;
   if (!(days > 0)) problems.add('expiresIn', 'Must be longer than zero', expiresIn);
-  else if (days > limit) problems.add('expiresIn', `At most ${limit} days${limit === MAX_MDL_VALIDITY_DAYS ? ' for mDL docTypes' : ''}`, expiresIn);
+  else if (days > maxDays) problems.add('expiresIn', `At most ${maxDays} days${maxDays === MAX_MDL_VALIDITY_DAYS ? ' for mDL docTypes' : ''}`, expiresIn);
 }
 
 const MAPPING_FIELDS = ['mapFrom', 'required', 'defaultValue', 'type'];
@@ -110,13 +112,16 @@ function checkMapping(param: string, m: ClaimMapping, mdoc: boolean, problems: P
   }
 }
 
-/** Checks claim mappings: namespace → element → mapping for mDocs, claim → mapping otherwise. */
-export function checkClaimMappings(format: CredentialFormat, mappings: unknown, problems: Problems): void {
+/** How a format's claim mappings nest: namespace → element → mapping (mDocs), or claim → mapping. */
+export type ClaimLayout = 'namespaced' | 'flat';
+
+/** Checks claim mappings: namespace → element → mapping for the namespaced layout, claim → mapping otherwise. */
+export function checkClaimMappings(layout: ClaimLayout, mappings: unknown, problems: Problems): void {
   if (!isPlainObject(mappings) || Object.keys(mappings).length === 0) {
     problems.add('claimMappings', 'At least one claim mapping is required: a credential without claims is refused', mappings);
     return;
   }
-  const mdoc = format === 'mso_mdoc';
+  const mdoc = layout === 'namespaced';
   for (const [key, value] of Object.entries(mappings)) {
     if (!NAME.test(key)) problems.add(`claimMappings.${key}`, 'Names use letters, digits and _ . : -', key);
     if (!mdoc) {
@@ -135,7 +140,7 @@ export function checkClaimMappings(format: CredentialFormat, mappings: unknown, 
 }
 
 /** Checks that every labelled claim exists in the mappings. */
-export function checkClaimDisplay(format: CredentialFormat, claimDisplay: unknown, mappings: unknown, problems: Problems): void {
+export function checkClaimDisplay(layout: ClaimLayout, claimDisplay: unknown, mappings: unknown, problems: Problems): void {
   if (claimDisplay === undefined) return;
   if (!isPlainObject(claimDisplay)) {
     problems.add('claimDisplay', 'Labels per claim, nested like claimMappings', claimDisplay);
@@ -154,7 +159,7 @@ export function checkClaimDisplay(format: CredentialFormat, claimDisplay: unknow
     checkLocales(param, labels, problems);
   };
   for (const [key, value] of Object.entries(claimDisplay)) {
-    if (format === 'mso_mdoc') {
+    if (layout === 'namespaced') {
       if (!isPlainObject(value)) {
         problems.add(`claimDisplay.${key}`, 'A namespace maps element identifiers to labels', value);
         continue;
@@ -283,3 +288,39 @@ export function checkIssuerProfile(issuer: unknown, nameRequired: boolean, probl
   checkHttpsUrl('issuer.logoUrl', issuer.logoUrl, problems);
   checkHttpsUrl('issuer.iconUrl', issuer.iconUrl, problems);
 }
+
+export function checkBoolean(param: string, value: unknown, problems: Problems): void {
+  if (value !== undefined && typeof value !== 'boolean') problems.add(param, 'true or false', value);
+}
+
+/** Longest list a configuration field may hold (contexts, additional types, disclosable claims). */
+export const MAX_LIST = 20;
+
+/** A list of up to MAX_LIST distinct strings, each checked by `ok`. */
+export function checkList(param: string, value: unknown, ok: (item: string) => boolean, what: string, problems: Problems): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || value.length > MAX_LIST) {
+    problems.add(param, `A list of up to ${MAX_LIST} ${what}s`, value);
+    return;
+  }
+  const seen = new Set<unknown>();
+  value.forEach((item: unknown, i) => {
+    if (typeof item !== 'string' || !ok(item)) problems.add(`${param}.${i}`, `A ${what}`, item);
+    else if (seen.has(item)) problems.add(`${param}.${i}`, 'Listed twice', item);
+    seen.add(item);
+  });
+}
+
+/** Whether a string is an https URL of at most 2048 characters. */
+export function isHttpsUrl(value: string): boolean {
+  const problems = new Problems();
+  checkHttpsUrl('', value, problems);
+  return problems.details.length === 0 && value.length <= 2048;
+}
+
+/** Copies the fields that are present, leaving absent ones out rather than undefined. */
+export function present<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export { isPlainObject };

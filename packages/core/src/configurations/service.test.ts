@@ -146,7 +146,7 @@ describe('creating credential configurations (API.md §6)', () => {
 
   it.each([
     ['ldp_vc', 'issuer', 'Required: { name, id?, logoUrl?, iconUrl? }', flat('Degree')],
-    ['ldp_vc', 'contexts.0', 'A JSON-LD context URL (https)', flat('Degree', { issuer: { name: 'U' }, contexts: ['http://schema.example/v1'] })],
+    ['ldp_vc', 'contexts.0', expect.stringContaining('A JSON-LD context bundled with Vellum'), flat('Degree', { issuer: { name: 'U' }, contexts: ['http://schema.example/v1'] })],
     ['ldp_vc', 'additionalTypes.0', expect.stringContaining('other than VerifiableCredential'), flat('Degree', { issuer: { name: 'U' }, additionalTypes: ['VerifiableCredential'] })],
     ['ldp_vc', 'proofType', 'One of Ed25519Signature2018, Ed25519Signature2020', flat('Degree', { issuer: { name: 'U' }, proofType: 'RsaSignature2018' })],
     ['ldp_vc', 'issuer.id', 'A DID of this tenant: did:key:… or did:web:…', flat('Degree', { issuer: { name: 'U', id: 'https://issuer.example' } })],

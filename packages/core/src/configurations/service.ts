@@ -1,3 +1,4 @@
+import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { EventPrefix } from '../events/catalogue.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import type { Clock, Ids, Store } from '../ports.ts';
@@ -14,6 +15,8 @@ export interface CredentialConfigurationDeps {
   clock: Clock;
   ids: Ids;
   events: EventRecorder;
+  /** The format handlers, which check each format's own fields. */
+  formats: FormatRegistry;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -71,7 +74,7 @@ const missing = (format: CredentialFormat) => notFound(`The tenant has no such $
 
 /** Credential configurations of every format (API.md §6): create, list, read, replace, delete. */
 export function createCredentialConfigurationService(deps: CredentialConfigurationDeps): CredentialConfigurationService {
-  const { store, clock, ids, events } = deps;
+  const { store, clock, ids, events, formats } = deps;
   const repository = store.credentialConfigurations;
 
   /** The configuration with this id, of this format and tenant; any other is as good as absent. */
@@ -104,7 +107,7 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
         requirePermission(ctx, 'configurations:write');
         const now = clock.now().toISOString();
         const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
-        const configuration = checkConfigurationInput(format, input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
         try {
           await repository.insert(configuration);
         } catch (error) {
@@ -135,7 +138,7 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
         requirePermission(ctx, 'configurations:write');
         const existing = await find(ctx, format, id);
         const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
-        const configuration = checkConfigurationInput(format, input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
         let replaced: boolean;
         try {
           replaced = await repository.update(configuration);

@@ -2,6 +2,7 @@
 // form), read from untrusted JSON into one shape the endpoint works with.
 
 import { CREDENTIAL_FORMATS, type CredentialFormat } from '../configurations/model.ts';
+import type { FormatRegistry } from '../credential-formats/port.ts';
 import { JWE_ENCRYPTION_ALGORITHMS, type JweEncryption, type ResponseEncryptionParameters } from '../ports.ts';
 import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
 
@@ -95,24 +96,13 @@ function responseEncryptionOf(value: unknown): ResponseEncryptionParameters | un
   return { jwk, alg: 'ECDH-ES', enc: enc as JweEncryption };
 }
 
-/** The types a legacy request names for its format (draft 13 §E: doctype, credential_definition, types, vct). */
-function legacyTypes(body: Record<string, unknown>, format: CredentialFormat): string[] {
-  if (format === 'mso_mdoc') {
-    if (!isName(body.doctype)) return malformed('A legacy mso_mdoc request names its doctype', 'doctype', body.doctype);
-    return [body.doctype];
-  }
-  const definition = isObject(body.credential_definition) ? body.credential_definition : undefined;
-  const candidates = [definition?.type, definition?.types, body.types, body.type, body.vct];
-  return candidates.flatMap((c) => (Array.isArray(c) ? c.filter(isName) : isName(c) ? [c] : []));
-}
-
 /**
  * Reads a credential request body, current (OpenID4VCI 1.0: `credential_configuration_id`,
  * `proofs`) or legacy (draft 13: `format`, `doctype`/`credential_definition`, `proof`). Unknown
  * fields are ignored, as OAuth has it. Whether a proof is required, and what it holds, is for the
- * endpoint to decide.
+ * endpoint to decide; what a legacy request names is its format handler's to read.
  */
-export function parseCredentialRequest(body: unknown): CredentialRequest {
+export function parseCredentialRequest(body: unknown, formats: FormatRegistry): CredentialRequest {
   if (!isObject(body)) return malformed('The credential request must be a JSON object');
   const { credential_configuration_id: id, credential_identifier: identifier, format } = body;
   if (identifier !== undefined) {
@@ -136,5 +126,5 @@ export function parseCredentialRequest(body: unknown): CredentialRequest {
     return malformed(`format must be one of ${CREDENTIAL_FORMATS.join(', ')}`, 'format', format);
   }
   const f = format as CredentialFormat;
-  return { form: 'legacy', legacy: { format: f, types: legacyTypes(body, f) }, ...common };
+  return { form: 'legacy', legacy: { format: f, types: formats.get(f).legacyRequestTypes(body) }, ...common };
 }

@@ -1,10 +1,11 @@
 import { type ClaimSubject, resolveMdocClaims } from '../configurations/claims.ts';
-import { addDuration } from '../configurations/duration.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
 import type { Clock, MdocEngine } from '../ports.ts';
-import { DomainError, invalidField, isDomainError } from '../shared/errors.ts';
+import { statusUnavailable } from '../credential-formats/shared.ts';
+import { type DomainError, invalidField, isDomainError } from '../shared/errors.ts';
+import { validityOf } from '../credential-formats/validity.ts';
 import type { Tenant } from '../tenancy/model.ts';
 
 export interface MdocIssuanceDeps {
@@ -50,11 +51,7 @@ export interface MdocIssuance {
 
 /** The 400 for a configuration that asks for a status list entry, which Vellum cannot write yet. */
 export function statusListsUnavailable(): DomainError {
-  return new DomainError(
-    'BadRequest',
-    'Status lists are not available yet: this credential configuration sets includeStatus, and Vellum does not issue a credential without the status entry it promises. Set includeStatus to false to issue it without one.',
-    { details: [{ value: true, msg: 'Not available yet', param: 'includeStatus', location: 'body' }] },
-  );
+  return statusUnavailable('mdoc-status-list');
 }
 
 /** mDoc issuance (ISO/IEC 18013-5) independent of OpenID4VCI: the core use case every flow calls. */
@@ -68,13 +65,8 @@ export function createMdocIssuance(deps: MdocIssuanceDeps): MdocIssuance {
       if (configuration.includeStatus) throw statusListsUnavailable();
       const now = request.now ?? clock.now();
       const namespaces = resolveMdocClaims(configuration.claimMappings, subject);
-      const validUntil = addDuration(now, configuration.expiresIn);
       // Whole seconds, as the MSO writes them: a credential that ends within this second is expired too.
-      if (Math.floor(validUntil.getTime() / 1000) * 1000 <= clock.now().getTime()) {
-        throw new DomainError('BadRequest', `The credential would already be expired (valid until ${validUntil.toISOString()}), so it is not issued`, {
-          details: [{ value: configuration.expiresIn, msg: 'Issuance time plus expiresIn is in the past', param: 'expiresIn', location: 'body' }],
-        });
-      }
+      const { validUntil } = validityOf(now, configuration.expiresIn, clock.now());
       const sign = async () => {
         const chain = await chains.current(tenant, now, validUntil.getTime() - now.getTime());
         const issued = await engine.issue({

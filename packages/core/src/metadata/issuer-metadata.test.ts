@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CredentialConfiguration, LdpVcConfiguration, MdocConfiguration } from '../configurations/model.ts';
+import { formatsForMetadata } from '../../test/formats.ts';
 import { buildIssuerMetadata, configurationMetadata, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
+
+const formats = formatsForMetadata();
 
 const times = { createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
 const mdl: MdocConfiguration = {
@@ -42,7 +45,7 @@ describe('issuer metadata (specification 2.7)', () => {
   const live = { preAuthorizedCode: true, authorizationCode: false, credentialEndpoint: true, jwks: true, iacaList: true };
 
   it('names the issuer and its endpoints under the requesting origin', () => {
-    const m = buildIssuerMetadata(origin, configs, live);
+    const m = buildIssuerMetadata(origin, configs, live, formats);
     expect(m).toMatchObject({
       issuer: origin,
       credential_issuer: origin,
@@ -55,18 +58,18 @@ describe('issuer metadata (specification 2.7)', () => {
       scopes_supported: ['mso_mdoc:org.iso.18013.5.1.mDL', 'ldp_vc:UniversityDegree', 'cwt:Badge', 'cwt_vc:Badge', 'dc+sd-jwt:https://vct.example/pid'],
     });
     expect(Object.keys(m.credential_configurations_supported as object)).toEqual(configs.map((c) => c.id));
-    const custom = buildIssuerMetadata('https://issuer.example.org', configs, live);
+    const custom = buildIssuerMetadata('https://issuer.example.org', configs, live, formats);
     expect(custom.credential_issuer).toBe('https://issuer.example.org');
     expect(custom.token_endpoint).toBe('https://issuer.example.org/v1/oauth/token');
   });
 
   it('advertises nothing that is not live', () => {
-    const m = buildIssuerMetadata(origin, configs, { preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false, iacaList: false });
+    const m = buildIssuerMetadata(origin, configs, { preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false, iacaList: false }, formats);
     for (const key of ['authorization_endpoint', 'token_endpoint', 'credential_endpoint', 'nonce_endpoint', 'jwks_uri', 'mdoc_iacas_uri', 'response_types_supported', 'code_challenge_methods_supported', 'credential_response_encryption']) {
       expect(m).not.toHaveProperty(key);
     }
     expect(m.grant_types_supported).toEqual([]);
-    const withCode = buildIssuerMetadata(origin, [], { ...live, authorizationCode: true });
+    const withCode = buildIssuerMetadata(origin, [], { ...live, authorizationCode: true }, formats);
     expect(withCode).toMatchObject({
       authorization_endpoint: `${origin}/v1/oauth/authorize`,
       response_types_supported: ['code'],
@@ -77,7 +80,7 @@ describe('issuer metadata (specification 2.7)', () => {
   });
 
   it('describes an mDoc configuration with doctype, COSE algorithm and localised claim labels', () => {
-    expect(configurationMetadata(mdl)).toEqual({
+    expect(configurationMetadata(mdl, formats)).toEqual({
       format: 'mso_mdoc',
       id: 'cfg-mdl',
       scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
@@ -96,7 +99,7 @@ describe('issuer metadata (specification 2.7)', () => {
   });
 
   it('uses each format’s claim path and type fields', () => {
-    const byId = buildIssuerMetadata(origin, configs, live).credential_configurations_supported as Record<string, Record<string, unknown>>;
+    const byId = buildIssuerMetadata(origin, configs, live, formats).credential_configurations_supported as Record<string, Record<string, unknown>>;
     expect(byId['cfg-degree']).toMatchObject({
       credential_definition: { '@context': ['https://www.w3.org/2018/credentials/v1', 'https://schema.example/degree/v1'], type: ['VerifiableCredential', 'UniversityDegree'] },
       credential_signing_alg_values_supported: ['Ed25519Signature2018'],
@@ -116,7 +119,7 @@ describe('issuer metadata (specification 2.7)', () => {
   });
 
   it('keeps the deprecated credentials_supported list (specification 9.4)', () => {
-    const legacy = buildIssuerMetadata(origin, configs, live).credentials_supported as Record<string, unknown>[];
+    const legacy = buildIssuerMetadata(origin, configs, live, formats).credentials_supported as Record<string, unknown>[];
     expect(legacy[0]).toEqual({ format: 'mso_mdoc', id: 'cfg-mdl', scope: 'mso_mdoc:org.iso.18013.5.1.mDL', doctype: 'org.iso.18013.5.1.mDL', cryptographic_binding_methods_supported: ['mso'], cryptographic_suites_supported: ['ES256'] });
     expect(legacy[1]).toMatchObject({ format: 'ldp_vc', '@context': expect.any(Array), type: ['VerifiableCredential', 'UniversityDegree'], credentialSubject: { degree: {} } });
   });

@@ -1,4 +1,5 @@
-import type { ClaimLabel, CredentialConfiguration, CredentialDisplay } from '../configurations/model.ts';
+import type { ClaimLabel, ClaimMapping, CredentialConfiguration, CredentialDisplay } from '../configurations/model.ts';
+import type { CredentialFormatHandler, FormatRegistry } from '../credential-formats/port.ts';
 
 /** The parts of the issuance protocol that are live; metadata advertises exactly these. */
 export interface IssuanceFeatures {
@@ -64,9 +65,6 @@ export function authorizationCodeMetadata(at: (path: string) => string): Record<
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
   };
 }
-const VC_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
-const ES256 = -7; // COSE algorithm identifier
-
 /** The scope a configuration is requested by: `<format>:<type>` (specification 2.5, 2.7). */
 export function scopeOf(c: Pick<CredentialConfiguration, 'format' | 'type'>): string {
   return `${c.format}:${c.type}`;
@@ -79,19 +77,18 @@ interface ClaimDescription {
 }
 
 /** Claim descriptions with each format's path convention (specification 2.7). */
-function claimsOf(c: CredentialConfiguration): ClaimDescription[] {
+function claimsOf(c: CredentialConfiguration, handler: CredentialFormatHandler): ClaimDescription[] {
   const describe = (path: string[], required: boolean | undefined, labels: unknown): ClaimDescription => ({
     path,
     mandatory: required === true,
     ...(Array.isArray(labels) && labels.length > 0 ? { display: labels as ClaimLabel[] } : {}),
   });
-  if (c.format === 'mso_mdoc') {
-    return Object.entries(c.claimMappings).flatMap(([ns, elements]) =>
+  if (handler.claimLayout === 'namespaced') {
+    return Object.entries(c.claimMappings as Record<string, Record<string, ClaimMapping>>).flatMap(([ns, elements]) =>
       Object.entries(elements).map(([el, m]) => describe([ns, el], m.required, (c.claimDisplay?.[ns] as Record<string, ClaimLabel[]> | undefined)?.[el])),
     );
   }
-  const prefix = c.format === 'ldp_vc' ? ['credentialSubject'] : c.format === 'cwt_vc' ? ['vc', 'credentialSubject'] : [];
-  return Object.entries(c.claimMappings).map(([claim, m]) => describe([...prefix, claim], m.required, c.claimDisplay?.[claim]));
+  return Object.entries(c.claimMappings as Record<string, ClaimMapping>).map(([claim, m]) => describe([...handler.claimPathPrefix, claim], m.required, c.claimDisplay?.[claim]));
 }
 
 function displayOf(c: CredentialConfiguration): CredentialDisplay[] {
@@ -99,90 +96,30 @@ function displayOf(c: CredentialConfiguration): CredentialDisplay[] {
   return c.name ? [{ name: c.name }] : [];
 }
 
-/** One entry of `credential_configurations_supported` (specification 2.7). */
-export function configurationMetadata(c: CredentialConfiguration): Record<string, unknown> {
-  const common = {
+/** One entry of `credential_configurations_supported` (specification 2.7): the common members, then the format's. */
+export function configurationMetadata(c: CredentialConfiguration, formats: FormatRegistry): Record<string, unknown> {
+  const handler = formats.of(c);
+  // OpenID4VCI 1.0 §12.2.4: display, when present, is a non-empty array; without a name there is none.
+  const display = displayOf(c);
+  return {
     format: c.format,
     id: c.id,
     scope: scopeOf(c),
+    ...handler.metadata(c as never),
+    credential_metadata: { ...(display.length > 0 ? { display } : {}), claims: claimsOf(c, handler) },
   };
-  // OpenID4VCI 1.0 §12.2.4: display, when present, is a non-empty array; without a name there is none.
-  const display = displayOf(c);
-  const metadata = { credential_metadata: { ...(display.length > 0 ? { display } : {}), claims: claimsOf(c) } };
-  switch (c.format) {
-    case 'mso_mdoc':
-      return {
-        ...common,
-        doctype: c.type,
-        credential_signing_alg_values_supported: [ES256],
-        cryptographic_binding_methods_supported: ['cose_key'],
-        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
-        ...metadata,
-      };
-    case 'ldp_vc':
-      return {
-        ...common,
-        credential_definition: { '@context': [VC_CONTEXT, ...(c.contexts ?? [])], type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])] },
-        credential_signing_alg_values_supported: [c.proofType],
-        cryptographic_binding_methods_supported: ['did:key'],
-        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
-        ...metadata,
-      };
-    case 'cwt_vc':
-      return {
-        ...common,
-        types: ['VerifiableCredential', c.type],
-        credential_signing_alg_values_supported: [ES256],
-        cryptographic_binding_methods_supported: ['did:key'],
-        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
-        ...metadata,
-      };
-    case 'cwt':
-      return {
-        ...common,
-        type: c.type,
-        credential_signing_alg_values_supported: [ES256],
-        cryptographic_binding_methods_supported: ['did:key'],
-        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
-        ...metadata,
-      };
-    case 'dc+sd-jwt':
-      return {
-        ...common,
-        vct: c.type,
-        credential_signing_alg_values_supported: ['ES256'],
-        cryptographic_binding_methods_supported: ['jwk'],
-        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
-        ...metadata,
-      };
-  }
 }
 
 /** The deprecated draft-13 `credentials_supported` entry (specification 2.7, 9.4). */
-function legacyEntry(c: CredentialConfiguration): Record<string, unknown> {
-  const base = { format: c.format, id: c.id, scope: scopeOf(c) };
-  switch (c.format) {
-    case 'mso_mdoc':
-      return { ...base, doctype: c.type, cryptographic_binding_methods_supported: ['mso'], cryptographic_suites_supported: ['ES256'] };
-    case 'ldp_vc':
-      return {
-        ...base,
-        '@context': [VC_CONTEXT, ...(c.contexts ?? [])],
-        type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])],
-        credentialSubject: Object.fromEntries(Object.keys(c.claimMappings).map((k) => [k, {}])),
-        cryptographic_binding_methods_supported: ['did:key'],
-        cryptographic_suites_supported: [c.proofType],
-      };
-    default:
-      return { ...base, type: c.type, cryptographic_binding_methods_supported: c.format === 'dc+sd-jwt' ? ['jwk'] : ['did:key'], cryptographic_suites_supported: ['ES256'] };
-  }
+function legacyEntry(c: CredentialConfiguration, formats: FormatRegistry): Record<string, unknown> {
+  return { format: c.format, id: c.id, scope: scopeOf(c), ...formats.of(c).legacyMetadata(c as never) };
 }
 
 /**
  * The credential issuer metadata of a tenant as seen from `origin` (specification 2.7, OpenID4VCI
  * 1.0 §12.2), advertising only the features that are live.
  */
-export function buildIssuerMetadata(origin: string, configurations: readonly CredentialConfiguration[], features: IssuanceFeatures): Record<string, unknown> {
+export function buildIssuerMetadata(origin: string, configurations: readonly CredentialConfiguration[], features: IssuanceFeatures, formats: FormatRegistry): Record<string, unknown> {
   const at = (path: string) => `${origin}${path}`;
   const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
   return {
@@ -198,8 +135,8 @@ export function buildIssuerMetadata(origin: string, configurations: readonly Cre
     scopes_supported: configurations.map(scopeOf),
     ...(features.authorizationCode ? authorizationCodeMetadata(at) : {}),
     grant_types_supported: grants,
-    credentials_supported: configurations.map(legacyEntry),
-    credential_configurations_supported: Object.fromEntries(configurations.map((c) => [c.id, configurationMetadata(c)])),
+    credentials_supported: configurations.map((c) => legacyEntry(c, formats)),
+    credential_configurations_supported: Object.fromEntries(configurations.map((c) => [c.id, configurationMetadata(c, formats)])),
     ...(features.credentialResponseEncryption ? { credential_response_encryption: features.credentialResponseEncryption } : {}),
     ...(features.credentialRequestEncryption ? { credential_request_encryption: features.credentialRequestEncryption } : {}),
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatsForMetadata } from '../../test/formats.ts';
 import { contextFor, harness } from '../../test/harness.ts';
 import { buildAuthorizationServerMetadata } from './authorization-server.ts';
 import { LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
@@ -110,7 +111,7 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
 
   it('puts the mount path into the issuer identifier and every URL', async () => {
     const { store, tenant } = await setup();
-    const service = createIssuerMetadataService({ store, features: { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, iacaList: true } });
+    const service = createIssuerMetadataService({ store, formats: formatsForMetadata(), features: { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, iacaList: true } });
     const m = await service.issuerMetadata(contextFor(tenant, null), '/issuance/');
     expect(m).toMatchObject({
       credential_issuer: 'https://acme.eu01.vellum.test/issuance',

@@ -1,3 +1,4 @@
+import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { Store } from '../ports.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { buildAuthorizationServerMetadata } from './authorization-server.ts';
@@ -7,6 +8,8 @@ export interface IssuerMetadataDeps {
   store: Store;
   /** What the host serves of the issuance protocol; metadata advertises exactly this. */
   features: IssuanceFeatures;
+  /** The format handlers, which write each configuration's entry. */
+  formats: FormatRegistry;
   /** How many tenant origins' documents the cache keeps (default 10,000; least recently served go first). */
   cachedDocuments?: number;
   /**
@@ -56,7 +59,7 @@ interface Cached {
  * rebuilt only when they differ from the last read, per tenant and issuer identifier.
  */
 export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMetadataService {
-  const { store, features } = deps;
+  const { store, features, formats } = deps;
   /** The features with this tenant's request encryption keys filled in. */
   const tenantFeatures = async (tenantId: string): Promise<IssuanceFeatures> =>
     features.credentialRequestEncryption && deps.requestEncryptionKeys
@@ -84,7 +87,7 @@ export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMet
         return hit.document;
       }
       const configurations = stamps.length === 0 ? [] : await store.credentialConfigurations.listAll(ctx.tenant.id);
-      const document = deepFreeze(buildIssuerMetadata(issuer, configurations, await tenantFeatures(ctx.tenant.id)));
+      const document = deepFreeze(buildIssuerMetadata(issuer, configurations, await tenantFeatures(ctx.tenant.id), formats));
       remember(key, { fingerprint, document });
       return document;
     },

@@ -1,0 +1,164 @@
+// The CredentialFormat port (issue 14): everything that differs between the formats Vellum issues
+// sits behind this one interface, and the rest of the core (configurations, metadata, the credential
+// endpoint) asks the registry for the handler of a configuration's format instead of branching.
+
+import type { ClaimSubject } from '../configurations/claims.ts';
+import type { CredentialConfiguration, CredentialFormat, CwtConfiguration, LdpVcConfiguration, MdocConfiguration, SdJwtConfiguration } from '../configurations/model.ts';
+import type { ClaimLayout, Problems } from '../configurations/rules.ts';
+import type { KeyAlgorithm, PublicJwk } from '../keys/model.ts';
+import type { Tenant } from '../tenancy/model.ts';
+
+/** The fields every configuration has, checked and assigned before a format builds its own. */
+export type CommonConfiguration = Omit<CredentialConfiguration, 'format' | 'claimMappings' | 'includeStatus' | 'issuer' | 'contexts' | 'additionalTypes' | 'proofType' | 'credentialBranding' | 'revocable' | 'selectivelyDisclosable'>;
+
+/** What a format's issue step receives: the configuration, who the credential is about, and whose key it is bound to. */
+export interface FormatIssueRequest<C extends CredentialConfiguration = CredentialConfiguration> {
+  tenant: Tenant;
+  configuration: C;
+  /** The user object claims are mapped from (API.md §6). */
+  subject: ClaimSubject;
+  /** The holder's public key, from the key proof: the credential is bound to it. */
+  holderKey: PublicJwk;
+  /** The credential issuer identifier the wallet talks to (an https origin). */
+  credentialIssuer: string;
+  /** The issuance time. The credential is valid from it for the configuration's `expiresIn`. */
+  now: Date;
+  /**
+   * Which request shape asked (specification 2.6): a format whose legacy credential carries more
+   * than its current one (ldp_vc's issuer object, branding, name and description) signs that.
+   */
+  form: 'current' | 'legacy';
+}
+
+/** A credential as the credential endpoint returns it. */
+export interface IssuedCredential {
+  /** OpenID4VCI's `credential`: a string (mso_mdoc, cwt, cwt_vc, dc+sd-jwt) or a JSON-LD object (ldp_vc). */
+  credential: string | Record<string, unknown>;
+  /** ISO 8601 at whole seconds, as the credential writes them. */
+  validFrom: string;
+  validUntil: string;
+}
+
+/**
+ * The status entry a credential of a configuration carries, which the status list work (issue 15)
+ * writes: the mDoc Token Status List (MSO `status`/`_status`), a W3C status list credential
+ * (ldp_vc `credentialStatus`), or an IETF Token Status List reference (`status.status_list`).
+ */
+export type StatusEntryKind = 'mdoc-status-list' | 'status-list-credential' | 'token-status-list';
+
+/** One credential format: its configuration fields, its metadata, its request shape and its issuance. */
+export interface CredentialFormatHandler<C extends CredentialConfiguration = CredentialConfiguration> {
+  readonly format: C['format'];
+  /** How `claimMappings` (and `claimDisplay`) nest: namespace → element (mDocs) or claim name. */
+  readonly claimLayout: ClaimLayout;
+  /** Where a flat claim sits in the credential, as metadata `claims[].path` starts (specification 2.7). */
+  readonly claimPathPrefix: readonly string[];
+  /** The fields this format adds to the common configuration fields (API.md §6). */
+  readonly fields: readonly string[];
+  /** Claim names the credential writes itself, so no mapping may use them. */
+  readonly reservedClaims: readonly string[];
+  /** The key algorithm of the DID that signs; a pinned `issuer.id` must hold one. Undefined: not signed by a DID. */
+  readonly signingKey?: KeyAlgorithm;
+  /** The `alg` values a key proof may use: the holder key must be one the format can bind. */
+  readonly proofAlgorithms: readonly string[];
+  /** The longest `expiresIn` a configuration of this type may have, in days (API.md §6). */
+  maxValidityDays(type: unknown): number;
+  /** Checks a configuration's `type` (a docType, a vct, or a plain name) for this format. */
+  checkType(type: unknown, problems: Problems): void;
+  /**
+   * Checks the format's own fields of a create or replace body (the common fields, claim mappings
+   * included, are checked by the caller). The whole body is there to cross-check.
+   */
+  checkFields(body: Record<string, unknown>, problems: Problems): void;
+  /** The configuration a body that passed every check describes, with the format's defaults filled in. */
+  build(common: CommonConfiguration, body: Record<string, unknown>): C;
+  /** The format's own members of its `credential_configurations_supported` entry (format, id, scope and credential_metadata are added by the caller). */
+  metadata(configuration: C): Record<string, unknown>;
+  /** The format's own members of its deprecated `credentials_supported` entry (format, id and scope are added by the caller). */
+  legacyMetadata(configuration: C): Record<string, unknown>;
+  /**
+   * The types a deprecated (draft 13) credential request names for this format: one must be the
+   * configuration's `type` (none: any granted configuration of the format). A request without what
+   * the format requires is a 400 `invalid_credential_request`.
+   */
+  legacyRequestTypes(body: Record<string, unknown>): string[];
+  /** The status entry the configuration's credentials carry, or undefined for none. */
+  statusEntry(configuration: C): StatusEntryKind | undefined;
+  /**
+   * Maps the claims (none, or a missing required one: 400), computes the validity (already expired:
+   * 400), picks the signing key (none: 400) and signs. Records nothing: the flow that calls it does.
+   */
+  issue(request: FormatIssueRequest<C>): Promise<IssuedCredential>;
+}
+
+/** A handler of any one format. */
+export type AnyFormatHandler =
+  | CredentialFormatHandler<MdocConfiguration>
+  | CredentialFormatHandler<LdpVcConfiguration>
+  | CredentialFormatHandler<CwtConfiguration>
+  | CredentialFormatHandler<SdJwtConfiguration>;
+
+/** The handlers of every format, looked up by format. */
+export interface FormatRegistry {
+  /** The handler of a format; it may be given any configuration of that format. */
+  get(format: CredentialFormat): CredentialFormatHandler;
+  /** The handler of a configuration's format. */
+  of(configuration: CredentialConfiguration): CredentialFormatHandler;
+  readonly formats: readonly CredentialFormat[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The signing engines the format handlers call (implemented by @vellum/formats). The mDoc engine
+// (MdocEngine) and the Linked Data signer (LinkedDataSigner) are in ports.ts.
+// ---------------------------------------------------------------------------------------------
+
+/** The claims of a CWT (RFC 8392), before encoding: registered claims by name, private ones apart. */
+export interface CwtClaims {
+  /** `iss` (label 1): the issuer's DID. */
+  iss: string;
+  /** `sub` (label 2), when there is one: the holder's DID. */
+  sub?: string;
+  /** `iat` (6), `nbf` (5) and `exp` (4), written as whole seconds since the epoch. */
+  iat: Date;
+  nbf?: Date;
+  exp: Date;
+  /** `cnf` (8, RFC 8747): the holder's public key, written as a COSE_Key under label 1. */
+  cnf: PublicJwk;
+  /** Private claims under text labels (RFC 8392 §3: claim names not registered): `type` and the claims, or `vc`. */
+  claims: Record<string, unknown>;
+}
+
+export interface CwtSignInput {
+  tenantId: string;
+  /** The KeyManager id of the P-256 signing key. */
+  keyId: string;
+  /** The DID URL of that key, written as the protected header's `kid` (label 4, its UTF-8 bytes). */
+  kid: string;
+  claims: CwtClaims;
+}
+
+/** Signs CWTs: COSE_Sign1 (RFC 9052) with ES256 (COSE alg -7) through the KeyManager. */
+export interface CwtSigner {
+  /** Returns the base64url (no padding) of the CBOR-tagged (18) COSE_Sign1. A destroyed key is DomainError `NotFound`. */
+  sign(input: CwtSignInput): Promise<string>;
+}
+
+export interface SdJwtSignInput {
+  tenantId: string;
+  /** The KeyManager id of the signing key. */
+  keyId: string;
+  /** `ES256` for a P-256 key, `EdDSA` for an Ed25519 one. */
+  alg: 'ES256' | 'EdDSA';
+  /** The DID URL of the key, as the header's `kid`. */
+  kid: string;
+  /** The whole payload, disclosable claims included (iss, iat, exp, vct, cnf and the claims). */
+  payload: Record<string, unknown>;
+  /** Top-level payload members to make selectively disclosable (each becomes a disclosure). */
+  disclosable: readonly string[];
+}
+
+/** Issues SD-JWT VCs (IETF SD-JWT VC, `typ` `dc+sd-jwt`) through the KeyManager. */
+export interface SdJwtSigner {
+  /** Returns the compact SD-JWT: the issuer-signed JWT, then each disclosure, each followed by `~`. */
+  issue(input: SdJwtSignInput): Promise<string>;
+}

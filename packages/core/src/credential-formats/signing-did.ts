@@ -1,0 +1,49 @@
+import type { DidKey } from '../dids/model.ts';
+import type { KeyAlgorithm } from '../keys/model.ts';
+import type { Store } from '../ports.ts';
+import { DomainError } from '../shared/errors.ts';
+
+/** The DID and key a credential is signed with. */
+export interface SigningDid {
+  did: string;
+  key: DidKey;
+}
+
+const noDid = (algorithm: KeyAlgorithm, pinned: string | undefined) =>
+  new DomainError(
+    'BadRequest',
+    pinned === undefined
+      ? `The tenant has no DID with a ${algorithm} key to sign this credential: create one with POST /v1/dids${algorithm === 'P-256' ? ' ({ "method": "key", "options": { "keyType": "P-256" } })' : ''}`
+      : `The configuration's issuer DID ${pinned} is gone or holds no ${algorithm} key: create it again, or change issuer.id`,
+    { details: [{ ...(pinned === undefined ? {} : { value: pinned }), msg: `No DID with a ${algorithm} key`, param: 'issuer.id', location: 'body' }] },
+  );
+
+const PAGE = 500;
+
+/**
+ * The key a credential is signed with (API.md §6): the `algorithm` key of the DID the configuration
+ * pins, or else of the tenant's most recently created DID that has one. None is a 400 saying what
+ * to create.
+ */
+export async function signingDidOf(store: Pick<Store, 'dids'>, tenantId: string, pinned: string | undefined, algorithm: KeyAlgorithm): Promise<SigningDid> {
+  const keyOf = (record: { did: string; keys: DidKey[] } | undefined) => {
+    const key = record?.keys.find((k) => k.algorithm === algorithm);
+    return record && key ? { did: record.did, key } : undefined;
+  };
+  if (pinned !== undefined) {
+    const found = keyOf(await store.dids.get(tenantId, pinned));
+    if (!found) throw noDid(algorithm, pinned);
+    return found;
+  }
+  // DIDs come in creation order; the newest suitable one is the last such of all pages.
+  let newest: SigningDid | undefined;
+  let after: number | undefined;
+  for (;;) {
+    const slice = await store.dids.list(tenantId, after === undefined ? { limit: PAGE } : { limit: PAGE, after });
+    for (const record of slice.items) newest = keyOf(record) ?? newest;
+    if (slice.items.length < PAGE || slice.last === undefined) break;
+    after = slice.last;
+  }
+  if (!newest) throw noDid(algorithm, undefined);
+  return newest;
+}
