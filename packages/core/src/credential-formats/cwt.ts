@@ -1,0 +1,87 @@
+// cwt and cwt_vc (CBOR Web Tokens, RFC 8392, in a COSE_Sign1, RFC 9052) on the CredentialFormat
+// port: signed with ES256 by the tenant's P-256 DID key, bound to the holder's key in `cnf`.
+
+import type { CwtConfiguration } from '../configurations/model.ts';
+import { checkBoolean, checkIssuerProfile, checkType, CREDENTIAL_TYPE, present, type Problems } from '../configurations/rules.ts';
+import type { Store } from '../ports.ts';
+import { resolveFlatClaims } from '../configurations/claims.ts';
+import { didKeyOf } from '../dids/did-key.ts';
+import type { CommonConfiguration, CredentialFormatHandler, CwtSigner } from './port.ts';
+import { COSE_ES256, generalValidity, HOLDER_PROOF_ALGORITHMS, namedTypes, pinnedDid, revocableStatus, VC_CONTEXT } from './shared.ts';
+import { signingDidOf } from './signing-did.ts';
+import { validityOf } from './validity.ts';
+
+export interface CwtFormatDeps {
+  store: Store;
+  signer: CwtSigner;
+  /** `cwt` writes the claims flat beside `type`; `cwt_vc` puts them in a `vc` claim. */
+  format: 'cwt' | 'cwt_vc';
+}
+
+/** The cwt or cwt_vc handler. */
+export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<CwtConfiguration> {
+  const { format, store, signer } = deps;
+
+  /**
+   * The private claims (RFC 8392 §3, text names). `cwt` writes the mapped claims flat beside the
+   * configuration's `type` (a reserved name, so no mapping replaces it). `cwt_vc` writes one `vc`
+   * claim holding a W3C VC Data Model 1.1 credential, as the JWT encoding of that model does
+   * (§6.3.1): `iss`, `sub`, `nbf` and `exp` stand for its issuer, credentialSubject.id,
+   * issuanceDate and expirationDate, so `vc` carries the rest.
+   */
+  const privateClaims = (type: string, claims: Record<string, unknown>): Record<string, unknown> =>
+    format === 'cwt'
+      ? { type, ...claims }
+      : { vc: { '@context': [VC_CONTEXT], type: ['VerifiableCredential', type], credentialSubject: { ...claims } } };
+
+  return {
+    format,
+    claimLayout: 'flat',
+    claimPathPrefix: format === 'cwt_vc' ? ['vc', 'credentialSubject'] : [],
+    fields: ['issuer', 'revocable'],
+    // The registered claims of a CWT (RFC 8392 §3.1) and the ones Vellum writes; in a cwt_vc the
+    // claims sit in vc.credentialSubject, whose `id` is the holder's.
+    reservedClaims: format === 'cwt' ? ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'cti', 'cnf', 'status', 'type'] : ['id'],
+    signingKey: 'P-256',
+    proofAlgorithms: HOLDER_PROOF_ALGORITHMS,
+    maxValidityDays: generalValidity,
+    checkType: (type, problems) => checkType(type, CREDENTIAL_TYPE, 'Letters, digits and . _ : -, up to 200 characters', problems),
+    checkFields(body: Record<string, unknown>, problems: Problems) {
+      checkIssuerProfile(body.issuer, false, problems);
+      checkBoolean('revocable', body.revocable, problems);
+    },
+    build: (common: CommonConfiguration, body) =>
+      present({ ...common, format, claimMappings: body.claimMappings as CwtConfiguration['claimMappings'], issuer: body.issuer as CwtConfiguration['issuer'], revocable: body.revocable === true }),
+    metadata: (c) => ({
+      ...(format === 'cwt_vc' ? { types: ['VerifiableCredential', c.type] } : { type: c.type }),
+      credential_signing_alg_values_supported: [COSE_ES256],
+      cryptographic_binding_methods_supported: ['did:key'],
+      proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_PROOF_ALGORITHMS] } },
+    }),
+    legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['did:key'], cryptographic_suites_supported: ['ES256'] }),
+    legacyRequestTypes: namedTypes,
+    statusEntry: revocableStatus('token-status-list'),
+    async issue(request) {
+      const { tenant, configuration, holderKey, now } = request;
+      const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
+      const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
+      const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'P-256');
+      const credential = await signer.sign({
+        tenantId: tenant.id,
+        keyId: key.kmsKeyId,
+        kid: key.didDocumentKeyId,
+        claims: {
+          iss: did,
+          // The holder is named by the did:key of the key it proved; `cnf` binds that key (RFC 8747).
+          sub: didKeyOf(holderKey),
+          iat: validFrom,
+          nbf: validFrom,
+          exp: validUntil,
+          cnf: holderKey,
+          claims: privateClaims(configuration.type, claims),
+        },
+      });
+      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString() };
+    },
+  };
+}
