@@ -108,8 +108,8 @@ async function verifyEd25519Signature2018(entry: Entry, port: number): Promise<v
 
 /**
  * JsonWebSignature2020. No verifier library for this suite is installed, so the test assembles it
- * from two we did not write: Digital Bazaar's jsonld (a different URDNA2015 implementation from the
- * rdfjs-c14n that Vellum signs with) canonicalises the proof options and the document as the suite
+ * from two we did not write: Digital Bazaar's jsonld (its own JSON-LD to RDF; the canonicalisation,
+ * rdf-canonize, is the one Vellum signs with too, checked on its own in rdfc10.test.ts) canonicalises the proof options and the document as the suite
  * says, and jose checks the detached ES256 JWS (RFC 7797, b64 false) over the two hashes.
  */
 async function verifyJsonWebSignature2020(entry: Entry, port: number): Promise<void> {

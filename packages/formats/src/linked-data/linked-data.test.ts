@@ -10,7 +10,7 @@ import { createLinkedDataSigner } from './signer.ts';
 
 /** Checks a detached-JWS Linked Data proof the way the 2018 and 2020 JWS suites define it. */
 async function verifyProof(document: Record<string, unknown> & { proof: LinkedDataProof }, jwk: PublicJwk): Promise<boolean> {
-  const [header = '', payload, signature = ''] = document.proof.jws.split('.');
+  const [header = '', payload, signature = ''] = (document.proof.jws as string).split('.');
   expect(payload).toBe('');
   const { alg, ...rest } = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
   expect(rest).toEqual({ b64: false, crit: ['b64'] });
@@ -66,6 +66,7 @@ describe('JSON-LD canonicalisation (RDFC-1.0 / URDNA2015) with bundled contexts'
     expect([...BUNDLED_CONTEXT_URLS].sort()).toEqual([
       'https://identity.foundation/.well-known/did-configuration/v1',
       'https://w3id.org/security/suites/ed25519-2018/v1',
+      'https://w3id.org/security/suites/ed25519-2020/v1',
       'https://w3id.org/security/suites/jws-2020/v1',
       'https://www.w3.org/2018/credentials/v1',
     ]);
@@ -95,7 +96,7 @@ describe('the Linked Data signer (KeyManager keys; Ed25519Signature2018 and Json
     const key = await keys.create(tenant.id, 'P-256');
     const signed = await signer.sign({ tenantId: tenant.id, keyId: key.id, type: 'JsonWebSignature2020', verificationMethod: 'did:key:zDnExample#k', proofPurpose: 'assertionMethod', created: '2026-05-01T12:00:00Z', document: credential('did:key:zDnExample') });
     expect(signed['@context']).toEqual([...credential('x')['@context'], 'https://w3id.org/security/suites/jws-2020/v1']);
-    expect(JSON.parse(Buffer.from(signed.proof.jws.split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'ES256', b64: false, crit: ['b64'] });
+    expect(JSON.parse(Buffer.from((signed.proof.jws as string).split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'ES256', b64: false, crit: ['b64'] });
     expect(await verifyProof(signed, key.publicJwk)).toBe(true);
   });
 

@@ -1,0 +1,186 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { fakeIds, fakeLinkedDataSigner } from '@vellum/testing';
+import { describe, expect, it } from 'vitest';
+import { contextFor, harness } from '../../test/harness.ts';
+import type { LdpVcConfiguration } from '../configurations/model.ts';
+import { didKeyOf } from '../dids/did-key.ts';
+import type { PublicJwk } from '../keys/model.ts';
+import type { LinkedDataSignInput, LinkedDataSigner } from '../ports.ts';
+import { createLdpVcFormat, LDP_CLAIM_VOCABULARY } from './ldp-vc.ts';
+import type { FormatIssueRequest } from './port.ts';
+
+const NOW = new Date('2026-05-01T12:00:00.750Z');
+const VC_V1 = 'https://www.w3.org/2018/credentials/v1';
+
+function holderKey(curve: 'P-256' | 'Ed25519' = 'P-256'): PublicJwk {
+  if (curve === 'Ed25519') return { kty: 'OKP', crv: 'Ed25519', x: generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x as string };
+  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
+}
+
+function configurationOf(tenantId: string, over: Partial<LdpVcConfiguration> = {}): LdpVcConfiguration {
+  return {
+    id: 'cfg-ldp',
+    tenantId,
+    format: 'ldp_vc',
+    type: 'UniversityDegreeCredential',
+    name: 'University degree',
+    description: 'A bachelor degree',
+    expiresIn: { days: 365 },
+    issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png', iconUrl: 'https://acme.example/icon.png' },
+    proofType: 'Ed25519Signature2018',
+    credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
+    revocable: false,
+    claimMappings: {
+      givenName: { mapFrom: 'claims.givenName', required: true },
+      degree: { mapFrom: 'claims.degree.title' },
+      graduationYear: { mapFrom: 'claims.degree.year' },
+      country: { defaultValue: 'NZ' },
+      nickname: { mapFrom: 'claims.nickname' },
+    },
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+    ...over,
+  };
+}
+
+const subject = { claims: { givenName: 'Susan', degree: { title: 'BSc Physics', year: 2024 } } };
+
+async function setup() {
+  const h = harness();
+  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+  const ctx = contextFor(tenant);
+  // The fake signs what it is given; the test records each input to see the document and the key.
+  const fake = fakeLinkedDataSigner(h.keys);
+  const inputs: LinkedDataSignInput[] = [];
+  const signer: LinkedDataSigner = { contexts: fake.contexts, sign: (input) => (inputs.push(structuredClone(input)), fake.sign(input)) };
+  const handler = createLdpVcFormat({ store: h.store, ids: fakeIds(900), signer });
+  const holder = holderKey();
+  const issue = (over: Partial<FormatIssueRequest<LdpVcConfiguration>> = {}) =>
+    handler.issue({ tenant, configuration: configurationOf(tenant.id), subject, holderKey: holder, credentialIssuer: 'https://acme.eu01.vellum.test', now: NOW, form: 'current', ...over });
+  const ed25519Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'Ed25519' } });
+  const p256Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'P-256' } });
+  return { ...h, tenant, ctx, inputs, handler, holder, issue, ed25519Did, p256Did };
+}
+
+describe('ldp_vc issuance (W3C VC Data Model 1.1, specification 2.6)', () => {
+  it('current form: @context, type, issuer DID, whole-second issuanceDate/expirationDate and the holder’s did:key as credentialSubject.id', async () => {
+    const { issue, inputs, ed25519Did, holder } = await setup();
+    const did = await ed25519Did();
+    const issued = await issue();
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]?.document).toEqual({
+      '@context': [VC_V1, { '@vocab': 'https://schema.org/' }],
+      id: 'urn:uuid:00000000-0000-4000-8000-000000000385',
+      type: ['VerifiableCredential', 'UniversityDegreeCredential'],
+      issuer: did.did,
+      issuanceDate: '2026-05-01T12:00:00Z',
+      expirationDate: '2027-05-01T12:00:00Z',
+      credentialSubject: { id: didKeyOf(holder), givenName: 'Susan', degree: 'BSc Physics', graduationYear: 2024, country: 'NZ' },
+    });
+    expect(issued).toEqual({ credential: { ...inputs[0]?.document, proof: expect.objectContaining({ type: 'Ed25519Signature2018' }) }, validFrom: '2026-05-01T12:00:00.000Z', validUntil: '2027-05-01T12:00:00.000Z' });
+  });
+
+  it('legacy form: the issuer object (id, name, logoUrl, iconUrl), credentialBranding, name and description are signed too', async () => {
+    const { issue, inputs, ed25519Did } = await setup();
+    const did = await ed25519Did();
+    await issue({ form: 'legacy' });
+    expect(inputs[0]?.document).toMatchObject({
+      issuer: { id: did.did, name: 'Acme University', logoUrl: 'https://acme.example/logo.png', iconUrl: 'https://acme.example/icon.png' },
+      credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
+      name: 'University degree',
+      description: 'A bachelor degree',
+    });
+  });
+
+  it('legacy form leaves out what the configuration does not set', async () => {
+    const { issue, inputs, ed25519Did, tenant } = await setup();
+    const did = await ed25519Did();
+    const { credentialBranding: _b, name: _n, description: _d, ...bare } = configurationOf(tenant.id, { issuer: { name: 'Acme' } });
+    await issue({ form: 'legacy', configuration: bare });
+    const document = inputs[0]?.document as Record<string, unknown>;
+    expect(document.issuer).toEqual({ id: did.did, name: 'Acme' });
+    expect(['credentialBranding', 'name', 'description'].filter((member) => member in document)).toEqual([]);
+  });
+
+  it('puts the configuration’s contexts between credentials v1 and the claim vocabulary, and its additional types after its type', async () => {
+    const { issue, inputs, ed25519Did, tenant } = await setup();
+    await ed25519Did();
+    await issue({ configuration: configurationOf(tenant.id, { contexts: ['https://schema.example/degree/v1'], additionalTypes: ['DegreeCredential', 'org.example:Diploma'] }) });
+    expect(inputs[0]?.document['@context']).toEqual([VC_V1, 'https://schema.example/degree/v1', LDP_CLAIM_VOCABULARY]);
+    expect(inputs[0]?.document.type).toEqual(['VerifiableCredential', 'UniversityDegreeCredential', 'DegreeCredential', 'org.example:Diploma']);
+  });
+
+  it('signs with the configuration’s proof type, the DID key as verificationMethod, for assertionMethod, created at the issuance second', async () => {
+    const { issue, inputs, ed25519Did, tenant } = await setup();
+    const did = await ed25519Did();
+    await issue({ configuration: configurationOf(tenant.id, { proofType: 'Ed25519Signature2020' }) });
+    const key = did.localMetadata.keys[0];
+    expect(inputs[0]).toMatchObject({ tenantId: tenant.id, keyId: key?.kmsKeyId, type: 'Ed25519Signature2020', verificationMethod: key?.didDocumentKeyId, proofPurpose: 'assertionMethod', created: '2026-05-01T12:00:00Z' });
+    expect(key?.didDocumentKeyId).toMatch(new RegExp(`^${did.did}#z6Mk`));
+  });
+
+  it('binds to a P-256 or an Ed25519 holder key by its did:key', async () => {
+    const { issue, inputs, ed25519Did } = await setup();
+    await ed25519Did();
+    const ed = holderKey('Ed25519');
+    await issue({ holderKey: ed });
+    expect((inputs[0]?.document.credentialSubject as { id: string }).id).toBe(didKeyOf(ed));
+    expect(didKeyOf(ed)).toMatch(/^did:key:z6Mk/);
+    const p256 = holderKey('P-256');
+    await issue({ holderKey: p256 });
+    expect((inputs[1]?.document.credentialSubject as { id: string }).id).toMatch(/^did:key:zDn/);
+  });
+
+  it('signs with the Ed25519 key of the newest DID that has one (a did:web has one of each), skipping newer P-256-only DIDs', async () => {
+    const { issue, inputs, ed25519Did, p256Did, dids, ctx } = await setup();
+    await ed25519Did();
+    const newest = await ed25519Did();
+    await p256Did();
+    await issue();
+    expect(inputs[0]).toMatchObject({ keyId: newest.localMetadata.keys[0]?.kmsKeyId, document: { issuer: newest.did } });
+    const web = await dids.create(ctx, { method: 'web', options: { url: 'acme.eu01.vellum.test' } });
+    await p256Did();
+    await issue();
+    const webEd25519 = web.localMetadata.keys.find((k) => k.didDocumentKeyId === inputs[1]?.verificationMethod);
+    expect(inputs[1]?.document.issuer).toBe(web.did);
+    expect(webEd25519?.kmsKeyId).toBe(inputs[1]?.keyId);
+  });
+
+  it('signs with the DID that issuer.id pins, even when a newer one exists', async () => {
+    const { issue, inputs, ed25519Did, tenant } = await setup();
+    const pinned = await ed25519Did();
+    await ed25519Did();
+    await issue({ form: 'legacy', configuration: configurationOf(tenant.id, { issuer: { id: pinned.did, name: 'Acme' } }) });
+    expect(inputs[0]).toMatchObject({ keyId: pinned.localMetadata.keys[0]?.kmsKeyId, document: { issuer: { id: pinned.did, name: 'Acme' } } });
+  });
+
+  it('refuses with 400 when the tenant has no DID with an Ed25519 key, or the pinned DID is gone or has none, signing nothing', async () => {
+    const { issue, inputs, p256Did, ed25519Did, tenant, dids, ctx } = await setup();
+    await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'issuer.id' }] });
+    const p256 = await p256Did();
+    await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no DID with a Ed25519 key/) });
+    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: p256.did, name: 'Acme' } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ value: p256.did, param: 'issuer.id' }] });
+    const gone = await ed25519Did();
+    await dids.delete(ctx, gone.did);
+    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: gone.did, name: 'Acme' } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ value: gone.did }] });
+    expect(inputs).toHaveLength(0);
+  });
+
+  it('refuses a required claim without a value, a credential with no claims (specification 7.5) and one already expired (7.6), signing nothing', async () => {
+    const { issue, inputs, ed25519Did, tenant } = await setup();
+    await ed25519Did();
+    await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'givenName', msg: 'Required claim has no value' }] });
+    const optional = configurationOf(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } });
+    await expect(issue({ configuration: optional })).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no claims/) });
+    await expect(issue({ configuration: configurationOf(tenant.id, { expiresIn: { seconds: 0 } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'expiresIn' }] });
+    expect(inputs).toHaveLength(0);
+  });
+
+  it('passes on the NotFound of a signing key destroyed behind the DID', async () => {
+    const { issue, ed25519Did, keys, tenant } = await setup();
+    const did = await ed25519Did();
+    await keys.destroy(tenant.id, did.localMetadata.keys[0]?.kmsKeyId as string);
+    await expect(issue()).rejects.toMatchObject({ code: 'NotFound' });
+  });
+});

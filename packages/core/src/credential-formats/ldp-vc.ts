@@ -1,0 +1,150 @@
+// ldp_vc (W3C Verifiable Credentials Data Model 1.1 with a Linked Data proof) on the
+// CredentialFormat port: signed by the tenant's Ed25519 DID key, bound to the holder's did:key.
+
+import { resolveFlatClaims } from '../configurations/claims.ts';
+import type { LdpVcConfiguration } from '../configurations/model.ts';
+import { checkColor, checkHttpsUrl, checkIssuerProfile, checkKnownFields, checkList, checkBoolean, checkType, CREDENTIAL_TYPE, isHttpsUrl, isPlainObject, present, type Problems } from '../configurations/rules.ts';
+import type { Ids, LinkedDataSigner, Store } from '../ports.ts';
+import { didKeyOf } from '../dids/did-key.ts';
+import { DomainError, isDomainError } from '../shared/errors.ts';
+import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest } from './port.ts';
+import { generalValidity, HOLDER_PROOF_ALGORITHMS, namedTypes, pinnedDid, revocableStatus, VC_CONTEXT } from './shared.ts';
+import { signingDidOf } from './signing-did.ts';
+import { isoSeconds, validityOf } from './validity.ts';
+
+/** The Linked Data proof suites an ldp_vc configuration may ask for; the first is the default. */
+export const LDP_PROOF_TYPES = ['Ed25519Signature2018', 'Ed25519Signature2020'] as const;
+
+const LD_TYPE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+const UNUSABLE_CONTEXTS: readonly string[] = [VC_CONTEXT, 'https://w3id.org/security/suites/ed25519-2018/v1'];
+
+/**
+ * The last entry of every credential's @context. Credentials v1 defines only its own terms, and a
+ * Linked Data proof cannot cover a member that no context defines (JSON-LD drops it). Ending the
+ * context with a default vocabulary (JSON-LD 1.1 §4.1.2 `@vocab`) gives every other term, the
+ * configuration's type, its claims and the legacy issuer and branding members, an IRI under
+ * https://schema.org/ without fetching anything. It defines no term, so it redefines none of
+ * credentials v1's protected ones, and terms that context defines keep their meaning.
+ */
+export const LDP_CLAIM_VOCABULARY: Readonly<Record<'@vocab', string>> = { '@vocab': 'https://schema.org/' };
+
+/**
+ * The unsigned credential (W3C VC Data Model 1.1 §4): the current shape, or the legacy one of
+ * specification 2.6 with the issuer as an object and the configuration's branding, name and
+ * description beside it.
+ */
+function unsignedCredential(request: FormatIssueRequest<LdpVcConfiguration>, parts: { id: string; issuer: string; claims: Record<string, unknown>; validFrom: Date; validUntil: Date }): Record<string, unknown> {
+  const { configuration: c, holderKey, form } = request;
+  const { name, logoUrl, iconUrl } = c.issuer;
+  const credential: Record<string, unknown> = {
+    '@context': [VC_CONTEXT, ...(c.contexts ?? []), { ...LDP_CLAIM_VOCABULARY }],
+    id: parts.id,
+    type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])],
+    issuer: form === 'legacy' ? present({ id: parts.issuer, name, logoUrl, iconUrl }) : parts.issuer,
+    issuanceDate: isoSeconds(parts.validFrom),
+    expirationDate: isoSeconds(parts.validUntil),
+    // The holder is named by the did:key of the key it proved possession of (§4.4 subject id).
+    credentialSubject: { id: didKeyOf(holderKey), ...parts.claims },
+  };
+  if (form === 'legacy') {
+    if (c.credentialBranding !== undefined) credential.credentialBranding = present({ ...c.credentialBranding });
+    if (c.name !== undefined) credential.name = c.name;
+    if (c.description !== undefined) credential.description = c.description;
+  }
+  return credential;
+}
+
+export interface LdpVcFormatDeps {
+  store: Store;
+  ids: Ids;
+  /** Signs the credential; its `contexts` are the only ones a configuration may name. */
+  signer: LinkedDataSigner;
+}
+
+/** The ldp_vc handler. */
+export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandler<LdpVcConfiguration> {
+  const { signer, store, ids } = deps;
+  const bundled = new Set(signer.contexts);
+  return {
+    format: 'ldp_vc',
+    claimLayout: 'flat',
+    claimPathPrefix: ['credentialSubject'],
+    fields: ['issuer', 'contexts', 'additionalTypes', 'proofType', 'credentialBranding', 'revocable'],
+    // The holder's DID goes into credentialSubject.id; `type` would make a claim an RDF class, and
+    // `proof` would read as a proof's IRI (JSON-LD 1.1 §4.3, VC Data Model 1.1 §4.3, §4.7).
+    reservedClaims: ['id', 'type', 'proof'],
+    signingKey: 'Ed25519',
+    proofAlgorithms: HOLDER_PROOF_ALGORITHMS,
+    maxValidityDays: generalValidity,
+    checkType: (type, problems) => checkType(type, CREDENTIAL_TYPE, 'Letters, digits and . _ : -, up to 200 characters', problems),
+    checkFields(body: Record<string, unknown>, problems: Problems) {
+      checkIssuerProfile(body.issuer, true, problems);
+      checkBoolean('revocable', body.revocable, problems);
+      // Contexts are never fetched (they would change what was signed): only bundled ones can be used,
+      // and not credentials v1 (always first) nor the 2018 suite's, which redefines a term that
+      // credentials v1 protects (JSON-LD 1.1 §4.1.11).
+      const usable = [...bundled].filter((url) => !UNUSABLE_CONTEXTS.includes(url));
+      checkList('contexts', body.contexts, (url) => isHttpsUrl(url) && usable.includes(url), `JSON-LD context bundled with Vellum (${usable.join(', ')})`, problems);
+      // A claim named as a blank node (`_:x`) is dropped by JSON-LD, so no proof would cover it.
+      if (isPlainObject(body.claimMappings)) {
+        for (const claim of Object.keys(body.claimMappings)) if (claim.startsWith('_:')) problems.add(`claimMappings.${claim}`, 'A claim name may not start with _: (JSON-LD reads it as a blank node)', claim);
+      }
+      checkList('additionalTypes', body.additionalTypes, (t) => LD_TYPE.test(t) && t !== 'VerifiableCredential' && t !== body.type, 'credential type other than VerifiableCredential and type', problems);
+      if (body.proofType !== undefined && !(LDP_PROOF_TYPES as readonly unknown[]).includes(body.proofType)) {
+        problems.add('proofType', `One of ${LDP_PROOF_TYPES.join(', ')}`, body.proofType);
+      }
+      const branding = body.credentialBranding;
+      if (branding !== undefined) {
+        if (!isPlainObject(branding)) problems.add('credentialBranding', 'A { backgroundColor, watermarkImageUrl } object', branding);
+        else {
+          checkKnownFields('credentialBranding', branding, ['backgroundColor', 'watermarkImageUrl'], problems);
+          checkColor('credentialBranding.backgroundColor', branding.backgroundColor, problems);
+          checkHttpsUrl('credentialBranding.watermarkImageUrl', branding.watermarkImageUrl, problems);
+        }
+      }
+    },
+    build: (common: CommonConfiguration, body) =>
+      present({
+        ...common,
+        format: 'ldp_vc',
+        claimMappings: body.claimMappings as LdpVcConfiguration['claimMappings'],
+        issuer: body.issuer as LdpVcConfiguration['issuer'],
+        contexts: body.contexts as string[] | undefined,
+        additionalTypes: body.additionalTypes as string[] | undefined,
+        proofType: (body.proofType as LdpVcConfiguration['proofType'] | undefined) ?? LDP_PROOF_TYPES[0],
+        credentialBranding: body.credentialBranding as LdpVcConfiguration['credentialBranding'],
+        revocable: body.revocable === true,
+      }),
+    metadata: (c) => ({
+      credential_definition: { '@context': [VC_CONTEXT, ...(c.contexts ?? [])], type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])] },
+      credential_signing_alg_values_supported: [c.proofType],
+      cryptographic_binding_methods_supported: ['did:key'],
+      proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_PROOF_ALGORITHMS] } },
+    }),
+    legacyMetadata: (c) => ({
+      '@context': [VC_CONTEXT, ...(c.contexts ?? [])],
+      type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])],
+      credentialSubject: Object.fromEntries(Object.keys(c.claimMappings).map((k) => [k, {}])),
+      cryptographic_binding_methods_supported: ['did:key'],
+      cryptographic_suites_supported: [c.proofType],
+    }),
+    legacyRequestTypes: namedTypes,
+    statusEntry: revocableStatus('status-list-credential'),
+    async issue(request) {
+      const { tenant, configuration, now } = request;
+      const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
+      const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
+      const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'Ed25519');
+      const document = unsignedCredential(request, { id: `urn:uuid:${ids.uuid()}`, issuer: did, claims, validFrom, validUntil });
+      const credential = await signer
+        .sign({ tenantId: tenant.id, keyId: key.kmsKeyId, type: configuration.proofType, verificationMethod: key.didDocumentKeyId, proofPurpose: 'assertionMethod', created: isoSeconds(validFrom), document })
+        .catch((error: unknown) => {
+          // The signer refuses a document JSON-LD cannot carry whole (a claim value with a relative
+          // IRI, say): the user's claims do not fit, which is the request's fault, not the server's.
+          if (isDomainError(error)) throw error;
+          throw new DomainError('BadRequest', `The claims cannot be signed as JSON-LD: ${(error as Error).message}`);
+        });
+      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString() };
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// End to end for ldp_vc: the core's handler, the real Linked Data signer and the real KeyManager
+// over the memory store issue a credential that @digitalbazaar/vc verifies, in each suite and form.
+import { generateKeyPairSync } from 'node:crypto';
+import { createLdpVcFormat, didKeyOf, keyFingerprint, type LdpVcConfiguration, type PublicJwk } from '@vellum/core';
+import { createKeyManager, createSealer } from '@vellum/crypto';
+import { createMemoryStore } from '@vellum/storage-memory';
+import { fakeClock, makeTenant } from '@vellum/testing';
+import { describe, expect, it } from 'vitest';
+import { didKeyByDigitalBazaar, verifyWithDigitalBazaar } from './independent-verifier.ts';
+import { createLinkedDataSigner } from './signer.ts';
+
+const NOW = new Date('2026-05-01T12:00:00.400Z');
+const LATER = new Date('2026-06-01T00:00:00Z');
+
+async function setup() {
+  const store = createMemoryStore();
+  const ids = { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(9)), ids, clock: fakeClock(NOW) });
+  const tenant = makeTenant();
+  await store.tenants.insert(tenant);
+  // A did:key DID stored as the DID service stores one: the KeyManager key and its DID URL.
+  const key = await keys.create(tenant.id, 'Ed25519');
+  const did = didKeyOf(key.publicJwk);
+  await store.dids.insert({ tenantId: tenant.id, did, method: 'key', keys: [{ didDocumentKeyId: `${did}#${keyFingerprint(key.publicJwk)}`, kmsKeyId: key.id, algorithm: 'Ed25519', publicJwk: key.publicJwk }], createdAt: NOW.toISOString() });
+  const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
+  const holder = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+  const holderKey: PublicJwk = { kty: 'EC', crv: 'P-256', x: holder.x as string, y: holder.y as string };
+  const configuration = (proofType: LdpVcConfiguration['proofType']): LdpVcConfiguration => ({
+    id: 'cfg',
+    tenantId: tenant.id,
+    format: 'ldp_vc',
+    type: 'UniversityDegreeCredential',
+    name: 'University degree',
+    description: 'A bachelor degree awarded by Acme University',
+    expiresIn: { days: 365 },
+    issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png', iconUrl: 'https://acme.example/icon.png' },
+    proofType,
+    credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
+    revocable: false,
+    claimMappings: { givenName: { mapFrom: 'claims.givenName', required: true }, degree: { mapFrom: 'claims.degree' }, graduationYear: { mapFrom: 'claims.year' }, honours: { mapFrom: 'claims.honours' } },
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+  });
+  const issue = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') =>
+    handler.issue({ tenant, configuration: configuration(proofType), subject: { claims: { givenName: 'Susan', degree: 'BSc Physics', year: 2024, honours: true } }, holderKey, credentialIssuer: 'https://acme.example', now: NOW, form });
+  return { key, did, holderKey, issue };
+}
+
+describe('ldp_vc issuance end to end: createLdpVcFormat + createLinkedDataSigner + KeyManager, verified by @digitalbazaar/vc', () => {
+  for (const proofType of ['Ed25519Signature2018', 'Ed25519Signature2020'] as const) {
+    for (const form of ['current', 'legacy'] as const) {
+      it(`${proofType}, ${form} form (specification 2.6): verifies; a one-byte change to a claim or the proof does not`, async () => {
+        const { key, did, holderKey, issue } = await setup();
+        const issued = await issue(proofType, form);
+        const credential = issued.credential as Record<string, unknown> & { proof: Record<string, string> };
+        // The issuer is the DID Digital Bazaar derives from the signing key; the subject the holder's did:key.
+        expect(did).toBe((await didKeyByDigitalBazaar(key.publicJwk)).did);
+        expect(form === 'legacy' ? (credential.issuer as { id: string }).id : credential.issuer).toBe(did);
+        expect((credential.credentialSubject as { id: string }).id).toBe(didKeyOf(holderKey));
+        expect(credential.proof.type).toBe(proofType);
+
+        const verdict = await verifyWithDigitalBazaar(credential, key.publicJwk, LATER);
+        expect(verdict.error).toBeUndefined();
+        expect(verdict.verified).toBe(true);
+
+        const subject = credential.credentialSubject as Record<string, unknown>;
+        expect((await verifyWithDigitalBazaar({ ...credential, credentialSubject: { ...subject, graduationYear: 2025 } }, key.publicJwk, LATER)).verified).toBe(false);
+        const signatureMember = proofType === 'Ed25519Signature2020' ? 'proofValue' : 'jws';
+        const signature = credential.proof[signatureMember] as string;
+        const at = signature.length - 30;
+        const changed = signature.slice(0, at) + (signature[at] === 'A' ? 'B' : 'A') + signature.slice(at + 1);
+        expect((await verifyWithDigitalBazaar({ ...credential, proof: { ...credential.proof, [signatureMember]: changed } }, key.publicJwk, LATER)).verified).toBe(false);
+      });
+    }
+  }
+});

@@ -1,0 +1,153 @@
+// ldp_vc issuance throughput (issue 14): the core's ldp_vc handler (`handler.issue`) with the real
+// Linked Data signer (JSON-LD to RDF, RDFC-1.0, SHA-256, Ed25519 through the KeyManager), for both
+// proof suites and both response forms, on the memory store and on SQLite. Then where the time of
+// one credential goes, measured part by part on the same document in the same run:
+//
+//   JSON-LD → RDF   jsonld-streaming-parser expanding the document and the proof options to quads
+//   RDFC-1.0        canonical labelling and N-Quads of those quads (rdf-canonize)
+//   SHA-256 etc.    the rest of the 64 bytes to sign (hashing, object copies)
+//   signing         KeyManager.sign of those 64 bytes (Ed25519)
+//   the rest        claims, validity, the signing DID from the store, the document, the proof
+//
+// Run it pinned to one core:
+//
+//   taskset -c 0 node tools/bench/src/ldp-vc-issuance.ts [--seconds 4]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createLdpVcFormat, didKeyOf, keyFingerprint, type LdpVcConfiguration, type PublicJwk, type Store, type Tenant } from '@vellum/core';
+import { createKeyManager, createSealer } from '@vellum/crypto';
+import { canonizeQuads, createLinkedDataSigner, linkedDataVerifyData, toQuads } from '@vellum/formats';
+import { createNodeIds, systemClock } from '@vellum/node';
+import { createMemoryStore } from '@vellum/storage-memory';
+import { openSqlStore } from '@vellum/storage-sql';
+import { holderKeys, printMachine, type Rate, rate } from './throughput.ts';
+
+const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
+const SECONDS = Number(args.seconds);
+
+const configurationOf = (tenantId: string, proofType: LdpVcConfiguration['proofType']): LdpVcConfiguration => ({
+  id: 'bench-ldp',
+  tenantId,
+  format: 'ldp_vc',
+  type: 'UniversityDegreeCredential',
+  name: 'University degree',
+  description: 'A bachelor degree awarded by Acme University',
+  expiresIn: { days: 365 },
+  issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png', iconUrl: 'https://acme.example/icon.png' },
+  proofType,
+  credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
+  revocable: false,
+  // Ten claims, as the mDoc benchmark has.
+  claimMappings: {
+    givenName: { mapFrom: 'claims.givenName', required: true },
+    familyName: { mapFrom: 'claims.familyName', required: true },
+    birthDate: { mapFrom: 'claims.birthDate' },
+    degree: { mapFrom: 'claims.degree' },
+    major: { mapFrom: 'claims.major' },
+    graduationYear: { mapFrom: 'claims.year' },
+    gpa: { mapFrom: 'claims.gpa' },
+    honours: { mapFrom: 'claims.honours' },
+    studentId: { mapFrom: 'claims.studentId' },
+    awardedBy: { defaultValue: 'Acme University' },
+  },
+  createdAt: new Date().toISOString(),
+  updatedAt: new Date().toISOString(),
+});
+
+const subject = { claims: { givenName: 'Susan', familyName: 'Turner', birthDate: '1990-05-15', degree: 'Bachelor of Science', major: 'Physics', year: 2024, gpa: 3.8, honours: true, studentId: 'S-2020-0042' } };
+const holders = holderKeys(256);
+
+/** A tenant with one did:key DID over a KeyManager Ed25519 key, stored as the DID service stores one, and the handler. */
+async function prepare(store: Store) {
+  const ids = createNodeIds();
+  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids, clock: systemClock });
+  const tenant: Tenant = { id: ids.uuid(), subdomain: 'bench', region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() };
+  await store.tenants.insert(tenant);
+  const key = await keys.create(tenant.id, 'Ed25519');
+  const did = didKeyOf(key.publicJwk);
+  await store.dids.insert({ tenantId: tenant.id, did, method: 'key', keys: [{ didDocumentKeyId: `${did}#${keyFingerprint(key.publicJwk)}`, kmsKeyId: key.id, algorithm: 'Ed25519', publicJwk: key.publicJwk }], createdAt: new Date().toISOString() });
+  const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
+  const issueWith = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') => {
+    const configuration = configurationOf(tenant.id, proofType);
+    return (i: number) => handler.issue({ tenant, configuration, subject, holderKey: holders[i % holders.length] as PublicJwk, credentialIssuer: 'https://acme.example', now: new Date(), form });
+  };
+  return { keys, tenant, key, issueWith };
+}
+
+printMachine();
+
+const f = (n: number) => Math.round(n).toLocaleString('en-US');
+const us = (r: Rate) => 1e6 / r.perCpuSecond;
+const cases = [
+  ['Ed25519Signature2018', 'current'],
+  ['Ed25519Signature2020', 'current'],
+  ['Ed25519Signature2018', 'legacy'],
+  ['Ed25519Signature2020', 'legacy'],
+] as const;
+
+const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-ldp-'));
+const rows: Array<{ store: string; proofType: string; form: string; rate: Rate }> = [];
+let parts: Array<[string, number]> = [];
+let totalUs = 0;
+let sample = '';
+try {
+  for (const [name, open] of [
+    ['memory', async () => createMemoryStore()],
+    ['sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, `bench-${Date.now()}.db`) })],
+  ] as const) {
+    const store: Store = await open();
+    try {
+      const { keys, tenant, key, issueWith } = await prepare(store);
+      for (const [proofType, form] of cases) {
+        const issueOne = issueWith(proofType, form);
+        await rate(1, issueOne);
+        rows.push({ store: name, proofType, form, rate: await rate(SECONDS, issueOne) });
+      }
+      if (name !== 'memory') continue;
+
+      // The parts, on the document the handler signs (2020 suite, legacy form: the largest).
+      const issueOne = issueWith('Ed25519Signature2020', 'legacy');
+      const signed = (await issueOne(0)).credential as Record<string, unknown> & { proof: Record<string, unknown> };
+      const { proof, ...document } = signed;
+      const { proofValue: _signature, ...options } = proof;
+      const optionsDocument = { '@context': document['@context'], ...options };
+      const [documentQuads, optionsQuads] = [await toQuads(document), await toQuads(optionsDocument)];
+      sample = `${JSON.stringify(signed).length} bytes of JSON; ${documentQuads.length} quads in the document, ${optionsQuads.length} in the proof options`;
+      const message = new Uint8Array(64).fill(7);
+      const measured = {
+        issue: await rate(SECONDS, issueOne),
+        verifyData: await rate(SECONDS / 2, () => linkedDataVerifyData(signed, proof)),
+        parse: await rate(SECONDS / 2, () => Promise.all([toQuads(document), toQuads(optionsDocument)])),
+        rdfc: await rate(SECONDS / 2, () => Promise.all([canonizeQuads(documentQuads), canonizeQuads(optionsQuads)])),
+        sign: await rate(SECONDS / 2, () => keys.sign(tenant.id, key.id, message)),
+      };
+      totalUs = us(measured.issue);
+      const parse = us(measured.parse);
+      const rdfc = us(measured.rdfc);
+      const verifyData = us(measured.verifyData);
+      const sign = us(measured.sign);
+      parts = [
+        ['JSON-LD → RDF (document + proof options)', parse],
+        ['RDFC-1.0 (document + proof options)', rdfc],
+        ['SHA-256 and the rest of the bytes to sign', verifyData - parse - rdfc],
+        ['Ed25519 signing (KeyManager.sign)', sign],
+        ['the rest (claims, DID lookup, document, proof)', totalUs - verifyData - sign],
+      ];
+    } finally {
+      await store.close();
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+console.log(`\nsample credential (2020 suite, legacy form): ${sample}`);
+console.log('\n| store | proof type | form | credentials/s (wall) | credentials/s (CPU) | µs per credential |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const r of rows) console.log(`| ${r.store} | ${r.proofType} | ${r.form} | ${f(r.rate.perSecond)} | ${f(r.rate.perCpuSecond)} | ${us(r.rate).toFixed(1)} |`);
+console.log(`\nwhere the ${totalUs.toFixed(1)} µs of one credential go (memory store, Ed25519Signature2020, legacy form; each part timed alone):`);
+console.log('| part | µs | share |');
+console.log('| --- | --- | --- |');
+for (const [part, time] of parts) console.log(`| ${part} | ${time.toFixed(1)} | ${((100 * time) / totalUs).toFixed(0)} % |`);
