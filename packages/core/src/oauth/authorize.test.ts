@@ -188,6 +188,10 @@ describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, R
       const { location } = await authorizationFlow.authorize(browser, request(over));
       expect(redirectError(location), JSON.stringify(over)).toMatchObject({ at: REDIRECT, error, state: 'wallet-state', iss: browser.origin });
     }
+    // A state sent twice cannot be echoed: the wallet still hears of it, without one.
+    const twice = redirectError((await authorizationFlow.authorize(browser, request({ state: ['s1', 's2'] }))).location);
+    expect(twice).toMatchObject({ at: REDIRECT, error: 'invalid_request', iss: browser.origin });
+    expect(twice.state).toBeNull();
   });
 
   it('says so when the tenant has no authentication provider', async () => {

@@ -3,7 +3,7 @@
 // the user signs in at the tenant's OpenID Connect provider, the tenant's interaction hook may add
 // claims, and the wallet receives a code at its registered redirect URI.
 
-import type { AuthenticationProvider } from '../authentication/model.ts';
+import { openInteractionHook, providerSettings } from '../authentication/service.ts';
 import type { IdentityProvider, ProviderSettings, SessionTokens } from '../authentication/ports.ts';
 import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
@@ -103,9 +103,6 @@ class WalletRedirectError extends DomainError {
   }
 }
 
-/** What the browser tells Vellum back: code and state, or an error. */
-const callbackValue = (query: RequestFields, name: string) => field(query, name);
-
 /** A checked authorization request, before anything is stored. */
 interface CheckedRequest {
   client: WalletClient;
@@ -169,13 +166,17 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     if (!client.redirectUris.includes(redirectUri)) throw invalidRequest('redirect_uri is not one of the redirect URIs registered for this client');
 
     // From here the wallet can be told at its redirect URI.
+    // A malformed state (sent twice, say) cannot be echoed back: the wallet is told so at its
+    // redirect URI, without a state, rather than with a 400 page it never sees.
     let state: string | undefined;
+    let stateMalformed = false;
     try {
       state = field(fields, 'state');
     } catch {
-      state = undefined;
+      stateMalformed = true;
     }
     const refuse = (error: OAuthErrorCode, description: string) => toWallet(redirectUri, issuer, state, error, description);
+    if (stateMalformed) throw refuse('invalid_request', 'state must be given once, as text');
     const read = (name: (typeof REQUEST_PARAMETERS)[number]) => {
       try {
         return field(fields, name);
@@ -282,12 +283,8 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
 
   /** The tenant's identity provider with its secret opened, or undefined when it has none (or it cannot be opened). */
   async function providerOf(ctx: RequestContext): Promise<ProviderSettings | undefined> {
-    const provider: AuthenticationProvider | undefined = await store.authenticationProviders.current(ctx.tenant.id);
-    if (!provider) return undefined;
-    const clientSecret = secrets.open(provider.sealedClientSecret, `authentication-provider:${provider.tenantId}:${provider.id}`);
-    if (clientSecret === undefined) return undefined;
-    const { sealedClientSecret: _sealed, ...settings } = provider;
-    return { ...settings, clientSecret };
+    const provider = await store.authenticationProviders.current(ctx.tenant.id);
+    return provider && providerSettings(provider, secrets);
   }
 
   /**
@@ -369,11 +366,8 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
 
   /** The tenant's interaction hook with its secret, when one is set and enabled. */
   async function hookOf(ctx: RequestContext) {
-    const settings = await store.openIdSettings.get(ctx.tenant.id);
-    const hook = settings?.interactionHook;
-    if (!hook || hook.disabled) return undefined;
-    const secret = secrets.open(hook.sealedSecret, `interaction-hook:${ctx.tenant.id}`);
-    return secret === undefined ? undefined : { ...hook, secret };
+    const hook = openInteractionHook(await store.openIdSettings.get(ctx.tenant.id), secrets);
+    return hook?.disabled ? undefined : hook;
   }
 
   /** Issues the code: the authorization moves to `code`, and the wallet gets it with `state` and `iss`. */
@@ -434,15 +428,15 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
 
     authenticationCallback(ctx, query) {
       return step(ctx, 'OPENID_AUTHENTICATION_CALLBACK', { ...query, code: '***', state: '***' }, async () => {
-        const handle = callbackValue(query, 'state');
+        const handle = field(query, 'state');
         const record = await atStage(ctx, handle, 'authenticating', 'sign-in state');
         const spent = handle as string;
-        const providerError = callbackValue(query, 'error');
+        const providerError = field(query, 'error');
         if (providerError !== undefined) {
           // The user said no, or the provider could not sign them in (OpenID Connect Core §3.1.2.6).
           return fail(ctx, record, spent, 'access_denied', `Sign-in failed at the identity provider (${providerError.slice(0, 100)})`);
         }
-        const code = callbackValue(query, 'code');
+        const code = field(query, 'code');
         if (code === undefined) return fail(ctx, record, spent, 'access_denied', 'The identity provider returned no code');
         const provider = await providerOf(ctx);
         if (!provider) return fail(ctx, record, spent, 'server_error', 'The authentication provider of the issuer was removed during sign-in');
@@ -487,12 +481,11 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
 
     interactionCallback(ctx, query) {
       return step(ctx, 'OPENID_INTERACTION_CALLBACK', { session_token: '***' }, async () => {
-        const token = callbackValue(query, 'session_token');
+        const token = field(query, 'session_token');
         if (token === undefined) throw invalidRequest('session_token is required');
         if (token.length > 16_000) throw invalidRequest('session_token is too long');
-        const settings = await store.openIdSettings.get(ctx.tenant.id);
-        const hook = settings?.interactionHook;
-        const secret = hook && secrets.open(hook.sealedSecret, `interaction-hook:${ctx.tenant.id}`);
+        // A hook disabled since the browser was sent to it still gets its answer in.
+        const secret = openInteractionHook(await store.openIdSettings.get(ctx.tenant.id), secrets)?.secret;
         const claims = secret === undefined ? undefined : await sessionTokens.verify(secret, token);
         if (!claims) throw invalidRequest('The session_token is not valid: it must be signed with the secret of the interaction hook (HS256) and unexpired');
         const handle = typeof claims.state === 'string' ? claims.state : undefined;
