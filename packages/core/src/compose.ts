@@ -5,6 +5,13 @@ import { type CustomDomainService, createCustomDomainService } from './custom-do
 import { createDidConfigurationService, type DidConfigurationService } from './dids/configuration.ts';
 import { createDidService, type DidService } from './dids/service.ts';
 import { createMdocIssuance, type MdocIssuance } from './mdoc-issuance/service.ts';
+import { createCwtFormat } from './credential-formats/cwt.ts';
+import { type CredentialIssuance, createCredentialIssuance } from './credential-formats/issuance.ts';
+import { createLdpVcFormat } from './credential-formats/ldp-vc.ts';
+import { createMdocFormat } from './credential-formats/mso-mdoc.ts';
+import type { CwtSigner, FormatRegistry, SdJwtSigner } from './credential-formats/port.ts';
+import { createFormatRegistry } from './credential-formats/registry.ts';
+import { createSdJwtFormat } from './credential-formats/sd-jwt.ts';
 import { createDocumentSignerService, type DocumentSignerService } from './mdoc-pki/document-signers.ts';
 import { createIacaService, type IacaService } from './mdoc-pki/iacas.ts';
 import { createIssuingChains } from './mdoc-pki/signers.ts';
@@ -54,7 +61,7 @@ export interface VellumDeps extends AddressingOptions {
   dns: DnsResolver;
   /** Tenants' signing keys (the private halves never leave it). */
   keys: KeyManager;
-  /** Signs JSON-LD documents with Linked Data proofs (the DID configuration's credentials). */
+  /** Signs JSON-LD documents with Linked Data proofs (ldp_vc credentials and the DID configuration's). */
   linkedDataSigner: LinkedDataSigner;
   /** Lifetime of admin access tokens, in seconds. */
   adminTokenTtlSeconds: number;
@@ -62,6 +69,10 @@ export interface VellumDeps extends AddressingOptions {
   x509: X509Authority;
   /** The mso_mdoc engine signing through `keys`: @vellum/formats' createMdocEngine. */
   mdocEngine: MdocEngine;
+  /** Signs cwt and cwt_vc credentials (COSE_Sign1, ES256) through `keys`: @vellum/formats' createCwtSigner. */
+  cwtSigner: CwtSigner;
+  /** Issues dc+sd-jwt credentials through `keys`: @vellum/formats' createSdJwtSigner. */
+  sdJwtSigner: SdJwtSigner;
   /**
    * How long the IACA and document signer that sign a tenant's mDocs are reused before the store is
    * read again, in ms (default 1000; 0 reads them for every credential). Bounds how long another
@@ -146,6 +157,10 @@ export interface Vellum {
   documentSigners: DocumentSignerService;
   /** Issues mDocs for a configuration, a user's claims and a holder key, independent of OpenID4VCI. */
   mdocIssuance: MdocIssuance;
+  /** Issues a credential of any format for a configuration, a user's claims and a holder key, independent of OpenID4VCI. */
+  credentialIssuance: CredentialIssuance;
+  /** The handler of each credential format (the CredentialFormat port). */
+  formats: FormatRegistry;
   /** The analytic event buffer: the host flushes it on a timer and at shutdown. */
   recorder: EventRecorder;
   /** Webhook subscriptions, the delivery log and the signing keys' JWKS (specification 2.8; API.md §10). */
@@ -181,6 +196,14 @@ export function createVellum(deps: VellumDeps): Vellum {
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
   const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains });
+  const formats = createFormatRegistry([
+    createMdocFormat({ issuance: mdocIssuance }),
+    createLdpVcFormat({ store, ids, signer: deps.linkedDataSigner }),
+    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt' }),
+    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt_vc' }),
+    createSdJwtFormat({ store, signer: deps.sdJwtSigner }),
+  ]);
+  const credentialIssuance = createCredentialIssuance({ clock, formats });
   const limits = deps.rateLimits && { repository: store.rateLimits, clock, settings: deps.rateLimits };
   const adminTokenLimiter = limits && createAdminTokenLimiter(limits);
   const txCodeLimiter = limits && createTxCodeLimiter(limits);
@@ -222,6 +245,8 @@ export function createVellum(deps: VellumDeps): Vellum {
     iacas: createIacaService({ store, clock, ids, keys, x509, events: recorder, addressing, chains }),
     documentSigners: createDocumentSignerService({ store, clock, ids, keys, x509, events: recorder, chains }),
     mdocIssuance,
+    credentialIssuance,
+    formats,
     credentialEndpoint: createCredentialEndpoint({
       store,
       clock,
@@ -230,7 +255,8 @@ export function createVellum(deps: VellumDeps): Vellum {
       proofs: deps.proofVerifier,
       nonces: deps.nonceCodec,
       encryption: deps.credentialEncryption,
-      mdocIssuance,
+      issuance: credentialIssuance,
+      formats,
       domainEvents,
       events: recorder,
       ...(deps.http ? { claimSources: createClaimSourceClient({ http: deps.http, secrets: deps.secretBox, clock }) } : {}),
@@ -244,10 +270,11 @@ export function createVellum(deps: VellumDeps): Vellum {
     analytics: createAnalyticsService({ store, events: recorder }),
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
-    credentialConfigurations: createCredentialConfigurationService({ store, clock, ids, events: recorder }),
+    credentialConfigurations: createCredentialConfigurationService({ store, clock, ids, events: recorder, formats }),
     issuerMetadata: createIssuerMetadataService({
       store,
       features: deps.issuanceFeatures ?? LIVE_ISSUANCE_FEATURES,
+      formats,
       requestEncryptionKeys: (tenantId) => deps.credentialEncryption.requestEncryptionKeys(tenantId),
     }),
   };

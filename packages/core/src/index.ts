@@ -139,7 +139,34 @@ export type {
 } from './configurations/model.ts';
 export { addDuration, durationSeconds } from './configurations/duration.ts';
 export { DEFAULT_EXPIRES_IN, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
-export { checkConfigurationInput, FORMAT_FIELDS, LDP_PROOF_TYPES, RESERVED_CLAIMS } from './configurations/input.ts';
+export { checkConfigurationInput } from './configurations/input.ts';
+export { LDP_PROOF_TYPES, createLdpVcFormat } from './credential-formats/ldp-vc.ts';
+export type { LdpVcFormatDeps } from './credential-formats/ldp-vc.ts';
+export { createCwtFormat } from './credential-formats/cwt.ts';
+export type { CwtFormatDeps } from './credential-formats/cwt.ts';
+export { createSdJwtFormat } from './credential-formats/sd-jwt.ts';
+export type { SdJwtFormatDeps } from './credential-formats/sd-jwt.ts';
+export { createMdocFormat } from './credential-formats/mso-mdoc.ts';
+export type { MdocFormatDeps } from './credential-formats/mso-mdoc.ts';
+export { createFormatRegistry } from './credential-formats/registry.ts';
+export { createCredentialIssuance } from './credential-formats/issuance.ts';
+export type { CredentialIssuance, CredentialIssuanceDeps, IssueCredentialRequest } from './credential-formats/issuance.ts';
+export type {
+  CommonConfiguration,
+  CredentialFormatHandler,
+  CwtClaims,
+  CwtSigner,
+  CwtSignInput,
+  FormatIssueRequest,
+  FormatRegistry,
+  IssuedCredential,
+  SdJwtSigner,
+  SdJwtSignInput,
+  StatusEntryKind,
+} from './credential-formats/port.ts';
+export { signingDidOf } from './credential-formats/signing-did.ts';
+export type { SigningDid } from './credential-formats/signing-did.ts';
+export { isoSeconds, validityOf } from './credential-formats/validity.ts';
 export type { AssignedFields, CheckContext } from './configurations/input.ts';
 export { resolveFlatClaims, resolveMdocClaims } from './configurations/claims.ts';
 export type { ClaimSubject, MdocClaims, TypedValue } from './configurations/claims.ts';

@@ -480,15 +480,21 @@ export interface KeyManager {
 }
 
 /** The Linked Data proof suites Vellum signs with. */
-export type LinkedDataProofType = 'Ed25519Signature2018' | 'JsonWebSignature2020';
+export type LinkedDataProofType = 'Ed25519Signature2018' | 'Ed25519Signature2020' | 'JsonWebSignature2020';
 
-/** A Linked Data proof with a detached JWS (the 2018 and 2020 JWS-based suites). */
+/**
+ * A Linked Data proof: a detached JWS for the 2018 and JsonWebSignature2020 suites, or a multibase
+ * `proofValue` (base58btc of the raw signature) for Ed25519Signature2020.
+ */
 export interface LinkedDataProof {
   type: LinkedDataProofType;
   created: string;
   verificationMethod: string;
   proofPurpose: string;
-  jws: string;
+  /** The 2018 suite and JsonWebSignature2020. */
+  jws?: string;
+  /** Ed25519Signature2020. */
+  proofValue?: string;
 }
 
 export interface LinkedDataSignInput {
@@ -512,6 +518,8 @@ export interface LinkedDataSignInput {
  * or unknown; an unknown context or a term no context defines is a plain Error (a bug of the caller).
  */
 export interface LinkedDataSigner {
+  /** The URLs of the JSON-LD contexts the signer bundles: the only ones a document it signs may name. */
+  readonly contexts: readonly string[];
   /** Returns the document with its `proof`. */
   sign(input: LinkedDataSignInput): Promise<Record<string, unknown> & { proof: LinkedDataProof }>;
 }

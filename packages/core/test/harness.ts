@@ -1,6 +1,6 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
+import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
@@ -29,7 +29,9 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = fakeSessionTokens(clock);
   const secretBox = fakeSecretBox();
-  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const cwtSigner = fakeCwtSigner(keys);
+  const sdJwtSigner = fakeSdJwtSigner(keys);
+  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner, sdJwtSigner, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   return {
     store,
     clock,
@@ -50,6 +52,10 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     iacas: vellum.iacas,
     documentSigners: vellum.documentSigners,
     mdocIssuance: vellum.mdocIssuance,
+    credentialIssuance: vellum.credentialIssuance,
+    formats: vellum.formats,
+    cwtSigner,
+    sdJwtSigner,
     configurations: vellum.credentialConfigurations,
     metadata: vellum.issuerMetadata,
     digests,

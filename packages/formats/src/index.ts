@@ -1,6 +1,8 @@
 // @vellum/formats: one module per credential format, and the Linked Data proofs they share.
 export { BUNDLED_CONTEXT_URLS, bundledContext } from './linked-data/contexts.ts';
-export { canonizeJsonLd, linkedDataVerifyData } from './linked-data/canonize.ts';
+export { canonizeJsonLd, canonizeQuads, linkedDataVerifyData, toQuads } from './linked-data/canonize.ts';
+/** RDF Dataset Canonicalization (RDFC-1.0) of RDF/JS quads, to canonical N-Quads. */
+export type { Quad as RdfQuad, RdfTerm } from './linked-data/canonize.ts';
 export { createLinkedDataSigner } from './linked-data/signer.ts';
 export type { LinkedDataSignerOptions } from './linked-data/signer.ts';
 
@@ -12,3 +14,13 @@ export type { MdocDateTime, MdocFullDate, MdocTypedValue, MdocValue } from './ms
 /** The core's MdocEngine port: issueMdoc signing with a KeyManager-held document signer key. */
 export { createMdocEngine } from './mso-mdoc/engine.ts';
 export type { MdocEngineOptions } from './mso-mdoc/engine.ts';
+
+// cwt and cwt_vc (RFC 8392 CWTs as ES256 COSE_Sign1, RFC 9052).
+/** The core's CwtSigner port: CWT claims as a tagged COSE_Sign1 signed with a KeyManager-held P-256 key. */
+export { createCwtSigner } from './cwt/signer.ts';
+export type { CwtSignerOptions } from './cwt/signer.ts';
+
+// dc+sd-jwt (IETF SD-JWT VC).
+/** The core's SdJwtSigner port: SD-JWT VCs built with @sd-jwt/core, signed with a KeyManager-held key. */
+export { createSdJwtSigner } from './sd-jwt/signer.ts';
+export type { SdJwtSignerOptions } from './sd-jwt/signer.ts';

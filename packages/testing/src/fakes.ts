@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { DomainError, type Clock, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
+import { DomainError, type Clock, type CwtSigner, type CwtSignInput, type SdJwtSigner, type SdJwtSignInput, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
 
 /** A clock that stands still until told to move. */
 export interface FakeClock extends Clock {
@@ -147,6 +147,8 @@ export function fakeKeyManager(options: { ids?: Ids; clock?: Clock } = {}): KeyM
 export function fakeLinkedDataSigner(keys: KeyManager): LinkedDataSigner & { calls: number } {
   const signer = {
     calls: 0,
+    // What a real signer bundles, plus made-up contexts the core's tests configure.
+    contexts: ['https://www.w3.org/2018/credentials/v1', 'https://w3id.org/security/suites/ed25519-2020/v1', 'https://schema.example/degree/v1', 'https://schema.example/v1'],
     async sign(input: Parameters<LinkedDataSigner['sign']>[0]) {
       signer.calls += 1;
       const proof = { type: input.type, created: input.created, verificationMethod: input.verificationMethod, proofPurpose: input.proofPurpose };
@@ -155,4 +157,34 @@ export function fakeLinkedDataSigner(keys: KeyManager): LinkedDataSigner & { cal
     },
   };
   return signer;
+}
+
+/**
+ * A CwtSigner for tests of the core: the "credential" is base64url JSON of what it was asked to
+ * sign (the claims, the key and kid), so a test reads back what the core built. Signs through the
+ * KeyManager, so a destroyed key fails as it would for real.
+ */
+export function fakeCwtSigner(keys: KeyManager): CwtSigner & { inputs: CwtSignInput[] } {
+  const inputs: CwtSignInput[] = [];
+  return {
+    inputs,
+    async sign(input) {
+      inputs.push(input);
+      await keys.sign(input.tenantId, input.keyId, new TextEncoder().encode(input.kid));
+      return Buffer.from(JSON.stringify({ fake: 'cwt', kid: input.kid, claims: input.claims })).toString('base64url');
+    },
+  };
+}
+
+/** An SdJwtSigner for tests of the core: the "credential" is base64url JSON of its input, followed by `~`. */
+export function fakeSdJwtSigner(keys: KeyManager): SdJwtSigner & { inputs: SdJwtSignInput[] } {
+  const inputs: SdJwtSignInput[] = [];
+  return {
+    inputs,
+    async issue(input) {
+      inputs.push(input);
+      await keys.sign(input.tenantId, input.keyId, new TextEncoder().encode(input.kid));
+      return `${Buffer.from(JSON.stringify({ fake: 'sd-jwt', kid: input.kid, payload: input.payload, disclosable: input.disclosable })).toString('base64url')}~`;
+    },
+  };
 }

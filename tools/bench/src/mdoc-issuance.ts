@@ -17,8 +17,7 @@ import { createKeyManager, createScryptHasher, createSealer, createX509Authority
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createMdocEngine } from '@vellum/formats';
-import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
-import { fakeSecretBox } from '@vellum/testing';
+import { fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { openSqlStore } from '@vellum/storage-sql';
@@ -73,7 +72,9 @@ async function prepare(store: Store, cacheMs: number) {
     tokens: await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock: systemClock }),
     dns: createDnsResolver({}),
     keys,
-    linkedDataSigner: { sign: async () => Promise.reject(new Error('not used')) },
+    linkedDataSigner: { contexts: [], sign: async () => Promise.reject(new Error('not used')) },
+    cwtSigner: { sign: async () => Promise.reject(new Error('not used')) },
+    sdJwtSigner: { issue: async () => Promise.reject(new Error('not used')) },
     x509: createX509Authority({ keys }),
     mdocEngine: createMdocEngine({ keys }),
     digests: createDigests(),

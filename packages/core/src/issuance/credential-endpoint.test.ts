@@ -84,7 +84,8 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
     proofs,
     nonces: h.nonceCodec,
     encryption: fakeCredentialEncryption(),
-    mdocIssuance: h.mdocIssuance,
+    issuance: h.credentialIssuance,
+    formats: h.formats,
     domainEvents: sink,
     events: h.recorder,
     ...over,
@@ -379,13 +380,15 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, s.post(s.wallet, authorization, '{}', 'text/plain'), 'UnsupportedMediaType', 'invalid_credential_request');
     });
 
-    it('formats whose engine is not built yet: credential_request_denied, saying so', async () => {
+    it('a configuration whose credentials must carry a status entry: credential_request_denied until status lists exist', async () => {
       const s = await setup();
       const vc = makeConfiguration(s.tenant.id, { format: 'ldp_vc' });
+      expect(vc).toMatchObject({ revocable: true });
       await s.store.credentialConfigurations.insert(vc);
       const { authorization } = await s.flow({ configurationIds: [vc.id] });
       const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: vc.id, proofs: { jwt: [await s.proof()] } }));
-      expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied', message: expect.stringContaining('ldp_vc') });
+      expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied', message: expect.stringContaining('Status lists are not available yet') });
+      expect(await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).toMatchObject({ items: [] });
     });
 
     it('no claims, or an expiry already past: credential_request_denied from the core’s rules (specification 4.6, 7.5, 7.6)', async () => {
@@ -448,6 +451,88 @@ describe('the legacy request and response (specification 2.6, 9.4; draft 13)', (
     expect(await refusal(s.post(s.wallet, authorization, { format: 'ldp_vc', credential_definition: { type: ['VerifiableCredential'] }, proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'unknown_credential_configuration' });
     expect(await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'invalid_credential_request' });
     expect(await refusal(s.post(s.wallet, authorization, { format: 'jwt_vc_json', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'invalid_credential_request' });
+  });
+});
+
+describe('every format through the endpoint, each signed by its engine (issue 14)', () => {
+  const flatMappings = { familyName: { mapFrom: 'claims.familyName', required: true }, birthDate: { mapFrom: 'claims.birthDate' } };
+  const fromBase64Url = (text: string) => JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+
+  /** The endpoint's setup plus the tenant's DIDs: an Ed25519 one (ldp_vc) and a P-256 one (cwt, cwt_vc, dc+sd-jwt). */
+  async function withDids() {
+    const s = await setup();
+    const ed25519 = await s.dids.create(s.admin, { method: 'key', options: { keyType: 'Ed25519' } });
+    const p256 = await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } });
+    const issue = async (format: 'ldp_vc' | 'cwt' | 'cwt_vc' | 'dc+sd-jwt', body: (id: string, type: string) => Record<string, unknown>) => {
+      const configuration = makeConfiguration(s.tenant.id, { format, revocable: false, claimMappings: flatMappings, ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}) } as never);
+      await s.store.credentialConfigurations.insert(configuration);
+      const { authorization, userId } = await s.flow({ configurationIds: [configuration.id] });
+      const key = walletKey();
+      const res = await s.post(s.wallet, authorization, { ...body(configuration.id, configuration.type), proofs: { jwt: [await s.proof(key)] } });
+      return { res, key, configuration, userId };
+    };
+    return { ...s, ed25519: ed25519.did, p256: p256.did, issue };
+  }
+
+  it.each(['cwt', 'cwt_vc'] as const)('%s: a CWT signed by the newest P-256 DID, bound to the proof key, recorded and told to webhooks', async (format) => {
+    const s = await withDids();
+    const { res, key, configuration, userId } = await s.issue(format, (id) => ({ credential_configuration_id: id }));
+    const body = JSON.parse(res.body) as { credentials: Array<{ credential: string }>; notification_id: string };
+    const signed = fromBase64Url(body.credentials[0]!.credential);
+    expect(signed.kid).toMatch(new RegExp(`^${s.p256}#`));
+    expect(signed.claims).toMatchObject({ iss: s.p256, cnf: key.publicJwk, sub: expect.stringMatching(/^did:key:zDn/) });
+    const claims = { familyName: 'Turner', birthDate: '1990-05-15' };
+    expect(signed.claims.claims).toEqual(format === 'cwt' ? { type: configuration.type, ...claims } : { vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential', configuration.type], credentialSubject: claims } });
+    const [record] = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
+    expect(record).toMatchObject({ format, credentialConfigurationId: configuration.id, userId, validFrom: NOW, validUntil: '2027-05-01T12:00:00.000Z' });
+    expect(s.sink.published.map((e) => e.payload)).toEqual([expect.objectContaining({ format, credential: body.credentials[0]!.credential })]);
+  });
+
+  it('dc+sd-jwt: every mapped claim disclosable unless configured, vct and cnf.jwk, signed by the P-256 DID', async () => {
+    const s = await withDids();
+    const { res, key, configuration } = await s.issue('dc+sd-jwt', (id) => ({ credential_configuration_id: id }));
+    const credential = (JSON.parse(res.body) as { credentials: Array<{ credential: string }> }).credentials[0]!.credential;
+    expect(credential.endsWith('~')).toBe(true);
+    const signed = fromBase64Url(credential.slice(0, -1));
+    expect(signed.kid).toMatch(new RegExp(`^${s.p256}#`));
+    expect(signed.payload).toMatchObject({ iss: s.p256, vct: configuration.type, cnf: { jwk: key.publicJwk }, familyName: 'Turner', birthDate: '1990-05-15' });
+    expect([...signed.disclosable].sort()).toEqual(['birthDate', 'familyName']);
+  });
+
+  it('ldp_vc: the current form names the issuer by DID, the legacy form carries its profile; the holder is the proof key’s did:key', async () => {
+    const s = await withDids();
+    const current = await s.issue('ldp_vc', (id) => ({ credential_configuration_id: id }));
+    const vc = (JSON.parse(current.res.body) as { credentials: Array<{ credential: Record<string, any> }> }).credentials[0]!.credential;
+    expect(vc.issuer).toBe(s.ed25519);
+    expect(vc.credentialSubject).toMatchObject({ id: expect.stringMatching(/^did:key:zDn/), familyName: 'Turner', birthDate: '1990-05-15' });
+    expect(vc.proof).toMatchObject({ verificationMethod: expect.stringMatching(new RegExp(`^${s.ed25519}#`)), proofPurpose: 'assertionMethod' });
+    const legacy = await s.issue('ldp_vc', (_id, type) => ({ format: 'ldp_vc', credential_definition: { type: ['VerifiableCredential', type] } }));
+    expect(legacy.res.headers).toEqual(LEGACY_DEPRECATION_HEADERS);
+    const legacyBody = JSON.parse(legacy.res.body) as { credential: Record<string, any>; format: string };
+    expect(legacyBody.format).toBe('ldp_vc');
+    expect(legacyBody.credential.issuer).toMatchObject({ id: s.ed25519, name: 'Acme' });
+  });
+
+  it('legacy cwt, cwt_vc and dc+sd-jwt requests name their type as draft 13 did', async () => {
+    const s = await withDids();
+    for (const [format, body] of [
+      ['cwt', (_: string, type: string) => ({ format: 'cwt', type })],
+      ['cwt_vc', (_: string, type: string) => ({ format: 'cwt_vc', types: ['VerifiableCredential', type] })],
+      ['dc+sd-jwt', (_: string, type: string) => ({ format: 'dc+sd-jwt', vct: type })],
+    ] as const) {
+      const { res } = await s.issue(format, body);
+      expect(JSON.parse(res.body), format).toMatchObject({ format, credential: expect.any(String) });
+    }
+  });
+
+  it('without a DID of the right key: credential_request_denied saying what to create, and nothing issued', async () => {
+    const s = await setup();
+    const configuration = makeConfiguration(s.tenant.id, { format: 'cwt', revocable: false, claimMappings: flatMappings } as never);
+    await s.store.credentialConfigurations.insert(configuration);
+    const { authorization } = await s.flow({ configurationIds: [configuration.id] });
+    const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: configuration.id, proofs: { jwt: [await s.proof()] } }));
+    expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied', message: expect.stringContaining('POST /v1/dids') });
+    expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
   });
 });
 

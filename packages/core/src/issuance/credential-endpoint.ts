@@ -3,9 +3,10 @@
 
 import type { ClaimSourceClient } from '../claim-sources/fetch.ts';
 import type { ClaimSubject } from '../configurations/claims.ts';
-import type { CredentialConfiguration, MdocConfiguration } from '../configurations/model.ts';
+import type { CredentialConfiguration } from '../configurations/model.ts';
+import type { CredentialIssuance } from '../credential-formats/issuance.ts';
+import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { EventRecorder } from '../events/recorder.ts';
-import type { MdocIssuance } from '../mdoc-issuance/service.ts';
 import { LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Clock, CredentialEncryption, DomainEvent, DomainEventSink, Ids, NonceCodec, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
@@ -25,7 +26,10 @@ export interface CredentialEndpointDeps {
   /** Opens the self-authenticating nonces the nonce endpoint minted. */
   nonces: NonceCodec;
   encryption: CredentialEncryption;
-  mdocIssuance: MdocIssuance;
+  /** Issues the credential in its configuration's format. */
+  issuance: CredentialIssuance;
+  /** The format handlers: what each format's key proof may use, and what its legacy request names. */
+  formats: FormatRegistry;
   /** Asks configurations' claim sources for claims at issuance (API.md §8); without it, claim sources are not called. */
   claimSources?: ClaimSourceClient;
   /** Takes the `OpenIdCredentialIssued` event inside the transaction that records the credential (the webhook outbox). */
@@ -63,8 +67,6 @@ export const LEGACY_DEPRECATION_HEADERS: Readonly<Record<string, string>> = Obje
   sunset: new Date(Date.UTC(2026, 4, 2)).toUTCString(),
 });
 
-/** mDoc device keys are P-256, so their proofs are ES256 (ISO/IEC 18013-5 §9.1.2.4). */
-const MDOC_PROOF_ALGORITHMS = ['ES256'] as const;
 /** OpenID4VCI 1.0 §11.1: `event_description` is printable ASCII without `"` and `\`. */
 const EVENT_DESCRIPTION = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,1000}$/;
 
@@ -95,7 +97,7 @@ const failureCode = (error: unknown) => (isDomainError(error) ? (error.oauthErro
 
 /** The credential endpoint and its notification endpoint over the core's ports. */
 export function createCredentialEndpoint(deps: CredentialEndpointDeps): CredentialEndpoint {
-  const { store, clock, ids, walletTokens, proofs, nonces, encryption, mdocIssuance, domainEvents, events, claimSources } = deps;
+  const { store, clock, ids, walletTokens, proofs, nonces, encryption, issuance, formats, domainEvents, events, claimSources } = deps;
   const requestEncryptionRequired = deps.requestEncryptionRequired ?? LIVE_ISSUANCE_FEATURES.credentialRequestEncryption?.encryption_required === true;
 
   /** The configuration a request asks for, which the token must grant. */
@@ -136,13 +138,15 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
    * The holder key of the request's proof, after every check but the single use of its nonce: that
    * is recorded with the issued credential, in one transaction (see `issue`).
    */
-  async function holderKeyOf(ctx: RequestContext, issuer: string, request: CredentialRequest) {
+  async function holderKeyOf(ctx: RequestContext, issuer: string, request: CredentialRequest, configuration: CredentialConfiguration) {
     if (request.proofJwt === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to a key of the wallet', 'proofs');
-    const verified = await proofs.verify(request.proofJwt, { algorithms: MDOC_PROOF_ALGORITHMS });
+    // The format decides which keys it can bind (an mDoc's device key is P-256, so ES256 only).
+    const algorithms = formats.of(configuration).proofAlgorithms;
+    const verified = await proofs.verify(request.proofJwt, { algorithms });
     if (!verified.ok) throw refusal('invalid_proof', verified.reason);
     const now = clock.now();
     const nowSeconds = Math.floor(now.getTime() / 1000);
-    const { nonce } = checkProofClaims(verified.proof, { audience: issuer, now: nowSeconds, algorithms: MDOC_PROOF_ALGORITHMS });
+    const { nonce } = checkProofClaims(verified.proof, { audience: issuer, now: nowSeconds, algorithms });
     const exp = verified.proof.payload.exp;
     if (exp !== undefined && (typeof exp !== 'number' || exp <= nowSeconds)) throw refusal('invalid_proof', 'The proof has expired');
     // Unknown, another tenant's or expired is decided by the nonce itself; only its single use needs the store.
@@ -183,7 +187,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       throw refusal('invalid_encryption_parameters', 'This issuer takes encrypted credential requests only (application/jwt, see credential_request_encryption)');
     }
     described.request = json;
-    const request = parseCredentialRequest(json);
+    const request = parseCredentialRequest(json, formats);
     if (encrypted && !request.responseEncryption) {
       throw refusal('invalid_encryption_parameters', 'An encrypted request must ask for an encrypted response (credential_response_encryption)', 'credential_response_encryption');
     }
@@ -193,9 +197,6 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       throw refusal('invalid_encryption_parameters', 'A request with credential_response_encryption must be encrypted (application/jwt)', 'credential_response_encryption');
     }
     const configuration = await configurationFor(ctx, token, request);
-    if (configuration.format !== 'mso_mdoc') {
-      throw denied(`Issuing ${configuration.format} credentials is not available yet: this release issues mso_mdoc credentials only`);
-    }
     // Before anything is issued: a key the response cannot be encrypted to fails now.
     let encrypter: ((plaintext: string) => Promise<string>) | undefined;
     if (request.responseEncryption) {
@@ -203,10 +204,11 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       if (!prepared.ok) throw refusal('invalid_encryption_parameters', prepared.reason, 'credential_response_encryption.jwk');
       encrypter = prepared.encrypt;
     }
+    // The proof before the claims: a wallet that cannot prove its key makes no claim source call.
+    const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request, configuration);
     const { subject, userClaims } = await subjectOf(ctx, token, configuration);
-    const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request);
     const now = clock.now();
-    const issued = await mdocIssuance.issue({ tenant: ctx.tenant, configuration: configuration as MdocConfiguration, subject, holderKey, now }).catch((error: unknown) => {
+    const issued = await issuance.issue({ tenant: ctx.tenant, configuration, subject, holderKey, credentialIssuer: issuer, now, form: request.form }).catch((error: unknown) => {
       throw asDenied(error);
     });
 
