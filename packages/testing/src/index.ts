@@ -35,3 +35,4 @@ export { startOidcProvider } from './oidc-provider.ts';
 export type { OidcProviderClient, OidcProviderOptions, OidcSignInOptions, OidcTestProvider } from './oidc-provider.ts';
 export { fakeIdentityProvider, fakeSessionTokens, readFakeSessionToken } from './auth-fakes.ts';
 export type { FakeIdentityProvider } from './auth-fakes.ts';
+export { resolveDidKey } from './did-key-resolver.ts';

@@ -6,8 +6,8 @@
 // key and receives an mDoc that @auth0/mdl verifies against the IACA, holding claims from the ID
 // token and from the hook. The browser is a few lines here that follow each redirect by hand.
 // The refusals are each checked for the error the specifications name, and never a 5xx.
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, randomBytes, verify as verifySignature } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -22,11 +22,14 @@ import {
   type Jwk,
 } from '@openid4vc/oauth2';
 import { type IssuerMetadataResult, Openid4vciClient } from '@openid4vc/openid4vci';
-import { startOidcProvider, writeLocalhostCertificate } from '@vellum/testing';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { resolveDidKey, startOidcProvider, writeLocalhostCertificate } from '@vellum/testing';
 import { importJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../../../apps/server/test/backends.ts';
 import { cli, freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
+import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
+import { verifyWithDigitalBazaar } from '../../../packages/formats/src/linked-data/independent-verifier.ts';
 import { deviceResponse, oid4vpSessionTranscript } from './mdoc-device.ts';
 import { fetchTrusting } from './tls.ts';
 
@@ -270,6 +273,7 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     for (const s of silentSockets) s.destroy();
     await Promise.all([hook, silent].map((s) => (s ? new Promise<void>((resolve) => s.close(() => resolve())) : undefined)));
     await backend?.cleanup();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** A wallet: its own P-256 key, and the library's client with callbacks over node:crypto and jose. */
@@ -444,6 +448,8 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect([...run.requestUrl.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
     expect(run.pkce?.codeChallengeMethod).toBe('S256');
     expect(run.trail).toEqual(FULL_TRAIL);
+    // Vellum redeemed the provider's code as the confidential client it registered as.
+    expect(provider.tokenRequests.at(-1)).toEqual({ clientId: 'vellum', authentication: 'client_secret_basic' });
     // RFC 9207: the wallet's redirect carries the issuer.
     expect(run.landed.searchParams.get('iss')).toBe(origin);
 
@@ -531,6 +537,70 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(run.body.credentials).toHaveLength(1);
     const values = await verifyMdoc(run.body.credentials?.[0]?.credential as string, device, MEMBER_DOC_TYPE, MEMBER_DOC_TYPE);
     expect(values).toEqual({ family_name: 'Okafor', given_name: 'Ada' });
+  });
+
+  it.skipIf(skip)('issues ldp_vc, cwt, cwt_vc and dc+sd-jwt through the same flow, each verified by a library Vellum does not sign with (issue 14)', async () => {
+    // The signing DIDs: Ed25519 for ldp_vc, P-256 for the others.
+    const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };
+    for (const keyType of ['Ed25519', 'P-256'] as const) {
+      const created = await call('POST', '/v1/dids', { method: 'key', options: { keyType } });
+      expect(created.status, created.text).toBe(201);
+      dids[keyType] = created.json().did;
+    }
+    // family_name from the provider's ID token, given_name and birth_date from the hook.
+    const claimMappings = { family_name: { mapFrom: 'claims.family_name', required: true }, given_name: { mapFrom: 'claims.givenName', required: true }, birth_date: { mapFrom: 'claims.birthDate' } };
+    const formats = [
+      { format: 'ldp_vc', path: 'web-semantic', body: { type: 'MembershipCredential', issuer: { name: 'Acme' }, proofType: 'Ed25519Signature2020' } },
+      { format: 'cwt', path: 'compact', body: { type: 'MembershipCard' } },
+      { format: 'cwt_vc', path: 'compact-semantic', body: { type: 'MembershipCredential' } },
+      { format: 'dc+sd-jwt', path: 'sd-jwt', body: { type: 'https://credentials.example/membership' } },
+    ] as const;
+    const expected = { family_name: 'Okafor', given_name: 'Ada', birth_date: '1991-07-14' };
+    const cose = await loadCoseTs();
+    for (const { format, path, body } of formats) {
+      const configuration = await call('POST', `/v2/credentials/${path}/configurations`, { ...body, expiresIn: { days: 30 }, claimMappings });
+      expect(configuration.status, configuration.text).toBe(201);
+      const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+      const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId: configuration.json().id, scope: `${format}:${body.type}`, par: true });
+      expect(run.accessTokenResponse.scope, format).toBe(`${format}:${body.type}`);
+      const credential = run.body.credentials?.[0]?.credential as unknown;
+
+      if (format === 'ldp_vc') {
+        const vc = credential as Record<string, any>;
+        const verified = await verifyWithDigitalBazaar(vc, resolveDidKey(dids.Ed25519), new Date());
+        expect(verified, format).toEqual({ verified: true });
+        expect(vc.credentialSubject).toMatchObject(expected);
+        expect(resolveDidKey(vc.credentialSubject.id)).toMatchObject({ x: device.publicJwk.x, y: device.publicJwk.y });
+        const tampered = structuredClone(vc);
+        tampered.credentialSubject.given_name = 'Adb';
+        expect((await verifyWithDigitalBazaar(tampered, resolveDidKey(dids.Ed25519), new Date())).verified).toBe(false);
+      } else if (format === 'cwt' || format === 'cwt_vc') {
+        const bytes = new Uint8Array(Buffer.from(credential as string, 'base64url'));
+        const issuer = resolveDidKey(dids['P-256']);
+        const point = Buffer.concat([Uint8Array.of(4), Buffer.from(issuer.x, 'base64url'), Buffer.from(issuer.y as string, 'base64url')]);
+        const message = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes);
+        const claims = cose.decodeCBOR(message.payload) as Map<string | number, unknown>;
+        expect(claims.get(1), format).toBe(dids['P-256']);
+        const holder = (claims.get(8) as Map<number, Map<number, Uint8Array>>).get(1) as Map<number, Uint8Array>;
+        expect(Buffer.from(holder.get(-2) as Uint8Array).toString('base64url')).toBe(device.publicJwk.x);
+        const subject = format === 'cwt' ? claims : ((claims.get('vc') as Map<string, unknown>).get('credentialSubject') as Map<string, unknown>);
+        expect(Object.fromEntries([...subject].filter(([k]) => typeof k === 'string' && k in expected))).toEqual(expected);
+        bytes[bytes.length - 70] = (bytes[bytes.length - 70] as number) ^ 1;
+        expect(() => cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes), format).toThrow();
+      } else {
+        const compact = credential as string;
+        const issuerJwk = resolveDidKey(dids['P-256']);
+        const es256 = (jwk: object, data: string, signature: string) =>
+          verifySignature('sha256', Buffer.from(data), { key: createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+        const sdJwtVc = new SDJwtVcInstance({ hasher: (data: string | ArrayBuffer) => createHash('sha256').update(typeof data === 'string' ? data : new Uint8Array(data)).digest(), verifier: (data: string, signature: string) => es256(issuerJwk, data, signature) });
+        const verified = await sdJwtVc.verify(compact);
+        expect(verified.payload).toMatchObject({ iss: dids['P-256'], vct: body.type, cnf: { jwk: { x: device.publicJwk.x, y: device.publicJwk.y } }, ...expected });
+        const [jwt = '', ...rest] = compact.split('~');
+        const [h, p, sig = ''] = jwt.split('.');
+        const flipped = `${h}.${p}.${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
+        await expect(sdJwtVc.verify([flipped, ...rest].join('~'))).rejects.toThrow();
+      }
+    }
   });
 
   // ----- refusals: each the specification's error, never a 5xx -----

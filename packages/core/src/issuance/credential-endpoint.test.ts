@@ -513,6 +513,21 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     expect(legacyBody.credential.issuer).toMatchObject({ id: s.ed25519, name: 'Acme' });
   });
 
+  it('encrypts the answer of every format when the wallet asks (ldp_vc, cwt, cwt_vc, dc+sd-jwt)', async () => {
+    const s = await withDids();
+    for (const format of ['ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
+      const wallet = encryptionKey();
+      const configuration = makeConfiguration(s.tenant.id, { format, revocable: false, claimMappings: flatMappings, ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}) } as never);
+      await s.store.credentialConfigurations.insert(configuration);
+      const { authorization } = await s.flow({ configurationIds: [configuration.id] });
+      const request = { credential_configuration_id: configuration.id, proofs: { jwt: [await s.proof()] }, credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' } };
+      const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
+      expect(res.contentType, format).toBe('application/jwt');
+      const credential = format === 'ldp_vc' ? expect.objectContaining({ type: ['VerifiableCredential', configuration.type] }) : expect.any(String);
+      expect(readFakeJwe(res.body), format).toMatchObject({ enc: 'A128GCM', x: wallet.publicJwk.x, json: { credentials: [{ credential }] } });
+    }
+  });
+
   it('legacy cwt, cwt_vc and dc+sd-jwt requests name their type as draft 13 did', async () => {
     const s = await withDids();
     for (const [format, body] of [

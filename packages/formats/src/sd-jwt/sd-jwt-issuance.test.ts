@@ -1,9 +1,9 @@
-import { createHash, createPublicKey, ECDH, generateKeyPairSync, type JsonWebKey, type KeyObject, sign, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject, sign, verify } from 'node:crypto';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createSdJwtFormat, type DidRecord, didKeyOf, type KeyManager, keyFingerprint, type PublicJwk, type SdJwtConfiguration, type Tenant } from '@vellum/core';
 import { createKeyManager, createSealer } from '@vellum/crypto';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import { fakeClock, makeTenant, resolveDidKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { createSdJwtSigner } from './signer.ts';
 
@@ -14,23 +14,11 @@ import { createSdJwtSigner } from './signer.ts';
 const NOW = new Date('2026-05-01T12:00:00.250Z');
 const NOW_S = Math.floor(NOW.getTime() / 1000);
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-function base58Decode(text: string): Buffer {
-  let n = 0n;
-  for (const c of text) n = n * 58n + BigInt(BASE58.indexOf(c));
-  const hex = n.toString(16);
-  const body = Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
-  const zeros = text.length - text.replace(/^1+/, '').length;
-  return Buffer.concat([Buffer.alloc(zeros), body]);
-}
-
-/** The P-256 public key a did:key names: multibase z (base58btc), multicodec p256-pub (0x1200), compressed point. */
-function resolveDidKey(did: string): PublicJwk {
-  expect(did).toMatch(/^did:key:z/);
-  const bytes = base58Decode(did.slice('did:key:z'.length));
-  expect([bytes[0], bytes[1]]).toEqual([0x80, 0x24]);
-  const point = ECDH.convertKey(bytes.subarray(2), 'prime256v1', undefined, undefined, 'uncompressed') as Buffer;
-  return { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') };
+/** The P-256 public key a did:key names, by a resolver written apart from the core's. */
+function resolveP256DidKey(did: string): PublicJwk {
+  const jwk = resolveDidKey(did);
+  expect(jwk.crv).toBe('P-256');
+  return jwk;
 }
 
 const sha256 = (data: string | ArrayBuffer) => createHash('sha256').update(typeof data === 'string' ? data : new Uint8Array(data)).digest();
@@ -106,7 +94,7 @@ function issuerKeyOf(compact: string): PublicJwk {
   const { kid } = decodeJson(header) as { kid: string };
   const { iss } = decodeJson(payload) as { iss: string };
   expect(kid.startsWith(`${iss}#`)).toBe(true);
-  return resolveDidKey(iss);
+  return resolveP256DidKey(iss);
 }
 
 describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified by @sd-jwt/sd-jwt-vc', () => {
