@@ -31,7 +31,7 @@ const COLLECTIONS = [
   },
   { format: 'cwt', path: '/v2/credentials/compact/configurations', body: { ...flatBody, type: 'Badge' }, defaults: { revocable: false } },
   { format: 'cwt_vc', path: '/v2/credentials/compact-semantic/configurations', body: { ...flatBody, type: 'Badge', revocable: true }, defaults: {} },
-  { format: 'dc+sd-jwt', path: '/v2/credentials/sd-jwt/configurations', body: { ...flatBody, type: 'https://credentials.example.com/pid' }, defaults: {} },
+  { format: 'dc+sd-jwt', path: '/v2/credentials/sd-jwt/configurations', body: { ...flatBody, type: 'https://credentials.example.com/pid', selectivelyDisclosable: ['name'] }, defaults: {} },
 ] as const;
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
@@ -182,6 +182,22 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         { value: 'http://x.example/l.png', msg: 'An https URL', param: 'display.0.logo.uri', location: 'body' },
       ]);
       expect((await call('POST', mobile, { ...mdlBody, type: 'org.example.card', expiresIn: { years: 9, days: 335 } })).statusCode).toBe(201);
+    });
+
+    it('refuses what a format cannot issue: a disclosable claim no mapping names, an unbundled context, a claim the credential writes itself', async () => {
+      const { call } = await tenant();
+      const sd = await call('POST', '/v2/credentials/sd-jwt/configurations', { ...flatBody, type: 'https://credentials.example.com/x', selectivelyDisclosable: ['name', 'nickname'] });
+      expect(sd.statusCode).toBe(400);
+      expect(sd.json().details).toEqual([{ value: 'nickname', msg: 'A claim named in claimMappings', param: 'selectivelyDisclosable.1', location: 'body' }]);
+      const ldp = await call('POST', '/v2/credentials/web-semantic/configurations', {
+        ...flatBody,
+        type: 'Degree',
+        issuer: { name: 'U' },
+        contexts: ['https://contexts.example/unknown/v1'],
+        claimMappings: { ...flatBody.claimMappings, type: { defaultValue: 'x' } },
+      });
+      expect(ldp.statusCode).toBe(400);
+      expect(ldp.json().details.map((d: { param: string }) => d.param).sort()).toEqual(['claimMappings.type', 'contexts.0']);
     });
 
     it('keeps collections apart: an mDoc id is not found at another format’s path', async () => {

@@ -46,8 +46,3 @@ export function statusUnavailable(kind: StatusEntryKind): DomainError {
     { details: [{ value: true, msg: 'Not available yet', param: field, location: 'body' }] },
   );
 }
-
-/** Placeholder of a format whose issuance is being built; never reached once the format is live. */
-export function notBuiltYet(format: string): never {
-  throw new DomainError('BadRequest', `Issuing ${format} credentials is not available yet`, { oauthError: 'credential_request_denied' });
-}

@@ -58,7 +58,7 @@ const ldpFields = {
   revocable: Type.Optional(Type.Boolean()),
 };
 const cwtFields = { ...common(false), issuer: Type.Optional(Issuer), revocable: Type.Optional(Type.Boolean()) };
-const sdJwtFields = { ...common(false), issuer: Type.Optional(Issuer) };
+const sdJwtFields = { ...common(false), issuer: Type.Optional(Issuer), selectivelyDisclosable: Type.Optional(Type.Array(Text(1000))) };
 
 /** The answer: the configuration as stored, with what Vellum assigned and the defaults it filled in. */
 function response<T extends TProperties>(fields: T, defaults: TProperties): TObject {
