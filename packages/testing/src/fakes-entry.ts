@@ -2,3 +2,4 @@
 // that scripts outside a test run (the benchmarks) can use them.
 export { fakeClock, fakeCwtSigner, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeSdJwtSigner, fakeSecretBox, fakeTokenSigner } from './fakes.ts';
 export { fakeIdentityProvider, fakeSessionTokens } from './auth-fakes.ts';
+export { addDidKey } from './did-records.ts';

@@ -36,3 +36,4 @@ export type { OidcProviderClient, OidcProviderOptions, OidcSignInOptions, OidcTe
 export { fakeIdentityProvider, fakeSessionTokens, readFakeSessionToken } from './auth-fakes.ts';
 export type { FakeIdentityProvider } from './auth-fakes.ts';
 export { resolveDidKey } from './did-key-resolver.ts';
+export { addDidKey } from './did-records.ts';

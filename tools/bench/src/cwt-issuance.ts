@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createCwtFormat, type CwtConfiguration, type CwtSignInput, didKeyOf, keyFingerprint, type PublicJwk, type Store, type Tenant } from '@vellum/core';
+import { createCwtFormat, type CwtConfiguration, type CwtSignInput, type DidKey, type PublicJwk, type Store, type Tenant } from '@vellum/core';
+import { addDidKey } from '@vellum/testing/fakes';
 import { createKeyManager, createSealer } from '@vellum/crypto';
 import { createCwtSigner } from '@vellum/formats';
 import { createNodeIds, systemClock } from '@vellum/node';
@@ -54,10 +55,10 @@ async function prepare(store: Store) {
   const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: createNodeIds(), clock: systemClock });
   const tenant: Tenant = { id: crypto.randomUUID(), subdomain: `bench${Math.random().toString(36).slice(2, 8)}`, region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() };
   await store.tenants.insert(tenant);
-  const key = await keys.create(tenant.id, 'P-256');
-  const did = didKeyOf(key.publicJwk);
-  const didDocumentKeyId = `${did}#${keyFingerprint(key.publicJwk)}`;
-  await store.dids.insert({ tenantId: tenant.id, did, method: 'key', keys: [{ didDocumentKeyId, kmsKeyId: key.id, algorithm: 'P-256', publicJwk: key.publicJwk }], createdAt: new Date().toISOString() });
+  const record = await addDidKey(store, keys, tenant.id, 'P-256');
+  const { did } = record;
+  const { didDocumentKeyId, kmsKeyId } = record.keys[0] as DidKey;
+  const key = { id: kmsKeyId };
   const signer = createCwtSigner({ keys });
   const issuerOf = (format: 'cwt' | 'cwt_vc') => {
     const handler = createCwtFormat({ store, signer, format });

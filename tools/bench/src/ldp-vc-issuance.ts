@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createLdpVcFormat, didKeyOf, keyFingerprint, type LdpVcConfiguration, type PublicJwk, type Store, type Tenant } from '@vellum/core';
+import { createLdpVcFormat, type DidKey, type LdpVcConfiguration, type PublicJwk, type Store, type Tenant } from '@vellum/core';
+import { addDidKey } from '@vellum/testing/fakes';
 import { createKeyManager, createSealer } from '@vellum/crypto';
 import { canonizeQuads, createLinkedDataSigner, linkedDataVerifyData, toQuads } from '@vellum/formats';
 import { createNodeIds, systemClock } from '@vellum/node';
@@ -65,9 +66,9 @@ async function prepare(store: Store) {
   const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids, clock: systemClock });
   const tenant: Tenant = { id: ids.uuid(), subdomain: 'bench', region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() };
   await store.tenants.insert(tenant);
-  const key = await keys.create(tenant.id, 'Ed25519');
-  const did = didKeyOf(key.publicJwk);
-  await store.dids.insert({ tenantId: tenant.id, did, method: 'key', keys: [{ didDocumentKeyId: `${did}#${keyFingerprint(key.publicJwk)}`, kmsKeyId: key.id, algorithm: 'Ed25519', publicJwk: key.publicJwk }], createdAt: new Date().toISOString() });
+  const record = await addDidKey(store, keys, tenant.id, 'Ed25519');
+  const { did } = record;
+  const key = { id: (record.keys[0] as DidKey).kmsKeyId, publicJwk: (record.keys[0] as DidKey).publicJwk };
   const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
   const issueWith = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') => {
     const configuration = configurationOf(tenant.id, proofType);

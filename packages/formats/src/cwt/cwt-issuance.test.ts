@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { createCwtFormat, type CwtConfiguration, didKeyOf, keyFingerprint, parseDidKey, type PublicJwk } from '@vellum/core';
+import { createCwtFormat, type CwtConfiguration, type DidKey, didKeyOf, parseDidKey, type PublicJwk } from '@vellum/core';
 import { createKeyManager, createSealer } from '@vellum/crypto';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import { addDidKey, fakeClock, makeTenant } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { loadCoseTs } from './independent-cose.ts';
 import { createCwtSigner } from './signer.ts';
@@ -24,10 +24,10 @@ async function setup(format: Format) {
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   // A did:key on a KeyManager P-256 key, stored as the DID service stores one.
-  const key = await keys.create(tenant.id, 'P-256');
-  const did = didKeyOf(key.publicJwk);
-  const didDocumentKeyId = `${did}#${keyFingerprint(key.publicJwk)}`;
-  await store.dids.insert({ tenantId: tenant.id, did, method: 'key', keys: [{ didDocumentKeyId, kmsKeyId: key.id, algorithm: 'P-256', publicJwk: key.publicJwk }], createdAt: NOW.toISOString() });
+  const record = await addDidKey(store, keys, tenant.id, 'P-256', NOW.toISOString());
+  const { did } = record;
+  const { didDocumentKeyId, publicJwk } = record.keys[0] as DidKey;
+  const key = { publicJwk };
   const handler = createCwtFormat({ store, signer: createCwtSigner({ keys }), format });
   const configuration: CwtConfiguration = {
     id: 'cfg',

@@ -1,10 +1,10 @@
 // End to end for ldp_vc: the core's handler, the real Linked Data signer and the real KeyManager
 // over the memory store issue a credential that @digitalbazaar/vc verifies, in each suite and form.
 import { generateKeyPairSync } from 'node:crypto';
-import { createLdpVcFormat, didKeyOf, keyFingerprint, type LdpVcConfiguration, type PublicJwk } from '@vellum/core';
+import { createLdpVcFormat, type DidKey, didKeyOf, type LdpVcConfiguration, type PublicJwk } from '@vellum/core';
 import { createKeyManager, createSealer } from '@vellum/crypto';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import { addDidKey, fakeClock, makeTenant } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { didKeyByDigitalBazaar, verifyWithDigitalBazaar } from './independent-verifier.ts';
 import { createLinkedDataSigner } from './signer.ts';
@@ -19,9 +19,9 @@ async function setup() {
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   // A did:key DID stored as the DID service stores one: the KeyManager key and its DID URL.
-  const key = await keys.create(tenant.id, 'Ed25519');
-  const did = didKeyOf(key.publicJwk);
-  await store.dids.insert({ tenantId: tenant.id, did, method: 'key', keys: [{ didDocumentKeyId: `${did}#${keyFingerprint(key.publicJwk)}`, kmsKeyId: key.id, algorithm: 'Ed25519', publicJwk: key.publicJwk }], createdAt: NOW.toISOString() });
+  const record = await addDidKey(store, keys, tenant.id, 'Ed25519', NOW.toISOString());
+  const { did } = record;
+  const key = { publicJwk: (record.keys[0] as DidKey).publicJwk };
   const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
   const holder = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
   const holderKey: PublicJwk = { kty: 'EC', crv: 'P-256', x: holder.x as string, y: holder.y as string };
