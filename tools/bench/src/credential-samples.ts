@@ -5,44 +5,14 @@
 //   node tools/bench/src/credential-samples.ts [--format ldp_vc]
 import { generateKeyPairSync } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { type CredentialConfiguration, createVellum, type PublicJwk, type RequestContext, ROLE_PERMISSIONS } from '@vellum/core';
-import { createDigests, createKeyManager, createProofVerifier, createScryptHasher, createSealer, createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
-import { createCwtSigner, createLinkedDataSigner, createMdocEngine, createSdJwtSigner } from '@vellum/formats';
-import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
+import { type CredentialConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS } from '@vellum/core';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
+import { inProcessVellum } from './in-process.ts';
 
 const { values } = parseArgs({ options: { format: { type: 'string' } } });
 
 const store = createMemoryStore();
-const sealer = createSealer(new Uint8Array(32).fill(7));
-const ids = createNodeIds();
-const keys = createKeyManager({ keys: store.keys, sealer, ids, clock: systemClock });
-const vellum = createVellum({
-  store,
-  clock: systemClock,
-  ids,
-  hasher: createScryptHasher({ N: 1024 }),
-  tokens: await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock: systemClock }),
-  dns: createDnsResolver({}),
-  keys,
-  linkedDataSigner: createLinkedDataSigner({ keys }),
-  x509: createX509Authority({ keys }),
-  mdocEngine: createMdocEngine({ keys }),
-  cwtSigner: createCwtSigner({ keys }),
-  sdJwtSigner: createSdJwtSigner({ keys }),
-  digests: createDigests(),
-  walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
-  proofVerifier: createProofVerifier(),
-  credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock: systemClock }),
-  nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock: systemClock }),
-  identityProvider: fakeIdentityProvider(),
-  sessionTokens: fakeSessionTokens(systemClock),
-  secretBox: fakeSecretBox(),
-  platformDomain: 'vellum.example',
-  publicUrl: 'https://acme.eu01.vellum.example',
-  adminTokenTtlSeconds: 600,
-});
+const { vellum } = await inProcessVellum(store, { publicUrl: 'https://acme.eu01.vellum.example' });
 const { tenant } = await vellum.tenants.createTenant({ subdomain: 'acme', region: 'eu01', name: 'Acme' });
 const ctx: RequestContext = {
   tenant,

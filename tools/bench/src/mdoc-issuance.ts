@@ -12,15 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createVellum, type MdocConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS, type Store } from '@vellum/core';
-import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
-import { createDigests, createWalletTokens } from '@vellum/crypto';
-import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
-import { createMdocEngine } from '@vellum/formats';
-import { fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
-import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
+import { type MdocConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS, type Store } from '@vellum/core';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { openSqlStore } from '@vellum/storage-sql';
+import { inProcessVellum } from './in-process.ts';
 import { holderKeys, printMachine, type Rate, rate } from './throughput.ts';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
@@ -61,36 +56,7 @@ const holders = holderKeys(256);
 
 /** A tenant with an active managed IACA, through the use cases, on `store`. */
 async function prepare(store: Store, cacheMs: number) {
-  const sealer = createSealer(new Uint8Array(32).fill(1));
-  const ids = createNodeIds();
-  const keys = createKeyManager({ keys: store.keys, sealer, ids, clock: systemClock });
-  const vellum = createVellum({
-    store,
-    clock: systemClock,
-    ids,
-    hasher: createScryptHasher({ N: 1024 }),
-    tokens: await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock: systemClock }),
-    dns: createDnsResolver({}),
-    keys,
-    linkedDataSigner: { contexts: [], sign: async () => Promise.reject(new Error('not used')) },
-    cwtSigner: { sign: async () => Promise.reject(new Error('not used')) },
-    sdJwtSigner: { issue: async () => Promise.reject(new Error('not used')) },
-    x509: createX509Authority({ keys }),
-    mdocEngine: createMdocEngine({ keys }),
-    digests: createDigests(),
-    walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
-    proofVerifier: createProofVerifier(),
-    credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock: systemClock }),
-    nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock: systemClock }),
-    mdocSignerCacheMs: cacheMs,
-    // Not used by in-process issuance: sign-in belongs to the Authorization Code flow.
-    identityProvider: fakeIdentityProvider(),
-    sessionTokens: fakeSessionTokens(systemClock),
-    secretBox: fakeSecretBox(),
-    platformDomain: 'vellum.bench',
-    publicUrl: 'http://localhost:3000',
-    adminTokenTtlSeconds: 600,
-  });
+  const { vellum, keys } = await inProcessVellum(store, { mdocSignerCacheMs: cacheMs });
   const { tenant } = await vellum.tenants.createTenant({ subdomain: `bench${Math.random().toString(36).slice(2, 8)}`, region: 'eu01', name: 'Bench' });
   const ctx: RequestContext = {
     tenant,
