@@ -12,6 +12,8 @@ import { createMdocFormat } from './credential-formats/mso-mdoc.ts';
 import type { CwtSigner, FormatRegistry, SdJwtSigner } from './credential-formats/port.ts';
 import { createFormatRegistry } from './credential-formats/registry.ts';
 import { createSdJwtFormat } from './credential-formats/sd-jwt.ts';
+import type { StatusListTokenSigner } from './status-lists/ports.ts';
+import { createStatusListService, type StatusListService } from './status-lists/service.ts';
 import { createDocumentSignerService, type DocumentSignerService } from './mdoc-pki/document-signers.ts';
 import { createIacaService, type IacaService } from './mdoc-pki/iacas.ts';
 import { createIssuingChains } from './mdoc-pki/signers.ts';
@@ -73,6 +75,8 @@ export interface VellumDeps extends AddressingOptions {
   cwtSigner: CwtSigner;
   /** Issues dc+sd-jwt credentials through `keys`: @vellum/formats' createSdJwtSigner. */
   sdJwtSigner: SdJwtSigner;
+  /** Signs mDoc status list tokens (CWT) with a document signer's key: @vellum/formats' createStatusListTokenSigner. */
+  statusListTokens: StatusListTokenSigner;
   /**
    * How long the IACA and document signer that sign a tenant's mDocs are reused before the store is
    * read again, in ms (default 1000; 0 reads them for every credential). Bounds how long another
@@ -161,6 +165,8 @@ export interface Vellum {
   credentialIssuance: CredentialIssuance;
   /** The handler of each credential format (the CredentialFormat port). */
   formats: FormatRegistry;
+  /** mDoc status lists: per-docType settings, revocation and suspension, and the public tokens (specification 9.5). */
+  statusLists: StatusListService;
   /** The analytic event buffer: the host flushes it on a timer and at shutdown. */
   recorder: EventRecorder;
   /** Webhook subscriptions, the delivery log and the signing keys' JWKS (specification 2.8; API.md §10). */
@@ -195,7 +201,8 @@ export function createVellum(deps: VellumDeps): Vellum {
   const chains = createIssuingChains({ store, clock, ids, keys, x509, ...(deps.mdocSignerCacheMs !== undefined ? { cacheMs: deps.mdocSignerCacheMs } : {}) });
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
-  const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains });
+  const statusLists = createStatusListService({ store, clock, ids, events: recorder, chains, tokens: deps.statusListTokens });
+  const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains, statusLists });
   const formats = createFormatRegistry([
     createMdocFormat({ issuance: mdocIssuance }),
     createLdpVcFormat({ store, ids, signer: deps.linkedDataSigner }),
@@ -247,6 +254,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     mdocIssuance,
     credentialIssuance,
     formats,
+    statusLists,
     credentialEndpoint: createCredentialEndpoint({
       store,
       clock,

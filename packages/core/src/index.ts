@@ -397,3 +397,22 @@ export type { Vellum, VellumDeps } from './compose.ts';
 
 export { KEY_ALGORITHMS } from './keys/model.ts';
 export type { KeyAlgorithm, ManagedKey, PublicJwk, StoredKey } from './keys/model.ts';
+
+// Status lists (specification 9.5; API.md §12).
+export { CREDENTIAL_STATUSES, STATUS_BITS, STATUS_LIST_FORMATS, STATUS_LIST_SIZE, STATUS_VALUE } from './status-lists/model.ts';
+export type {
+  CredentialStatus,
+  StatusEntry,
+  StatusListConfiguration,
+  StatusListConfigurationRepository,
+  StatusListFormat,
+  StatusListKind,
+  StatusListRecord,
+  StatusListRepository,
+  StoredStatusToken,
+} from './status-lists/model.ts';
+export type { StatusListTokenInput, StatusListTokenSigner } from './status-lists/ports.ts';
+export { createStatusListService, DEFAULT_STATUS_LIST_SETTINGS, STATUS_LIST_MEDIA_TYPES, STATUS_LIST_PATHS } from './status-lists/service.ts';
+export type { MdocStatusAllocation, StatusListConfigurationInput, StatusListConfigurationView, StatusListDeps, StatusListService } from './status-lists/service.ts';
+export { packStatuses } from './status-lists/bits.ts';
+export { shuffledIndex, shuffleKeyWords } from './status-lists/shuffle.ts';

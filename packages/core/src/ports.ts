@@ -13,7 +13,7 @@ import type { PageRequest, Slice } from './shared/pagination.ts';
 import type { AdminClient, LoggingLevel, Tenant } from './tenancy/model.ts';
 import type { UserFilter, UserRecord } from './users/model.ts';
 import type { OfferKind, OfferRecord, RedeemOutcome } from './offers/model.ts';
-import type { IssuedCredentialFilter, IssuedCredentialRecord, WalletNotification } from './issuance/model.ts';
+import type { IssuedCredentialFilter, IssuedCredentialRecord, IssuedCredentialStatus, WalletNotification } from './issuance/model.ts';
 import type { RateLimitHit, RateLimitRule } from './rate-limits/model.ts';
 import type { ClaimedDelivery, DeliveryOutcome, Webhook, WebhookDelivery, WebhookSigningKey } from './webhooks/model.ts';
 import type { WebhookEvent } from './webhooks/rules.ts';
@@ -21,11 +21,13 @@ import type { WalletClientRepository } from './oauth-clients/model.ts';
 import type { AuthenticationProviderRepository, OpenIdSettingsRepository } from './authentication/model.ts';
 import type { ClaimSourceRepository } from './claim-sources/model.ts';
 import type { AuthorizationRepository } from './oauth/authorization-model.ts';
+import type { StatusListConfigurationRepository, StatusListRepository } from './status-lists/model.ts';
 
 export type { WalletClientRepository } from './oauth-clients/model.ts';
 export type { AuthenticationProviderRepository, OpenIdSettingsRepository } from './authentication/model.ts';
 export type { ClaimSourceRepository } from './claim-sources/model.ts';
 export type { AuthorizationRepository } from './oauth/authorization-model.ts';
+export type { StatusListConfigurationRepository, StatusListRepository } from './status-lists/model.ts';
 export type { IdentityProvider, ProviderSettings, SessionTokens } from './authentication/ports.ts';
 
 export interface TenantRepository {
@@ -221,6 +223,8 @@ export interface IssuedCredentialRepository {
   findByNotificationId(tenantId: string, notificationId: string): Promise<IssuedCredentialRecord | undefined>;
   /** Replaces the record's last wallet notification. Returns false when the tenant has no such record. */
   recordNotification(tenantId: string, id: string, notification: WalletNotification): Promise<boolean>;
+  /** Sets the record's revocation state (API.md §12). Returns false when the tenant has no such record. */
+  setStatus(tenantId: string, id: string, status: IssuedCredentialStatus): Promise<boolean>;
 }
 
 export interface WebhookRepository {
@@ -427,6 +431,10 @@ export interface Repositories {
   claimSources: ClaimSourceRepository;
   /** Runs of the Authorization Code flow (specification 4.4, 4.5). */
   authorizations: AuthorizationRepository;
+  /** Status lists, their entries and their signed tokens (specification 9.5; API.md §12). */
+  statusLists: StatusListRepository;
+  /** How each docType's mDocs are listed (API.md §12). */
+  statusListConfigurations: StatusListConfigurationRepository;
 }
 
 /**
@@ -817,6 +825,11 @@ export interface MdocEngineInput {
   tenantId: string;
   docType: string;
   namespaces: MdocClaims;
+  /**
+   * The credential's status list entry, written in the MSO as `status` (draft 14) or `_status`
+   * (legacy): `{ status_list: { idx, uri } }`.
+   */
+  status?: { field: 'status' | '_status'; idx: number; uri: string };
   /** The holder's P-256 key, bound as the MSO's deviceKey. */
   deviceKey: PublicJwk;
   validity: { signed: Date; validFrom: Date; validUntil: Date };

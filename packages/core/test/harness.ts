@@ -1,6 +1,6 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
+import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
@@ -31,7 +31,8 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const secretBox = fakeSecretBox();
   const cwtSigner = fakeCwtSigner(keys);
   const sdJwtSigner = fakeSdJwtSigner(keys);
-  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner, sdJwtSigner, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const statusListTokens = fakeStatusListTokenSigner(keys);
+  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   return {
     store,
     clock,
@@ -56,6 +57,8 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     formats: vellum.formats,
     cwtSigner,
     sdJwtSigner,
+    statusListTokens,
+    statusLists: vellum.statusLists,
     configurations: vellum.credentialConfigurations,
     metadata: vellum.issuerMetadata,
     digests,

@@ -23,6 +23,7 @@ import type {
   OpenIdSettingsService,
   WalletClientService,
   WalletTokens,
+  StatusListService,
 } from '@vellum/core';
 
 /** The use cases the HTTP layer calls; the host builds them (see apps/server) and passes them in. */
@@ -60,4 +61,6 @@ export interface VellumServices {
   issuedCredentials: IssuedCredentialService;
   /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts. */
   walletClients: WalletClientService;
+  /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (API.md §12). */
+  statusLists: StatusListService;
 }

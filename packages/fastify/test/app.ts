@@ -1,12 +1,12 @@
 // Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
-import { createVellum, type KeyManager, type RateLimitSettings, type Role } from '@vellum/core';
+import { createVellum, type KeyManager, type RateLimitSettings, type Role, type Store } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDigests, createSecretBox, createSessionTokens, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeIdentityProvider, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeMdocEngine, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
+import { fakeIdentityProvider, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeMdocEngine, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { vellumPlugin, type VellumServices } from '../src/index.ts';
 
@@ -18,6 +18,8 @@ export interface TestApp {
   services: VellumServices;
   /** The KeyManager behind the app, to check what happens to keys. */
   keys: KeyManager;
+  /** The store behind the app, to set up what only issuance would write. */
+  store: Store;
   /** The identity provider tenants' sign-ins go to (a fake: the real adapter is tested in @vellum/node). */
   identityProvider: FakeIdentityProvider;
   /** Path prefix the plugin is mounted under ('' when standalone). */
@@ -53,7 +55,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = createSessionTokens();
   const secretBox = createSecretBox(sealer);
-  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner: fakeCwtSigner(keys), sdJwtSigner: fakeSdJwtSigner(keys), digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner: fakeCwtSigner(keys), sdJwtSigner: fakeSdJwtSigner(keys), statusListTokens: fakeStatusListTokenSigner(keys), digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   const { tenants } = services;
 
   const app = Fastify();
@@ -73,6 +75,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
     app,
     services,
     keys,
+    store,
     identityProvider,
     prefix,
     zone: dnsServer.zone,

@@ -24,3 +24,7 @@ export type { CwtSignerOptions } from './cwt/signer.ts';
 /** The core's SdJwtSigner port: SD-JWT VCs built with @sd-jwt/core, signed with a KeyManager-held key. */
 export { createSdJwtSigner } from './sd-jwt/signer.ts';
 export type { SdJwtSignerOptions } from './sd-jwt/signer.ts';
+
+// mDoc status list tokens (IETF Token Status List draft 14, and the legacy format).
+/** The core's StatusListTokenSigner port: CWT status list tokens signed with a document signer's key. */
+export { createStatusListTokenSigner } from './status-list/status-list-token.ts';

@@ -25,6 +25,7 @@ import { type AuthenticationState, authenticationRepositories, emptyAuthenticati
 import { type AuthorizationState, authorizationRepositories, emptyAuthorizationState } from './authorizations.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
+import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
 
 interface Row<T> {
   seq: number;
@@ -61,6 +62,8 @@ interface State {
   authentication: AuthenticationState;
   /** Runs of the Authorization Code flow (./authorizations.ts). */
   authorizations: AuthorizationState;
+  /** Status lists, their entries and tokens, and their configurations (./status-lists.ts). */
+  statusLists: StatusListState;
 }
 
 const emptyState = (): State => ({
@@ -82,6 +85,7 @@ const emptyState = (): State => ({
   walletClients: emptyWalletClientState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
+  statusLists: emptyStatusListState(),
 });
 
 // Values go in and out as copies, so a caller can never change stored state by mutating an object.
@@ -132,6 +136,7 @@ function repositories(get: () => State): Repositories {
     ...walletClientRepositories(() => get().walletClients, next),
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
+    ...statusListRepositories(() => get().statusLists, next),
     iacas: {
       async insert(iaca, limit) {
         const s = get();
@@ -418,6 +423,12 @@ function repositories(get: () => State): Repositories {
         const r = get().issuedCredentials.get(id);
         if (!r || r.value.tenantId !== tenantId) return false;
         r.value.notification = copy(notification);
+        return true;
+      },
+      async setStatus(tenantId, id, status) {
+        const r = get().issuedCredentials.get(id);
+        if (!r || r.value.tenantId !== tenantId) return false;
+        r.value.status = status;
         return true;
       },
     },

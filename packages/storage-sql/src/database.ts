@@ -13,6 +13,7 @@ import type { KeysTable } from './keys.table.ts';
 import type { MdocDocumentSignersTable, MdocIacaRevocationsTable, MdocIacasTable } from './mdoc-pki.table.ts';
 import type { PlatformKeysTable } from './platform-keys.table.ts';
 import type { RateLimitsTable } from './rate-limits.table.ts';
+import type { StatusEntriesTable, StatusListConfigurationsTable, StatusListsTable, StatusListTokensTable } from './status-lists.table.ts';
 import type { TenantsTable } from './tenants.table.ts';
 import type { NoncesTable, OffersTable, TenantSigningKeysTable, UsersTable } from './users-offers.table.ts';
 import type { WebhookDeliveriesTable, WebhookSigningKeysTable, WebhooksTable } from './webhooks.table.ts';
@@ -48,6 +49,10 @@ export interface VellumDatabase {
   openid_settings: OpenIdSettingsTable;
   claim_sources: ClaimSourcesTable;
   authorizations: AuthorizationsTable;
+  status_list_configurations: StatusListConfigurationsTable;
+  status_lists: StatusListsTable;
+  status_entries: StatusEntriesTable;
+  status_list_tokens: StatusListTokensTable;
 }
 
 /** A Kysely instance or a transaction on it: repositories run on either. */

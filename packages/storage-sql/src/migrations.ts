@@ -593,6 +593,86 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    '0016_status_lists': {
+      async up(db: Kysely<any>) {
+        // How a tenant's mDocs of one docType are listed (API.md §12): one per docType, the unique
+        // index being the rule, so servers creating one at once agree on one.
+        await db.schema
+          .createTable('status_list_configurations')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('doc_type', 'text', (c) => c.notNull())
+          .addColumn('time_to_live_duration', 'text', (c) => c.notNull())
+          .addColumn('expiry_duration', 'text', (c) => c.notNull())
+          .addColumn('format', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('status_list_configurations_id_unique').unique().on('status_list_configurations').column('id').execute();
+        await db.schema
+          .createIndex('status_list_configurations_tenant_id_doc_type_unique')
+          .unique()
+          .on('status_list_configurations')
+          .columns(['tenant_id', 'doc_type'])
+          .execute();
+
+        // The lists (specification 9.5, §8: up to 500,000 entries each). `taken` counts the
+        // positions handed out, by one conditional increment (status-lists.table.ts).
+        await db.schema
+          .createTable('status_lists')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('size', 'integer', (c) => c.notNull())
+          .addColumn('taken', 'integer', (c) => c.notNull())
+          .addColumn('shuffle_key', 'text', (c) => c.notNull())
+          .addColumn('revision', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('status_lists_id_unique').unique().on('status_lists').column('id').execute();
+        // Finds the newest list of a kind with room: the tenant's lists of the kind, newest first,
+        // read until one has `taken < size` (a kind has few lists, each holding up to 500,000). Not
+        // a partial index on `taken < size`: `taken` changes with every credential issued, and a
+        // column an index names or filters on keeps PostgreSQL from updating the row in place (HOT).
+        await db.schema.createIndex('status_lists_tenant_id_kind_seq').on('status_lists').columns(['tenant_id', 'kind', 'seq']).execute();
+
+        // One entry per credential with status, at one index of one list.
+        await db.schema
+          .createTable('status_entries')
+          .addColumn('list_id', 'text', (c) => c.notNull())
+          .addColumn('idx', 'integer', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('credential_id', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('status_entries_pk', ['list_id', 'idx'])
+          .execute();
+        await db.schema.createIndex('status_entries_tenant_id_credential_id_unique').unique().on('status_entries').columns(['tenant_id', 'credential_id']).execute();
+        // What a list's token shows: its entries that are not valid, in index order. Few entries
+        // of a list are revoked, so the partial index stays small while the list fills.
+        await db.schema
+          .createIndex('status_entries_non_valid_list_id_idx')
+          .on('status_entries')
+          .columns(['list_id', 'idx'])
+          .where(sql.ref('status'), '<>', 'valid')
+          .execute();
+
+        // The signed token kept for each list until the list changes or the token nears its expiry.
+        await db.schema
+          .createTable('status_list_tokens')
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('list_id', 'text', (c) => c.notNull())
+          .addColumn('revision', 'integer', (c) => c.notNull())
+          .addColumn('token', kind === 'sqlite' ? 'blob' : 'bytea', (c) => c.notNull())
+          .addColumn('issued_at', 'text', (c) => c.notNull())
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .addPrimaryKeyConstraint('status_list_tokens_pk', ['tenant_id', 'list_id'])
+          .execute();
+      },
+    },
   };
 }
 

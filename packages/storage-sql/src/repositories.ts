@@ -22,6 +22,7 @@ import { offerRepositoriesOn } from './offer-repositories.ts';
 import { walletClientRepositoriesOn } from './wallet-clients.table.ts';
 import { authenticationRepositoriesOn } from './authentication-repositories.ts';
 import { authorizationRepositoriesOn } from './authorizations.table.ts';
+import { statusListRepositoriesOn } from './status-lists.table.ts';
 
 // Well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters at 10 columns a row.
 const EVENT_BATCH_ROWS = 500;
@@ -76,6 +77,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
     ...walletClientRepositoriesOn(db),
     ...authenticationRepositoriesOn(db),
     ...authorizationRepositoriesOn(db, kind),
+    ...statusListRepositoriesOn(db, kind),
     iacas: {
       async insert(iaca, limit) {
         return refusingDuplicates(
@@ -446,6 +448,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
           .where('tenant_id', '=', tenantId)
           .where('id', '=', id)
           .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async setStatus(tenantId, id, status) {
+        const result = await db.updateTable('issued_credentials').set({ status }).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
     },

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { DomainError, type Clock, type CwtSigner, type CwtSignInput, type SdJwtSigner, type SdJwtSignInput, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
+import { DomainError, type Clock, type CwtSigner, type CwtSignInput, type SdJwtSigner, type SdJwtSignInput, type StatusListTokenInput, type StatusListTokenSigner, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
 
 /** A clock that stands still until told to move. */
 export interface FakeClock extends Clock {
@@ -187,4 +187,27 @@ export function fakeSdJwtSigner(keys: KeyManager): SdJwtSigner & { inputs: SdJwt
       return `${Buffer.from(JSON.stringify({ fake: 'sd-jwt', kid: input.kid, payload: input.payload, disclosable: input.disclosable })).toString('base64url')}~`;
     },
   };
+}
+
+/**
+ * A StatusListTokenSigner for tests of the core: the "token" is the UTF-8 JSON of its input (the
+ * statuses as base64url), signed through the KeyManager so a destroyed signer key fails as it would.
+ */
+export function fakeStatusListTokenSigner(keys: KeyManager): StatusListTokenSigner & { inputs: StatusListTokenInput[] } {
+  const inputs: StatusListTokenInput[] = [];
+  return {
+    inputs,
+    async sign(input) {
+      inputs.push(input);
+      await keys.sign(input.tenantId, input.signer.keyId, input.statuses);
+      const { statuses, signer: _signer, ...rest } = input;
+      return new TextEncoder().encode(JSON.stringify({ fake: 'status-list', ...rest, statuses: Buffer.from(statuses).toString('base64url') }));
+    },
+  };
+}
+
+/** Reads what fakeStatusListTokenSigner made. */
+export function readFakeStatusListToken(token: Uint8Array): Omit<StatusListTokenInput, 'statuses' | 'signer'> & { statuses: Uint8Array } {
+  const parsed = JSON.parse(new TextDecoder().decode(token)) as Record<string, unknown>;
+  return { ...(parsed as Record<string, never>), statuses: new Uint8Array(Buffer.from(parsed.statuses as string, 'base64url')) } as never;
 }

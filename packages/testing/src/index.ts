@@ -1,4 +1,4 @@
-export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeSecretBox, fakeTokenSigner } from './fakes.ts';
+export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeSecretBox, fakeStatusListTokenSigner, readFakeStatusListToken, fakeTokenSigner } from './fakes.ts';
 export type { FakeClock } from './fakes.ts';
 export { describeStoreContract, makeClient, makeConfiguration, makeDid, makeDomain, makeEvent, makeTenant } from './store-contract.ts';
 export { startDnsServer } from './dns-server.ts';
@@ -29,6 +29,7 @@ export type { ProofOptions, WalletKey } from './wallet.ts';
 export { makeDelivery, makeSigningKey, makeWebhook } from './store-contract-webhooks.ts';
 export { describeWalletClientContract, makeWalletClient } from './store-contract-wallet-clients.ts';
 export { describeAuthorizationContract, makeAuthorization } from './store-contract-authorizations.ts';
+export { describeStatusListContract, makeStatusList, makeStatusListConfiguration } from './store-contract-status-lists.ts';
 export { localhostCertificate, startWebhookReceiver, writeLocalhostCertificate } from './webhook-receiver.ts';
 export type { LocalhostCertificate, ReceivedRequest, ReceiverAnswer, WebhookReceiver } from './webhook-receiver.ts';
 export { startOidcProvider } from './oidc-provider.ts';

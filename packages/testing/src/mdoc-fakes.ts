@@ -172,6 +172,8 @@ export interface FakeMdoc {
   validity: { signed: string; validFrom: string; validUntil: string };
   /** base64 DER of the x5chain. */
   x5chain: string[];
+  /** The status list entry, as the engine was given it. */
+  status?: MdocEngineInput['status'];
   signature: string;
 }
 
@@ -199,6 +201,7 @@ export function fakeMdocEngine(keys: KeyManager): MdocEngine & { calls: number }
         deviceKey: input.deviceKey,
         validity: { signed: whole(input.validity.signed).toISOString(), validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString() },
         x5chain: input.signer.x5chain.map((der) => Buffer.from(der).toString('base64')),
+        ...(input.status ? { status: input.status } : {}),
       };
       const signature = await keys.sign(input.tenantId, input.signer.keyId, new TextEncoder().encode(JSON.stringify(body)));
       const mdoc: FakeMdoc = { ...body, signature: Buffer.from(signature).toString('base64url') };

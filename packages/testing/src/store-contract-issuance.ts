@@ -169,6 +169,17 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       expect((await store().issuedCredentials.get(a.id, record.id))?.notification).toEqual(deleted);
     });
 
+    it('sets the revocation state, only on the tenant’s own record', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const record = makeIssuedCredential(a.id);
+      await store().issuedCredentials.insert(record);
+      expect(await store().issuedCredentials.setStatus(a.id, record.id, 'suspended')).toBe(true);
+      expect(await store().issuedCredentials.get(a.id, record.id)).toEqual({ ...record, status: 'suspended' });
+      expect(await store().issuedCredentials.setStatus(b.id, record.id, 'invalid')).toBe(false);
+      expect(await store().issuedCredentials.setStatus(a.id, uuid(), 'invalid')).toBe(false);
+      expect((await store().issuedCredentials.get(a.id, record.id))?.status).toBe('suspended');
+    });
+
     it('rolls back with the transaction that wrote it', async () => {
       const t = await tenant();
       const record = makeIssuedCredential(t.id);

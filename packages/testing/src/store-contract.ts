@@ -8,6 +8,7 @@ import { describeAuthenticationContract } from './store-contract-authentication.
 import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
+import { describeStatusListContract } from './store-contract-status-lists.ts';
 
 let counter = 0;
 /** A value unique within this process, so contract tests can share one store. */
@@ -520,6 +521,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeRateLimitContract(() => store);
     describeWalletClientContract(() => store);
     describeAuthorizationContract(() => store);
+    describeStatusListContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

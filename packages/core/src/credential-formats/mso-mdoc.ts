@@ -50,8 +50,9 @@ export function createMdocFormat(deps: MdocFormatDeps): CredentialFormatHandler<
     },
     statusEntry: (c) => (c.includeStatus ? 'mdoc-status-list' : undefined),
     async issue(request) {
-      const issued = await issuance.issue({ tenant: request.tenant, configuration: request.configuration, subject: request.subject, holderKey: request.holderKey, now: request.now });
-      return { credential: issued.credential, validFrom: issued.validFrom, validUntil: issued.validUntil };
+      const { tenant, configuration, subject, holderKey, now, credentialIssuer } = request;
+      const issued = await issuance.issue({ tenant, configuration, subject, holderKey, now, origin: credentialIssuer });
+      return { credential: issued.credential, validFrom: issued.validFrom, validUntil: issued.validUntil, ...(issued.statusEntry ? { statusEntry: issued.statusEntry } : {}) };
     },
   };
 }

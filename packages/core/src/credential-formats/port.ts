@@ -37,6 +37,8 @@ export interface IssuedCredential {
   /** ISO 8601 at whole seconds, as the credential writes them. */
   validFrom: string;
   validUntil: string;
+  /** The status list entry the credential names, for the caller to record with it (`statusLists.insertEntry`). */
+  statusEntry?: { listId: string; idx: number };
 }
 
 /**

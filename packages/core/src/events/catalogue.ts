@@ -53,6 +53,14 @@ export const EVENT_PREFIXES = {
   MOBILE_DOCUMENT_SIGNER_UPDATE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_REVOKE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_DELETE: 'mobile-credential',
+  // mDoc status lists and revocation (specification 9.5; API.md §12).
+  MOBILE_STATUS_LIST_CONFIGURATION_CREATE: 'mobile-credential',
+  MOBILE_STATUS_LIST_CONFIGURATION_LIST: 'mobile-credential',
+  MOBILE_STATUS_LIST_CONFIGURATION_RETRIEVE: 'mobile-credential',
+  MOBILE_STATUS_LIST_CONFIGURATION_UPDATE: 'mobile-credential',
+  MOBILE_STATUS_LIST_CONFIGURATION_DELETE: 'mobile-credential',
+  MOBILE_CREDENTIAL_STATUS_RETRIEVE: 'mobile-credential',
+  MOBILE_CREDENTIAL_STATUS_UPDATE: 'mobile-credential',
   // Users (API.md §8).
   USER_CREATE: 'user',
   USER_LIST: 'user',

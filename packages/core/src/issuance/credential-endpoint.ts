@@ -257,6 +257,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
       if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id))) throw alreadyIssued(configuration.id);
       await tx.issuedCredentials.insert(record);
+      if (issued.statusEntry) await tx.statusLists.insertEntry({ tenantId: ctx.tenant.id, ...issued.statusEntry, credentialId: record.id, status: 'valid', updatedAt: record.issuedAt });
       await domainEvents.publish(tx, event);
     });
     described.response = encrypter ? { encrypted: true } : body;

@@ -3,7 +3,7 @@ import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeMdocEngi
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
-import { fakeCwtSigner, fakeSdJwtSigner, fakeSecretBox } from '@vellum/testing';
+import { fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
@@ -96,15 +96,18 @@ describe('issuing mDocs through the core use case (issue 4 item 5)', () => {
     expect(mdoc.x5chain).toEqual([Buffer.from(x509.parseCertificate(signer!.certificatePem!).der).toString('base64')]);
   });
 
-  it('refuses includeStatus with a 400 that says status lists are not available yet, and signs nothing', async () => {
+  it('gives an includeStatus mDoc its status list entry, and refuses it without an origin to name the list by', async () => {
     const { issue, activeIaca, configuration, mdocEngine } = await setup();
     await activeIaca();
     await expect(issue({ configuration: { ...configuration, includeStatus: true } })).rejects.toMatchObject({
       code: 'BadRequest',
-      message: expect.stringContaining('Status lists are not available yet'),
       details: [{ param: 'includeStatus' }],
     });
     expect(mdocEngine.calls).toBe(0);
+    const issued = await issue({ configuration: { ...configuration, includeStatus: true }, origin: 'https://acme.eu01.vellum.test' });
+    expect(issued.statusEntry).toEqual({ listId: expect.any(String), idx: expect.any(Number) });
+    const status = readFakeMdoc(issued.credential).status;
+    expect(status).toEqual({ field: 'status', idx: issued.statusEntry?.idx, uri: `https://acme.eu01.vellum.test/v2/credentials/mobile/status-lists/${issued.statusEntry?.listId}/token` });
   });
 
   it('refuses a credential that would already be expired (specification 7.6)', async () => {
@@ -251,7 +254,7 @@ describe('two servers sharing one store: the signing chain cache', () => {
     const b = createVellum({
       store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, hasher: { hash: async (s) => s, verify: async () => false },
       tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: a.signer,
-      x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), cwtSigner: fakeCwtSigner(a.keys), sdJwtSigner: fakeSdJwtSigner(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
+      x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), cwtSigner: fakeCwtSigner(a.keys), sdJwtSigner: fakeSdJwtSigner(a.keys), statusListTokens: fakeStatusListTokenSigner(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
       proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
       secretBox: fakeSecretBox(),

@@ -3,8 +3,8 @@ import type { MdocConfiguration } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
 import type { Clock, MdocEngine } from '../ports.ts';
-import { statusUnavailable } from '../credential-formats/shared.ts';
-import { type DomainError, invalidField, isDomainError } from '../shared/errors.ts';
+import type { StatusListService } from '../status-lists/service.ts';
+import { DomainError, invalidField, isDomainError } from '../shared/errors.ts';
 import { validityOf } from '../credential-formats/validity.ts';
 import type { Tenant } from '../tenancy/model.ts';
 
@@ -13,6 +13,8 @@ export interface MdocIssuanceDeps {
   engine: MdocEngine;
   /** Picks (and for managed IACAs rotates) the IACA and document signer that sign. */
   chains: IssuingChains;
+  /** Gives configurations with includeStatus their status list entry; without it they are refused. */
+  statusLists?: Pick<StatusListService, 'allocate'>;
 }
 
 /** What to issue: a configuration, the user's claims, and the key the credential is bound to. */
@@ -25,6 +27,11 @@ export interface IssueMdocRequest {
   holderKey: PublicJwk;
   /** The issuance time (default: the clock's now). The credential is valid from it for the configuration's `expiresIn`. */
   now?: Date;
+  /**
+   * The origin the tenant's status list tokens are served at (its credential issuer identifier):
+   * required when the configuration sets includeStatus.
+   */
+  origin?: string;
 }
 
 export interface IssuedMdoc {
@@ -37,6 +44,11 @@ export interface IssuedMdoc {
   /** The IACA and document signer that signed it. */
   iacaId: string;
   documentSignerId: string;
+  /**
+   * Its status list entry, when the configuration sets includeStatus: the caller records it with
+   * the credential (`statusLists.insertEntry`), as the credential endpoint does.
+   */
+  statusEntry?: { listId: string; idx: number };
 }
 
 /** Issues mDocs for any flow (OpenID4VCI or an embedding host): one call with plain values. */
@@ -49,9 +61,13 @@ export interface MdocIssuance {
   issue(request: IssueMdocRequest): Promise<IssuedMdoc>;
 }
 
-/** The 400 for a configuration that asks for a status list entry, which Vellum cannot write yet. */
+/** The 400 for a configuration that asks for a status list entry where no status lists are wired (an embedding host without them). */
 export function statusListsUnavailable(): DomainError {
-  return statusUnavailable('mdoc-status-list');
+  return new DomainError(
+    'BadRequest',
+    'This configuration sets includeStatus, so every mDoc needs a status list entry, and this issuance has none to give (an embedding host passes `origin` and wires status lists). Vellum does not issue a credential without the status entry it promises.',
+    { details: [{ value: true, msg: 'No status list to take an entry from', param: 'includeStatus', location: 'body' }] },
+  );
 }
 
 /** mDoc issuance (ISO/IEC 18013-5) independent of OpenID4VCI: the core use case every flow calls. */
@@ -62,11 +78,13 @@ export function createMdocIssuance(deps: MdocIssuanceDeps): MdocIssuance {
     async issue(request) {
       const { tenant, configuration, subject, holderKey } = request;
       if (configuration.format !== 'mso_mdoc') throw invalidField('configuration.format', 'An mso_mdoc configuration', configuration.format);
-      if (configuration.includeStatus) throw statusListsUnavailable();
+      if (configuration.includeStatus && (!deps.statusLists || request.origin === undefined)) throw statusListsUnavailable();
       const now = request.now ?? clock.now();
       const namespaces = resolveMdocClaims(configuration.claimMappings, subject);
       // Whole seconds, as the MSO writes them: a credential that ends within this second is expired too.
       const { validUntil } = validityOf(now, configuration.expiresIn, clock.now());
+      // Taken before signing, as the MSO names it; an entry whose credential is never recorded stays valid and unused.
+      const status = configuration.includeStatus ? await deps.statusLists?.allocate(tenant, configuration.type, request.origin as string) : undefined;
       const sign = async () => {
         const chain = await chains.current(tenant, now, validUntil.getTime() - now.getTime());
         const issued = await engine.issue({
@@ -75,6 +93,7 @@ export function createMdocIssuance(deps: MdocIssuanceDeps): MdocIssuance {
           namespaces,
           deviceKey: holderKey,
           validity: { signed: now, validFrom: now, validUntil },
+          ...(status ? { status: { field: status.field, idx: status.idx, uri: status.uri } } : {}),
           signer: { keyId: chain.signer.keyId, x5chain: chain.x5chain },
         });
         return { issued, chain };
@@ -96,6 +115,7 @@ export function createMdocIssuance(deps: MdocIssuanceDeps): MdocIssuance {
         validUntil: result.issued.validUntil.toISOString(),
         iacaId: result.chain.iaca.id,
         documentSignerId: result.chain.signer.id,
+        ...(status ? { statusEntry: { listId: status.listId, idx: status.idx } } : {}),
       };
     },
   };

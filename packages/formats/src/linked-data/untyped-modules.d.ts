@@ -10,3 +10,6 @@ declare module 'rdf-canonize' {
   const rdfCanonize: { canonize(dataset: readonly object[], options: { algorithm: 'RDFC-1.0'; maxWorkFactor?: number }): Promise<string> };
   export default rdfCanonize;
 }
+
+// pako (tests only) ships no type declarations.
+declare module 'pako';

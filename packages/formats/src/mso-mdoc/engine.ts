@@ -7,7 +7,8 @@ export interface MdocEngineOptions {
 
 /**
  * The core's MdocEngine port: {@link issueMdoc} with the document signer's key held by the
- * KeyManager. The core's typed claim values go into the IssuerSignedItems as they are.
+ * KeyManager. The core's typed claim values go into the IssuerSignedItems as they are, and its
+ * status list entry, if any, into the MSO under the field it names (`status` or `_status`).
  */
 export function createMdocEngine(options: MdocEngineOptions): MdocEngine {
   const { keys } = options;
@@ -19,6 +20,7 @@ export function createMdocEngine(options: MdocEngineOptions): MdocEngine {
         namespaces: input.namespaces,
         deviceKey: input.deviceKey,
         validity: input.validity,
+        ...(input.status ? { status: input.status } : {}),
         signer: { sign: (data) => keys.sign(tenantId, signer.keyId, data), x5chain: signer.x5chain },
       });
       return { credential: result.credential, validFrom: result.validFrom, validUntil: result.validUntil };

@@ -227,6 +227,16 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
     expect(mso.get('status')).toEqual(new Map([['status_list', new Map<string, unknown>([['idx', 4711], ['uri', 'https://issuer.example/v2/credentials/mobile/status-lists/1/token']])]]));
   });
 
+  it.each([
+    ['status', 'draft 14', '_status'],
+    ['_status', 'legacy', 'status'],
+  ] as const)('writes the entry under `%s` for a %s list, and nothing under `%s`', async (field, _format, other) => {
+    const uri = 'https://issuer.example/v2/credentials/mobile/status-lists/5d0c/token';
+    const { mso } = await issue({ status: { field, uri, idx: 0 } });
+    expect(mso.get(field)).toEqual(new Map([['status_list', new Map<string, unknown>([['idx', 0], ['uri', uri]])]]));
+    expect(mso.has(other)).toBe(false);
+  });
+
   it('keeps several namespaces apart, each with its own digests', async () => {
     const { nameSpaces, mso } = await issue({ namespaces: { [NS]: { family_name: 'A' }, 'org.example.1': { member: true, since: { type: 'date', value: '2020-02-29' } } } });
     expect([...nameSpaces.keys()]).toEqual([NS, 'org.example.1']);
@@ -266,6 +276,7 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
     ['validUntil before validFrom', { validity: { signed: new Date('2026-01-01Z'), validFrom: new Date('2026-01-01Z'), validUntil: new Date('2025-01-01Z') } }, 'validity.validUntil'],
     ['validFrom before signed', { validity: { signed: new Date('2026-01-02Z'), validFrom: new Date('2026-01-01Z'), validUntil: new Date('2027-01-01Z') } }, 'validity.validFrom'],
     ['a negative status index', { status: { uri: 'https://x.example/s', idx: -1 } }, 'status.idx'],
+    ['a status field of another name', { status: { field: 'revocation' as never, uri: 'https://x.example/s', idx: 1 } }, 'status.field'],
     ['an empty docType', { docType: '' }, 'docType'],
   ])('refuses %s', async (_name, over, param) => {
     const error = await issue(over).catch((e: unknown) => e);

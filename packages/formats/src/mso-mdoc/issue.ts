@@ -18,8 +18,13 @@ export interface MdocValidity {
   expectedUpdate?: Date;
 }
 
-/** The Token Status List entry of an mDoc (IETF draft, Draft 14 `status` in the MSO). */
+/**
+ * The Token Status List entry of an mDoc: `{ status_list: { idx, uri } }` in the MSO (IETF Token
+ * Status List draft 14 §6.3, §6.3.2) under `field`, `status` for draft 14 lists (the label the draft
+ * recommends) or `_status` for legacy ones (specification 9.5); `status` when not given.
+ */
 export interface MdocStatusEntry {
+  field?: 'status' | '_status';
   uri: string;
   idx: number;
 }
@@ -105,10 +110,15 @@ function validityInfo(validity: MdocValidity) {
   return { info, validFrom, validUntil };
 }
 
-function statusEntry(status: MdocStatusEntry) {
+const STATUS_FIELDS = new Set(['status', '_status']);
+
+/** The MSO field and its value, `{ status_list: { idx, uri } }`. */
+function statusEntry(status: MdocStatusEntry): [string, unknown] {
+  const field = status.field ?? 'status';
+  if (!STATUS_FIELDS.has(field)) throw invalidField('status.field', 'Expected status or _status', field);
   if (!Number.isSafeInteger(status.idx) || status.idx < 0) throw invalidField('status.idx', 'Expected a non-negative integer', status.idx);
   if (typeof status.uri !== 'string' || status.uri.length === 0) throw invalidField('status.uri', 'Expected the status list URI', status.uri);
-  return { status_list: { idx: status.idx, uri: status.uri } };
+  return [field, { status_list: { idx: status.idx, uri: status.uri } }];
 }
 
 /**
@@ -192,7 +202,10 @@ export async function issueMdoc(input: IssueMdocInput): Promise<IssueMdocResult>
     docType,
     validityInfo: info,
   };
-  if (input.status) mso.status = statusEntry(input.status);
+  if (input.status) {
+    const [field, entry] = statusEntry(input.status);
+    mso[field] = entry;
+  }
 
   // MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject), the COSE payload.
   const payload = wrapEncoded(cbor.encode(mso));

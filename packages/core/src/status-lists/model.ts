@@ -1,0 +1,122 @@
+// Status lists (specification 9.5, §8 limits; API.md §12; IETF Token Status List, draft 14): which
+// credentials a tenant has revoked or suspended, published as signed lists of bits.
+
+import type { Duration } from '../configurations/model.ts';
+
+/** The two mDoc status list formats (specification 9.5): the IETF draft 14 one and MATTR's legacy one. */
+export const STATUS_LIST_FORMATS = ['draft-14', 'legacy'] as const;
+export type StatusListFormat = (typeof STATUS_LIST_FORMATS)[number];
+
+/** What a credential's entry says. `suspended` exists in legacy lists only; `invalid` is final. */
+export const CREDENTIAL_STATUSES = ['valid', 'invalid', 'suspended'] as const;
+export type CredentialStatus = (typeof CREDENTIAL_STATUSES)[number];
+
+/** Specification §8: at most this many credentials per status list. */
+export const STATUS_LIST_SIZE = 500_000;
+
+/** Bits per entry (specification 9.5): draft 14 has Valid (0) and Invalid (1); legacy adds Suspended (2). */
+export const STATUS_BITS: Readonly<Record<StatusListFormat, 1 | 2>> = { 'draft-14': 1, legacy: 2 };
+
+/** The value an entry's bits hold (IETF Token Status List §7.1: 0 valid, 1 invalid, 2 suspended). */
+export const STATUS_VALUE: Readonly<Record<CredentialStatus, number>> = { valid: 0, invalid: 1, suspended: 2 };
+
+/**
+ * The kind of list an entry is in: one sequence of lists per kind and tenant. mDocs are listed per
+ * format and docType (`mdoc:draft-14:org.iso.18013.5.1.mDL`), as their settings are per docType
+ * (API.md §12); later kinds carry the other formats' status.
+ */
+export type StatusListKind = `mdoc:${StatusListFormat}:${string}`;
+
+/** How a tenant's mDocs of one docType are listed (API.md §12); without one, draft 14 with the defaults. */
+export interface StatusListConfiguration {
+  id: string;
+  tenantId: string;
+  docType: string;
+  /** How long a verifier may keep a token before fetching a new one (the token's `ttl`). */
+  timeToLiveDuration: Duration;
+  /** How long a token is valid after it is signed (its `exp`). */
+  expiryDuration: Duration;
+  format: StatusListFormat;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One status list of a tenant: up to `size` entries, handed out in a shuffled order. */
+export interface StatusListRecord {
+  id: string;
+  tenantId: string;
+  kind: StatusListKind;
+  /** How many entries the list holds at most (STATUS_LIST_SIZE). */
+  size: number;
+  /** How many positions were taken; position p holds entry index `shuffle(p)`. */
+  taken: number;
+  /** The key of the list's index shuffle (base64url, 16 random bytes): indexes are not issuance order. */
+  shuffleKey: string;
+  /** Opaque; changes whenever an entry's status changes (a signed token of another revision is stale). */
+  revision: number;
+  createdAt: string;
+}
+
+/** A credential's entry in a status list. */
+export interface StatusEntry {
+  tenantId: string;
+  listId: string;
+  idx: number;
+  /** The issued-credential record it belongs to. */
+  credentialId: string;
+  status: CredentialStatus;
+  updatedAt: string;
+}
+
+/** A signed status list token kept for reuse until its list changes or it nears its expiry. */
+export interface StoredStatusToken {
+  tenantId: string;
+  listId: string;
+  /** The list revision it shows. */
+  revision: number;
+  /** The COSE_Sign1 bytes (CWT). */
+  token: Uint8Array;
+  issuedAt: string;
+  expiresAt: string;
+}
+
+export interface StatusListConfigurationRepository {
+  /** Throws DomainError `Conflict` when the tenant already has one for this docType. */
+  insert(configuration: StatusListConfiguration): Promise<void>;
+  get(tenantId: string, id: string): Promise<StatusListConfiguration | undefined>;
+  findByDocType(tenantId: string, docType: string): Promise<StatusListConfiguration | undefined>;
+  /** The tenant's configurations in creation order. */
+  list(tenantId: string): Promise<StatusListConfiguration[]>;
+  /** Returns false when there is none; `Conflict` when the docType is another's. */
+  update(configuration: StatusListConfiguration): Promise<boolean>;
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
+export interface StatusListRepository {
+  /** Adds a list (taken 0, revision 0). */
+  insert(list: StatusListRecord): Promise<void>;
+  get(tenantId: string, id: string): Promise<StatusListRecord | undefined>;
+  /** The tenant's lists of `kind` (of every kind when not given) in creation order. */
+  list(tenantId: string, kind?: StatusListKind): Promise<StatusListRecord[]>;
+  /**
+   * Takes the next free position of the newest list of `kind` that is not full, in one atomic
+   * step: of processes racing on one list, each gets a different position. Undefined when the
+   * tenant has no list of that kind with room (the caller inserts one and asks again).
+   */
+  takePosition(tenantId: string, kind: StatusListKind): Promise<{ list: StatusListRecord; position: number } | undefined>;
+  /** Records an entry. Throws `Conflict` when the list already has that index or the credential an entry. */
+  insertEntry(entry: StatusEntry): Promise<void>;
+  /** The entry of an issued credential. */
+  entryOf(tenantId: string, credentialId: string): Promise<StatusEntry | undefined>;
+  /**
+   * Moves an entry from status `from` to `to` and changes its list's revision, together; false
+   * (and nothing changed) when the credential has no entry or its status is no longer `from`.
+   */
+  setStatus(tenantId: string, credentialId: string, from: CredentialStatus, to: CredentialStatus, at: string): Promise<boolean>;
+  /** The list's entries that are not valid, in index order: what its token's bits show. */
+  nonValidEntries(tenantId: string, listId: string): Promise<Array<{ idx: number; status: CredentialStatus }>>;
+  /** The kept token of a list, if any. */
+  getToken(tenantId: string, listId: string): Promise<StoredStatusToken | undefined>;
+  /** Keeps a token, replacing the list's previous one. */
+  putToken(token: StoredStatusToken): Promise<void>;
+}

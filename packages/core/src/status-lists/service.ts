@@ -1,0 +1,319 @@
+// mDoc status lists (specification 9.5, §8; API.md §12): per-docType settings, an entry for every
+// mDoc whose configuration sets includeStatus, revocation and suspension by the issuer, and the
+// public distribution and token endpoints verifiers read.
+
+import { durationSeconds } from '../configurations/duration.ts';
+import type { Duration } from '../configurations/model.ts';
+import { checkExpiresIn, checkKnownFields, isPlainObject, Problems } from '../configurations/rules.ts';
+import type { EventRecorder } from '../events/recorder.ts';
+import { withEvents } from '../events/recorder.ts';
+import type { IssuingChains } from '../mdoc-pki/signers.ts';
+import { issuerOf } from '../metadata/service.ts';
+import type { Clock, Ids, Store } from '../ports.ts';
+import { bytesToBase64Url, base64UrlToBytes } from '../shared/encoding.ts';
+import { conflict, DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
+import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { RequestContext, Tenant } from '../tenancy/model.ts';
+import { packStatuses } from './bits.ts';
+import {
+  type CredentialStatus,
+  CREDENTIAL_STATUSES,
+  STATUS_BITS,
+  STATUS_LIST_FORMATS,
+  STATUS_LIST_SIZE,
+  type StatusListConfiguration,
+  type StatusListFormat,
+  type StatusListKind,
+  type StatusListRecord,
+} from './model.ts';
+import type { StatusListTokenSigner } from './ports.ts';
+import { shuffledIndex, shuffleKeyWords } from './shuffle.ts';
+
+/** Where the public status list endpoints are, under a tenant's origin (API.md §12). */
+export const STATUS_LIST_PATHS = {
+  distribution: '/v2/credentials/mobile/status-lists/distribution',
+  token: (listId: string) => `/v2/credentials/mobile/status-lists/${listId}/token`,
+} as const;
+
+/**
+ * What a docType without its own configuration gets: draft 14, tokens valid a day and cacheable for
+ * an hour, so a revocation reaches a verifier that follows `ttl` within the hour.
+ */
+export const DEFAULT_STATUS_LIST_SETTINGS: Readonly<Pick<StatusListConfiguration, 'format' | 'timeToLiveDuration' | 'expiryDuration'>> = Object.freeze({
+  format: 'draft-14',
+  timeToLiveDuration: { hours: 1 },
+  expiryDuration: { days: 1 },
+});
+
+/** A token's `typ` and media type by list format (specification 9.5). */
+export const STATUS_LIST_MEDIA_TYPES: Readonly<Record<StatusListFormat, string>> = {
+  'draft-14': 'application/statuslist+cwt',
+  legacy: 'application/mattr-statuslist+cwt',
+};
+
+/** The status entry an mDoc carries, allocated before it is signed. */
+export interface MdocStatusAllocation {
+  /** The MSO field: `status` (draft 14) or `_status` (legacy). */
+  field: 'status' | '_status';
+  listId: string;
+  idx: number;
+  /** The token URI verifiers fetch. */
+  uri: string;
+}
+
+export interface StatusListConfigurationInput {
+  docType?: unknown;
+  timeToLiveDuration?: unknown;
+  expiryDuration?: unknown;
+  format?: unknown;
+}
+
+export type StatusListConfigurationView = Omit<StatusListConfiguration, 'tenantId'>;
+
+export interface StatusListService {
+  createConfiguration(ctx: RequestContext, input: StatusListConfigurationInput): Promise<StatusListConfigurationView>;
+  listConfigurations(ctx: RequestContext): Promise<{ data: StatusListConfigurationView[] }>;
+  getConfiguration(ctx: RequestContext, id: string): Promise<StatusListConfigurationView>;
+  updateConfiguration(ctx: RequestContext, id: string, input: StatusListConfigurationInput): Promise<StatusListConfigurationView>;
+  deleteConfiguration(ctx: RequestContext, id: string): Promise<void>;
+  /** `GET /v2/credentials/mobile/{credentialId}/status`. */
+  getStatus(ctx: RequestContext, credentialId: string): Promise<{ status: CredentialStatus }>;
+  /** `POST /v2/credentials/mobile/{credentialId}/status`: revoke (invalid, final), suspend (legacy lists only) or reinstate. */
+  setStatus(ctx: RequestContext, credentialId: string, input: unknown): Promise<{ status: CredentialStatus }>;
+  /** Public: the token URIs of the tenant's lists, draft 14 as strings, legacy (`format=legacy`) as `{ uri }`. */
+  distribution(ctx: RequestContext, query: { format?: string | undefined }, basePath?: string): Promise<string[] | Array<{ uri: string }>>;
+  /** Public: the signed token of a list, re-signed only when the list changed or its token nears expiry. */
+  token(ctx: RequestContext, listId: string, basePath?: string): Promise<{ mediaType: string; token: Uint8Array; maxAgeSeconds: number }>;
+  /** Issuance: an entry for one more mDoc of `docType` (the caller records it with the credential). */
+  allocate(tenant: Tenant, docType: string, origin: string): Promise<MdocStatusAllocation>;
+}
+
+export interface StatusListDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  events: EventRecorder;
+  /** The document signer that signs the tokens, as it signs the tenant's mDocs. */
+  chains: IssuingChains;
+  tokens: StatusListTokenSigner;
+  /** How many entries a list holds (default STATUS_LIST_SIZE; tests make small lists to fill them). */
+  listSize?: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DOC_TYPE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+/** The longest a token may be valid or cached: a year. */
+const MAX_TOKEN_DAYS = 366;
+
+const kindOf = (format: StatusListFormat, docType: string): StatusListKind => `mdoc:${format}:${docType}`;
+const formatOfKind = (kind: string): StatusListFormat => (kind.startsWith('mdoc:legacy:') ? 'legacy' : 'draft-14');
+const docTypeOfKind = (kind: string): string => kind.slice(kind.indexOf(':', 5) + 1);
+
+function checkId(param: string, id: string, what: string): string {
+  if (!UUID.test(id)) throw invalidField(param, `A ${what} id (UUID)`, id, 'params');
+  return id.toLowerCase();
+}
+
+const missingConfiguration = () => notFound('The tenant has no such status list configuration');
+const missingCredential = () => notFound('The tenant has no such mDoc with a status list entry');
+
+/** Checks a configuration body (API.md §12), reporting every problem in one 400. */
+function checkConfiguration(input: unknown): { docType: string; timeToLiveDuration: Duration; expiryDuration: Duration; format: StatusListFormat } {
+  const problems = new Problems();
+  if (!isPlainObject(input)) {
+    problems.add('body', 'A status list configuration object', input);
+    problems.throwIfAny();
+  }
+  const body = input as Record<string, unknown>;
+  checkKnownFields('', body, ['docType', 'timeToLiveDuration', 'expiryDuration', 'format'], problems);
+  if (typeof body.docType !== 'string' || !DOC_TYPE.test(body.docType)) problems.add('docType', 'A docType such as org.iso.18013.5.1.mDL', body.docType);
+  if (body.format !== undefined && !(STATUS_LIST_FORMATS as readonly unknown[]).includes(body.format)) problems.add('format', `One of ${STATUS_LIST_FORMATS.join(', ')}`, body.format);
+  for (const field of ['timeToLiveDuration', 'expiryDuration'] as const) {
+    const problemsBefore = problems.details.length;
+    checkExpiresIn(body[field] as Duration | undefined, MAX_TOKEN_DAYS, problems);
+    for (const detail of problems.details.slice(problemsBefore)) detail.param = detail.param.replace(/^expiresIn/, field);
+  }
+  const ttl = (body.timeToLiveDuration as Duration | undefined) ?? DEFAULT_STATUS_LIST_SETTINGS.timeToLiveDuration;
+  const expiry = (body.expiryDuration as Duration | undefined) ?? DEFAULT_STATUS_LIST_SETTINGS.expiryDuration;
+  if (problems.details.length === 0 && durationSeconds(ttl) > durationSeconds(expiry)) {
+    problems.add('timeToLiveDuration', 'No longer than expiryDuration: a verifier must not keep a token past its expiry', body.timeToLiveDuration);
+  }
+  problems.throwIfAny();
+  return { docType: body.docType as string, timeToLiveDuration: ttl, expiryDuration: expiry, format: (body.format as StatusListFormat | undefined) ?? DEFAULT_STATUS_LIST_SETTINGS.format };
+}
+
+const view = ({ tenantId: _tenantId, ...rest }: StatusListConfiguration): StatusListConfigurationView => rest;
+
+/** The status list use cases over the store, the document signers and the token signer. */
+export function createStatusListService(deps: StatusListDeps): StatusListService {
+  const { store, clock, ids, events, chains, tokens } = deps;
+  const listSize = deps.listSize ?? STATUS_LIST_SIZE;
+
+  async function settingsFor(tenantId: string, docType: string) {
+    return (await store.statusListConfigurations.findByDocType(tenantId, docType)) ?? DEFAULT_STATUS_LIST_SETTINGS;
+  }
+
+  async function findConfiguration(ctx: RequestContext, id: string): Promise<StatusListConfiguration> {
+    const found = await store.statusListConfigurations.get(ctx.tenant.id, checkId('id', id, 'status list configuration'));
+    if (!found) throw missingConfiguration();
+    return found;
+  }
+
+  async function entryOf(ctx: RequestContext, credentialId: string) {
+    const entry = await store.statusLists.entryOf(ctx.tenant.id, checkId('credentialId', credentialId, 'credential'));
+    if (!entry) throw missingCredential();
+    return entry;
+  }
+
+  const docTypeTaken = (docType: string) =>
+    conflict('The tenant already has a status list configuration for this docType', [{ value: docType, msg: 'Already configured', param: 'docType', location: 'body' }]);
+
+  return {
+    createConfiguration(ctx, input) {
+      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_CREATE', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        const now = clock.now().toISOString();
+        const configuration: StatusListConfiguration = { id: ids.uuid(), tenantId: ctx.tenant.id, ...checkConfiguration(input), createdAt: now, updatedAt: now };
+        try {
+          await store.statusListConfigurations.insert(configuration);
+        } catch (error) {
+          if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
+          throw error;
+        }
+        return view(configuration);
+      }, { input });
+    },
+
+    listConfigurations(ctx) {
+      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_LIST', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        return { data: (await store.statusListConfigurations.list(ctx.tenant.id)).map(view) };
+      });
+    },
+
+    getConfiguration(ctx, id) {
+      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_RETRIEVE', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        return view(await findConfiguration(ctx, id));
+      });
+    },
+
+    updateConfiguration(ctx, id, input) {
+      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_UPDATE', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        const existing = await findConfiguration(ctx, id);
+        const configuration: StatusListConfiguration = { ...existing, ...checkConfiguration(input), updatedAt: clock.now().toISOString() };
+        let replaced: boolean;
+        try {
+          replaced = await store.statusListConfigurations.update(configuration);
+        } catch (error) {
+          if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
+          throw error;
+        }
+        if (!replaced) throw missingConfiguration();
+        return view(configuration);
+      }, { input });
+    },
+
+    deleteConfiguration(ctx, id) {
+      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_DELETE', async () => {
+        requirePermission(ctx, 'iacas:manage');
+        const existing = await findConfiguration(ctx, id);
+        if (!(await store.statusListConfigurations.delete(ctx.tenant.id, existing.id))) throw missingConfiguration();
+      });
+    },
+
+    getStatus(ctx, credentialId) {
+      return withEvents(events, ctx, 'MOBILE_CREDENTIAL_STATUS_RETRIEVE', async () => {
+        requirePermission(ctx, 'credentials');
+        return { status: (await entryOf(ctx, credentialId)).status };
+      });
+    },
+
+    setStatus(ctx, credentialId, input) {
+      return withEvents(events, ctx, 'MOBILE_CREDENTIAL_STATUS_UPDATE', async () => {
+        requirePermission(ctx, 'credentials');
+        if (!isPlainObject(input)) throw invalidField('body', 'A { status } object', input);
+        const problems = new Problems();
+        checkKnownFields('', input, ['status'], problems);
+        problems.throwIfAny();
+        const to = input.status;
+        if (typeof to !== 'string' || !(CREDENTIAL_STATUSES as readonly string[]).includes(to)) throw invalidField('status', `One of ${CREDENTIAL_STATUSES.join(', ')}`, to);
+        const status = to as CredentialStatus;
+        const entry = await entryOf(ctx, credentialId);
+        const list = await store.statusLists.get(ctx.tenant.id, entry.listId);
+        if (status === 'suspended' && (!list || formatOfKind(list.kind) !== 'legacy')) {
+          throw invalidField('status', 'Suspension exists in legacy status lists only (draft 14 lists have valid and invalid)', to);
+        }
+        if (entry.status === status) return { status };
+        if (entry.status === 'invalid') throw conflict('The credential is revoked (invalid), which is final', [{ value: to, msg: 'Revocation is final', param: 'status', location: 'body' }]);
+        const at = clock.now().toISOString();
+        const changed = await store.transaction(async (tx) => {
+          if (!(await tx.statusLists.setStatus(ctx.tenant.id, entry.credentialId, entry.status, status, at))) return false;
+          await tx.issuedCredentials.setStatus(ctx.tenant.id, entry.credentialId, status);
+          return true;
+        });
+        // Changed by someone else between the read and the write: say so rather than guess.
+        if (!changed) throw conflict('The credential’s status changed meanwhile: read it again', []);
+        return { status };
+      }, { input, meta: (r) => ({ credentialId, status: r.status }) });
+    },
+
+    async distribution(ctx, query, basePath) {
+      const format = query.format ?? 'draft-14';
+      if (!(STATUS_LIST_FORMATS as readonly string[]).includes(format)) throw invalidField('format', `One of ${STATUS_LIST_FORMATS.join(', ')}`, format, 'query');
+      const lists = await store.statusLists.list(ctx.tenant.id);
+      const uris = lists.filter((l) => formatOfKind(l.kind) === format).map((l) => `${issuerOf(ctx, basePath)}${STATUS_LIST_PATHS.token(l.id)}`);
+      return format === 'legacy' ? uris.map((uri) => ({ uri })) : uris;
+    },
+
+    async token(ctx, listId, basePath) {
+      const list = UUID.test(listId) ? await store.statusLists.get(ctx.tenant.id, listId.toLowerCase()) : undefined;
+      if (!list) throw notFound('The tenant has no such status list');
+      const format = formatOfKind(list.kind);
+      const settings = await settingsFor(ctx.tenant.id, docTypeOfKind(list.kind));
+      const ttlSeconds = durationSeconds(settings.timeToLiveDuration);
+      const now = clock.now();
+      const kept = await store.statusLists.getToken(ctx.tenant.id, list.id);
+      // Reused while it shows the list as it is and outlives any verifier's cached copy of it.
+      if (kept && kept.revision === list.revision && Date.parse(kept.expiresAt) - now.getTime() > ttlSeconds * 1000) {
+        return { mediaType: STATUS_LIST_MEDIA_TYPES[format], token: kept.token, maxAgeSeconds: ttlSeconds };
+      }
+      const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+      const expiresAt = new Date(issuedAt.getTime() + durationSeconds(settings.expiryDuration) * 1000);
+      const statuses = packStatuses(list.size, STATUS_BITS[format], await store.statusLists.nonValidEntries(ctx.tenant.id, list.id));
+      const chain = await chains.current(ctx.tenant, now, expiresAt.getTime() - now.getTime());
+      const token = await tokens.sign({
+        tenantId: ctx.tenant.id,
+        format,
+        uri: `${issuerOf(ctx, basePath)}${STATUS_LIST_PATHS.token(list.id)}`,
+        issuedAt,
+        expiresAt,
+        ttlSeconds,
+        bits: STATUS_BITS[format],
+        statuses,
+        signer: { keyId: chain.signer.keyId, x5chain: chain.x5chain },
+      });
+      await store.statusLists.putToken({ tenantId: ctx.tenant.id, listId: list.id, revision: list.revision, token, issuedAt: issuedAt.toISOString(), expiresAt: expiresAt.toISOString() });
+      return { mediaType: STATUS_LIST_MEDIA_TYPES[format], token, maxAgeSeconds: ttlSeconds };
+    },
+
+    async allocate(tenant, docType, origin) {
+      const { format } = await settingsFor(tenant.id, docType);
+      const kind = kindOf(format, docType);
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const taken = await store.statusLists.takePosition(tenant.id, kind);
+        if (taken) {
+          const key = base64UrlToBytes(taken.list.shuffleKey);
+          if (!key) throw new Error(`Status list ${taken.list.id} has a malformed shuffle key`);
+          const idx = shuffledIndex(taken.position, taken.list.size, shuffleKeyWords(key));
+          return { field: format === 'legacy' ? '_status' : 'status', listId: taken.list.id, idx, uri: `${origin}${STATUS_LIST_PATHS.token(taken.list.id)}` };
+        }
+        // No list of this kind with room: open one (two processes may both do so; both lists fill).
+        const list: StatusListRecord = { id: ids.uuid(), tenantId: tenant.id, kind, size: listSize, taken: 0, shuffleKey: bytesToBase64Url(ids.bytes(16)), revision: 0, createdAt: clock.now().toISOString() };
+        await store.statusLists.insert(list);
+      }
+      throw new DomainError('ServiceUnavailable', 'No status list entry could be taken: try again');
+    },
+  };
+}

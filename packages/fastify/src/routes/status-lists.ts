@@ -1,0 +1,66 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requestContext } from '../context.ts';
+import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
+import { IdParams } from '../schemas/mdoc-pki.ts';
+import {
+  CredentialIdParams,
+  CredentialStatusBody,
+  CredentialStatusResponse,
+  DistributionQuery,
+  DistributionResponse,
+  StatusListConfigurationBody,
+  StatusListConfigurationResponse,
+  StatusListConfigurationsPage,
+  StatusListIdParams,
+} from '../schemas/status-lists.ts';
+import type { VellumServices } from '../services.ts';
+
+const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
+const manage = { permission: 'iacas:manage' } as const;
+const credentials = { permission: 'credentials' } as const;
+const CONFIGURATIONS = '/v2/credentials/mobile/status-lists/configurations';
+
+/**
+ * API.md §12: mDoc status list settings per docType, the status of an issued mDoc, and the public
+ * distribution and token endpoints verifiers read (specification 4.11, 9.5). The deprecated
+ * authenticated list endpoints are not served.
+ */
+export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
+  const { statusLists } = services;
+  const basePath = app.prefix;
+
+  app.post(CONFIGURATIONS, { config: manage, schema: { body: StatusListConfigurationBody, response: { 201: StatusListConfigurationResponse, ...errors } } }, async (request, reply) =>
+    reply.code(201).send(await statusLists.createConfiguration(requestContext(request), request.body)),
+  );
+  app.get(CONFIGURATIONS, { config: manage, schema: { response: { 200: StatusListConfigurationsPage, ...errors } } }, async (request) => statusLists.listConfigurations(requestContext(request)));
+  app.get(`${CONFIGURATIONS}/:id`, { config: manage, schema: { params: IdParams, response: { 200: StatusListConfigurationResponse, ...errors } } }, async (request) =>
+    statusLists.getConfiguration(requestContext(request), request.params.id),
+  );
+  app.put(`${CONFIGURATIONS}/:id`, { config: manage, schema: { params: IdParams, body: StatusListConfigurationBody, response: { 200: StatusListConfigurationResponse, ...errors } } }, async (request) =>
+    statusLists.updateConfiguration(requestContext(request), request.params.id, request.body),
+  );
+  app.delete(`${CONFIGURATIONS}/:id`, { config: manage, schema: { params: IdParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
+    await statusLists.deleteConfiguration(requestContext(request), request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.get('/v2/credentials/mobile/:credentialId/status', { config: credentials, schema: { params: CredentialIdParams, response: { 200: CredentialStatusResponse, ...errors } } }, async (request) =>
+    statusLists.getStatus(requestContext(request), request.params.credentialId),
+  );
+  app.post('/v2/credentials/mobile/:credentialId/status', { config: credentials, schema: { params: CredentialIdParams, body: CredentialStatusBody, response: { 200: CredentialStatusResponse, ...errors } } }, async (request) =>
+    statusLists.setStatus(requestContext(request), request.params.credentialId, request.body),
+  );
+
+  // Public and read often by verifiers: logged at warn, like the other public endpoints.
+  app.get('/v2/credentials/mobile/status-lists/distribution', { logLevel: 'warn', schema: { querystring: DistributionQuery, response: { 200: DistributionResponse, ...errors } } }, async (request, reply) =>
+    reply.header('access-control-allow-origin', '*').send(await statusLists.distribution(requestContext(request), request.query, basePath)),
+  );
+  app.get('/v2/credentials/mobile/status-lists/:statusListId/token', { logLevel: 'warn', schema: { params: StatusListIdParams } }, async (request, reply) => {
+    const { mediaType, token, maxAgeSeconds } = await statusLists.token(requestContext(request), request.params.statusListId, basePath);
+    return reply
+      .header('access-control-allow-origin', '*')
+      .header('cache-control', `public, max-age=${maxAgeSeconds}`)
+      .type(mediaType)
+      .send(Buffer.from(token.buffer, token.byteOffset, token.byteLength));
+  });
+};

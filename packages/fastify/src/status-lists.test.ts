@@ -1,0 +1,107 @@
+import { readFakeStatusListToken } from '@vellum/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+
+const CONFIGURATIONS = '/v2/credentials/mobile/status-lists/configurations';
+const DOCTYPE = 'org.iso.18013.5.1.mDL';
+
+// STYLE 14: runs standalone and mounted under a prefix inside another app.
+describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP (%s; API.md §12)', (mount) => {
+  let t: TestApp;
+  let tenants = 0;
+
+  beforeAll(async () => {
+    t = await buildTestApp(mount);
+  });
+  afterAll(async () => t.close());
+
+  /** A tenant with an active IACA and `count` issued mDocs with a status entry, as issuance leaves them. */
+  async function tenant(count = 2) {
+    const name = `s${(tenants += 1)}`;
+    const created = await t.createTenant(name);
+    const call = tenantCaller(t, name, created.host);
+    const iaca = (await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' })).json();
+    await call('PUT', `/v2/credentials/mobile/iacas/${iaca.id}`, { active: true });
+    const record = await t.store.tenants.findById(created.tenantId);
+    const origin = `https://${created.host}${t.prefix}`;
+    const issued = [];
+    for (let i = 0; i < count; i += 1) {
+      const entry = await t.services.statusLists.allocate(record!, DOCTYPE, origin);
+      const credentialId = crypto.randomUUID();
+      const at = new Date().toISOString();
+      await t.store.issuedCredentials.insert({ id: credentialId, tenantId: created.tenantId, format: 'mso_mdoc', credentialConfigurationId: crypto.randomUUID(), userId: crypto.randomUUID(), issuedAt: at, validFrom: at, validUntil: at, status: 'valid', notificationId: crypto.randomUUID() });
+      await t.store.statusLists.insertEntry({ tenantId: created.tenantId, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: at });
+      issued.push({ credentialId, ...entry });
+    }
+    return { call, issued, origin, host: created.host };
+  }
+
+  const bit = (body: Buffer, idx: number) => {
+    const token = readFakeStatusListToken(new Uint8Array(body));
+    const at = idx * token.bits;
+    return ((token.statuses[at >> 3] as number) >> (at & 7)) & (2 ** token.bits - 1);
+  };
+
+  it('revokes an mDoc by id, and the public token then shows it while another stays valid', async () => {
+    const { call, issued, host, origin } = await tenant();
+    const [a, b] = issued as [(typeof issued)[0], (typeof issued)[0]];
+    expect((await call('GET', `/v2/credentials/mobile/${a.credentialId}/status`)).json()).toEqual({ status: 'valid' });
+    const revoked = await call('POST', `/v2/credentials/mobile/${a.credentialId}/status`, { status: 'invalid' });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect(revoked.json()).toEqual({ status: 'invalid' });
+    expect((await call('GET', `/v2/credentials?format=mso_mdoc`)).json().data.find((r: { id: string }) => r.id === a.credentialId).status).toBe('invalid');
+
+    const distribution = await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/distribution`, headers: { host } });
+    expect(distribution.statusCode).toBe(200);
+    expect(distribution.headers['access-control-allow-origin']).toBe('*');
+    expect(distribution.json()).toEqual([`${origin}/v2/credentials/mobile/status-lists/${a.listId}/token`]);
+
+    const token = await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/${a.listId}/token`, headers: { host } });
+    expect(token.statusCode).toBe(200);
+    expect(token.headers['content-type']).toBe('application/statuslist+cwt');
+    expect(token.headers['cache-control']).toBe('public, max-age=3600');
+    expect([bit(token.rawPayload, a.idx), bit(token.rawPayload, b.idx)]).toEqual([1, 0]);
+    // The token names itself by the URI the mDoc's status entry carries (its `sub`), mount path included.
+    expect(readFakeStatusListToken(new Uint8Array(token.rawPayload)).uri).toBe(a.uri);
+  });
+
+  it('answers bad input with the error body: unknown status, suspension in a draft 14 list, revocation undone, unknown ids, no token', async () => {
+    const { call, issued, host } = await tenant(1);
+    const id = issued[0]!.credentialId;
+    const cases: Array<[string, string, unknown, number, string?]> = [
+      ['POST', `/v2/credentials/mobile/${id}/status`, { status: 'revoked' }, 400, 'status'],
+      ['POST', `/v2/credentials/mobile/${id}/status`, { status: 'suspended' }, 400, 'status'],
+      ['POST', `/v2/credentials/mobile/${id}/status`, { status: 'invalid', note: 'x' }, 400, 'note'],
+      ['POST', `/v2/credentials/mobile/${crypto.randomUUID()}/status`, { status: 'invalid' }, 404],
+      ['GET', '/v2/credentials/mobile/not-a-uuid/status', undefined, 400, 'credentialId'],
+    ];
+    for (const [method, path, body, status, param] of cases) {
+      const res = await call(method as 'GET', path, body);
+      expect(res.statusCode, `${method} ${path} ${JSON.stringify(body)}: ${res.body}`).toBe(status);
+      expect(res.json()).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+      if (param) expect(res.json().details.map((d: { param: string }) => d.param)).toContain(param);
+    }
+    await call('POST', `/v2/credentials/mobile/${id}/status`, { status: 'invalid' });
+    expect((await call('POST', `/v2/credentials/mobile/${id}/status`, { status: 'valid' })).statusCode).toBe(409);
+    expect((await call('GET', `/v2/credentials/mobile/${id}/status`, undefined, null)).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/${crypto.randomUUID()}/token`, headers: { host } })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/distribution?format=v9`, headers: { host } })).statusCode).toBe(400);
+  });
+
+  it('keeps status list configurations per docType: create, list, get, replace, delete, and one per docType', async () => {
+    const { call } = await tenant(0);
+    const created = await call('POST', CONFIGURATIONS, { docType: DOCTYPE, format: 'legacy', timeToLiveDuration: { minutes: 30 }, expiryDuration: { hours: 6 } });
+    expect(created.statusCode, created.body).toBe(201);
+    const configuration = created.json();
+    expect(configuration).toEqual({ id: expect.any(String), docType: DOCTYPE, format: 'legacy', timeToLiveDuration: { minutes: 30 }, expiryDuration: { hours: 6 }, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect((await call('POST', CONFIGURATIONS, { docType: DOCTYPE })).statusCode).toBe(409);
+    expect((await call('GET', CONFIGURATIONS)).json()).toEqual({ data: [configuration] });
+    expect((await call('GET', `${CONFIGURATIONS}/${configuration.id}`)).json()).toEqual(configuration);
+    const replaced = await call('PUT', `${CONFIGURATIONS}/${configuration.id}`, { docType: DOCTYPE });
+    expect(replaced.json()).toMatchObject({ format: 'draft-14', timeToLiveDuration: { hours: 1 } });
+    expect((await call('POST', CONFIGURATIONS, { docType: DOCTYPE, colour: 'red' })).statusCode).toBe(400);
+    expect((await call('POST', CONFIGURATIONS, { docType: DOCTYPE }, 'verifier')).statusCode).toBe(403);
+    expect((await call('DELETE', `${CONFIGURATIONS}/${configuration.id}`)).statusCode).toBe(204);
+    expect((await call('GET', `${CONFIGURATIONS}/${configuration.id}`)).statusCode).toBe(404);
+  });
+});
