@@ -3,3 +3,4 @@ declare module 'jsonld';
 declare module 'jsonld-signatures';
 declare module '@digitalbazaar/ed25519-signature-2018';
 declare module '@digitalbazaar/ed25519-verification-key-2018';
+declare module 'pako';
