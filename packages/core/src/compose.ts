@@ -201,7 +201,7 @@ export function createVellum(deps: VellumDeps): Vellum {
   const chains = createIssuingChains({ store, clock, ids, keys, x509, ...(deps.mdocSignerCacheMs !== undefined ? { cacheMs: deps.mdocSignerCacheMs } : {}) });
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
-  const statusLists = createStatusListService({ store, clock, ids, events: recorder, chains, tokens: deps.statusListTokens });
+  const statusLists = createStatusListService({ store, clock, ids, events: recorder, chains, tokens: deps.statusListTokens, domainEvents });
   const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains, statusLists });
   const formats = createFormatRegistry([
     createMdocFormat({ issuance: mdocIssuance }),

@@ -16,6 +16,8 @@ export type {
   DidRepository,
   DidStamp,
   DnsResolver,
+  CredentialIssuedEvent,
+  CredentialStatusUpdatedEvent,
   DomainEvent,
   DomainEventSink,
   EventRepository,

@@ -547,14 +547,19 @@ export interface Ids {
 
 /**
  * Something that happened which webhook subscribers may be told (specification 2.8, 6; API.md §10).
- * Issuance writes it inside the transaction that records the issued credential, so it is never
- * lost nor sent for a credential that was not issued.
+ * It is written inside the transaction that makes the change (an issued credential, a status
+ * change), so it is never lost nor sent for a change that did not happen.
  */
-export interface DomainEvent {
+export type DomainEvent = CredentialIssuedEvent | CredentialStatusUpdatedEvent;
+
+interface DomainEventBase {
   id: string;
   tenantId: string;
-  type: 'OpenIdCredentialIssued';
   occurredAt: string;
+}
+
+export interface CredentialIssuedEvent extends DomainEventBase {
+  type: 'OpenIdCredentialIssued';
   /** API.md §10: `{ credential, credentialId, credentialConfigurationId, credentialProfile, format, userId, userClaims }`. */
   payload: {
     credential: unknown;
@@ -564,6 +569,19 @@ export interface DomainEvent {
     format: string;
     userId: string;
     userClaims: Record<string, unknown>;
+  };
+}
+
+/** A Vellum addition: the issuer revoked, suspended or reinstated an issued credential (issue 15). */
+export interface CredentialStatusUpdatedEvent extends DomainEventBase {
+  type: 'CredentialStatusUpdated';
+  payload: {
+    credentialId: string;
+    credentialConfigurationId: string;
+    format: string;
+    userId: string;
+    status: string;
+    previousStatus: string;
   };
 }
 

@@ -9,7 +9,7 @@ import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import { LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import type { Clock, CredentialEncryption, DomainEvent, DomainEventSink, Ids, NonceCodec, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
+import type { Clock, CredentialEncryption, CredentialIssuedEvent, DomainEventSink, Ids, NonceCodec, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';
@@ -232,7 +232,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const text = JSON.stringify(body);
     const answer = encrypter ? await encrypter(text) : text;
     // Recorded, and told to webhooks, only once the answer is ready: both or neither.
-    const event: DomainEvent = {
+    const event: CredentialIssuedEvent = {
       id: ids.uuid(),
       tenantId: ctx.tenant.id,
       type: 'OpenIdCredentialIssued',

@@ -9,7 +9,7 @@ import type { EventRecorder } from '../events/recorder.ts';
 import { withEvents } from '../events/recorder.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
 import { issuerOf } from '../metadata/service.ts';
-import type { Clock, Ids, Store } from '../ports.ts';
+import type { Clock, DomainEventSink, Ids, Store } from '../ports.ts';
 import { bytesToBase64Url, base64UrlToBytes } from '../shared/encoding.ts';
 import { conflict, DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';
@@ -96,6 +96,8 @@ export interface StatusListDeps {
   /** The document signer that signs the tokens, as it signs the tenant's mDocs. */
   chains: IssuingChains;
   tokens: StatusListTokenSigner;
+  /** Takes the `CredentialStatusUpdated` event inside the transaction that changes the status (the webhook outbox). */
+  domainEvents: DomainEventSink;
   /** How many entries a list holds (default STATUS_LIST_SIZE; tests make small lists to fill them). */
   listSize?: number;
 }
@@ -146,7 +148,7 @@ const view = ({ tenantId: _tenantId, ...rest }: StatusListConfiguration): Status
 
 /** The status list use cases over the store, the document signers and the token signer. */
 export function createStatusListService(deps: StatusListDeps): StatusListService {
-  const { store, clock, ids, events, chains, tokens } = deps;
+  const { store, clock, ids, events, chains, tokens, domainEvents } = deps;
   const listSize = deps.listSize ?? STATUS_LIST_SIZE;
 
   async function settingsFor(tenantId: string, docType: string) {
@@ -248,9 +250,24 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
         if (entry.status === status) return { status };
         if (entry.status === 'invalid') throw conflict('The credential is revoked (invalid), which is final', [{ value: to, msg: 'Revocation is final', param: 'status', location: 'body' }]);
         const at = clock.now().toISOString();
+        const record = await store.issuedCredentials.get(ctx.tenant.id, entry.credentialId);
         const changed = await store.transaction(async (tx) => {
           if (!(await tx.statusLists.setStatus(ctx.tenant.id, entry.credentialId, entry.status, status, at))) return false;
           await tx.issuedCredentials.setStatus(ctx.tenant.id, entry.credentialId, status);
+          await domainEvents.publish(tx, {
+            id: ids.uuid(),
+            tenantId: ctx.tenant.id,
+            type: 'CredentialStatusUpdated',
+            occurredAt: at,
+            payload: {
+              credentialId: entry.credentialId,
+              credentialConfigurationId: record?.credentialConfigurationId ?? '',
+              format: record?.format ?? 'mso_mdoc',
+              userId: record?.userId ?? '',
+              status,
+              previousStatus: entry.status,
+            },
+          });
           return true;
         });
         // Changed by someone else between the read and the write: say so rather than guess.

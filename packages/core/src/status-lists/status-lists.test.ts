@@ -2,6 +2,7 @@ import { fakeStatusListTokenSigner, readFakeStatusListToken } from '@vellum/test
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
+import type { DomainEvent } from '../ports.ts';
 import { createIssuingChains } from '../mdoc-pki/signers.ts';
 import { packStatuses } from './bits.ts';
 import { createStatusListService } from './service.ts';
@@ -58,7 +59,8 @@ async function setup(listSize?: number) {
   const tokens = fakeStatusListTokenSigner(h.keys);
   const ids = { uuid: () => crypto.randomUUID(), token: () => '', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
   const chains = createIssuingChains({ store: h.store, clock: h.clock, ids, keys: h.keys, x509: h.x509 });
-  const statusLists = createStatusListService({ store: h.store, clock: h.clock, ids, events: h.recorder, chains, tokens, ...(listSize ? { listSize } : {}) });
+  const published: DomainEvent[] = [];
+  const statusLists = createStatusListService({ store: h.store, clock: h.clock, ids, events: h.recorder, chains, tokens, domainEvents: { publish: async (_tx, event) => void published.push(event) }, ...(listSize ? { listSize } : {}) });
   const configuration: MdocConfiguration = {
     id: crypto.randomUUID(),
     tenantId: tenant.id,
@@ -84,7 +86,7 @@ async function setup(listSize?: number) {
     const bit = idx * read.bits;
     return ((read.statuses[bit >> 3] as number) >> (bit & 7)) & (2 ** read.bits - 1);
   };
-  return { ...h, tenant, admin, wallet, statusLists, tokens, configuration, issued, bitOf };
+  return { ...h, tenant, admin, wallet, statusLists, tokens, configuration, issued, bitOf, published };
 }
 
 describe('mDoc status lists (specification 9.5; API.md §12)', () => {
@@ -105,6 +107,8 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
     const after = await s.statusLists.token(s.wallet, a.listId);
     expect([s.bitOf(after.token, a.idx), s.bitOf(after.token, b.idx)]).toEqual([1, 0]);
     expect((await s.store.issuedCredentials.get(s.tenant.id, a.credentialId))?.status).toBe('invalid');
+    // Told to webhooks, in the transaction of the change.
+    expect(s.published.map((e) => ({ type: e.type, payload: e.payload }))).toEqual([{ type: 'CredentialStatusUpdated', payload: expect.objectContaining({ credentialId: a.credentialId, format: 'mso_mdoc', status: 'invalid', previousStatus: 'valid' }) }]);
 
     await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'valid' })).rejects.toMatchObject({ code: 'Conflict' });
     // Draft 14 lists have no suspension.

@@ -1,5 +1,5 @@
 import type { Clock, DomainEvent, DomainEventSink, Ids, Repositories } from '../ports.ts';
-import { EMITTED_WEBHOOK_EVENTS, type EmittedWebhookEvent, type WebhookDelivery } from './model.ts';
+import type { EmittedWebhookEvent, WebhookDelivery } from './model.ts';
 import { WEBHOOK_RETRIES } from './rules.ts';
 
 export interface WebhookOutboxDeps {
@@ -9,7 +9,8 @@ export interface WebhookOutboxDeps {
 
 /** Which webhook event types a domain event becomes. */
 const EVENT_TYPES: Record<DomainEvent['type'], readonly EmittedWebhookEvent[]> = {
-  OpenIdCredentialIssued: EMITTED_WEBHOOK_EVENTS,
+  OpenIdCredentialIssued: ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary'],
+  CredentialStatusUpdated: ['CredentialStatusUpdated'],
 };
 
 /**
@@ -29,7 +30,7 @@ export function createWebhookOutbox(deps: WebhookOutboxDeps): DomainEventSink {
       // Fixing the signing key now keeps every attempt under one key, which stays published until
       // the delivery is done. A tenant without a key yet gets one at the first attempt.
       const key = await tx.webhookKeys.active(event.tenantId);
-      const { credential, ...summary } = event.payload;
+      const { credential, ...summary } = event.type === 'OpenIdCredentialIssued' ? event.payload : { ...event.payload, credential: undefined };
       const deliveries: WebhookDelivery[] = [];
       for (const webhook of webhooks) {
         for (const type of types) {

@@ -2,7 +2,8 @@ import { type ErrorDetail, validationError } from '../shared/errors.ts';
 import { normaliseOutboundUrl } from '../shared/outbound-url.ts';
 
 /** Specification 2.8: the events a webhook may subscribe to. */
-export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'] as const;
+/** Specification 2.8's three, and `CredentialStatusUpdated` (a Vellum addition: revocation, suspension, reinstatement). */
+export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued', 'CredentialStatusUpdated'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**

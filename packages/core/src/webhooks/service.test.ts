@@ -4,7 +4,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EVENT_PREFIXES } from '../events/catalogue.ts';
 import { createEventRecorder } from '../events/recorder.ts';
-import type { DomainEvent, HttpClient, OutboundRequest, OutboundResult } from '../ports.ts';
+import type { CredentialIssuedEvent, DomainEvent, HttpClient, OutboundRequest, OutboundResult } from '../ports.ts';
 import { ROLE_PERMISSIONS, type Role } from '../tenancy/permissions.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
 import { createWebhookDeliveryWorker, renderDeliveryBody } from './delivery.ts';
@@ -53,7 +53,7 @@ function setup(script: Array<number | string> = [], options: { retryBaseDelayMs?
     ip: '192.0.2.1',
     ...(role ? { requestor: { clientId: `client-${role}`, role, permissions: new Set(ROLE_PERMISSIONS[role]) } } : {}),
   });
-  const event = (t: Tenant, over: Partial<DomainEvent['payload']> = {}): DomainEvent => ({
+  const event = (t: Tenant, over: Partial<CredentialIssuedEvent['payload']> = {}): CredentialIssuedEvent => ({
     id: ids.uuid(),
     tenantId: t.id,
     type: 'OpenIdCredentialIssued',
@@ -172,6 +172,21 @@ describe('the outbox (API.md §10: written in the issuance transaction)', () => 
     expect(await of(bridge.id)).toEqual([]);
     // Pinned to the tenant's signing key, made with its first webhook.
     expect(fullDeliveries[0]?.keyId).toBe((await s.signingKeys.ensureActive(t.id)).keyId);
+  });
+
+  it('sends CredentialStatusUpdated (revocation, suspension) only to the webhooks that subscribe to it, never with a credential', async () => {
+    const s = setup();
+    const t = await s.tenant();
+    const status = await s.webhooks.create(s.ctx(t), { events: ['CredentialStatusUpdated'], url: HOOK });
+    const issued = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary'], url: HOOK });
+    const payload = { credentialId: s.ids.uuid(), credentialConfigurationId: s.ids.uuid(), format: 'mso_mdoc', userId: s.ids.uuid(), status: 'invalid', previousStatus: 'valid' };
+    const e = { id: s.ids.uuid(), tenantId: t.id, type: 'CredentialStatusUpdated' as const, occurredAt: s.clock.now().toISOString(), payload };
+    await s.publish(e);
+    const [delivery, ...more] = (await s.store.webhookDeliveries.list(t.id, status.id, { limit: 10 })).items;
+    expect(more).toEqual([]);
+    expect(delivery).toMatchObject({ eventId: e.id, eventType: 'CredentialStatusUpdated', payload, status: 'pending' });
+    expect(delivery).not.toHaveProperty('credential');
+    expect((await s.store.webhookDeliveries.list(t.id, issued.id, { limit: 10 })).items).toEqual([]);
   });
 
   it('writes nothing when the issuance transaction rolls back', async () => {
