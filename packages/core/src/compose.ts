@@ -12,7 +12,7 @@ import { createMdocFormat } from './credential-formats/mso-mdoc.ts';
 import type { CwtSigner, FormatRegistry, SdJwtSigner } from './credential-formats/port.ts';
 import { createFormatRegistry } from './credential-formats/registry.ts';
 import { createSdJwtFormat } from './credential-formats/sd-jwt.ts';
-import type { StatusListTokenSigner } from './status-lists/ports.ts';
+import type { RevocationListSigner, StatusListTokenSigner, TokenStatusListSigner } from './status-lists/ports.ts';
 import { createStatusListService, type StatusListService } from './status-lists/service.ts';
 import { createDocumentSignerService, type DocumentSignerService } from './mdoc-pki/document-signers.ts';
 import { createIacaService, type IacaService } from './mdoc-pki/iacas.ts';
@@ -77,6 +77,10 @@ export interface VellumDeps extends AddressingOptions {
   sdJwtSigner: SdJwtSigner;
   /** Signs mDoc status list tokens (CWT) with a document signer's key: @vellum/formats' createStatusListTokenSigner. */
   statusListTokens: StatusListTokenSigner;
+  /** Signs the Token Status Lists of dc+sd-jwt (JWT), cwt and cwt_vc (CWT) with a DID key: @vellum/formats' createTokenStatusListSigner. */
+  tokenStatusLists: TokenStatusListSigner;
+  /** Signs the RevocationList2020 credentials of ldp_vc with a DID key: @vellum/formats' createRevocationListSigner. */
+  revocationLists: RevocationListSigner;
   /**
    * How long the IACA and document signer that sign a tenant's mDocs are reused before the store is
    * read again, in ms (default 1000; 0 reads them for every credential). Bounds how long another
@@ -201,14 +205,14 @@ export function createVellum(deps: VellumDeps): Vellum {
   const chains = createIssuingChains({ store, clock, ids, keys, x509, ...(deps.mdocSignerCacheMs !== undefined ? { cacheMs: deps.mdocSignerCacheMs } : {}) });
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
-  const statusLists = createStatusListService({ store, clock, ids, events: recorder, chains, tokens: deps.statusListTokens, domainEvents });
+  const statusLists = createStatusListService({ store, clock, ids, events: recorder, chains, tokens: deps.statusListTokens, tokenStatusLists: deps.tokenStatusLists, revocationLists: deps.revocationLists, domainEvents });
   const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains, statusLists });
   const formats = createFormatRegistry([
     createMdocFormat({ issuance: mdocIssuance }),
-    createLdpVcFormat({ store, ids, signer: deps.linkedDataSigner }),
-    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt' }),
-    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt_vc' }),
-    createSdJwtFormat({ store, signer: deps.sdJwtSigner }),
+    createLdpVcFormat({ store, ids, signer: deps.linkedDataSigner, statusLists }),
+    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt', statusLists }),
+    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt_vc', statusLists }),
+    createSdJwtFormat({ store, signer: deps.sdJwtSigner, statusLists }),
   ]);
   const credentialIssuance = createCredentialIssuance({ clock, formats });
   const limits = deps.rateLimits && { repository: store.rateLimits, clock, settings: deps.rateLimits };

@@ -413,8 +413,10 @@ export type {
   StatusListRepository,
   StoredStatusToken,
 } from './status-lists/model.ts';
-export type { StatusListTokenInput, StatusListTokenSigner } from './status-lists/ports.ts';
-export { createStatusListService, DEFAULT_STATUS_LIST_SETTINGS, STATUS_LIST_MEDIA_TYPES, STATUS_LIST_PATHS } from './status-lists/service.ts';
-export type { MdocStatusAllocation, StatusListConfigurationInput, StatusListConfigurationView, StatusListDeps, StatusListService } from './status-lists/service.ts';
+export type { RevocationListInput, RevocationListSigner, StatusListTokenInput, StatusListTokenSigner, TokenStatusListInput, TokenStatusListSigner } from './status-lists/ports.ts';
+export { REFERENCED_LIST_FORMS } from './status-lists/model.ts';
+export type { ReferencedListForm } from './status-lists/model.ts';
+export { createStatusListService, DEFAULT_STATUS_LIST_SETTINGS, REFERENCED_LIST_MEDIA_TYPES, REFERENCED_LIST_PATHS, REVOCATION_PROFILES, STATUS_LIST_MEDIA_TYPES, STATUS_LIST_PATHS } from './status-lists/service.ts';
+export type { MdocStatusAllocation, ReferencedStatusAllocation, RevocationProfile, StatusListConfigurationInput, StatusListConfigurationView, StatusListDeps, StatusListService } from './status-lists/service.ts';
 export { packStatuses } from './status-lists/bits.ts';
 export { shuffledIndex, shuffleKeyWords } from './status-lists/shuffle.ts';

@@ -1,6 +1,6 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
+import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
@@ -32,7 +32,9 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const cwtSigner = fakeCwtSigner(keys);
   const sdJwtSigner = fakeSdJwtSigner(keys);
   const statusListTokens = fakeStatusListTokenSigner(keys);
-  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const tokenStatusLists = fakeTokenStatusListSigner(keys);
+  const revocationLists = fakeRevocationListSigner(keys);
+  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, tokenStatusLists, revocationLists, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   return {
     store,
     clock,
@@ -58,6 +60,8 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     cwtSigner,
     sdJwtSigner,
     statusListTokens,
+    tokenStatusLists,
+    revocationLists,
     statusLists: vellum.statusLists,
     configurations: vellum.credentialConfigurations,
     metadata: vellum.issuerMetadata,

@@ -31,7 +31,7 @@ const COLLECTIONS = [
   },
   { format: 'cwt', path: '/v2/credentials/compact/configurations', body: { ...flatBody, type: 'Badge' }, defaults: { revocable: false } },
   { format: 'cwt_vc', path: '/v2/credentials/compact-semantic/configurations', body: { ...flatBody, type: 'Badge', revocable: true }, defaults: {} },
-  { format: 'dc+sd-jwt', path: '/v2/credentials/sd-jwt/configurations', body: { ...flatBody, type: 'https://credentials.example.com/pid', selectivelyDisclosable: ['name'] }, defaults: {} },
+  { format: 'dc+sd-jwt', path: '/v2/credentials/sd-jwt/configurations', body: { ...flatBody, type: 'https://credentials.example.com/pid', selectivelyDisclosable: ['name'] }, defaults: { revocable: false } },
 ] as const;
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.

@@ -88,6 +88,37 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP 
     expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/distribution?format=v9`, headers: { host } })).statusCode).toBe(400);
   });
 
+  it('revokes a credential of another format by { isRevoked }, and its list (JWT, CWT or RevocationList2020) is public', async () => {
+    const { call, host, origin } = await tenant(0);
+    const did = (await call('POST', '/v1/dids', { method: 'key', options: { keyType: 'P-256' } })).json().did as string;
+    const tenantRecord = (await t.store.tenants.findBySubdomain(host.split('.')[0] as string))!;
+    const entry = await t.services.statusLists.allocateReferenced(tenantRecord, 'token-jwt', did, origin);
+    expect(entry.uri).toBe(`${origin}/v2/credentials/sd-jwt/status-lists/${entry.listId}`);
+    const credentialId = crypto.randomUUID();
+    const at = new Date().toISOString();
+    await t.store.issuedCredentials.insert({ id: credentialId, tenantId: tenantRecord.id, format: 'dc+sd-jwt', credentialConfigurationId: crypto.randomUUID(), userId: crypto.randomUUID(), issuedAt: at, validFrom: at, validUntil: at, status: 'valid', notificationId: crypto.randomUUID() });
+    await t.store.statusLists.insertEntry({ tenantId: tenantRecord.id, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: at });
+
+    const revoked = await call('POST', `/v2/credentials/sd-jwt/${credentialId}/revocation-status`, { isRevoked: true });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect(revoked.json()).toEqual({ isRevoked: true });
+    expect((await call('GET', `/v2/credentials/sd-jwt/${credentialId}/revocation-status`)).json()).toEqual({ isRevoked: true });
+    // Another format's path does not know it; bad bodies are 400.
+    expect((await call('GET', `/v2/credentials/web-semantic/${credentialId}/revocation-status`)).statusCode).toBe(404);
+    expect((await call('POST', `/v2/credentials/sd-jwt/${credentialId}/revocation-status`, { isRevoked: 'yes' })).statusCode).toBe(400);
+    expect((await call('POST', `/v2/credentials/sd-jwt/${credentialId}/revocation-status`, { isRevoked: true }, null)).statusCode).toBe(401);
+
+    const list = await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/sd-jwt/status-lists/${entry.listId}`, headers: { host } });
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.headers['content-type']).toBe('application/statuslist+jwt');
+    const read = JSON.parse(list.body) as { uri: string; issuer: string; statuses: string };
+    expect(read).toMatchObject({ uri: entry.uri, issuer: did });
+    const statuses = Buffer.from(read.statuses, 'base64url');
+    expect(((statuses[entry.idx >> 3] as number) >> (entry.idx & 7)) & 1).toBe(1);
+    // The list of one form is not served at another's path.
+    expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/compact/status-lists/${entry.listId}`, headers: { host } })).statusCode).toBe(404);
+  });
+
   it('keeps status list configurations per docType: create, list, get, replace, delete, and one per docType', async () => {
     const { call } = await tenant(0);
     const created = await call('POST', CONFIGURATIONS, { docType: DOCTYPE, format: 'legacy', timeToLiveDuration: { minutes: 30 }, expiryDuration: { hours: 6 } });

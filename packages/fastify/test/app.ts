@@ -6,7 +6,7 @@ import { createDigests, createSecretBox, createSessionTokens, createWalletTokens
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeIdentityProvider, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeMdocEngine, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
+import { fakeIdentityProvider, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, fakeMdocEngine, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { vellumPlugin, type VellumServices } from '../src/index.ts';
 
@@ -55,7 +55,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = createSessionTokens();
   const secretBox = createSecretBox(sealer);
-  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner: fakeCwtSigner(keys), sdJwtSigner: fakeSdJwtSigner(keys), statusListTokens: fakeStatusListTokenSigner(keys), digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner: fakeCwtSigner(keys), sdJwtSigner: fakeSdJwtSigner(keys), statusListTokens: fakeStatusListTokenSigner(keys), tokenStatusLists: fakeTokenStatusListSigner(keys), revocationLists: fakeRevocationListSigner(keys), digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   const { tenants } = services;
 
   const app = Fastify();

@@ -28,3 +28,13 @@ export type { SdJwtSignerOptions } from './sd-jwt/signer.ts';
 // mDoc status list tokens (IETF Token Status List draft 14, and the legacy format).
 /** The core's StatusListTokenSigner port: CWT status list tokens signed with a document signer's key. */
 export { createStatusListTokenSigner } from './status-list/status-list-token.ts';
+
+// ldp_vc status (W3C CCG Revocation List 2020).
+/** The core's RevocationListSigner port: RevocationList2020 credentials signed with a DID's Ed25519 key. */
+export { createRevocationListSigner } from './linked-data/revocation-list.ts';
+export type { RevocationListSignerOptions } from './linked-data/revocation-list.ts';
+
+// Token Status List tokens of dc+sd-jwt (JWT form), cwt and cwt_vc (CWT form), IETF draft 14 §5.
+/** The core's TokenStatusListSigner port: status list tokens signed with the issuer DID's P-256 key. */
+export { createTokenStatusListSigner } from './status-list/token-status-list.ts';
+export type { TokenStatusListSignerOptions } from './status-list/token-status-list.ts';

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { DomainError, type Clock, type CwtSigner, type CwtSignInput, type SdJwtSigner, type SdJwtSignInput, type StatusListTokenInput, type StatusListTokenSigner, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
+import { DomainError, type Clock, type CwtSigner, type CwtSignInput, type SdJwtSigner, type SdJwtSignInput, type RevocationListInput, type RevocationListSigner, type StatusListTokenInput, type StatusListTokenSigner, type TokenStatusListInput, type TokenStatusListSigner, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
 
 /** A clock that stands still until told to move. */
 export interface FakeClock extends Clock {
@@ -210,4 +210,33 @@ export function fakeStatusListTokenSigner(keys: KeyManager): StatusListTokenSign
 export function readFakeStatusListToken(token: Uint8Array): Omit<StatusListTokenInput, 'statuses' | 'signer'> & { statuses: Uint8Array } {
   const parsed = JSON.parse(new TextDecoder().decode(token)) as Record<string, unknown>;
   return { ...(parsed as Record<string, never>), statuses: new Uint8Array(Buffer.from(parsed.statuses as string, 'base64url')) } as never;
+}
+
+/** A TokenStatusListSigner for tests of the core: JSON of its input (statuses base64url), signed through the KeyManager. */
+export function fakeTokenStatusListSigner(keys: KeyManager): TokenStatusListSigner & { inputs: TokenStatusListInput[] } {
+  const inputs: TokenStatusListInput[] = [];
+  return {
+    inputs,
+    async sign(input) {
+      inputs.push(input);
+      await keys.sign(input.tenantId, input.keyId, input.statuses);
+      const { statuses, ...rest } = input;
+      const json = JSON.stringify({ fake: 'token-status-list', ...rest, statuses: Buffer.from(statuses).toString('base64url') });
+      return input.form === 'jwt' ? json : new TextEncoder().encode(json);
+    },
+  };
+}
+
+/** A RevocationListSigner for tests of the core: the unsigned fields and the statuses (base64url), signed through the KeyManager. */
+export function fakeRevocationListSigner(keys: KeyManager): RevocationListSigner & { inputs: RevocationListInput[] } {
+  const inputs: RevocationListInput[] = [];
+  return {
+    inputs,
+    async sign(input) {
+      inputs.push(input);
+      await keys.sign(input.tenantId, input.keyId, input.statuses);
+      const { statuses, ...rest } = input;
+      return { fake: 'revocation-list', ...rest, issuedAt: input.issuedAt.toISOString(), statuses: Buffer.from(statuses).toString('base64url') };
+    },
+  };
 }

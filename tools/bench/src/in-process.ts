@@ -2,7 +2,7 @@
 // with the sign-in adapters faked: what the in-process benchmarks and the credential samples use.
 import { createVellum, type Store, type Vellum } from '@vellum/core';
 import { createDigests, createKeyManager, createProofVerifier, createScryptHasher, createSealer, createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
-import { createCwtSigner, createLinkedDataSigner, createMdocEngine, createSdJwtSigner, createStatusListTokenSigner } from '@vellum/formats';
+import { createCwtSigner, createLinkedDataSigner, createMdocEngine, createRevocationListSigner, createSdJwtSigner, createStatusListTokenSigner, createTokenStatusListSigner } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
 
@@ -24,6 +24,8 @@ export async function inProcessVellum(store: Store, options: { publicUrl?: strin
     cwtSigner: createCwtSigner({ keys }),
     sdJwtSigner: createSdJwtSigner({ keys }),
     statusListTokens: createStatusListTokenSigner({ keys }),
+    tokenStatusLists: createTokenStatusListSigner({ keys }),
+    revocationLists: createRevocationListSigner({ keys }),
     digests: createDigests(),
     walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
     proofVerifier: createProofVerifier(),

@@ -104,6 +104,8 @@ export interface SdJwtConfiguration extends ConfigurationBase {
   issuer?: IssuerProfile;
   /** The claims issued as selectively disclosable (each one a disclosure); absent: every mapped claim. */
   selectivelyDisclosable?: string[];
+  /** Give every credential a Token Status List entry, so it can be revoked (absent in configurations saved before it existed: false). */
+  revocable?: boolean;
 }
 
 /** A credential configuration (API.md §6): what an issuer issues, in one format. */
@@ -132,7 +134,7 @@ export interface CredentialConfigurationInput {
   additionalTypes?: string[];
   proofType?: string;
   credentialBranding?: { backgroundColor?: string; watermarkImageUrl?: string };
-  /** ldp_vc, cwt, cwt_vc. */
+  /** ldp_vc, cwt, cwt_vc, dc+sd-jwt. */
   revocable?: boolean;
   /** dc+sd-jwt. */
   selectivelyDisclosable?: string[];

@@ -4,10 +4,11 @@
 import type { CwtConfiguration } from '../configurations/model.ts';
 import { checkBoolean, checkIssuerProfile, checkType, CREDENTIAL_TYPE, present, type Problems } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
+import type { StatusListService } from '../status-lists/service.ts';
 import { resolveFlatClaims } from '../configurations/claims.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import type { CommonConfiguration, CredentialFormatHandler, CwtSigner } from './port.ts';
-import { COSE_ES256, generalValidity, HOLDER_PROOF_ALGORITHMS, namedTypes, pinnedDid, revocableStatus, VC_CONTEXT } from './shared.ts';
+import { COSE_ES256, HOLDER_PROOF_ALGORITHMS, VC_CONTEXT, generalValidity, namedTypes, pinnedDid, referencedEntry, revocableStatus } from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
 import { validityOf } from './validity.ts';
 
@@ -16,6 +17,8 @@ export interface CwtFormatDeps {
   signer: CwtSigner;
   /** `cwt` writes the claims flat beside `type`; `cwt_vc` puts them in a `vc` claim. */
   format: 'cwt' | 'cwt_vc';
+  /** Gives revocable configurations' credentials their Token Status List entry (a CWT list). */
+  statusLists?: Pick<StatusListService, 'allocateReferenced'>;
 }
 
 /** The cwt or cwt_vc handler. */
@@ -66,6 +69,8 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
       const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
       const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
       const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'P-256');
+      // IETF Token Status List §6.2: a Referenced Token in CWT form names its list in claim 65535.
+      const entry = await referencedEntry(deps.statusLists, configuration.revocable, 'token-cwt', { tenant, did, credentialIssuer: request.credentialIssuer });
       const credential = await signer.sign({
         tenantId: tenant.id,
         keyId: key.kmsKeyId,
@@ -79,9 +84,10 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
           exp: validUntil,
           cnf: holderKey,
           claims: privateClaims(configuration.type, claims),
+          ...(entry ? { status: { idx: entry.idx, uri: entry.uri } } : {}),
         },
       });
-      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString() };
+      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString(), ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}) };
     },
   };
 }

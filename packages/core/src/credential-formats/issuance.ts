@@ -4,7 +4,6 @@ import type { PublicJwk } from '../keys/model.ts';
 import type { Clock } from '../ports.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import type { FormatRegistry, IssuedCredential } from './port.ts';
-import { statusUnavailable } from './shared.ts';
 
 /** What to issue, in any format: a configuration, the user's claims, and the key the credential is bound to. */
 export interface IssueCredentialRequest {
@@ -43,9 +42,6 @@ export function createCredentialIssuance(deps: CredentialIssuanceDeps): Credenti
   return {
     async issue(request) {
       const handler = formats.of(request.configuration);
-      // mDoc status lists are built (the mDoc handler allocates its entry); the other kinds are not yet.
-      const status = handler.statusEntry(request.configuration as never);
-      if (status !== undefined && status !== 'mdoc-status-list') throw statusUnavailable(status);
       return handler.issue({
         tenant: request.tenant,
         configuration: request.configuration as never,

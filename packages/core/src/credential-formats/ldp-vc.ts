@@ -5,10 +5,11 @@ import { resolveFlatClaims } from '../configurations/claims.ts';
 import type { LdpVcConfiguration } from '../configurations/model.ts';
 import { checkColor, checkHttpsUrl, checkIssuerProfile, checkKnownFields, checkList, checkBoolean, checkType, CREDENTIAL_TYPE, isHttpsUrl, isPlainObject, present, type Problems } from '../configurations/rules.ts';
 import type { Ids, LinkedDataSigner, Store } from '../ports.ts';
+import type { StatusListService } from '../status-lists/service.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest } from './port.ts';
-import { generalValidity, HOLDER_PROOF_ALGORITHMS, namedTypes, pinnedDid, revocableStatus, VC_CONTEXT } from './shared.ts';
+import { HOLDER_PROOF_ALGORITHMS, VC_CONTEXT, generalValidity, namedTypes, pinnedDid, referencedEntry, revocableStatus } from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
 import { isoSeconds, validityOf } from './validity.ts';
 
@@ -16,7 +17,8 @@ import { isoSeconds, validityOf } from './validity.ts';
 export const LDP_PROOF_TYPES = ['Ed25519Signature2018', 'Ed25519Signature2020'] as const;
 
 const LD_TYPE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
-const UNUSABLE_CONTEXTS: readonly string[] = [VC_CONTEXT, 'https://w3id.org/security/suites/ed25519-2018/v1'];
+// The revocation list context is added by Vellum when the configuration is revocable.
+const UNUSABLE_CONTEXTS: readonly string[] = [VC_CONTEXT, 'https://w3id.org/security/suites/ed25519-2018/v1', 'https://w3id.org/vc-revocation-list-2020/v1'];
 
 /**
  * The last entry of every credential's @context. Credentials v1 defines only its own terms, and a
@@ -26,6 +28,9 @@ const UNUSABLE_CONTEXTS: readonly string[] = [VC_CONTEXT, 'https://w3id.org/secu
  * https://schema.org/ without fetching anything. It defines no term, so it redefines none of
  * credentials v1's protected ones, and terms that context defines keep their meaning.
  */
+/** The context that defines RevocationList2020Status (bundled with the signer). */
+export const REVOCATION_LIST_CONTEXT = 'https://w3id.org/vc-revocation-list-2020/v1';
+
 export const LDP_CLAIM_VOCABULARY: Readonly<Record<'@vocab', string>> = { '@vocab': 'https://schema.org/' };
 
 /**
@@ -33,11 +38,14 @@ export const LDP_CLAIM_VOCABULARY: Readonly<Record<'@vocab', string>> = { '@voca
  * specification 2.6 with the issuer as an object and the configuration's branding, name and
  * description beside it.
  */
-function unsignedCredential(request: FormatIssueRequest<LdpVcConfiguration>, parts: { id: string; issuer: string; claims: Record<string, unknown>; validFrom: Date; validUntil: Date }): Record<string, unknown> {
+function unsignedCredential(
+  request: FormatIssueRequest<LdpVcConfiguration>,
+  parts: { id: string; issuer: string; claims: Record<string, unknown>; validFrom: Date; validUntil: Date; status?: { idx: number; uri: string } | undefined },
+): Record<string, unknown> {
   const { configuration: c, holderKey, form } = request;
   const { name, logoUrl, iconUrl } = c.issuer;
   const credential: Record<string, unknown> = {
-    '@context': [VC_CONTEXT, ...(c.contexts ?? []), { ...LDP_CLAIM_VOCABULARY }],
+    '@context': [VC_CONTEXT, ...(c.contexts ?? []), ...(parts.status ? [REVOCATION_LIST_CONTEXT] : []), { ...LDP_CLAIM_VOCABULARY }],
     id: parts.id,
     type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])],
     issuer: form === 'legacy' ? present({ id: parts.issuer, name, logoUrl, iconUrl }) : parts.issuer,
@@ -45,6 +53,17 @@ function unsignedCredential(request: FormatIssueRequest<LdpVcConfiguration>, par
     expirationDate: isoSeconds(parts.validUntil),
     // The holder is named by the did:key of the key it proved possession of (§4.4 subject id).
     credentialSubject: { id: didKeyOf(holderKey), ...parts.claims },
+    // W3C CCG Revocation List 2020 §2.1, the shape specification 2.6 shows for legacy credentials.
+    ...(parts.status
+      ? {
+          credentialStatus: {
+            id: `${parts.status.uri}#${parts.status.idx}`,
+            type: 'RevocationList2020Status',
+            revocationListIndex: String(parts.status.idx),
+            revocationListCredential: parts.status.uri,
+          },
+        }
+      : {}),
   };
   if (form === 'legacy') {
     if (c.credentialBranding !== undefined) credential.credentialBranding = present({ ...c.credentialBranding });
@@ -57,6 +76,8 @@ function unsignedCredential(request: FormatIssueRequest<LdpVcConfiguration>, par
 export interface LdpVcFormatDeps {
   store: Store;
   ids: Ids;
+  /** Gives revocable configurations' credentials their RevocationList2020 entry. */
+  statusLists?: Pick<StatusListService, 'allocateReferenced'>;
   /** Signs the credential; its `contexts` are the only ones a configuration may name. */
   signer: LinkedDataSigner;
 }
@@ -135,7 +156,8 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
       const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
       const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
       const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'Ed25519');
-      const document = unsignedCredential(request, { id: `urn:uuid:${ids.uuid()}`, issuer: did, claims, validFrom, validUntil });
+      const status = await referencedEntry(deps.statusLists, configuration.revocable, 'revocation-list', { tenant, did, credentialIssuer: request.credentialIssuer });
+      const document = unsignedCredential(request, { id: `urn:uuid:${ids.uuid()}`, issuer: did, claims, validFrom, validUntil, status });
       const credential = await signer
         .sign({ tenantId: tenant.id, keyId: key.kmsKeyId, type: configuration.proofType, verificationMethod: key.didDocumentKeyId, proofPurpose: 'assertionMethod', created: isoSeconds(validFrom), document })
         .catch((error: unknown) => {
@@ -144,7 +166,7 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
           if (isDomainError(error)) throw error;
           throw new DomainError('BadRequest', `The claims cannot be signed as JSON-LD: ${(error as Error).message}`);
         });
-      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString() };
+      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString(), ...(status ? { statusEntry: { listId: status.listId, idx: status.idx } } : {}) };
     },
   };
 }

@@ -126,6 +126,11 @@ export interface CwtClaims {
   exp: Date;
   /** `cnf` (8, RFC 8747): the holder's public key, written as a COSE_Key under label 1. */
   cnf: PublicJwk;
+  /**
+   * `status` (65535, IETF Token Status List draft 14 §6.3.1), when the credential can be revoked:
+   * its entry in a Token Status List, written as `{ "status_list": { "idx": idx, "uri": uri } }`.
+   */
+  status?: { idx: number; uri: string };
   /** Private claims under text labels (RFC 8392 §3: claim names not registered): `type` and the claims, or `vc`. */
   claims: Record<string, unknown>;
 }

@@ -3,10 +3,11 @@
 
 import { resolveFlatClaims } from '../configurations/claims.ts';
 import type { SdJwtConfiguration } from '../configurations/model.ts';
-import { checkIssuerProfile, checkList, checkType, isPlainObject, present, type Problems, VCT_TYPE } from '../configurations/rules.ts';
+import { checkBoolean, checkIssuerProfile, checkList, checkType, isPlainObject, present, type Problems, VCT_TYPE } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
+import type { StatusListService } from '../status-lists/service.ts';
 import type { CommonConfiguration, CredentialFormatHandler, SdJwtSigner } from './port.ts';
-import { generalValidity, HOLDER_PROOF_ALGORITHMS, namedTypes } from './shared.ts';
+import { HOLDER_PROOF_ALGORITHMS, generalValidity, namedTypes, referencedEntry, revocableStatus } from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
 import { validityOf } from './validity.ts';
 
@@ -16,6 +17,8 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 export interface SdJwtFormatDeps {
   store: Store;
   signer: SdJwtSigner;
+  /** Gives revocable configurations' credentials their Token Status List entry (a JWT list). */
+  statusLists?: Pick<StatusListService, 'allocateReferenced'>;
 }
 
 /** The dc+sd-jwt handler. */
@@ -24,7 +27,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     format: 'dc+sd-jwt',
     claimLayout: 'flat',
     claimPathPrefix: [],
-    fields: ['issuer', 'selectivelyDisclosable'],
+    fields: ['issuer', 'selectivelyDisclosable', 'revocable'],
     // The claims an SD-JWT VC registers or SD-JWT reserves (IETF SD-JWT VC §3.2.2, SD-JWT §4.1).
     reservedClaims: ['iss', 'nbf', 'exp', 'iat', 'cnf', 'vct', 'status', '_sd', '_sd_alg'],
     signingKey: 'P-256',
@@ -33,6 +36,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     checkType: (type, problems) => checkType(type, VCT_TYPE, 'A vct: a URL such as https://credentials.example.com/pid, or letters, digits and . _ : / ~ % -, up to 200 characters', problems),
     checkFields(body: Record<string, unknown>, problems: Problems) {
       checkIssuerProfile(body.issuer, false, problems);
+      checkBoolean('revocable', body.revocable, problems);
       const mapped = isPlainObject(body.claimMappings) ? body.claimMappings : {};
       checkList('selectivelyDisclosable', body.selectivelyDisclosable, (claim) => Object.hasOwn(mapped, claim), 'claim named in claimMappings', problems);
     },
@@ -43,6 +47,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         claimMappings: body.claimMappings as SdJwtConfiguration['claimMappings'],
         issuer: body.issuer as SdJwtConfiguration['issuer'],
         selectivelyDisclosable: body.selectivelyDisclosable as string[] | undefined,
+        revocable: body.revocable === true,
       }),
     metadata: (c) => ({
       vct: c.type,
@@ -52,7 +57,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     }),
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['jwk'], cryptographic_suites_supported: ['ES256'] }),
     legacyRequestTypes: namedTypes,
-    statusEntry: () => undefined,
+    statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
       const { tenant, configuration, holderKey, now } = request;
       const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
@@ -61,14 +66,24 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
       // SD-JWT VC defines (§3.5), as that section allows. JWT times are whole seconds (RFC 7519 §2).
-      const registered = { iss: did, iat: seconds(validFrom), nbf: seconds(validFrom), exp: seconds(validUntil), vct: configuration.type, cnf: { jwk: holderKey } };
+      // IETF Token Status List §6.1: a Referenced Token in JWT form names its list in `status`.
+      const entry = await referencedEntry(deps.statusLists, configuration.revocable, 'token-jwt', { tenant, did, credentialIssuer: request.credentialIssuer });
+      const registered = {
+        iss: did,
+        iat: seconds(validFrom),
+        nbf: seconds(validFrom),
+        exp: seconds(validUntil),
+        vct: configuration.type,
+        cnf: { jwk: holderKey },
+        ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
+      };
       // Registered claims first for a readable payload, and again last so that no mapped claim can
       // replace one (configurations already refuse those names; this holds for older ones too).
       const payload = { ...registered, ...claims, ...registered };
       // Absent a list, every claim is disclosable; a listed claim the subject has no value for is simply not there.
       const disclosable = (configuration.selectivelyDisclosable ?? Object.keys(claims)).filter((name) => Object.hasOwn(claims, name) && !Object.hasOwn(registered, name));
       const credential = await deps.signer.issue({ tenantId: tenant.id, keyId: key.kmsKeyId, alg: 'ES256', kid: key.didDocumentKeyId, payload, disclosable });
-      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString() };
+      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString(), ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}) };
     },
   };
 }

@@ -4,6 +4,9 @@
 import type { CredentialConfiguration, IssuerProfile } from '../configurations/model.ts';
 import { isPlainObject, MAX_VALIDITY_DAYS } from '../configurations/rules.ts';
 import { DomainError } from '../shared/errors.ts';
+import type { ReferencedListForm } from '../status-lists/model.ts';
+import type { ReferencedStatusAllocation, StatusListService } from '../status-lists/service.ts';
+import type { Tenant } from '../tenancy/model.ts';
 import type { StatusEntryKind } from './port.ts';
 
 /** The W3C VC Data Model 1.1 base context. */
@@ -32,7 +35,7 @@ export const generalValidity = (): number => MAX_VALIDITY_DAYS;
 export const pinnedDid = (c: { issuer?: IssuerProfile }): string | undefined => c.issuer?.id;
 
 /** A revocable configuration's credentials carry a status entry of `kind`. */
-export const revocableStatus = (kind: StatusEntryKind) => (c: Extract<CredentialConfiguration, { revocable: boolean }>): StatusEntryKind | undefined => (c.revocable ? kind : undefined);
+export const revocableStatus = (kind: StatusEntryKind) => (c: { revocable?: boolean }): StatusEntryKind | undefined => (c.revocable === true ? kind : undefined);
 
 /**
  * The 400 for issuing a configuration whose credentials must carry a status entry, which Vellum
@@ -45,4 +48,20 @@ export function statusUnavailable(kind: StatusEntryKind): DomainError {
     `Status lists are not available yet: this credential configuration sets ${field}, and Vellum does not issue a credential without the status entry it promises. Set ${field} to false to issue it without one.`,
     { details: [{ value: true, msg: 'Not available yet', param: field, location: 'body' }] },
   );
+}
+
+/**
+ * The status list entry of a credential of a revocable configuration (none otherwise). Without
+ * status lists wired (an embedding host that builds a handler alone), a revocable configuration is
+ * refused rather than issued without the entry it promises.
+ */
+export async function referencedEntry(
+  statusLists: Pick<StatusListService, 'allocateReferenced'> | undefined,
+  revocable: boolean | undefined,
+  form: ReferencedListForm,
+  at: { tenant: Tenant; did: string; credentialIssuer: string },
+): Promise<ReferencedStatusAllocation | undefined> {
+  if (revocable !== true) return undefined;
+  if (!statusLists) throw statusUnavailable(form === 'revocation-list' ? 'status-list-credential' : 'token-status-list');
+  return statusLists.allocateReferenced(at.tenant, form, at.did, at.credentialIssuer);
 }

@@ -61,6 +61,9 @@ export const EVENT_PREFIXES = {
   MOBILE_STATUS_LIST_CONFIGURATION_DELETE: 'mobile-credential',
   MOBILE_CREDENTIAL_STATUS_RETRIEVE: 'mobile-credential',
   MOBILE_CREDENTIAL_STATUS_UPDATE: 'mobile-credential',
+  // Revocation of the other formats' credentials (API.md §12 `revocation-status`).
+  CREDENTIAL_REVOCATION_STATUS_RETRIEVE: 'issued-credential',
+  CREDENTIAL_REVOCATION_STATUS_UPDATE: 'issued-credential',
   // Users (API.md §8).
   USER_CREATE: 'user',
   USER_LIST: 'user',

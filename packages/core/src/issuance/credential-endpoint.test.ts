@@ -380,17 +380,6 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, s.post(s.wallet, authorization, '{}', 'text/plain'), 'UnsupportedMediaType', 'invalid_credential_request');
     });
 
-    it('a configuration whose credentials must carry a status entry: credential_request_denied until status lists exist', async () => {
-      const s = await setup();
-      const vc = makeConfiguration(s.tenant.id, { format: 'ldp_vc' });
-      expect(vc).toMatchObject({ revocable: true });
-      await s.store.credentialConfigurations.insert(vc);
-      const { authorization } = await s.flow({ configurationIds: [vc.id] });
-      const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: vc.id, proofs: { jwt: [await s.proof()] } }));
-      expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied', message: expect.stringContaining('Status lists are not available yet') });
-      expect(await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).toMatchObject({ items: [] });
-    });
-
     it('no claims, or an expiry already past: credential_request_denied from the core’s rules (specification 4.6, 7.5, 7.6)', async () => {
       const s = await setup();
       const none = await s.flow({ userClaims: {}, offerClaims: {} });
@@ -525,6 +514,42 @@ describe('every format through the endpoint, each signed by its engine (issue 14
       expect(res.contentType, format).toBe('application/jwt');
       const credential = format === 'ldp_vc' ? expect.objectContaining({ type: ['VerifiableCredential', configuration.type] }) : expect.any(String);
       expect(readFakeJwe(res.body), format).toMatchObject({ enc: 'A128GCM', x: wallet.publicJwk.x, json: { credentials: [{ credential }] } });
+    }
+  });
+
+  it('revocable configurations: each credential names its list entry, recorded with it, and revocation shows in the list its DID signs', async () => {
+    const s = await withDids();
+    const fromFake = (text: string) => JSON.parse(new TextDecoder().decode(typeof text === 'string' ? new TextEncoder().encode(text) : text));
+    for (const format of ['ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
+      const configuration = makeConfiguration(s.tenant.id, { format, revocable: true, claimMappings: flatMappings, ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}) } as never);
+      await s.store.credentialConfigurations.insert(configuration);
+      const { authorization } = await s.flow({ configurationIds: [configuration.id] });
+      const res = await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id, proofs: { jwt: [await s.proof()] } });
+      const credential = (JSON.parse(res.body) as { credentials: Array<{ credential: unknown }> }).credentials[0]?.credential;
+      const reference =
+        format === 'ldp_vc'
+          ? (credential as { credentialStatus: { revocationListIndex: string; revocationListCredential: string; type: string } }).credentialStatus
+          : format === 'dc+sd-jwt'
+            ? fromBase64Url((credential as string).slice(0, -1)).payload.status.status_list
+            : fromBase64Url(credential as string).claims.status;
+      const idx = format === 'ldp_vc' ? Number((reference as { revocationListIndex: string }).revocationListIndex) : (reference as { idx: number }).idx;
+      const uri = format === 'ldp_vc' ? (reference as { revocationListCredential: string }).revocationListCredential : (reference as { uri: string }).uri;
+      const path = { ldp_vc: 'web-semantic/revocation-lists', cwt: 'compact/status-lists', cwt_vc: 'compact/status-lists', 'dc+sd-jwt': 'sd-jwt/status-lists' }[format];
+      expect(uri, format).toMatch(new RegExp(`^${s.issuer}/v2/credentials/${path}/[0-9a-f-]{36}$`));
+      const [record] = (await s.store.issuedCredentials.list(s.tenant.id, { credentialConfigurationId: configuration.id }, { limit: 1 })).items;
+      expect(await s.store.statusLists.entryOf(s.tenant.id, record!.id), format).toMatchObject({ idx, status: 'valid' });
+
+      const profile = { ldp_vc: 'web-semantic', cwt: 'compact', cwt_vc: 'compact-semantic', 'dc+sd-jwt': 'sd-jwt' } as const;
+      expect(await s.statusLists.setRevocation(s.admin, profile[format], record!.id, { isRevoked: true })).toEqual({ isRevoked: true });
+      const form = format === 'ldp_vc' ? 'revocation-list' : format === 'dc+sd-jwt' ? 'token-jwt' : 'token-cwt';
+      const list = await s.statusLists.referencedList({ ...s.wallet }, form, uri.slice(uri.lastIndexOf('/') + 1));
+      const read = fromFake(new TextDecoder().decode(list.body));
+      const statuses = Buffer.from(read.statuses, 'base64url');
+      expect(((statuses[idx >> 3] as number) >> (idx & 7)) & 1, format).toBe(1);
+      expect(read.issuer, format).toBe(format === 'ldp_vc' ? s.ed25519 : s.p256);
+      // A revocation of these formats can be lifted (one bit: valid or not).
+      expect(await s.statusLists.setRevocation(s.admin, profile[format], record!.id, { isRevoked: false })).toEqual({ isRevoked: false });
+      expect(await s.statusLists.getRevocation(s.admin, profile[format], record!.id)).toEqual({ isRevoked: false });
     }
   });
 

@@ -25,7 +25,15 @@ export const STATUS_VALUE: Readonly<Record<CredentialStatus, number>> = { valid:
  * format and docType (`mdoc:draft-14:org.iso.18013.5.1.mDL`), as their settings are per docType
  * (API.md §12); later kinds carry the other formats' status.
  */
-export type StatusListKind = `mdoc:${StatusListFormat}:${string}`;
+export type StatusListKind = `mdoc:${StatusListFormat}:${string}` | `${ReferencedListForm}:${string}`;
+
+/**
+ * The lists of the other formats, one sequence per signing DID (the list is signed by the key that
+ * signs the credentials it lists): IETF Token Status List tokens as a JWT (dc+sd-jwt) or a CWT (cwt,
+ * cwt_vc), and W3C CCG RevocationList2020 credentials (ldp_vc). One bit per entry, valid or invalid.
+ */
+export const REFERENCED_LIST_FORMS = ['token-jwt', 'token-cwt', 'revocation-list'] as const;
+export type ReferencedListForm = (typeof REFERENCED_LIST_FORMS)[number];
 
 /** How a tenant's mDocs of one docType are listed (API.md §12); without one, draft 14 with the defaults. */
 export interface StatusListConfiguration {

@@ -29,3 +29,53 @@ export interface StatusListTokenInput {
 export interface StatusListTokenSigner {
   sign(input: StatusListTokenInput): Promise<Uint8Array>;
 }
+
+/**
+ * What a Token Status List token of the other formats says (IETF Token Status List draft 14 §5):
+ * a JWT (`typ` `statuslist+jwt`, for dc+sd-jwt) or a CWT (`typ` `application/statuslist+cwt`, for
+ * cwt and cwt_vc), signed by the issuer DID key that signs the credentials it lists.
+ */
+export interface TokenStatusListInput {
+  tenantId: string;
+  form: 'jwt' | 'cwt';
+  /** The KeyManager id of the DID's P-256 key, and its DID URL as `kid`. */
+  keyId: string;
+  kid: string;
+  /** The DID: the token's `iss`, as in the credentials it lists. */
+  issuer: string;
+  /** The URI the token is served at: its `sub`. */
+  uri: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  ttlSeconds: number;
+  /** One bit per entry (valid 0, invalid 1), packed as StatusListTokenInput.statuses is. */
+  statuses: Uint8Array;
+}
+
+/** Signs Token Status List tokens for referenced credentials (JWT and CWT forms), ES256. */
+export interface TokenStatusListSigner {
+  /** The compact JWS for `jwt`; the COSE_Sign1 bytes (untagged) for `cwt`. */
+  sign(input: TokenStatusListInput): Promise<string | Uint8Array>;
+}
+
+/** What a RevocationList2020 credential lists (W3C CCG Revocation List 2020), and who signs it. */
+export interface RevocationListInput {
+  tenantId: string;
+  /** The KeyManager id of the DID's Ed25519 key and its DID URL (the proof's verificationMethod). */
+  keyId: string;
+  verificationMethod: string;
+  /** The DID: the list credential's `issuer`. */
+  issuer: string;
+  proofType: 'Ed25519Signature2018' | 'Ed25519Signature2020';
+  /** The URL the list credential is served at: its `id`. */
+  url: string;
+  issuedAt: Date;
+  /** One bit per entry, index 0 first: bit i of the list is (statuses[i >> 3] >> (i & 7)) & 1 as packed by the core. */
+  statuses: Uint8Array;
+  size: number;
+}
+
+/** Builds and signs RevocationList2020 credentials (the list compressed with GZIP, base64url). */
+export interface RevocationListSigner {
+  sign(input: RevocationListInput): Promise<Record<string, unknown>>;
+}

@@ -3,7 +3,7 @@
 // public distribution and token endpoints verifiers read.
 
 import { durationSeconds } from '../configurations/duration.ts';
-import type { Duration } from '../configurations/model.ts';
+import type { CredentialFormat, Duration } from '../configurations/model.ts';
 import { checkExpiresIn, checkKnownFields, isPlainObject, Problems } from '../configurations/rules.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import { withEvents } from '../events/recorder.ts';
@@ -24,9 +24,11 @@ import {
   type StatusListConfiguration,
   type StatusListFormat,
   type StatusListKind,
+  type ReferencedListForm,
+  type StatusEntry,
   type StatusListRecord,
 } from './model.ts';
-import type { StatusListTokenSigner } from './ports.ts';
+import type { RevocationListSigner, StatusListTokenSigner, TokenStatusListSigner } from './ports.ts';
 import { shuffledIndex, shuffleKeyWords } from './shuffle.ts';
 
 /** Where the public status list endpoints are, under a tenant's origin (API.md §12). */
@@ -34,6 +36,24 @@ export const STATUS_LIST_PATHS = {
   distribution: '/v2/credentials/mobile/status-lists/distribution',
   token: (listId: string) => `/v2/credentials/mobile/status-lists/${listId}/token`,
 } as const;
+
+/** Where each referenced list is served, publicly: a Vellum decision (docs/status-lists.md). */
+export const REFERENCED_LIST_PATHS: Readonly<Record<ReferencedListForm, (listId: string) => string>> = {
+  'token-jwt': (listId) => `/v2/credentials/sd-jwt/status-lists/${listId}`,
+  'token-cwt': (listId) => `/v2/credentials/compact/status-lists/${listId}`,
+  'revocation-list': (listId) => `/v2/credentials/web-semantic/revocation-lists/${listId}`,
+};
+
+/** What each referenced list is served as. */
+export const REFERENCED_LIST_MEDIA_TYPES: Readonly<Record<ReferencedListForm, string>> = {
+  'token-jwt': 'application/statuslist+jwt',
+  'token-cwt': 'application/statuslist+cwt',
+  'revocation-list': 'application/json',
+};
+
+/** The formats whose credentials are revoked through `/v2/credentials/{profile}/{id}/revocation-status` (API.md §12). */
+export const REVOCATION_PROFILES = { 'web-semantic': 'ldp_vc', compact: 'cwt', 'compact-semantic': 'cwt_vc', 'sd-jwt': 'dc+sd-jwt' } as const satisfies Record<string, Exclude<CredentialFormat, 'mso_mdoc'>>;
+export type RevocationProfile = keyof typeof REVOCATION_PROFILES;
 
 /**
  * What a docType without its own configuration gets: draft 14, tokens valid a day and cacheable for
@@ -86,6 +106,22 @@ export interface StatusListService {
   token(ctx: RequestContext, listId: string, basePath?: string): Promise<{ mediaType: string; token: Uint8Array; maxAgeSeconds: number }>;
   /** Issuance: an entry for one more mDoc of `docType` (the caller records it with the credential). */
   allocate(tenant: Tenant, docType: string, origin: string): Promise<MdocStatusAllocation>;
+  /** Issuance: an entry for one more credential of another format, in a list signed by `did`. */
+  allocateReferenced(tenant: Tenant, form: ReferencedListForm, did: string, origin: string): Promise<ReferencedStatusAllocation>;
+  /** Public: a referenced list (Token Status List JWT or CWT, or RevocationList2020 credential), signed by the DID of its credentials. */
+  referencedList(ctx: RequestContext, form: ReferencedListForm, listId: string, basePath?: string): Promise<{ mediaType: string; body: Uint8Array; maxAgeSeconds: number }>;
+  /** `GET /v2/credentials/{profile}/{id}/revocation-status`. */
+  getRevocation(ctx: RequestContext, profile: RevocationProfile, credentialId: string): Promise<{ isRevoked: boolean }>;
+  /** `POST /v2/credentials/{profile}/{id}/revocation-status` `{ isRevoked }`: revokes, or lifts a revocation. */
+  setRevocation(ctx: RequestContext, profile: RevocationProfile, credentialId: string, input: unknown): Promise<{ isRevoked: boolean }>;
+}
+
+/** The status entry of a credential of another format. */
+export interface ReferencedStatusAllocation {
+  listId: string;
+  idx: number;
+  /** Where the list is served. */
+  uri: string;
 }
 
 export interface StatusListDeps {
@@ -96,6 +132,10 @@ export interface StatusListDeps {
   /** The document signer that signs the tokens, as it signs the tenant's mDocs. */
   chains: IssuingChains;
   tokens: StatusListTokenSigner;
+  /** Signs the Token Status List tokens of dc+sd-jwt (JWT), cwt and cwt_vc (CWT). */
+  tokenStatusLists: TokenStatusListSigner;
+  /** Signs the RevocationList2020 credentials of ldp_vc. */
+  revocationLists: RevocationListSigner;
   /** Takes the `CredentialStatusUpdated` event inside the transaction that changes the status (the webhook outbox). */
   domainEvents: DomainEventSink;
   /** How many entries a list holds (default STATUS_LIST_SIZE; tests make small lists to fill them). */
@@ -148,7 +188,7 @@ const view = ({ tenantId: _tenantId, ...rest }: StatusListConfiguration): Status
 
 /** The status list use cases over the store, the document signers and the token signer. */
 export function createStatusListService(deps: StatusListDeps): StatusListService {
-  const { store, clock, ids, events, chains, tokens, domainEvents } = deps;
+  const { store, clock, ids, events, chains, tokens, tokenStatusLists, revocationLists, domainEvents } = deps;
   const listSize = deps.listSize ?? STATUS_LIST_SIZE;
 
   async function settingsFor(tenantId: string, docType: string) {
@@ -165,6 +205,68 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     const entry = await store.statusLists.entryOf(ctx.tenant.id, checkId('credentialId', credentialId, 'credential'));
     if (!entry) throw missingCredential();
     return entry;
+  }
+
+  /** An entry of a list of `kind`: the next position of the newest list with room, shuffled; a new list when none has room. */
+  async function take(tenant: Tenant, kind: StatusListKind): Promise<{ listId: string; idx: number }> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const taken = await store.statusLists.takePosition(tenant.id, kind);
+      if (taken) {
+        const key = base64UrlToBytes(taken.list.shuffleKey);
+        if (!key) throw new Error(`Status list ${taken.list.id} has a malformed shuffle key`);
+        return { listId: taken.list.id, idx: shuffledIndex(taken.position, taken.list.size, shuffleKeyWords(key)) };
+      }
+      // No list of this kind with room: open one (two processes may both do so; both lists fill).
+      const list: StatusListRecord = { id: ids.uuid(), tenantId: tenant.id, kind, size: listSize, taken: 0, shuffleKey: bytesToBase64Url(ids.bytes(16)), revision: 0, createdAt: clock.now().toISOString() };
+      await store.statusLists.insert(list);
+    }
+    throw new DomainError('ServiceUnavailable', 'No status list entry could be taken: try again');
+  }
+
+  /**
+   * Moves an entry to `status`, with its issued-credential record and a `CredentialStatusUpdated`
+   * event, in one transaction; a change made meanwhile by someone else is a 409.
+   */
+  async function change(ctx: RequestContext, entry: StatusEntry, status: CredentialStatus): Promise<void> {
+    const at = clock.now().toISOString();
+    const record = await store.issuedCredentials.get(ctx.tenant.id, entry.credentialId);
+    const changed = await store.transaction(async (tx) => {
+      if (!(await tx.statusLists.setStatus(ctx.tenant.id, entry.credentialId, entry.status, status, at))) return false;
+      await tx.issuedCredentials.setStatus(ctx.tenant.id, entry.credentialId, status);
+      await domainEvents.publish(tx, {
+        id: ids.uuid(),
+        tenantId: ctx.tenant.id,
+        type: 'CredentialStatusUpdated',
+        occurredAt: at,
+        payload: {
+          credentialId: entry.credentialId,
+          credentialConfigurationId: record?.credentialConfigurationId ?? '',
+          format: record?.format ?? '',
+          userId: record?.userId ?? '',
+          status,
+          previousStatus: entry.status,
+        },
+      });
+      return true;
+    });
+    if (!changed) throw conflict('The credential’s status changed meanwhile: read it again', []);
+  }
+
+  /** The entry of a credential of `profile`'s format: another format's id is as good as absent. */
+  async function referencedEntryOf(ctx: RequestContext, profile: RevocationProfile, credentialId: string): Promise<StatusEntry> {
+    const id = checkId('credentialId', credentialId, 'credential');
+    const record = await store.issuedCredentials.get(ctx.tenant.id, id);
+    const entry = record && record.format === REVOCATION_PROFILES[profile] ? await store.statusLists.entryOf(ctx.tenant.id, id) : undefined;
+    if (!entry) throw notFound(`The tenant has no such revocable ${REVOCATION_PROFILES[profile]} credential`);
+    return entry;
+  }
+
+  /** The DID key a referenced list of `form` is signed with: the key of its DID that signs its credentials. */
+  async function listSigner(tenantId: string, form: ReferencedListForm, did: string) {
+    const algorithm = form === 'revocation-list' ? 'Ed25519' : 'P-256';
+    const key = (await store.dids.get(tenantId, did))?.keys.find((k) => k.algorithm === algorithm);
+    if (!key) throw notFound('The DID that signs this list is gone, so the list can no longer be served');
+    return key;
   }
 
   const docTypeTaken = (docType: string) =>
@@ -249,29 +351,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
         }
         if (entry.status === status) return { status };
         if (entry.status === 'invalid') throw conflict('The credential is revoked (invalid), which is final', [{ value: to, msg: 'Revocation is final', param: 'status', location: 'body' }]);
-        const at = clock.now().toISOString();
-        const record = await store.issuedCredentials.get(ctx.tenant.id, entry.credentialId);
-        const changed = await store.transaction(async (tx) => {
-          if (!(await tx.statusLists.setStatus(ctx.tenant.id, entry.credentialId, entry.status, status, at))) return false;
-          await tx.issuedCredentials.setStatus(ctx.tenant.id, entry.credentialId, status);
-          await domainEvents.publish(tx, {
-            id: ids.uuid(),
-            tenantId: ctx.tenant.id,
-            type: 'CredentialStatusUpdated',
-            occurredAt: at,
-            payload: {
-              credentialId: entry.credentialId,
-              credentialConfigurationId: record?.credentialConfigurationId ?? '',
-              format: record?.format ?? 'mso_mdoc',
-              userId: record?.userId ?? '',
-              status,
-              previousStatus: entry.status,
-            },
-          });
-          return true;
-        });
-        // Changed by someone else between the read and the write: say so rather than guess.
-        if (!changed) throw conflict('The credential’s status changed meanwhile: read it again', []);
+        await change(ctx, entry, status);
         return { status };
       }, { input, meta: (r) => ({ credentialId, status: r.status }) });
     },
@@ -317,20 +397,62 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
 
     async allocate(tenant, docType, origin) {
       const { format } = await settingsFor(tenant.id, docType);
-      const kind = kindOf(format, docType);
-      for (let attempt = 0; attempt < 3; attempt += 1) {
-        const taken = await store.statusLists.takePosition(tenant.id, kind);
-        if (taken) {
-          const key = base64UrlToBytes(taken.list.shuffleKey);
-          if (!key) throw new Error(`Status list ${taken.list.id} has a malformed shuffle key`);
-          const idx = shuffledIndex(taken.position, taken.list.size, shuffleKeyWords(key));
-          return { field: format === 'legacy' ? '_status' : 'status', listId: taken.list.id, idx, uri: `${origin}${STATUS_LIST_PATHS.token(taken.list.id)}` };
-        }
-        // No list of this kind with room: open one (two processes may both do so; both lists fill).
-        const list: StatusListRecord = { id: ids.uuid(), tenantId: tenant.id, kind, size: listSize, taken: 0, shuffleKey: bytesToBase64Url(ids.bytes(16)), revision: 0, createdAt: clock.now().toISOString() };
-        await store.statusLists.insert(list);
+      const { listId, idx } = await take(tenant, kindOf(format, docType));
+      return { field: format === 'legacy' ? '_status' : 'status', listId, idx, uri: `${origin}${STATUS_LIST_PATHS.token(listId)}` };
+    },
+
+    async allocateReferenced(tenant, form, did, origin) {
+      const { listId, idx } = await take(tenant, `${form}:${did}`);
+      return { listId, idx, uri: `${origin}${REFERENCED_LIST_PATHS[form](listId)}` };
+    },
+
+    async referencedList(ctx, form, listId, basePath) {
+      const list = UUID.test(listId) ? await store.statusLists.get(ctx.tenant.id, listId.toLowerCase()) : undefined;
+      if (!list || !list.kind.startsWith(`${form}:`)) throw notFound('The tenant has no such status list');
+      const ttlSeconds = durationSeconds(DEFAULT_STATUS_LIST_SETTINGS.timeToLiveDuration);
+      const now = clock.now();
+      const kept = await store.statusLists.getToken(ctx.tenant.id, list.id);
+      const fresh = kept && kept.revision === list.revision && (form === 'revocation-list' || Date.parse(kept.expiresAt) - now.getTime() > ttlSeconds * 1000);
+      if (kept && fresh) return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body: kept.token, maxAgeSeconds: ttlSeconds };
+      const did = list.kind.slice(form.length + 1);
+      const key = await listSigner(ctx.tenant.id, form, did);
+      const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+      const expiresAt = new Date(issuedAt.getTime() + durationSeconds(DEFAULT_STATUS_LIST_SETTINGS.expiryDuration) * 1000);
+      const statuses = packStatuses(list.size, 1, await store.statusLists.nonValidEntries(ctx.tenant.id, list.id));
+      const uri = `${issuerOf(ctx, basePath)}${REFERENCED_LIST_PATHS[form](list.id)}`;
+      let body: Uint8Array;
+      if (form === 'revocation-list') {
+        const credential = await revocationLists.sign({ tenantId: ctx.tenant.id, keyId: key.kmsKeyId, verificationMethod: key.didDocumentKeyId, issuer: did, proofType: 'Ed25519Signature2018', url: uri, issuedAt, statuses, size: list.size });
+        body = new TextEncoder().encode(JSON.stringify(credential));
+      } else {
+        const signed = await tokenStatusLists.sign({ tenantId: ctx.tenant.id, form: form === 'token-jwt' ? 'jwt' : 'cwt', keyId: key.kmsKeyId, kid: key.didDocumentKeyId, issuer: did, uri, issuedAt, expiresAt, ttlSeconds, statuses });
+        body = typeof signed === 'string' ? new TextEncoder().encode(signed) : signed;
       }
-      throw new DomainError('ServiceUnavailable', 'No status list entry could be taken: try again');
+      await store.statusLists.putToken({ tenantId: ctx.tenant.id, listId: list.id, revision: list.revision, token: body, issuedAt: issuedAt.toISOString(), expiresAt: expiresAt.toISOString() });
+      return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body, maxAgeSeconds: ttlSeconds };
+    },
+
+    getRevocation(ctx, profile, credentialId) {
+      return withEvents(events, ctx, 'CREDENTIAL_REVOCATION_STATUS_RETRIEVE', async () => {
+        requirePermission(ctx, 'credentials');
+        return { isRevoked: (await referencedEntryOf(ctx, profile, credentialId)).status === 'invalid' };
+      });
+    },
+
+    setRevocation(ctx, profile, credentialId, input) {
+      return withEvents(events, ctx, 'CREDENTIAL_REVOCATION_STATUS_UPDATE', async () => {
+        requirePermission(ctx, 'credentials');
+        if (!isPlainObject(input)) throw invalidField('body', 'A { isRevoked } object', input);
+        const problems = new Problems();
+        checkKnownFields('', input, ['isRevoked'], problems);
+        if (typeof input.isRevoked !== 'boolean') problems.add('isRevoked', 'true or false', input.isRevoked);
+        problems.throwIfAny();
+        const entry = await referencedEntryOf(ctx, profile, credentialId);
+        const status: CredentialStatus = input.isRevoked ? 'invalid' : 'valid';
+        // These lists have one bit: a revocation can be lifted (API.md §12 `{ isRevoked }`), unlike an mDoc's.
+        if (entry.status !== status) await change(ctx, entry, status);
+        return { isRevoked: status === 'invalid' };
+      }, { input, meta: (r) => ({ credentialId, profile, isRevoked: r.isRevoked }) });
     },
   };
 }

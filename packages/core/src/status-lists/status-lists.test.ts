@@ -60,7 +60,7 @@ async function setup(listSize?: number) {
   const ids = { uuid: () => crypto.randomUUID(), token: () => '', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
   const chains = createIssuingChains({ store: h.store, clock: h.clock, ids, keys: h.keys, x509: h.x509 });
   const published: DomainEvent[] = [];
-  const statusLists = createStatusListService({ store: h.store, clock: h.clock, ids, events: h.recorder, chains, tokens, domainEvents: { publish: async (_tx, event) => void published.push(event) }, ...(listSize ? { listSize } : {}) });
+  const statusLists = createStatusListService({ store: h.store, clock: h.clock, ids, events: h.recorder, chains, tokens, tokenStatusLists: h.tokenStatusLists, revocationLists: h.revocationLists, domainEvents: { publish: async (_tx, event) => void published.push(event) }, ...(listSize ? { listSize } : {}) });
   const configuration: MdocConfiguration = {
     id: crypto.randomUUID(),
     tenantId: tenant.id,

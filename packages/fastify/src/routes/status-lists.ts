@@ -1,9 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { REFERENCED_LIST_FORMS, REFERENCED_LIST_PATHS, REVOCATION_PROFILES, type RevocationProfile } from '@vellum/core';
 import { requestContext } from '../context.ts';
 import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
 import { IdParams } from '../schemas/mdoc-pki.ts';
 import {
   CredentialIdParams,
+  CredentialParams,
+  ListParams,
+  RevocationBody,
+  RevocationResponse,
   CredentialStatusBody,
   CredentialStatusResponse,
   DistributionQuery,
@@ -55,6 +60,27 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
   app.get('/v2/credentials/mobile/status-lists/distribution', { logLevel: 'warn', schema: { querystring: DistributionQuery, response: { 200: DistributionResponse, ...errors } } }, async (request, reply) =>
     reply.header('access-control-allow-origin', '*').send(await statusLists.distribution(requestContext(request), request.query, basePath)),
   );
+  // The other formats (API.md §12): revocation by credential id, and the public lists their credentials name.
+  for (const profile of Object.keys(REVOCATION_PROFILES) as RevocationProfile[]) {
+    const path = `/v2/credentials/${profile}/:id/revocation-status`;
+    app.get(path, { config: credentials, schema: { params: CredentialParams, response: { 200: RevocationResponse, ...errors } } }, async (request) =>
+      statusLists.getRevocation(requestContext(request), profile, request.params.id),
+    );
+    app.post(path, { config: credentials, schema: { params: CredentialParams, body: RevocationBody, response: { 200: RevocationResponse, ...errors } } }, async (request) =>
+      statusLists.setRevocation(requestContext(request), profile, request.params.id, request.body),
+    );
+  }
+  for (const form of REFERENCED_LIST_FORMS) {
+    app.get(REFERENCED_LIST_PATHS[form](':listId'), { logLevel: 'warn', schema: { params: ListParams } }, async (request, reply) => {
+      const { mediaType, body, maxAgeSeconds } = await statusLists.referencedList(requestContext(request), form, request.params.listId, basePath);
+      return reply
+        .header('access-control-allow-origin', '*')
+        .header('cache-control', `public, max-age=${maxAgeSeconds}`)
+        .type(mediaType)
+        .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    });
+  }
+
   app.get('/v2/credentials/mobile/status-lists/:statusListId/token', { logLevel: 'warn', schema: { params: StatusListIdParams } }, async (request, reply) => {
     const { mediaType, token, maxAgeSeconds } = await statusLists.token(requestContext(request), request.params.statusListId, basePath);
     return reply

@@ -58,7 +58,7 @@ const ldpFields = {
   revocable: Type.Optional(Type.Boolean()),
 };
 const cwtFields = { ...common(false), issuer: Type.Optional(Issuer), revocable: Type.Optional(Type.Boolean()) };
-const sdJwtFields = { ...common(false), issuer: Type.Optional(Issuer), selectivelyDisclosable: Type.Optional(Type.Array(Text(1000))) };
+const sdJwtFields = { ...common(false), issuer: Type.Optional(Issuer), selectivelyDisclosable: Type.Optional(Type.Array(Text(1000))), revocable: Type.Optional(Type.Boolean()) };
 
 /** The answer: the configuration as stored, with what Vellum assigned and the defaults it filled in. */
 function response<T extends TProperties>(fields: T, defaults: TProperties): TObject {
@@ -73,7 +73,7 @@ export const SdJwtConfigurationBody = Type.Object(sdJwtFields, strict);
 export const MdocConfigurationResponse = response(mdocFields, { includeStatus: Type.Boolean() });
 export const LdpVcConfigurationResponse = response(ldpFields, { issuer: Issuer, proofType: Type.String(), revocable: Type.Boolean() });
 export const CwtConfigurationResponse = response(cwtFields, { revocable: Type.Boolean() });
-export const SdJwtConfigurationResponse = response(sdJwtFields, {});
+export const SdJwtConfigurationResponse = response(sdJwtFields, { revocable: Type.Boolean() });
 
 /** The configuration id in the path; the core says when it is not a UUID. */
 export const ConfigurationParams = Type.Object({ id: Text(200) });

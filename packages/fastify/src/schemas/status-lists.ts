@@ -35,3 +35,8 @@ export const CredentialIdParams = Type.Object({ credentialId: Type.String({ minL
 export const StatusListIdParams = Type.Object({ statusListId: Type.String({ minLength: 1, maxLength: 64 }) });
 export const DistributionQuery = Type.Object({ format: Type.Optional(Type.String({ maxLength: 100 })) }, strict);
 export const DistributionResponse = Type.Union([Type.Array(Type.String()), Type.Array(Type.Object({ uri: Type.String() }))]);
+
+export const RevocationBody = Type.Object({ isRevoked: Type.Boolean() }, strict);
+export const RevocationResponse = Type.Object({ isRevoked: Type.Boolean() });
+export const CredentialParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const ListParams = Type.Object({ listId: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -10,6 +10,9 @@ const NBF = 5;
 const IAT = 6;
 const CNF = 8;
 const CNF_COSE_KEY = 1;
+// The `status` claim of a Referenced Token in CWT form (IETF Token Status List draft 14 §6.3.1,
+// §14.3), holding the `Status` map whose `status_list` member names the token's entry (§6.3).
+const STATUS = 65535;
 
 /** A CWT value as cbor-x should write it: objects become text-keyed maps, large integers bigints. */
 export type CborValue = string | number | bigint | boolean | null | Uint8Array | CborValue[] | Map<string | number, CborValue>;
@@ -50,6 +53,26 @@ function privateValue(value: unknown, path: string): CborValue {
 }
 
 /**
+ * The `Status` CBOR structure of draft 14 §6.3: `{ "status_list": { "idx": uint, "uri": tstr } }`,
+ * text keys as the draft's CDDL has them. `idx` must be a non-negative integer and `uri` a URI
+ * (RFC 3986), so a verifier can find the entry; anything else is refused.
+ */
+function statusClaim(status: NonNullable<CwtClaims['status']>): Map<string, CborValue> {
+  const { idx, uri } = status;
+  if (!Number.isSafeInteger(idx) || idx < 0) throw invalidField('status.idx', 'Expected a non-negative integer index', idx);
+  if (typeof uri !== 'string' || !URL.canParse(uri)) throw invalidField('status.uri', 'Expected the URI of the status list token', uri);
+  return new Map([
+    [
+      'status_list',
+      new Map<string, CborValue>([
+        ['idx', integer(idx)],
+        ['uri', uri],
+      ]),
+    ],
+  ]);
+}
+
+/**
  * The CWT Claims Set (RFC 8392 §7.1 step 1) as one CBOR map: the registered claims under their
  * integer keys in label order, then the private claims under their text names.
  */
@@ -62,6 +85,7 @@ export function cwtClaimsMap(claims: CwtClaims): Map<string | number, CborValue>
   if (claims.nbf !== undefined) map.set(NBF, numericDate(claims.nbf, 'nbf'));
   map.set(IAT, numericDate(claims.iat, 'iat'));
   map.set(CNF, new Map([[CNF_COSE_KEY, coseKeyOf(claims.cnf, 'cnf')]]));
+  if (claims.status !== undefined) map.set(STATUS, statusClaim(claims.status));
   for (const [name, value] of Object.entries(claims.claims)) map.set(name, privateValue(value, name));
   return map;
 }

@@ -187,6 +187,36 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
     expect(raw.has(1) && raw.has(4) && raw.has(6) && raw.has(8)).toBe(true);
   });
 
+  it('writes a Token Status List reference as claim 65535 { "status_list": { "idx", "uri" } } (IETF Token Status List draft 14 §6.3)', async () => {
+    const uri = 'https://issuer.example/v2/credentials/compact/status-lists/6b0d1c2e/token';
+    const { bytes, key } = await signed({ status: { idx: 499_999, uri } });
+    const raw = claimsMap(verify(bytes, key.publicJwk).payload);
+    expect([...raw.keys()].filter((k) => typeof k === 'number')).toEqual([1, 2, 4, 5, 6, 8, 65535]);
+    const status = raw.get(65535) as Map<string, Map<string, unknown>>;
+    expect([...status.keys()]).toEqual(['status_list']);
+    expect(status.get('status_list')).toEqual(
+      new Map<string, unknown>([
+        ['idx', 499_999],
+        ['uri', uri],
+      ]),
+    );
+    // idx is an unsigned integer (major type 0, here a 4-byte head 0x1a), not a float.
+    expect(Buffer.from(verify(bytes, key.publicJwk).payload).includes(Buffer.from('636964781a0007a11f', 'hex'))).toBe(true);
+    // A private claim named "status" stays a text label, apart from the registered 65535.
+    const other = await signed({ claims: { status: 'active' } });
+    const named = claimsMap(verify(other.bytes, other.key.publicJwk).payload);
+    expect(named.get('status')).toBe('active');
+    expect(named.has(65535)).toBe(false);
+  });
+
+  it('refuses a status reference with a negative or fractional idx, or a uri that is no URI', async () => {
+    const ctx = await setup();
+    const sign = (status: CwtClaims['status']) => ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(p256Holder(), { status }) });
+    await expect(sign({ idx: -1, uri: 'https://issuer.example/s/1' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.idx' }] });
+    await expect(sign({ idx: 1.5, uri: 'https://issuer.example/s/1' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.idx' }] });
+    await expect(sign({ idx: 1, uri: 'not a uri' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.uri' }] });
+  });
+
   it('fails verification when one byte of the payload changes', async () => {
     const { bytes, key } = await signed();
     const at = Buffer.from(bytes).indexOf('Susan');

@@ -9,6 +9,10 @@
 //   Signature 2020), copied from contexts/ed25519-signature-2020-v1.jsonld of the
 //   ed25519-signature-2020-context package 1.1.0 (BSD-3-Clause, Digital Bazaar).
 // - jws-2020-v1: https://w3id.org/security/suites/jws-2020/v1 (W3C CCG JSON Web Signature 2020).
+// - vc-revocation-list-2020-v1: https://w3id.org/vc-revocation-list-2020/v1 (W3C CCG Revocation
+//   List 2020), copied from contexts/vc-revocation-list-2020.jsonld of the
+//   vc-revocation-list-context package 1.0.0 (Digital Bazaar; context data under the W3C Software
+//   and Document License).
 // A context may never change once published (signatures depend on it), so neither may these files.
 
 import credentialsV1 from './contexts/credentials-v1.json' with { type: 'json' };
@@ -16,6 +20,7 @@ import didConfigurationV1 from './contexts/did-configuration-v1.json' with { typ
 import ed25519Signature2018V1 from './contexts/ed25519-signature-2018-v1.json' with { type: 'json' };
 import ed25519Signature2020V1 from './contexts/ed25519-signature-2020-v1.json' with { type: 'json' };
 import jws2020V1 from './contexts/jws-2020-v1.json' with { type: 'json' };
+import vcRevocationList2020V1 from './contexts/vc-revocation-list-2020-v1.json' with { type: 'json' };
 
 const CONTEXTS: ReadonlyMap<string, unknown> = new Map<string, unknown>([
   ['https://www.w3.org/2018/credentials/v1', credentialsV1],
@@ -23,6 +28,7 @@ const CONTEXTS: ReadonlyMap<string, unknown> = new Map<string, unknown>([
   ['https://w3id.org/security/suites/ed25519-2018/v1', ed25519Signature2018V1],
   ['https://w3id.org/security/suites/ed25519-2020/v1', ed25519Signature2020V1],
   ['https://w3id.org/security/suites/jws-2020/v1', jws2020V1],
+  ['https://w3id.org/vc-revocation-list-2020/v1', vcRevocationList2020V1],
 ]);
 
 /** The URLs of every bundled context. */

@@ -68,6 +68,7 @@ describe('JSON-LD canonicalisation (RDFC-1.0 / URDNA2015) with bundled contexts'
       'https://w3id.org/security/suites/ed25519-2018/v1',
       'https://w3id.org/security/suites/ed25519-2020/v1',
       'https://w3id.org/security/suites/jws-2020/v1',
+      'https://w3id.org/vc-revocation-list-2020/v1',
       'https://www.w3.org/2018/credentials/v1',
     ]);
     const copy = bundledContext('https://www.w3.org/2018/credentials/v1')!;
