@@ -22,14 +22,16 @@ import {
   type Jwk,
 } from '@openid4vc/oauth2';
 import { type IssuerMetadataResult, Openid4vciClient } from '@openid4vc/openid4vci';
+import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import pako from 'pako';
 import { resolveDidKey, startOidcProvider, writeLocalhostCertificate } from '@vellum/testing';
 import { importJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../../../apps/server/test/backends.ts';
 import { cli, freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
 import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
-import { verifyWithDigitalBazaar } from '../../../packages/formats/src/linked-data/independent-verifier.ts';
+import { type RevocationCheckVerdict, revocationList2020Check, verifyWithDigitalBazaar } from '../../../packages/formats/src/linked-data/independent-verifier.ts';
 import { deviceResponse, oid4vpSessionTranscript } from './mdoc-device.ts';
 import { fetchTrusting } from './tls.ts';
 
@@ -600,6 +602,75 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
         const flipped = `${h}.${p}.${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
         await expect(sdJwtVc.verify([flipped, ...rest].join('~'))).rejects.toThrow();
       }
+    }
+  });
+
+  it.skipIf(skip)('revokes ldp_vc, cwt and dc+sd-jwt credentials: each reads revoked in the list its DID signs, and another credential valid (issue 15)', async () => {
+    const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };
+    for (const keyType of ['Ed25519', 'P-256'] as const) dids[keyType] = (await call('POST', '/v1/dids', { method: 'key', options: { keyType } })).json().did;
+    const claimMappings = { family_name: { mapFrom: 'claims.family_name', required: true }, given_name: { mapFrom: 'claims.givenName', required: true } };
+    const cose = await loadCoseTs();
+    const issueTwo = async (format: string, path: string, body: Record<string, unknown>) => {
+      const created = await call('POST', `/v2/credentials/${path}/configurations`, { ...body, expiresIn: { days: 30 }, claimMappings, revocable: true });
+      expect(created.status, created.text).toBe(201);
+      const configurationId = created.json().id as string;
+      const issued = [];
+      for (let i = 0; i < 2; i += 1) {
+        const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+        const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId, scope: `${format}:${body.type}`, par: true });
+        issued.push(run.body.credentials?.[0]?.credential as unknown);
+      }
+      const records = (await call('GET', `/v2/credentials?credentialConfigurationId=${configurationId}`)).json().data as Array<{ id: string }>;
+      return { issued, ids: records.map((r) => r.id) };
+    };
+    const fetchBody = async (uri: string) => {
+      const res = await tlsFetch(uri);
+      expect(res.status, uri).toBe(200);
+      return { contentType: res.headers.get('content-type'), bytes: new Uint8Array(await res.arrayBuffer()) };
+    };
+
+    // ldp_vc: the list credential verifies with @digitalbazaar/vc and @digitalbazaar/bitstring reads it.
+    const ldp = await issueTwo('ldp_vc', 'web-semantic', { type: 'RevocableMembership', issuer: { name: 'Acme' } });
+    expect((await call('POST', `/v2/credentials/web-semantic/${ldp.ids[0]}/revocation-status`, { isRevoked: true })).json()).toEqual({ isRevoked: true });
+    const edKey = resolveDidKey(dids.Ed25519);
+    for (const [i, revoked] of [[0, true], [1, false]] as const) {
+      const vc = ldp.issued[i] as Record<string, any>;
+      const listUrl = vc.credentialStatus.revocationListCredential as string;
+      const list = JSON.parse(new TextDecoder().decode((await fetchBody(listUrl)).bytes)) as Record<string, unknown>;
+      const verdicts: RevocationCheckVerdict[] = [];
+      const result = await verifyWithDigitalBazaar(vc, edKey, new Date(), undefined, revocationList2020Check(new Map([[listUrl, list]]), edKey, new Date(), verdicts));
+      expect(verdicts[0], `ldp_vc ${i}`).toMatchObject({ list: { verified: true }, revoked });
+      expect(result.verified).toBe(!revoked);
+    }
+
+    // dc+sd-jwt: the Token Status List JWT verifies with node:crypto and @sd-jwt/jwt-status-list reads it.
+    const sd = await issueTwo('dc+sd-jwt', 'sd-jwt', { type: 'https://credentials.example/revocable' });
+    expect((await call('POST', `/v2/credentials/sd-jwt/${sd.ids[0]}/revocation-status`, { isRevoked: true })).status).toBe(200);
+    const p256 = resolveDidKey(dids['P-256']);
+    for (const [i, revoked] of [[0, 1], [1, 0]] as const) {
+      const payload = JSON.parse(Buffer.from(((sd.issued[i] as string).split('~')[0] as string).split('.')[1] as string, 'base64url').toString()) as { status: { status_list: { idx: number; uri: string } } };
+      const { idx, uri } = payload.status.status_list;
+      const { contentType, bytes } = await fetchBody(uri);
+      expect(contentType).toBe('application/statuslist+jwt');
+      const jwt = new TextDecoder().decode(bytes);
+      const [h, p, signature] = jwt.split('.') as [string, string, string];
+      expect(verifySignature('sha256', Buffer.from(`${h}.${p}`), { key: createPublicKey({ key: p256 as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))).toBe(true);
+      expect(getListFromStatusListJWT(jwt).getStatus(idx), `dc+sd-jwt ${i}`).toBe(revoked);
+    }
+
+    // cwt: the Token Status List CWT verifies with @ldclabs/cose-ts under the DID's key and pako inflates it.
+    const cwt = await issueTwo('cwt', 'compact', { type: 'RevocableBadge' });
+    expect((await call('POST', `/v2/credentials/compact/${cwt.ids[0]}/revocation-status`, { isRevoked: true })).status).toBe(200);
+    const point = Buffer.concat([Uint8Array.of(4), Buffer.from(p256.x, 'base64url'), Buffer.from(p256.y as string, 'base64url')]);
+    for (const [i, revoked] of [[0, 1], [1, 0]] as const) {
+      const credential = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), new Uint8Array(Buffer.from(cwt.issued[i] as string, 'base64url')));
+      const reference = ((cose.decodeCBOR(credential.payload) as Map<number, unknown>).get(65535) as Map<string, Map<string, unknown>>).get('status_list') as Map<string, unknown>;
+      const { bytes } = await fetchBody(reference.get('uri') as string);
+      const token = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes);
+      const list = (cose.decodeCBOR(token.payload) as Map<number, unknown>).get(65533) as Map<string, unknown>;
+      const statuses = pako.inflate(list.get('lst') as Uint8Array) as Uint8Array;
+      const idx = reference.get('idx') as number;
+      expect(((statuses[idx >> 3] as number) >> (idx & 7)) & 1, `cwt ${i}`).toBe(revoked);
     }
   });
 
