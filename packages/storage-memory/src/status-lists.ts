@@ -109,6 +109,9 @@ export function statusListRepositories(get: () => StatusListState, next: () => n
       async insert(list) {
         const s = get();
         if (s.lists.has(list.id)) throw conflict('Status list id exists');
+        for (const r of s.lists.values()) {
+          if (r.value.tenantId === list.tenantId && r.value.kind === list.kind && r.value.generation === list.generation) throw conflict('The tenant already has this generation of the kind');
+        }
         s.lists.set(list.id, { seq: next(), value: { ...copy(list), taken: 0, revision: 0 } });
       },
       async get(tenantId, id) {

@@ -627,12 +627,15 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
           .addColumn('kind', 'text', (c) => c.notNull())
           .addColumn('size', 'integer', (c) => c.notNull())
+          .addColumn('generation', 'integer', (c) => c.notNull())
           .addColumn('taken', 'integer', (c) => c.notNull())
           .addColumn('shuffle_key', 'text', (c) => c.notNull())
           .addColumn('revision', 'integer', (c) => c.notNull())
           .addColumn('created_at', 'text', (c) => c.notNull())
           .execute();
         await db.schema.createIndex('status_lists_id_unique').unique().on('status_lists').column('id').execute();
+        // Of servers racing to open a tenant's next list of a kind, one adds it: the rest conflict.
+        await db.schema.createIndex('status_lists_tenant_kind_generation_unique').unique().on('status_lists').columns(['tenant_id', 'kind', 'generation']).execute();
         // Finds the newest list of a kind with room: the tenant's lists of the kind, newest first,
         // read until one has `taken < size` (a kind has few lists, each holding up to 500,000). Not
         // a partial index on `taken < size`: `taken` changes with every credential issued, and a

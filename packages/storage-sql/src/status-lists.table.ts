@@ -46,6 +46,7 @@ export interface StatusListsTable {
   tenant_id: string;
   kind: string;
   size: number;
+  generation: number;
   /** How many positions were handed out; only ever incremented, by one statement. */
   taken: number;
   shuffle_key: string;
@@ -108,6 +109,7 @@ export function toStatusList(row: Selectable<StatusListsTable>): StatusListRecor
     tenantId: row.tenant_id,
     kind: row.kind as StatusListKind,
     size: Number(row.size),
+    generation: Number(row.generation),
     taken: Number(row.taken),
     shuffleKey: row.shuffle_key,
     revision: Number(row.revision),
@@ -122,6 +124,7 @@ export function toStatusListRow(list: StatusListRecord): Insertable<StatusListsT
     tenant_id: list.tenantId,
     kind: list.kind,
     size: list.size,
+    generation: list.generation,
     taken: 0,
     shuffle_key: list.shuffleKey,
     revision: 0,
@@ -307,7 +310,7 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
 
     statusLists: {
       async insert(list) {
-        await refusingDuplicates(db.insertInto('status_lists').values(toStatusListRow(list)).execute(), () => 'Status list id exists');
+        await refusingDuplicates(db.insertInto('status_lists').values(toStatusListRow(list)).execute(), () => 'Status list id exists, or the tenant already has this generation of the kind');
       },
       async get(tenantId, id) {
         const row = await listById.first(db, { tenantId, id });

@@ -22,13 +22,17 @@ const uuid = () => crypto.randomUUID();
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const kindOf = (format: 'draft-14' | 'legacy' = 'draft-14'): StatusListKind => `mdoc:${format}:${unique('org.example.')}`;
 
-/** An empty list of a fresh kind (a draft 14 mDoc one unless told), 500,000 entries, a random shuffle key. */
+/**
+ * An empty list of a fresh kind (a draft 14 mDoc one unless told), 500,000 entries, a random
+ * shuffle key, and a generation no other fixture has (so lists of one kind never collide on it).
+ */
 export function makeStatusList(tenantId: string, over: Partial<StatusListRecord> = {}): StatusListRecord {
   return {
     id: uuid(),
     tenantId,
     kind: kindOf(),
     size: STATUS_LIST_SIZE,
+    generation: (counter += 1),
     taken: 0,
     shuffleKey: Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url'),
     revision: 0,
@@ -193,6 +197,25 @@ export function describeStatusListContract(store: () => Store): void {
       const l = await list(t.id);
       await expectDomainError(lists().insert(makeStatusList(t.id, { id: l.id })), 'Conflict');
       expect(await lists().get(t.id, l.id)).toEqual(l);
+    });
+
+    it('refuses a second list of one kind and generation with Conflict; another kind, generation or tenant is fine', async () => {
+      const [a, b] = [await tenant(), await tenant()];
+      const l = await list(a.id, { generation: 0 });
+      await expectDomainError(lists().insert(makeStatusList(a.id, { kind: l.kind, generation: 0 })), 'Conflict');
+      expect(await lists().list(a.id, l.kind)).toEqual([l]);
+      await lists().insert(makeStatusList(a.id, { kind: l.kind, generation: 1 }));
+      await lists().insert(makeStatusList(a.id, { generation: 0 }));
+      await lists().insert(makeStatusList(b.id, { kind: l.kind, generation: 0 }));
+      expect(await lists().list(a.id, l.kind)).toHaveLength(2);
+    });
+
+    it('of concurrent inserts of one generation, exactly one is kept', async () => {
+      const t = await tenant();
+      const kind = kindOf();
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => lists().insert(makeStatusList(t.id, { kind, generation: 0 }))));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(await lists().list(t.id, kind)).toHaveLength(1);
     });
 
     it('lists the tenant’s lists of one kind, or of every kind, in creation order', async () => {

@@ -56,6 +56,11 @@ export interface StatusListRecord {
   kind: StatusListKind;
   /** How many entries the list holds at most (STATUS_LIST_SIZE). */
   size: number;
+  /**
+   * Its place among the tenant's lists of its kind (0 for the first): of processes racing to open
+   * the next list when one fills, only one can add generation n, and the others take from it.
+   */
+  generation: number;
   /** How many positions were taken; position p holds entry index `shuffle(p)`. */
   taken: number;
   /** The key of the list's index shuffle (base64url, 16 random bytes): indexes are not issuance order. */
@@ -101,7 +106,10 @@ export interface StatusListConfigurationRepository {
 }
 
 export interface StatusListRepository {
-  /** Adds a list (taken 0, revision 0). */
+  /**
+   * Adds a list (taken 0, revision 0). Throws DomainError `Conflict` when the id exists, or when the
+   * tenant already has a list of this kind and generation (a unique index is the rule).
+   */
   insert(list: StatusListRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<StatusListRecord | undefined>;
   /** The tenant's lists of `kind` (of every kind when not given) in creation order. */

@@ -209,16 +209,24 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
 
   /** An entry of a list of `kind`: the next position of the newest list with room, shuffled; a new list when none has room. */
   async function take(tenant: Tenant, kind: StatusListKind): Promise<{ listId: string; idx: number }> {
-    for (let attempt = 0; attempt < 3; attempt += 1) {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
       const taken = await store.statusLists.takePosition(tenant.id, kind);
       if (taken) {
         const key = base64UrlToBytes(taken.list.shuffleKey);
         if (!key) throw new Error(`Status list ${taken.list.id} has a malformed shuffle key`);
         return { listId: taken.list.id, idx: shuffledIndex(taken.position, taken.list.size, shuffleKeyWords(key)) };
       }
-      // No list of this kind with room: open one (two processes may both do so; both lists fill).
-      const list: StatusListRecord = { id: ids.uuid(), tenantId: tenant.id, kind, size: listSize, taken: 0, shuffleKey: bytesToBase64Url(ids.bytes(16)), revision: 0, createdAt: clock.now().toISOString() };
-      await store.statusLists.insert(list);
+      // No list of this kind with room: open the next generation. Of requests racing to open it
+      // (in this process or another) one wins; the others' insert conflicts and they take from it.
+      const existing = await store.statusLists.list(tenant.id, kind);
+      // Opened meanwhile by another request: take from it rather than open one more.
+      if (existing.some((l) => l.taken < l.size)) continue;
+      const list: StatusListRecord = { id: ids.uuid(), tenantId: tenant.id, kind, size: listSize, generation: existing.length, taken: 0, shuffleKey: bytesToBase64Url(ids.bytes(16)), revision: 0, createdAt: clock.now().toISOString() };
+      try {
+        await store.statusLists.insert(list);
+      } catch (error) {
+        if (!isDomainError(error) || error.code !== 'Conflict') throw error;
+      }
     }
     throw new DomainError('ServiceUnavailable', 'No status list entry could be taken: try again');
   }
