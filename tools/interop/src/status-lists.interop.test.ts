@@ -6,19 +6,16 @@
 // COSE_Sign1 against the document signer in its x5chain, node:crypto checks that the IACA issued
 // that certificate, and pako inflates the bits. The revoked mDoc reads invalid, the others valid.
 import { createHash, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { Verifier } from '@auth0/mdl';
 import { clientAuthenticationAnonymous, type HashAlgorithm, type Jwk } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
-import { writeLocalhostCertificate } from '@vellum/testing';
 import { importJWK, SignJWT } from 'jose';
 import * as cborg from 'cborg';
 import pako from 'pako';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
 import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
 import { deviceResponse, oid4vpSessionTranscript } from './mdoc-device.ts';
-import { fetchTrusting } from './tls.ts';
+import { type IssuerServer, startIssuerServer } from './issuer-server.ts';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -30,37 +27,16 @@ type StatusEntry = { idx: number; uri: string };
 const cose = await loadCoseTs();
 
 describe('mDoc status lists read by a verifier that shares no code with Vellum (issue 15)', () => {
-  let dir: string;
-  let server: RunningServer;
+  let issuer: IssuerServer;
   let origin: string;
   let tlsFetch: typeof fetch;
-  let admin: Record<string, string>;
+  let call: IssuerServer['call'];
   let iacaPem: string;
   const configurations: Record<string, string> = {};
 
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = admin) {
-    const res = await tlsFetch(`${origin}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: () => JSON.parse(text), text };
-  }
-
   beforeAll(async () => {
-    dir = tempDir();
-    const cert = writeLocalhostCertificate(dir);
-    const port = await freePort();
-    origin = `https://localhost:${port}`;
-    tlsFetch = fetchTrusting(cert.certPem);
-    server = await startServer(serverEnv({ VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PUBLIC_URL: origin, VELLUM_TLS_CERT_FILE: cert.certFile, VELLUM_TLS_KEY_FILE: cert.keyFile }));
-    const printed = server.output();
-    const start = printed.indexOf('{', printed.indexOf('shown only this once'));
-    const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-    const token = await call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin }, {});
-    admin = { authorization: `Bearer ${token.json().access_token}` };
-
+    issuer = await startIssuerServer();
+    ({ origin, tlsFetch, call } = issuer);
     const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US', commonName: 'Acme IACA' });
     expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
     iacaPem = (await call('GET', '/v2/credentials/mobile/iacas', undefined, {})).json().data[0].certificatePem;
@@ -81,8 +57,7 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
   });
 
   afterAll(async () => {
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await issuer?.stop();
   });
 
   /** A Pre-authorized flow played by the wallet library; the mDoc, the device key and the record id. */
