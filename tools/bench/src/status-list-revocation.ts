@@ -179,14 +179,14 @@ async function measure(p: Prepared, name: string, revokedBefore: number): Promis
     const kept = await vellum.statusLists.token(ctx, list.id);
     const t3 = performance.now();
     // The second answer is the kept token: the same bytes, not a second signature.
-    if (Buffer.compare(kept.token, resigned.token) !== 0) throw new Error('an unchanged list was signed again');
+    if (Buffer.compare(kept.body, resigned.body) !== 0) throw new Error('an unchanged list was signed again');
     if (i < WARMUP) continue;
     s.revoke.push(t1 - t0);
     s.resign.push(t2 - t1);
     s.total.push(t2 - t0);
     s.kept.push(t3 - t2);
-    s.resignedBytes = resigned.token.length;
-    s.keptBytes = kept.token.length;
+    s.resignedBytes = resigned.body.length;
+    s.keptBytes = kept.body.length;
   }
 
   // Each step of a re-sign on its own, on the list as it now is, with the signer the use case uses.

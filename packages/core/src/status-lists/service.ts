@@ -6,6 +6,7 @@ import { durationSeconds } from '../configurations/duration.ts';
 import type { CredentialFormat, Duration } from '../configurations/model.ts';
 import { checkExpiresIn, checkKnownFields, isPlainObject, Problems } from '../configurations/rules.ts';
 import type { EventRecorder } from '../events/recorder.ts';
+import { CREDENTIAL_PROFILES } from '../issuance/model.ts';
 import { withEvents } from '../events/recorder.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
 import { issuerOf } from '../metadata/service.ts';
@@ -52,8 +53,12 @@ export const REFERENCED_LIST_MEDIA_TYPES: Readonly<Record<ReferencedListForm, st
 };
 
 /** The formats whose credentials are revoked through `/v2/credentials/{profile}/{id}/revocation-status` (API.md §12). */
-export const REVOCATION_PROFILES = { 'web-semantic': 'ldp_vc', compact: 'cwt', 'compact-semantic': 'cwt_vc', 'sd-jwt': 'dc+sd-jwt' } as const satisfies Record<string, Exclude<CredentialFormat, 'mso_mdoc'>>;
-export type RevocationProfile = keyof typeof REVOCATION_PROFILES;
+export type RevocationProfile = Exclude<(typeof CREDENTIAL_PROFILES)[CredentialFormat], 'mobile'>;
+export const REVOCATION_PROFILES: Readonly<Record<RevocationProfile, Exclude<CredentialFormat, 'mso_mdoc'>>> = Object.fromEntries(
+  Object.entries(CREDENTIAL_PROFILES)
+    .filter(([format]) => format !== 'mso_mdoc')
+    .map(([format, profile]) => [profile, format]),
+) as Record<RevocationProfile, Exclude<CredentialFormat, 'mso_mdoc'>>;
 
 /**
  * What a docType without its own configuration gets: draft 14, tokens valid a day and cacheable for
@@ -103,7 +108,7 @@ export interface StatusListService {
   /** Public: the token URIs of the tenant's lists, draft 14 as strings, legacy (`format=legacy`) as `{ uri }`. */
   distribution(ctx: RequestContext, query: { format?: string | undefined }, basePath?: string): Promise<string[] | Array<{ uri: string }>>;
   /** Public: the signed token of a list, re-signed only when the list changed or its token nears expiry. */
-  token(ctx: RequestContext, listId: string, basePath?: string): Promise<{ mediaType: string; token: Uint8Array; maxAgeSeconds: number }>;
+  token(ctx: RequestContext, listId: string, basePath?: string): Promise<{ mediaType: string; body: Uint8Array; maxAgeSeconds: number }>;
   /** Issuance: an entry for one more mDoc of `docType` (the caller records it with the credential). */
   allocate(tenant: Tenant, docType: string, origin: string): Promise<MdocStatusAllocation>;
   /** Issuance: an entry for one more credential of another format, in a list signed by `did`. */
@@ -157,7 +162,6 @@ function checkId(param: string, id: string, what: string): string {
 }
 
 const missingConfiguration = () => notFound('The tenant has no such status list configuration');
-const missingCredential = () => notFound('The tenant has no such mDoc with a status list entry');
 
 /** Checks a configuration body (API.md §12), reporting every problem in one 400. */
 function checkConfiguration(input: unknown): { docType: string; timeToLiveDuration: Duration; expiryDuration: Duration; format: StatusListFormat } {
@@ -201,9 +205,12 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     return found;
   }
 
-  async function entryOf(ctx: RequestContext, credentialId: string) {
-    const entry = await store.statusLists.entryOf(ctx.tenant.id, checkId('credentialId', credentialId, 'credential'));
-    if (!entry) throw missingCredential();
+  /** The entry of a credential of `format`: another format's credential is as good as absent at this format's path. */
+  async function entryOf(ctx: RequestContext, format: CredentialFormat, credentialId: string): Promise<StatusEntry> {
+    const id = checkId('credentialId', credentialId, 'credential');
+    const record = await store.issuedCredentials.get(ctx.tenant.id, id);
+    const entry = record?.format === format ? await store.statusLists.entryOf(ctx.tenant.id, id) : undefined;
+    if (!entry) throw notFound(format === 'mso_mdoc' ? 'The tenant has no such mDoc with a status list entry' : `The tenant has no such revocable ${format} credential`);
     return entry;
   }
 
@@ -260,21 +267,46 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     if (!changed) throw conflict('The credential’s status changed meanwhile: read it again', []);
   }
 
-  /** The entry of a credential of `profile`'s format: another format's id is as good as absent. */
-  async function referencedEntryOf(ctx: RequestContext, profile: RevocationProfile, credentialId: string): Promise<StatusEntry> {
-    const id = checkId('credentialId', credentialId, 'credential');
-    const record = await store.issuedCredentials.get(ctx.tenant.id, id);
-    const entry = record && record.format === REVOCATION_PROFILES[profile] ? await store.statusLists.entryOf(ctx.tenant.id, id) : undefined;
-    if (!entry) throw notFound(`The tenant has no such revocable ${REVOCATION_PROFILES[profile]} credential`);
-    return entry;
-  }
-
   /** The DID key a referenced list of `form` is signed with: the key of its DID that signs its credentials. */
   async function listSigner(tenantId: string, form: ReferencedListForm, did: string) {
     const algorithm = form === 'revocation-list' ? 'Ed25519' : 'P-256';
     const key = (await store.dids.get(tenantId, did))?.keys.find((k) => k.algorithm === algorithm);
     if (!key) throw notFound('The DID that signs this list is gone, so the list can no longer be served');
     return key;
+  }
+
+  /** A list served publicly, of a kind starting with `kindPrefix`; any other id is as good as absent. */
+  async function publicList(ctx: RequestContext, listId: string, kindPrefix: string): Promise<StatusListRecord> {
+    const list = UUID.test(listId) ? await store.statusLists.get(ctx.tenant.id, listId.toLowerCase()) : undefined;
+    if (!list || !list.kind.startsWith(kindPrefix)) throw notFound('The tenant has no such status list');
+    return list;
+  }
+
+  /** The list's statuses, `bits` per entry, as its non-valid entries say. */
+  async function statusesOf(list: StatusListRecord, bits: 1 | 2): Promise<Uint8Array> {
+    return packStatuses(list.size, bits, await store.statusLists.nonValidEntries(list.tenantId, list.id));
+  }
+
+  /**
+   * The list's signed form as kept in the store while it shows the list as it is (and, when it
+   * `expires`, outlives any verifier's cached copy of it by its ttl); otherwise signed anew and kept.
+   */
+  async function keptOrSigned(
+    ctx: RequestContext,
+    list: StatusListRecord,
+    settings: Pick<StatusListConfiguration, 'timeToLiveDuration' | 'expiryDuration'>,
+    expires: boolean,
+    sign: (at: { now: Date; issuedAt: Date; expiresAt: Date; ttlSeconds: number }) => Promise<Uint8Array>,
+  ): Promise<Uint8Array> {
+    const ttlSeconds = durationSeconds(settings.timeToLiveDuration);
+    const now = clock.now();
+    const kept = await store.statusLists.getToken(ctx.tenant.id, list.id);
+    if (kept && kept.revision === list.revision && (!expires || Date.parse(kept.expiresAt) - now.getTime() > ttlSeconds * 1000)) return kept.token;
+    const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    const expiresAt = new Date(issuedAt.getTime() + durationSeconds(settings.expiryDuration) * 1000);
+    const body = await sign({ now, issuedAt, expiresAt, ttlSeconds });
+    await store.statusLists.putToken({ tenantId: ctx.tenant.id, listId: list.id, revision: list.revision, token: body, issuedAt: issuedAt.toISOString(), expiresAt: expiresAt.toISOString() });
+    return body;
   }
 
   const docTypeTaken = (docType: string) =>
@@ -338,7 +370,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     getStatus(ctx, credentialId) {
       return withEvents(events, ctx, 'MOBILE_CREDENTIAL_STATUS_RETRIEVE', async () => {
         requirePermission(ctx, 'credentials');
-        return { status: (await entryOf(ctx, credentialId)).status };
+        return { status: (await entryOf(ctx, 'mso_mdoc', credentialId)).status };
       });
     },
 
@@ -352,7 +384,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
         const to = input.status;
         if (typeof to !== 'string' || !(CREDENTIAL_STATUSES as readonly string[]).includes(to)) throw invalidField('status', `One of ${CREDENTIAL_STATUSES.join(', ')}`, to);
         const status = to as CredentialStatus;
-        const entry = await entryOf(ctx, credentialId);
+        const entry = await entryOf(ctx, 'mso_mdoc', credentialId);
         const list = await store.statusLists.get(ctx.tenant.id, entry.listId);
         if (status === 'suspended' && (!list || formatOfKind(list.kind) !== 'legacy')) {
           throw invalidField('status', 'Suspension exists in legacy status lists only (draft 14 lists have valid and invalid)', to);
@@ -368,39 +400,29 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       const format = query.format ?? 'draft-14';
       if (!(STATUS_LIST_FORMATS as readonly string[]).includes(format)) throw invalidField('format', `One of ${STATUS_LIST_FORMATS.join(', ')}`, format, 'query');
       const lists = await store.statusLists.list(ctx.tenant.id);
-      const uris = lists.filter((l) => formatOfKind(l.kind) === format).map((l) => `${issuerOf(ctx, basePath)}${STATUS_LIST_PATHS.token(l.id)}`);
+      const uris = lists.filter((l) => l.kind.startsWith(`mdoc:${format}:`)).map((l) => `${issuerOf(ctx, basePath)}${STATUS_LIST_PATHS.token(l.id)}`);
       return format === 'legacy' ? uris.map((uri) => ({ uri })) : uris;
     },
 
     async token(ctx, listId, basePath) {
-      const list = UUID.test(listId) ? await store.statusLists.get(ctx.tenant.id, listId.toLowerCase()) : undefined;
-      if (!list) throw notFound('The tenant has no such status list');
+      const list = await publicList(ctx, listId, 'mdoc:');
       const format = formatOfKind(list.kind);
       const settings = await settingsFor(ctx.tenant.id, docTypeOfKind(list.kind));
-      const ttlSeconds = durationSeconds(settings.timeToLiveDuration);
-      const now = clock.now();
-      const kept = await store.statusLists.getToken(ctx.tenant.id, list.id);
-      // Reused while it shows the list as it is and outlives any verifier's cached copy of it.
-      if (kept && kept.revision === list.revision && Date.parse(kept.expiresAt) - now.getTime() > ttlSeconds * 1000) {
-        return { mediaType: STATUS_LIST_MEDIA_TYPES[format], token: kept.token, maxAgeSeconds: ttlSeconds };
-      }
-      const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
-      const expiresAt = new Date(issuedAt.getTime() + durationSeconds(settings.expiryDuration) * 1000);
-      const statuses = packStatuses(list.size, STATUS_BITS[format], await store.statusLists.nonValidEntries(ctx.tenant.id, list.id));
-      const chain = await chains.current(ctx.tenant, now, expiresAt.getTime() - now.getTime());
-      const token = await tokens.sign({
-        tenantId: ctx.tenant.id,
-        format,
-        uri: `${issuerOf(ctx, basePath)}${STATUS_LIST_PATHS.token(list.id)}`,
-        issuedAt,
-        expiresAt,
-        ttlSeconds,
-        bits: STATUS_BITS[format],
-        statuses,
-        signer: { keyId: chain.signer.keyId, x5chain: chain.x5chain },
+      const body = await keptOrSigned(ctx, list, settings, true, async ({ now, issuedAt, expiresAt, ttlSeconds }) => {
+        const chain = await chains.current(ctx.tenant, now, expiresAt.getTime() - now.getTime());
+        return tokens.sign({
+          tenantId: ctx.tenant.id,
+          format,
+          uri: `${issuerOf(ctx, basePath)}${STATUS_LIST_PATHS.token(list.id)}`,
+          issuedAt,
+          expiresAt,
+          ttlSeconds,
+          bits: STATUS_BITS[format],
+          statuses: await statusesOf(list, STATUS_BITS[format]),
+          signer: { keyId: chain.signer.keyId, x5chain: chain.x5chain },
+        });
       });
-      await store.statusLists.putToken({ tenantId: ctx.tenant.id, listId: list.id, revision: list.revision, token, issuedAt: issuedAt.toISOString(), expiresAt: expiresAt.toISOString() });
-      return { mediaType: STATUS_LIST_MEDIA_TYPES[format], token, maxAgeSeconds: ttlSeconds };
+      return { mediaType: STATUS_LIST_MEDIA_TYPES[format], body, maxAgeSeconds: durationSeconds(settings.timeToLiveDuration) };
     },
 
     async allocate(tenant, docType, origin) {
@@ -415,35 +437,28 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     async referencedList(ctx, form, listId, basePath) {
-      const list = UUID.test(listId) ? await store.statusLists.get(ctx.tenant.id, listId.toLowerCase()) : undefined;
-      if (!list || !list.kind.startsWith(`${form}:`)) throw notFound('The tenant has no such status list');
-      const ttlSeconds = durationSeconds(DEFAULT_STATUS_LIST_SETTINGS.timeToLiveDuration);
-      const now = clock.now();
-      const kept = await store.statusLists.getToken(ctx.tenant.id, list.id);
-      const fresh = kept && kept.revision === list.revision && (form === 'revocation-list' || Date.parse(kept.expiresAt) - now.getTime() > ttlSeconds * 1000);
-      if (kept && fresh) return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body: kept.token, maxAgeSeconds: ttlSeconds };
+      const list = await publicList(ctx, listId, `${form}:`);
+      const settings = DEFAULT_STATUS_LIST_SETTINGS;
       const did = list.kind.slice(form.length + 1);
-      const key = await listSigner(ctx.tenant.id, form, did);
-      const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
-      const expiresAt = new Date(issuedAt.getTime() + durationSeconds(DEFAULT_STATUS_LIST_SETTINGS.expiryDuration) * 1000);
-      const statuses = packStatuses(list.size, 1, await store.statusLists.nonValidEntries(ctx.tenant.id, list.id));
       const uri = `${issuerOf(ctx, basePath)}${REFERENCED_LIST_PATHS[form](list.id)}`;
-      let body: Uint8Array;
-      if (form === 'revocation-list') {
-        const credential = await revocationLists.sign({ tenantId: ctx.tenant.id, keyId: key.kmsKeyId, verificationMethod: key.didDocumentKeyId, issuer: did, proofType: 'Ed25519Signature2018', url: uri, issuedAt, statuses, size: list.size });
-        body = new TextEncoder().encode(JSON.stringify(credential));
-      } else {
+      // A RevocationList2020 credential has no expiry: it is signed anew only when the list changes.
+      const body = await keptOrSigned(ctx, list, settings, form !== 'revocation-list', async ({ issuedAt, expiresAt, ttlSeconds }) => {
+        const key = await listSigner(ctx.tenant.id, form, did);
+        const statuses = await statusesOf(list, 1);
+        if (form === 'revocation-list') {
+          const credential = await revocationLists.sign({ tenantId: ctx.tenant.id, keyId: key.kmsKeyId, verificationMethod: key.didDocumentKeyId, issuer: did, proofType: 'Ed25519Signature2018', url: uri, issuedAt, statuses, size: list.size });
+          return new TextEncoder().encode(JSON.stringify(credential));
+        }
         const signed = await tokenStatusLists.sign({ tenantId: ctx.tenant.id, form: form === 'token-jwt' ? 'jwt' : 'cwt', keyId: key.kmsKeyId, kid: key.didDocumentKeyId, issuer: did, uri, issuedAt, expiresAt, ttlSeconds, statuses });
-        body = typeof signed === 'string' ? new TextEncoder().encode(signed) : signed;
-      }
-      await store.statusLists.putToken({ tenantId: ctx.tenant.id, listId: list.id, revision: list.revision, token: body, issuedAt: issuedAt.toISOString(), expiresAt: expiresAt.toISOString() });
-      return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body, maxAgeSeconds: ttlSeconds };
+        return typeof signed === 'string' ? new TextEncoder().encode(signed) : signed;
+      });
+      return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body, maxAgeSeconds: durationSeconds(settings.timeToLiveDuration) };
     },
 
     getRevocation(ctx, profile, credentialId) {
       return withEvents(events, ctx, 'CREDENTIAL_REVOCATION_STATUS_RETRIEVE', async () => {
         requirePermission(ctx, 'credentials');
-        return { isRevoked: (await referencedEntryOf(ctx, profile, credentialId)).status === 'invalid' };
+        return { isRevoked: (await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId)).status === 'invalid' };
       });
     },
 
@@ -455,7 +470,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
         checkKnownFields('', input, ['isRevoked'], problems);
         if (typeof input.isRevoked !== 'boolean') problems.add('isRevoked', 'true or false', input.isRevoked);
         problems.throwIfAny();
-        const entry = await referencedEntryOf(ctx, profile, credentialId);
+        const entry = await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId);
         const status: CredentialStatus = input.isRevoked ? 'invalid' : 'valid';
         // These lists have one bit: a revocation can be lifted (API.md §12 `{ isRevoked }`), unlike an mDoc's.
         if (entry.status !== status) await change(ctx, entry, status);

@@ -100,12 +100,12 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
 
     const before = await s.statusLists.token(s.wallet, a.listId);
     expect(before.mediaType).toBe('application/statuslist+cwt');
-    expect([s.bitOf(before.token, a.idx), s.bitOf(before.token, b.idx)]).toEqual([0, 0]);
-    expect(readFakeStatusListToken(before.token)).toMatchObject({ format: 'draft-14', bits: 1, uri: a.uri, ttlSeconds: 3600 });
+    expect([s.bitOf(before.body, a.idx), s.bitOf(before.body, b.idx)]).toEqual([0, 0]);
+    expect(readFakeStatusListToken(before.body)).toMatchObject({ format: 'draft-14', bits: 1, uri: a.uri, ttlSeconds: 3600 });
 
     expect(await s.statusLists.setStatus(s.admin, a.credentialId, { status: 'invalid' })).toEqual({ status: 'invalid' });
     const after = await s.statusLists.token(s.wallet, a.listId);
-    expect([s.bitOf(after.token, a.idx), s.bitOf(after.token, b.idx)]).toEqual([1, 0]);
+    expect([s.bitOf(after.body, a.idx), s.bitOf(after.body, b.idx)]).toEqual([1, 0]);
     expect((await s.store.issuedCredentials.get(s.tenant.id, a.credentialId))?.status).toBe('invalid');
     // Told to webhooks, in the transaction of the change.
     expect(s.published.map((e) => ({ type: e.type, payload: e.payload }))).toEqual([{ type: 'CredentialStatusUpdated', payload: expect.objectContaining({ credentialId: a.credentialId, format: 'mso_mdoc', status: 'invalid', previousStatus: 'valid' }) }]);
@@ -120,7 +120,7 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
     const a = await s.issued();
     const first = await s.statusLists.token(s.wallet, a.listId);
     const again = await s.statusLists.token(s.wallet, a.listId);
-    expect(again.token).toEqual(first.token);
+    expect(again.body).toEqual(first.body);
     expect(s.tokens.inputs).toHaveLength(1);
     await s.statusLists.setStatus(s.admin, a.credentialId, { status: 'invalid' });
     await s.statusLists.token(s.wallet, a.listId);
@@ -140,13 +140,13 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
     await s.statusLists.setStatus(s.admin, a.credentialId, { status: 'suspended' });
     let token = await s.statusLists.token(s.wallet, a.listId);
     expect(token.mediaType).toBe('application/mattr-statuslist+cwt');
-    expect(readFakeStatusListToken(token.token)).toMatchObject({ format: 'legacy', bits: 2, ttlSeconds: 600 });
-    expect(s.bitOf(token.token, a.idx)).toBe(2);
+    expect(readFakeStatusListToken(token.body)).toMatchObject({ format: 'legacy', bits: 2, ttlSeconds: 600 });
+    expect(s.bitOf(token.body, a.idx)).toBe(2);
     await s.statusLists.setStatus(s.admin, a.credentialId, { status: 'valid' });
-    expect(s.bitOf((await s.statusLists.token(s.wallet, a.listId)).token, a.idx)).toBe(0);
+    expect(s.bitOf((await s.statusLists.token(s.wallet, a.listId)).body, a.idx)).toBe(0);
     await s.statusLists.setStatus(s.admin, a.credentialId, { status: 'invalid' });
     token = await s.statusLists.token(s.wallet, a.listId);
-    expect(s.bitOf(token.token, a.idx)).toBe(1);
+    expect(s.bitOf(token.body, a.idx)).toBe(1);
   });
 
   it('opens a new list when one is full, and the distribution names every list by format', async () => {
@@ -172,6 +172,17 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
     await expect(s.statusLists.setStatus(s.admin, 'nope', { status: 'invalid' })).rejects.toMatchObject({ code: 'BadRequest' });
     await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'revoked' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status' }] });
     await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'invalid', reason: 'x' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'reason' }] });
+    // Another format's credential and list are as good as absent on the mDoc paths, and out of the mDoc distribution.
+    const did = (await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } })).did;
+    const cwtEntry = await s.statusLists.allocateReferenced(s.tenant, 'token-cwt', did, ORIGIN);
+    const cwtId = crypto.randomUUID();
+    await s.store.issuedCredentials.insert({ id: cwtId, tenantId: s.tenant.id, format: 'cwt', credentialConfigurationId: crypto.randomUUID(), userId: crypto.randomUUID(), issuedAt: '2026-05-01T12:00:00.000Z', validFrom: '2026-05-01T12:00:00.000Z', validUntil: '2027-05-01T12:00:00.000Z', status: 'valid', notificationId: crypto.randomUUID() });
+    await s.store.statusLists.insertEntry({ tenantId: s.tenant.id, listId: cwtEntry.listId, idx: cwtEntry.idx, credentialId: cwtId, status: 'valid', updatedAt: '2026-05-01T12:00:00.000Z' });
+    await expect(s.statusLists.setStatus(s.admin, cwtId, { status: 'invalid' })).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(s.statusLists.token(s.wallet, cwtEntry.listId)).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(s.statusLists.getRevocation(s.admin, 'web-semantic', cwtId)).rejects.toMatchObject({ code: 'NotFound' });
+    expect(await s.statusLists.getRevocation(s.admin, 'compact', cwtId)).toEqual({ isRevoked: false });
+    expect(await s.statusLists.distribution(s.wallet, {})).toEqual([a.uri]);
   });
 
   it('checks configurations whole, one per docType, and keeps them per tenant', async () => {

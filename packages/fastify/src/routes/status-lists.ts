@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { REFERENCED_LIST_FORMS, REFERENCED_LIST_PATHS, REVOCATION_PROFILES, type RevocationProfile } from '@vellum/core';
 import { requestContext } from '../context.ts';
 import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
@@ -71,22 +72,21 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
     );
   }
   for (const form of REFERENCED_LIST_FORMS) {
-    app.get(REFERENCED_LIST_PATHS[form](':listId'), { logLevel: 'warn', schema: { params: ListParams } }, async (request, reply) => {
-      const { mediaType, body, maxAgeSeconds } = await statusLists.referencedList(requestContext(request), form, request.params.listId, basePath);
-      return reply
-        .header('access-control-allow-origin', '*')
-        .header('cache-control', `public, max-age=${maxAgeSeconds}`)
-        .type(mediaType)
-        .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-    });
+    app.get(REFERENCED_LIST_PATHS[form](':listId'), { logLevel: 'warn', schema: { params: ListParams } }, async (request, reply) =>
+      sendList(reply, await statusLists.referencedList(requestContext(request), form, request.params.listId, basePath)),
+    );
   }
 
-  app.get('/v2/credentials/mobile/status-lists/:statusListId/token', { logLevel: 'warn', schema: { params: StatusListIdParams } }, async (request, reply) => {
-    const { mediaType, token, maxAgeSeconds } = await statusLists.token(requestContext(request), request.params.statusListId, basePath);
-    return reply
-      .header('access-control-allow-origin', '*')
-      .header('cache-control', `public, max-age=${maxAgeSeconds}`)
-      .type(mediaType)
-      .send(Buffer.from(token.buffer, token.byteOffset, token.byteLength));
-  });
+  app.get('/v2/credentials/mobile/status-lists/:statusListId/token', { logLevel: 'warn', schema: { params: StatusListIdParams } }, async (request, reply) =>
+    sendList(reply, await statusLists.token(requestContext(request), request.params.statusListId, basePath)),
+  );
 };
+
+/** A signed list for anyone to read, cacheable for its ttl. */
+function sendList(reply: FastifyReply, list: { mediaType: string; body: Uint8Array; maxAgeSeconds: number }) {
+  return reply
+    .header('access-control-allow-origin', '*')
+    .header('cache-control', `public, max-age=${list.maxAgeSeconds}`)
+    .type(list.mediaType)
+    .send(Buffer.from(list.body.buffer, list.body.byteOffset, list.body.byteLength));
+}
