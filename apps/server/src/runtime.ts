@@ -5,7 +5,7 @@ import { cacheReads, createVellum, type Store, type TenantAdmin, type Vellum } f
 import { createKeyManager, createScryptHasher, createSealer, createSecretBox, createSessionTokens, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
-import { createCwtSigner, createLinkedDataSigner, createMdocEngine, createRevocationListSigner, createSdJwtSigner, createStatusListTokenSigner, createTokenStatusListSigner } from '@vellum/formats';
+import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type SqlStoreOptions } from '@vellum/storage-sql';
 import type { Logger } from 'pino';
@@ -82,14 +82,9 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       hasher,
       tokens,
       keys,
-      linkedDataSigner: createLinkedDataSigner({ keys }),
       x509: createX509Authority({ keys }),
-      mdocEngine: createMdocEngine({ keys }),
-      cwtSigner: createCwtSigner({ keys }),
-      sdJwtSigner: createSdJwtSigner({ keys }),
-      statusListTokens: createStatusListTokenSigner({ keys }),
-      tokenStatusLists: createTokenStatusListSigner({ keys }),
-      revocationLists: createRevocationListSigner({ keys }),
+      // The credential and status list signers of every format (@vellum/formats).
+      ...createFormatSigners({ keys }),
       digests: createDigests(),
       walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock, ids }),
       proofVerifier: createProofVerifier(),

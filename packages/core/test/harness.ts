@@ -1,6 +1,6 @@
 // Wiring for the core's unit tests: real use cases over the in-memory store and fakes.
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, fakeMdocEngine, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
+import { fakeClock, fakeDns, fakeFormatSigners, fakeHasher, fakeIds, fakeKeyManager, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
@@ -18,9 +18,9 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const tokens = fakeTokenSigner(clock);
   const dns = fakeDns();
   const keys = fakeKeyManager({ clock });
-  const linkedDataSigner = fakeLinkedDataSigner(keys);
+  const signers = fakeFormatSigners(keys);
+  const { linkedDataSigner, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, tokenStatusLists, revocationLists } = signers;
   const x509 = fakeX509Authority(keys);
-  const mdocEngine = fakeMdocEngine(keys);
   const digests = fakeDigests();
   const walletTokens = fakeWalletTokens(clock);
   const proofVerifier = fakeProofVerifier();
@@ -29,12 +29,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = fakeSessionTokens(clock);
   const secretBox = fakeSecretBox();
-  const cwtSigner = fakeCwtSigner(keys);
-  const sdJwtSigner = fakeSdJwtSigner(keys);
-  const statusListTokens = fakeStatusListTokenSigner(keys);
-  const tokenStatusLists = fakeTokenStatusListSigner(keys);
-  const revocationLists = fakeRevocationListSigner(keys);
-  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, tokenStatusLists, revocationLists, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, ...signers, x509, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   return {
     store,
     clock,

@@ -6,7 +6,7 @@ import { createDigests, createSecretBox, createSessionTokens, createWalletTokens
 import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeIdentityProvider, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, fakeMdocEngine, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
+import { fakeFormatSigners, fakeIdentityProvider, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { vellumPlugin, type VellumServices } from '../src/index.ts';
 
@@ -42,11 +42,8 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const dnsServer = await startDnsServer({});
   const dns = createDnsResolver({ servers: [dnsServer.address], timeoutMs: 500, tries: 1 });
   const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
-  // Real keys; the Linked Data signatures themselves are proven against others' verifiers in tools/interop.
-  const linkedDataSigner = fakeLinkedDataSigner(keys);
   // Real X.509 (the HTTP tests read the certificates and CRLs); mDocs themselves are issued in core and interop tests.
   const x509 = createX509Authority({ keys });
-  const mdocEngine = fakeMdocEngine(keys);
   const digests = createDigests();
   const walletTokens = createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock });
   const proofVerifier = createProofVerifier();
@@ -55,7 +52,10 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = createSessionTokens();
   const secretBox = createSecretBox(sealer);
-  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, linkedDataSigner, x509, mdocEngine, cwtSigner: fakeCwtSigner(keys), sdJwtSigner: fakeSdJwtSigner(keys), statusListTokens: fakeStatusListTokenSigner(keys), tokenStatusLists: fakeTokenStatusListSigner(keys), revocationLists: fakeRevocationListSigner(keys), digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, x509,
+    // Real keys, fake formats: the credentials themselves are proven against others' verifiers in tools/interop.
+    ...fakeFormatSigners(keys),
+    digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   const { tenants } = services;
 
   const app = Fastify();

@@ -38,3 +38,7 @@ export type { RevocationListSignerOptions } from './linked-data/revocation-list.
 /** The core's TokenStatusListSigner port: status list tokens signed with the issuer DID's P-256 key. */
 export { createTokenStatusListSigner } from './status-list/token-status-list.ts';
 export type { TokenStatusListSignerOptions } from './status-list/token-status-list.ts';
+
+/** Every signer createVellum takes, over one KeyManager. */
+export { createFormatSigners } from './signers.ts';
+export type { FormatSigners } from './signers.ts';

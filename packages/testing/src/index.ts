@@ -38,3 +38,4 @@ export { fakeIdentityProvider, fakeSessionTokens, readFakeSessionToken } from '.
 export type { FakeIdentityProvider } from './auth-fakes.ts';
 export { resolveDidKey } from './did-key-resolver.ts';
 export { addDidKey } from './did-records.ts';
+export { fakeFormatSigners } from './format-fakes.ts';

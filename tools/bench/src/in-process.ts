@@ -2,7 +2,7 @@
 // with the sign-in adapters faked: what the in-process benchmarks and the credential samples use.
 import { createVellum, type Store, type Vellum } from '@vellum/core';
 import { createDigests, createKeyManager, createProofVerifier, createScryptHasher, createSealer, createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
-import { createCwtSigner, createLinkedDataSigner, createMdocEngine, createRevocationListSigner, createSdJwtSigner, createStatusListTokenSigner, createTokenStatusListSigner } from '@vellum/formats';
+import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
 
@@ -18,14 +18,8 @@ export async function inProcessVellum(store: Store, options: { publicUrl?: strin
     tokens: await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock: systemClock }),
     dns: createDnsResolver({}),
     keys,
-    linkedDataSigner: createLinkedDataSigner({ keys }),
     x509: createX509Authority({ keys }),
-    mdocEngine: createMdocEngine({ keys }),
-    cwtSigner: createCwtSigner({ keys }),
-    sdJwtSigner: createSdJwtSigner({ keys }),
-    statusListTokens: createStatusListTokenSigner({ keys }),
-    tokenStatusLists: createTokenStatusListSigner({ keys }),
-    revocationLists: createRevocationListSigner({ keys }),
+    ...createFormatSigners({ keys }),
     digests: createDigests(),
     walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
     proofVerifier: createProofVerifier(),

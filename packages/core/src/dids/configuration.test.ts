@@ -1,4 +1,4 @@
-import { fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, fakeMdocEngine, fakeX509Authority } from '@vellum/testing';
+import { fakeFormatSigners, fakeX509Authority } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
@@ -143,8 +143,8 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
     // A second server: its own use cases and caches over the same database and keys.
     const b = createVellum({
       store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, hasher: { hash: async (s) => s, verify: async () => false },
-      tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: fakeLinkedDataSigner(a.keys),
-      x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), cwtSigner: fakeCwtSigner(a.keys), sdJwtSigner: fakeSdJwtSigner(a.keys), statusListTokens: fakeStatusListTokenSigner(a.keys), tokenStatusLists: fakeTokenStatusListSigner(a.keys), revocationLists: fakeRevocationListSigner(a.keys),
+      tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, ...fakeFormatSigners(a.keys),
+      x509: fakeX509Authority(a.keys),
       platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
       proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,

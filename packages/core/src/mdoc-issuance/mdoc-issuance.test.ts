@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeMdocEngine, fakeX509Authority, readFakeMdoc } from '@vellum/testing';
+import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeX509Authority, readFakeMdoc } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
-import { fakeCwtSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, fakeSecretBox } from '@vellum/testing';
+import { fakeFormatSigners, fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
@@ -253,8 +253,8 @@ describe('two servers sharing one store: the signing chain cache', () => {
     // A second server: its own use cases and caches over the same database and keys.
     const b = createVellum({
       store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, hasher: { hash: async (s) => s, verify: async () => false },
-      tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, linkedDataSigner: a.signer,
-      x509: fakeX509Authority(a.keys), mdocEngine: fakeMdocEngine(a.keys), cwtSigner: fakeCwtSigner(a.keys), sdJwtSigner: fakeSdJwtSigner(a.keys), statusListTokens: fakeStatusListTokenSigner(a.keys), tokenStatusLists: fakeTokenStatusListSigner(a.keys), revocationLists: fakeRevocationListSigner(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
+      tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, ...fakeFormatSigners(a.keys), linkedDataSigner: a.signer,
+      x509: fakeX509Authority(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
       proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
       secretBox: fakeSecretBox(),
