@@ -1,26 +1,13 @@
 // A handle of the Authorization Code flow works once, across servers: two stores (two connections,
 // as two servers) on one database race to move one authorization on with the same handle, and to
 // mark one configuration issued on it, on SQLite and on PostgreSQL. Exactly one wins each race.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Store } from '@vellum/core';
 import { makeAuthorization, makeTenant } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlStore, type SqlStoreOptions } from './index.ts';
-import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
+import { expect } from 'vitest';
+import { describeRaces } from '../test/races.ts';
 
 const RACERS = 12;
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
-
-async function twoServers(options: SqlStoreOptions, race: (a: Store, b: Store) => Promise<void>): Promise<void> {
-  const stores: Store[] = [await openSqlStore(options), await openSqlStore(options)];
-  try {
-    await race(stores[0] as Store, stores[1] as Store);
-  } finally {
-    for (const store of stores) await store.close();
-  }
-}
 
 /** Racing token requests with one code, spread over both servers, some inside transactions: exactly one redeems it. */
 async function codeRedeemedOnce(a: Store, b: Store): Promise<void> {
@@ -97,30 +84,8 @@ async function issuedOnce(a: Store, b: Store): Promise<void> {
   }
 }
 
-const races: Array<[string, (a: Store, b: Store) => Promise<void>]> = [
+describeRaces('a handle works once', [
   ['racing redemptions of one code: exactly one wins', codeRedeemedOnce],
   ['racing moves of one stage with one handle: exactly one lands', stageTakenOnce],
   ['racing issuances of one configuration: exactly one marks it', issuedOnce],
-];
-
-describe('a handle works once across two connections on one SQLite file', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vellum-authorizations-once-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it.each(races)('%s', async (_name, race) => {
-    await twoServers({ kind: 'sqlite', filename: join(dir, `${crypto.randomUUID()}.db`) }, race);
-  });
-});
-
-// Skipped only when no PostgreSQL is configured; CI sets VELLUM_TEST_DATABASE_URL.
-describe.skipIf(pgAdminUrl === undefined)('a handle works once across two servers sharing PostgreSQL', () => {
-  const databases = freshDatabases();
-  afterAll(() => databases.dropAll());
-
-  it.each(races)('%s', async (_name, race) => {
-    await twoServers({ kind: 'postgres', connectionString: await databases.create() }, race);
-  });
-});
+]);

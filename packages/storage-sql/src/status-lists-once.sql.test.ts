@@ -3,26 +3,13 @@
 // on SQLite and on PostgreSQL. Every position goes to one caller only (an index names one
 // credential: IETF Token Status List §13.1), and of racing status changes from one status exactly
 // one lands.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Store } from '@vellum/core';
 import { makeStatusList, makeTenant } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlStore, type SqlStoreOptions } from './index.ts';
-import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
+import { expect } from 'vitest';
+import { describeRaces } from '../test/races.ts';
 
 const PER_SERVER = 500;
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
-
-async function twoServers(options: SqlStoreOptions, race: (a: Store, b: Store) => Promise<void>): Promise<void> {
-  const stores: Store[] = [await openSqlStore(options), await openSqlStore(options)];
-  try {
-    await race(stores[0] as Store, stores[1] as Store);
-  } finally {
-    for (const store of stores) await store.close();
-  }
-}
 
 /** Both servers take 500 positions each, all at once, interleaved, some inside transactions: 1,000 distinct positions. */
 async function positionsTakenOnce(a: Store, b: Store): Promise<void> {
@@ -85,30 +72,8 @@ async function statusMovedOnce(a: Store, b: Store): Promise<void> {
   expect((await a.statusLists.nonValidEntries(tenant.id, list.id)).map((e) => e.idx)).toEqual(Array.from({ length: 10 }, (_, i) => i));
 }
 
-const races: Array<[string, (a: Store, b: Store) => Promise<void>]> = [
+describeRaces('status list positions and changes happen once', [
   ['2 × 500 concurrent takePosition calls on one list: 1,000 distinct positions, taken 1,000', positionsTakenOnce],
   ['1,000 racers on a list of 700: exactly 700 positions, none twice', fullListNeverOverflows],
   ['racing setStatus calls from one status: exactly one wins', statusMovedOnce],
-];
-
-describe('status list positions and changes happen once across two connections on one SQLite file', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vellum-status-lists-once-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it.each(races)('%s', async (_name, race) => {
-    await twoServers({ kind: 'sqlite', filename: join(dir, `${crypto.randomUUID()}.db`) }, race);
-  });
-});
-
-// Skipped only when no PostgreSQL is configured; CI sets VELLUM_TEST_DATABASE_URL.
-describe.skipIf(pgAdminUrl === undefined)('status list positions and changes happen once across two servers sharing PostgreSQL', () => {
-  const databases = freshDatabases();
-  afterAll(() => databases.dropAll());
-
-  it.each(races)('%s', async (_name, race) => {
-    await twoServers({ kind: 'postgres', connectionString: await databases.create() }, race);
-  });
-});
+]);

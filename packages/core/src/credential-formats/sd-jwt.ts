@@ -7,7 +7,7 @@ import { checkBoolean, checkIssuerProfile, checkList, checkType, isPlainObject, 
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { CommonConfiguration, CredentialFormatHandler, SdJwtSigner } from './port.ts';
-import { HOLDER_PROOF_ALGORITHMS, generalValidity, namedTypes, referencedEntry, revocableStatus } from './shared.ts';
+import { HOLDER_PROOF_ALGORITHMS, generalValidity, namedTypes, pinnedDid, referencedEntry, revocableStatus } from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
 import { validityOf } from './validity.ts';
 
@@ -62,7 +62,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       const { tenant, configuration, holderKey, now } = request;
       const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
       const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
-      const { did, key } = await signingDidOf(deps.store, tenant.id, configuration.issuer?.id, 'P-256');
+      const { did, key } = await signingDidOf(deps.store, tenant.id, pinnedDid(configuration), 'P-256');
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
       // SD-JWT VC defines (§3.5), as that section allows. JWT times are whole seconds (RFC 7519 §2).

@@ -1,0 +1,43 @@
+// Races between two servers sharing one database: each race gets two stores on one fresh SQLite
+// file, and (when VELLUM_TEST_DATABASE_URL is set; CI always sets it) on one fresh PostgreSQL database.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Store } from '@vellum/core';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { openSqlStore, type SqlStoreOptions } from '../src/index.ts';
+import { freshDatabases, pgAdminUrl } from './postgres.ts';
+
+export type Race = (a: Store, b: Store) => Promise<void>;
+
+async function twoServers(options: SqlStoreOptions, race: Race): Promise<void> {
+  const stores: Store[] = [await openSqlStore(options), await openSqlStore(options)];
+  try {
+    await race(stores[0] as Store, stores[1] as Store);
+  } finally {
+    for (const store of stores) await store.close();
+  }
+}
+
+/** Runs each named race on SQLite (`<what> across two connections on one SQLite file`) and on PostgreSQL. */
+export function describeRaces(what: string, races: ReadonlyArray<[string, Race]>): void {
+  describe(`${what} across two connections on one SQLite file`, () => {
+    let dir = '';
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'vellum-races-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    it.each(races)('%s', async (_name, race) => {
+      await twoServers({ kind: 'sqlite', filename: join(dir, `${crypto.randomUUID()}.db`) }, race);
+    });
+  });
+
+  // Skipped only when no PostgreSQL is configured; CI sets VELLUM_TEST_DATABASE_URL.
+  describe.skipIf(pgAdminUrl === undefined)(`${what} across two servers sharing PostgreSQL`, () => {
+    const databases = freshDatabases();
+    afterAll(() => databases.dropAll());
+    it.each(races)('%s', async (_name, race) => {
+      await twoServers({ kind: 'postgres', connectionString: await databases.create() }, race);
+    });
+  });
+}
