@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { decodePermissions, encodePermissions, PERMISSIONS, ROLE_PERMISSIONS, ROLES } from './permissions.ts';
 import { hostName } from './addressing.ts';
+import { createTenantAdmin } from './tenants.ts';
 
 describe('compact permissions (specification 5.6)', () => {
   it.each(ROLES)('round-trips the permissions of %s in a few bytes', (role) => {
@@ -52,6 +53,16 @@ describe('operator use cases', () => {
     const page = await h.tenants.listClients('acme', { limit: 10 });
     expect(page.data.map((c) => c.role)).toEqual(['admin', 'issuer']);
     expect(page.data[1]?.clientId).toBe(issuer.client.clientId);
+  });
+
+  it('never gives a client id that a command line would read as an option (a leading -)', async () => {
+    const h = harness();
+    // Client ids (16-byte tokens) that begin with '-' every other draw: the id is drawn again until it does not.
+    let n = 0;
+    const ids = { uuid: () => crypto.randomUUID(), token: (bytes?: number) => (bytes !== 16 ? 'a-secret' : (n += 1) % 2 === 1 ? '-starts-with-a-dash' : `plain${n}`), bytes: (k: number) => new Uint8Array(k) };
+    const admin = createTenantAdmin({ store: h.store, clock: h.clock, ids, hasher: { hash: async (v: string) => `h:${v}`, verify: async () => false } });
+    await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+    for (let i = 0; i < 4; i += 1) expect((await admin.createClient({ subdomain: 'acme', role: 'issuer' })).client.clientId).not.toMatch(/^-/);
   });
 });
 

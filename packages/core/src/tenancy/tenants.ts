@@ -95,10 +95,21 @@ export async function revokeClient(deps: Pick<TenantAdminDeps, 'store' | 'clock'
 export function createTenantAdmin(deps: TenantAdminDeps): TenantAdmin {
   const { store, clock, ids, hasher } = deps;
 
+  /**
+   * A client id operators can pass on a command line: base64url may begin with `-`, which argument
+   * parsers read as an option (`vellum clients revoke --client -Xy…` failed one time in 64).
+   */
+  function newClientId(): string {
+    for (;;) {
+      const id = ids.token(16);
+      if (!id.startsWith('-')) return id;
+    }
+  }
+
   async function newClient(tenant: Tenant, role: Role, name: string, tx: Pick<Store, 'clients'>): Promise<CreatedClient> {
     const clientSecret = ids.token(32);
     const client: AdminClient = {
-      clientId: ids.token(16),
+      clientId: newClientId(),
       tenantId: tenant.id,
       role,
       name,
