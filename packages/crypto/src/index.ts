@@ -47,6 +47,8 @@ export { createDigests } from './digests.ts';
 // The credential endpoint (OpenID4VCI 1.0, API.md §9).
 /** The core's ProofVerifier port: key proof JWT signatures against a jwk or did:key kid. */
 export { createProofVerifier } from './proof-verifier.ts';
+/** The core's JwtProofVerifier port: DPoP proofs, client attestations and key attestations (jwk, given key, x5c). */
+export { createJwtProofVerifier } from './jwt-proofs.ts';
 /** The core's CredentialEncryption port: encrypted requests (per-tenant keys from a sealed seed) and responses. */
 export { loadCredentialEncryption, REQUEST_ENCRYPTION_SEED_NAME } from './credential-encryption.ts';
 export type { LoadCredentialEncryptionOptions } from './credential-encryption.ts';
