@@ -91,3 +91,13 @@ describe('VELLUM_EVENT_QUEUE_MAX (hardening issue 2, docs/limits.md "Analytic ev
     for (const value of ['0', '99', 'lots']) expect(() => queueMax({ VELLUM_EVENT_QUEUE_MAX: value })).toThrow(ConfigError);
   });
 });
+
+describe('VELLUM_DPOP_NONCE_REQUIRED', () => {
+  const required = (env: Record<string, string>) => loadConfig(env, '/srv').dpopNonceRequired;
+
+  it('is off by default and turned on with true', () => {
+    expect(required({})).toBe(false);
+    expect(required({ VELLUM_DPOP_NONCE_REQUIRED: 'false' })).toBe(false);
+    expect(required({ VELLUM_DPOP_NONCE_REQUIRED: 'true' })).toBe(true);
+  });
+});

@@ -19,6 +19,8 @@ export interface ServerConfig {
   tlsKeyFile: string | undefined;
   dnsServers: string | undefined;
   outboundAllowPrivate: boolean;
+  /** VELLUM_DPOP_NONCE_REQUIRED: DPoP proofs must carry a nonce the server handed out (RFC 9449 §8). */
+  dpopNonceRequired: boolean;
   logLevel: string;
   adminTokenTtl: number;
   eventFlushIntervalMs: number;
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     tlsKeyFile,
     dnsServers: read(env, 'VELLUM_DNS_SERVERS'),
     outboundAllowPrivate: flag(env, 'VELLUM_OUTBOUND_ALLOW_PRIVATE'),
+    dpopNonceRequired: flag(env, 'VELLUM_DPOP_NONCE_REQUIRED'),
     logLevel,
     adminTokenTtl: integer(env, 'VELLUM_ADMIN_TOKEN_TTL', 3600, 60, 86_400),
     eventFlushIntervalMs: integer(env, 'VELLUM_EVENT_FLUSH_INTERVAL_MS', 250, 10, 600_000),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cacheReads, createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createSecretBox, createSessionTokens, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
-import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type SqlStoreOptions } from '@vellum/storage-sql';
@@ -88,6 +88,9 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       digests: createDigests(),
       walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock, ids }),
       proofVerifier: createProofVerifier(),
+      // DPoP proofs, client and key attestations (RFC 9449; specification 5).
+      jwtProofs: createJwtProofVerifier(),
+      dpopNonceRequired: config.dpopNonceRequired,
       // Its seed is sealed under the master key too: a key that cannot open it stops the start here.
       credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock }),
       // The c_nonce MAC key, sealed alike: every server sharing the database opens the others' nonces.

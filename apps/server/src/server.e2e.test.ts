@@ -181,9 +181,13 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       response_modes_supported: ['query'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
       grant_types_supported: ['authorization_code', 'urn:ietf:params:oauth:grant-type:pre-authorized_code'],
       'pre-authorized_grant_anonymous_access_supported': true,
+      // Issue 16: sender-constrained tokens and attested clients.
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
     });
 
     expect((await http(server.port, 'DELETE', `${path}/${id}`, { host, headers: auth })).status).toBe(204);

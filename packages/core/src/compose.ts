@@ -27,6 +27,8 @@ import { createTenantAdmin, type TenantAdmin } from './tenancy/tenants.ts';
 import type { Digests, WalletTokens } from './ports.ts';
 import { createOfferService, type OfferService } from './offers/service.ts';
 import { createNonceService, type NonceService } from './oauth/nonces.ts';
+import { createDpop, type Dpop } from './oauth/dpop.ts';
+import type { JwtProofVerifier } from './oauth/jwt-proofs.ts';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
 import { type AuthorizationFlow, createAuthorizationFlow } from './oauth/authorize.ts';
 import type { IdentityProvider, SessionTokens } from './authentication/ports.ts';
@@ -116,6 +118,10 @@ export interface VellumDeps extends AddressingOptions {
   secretBox: SecretBox;
   /** Verifies the signatures of wallets' key proof JWTs: @vellum/crypto's createProofVerifier. */
   proofVerifier: ProofVerifier;
+  /** Verifies DPoP proofs, client and key attestations (signatures and X.509 chains): @vellum/crypto's createJwtProofVerifier. */
+  jwtProofs: JwtProofVerifier;
+  /** Whether DPoP proofs must carry a nonce the server handed out (RFC 9449 §8; `DPoP-Nonce`). Default false. */
+  dpopNonceRequired?: boolean;
   /** Encrypted credential requests and responses (JWE): @vellum/crypto's loadCredentialEncryption. */
   credentialEncryption: CredentialEncryption;
   /** Self-authenticating c_nonces, with a key every server sharing the store has: @vellum/crypto's loadNonceCodec. */
@@ -139,6 +145,8 @@ export interface Vellum {
   authorizationFlow: AuthorizationFlow;
   /** `POST /v1/openid/nonce`: single-use nonces for key proofs. */
   nonces: NonceService;
+  /** DPoP proofs (RFC 9449): the checks, the server nonces the routes send as `DPoP-Nonce`, the challenge. */
+  dpop: Dpop;
   /** `/v1/users/authentication-providers`: the tenant's OpenID Connect provider (API.md §8). */
   authenticationProviders: AuthenticationProviderService;
   /** `GET`/`PUT /v1/openid/configuration`: the interaction hook (API.md §8). */
@@ -219,7 +227,10 @@ export function createVellum(deps: VellumDeps): Vellum {
   const adminTokenLimiter = limits && createAdminTokenLimiter(limits);
   const txCodeLimiter = limits && createTxCodeLimiter(limits);
   const tenants = createTenantAdmin({ store, clock, ids, hasher });
+  const dpop = createDpop({ store, clock, digests: deps.digests, verifier: deps.jwtProofs, nonces: deps.nonceCodec, ...(deps.dpopNonceRequired !== undefined ? { requireNonce: deps.dpopNonceRequired } : {}) });
+  const jwtProofs = deps.jwtProofs;
   return {
+    dpop,
     users: createUserService({ store, clock, ids, events: recorder }),
     authenticationProviders: createAuthenticationProviderService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
     openIdSettings: createOpenIdSettingsService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
@@ -233,6 +244,8 @@ export function createVellum(deps: VellumDeps): Vellum {
       walletTokens: deps.walletTokens,
       events: recorder,
       hasher,
+      dpop,
+      jwtProofs,
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
       ...(txCodeLimiter ? { txCodeLimiter } : {}),
     }),
@@ -246,6 +259,8 @@ export function createVellum(deps: VellumDeps): Vellum {
       identityProvider: deps.identityProvider,
       sessionTokens: deps.sessionTokens,
       events: recorder,
+      dpop,
+      jwtProofs,
     }),
     nonces: createNonceService({ store, clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,
@@ -265,6 +280,8 @@ export function createVellum(deps: VellumDeps): Vellum {
       ids,
       walletTokens: deps.walletTokens,
       proofs: deps.proofVerifier,
+      jwtProofs,
+      dpop,
       nonces: deps.nonceCodec,
       encryption: deps.credentialEncryption,
       issuance: credentialIssuance,

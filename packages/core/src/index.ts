@@ -328,9 +328,15 @@ export type { CredentialOffer, OfferGrant, TxCodeDescription } from './offers/ur
 export { createOfferService, OFFERS_PATH } from './offers/service.ts';
 export type { OfferDeps, OfferService, PreAuthorizedOfferView } from './offers/service.ts';
 export { ACCESS_TOKEN_TTL_SECONDS, createTokenEndpoint } from './oauth/token.ts';
-export type { TokenEndpoint, TokenEndpointDeps, TokenResponse } from './oauth/token.ts';
+export type { TokenEndpoint, TokenEndpointDeps, TokenRequestProofs, TokenResponse } from './oauth/token.ts';
 export { createNonceService, NONCE_TTL_SECONDS } from './oauth/nonces.ts';
 export type { NonceDeps, NonceService } from './oauth/nonces.ts';
+export { createDpop, DPOP_MAX_AGE_SECONDS, DPOP_MAX_SKEW_SECONDS, DPOP_NONCE_TTL_SECONDS } from './oauth/dpop.ts';
+export type { Dpop, DpopDeps, DpopEndpoint, DpopTarget, VerifiedDpopProof } from './oauth/dpop.ts';
+export { attestedClientId, checkClientAttestation } from './oauth-clients/attestation.ts';
+export type { AttestationContext, AttestationHeaders, AttestedInstance, ClientAttestationDeps } from './oauth-clients/attestation.ts';
+export type { JwtProofVerifier, JwtCheck, VerifiedJwt } from './oauth/jwt-proofs.ts';
+export { PROOF_JWT_ALGORITHMS } from './oauth/jwt-proofs.ts';
 export {
   AUTHENTICATION_CALLBACK_PATH,
   AUTHORIZATION_CODE_TTL_SECONDS,

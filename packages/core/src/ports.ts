@@ -670,6 +670,12 @@ export interface WalletAccessClaims {
    * `credential_configuration_id` (OpenID4VCI 1.0 §8.2). JWT claim `cids`.
    */
   credentialIdentifiers?: boolean;
+  /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to (JWT claim `cnf.jkt`); absent for bearer tokens. */
+  dpopJkt?: string;
+  /** The wallet client that obtained the token, when it authenticated as a registered client (JWT claim `client_id`). */
+  clientId?: string;
+  /** The client instance its attestation named (specification 5; JWT claim `client_instance_id`). */
+  clientInstanceId?: string;
   jti: string;
   /** Unix seconds. */
   issuedAt: number;

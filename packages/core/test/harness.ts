@@ -2,7 +2,7 @@
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, fakeDns, fakeFormatSigners, fakeHasher, fakeIds, fakeKeyManager, fakeTokenSigner, fakeX509Authority } from '@vellum/testing';
 import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
-import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
+import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeSecretBox } from '@vellum/testing';
 import { createVellum, type RateLimitSettings, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
@@ -24,12 +24,13 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const digests = fakeDigests();
   const walletTokens = fakeWalletTokens(clock);
   const proofVerifier = fakeProofVerifier();
+  const jwtProofs = fakeJwtProofVerifier();
   const credentialEncryption = fakeCredentialEncryption();
   const nonceCodec = fakeNonceCodec();
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = fakeSessionTokens(clock);
   const secretBox = fakeSecretBox();
-  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, ...signers, x509, digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, ...signers, x509, digests, walletTokens, proofVerifier, jwtProofs, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   return {
     store,
     clock,
@@ -68,6 +69,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     nonces: vellum.nonces,
     nonceCodec,
     proofVerifier,
+    dpop: vellum.dpop,
     credentialEndpoint: vellum.credentialEndpoint,
     authorizationFlow: vellum.authorizationFlow,
     identityProvider,

@@ -38,6 +38,12 @@ const copyOf = (claims: WalletAccessClaims): WalletAccessClaims => ({ ...claims,
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
+/** The `cnf.jkt` of a token's payload (RFC 9449 §6.1), when it has one. */
+function jktOf(cnf: unknown): string | undefined {
+  const jkt = cnf !== null && typeof cnf === 'object' ? (cnf as Record<string, unknown>).jkt : undefined;
+  return typeof jkt === 'string' ? jkt : undefined;
+}
+
 /**
  * Wallet access tokens (the core's WalletTokens port): ES256 JWTs signed inside the KeyManager with
  * a P-256 key per tenant, made on first use and recorded with insert-if-absent, so racing servers
@@ -124,6 +130,10 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         // Only when true: tokens without credential identifiers keep their size.
         ...(full.credentialIdentifiers === true ? { cids: true } : {}),
         ...(full.grant === 'authorization_code' ? { gty: 'authorization_code' } : {}),
+        // RFC 9449 §6.1: a DPoP-bound token names the key's thumbprint.
+        ...(full.dpopJkt !== undefined ? { cnf: { jkt: full.dpopJkt } } : {}),
+        ...(full.clientId !== undefined ? { client_id: full.clientId } : {}),
+        ...(full.clientInstanceId !== undefined ? { client_instance_id: full.clientInstanceId } : {}),
         jti: full.jti,
         iat: full.issuedAt,
         exp: full.expiresAt,
@@ -163,6 +173,9 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
           scope: p.scope,
           ...(p.cids === true ? { credentialIdentifiers: true } : {}),
           ...(p.gty === 'authorization_code' ? { grant: 'authorization_code' as const } : {}),
+          ...(jktOf(p.cnf) !== undefined ? { dpopJkt: jktOf(p.cnf) as string } : {}),
+          ...(typeof p.client_id === 'string' ? { clientId: p.client_id } : {}),
+          ...(typeof p.client_instance_id === 'string' ? { clientInstanceId: p.client_instance_id } : {}),
           jti: p.jti,
           issuedAt: p.iat,
           expiresAt: p.exp,

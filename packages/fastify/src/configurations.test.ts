@@ -240,7 +240,11 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       const authorizationCode = LIVE_ISSUANCE_FEATURES.authorizationCode
         ? ['pushed_authorization_request_endpoint', 'require_pushed_authorization_requests', 'response_types_supported', 'response_modes_supported', 'code_challenge_methods_supported', 'authorization_response_iss_parameter_supported', 'token_endpoint_auth_methods_supported']
         : [];
-      expect(Object.keys(m)).toEqual(['issuer', 'credential_issuer', ...credential, ...iacas, 'scopes_supported', ...authorizationCode, 'grant_types_supported', 'credentials_supported', 'credential_configurations_supported', ...encryption]);
+      const proofs = [
+        ...(LIVE_ISSUANCE_FEATURES.dpop ? ['dpop_signing_alg_values_supported'] : []),
+        ...(LIVE_ISSUANCE_FEATURES.clientAttestation ? ['client_attestation_signing_alg_values_supported', 'client_attestation_pop_signing_alg_values_supported'] : []),
+      ];
+      expect(Object.keys(m)).toEqual(['issuer', 'credential_issuer', ...credential, ...iacas, 'scopes_supported', ...authorizationCode, ...proofs, 'grant_types_supported', 'credentials_supported', 'credential_configurations_supported', ...encryption]);
       if (LIVE_ISSUANCE_FEATURES.iacaList) expect(m.mdoc_iacas_uri).toBe(`${issuer}/v2/credentials/mobile/iacas`);
       expect(m.issuer).toBe(issuer);
       expect(m.credential_issuer).toBe(issuer);
@@ -362,7 +366,10 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         response_modes_supported: ['query'],
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
-        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+        dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+        client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+        client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
         grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
         'pre-authorized_grant_anonymous_access_supported': true,
       });

@@ -86,6 +86,8 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
   }
   // RFC 9110 §10.2.3: a rate-limited request learns when to try again (docs/limits.md).
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  // The core's own challenge (DPoP, RFC 9449 §7.1) or DPoP-Nonce goes out as it wrote it.
+  if (error.headers) reply.headers(error.headers);
   const body: ErrorBody = { code: error.code, message: error.message };
   // Bounded, so that no received value can make the error body too large or too deep to serialise.
   if (error.details?.length) body.details = boundDetails(error.details);
@@ -95,7 +97,7 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
     body.error_description = oauthErrorDescription(error.message);
     reply.header('cache-control', 'no-store');
     // RFC 6750 §3: a resource request without a valid access token is challenged (API.md §3).
-    if (body.error === 'invalid_token') reply.header('www-authenticate', 'Bearer error="invalid_token"');
+    if (body.error === 'invalid_token' && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer error="invalid_token"');
     // RFC 6749 §5.2: a client that failed to authenticate is challenged with the scheme it may use.
     if (body.error === 'invalid_client' && status === 401) reply.header('www-authenticate', 'Basic realm="token endpoint"');
   }

@@ -123,7 +123,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
       expect(res.statusCode).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(String(res.headers['access-control-allow-methods']).split(', ')).toContain(method);
-      expect(res.headers['access-control-allow-headers']).toBe('authorization, content-type, dpop');
+      expect(res.headers['access-control-allow-headers']).toBe('authorization, content-type, dpop, oauth-client-attestation, oauth-client-attestation-pop');
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     });
 

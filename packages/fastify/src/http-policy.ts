@@ -41,7 +41,7 @@ export const WALLET_CORS_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: s
 ];
 
 /** Request headers a browser may send cross-origin to those endpoints. */
-export const CORS_ALLOWED_HEADERS = 'authorization, content-type, dpop';
+export const CORS_ALLOWED_HEADERS = 'authorization, content-type, dpop, oauth-client-attestation, oauth-client-attestation-pop';
 /** Answer headers a browser lets the calling page read, besides the safelisted ones. */
 export const CORS_EXPOSED_HEADERS = 'WWW-Authenticate, DPoP-Nonce, Retry-After, X-Request-Id';
 /** How long (seconds) a browser may reuse a preflight answer. */

@@ -14,6 +14,7 @@ import type {
   IssuerMetadataService,
   WebhookService,
   NonceService,
+  Dpop,
   OfferService,
   TokenEndpoint,
   AuthorizationFlow,
@@ -53,6 +54,8 @@ export interface VellumServices {
   tokenEndpoint: TokenEndpoint;
   /** The Authorization Code flow's browser steps: authorize, PAR and the two callbacks. */
   authorizationFlow: AuthorizationFlow;
+  /** DPoP (RFC 9449): the routes send its nonces as `DPoP-Nonce`. */
+  dpop: Dpop;
   nonces: NonceService;
   walletTokens: WalletTokens;
   /** `POST /v1/openid/credential` and `POST /v1/openid/notification`. */

@@ -3,7 +3,7 @@
 import { createVellum, type KeyManager, type RateLimitSettings, type Role, type Store } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createDigests, createSecretBox, createSessionTokens, createWalletTokens } from '@vellum/crypto';
-import { createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeFormatSigners, fakeIdentityProvider, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
@@ -47,6 +47,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const digests = createDigests();
   const walletTokens = createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock });
   const proofVerifier = createProofVerifier();
+  const jwtProofs = createJwtProofVerifier();
   const credentialEncryption = await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock });
   const nonceCodec = await loadNonceCodec({ keys: store.platformKeys, sealer, clock });
   const identityProvider = fakeIdentityProvider();
@@ -55,7 +56,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, x509,
     // Real keys, fake formats: the credentials themselves are proven against others' verifiers in tools/interop.
     ...fakeFormatSigners(keys),
-    digests, walletTokens, proofVerifier, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+    digests, walletTokens, proofVerifier, jwtProofs, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
   const { tenants } = services;
 
   const app = Fastify();

@@ -20,6 +20,9 @@ export interface IssuedCredentialsTable {
   notification_event: string | null;
   notification_description: string | null;
   notification_at: string | null;
+  /** Added by 0017: the wallet client and attested wallet instance the credential went to. */
+  client_id: string | null;
+  client_instance_id: string | null;
 }
 
 /** Maps a stored row to the domain type; null columns become absent fields. */
@@ -36,6 +39,8 @@ export function toIssuedCredential(row: Selectable<IssuedCredentialsTable>): Iss
     validUntil: row.valid_until,
     status: row.status as IssuedCredentialStatus,
     notificationId: row.notification_id,
+    ...(row.client_id === null ? {} : { clientId: row.client_id }),
+    ...(row.client_instance_id === null ? {} : { clientInstanceId: row.client_instance_id }),
     ...(row.notification_event === null || row.notification_at === null
       ? {}
       : {
@@ -65,5 +70,7 @@ export function toIssuedCredentialRow(r: IssuedCredentialRecord): Insertable<Iss
     notification_event: r.notification?.event ?? null,
     notification_description: r.notification?.eventDescription ?? null,
     notification_at: r.notification?.receivedAt ?? null,
+    client_id: r.clientId ?? null,
+    client_instance_id: r.clientInstanceId ?? null,
   };
 }

@@ -676,6 +676,15 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    '0017_issued_credential_clients': {
+      async up(db: Kysely<any>) {
+        // Which wallet client and which attested wallet instance (client_instance_id) each
+        // credential went to (issue 16); null for credentials issued before, or without either.
+        await db.schema.alterTable('issued_credentials').addColumn('client_id', 'text').execute();
+        await db.schema.alterTable('issued_credentials').addColumn('client_instance_id', 'text').execute();
+      },
+    },
   };
 }
 

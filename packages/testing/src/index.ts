@@ -15,10 +15,13 @@ export { describeAuthenticationContract, makeAuthenticationProvider, makeClaimSo
 export { makeIssuedCredential } from './store-contract-issuance.ts';
 export {
   decryptJwe,
+  dpopProof,
   encryptionKey,
   encryptJwe,
   fakeCredentialEncryption,
+  fakeJwtProofVerifier,
   fakeProofVerifier,
+  jwkThumbprint,
   fakeRequestJwe,
   proofJwt,
   readFakeJwe,

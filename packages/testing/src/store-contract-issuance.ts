@@ -37,7 +37,8 @@ export function describeIssuedCredentialContract(store: () => Store): void {
   describe('issued credentials', () => {
     it('inserts and reads back by id and by notification id, only within the tenant', async () => {
       const [a, b] = [await tenant(), await tenant()];
-      const record = makeIssuedCredential(a.id);
+      // With the wallet client and attested instance it went to (issue 16), and without.
+      const record = makeIssuedCredential(a.id, { clientId: 'wallet-app', clientInstanceId: unique('instance') });
       const bare = makeIssuedCredential(a.id);
       delete bare.offerId;
       await store().issuedCredentials.insert(record);

@@ -1,8 +1,8 @@
 // A test wallet made with node:crypto only (no JOSE library), so that packages without one can
 // play the wallet: keys, key proof JWTs (OpenID4VCI 1.0 §8.2.1.1), and compact JWE with ECDH-ES
 // and AES-GCM written from RFC 7516 and RFC 7518 §4.6 — an implementation independent of jose's.
-import { createCipheriv, createDecipheriv, createHash, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
-import { type KeyProofVerification, type ProofVerifier, type PublicJwk, type CredentialEncryption, didKeyOf } from '@vellum/core';
+import { createCipheriv, createDecipheriv, createHash, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject, randomBytes, sign, verify, X509Certificate } from 'node:crypto';
+import { type KeyProofVerification, type JwtProofVerifier, type ProofVerifier, type PublicJwk, type CredentialEncryption, didKeyOf } from '@vellum/core';
 
 const b64u = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64url');
 const fromB64u = (text: string) => Buffer.from(text, 'base64url');
@@ -182,4 +182,99 @@ export function decryptJwe(jwe: string, privateKey: KeyObject): { header: Record
   decipher.setAuthTag(fromB64u(tag));
   const plaintext = Buffer.concat([decipher.update(fromB64u(ciphertext)), decipher.final()]).toString('utf8');
   return { header, plaintext };
+}
+
+/** RFC 7638 thumbprint of a P-256 or Ed25519 public JWK, written here from the RFC. */
+export function jwkThumbprint(jwk: PublicJwk): string {
+  const members = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x };
+  return createHash('sha256').update(JSON.stringify(members)).digest('base64url');
+}
+
+/** A DPoP proof (RFC 9449 §4.2) for `key`: `htm` POST, a fresh `jti`, and `ath` when a token is given. */
+export function dpopProof(key: WalletKey, htu: string, options: { accessToken?: string; nonce?: string; iat?: number; jti?: string; header?: Record<string, unknown>; payload?: Record<string, unknown> } = {}): string {
+  return signJwt(
+    key,
+    { typ: 'dpop+jwt', jwk: key.publicJwk, ...options.header },
+    {
+      htm: 'POST',
+      htu,
+      iat: options.iat ?? Math.floor(Date.now() / 1000),
+      jti: options.jti ?? randomBytes(12).toString('base64url'),
+      ...(options.accessToken !== undefined ? { ath: createHash('sha256').update(options.accessToken).digest('base64url') } : {}),
+      ...(options.nonce !== undefined ? { nonce: options.nonce } : {}),
+      ...options.payload,
+    },
+  );
+}
+
+/**
+ * A JwtProofVerifier for tests of the core, on node:crypto: signatures by a `jwk` header or a given
+ * key, and `x5c` chains checked link by link against the roots. The real one is @vellum/crypto's.
+ */
+export function fakeJwtProofVerifier(): JwtProofVerifier {
+  const publicJwkOf = (value: unknown): PublicJwk | undefined => {
+    if (value === null || typeof value !== 'object') return undefined;
+    const j = value as Record<string, unknown>;
+    if ('d' in j) return undefined;
+    if (j.kty === 'EC' && j.crv === 'P-256' && typeof j.x === 'string' && typeof j.y === 'string') return { kty: 'EC', crv: 'P-256', x: j.x, y: j.y };
+    if (j.kty === 'OKP' && j.crv === 'Ed25519' && typeof j.x === 'string') return { kty: 'OKP', crv: 'Ed25519', x: j.x };
+    return undefined;
+  };
+  const check = (jwt: string, key: KeyObject, algorithms: readonly string[]): { header: Record<string, unknown>; payload: Record<string, unknown> } | string => {
+    const parts = typeof jwt === 'string' ? jwt.split('.') : [];
+    if (parts.length !== 3) return 'Not a compact JWT';
+    try {
+      const header = JSON.parse(fromB64u(parts[0] as string).toString('utf8')) as Record<string, unknown>;
+      const payload = JSON.parse(fromB64u(parts[1] as string).toString('utf8')) as Record<string, unknown>;
+      if (typeof header.alg !== 'string' || !algorithms.includes(header.alg)) return 'alg not accepted';
+      const data = Buffer.from(`${parts[0]}.${parts[1]}`);
+      const signature = fromB64u(parts[2] as string);
+      const ok = header.alg === 'ES256' ? verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature) : verify(null, data, key, signature);
+      return ok ? { header, payload } : 'The signature does not verify';
+    } catch {
+      return 'The JWT could not be read';
+    }
+  };
+  const result = (checked: ReturnType<typeof check>) => (typeof checked === 'string' ? { ok: false as const, reason: checked } : { ok: true as const, ...checked });
+  return {
+    async verifySelfSigned(jwt, algorithms) {
+      const parts = typeof jwt === 'string' ? jwt.split('.') : [];
+      let jwk: PublicJwk | undefined;
+      try {
+        jwk = publicJwkOf((JSON.parse(fromB64u(parts[0] ?? '').toString('utf8')) as Record<string, unknown>).jwk);
+      } catch {
+        jwk = undefined;
+      }
+      if (!jwk) return { ok: false, reason: 'No public jwk header' };
+      const checked = check(jwt, createPublicKey({ key: { ...jwk }, format: 'jwk' }), algorithms);
+      return typeof checked === 'string' ? { ok: false, reason: checked } : { ok: true, ...checked, jwk, thumbprint: jwkThumbprint(jwk) };
+    },
+    async verifyWithKey(jwt, jwk, algorithms) {
+      const key = publicJwkOf(jwk);
+      if (!key) return { ok: false, reason: 'Not a public P-256 or Ed25519 JWK' };
+      return result(check(jwt, createPublicKey({ key: { ...key }, format: 'jwk' }), algorithms));
+    },
+    async verifyWithX5c(jwt, roots, algorithms, at) {
+      try {
+        const header = JSON.parse(fromB64u(jwt.split('.')[0] ?? '').toString('utf8')) as Record<string, unknown>;
+        const chain = (header.x5c as string[]).map((b64) => new X509Certificate(Buffer.from(b64, 'base64')));
+        const anchors = roots.map((pem) => new X509Certificate(pem));
+        const valid = (c: X509Certificate) => new Date(c.validFrom) <= at && at <= new Date(c.validTo);
+        for (let i = 0; i + 1 < chain.length; i++) {
+          if (!(chain[i] as X509Certificate).verify((chain[i + 1] as X509Certificate).publicKey)) return { ok: false, reason: 'Broken chain' };
+        }
+        const last = chain[chain.length - 1] as X509Certificate;
+        const anchor = anchors.find((r) => r.raw.equals(last.raw) || last.verify(r.publicKey));
+        if (!anchor) return { ok: false, reason: 'The chain does not lead to a trusted root' };
+        if (![...chain, anchor].every(valid)) return { ok: false, reason: 'A certificate is not valid now' };
+        return result(check(jwt, (chain[0] as X509Certificate).publicKey, algorithms));
+      } catch {
+        return { ok: false, reason: 'The x5c chain could not be read' };
+      }
+    },
+    thumbprint(jwk) {
+      const key = publicJwkOf(jwk);
+      return key && jwkThumbprint(key);
+    },
+  };
 }

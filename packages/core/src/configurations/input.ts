@@ -1,11 +1,12 @@
 import type { CredentialFormatHandler } from '../credential-formats/port.ts';
 import type { DidRecord } from '../dids/model.ts';
-import type { ClaimDisplay, CredentialConfiguration, CredentialDisplay, Duration } from './model.ts';
+import type { ClaimDisplay, CredentialConfiguration, CredentialDisplay, Duration, KeyAttestationRequirement } from './model.ts';
 import {
   checkClaimDisplay,
   checkClaimMappings,
   checkDisplay,
   checkExpiresIn,
+  checkKeyAttestationsRequired,
   checkKnownFields,
   checkText,
   DEFAULT_EXPIRES_IN,
@@ -17,7 +18,7 @@ import {
   Problems,
 } from './rules.ts';
 
-const COMMON_FIELDS = ['type', 'name', 'description', 'claimMappings', 'expiresIn', 'claimSourceId', 'display', 'claimDisplay'];
+const COMMON_FIELDS = ['type', 'name', 'description', 'claimMappings', 'expiresIn', 'claimSourceId', 'display', 'claimDisplay', 'keyAttestationsRequired'];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -77,6 +78,7 @@ export function checkConfigurationInput(handler: CredentialFormatHandler, input:
   if (body.claimSourceId !== undefined && !isUuid(body.claimSourceId)) problems.add('claimSourceId', 'A claim source id (UUID)', body.claimSourceId);
   checkDisplay(body.display, problems);
   checkClaimDisplay(handler.claimLayout, body.claimDisplay, body.claimMappings, problems);
+  const keyAttestationsRequired = checkKeyAttestationsRequired(body.keyAttestationsRequired, problems);
   handler.checkFields(body, problems);
   checkIssuerDid(handler, body.issuer, context, problems);
   problems.throwIfAny();
@@ -90,6 +92,7 @@ export function checkConfigurationInput(handler: CredentialFormatHandler, input:
     claimSourceId: body.claimSourceId as string | undefined,
     display: body.display as CredentialDisplay[] | undefined,
     claimDisplay: body.claimDisplay as ClaimDisplay | undefined,
+    keyAttestationsRequired: keyAttestationsRequired as KeyAttestationRequirement | undefined,
   });
   return handler.build(common, body);
 }

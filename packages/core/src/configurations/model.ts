@@ -58,6 +58,19 @@ export interface IssuerProfile {
   iconUrl?: string;
 }
 
+/**
+ * What a key proof must show about the wallet's key (OpenID4VCI 1.0 App. D): a key attestation
+ * whose `x5c` chains to one of `rootCertificates`, attesting at least one of the listed levels.
+ */
+export interface KeyAttestationRequirement {
+  /** Accepted `key_storage` levels (e.g. iso_18045_high); the attestation must name one. Empty or absent: any. */
+  keyStorage?: string[];
+  /** Accepted `user_authentication` levels; the attestation must name one. Empty or absent: any. */
+  userAuthentication?: string[];
+  /** PEM roots of the key attestation issuers (wallet providers) this configuration trusts. */
+  rootCertificates: string[];
+}
+
 interface ConfigurationBase {
   id: string;
   tenantId: string;
@@ -69,6 +82,8 @@ interface ConfigurationBase {
   claimSourceId?: string;
   display?: CredentialDisplay[];
   claimDisplay?: ClaimDisplay;
+  /** Key proofs must carry a key attestation that meets this (metadata `key_attestations_required`). */
+  keyAttestationsRequired?: KeyAttestationRequirement;
   createdAt: string;
   updatedAt: string;
 }
@@ -125,6 +140,7 @@ export interface CredentialConfigurationInput {
   claimSourceId?: string;
   display?: CredentialDisplay[];
   claimDisplay?: ClaimDisplay;
+  keyAttestationsRequired?: KeyAttestationRequirement;
   /** mso_mdoc. */
   includeStatus?: boolean;
   /** ldp_vc (name required), cwt, cwt_vc, dc+sd-jwt. */

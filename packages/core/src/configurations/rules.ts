@@ -1,8 +1,10 @@
 import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { DURATION_UNITS, durationSeconds } from './duration.ts';
 import {
   type ClaimMapping,
   type Duration,
+  type KeyAttestationRequirement,
   MDOC_VALUE_TYPES,
   type MdocValueType,
 } from './model.ts';
@@ -324,3 +326,32 @@ export function present<T extends object>(value: T): T {
 }
 
 export { isPlainObject };
+
+/** Levels are ISO/IEC 18045 names (iso_18045_high, …; OpenID4VCI 1.0 App. D.2) or an ecosystem's own. */
+const MAX_ATTESTATION_LEVELS = 20;
+
+function checkLevels(param: string, value: unknown, problems: Problems): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || value.length > MAX_ATTESTATION_LEVELS || value.some((v) => typeof v !== 'string' || v.length === 0 || v.length > 200)) {
+    problems.add(param, `A list of up to ${MAX_ATTESTATION_LEVELS} level names such as "iso_18045_high"`, value);
+  } else if (new Set(value).size !== value.length) problems.add(param, 'A level is listed twice', value);
+}
+
+/**
+ * `keyAttestationsRequired: { keyStorage?, userAuthentication?, rootCertificates }` (OpenID4VCI 1.0
+ * App. D): the levels a key attestation must attest (one of each list) and the roots it must chain to.
+ */
+export function checkKeyAttestationsRequired(value: unknown, problems: Problems): KeyAttestationRequirement | undefined {
+  if (value === undefined) return undefined;
+  const param = 'keyAttestationsRequired';
+  if (!isPlainObject(value)) {
+    problems.add(param, 'An object such as { "keyStorage": ["iso_18045_high"], "rootCertificates": ["-----BEGIN CERTIFICATE-----..."] }', value);
+    return undefined;
+  }
+  checkKnownFields(param, value, ['keyStorage', 'userAuthentication', 'rootCertificates'], problems);
+  checkLevels(`${param}.keyStorage`, value.keyStorage, problems);
+  checkLevels(`${param}.userAuthentication`, value.userAuthentication, problems);
+  const roots = checkRootCertificates(value.rootCertificates, `${param}.rootCertificates`, (p, msg, v) => problems.add(p, msg, v));
+  if (!roots) return undefined;
+  return present({ keyStorage: value.keyStorage as string[] | undefined, userAuthentication: value.userAuthentication as string[] | undefined, rootCertificates: roots });
+}

@@ -44,7 +44,20 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
   );
 }
 
+/** A certificate in PEM form, as far as a configuration checks it (chains are checked with each key attestation). */
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKHHIG3+c1a2MA0GCSqGSIb3DQEBCwUAMBExDzANBgNVBAMMBnJv\n-----END CERTIFICATE-----\n';
+
 describe('creating credential configurations (API.md §6)', () => {
+  it('keeps a key attestation requirement: the levels accepted and the roots trusted', async () => {
+    const { configurations, ctx } = await setup();
+    const keyAttestationsRequired = { keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_high', 'iso_18045_moderate'], rootCertificates: [PEM] };
+    const created = await configurations.create(ctx, 'dc+sd-jwt', flat('Pid', { keyAttestationsRequired }));
+    expect(created.keyAttestationsRequired).toEqual(keyAttestationsRequired);
+    expect((await configurations.get(ctx, 'dc+sd-jwt', created.id)).keyAttestationsRequired).toEqual(keyAttestationsRequired);
+    const rootsOnly = await configurations.create(ctx, 'mso_mdoc', mdl({ keyAttestationsRequired: { rootCertificates: [PEM] } }));
+    expect(rootsOnly.keyAttestationsRequired).toEqual({ rootCertificates: [PEM] });
+  });
+
   it('creates an mDoc configuration with a generated id and defaults, and reads it back', async () => {
     const { configurations, ctx } = await setup();
     const created = await configurations.create(ctx, 'mso_mdoc', mdl());
@@ -160,6 +173,11 @@ describe('creating credential configurations (API.md §6)', () => {
     ['mso_mdoc', 'includeStatus', 'true or false', mdl({ includeStatus: 'yes' as never })],
     ['mso_mdoc', 'claimMappings', expect.stringContaining('At least one claim mapping'), mdl({ claimMappings: {}, claimDisplay: undefined })],
     ['mso_mdoc', 'display.0.locale', 'A language tag such as en or fr-CA', mdl({ display: [{ name: 'x', locale: 'not a locale' }] })],
+    ['cwt', 'keyAttestationsRequired.rootCertificates', 'Required: 1 to 10 PEM certificates', flat('Badge', { keyAttestationsRequired: { keyStorage: ['iso_18045_high'] } as never })],
+    ['cwt', 'keyAttestationsRequired.rootCertificates.0', expect.stringContaining('One certificate in PEM form'), flat('Badge', { keyAttestationsRequired: { rootCertificates: ['not a certificate'] } })],
+    ['cwt', 'keyAttestationsRequired.keyStorage', 'A level is listed twice', flat('Badge', { keyAttestationsRequired: { keyStorage: ['a', 'a'], rootCertificates: [PEM] } })],
+    ['cwt', 'keyAttestationsRequired.userAuthentication', expect.stringContaining('level names'), flat('Badge', { keyAttestationsRequired: { userAuthentication: 'iso_18045_high' as never, rootCertificates: [PEM] } })],
+    ['cwt', 'keyAttestationsRequired.levels', 'Unknown field', flat('Badge', { keyAttestationsRequired: { levels: [], rootCertificates: [PEM] } as never })],
     ['mso_mdoc', 'claimDisplay.org.iso.18013.5.1.family_name.1.locale', 'Another entry has this locale', mdl({ claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'A', locale: 'en' }, { name: 'B', locale: 'EN' }] } } })],
   ] as const)('refuses a %s configuration with a bad %s', async (format, param, msg, input) => {
     const { configurations, ctx } = await setup();

@@ -1,7 +1,7 @@
 import { fakeFormatSigners, fakeX509Authority } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
-import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
+import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '@vellum/testing';
 import { fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
@@ -147,7 +147,7 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
       x509: fakeX509Authority(a.keys),
       platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
-      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
+      proofVerifier: fakeProofVerifier(), jwtProofs: fakeJwtProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
       secretBox: fakeSecretBox(),
       identityProvider: fakeIdentityProvider(), sessionTokens: fakeSessionTokens(a.clock),
     });

@@ -1,7 +1,7 @@
 import {
   encryptionKey,
   fakeCredentialEncryption,
-  fakeProofVerifier,
+  fakeJwtProofVerifier, fakeProofVerifier,
   fakeRequestJwe,
   makeConfiguration,
   proofJwt,
@@ -82,6 +82,8 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
     ids: { uuid: () => crypto.randomUUID(), token: () => crypto.randomUUID(), bytes: (n) => crypto.getRandomValues(new Uint8Array(n)) },
     walletTokens,
     proofs,
+    dpop: h.dpop,
+    jwtProofs: fakeJwtProofVerifier(),
     nonces: h.nonceCodec,
     encryption: fakeCredentialEncryption(),
     issuance: h.credentialIssuance,

@@ -7,12 +7,15 @@ import type { CredentialConfiguration } from '../configurations/model.ts';
 import type { CredentialIssuance } from '../credential-formats/issuance.ts';
 import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { EventRecorder } from '../events/recorder.ts';
-import { LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadata.ts';
+import { ISSUER_PATHS, LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadata.ts';
+import type { Dpop } from '../oauth/dpop.ts';
+import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Clock, CredentialEncryption, CredentialIssuedEvent, DomainEventSink, Ids, NonceCodec, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';
+import { checkKeyAttestation } from './key-attestation.ts';
 import { checkProofClaims } from './proof-rules.ts';
 import { type CredentialRequest, parseCredentialRequest, refusal } from './request.ts';
 import { authenticateWallet, mediaType, parseJsonBody, readCredentialRequestBody, type WalletRequest } from './wallet-request.ts';
@@ -22,7 +25,11 @@ export interface CredentialEndpointDeps {
   clock: Clock;
   ids: Ids;
   walletTokens: Pick<WalletTokens, 'verify'>;
+  /** DPoP-bound access tokens are checked with their proofs (RFC 9449 §7). */
+  dpop: Dpop;
   proofs: ProofVerifier;
+  /** Verifies key attestations in key proofs (OpenID4VCI 1.0 App. D). */
+  jwtProofs: JwtProofVerifier;
   /** Opens the self-authenticating nonces the nonce endpoint minted. */
   nonces: NonceCodec;
   encryption: CredentialEncryption;
@@ -97,7 +104,8 @@ const failureCode = (error: unknown) => (isDomainError(error) ? (error.oauthErro
 
 /** The credential endpoint and its notification endpoint over the core's ports. */
 export function createCredentialEndpoint(deps: CredentialEndpointDeps): CredentialEndpoint {
-  const { store, clock, ids, walletTokens, proofs, nonces, encryption, issuance, formats, domainEvents, events, claimSources } = deps;
+  const { store, clock, ids, walletTokens, proofs, jwtProofs, nonces, encryption, issuance, formats, domainEvents, events, claimSources } = deps;
+  const auth = { walletTokens, dpop: deps.dpop };
   const requestEncryptionRequired = deps.requestEncryptionRequired ?? LIVE_ISSUANCE_FEATURES.credentialRequestEncryption?.encryption_required === true;
 
   /** The configuration a request asks for, which the token must grant. */
@@ -152,6 +160,10 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // Unknown, another tenant's or expired is decided by the nonce itself; only its single use needs the store.
     const opened = nonces.open(ctx.tenant.id, nonce);
     if (opened === undefined || opened.expiresAt.getTime() <= now.getTime()) throw nonceRefused();
+    // A configuration that requires key attestations binds only attested keys; others do not read them.
+    if (configuration.keyAttestationsRequired) {
+      await checkKeyAttestation(jwtProofs, configuration.keyAttestationsRequired, { proofHeader: verified.proof.header, holderKey: verified.proof.holderKey, proofNonce: nonce, now });
+    }
     return { holderKey: verified.proof.holderKey, nonce: { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() } };
   }
 
@@ -181,7 +193,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   async function issue(ctx: RequestContext, input: WalletRequest, described: Described): Promise<CredentialEndpointResponse> {
     const issuer = issuerOf(ctx, input.basePath);
     // The token first: a caller without one learns nothing about what a request must hold.
-    const token = await authenticateWallet(walletTokens, ctx, input);
+    const token = await authenticateWallet(auth, ctx, input, ISSUER_PATHS.credential);
     const { json, encrypted } = await readCredentialRequestBody(encryption, ctx, input);
     if (!encrypted && requestEncryptionRequired) {
       throw refusal('invalid_encryption_parameters', 'This issuer takes encrypted credential requests only (application/jwt, see credential_request_encryption)');
@@ -224,6 +236,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       validUntil: issued.validUntil,
       status: 'valid',
       notificationId: ids.uuid(),
+      ...(token.clientId === undefined ? {} : { clientId: token.clientId }),
+      ...(token.clientInstanceId === undefined ? {} : { clientInstanceId: token.clientInstanceId }),
     };
     const body =
       request.form === 'current'
@@ -277,7 +291,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   }
 
   async function notify(ctx: RequestContext, input: WalletRequest, described: Described): Promise<void> {
-    const token = await authenticateWallet(walletTokens, ctx, input);
+    const token = await authenticateWallet(auth, ctx, input, ISSUER_PATHS.notification);
     const type = mediaType(input.contentType);
     if (type !== undefined && type !== 'application/json') {
       throw new DomainError('UnsupportedMediaType', 'The notification endpoint takes application/json', { oauthError: 'invalid_notification_request' });

@@ -40,6 +40,8 @@ export function issuedCredentialView(r: IssuedCredentialRecord): IssuedCredentia
     credentialConfigurationId: r.credentialConfigurationId,
     userId: r.userId,
     ...(r.offerId === undefined ? {} : { offerId: r.offerId }),
+    ...(r.clientId === undefined ? {} : { clientId: r.clientId }),
+    ...(r.clientInstanceId === undefined ? {} : { clientInstanceId: r.clientInstanceId }),
     issuedAt: r.issuedAt,
     validFrom: r.validFrom,
     validUntil: r.validUntil,

@@ -33,6 +33,10 @@ export interface IssuedCredentialRecord {
   status: IssuedCredentialStatus;
   /** What the credential response gave the wallet to quote at the notification endpoint; unique per tenant. */
   notificationId: string;
+  /** The wallet client the access token was issued to, when it named a registered one. */
+  clientId?: string;
+  /** The wallet instance a client attestation named (`client_instance_id`), when there was one. */
+  clientInstanceId?: string;
   notification?: WalletNotification;
 }
 

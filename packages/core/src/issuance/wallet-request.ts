@@ -2,6 +2,7 @@
 // and the body, read as plain values from whatever the HTTP layer received.
 
 import { issuerOf } from '../metadata/service.ts';
+import type { Dpop } from '../oauth/dpop.ts';
 import type { CredentialEncryption, WalletAccessClaims, WalletTokens } from '../ports.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -11,6 +12,8 @@ import { refusal } from './request.ts';
 export interface WalletRequest {
   /** The `Authorization` header, as sent. */
   authorization?: string | undefined;
+  /** The `DPoP` header, as sent (RFC 9449 §4.1). */
+  dpop?: string | string[] | undefined;
   /** The `Content-Type` header, as sent. */
   contentType?: string | undefined;
   /** The body text, not yet parsed (so that the token is checked before the body is read). */
@@ -19,25 +22,51 @@ export interface WalletRequest {
   basePath?: string;
 }
 
-/** RFC 6750 §2.1: `Bearer` and a b64token. */
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** RFC 6750 §2.1 and RFC 9449 §7.1: the `Bearer` or `DPoP` scheme and a b64token. */
+const ACCESS_TOKEN = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_AUTHORIZATION_LENGTH = 8 * 1024;
 
-/** The 401 of a resource request without a valid access token (API.md §3, RFC 6750 §3.1). */
-export function invalidToken(): DomainError {
-  return new DomainError('Unauthorized', 'The access token is missing, malformed, expired or not for this issuer', { oauthError: 'invalid_token' });
+/**
+ * The 401 of a resource request without a valid access token (API.md §3, RFC 6750 §3.1), with the
+ * challenge of the scheme it used: a DPoP one (RFC 9449 §7.1) when it came with `DPoP`.
+ */
+export function invalidToken(message = 'The access token is missing, malformed, expired or not for this issuer', dpopChallenge?: string): DomainError {
+  return new DomainError('Unauthorized', message, { oauthError: 'invalid_token', ...(dpopChallenge !== undefined ? { headers: { 'www-authenticate': dpopChallenge } } : {}) });
+}
+
+/** What a resource endpoint checks a wallet's token with. */
+export interface WalletAuthenticationDeps {
+  walletTokens: Pick<WalletTokens, 'verify'>;
+  dpop: Dpop;
 }
 
 /**
  * The claims of the request's wallet access token, verified for this tenant and this issuer
- * identifier (the origin and mount path the request came on). Anything else is `invalid_token`.
+ * identifier (the origin and mount path the request came on), at the endpoint `path`. A
+ * DPoP-bound token must come with the `DPoP` scheme and a proof by its key for this request and
+ * this token (RFC 9449 §7); a bearer token with `Bearer`. Anything else is `invalid_token` or
+ * `invalid_dpop_proof`.
  */
-export async function authenticateWallet(walletTokens: Pick<WalletTokens, 'verify'>, ctx: RequestContext, request: WalletRequest): Promise<WalletAccessClaims> {
+export async function authenticateWallet(deps: WalletAuthenticationDeps, ctx: RequestContext, request: WalletRequest, path: string): Promise<WalletAccessClaims> {
   const header = request.authorization;
-  const match = typeof header === 'string' && header.length <= MAX_AUTHORIZATION_LENGTH ? BEARER.exec(header) : null;
+  const match = typeof header === 'string' && header.length <= MAX_AUTHORIZATION_LENGTH ? ACCESS_TOKEN.exec(header) : null;
   if (!match) throw invalidToken();
-  const claims = await walletTokens.verify(ctx.tenant.id, issuerOf(ctx, request.basePath), match[1] as string);
-  if (!claims || claims.tenantId !== ctx.tenant.id) throw invalidToken();
+  const byDpop = (match[1] as string).toLowerCase() === 'dpop';
+  const token = match[2] as string;
+  const issuer = issuerOf(ctx, request.basePath);
+  const claims = await deps.walletTokens.verify(ctx.tenant.id, issuer, token);
+  const challenge = (error: string) => deps.dpop.challenge(error);
+  if (!claims || claims.tenantId !== ctx.tenant.id) throw invalidToken(undefined, byDpop ? challenge('invalid_token') : undefined);
+  if (claims.dpopJkt === undefined) {
+    if (byDpop) throw invalidToken('This access token is not DPoP-bound: send it with the Bearer scheme', challenge('invalid_token'));
+    return claims;
+  }
+  // RFC 9449 §7.2: a bound token is no bearer token.
+  if (!byDpop) throw invalidToken('This access token is DPoP-bound: send it as Authorization: DPoP, with a DPoP proof', challenge('invalid_token'));
+  const proof = await deps.dpop.check(ctx, request.dpop, { method: 'POST', url: `${issuer}${path}`, accessToken: token, endpoint: 'resource' });
+  const refuse = (message: string) => new DomainError('Unauthorized', message, { oauthError: 'invalid_dpop_proof', headers: { 'www-authenticate': deps.dpop.challenge('invalid_dpop_proof', message) } });
+  if (!proof) throw refuse('A DPoP-bound access token needs a DPoP proof (DPoP header)');
+  if (proof.jkt !== claims.dpopJkt) throw refuse('The DPoP proof was not signed with the key this access token is bound to');
   return claims;
 }
 

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeX509Authority, readFakeMdoc } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
-import { fakeCredentialEncryption, fakeProofVerifier } from '@vellum/testing';
+import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '@vellum/testing';
 import { fakeFormatSigners, fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
@@ -256,7 +256,7 @@ describe('two servers sharing one store: the signing chain cache', () => {
       tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, ...fakeFormatSigners(a.keys), linkedDataSigner: a.signer,
       x509: fakeX509Authority(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
       digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
-      proofVerifier: fakeProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
+      proofVerifier: fakeProofVerifier(), jwtProofs: fakeJwtProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
       secretBox: fakeSecretBox(),
       identityProvider: fakeIdentityProvider(), sessionTokens: fakeSessionTokens(a.clock),
     });

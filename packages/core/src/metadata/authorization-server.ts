@@ -1,4 +1,4 @@
-import { authorizationCodeMetadata, type IssuanceFeatures, ISSUER_PATHS, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
+import { authorizationCodeMetadata, type IssuanceFeatures, ISSUER_PATHS, PRE_AUTHORIZED_GRANT, proofMetadata } from './issuer-metadata.ts';
 
 /**
  * The OAuth 2.0 authorization server metadata of a tenant as seen from `issuer` (RFC 8414 §2,
@@ -15,7 +15,8 @@ export function buildAuthorizationServerMetadata(issuer: string, features: Issua
     ...(grants.length > 0 ? { token_endpoint: at(ISSUER_PATHS.token) } : {}),
     ...(features.jwks ? { jwks_uri: at(ISSUER_PATHS.jwks) } : {}),
     response_types_supported: [],
-    ...(features.authorizationCode ? authorizationCodeMetadata(at) : {}),
+    ...(features.authorizationCode ? authorizationCodeMetadata(at, features) : {}),
+    ...(grants.length > 0 ? proofMetadata(features) : {}),
     grant_types_supported: grants,
     // OpenID4VCI 1.0 §12.3: wallets may redeem a pre-authorized code without client authentication.
     ...(features.preAuthorizedCode ? { 'pre-authorized_grant_anonymous_access_supported': true } : {}),

@@ -1,5 +1,6 @@
 import type { ClaimLabel, ClaimMapping, CredentialConfiguration, CredentialDisplay } from '../configurations/model.ts';
 import type { CredentialFormatHandler, FormatRegistry } from '../credential-formats/port.ts';
+import { PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
 
 /** The parts of the issuance protocol that are live; metadata advertises exactly these. */
 export interface IssuanceFeatures {
@@ -13,6 +14,10 @@ export interface IssuanceFeatures {
   jwks: boolean;
   /** The public list of active IACAs (`mdoc_iacas_uri`). */
   iacaList: boolean;
+  /** DPoP-bound access tokens (RFC 9449): `dpop_signing_alg_values_supported`. */
+  dpop?: boolean;
+  /** Client attestation (`attest_jwt_client_auth`) at the token and pushed authorization endpoints. */
+  clientAttestation?: boolean;
   credentialResponseEncryption?: { alg_values_supported: string[]; enc_values_supported: string[]; encryption_required: boolean };
   credentialRequestEncryption?: { jwks: { keys: Record<string, unknown>[] }; enc_values_supported: string[]; encryption_required: boolean };
 }
@@ -29,6 +34,9 @@ export const LIVE_ISSUANCE_FEATURES: Readonly<IssuanceFeatures> = Object.freeze(
   credentialEndpoint: true,
   jwks: true,
   iacaList: true,
+  // Issue 16: DPoP and client attestation.
+  dpop: true,
+  clientAttestation: true,
   // API.md §9: ECDH-ES to the wallet's key; requests to the tenant's key, whose jwks the metadata
   // service fills in per tenant. Neither is required: TLS protects every request already.
   credentialResponseEncryption: { alg_values_supported: ['ECDH-ES'], enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false },
@@ -54,7 +62,7 @@ export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-author
  * RFC 9207 §3): the pushed request endpoint, PKCE S256 only, `code` by query, and the client
  * authentication methods wallet clients may register with.
  */
-export function authorizationCodeMetadata(at: (path: string) => string): Record<string, unknown> {
+export function authorizationCodeMetadata(at: (path: string) => string, features: Pick<IssuanceFeatures, 'clientAttestation'>): Record<string, unknown> {
   return {
     pushed_authorization_request_endpoint: at(ISSUER_PATHS.par),
     require_pushed_authorization_requests: false,
@@ -62,7 +70,20 @@ export function authorizationCodeMetadata(at: (path: string) => string): Record<
     response_modes_supported: ['query'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
-    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', ...(features.clientAttestation ? ['attest_jwt_client_auth'] : [])],
+  };
+}
+
+/**
+ * The proofs the token endpoint takes, in both metadata documents: DPoP (RFC 9449 §5.1) and client
+ * attestations with their proofs of possession (draft-ietf-oauth-attestation-based-client-auth §10).
+ */
+export function proofMetadata(features: Pick<IssuanceFeatures, 'dpop' | 'clientAttestation'>): Record<string, unknown> {
+  return {
+    ...(features.dpop ? { dpop_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS] } : {}),
+    ...(features.clientAttestation
+      ? { client_attestation_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS], client_attestation_pop_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS] }
+      : {}),
   };
 }
 /** The scope a configuration is requested by: `<format>:<type>` (specification 2.5, 2.7). */
@@ -96,6 +117,21 @@ function displayOf(c: CredentialConfiguration): CredentialDisplay[] {
   return c.name ? [{ name: c.name }] : [];
 }
 
+/**
+ * The format's metadata with `proof_types_supported.jwt.key_attestations_required` (OpenID4VCI 1.0
+ * §12.2.4) when the configuration requires key attestations: the levels, never the roots.
+ */
+function withKeyAttestations(metadata: Record<string, unknown>, c: CredentialConfiguration): Record<string, unknown> {
+  const required = c.keyAttestationsRequired;
+  const proofTypes = metadata.proof_types_supported as Record<string, Record<string, unknown>> | undefined;
+  if (!required || !proofTypes?.jwt) return metadata;
+  const levels = {
+    ...(required.keyStorage?.length ? { key_storage: required.keyStorage } : {}),
+    ...(required.userAuthentication?.length ? { user_authentication: required.userAuthentication } : {}),
+  };
+  return { ...metadata, proof_types_supported: { ...proofTypes, jwt: { ...proofTypes.jwt, key_attestations_required: levels } } };
+}
+
 /** One entry of `credential_configurations_supported` (specification 2.7): the common members, then the format's. */
 export function configurationMetadata(c: CredentialConfiguration, formats: FormatRegistry): Record<string, unknown> {
   const handler = formats.of(c);
@@ -105,7 +141,7 @@ export function configurationMetadata(c: CredentialConfiguration, formats: Forma
     format: c.format,
     id: c.id,
     scope: scopeOf(c),
-    ...handler.metadata(c as never),
+    ...withKeyAttestations(handler.metadata(c as never), c),
     credential_metadata: { ...(display.length > 0 ? { display } : {}), claims: claimsOf(c, handler) },
   };
 }
@@ -133,7 +169,8 @@ export function buildIssuerMetadata(origin: string, configurations: readonly Cre
       : {}),
     ...(features.iacaList ? { mdoc_iacas_uri: at(ISSUER_PATHS.iacas) } : {}),
     scopes_supported: configurations.map(scopeOf),
-    ...(features.authorizationCode ? authorizationCodeMetadata(at) : {}),
+    ...(features.authorizationCode ? authorizationCodeMetadata(at, features) : {}),
+    ...(grants.length > 0 ? proofMetadata(features) : {}),
     grant_types_supported: grants,
     credentials_supported: configurations.map((c) => legacyEntry(c, formats)),
     credential_configurations_supported: Object.fromEntries(configurations.map((c) => [c.id, configurationMetadata(c, formats)])),

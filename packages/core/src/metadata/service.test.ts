@@ -30,6 +30,20 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
     expect(Object.keys((await metadata.issuerMetadata(anonymous)).credential_configurations_supported as object)).toEqual([mdl.id]);
   });
 
+  it('publishes the key attestation levels a configuration requires in proof_types_supported, never its roots', async () => {
+    const { configurations, metadata, ctx, tenant } = await setup();
+    const rootCertificates = ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'];
+    const pid = await configurations.create(ctx, 'dc+sd-jwt', { type: 'Pid', expiresIn: { days: 30 }, claimMappings: { name: mapping }, keyAttestationsRequired: { keyStorage: ['iso_18045_high'], rootCertificates } });
+    const any = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping }, keyAttestationsRequired: { rootCertificates } });
+    const plain = await configurations.create(ctx, 'mso_mdoc', { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: mapping } } });
+    const m = await metadata.issuerMetadata(contextFor(tenant, null));
+    const jwtProof = (id: string) => (m.credential_configurations_supported as Record<string, { proof_types_supported: { jwt: Record<string, unknown> } }>)[id]?.proof_types_supported.jwt;
+    expect(jwtProof(pid.id)).toEqual({ proof_signing_alg_values_supported: expect.any(Array), key_attestations_required: { key_storage: ['iso_18045_high'] } });
+    expect(jwtProof(any.id)?.key_attestations_required).toEqual({});
+    expect(jwtProof(plain.id)).not.toHaveProperty('key_attestations_required');
+    expect(JSON.stringify(m)).not.toContain('BEGIN CERTIFICATE');
+  });
+
   it('answers the same frozen document while nothing changes, and a new one after any write, per origin', async () => {
     const { configurations, metadata, store, ctx, tenant } = await setup();
     const created = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
@@ -66,7 +80,11 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
       response_modes_supported: ['query'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+      // Issue 16: DPoP-bound tokens and client attestation.
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
       credential_endpoint: `${origin}/v1/openid/credential`,
@@ -94,7 +112,11 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
       response_modes_supported: ['query'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+      // Issue 16: DPoP-bound tokens and client attestation.
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
       'pre-authorized_grant_anonymous_access_supported': true,
@@ -131,6 +153,9 @@ describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', 
       token_endpoint: `${issuer}/v1/oauth/token`,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
       response_types_supported: [],
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
       grant_types_supported: [PRE_AUTHORIZED_GRANT],
       'pre-authorized_grant_anonymous_access_supported': true,
     });
@@ -144,7 +169,11 @@ describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', 
       authorization_response_iss_parameter_supported: true,
       pushed_authorization_request_endpoint: `${issuer}/v1/oauth/par`,
       require_pushed_authorization_requests: false,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+      // Issue 16: DPoP-bound tokens and client attestation.
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
       grant_types_supported: ['authorization_code'],
     });
   });

@@ -1,4 +1,5 @@
 import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
+import { checkRootCertificates } from '../shared/root-certificates.ts';
 import {
   WALLET_CLIENT_AUTH_METHODS,
   WALLET_CLIENT_GRANT_TYPES,
@@ -14,8 +15,7 @@ export const MAX_WALLET_CLIENT_NAME = 200;
 export const MAX_REDIRECT_URIS = 20;
 export const MAX_REDIRECT_URI_LENGTH = 2000;
 /** Most root certificates a client attestation may trust, and the longest PEM text of one. */
-export const MAX_ROOT_CERTIFICATES = 10;
-export const MAX_ROOT_CERTIFICATE_LENGTH = 20_000;
+export { MAX_ROOT_CERTIFICATE_LENGTH, MAX_ROOT_CERTIFICATES } from '../shared/root-certificates.ts';
 
 /**
  * Client ids are RFC 3986 §2.3 unreserved characters: they appear unescaped in paths
@@ -27,8 +27,6 @@ const URI_CHARACTERS = /^[\x21-\x7E]+$/;
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 /** RFC 8252 §7.3: the loopback hosts a native app may listen on over plain http. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-/** One certificate in PEM armour (RFC 7468 §2), nothing before or after it. */
-const PEM_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n(?:[A-Za-z0-9+/=]{1,76}\r?\n)+-----END CERTIFICATE-----\r?\n?$/;
 
 const FIELDS = ['clientId', 'clientName', 'redirectUris', 'grantTypes', 'tokenEndpointAuthMethod', 'dpop', 'clientAttestation', 'credentialResponseEncryption'];
 
@@ -157,7 +155,7 @@ export function checkWalletClientInput(input: unknown): WalletClientSettings {
   };
 }
 
-/** `{ rootCertificates, dpopRequired? }`: PEM shape only; chains are checked when attestations are (issue 16). */
+/** `{ rootCertificates, dpopRequired? }`: PEM shape only; chains are checked with each attestation (attestation.ts). */
 function checkAttestation(value: unknown, add: (param: string, msg: string, value?: unknown) => void): WalletClient['clientAttestation'] {
   if (value === undefined) return undefined;
   if (!isObject(value)) {
@@ -171,26 +169,12 @@ function checkAttestation(value: unknown, add: (param: string, msg: string, valu
       ok = false;
     }
   }
-  const roots = value.rootCertificates;
-  if (!Array.isArray(roots) || roots.length === 0 || roots.length > MAX_ROOT_CERTIFICATES) {
-    add('clientAttestation.rootCertificates', `Required: 1 to ${MAX_ROOT_CERTIFICATES} PEM certificates`, Array.isArray(roots) ? undefined : roots);
-    ok = false;
-  } else {
-    roots.forEach((pem: unknown, i) => {
-      const param = `clientAttestation.rootCertificates.${i}`;
-      if (typeof pem !== 'string' || pem.length > MAX_ROOT_CERTIFICATE_LENGTH || !PEM_CERTIFICATE.test(pem)) {
-        add(param, 'One certificate in PEM form: -----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----', typeof pem === 'string' ? undefined : pem);
-        ok = false;
-      } else if (roots.indexOf(pem) !== i) {
-        add(param, 'Listed twice');
-        ok = false;
-      }
-    });
-  }
+  const roots = checkRootCertificates(value.rootCertificates, 'clientAttestation.rootCertificates', add);
+  if (!roots) ok = false;
   if (value.dpopRequired !== undefined && typeof value.dpopRequired !== 'boolean') {
     add('clientAttestation.dpopRequired', 'true or false', value.dpopRequired);
     ok = false;
   }
   if (!ok) return undefined;
-  return { rootCertificates: [...(roots as string[])], ...(value.dpopRequired !== undefined ? { dpopRequired: value.dpopRequired as boolean } : {}) };
+  return { rootCertificates: roots as string[], ...(value.dpopRequired !== undefined ? { dpopRequired: value.dpopRequired as boolean } : {}) };
 }

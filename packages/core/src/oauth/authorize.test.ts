@@ -180,7 +180,7 @@ describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, R
       [{ scope: 'mso_mdoc:org.example.unknown' }, 'invalid_scope'],
       [{ scope: undefined }, 'invalid_request'],
       [{ authorization_details: '[{"type":"openid_credential","credential_configuration_id":"nope"}]' }, 'invalid_authorization_details'],
-      [{ dpop_jkt: 'A'.repeat(43) }, 'invalid_request'],
+      [{ dpop_jkt: 'not a thumbprint' }, 'invalid_request'],
       [{ issuer_state: 'x'.repeat(43) }, 'invalid_request'],
       [{ scope: ['a', 'b'] }, 'invalid_request'],
     ];

@@ -7,9 +7,13 @@ import { openInteractionHook, providerSettings } from '../authentication/service
 import type { IdentityProvider, ProviderSettings, SessionTokens } from '../authentication/ports.ts';
 import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import { scopeOf } from '../metadata/issuer-metadata.ts';
+import { ISSUER_PATHS, scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
 import { authenticateWalletClient } from '../oauth-clients/authenticate.ts';
+import { attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
+import type { Dpop, VerifiedDpopProof } from './dpop.ts';
+import type { JwtProofVerifier } from './jwt-proofs.ts';
+import type { TokenRequestProofs } from './token.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
 import { isOfferCode, offerState } from '../offers/model.ts';
@@ -66,6 +70,10 @@ export interface AuthorizationFlowDeps {
   identityProvider: IdentityProvider;
   sessionTokens: SessionTokens;
   events: EventRecorder;
+  /** DPoP at the pushed request binds the code to the proof's key (RFC 9449 §10.1). */
+  dpop: Dpop;
+  /** Verifies client attestations at the pushed request. */
+  jwtProofs: JwtProofVerifier;
 }
 
 /** Where to send the browser (a 303 See Other). */
@@ -82,7 +90,13 @@ export interface AuthorizationFlow {
    * keeps it, for `request_uri`. A confidential client authenticates (`authorization` is the HTTP
    * Authorization header). Failures are 400 (401 for the client) DomainErrors with the OAuth `error`.
    */
-  pushAuthorizationRequest(ctx: RequestContext, form: RequestFields, authorization: string | undefined, basePath?: string): Promise<{ request_uri: string; expires_in: number }>;
+  pushAuthorizationRequest(
+    ctx: RequestContext,
+    form: RequestFields,
+    authorization: string | undefined,
+    basePath?: string,
+    proofs?: TokenRequestProofs,
+  ): Promise<{ request_uri: string; expires_in: number }>;
   /**
    * `GET /v1/oauth/authorize`: a redirect to the identity provider, or back to the wallet with an
    * error once its client and redirect URI are known. Before that, a 400 DomainError.
@@ -194,8 +208,6 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     if (!CODE_CHALLENGE.test(challenge)) throw refuse('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
     const dpopJkt = read('dpop_jkt');
     if (dpopJkt !== undefined && !JKT.test(dpopJkt)) throw refuse('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint');
-    // Said plainly rather than ignored: a wallet that asks for a DPoP-bound token must not get a bearer one.
-    if (dpopJkt !== undefined) throw refuse('invalid_request', 'dpop_jkt is not supported yet: this issuer does not issue DPoP-bound tokens');
 
     // What is asked for: authorization_details, or scope (OpenID4VCI 1.0 §5.1.1, §5.1.2).
     let requestedIds: string[] | undefined;
@@ -394,11 +406,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
   }
 
   return {
-    pushAuthorizationRequest(ctx, form, authorization, basePath) {
+    pushAuthorizationRequest(ctx, form, authorization, basePath, proofs) {
       return withEvents(events, ctx, 'OPENID_PUSHED_AUTHORIZATION', async () => {
         const issuer = issuerOf(ctx, basePath);
         if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
-        await authenticateClient(ctx, form, authorization);
+        const dpop = await deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuer}${ISSUER_PATHS.par}`, endpoint: 'token' });
+        await authenticateClient(ctx, form, authorization, issuer, proofs, dpop);
         let checked: CheckedRequest;
         try {
           checked = await checkRequest(ctx, form, issuer);
@@ -406,6 +419,11 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
           // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
           if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
           throw error;
+        }
+        // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
+        if (dpop) {
+          if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt) throw oauthError('invalid_dpop_proof', 'dpop_jkt is not the thumbprint of the DPoP proof\'s key');
+          checked = { ...checked, dpopJkt: dpop.jkt };
         }
         const handle = ids.token(32);
         await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
@@ -505,11 +523,26 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
   };
 
   /** Client authentication where a confidential client must authenticate (PAR). */
-  async function authenticateClient(ctx: RequestContext, form: RequestFields, authorization: string | undefined): Promise<void> {
-    await authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
-      ...(field(form, 'client_id') !== undefined ? { clientId: field(form, 'client_id') as string } : {}),
+  async function authenticateClient(
+    ctx: RequestContext,
+    form: RequestFields,
+    authorization: string | undefined,
+    issuer: string,
+    proofs: TokenRequestProofs | undefined,
+    dpop: VerifiedDpopProof | undefined,
+  ): Promise<void> {
+    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
+    const client = await authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
+      ...(clientId !== undefined ? { clientId } : {}),
       ...(authorization !== undefined ? { authorization } : {}),
       ...(field(form, 'client_secret') !== undefined ? { clientSecret: field(form, 'client_secret') as string } : {}),
+    });
+    // An attested client is attested here too (RFC 9126 §2: the pushed request authenticates the client).
+    const { origin, host } = new URL(issuer);
+    await checkClientAttestation({ store, clock, digests: deps.digests, verifier: deps.jwtProofs }, client, proofs?.attestation, {
+      tenantId: ctx.tenant.id,
+      audiences: [issuer, `${issuer}${ISSUER_PATHS.par}`, origin, host],
+      dpop,
     });
   }
 }

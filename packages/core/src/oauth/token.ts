@@ -7,6 +7,12 @@ import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Clock, Digests, SecretHasher, Store, WalletTokens } from '../ports.ts';
 import { authenticateWalletClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
+import { type AttestationHeaders, type AttestedInstance, attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
+import type { WalletClient } from '../oauth-clients/model.ts';
+import { isWalletClientId } from '../oauth-clients/rules.ts';
+import { ISSUER_PATHS } from '../metadata/issuer-metadata.ts';
+import type { Dpop, VerifiedDpopProof } from './dpop.ts';
+import type { JwtProofVerifier } from './jwt-proofs.ts';
 import type { DomainError } from '../shared/errors.ts';
 import { field, invalidDetails, invalidGrant, invalidRequest, MAX_FIELD, oauthError, requestedConfigurations } from './fields.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -25,7 +31,8 @@ export interface CredentialAuthorizationDetail {
 /** Specification 2.5: the token response; `authorization_details` when the request sent them. */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** `DPoP` when the token is bound to the key of the request's DPoP proof (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   authorization_details?: CredentialAuthorizationDetail[];
@@ -43,6 +50,18 @@ export interface TokenEndpointDeps {
   txCodeLimiter?: TxCodeLimiter;
   /** Checks wallet clients' secrets (the Authorization Code grant's confidential clients). */
   hasher: SecretHasher;
+  /** DPoP proofs (RFC 9449): checked when sent, required when the grant or the client asks for them. */
+  dpop: Dpop;
+  /** Verifies client attestations and their proofs of possession. */
+  jwtProofs: JwtProofVerifier;
+}
+
+/** The proof headers of a token request, as received (specification 5). */
+export interface TokenRequestProofs {
+  /** `DPoP`. */
+  dpop?: string | string[] | undefined;
+  /** `OAuth-Client-Attestation` and `OAuth-Client-Attestation-PoP`. */
+  attestation?: AttestationHeaders;
 }
 
 /** `POST /v1/oauth/token` (specification 4.5, API.md §9). */
@@ -52,8 +71,11 @@ export interface TokenEndpoint {
    * fields are ignored, as RFC 6749 §3.2 says); `basePath` is where the API is mounted. Failures are
    * 400 DomainErrors carrying the OAuth `error` (RFC 6749 §5.2, OpenID4VCI 1.0 §6.3).
    */
-  token(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath?: string, authorization?: string): Promise<TokenResponse>;
+  token(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath?: string, authorization?: string, proofs?: TokenRequestProofs): Promise<TokenResponse>;
 }
+
+/** A DPoP proof the grant or the client requires is missing (RFC 9449 §5, §10). */
+const dpopRequired = (message: string) => oauthError('invalid_dpop_proof', message);
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -75,12 +97,70 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   const { store, clock, digests, walletTokens, events } = deps;
   const ttl = deps.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS;
 
-  async function preAuthorizedCode(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath: string | undefined, note: (offerId: string) => void): Promise<TokenResponse> {
+  const attestationDeps = { store, clock, digests, verifier: deps.jwtProofs };
+
+  /** The request's DPoP proof for the token endpoint, checked and spent; undefined without one. */
+  function dpopOf(ctx: RequestContext, basePath: string | undefined, proofs: TokenRequestProofs | undefined): Promise<VerifiedDpopProof | undefined> {
+    return deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuerOf(ctx, basePath)}${ISSUER_PATHS.token}`, endpoint: 'token' });
+  }
+
+  /**
+   * What a registered client asks of its requests (API.md §8): DPoP when it registered
+   * `dpop.required`, and its attestation when it registered `clientAttestation`.
+   */
+  async function clientProofs(ctx: RequestContext, basePath: string | undefined, client: WalletClient, proofs: TokenRequestProofs | undefined, dpop: VerifiedDpopProof | undefined): Promise<AttestedInstance | undefined> {
+    if (client.dpop?.required === true && !dpop) throw dpopRequired('This client registered dpop.required: send a DPoP proof (RFC 9449)');
+    const issuer = issuerOf(ctx, basePath);
+    const { origin, host } = new URL(issuer);
+    return checkClientAttestation(attestationDeps, client, proofs?.attestation, { tenantId: ctx.tenant.id, audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host], dpop });
+  }
+
+  /** The access token's binding and client, and the response's token type. */
+  function bindingOf(dpop: VerifiedDpopProof | undefined, client: WalletClient | undefined, attested: AttestedInstance | undefined) {
+    return {
+      claims: {
+        ...(dpop ? { dpopJkt: dpop.jkt } : {}),
+        ...(client ? { clientId: client.clientId } : {}),
+        ...(attested?.clientInstanceId !== undefined ? { clientInstanceId: attested.clientInstanceId } : {}),
+      },
+      tokenType: dpop ? ('DPoP' as const) : ('Bearer' as const),
+    };
+  }
+
+  /**
+   * The client of a pre-authorized request. Anonymous wallets are welcome; a wallet that names a
+   * registered client (by client_id, its attestation or its credentials) authenticates as that client
+   * does at every token request, and is then held to what it registered. A client id no client holds
+   * is anonymous.
+   */
+  async function preAuthorizedClient(ctx: RequestContext, form: Readonly<Record<string, unknown>>, authorization: string | undefined, proofs: TokenRequestProofs | undefined) {
+    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
+    const clientSecret = field(form, 'client_secret');
+    const credentials = clientSecret !== undefined || (authorization !== undefined && authorization !== '');
+    const named = isWalletClientId(clientId) ? await store.walletClients.get(ctx.tenant.id, clientId) : undefined;
+    if (!named && !credentials) return undefined;
+    return authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
+      ...(clientId !== undefined ? { clientId } : {}),
+      ...(authorization !== undefined ? { authorization } : {}),
+      ...(clientSecret !== undefined ? { clientSecret } : {}),
+    });
+  }
+
+  async function preAuthorizedCode(
+    ctx: RequestContext,
+    form: Readonly<Record<string, unknown>>,
+    basePath: string | undefined,
+    authorization: string | undefined,
+    proofs: TokenRequestProofs | undefined,
+    note: (offerId: string) => void,
+  ): Promise<TokenResponse> {
     const code = field(form, 'pre-authorized_code');
     const txCode = field(form, 'tx_code');
-    // Anonymous wallets are welcome: client_id, when sent, must be well-formed but is not checked.
-    field(form, 'client_id');
     if (code === undefined) throw invalidRequest('pre-authorized_code is required');
+    const client = await preAuthorizedClient(ctx, form, authorization, proofs);
+    const dpop = await dpopOf(ctx, basePath, proofs);
+    const attested = client ? await clientProofs(ctx, basePath, client, proofs, dpop) : undefined;
+    const binding = bindingOf(dpop, client, attested);
     // Read before the code is redeemed: a malformed request must not use the code up.
     const requested = requestedConfigurations(form);
     // A code Vellum cannot have made is refused before the store is asked (redeeming is a write).
@@ -128,10 +208,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
         configurationIds: configurations.map((c) => c.id),
         scope,
         ...(requested === undefined ? {} : { credentialIdentifiers: true }),
+        ...binding.claims,
       },
       ttl,
     );
-    const response: TokenResponse = { access_token: token, token_type: 'Bearer', expires_in: ttl, scope };
+    const response: TokenResponse = { access_token: token, token_type: binding.tokenType, expires_in: ttl, scope };
     if (requested !== undefined) {
       response.authorization_details = configurations.map((c) => ({ type: 'openid_credential', credential_configuration_id: c.id, credential_identifiers: [c.id] }));
     }
@@ -148,14 +229,17 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     form: Readonly<Record<string, unknown>>,
     basePath: string | undefined,
     authorization: string | undefined,
+    proofs: TokenRequestProofs | undefined,
     note: (id: string) => void,
   ): Promise<TokenResponse> {
     const code = field(form, 'code');
     const redirectUri = field(form, 'redirect_uri');
     const verifier = field(form, 'code_verifier');
     const clientSecret = field(form, 'client_secret');
+    // An attested client may leave client_id out: its attestation names it (and is checked to).
+    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
     const client = await authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
-      ...(field(form, 'client_id') !== undefined ? { clientId: field(form, 'client_id') as string } : {}),
+      ...(clientId !== undefined ? { clientId } : {}),
       ...(authorization !== undefined ? { authorization } : {}),
       ...(clientSecret !== undefined ? { clientSecret } : {}),
     });
@@ -174,6 +258,15 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     if (record.redirectUri !== redirectUri) throw invalidGrant('redirect_uri differs from the one in the authorization request');
     // RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) must equal the challenge.
     if (digests.sha256(verifier) !== record.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge');
+    // Checked before the code is spent, so that a wallet whose proof failed can try again.
+    const dpop = await dpopOf(ctx, basePath, proofs);
+    // RFC 9449 §10: a code bound by dpop_jkt is redeemed only with a proof by that key.
+    if (record.dpopJkt !== undefined) {
+      if (!dpop) throw dpopRequired('The authorization request sent dpop_jkt: send a DPoP proof signed with that key');
+      if (dpop.jkt !== record.dpopJkt) throw oauthError('invalid_dpop_proof', 'The DPoP proof was not signed with the key dpop_jkt named');
+    }
+    const attested = await clientProofs(ctx, basePath, client, proofs, dpop);
+    const binding = bindingOf(dpop, client, attested);
     const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: now });
     if (!redeemed) throw invalidGrant('The authorization code is not valid or has been used');
     note(redeemed.id);
@@ -193,10 +286,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
         configurationIds: configurations.map((c) => c.id),
         scope,
         ...(redeemed.byAuthorizationDetails ? { credentialIdentifiers: true } : {}),
+        ...binding.claims,
       },
       ttl,
     );
-    const response: TokenResponse = { access_token: token, token_type: 'Bearer', expires_in: ttl, scope };
+    const response: TokenResponse = { access_token: token, token_type: binding.tokenType, expires_in: ttl, scope };
     if (redeemed.byAuthorizationDetails) {
       response.authorization_details = configurations.map((c) => ({ type: 'openid_credential', credential_configuration_id: c.id, credential_identifiers: [c.id] }));
     }
@@ -217,7 +311,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   return {
-    token(ctx, form, basePath, authorization) {
+    token(ctx, form, basePath, authorization, proofs) {
       let offerId: string | undefined;
       const grantType = typeof form.grant_type === 'string' ? form.grant_type.slice(0, 100) : undefined;
       return withEvents(events, ctx, 'OPENID_TOKEN', async () => {
@@ -226,8 +320,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
         const note = (id: string) => {
           offerId = id;
         };
-        if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(ctx, form, basePath, note);
-        if (grant === 'authorization_code') return authorizationCode(ctx, form, basePath, authorization, note);
+        if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(ctx, form, basePath, authorization, proofs, note);
+        if (grant === 'authorization_code') return authorizationCode(ctx, form, basePath, authorization, proofs, note);
         throw oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${PRE_AUTHORIZED_CODE_GRANT}`);
       }, { input: form, meta: () => ({ grantType, ...(offerId ? { offerId } : {}) }) });
     },

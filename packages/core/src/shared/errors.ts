@@ -57,6 +57,11 @@ export interface DomainErrorOptions {
   oauthError?: OAuthErrorCode;
   /** With `TooManyRequests`: whole seconds until a retry may succeed (the `Retry-After` header). */
   retryAfterSeconds?: number;
+  /**
+   * Protocol headers the answer must carry: a `WWW-Authenticate` challenge (RFC 9449 §7.1) or a
+   * `DPoP-Nonce` (RFC 9449 §8). Names in lower case.
+   */
+  headers?: Readonly<Record<string, string>>;
   cause?: unknown;
 }
 
@@ -66,6 +71,7 @@ export class DomainError extends Error {
   readonly details: ErrorDetail[] | undefined;
   readonly oauthError: OAuthErrorCode | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -74,6 +80,7 @@ export class DomainError extends Error {
     this.details = options.details;
     this.oauthError = options.oauthError;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers;
   }
 }
 

@@ -38,11 +38,16 @@ describe('the messages of the wallet-facing endpoints (token, nonce, credential,
   // Every error those endpoints raise is written in these modules (the rest of the core's reach
   // the wallet only through credential_request_denied, and the HTTP layer cleans those).
   const dirs = ['issuance', 'oauth', 'mdoc-issuance'];
-  const files = dirs.flatMap((d) =>
-    readdirSync(new URL(`../${d}/`, import.meta.url))
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-      .map((f) => join(d, f)),
-  );
+  const files = [
+    ...dirs.flatMap((d) =>
+      readdirSync(new URL(`../${d}/`, import.meta.url))
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+        .map((f) => join(d, f)),
+    ),
+    // How the token endpoint and PAR authenticate wallet clients (the rest of oauth-clients is the admin API).
+    join('oauth-clients', 'attestation.ts'),
+    join('oauth-clients', 'authenticate.ts'),
+  ];
 
   it('are found', () => {
     expect(files).toContain(join('issuance', 'credential-endpoint.ts'));

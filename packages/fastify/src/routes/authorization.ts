@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { requestContext } from '../context.ts';
+import { sendDpopNonce, walletProofHeaders } from '../proof-headers.ts';
 import { ErrorBodySchema } from '../schemas/common.ts';
 import { AuthorizationFields, PushedAuthorizationResponse } from '../schemas/oauth.ts';
 import type { VellumServices } from '../services.ts';
@@ -26,7 +27,9 @@ export const authorizationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
   );
 
   app.post('/v1/oauth/par', { config: oauth, schema: { body: AuthorizationFields, response: { 201: PushedAuthorizationResponse, ...errors } } }, async (request, reply) => {
-    const pushed = await flow.pushAuthorizationRequest(requestContext(request), request.body ?? {}, request.headers.authorization, basePath);
+    const ctx = requestContext(request);
+    const pushed = await flow.pushAuthorizationRequest(ctx, request.body ?? {}, request.headers.authorization, basePath, walletProofHeaders(request));
+    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
     return reply.code(201).header('cache-control', 'no-store').send(pushed);
   });
 

@@ -1,6 +1,7 @@
 import type { WalletRequest } from '@vellum/core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requestContext } from '../context.ts';
+import { proofHeader, sendDpopNonce } from '../proof-headers.ts';
 import type { VellumServices } from '../services.ts';
 
 // Wallet-facing: errors carry the OAuth fields and no-store (API.md §3). The wallet access token is
@@ -10,9 +11,9 @@ const BODY_LIMIT = 1024 * 1024;
 
 /** The plain values the core takes: headers as sent, the body as text. */
 function walletRequest(request: FastifyRequest, basePath: string): WalletRequest {
-  const { authorization } = request.headers;
   return {
-    authorization,
+    authorization: request.headers.authorization,
+    dpop: proofHeader(request, 'dpop'),
     contentType: request.headers['content-type'],
     body: typeof request.body === 'string' ? request.body : undefined,
     basePath,
@@ -31,12 +32,16 @@ export const credentialRoutes: FastifyPluginAsync<{ services: VellumServices }> 
   app.addContentTypeParser(['application/json', 'application/jwt'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
 
   app.post('/v1/openid/credential', { config: oauth }, async (request, reply) => {
-    const response = await services.credentialEndpoint.issue(requestContext(request), walletRequest(request, basePath));
+    const ctx = requestContext(request);
+    const response = await services.credentialEndpoint.issue(ctx, walletRequest(request, basePath));
+    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
     return reply.headers(response.headers).header('cache-control', 'no-store').type(response.contentType).send(response.body);
   });
 
   app.post('/v1/openid/notification', { config: oauth }, async (request, reply) => {
-    await services.credentialEndpoint.notify(requestContext(request), walletRequest(request, basePath));
+    const ctx = requestContext(request);
+    await services.credentialEndpoint.notify(ctx, walletRequest(request, basePath));
+    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
     return reply.code(204).header('cache-control', 'no-store').send();
   });
 };

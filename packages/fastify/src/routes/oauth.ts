@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
+import { sendDpopNonce, walletProofHeaders } from '../proof-headers.ts';
 import { ErrorBodySchema } from '../schemas/common.ts';
 import { JwksResponse, NonceResponse, WalletTokenBody, WalletTokenResponse } from '../schemas/oauth.ts';
 import type { VellumServices } from '../services.ts';
@@ -17,13 +18,18 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
 
   // Form-encoded as RFC 6749 says; JSON is taken too, as at the admin token endpoint.
   app.post('/v1/oauth/token', { config: oauth, schema: { body: WalletTokenBody, response: { 200: WalletTokenResponse, ...errors } } }, async (request, reply) => {
-    const response = await services.tokenEndpoint.token(requestContext(request), request.body ?? {}, basePath, request.headers.authorization);
+    const ctx = requestContext(request);
+    const response = await services.tokenEndpoint.token(ctx, request.body ?? {}, basePath, request.headers.authorization, walletProofHeaders(request));
+    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });
 
   // The body, if any, is ignored: a nonce request carries nothing.
   app.post('/v1/openid/nonce', { config: oauth, schema: { response: { 200: NonceResponse, ...errors } } }, async (request, reply) => {
-    const response = await services.nonces.issue(requestContext(request));
+    const ctx = requestContext(request);
+    const response = await services.nonces.issue(ctx);
+    // A wallet may fetch its first DPoP nonce here, with its c_nonce (RFC 9449 §8).
+    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
     return reply.header('cache-control', 'no-store').send(response);
   });
 

@@ -1,4 +1,5 @@
 import { type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { MAX_ROOT_CERTIFICATE_LENGTH, MAX_ROOT_CERTIFICATES } from '@vellum/core';
 import { PageQuerySchema } from './common.ts';
 
 // API.md §6. The schemas check the shape of a request (JSON types, known fields); the core checks
@@ -33,6 +34,16 @@ const Mapping = Type.Object(
 
 const Issuer = Type.Object({ id: Type.Optional(Url), name: Type.Optional(Text(1000)), logoUrl: Type.Optional(Url), iconUrl: Type.Optional(Url) }, strict);
 
+/** OpenID4VCI 1.0 App. D: the levels a key attestation must attest, and the roots it must chain to. */
+const KeyAttestations = Type.Object(
+  {
+    keyStorage: Type.Optional(Type.Array(Text(200), { maxItems: 20 })),
+    userAuthentication: Type.Optional(Type.Array(Text(200), { maxItems: 20 })),
+    rootCertificates: Type.Array(Text(MAX_ROOT_CERTIFICATE_LENGTH), { maxItems: MAX_ROOT_CERTIFICATES }),
+  },
+  strict,
+);
+
 /** The fields every format shares; mappings and labels nest per format. */
 function common(nested: boolean) {
   return {
@@ -44,6 +55,7 @@ function common(nested: boolean) {
     claimSourceId: Type.Optional(Text(100)),
     display: Type.Optional(Type.Array(Display)),
     claimDisplay: Type.Optional(nested ? Type.Record(Type.String(), Type.Record(Type.String(), Type.Array(Label))) : Type.Record(Type.String(), Type.Array(Label))),
+    keyAttestationsRequired: Type.Optional(KeyAttestations),
   };
 }
 

@@ -16,6 +16,8 @@ export const IssuedCredential = Type.Object({
   credentialConfigurationId: Type.String(),
   userId: Type.String(),
   offerId: Type.Optional(Type.String()),
+  clientId: Type.Optional(Type.String()),
+  clientInstanceId: Type.Optional(Type.String()),
   issuedAt: Type.String(),
   validFrom: Type.String(),
   validUntil: Type.String(),

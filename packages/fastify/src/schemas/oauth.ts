@@ -24,7 +24,7 @@ export const WalletTokenBody = Type.Object(
 
 export const WalletTokenResponse = Type.Object({
   access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
+  token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')]),
   expires_in: Type.Integer(),
   scope: Type.String(),
   // OpenID4VCI 1.0 §6.2: when the request sent authorization_details.
