@@ -1,7 +1,7 @@
 // Vellum wired in process over real adapters (keys, X.509, every format's signer) on a given store,
 // with the sign-in adapters faked: what the in-process benchmarks and the credential samples use.
 import { createVellum, type Store, type Vellum } from '@vellum/core';
-import { createDigests, createKeyManager, createProofVerifier, createScryptHasher, createSealer, createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
+import { createDigests, createKeyManager, createJwtProofVerifier, createProofVerifier, createScryptHasher, createSealer, createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
@@ -23,6 +23,7 @@ export async function inProcessVellum(store: Store, options: { publicUrl?: strin
     digests: createDigests(),
     walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
     proofVerifier: createProofVerifier(),
+    jwtProofs: createJwtProofVerifier(),
     credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock: systemClock }),
     nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock: systemClock }),
     ...(options.mdocSignerCacheMs !== undefined ? { mdocSignerCacheMs: options.mdocSignerCacheMs } : {}),

@@ -9,9 +9,16 @@
 // per wallet, because every microsecond of driver CPU is taken from the server; `--client undici`
 // keeps the undici Pool for comparison. Both sign the same proofs; setup calls always use undici.
 //
-//   node tools/bench/src/oid4vci-flow.ts [--seconds 10] [--wallets 48] [--rate 400] [--log-level info] [--workers 1] [--client wire|undici]
+// `--dpop` makes every token DPoP-bound (RFC 9449): each token and credential request carries a
+// fresh DPoP proof (ES256, its own jti and iat; at the credential endpoint `ath`, the token's
+// hash), the token must come back as token_type DPoP and is sent as `Authorization: DPoP`. The
+// driver does not follow server nonces, so the server must not require them
+// (VELLUM_DPOP_NONCE_REQUIRED unset). Without `--dpop` the flow is the plain one, with no extra work.
+//
+//   node tools/bench/src/oid4vci-flow.ts [--seconds 10] [--wallets 48] [--rate 400] [--log-level info] [--workers 1] [--client wire|undici] [--dpop]
+import { createHash, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { checked, coresLine, cpuSecondsSince, machineSpeed, machineTicks, makeWallet, proof, queryParam, type Wallet } from './flow-common.ts';
+import { b64u, checked, coresLine, cpuSecondsSince, derToJose, machineSpeed, machineTicks, makeWallet, proof, queryParam, type Wallet } from './flow-common.ts';
 import { HOST, percentile, startBenchServer, type BenchServer } from './http-load.ts';
 import { openWireConnections, WireConnection } from './wire-client.ts';
 
@@ -23,6 +30,7 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     workers: { type: 'string', default: '1' },
     client: { type: 'string', default: 'wire' },
+    dpop: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -30,6 +38,11 @@ const walletCount = Number(values.wallets);
 const rate = Number(values.rate);
 const client = values.client as string;
 if (client !== 'wire' && client !== 'undici') throw new Error(`--client must be wire or undici, not ${client}`);
+const dpop = values.dpop === true;
+const nonceRequired = process.env.VELLUM_DPOP_NONCE_REQUIRED;
+if (dpop && nonceRequired !== undefined && nonceRequired !== '' && nonceRequired.toLowerCase() !== 'false' && nonceRequired !== '0') {
+  throw new Error('--dpop does not follow DPoP-Nonce challenges: run it without VELLUM_DPOP_NONCE_REQUIRED');
+}
 
 const STEPS = ['offer', 'token', 'nonce', 'credential'] as const;
 type Step = (typeof STEPS)[number];
@@ -59,6 +72,42 @@ async function setUp(server: BenchServer) {
   return { admin, configurationId: (JSON.parse(configuration.text) as { id: string }).id };
 }
 
+/**
+ * A wallet's DPoP key and the base64url of its proofs' JOSE header (typ, alg, public JWK) with the
+ * dot after it. One key per virtual wallet, made before the run, rather than one per flow: the
+ * server does the same work for a proof whatever its key (it verifies the embedded JWK and takes
+ * its thumbprint on every request, and remembers each (key, jti) pair), so a new key per flow would
+ * only spend the driver's CPU, which on this machine is taken from the server being measured.
+ * The proofs themselves are new for every request (jti, iat, ath), as RFC 9449 §11.1 requires.
+ */
+interface DpopKey {
+  key: KeyObject;
+  header: string;
+}
+
+function makeDpopKey(): DpopKey {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { key: privateKey, header: `${b64u(JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) }))}.` };
+}
+
+/** `{"htm":"POST","htu":…,"iat":` by URL, for the (few) endpoint URLs seen. */
+const dpopPayloadStarts = new Map<string, string>();
+
+/** A DPoP proof (RFC 9449 §4.2) for a POST to `htu`, with `ath` when an access token is given. */
+function dpopProof(k: DpopKey, htu: string, accessToken?: string): string {
+  let start = dpopPayloadStarts.get(htu);
+  if (start === undefined) dpopPayloadStarts.set(htu, (start = `{"htm":"POST","htu":${JSON.stringify(htu)},"iat":`));
+  const ath = accessToken === undefined ? '' : `,"ath":"${createHash('sha256').update(accessToken).digest('base64url')}"`;
+  const input = `${k.header}${b64u(`${start}${Math.floor(Date.now() / 1000)},"jti":"${randomUUID()}"${ath}}`)}`;
+  return `${input}.${derToJose(sign('sha256', Buffer.from(input, 'latin1'), k.key)).toString('base64url')}`;
+}
+
+/** The token answer of a request with a DPoP proof, which must have bound the token (RFC 9449 §5). */
+function boundToken(token: { access_token: string; token_type: string }): { access_token: string } {
+  if (token.token_type !== 'DPoP') throw new Error(`token: token_type ${token.token_type}, not DPoP`);
+  return token;
+}
+
 interface Offer {
   credential_issuer: string;
   grants: { 'urn:ietf:params:oauth:grant-type:pre-authorized_code': { 'pre-authorized_code': string } };
@@ -77,8 +126,11 @@ function wireRequests(admin: Record<string, string>, configurationId: string) {
   };
 }
 
-/** One whole flow on one connection; the duration of each step in ms, or throws on any non-success. */
-async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, wallet: Wallet): Promise<Record<Step, number>> {
+/**
+ * One whole flow on one connection; the duration of each step in ms, or throws on any non-success.
+ * With `dpopKey`, the token is DPoP-bound and both token and credential requests carry a proof.
+ */
+async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, wallet: Wallet, dpopKey: DpopKey | undefined): Promise<Record<Step, number>> {
   const t0 = performance.now();
   const offer = JSON.parse(checked('offer', await c.request('POST', '/v1/openid/offers/pre-authorized', r.offerHeaders, r.offerBody), 200)) as { uri: string; transactionCode: string };
   const t1 = performance.now();
@@ -86,19 +138,25 @@ async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, w
   const code = credentialOffer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
   const t2 = performance.now();
   const form = `${TOKEN_FORM}${encodeURIComponent(code)}&tx_code=${encodeURIComponent(offer.transactionCode)}`;
-  const token = JSON.parse(checked('token', await c.request('POST', '/v1/oauth/token', FORM_HEADERS, form), 200)) as { access_token: string };
+  // The proof is made inside the timed step, as a wallet makes it for each request.
+  const token = dpopKey
+    ? boundToken(JSON.parse(checked('token', await c.request('POST', '/v1/oauth/token', `${FORM_HEADERS}dpop: ${dpopProof(dpopKey, `${credentialOffer.credential_issuer}/v1/oauth/token`)}\r\n`, form), 200)))
+    : (JSON.parse(checked('token', await c.request('POST', '/v1/oauth/token', FORM_HEADERS, form), 200)) as { access_token: string });
   const t3 = performance.now();
   const nonce = JSON.parse(checked('nonce', await c.request('POST', '/v1/openid/nonce', ''), 200)) as { c_nonce: string };
   const t4 = performance.now();
   const body = `${r.credentialStart}${proof(wallet, credentialOffer.credential_issuer, nonce.c_nonce)}"]}}`;
+  const credentialHeaders = dpopKey
+    ? `authorization: DPoP ${token.access_token}\r\ndpop: ${dpopProof(dpopKey, `${credentialOffer.credential_issuer}/v1/openid/credential`, token.access_token)}\r\ncontent-type: application/json\r\n`
+    : `authorization: Bearer ${token.access_token}\r\ncontent-type: application/json\r\n`;
   // Not parsed (a few kB of base64url): its status and its shape are the check.
-  const answer = checked('credential', await c.request('POST', '/v1/openid/credential', `authorization: Bearer ${token.access_token}\r\ncontent-type: application/json\r\n`, body), 200);
+  const answer = checked('credential', await c.request('POST', '/v1/openid/credential', credentialHeaders, body), 200);
   if (!answer.startsWith('{"credentials":[{"credential":"') || !answer.includes('"notification_id":"')) throw new Error(`credential: not a credential response: ${answer.slice(0, 200)}`);
   return { offer: t1 - t0, token: t3 - t2, nonce: t4 - t3, credential: performance.now() - t4 };
 }
 
 /** One whole flow through the undici Pool; returns the duration of each step in ms, or throws on any non-success. */
-async function undiciFlow(server: BenchServer, admin: Record<string, string>, configurationId: string, wallet: Wallet): Promise<Record<Step, number>> {
+async function undiciFlow(server: BenchServer, admin: Record<string, string>, configurationId: string, wallet: Wallet, dpopKey: DpopKey | undefined): Promise<Record<Step, number>> {
   const times = {} as Record<Step, number>;
   const timed = async <T>(step: Step, work: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
@@ -118,17 +176,24 @@ async function undiciFlow(server: BenchServer, admin: Record<string, string>, co
   );
   const credentialOffer = JSON.parse(new URL(offer.uri as string).searchParams.get('credential_offer') as string);
   const code = credentialOffer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'] as string;
-  const token = await timed('token', async () =>
-    expectStatus('token', await server.call('POST', '/v1/oauth/token', {
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  const issuer = credentialOffer.credential_issuer as string;
+  const token = await timed('token', async () => {
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (dpopKey) headers.dpop = dpopProof(dpopKey, `${issuer}/v1/oauth/token`);
+    const answer = await server.call('POST', '/v1/oauth/token', {
+      headers,
       raw: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code, tx_code: offer.transactionCode as string }).toString(),
-    }), 200),
-  );
+    });
+    const body = expectStatus('token', answer, 200) as { access_token: string; token_type: string };
+    return dpopKey ? boundToken(body) : body;
+  });
   const nonce = await timed('nonce', async () => expectStatus('nonce', await server.call('POST', '/v1/openid/nonce'), 200));
   await timed('credential', async () =>
     expectStatus('credential', await server.call('POST', '/v1/openid/credential', {
-      headers: { authorization: `Bearer ${token.access_token as string}` },
-      body: { credential_configuration_id: configurationId, proofs: { jwt: [proof(wallet, credentialOffer.credential_issuer as string, nonce.c_nonce as string)] } },
+      headers: dpopKey
+        ? { authorization: `DPoP ${token.access_token}`, dpop: dpopProof(dpopKey, `${issuer}/v1/openid/credential`, token.access_token) }
+        : { authorization: `Bearer ${token.access_token}` },
+      body: { credential_configuration_id: configurationId, proofs: { jwt: [proof(wallet, issuer, nonce.c_nonce as string)] } },
     }), 200),
   );
   return times;
@@ -150,14 +215,19 @@ const connections: WireConnection[] = [];
 try {
   const { admin, configurationId } = await setUp(server);
   const wallets = Array.from({ length: walletCount }, makeWallet);
+  // Each wallet's DPoP key, beside it (see DpopKey for why one per wallet); none without --dpop.
+  const dpopKeys = new Map<Wallet, DpopKey>(dpop ? wallets.map((w) => [w, makeDpopKey()]) : []);
   const requests = wireRequests(admin, configurationId);
   /** One flow; `c` is the connection it may use (the wire client only). */
-  const flow = (wallet: Wallet, c: WireConnection | undefined) => (c ? wireFlow(c, requests, wallet) : undiciFlow(server, admin, configurationId, wallet));
+  const flow = (wallet: Wallet, c: WireConnection | undefined) => {
+    const k = dpop ? dpopKeys.get(wallet) : undefined;
+    return c ? wireFlow(c, requests, wallet, k) : undiciFlow(server, admin, configurationId, wallet, k);
+  };
   if (client === 'wire') connections.push(...(await openWireConnections(walletCount, server.port, HOST)));
   // This VM's speed varies from minute to minute; a fixed piece of work, timed just before the run,
   // says how fast it was at the time (compare runs with similar figures).
   console.log(machineSpeed());
-  console.log(`Node ${process.version}; server ${workers > 1 ? `with ${workers} workers, sharing every core with the driver` : server.pinned ? 'pinned to core 0, driver on the other cores' : 'not pinned'}; SQLite; log level ${values['log-level']}; ${walletCount} wallets; client ${client === 'wire' ? 'wire (raw keep-alive sockets, one per wallet)' : 'undici Pool'}`);
+  console.log(`Node ${process.version}; server ${workers > 1 ? `with ${workers} workers, sharing every core with the driver` : server.pinned ? 'pinned to core 0, driver on the other cores' : 'not pinned'}; SQLite; log level ${values['log-level']}; ${walletCount} wallets; client ${client === 'wire' ? 'wire (raw keep-alive sockets, one per wallet)' : 'undici Pool'}; ${dpop ? 'DPoP-bound tokens (a fresh ES256 proof at token and credential, one key per wallet)' : 'bearer tokens'}`);
 
   let failures = 0;
   const failed = (error: unknown) => {
