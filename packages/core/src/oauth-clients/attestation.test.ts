@@ -2,9 +2,9 @@ import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign
 import { dpopProof, fakeJwtProofVerifier, jwkThumbprint, signJwt, walletKey, type WalletKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
-import { DomainError } from '../shared/errors.ts';
 import { type AttestationHeaders, attestedClientId, checkClientAttestation } from './attestation.ts';
 import type { WalletClient } from './model.ts';
+import { refusal } from '../../test/refusal.ts';
 
 // Certificates for the tests, DER written by hand from RFC 5280 §4.1 and signed with node:crypto,
 // so that the x5c chains are real X.509 the verifier parses and checks link by link.
@@ -119,19 +119,6 @@ async function setup(options: { dpopRequired?: boolean } = {}) {
   /** A DPoP proof by `key`, verified as the token endpoint does (Combined Mode proves possession with it). */
   const dpopBy = async (key: WalletKey) => h.dpop.check(wallet, dpopProof(key, TOKEN_URL, { iat: now() }), { method: 'POST', url: TOKEN_URL, endpoint: 'token' });
   return { ...h, tenant, wallet, deps, root, signer, signerKey, client, instance, attestation, pop, check, dpopBy, now };
-}
-
-/** The DomainError a promise is rejected with. */
-async function refusal(p: Promise<unknown>): Promise<DomainError> {
-  return p.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => {
-      if (!(e instanceof DomainError)) throw e;
-      return e;
-    },
-  );
 }
 
 /** What an invalid attestation is answered with (attestation draft §6.2: 400 invalid_client_attestation). */

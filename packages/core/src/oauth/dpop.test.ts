@@ -1,8 +1,8 @@
 import { dpopProof, fakeJwtProofVerifier, jwkThumbprint, walletKey, type WalletKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
-import { DomainError } from '../shared/errors.ts';
 import { createDpop, DPOP_MAX_AGE_SECONDS, DPOP_MAX_SKEW_SECONDS, DPOP_NONCE_TTL_SECONDS, type DpopTarget } from './dpop.ts';
+import { refusal } from '../../test/refusal.ts';
 
 async function setup(options: { requireNonce?: boolean } = {}) {
   const h = harness();
@@ -20,19 +20,6 @@ async function setup(options: { requireNonce?: boolean } = {}) {
   /** A proof by `key` for `htu`, issued now on the test's clock. */
   const proof = (key: WalletKey, htu: string, over: Parameters<typeof dpopProof>[2] = {}) => dpopProof(key, htu, { iat: now(), ...over });
   return { ...h, tenant, other, wallet, make, dpop, tokenUrl, credentialUrl, token, resource, now, proof };
-}
-
-/** The DomainError a promise is rejected with. */
-async function refusal(p: Promise<unknown>): Promise<DomainError> {
-  return p.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => {
-      if (!(e instanceof DomainError)) throw e;
-      return e;
-    },
-  );
 }
 
 /** Parses a `WWW-Authenticate` challenge of quoted auth-params (RFC 9110 §11.6.1). */

@@ -5,9 +5,10 @@ import { contextFor, harness } from '../../test/harness.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
-import { DomainError } from '../shared/errors.ts';
+import type { DomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { TokenRequestProofs } from './token.ts';
+import { refusal } from '../../test/refusal.ts';
 
 // DPoP through the composed core (RFC 9449): the token endpoint binds the access token to the key
 // of the request's proof, and the credential endpoint then takes that token only with a proof by
@@ -71,19 +72,6 @@ async function setup() {
     });
   };
   return { ...h, tenant, admin, wallet, mdoc, issuer, tokenUrl, credentialUrl, now, offerCode, token, preAuthorized, tokenProof, credential, credentialProof, registerClient };
-}
-
-/** The DomainError a promise is rejected with. */
-async function refusal(p: Promise<unknown>): Promise<DomainError> {
-  return p.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => {
-      if (!(e instanceof DomainError)) throw e;
-      return e;
-    },
-  );
 }
 
 describe('the token endpoint with DPoP (RFC 9449 §5, §6)', () => {

@@ -5,7 +5,7 @@ import { issuerOf } from '../metadata/service.ts';
 import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Clock, Digests, SecretHasher, Store, WalletTokens } from '../ports.ts';
-import { authenticateWalletClient } from '../oauth-clients/authenticate.ts';
+import { authenticateWalletClient, type PresentedClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
 import { type AttestationHeaders, type AttestedInstance, attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
@@ -127,6 +127,23 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     };
   }
 
+  const clientAuthDeps = { store, hasher: deps.hasher };
+
+  /**
+   * What a token request presents to authenticate its client (RFC 6749 §2.3): `client_id` (an
+   * attested client may leave it out: its attestation's `sub` names it, and is checked to), and the
+   * secret in the form or the Authorization header.
+   */
+  function presentedClient(form: Readonly<Record<string, unknown>>, authorization: string | undefined, proofs: TokenRequestProofs | undefined): PresentedClient {
+    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
+    const clientSecret = field(form, 'client_secret');
+    return {
+      ...(clientId !== undefined ? { clientId } : {}),
+      ...(authorization !== undefined ? { authorization } : {}),
+      ...(clientSecret !== undefined ? { clientSecret } : {}),
+    };
+  }
+
   /**
    * The client of a pre-authorized request. Anonymous wallets are welcome; a wallet that names a
    * registered client (by client_id, its attestation or its credentials) authenticates as that client
@@ -134,16 +151,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
    * is anonymous.
    */
   async function preAuthorizedClient(ctx: RequestContext, form: Readonly<Record<string, unknown>>, authorization: string | undefined, proofs: TokenRequestProofs | undefined) {
-    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
-    const clientSecret = field(form, 'client_secret');
-    const credentials = clientSecret !== undefined || (authorization !== undefined && authorization !== '');
-    const named = isWalletClientId(clientId) ? await store.walletClients.get(ctx.tenant.id, clientId) : undefined;
+    const presented = presentedClient(form, authorization, proofs);
+    const credentials = presented.clientSecret !== undefined || (presented.authorization ?? '') !== '';
+    const named = isWalletClientId(presented.clientId) ? await store.walletClients.get(ctx.tenant.id, presented.clientId) : undefined;
     if (!named && !credentials) return undefined;
-    return authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
-      ...(clientId !== undefined ? { clientId } : {}),
-      ...(authorization !== undefined ? { authorization } : {}),
-      ...(clientSecret !== undefined ? { clientSecret } : {}),
-    });
+    return authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presented);
   }
 
   async function preAuthorizedCode(
@@ -235,14 +247,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     const code = field(form, 'code');
     const redirectUri = field(form, 'redirect_uri');
     const verifier = field(form, 'code_verifier');
-    const clientSecret = field(form, 'client_secret');
-    // An attested client may leave client_id out: its attestation names it (and is checked to).
-    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
-    const client = await authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
-      ...(clientId !== undefined ? { clientId } : {}),
-      ...(authorization !== undefined ? { authorization } : {}),
-      ...(clientSecret !== undefined ? { clientSecret } : {}),
-    });
+    const client = await authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presentedClient(form, authorization, proofs));
     if (code === undefined) throw invalidRequest('code is required');
     if (redirectUri === undefined) throw invalidRequest('redirect_uri is required: the one the authorization request used');
     if (verifier === undefined) throw invalidRequest('code_verifier is required (PKCE, RFC 7636)');
