@@ -33,7 +33,7 @@ import {
 } from '@openid4vc/oauth2';
 import { type IssuerMetadataResult, Openid4vciClient } from '@openid4vc/openid4vci';
 import { startOidcProvider, writeLocalhostCertificate } from '@vellum/testing';
-import { calculateJwkThumbprint, decodeJwt, type JWK, SignJWT } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../../../apps/server/test/backends.ts';
 import { freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
@@ -282,6 +282,37 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     return challenge as { scheme: string; error?: string; error_description?: string; [k: string]: unknown };
   }
 
+  /** An Authorization Code offer, resolved by the wallet library with the issuer's metadata. */
+  async function authorizationCodeOffer(device: Wallet) {
+    const offer = await call('POST', '/v1/openid/offers', { credentials: [configurationId] });
+    expect(offer.status, offer.text).toBe(200);
+    const credentialOffer = await device.client.resolveCredentialOffer(offer.json().uri);
+    const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+    return { credentialOffer, issuerMetadata };
+  }
+
+  /**
+   * The browser of an Authorization Code run: from the authorization request through Vellum and the
+   * identity provider (Ada signs in) back to the wallet, whose library reads the code off the redirect.
+   */
+  async function signIn(device: Wallet, authorizationRequestUrl: string, issuerMetadata: IssuerMetadataResult): Promise<string> {
+    let url = authorizationRequestUrl;
+    for (let hop = 0; hop < 8 && !url.startsWith(REDIRECT); hop++) {
+      if (new URL(url).origin === new URL(provider.issuer).origin) {
+        url = await provider.signIn(url, ADA);
+        continue;
+      }
+      const res = await tlsFetch(url);
+      const location = res.headers.get('location');
+      if ((res.status !== 302 && res.status !== 303) || !location) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
+      url = new URL(location, url).toString();
+    }
+    const authorizationServerMetadata = issuerMetadata.authorizationServers[0] as AuthorizationServerMetadata;
+    const response = device.client.parseAndVerifyAuthorizationResponseRedirectUrl({ url, authorizationServerMetadata });
+    if (response.error !== undefined) throw new Error(`The wallet was sent back with ${response.error}: ${response.error_description}`);
+    return response.code;
+  }
+
   /** A second server process on the same database, with the same public URL, on its own port (and `extra` settings). */
   async function secondServer(extra: Record<string, string> = {}): Promise<string> {
     const port = await freePort();
@@ -407,10 +438,7 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
 
   it.skipIf(skip).each([true, false])('Authorization Code with DPoP (pushed request: %s): the code is bound to the key, the token carries cnf.jkt, and the credential is issued (RFC 9449 §10)', async (par) => {
     const device = wallet(clientAuthenticationNone({ clientId: DPOP_CLIENT }));
-    const offer = await call('POST', '/v1/openid/offers', { credentials: [configurationId] });
-    expect(offer.status, offer.text).toBe(200);
-    const credentialOffer = await device.client.resolveCredentialOffer(offer.json().uri);
-    const resolved = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+    const { credentialOffer, issuerMetadata: resolved } = await authorizationCodeOffer(device);
     // Without PAR, the library names the key by dpop_jkt in the authorization request (RFC 9449 §10).
     const issuerMetadata: IssuerMetadataResult = par
       ? resolved
@@ -426,24 +454,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       expect(requestUrl.searchParams.get('dpop_jkt')).toBe(jkt);
     }
 
-    // The browser: Vellum, the identity provider (Ada signs in), Vellum, the wallet.
-    let url = started.authorizationRequestUrl;
-    for (let hop = 0; hop < 8 && !url.startsWith(REDIRECT); hop++) {
-      if (new URL(url).origin === new URL(provider.issuer).origin) {
-        url = await provider.signIn(url, ADA);
-        continue;
-      }
-      const res = await tlsFetch(url);
-      const location = res.headers.get('location');
-      if ((res.status !== 302 && res.status !== 303) || !location) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
-      url = new URL(location, url).toString();
-    }
-    const authorizationServerMetadata = issuerMetadata.authorizationServers[0] as AuthorizationServerMetadata;
-    const response = device.client.parseAndVerifyAuthorizationResponseRedirectUrl({ url, authorizationServerMetadata });
-    if (response.error !== undefined) throw new Error(`The wallet was sent back with ${response.error}: ${response.error_description}`);
+    const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
 
     // The code is bound to the key: a proof by another key is refused, and does not spend the code.
-    const form = { grant_type: 'authorization_code', client_id: DPOP_CLIENT, code: response.code, redirect_uri: REDIRECT, code_verifier: started.pkce?.codeVerifier ?? '' };
+    const form = { grant_type: 'authorization_code', client_id: DPOP_CLIENT, code, redirect_uri: REDIRECT, code_verifier: started.pkce?.codeVerifier ?? '' };
     const tokenUrl = `${origin}/v1/oauth/token`;
     const otherKey = newKey();
     const byOtherKey = await send(tokenUrl, { headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(otherKey, { htm: 'POST', htu: tokenUrl }) }, body: new URLSearchParams(form).toString() });
@@ -456,7 +470,7 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
       credentialOffer,
       issuerMetadata,
-      authorizationCode: response.code,
+      authorizationCode: code,
       pkceCodeVerifier: started.pkce?.codeVerifier,
       redirectUri: REDIRECT,
       dpop: { signer: device.key.signer },
@@ -483,6 +497,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-1' });
     expect(claims.cnf).toBeUndefined();
     await verifyCredential(await credential(attested, issuerMetadata, accessTokenResponse.access_token), attested);
+    // The issued-credential record names the client and the instance the wallet provider attested.
+    const records = await call('GET', '/v2/credentials?format=mso_mdoc&limit=100');
+    expect(records.status, records.text).toBe(200);
+    expect(records.json().data).toContainEqual(expect.objectContaining({ clientId: ATTESTED_CLIENT, clientInstanceId: 'instance-standard-1', format: 'mso_mdoc' }));
   });
 
   it.skipIf(skip)('client attestation, Combined Mode: the attestation alone, and the DPoP proof signed with the attested key (cnf.jwk) binds the token to it', async () => {
@@ -499,6 +517,101 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       client_id: COMBINED_CLIENT,
       client_instance_id: 'instance-combined-1',
     });
+    await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
+  });
+
+  it.skipIf(skip)('Authorization Code with client attestation, Standard Mode: the library attests the client at PAR and at the token endpoint, each time with a new proof of possession, and the token names the client and its instance (RFC 9126 §2, attestation draft §6)', async () => {
+    const instance = newKey();
+    const jwt = await attestation(trustedCa, ATTESTED_CLIENT, instance, { clientInstanceId: 'instance-standard-code-1' });
+    const device = wallet(standardMode(jwt), instance);
+    const { credentialOffer, issuerMetadata } = await authorizationCodeOffer(device);
+    const request = { credentialOffer, issuerMetadata, clientId: ATTESTED_CLIENT, redirectUri: REDIRECT, scope: `mso_mdoc:${DOC_TYPE}` };
+
+    // The same pushed request from a wallet that names the client but sends no attestation is not taken.
+    const unattested = await refusalOf(wallet(clientAuthenticationNone({ clientId: ATTESTED_CLIENT }), instance).client.initiateAuthorization(request));
+    expect(unattested.status).toBe(401);
+    expect(unattested.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
+
+    const started = await device.client.initiateAuthorization(request);
+    if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
+    expect([...new URL(started.authorizationRequestUrl).searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+    const pushed = device.last('/v1/oauth/par');
+    expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
+    const parPop = decodeJwt(pushed.headers['oauth-client-attestation-pop'] as string);
+    expect(parPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+    expect(new URLSearchParams(pushed.body).get('client_id')).toBe(ATTESTED_CLIENT);
+
+    const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
+    // The code redeemed without the attestation: 401 invalid_client, and the code is not spent.
+    const form = { grant_type: 'authorization_code', client_id: ATTESTED_CLIENT, code, redirect_uri: REDIRECT, code_verifier: started.pkce?.codeVerifier ?? '' };
+    const withoutAttestation = await send(`${origin}/v1/oauth/token`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    expect(withoutAttestation.status, withoutAttestation.text).toBe(401);
+    expect(withoutAttestation.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
+
+    const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata,
+      authorizationCode: code,
+      pkceCodeVerifier: started.pkce?.codeVerifier,
+      redirectUri: REDIRECT,
+    });
+    // The library sent the attestation again with a proof of its own, and no client_id: the attestation names the client.
+    const tokenRequest = device.last('/v1/oauth/token');
+    expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
+    const tokenPop = decodeJwt(tokenRequest.headers['oauth-client-attestation-pop'] as string);
+    expect(tokenPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+    expect(tokenPop.jti).not.toBe(parPop.jti);
+    expect(new URLSearchParams(tokenRequest.body).get('client_id')).toBeNull();
+
+    expect(accessTokenResponse.token_type).toBe('Bearer');
+    const claims = decodeJwt(accessTokenResponse.access_token);
+    expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-code-1' });
+    expect(claims.cnf).toBeUndefined();
+    await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token), device);
+  });
+
+  it.skipIf(skip)('Authorization Code with client attestation, Combined Mode: the attestation alone at PAR and at the token endpoint, proven by DPoP proofs of the attested key, to which the code and the token are bound (attestation draft §6, RFC 9449 §10.1)', async () => {
+    const instance = newKey();
+    const jkt = await calculateJwkThumbprint(instance.publicJwk as JWK, 'sha256');
+    const jwt = await attestation(trustedCa, COMBINED_CLIENT, instance, { clientInstanceId: 'instance-combined-code-1' });
+    const device = wallet(combinedMode(jwt), instance);
+    const { credentialOffer, issuerMetadata } = await authorizationCodeOffer(device);
+    const request = { credentialOffer, issuerMetadata, clientId: COMBINED_CLIENT, redirectUri: REDIRECT, scope: `mso_mdoc:${DOC_TYPE}` };
+
+    // Pushed without the attestation: 401 invalid_client. With it, but without a DPoP proof or with
+    // one by another key (nothing then proves the attested key): 400 invalid_client_attestation.
+    const unattested = await refusalOf(wallet(clientAuthenticationNone({ clientId: COMBINED_CLIENT }), instance).client.initiateAuthorization({ ...request, dpop: { signer: instance.signer } }));
+    expect(unattested.status).toBe(401);
+    expect(unattested.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
+    const withoutDpop = await refusalOf(device.client.initiateAuthorization(request));
+    expect(withoutDpop.status).toBe(400);
+    expect(withoutDpop.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('DPoP') });
+    const byOtherKey = await refusalOf(device.client.initiateAuthorization({ ...request, dpop: { signer: newKey().signer } }));
+    expect(byOtherKey.status).toBe(400);
+    expect(byOtherKey.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('attested key') });
+
+    const started = await device.client.initiateAuthorization({ ...request, dpop: { signer: instance.signer } });
+    if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
+    const pushed = device.last('/v1/oauth/par');
+    expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
+    expect(pushed.headers['oauth-client-attestation-pop']).toBeUndefined();
+    expect(decodeJwt(pushed.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/par` });
+    expect(await calculateJwkThumbprint(decodeProtectedHeader(pushed.headers.dpop as string).jwk as JWK, 'sha256')).toBe(jkt);
+
+    const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
+    const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata,
+      authorizationCode: code,
+      pkceCodeVerifier: started.pkce?.codeVerifier,
+      redirectUri: REDIRECT,
+      dpop: { signer: instance.signer },
+    });
+    const tokenRequest = device.last('/v1/oauth/token');
+    expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
+    expect(tokenRequest.headers['oauth-client-attestation-pop']).toBeUndefined();
+    expect(accessTokenResponse.token_type).toBe('DPoP');
+    expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({ cnf: { jkt }, client_id: COMBINED_CLIENT, client_instance_id: 'instance-combined-code-1' });
     await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
   });
 
