@@ -1,7 +1,8 @@
 import type { EventPrefix } from '../events/catalogue.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { issuerOf } from '../metadata/service.ts';
-import type { Clock, Ids, SecretBox, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids, SecretBox } from '../shared/ports.ts';
 import { conflict, DomainError, notFound } from '../shared/errors.ts';
 import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';

@@ -1,7 +1,7 @@
-import { fakeClock, fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { fakeClock, fakeSecretBox } from '../../test/kit.ts';
 import type { ClaimSubject } from '../configurations/claims.ts';
-import type { HttpClient, OutboundFetch, OutboundResponse } from '../ports.ts';
+import type { HttpClient, OutboundFetch, OutboundResponse } from '../shared/ports.ts';
 import { MAX_CLAIM_DEPTH } from '../users/rules.ts';
 import { CLAIM_SOURCE_MAX_BYTES, createClaimSourceClient } from './fetch.ts';
 import type { ClaimSource } from './model.ts';

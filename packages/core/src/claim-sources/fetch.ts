@@ -3,7 +3,7 @@
 // the caller counts it as no claims.
 
 import type { ClaimSubject } from '../configurations/claims.ts';
-import type { Clock, HttpClient, OutboundResponse, SecretBox } from '../ports.ts';
+import type { Clock, HttpClient, OutboundResponse, SecretBox } from '../shared/ports.ts';
 import { bytesToBase64Url } from '../shared/encoding.ts';
 import { claimProblems } from '../users/rules.ts';
 import type { ClaimSource } from './model.ts';

@@ -1,6 +1,7 @@
 import type { EventPrefix } from '../events/catalogue.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { Clock, Ids, SecretBox, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids, SecretBox } from '../shared/ports.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
 import { isUuid } from '../configurations/input.ts';
 import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';

@@ -1,7 +1,8 @@
 import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { EventPrefix } from '../events/catalogue.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { Clock, Ids, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids } from '../shared/ports.ts';
 import { conflict, type DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
 import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { fakeCwtSigner } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { fakeCwtSigner } from '../../test/kit.ts';
 import type { CwtConfiguration } from '../configurations/model.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import type { PublicJwk } from '../keys/model.ts';

@@ -1,7 +1,7 @@
 import type { ClaimSubject } from '../configurations/claims.ts';
 import type { CredentialConfiguration } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
-import type { Clock } from '../ports.ts';
+import type { Clock } from '../shared/ports.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import type { FormatRegistry, IssuedCredential } from './port.ts';
 

@@ -1,13 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { fakeIds, fakeLinkedDataSigner } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { fakeIds, fakeLinkedDataSigner } from '../../test/kit.ts';
 import type { LdpVcConfiguration } from '../configurations/model.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import type { PublicJwk } from '../keys/model.ts';
-import type { LinkedDataSignInput, LinkedDataSigner } from '../ports.ts';
 import { createLdpVcFormat, LDP_CLAIM_VOCABULARY } from './ldp-vc.ts';
-import type { FormatIssueRequest } from './port.ts';
+import type { FormatIssueRequest, LinkedDataSigner, LinkedDataSignInput } from './port.ts';
 
 const NOW = new Date('2026-05-01T12:00:00.750Z');
 const VC_V1 = 'https://www.w3.org/2018/credentials/v1';

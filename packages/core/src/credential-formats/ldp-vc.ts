@@ -4,11 +4,12 @@
 import { resolveFlatClaims } from '../configurations/claims.ts';
 import type { LdpVcConfiguration } from '../configurations/model.ts';
 import { checkColor, checkHttpsUrl, checkIssuerProfile, checkKnownFields, checkList, checkBoolean, checkType, CREDENTIAL_TYPE, isHttpsUrl, isPlainObject, present, type Problems } from '../configurations/rules.ts';
-import type { Ids, LinkedDataSigner, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Ids } from '../shared/ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
-import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest } from './port.ts';
+import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, LinkedDataSigner } from './port.ts';
 import { HOLDER_PROOF_ALGORITHMS, VC_CONTEXT, generalValidity, namedTypes, pinnedDid, referencedEntry, revocableStatus } from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
 import { isoSeconds, validityOf } from './validity.ts';

@@ -2,7 +2,7 @@
 // sits behind this one interface, and the rest of the core (configurations, metadata, the credential
 // endpoint) asks the registry for the handler of a configuration's format instead of branching.
 
-import type { ClaimSubject } from '../configurations/claims.ts';
+import type { ClaimSubject, MdocClaims } from '../configurations/claims.ts';
 import type { CredentialConfiguration, CredentialFormat, CwtConfiguration, LdpVcConfiguration, MdocConfiguration, SdJwtConfiguration } from '../configurations/model.ts';
 import type { ClaimLayout, Problems } from '../configurations/rules.ts';
 import type { KeyAlgorithm, PublicJwk } from '../keys/model.ts';
@@ -111,7 +111,7 @@ export interface FormatRegistry {
 
 // ---------------------------------------------------------------------------------------------
 // The signing engines the format handlers call (implemented by @vellum/formats). The mDoc engine
-// (MdocEngine) and the Linked Data signer (LinkedDataSigner) are in ports.ts.
+// (MdocEngine) and the Linked Data signer (LinkedDataSigner) are at the end.
 // ---------------------------------------------------------------------------------------------
 
 /** The claims of a CWT (RFC 8392), before encoding: registered claims by name, private ones apart. */
@@ -168,4 +168,79 @@ export interface SdJwtSignInput {
 export interface SdJwtSigner {
   /** Returns the compact SD-JWT: the issuer-signed JWT, then each disclosure, each followed by `~`. */
   issue(input: SdJwtSignInput): Promise<string>;
+}
+
+/** The Linked Data proof suites Vellum signs with. */
+export type LinkedDataProofType = 'Ed25519Signature2018' | 'Ed25519Signature2020' | 'JsonWebSignature2020';
+
+/**
+ * A Linked Data proof: a detached JWS for the 2018 and JsonWebSignature2020 suites, or a multibase
+ * `proofValue` (base58btc of the raw signature) for Ed25519Signature2020.
+ */
+export interface LinkedDataProof {
+  type: LinkedDataProofType;
+  created: string;
+  verificationMethod: string;
+  proofPurpose: string;
+  /** The 2018 suite and JsonWebSignature2020. */
+  jws?: string;
+  /** Ed25519Signature2020. */
+  proofValue?: string;
+}
+
+export interface LinkedDataSignInput {
+  tenantId: string;
+  /** The KeyManager id of the signing key. */
+  keyId: string;
+  type: LinkedDataProofType;
+  /** The DID URL of the key, as the proof names it. */
+  verificationMethod: string;
+  proofPurpose: 'assertionMethod' | 'authentication';
+  /** An xsd:dateTime, e.g. `2026-05-01T12:00:00Z`. */
+  created: string;
+  /** A JSON-LD document without a proof; every context it names must be one the signer bundles. */
+  document: Record<string, unknown>;
+}
+
+/**
+ * Signs JSON-LD documents with Linked Data proofs: URDNA2015 canonicalisation of the proof options
+ * and of the document, then a detached JWS made inside the KeyManager. Contexts come from the
+ * signer's own bundle; it never fetches one. Throws DomainError `NotFound` when the key is destroyed
+ * or unknown; an unknown context or a term no context defines is a plain Error (a bug of the caller).
+ */
+export interface LinkedDataSigner {
+  /** The URLs of the JSON-LD contexts the signer bundles: the only ones a document it signs may name. */
+  readonly contexts: readonly string[];
+  /** Returns the document with its `proof`. */
+  sign(input: LinkedDataSignInput): Promise<Record<string, unknown> & { proof: LinkedDataProof }>;
+}
+
+/** What the mso_mdoc engine signs: claims already typed, the holder key, validity, and the document signer. */
+export interface MdocEngineInput {
+  tenantId: string;
+  docType: string;
+  namespaces: MdocClaims;
+  /**
+   * The credential's status list entry, written in the MSO as `status` (draft 14) or `_status`
+   * (legacy): `{ status_list: { idx, uri } }`.
+   */
+  status?: { field: 'status' | '_status'; idx: number; uri: string };
+  /** The holder's P-256 key, bound as the MSO's deviceKey. */
+  deviceKey: PublicJwk;
+  validity: { signed: Date; validFrom: Date; validUntil: Date };
+  signer: {
+    /** The KeyManager id of the document signer's key. */
+    keyId: string;
+    /** DER certificates for the COSE x5chain, the document signer's first. */
+    x5chain: readonly Uint8Array[];
+  };
+}
+
+/** Issues mso_mdoc credentials (ISO/IEC 18013-5), signing through the KeyManager. */
+export interface MdocEngine {
+  /**
+   * Returns OpenID4VCI's `credential` for mso_mdoc (base64url IssuerSigned) and the validity as
+   * written (whole seconds). A bad holder key is a 400 about `deviceKey`; a destroyed signer key is `NotFound`.
+   */
+  issue(input: MdocEngineInput): Promise<{ credential: string; validFrom: Date; validUntil: Date }>;
 }

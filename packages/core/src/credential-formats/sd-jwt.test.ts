@@ -1,6 +1,5 @@
-import { createMemoryStore } from '@vellum/storage-memory';
-import { makeConfiguration, makeDid, makeTenant } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { createMemoryStore, makeConfiguration, makeDid, makeTenant } from '../../test/kit.ts';
 import type { ClaimSubject } from '../configurations/claims.ts';
 import type { SdJwtConfiguration } from '../configurations/model.ts';
 import type { DidRecord } from '../dids/model.ts';

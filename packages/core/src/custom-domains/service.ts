@@ -1,5 +1,7 @@
 import { withEvents, type EventRecorder } from '../events/recorder.ts';
-import type { Clock, DnsResolver, Ids, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids } from '../shared/ports.ts';
+import type { DnsResolver } from './ports.ts';
 import { conflict, DomainError, notFound } from '../shared/errors.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';

@@ -1,10 +1,10 @@
-import { fakeFormatSigners, fakeX509Authority } from '@vellum/testing';
-import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
-import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
-import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '@vellum/testing';
-import { fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
+import { fakeFormatSigners, fakeX509Authority } from '../../test/kit.ts';
+import { fakeIdentityProvider, fakeSessionTokens } from '../../test/kit.ts';
+import { fakeDigests, fakeWalletTokens } from '../../test/kit.ts';
+import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '../../test/kit.ts';
+import { fakeSecretBox } from '../../test/kit.ts';
 import { createVellum } from '../compose.ts';
 
 const host = `acme.eu01.${PLATFORM}`;

@@ -1,4 +1,6 @@
-import type { Clock, LinkedDataProof, LinkedDataSigner, Store } from '../ports.ts';
+import type { LinkedDataProof, LinkedDataSigner } from '../credential-formats/port.ts';
+import type { Store } from '../ports.ts';
+import type { Clock } from '../shared/ports.ts';
 import { isDomainError } from '../shared/errors.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
 import type { RequestContext } from '../tenancy/model.ts';

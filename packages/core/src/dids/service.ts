@@ -1,6 +1,8 @@
 import { withEvents, type EventRecorder } from '../events/recorder.ts';
 import type { KeyAlgorithm, ManagedKey } from '../keys/model.ts';
-import type { Clock, KeyManager, Store } from '../ports.ts';
+import type { KeyManager } from '../keys/ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock } from '../shared/ports.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
 import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
 import type { Addressing } from '../tenancy/addressing.ts';

@@ -1,6 +1,6 @@
-import { fakeClock, fakeIds } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { fakeClock, fakeIds } from '../../test/kit.ts';
 import { decodeCursor, encodeCursor, parsePageQuery } from '../shared/pagination.ts';
 import { createEventRecorder, maskSecrets } from './recorder.ts';
 

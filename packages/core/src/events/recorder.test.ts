@@ -1,5 +1,5 @@
+import { fakeClock, fakeIds } from '../../test/kit.ts';
 import type { AnalyticEvent } from './model.ts';
-import { fakeClock, fakeIds } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
 import { createEventRecorder, type EventLosses } from './recorder.ts';

@@ -1,4 +1,5 @@
-import type { Clock, EventRepository, Ids } from '../ports.ts';
+import type { Clock, Ids } from '../shared/ports.ts';
+import type { EventRepository } from './ports.ts';
 import { isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { EVENT_PREFIXES, type EventOutcome, type EventPrefix } from './catalogue.ts';

@@ -1,3 +1,5 @@
+import { describe, expect, it, vi } from 'vitest';
+import { contextFor, harness } from '../../test/harness.ts';
 import {
   encryptionKey,
   fakeCredentialEncryption,
@@ -9,11 +11,10 @@ import {
   readFakeMdoc,
   walletKey,
   type WalletKey,
-} from '@vellum/testing';
-import { describe, expect, it, vi } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+} from '../../test/kit.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
-import type { DomainEvent, DomainEventSink, WalletAccessClaims, WalletTokens } from '../ports.ts';
+import type { WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
+import type { DomainEvent, DomainEventSink } from '../shared/ports.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
 import { createCredentialEndpoint, LEGACY_DEPRECATION_HEADERS } from './credential-endpoint.ts';
 import { createIssuedCredentialService } from './issued-credentials.ts';

@@ -11,7 +11,10 @@ import { ISSUER_PATHS, LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadat
 import type { Dpop } from '../oauth/dpop.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { issuerOf } from '../metadata/service.ts';
-import type { Clock, CredentialEncryption, CredentialIssuedEvent, DomainEventSink, Ids, NonceCodec, ProofVerifier, Store, WalletAccessClaims, WalletTokens } from '../ports.ts';
+import type { NonceCodec, WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, CredentialIssuedEvent, DomainEventSink, Ids } from '../shared/ports.ts';
+import type { CredentialEncryption, ProofVerifier } from './ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';

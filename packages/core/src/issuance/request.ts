@@ -3,7 +3,7 @@
 
 import { CREDENTIAL_FORMATS, type CredentialFormat } from '../configurations/model.ts';
 import type { FormatRegistry } from '../credential-formats/port.ts';
-import { JWE_ENCRYPTION_ALGORITHMS, type JweEncryption, type ResponseEncryptionParameters } from '../ports.ts';
+import { JWE_ENCRYPTION_ALGORITHMS, type JweEncryption, type ResponseEncryptionParameters } from './ports.ts';
 import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
 
 /** What the deprecated (draft 13) request names instead of a configuration id. */

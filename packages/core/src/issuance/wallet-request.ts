@@ -3,7 +3,8 @@
 
 import { issuerOf } from '../metadata/service.ts';
 import type { Dpop } from '../oauth/dpop.ts';
-import type { CredentialEncryption, WalletAccessClaims, WalletTokens } from '../ports.ts';
+import type { WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
+import type { CredentialEncryption } from './ports.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { refusal } from './request.ts';

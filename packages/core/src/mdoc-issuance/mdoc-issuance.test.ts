@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeX509Authority, readFakeMdoc } from '@vellum/testing';
-import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
-import { fakeDigests, fakeWalletTokens } from '@vellum/testing';
-import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '@vellum/testing';
-import { fakeFormatSigners, fakeSecretBox } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
+import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeX509Authority, readFakeMdoc } from '../../test/kit.ts';
+import { fakeIdentityProvider, fakeSessionTokens } from '../../test/kit.ts';
+import { fakeDigests, fakeWalletTokens } from '../../test/kit.ts';
+import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '../../test/kit.ts';
+import { fakeFormatSigners, fakeSecretBox } from '../../test/kit.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
 import { createVellum } from '../compose.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';

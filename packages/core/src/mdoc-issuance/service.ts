@@ -2,7 +2,8 @@ import { type ClaimSubject, resolveMdocClaims } from '../configurations/claims.t
 import type { MdocConfiguration } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
-import type { Clock, MdocEngine } from '../ports.ts';
+import type { MdocEngine } from '../credential-formats/port.ts';
+import type { Clock } from '../shared/ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import { DomainError, invalidField, isDomainError } from '../shared/errors.ts';
 import { validityOf } from '../credential-formats/validity.ts';

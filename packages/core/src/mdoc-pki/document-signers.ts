@@ -1,5 +1,8 @@
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { Clock, Ids, KeyManager, Store, X509Authority } from '../ports.ts';
+import type { KeyManager } from '../keys/ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids } from '../shared/ports.ts';
+import type { X509Authority } from './ports.ts';
 import { conflict, type DomainError, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
 import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';

@@ -1,6 +1,6 @@
-import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
+import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody } from '../../test/kit.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
 import type { Role } from '../tenancy/permissions.ts';
 

@@ -1,7 +1,10 @@
 // Document signers Vellum creates and rotates for managed IACAs, and the choice of the IACA and
 // document signer that sign a tenant's next mDoc.
 
-import type { KeyManager, CertificateInfo, Clock, Store, X509Authority } from '../ports.ts';
+import type { KeyManager } from '../keys/ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock } from '../shared/ports.ts';
+import type { CertificateInfo, X509Authority } from './ports.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import {

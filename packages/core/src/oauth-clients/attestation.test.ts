@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { dpopProof, fakeJwtProofVerifier, jwkThumbprint, signJwt, walletKey, type WalletKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { dpopProof, fakeJwtProofVerifier, jwkThumbprint, signJwt, walletKey, type WalletKey } from '../../test/kit.ts';
 import { type AttestationHeaders, attestedClientId, checkClientAttestation } from './attestation.ts';
 import type { WalletClient } from './model.ts';
 import { refusal } from '../../test/refusal.ts';

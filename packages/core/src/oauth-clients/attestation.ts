@@ -5,7 +5,8 @@
 // client registered `dpopRequired`).
 
 import type { PublicJwk } from '../keys/model.ts';
-import type { Clock, Digests, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Digests } from '../shared/ports.ts';
 import { type JwtProofVerifier, PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
 import type { VerifiedDpopProof } from '../oauth/dpop.ts';
 import { markUsedOnce } from '../oauth/single-use.ts';

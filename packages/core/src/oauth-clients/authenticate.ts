@@ -1,4 +1,4 @@
-import type { SecretHasher } from '../ports.ts';
+import type { SecretHasher } from '../shared/ports.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { WalletClient, WalletClientAuthMethod, WalletClientRepository } from './model.ts';
 import { isWalletClientId } from './rules.ts';

@@ -1,6 +1,7 @@
 import type { EventPrefix } from '../events/catalogue.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { Clock, Ids, SecretHasher, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids, SecretHasher } from '../shared/ports.ts';
 import { conflict, DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
 import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';

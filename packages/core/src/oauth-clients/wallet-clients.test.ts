@@ -1,9 +1,8 @@
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeHasher, fakeIds } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor } from '../../test/harness.ts';
+import { createMemoryStore, fakeClock, fakeHasher, fakeIds } from '../../test/kit.ts';
 import { createEventRecorder } from '../events/recorder.ts';
-import type { SecretHasher } from '../ports.ts';
+import type { SecretHasher } from '../shared/ports.ts';
 import { OAUTH_DESCRIPTION_CHARACTERS } from '../shared/errors.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import { authenticateWalletClient, redirectUriRegistered } from './authenticate.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFakeSessionToken } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { readFakeSessionToken } from '../../test/kit.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import type { RequestContext } from '../tenancy/model.ts';

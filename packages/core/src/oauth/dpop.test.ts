@@ -1,6 +1,6 @@
-import { dpopProof, fakeJwtProofVerifier, jwkThumbprint, walletKey, type WalletKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { dpopProof, fakeJwtProofVerifier, jwkThumbprint, walletKey, type WalletKey } from '../../test/kit.ts';
 import { createDpop, DPOP_MAX_AGE_SECONDS, DPOP_MAX_SKEW_SECONDS, DPOP_NONCE_TTL_SECONDS, type DpopTarget } from './dpop.ts';
 import { refusal } from '../../test/refusal.ts';
 

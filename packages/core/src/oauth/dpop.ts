@@ -4,7 +4,9 @@
 // every server sharing the store, and servers may demand a nonce of their own (`DPoP-Nonce`).
 
 import type { PublicJwk } from '../keys/model.ts';
-import type { Clock, Digests, NonceCodec, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Digests } from '../shared/ports.ts';
+import type { NonceCodec } from './ports.ts';
 import { authChallenge } from '../shared/auth-challenge.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';

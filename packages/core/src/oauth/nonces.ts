@@ -1,5 +1,7 @@
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { Clock, NonceCodec, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock } from '../shared/ports.ts';
+import type { NonceCodec } from './ports.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 
 /** API.md §9: a nonce lives 5 minutes. */

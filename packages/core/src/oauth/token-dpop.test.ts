@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { dpopProof, jwkThumbprint, proofJwt, readFakeMdoc, walletKey, type WalletKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { dpopProof, jwkThumbprint, proofJwt, readFakeMdoc, walletKey, type WalletKey } from '../../test/kit.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';

@@ -2,13 +2,15 @@ import { isUuid } from '../configurations/input.ts';
 import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { issuerOf } from '../metadata/service.ts';
-import type { Clock, Digests, Ids, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Digests, Ids } from '../shared/ports.ts';
 import { type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { UserRecord } from '../users/model.ts';
 import { claimProblems, MAX_CLAIM_DEPTH, nestsWithin } from '../users/rules.ts';
 import { isOfferCode, offerState, type OfferRecord } from './model.ts';
+import { credentialLabel, issuerDisplayName, type OfferPageView } from './page.ts';
 import {
   AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
   type AuthorizationCodeOfferInput,
@@ -54,6 +56,11 @@ export interface OfferService {
   deletePreAuthorizedOffer(ctx: RequestContext, id: string): Promise<void>;
   /** Public: the offer a by-reference URI points at, while it is open (404 once used, expired, locked or deleted). */
   offerByReference(ctx: RequestContext, reference: string): Promise<CredentialOffer>;
+  /**
+   * Public: what the offer page of a by-reference offer shows (its URI, who offers what, the
+   * transaction code's description), on the same terms as offerByReference.
+   */
+  offerPage(ctx: RequestContext, reference: string): Promise<OfferPageView>;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -100,6 +107,15 @@ export function createOfferService(deps: OfferDeps): OfferService {
   }
 
   const noSuchUser = (userId: string) => invalidField('userId', 'No user of this tenant has this id', userId);
+
+  /** The open by-reference offer `reference` names; one 404 for every other case, so none can be told apart. */
+  async function openByReference(ctx: RequestContext, reference: string): Promise<OfferRecord> {
+    const gone = () => notFound('No open credential offer at this address');
+    if (!isOfferCode(reference)) throw gone();
+    const offer = await store.offers.findByCodeDigest(ctx.tenant.id, digests.sha256(reference));
+    if (!offer || !offer.byReference || offerState(offer, clock.now()) !== 'open') throw gone();
+    return offer;
+  }
 
   return {
     createAuthorizationCodeOffer(ctx, input, basePath) {
@@ -204,11 +220,23 @@ export function createOfferService(deps: OfferDeps): OfferService {
     },
 
     async offerByReference(ctx, reference) {
-      const gone = () => notFound('No open credential offer at this address');
-      if (!isOfferCode(reference)) throw gone();
-      const offer = await store.offers.findByCodeDigest(ctx.tenant.id, digests.sha256(reference));
-      if (!offer || !offer.byReference || offerState(offer, clock.now()) !== 'open') throw gone();
-      return offerObject(offer, reference);
+      return offerObject(await openByReference(ctx, reference), reference);
+    },
+
+    async offerPage(ctx, reference) {
+      const offer = await openByReference(ctx, reference);
+      const [domain, configurations] = await Promise.all([
+        store.customDomains.get(ctx.tenant.id),
+        Promise.all(offer.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id))),
+      ]);
+      return {
+        uri: offerUri(offer, reference),
+        kind: offer.kind,
+        issuerName: issuerDisplayName(ctx.tenant, domain),
+        credentials: configurations.flatMap((c) => (c ? [credentialLabel(c)] : [])),
+        ...(offer.txCode ? { txCode: describeTxCode(offer.txCode) } : {}),
+        expiresAt: offer.expiresAt,
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { Clock, RateLimitRepository } from '../ports.ts';
+import type { Clock } from '../shared/ports.ts';
+import type { RateLimitRepository } from './ports.ts';
 import { type RateLimitSettings, tooManyRequests } from './model.ts';
 
 export interface RateLimitDeps {

@@ -1,7 +1,6 @@
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock } from '@vellum/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
+import { createMemoryStore, fakeClock } from '../../test/kit.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import { createAdminTokenLimiter, createTxCodeLimiter } from './limiters.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings, windowStartOf } from './model.ts';

@@ -1,5 +1,5 @@
-import { createMemoryStore } from '@vellum/storage-memory';
 import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../test/kit.ts';
 import type { Store } from '../ports.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import { cacheReads } from './read-cache.ts';

@@ -1,8 +1,8 @@
-import { fakeStatusListTokenSigner, readFakeStatusListToken } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { fakeStatusListTokenSigner, readFakeStatusListToken } from '../../test/kit.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
-import type { DomainEvent } from '../ports.ts';
+import type { DomainEvent } from '../shared/ports.ts';
 import { createIssuingChains } from '../mdoc-pki/signers.ts';
 import { packStatuses } from './bits.ts';
 import { createStatusListService } from './service.ts';

@@ -1,5 +1,7 @@
 import type { EventRecorder } from '../events/recorder.ts';
-import type { SecretHasher, Store, TokenSigner } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { SecretHasher } from '../shared/ports.ts';
+import type { TokenSigner } from './ports.ts';
 import type { AdminTokenLimiter } from '../rate-limits/limiters.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { Addressing } from './addressing.ts';

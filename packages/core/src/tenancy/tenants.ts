@@ -1,4 +1,5 @@
-import type { Clock, Ids, SecretHasher, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids, SecretHasher } from '../shared/ports.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
 import type { Page } from '../shared/pagination.ts';
 import { toPage, type PageRequest } from '../shared/pagination.ts';

@@ -1,5 +1,6 @@
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { Clock, Ids, Store } from '../ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, Ids } from '../shared/ports.ts';
 import { isDomainError, notFound, validationError } from '../shared/errors.ts';
 import { type Page, type PageRequest, parsePageQuery, toPage } from '../shared/pagination.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';

@@ -1,4 +1,6 @@
-import type { Clock, HttpClient, Ids, KeyManager, Store } from '../ports.ts';
+import type { KeyManager } from '../keys/ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock, HttpClient, Ids } from '../shared/ports.ts';
 import { isDomainError } from '../shared/errors.ts';
 import type { WebhookSigningKeys } from './keys.ts';
 import type { ClaimedDelivery, DeliveryAttempt, DeliveryOutcome, WebhookDelivery, WebhookSigningKey } from './model.ts';

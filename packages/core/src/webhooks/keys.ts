@@ -1,4 +1,6 @@
-import type { Clock, KeyManager, Store } from '../ports.ts';
+import type { KeyManager } from '../keys/ports.ts';
+import type { Store } from '../ports.ts';
+import type { Clock } from '../shared/ports.ts';
 import { conflict, isDomainError } from '../shared/errors.ts';
 import type { WebhookSigningKey } from './model.ts';
 

@@ -1,4 +1,5 @@
-import type { Clock, DomainEvent, DomainEventSink, Ids, Repositories } from '../ports.ts';
+import type { Repositories } from '../ports.ts';
+import type { Clock, DomainEvent, DomainEventSink, Ids } from '../shared/ports.ts';
 import type { EmittedWebhookEvent, WebhookDelivery } from './model.ts';
 import { WEBHOOK_RETRIES } from './rules.ts';
 

@@ -1,10 +1,9 @@
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeIds, fakeKeyManager } from '@vellum/testing';
 import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createMemoryStore, fakeClock, fakeIds, fakeKeyManager } from '../../test/kit.ts';
 import { EVENT_PREFIXES } from '../events/catalogue.ts';
 import { createEventRecorder } from '../events/recorder.ts';
-import type { CredentialIssuedEvent, DomainEvent, HttpClient, OutboundRequest, OutboundResult } from '../ports.ts';
+import type { CredentialIssuedEvent, DomainEvent, HttpClient, OutboundRequest, OutboundResult } from '../shared/ports.ts';
 import { ROLE_PERMISSIONS, type Role } from '../tenancy/permissions.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
 import { createWebhookDeliveryWorker, renderDeliveryBody } from './delivery.ts';

@@ -1,0 +1,11 @@
+// What analytic events ask of the world: the Store's events. Its comments are its contract, which
+// the Store contract suite in @vellum/testing asserts.
+
+import type { PageRequest, Slice } from '../shared/pagination.ts';
+import type { AnalyticEvent, EventFilter } from './model.ts';
+
+export interface EventRepository {
+  insertMany(events: readonly AnalyticEvent[]): Promise<void>;
+  /** The tenant's events matching the filter, newest first; `after` pages towards older ones. */
+  list(tenantId: string, filter: EventFilter, page: PageRequest): Promise<Slice<AnalyticEvent>>;
+}

@@ -1,0 +1,128 @@
+// The ports every feature may ask for: the time, ids, digests, hashed and sealed secrets, outbound
+// HTTP, and the domain events a change publishes inside its transaction. Each method's comment is
+// its contract. ../ports.ts gathers these with every feature's own.
+
+import type { Repositories } from '../ports.ts';
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Ids {
+  /** A unique id in UUID form (the Node adapter makes time-ordered v7 ones, RFC 9562). */
+  uuid(): string;
+  /** A random URL-safe token carrying at least `bytes` bytes of entropy (default 32). */
+  token(bytes?: number): string;
+  /** `n` cryptographically random bytes (transaction codes, jitter). */
+  bytes(n: number): Uint8Array;
+}
+
+/**
+ * Something that happened which webhook subscribers may be told (specification 2.8, 6; API.md §10).
+ * It is written inside the transaction that makes the change (an issued credential, a status
+ * change), so it is never lost nor sent for a change that did not happen.
+ */
+export type DomainEvent = CredentialIssuedEvent | CredentialStatusUpdatedEvent;
+
+interface DomainEventBase {
+  id: string;
+  tenantId: string;
+  occurredAt: string;
+}
+
+export interface CredentialIssuedEvent extends DomainEventBase {
+  type: 'OpenIdCredentialIssued';
+  /** API.md §10: `{ credential, credentialId, credentialConfigurationId, credentialProfile, format, userId, userClaims }`. */
+  payload: {
+    credential: unknown;
+    credentialId: string;
+    credentialConfigurationId: string;
+    credentialProfile: string;
+    format: string;
+    userId: string;
+    userClaims: Record<string, unknown>;
+  };
+}
+
+/** A Vellum addition: the issuer revoked, suspended or reinstated an issued credential (issue 15). */
+export interface CredentialStatusUpdatedEvent extends DomainEventBase {
+  type: 'CredentialStatusUpdated';
+  payload: {
+    credentialId: string;
+    credentialConfigurationId: string;
+    format: string;
+    userId: string;
+    status: string;
+    previousStatus: string;
+  };
+}
+
+/** Takes domain events inside the caller's transaction (the webhook outbox implements it). */
+export interface DomainEventSink {
+  publish(tx: Repositories, event: DomainEvent): Promise<void>;
+}
+
+/** Message digests for values kept only in hashed form (pre-authorized codes, transaction codes). */
+export interface Digests {
+  /** SHA-256 of the UTF-8 text, base64url without padding. */
+  sha256(text: string): string;
+}
+
+/** Slow, salted hashing of client secrets. */
+export interface SecretHasher {
+  hash(secret: string): Promise<string>;
+  /**
+   * Constant-time check; false for any malformed hash. A malformed or unknown hash must cost about
+   * as much as a real check, so callers can verify against a dummy and not reveal which ids exist.
+   */
+  verify(secret: string, hash: string): Promise<boolean>;
+}
+
+/** One outbound request (webhook deliveries; API.md §8). */
+export interface OutboundRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** The whole exchange must end within this many ms, or it counts as no answer. */
+  timeoutMs: number;
+}
+
+/** The receiver's status, or why there was none: `error` is short and safe to show the tenant. */
+export type OutboundResult = { status: number } | { error: string };
+
+/** One outbound request whose answer is read (claim sources, the identity provider; API.md §8). */
+export interface OutboundFetch {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: Uint8Array;
+  /** The whole exchange, body included, must end within this many ms, or it counts as no answer. */
+  timeoutMs: number;
+  /** A body longer than this many bytes is an error (default 1 MiB). */
+  maxBytes?: number;
+}
+
+/** The answer, or why there was none: `error` is short and safe to show the tenant. */
+export type OutboundResponse = { status: number; headers: Record<string, string>; body: Uint8Array } | { error: string };
+
+/**
+ * Outbound HTTP with the SSRF guard of API.md §8: https only, and the resolved address must not be
+ * loopback, private or link-local unless the host allows it. Redirects are not followed. Never
+ * throws: every failure is `{ error }`.
+ */
+export interface HttpClient {
+  send(request: OutboundRequest): Promise<OutboundResult>;
+  /** Sends a request and reads the answer (header names lower-case), under the same guard. Never throws. */
+  fetch(request: OutboundFetch): Promise<OutboundResponse>;
+}
+
+/**
+ * Encrypts secrets Vellum must be able to read again (an identity provider's client secret, a claim
+ * source's key, the interaction hook's secret) under the master key, bound to a context string.
+ */
+export interface SecretBox {
+  seal(plaintext: string, context: string): string;
+  /** The plaintext, or undefined when the sealed text is corrupt or sealed for another context. Never throws. */
+  open(sealed: string, context: string): string | undefined;
+}
