@@ -347,7 +347,8 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
     expect(decodeJwt((res.json() as { access_token: string }).access_token)).toMatchObject({ cnf: { jkt: key.jkt }, client_id: 'dpop-wallet' });
   });
 
-  describe('garbage in the DPoP and client attestation headers', () => {
+  // Hundreds of requests each, with ES256 and certificate work: seconds on a loaded 2-core machine, not the unit tier's 5.
+  describe('garbage in the DPoP and client attestation headers', { timeout: 30_000 }, () => {
     let s: Awaited<ReturnType<typeof issuer>>;
     let key: DpopKey;
     let bound = '';

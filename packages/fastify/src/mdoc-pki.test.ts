@@ -254,6 +254,11 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc PKI over HTTP (%s; API.
 
     expect((await call('DELETE', `${SIGNERS}/${signer.id}`)).statusCode).toBe(204);
     expect((await call('GET', `${SIGNERS}/${signer.id}`)).statusCode).toBe(404);
+    // Ids that are no UUID (here with a NUL, which PostgreSQL cannot hold in text) name nothing: 404, not a store error.
+    for (const path of [`${SIGNERS}/did:web:%00`, `${IACAS}/x%00y`, `${SIGNERS}/did:web:%00/revoke`]) {
+      const res = await call(path.endsWith('/revoke') ? 'POST' : 'GET', path);
+      expect(res.statusCode, path).toBe(404);
+    }
   });
 
   it('refuses a sixth requested document signer with 409, and a signer for a managed IACA with 400', async () => {

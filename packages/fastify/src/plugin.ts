@@ -6,6 +6,7 @@ import { jsonNestsDeeperThan, tooDeep } from './body-limits.ts';
 import { addTenantHooks } from './context.ts';
 import { handleError, sendError } from './errors.ts';
 import { addHttpPolicy } from './http-policy.ts';
+import { addOpenApi, apiReferenceRoutes } from './openapi.ts';
 import { adminClientRoutes } from './routes/admin-clients.ts';
 import { adminTokenRoutes } from './routes/admin-token.ts';
 import { configurationRoutes } from './routes/configurations.ts';
@@ -18,6 +19,7 @@ import { mdocPkiRoutes } from './routes/mdoc-pki.ts';
 import { statusListRoutes } from './routes/status-lists.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { authorizationRoutes } from './routes/authorization.ts';
+import { offerPageRoutes } from './routes/offer-page.ts';
 import { offerRoutes } from './routes/offers.ts';
 import { userRoutes } from './routes/users.ts';
 import { authenticationProviderRoutes } from './routes/authentication-providers.ts';
@@ -36,13 +38,20 @@ export interface VellumPluginOptions {
    * `Content-Security-Policy`, and HSTS over https) to answers that lack them. Default true.
    */
   securityHeaders?: boolean;
+  /**
+   * Serve the OpenAPI document of these routes at `/openapi.json` and its reference page at `/docs`
+   * (docs/api-reference.md). Default true.
+   */
+  apiReference?: boolean;
 }
 
 /**
  * Vellum's HTTP API as one Fastify plugin. It is encapsulated (its validator, error handler and
  * parsers stay inside), so a host can register it at the root or under a prefix beside its own routes.
  */
-export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services, securityHeaders = true }) => {
+export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services, securityHeaders = true, apiReference = true }) => {
+  // First, so that it sees every route added below.
+  if (apiReference) await addOpenApi(app);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
@@ -82,6 +91,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(openIdConfigurationRoutes, { services });
     await tenantScope.register(claimSourceRoutes, { services });
     await tenantScope.register(offerRoutes, { services });
+    await tenantScope.register(offerPageRoutes, { services });
     await tenantScope.register(oauthRoutes, { services });
     await tenantScope.register(authorizationRoutes, { services });
     await tenantScope.register(credentialRoutes, { services });
@@ -90,4 +100,6 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(walletClientRoutes, { services });
   });
   policy.addPreflightRoutes();
+  // Global, like the admin token endpoint: the document is the same on every host (docs/api-reference.md).
+  if (apiReference) await app.register(apiReferenceRoutes);
 };

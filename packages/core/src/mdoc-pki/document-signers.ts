@@ -15,6 +15,7 @@ import {
   type UpdateDocumentSignerInput,
 } from './rules.ts';
 import { certificateDataOf, type IssuingChains, signerCommonName } from './signers.ts';
+import { isUuid } from '../configurations/input.ts';
 
 export interface DocumentSignerDeps {
   store: Store;
@@ -90,7 +91,8 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
   const meta = (v: DocumentSignerView) => ({ id: v.id, iacaId: v.iacaId, isManaged: v.isManaged, active: v.active });
 
   async function find(ctx: RequestContext, id: string): Promise<DocumentSignerRecord> {
-    const record = await store.documentSigners.get(ctx.tenant.id, id);
+    // Ids are UUIDs: anything else names no signer, and is not sent to the store (PostgreSQL refuses NUL in text).
+    const record = isUuid(id) ? await store.documentSigners.get(ctx.tenant.id, id) : undefined;
     if (!record) throw missing();
     return record;
   }
@@ -113,7 +115,7 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
       return withEvents(events, ctx, 'MOBILE_DOCUMENT_SIGNER_CREATE', async () => {
         requirePermission(ctx, 'iacas:manage');
         const { iacaId } = checkCreateDocumentSignerInput(input);
-        const iaca = await store.iacas.get(ctx.tenant.id, iacaId);
+        const iaca = isUuid(iacaId) ? await store.iacas.get(ctx.tenant.id, iacaId) : undefined;
         if (!iaca) throw invalidField('iacaId', 'The tenant has no such IACA', iacaId);
         if (iaca.isManaged) throw invalidField('iacaId', 'Vellum creates and rotates the document signers of the IACAs it manages; this request is for imported IACAs', iacaId);
         const country = iaca.certificateData.country;

@@ -11,6 +11,7 @@ import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateData, type IacaRecord, MAX_IACAS_PER_TENANT } from './model.ts';
 import { checkCreateIacaInput, checkUpdateIacaInput, type CreateIacaInput, type UpdateIacaInput } from './rules.ts';
 import { bestSigner, certificateDataOf, createManagedSigner, crlUriOf, type IssuingChains, rotationDue, validAt } from './signers.ts';
+import { isUuid } from '../configurations/input.ts';
 
 export interface IacaDeps {
   store: Store;
@@ -150,7 +151,8 @@ export function createIacaService(deps: IacaDeps): IacaService {
   }
 
   async function find(ctx: RequestContext, id: string): Promise<IacaRecord> {
-    const record = await store.iacas.get(ctx.tenant.id, id);
+    // Ids are UUIDs: anything else names no IACA, and is not sent to the store (PostgreSQL refuses NUL in text).
+    const record = isUuid(id) ? await store.iacas.get(ctx.tenant.id, id) : undefined;
     if (!record) throw missing();
     return record;
   }
@@ -253,7 +255,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
     },
 
     async crl(ctx, id) {
-      const record = await store.iacas.get(ctx.tenant.id, id);
+      const record = isUuid(id) ? await store.iacas.get(ctx.tenant.id, id) : undefined;
       if (!record) throw missing();
       if (!record.isManaged || record.keyId === undefined) throw notFound('Vellum does not hold the key of this imported IACA: its owner publishes its CRL');
       return makeCrl(record, clock.now());

@@ -2,11 +2,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AdminTokenBody, AdminTokenResponseSchema } from '../schemas/admin-token.ts';
 import type { VellumServices } from '../services.ts';
 
+const tags = ['Admin token'];
+
+// The document lists both bodies the route takes (RFC 6749 §4.4.2: form; specification 5.1: JSON).
+const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
+
 /** Specification 5.1–5.2, API.md §2: `POST /oauth/token`, client credentials for admin clients. */
 export const adminTokenRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   app.post(
     '/oauth/token',
-    { config: { errorStyle: 'oauth' }, schema: { body: AdminTokenBody, response: { 200: AdminTokenResponseSchema } } },
+    { config: { errorStyle: 'oauth' }, schema: { tags, summary: 'Get an admin access token (client credentials)', consumes: FORM_OR_JSON, body: AdminTokenBody, response: { 200: AdminTokenResponseSchema } } },
     async (request, reply) => {
       const ua = request.headers['user-agent'];
       // request.ip honours trustProxy: the per-IP limit counts the client, not the proxy (docs/limits.md).

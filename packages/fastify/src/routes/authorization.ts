@@ -5,6 +5,10 @@ import { sendDpopNonce, walletProofHeaders } from '../proof-headers.ts';
 import { ErrorBodySchema } from '../schemas/common.ts';
 import { AuthorizationFields, PushedAuthorizationResponse } from '../schemas/oauth.ts';
 import type { VellumServices } from '../services.ts';
+import { WALLET_CLIENT_SECURITY } from '../openapi.ts';
+import { documentedResponses, WalletProofHeaders } from '../schemas/documented.ts';
+
+const tags = ['Wallet authorization'];
 
 // Wallet-facing: errors carry the OAuth fields and no-store (API.md §3); no token needed.
 const oauth = { errorStyle: 'oauth' } as const;
@@ -22,22 +26,22 @@ export const authorizationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
   const redirect = (reply: FastifyReply, location: string) =>
     reply.code(303).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
 
-  app.get('/v1/oauth/authorize', { config: oauth, schema: { querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
+  app.get('/v1/oauth/authorize', { config: oauth, schema: { tags, summary: 'Authorization endpoint (Authorization Code flow)', documentOnly: { responses: { 303: documentedResponses.redirect('On to the identity provider, the interaction hook, or back to the wallet with a code or an error.') } }, querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
     redirect(reply, (await flow.authorize(requestContext(request), request.query, basePath)).location),
   );
 
-  app.post('/v1/oauth/par', { config: oauth, schema: { body: AuthorizationFields, response: { 201: PushedAuthorizationResponse, ...errors } } }, async (request, reply) => {
+  app.post('/v1/oauth/par', { config: oauth, schema: { tags, summary: 'Push an authorization request (RFC 9126)', consumes: ['application/x-www-form-urlencoded'], security: WALLET_CLIENT_SECURITY, documentOnly: { headers: WalletProofHeaders }, body: AuthorizationFields, response: { 201: PushedAuthorizationResponse, ...errors } } }, async (request, reply) => {
     const ctx = requestContext(request);
     const pushed = await flow.pushAuthorizationRequest(ctx, request.body ?? {}, request.headers.authorization, basePath, walletProofHeaders(request));
     sendDpopNonce(reply, services.dpop.freshNonce(ctx));
     return reply.code(201).header('cache-control', 'no-store').send(pushed);
   });
 
-  app.get('/v1/oauth/authentication/callback', { config: oauth, schema: { querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
+  app.get('/v1/oauth/authentication/callback', { config: oauth, schema: { tags, summary: 'Return from the identity provider', documentOnly: { responses: { 303: documentedResponses.redirect('On to the interaction hook, or back to the wallet with a code or an error.') } }, querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
     redirect(reply, (await flow.authenticationCallback(requestContext(request), request.query, basePath)).location),
   );
 
-  app.get('/v1/oauth/interaction/callback', { config: oauth, schema: { querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
+  app.get('/v1/oauth/interaction/callback', { config: oauth, schema: { tags, summary: 'Return from the interaction hook', documentOnly: { responses: { 303: documentedResponses.redirect('Back to the wallet with a code or an error.') } }, querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
     redirect(reply, (await flow.interactionCallback(requestContext(request), request.query, basePath)).location),
   );
 };

@@ -1,13 +1,42 @@
+import { Type } from '@sinclair/typebox';
 import type { WalletRequest } from '@vellum/core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requestContext } from '../context.ts';
 import { proofHeader, sendDpopNonce } from '../proof-headers.ts';
 import type { VellumServices } from '../services.ts';
+import { type DocumentOnly, WALLET_TOKEN_SECURITY } from '../openapi.ts';
+import { OAuthErrorBodySchema } from '../schemas/common.ts';
+import { CredentialRequest, CredentialResponse, DpopHeader, DpopNonceHeader, NotificationRequest } from '../schemas/documented.ts';
+
+const tags = ['Credential issuance'];
 
 // Wallet-facing: errors carry the OAuth fields and no-store (API.md §3). The wallet access token is
 // the core's to check, before it reads the body.
 const oauth = { errorStyle: 'oauth' } as const;
 const BODY_LIMIT = 1024 * 1024;
+
+// The document's view of these routes: their bodies reach the core unparsed, so no schema validates them.
+const walletErrors = {
+  400: { description: 'A refused request (OpenID4VCI §8.3.1: invalid_credential_request, invalid_proof, invalid_nonce…).', content: { 'application/json': OAuthErrorBodySchema } },
+  401: { description: 'No valid access token (RFC 6750 §3: invalid_token), with a challenge.', content: { 'application/json': OAuthErrorBodySchema } },
+};
+const credentialDocument: DocumentOnly = {
+  body: { 'application/json': CredentialRequest, 'application/jwt': Type.String({ description: 'The credential request as a JWE (OpenID4VCI §10).' }) },
+  headers: DpopHeader,
+  responses: {
+    200: {
+      description: 'The credential; `application/jwt` when the request asked for an encrypted response.',
+      content: { 'application/json': CredentialResponse, 'application/jwt': Type.String({ description: 'The credential response as a JWE.' }) },
+      headers: DpopNonceHeader,
+    },
+    ...walletErrors,
+  },
+};
+const notificationDocument: DocumentOnly = {
+  body: { 'application/json': NotificationRequest },
+  headers: DpopHeader,
+  responses: { 204: { description: 'The event is recorded.' }, ...walletErrors },
+};
 
 /** The plain values the core takes: headers as sent, the body as text. */
 function walletRequest(request: FastifyRequest, basePath: string): WalletRequest {
@@ -31,14 +60,14 @@ export const credentialRoutes: FastifyPluginAsync<{ services: VellumServices }> 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/jwt'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
 
-  app.post('/v1/openid/credential', { config: oauth }, async (request, reply) => {
+  app.post('/v1/openid/credential', { schema: { tags, summary: 'Credential endpoint (OpenID4VCI §8)', security: WALLET_TOKEN_SECURITY, documentOnly: credentialDocument }, config: oauth }, async (request, reply) => {
     const ctx = requestContext(request);
     const response = await services.credentialEndpoint.issue(ctx, walletRequest(request, basePath));
     sendDpopNonce(reply, services.dpop.freshNonce(ctx));
     return reply.headers(response.headers).header('cache-control', 'no-store').type(response.contentType).send(response.body);
   });
 
-  app.post('/v1/openid/notification', { config: oauth }, async (request, reply) => {
+  app.post('/v1/openid/notification', { schema: { tags, summary: 'Notification endpoint (OpenID4VCI §11)', security: WALLET_TOKEN_SECURITY, documentOnly: notificationDocument }, config: oauth }, async (request, reply) => {
     const ctx = requestContext(request);
     await services.credentialEndpoint.notify(ctx, walletRequest(request, basePath));
     sendDpopNonce(reply, services.dpop.freshNonce(ctx));

@@ -6,6 +6,8 @@ import { CustomDomainBody, CustomDomainResponse } from '../schemas/custom-domain
 import type { VellumServices } from '../services.ts';
 import { parseFlatXml } from '../xml.ts';
 
+const tags = ['Custom domain'];
+
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'custom-domain' } as const;
 
@@ -21,11 +23,11 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     }
   });
 
-  app.post('/v1/config/domain', { config, schema: { body: CustomDomainBody, response: { 201: CustomDomainResponse, ...errors } } }, async (request, reply) => {
+  app.post('/v1/config/domain', { config, schema: { tags, summary: 'Set the custom domain', consumes: ['application/json', 'application/xml'], body: CustomDomainBody, response: { 201: CustomDomainResponse, ...errors } } }, async (request, reply) => {
     return reply.code(201).send(await domains.create(requestContext(request), request.body));
   });
 
-  app.get('/v1/config/domain', { config, schema: { response: { 200: CustomDomainResponse, ...errors } } }, async (request) => {
+  app.get('/v1/config/domain', { config, schema: { tags, summary: 'Get the custom domain', response: { 200: CustomDomainResponse, ...errors } } }, async (request) => {
     return domains.get(requestContext(request));
   });
 
@@ -33,7 +35,7 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     '/v1/config/domain',
     {
       config,
-      schema: { body: CustomDomainBody, response: { 200: CustomDomainResponse, ...errors } },
+      schema: { tags, summary: 'Update the custom domain', body: CustomDomainBody, response: { 200: CustomDomainResponse, ...errors } },
       preValidation: async (request) => {
         if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
           throw new DomainError('UnsupportedMediaType', 'Update takes application/json');
@@ -43,12 +45,12 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     async (request) => domains.update(requestContext(request), request.body),
   );
 
-  app.delete('/v1/config/domain', { config, schema: { response: { 204: NoContent, ...errors } } }, async (request, reply) => {
+  app.delete('/v1/config/domain', { config, schema: { tags, summary: 'Remove the custom domain', response: { 204: NoContent, ...errors } } }, async (request, reply) => {
     await domains.delete(requestContext(request));
     return reply.code(204).send();
   });
 
-  app.post('/v1/config/domain/verify', { config, schema: { response: { 204: NoContent, ...errors } } }, async (request, reply) => {
+  app.post('/v1/config/domain/verify', { config, schema: { tags, summary: 'Verify the custom domain’s DNS TXT record', response: { 204: NoContent, ...errors } } }, async (request, reply) => {
     await domains.verify(requestContext(request));
     return reply.code(204).send();
   });

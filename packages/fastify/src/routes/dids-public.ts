@@ -2,10 +2,15 @@ import { MAX_DID_WEB_PATH_SEGMENTS } from '@vellum/core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '../context.ts';
 import type { VellumServices } from '../services.ts';
+import { DidConfiguration, DidDocument, documentedResponses } from '../schemas/documented.ts';
+
+const tags = ['DIDs'];
 
 // Every wallet and verifier reads these, anonymously and often: logging each request at info
 // would cost more than answering it. Failures are still logged (a 5xx at error level).
 const options = { logLevel: 'warn' } as const;
+const configurationDocument = { responses: { 200: documentedResponses.json('The DID configuration.', DidConfiguration) } };
+const didDocument = { responses: { 200: documentedResponses.json('The DID document.', DidDocument) } };
 
 /**
  * Public DID endpoints (no token; the tenant comes from the Host header): did:web documents
@@ -26,15 +31,16 @@ export const publicDidRoutes: FastifyPluginAsync<{ services: VellumServices }> =
   };
 
   const configuration = async (request: FastifyRequest, reply: FastifyReply) => json(reply, await services.didConfiguration.get(requestContext(request)));
-  app.get('/.well-known/did-configuration', options, configuration);
+  app.get('/.well-known/did-configuration', { ...options, schema: { tags, summary: 'DID configuration (DIF Well Known DID Configuration)', documentOnly: configurationDocument } }, configuration);
   // The DIF Well Known DID Configuration names the resource with `.json`; both paths answer.
-  app.get('/.well-known/did-configuration.json', options, configuration);
+  app.get('/.well-known/did-configuration.json', { ...options, schema: { tags, summary: 'DID configuration, `.json` path', documentOnly: configurationDocument } }, configuration);
 
-  app.get('/.well-known/did.json', options, async (request, reply) => json(reply, await services.dids.webDocument(requestContext(request), [])));
+  app.get('/.well-known/did.json', { ...options, schema: { tags, summary: 'did:web document of the host', documentOnly: didDocument } }, async (request, reply) => json(reply, await services.dids.webDocument(requestContext(request), [])));
   // One route per depth, since a router wildcard cannot sit before `/did.json`.
   for (let depth = 1; depth <= MAX_DID_WEB_PATH_SEGMENTS; depth++) {
     const names = Array.from({ length: depth }, (_, i) => `p${i}`);
-    app.get(`/${names.map((n) => `:${n}`).join('/')}/did.json`, options, async (request, reply) => {
+    const summary = `did:web document at a path of ${depth} segment${depth === 1 ? '' : 's'}`;
+    app.get(`/${names.map((n) => `:${n}`).join('/')}/did.json`, { ...options, schema: { tags, summary, documentOnly: didDocument } }, async (request, reply) => {
       const params = request.params as Record<string, string>;
       return json(reply, await services.dids.webDocument(requestContext(request), names.map((n) => params[n] ?? '')));
     });

@@ -4,19 +4,21 @@ import { ErrorBodySchema } from '../schemas/common.ts';
 import { IssuedCredentialListQuery, IssuedCredentialPage, UserCredentialListQuery, UserCredentialParams } from '../schemas/issued-credentials.ts';
 import type { VellumServices } from '../services.ts';
 
+const tags = ['Issued credentials'];
+
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema };
 
 /** API.md §12 and §8: issued-credential records, of every format and per user. */
 export const issuedCredentialRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   app.get(
     '/v2/credentials',
-    { config: { permission: 'credentials' }, schema: { querystring: IssuedCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } } },
+    { config: { permission: 'credentials' }, schema: { tags, summary: 'List issued credentials', querystring: IssuedCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } } },
     async (request) => services.issuedCredentials.list(requestContext(request), request.query),
   );
 
   app.get(
     '/v1/users/:id/credentials',
-    { config: { permission: 'users' }, schema: { params: UserCredentialParams, querystring: UserCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } } },
+    { config: { permission: 'users' }, schema: { tags, summary: 'List a user’s issued credentials', params: UserCredentialParams, querystring: UserCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } } },
     async (request) => services.issuedCredentials.listForUser(requestContext(request), request.params.id, request.query),
   );
 };

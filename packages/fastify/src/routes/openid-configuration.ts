@@ -4,6 +4,8 @@ import { ErrorBodySchema } from '../schemas/common.ts';
 import { OpenIdConfigurationBody, OpenIdConfigurationResponse } from '../schemas/authentication.ts';
 import type { VellumServices } from '../services.ts';
 
+const tags = ['OpenID settings'];
+
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 503: ErrorBodySchema };
 const config = { permission: 'issuance-setup' } as const;
 
@@ -12,11 +14,11 @@ export const openIdConfigurationRoutes: FastifyPluginAsyncTypebox<{ services: Ve
   const settings = services.openIdSettings;
 
   // The answer carries the hook's secret: never cached.
-  app.get('/v1/openid/configuration', { config, schema: { response: { 200: OpenIdConfigurationResponse, ...errors } } }, async (request, reply) =>
+  app.get('/v1/openid/configuration', { config, schema: { tags, summary: 'Get the OpenID settings', response: { 200: OpenIdConfigurationResponse, ...errors } } }, async (request, reply) =>
     reply.header('cache-control', 'no-store').send(await settings.get(requestContext(request))),
   );
 
-  app.put('/v1/openid/configuration', { config, schema: { body: OpenIdConfigurationBody, response: { 200: OpenIdConfigurationResponse, ...errors } } }, async (request, reply) =>
+  app.put('/v1/openid/configuration', { config, schema: { tags, summary: 'Update the OpenID settings', body: OpenIdConfigurationBody, response: { 200: OpenIdConfigurationResponse, ...errors } } }, async (request, reply) =>
     reply.header('cache-control', 'no-store').send(await settings.update(requestContext(request), request.body)),
   );
 };

@@ -19,6 +19,20 @@ export const ErrorBodySchema = Type.Object(
   { $id: 'ErrorBody' },
 );
 
+/**
+ * The error body of wallet-facing endpoints, as the document describes it: the same fields, with
+ * the OAuth ones always present (API.md §3, RFC 6749 §5.2). Documentation only: those routes
+ * serialise with ErrorBodySchema.
+ */
+export const OAuthErrorBodySchema = Type.Object(
+  {
+    ...ErrorBodySchema.properties,
+    error: Type.String({ description: 'The OAuth error value (docs/errors.md).' }),
+    error_description: Type.String({ description: 'Printable ASCII without `"` and `\\`.' }),
+  },
+  { $id: 'OAuthErrorBody' },
+);
+
 /** Specification 8: `limit` and `cursor` of every list operation. */
 export const PageQuerySchema = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
