@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DomainError } from '@vellum/core';
-import { applySecurityHeaders, handleClientError, handleFrameworkError, sendError, vellumPlugin } from '@vellum/fastify';
+import { applySecurityHeaders, handleClientError, handleFrameworkError, metricsPlugin, sendError, vellumPlugin } from '@vellum/fastify';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import { serveMetrics } from './metrics.ts';
 import type { Runtime } from './runtime.ts';
 
 /** Specification 8: request headers are limited to 16 KB. */
@@ -61,6 +62,12 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     // One log line per request, written when it is answered (below), instead of Fastify's two.
     disableRequestLogging: true,
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
+
+  // First, so that its hooks see every route after it (docs/metrics.md); only when metrics are on.
+  if (runtime.metrics) {
+    await app.register(metricsPlugin, { metrics: runtime.metrics });
+    serveMetrics(app, runtime.metrics, config, logger);
+  }
 
   // The request and its outcome in one line: half the logging cost of Fastify's incoming/completed
   // pair on every wallet request. Routes with `logLevel: 'warn'` (the public hot documents) skip it.

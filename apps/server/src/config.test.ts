@@ -101,3 +101,29 @@ describe('VELLUM_DPOP_NONCE_REQUIRED', () => {
     expect(required({ VELLUM_DPOP_NONCE_REQUIRED: 'true' })).toBe(true);
   });
 });
+
+describe('VELLUM_METRICS_PORT and VELLUM_METRICS_HOST (docs/metrics.md)', () => {
+  const config = (env: Record<string, string>) => loadConfig(env, '/srv');
+
+  it('are off by default: no metrics listener, and its address follows VELLUM_HOST', () => {
+    expect(config({}).metricsPort).toBeUndefined();
+    expect(config({}).metricsHost).toBe('127.0.0.1');
+    expect(config({ VELLUM_HOST: '0.0.0.0' }).metricsHost).toBe('0.0.0.0');
+  });
+
+  it('take a port of its own and an address of its own', () => {
+    expect(config({ VELLUM_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(config({ VELLUM_METRICS_PORT: '9464', VELLUM_HOST: '0.0.0.0', VELLUM_METRICS_HOST: '127.0.0.1' }).metricsHost).toBe('127.0.0.1');
+  });
+
+  it.each([
+    [{ VELLUM_METRICS_PORT: '0' }, /VELLUM_METRICS_PORT must be a whole number from 1 to 65535/],
+    [{ VELLUM_METRICS_PORT: '65536' }, /VELLUM_METRICS_PORT must be a whole number from 1 to 65535/],
+    [{ VELLUM_METRICS_PORT: 'metrics' }, /VELLUM_METRICS_PORT/],
+    [{ VELLUM_METRICS_PORT: '3000' }, /VELLUM_METRICS_PORT must differ from VELLUM_PORT \(3000\)/],
+    [{ VELLUM_METRICS_PORT: '8080', VELLUM_PORT: '8080' }, /VELLUM_METRICS_PORT must differ from VELLUM_PORT \(8080\)/],
+  ])('refuses %j', (env, message) => {
+    expect(() => config(env)).toThrow(ConfigError);
+    expect(() => config(env)).toThrow(message);
+  });
+});

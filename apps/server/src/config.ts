@@ -52,6 +52,10 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Failed admin token requests per client id and per IP, wrong transaction codes per IP, per window (0: off; docs/limits.md). */
   rateLimits: RateLimitSettings;
+  /** VELLUM_METRICS_PORT: the port of the separate listener that serves GET /metrics (docs/metrics.md); unset, metrics are off. */
+  metricsPort: number | undefined;
+  /** VELLUM_METRICS_HOST: the address the metrics listener binds (default VELLUM_HOST). */
+  metricsHost: string;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +134,14 @@ function workers(env: Env, cores: () => number): number {
   return Number(raw);
 }
 
+/** VELLUM_METRICS_PORT: unset (metrics off) or a port other than the API's. */
+function metricsPort(env: Env, apiPort: number): number | undefined {
+  if (read(env, 'VELLUM_METRICS_PORT') === undefined) return undefined;
+  const port = integer(env, 'VELLUM_METRICS_PORT', 0, 1, 65535);
+  if (port === apiPort) throw new ConfigError(`VELLUM_METRICS_PORT must differ from VELLUM_PORT (${apiPort}): metrics have a listener of their own`);
+  return port;
+}
+
 /** Reads and checks the configuration; a bad value throws a ConfigError that names the variable. */
 export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: () => number = availableParallelism): ServerConfig {
   const port = integer(env, 'VELLUM_PORT', 3000, 0, 65535);
@@ -203,5 +215,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
       txCodePerIp: integer(env, 'VELLUM_RATE_LIMIT_TX_CODE_PER_IP', DEFAULT_RATE_LIMITS.txCodePerIp, 0, 1_000_000),
       windowSeconds: integer(env, 'VELLUM_RATE_LIMIT_WINDOW', DEFAULT_RATE_LIMITS.windowSeconds, 1, 86_400),
     },
+    metricsPort: metricsPort(env, port),
+    metricsHost: read(env, 'VELLUM_METRICS_HOST') ?? host,
   };
 }

@@ -1,29 +1,33 @@
 #!/usr/bin/env node
 // The `vellum` command: serve | migrate | tenants create|list | clients create|list|rotate-secret|revoke.
+// Its commands, options and help live in cli.ts; the progress lines it writes to stderr in cli-progress.ts.
 import cluster from 'node:cluster';
-import { parseArgs } from 'node:util';
 import { DomainError, parsePageQuery } from '@vellum/core';
-import { buildApp, closeWithDeadline } from './app.ts';
+import type { Runtime } from './runtime.ts';
+import { parseInvocation, type CommandName } from './cli.ts';
+import { createProgress, describeDatabase, developmentKeyToGenerate, listeningUrl, type Progress } from './cli-progress.ts';
 import { superviseWorkers } from './cluster.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import { openRuntime, tenantCredentials, type Runtime } from './runtime.ts';
-import { startWebhookLoop } from './webhook-worker.ts';
 
-const USAGE = `usage: vellum <command>
-  serve                                               run the server
-  migrate                                             bring the database schema up to date
-  tenants create --subdomain S --region R [--name N]  create a tenant and its admin client
-  tenants list                                        list tenants
-  clients create --tenant S --role ROLE [--name N]    add an admin client to a tenant
-  clients list --tenant S                             list a tenant's admin clients
-  clients rotate-secret --tenant S --client ID        give a client a new secret (printed once); the old one stops working
-  clients revoke --tenant S --client ID               revoke a client: no more tokens, and its tokens are refused`;
+// The server's modules (Fastify, the database drivers, the crypto adapters) load only when a command
+// runs: help and usage errors answer at once, and do not depend on them.
+const runtimeModule = () => import('./runtime.ts');
 
 /** After the shutdown deadline, how long the rest of a shutdown (webhooks, events, storage) may take. */
 const SHUTDOWN_GRACE_MS = 5000;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+/** Progress lines go to stderr: stdout carries only what scripts read (JSON, the demo credentials, logs). */
+const progressOf = (config: ServerConfig): Progress => createProgress(config, (text) => process.stderr.write(text));
+
+/** Announces the slow part of opening a runtime that migrates: the migrations, and a first development key. */
+function announceOpening(config: ServerConfig, progress: Progress): void {
+  progress.step(`migrating the database (${describeDatabase(config)})…`);
+  const keyFile = developmentKeyToGenerate(config);
+  if (keyFile) progress.step(`generating a development master key in ${keyFile}…`);
+}
 
 /**
  * `vellum serve`. With one worker (the default) this process is the server. With more, it is the
@@ -41,27 +45,50 @@ async function serve(config: ServerConfig): Promise<number> {
     return -1;
   }
   const logger = createLogger(config.logLevel);
+  const progress = progressOf(config);
+  announceOpening(config, progress);
+  const { openRuntime } = await runtimeModule();
   const runtime = await openRuntime(config, logger);
   try {
-    await ensureDefaultTenant(runtime, config);
+    await ensureDefaultTenant(runtime, config, progress);
   } finally {
     await runtime.close();
   }
+  progress.step(`starting ${config.workers} workers…`);
+  // Once every worker has listened (replacements later do too, and say nothing here).
+  const listening = new Set<number>();
+  cluster.on('listening', (worker, address) => {
+    if (listening.size >= config.workers) return;
+    listening.add(worker.id);
+    if (listening.size === config.workers) progress.step(`ready at ${listeningUrl(address, Boolean(config.tlsCertFile), config.host)} (${config.workers} workers)`);
+  });
+  // VELLUM_METRICS_PORT: the primary serves every worker's metrics, summed (docs/metrics.md); a taken
+  // port fails here, before any worker is forked.
+  const metrics = config.metricsPort === undefined ? undefined : await (await import('./metrics.ts')).startClusterMetricsListener(config, logger);
   // Workers get their own shutdown deadline first; the primary kills those still running a little later.
   const supervisor = superviseWorkers({ cluster, workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs + 2 * SHUTDOWN_GRACE_MS });
-  process.on('SIGTERM', () => supervisor.stop('SIGTERM'));
-  process.on('SIGINT', () => supervisor.stop('SIGINT'));
+  const stop = (signal: string) => {
+    progress.step(`stopping the workers (${signal})…`);
+    supervisor.stop(signal);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   const code = await supervisor.done;
+  await metrics?.close();
   logger.info({ code }, 'every worker has stopped');
+  progress.step(code === 0 ? 'stopped' : `stopped (exit code ${code})`);
   return code;
 }
 
 /** Runs the app, the event flusher and the webhook delivery loop here, and stops them in order on SIGTERM. */
 async function serveInThisProcess(config: ServerConfig, { worker }: { worker: boolean }): Promise<void> {
   const logger = createLogger(config.logLevel);
-  // A worker's primary has migrated the database and created the demo tenant already.
+  // A worker's primary has migrated the database, created the demo tenant and says what happens.
+  const progress: Progress = worker ? { step: () => {} } : progressOf(config);
+  if (!worker) announceOpening(config, progress);
+  const [{ openRuntime }, { buildApp, closeWithDeadline }, { startWebhookLoop }] = await Promise.all([runtimeModule(), import('./app.ts'), import('./webhook-worker.ts')]);
   const runtime = await openRuntime(config, logger, { migrate: !worker });
-  if (!worker) await ensureDefaultTenant(runtime, config);
+  if (!worker) await ensureDefaultTenant(runtime, config, progress);
   const app = await buildApp(runtime, config, logger);
   const flusher = setInterval(() => void runtime.vellum.recorder.flush(), config.eventFlushIntervalMs);
   flusher.unref();
@@ -77,6 +104,7 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    progress.step(`stopping (${signal}; requests in flight have up to ${config.shutdownTimeoutMs} ms)…`);
     logger.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'shutting down');
     clearInterval(flusher);
     // Should flushing events or closing storage hang past the deadline, the process still ends.
@@ -87,99 +115,102 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
     await closeWithDeadline(app, config.shutdownTimeoutMs, logger); // stop taking requests; those in flight get until the deadline
     await webhooks.stop(); // then let the delivery round in flight record its attempts
     await runtime.close(); // then flush analytic events and close storage
+    progress.step('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  progress.step(`ready at ${address} (public URL ${config.publicUrl})`);
 }
 
 /** On a database without the single-tenant mode's tenant, creates it and prints its credentials once. */
-async function ensureDefaultTenant(runtime: Runtime, config: ServerConfig): Promise<void> {
+async function ensureDefaultTenant(runtime: Runtime, config: ServerConfig, progress: Progress): Promise<void> {
   if (!config.defaultTenant || (await runtime.vellum.tenants.findTenant(config.defaultTenant))) return;
+  // Before the credentials, never between their header and their JSON: tests read both off one stream.
+  progress.step(`creating the demo tenant "${config.defaultTenant}" (first start)…`);
+  const { tenantCredentials } = await runtimeModule();
   const created = await runtime.vellum.tenants.createTenant({ subdomain: config.defaultTenant, region: 'eu01', name: 'Demo tenant' });
   process.stdout.write('Created the demo tenant. Its admin credentials are shown only this once:\n');
   print(await tenantCredentials(runtime, config, created));
 }
 
-async function withRuntime<T>(config: ServerConfig, work: (runtime: Runtime) => Promise<T>): Promise<T> {
+/** Opens a migrated runtime for one command, says `doing` once it is open, runs `work` and closes it. */
+async function withRuntime<T>(config: ServerConfig, doing: string | undefined, work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const progress = progressOf(config);
+  announceOpening(config, progress);
+  const { openRuntime } = await runtimeModule();
   const runtime = await openRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never));
   try {
+    if (doing) progress.step(doing);
     return await work(runtime);
   } finally {
     await runtime.close();
   }
 }
 
-function options(args: string[], names: string[]): Record<string, string | undefined> {
-  const { values } = parseArgs({ args, options: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), strict: true });
-  return values as Record<string, string | undefined>;
-}
+/** Options as cli.ts read them: every required one is present. */
+type Options = Record<string, string | undefined>;
+const given = (o: Options, name: string): string => o[name] as string;
 
-function required(values: Record<string, string | undefined>, name: string): string {
-  const v = values[name];
-  if (!v) throw new UsageError(`--${name} is required`);
-  return v;
-}
-
-class UsageError extends Error {}
+/** What each command does; cli.ts has already checked its options against its help. */
+const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConfig, o: Options) => Promise<void>> = {
+  async migrate(config) {
+    await withRuntime(config, undefined, async () => undefined);
+    process.stdout.write('The database schema is up to date.\n');
+  },
+  async 'tenants create'(config, o) {
+    const input = { subdomain: given(o, 'subdomain'), region: given(o, 'region'), ...(o.name ? { name: o.name } : {}) };
+    const { tenantCredentials } = await runtimeModule();
+    await withRuntime(config, `creating the tenant "${input.subdomain}" in ${input.region} and its admin client…`, async (rt) =>
+      print(await tenantCredentials(rt, config, await rt.vellum.tenants.createTenant(input))),
+    );
+  },
+  async 'tenants list'(config) {
+    await withRuntime(config, undefined, async (rt) => print(await rt.vellum.tenants.listTenants(parsePageQuery({ limit: 1000 }))));
+  },
+  async 'clients create'(config, o) {
+    const input = { subdomain: given(o, 'tenant'), role: given(o, 'role'), ...(o.name ? { name: o.name } : {}) };
+    await withRuntime(config, `creating an admin client (${input.role}) for the tenant "${input.subdomain}"…`, async (rt) => {
+      const created = await rt.vellum.tenants.createClient(input);
+      print({ ...created.client, clientSecret: created.clientSecret });
+    });
+  },
+  async 'clients list'(config, o) {
+    await withRuntime(config, undefined, async (rt) => print(await rt.vellum.tenants.listClients(given(o, 'tenant'), parsePageQuery({ limit: 1000 }))));
+  },
+  async 'clients rotate-secret'(config, o) {
+    const input = { subdomain: given(o, 'tenant'), clientId: given(o, 'client') };
+    await withRuntime(config, `rotating the secret of ${input.clientId} (tenant "${input.subdomain}")…`, async (rt) => {
+      const rotated = await rt.vellum.tenants.rotateClientSecret(input);
+      print({ ...rotated.client, clientSecret: rotated.clientSecret });
+    });
+  },
+  async 'clients revoke'(config, o) {
+    const input = { subdomain: given(o, 'tenant'), clientId: given(o, 'client') };
+    await withRuntime(config, `revoking ${input.clientId} (tenant "${input.subdomain}")…`, async (rt) => print(await rt.vellum.tenants.revokeClient(input)));
+  },
+};
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, sub, ...rest] = argv;
-  const config = loadConfig();
-  switch (`${command ?? ''} ${command === 'serve' || command === 'migrate' ? '' : (sub ?? '')}`.trim()) {
-    case 'serve':
-      return serve(config); // a server keeps running (-1); a cluster primary returns its exit code
-    case 'migrate':
-      await withRuntime(config, async () => undefined);
-      process.stdout.write('The database schema is up to date.\n');
-      return 0;
-    case 'tenants create': {
-      const o = options(rest, ['subdomain', 'region', 'name']);
-      const input = { subdomain: required(o, 'subdomain'), region: required(o, 'region'), ...(o.name ? { name: o.name } : {}) };
-      await withRuntime(config, async (rt) => print(await tenantCredentials(rt, config, await rt.vellum.tenants.createTenant(input))));
-      return 0;
-    }
-    case 'tenants list':
-      await withRuntime(config, async (rt) => print(await rt.vellum.tenants.listTenants(parsePageQuery({ limit: 1000 }))));
-      return 0;
-    case 'clients create': {
-      const o = options(rest, ['tenant', 'role', 'name']);
-      const input = { subdomain: required(o, 'tenant'), role: required(o, 'role'), ...(o.name ? { name: o.name } : {}) };
-      await withRuntime(config, async (rt) => {
-        const created = await rt.vellum.tenants.createClient(input);
-        print({ ...created.client, clientSecret: created.clientSecret });
-      });
-      return 0;
-    }
-    case 'clients list': {
-      const o = options(rest, ['tenant']);
-      await withRuntime(config, async (rt) => print(await rt.vellum.tenants.listClients(required(o, 'tenant'), parsePageQuery({ limit: 1000 }))));
-      return 0;
-    }
-    case 'clients rotate-secret': {
-      const o = options(rest, ['tenant', 'client']);
-      const input = { subdomain: required(o, 'tenant'), clientId: required(o, 'client') };
-      await withRuntime(config, async (rt) => {
-        const rotated = await rt.vellum.tenants.rotateClientSecret(input);
-        print({ ...rotated.client, clientSecret: rotated.clientSecret });
-      });
-      return 0;
-    }
-    case 'clients revoke': {
-      const o = options(rest, ['tenant', 'client']);
-      const input = { subdomain: required(o, 'tenant'), clientId: required(o, 'client') };
-      await withRuntime(config, async (rt) => print(await rt.vellum.tenants.revokeClient(input)));
-      return 0;
-    }
-    default:
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
+  const invocation = parseInvocation(argv);
+  if (invocation.kind === 'help') {
+    process.stdout.write(`${invocation.text}\n`);
+    return 0;
   }
+  if (invocation.kind === 'usage-error') {
+    process.stderr.write(`vellum: ${invocation.message}\n\n${invocation.text}\n`);
+    return invocation.exitCode;
+  }
+  // Help and usage errors above need no configuration; a command does, and a bad setting stops it here.
+  const config = loadConfig();
+  if (invocation.command === 'serve') return serve(config); // a server keeps running (-1); a cluster primary returns its exit code
+  await COMMAND_RUNNERS[invocation.command](config, invocation.options);
+  return 0;
 }
 
 function explain(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof UsageError) return error.message;
+  if (error instanceof ConfigError) return error.message;
   if (error instanceof DomainError) {
     const details = error.details?.map((d) => `  ${d.param}: ${d.msg}`).join('\n');
     return details ? `${error.message}\n${details}` : error.message;

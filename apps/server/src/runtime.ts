@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheReads, createVellum, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
+import { cacheReads, createVellum, createWebhookOutbox, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createSecretBox, createSessionTokens, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from '@vellum/core';
 import { createHttpClient, createIdentityProvider } from '@vellum/node';
+import { createMetrics, type VellumMetrics } from '@vellum/fastify';
+import { countIssuedCredentials, countWebhookDeliveries, timeStore } from './metrics.ts';
 
 /** Everything the server and the CLI share: storage, keys and the use cases built on them. */
 export interface Runtime {
@@ -19,6 +21,8 @@ export interface Runtime {
   vellum: Vellum;
   /** Sends due webhook deliveries; `serve` runs it in a loop (webhook-worker.ts). */
   webhookDelivery: WebhookDeliveryWorker;
+  /** The Prometheus metrics when VELLUM_METRICS_PORT is set (docs/metrics.md); undefined when they are off. */
+  metrics?: VellumMetrics;
   close(): Promise<void>;
 }
 
@@ -57,9 +61,13 @@ export function masterKey(config: ServerConfig, logger: Logger): Uint8Array {
 
 /** Builds the runtime from configuration. A wrong master key fails here, at start. */
 export async function openRuntime(config: ServerConfig, logger: Logger, options: OpenRuntimeOptions = {}): Promise<Runtime> {
+  // Off unless VELLUM_METRICS_PORT is set: then nothing on the request path pays for them.
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics();
   // Tenants, custom domains, configurations and key rows are read on nearly every request: each
-  // process reuses them for VELLUM_READ_CACHE_TTL_MS (its own writes show at once).
-  const store = cacheReads(await openStore(config, options), { ttlMs: config.readCacheTtlMs });
+  // process reuses them for VELLUM_READ_CACHE_TTL_MS (its own writes show at once). Store calls are
+  // timed under the cache, so that what is timed is what reached the database.
+  const opened = await openStore(config, options);
+  const store = cacheReads(metrics ? timeStore(opened, metrics) : opened, { ttlMs: config.readCacheTtlMs });
   try {
     const clock = systemClock;
     const ids = createNodeIds();
@@ -110,9 +118,12 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events; retrying them one by one'),
       onEventLoss: (losses) => logger.warn({ analyticEvents: losses }, `analytic events lost so far: ${losses.droppedQueueFull + losses.droppedUnwritable} dropped, ${losses.truncated} truncated`),
       eventQueueMax: config.eventQueueMax,
+      // The webhook outbox, as by default; with metrics, issued credentials are counted on the way.
+      ...(metrics ? { domainEvents: countIssuedCredentials(createWebhookOutbox({ clock, ids }), metrics) } : {}),
     });
+    metrics?.watchEventQueue(vellum.recorder);
     const webhookDelivery = createWebhookDeliveryWorker({
-      store,
+      store: metrics ? countWebhookDeliveries(store, metrics) : store,
       keys,
       signingKeys: vellum.webhookSigningKeys,
       http,
@@ -126,6 +137,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       store,
       vellum,
       webhookDelivery,
+      ...(metrics ? { metrics } : {}),
       async close() {
         http.close();
         await vellum.recorder.flush();

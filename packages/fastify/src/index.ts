@@ -7,3 +7,5 @@ export { requestContext } from './context.ts';
 export { parseFlatXml } from './xml.ts';
 export { applySecurityHeaders, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, SECURITY_HEADERS, WALLET_CORS_ROUTES } from './http-policy.ts';
 export { MAX_BODY_NESTING } from './body-limits.ts';
+export { createClusterMetrics, createMetrics, metricsPlugin, UNMATCHED_ROUTE } from './metrics.ts';
+export type { CreateMetricsOptions, MetricsPluginOptions, RouteMetrics, VellumMetrics, WebhookDeliveryOutcome } from './metrics.ts';

@@ -1,0 +1,263 @@
+// The `vellum` command line as data: its commands, their options and examples, the help printed
+// from them, and how an argument list picks a command. No I/O here; main.ts runs what this finds.
+// The parser reads the same option lists the help prints, so the two cannot drift apart.
+import { parseArgs } from 'node:util';
+import { REGIONS, ROLES } from '@vellum/core';
+
+/** One `--name VALUE` option of a command. */
+export interface CliOption {
+  readonly name: string;
+  /** The placeholder shown for its value. */
+  readonly value: string;
+  readonly required: boolean;
+  readonly description: string;
+}
+
+/** One command: what the overview and `vellum <command> --help` say about it. */
+export interface CliCommand {
+  /** One or two words: `serve`, `tenants create`. */
+  readonly name: string;
+  /** One line, shown in the overview. */
+  readonly summary: string;
+  readonly options: readonly CliOption[];
+  /** The first is shown in the overview; all of them in the command's own help. */
+  readonly examples: readonly [string, ...string[]];
+  /** Paragraphs about what it prints or needs, in the command's own help only (wrapped there). */
+  readonly details?: readonly string[];
+}
+
+const subdomain: CliOption = { name: 'tenant', value: 'SUBDOMAIN', required: true, description: 'the tenant, by its subdomain' };
+const clientId: CliOption = { name: 'client', value: 'CLIENT_ID', required: true, description: 'the admin client, by its client id (see `clients list`)' };
+
+/** Every command `vellum` runs, in the order the help lists them. */
+export const COMMANDS = [
+  {
+    name: 'serve',
+    summary: 'Run the issuer server; the first start migrates the database and creates the demo tenant.',
+    options: [],
+    examples: ['vellum serve', 'VELLUM_PORT=8080 VELLUM_WORKERS=auto vellum serve'],
+    details: [
+      'Settings come from environment variables (README.md, Configuration). On the first start with VELLUM_DEFAULT_TENANT unset, it creates the `demo` tenant and prints its admin credentials once, as JSON on stdout. Logs are JSON lines on stdout; progress lines on stderr end with `vellum: ready at URL`. SIGTERM or SIGINT stops it gracefully.',
+    ],
+  },
+  {
+    name: 'migrate',
+    summary: 'Bring the database schema up to date, then exit.',
+    options: [],
+    examples: ['vellum migrate', 'DATABASE_URL=postgres://vellum@db.internal/vellum VELLUM_MASTER_KEY=… vellum migrate'],
+    details: ['Every other command migrates too before it starts; this one only migrates.'],
+  },
+  {
+    name: 'tenants create',
+    summary: 'Create a tenant and its first admin client; prints their credentials once, as JSON.',
+    options: [
+      { name: 'subdomain', value: 'SUBDOMAIN', required: true, description: 'the new tenant’s subdomain: a-z, 0-9 and hyphens' },
+      { name: 'region', value: 'REGION', required: true, description: `where it lives: ${REGIONS.join(', ')}` },
+      { name: 'name', value: 'NAME', required: false, description: 'a display name' },
+    ],
+    examples: ['vellum tenants create --subdomain acme --region eu01 --name "Acme"'],
+    details: ['Prints tenantId, tenantUrl, authUrl, audience, clientId and clientSecret; the secret is shown only this once.'],
+  },
+  {
+    name: 'tenants list',
+    summary: 'List the tenants (up to 1000), as JSON.',
+    options: [],
+    examples: ['vellum tenants list'],
+  },
+  {
+    name: 'clients create',
+    summary: 'Add an admin client to a tenant; prints its secret once, as JSON.',
+    options: [subdomain, { name: 'role', value: 'ROLE', required: true, description: `what it may do: ${ROLES.join(', ')}` }, { name: 'name', value: 'NAME', required: false, description: 'a display name' }],
+    examples: ['vellum clients create --tenant acme --role issuer --name "Issuing service"'],
+    details: ['What each role may do: packages/core/src/tenancy/permissions.ts (README.md, Running several tenants).'],
+  },
+  {
+    name: 'clients list',
+    summary: 'List a tenant’s admin clients (up to 1000, never their secrets), as JSON.',
+    options: [subdomain],
+    examples: ['vellum clients list --tenant acme'],
+  },
+  {
+    name: 'clients rotate-secret',
+    summary: 'Give an admin client a new secret, printed once; the old one stops working at once.',
+    options: [subdomain, clientId],
+    examples: ['vellum clients rotate-secret --tenant acme --client CLIENT_ID'],
+    details: ['Tokens issued with the old secret are refused from now on as well.'],
+  },
+  {
+    name: 'clients revoke',
+    summary: 'Revoke an admin client: it gets no more tokens, and the tokens it has are refused.',
+    options: [subdomain, clientId],
+    examples: ['vellum clients revoke --tenant acme --client CLIENT_ID'],
+    details: ['A tenant’s last admin client cannot be revoked.'],
+  },
+] as const satisfies readonly CliCommand[];
+
+/** The name of a command main.ts runs. */
+export type CommandName = (typeof COMMANDS)[number]['name'];
+
+/** `help` is answered here, not run by main.ts; the overview lists it like the others. */
+const HELP_COMMAND: CliCommand = {
+  name: 'help',
+  summary: 'Show this help, or one command’s in more detail (as does `vellum <command> --help`).',
+  options: [],
+  examples: ['vellum help tenants create'],
+};
+
+const ALL: readonly CliCommand[] = [...COMMANDS, HELP_COMMAND];
+
+/** `tenants create --subdomain SUBDOMAIN --region REGION [--name NAME]` */
+export function usageLine(command: CliCommand): string {
+  const options = command.options.map((o) => (o.required ? `--${o.name} ${o.value}` : `[--${o.name} ${o.value}]`));
+  const operand = command === HELP_COMMAND ? ['[COMMAND]'] : [];
+  return ['vellum', command.name, ...options, ...operand].join(' ');
+}
+
+/** The widest a line of help gets: it reads in a 100-column terminal without wrapping. */
+export const HELP_WIDTH = 100;
+
+/** `text` after `lead`, wrapped at word boundaries to HELP_WIDTH, continued under its first word. */
+function wrapped(lead: string, text: string): string[] {
+  const lines = [lead];
+  for (const word of text.split(' ')) {
+    const last = lines[lines.length - 1]!;
+    if (last.length > lead.length && last.length + 1 + word.length > HELP_WIDTH) lines.push(`${' '.repeat(lead.length)}${word}`);
+    else lines[lines.length - 1] = last.length > lead.length ? `${last} ${word}` : `${last}${word}`;
+  }
+  return lines;
+}
+
+function optionLines(command: CliCommand, indent: string): string[] {
+  const flags = command.options.map((o) => `--${o.name} ${o.value}`);
+  const width = Math.max(0, ...flags.map((f) => f.length));
+  return command.options.flatMap((o, i) => wrapped(`${indent}${flags[i]!.padEnd(width)}   `, `${o.description}${o.required ? '' : ' (optional)'}`));
+}
+
+/** Exit code of an unknown or missing command. */
+export const EXIT_UNKNOWN_COMMAND = 2;
+/** Exit code of a known command given wrong options (as for any other failure of a command). */
+export const EXIT_BAD_OPTIONS = 1;
+
+const FOOTER = [
+  'Settings come from environment variables (README.md, Configuration): VELLUM_DATA_DIR or DATABASE_URL name the database every command works on, VELLUM_MASTER_KEY the key that encrypts its private keys, VELLUM_PORT where serve listens.',
+  'Results go to stdout (JSON for the tenants and clients commands). Progress and errors go to stderr, as lines that start with "vellum:"; VELLUM_LOG_LEVEL=silent turns the progress lines off.',
+  `Exit codes: 0 done, ${EXIT_BAD_OPTIONS} failed (wrong options too), ${EXIT_UNKNOWN_COMMAND} unknown command.`,
+];
+
+/** `vellum --help`: every command with its summary, options and an example. */
+export function overviewHelp(): string {
+  const lines = [
+    'vellum: run the Vellum OID4VCI issuer and manage its tenants and admin clients.',
+    '',
+    'Usage:',
+    '  vellum <command> [options]',
+    '  vellum help [command]          or: vellum <command> --help',
+    '',
+    'Commands:',
+  ];
+  for (const command of ALL) {
+    lines.push(`  ${usageLine(command).slice('vellum '.length)}`, `      ${command.summary}`, ...optionLines(command, '      '), `      Example: ${command.examples[0]}`, '');
+  }
+  return [...lines, ...FOOTER.flatMap((paragraph) => [...wrapped('', paragraph), ''])].join('\n').trimEnd();
+}
+
+/** `vellum <command> --help`: its usage, summary, every option, details and examples. */
+export function commandHelp(command: CliCommand): string {
+  const lines = [`Usage: ${usageLine(command)}`, '', command.summary];
+  if (command.options.length > 0) lines.push('', 'Options:', ...optionLines(command, '  '));
+  if (command.details) lines.push('', ...command.details.flatMap((paragraph) => wrapped('', paragraph)));
+  lines.push('', command.examples.length > 1 ? 'Examples:' : 'Example:', ...command.examples.map((e) => `  ${e}`));
+  return lines.join('\n');
+}
+
+/** `vellum tenants --help`: the commands of one group (`tenants`, `clients`). */
+function groupHelp(group: string): string {
+  const commands = ALL.filter((c) => c.name.startsWith(`${group} `));
+  const lines = [`Usage: vellum ${group} <${commands.map((c) => c.name.slice(group.length + 1)).join('|')}> [options]`, '', 'Commands:'];
+  for (const command of commands) lines.push(`  ${usageLine(command).slice('vellum '.length)}`, `      ${command.summary}`, `      Example: ${command.examples[0]}`);
+  lines.push('', `Run \`vellum ${group} <command> --help\` for a command's options.`);
+  return lines.join('\n');
+}
+
+const GROUPS = [...new Set(ALL.map((c) => c.name.split(' ')).filter((words) => words.length > 1).map((words) => words[0]!))];
+
+/** What an argument list asks for. */
+export type Invocation =
+  /** Print `text` to stdout and exit 0. */
+  | { kind: 'help'; text: string }
+  /** Print `vellum: ${message}`, then `text`, to stderr and exit with `exitCode`. */
+  | { kind: 'usage-error'; message: string; text: string; exitCode: number }
+  | { kind: 'run'; command: CommandName; options: Record<string, string | undefined> };
+
+const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
+
+/** The command named by the first one or two words of `words`, and how many words it took. */
+function findCommand(words: readonly string[]): { command: CliCommand; length: number } | undefined {
+  for (const length of [2, 1]) {
+    const name = words.slice(0, length).join(' ');
+    const command = words.length >= length ? ALL.find((c) => c.name === name) : undefined;
+    if (command) return { command, length };
+  }
+  return undefined;
+}
+
+function unknown(words: readonly string[]): Invocation {
+  const group = GROUPS.find((g) => g === words[0]);
+  if (group) {
+    const message = words.length < 2 ? `\`${group}\` needs a command` : `unknown command "${group} ${words[1]}"`;
+    return { kind: 'usage-error', message, text: groupHelp(group), exitCode: EXIT_UNKNOWN_COMMAND };
+  }
+  const message = words.length === 0 ? 'no command given' : `unknown command "${words[0]}"`;
+  return { kind: 'usage-error', message, text: overviewHelp(), exitCode: EXIT_UNKNOWN_COMMAND };
+}
+
+/** The help `vellum help WORDS` prints, or the error for words that name nothing. */
+function helpAbout(words: readonly string[]): Invocation {
+  if (words.length === 0) return { kind: 'help', text: overviewHelp() };
+  const found = findCommand(words);
+  if (found && found.length === words.length) return { kind: 'help', text: commandHelp(found.command) };
+  if (words.length === 1 && GROUPS.includes(words[0]!)) return { kind: 'help', text: groupHelp(words[0]!) };
+  return { kind: 'usage-error', message: `no command named "${words.join(' ')}"`, text: overviewHelp(), exitCode: EXIT_UNKNOWN_COMMAND };
+}
+
+/** Reads `args` against the command's options; throws a message for the first thing wrong. */
+function readOptions(command: CliCommand, args: string[]): Record<string, string | undefined> {
+  const { tokens } = parseArgs({ args, options: Object.fromEntries(command.options.map((o) => [o.name, { type: 'string' as const }])), strict: false, tokens: true });
+  const values: Record<string, string | undefined> = {};
+  for (const token of tokens) {
+    if (token.kind === 'positional') throw new Error(`unexpected argument "${token.value}"`);
+    if (token.kind === 'option-terminator') continue;
+    const option = command.options.find((o) => o.name === token.name);
+    if (!option) throw new Error(`\`vellum ${command.name}\` has no option ${token.rawName}`);
+    // Without `=`, a following word that starts with `-` is the next option, not this one's value.
+    if (token.value === undefined || token.value === '' || (token.inlineValue === false && token.value.startsWith('-'))) {
+      throw new Error(`--${option.name} needs a value (${option.value}; write --${option.name}=VALUE for one that starts with -)`);
+    }
+    values[option.name] = token.value;
+  }
+  const missing = command.options.find((o) => o.required && values[o.name] === undefined);
+  if (missing) throw new Error(`--${missing.name} is required`);
+  return values;
+}
+
+/** Picks what `vellum ...argv` should do: print help, refuse, or run a command with its options. */
+export function parseInvocation(argv: readonly string[]): Invocation {
+  if (argv[0] === 'help') return helpAbout(argv.slice(1).filter((a) => !isHelpFlag(a)));
+  const wantsHelp = argv.some(isHelpFlag);
+  const first = argv[0];
+  if (first === undefined) return unknown([]);
+  if (first.startsWith('-')) {
+    if (wantsHelp) return { kind: 'help', text: overviewHelp() };
+    return { kind: 'usage-error', message: `unknown option ${first} (options follow the command)`, text: overviewHelp(), exitCode: EXIT_UNKNOWN_COMMAND };
+  }
+  const second = argv[1]?.startsWith('-') ? undefined : argv[1];
+  const words = second === undefined ? [first] : [first, second];
+  const found = findCommand(words);
+  if (!found) return wantsHelp && words.length === 1 && GROUPS.includes(first) ? { kind: 'help', text: groupHelp(first) } : unknown(words);
+  if (wantsHelp) return { kind: 'help', text: commandHelp(found.command) };
+  try {
+    return { kind: 'run', command: found.command.name as CommandName, options: readOptions(found.command, argv.slice(found.length)) };
+  } catch (error) {
+    return { kind: 'usage-error', message: (error as Error).message, text: commandHelp(found.command), exitCode: EXIT_BAD_OPTIONS };
+  }
+}
