@@ -1,0 +1,59 @@
+# syntax=docker/dockerfile:1
+# The Vellum reference server as a container image (docs/container.md).
+#
+#   docker build -t vellum .
+#   docker run -p 3000:3000 -v vellum-data:/var/lib/vellum vellum
+#
+# Node 24 runs the TypeScript sources directly (type stripping), as `npm start` does, so the image
+# holds the sources and their production dependencies and nothing is compiled.
+
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---- build: install the production dependencies with the pinned pnpm and the lockfile ----------
+FROM ${NODE_IMAGE} AS build
+# corepack fetches the pnpm named by package.json's "packageManager" without asking.
+ENV COREPACK_ENABLE_DOWNLOAD_PROMPT=0 \
+    CI=true
+WORKDIR /app
+RUN corepack enable
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+# corepack downloads that pnpm once, into this layer.
+RUN pnpm --version
+COPY packages packages
+COPY apps apps
+COPY tools tools
+# Only the server and the packages it depends on, without devDependencies (--filter-prod follows
+# no devDependency edge, so the test helpers and vitest stay out). pnpm-workspace.yaml's
+# onlyBuiltDependencies decides which install scripts may run: better-sqlite3 ships prebuilt N-API
+# binaries for linux x64 and arm64 (glibc and musl) in its package, so nothing is compiled here;
+# cbor-extract's build stays refused, and cbor-x uses its JavaScript decoder instead. pnpm's store
+# is a build cache, not a layer: a change to the sources reinstalls from it without downloading,
+# and a pruned cache only means downloading again.
+RUN --mount=type=cache,id=vellum-pnpm-store,target=/pnpm/store \
+    pnpm install --frozen-lockfile --prod --store-dir /pnpm/store --filter-prod '@vellum/server...'
+# Fail the build, not the first start, when the SQLite binding cannot load on this platform.
+RUN cd packages/storage-sql \
+    && node -e "const D = require('better-sqlite3'); const db = new D(':memory:'); db.prepare('select 1').get(); db.close()"
+
+# ---- runtime: the sources and node_modules, owned by root and run by an unprivileged user -------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    VELLUM_HOST=0.0.0.0 \
+    VELLUM_PORT=3000 \
+    VELLUM_DATA_DIR=/var/lib/vellum
+WORKDIR /app
+COPY --from=build /app /app
+# The official image's `node` user (uid 1000) may write only the data directory. USER is numeric so
+# that an orchestrator's "run as non-root" check can verify it without reading /etc/passwd.
+RUN mkdir -p /var/lib/vellum && chown 1000:1000 /var/lib/vellum && chmod 700 /var/lib/vellum
+USER 1000:1000
+# The SQLite database (vellum.db) and, when VELLUM_MASTER_KEY is unset, the development master key.
+VOLUME ["/var/lib/vellum"]
+EXPOSE 3000
+# Liveness: GET /health on this container's own port (tools/container/healthcheck.mjs).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["node", "/app/tools/container/healthcheck.mjs"]
+# Node as PID 1 is fine here: `vellum serve` handles SIGTERM and SIGINT itself and drains requests.
+# Other commands replace `serve`: `docker run --rm -v vellum-data:/var/lib/vellum vellum tenants list`.
+ENTRYPOINT ["node", "/app/apps/server/src/main.ts"]
+CMD ["serve"]
