@@ -28,7 +28,14 @@ describe.each(backends)('vellum clients rotate-secret and revoke, against a runn
     if (skip) return;
     backend = makeBackend();
     dns = await startDnsServer({});
-    env = serverEnv({ ...(await backend.env()), VELLUM_PORT: String(await freePort()), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_DNS_SERVERS: dns.address, VELLUM_READ_CACHE_TTL_MS: String(TTL_MS) });
+    env = serverEnv({
+      ...(await backend.env()),
+      VELLUM_PORT: String(await freePort()),
+      VELLUM_PLATFORM_DOMAIN: PLATFORM,
+      VELLUM_DEFAULT_TENANT: '',
+      VELLUM_DNS_SERVERS: dns.address,
+      VELLUM_READ_CACHE_TTL_MS: String(TTL_MS),
+    });
     const created = cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], env);
     expect(created.status, created.stderr).toBe(0);
     creds = JSON.parse(created.stdout);
@@ -43,7 +50,10 @@ describe.each(backends)('vellum clients rotate-secret and revoke, against a runn
   });
 
   const login = (clientId: string, clientSecret: string) =>
-    http(server.port, 'POST', '/oauth/token', { host, body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience: creds.audience } });
+    http(server.port, 'POST', '/oauth/token', {
+      host,
+      body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience: creds.audience },
+    });
   const webhooks = (token: string) => http(server.port, 'GET', '/v1/webhooks', { host, headers: { authorization: `Bearer ${token}` } });
 
   it.skipIf(skip)('revokes a client from the command line: its token is refused by the running server within the read cache TTL', async () => {

@@ -41,9 +41,10 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     headersTimeout: config.headersTimeoutMs,
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
   };
-  const https = config.tlsCertFile && config.tlsKeyFile
-    ? { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile), ...server } }
-    : { http: server };
+  const https =
+    config.tlsCertFile && config.tlsKeyFile
+      ? { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile), ...server } }
+      : { http: server };
   const app = Fastify({
     ...https,
     loggerInstance: logger,

@@ -28,7 +28,10 @@ describe('node apps/server/src/main.ts --help, as a child process', () => {
 
   it('prints one command’s help for `vellum help <command>` and `vellum <command> --help`', () => {
     const expected = `${commandHelp(COMMANDS.find((c) => c.name === 'clients rotate-secret')!)}\n`;
-    for (const argv of [['help', 'clients', 'rotate-secret'], ['clients', 'rotate-secret', '--help']]) {
+    for (const argv of [
+      ['help', 'clients', 'rotate-secret'],
+      ['clients', 'rotate-secret', '--help'],
+    ]) {
       const r = cli(argv, serverEnv({}));
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toBe(expected);

@@ -8,7 +8,10 @@ function argvOf(example: string): string[] {
   const words = (example.match(/"[^"]*"|\S+/g) ?? []).map((w) => w.replace(/^"(.*)"$/, '$1'));
   const start = words.indexOf('vellum');
   expect(start, example).toBeGreaterThanOrEqual(0);
-  expect(words.slice(0, start).every((w) => /^[A-Z_]+=/.test(w)), example).toBe(true);
+  expect(
+    words.slice(0, start).every((w) => /^[A-Z_]+=/.test(w)),
+    example,
+  ).toBe(true);
   return words.slice(start + 1);
 }
 
@@ -28,7 +31,16 @@ describe('vellum --help: the overview', () => {
   const overview = overviewHelp();
 
   it('names every command main.ts runs, and help itself', () => {
-    expect(COMMANDS.map((c) => c.name)).toEqual(['serve', 'migrate', 'tenants create', 'tenants list', 'clients create', 'clients list', 'clients rotate-secret', 'clients revoke']);
+    expect(COMMANDS.map((c) => c.name)).toEqual([
+      'serve',
+      'migrate',
+      'tenants create',
+      'tenants list',
+      'clients create',
+      'clients list',
+      'clients rotate-secret',
+      'clients revoke',
+    ]);
     for (const command of COMMANDS) expect(overview).toContain(`\n  ${command.name}`);
     expect(overview).toContain('\n  help [COMMAND]');
   });

@@ -67,7 +67,11 @@ export const COMMANDS = [
   {
     name: 'clients create',
     summary: 'Add an admin client to a tenant; prints its secret once, as JSON.',
-    options: [subdomain, { name: 'role', value: 'ROLE', required: true, description: `what it may do: ${ROLES.join(', ')}` }, { name: 'name', value: 'NAME', required: false, description: 'a display name' }],
+    options: [
+      subdomain,
+      { name: 'role', value: 'ROLE', required: true, description: `what it may do: ${ROLES.join(', ')}` },
+      { name: 'name', value: 'NAME', required: false, description: 'a display name' },
+    ],
     examples: ['vellum clients create --tenant acme --role issuer --name "Issuing service"'],
     details: ['What each role may do: packages/core/src/tenancy/permissions.ts (README.md, Running several tenants).'],
   },
@@ -156,7 +160,13 @@ export function overviewHelp(): string {
     'Commands:',
   ];
   for (const command of ALL) {
-    lines.push(`  ${usageLine(command).slice('vellum '.length)}`, `      ${command.summary}`, ...optionLines(command, '      '), `      Example: ${command.examples[0]}`, '');
+    lines.push(
+      `  ${usageLine(command).slice('vellum '.length)}`,
+      `      ${command.summary}`,
+      ...optionLines(command, '      '),
+      `      Example: ${command.examples[0]}`,
+      '',
+    );
   }
   return [...lines, ...FOOTER.flatMap((paragraph) => [...wrapped('', paragraph), ''])].join('\n').trimEnd();
 }
@@ -174,12 +184,19 @@ export function commandHelp(command: CliCommand): string {
 function groupHelp(group: string): string {
   const commands = ALL.filter((c) => c.name.startsWith(`${group} `));
   const lines = [`Usage: vellum ${group} <${commands.map((c) => c.name.slice(group.length + 1)).join('|')}> [options]`, '', 'Commands:'];
-  for (const command of commands) lines.push(`  ${usageLine(command).slice('vellum '.length)}`, `      ${command.summary}`, `      Example: ${command.examples[0]}`);
+  for (const command of commands)
+    lines.push(`  ${usageLine(command).slice('vellum '.length)}`, `      ${command.summary}`, `      Example: ${command.examples[0]}`);
   lines.push('', `Run \`vellum ${group} <command> --help\` for a command's options.`);
   return lines.join('\n');
 }
 
-const GROUPS = [...new Set(ALL.map((c) => c.name.split(' ')).filter((words) => words.length > 1).map((words) => words[0]!))];
+const GROUPS = [
+  ...new Set(
+    ALL.map((c) => c.name.split(' '))
+      .filter((words) => words.length > 1)
+      .map((words) => words[0]!),
+  ),
+];
 
 /** What an argument list asks for. */
 export type Invocation =
@@ -222,7 +239,12 @@ function helpAbout(words: readonly string[]): Invocation {
 
 /** Reads `args` against the command's options; throws a message for the first thing wrong. */
 function readOptions(command: CliCommand, args: string[]): Record<string, string | undefined> {
-  const { tokens } = parseArgs({ args, options: Object.fromEntries(command.options.map((o) => [o.name, { type: 'string' as const }])), strict: false, tokens: true });
+  const { tokens } = parseArgs({
+    args,
+    options: Object.fromEntries(command.options.map((o) => [o.name, { type: 'string' as const }])),
+    strict: false,
+    tokens: true,
+  });
   const values: Record<string, string | undefined> = {};
   for (const token of tokens) {
     if (token.kind === 'positional') throw new Error(`unexpected argument "${token.value}"`);

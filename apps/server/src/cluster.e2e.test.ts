@@ -56,7 +56,12 @@ function logLines(output: string): LogLine[] {
 }
 
 /** The processes that logged a request for `url` (its one `request completed` line) in `output`. */
-const servedBy = (output: string, url: string) => new Set(logLines(output).filter((l) => l.msg === 'request completed' && l.req?.url === url).map((l) => l.pid));
+const servedBy = (output: string, url: string) =>
+  new Set(
+    logLines(output)
+      .filter((l) => l.msg === 'request completed' && l.req?.url === url)
+      .map((l) => l.pid),
+  );
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 40_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -96,7 +101,10 @@ describe.each(backends)('vellum serve with VELLUM_WORKERS=2 on %s', (_name, make
     return seen();
   }
 
-  const listening = () => logLines(server.output()).filter((l) => l.msg === 'worker listening').map((l) => l.workerPid as number);
+  const listening = () =>
+    logLines(server.output())
+      .filter((l) => l.msg === 'worker listening')
+      .map((l) => l.workerPid as number);
 
   beforeAll(async () => {
     if (skip) return;
@@ -110,7 +118,10 @@ describe.each(backends)('vellum serve with VELLUM_WORKERS=2 on %s', (_name, make
     const printed = server.output();
     const start = printed.indexOf('{', printed.indexOf('shown only this once'));
     const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2)) as { clientId: string; clientSecret: string; audience: string };
-    const token = await http(port, 'POST', '/oauth/token', { host, body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: demo.audience } });
+    const token = await http(port, 'POST', '/oauth/token', {
+      host,
+      body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: demo.audience },
+    });
     expect(token.status, token.text).toBe(200);
     auth = { authorization: `Bearer ${token.json().access_token}` };
   });
@@ -145,36 +156,54 @@ describe.each(backends)('vellum serve with VELLUM_WORKERS=2 on %s', (_name, make
     expect(await servedSince(mark, '/ready', workers)).toEqual(workers);
   });
 
-  it.skipIf(skip)('redeems a pre-authorized code exactly once when racing token requests are spread over both workers (specification 4.5, API.md §9)', async () => {
-    const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
-      host,
-      headers: auth,
-      body: { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } } },
-    });
-    expect(configuration.status, configuration.text).toBe(201);
-    const mark = server.output().length;
-    for (let round = 0; round < 4; round++) {
-      const offer = await http(server.port, 'POST', '/v1/openid/offers/pre-authorized', { host, headers: auth, body: { credentials: [configuration.json().id], claims: { familyName: 'Lovelace' } } });
-      expect(offer.status, offer.text).toBe(200);
-      const code = JSON.parse(new URL(offer.json().uri).searchParams.get('credential_offer') as string).grants[GRANT]['pre-authorized_code'] as string;
-      const form = new URLSearchParams({ grant_type: GRANT, 'pre-authorized_code': code }).toString();
-      const answers = await Promise.all(
-        Array.from({ length: 10 }, () => http(server.port, 'POST', '/v1/oauth/token', { host, headers: { ...fresh, 'content-type': 'application/x-www-form-urlencoded' }, raw: form })),
-      );
-      expect(answers.filter((a) => a.status === 200), `round ${round}`).toHaveLength(1);
-      for (const a of answers.filter((x) => x.status !== 200)) {
-        expect(a.status, a.text).toBe(400);
-        expect(a.json()).toMatchObject({ error: 'invalid_grant' });
+  it.skipIf(skip)(
+    'redeems a pre-authorized code exactly once when racing token requests are spread over both workers (specification 4.5, API.md §9)',
+    async () => {
+      const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
+        host,
+        headers: auth,
+        body: {
+          type: 'org.iso.18013.5.1.mDL',
+          expiresIn: { days: 30 },
+          claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
+        },
+      });
+      expect(configuration.status, configuration.text).toBe(201);
+      const mark = server.output().length;
+      for (let round = 0; round < 4; round++) {
+        const offer = await http(server.port, 'POST', '/v1/openid/offers/pre-authorized', {
+          host,
+          headers: auth,
+          body: { credentials: [configuration.json().id], claims: { familyName: 'Lovelace' } },
+        });
+        expect(offer.status, offer.text).toBe(200);
+        const code = JSON.parse(new URL(offer.json().uri).searchParams.get('credential_offer') as string).grants[GRANT]['pre-authorized_code'] as string;
+        const form = new URLSearchParams({ grant_type: GRANT, 'pre-authorized_code': code }).toString();
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            http(server.port, 'POST', '/v1/oauth/token', { host, headers: { ...fresh, 'content-type': 'application/x-www-form-urlencoded' }, raw: form }),
+          ),
+        );
+        expect(
+          answers.filter((a) => a.status === 200),
+          `round ${round}`,
+        ).toHaveLength(1);
+        for (const a of answers.filter((x) => x.status !== 200)) {
+          expect(a.status, a.text).toBe(400);
+          expect(a.json()).toMatchObject({ error: 'invalid_grant' });
+        }
       }
-    }
-    const workers = new Set(childrenOf(primary));
-    expect(await servedSince(mark, '/v1/oauth/token', workers)).toEqual(workers);
-  });
+      const workers = new Set(childrenOf(primary));
+      expect(await servedSince(mark, '/v1/oauth/token', workers)).toEqual(workers);
+    },
+  );
 
   it.skipIf(skip)('replaces a worker killed with SIGKILL, and keeps answering meanwhile', async () => {
     const [victim, survivor] = childrenOf(primary) as [number, number];
     process.kill(victim, 'SIGKILL');
-    await until('the primary to see the worker die', () => logLines(server.output()).some((l) => l.msg === 'worker exited unexpectedly: starting another' && l.workerPid === victim));
+    await until('the primary to see the worker die', () =>
+      logLines(server.output()).some((l) => l.msg === 'worker exited unexpectedly: starting another' && l.workerPid === victim),
+    );
     for (let i = 0; i < 3; i++) expect((await http(server.port, 'GET', '/health', { headers: fresh })).status).toBe(200);
     const replacement = await until('a new worker to listen', () => listening().find((pid) => pid !== victim && pid !== survivor));
     expect(childrenOf(primary)).toEqual([survivor, replacement].sort((a, b) => a - b));
@@ -188,7 +217,9 @@ describe.each(backends)('vellum serve with VELLUM_WORKERS=2 on %s', (_name, make
     expect(workers).toHaveLength(2);
     expect(await server.stop('SIGTERM')).toBe(0);
     for (const pid of workers) expect(alive(pid), `worker ${pid}`).toBe(false);
-    const stopped = logLines(server.output()).filter((l) => l.msg === 'worker stopped').map((l) => l.workerPid);
+    const stopped = logLines(server.output())
+      .filter((l) => l.msg === 'worker stopped')
+      .map((l) => l.workerPid);
     expect(new Set(stopped)).toEqual(new Set(workers));
   });
 });

@@ -64,7 +64,14 @@ describe('VELLUM_RATE_LIMIT_* (hardening issue 5, docs/limits.md)', () => {
   });
 
   it('take 0 to turn a limit off, and a window from 1 s to a day', () => {
-    expect(config({ VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_CLIENT: '0', VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP: '5', VELLUM_RATE_LIMIT_TX_CODE_PER_IP: '0', VELLUM_RATE_LIMIT_WINDOW: '60' })).toEqual({
+    expect(
+      config({
+        VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_CLIENT: '0',
+        VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP: '5',
+        VELLUM_RATE_LIMIT_TX_CODE_PER_IP: '0',
+        VELLUM_RATE_LIMIT_WINDOW: '60',
+      }),
+    ).toEqual({
       adminTokenPerClient: 0,
       adminTokenPerIp: 5,
       txCodePerIp: 0,

@@ -171,7 +171,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
   const requestTimeoutMs = integer(env, 'VELLUM_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   const headersTimeoutMs = integer(env, 'VELLUM_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
   // Node refuses a headers timeout longer than the request timeout.
-  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`VELLUM_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed VELLUM_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new ConfigError(`VELLUM_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed VELLUM_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   const logLevel = read(env, 'VELLUM_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`VELLUM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
   return {

@@ -102,7 +102,9 @@ function readMdoc(credential: string) {
   const deviceKey = asMap(asMap(mso.get('deviceKeyInfo') as Cbor).get('deviceKey') as Cbor);
   const elements: Record<string, Record<string, Cbor>> = {};
   for (const [ns, items] of nameSpaces) {
-    elements[ns as string] = Object.fromEntries((items as Cbor[]).map((i) => asMap(embedded(i))).map((i) => [i.get('elementIdentifier') as string, i.get('elementValue') as Cbor]));
+    elements[ns as string] = Object.fromEntries(
+      (items as Cbor[]).map((i) => asMap(embedded(i))).map((i) => [i.get('elementIdentifier') as string, i.get('elementValue') as Cbor]),
+    );
   }
   return {
     docType: mso.get('docType'),
@@ -129,8 +131,10 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
   let metadata: Record<string, any>;
   let configurationId: string;
 
-  const call = (method: string, path: string, body?: unknown) => http(server.port, method, path, { host: HOST, headers: admin, ...(body === undefined ? {} : { body }) });
-  const wallet = (method: string, path: string, options: { headers?: Record<string, string>; raw?: string; body?: unknown } = {}) => http(server.port, method, path, { host: HOST, ...options });
+  const call = (method: string, path: string, body?: unknown) =>
+    http(server.port, method, path, { host: HOST, headers: admin, ...(body === undefined ? {} : { body }) });
+  const wallet = (method: string, path: string, options: { headers?: Record<string, string>; raw?: string; body?: unknown } = {}) =>
+    http(server.port, method, path, { host: HOST, ...options });
 
   beforeAll(async () => {
     if (skip) return;
@@ -140,7 +144,10 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     expect(created.status, created.stderr).toBe(0);
     const creds = JSON.parse(created.stdout);
     server = await startServer(env);
-    const token = await http(server.port, 'POST', '/oauth/token', { host: HOST, body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience } });
+    const token = await http(server.port, 'POST', '/oauth/token', {
+      host: HOST,
+      body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience },
+    });
     admin = { authorization: `Bearer ${token.json().access_token}` };
     const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' });
     expect(iaca.status, iaca.text).toBe(201);
@@ -199,7 +206,11 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     expect(metadata.credential_endpoint).toBe(`${metadata.credential_issuer}/v1/openid/credential`);
     expect(metadata.nonce_endpoint).toBe(`${metadata.credential_issuer}/v1/openid/nonce`);
     expect(metadata.notification_endpoint).toBe(`${metadata.credential_issuer}/v1/openid/notification`);
-    expect(metadata.credential_response_encryption).toEqual({ alg_values_supported: ['ECDH-ES'], enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false });
+    expect(metadata.credential_response_encryption).toEqual({
+      alg_values_supported: ['ECDH-ES'],
+      enc_values_supported: ['A128GCM', 'A256GCM'],
+      encryption_required: false,
+    });
     expect(metadata.credential_request_encryption.jwks.keys).toHaveLength(1);
   });
 
@@ -207,7 +218,11 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     const { authorization, userId, offerId } = await redeem();
     const { jwt, jwk } = await proof();
     const encryption = encryptionKey();
-    const request = { credential_configuration_id: configurationId, proofs: { jwt: [jwt] }, credential_response_encryption: { jwk: encryption.publicJwk, enc: 'A128GCM' } };
+    const request = {
+      credential_configuration_id: configurationId,
+      proofs: { jwt: [jwt] },
+      credential_response_encryption: { jwk: encryption.publicJwk, enc: 'A128GCM' },
+    };
     // OpenID4VCI 1.0 §8.2: asking for an encrypted response, the request is encrypted too; plain, it is refused.
     const plain = await wallet('POST', new URL(metadata.credential_endpoint).pathname, { headers: { authorization }, body: request });
     expect(plain.status, plain.text).toBe(400);
@@ -242,16 +257,25 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     ]);
     expect(records.text).not.toContain(body.credentials[0].credential.slice(0, 40));
 
-    const notified = await wallet('POST', new URL(metadata.notification_endpoint).pathname, { headers: { authorization }, body: { notification_id: body.notification_id, event: 'credential_accepted' } });
+    const notified = await wallet('POST', new URL(metadata.notification_endpoint).pathname, {
+      headers: { authorization },
+      body: { notification_id: body.notification_id, event: 'credential_accepted' },
+    });
     expect(notified.status, notified.text).toBe(204);
     expect((await call('GET', `/v1/users/${userId}/credentials`)).json().data[0].notification).toMatchObject({ event: 'credential_accepted' });
 
     // The same proof again: its nonce is used up.
-    const again = await wallet('POST', '/v1/openid/credential', { headers: { authorization }, body: { credential_configuration_id: configurationId, proofs: { jwt: [jwt] } } });
+    const again = await wallet('POST', '/v1/openid/credential', {
+      headers: { authorization },
+      body: { credential_configuration_id: configurationId, proofs: { jwt: [jwt] } },
+    });
     expect(again.status).toBe(400);
     expect(again.json()).toMatchObject({ error: 'invalid_nonce' });
     // A fresh proof with the same token: one credential per configuration per token.
-    const another = await wallet('POST', '/v1/openid/credential', { headers: { authorization }, body: { credential_configuration_id: configurationId, proofs: { jwt: [(await proof()).jwt] } } });
+    const another = await wallet('POST', '/v1/openid/credential', {
+      headers: { authorization },
+      body: { credential_configuration_id: configurationId, proofs: { jwt: [(await proof()).jwt] } },
+    });
     expect(another.status, another.text).toBe(400);
     expect(another.json()).toMatchObject({ error: 'credential_request_denied' });
     expect((await call('GET', `/v2/credentials?userId=${userId}`)).json().data).toHaveLength(1);
@@ -260,7 +284,10 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
   it.skipIf(skip)('answers the legacy request with the legacy response and its Deprecation and Sunset headers', async () => {
     const { authorization } = await redeem();
     const { jwt, jwk } = await proof();
-    const res = await wallet('POST', '/v1/openid/credential', { headers: { authorization }, body: { format: 'mso_mdoc', doctype: DOC_TYPE, proof: { proof_type: 'jwt', jwt } } });
+    const res = await wallet('POST', '/v1/openid/credential', {
+      headers: { authorization },
+      body: { format: 'mso_mdoc', doctype: DOC_TYPE, proof: { proof_type: 'jwt', jwt } },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.deprecation).toBe('@1777680000');
     expect(res.headers.sunset).toBe('Sat, 02 May 2026 00:00:00 GMT');
@@ -273,7 +300,11 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     const { authorization } = await redeem();
     const { jwt, jwk } = await proof('did');
     const encryption = encryptionKey();
-    const request = { credential_configuration_id: configurationId, proofs: { jwt: [jwt] }, credential_response_encryption: { jwk: encryption.publicJwk, enc: 'A256GCM' } };
+    const request = {
+      credential_configuration_id: configurationId,
+      proofs: { jwt: [jwt] },
+      credential_response_encryption: { jwk: encryption.publicJwk, enc: 'A256GCM' },
+    };
     const res = await wallet('POST', '/v1/openid/credential', {
       headers: { authorization, 'content-type': 'application/jwt' },
       raw: encryptJwe(JSON.stringify(request), metadata.credential_request_encryption.jwks.keys[0], 'A256GCM'),

@@ -32,7 +32,12 @@ describe.each(backends)('analytic events on %s: one deep body never blocks the o
   beforeAll(async () => {
     if (skip) return;
     backend = make();
-    const env = { ...(await backend.env()), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_PLATFORM_DOMAIN: 'vellum.test', VELLUM_DEFAULT_TENANT: '' };
+    const env = {
+      ...(await backend.env()),
+      VELLUM_MASTER_KEY: randomBytes(32).toString('base64'),
+      VELLUM_PLATFORM_DOMAIN: 'vellum.test',
+      VELLUM_DEFAULT_TENANT: '',
+    };
     const config = loadConfig(env);
     const sink = new Writable({
       write(chunk, _encoding, done) {
@@ -47,7 +52,11 @@ describe.each(backends)('analytic events on %s: one deep body never blocks the o
       tenantIds[name] = (await runtime.vellum.tenants.createTenant({ subdomain: name, region: 'eu01' })).tenant.id;
       for (const role of ['admin', 'auditor'] as const) {
         const c = await runtime.vellum.tenants.createClient({ subdomain: name, role });
-        const token = await app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'client_credentials', client_id: c.client.clientId, client_secret: c.clientSecret, audience: `https://${host}` } });
+        const token = await app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          payload: { grant_type: 'client_credentials', client_id: c.client.clientId, client_secret: c.clientSecret, audience: `https://${host}` },
+        });
         expect(token.statusCode, token.body).toBe(200);
         auth[`${name}:${role}`] = `Bearer ${token.json().access_token}`;
       }
@@ -62,7 +71,12 @@ describe.each(backends)('analytic events on %s: one deep body never blocks the o
   });
 
   it.skipIf(skip)('stores the deep event cut short, and another tenant’s event is written and readable through GET /v1/events', async () => {
-    const level = await app.inject({ method: 'PUT', url: '/v1/config/analytics', headers: { host: hosts.loud, authorization: auth['loud:admin'] as string }, payload: { loggingLevel: 3 } });
+    const level = await app.inject({
+      method: 'PUT',
+      url: '/v1/config/analytics',
+      headers: { host: hosts.loud, authorization: auth['loud:admin'] as string },
+      payload: { loggingLevel: 3 },
+    });
     expect(level.statusCode, level.body).toBe(200);
 
     // Through HTTP, whatever the edge answers (the body limit may refuse it before the endpoint)…
@@ -71,20 +85,36 @@ describe.each(backends)('analytic events on %s: one deep body never blocks the o
     const tenant = await runtime.store.tenants.findById(tenantIds.loud as string);
     expect(tenant?.loggingLevel).toBe(3);
     if (!tenant) return;
-    runtime.vellum.recorder.record({ tenant, origin: `https://${hosts.loud}`, requestId: 'deep-request', ip: '192.0.2.7' }, 'OPENID_TOKEN', 'START', { payload: { request: JSON.parse(deepJson) } });
+    runtime.vellum.recorder.record({ tenant, origin: `https://${hosts.loud}`, requestId: 'deep-request', ip: '192.0.2.7' }, 'OPENID_TOKEN', 'START', {
+      payload: { request: JSON.parse(deepJson) },
+    });
 
-    const ordinary = await app.inject({ method: 'GET', url: '/v1/config/analytics', headers: { host: hosts.quiet, authorization: auth['quiet:admin'] as string } });
+    const ordinary = await app.inject({
+      method: 'GET',
+      url: '/v1/config/analytics',
+      headers: { host: hosts.quiet, authorization: auth['quiet:admin'] as string },
+    });
     expect(ordinary.statusCode, ordinary.body).toBe(200);
     for (let i = 0; i < 3; i++) await runtime.vellum.recorder.flush();
     expect(runtime.vellum.recorder.pending()).toBe(0);
 
-    const quietEvents = await app.inject({ method: 'GET', url: '/v1/events?types=CONFIG_ANALYTICS_RETRIEVE_SUCCESS', headers: { host: hosts.quiet, authorization: auth['quiet:auditor'] as string } });
+    const quietEvents = await app.inject({
+      method: 'GET',
+      url: '/v1/events?types=CONFIG_ANALYTICS_RETRIEVE_SUCCESS',
+      headers: { host: hosts.quiet, authorization: auth['quiet:auditor'] as string },
+    });
     expect(quietEvents.statusCode, quietEvents.body).toBe(200);
     expect(quietEvents.json().data).toHaveLength(1);
 
-    const loudEvents = await app.inject({ method: 'GET', url: '/v1/events?types=OPENID_TOKEN_START', headers: { host: hosts.loud, authorization: auth['loud:auditor'] as string } });
+    const loudEvents = await app.inject({
+      method: 'GET',
+      url: '/v1/events?types=OPENID_TOKEN_START',
+      headers: { host: hosts.loud, authorization: auth['loud:auditor'] as string },
+    });
     expect(loudEvents.statusCode, loudEvents.body).toBe(200);
-    const deep = (loudEvents.json().data as Array<{ requestId: string; data?: { payload?: { request?: Record<string, unknown> } } }>).find((e) => e.requestId === 'deep-request');
+    const deep = (loudEvents.json().data as Array<{ requestId: string; data?: { payload?: { request?: Record<string, unknown> } } }>).find(
+      (e) => e.requestId === 'deep-request',
+    );
     expect(deep?.data?.payload?.request).toMatchObject({ visible: 'kept' });
     expect(JSON.stringify(deep)).toContain('[truncated]');
     expect(runtime.vellum.recorder.losses()).toMatchObject({ droppedQueueFull: 0, droppedUnwritable: 0 });

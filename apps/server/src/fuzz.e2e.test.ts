@@ -71,7 +71,11 @@ function routesOf(app: FastifyInstance): Route[] {
     const path = (stack[depth - 1] ?? '') + (m[2] as string);
     stack[depth] = path;
     stack.length = depth + 1;
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) routes.push({ method, url: path });
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      routes.push({ method, url: path });
   }
   return routes;
 }
@@ -80,9 +84,7 @@ function routesOf(app: FastifyInstance): Route[] {
 // What a generated request is. Values that depend on the running server (ids, tokens, codes)
 // are placeholders resolved when the request is sent, so one seed always yields the same requests.
 
-type ParamChoice =
-  | { kind: 'real'; n: number }
-  | { kind: 'uuid' | 'long' | 'pct' | 'traversal' | 'proto' | 'empty' | 'did' | 'text'; n: number; text: string };
+type ParamChoice = { kind: 'real'; n: number } | { kind: 'uuid' | 'long' | 'pct' | 'traversal' | 'proto' | 'empty' | 'did' | 'text'; n: number; text: string };
 
 type BodyChoice =
   | { kind: 'none' }
@@ -98,8 +100,20 @@ type BodyChoice =
   | { kind: 'text'; text: string };
 
 type RawKind =
-  | 'headers431' | 'truncated' | 'badContentLength' | 'twoContentLengths' | 'chunkedAndLength' | 'badChunk'
-  | 'badRequestLine' | 'noHost' | 'badHeaderName' | 'nulInPath' | 'garbage' | 'bareLf' | 'hugeUrl' | 'http09';
+  | 'headers431'
+  | 'truncated'
+  | 'badContentLength'
+  | 'twoContentLengths'
+  | 'chunkedAndLength'
+  | 'badChunk'
+  | 'badRequestLine'
+  | 'noHost'
+  | 'badHeaderName'
+  | 'nulInPath'
+  | 'garbage'
+  | 'bareLf'
+  | 'hugeUrl'
+  | 'http09';
 
 interface Case {
   route: number;
@@ -115,38 +129,128 @@ interface Case {
 }
 
 const printable = (max: number) => fc.string({ maxLength: max }).map((s) => s.replace(/[^\x20-\x7e]/g, ''));
-const anyText = (max: number) => fc.oneof(fc.string({ maxLength: max }), fc.string({ unit: 'grapheme', maxLength: max }), fc.string({ unit: 'binary', maxLength: max }));
+const anyText = (max: number) =>
+  fc.oneof(fc.string({ maxLength: max }), fc.string({ unit: 'grapheme', maxLength: max }), fc.string({ unit: 'binary', maxLength: max }));
 
 const paramChoice: fc.Arbitrary<ParamChoice> = fc.oneof(
   { weight: 4, arbitrary: fc.nat(3).map((n) => ({ kind: 'real' as const, n })) },
   fc.record({ kind: fc.constant('uuid' as const), n: fc.nat(), text: fc.uuid() }),
   fc.record({ kind: fc.constant('long' as const), n: fc.integer({ min: 201, max: 12_000 }), text: fc.constantFrom('a', '%41', 'é', '-') }),
-  fc.record({ kind: fc.constant('pct' as const), n: fc.nat(), text: fc.constantFrom('%', '%zz', '%00', '%C0%AF', '%FF%FE', '%E2%80%AE', '%ED%A0%80', '%2e%2e', 'a%', '%%', '%u0041', '%0d%0aX-Injected:%201') }),
-  fc.record({ kind: fc.constant('traversal' as const), n: fc.nat(), text: fc.constantFrom('..', '.', '..%2F..%2Fetc%2Fpasswd', '%2e%2e%2f', 'a/../..', '..;', '~') }),
+  fc.record({
+    kind: fc.constant('pct' as const),
+    n: fc.nat(),
+    text: fc.constantFrom('%', '%zz', '%00', '%C0%AF', '%FF%FE', '%E2%80%AE', '%ED%A0%80', '%2e%2e', 'a%', '%%', '%u0041', '%0d%0aX-Injected:%201'),
+  }),
+  fc.record({
+    kind: fc.constant('traversal' as const),
+    n: fc.nat(),
+    text: fc.constantFrom('..', '.', '..%2F..%2Fetc%2Fpasswd', '%2e%2e%2f', 'a/../..', '..;', '~'),
+  }),
   fc.record({ kind: fc.constant('proto' as const), n: fc.nat(), text: fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString') }),
   fc.record({ kind: fc.constant('empty' as const), n: fc.nat(), text: fc.constant('') }),
-  fc.record({ kind: fc.constant('did' as const), n: fc.nat(), text: fc.constantFrom('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', `did:web:${HOST}`, 'did:web:%00', 'did:', 'did:web:a:b:c:d:e:f', 'did:key:') }),
+  fc.record({
+    kind: fc.constant('did' as const),
+    n: fc.nat(),
+    text: fc.constantFrom(
+      'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      `did:web:${HOST}`,
+      'did:web:%00',
+      'did:',
+      'did:web:a:b:c:d:e:f',
+      'did:key:',
+    ),
+  }),
   fc.record({ kind: fc.constant('text' as const), n: fc.nat(), text: anyText(60) }),
 );
 
 const queryKey = fc.oneof(
-  fc.constantFrom('limit', 'cursor', 'ids', 'requestIds', 'categories', 'types', 'dateFrom', 'dateTo', 'type', 'iacaId', '__proto__', 'constructor', 'constructor[prototype][x]', '__proto__[polluted]', 'limit[]', 'a[b][c][d]', ''),
+  fc.constantFrom(
+    'limit',
+    'cursor',
+    'ids',
+    'requestIds',
+    'categories',
+    'types',
+    'dateFrom',
+    'dateTo',
+    'type',
+    'iacaId',
+    '__proto__',
+    'constructor',
+    'constructor[prototype][x]',
+    '__proto__[polluted]',
+    'limit[]',
+    'a[b][c][d]',
+    '',
+  ),
   printable(20),
 );
 const queryValue = fc.oneof(
-  fc.constantFrom('-1', '0', '1', '101', '1e309', 'NaN', 'abc', '%zz', '%00', '%FF', '999999999999999999999999', '', 'null', '[]', '{}', 'true', ',,,', 'a,b,c', '2026-13-45T99:99:99Z', 'Infinity'),
+  fc.constantFrom(
+    '-1',
+    '0',
+    '1',
+    '101',
+    '1e309',
+    'NaN',
+    'abc',
+    '%zz',
+    '%00',
+    '%FF',
+    '999999999999999999999999',
+    '',
+    'null',
+    '[]',
+    '{}',
+    'true',
+    ',,,',
+    'a,b,c',
+    '2026-13-45T99:99:99Z',
+    'Infinity',
+  ),
   printable(60),
   fc.integer({ min: 1000, max: 20_000 }).map((n) => 'q'.repeat(n)),
 );
 
 const wrongType = fc.oneof(
-  fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, 1e308, -0, '', ' ', '0', 'null', [], {}, [[]], [{}], { $ne: null }, { $gt: '' }, 'x'.repeat(3000), 'a\u0000b', '\ud800', '\udfff\ud800', '\u202e\r\n\t', { 'k\u0000': '\u0000' }),
+  fc.constantFrom<unknown>(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    1e308,
+    -0,
+    '',
+    ' ',
+    '0',
+    'null',
+    [],
+    {},
+    [[]],
+    [{}],
+    { $ne: null },
+    { $gt: '' },
+    'x'.repeat(3000),
+    'a\u0000b',
+    '\ud800',
+    '\udfff\ud800',
+    '\u202e\r\n\t',
+    { 'k\u0000': '\u0000' },
+  ),
   fc.jsonValue({ maxDepth: 3 }),
 );
 
 const bodyChoice: fc.Arbitrary<BodyChoice> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'none' as const }) },
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('base' as const), edits: fc.array(fc.tuple(fc.oneof(fc.constantFrom('$field', '$field', '$field', '$nested'), printable(12)), wrongType), { maxLength: 3 }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('base' as const),
+      edits: fc.array(fc.tuple(fc.oneof(fc.constantFrom('$field', '$field', '$field', '$nested'), printable(12)), wrongType), { maxLength: 3 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('json' as const), value: fc.jsonValue({ maxDepth: 4 }) }) },
   {
     weight: 3,
@@ -161,16 +265,61 @@ const bodyChoice: fc.Arbitrary<BodyChoice> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('huge' as const),
-      bytes: fc.oneof(fc.integer({ min: BODY_LIMIT - 4096, max: BODY_LIMIT - 64 }), fc.integer({ min: 64 * 1024, max: 512 * 1024 }), fc.integer({ min: BODY_LIMIT + 1, max: BODY_LIMIT + 4096 })),
+      bytes: fc.oneof(
+        fc.integer({ min: BODY_LIMIT - 4096, max: BODY_LIMIT - 64 }),
+        fc.integer({ min: 64 * 1024, max: 512 * 1024 }),
+        fc.integer({ min: BODY_LIMIT + 1, max: BODY_LIMIT + 4096 }),
+      ),
       where: fc.constantFrom('value' as const, 'key' as const, 'array' as const),
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('proto' as const), variant: fc.nat(5) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('badUtf8' as const), bytes: fc.array(fc.constantFrom(0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xf8, 0xc3, 0x28, 0xe2, 0x82, 0x00), { minLength: 1, maxLength: 12 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('form' as const), pairs: fc.array(fc.tuple(fc.oneof(queryKey, fc.constantFrom('grant_type', 'pre-authorized_code', 'tx_code', 'client_id', 'client_secret', 'audience', 'domain', 'claims[x]')), queryValue), { maxLength: 8 }), repeat: fc.oneof(fc.constant(1), fc.constant(1), fc.integer({ min: 2, max: 3000 })) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('badUtf8' as const),
+      bytes: fc.array(fc.constantFrom(0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xf8, 0xc3, 0x28, 0xe2, 0x82, 0x00), { minLength: 1, maxLength: 12 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('form' as const),
+      pairs: fc.array(
+        fc.tuple(
+          fc.oneof(queryKey, fc.constantFrom('grant_type', 'pre-authorized_code', 'tx_code', 'client_id', 'client_secret', 'audience', 'domain', 'claims[x]')),
+          queryValue,
+        ),
+        { maxLength: 8 },
+      ),
+      repeat: fc.oneof(fc.constant(1), fc.constant(1), fc.integer({ min: 2, max: 3000 })),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('xml' as const), variant: fc.nat(7), text: printable(40) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('bytes' as const), data: fc.array(fc.nat(255), { maxLength: 300 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('text' as const), text: fc.oneof(anyText(200), fc.constantFrom('{', '{"a":', '[1,2', '{"a":1}}', 'nul', '"unterminated', '{"a":1,}', "{'a':1}", '{"a":NaN}', '\ufeff{}', '{"__proto__":{"x":1}}', '{"claims":{"x":"\\u0000"},"name":"\\ud800"}')) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('text' as const),
+      text: fc.oneof(
+        anyText(200),
+        fc.constantFrom(
+          '{',
+          '{"a":',
+          '[1,2',
+          '{"a":1}}',
+          'nul',
+          '"unterminated',
+          '{"a":1,}',
+          "{'a':1}",
+          '{"a":NaN}',
+          '\ufeff{}',
+          '{"__proto__":{"x":1}}',
+          '{"claims":{"x":"\\u0000"},"name":"\\ud800"}',
+        ),
+      ),
+    }),
+  },
 );
 
 const contentType = fc.oneof(
@@ -178,22 +327,78 @@ const contentType = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom<string | null>(
-      null, 'application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'application/json; charset=utf-16le', 'application/x-www-form-urlencoded',
-      'application/xml', 'text/xml', 'text/plain', 'multipart/form-data; boundary=--x', 'application/octet-stream', 'application/jwt', 'application/jose', '*/*',
-      'application/json;;;', 'application/', ';', 'APPLICATION/JSON', 'application/json, text/plain', 'application/x-www-form-urlencoded; charset=utf-16',
+      null,
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16le',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'text/xml',
+      'text/plain',
+      'multipart/form-data; boundary=--x',
+      'application/octet-stream',
+      'application/jwt',
+      'application/jose',
+      '*/*',
+      'application/json;;;',
+      'application/',
+      ';',
+      'APPLICATION/JSON',
+      'application/json, text/plain',
+      'application/x-www-form-urlencoded; charset=utf-16',
     ),
   },
   { weight: 1, arbitrary: printable(40) },
 );
 
 const headerName = fc.oneof(
-  fc.constantFrom('accept', 'accept-encoding', 'accept-language', 'origin', 'referer', 'cookie', 'dpop', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-request-id', 'if-none-match', 'range', 'expect', 'user-agent', 'oauth-client-attestation', 'x-http-method-override'),
+  fc.constantFrom(
+    'accept',
+    'accept-encoding',
+    'accept-language',
+    'origin',
+    'referer',
+    'cookie',
+    'dpop',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'x-forwarded-proto',
+    'x-request-id',
+    'if-none-match',
+    'range',
+    'expect',
+    'user-agent',
+    'oauth-client-attestation',
+    'x-http-method-override',
+  ),
   fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
 );
-const headerValue = fc.oneof(printable(100), fc.constantFrom('100-continue', 'gzip, deflate, br', '*/*', 'bytes=0-1,5-', 'null', '1.2.3.4, ::1, garbage', 'https://evil.example'), fc.integer({ min: 1000, max: 8000 }).map((n) => 'h'.repeat(n)));
+const headerValue = fc.oneof(
+  printable(100),
+  fc.constantFrom('100-continue', 'gzip, deflate, br', '*/*', 'bytes=0-1,5-', 'null', '1.2.3.4, ::1, garbage', 'https://evil.example'),
+  fc.integer({ min: 1000, max: 8000 }).map((n) => 'h'.repeat(n)),
+);
 
 const rawChoice = fc.record({
-  kind: fc.constantFrom<RawKind>('headers431', 'headers431', 'truncated', 'truncated', 'badContentLength', 'twoContentLengths', 'chunkedAndLength', 'badChunk', 'badRequestLine', 'noHost', 'badHeaderName', 'nulInPath', 'garbage', 'bareLf', 'hugeUrl', 'http09'),
+  kind: fc.constantFrom<RawKind>(
+    'headers431',
+    'headers431',
+    'truncated',
+    'truncated',
+    'badContentLength',
+    'twoContentLengths',
+    'chunkedAndLength',
+    'badChunk',
+    'badRequestLine',
+    'noHost',
+    'badHeaderName',
+    'nulInPath',
+    'garbage',
+    'bareLf',
+    'hugeUrl',
+    'http09',
+  ),
   size: fc.integer({ min: 1, max: 4 }),
   bytes: fc.array(fc.nat(255), { minLength: 1, maxLength: 200 }),
 });
@@ -201,9 +406,15 @@ const rawChoice = fc.record({
 function caseFor(route: number): fc.Arbitrary<Case> {
   return fc.record({
     route: fc.constant(route),
-    wrongMethod: fc.oneof({ weight: 30, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('OPTIONS', 'PATCH', 'TRACE', 'PROPFIND', 'SEARCH') }),
+    wrongMethod: fc.oneof(
+      { weight: 30, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.constantFrom('OPTIONS', 'PATCH', 'TRACE', 'PROPFIND', 'SEARCH') },
+    ),
     params: fc.array(paramChoice, { minLength: 6, maxLength: 6 }),
-    query: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.array(fc.tuple(queryKey, queryValue), { minLength: 1, maxLength: 6 }) }),
+    query: fc.oneof(
+      { weight: 3, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.array(fc.tuple(queryKey, queryValue), { minLength: 1, maxLength: 6 }) },
+    ),
     host: fc.oneof({ weight: 12, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 8 }) }),
     auth: fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 8, arbitrary: fc.integer({ min: 0, max: 10 }) }),
     contentType,
@@ -241,14 +452,33 @@ const BASE_BODIES: Record<string, (f: Fixtures) => unknown> = {
   'PUT /v1/users/:id': () => ({ claims: { familyName: 'Doe' } }),
   'POST /v1/users/search': () => ({ authenticationProvider: { subjectId: 'someone' } }),
   'POST /v1/users/authentication-providers': () => ({ url: 'https://login.example.com/realms/fuzz', clientId: 'vellum', clientSecret: 'fuzz-provider-secret' }),
-  'PUT /v1/users/authentication-providers/:id': () => ({ url: 'https://login.example.com/realms/fuzz', clientId: 'vellum', scope: 'email', claimsToPersist: ['email'] }),
-  'POST /v1/openid/clients': () => ({ clientName: 'Fuzz Wallet', redirectUris: ['https://wallet.example.com/cb', 'com.example.wallet:/cb'], tokenEndpointAuthMethod: 'client_secret_basic' }),
+  'PUT /v1/users/authentication-providers/:id': () => ({
+    url: 'https://login.example.com/realms/fuzz',
+    clientId: 'vellum',
+    scope: 'email',
+    claimsToPersist: ['email'],
+  }),
+  'POST /v1/openid/clients': () => ({
+    clientName: 'Fuzz Wallet',
+    redirectUris: ['https://wallet.example.com/cb', 'com.example.wallet:/cb'],
+    tokenEndpointAuthMethod: 'client_secret_basic',
+  }),
   'PUT /v1/openid/clients/:clientId': () => ({ clientName: 'Fuzz Wallet', redirectUris: ['http://127.0.0.1:8080/cb'], dpop: { required: true } }),
   'PUT /v1/openid/configuration': () => ({ interactionHook: { url: 'https://kyc.example.com/step', claims: ['email'], sessionTimeoutInSec: 600 } }),
-  'POST /v1/claim-sources': () => ({ name: 'CRM', url: 'https://crm.example.com/claims', requestMethod: 'GET', requestParameters: { email: { mapFrom: 'claims.email' } }, authorization: { type: 'api-key', value: 'fuzz-api-key' } }),
+  'POST /v1/claim-sources': () => ({
+    name: 'CRM',
+    url: 'https://crm.example.com/claims',
+    requestMethod: 'GET',
+    requestParameters: { email: { mapFrom: 'claims.email' } },
+    authorization: { type: 'api-key', value: 'fuzz-api-key' },
+  }),
   'PUT /v1/claim-sources/:id': () => ({ name: 'CRM', url: 'https://crm.example.com/claims', requestMethod: 'POST', authorization: { type: 'api-key' } }),
   'POST /v1/openid/offers': (f) => ({ credentials: [f.configurationId], byReference: true }),
-  'POST /v1/openid/offers/pre-authorized': (f) => ({ credentials: [f.configurationId], claims: { familyName: 'Doe' }, transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } }),
+  'POST /v1/openid/offers/pre-authorized': (f) => ({
+    credentials: [f.configurationId],
+    claims: { familyName: 'Doe' },
+    transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
+  }),
   'POST /v1/openid/notification': (f) => ({ notification_id: f.notificationId, event: 'credential_accepted' }),
   'POST /v1/openid/credential': (f) => ({ credential_configuration_id: f.configurationId, proof: { proof_type: 'jwt', jwt: 'eyJhbGciOiJub25lIn0.e30.' } }),
   'POST /v1/oauth/par': (f) => ({
@@ -266,7 +496,11 @@ const BASE_BODIES: Record<string, (f: Fixtures) => unknown> = {
   'POST /v2/credentials/mobile/document-signers': (f) => ({ iacaId: f.ids.get('iacas')?.[0] ?? 'x' }),
   'PUT /v2/credentials/mobile/document-signers/:id': () => ({ active: true }),
 };
-const MDL = { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } } };
+const MDL = {
+  type: 'org.iso.18013.5.1.mDL',
+  expiresIn: { days: 30 },
+  claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
+};
 const PLAIN = { type: 'FuzzCredential', expiresIn: { days: 1 }, issuer: { name: 'Fuzz' }, claimMappings: { n: { mapFrom: 'claims.n' } } };
 
 function baseBody(route: Route, f: Fixtures): unknown {
@@ -280,17 +514,28 @@ const HOSTS = [HOST, 'nobody.eu01.vellum.test', '127.0.0.1', OTHER_HOST, `${HOST
 
 function authorization(n: number, f: Fixtures): string | undefined {
   switch (n) {
-    case 0: return undefined;
-    case 1: return `Bearer ${f.adminToken}`;
-    case 2: return `Bearer ${f.otherTenantToken}`;
-    case 3: return `Bearer ${f.walletToken}`;
-    case 4: return `DPoP ${f.walletToken}`;
-    case 5: return 'Bearer';
-    case 6: return `Bearer ${'A'.repeat(9000)}`;
-    case 7: return 'Basic Zm9vOmJhcg==';
-    case 8: return 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.';
-    case 9: return `Bearer ${f.adminToken.slice(0, -4)}AAAA`;
-    default: return 'bearer  \t garbage';
+    case 0:
+      return undefined;
+    case 1:
+      return `Bearer ${f.adminToken}`;
+    case 2:
+      return `Bearer ${f.otherTenantToken}`;
+    case 3:
+      return `Bearer ${f.walletToken}`;
+    case 4:
+      return `DPoP ${f.walletToken}`;
+    case 5:
+      return 'Bearer';
+    case 6:
+      return `Bearer ${'A'.repeat(9000)}`;
+    case 7:
+      return 'Basic Zm9vOmJhcg==';
+    case 8:
+      return 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.';
+    case 9:
+      return `Bearer ${f.adminToken.slice(0, -4)}AAAA`;
+    default:
+      return 'bearer  \t garbage';
   }
 }
 
@@ -313,7 +558,9 @@ function safeEncode(s: string): string {
 
 /** Percent-encodes the UTF-8 bytes of any string, lone surrogates included (as U+FFFD). */
 function formEncode(s: string): string {
-  return [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`)).join('');
+  return [...Buffer.from(s, 'utf8')]
+    .map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`))
+    .join('');
 }
 
 function nest(depth: number, shape: 'array' | 'object' | 'mixed'): string {
@@ -354,7 +601,8 @@ const PROTO_BODIES = [
 
 const XML_BODIES = [
   (t: string) => `<?xml version="1.0"?><domain>${escapeXml(t)}</domain>`,
-  () => `<?xml version="1.0"?><!DOCTYPE a [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]><r><domain>&d;&d;&d;&d;</domain></r>`,
+  () =>
+    `<?xml version="1.0"?><!DOCTYPE a [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]><r><domain>&d;&d;&d;&d;</domain></r>`,
   () => `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><domain>&x;</domain></r>`,
   () => `${'<a>'.repeat(5000)}x${'</a>'.repeat(5000)}`,
   () => '<r><domain>licensing.example.org</domain><name>unterminated',
@@ -384,7 +632,9 @@ function materialise(c: Case, route: Route, f: Fixtures): Materialised {
   const segments = route.url.split('/');
   let p = 0;
   const path = segments
-    .map((segment, i) => (segment.startsWith(':') ? paramValue(c.params[p++ % c.params.length] as ParamChoice, holderOf(segments, i), route.method, f) : segment))
+    .map((segment, i) =>
+      segment.startsWith(':') ? paramValue(c.params[p++ % c.params.length] as ParamChoice, holderOf(segments, i), route.method, f) : segment,
+    )
     .join('/');
   const query = c.query ? `?${c.query.map(([k, v]) => `${safeEncode(k)}=${safeEncode(v)}`).join('&')}` : '';
   const base = baseBody(route, f);
@@ -401,7 +651,11 @@ function materialise(c: Case, route: Route, f: Fixtures): Materialised {
       const edited = withEdits(base, b.edits);
       if (form && edited && typeof edited === 'object') {
         type = 'application/x-www-form-urlencoded';
-        body = Buffer.from(Object.entries(edited).map(([k, v]) => `${formEncode(k)}=${formEncode(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`).join('&'));
+        body = Buffer.from(
+          Object.entries(edited)
+            .map(([k, v]) => `${formEncode(k)}=${formEncode(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`)
+            .join('&'),
+        );
       } else body = Buffer.from(JSON.stringify(edited) ?? 'null');
       break;
     }
@@ -521,7 +775,14 @@ function send(port: number, agent: Agent, m: Materialised): Promise<Answer> {
     const req = httpRequest({ host: '127.0.0.1', port, method: m.method, path: m.path, headers: m.headers, agent, timeout: 20_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['x-request-id'] ?? ''), type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          requestId: String(res.headers['x-request-id'] ?? ''),
+          type: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error('no answer within 20 s')));
@@ -559,21 +820,63 @@ function sendRaw(port: number, chunks: Array<Buffer | string>, halfClose: boolea
 }
 
 /** The bytes of a malformed request of one kind, aimed at the given path. */
-function rawRequest(kind: RawKind, path: string, host: string, size: number, bytes: number[]): { chunks: Array<Buffer | string>; halfClose: boolean; expect4xx: boolean } {
+function rawRequest(
+  kind: RawKind,
+  path: string,
+  host: string,
+  size: number,
+  bytes: number[],
+): { chunks: Array<Buffer | string>; halfClose: boolean; expect4xx: boolean } {
   const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
   switch (kind) {
     case 'headers431':
-      return { chunks: [head([`GET ${path} HTTP/1.1`, `Host: ${host}`, ...Array.from({ length: size + 1 }, (_, i) => `X-Big-${i}: ${'b'.repeat(MAX_HEADER_BYTES / 2 + 100)}`)])], halfClose: false, expect4xx: true };
+      return {
+        chunks: [
+          head([
+            `GET ${path} HTTP/1.1`,
+            `Host: ${host}`,
+            ...Array.from({ length: size + 1 }, (_, i) => `X-Big-${i}: ${'b'.repeat(MAX_HEADER_BYTES / 2 + 100)}`),
+          ]),
+        ],
+        halfClose: false,
+        expect4xx: true,
+      };
     case 'truncated':
-      return { chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', `Content-Length: ${1000 * size}`]), '{"domain":"licensing.ex'], halfClose: true, expect4xx: true };
+      return {
+        chunks: [
+          head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', `Content-Length: ${1000 * size}`]),
+          '{"domain":"licensing.ex',
+        ],
+        halfClose: true,
+        expect4xx: true,
+      };
     case 'badContentLength':
-      return { chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Content-Length: 12abc']), '{}'], halfClose: false, expect4xx: true };
+      return {
+        chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Content-Length: 12abc']), '{}'],
+        halfClose: false,
+        expect4xx: true,
+      };
     case 'twoContentLengths':
-      return { chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Content-Length: 2', 'Content-Length: 7']), '{}'], halfClose: false, expect4xx: true };
+      return {
+        chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Content-Length: 2', 'Content-Length: 7']), '{}'],
+        halfClose: false,
+        expect4xx: true,
+      };
     case 'chunkedAndLength':
-      return { chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Content-Length: 5', 'Transfer-Encoding: chunked']), '2\r\n{}\r\n0\r\n\r\n'], halfClose: false, expect4xx: true };
+      return {
+        chunks: [
+          head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Content-Length: 5', 'Transfer-Encoding: chunked']),
+          '2\r\n{}\r\n0\r\n\r\n',
+        ],
+        halfClose: false,
+        expect4xx: true,
+      };
     case 'badChunk':
-      return { chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']), 'zz\r\n{}\r\n0\r\n\r\n'], halfClose: false, expect4xx: true };
+      return {
+        chunks: [head([`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']), 'zz\r\n{}\r\n0\r\n\r\n'],
+        halfClose: false,
+        expect4xx: true,
+      };
     case 'badRequestLine':
       return { chunks: [`GET  ${path}  HTTP/1.1 extra\r\nHost: ${host}\r\n\r\n`], halfClose: false, expect4xx: true };
     case 'noHost':
@@ -581,7 +884,11 @@ function rawRequest(kind: RawKind, path: string, host: string, size: number, byt
     case 'badHeaderName':
       return { chunks: [head([`GET ${path} HTTP/1.1`, `Host: ${host}`, 'Bad Header: x', 'X-Ok\u0000: y'])], halfClose: false, expect4xx: true };
     case 'nulInPath':
-      return { chunks: [Buffer.concat([Buffer.from(`GET ${path}`), Buffer.from([0, 0x0b, 0x7f]), Buffer.from(` HTTP/1.1\r\nHost: ${host}\r\n\r\n`)])], halfClose: false, expect4xx: true };
+      return {
+        chunks: [Buffer.concat([Buffer.from(`GET ${path}`), Buffer.from([0, 0x0b, 0x7f]), Buffer.from(` HTTP/1.1\r\nHost: ${host}\r\n\r\n`)])],
+        halfClose: false,
+        expect4xx: true,
+      };
     case 'garbage':
       return { chunks: [Buffer.concat([Buffer.from(bytes), Buffer.from('\r\n\r\n')])], halfClose: false, expect4xx: true };
     case 'bareLf':
@@ -623,7 +930,13 @@ describe.each(backends)('the keeper: generated malformed requests at every route
   beforeAll(async () => {
     if (skip) return;
     backend = makeBackend();
-    const env = { ...(await backend.env()), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: 'silent' };
+    const env = {
+      ...(await backend.env()),
+      VELLUM_MASTER_KEY: randomBytes(32).toString('base64'),
+      VELLUM_PLATFORM_DOMAIN: PLATFORM,
+      VELLUM_DEFAULT_TENANT: '',
+      VELLUM_LOG_LEVEL: 'silent',
+    };
     const config = loadConfig(env);
     const logger = createLogger('silent');
     runtime = await openRuntime(config, logger);
@@ -637,11 +950,23 @@ describe.each(backends)('the keeper: generated malformed requests at every route
     const tenant = await runtime.vellum.tenants.createTenant({ subdomain: 'fuzz', region: 'eu01' });
     const other = await runtime.vellum.tenants.createTenant({ subdomain: 'other', region: 'eu01' });
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await send(port, agent, { method, path, headers: { host: HOST, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
+      const res = await send(port, agent, {
+        method,
+        path,
+        headers: { host: HOST, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+      });
       return { ...res, json: () => JSON.parse(res.text) };
     };
     const login = async (host: string, clientId: string, clientSecret: string) =>
-      (await call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience: `https://${host}` }, { host })).json().access_token as string;
+      (
+        await call(
+          'POST',
+          '/oauth/token',
+          { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience: `https://${host}` },
+          { host },
+        )
+      ).json().access_token as string;
     const adminToken = await login(HOST, tenant.client.clientId, tenant.clientSecret);
     const otherTenantToken = await login(OTHER_HOST, other.client.clientId, other.clientSecret);
     const admin = { authorization: `Bearer ${adminToken}` };
@@ -655,14 +980,54 @@ describe.each(backends)('the keeper: generated malformed requests at every route
     const ids = new Map<string, string[]>();
     const add = (key: string, id: string) => ids.set(key, [...(ids.get(key) ?? []), id]);
     for (const format of ['mobile', 'web-semantic', 'compact', 'compact-semantic', 'sd-jwt']) {
-      for (let i = 0; i < 3; i++) add(`configurations@${format}`, (await made('POST', `/v2/credentials/${format}/configurations`, { ...(format === 'mobile' ? MDL : PLAIN), ...(i ? { type: `org.example.fuzz${i}` } : {}) })).id);
+      for (let i = 0; i < 3; i++)
+        add(
+          `configurations@${format}`,
+          (
+            await made('POST', `/v2/credentials/${format}/configurations`, {
+              ...(format === 'mobile' ? MDL : PLAIN),
+              ...(i ? { type: `org.example.fuzz${i}` } : {}),
+            })
+          ).id,
+        );
     }
     const configurationId = (ids.get('configurations@mobile') as string[])[0] as string;
     for (let i = 0; i < 3; i++) add('users', (await made('POST', '/v1/users', { claims: { familyName: `Doe${i}` } })).id);
-    for (let i = 0; i < 3; i++) add('claim-sources', (await made('POST', '/v1/claim-sources', { name: `CRM ${i}`, url: `https://crm${i}.example.com/claims`, requestMethod: 'GET', authorization: { type: 'api-key', value: `key-${i}` } })).id);
-    for (let i = 0; i < 3; i++) add('clients', (await made('POST', '/v1/openid/clients', { clientName: `Wallet ${i}`, redirectUris: [`https://wallet${i}.example.com/cb`], ...(i ? {} : { tokenEndpointAuthMethod: 'client_secret_post' }) })).clientId);
-    add('authentication-providers', (await made('POST', '/v1/users/authentication-providers', { url: 'https://login.example.com/realms/fuzz', clientId: 'vellum', clientSecret: 'fuzz-provider-secret' })).id);
-    for (let i = 0; i < 3; i++) add('webhooks', (await made('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: `https://hooks${i}.example.com/vellum` })).id);
+    for (let i = 0; i < 3; i++)
+      add(
+        'claim-sources',
+        (
+          await made('POST', '/v1/claim-sources', {
+            name: `CRM ${i}`,
+            url: `https://crm${i}.example.com/claims`,
+            requestMethod: 'GET',
+            authorization: { type: 'api-key', value: `key-${i}` },
+          })
+        ).id,
+      );
+    for (let i = 0; i < 3; i++)
+      add(
+        'clients',
+        (
+          await made('POST', '/v1/openid/clients', {
+            clientName: `Wallet ${i}`,
+            redirectUris: [`https://wallet${i}.example.com/cb`],
+            ...(i ? {} : { tokenEndpointAuthMethod: 'client_secret_post' }),
+          })
+        ).clientId,
+      );
+    add(
+      'authentication-providers',
+      (
+        await made('POST', '/v1/users/authentication-providers', {
+          url: 'https://login.example.com/realms/fuzz',
+          clientId: 'vellum',
+          clientSecret: 'fuzz-provider-secret',
+        })
+      ).id,
+    );
+    for (let i = 0; i < 3; i++)
+      add('webhooks', (await made('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: `https://hooks${i}.example.com/vellum` })).id);
     for (let i = 0; i < 3; i++) add('dids', (await made('POST', '/v1/dids', { method: 'key', options: { keyType: 'P-256' } })).did);
     for (let i = 0; i < 2; i++) add('iacas', (await made('POST', '/v2/credentials/mobile/iacas', { country: 'US' })).id);
     // Vellum makes the document signers of the IACAs it manages.
@@ -679,10 +1044,25 @@ describe.each(backends)('the keeper: generated malformed requests at every route
       add('offers', new URL(byReference.uri).searchParams.get('credential_offer_uri')?.split('/').pop() ?? 'x');
     }
     // One code is redeemed for a real wallet access token; the rest stay for the fuzzed token requests.
-    const redeemed = await send(port, agent, { method: 'POST', path: '/v1/oauth/token', headers: { host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from(new URLSearchParams({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': codes.pop() as string }).toString()) });
+    const redeemed = await send(port, agent, {
+      method: 'POST',
+      path: '/v1/oauth/token',
+      headers: { host: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+      body: Buffer.from(new URLSearchParams({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': codes.pop() as string }).toString()),
+    });
     expect(redeemed.status, redeemed.text).toBe(200);
     const walletToken = JSON.parse(redeemed.text).access_token as string;
-    fixtures = { adminToken, otherTenantToken, walletToken, clientId: tenant.client.clientId, audience: `https://${HOST}`, ids, codes, configurationId, notificationId: crypto.randomUUID() };
+    fixtures = {
+      adminToken,
+      otherTenantToken,
+      walletToken,
+      clientId: tenant.client.clientId,
+      audience: `https://${HOST}`,
+      ids,
+      codes,
+      configurationId,
+      notificationId: crypto.randomUUID(),
+    };
   });
 
   afterAll(async () => {
@@ -702,74 +1082,99 @@ describe.each(backends)('the keeper: generated malformed requests at every route
         kinds.set(key, { n: (kinds.get(key)?.n ?? 0) + 1, example: kinds.get(key)?.example ?? f });
       }
       console.log('fuzz: kinds of failure:');
-      for (const [key, { n, example }] of [...kinds].sort((a, b) => b[1].n - a[1].n)) console.log(`  ${n} × ${key}: e.g. ${example.method} ${example.url} | ${example.excerpt}`);
+      for (const [key, { n, example }] of [...kinds].sort((a, b) => b[1].n - a[1].n))
+        console.log(`  ${n} × ${key}: e.g. ${example.method} ${example.url} | ${example.excerpt}`);
     }
     console.log(`fuzz (${name}): ${sent} requests, ${failures.length} failures`);
     totals.sent += sent;
     totals.failed += failures.length;
   });
 
-  it.skipIf(skip)('sends every route its share of generated requests and none answers 5xx or a body other than the error body (specification 2.9, 7.3, 7.7)', { timeout: 600_000 }, async () => {
-    expect(routes.length).toBeGreaterThan(50);
-    const perRoute = Math.max(minPerRoute, Math.ceil(requests / routes.length));
-    // One arbitrary per route, sampled with one seed: the same seed gives the same requests.
-    const perRouteCases = routes.map((_route, i) => fc.sample(caseFor(i), { seed: SEED + i, numRuns: perRoute }));
-    // Interleaved, so that concurrent requests hit different routes.
-    const cases: Case[] = [];
-    for (let j = 0; j < perRoute; j++) for (const list of perRouteCases) cases.push(list[j] as Case);
-    const counts = new Array<number>(routes.length).fill(0);
+  it.skipIf(skip)(
+    'sends every route its share of generated requests and none answers 5xx or a body other than the error body (specification 2.9, 7.3, 7.7)',
+    { timeout: 600_000 },
+    async () => {
+      expect(routes.length).toBeGreaterThan(50);
+      const perRoute = Math.max(minPerRoute, Math.ceil(requests / routes.length));
+      // One arbitrary per route, sampled with one seed: the same seed gives the same requests.
+      const perRouteCases = routes.map((_route, i) => fc.sample(caseFor(i), { seed: SEED + i, numRuns: perRoute }));
+      // Interleaved, so that concurrent requests hit different routes.
+      const cases: Case[] = [];
+      for (let j = 0; j < perRoute; j++) for (const list of perRouteCases) cases.push(list[j] as Case);
+      const counts = new Array<number>(routes.length).fill(0);
 
-    // Settings the fuzz may change back are pinned so the whole run stays at logging level 3.
-    const pin = (m: Materialised) => {
-      if (m.path === '/v1/config/analytics' && m.method === 'PUT' && m.body) m.body = Buffer.from(m.body.toString('latin1').replace(/"loggingLevel":\s*[12](?!\d)/g, '"loggingLevel":3'), 'latin1');
-      return m;
-    };
+      // Settings the fuzz may change back are pinned so the whole run stays at logging level 3.
+      const pin = (m: Materialised) => {
+        if (m.path === '/v1/config/analytics' && m.method === 'PUT' && m.body)
+          m.body = Buffer.from(m.body.toString('latin1').replace(/"loggingLevel":\s*[12](?!\d)/g, '"loggingLevel":3'), 'latin1');
+        return m;
+      };
 
-    let next = 0;
-    const worker = async () => {
-      while (next < cases.length) {
-        const c = cases[next++] as Case;
-        const route = routes[c.route] as Route;
-        const oauthRoute = OAUTH_ROUTES.has(`${route.method} ${route.url}`) && c.wrongMethod === null;
-        const m = pin(materialise(c, route, fixtures));
-        counts[c.route] = (counts[c.route] ?? 0) + 1;
-        sent++;
-        const fail = (status: number | string, reason: string, excerpt: string) =>
-          failures.push({ method: m.method, url: `${route.method} ${route.url} as ${m.path.slice(0, 120)}`, status, reason: `${reason} [${c.raw?.kind ?? c.body.kind}]`, excerpt: excerpt.slice(0, 200) });
-        if (c.raw) {
-          const raw = rawRequest(c.raw.kind, m.path.length > 2000 ? route.url : m.path, HOST, c.raw.size, c.raw.bytes);
-          const text = await sendRaw(port, raw.chunks, raw.halfClose);
-          const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
-          if (!status) fail('none', 'no status line', text);
-          else if (Number(status[1]) >= 500) fail(Number(status[1]), '5xx', text);
-          else if (raw.expect4xx && (Number(status[1]) < 400)) fail(Number(status[1]), 'malformed HTTP accepted', text);
-          // A request line that is itself malformed (bytes a request target may not hold) is refused
-          // as such before its headers are counted: 400 is then as right as 431.
-          else if (c.raw.kind === 'headers431' && Number(status[1]) !== 431 && !(Number(status[1]) === 400 && /[^\x21-\x7e]/.test(Buffer.from(raw.chunks[0] ?? '').toString('latin1').split('\r\n')[0]?.split(' ')[1] ?? ''))) fail(Number(status[1]), 'headers over 16 KB not answered 431', text);
-          continue;
+      let next = 0;
+      const worker = async () => {
+        while (next < cases.length) {
+          const c = cases[next++] as Case;
+          const route = routes[c.route] as Route;
+          const oauthRoute = OAUTH_ROUTES.has(`${route.method} ${route.url}`) && c.wrongMethod === null;
+          const m = pin(materialise(c, route, fixtures));
+          counts[c.route] = (counts[c.route] ?? 0) + 1;
+          sent++;
+          const fail = (status: number | string, reason: string, excerpt: string) =>
+            failures.push({
+              method: m.method,
+              url: `${route.method} ${route.url} as ${m.path.slice(0, 120)}`,
+              status,
+              reason: `${reason} [${c.raw?.kind ?? c.body.kind}]`,
+              excerpt: excerpt.slice(0, 200),
+            });
+          if (c.raw) {
+            const raw = rawRequest(c.raw.kind, m.path.length > 2000 ? route.url : m.path, HOST, c.raw.size, c.raw.bytes);
+            const text = await sendRaw(port, raw.chunks, raw.halfClose);
+            const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+            if (!status) fail('none', 'no status line', text);
+            else if (Number(status[1]) >= 500) fail(Number(status[1]), '5xx', text);
+            else if (raw.expect4xx && Number(status[1]) < 400) fail(Number(status[1]), 'malformed HTTP accepted', text);
+            // A request line that is itself malformed (bytes a request target may not hold) is refused
+            // as such before its headers are counted: 400 is then as right as 431.
+            else if (
+              c.raw.kind === 'headers431' &&
+              Number(status[1]) !== 431 &&
+              !(
+                Number(status[1]) === 400 &&
+                /[^\x21-\x7e]/.test(
+                  Buffer.from(raw.chunks[0] ?? '')
+                    .toString('latin1')
+                    .split('\r\n')[0]
+                    ?.split(' ')[1] ?? '',
+                )
+              )
+            )
+              fail(Number(status[1]), 'headers over 16 KB not answered 431', text);
+            continue;
+          }
+          let answer: Answer;
+          try {
+            answer = await send(port, agent, m);
+          } catch (err) {
+            const message = (err as Error).message;
+            fail('none', m.method === 'HEAD' && message.includes('Data after') ? 'HEAD answered with content (RFC 9110 §9.3.2)' : `transport: ${message}`, '');
+            continue;
+          }
+          if (answer.status >= 500) fail(answer.status, '5xx', answer.text);
+          else if (answer.status >= 400 && m.method !== 'HEAD' && !(HTML_ROUTES.has(`${route.method} ${route.url}`) && answer.type.startsWith('text/html'))) {
+            const why = badErrorBody(answer, oauthRoute);
+            if (why) fail(answer.status, why, answer.text);
+          }
         }
-        let answer: Answer;
-        try {
-          answer = await send(port, agent, m);
-        } catch (err) {
-          const message = (err as Error).message;
-          fail('none', m.method === 'HEAD' && message.includes('Data after') ? 'HEAD answered with content (RFC 9110 §9.3.2)' : `transport: ${message}`, '');
-          continue;
-        }
-        if (answer.status >= 500) fail(answer.status, '5xx', answer.text);
-        else if (answer.status >= 400 && m.method !== 'HEAD' && !(HTML_ROUTES.has(`${route.method} ${route.url}`) && answer.type.startsWith('text/html'))) {
-          const why = badErrorBody(answer, oauthRoute);
-          if (why) fail(answer.status, why, answer.text);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 
-    const starved = routes.filter((_r, i) => (counts[i] ?? 0) < minPerRoute).map((r) => `${r.method} ${r.url}`);
-    expect(starved, 'routes that got too few requests').toEqual([]);
-    expect(sent).toBeGreaterThanOrEqual(requests);
-    expect(failures.length, `seed ${SEED}: ${failures.length} of ${sent} requests failed (listed after the run)`).toBe(0);
-  });
+      const starved = routes.filter((_r, i) => (counts[i] ?? 0) < minPerRoute).map((r) => `${r.method} ${r.url}`);
+      expect(starved, 'routes that got too few requests').toEqual([]);
+      expect(sent).toBeGreaterThanOrEqual(requests);
+      expect(failures.length, `seed ${SEED}: ${failures.length} of ${sent} requests failed (listed after the run)`).toBe(0);
+    },
+  );
 
   it.skipIf(skip)('stays healthy and still records analytic events at logging level 3 afterwards (specification 6)', async () => {
     const health = await send(port, agent, { method: 'GET', path: '/health', headers: { host: HOST }, body: undefined });
@@ -778,7 +1183,12 @@ describe.each(backends)('the keeper: generated malformed requests at every route
     const settings = await send(port, agent, { method: 'GET', path: '/v1/config/analytics', headers: auth, body: undefined });
     expect(JSON.parse(settings.text)).toEqual({ loggingLevel: 3 });
     // A fresh operation: its events must show up in the log within a few flushes.
-    const fresh = await send(port, agent, { method: 'POST', path: '/v1/users', headers: { ...auth, 'content-type': 'application/json' }, body: Buffer.from('{"claims":{"familyName":"After"}}') });
+    const fresh = await send(port, agent, {
+      method: 'POST',
+      path: '/v1/users',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: Buffer.from('{"claims":{"familyName":"After"}}'),
+    });
     expect(fresh.status, fresh.text).toBe(201);
     let types: string[] = [];
     for (let attempt = 0; attempt < 40 && !types.includes('USER_CREATE_SUCCESS'); attempt++) {

@@ -31,7 +31,16 @@ describe('the server log keeps secrets out', () => {
 
   it('censors the secret names of analytic events too: codes, tokens, proofs, issued credentials (docs/limits.md)', () => {
     const { logger, lines, parsed } = capture();
-    const body = { grant_type: 'g', 'pre-authorized_code': 'S3CRET-1', tx_code: 'S3CRET-2', refresh_token: 'S3CRET-3', proofs: { jwt: ['S3CRET-4'] }, credential: 'S3CRET-5', credentials: ['S3CRET-6'], c_nonce: 'S3CRET-7' };
+    const body = {
+      grant_type: 'g',
+      'pre-authorized_code': 'S3CRET-1',
+      tx_code: 'S3CRET-2',
+      refresh_token: 'S3CRET-3',
+      proofs: { jwt: ['S3CRET-4'] },
+      credential: 'S3CRET-5',
+      credentials: ['S3CRET-6'],
+      c_nonce: 'S3CRET-7',
+    };
     logger.info({ body, ...body }, 'x');
     const [line] = parsed();
     expect(line?.body.grant_type).toBe('g');

@@ -6,10 +6,30 @@ import pino, { type Logger } from 'pino';
  * spelled where the server could log them; not `code`, which is an error's code in a log line.
  */
 export const REDACTED_FIELDS = [
-  'client_secret', 'clientSecret', 'secret', 'password', 'masterKey', 'privateKey', 'authorization',
-  'access_token', 'refresh_token', 'id_token', 'accessToken', 'refreshToken',
-  'pre-authorized_code', 'preAuthorizedCode', 'tx_code', 'txCode', 'transactionCode', 'c_nonce', 'nonce',
-  'proof', 'proofs', 'jwt', 'credential', 'credentials',
+  'client_secret',
+  'clientSecret',
+  'secret',
+  'password',
+  'masterKey',
+  'privateKey',
+  'authorization',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'accessToken',
+  'refreshToken',
+  'pre-authorized_code',
+  'preAuthorizedCode',
+  'tx_code',
+  'txCode',
+  'transactionCode',
+  'c_nonce',
+  'nonce',
+  'proof',
+  'proofs',
+  'jwt',
+  'credential',
+  'credentials',
 ] as const;
 /** Request headers that carry credentials; redacted wherever a logged object holds `headers`. */
 export const REDACTED_HEADERS = ['authorization', 'cookie', 'dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;

@@ -60,7 +60,8 @@ async function serve(config: ServerConfig): Promise<number> {
   cluster.on('listening', (worker, address) => {
     if (listening.size >= config.workers) return;
     listening.add(worker.id);
-    if (listening.size === config.workers) progress.step(`ready at ${listeningUrl(address, Boolean(config.tlsCertFile), config.host)} (${config.workers} workers)`);
+    if (listening.size === config.workers)
+      progress.step(`ready at ${listeningUrl(address, Boolean(config.tlsCertFile), config.host)} (${config.workers} workers)`);
   });
   // VELLUM_METRICS_PORT: the primary serves every worker's metrics, summed (docs/metrics.md); a taken
   // port fails here, before any worker is forked.
@@ -86,7 +87,11 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
   // A worker's primary has migrated the database, created the demo tenant and says what happens.
   const progress: Progress = worker ? { step: () => {} } : progressOf(config);
   if (!worker) announceOpening(config, progress);
-  const [{ openRuntime }, { buildApp, closeWithDeadline }, { startWebhookLoop }] = await Promise.all([runtimeModule(), import('./app.ts'), import('./webhook-worker.ts')]);
+  const [{ openRuntime }, { buildApp, closeWithDeadline }, { startWebhookLoop }] = await Promise.all([
+    runtimeModule(),
+    import('./app.ts'),
+    import('./webhook-worker.ts'),
+  ]);
   const runtime = await openRuntime(config, logger, { migrate: !worker });
   if (!worker) await ensureDefaultTenant(runtime, config, progress);
   const app = await buildApp(runtime, config, logger);

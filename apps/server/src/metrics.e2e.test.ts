@@ -28,7 +28,8 @@ function samples(text: string): Sample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     return [{ name: m[1] as string, labels, value: Number(m[3]) }];
   });
 }
@@ -63,8 +64,14 @@ describe.each(backends)('GET /metrics on VELLUM_METRICS_PORT after a real flow o
   let configurationId: string;
   let metadata: Record<string, any>;
 
-  const api = (method: string, path: string, body?: unknown) => http(server.port, method, path, { host: HOST, headers: admin, ...(body === undefined ? {} : { body }) });
-  const form = (fields: Record<string, string>) => http(server.port, 'POST', '/v1/oauth/token', { host: HOST, headers: { 'content-type': 'application/x-www-form-urlencoded' }, raw: new URLSearchParams(fields).toString() });
+  const api = (method: string, path: string, body?: unknown) =>
+    http(server.port, method, path, { host: HOST, headers: admin, ...(body === undefined ? {} : { body }) });
+  const form = (fields: Record<string, string>) =>
+    http(server.port, 'POST', '/v1/oauth/token', {
+      host: HOST,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      raw: new URLSearchParams(fields).toString(),
+    });
   const scrape = async () => {
     const res = await http(metricsPort, 'GET', '/metrics');
     expect(res.status, res.text).toBe(200);
@@ -93,15 +100,23 @@ describe.each(backends)('GET /metrics on VELLUM_METRICS_PORT after a real flow o
     expect(created.status, created.stderr).toBe(0);
     const creds = JSON.parse(created.stdout);
     server = await startServer(env);
-    const token = await http(server.port, 'POST', '/oauth/token', { host: HOST, body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience } });
+    const token = await http(server.port, 'POST', '/oauth/token', {
+      host: HOST,
+      body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience },
+    });
     admin = { authorization: `Bearer ${token.json().access_token}` };
     const iaca = await api('POST', '/v2/credentials/mobile/iacas', { country: 'US' });
     expect(iaca.status, iaca.text).toBe(201);
     expect((await api('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
-    const configuration = await api('POST', '/v2/credentials/mobile/configurations', { type: DOC_TYPE, expiresIn: { days: 365 }, claimMappings: { [NS]: { family_name: { mapFrom: 'claims.familyName', required: true } } } });
+    const configuration = await api('POST', '/v2/credentials/mobile/configurations', {
+      type: DOC_TYPE,
+      expiresIn: { days: 365 },
+      claimMappings: { [NS]: { family_name: { mapFrom: 'claims.familyName', required: true } } },
+    });
     expect(configuration.status, configuration.text).toBe(201);
     configurationId = configuration.json().id;
-    for (const path of ['/ok', '/down']) expect((await api('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: receiver.url(path) })).status).toBe(201);
+    for (const path of ['/ok', '/down'])
+      expect((await api('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: receiver.url(path) })).status).toBe(201);
     metadata = (await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host: HOST })).json();
   });
 
@@ -113,68 +128,78 @@ describe.each(backends)('GET /metrics on VELLUM_METRICS_PORT after a real flow o
     await backend?.cleanup();
   });
 
-  it.skipIf(skip)('counts the flow: requests by route and status, OAuth refusals by error, the credential by format, deliveries by outcome, store calls', async () => {
-    const before = await scrape();
+  it.skipIf(skip)(
+    'counts the flow: requests by route and status, OAuth refusals by error, the credential by format, deliveries by outcome, store calls',
+    async () => {
+      const before = await scrape();
 
-    // Refusals at the token endpoint: two unknown codes, one unsupported grant.
-    expect((await form({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': 'no-such-code' })).json().error).toBe('invalid_grant');
-    expect((await form({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': 'nor-this-one' })).json().error).toBe('invalid_grant');
-    expect((await form({ grant_type: 'password' })).json().error).toBe('unsupported_grant_type');
+      // Refusals at the token endpoint: two unknown codes, one unsupported grant.
+      expect((await form({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': 'no-such-code' })).json().error).toBe('invalid_grant');
+      expect((await form({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': 'nor-this-one' })).json().error).toBe('invalid_grant');
+      expect((await form({ grant_type: 'password' })).json().error).toBe('unsupported_grant_type');
 
-    // The flow: offer → token → nonce → a proof over a made-up nonce (refused) → credential.
-    const offer = await api('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims: { familyName: 'Turner' } });
-    expect(offer.status, offer.text).toBe(200);
-    const grant = JSON.parse(new URL(offer.json().uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_GRANT];
-    const token = await form({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': grant['pre-authorized_code'] });
-    expect(token.status, token.text).toBe(200);
-    const authorization = `Bearer ${token.json().access_token}`;
-    const key = walletKey();
-    const credentialRequest = (nonce: string) =>
-      http(server.port, 'POST', '/v1/openid/credential', { host: HOST, headers: { authorization }, body: { credential_configuration_id: configurationId, proofs: { jwt: [proofJwt(key, { audience: metadata.credential_issuer, nonce })] } } });
-    const refused = await credentialRequest('not-a-nonce-we-gave');
-    expect(refused.json().error).toBe('invalid_nonce');
-    const nonce = await http(server.port, 'POST', '/v1/openid/nonce', { host: HOST });
-    expect(nonce.status).toBe(200);
-    const issued = await credentialRequest(nonce.json().c_nonce);
-    expect(issued.status, issued.text).toBe(200);
+      // The flow: offer → token → nonce → a proof over a made-up nonce (refused) → credential.
+      const offer = await api('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims: { familyName: 'Turner' } });
+      expect(offer.status, offer.text).toBe(200);
+      const grant = JSON.parse(new URL(offer.json().uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_GRANT];
+      const token = await form({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': grant['pre-authorized_code'] });
+      expect(token.status, token.text).toBe(200);
+      const authorization = `Bearer ${token.json().access_token}`;
+      const key = walletKey();
+      const credentialRequest = (nonce: string) =>
+        http(server.port, 'POST', '/v1/openid/credential', {
+          host: HOST,
+          headers: { authorization },
+          body: { credential_configuration_id: configurationId, proofs: { jwt: [proofJwt(key, { audience: metadata.credential_issuer, nonce })] } },
+        });
+      const refused = await credentialRequest('not-a-nonce-we-gave');
+      expect(refused.json().error).toBe('invalid_nonce');
+      const nonce = await http(server.port, 'POST', '/v1/openid/nonce', { host: HOST });
+      expect(nonce.status).toBe(200);
+      const issued = await credentialRequest(nonce.json().c_nonce);
+      expect(issued.status, issued.text).toBe(200);
 
-    // Both receivers are called; the outcomes are recorded just after.
-    await receiver.waitFor(2);
-    const after = await until('both delivery outcomes', async () => {
-      const s = await scrape();
-      return total(s, 'vellum_webhook_deliveries_total', { outcome: 'succeeded' }) >= 1 && total(s, 'vellum_webhook_deliveries_total', { outcome: 'retry' }) >= 1 ? s : undefined;
-    });
-    const delta = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
+      // Both receivers are called; the outcomes are recorded just after.
+      await receiver.waitFor(2);
+      const after = await until('both delivery outcomes', async () => {
+        const s = await scrape();
+        return total(s, 'vellum_webhook_deliveries_total', { outcome: 'succeeded' }) >= 1 &&
+          total(s, 'vellum_webhook_deliveries_total', { outcome: 'retry' }) >= 1
+          ? s
+          : undefined;
+      });
+      const delta = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
 
-    const tokenRoute = '/v1/oauth/token';
-    expect(delta('vellum_http_requests_total', { method: 'POST', route: tokenRoute, status: '400' })).toBe(3);
-    expect(delta('vellum_http_requests_total', { method: 'POST', route: tokenRoute, status: '200' })).toBe(1);
-    expect(delta('vellum_http_request_duration_seconds_count', { method: 'POST', route: tokenRoute })).toBe(4);
-    expect(delta('vellum_http_requests_total', { method: 'POST', route: '/v1/openid/credential', status: '200' })).toBe(1);
-    expect(delta('vellum_http_requests_total', { method: 'POST', route: '/v1/openid/credential', status: '400' })).toBe(1);
-    expect(delta('vellum_http_requests_total', { method: 'POST', route: '/v1/openid/nonce', status: '200' })).toBe(1);
-    // Routes are patterns: the admin API's webhook and IACA paths carry no ids.
-    expect(after.some((s) => s.name === 'vellum_http_requests_total' && s.labels.route === '/v2/credentials/mobile/iacas/:id')).toBe(true);
-    expect(after.some((s) => s.name === 'vellum_http_requests_total' && /[0-9a-f]{8}-[0-9a-f]{4}-/.test(s.labels.route ?? ''))).toBe(false);
+      const tokenRoute = '/v1/oauth/token';
+      expect(delta('vellum_http_requests_total', { method: 'POST', route: tokenRoute, status: '400' })).toBe(3);
+      expect(delta('vellum_http_requests_total', { method: 'POST', route: tokenRoute, status: '200' })).toBe(1);
+      expect(delta('vellum_http_request_duration_seconds_count', { method: 'POST', route: tokenRoute })).toBe(4);
+      expect(delta('vellum_http_requests_total', { method: 'POST', route: '/v1/openid/credential', status: '200' })).toBe(1);
+      expect(delta('vellum_http_requests_total', { method: 'POST', route: '/v1/openid/credential', status: '400' })).toBe(1);
+      expect(delta('vellum_http_requests_total', { method: 'POST', route: '/v1/openid/nonce', status: '200' })).toBe(1);
+      // Routes are patterns: the admin API's webhook and IACA paths carry no ids.
+      expect(after.some((s) => s.name === 'vellum_http_requests_total' && s.labels.route === '/v2/credentials/mobile/iacas/:id')).toBe(true);
+      expect(after.some((s) => s.name === 'vellum_http_requests_total' && /[0-9a-f]{8}-[0-9a-f]{4}-/.test(s.labels.route ?? ''))).toBe(false);
 
-    expect(delta('vellum_oauth_errors_total', { route: tokenRoute, error: 'invalid_grant' })).toBe(2);
-    expect(delta('vellum_oauth_errors_total', { route: tokenRoute, error: 'unsupported_grant_type' })).toBe(1);
-    expect(delta('vellum_oauth_errors_total', { route: '/v1/openid/credential', error: 'invalid_nonce' })).toBe(1);
-    expect(delta('vellum_oauth_errors_total')).toBe(4);
+      expect(delta('vellum_oauth_errors_total', { route: tokenRoute, error: 'invalid_grant' })).toBe(2);
+      expect(delta('vellum_oauth_errors_total', { route: tokenRoute, error: 'unsupported_grant_type' })).toBe(1);
+      expect(delta('vellum_oauth_errors_total', { route: '/v1/openid/credential', error: 'invalid_nonce' })).toBe(1);
+      expect(delta('vellum_oauth_errors_total')).toBe(4);
 
-    expect(delta('vellum_credentials_issued_total', { format: 'mso_mdoc' })).toBe(1);
-    expect(delta('vellum_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(1);
-    expect(delta('vellum_webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
-    expect(delta('vellum_webhook_deliveries_total', { outcome: 'failed' })).toBe(0);
+      expect(delta('vellum_credentials_issued_total', { format: 'mso_mdoc' })).toBe(1);
+      expect(delta('vellum_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(1);
+      expect(delta('vellum_webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
+      expect(delta('vellum_webhook_deliveries_total', { outcome: 'failed' })).toBe(0);
 
-    // The issuance ran at least one transaction, and the redeeming of the code went to the store.
-    expect(delta('vellum_store_operation_duration_seconds_count', { operation: 'transaction' })).toBeGreaterThan(0);
-    expect(after.filter((s) => s.name === 'vellum_store_operation_duration_seconds_count' && s.labels.operation !== 'transaction').length).toBeGreaterThan(0);
-    // The gauges and Node's own metrics are there.
-    expect(after.some((s) => s.name === 'vellum_event_queue_depth')).toBe(true);
-    expect(after.some((s) => s.name === 'vellum_webhook_deliveries_in_flight')).toBe(true);
-    expect(total(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
-  });
+      // The issuance ran at least one transaction, and the redeeming of the code went to the store.
+      expect(delta('vellum_store_operation_duration_seconds_count', { operation: 'transaction' })).toBeGreaterThan(0);
+      expect(after.filter((s) => s.name === 'vellum_store_operation_duration_seconds_count' && s.labels.operation !== 'transaction').length).toBeGreaterThan(0);
+      // The gauges and Node's own metrics are there.
+      expect(after.some((s) => s.name === 'vellum_event_queue_depth')).toBe(true);
+      expect(after.some((s) => s.name === 'vellum_webhook_deliveries_in_flight')).toBe(true);
+      expect(total(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    },
+  );
 
   it.skipIf(skip)('serves nothing else on the metrics port, and the API port does not serve /metrics', async () => {
     expect((await http(metricsPort, 'GET', '/')).status).toBe(404);
@@ -207,9 +232,11 @@ describe.skipIf(process.platform !== 'linux')('GET /metrics with VELLUM_WORKERS=
     proc = spawn(process.execPath, [new URL('./main.ts', import.meta.url).pathname, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout?.on('data', (c: Buffer) => (out += c.toString()));
     proc.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    await until('two workers listening', async () => ((out.match(/Server listening at/g) ?? []).length >= 2 ? true : undefined), 30_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${out}`);
-    });
+    await until('two workers listening', async () => ((out.match(/Server listening at/g) ?? []).length >= 2 ? true : undefined), 30_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\n${out}`);
+      },
+    );
   });
 
   afterAll(async () => {

@@ -66,7 +66,8 @@ describe('timeStore: a Store decorator timing each operation (docs/metrics.md)',
 
 describe('countWebhookDeliveries: the delivery worker’s store, counting outcomes (docs/metrics.md)', () => {
   const claimed = (id: string) => ({ delivery: { id }, url: 'https://receiver.example/hook', claimToken: 'c', disabled: false }) as unknown as ClaimedDelivery;
-  const outcome = (id: string, status: DeliveryOutcome['status']) => ({ tenantId: 't1', id, claimToken: 'c', attempts: [], status, retriesLeft: 0 }) as DeliveryOutcome;
+  const outcome = (id: string, status: DeliveryOutcome['status']) =>
+    ({ tenantId: 't1', id, claimToken: 'c', attempts: [], status, retriesLeft: 0 }) as DeliveryOutcome;
 
   it('counts recorded outcomes (succeeded, retry, failed) and holds claimed deliveries in flight until they are recorded', async () => {
     const metrics = createMetrics({ processMetrics: false });
@@ -95,7 +96,11 @@ describe('countWebhookDeliveries: the delivery worker’s store, counting outcom
     const inner = createMemoryStore();
     const fake = {
       ...inner,
-      webhookDeliveries: { ...inner.webhookDeliveries, claimDue: async () => [claimed('a')], recordAttempts: async () => Promise.reject(new Error('database gone')) },
+      webhookDeliveries: {
+        ...inner.webhookDeliveries,
+        claimDue: async () => [claimed('a')],
+        recordAttempts: async () => Promise.reject(new Error('database gone')),
+      },
     } as Store;
     const store = countWebhookDeliveries(fake, metrics);
     await store.webhookDeliveries.claimDue({ now: '', leaseUntil: '', limit: 10, claimToken: 'c' });

@@ -112,7 +112,10 @@ export interface MetricsListener {
  * scrapes pass through none of the API's hooks, logs or limits, and the API's port never answers
  * /metrics. Anything else is 404; another method on /metrics is 405.
  */
-export async function startMetricsListener(source: Pick<VellumMetrics, 'contentType' | 'render'>, options: { port: number; host: string; logger: Logger }): Promise<MetricsListener> {
+export async function startMetricsListener(
+  source: Pick<VellumMetrics, 'contentType' | 'render'>,
+  options: { port: number; host: string; logger: Logger },
+): Promise<MetricsListener> {
   const { logger } = options;
   const answer = (res: ServerResponse, status: number, type: string, body: string, head: boolean, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });

@@ -42,7 +42,15 @@ describe.skipIf(noChromium)('the offer page in headless Chromium (docs/offer-pag
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // playwright gives every launch a fresh temporary profile (the user data dir).
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--host-resolver-rules=MAP ${HOST} 127.0.0.1`],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
+      ],
     });
   });
   afterAll(async () => {
@@ -55,7 +63,8 @@ describe.skipIf(noChromium)('the offer page in headless Chromium (docs/offer-pag
     let admin: Record<string, string>;
     let configurationId: string;
 
-    const call = (method: string, path: string, body?: unknown) => http(server.port, method, path, { host: HOST, headers: admin, ...(body === undefined ? {} : { body }) });
+    const call = (method: string, path: string, body?: unknown) =>
+      http(server.port, method, path, { host: HOST, headers: admin, ...(body === undefined ? {} : { body }) });
 
     /** A pre-authorized offer by reference, with a 6-digit transaction code. */
     async function offer() {
@@ -80,7 +89,10 @@ describe.skipIf(noChromium)('the offer page in headless Chromium (docs/offer-pag
       expect(created.status, created.stderr).toBe(0);
       const creds = JSON.parse(created.stdout);
       server = await startServer(env);
-      const token = await http(server.port, 'POST', '/oauth/token', { host: HOST, body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience } });
+      const token = await http(server.port, 'POST', '/oauth/token', {
+        host: HOST,
+        body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience },
+      });
       expect(token.status, token.text).toBe(200);
       admin = { authorization: `Bearer ${token.json().access_token}` };
       const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' });
@@ -130,7 +142,9 @@ describe.skipIf(noChromium)('the offer page in headless Chromium (docs/offer-pag
         expect(await page.locator('body').innerText()).not.toContain(created.transactionCode);
 
         // The stylesheet is applied, so the CSP's hash allows it; nothing else was fetched or refused.
-        expect(await page.locator('#open-in-wallet').evaluate((a) => (globalThis as unknown as BrowserWindow).getComputedStyle(a).backgroundColor)).toBe('rgb(31, 75, 216)');
+        expect(await page.locator('#open-in-wallet').evaluate((a) => (globalThis as unknown as BrowserWindow).getComputedStyle(a).backgroundColor)).toBe(
+          'rgb(31, 75, 216)',
+        );
         expect(problems).toEqual([]);
         expect(requested).toEqual([created.pageUrl]);
       } finally {

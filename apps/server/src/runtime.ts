@@ -2,7 +2,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheReads, createVellum, createWebhookOutbox, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
-import { createKeyManager, createScryptHasher, createSealer, createSecretBox, createSessionTokens, createX509Authority, loadPlatformTokenSigner, parseMasterKey } from '@vellum/crypto';
+import {
+  createKeyManager,
+  createScryptHasher,
+  createSealer,
+  createSecretBox,
+  createSessionTokens,
+  createX509Authority,
+  loadPlatformTokenSigner,
+  parseMasterKey,
+} from '@vellum/crypto';
 import { createDigests, createWalletTokens } from '@vellum/crypto';
 import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createFormatSigners } from '@vellum/formats';
@@ -116,7 +125,11 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       rateLimits: config.rateLimits,
       // Both at most once a minute (the recorder's own limit), so a stuck store cannot fill the log.
       onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events; retrying them one by one'),
-      onEventLoss: (losses) => logger.warn({ analyticEvents: losses }, `analytic events lost so far: ${losses.droppedQueueFull + losses.droppedUnwritable} dropped, ${losses.truncated} truncated`),
+      onEventLoss: (losses) =>
+        logger.warn(
+          { analyticEvents: losses },
+          `analytic events lost so far: ${losses.droppedQueueFull + losses.droppedUnwritable} dropped, ${losses.truncated} truncated`,
+        ),
       eventQueueMax: config.eventQueueMax,
       // The webhook outbox, as by default; with metrics, issued credentials are counted on the way.
       ...(metrics ? { domainEvents: countIssuedCredentials(createWebhookOutbox({ clock, ids }), metrics) } : {}),

@@ -48,7 +48,10 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
   });
 
   async function token(clientId = creds.clientId, clientSecret = creds.clientSecret): Promise<string> {
-    const res = await http(server.port, 'POST', '/oauth/token', { host, body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience: creds.audience } });
+    const res = await http(server.port, 'POST', '/oauth/token', {
+      host,
+      body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience: creds.audience },
+    });
     expect(res.status, res.text).toBe(200);
     return res.json().access_token;
   }
@@ -71,13 +74,24 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
 
   it.skipIf(skip)('takes a custom domain through create, read, update, DNS verification and delete, with events for each step', async () => {
     const auth = { authorization: `Bearer ${await token()}` };
-    const created = await http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: 'licensing.example.org', name: 'Acme Licensing', logoUrl: 'https://licensing.example.org/logo.png' } });
+    const created = await http(server.port, 'POST', '/v1/config/domain', {
+      host,
+      headers: auth,
+      body: { domain: 'licensing.example.org', name: 'Acme Licensing', logoUrl: 'https://licensing.example.org/logo.png' },
+    });
     expect(created.status, created.text).toBe(201);
     const { verificationToken } = created.json();
 
-    expect((await http(server.port, 'GET', '/v1/config/domain', { host, headers: auth })).json()).toMatchObject({ domain: 'licensing.example.org', isVerified: false });
+    expect((await http(server.port, 'GET', '/v1/config/domain', { host, headers: auth })).json()).toMatchObject({
+      domain: 'licensing.example.org',
+      isVerified: false,
+    });
 
-    const updated = await http(server.port, 'PUT', '/v1/config/domain', { host, headers: auth, body: { domain: 'licensing.example.org', name: 'Acme Licensing Authority' } });
+    const updated = await http(server.port, 'PUT', '/v1/config/domain', {
+      host,
+      headers: auth,
+      body: { domain: 'licensing.example.org', name: 'Acme Licensing Authority' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.json()).toMatchObject({ name: 'Acme Licensing Authority', verificationToken });
 
@@ -94,7 +108,10 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(after).toMatchObject({ isVerified: true, verifiedAt: expect.any(String) });
 
     // The verified domain now reaches the tenant, and admin tokens may name it as audience.
-    const viaDomain = await http(server.port, 'POST', '/oauth/token', { host: 'licensing.example.org', body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: 'https://licensing.example.org' } });
+    const viaDomain = await http(server.port, 'POST', '/oauth/token', {
+      host: 'licensing.example.org',
+      body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: 'https://licensing.example.org' },
+    });
     expect(viaDomain.status).toBe(200);
 
     const deleted = await http(server.port, 'DELETE', '/v1/config/domain', { host, headers: auth });
@@ -106,14 +123,22 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(events.status).toBe(200);
     const types = (events.json().data as Array<{ type: string }>).map((e) => e.type).reverse();
     expect(types).toEqual([
-      'CONFIG_CUSTOM_DOMAIN_CREATE_START', 'CONFIG_CUSTOM_DOMAIN_CREATE_SUCCESS',
-      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_SUCCESS',
-      'CONFIG_CUSTOM_DOMAIN_UPDATE_START', 'CONFIG_CUSTOM_DOMAIN_UPDATE_SUCCESS',
-      'CONFIG_CUSTOM_DOMAIN_VERIFY_START', 'CONFIG_CUSTOM_DOMAIN_VERIFY_FAIL',
-      'CONFIG_CUSTOM_DOMAIN_VERIFY_START', 'CONFIG_CUSTOM_DOMAIN_VERIFY_SUCCESS',
-      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_SUCCESS',
-      'CONFIG_CUSTOM_DOMAIN_DELETE_START', 'CONFIG_CUSTOM_DOMAIN_DELETE_SUCCESS',
-      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL',
+      'CONFIG_CUSTOM_DOMAIN_CREATE_START',
+      'CONFIG_CUSTOM_DOMAIN_CREATE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_UPDATE_START',
+      'CONFIG_CUSTOM_DOMAIN_UPDATE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_VERIFY_START',
+      'CONFIG_CUSTOM_DOMAIN_VERIFY_FAIL',
+      'CONFIG_CUSTOM_DOMAIN_VERIFY_START',
+      'CONFIG_CUSTOM_DOMAIN_VERIFY_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_DELETE_START',
+      'CONFIG_CUSTOM_DOMAIN_DELETE_SUCCESS',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START',
+      'CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL',
     ]);
     expect(events.json().data[0]).toMatchObject({ requestIp: '127.0.0.1', clientId: creds.clientId });
   });
@@ -131,7 +156,9 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       [web.json().did, 'Ed25519Signature2018'],
     ]);
     expect((await http(server.port, 'DELETE', `/v1/dids/${encodeURIComponent(key.json().did)}`, { host, headers: auth })).status).toBe(204);
-    expect((await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json().entries.map((e: { issuer: string }) => e.issuer)).toEqual([web.json().did]);
+    expect((await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json().entries.map((e: { issuer: string }) => e.issuer)).toEqual([
+      web.json().did,
+    ]);
     const listed = (await http(server.port, 'GET', '/v1/dids', { host, headers: auth })).json();
     expect(listed.data.map((d: { did: string }) => d.did)).toEqual([web.json().did]);
   });
@@ -143,7 +170,9 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       type: 'org.iso.18013.5.1.mDL',
       name: 'Driver licence',
       expiresIn: { days: 365 },
-      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } } },
+      claimMappings: {
+        'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } },
+      },
       claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'Family name', locale: 'en' }] } },
     };
     const created = await http(server.port, 'POST', path, { host, headers: auth, body });
@@ -153,7 +182,11 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     const duplicate = await http(server.port, 'POST', path, { host, headers: auth, body });
     expect(duplicate.status).toBe(409);
     expect(duplicate.json()).toMatchObject({ code: 'Conflict', details: [{ param: 'type' }] });
-    const tooLong = await http(server.port, 'POST', path, { host, headers: auth, body: { ...body, type: 'org.iso.18013.5.1.mDL.copy', expiresIn: { days: 3621 } } });
+    const tooLong = await http(server.port, 'POST', path, {
+      host,
+      headers: auth,
+      body: { ...body, type: 'org.iso.18013.5.1.mDL.copy', expiresIn: { days: 3621 } },
+    });
     expect(tooLong.status).toBe(400);
     expect(tooLong.json()).toMatchObject({ details: [{ param: 'expiresIn', msg: 'At most 3620 days' }] });
 
@@ -166,7 +199,12 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       format: 'mso_mdoc',
       scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
       doctype: 'org.iso.18013.5.1.mDL',
-      credential_metadata: { claims: [{ path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }] }, { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false }] },
+      credential_metadata: {
+        claims: [
+          { path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }] },
+          { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false },
+        ],
+      },
     });
     expect(m.credentials_supported).toEqual([expect.objectContaining({ id, format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL' })]);
     expect(m.token_endpoint).toBe(`https://${host}/v1/oauth/token`);
@@ -199,13 +237,23 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
       host,
       headers: auth,
-      body: { type: 'org.example.pid', expiresIn: { days: 30 }, claimMappings: { 'org.example.pid.1': { family_name: { mapFrom: 'claims.familyName', required: true } } } },
+      body: {
+        type: 'org.example.pid',
+        expiresIn: { days: 30 },
+        claimMappings: { 'org.example.pid.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+      },
     });
     expect(configuration.status, configuration.text).toBe(201);
     const offer = await http(server.port, 'POST', '/v1/openid/offers/pre-authorized', {
       host,
       headers: auth,
-      body: { credentials: [configuration.json().id], claims: { familyName: 'Lovelace', once: true }, claimsToPersist: ['familyName'], transactionCodeConfiguration: { inputMode: 'numeric', length: 6 }, byReference: true },
+      body: {
+        credentials: [configuration.json().id],
+        claims: { familyName: 'Lovelace', once: true },
+        claimsToPersist: ['familyName'],
+        transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
+        byReference: true,
+      },
     });
     expect(offer.status, offer.text).toBe(200);
     const { id, userId, uri, transactionCode } = offer.json();
@@ -219,7 +267,11 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     const code = fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
     expect(fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'].tx_code).toEqual({ length: 6, input_mode: 'numeric' });
 
-    const form = (fields: Record<string, string>) => ({ host, headers: { 'content-type': 'application/x-www-form-urlencoded' }, raw: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', ...fields }).toString() });
+    const form = (fields: Record<string, string>) => ({
+      host,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      raw: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', ...fields }).toString(),
+    });
     const redeemed = await http(server.port, 'POST', '/v1/oauth/token', form({ 'pre-authorized_code': code, tx_code: transactionCode }));
     expect(redeemed.status, redeemed.text).toBe(200);
     expect(redeemed.headers['cache-control']).toBe('no-store');
@@ -241,8 +293,12 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(nonce.json().c_nonce).toEqual(expect.any(String));
     expect((await http(server.port, 'GET', `/v1/users/${userId}`, { host, headers: auth })).json().claims).toEqual({ familyName: 'Lovelace' });
 
-    const events = (await http(server.port, 'GET', '/v1/events?categories=openid&limit=100', { host, headers: auth })).json().data.map((e: { type: string }) => e.type);
-    expect(events).toEqual(expect.arrayContaining(['OPENID_PRE_AUTHORIZED_OFFER_CREATE_SUCCESS', 'OPENID_TOKEN_SUCCESS', 'OPENID_TOKEN_FAIL', 'OPENID_NONCE_SUCCESS']));
+    const events = (await http(server.port, 'GET', '/v1/events?categories=openid&limit=100', { host, headers: auth }))
+      .json()
+      .data.map((e: { type: string }) => e.type);
+    expect(events).toEqual(
+      expect.arrayContaining(['OPENID_PRE_AUTHORIZED_OFFER_CREATE_SUCCESS', 'OPENID_TOKEN_SUCCESS', 'OPENID_TOKEN_FAIL', 'OPENID_NONCE_SUCCESS']),
+    );
     expect(server.output()).not.toContain(code);
   });
 
@@ -255,11 +311,30 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       ['wrong type', http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: ['a'] } }), 400, 'BadRequest'],
       ['IP domain', http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: '127.0.0.1' } }), 400, 'BadRequest'],
       ['URL domain', http(server.port, 'POST', '/v1/config/domain', { host, headers: auth, body: { domain: 'https://a.example.com/' } }), 400, 'BadRequest'],
-      ['bad XML', http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/xml' }, raw: '<a><domain>x.example.com</a>' }), 400, 'BadRequest'],
-      ['broken JSON', http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/json' }, raw: '{' }), 400, 'BadRequest'],
+      [
+        'bad XML',
+        http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/xml' }, raw: '<a><domain>x.example.com</a>' }),
+        400,
+        'BadRequest',
+      ],
+      [
+        'broken JSON',
+        http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/json' }, raw: '{' }),
+        400,
+        'BadRequest',
+      ],
       ['role without permission', http(server.port, 'GET', '/v1/config/domain', { host, headers: auditor }), 403, 'Forbidden'],
       ['unknown tenant host', http(server.port, 'GET', '/v1/config/domain', { host: `ghost.eu01.${PLATFORM}`, headers: auth }), 404, 'NotFound'],
-      ['body over 1 MB', http(server.port, 'POST', '/v1/config/domain', { host, headers: { ...auth, 'content-type': 'application/json' }, raw: JSON.stringify({ domain: 'a.example.com', name: 'x'.repeat(1_100_000) }) }), 413, 'PayloadTooLarge'],
+      [
+        'body over 1 MB',
+        http(server.port, 'POST', '/v1/config/domain', {
+          host,
+          headers: { ...auth, 'content-type': 'application/json' },
+          raw: JSON.stringify({ domain: 'a.example.com', name: 'x'.repeat(1_100_000) }),
+        }),
+        413,
+        'PayloadTooLarge',
+      ],
     ];
     for (const [name, pending, status, code] of cases) {
       const res = await pending;
@@ -274,30 +349,39 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(res.json()).toEqual({ code: 'RequestHeaderFieldsTooLarge', message: 'Request headers exceed 16 KB' });
   });
 
-  it.skipIf(skip)('answers a HEAD with headers over 16 KB with 431 and no content, and a GET past the parser limit with 431 (RFC 9110 §9.3.2, specification 7.7)', async () => {
-    const raw = (request: string) =>
-      new Promise<string>((resolve) => {
-        const socket = connect({ host: '127.0.0.1', port: server.port }, () => socket.write(request));
-        let got = '';
-        socket.on('data', (chunk: Buffer) => {
-          got += chunk.toString('latin1');
-          if (got.includes('\r\n\r\n')) setTimeout(() => socket.destroy(), 200);
+  it.skipIf(skip)(
+    'answers a HEAD with headers over 16 KB with 431 and no content, and a GET past the parser limit with 431 (RFC 9110 §9.3.2, specification 7.7)',
+    async () => {
+      const raw = (request: string) =>
+        new Promise<string>((resolve) => {
+          const socket = connect({ host: '127.0.0.1', port: server.port }, () => socket.write(request));
+          let got = '';
+          socket.on('data', (chunk: Buffer) => {
+            got += chunk.toString('latin1');
+            if (got.includes('\r\n\r\n')) setTimeout(() => socket.destroy(), 200);
+          });
+          socket.on('close', () => resolve(got));
+          socket.on('error', () => resolve(got));
         });
-        socket.on('close', () => resolve(got));
-        socket.on('error', () => resolve(got));
-      });
-    for (const request of [`HEAD /v1/config/domain?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, `HEAD /health HTTP/1.1\r\nHost: ${host}\r\nX-A: ${'a'.repeat(30_000)}\r\n\r\n`]) {
-      const answer = await raw(request);
-      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
-      expect(answer.endsWith('\r\n\r\n'), 'nothing after the header block').toBe(true);
-    }
-    const big = await raw(`GET /v1/config/domain HTTP/1.1\r\nHost: ${host}\r\nX-A: ${'a'.repeat(300_000)}\r\n\r\n`);
-    expect(big).toMatch(/^HTTP\/1\.1 431 /);
-  });
+      for (const request of [
+        `HEAD /v1/config/domain?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+        `HEAD /health HTTP/1.1\r\nHost: ${host}\r\nX-A: ${'a'.repeat(30_000)}\r\n\r\n`,
+      ]) {
+        const answer = await raw(request);
+        expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+        expect(answer.endsWith('\r\n\r\n'), 'nothing after the header block').toBe(true);
+      }
+      const big = await raw(`GET /v1/config/domain HTTP/1.1\r\nHost: ${host}\r\nX-A: ${'a'.repeat(300_000)}\r\n\r\n`);
+      expect(big).toMatch(/^HTTP\/1\.1 431 /);
+    },
+  );
 
   it.skipIf(skip)('refuses a token for another tenant with plain-text 401', async () => {
     const other = JSON.parse(cli(['tenants', 'create', '--subdomain', 'other', '--region', 'us01'], env).stdout);
-    const res = await http(server.port, 'POST', '/oauth/token', { host, body: { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret, audience: other.audience } });
+    const res = await http(server.port, 'POST', '/oauth/token', {
+      host,
+      body: { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret, audience: other.audience },
+    });
     expect(res.status).toBe(200);
     const foreign = await http(server.port, 'GET', '/v1/config/domain', { host, headers: { authorization: `Bearer ${res.json().access_token}` } });
     expect(foreign.status).toBe(401);
@@ -332,9 +416,15 @@ describe('starting on a fresh data directory (single-tenant mode)', () => {
       const json = printed.slice(start, printed.indexOf('\n}', start) + 2);
       const demo = JSON.parse(json);
       expect(demo).toMatchObject({ tenantUrl: `http://localhost:${port}`, authUrl: `http://localhost:${port}`, audience: `http://localhost:${port}` });
-      const res = await http(port, 'POST', '/oauth/token', { host: `localhost:${port}`, body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: demo.audience } });
+      const res = await http(port, 'POST', '/oauth/token', {
+        host: `localhost:${port}`,
+        body: { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: demo.audience },
+      });
       expect(res.status, res.text).toBe(200);
-      const domain = await http(port, 'GET', '/v1/config/domain', { host: `localhost:${port}`, headers: { authorization: `Bearer ${res.json().access_token}` } });
+      const domain = await http(port, 'GET', '/v1/config/domain', {
+        host: `localhost:${port}`,
+        headers: { authorization: `Bearer ${res.json().access_token}` },
+      });
       expect(domain.status).toBe(404);
       expect(printed).toContain('VELLUM_MASTER_KEY is not set');
     } finally {
@@ -351,14 +441,22 @@ describe('starting on a fresh data directory (single-tenant mode)', () => {
     const tenant = JSON.parse(cli(['tenants', 'create', '--subdomain', 'demo', '--region', 'eu01'], env).stdout);
     const origin = `http://localhost:${env.VELLUM_PORT}`;
     const tokenOn = async (port: number) =>
-      (await http(port, 'POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: origin } })).json().access_token as string;
+      (
+        await http(port, 'POST', '/oauth/token', {
+          body: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: origin },
+        })
+      ).json().access_token as string;
     const first = await startServer(env);
-    const probe = await http(first.port, 'GET', '/v1/config/domain', { headers: { authorization: `Bearer ${await tokenOn(first.port)}`, 'user-agent': 'shutdown-probe' } });
+    const probe = await http(first.port, 'GET', '/v1/config/domain', {
+      headers: { authorization: `Bearer ${await tokenOn(first.port)}`, 'user-agent': 'shutdown-probe' },
+    });
     expect(probe.status).toBe(404);
     expect(await first.stop('SIGTERM')).toBe(0);
     const second = await startServer(env);
     try {
-      const events = await http(second.port, 'GET', '/v1/events?types=CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL', { headers: { authorization: `Bearer ${await tokenOn(second.port)}` } });
+      const events = await http(second.port, 'GET', '/v1/events?types=CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL', {
+        headers: { authorization: `Bearer ${await tokenOn(second.port)}` },
+      });
       expect(events.json().data.map((e: { userAgent?: string }) => e.userAgent)).toContain('shutdown-probe');
     } finally {
       await second.stop();

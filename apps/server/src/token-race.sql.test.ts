@@ -29,7 +29,13 @@ describe.each(backends)('two servers on one %s database', (_name, make, skip) =>
   beforeAll(async () => {
     if (skip) return;
     backend = make();
-    const env = { ...(await backend.env()), VELLUM_MASTER_KEY: randomBytes(32).toString('base64'), VELLUM_PLATFORM_DOMAIN: 'vellum.test', VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: 'silent' };
+    const env = {
+      ...(await backend.env()),
+      VELLUM_MASTER_KEY: randomBytes(32).toString('base64'),
+      VELLUM_PLATFORM_DOMAIN: 'vellum.test',
+      VELLUM_DEFAULT_TENANT: '',
+      VELLUM_LOG_LEVEL: 'silent',
+    };
     const config = loadConfig(env);
     const logger = createLogger('silent');
     // One after the other: the first migrates the fresh database.
@@ -39,13 +45,21 @@ describe.each(backends)('two servers on one %s database', (_name, make, skip) =>
       apps.push(await buildApp(runtime, config, logger));
     }
     const { client, clientSecret } = await (runtimes[0] as Runtime).vellum.tenants.createTenant({ subdomain: 'race', region: 'eu01' });
-    const token = await (apps[0] as FastifyInstance).inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret, audience: `https://${host}` } });
+    const token = await (apps[0] as FastifyInstance).inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret, audience: `https://${host}` },
+    });
     auth = `Bearer ${token.json().access_token}`;
     const configuration = await (apps[1] as FastifyInstance).inject({
       method: 'POST',
       url: '/v2/credentials/mobile/configurations',
       headers: { host, authorization: auth },
-      payload: { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } } },
+      payload: {
+        type: 'org.iso.18013.5.1.mDL',
+        expiresIn: { days: 30 },
+        claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
+      },
     });
     configurationId = configuration.json().id;
   });
@@ -58,7 +72,12 @@ describe.each(backends)('two servers on one %s database', (_name, make, skip) =>
   });
 
   async function offer(extra: Record<string, unknown> = {}) {
-    const res = await (apps[0] as FastifyInstance).inject({ method: 'POST', url: '/v1/openid/offers/pre-authorized', headers: { host, authorization: auth }, payload: { credentials: [configurationId], ...extra } });
+    const res = await (apps[0] as FastifyInstance).inject({
+      method: 'POST',
+      url: '/v1/openid/offers/pre-authorized',
+      headers: { host, authorization: auth },
+      payload: { credentials: [configurationId], ...extra },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const created = res.json() as { uri: string; transactionCode?: string };
     const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[GRANT]['pre-authorized_code'] as string;
@@ -78,7 +97,10 @@ describe.each(backends)('two servers on one %s database', (_name, make, skip) =>
       const { code, transactionCode } = await offer(round % 2 ? { transactionCodeConfiguration: { inputMode: 'numeric' } } : {});
       const fields = { 'pre-authorized_code': code, ...(transactionCode ? { tx_code: transactionCode } : {}) };
       const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => redeem(i, fields)));
-      expect(answers.filter((a) => a.statusCode === 200), `round ${round}`).toHaveLength(1);
+      expect(
+        answers.filter((a) => a.statusCode === 200),
+        `round ${round}`,
+      ).toHaveLength(1);
       for (const a of answers.filter((x) => x.statusCode !== 200)) expect(a.json()).toMatchObject({ error: 'invalid_grant' });
     }
   });
@@ -88,9 +110,16 @@ describe.each(backends)('two servers on one %s database', (_name, make, skip) =>
     const user = await a.inject({ method: 'POST', url: '/v1/users', headers: { host, authorization: auth }, payload: { claims: {} } });
     const userId = user.json().id as string;
     const offers = Array.from({ length: 12 }, (_, i) =>
-      a.inject({ method: 'POST', url: '/v1/openid/offers/pre-authorized', headers: { host, authorization: auth }, payload: { credentials: [configurationId], userId, claims: { [`c${i}`]: i }, claimsToPersist: [`c${i}`] } }),
+      a.inject({
+        method: 'POST',
+        url: '/v1/openid/offers/pre-authorized',
+        headers: { host, authorization: auth },
+        payload: { credentials: [configurationId], userId, claims: { [`c${i}`]: i }, claimsToPersist: [`c${i}`] },
+      }),
     );
-    const writes = Array.from({ length: 12 }, () => b.inject({ method: 'POST', url: '/v1/users', headers: { host, authorization: auth }, payload: { claims: { x: 1 } } }));
+    const writes = Array.from({ length: 12 }, () =>
+      b.inject({ method: 'POST', url: '/v1/users', headers: { host, authorization: auth }, payload: { claims: { x: 1 } } }),
+    );
     const answers = await Promise.all([...offers, ...writes]);
     for (const r of answers) expect(r.statusCode, r.body).toBeLessThan(300);
     const after = await b.inject({ method: 'GET', url: `/v1/users/${userId}`, headers: { host, authorization: auth } });

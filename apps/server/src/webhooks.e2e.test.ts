@@ -6,7 +6,15 @@
 import { createHash, createPublicKey, randomUUID } from 'node:crypto';
 import { CREDENTIAL_PROFILES } from '@vellum/core';
 import { verifyWebhookDelivery } from '@vellum/node';
-import { localhostCertificate, type LocalhostCertificate, proofJwt, type ReceivedRequest, startWebhookReceiver, walletKey, type WebhookReceiver } from '@vellum/testing';
+import {
+  localhostCertificate,
+  type LocalhostCertificate,
+  proofJwt,
+  type ReceivedRequest,
+  startWebhookReceiver,
+  walletKey,
+  type WebhookReceiver,
+} from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
 import { cli, freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
@@ -98,7 +106,8 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
     await backend?.cleanup();
   });
 
-  const api = (method: string, path: string, body?: unknown) => http(server.port, method, path, { host: HOST, headers: auth, ...(body === undefined ? {} : { body }) });
+  const api = (method: string, path: string, body?: unknown) =>
+    http(server.port, method, path, { host: HOST, headers: auth, ...(body === undefined ? {} : { body }) });
 
   async function webhook(events: string[], path: string): Promise<string> {
     const res = await api('POST', '/v1/webhooks', { events, url: receiver.url(path) });
@@ -135,7 +144,14 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
     });
     expect(issued.status, issued.text).toBe(200);
     const credential: string = issued.json().credentials[0].credential;
-    return { credential, credentialConfigurationId: configurationId, credentialProfile: CREDENTIAL_PROFILES.mso_mdoc, format: 'mso_mdoc', userId: userId as string, userClaims: claims };
+    return {
+      credential,
+      credentialConfigurationId: configurationId,
+      credentialProfile: CREDENTIAL_PROFILES.mso_mdoc,
+      format: 'mso_mdoc',
+      userId: userId as string,
+      userClaims: claims,
+    };
   }
 
   /** The issued-credential record of a user (its id is the payload's `credentialId`). */
@@ -148,7 +164,13 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
   async function deliveriesOf(webhookId: string) {
     const res = await api('GET', `/v1/webhooks/${webhookId}/deliveries?limit=1000`);
     expect(res.status, res.text).toBe(200);
-    return res.json().data as Array<{ id: string; eventId: string; eventType: string; status: string; attempts: Array<{ statusCode?: number; error?: string }> }>;
+    return res.json().data as Array<{
+      id: string;
+      eventId: string;
+      eventType: string;
+      status: string;
+      attempts: Array<{ statusCode?: number; error?: string }>;
+    }>;
   }
 
   const settled = (webhookId: string, count: number, status = 'succeeded') =>
@@ -184,7 +206,9 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
       'webhook-id': delivery?.id,
       'webhook-event-type': 'OpenIdCredentialIssued',
       'content-digest': `sha-256=:${createHash('sha256').update(fullRequest.body).digest('base64')}:`,
-      'signature-input': expect.stringMatching(/^sig1=\("@method" "@target-uri" "content-type" "content-digest" "webhook-id"\);created=\d+;keyid="[^"]+";alg="ed25519"$/),
+      'signature-input': expect.stringMatching(
+        /^sig1=\("@method" "@target-uri" "content-type" "content-digest" "webhook-id"\);created=\d+;keyid="[^"]+";alg="ed25519"$/,
+      ),
       signature: expect.stringMatching(/^sig1=:[A-Za-z0-9+/]+={0,2}:$/),
     });
     const { credential: _credential, ...withoutCredential } = payload;
@@ -192,7 +216,15 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
     expect(summaryBody.event).toEqual({ ...body.event, type: 'OpenIdCredentialIssuedSummary', payload: withoutCredential });
     expect(summaryRequest.headers['webhook-event-type']).toBe('OpenIdCredentialIssuedSummary');
     expect(await deliveriesOf(full)).toEqual([
-      { id: delivery?.id, webhookId: full, eventId: body.event.id, eventType: 'OpenIdCredentialIssued', status: 'succeeded', attempts: [{ at: expect.any(String), statusCode: 200, durationMs: expect.any(Number) }], createdAt: expect.any(String) },
+      {
+        id: delivery?.id,
+        webhookId: full,
+        eventId: body.event.id,
+        eventType: 'OpenIdCredentialIssued',
+        status: 'succeeded',
+        attempts: [{ at: expect.any(String), statusCode: 200, durationMs: expect.any(Number) }],
+        createdAt: expect.any(String),
+      },
     ]);
 
     // The public JWKS (tenant by Host, no token) and our receiver helper.
@@ -203,7 +235,13 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
       const checked = verifyWebhookDelivery({ method: r.method, url: receiver.url(r.path), headers: r.headers, body: r.body, jwks });
       expect(checked).toMatchObject({ ok: true, keyId: jwks.keys[0].kid, deliveryId: r.headers['webhook-id'] });
     }
-    const tampered = verifyWebhookDelivery({ method: 'POST', url: receiver.url('/full'), headers: fullRequest.headers, body: fullRequest.body.toString().replace('Ada', 'Eve'), jwks });
+    const tampered = verifyWebhookDelivery({
+      method: 'POST',
+      url: receiver.url('/full'),
+      headers: fullRequest.headers,
+      body: fullRequest.body.toString().replace('Ada', 'Eve'),
+      jwks,
+    });
     expect(tampered).toEqual({ ok: false, reason: 'The body does not match Content-Digest' });
   });
 
@@ -222,7 +260,11 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
     };
     const headers = request.headers as Record<string, string | string[]>;
     const message = { method: request.method, url: receiver.url('/library'), headers };
-    const config = { keyLookup, requiredFields: ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'], requiredParams: ['created', 'keyid', 'alg'] };
+    const config = {
+      keyLookup,
+      requiredFields: ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'],
+      requiredParams: ['created', 'keyid', 'alg'],
+    };
     expect(await lib.httpbis.verifyMessage(config, message)).toBe(true);
     expect(await lib.httpbis.verifyMessage(config, { ...message, headers: { ...headers, 'webhook-id': randomUUID() } })).toBe(false);
     await settled(hook, 1);
@@ -303,6 +345,9 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
     const [delivery] = await settled(hook, 1);
     const after = receiver.requests.filter((r) => r.path === '/crash' && idOf(r) === delivery?.id);
     expect(after.length).toBeGreaterThanOrEqual(1);
-    expect(JSON.parse(after[after.length - 1]?.body.toString('utf8') ?? '{}').event.payload).toEqual({ ...issued, credentialId: await recordOf(issued.userId) });
+    expect(JSON.parse(after[after.length - 1]?.body.toString('utf8') ?? '{}').event.payload).toEqual({
+      ...issued,
+      credentialId: await recordOf(issued.userId),
+    });
   });
 });

@@ -82,7 +82,12 @@ export interface HttpAnswer {
 }
 
 /** One HTTP request over loopback, with full control of the Host header. */
-export function http(port: number, method: string, path: string, options: { host?: string; headers?: Record<string, string>; body?: unknown; raw?: string } = {}): Promise<HttpAnswer> {
+export function http(
+  port: number,
+  method: string,
+  path: string,
+  options: { host?: string; headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+): Promise<HttpAnswer> {
   const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const headers: Record<string, string> = { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
   if (options.host) headers.host = options.host;

@@ -42,7 +42,12 @@ import { createClaimSourceClient } from './claim-sources/fetch.ts';
 import { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
 import type { RateLimitSettings } from './rate-limits/model.ts';
 import { createUserService, type UserService } from './users/service.ts';
-import { type AuthenticationProviderService, createAuthenticationProviderService, createOpenIdSettingsService, type OpenIdSettingsService } from './authentication/service.ts';
+import {
+  type AuthenticationProviderService,
+  createAuthenticationProviderService,
+  createOpenIdSettingsService,
+  type OpenIdSettingsService,
+} from './authentication/service.ts';
 import { type ClaimSourceService, createClaimSourceService } from './claim-sources/service.ts';
 import { createWalletClientService, type WalletClientService } from './oauth-clients/service.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
@@ -215,7 +220,17 @@ export function createVellum(deps: VellumDeps): Vellum {
   const chains = createIssuingChains({ store, clock, ids, keys, x509, ...(deps.mdocSignerCacheMs !== undefined ? { cacheMs: deps.mdocSignerCacheMs } : {}) });
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
-  const statusLists = createStatusListService({ store, clock, ids, events: recorder, chains, tokens: deps.statusListTokens, tokenStatusLists: deps.tokenStatusLists, revocationLists: deps.revocationLists, domainEvents });
+  const statusLists = createStatusListService({
+    store,
+    clock,
+    ids,
+    events: recorder,
+    chains,
+    tokens: deps.statusListTokens,
+    tokenStatusLists: deps.tokenStatusLists,
+    revocationLists: deps.revocationLists,
+    domainEvents,
+  });
   const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains, statusLists });
   const formats = createFormatRegistry([
     createMdocFormat({ issuance: mdocIssuance }),
@@ -229,7 +244,14 @@ export function createVellum(deps: VellumDeps): Vellum {
   const adminTokenLimiter = limits && createAdminTokenLimiter(limits);
   const txCodeLimiter = limits && createTxCodeLimiter(limits);
   const tenants = createTenantAdmin({ store, clock, ids, hasher });
-  const dpop = createDpop({ store, clock, digests: deps.digests, verifier: deps.jwtProofs, nonces: deps.nonceCodec, ...(deps.dpopNonceRequired !== undefined ? { requireNonce: deps.dpopNonceRequired } : {}) });
+  const dpop = createDpop({
+    store,
+    clock,
+    digests: deps.digests,
+    verifier: deps.jwtProofs,
+    nonces: deps.nonceCodec,
+    ...(deps.dpopNonceRequired !== undefined ? { requireNonce: deps.dpopNonceRequired } : {}),
+  });
   const jwtProofs = deps.jwtProofs;
   return {
     dpop,
@@ -294,7 +316,15 @@ export function createVellum(deps: VellumDeps): Vellum {
     }),
     issuedCredentials: createIssuedCredentialService({ store, events: recorder }),
     recorder,
-    adminAuth: createAdminAuth({ store, hasher, tokens, addressing, tokenTtlSeconds: deps.adminTokenTtlSeconds, events: recorder, ...(adminTokenLimiter ? { limiter: adminTokenLimiter } : {}) }),
+    adminAuth: createAdminAuth({
+      store,
+      hasher,
+      tokens,
+      addressing,
+      tokenTtlSeconds: deps.adminTokenTtlSeconds,
+      events: recorder,
+      ...(adminTokenLimiter ? { limiter: adminTokenLimiter } : {}),
+    }),
     customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: deps.platformDomain }),
     dids: createDidService({ store, clock, keys: deps.keys, events: recorder, addressing }),
     didConfiguration: createDidConfigurationService({ store, clock, addressing, signer: deps.linkedDataSigner }),

@@ -322,7 +322,13 @@ export {
   makeTransactionCode,
   MAX_OFFER_TTL_SECONDS,
 } from './offers/rules.ts';
-export type { AuthorizationCodeOfferInput, CheckedAuthorizationCodeOffer, CheckedPreAuthorizedOffer, PreAuthorizedOfferInput, TransactionCodeConfiguration } from './offers/rules.ts';
+export type {
+  AuthorizationCodeOfferInput,
+  CheckedAuthorizationCodeOffer,
+  CheckedPreAuthorizedOffer,
+  PreAuthorizedOfferInput,
+  TransactionCodeConfiguration,
+} from './offers/rules.ts';
 export { buildCredentialOffer, OFFER_SCHEME, offerUriByReference, offerUriByValue, PRE_AUTHORIZED_CODE_GRANT } from './offers/uri.ts';
 export type { CredentialOffer, OfferGrant, TxCodeDescription } from './offers/uri.ts';
 export { createOfferService, OFFERS_PATH } from './offers/service.ts';
@@ -350,7 +356,14 @@ export type { AuthorizationAdvance, AuthorizationRecord, AuthorizationRepository
 export type { IdentityProvider, ProviderSettings, ProviderFailure, SessionTokens } from './authentication/ports.ts';
 export type { OutboundFetch, OutboundResponse, SecretBox } from './ports.ts';
 export { PROVIDER_AUTH_METHODS } from './authentication/model.ts';
-export type { AuthenticationProvider, AuthenticationProviderRepository, InteractionHook, OpenIdSettings, OpenIdSettingsRepository, ProviderAuthMethod } from './authentication/model.ts';
+export type {
+  AuthenticationProvider,
+  AuthenticationProviderRepository,
+  InteractionHook,
+  OpenIdSettings,
+  OpenIdSettingsRepository,
+  ProviderAuthMethod,
+} from './authentication/model.ts';
 export { checkOpenIdSettingsInput, checkProviderInput, DEFAULT_PROVIDER_SCOPE, HOOK_TIMEOUT, RESERVED_PROVIDER_PARAMETERS } from './authentication/rules.ts';
 export type { CheckedInteractionHook, CheckedProvider, ProviderInput } from './authentication/rules.ts';
 export {
@@ -419,10 +432,33 @@ export type {
   StatusListRepository,
   StoredStatusToken,
 } from './status-lists/model.ts';
-export type { RevocationListInput, RevocationListSigner, StatusListTokenInput, StatusListTokenSigner, TokenStatusListInput, TokenStatusListSigner } from './status-lists/ports.ts';
+export type {
+  RevocationListInput,
+  RevocationListSigner,
+  StatusListTokenInput,
+  StatusListTokenSigner,
+  TokenStatusListInput,
+  TokenStatusListSigner,
+} from './status-lists/ports.ts';
 export { REFERENCED_LIST_FORMS } from './status-lists/model.ts';
 export type { ReferencedListForm } from './status-lists/model.ts';
-export { createStatusListService, DEFAULT_STATUS_LIST_SETTINGS, REFERENCED_LIST_MEDIA_TYPES, REFERENCED_LIST_PATHS, REVOCATION_PROFILES, STATUS_LIST_MEDIA_TYPES, STATUS_LIST_PATHS } from './status-lists/service.ts';
-export type { MdocStatusAllocation, ReferencedStatusAllocation, RevocationProfile, StatusListConfigurationInput, StatusListConfigurationView, StatusListDeps, StatusListService } from './status-lists/service.ts';
+export {
+  createStatusListService,
+  DEFAULT_STATUS_LIST_SETTINGS,
+  REFERENCED_LIST_MEDIA_TYPES,
+  REFERENCED_LIST_PATHS,
+  REVOCATION_PROFILES,
+  STATUS_LIST_MEDIA_TYPES,
+  STATUS_LIST_PATHS,
+} from './status-lists/service.ts';
+export type {
+  MdocStatusAllocation,
+  ReferencedStatusAllocation,
+  RevocationProfile,
+  StatusListConfigurationInput,
+  StatusListConfigurationView,
+  StatusListDeps,
+  StatusListService,
+} from './status-lists/service.ts';
 export { packStatuses } from './status-lists/bits.ts';
 export { shuffledIndex, shuffleKeyWords } from './status-lists/shuffle.ts';

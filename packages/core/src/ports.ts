@@ -34,7 +34,15 @@ export type { CustomDomainRepository, DnsResolver, TxtLookup } from './custom-do
 export type { DidRepository, DidStamp } from './dids/ports.ts';
 export type { EventRepository } from './events/ports.ts';
 export { JWE_ENCRYPTION_ALGORITHMS } from './issuance/ports.ts';
-export type { CredentialEncryption, IssuedCredentialRepository, JweEncryption, KeyProofVerification, ProofVerifier, ResponseEncryptionParameters, VerifiedKeyProof } from './issuance/ports.ts';
+export type {
+  CredentialEncryption,
+  IssuedCredentialRepository,
+  JweEncryption,
+  KeyProofVerification,
+  ProofVerifier,
+  ResponseEncryptionParameters,
+  VerifiedKeyProof,
+} from './issuance/ports.ts';
 export type { KeyManager, KeyRepository, PlatformKeyRecord, PlatformKeyRepository, TenantSigningKeyRecord, TenantSigningKeyRepository } from './keys/ports.ts';
 export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaRepository, X509Authority } from './mdoc-pki/ports.ts';
 export type { WalletClientRepository } from './oauth-clients/model.ts';
@@ -42,7 +50,22 @@ export type { AuthorizationRepository } from './oauth/authorization-model.ts';
 export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletTokens } from './oauth/ports.ts';
 export type { OfferRepository } from './offers/ports.ts';
 export type { RateLimitRepository } from './rate-limits/ports.ts';
-export type { Clock, CredentialIssuedEvent, CredentialStatusUpdatedEvent, Digests, DomainEvent, DomainEventSink, HttpClient, Ids, OutboundFetch, OutboundRequest, OutboundResponse, OutboundResult, SecretBox, SecretHasher } from './shared/ports.ts';
+export type {
+  Clock,
+  CredentialIssuedEvent,
+  CredentialStatusUpdatedEvent,
+  Digests,
+  DomainEvent,
+  DomainEventSink,
+  HttpClient,
+  Ids,
+  OutboundFetch,
+  OutboundRequest,
+  OutboundResponse,
+  OutboundResult,
+  SecretBox,
+  SecretHasher,
+} from './shared/ports.ts';
 export type { StatusListConfigurationRepository, StatusListRepository } from './status-lists/model.ts';
 export type { ClientRepository, TenantRepository, TokenSigner } from './tenancy/ports.ts';
 export type { UserRepository } from './users/ports.ts';

@@ -13,7 +13,14 @@ const unused = (what: string) => () => Promise.reject(new Error(`${what} is not 
  * signers and stores refuse to be used.
  */
 export function formatsForMetadata(): FormatRegistry {
-  const store = new Proxy({}, { get: () => { throw new Error('The store is not used by this test'); } }) as Store;
+  const store = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('The store is not used by this test');
+      },
+    },
+  ) as Store;
   const ids = { uuid: () => crypto.randomUUID(), token: () => '', bytes: (n: number) => new Uint8Array(n) };
   return createFormatRegistry([
     createMdocFormat({ issuance: { issue: unused('mDoc issuance') } }),

@@ -30,7 +30,31 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = fakeSessionTokens(clock);
   const secretBox = fakeSecretBox();
-  const vellum = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, ...signers, x509, digests, walletTokens, proofVerifier, jwtProofs, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', defaultTenant: 'demo', adminTokenTtlSeconds: 3600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+  const vellum = createVellum({
+    identityProvider,
+    sessionTokens,
+    secretBox,
+    store,
+    clock,
+    ids,
+    hasher,
+    tokens,
+    dns,
+    keys,
+    ...signers,
+    x509,
+    digests,
+    walletTokens,
+    proofVerifier,
+    jwtProofs,
+    credentialEncryption,
+    nonceCodec,
+    platformDomain: PLATFORM,
+    publicUrl: 'http://localhost:3000',
+    defaultTenant: 'demo',
+    adminTokenTtlSeconds: 3600,
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+  });
   return {
     store,
     clock,

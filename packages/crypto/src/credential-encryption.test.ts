@@ -7,7 +7,6 @@ import { loadCredentialEncryption, REQUEST_ENCRYPTION_SEED_NAME } from './creden
 import { createSealer } from './sealer.ts';
 import { memoryKeys } from '../test/platform-keys.ts';
 
-
 const clock: Clock = { now: () => new Date('2026-05-01T12:00:00Z') };
 
 async function setup() {
@@ -88,11 +87,16 @@ describe('credential request encryption: a per-tenant P-256 key derived from one
     const [jwk] = await encryption.requestEncryptionKeys('tenant-a');
     const key = await importJWK(jwk as never, 'ECDH-ES');
     for (const enc of ['A128GCM', 'A256GCM']) {
-      const jwe = await new CompactEncrypt(new TextEncoder().encode('{"credential_configuration_id":"x"}')).setProtectedHeader({ alg: 'ECDH-ES', enc, kid: jwk?.kid as string }).encrypt(key);
+      const jwe = await new CompactEncrypt(new TextEncoder().encode('{"credential_configuration_id":"x"}'))
+        .setProtectedHeader({ alg: 'ECDH-ES', enc, kid: jwk?.kid as string })
+        .encrypt(key);
       expect(await encryption.decryptRequest('tenant-a', jwe)).toEqual({ ok: true, plaintext: '{"credential_configuration_id":"x"}' });
     }
     // And one made by the independent implementation, without a kid.
-    expect(await encryption.decryptRequest('tenant-a', encryptJwe('{"a":1}', { ...jwk, kid: undefined }, 'A256GCM'))).toEqual({ ok: true, plaintext: '{"a":1}' });
+    expect(await encryption.decryptRequest('tenant-a', encryptJwe('{"a":1}', { ...jwk, kid: undefined }, 'A256GCM'))).toEqual({
+      ok: true,
+      plaintext: '{"a":1}',
+    });
   });
 
   it('refuses a request encrypted to another tenant’s key, another kid, other algorithms, zip, and garbage — without throwing', async () => {

@@ -57,7 +57,11 @@ async function loadSeed(options: LoadCredentialEncryptionOptions): Promise<Uint8
   // The seed is sealed like every private key, bound to its record name; racing servers keep one.
   const record =
     (await keys.get(REQUEST_ENCRYPTION_SEED_NAME)) ??
-    (await keys.insertIfAbsent({ name: REQUEST_ENCRYPTION_SEED_NAME, sealed: sealer.seal(randomBytes(SEED_BYTES), REQUEST_ENCRYPTION_SEED_NAME), createdAt: clock.now().toISOString() }));
+    (await keys.insertIfAbsent({
+      name: REQUEST_ENCRYPTION_SEED_NAME,
+      sealed: sealer.seal(randomBytes(SEED_BYTES), REQUEST_ENCRYPTION_SEED_NAME),
+      createdAt: clock.now().toISOString(),
+    }));
   const seed = sealer.open(record.sealed, REQUEST_ENCRYPTION_SEED_NAME);
   if (seed.length !== SEED_BYTES) throw new Error(`The platform key ${REQUEST_ENCRYPTION_SEED_NAME} is not ${SEED_BYTES} bytes after decryption`);
   return seed;
@@ -114,7 +118,10 @@ export async function loadCredentialEncryption(options: LoadCredentialEncryption
       if (header.kid !== undefined && header.kid !== key.kid) return { ok: false, reason: 'The request is encrypted to a key this issuer does not publish' };
       if (header.zip !== undefined) return { ok: false, reason: 'Compressed requests (zip) are not supported' };
       try {
-        const { plaintext } = await compactDecrypt(jwe, key.privateKey, { keyManagementAlgorithms: [KEY_ALG], contentEncryptionAlgorithms: [...JWE_ENCRYPTION_ALGORITHMS] });
+        const { plaintext } = await compactDecrypt(jwe, key.privateKey, {
+          keyManagementAlgorithms: [KEY_ALG],
+          contentEncryptionAlgorithms: [...JWE_ENCRYPTION_ALGORITHMS],
+        });
         return { ok: true, plaintext: new TextDecoder('utf-8', { fatal: true }).decode(plaintext) };
       } catch {
         return { ok: false, reason: 'The request could not be decrypted with this issuer’s key' };
@@ -122,7 +129,8 @@ export async function loadCredentialEncryption(options: LoadCredentialEncryption
     },
 
     async responseEncrypter({ jwk, alg, enc }) {
-      const problem = walletKeyProblem(jwk) ?? (alg !== KEY_ALG || !encryptions.has(enc) ? `Only ${KEY_ALG} with ${JWE_ENCRYPTION_ALGORITHMS.join(' or ')}` : undefined);
+      const problem =
+        walletKeyProblem(jwk) ?? (alg !== KEY_ALG || !encryptions.has(enc) ? `Only ${KEY_ALG} with ${JWE_ENCRYPTION_ALGORITHMS.join(' or ')}` : undefined);
       if (problem !== undefined) return { ok: false, reason: problem };
       const { kid, use: _use, alg: _alg, key_ops: _ops, ...material } = jwk;
       let key: CryptoKey;

@@ -31,7 +31,7 @@ describe('createScryptHasher', () => {
     expect(await hasher.verify('s3cret', hash)).toBe(true);
   });
 
-  it('returns false, never throws, for malformed hashes (including the core\'s scrypt$unknown)', async () => {
+  it("returns false, never throws, for malformed hashes (including the core's scrypt$unknown)", async () => {
     const good = await hasher.hash('s3cret');
     const [, n, r, p, salt, key] = good.split('$');
     const malformed = [

@@ -24,7 +24,14 @@ export { createCsr } from './x509/certificates.ts';
 /** Creates an IACA's CRL (DER) listing revoked document signers. */
 export { createCrl } from './x509/certificates.ts';
 export { DOCUMENT_SIGNER_MAX_VALIDITY_DAYS, IACA_MAX_VALIDITY_YEARS, MDL_DOCUMENT_SIGNER_EKU } from './x509/certificates.ts';
-export type { CreateCrlInput, CreateCsrInput, CreateDocumentSignerCertificateInput, CreateIacaCertificateInput, EncodedCertificate, RevokedCertificate } from './x509/certificates.ts';
+export type {
+  CreateCrlInput,
+  CreateCsrInput,
+  CreateDocumentSignerCertificateInput,
+  CreateIacaCertificateInput,
+  EncodedCertificate,
+  RevokedCertificate,
+} from './x509/certificates.ts';
 /** Reads a PEM or DER certificate into the fields Vellum shows and checks. */
 export { parseCertificate } from './x509/parse.ts';
 /** Tells whether one certificate was issued (and signed) by another. */

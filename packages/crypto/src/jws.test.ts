@@ -25,7 +25,10 @@ const good = (privateKey: KeyObject, header: Record<string, unknown>, payload: u
 
 describe('verifyCompactJws (RFC 7515 §7.1 compact serialization, RFC 7518 §3.4 ES256, RFC 8037 §3.1 EdDSA)', () => {
   it('verifies tokens jose signed, returning the header and the payload bytes', async () => {
-    for (const [alg, pair] of [['ES256', es], ['EdDSA', ed]] as const) {
+    for (const [alg, pair] of [
+      ['ES256', es],
+      ['EdDSA', ed],
+    ] as const) {
       const token = await new CompactSign(new TextEncoder().encode('{"hello":"world"}')).setProtectedHeader({ alg, typ: 'test+jwt' }).sign(pair.privateKey);
       const result = verifyCompactJws(token, pair.publicKey, BOTH);
       expect(result?.header, alg).toEqual({ alg, typ: 'test+jwt' });
@@ -92,7 +95,9 @@ describe('verifyCompactJws (RFC 7515 §7.1 compact serialization, RFC 7518 §3.4
 
   it('refuses ES256 with a key on another curve (P-384), and symmetric keys', () => {
     const token = good(p384.privateKey, { alg: 'ES256' });
-    expect(verify('sha256', Buffer.from(token.split('.').slice(0, 2).join('.')), { key: p384.publicKey, dsaEncoding: 'ieee-p1363' }, fromRaw(token.split('.')[2]))).toBe(true);
+    expect(
+      verify('sha256', Buffer.from(token.split('.').slice(0, 2).join('.')), { key: p384.publicKey, dsaEncoding: 'ieee-p1363' }, fromRaw(token.split('.')[2])),
+    ).toBe(true);
     expect(verifyCompactJws(token, p384.publicKey, BOTH)).toBeUndefined();
     expect(verifyCompactJws(good(es.privateKey, { alg: 'ES256' }), p384.publicKey, BOTH)).toBeUndefined();
   });
@@ -139,7 +144,15 @@ describe('verifyCompactJws (RFC 7515 §7.1 compact serialization, RFC 7518 §3.4
   });
 
   it('refuses a header that is not a JSON object, and never throws on junk', () => {
-    for (const header of [b64(['ES256']), b64('"ES256"'), b64('null'), b64('1'), b64('{"alg":"ES256"'), '', Buffer.from([0x7b, 0xff, 0x7d]).toString('base64url')]) {
+    for (const header of [
+      b64(['ES256']),
+      b64('"ES256"'),
+      b64('null'),
+      b64('1'),
+      b64('{"alg":"ES256"'),
+      '',
+      Buffer.from([0x7b, 0xff, 0x7d]).toString('base64url'),
+    ]) {
       const token = rawToken(header, b64({ sub: 'x' }), es.privateKey);
       expect(verifyCompactJws(token, es.publicKey, BOTH), header).toBeUndefined();
       expect(decodeJwsHeader(token), header).toBeUndefined();

@@ -125,7 +125,8 @@ export function signCompactJws(header: Record<string, unknown>, payload: Record<
   if (header.alg !== undefined && header.alg !== alg) throw new TypeError(`The header's alg does not match the ${alg} key`);
   // verifyCompactJws refuses these, so a token carrying them would never verify.
   if (Object.hasOwn(header, 'crit') || Object.hasOwn(header, 'b64')) throw new TypeError('The header may not carry crit or b64');
-  const bytes = payload instanceof Uint8Array ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength) : Buffer.from(JSON.stringify(payload), 'utf8');
+  const bytes =
+    payload instanceof Uint8Array ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength) : Buffer.from(JSON.stringify(payload), 'utf8');
   const signingInput = `${Buffer.from(JSON.stringify({ alg, ...header }), 'utf8').toString('base64url')}.${bytes.toString('base64url')}`;
   const data = Buffer.from(signingInput, 'latin1');
   const signature = alg === 'ES256' ? signEs256(data, privateKey) : cryptoSign(null, data, privateKey);

@@ -22,12 +22,12 @@ const verifier = createJwtProofVerifier();
 const BOTH = ['ES256', 'EdDSA'] as const;
 const claims = { iss: 'wallet-provider', sub: 'client-1', iat: 1_780_000_000 };
 
-const SIGNATURE = 'The JWT\'s signature does not verify';
+const SIGNATURE = "The JWT's signature does not verify";
 const EXPIRED = 'A certificate in x5c has expired or is not yet valid';
-const UNTRUSTED = 'The attestation\'s certificate chain does not lead to a trusted root';
+const UNTRUSTED = "The attestation's certificate chain does not lead to a trusted root";
 const NOT_CA = 'A certificate in x5c that issues another is not a CA certificate';
 const BROKEN = 'A certificate in x5c is not issued by the one after it';
-const NOT_BASE64 = 'The JWT\'s x5c holds something that is not a base64 certificate';
+const NOT_BASE64 = "The JWT's x5c holds something that is not a base64 certificate";
 
 /** The same token with one character of its signature changed (to another base64url character). */
 function tamperSignature(jwt: string): string {
@@ -59,7 +59,7 @@ describe('verifySelfSigned (RFC 9449 §4.2: a jwk header)', () => {
     });
   });
 
-  it('verifies an EdDSA JWT with an Ed25519 jwk, with jose\'s thumbprint', async () => {
+  it("verifies an EdDSA JWT with an Ed25519 jwk, with jose's thumbprint", async () => {
     const { jwt, jwk } = await selfSigned('EdDSA');
     const result = await verifier.verifySelfSigned(jwt, BOTH);
     expect(result).toEqual({
@@ -76,21 +76,21 @@ describe('verifySelfSigned (RFC 9449 §4.2: a jwk header)', () => {
     const jwk = await exportJWK(privateKey);
     expect(jwk.d).toBeTypeOf('string');
     const jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', jwk }).sign(privateKey);
-    expect(await verifier.verifySelfSigned(jwt, BOTH)).toEqual({ ok: false, reason: 'The JWT\'s jwk holds private key material' });
+    expect(await verifier.verifySelfSigned(jwt, BOTH)).toEqual({ ok: false, reason: "The JWT's jwk holds private key material" });
   });
 
   it('refuses an alg the caller does not allow, though the key and signature are good', async () => {
     const { jwt } = await selfSigned('EdDSA');
-    expect(await verifier.verifySelfSigned(jwt, ['ES256'])).toEqual({ ok: false, reason: 'The JWT\'s alg must be one of ES256' });
+    expect(await verifier.verifySelfSigned(jwt, ['ES256'])).toEqual({ ok: false, reason: "The JWT's alg must be one of ES256" });
     expect((await verifier.verifySelfSigned(jwt, ['EdDSA'])).ok).toBe(true);
   });
 
-  it('refuses a header alg that does not match the jwk\'s key type', async () => {
+  it("refuses a header alg that does not match the jwk's key type", async () => {
     const keys = generateKeyPairSync('ed25519');
     const jwk = keys.publicKey.export({ format: 'jwk' });
     const input = `${Buffer.from(JSON.stringify({ alg: 'ES256', jwk })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     const jwt = `${input}.${sign(null, Buffer.from(input), keys.privateKey).toString('base64url')}`;
-    expect(await verifier.verifySelfSigned(jwt, BOTH)).toEqual({ ok: false, reason: 'The JWT\'s key cannot be used with ES256' });
+    expect(await verifier.verifySelfSigned(jwt, BOTH)).toEqual({ ok: false, reason: "The JWT's key cannot be used with ES256" });
   });
 
   it('refuses a tampered signature and a tampered payload', async () => {
@@ -111,10 +111,13 @@ describe('verifySelfSigned (RFC 9449 §4.2: a jwk header)', () => {
 
     const rsa = await generateKeyPair('RS256', { extractable: true });
     const rsaJwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', jwk: await exportJWK(rsa.publicKey) }).sign(rsa.privateKey);
-    expect(await verifier.verifySelfSigned(rsaJwt, [...BOTH, 'RS256'])).toEqual({ ok: false, reason: 'The JWT\'s jwk must be a P-256 (EC) or Ed25519 (OKP) public key' });
+    expect(await verifier.verifySelfSigned(rsaJwt, [...BOTH, 'RS256'])).toEqual({
+      ok: false,
+      reason: "The JWT's jwk must be a P-256 (EC) or Ed25519 (OKP) public key",
+    });
 
     const array = await new CompactSign(Buffer.from('[1,2]')).setProtectedHeader({ alg: 'ES256', jwk }).sign(privateKey);
-    expect(await verifier.verifySelfSigned(array, BOTH)).toEqual({ ok: false, reason: 'The JWT\'s payload is not a JSON object' });
+    expect(await verifier.verifySelfSigned(array, BOTH)).toEqual({ ok: false, reason: "The JWT's payload is not a JSON object" });
   });
 
   it('refuses a JWT longer than 32 KB before looking at it', async () => {
@@ -152,7 +155,7 @@ describe('verifySelfSigned (RFC 9449 §4.2: a jwk header)', () => {
 });
 
 describe('thumbprint (RFC 7638, SHA-256)', () => {
-  it('agrees with jose for P-256 and Ed25519 public keys, ignoring members that are not the key\'s', async () => {
+  it("agrees with jose for P-256 and Ed25519 public keys, ignoring members that are not the key's", async () => {
     for (const alg of BOTH) {
       const { jwk } = await selfSigned(alg);
       expect(verifier.thumbprint({ ...jwk, kid: 'x', alg }), alg).toBe(await calculateJwkThumbprint(jwk, 'sha256'));
@@ -174,7 +177,7 @@ describe('thumbprint (RFC 7638, SHA-256)', () => {
   });
 });
 
-describe('verifyWithKey (an attestation\'s proof of possession, signed by its cnf.jwk)', () => {
+describe("verifyWithKey (an attestation's proof of possession, signed by its cnf.jwk)", () => {
   it('verifies with the given key and refuses the same JWT under another key', async () => {
     for (const alg of BOTH) {
       const signer = await generateKeyPair(alg, { extractable: true });
@@ -197,8 +200,8 @@ describe('verifyWithKey (an attestation\'s proof of possession, signed by its cn
     expect(await verifier.verifyWithKey(jwt, await exportJWK((await generateKeyPair('RS256')).publicKey), BOTH)).toEqual({ ok: false, reason: unusable });
     expect(await verifier.verifyWithKey(jwt, 'not a jwk', BOTH)).toEqual({ ok: false, reason: unusable });
     const ed = await exportJWK((await generateKeyPair('EdDSA')).publicKey);
-    expect(await verifier.verifyWithKey(jwt, ed, BOTH)).toEqual({ ok: false, reason: 'The JWT\'s key cannot be used with ES256' });
-    expect(await verifier.verifyWithKey(jwt, await exportJWK(publicKey), ['EdDSA'])).toEqual({ ok: false, reason: 'The JWT\'s alg must be one of EdDSA' });
+    expect(await verifier.verifyWithKey(jwt, ed, BOTH)).toEqual({ ok: false, reason: "The JWT's key cannot be used with ES256" });
+    expect(await verifier.verifyWithKey(jwt, await exportJWK(publicKey), ['EdDSA'])).toEqual({ ok: false, reason: "The JWT's alg must be one of EdDSA" });
   });
 });
 
@@ -241,7 +244,10 @@ async function issue(options: {
   const issuer = options.issuer;
   const extensions: Extension[] = [
     new BasicConstraintsExtension(options.ca, undefined, true),
-    new KeyUsagesExtension(options.ca || options.keyCertSignWithoutCa ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign : KeyUsageFlags.digitalSignature, true),
+    new KeyUsagesExtension(
+      options.ca || options.keyCertSignWithoutCa ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign : KeyUsageFlags.digitalSignature,
+      true,
+    ),
     await SubjectKeyIdentifierExtension.create(keys.publicKey, false, x509Crypto),
   ];
   if (issuer && options.authorityKeyId !== false) extensions.push(await AuthorityKeyIdentifierExtension.create(issuer.keys.publicKey, false, x509Crypto));
@@ -277,7 +283,7 @@ beforeAll(async () => {
   const root = await issue({ name: 'Wallet Provider Root', ca: true });
   const intermediate = await issue({ name: 'Wallet Provider CA', issuer: root, ca: true });
   const leaf = await issue({ name: 'Wallet Attestation Signer', issuer: intermediate, ca: false });
-  const otherRoot = await issue({ name: 'Someone Else\'s Root', ca: true });
+  const otherRoot = await issue({ name: "Someone Else's Root", ca: true });
   pki = { root, intermediate, leaf, otherRoot };
 });
 
@@ -312,18 +318,24 @@ describe('verifyWithX5c (RFC 7515 §4.1.6 chains to configured roots)', () => {
     const edLeaf = await issue({ name: 'Ed25519 Signer', issuer: root, ca: false, keys: edKeys });
     const edJwt = await attestation(edLeaf, [b64(edLeaf)], 'EdDSA');
     expect((await verifier.verifyWithX5c(edJwt, [pem(root)], BOTH, AT)).ok).toBe(true);
-    expect(await verifier.verifyWithX5c(edJwt, [pem(root)], ['ES256'], AT)).toEqual({ ok: false, reason: 'The JWT\'s alg must be one of ES256' });
+    expect(await verifier.verifyWithX5c(edJwt, [pem(root)], ['ES256'], AT)).toEqual({ ok: false, reason: "The JWT's alg must be one of ES256" });
   });
 
   it('refuses a chain whose root is not configured, even when x5c carries that (self-signed) root', async () => {
     const { root, intermediate, leaf, otherRoot } = pki;
-    for (const x5c of [[b64(leaf), b64(intermediate)], [b64(leaf), b64(intermediate), b64(root)]]) {
-      expect(await verifier.verifyWithX5c(await attestation(leaf, x5c), [pem(otherRoot)], BOTH, AT), String(x5c.length)).toEqual({ ok: false, reason: UNTRUSTED });
+    for (const x5c of [
+      [b64(leaf), b64(intermediate)],
+      [b64(leaf), b64(intermediate), b64(root)],
+    ]) {
+      expect(await verifier.verifyWithX5c(await attestation(leaf, x5c), [pem(otherRoot)], BOTH, AT), String(x5c.length)).toEqual({
+        ok: false,
+        reason: UNTRUSTED,
+      });
       expect(await verifier.verifyWithX5c(await attestation(leaf, x5c), [], BOTH, AT), String(x5c.length)).toEqual({ ok: false, reason: UNTRUSTED });
     }
   });
 
-  it('refuses a chain ending under an impostor root with the trusted root\'s name but another key', async () => {
+  it("refuses a chain ending under an impostor root with the trusted root's name but another key", async () => {
     const { root } = pki;
     const impostor = await issue({ name: root.name, ca: true });
     // No authority key identifier, so only the signature tells the two roots apart.
@@ -381,11 +393,17 @@ describe('verifyWithX5c (RFC 7515 §4.1.6 chains to configured roots)', () => {
     // Same issuer name as the intermediate and no key identifier, but signed by another key.
     const stranger = (await subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
     const forged = await issue({ name: 'Forged Signer', issuer: intermediate, forgeWith: stranger.privateKey, ca: false, authorityKeyId: false });
-    expect(await verifier.verifyWithX5c(await attestation(forged, [b64(forged), b64(intermediate)]), [pem(root)], BOTH, AT)).toEqual({ ok: false, reason: BROKEN });
+    expect(await verifier.verifyWithX5c(await attestation(forged, [b64(forged), b64(intermediate)]), [pem(root)], BOTH, AT)).toEqual({
+      ok: false,
+      reason: BROKEN,
+    });
 
     // Signed by the intermediate's key, but naming another issuer: the names must chain too.
     const misnamed = await issue({ name: 'Misnamed Signer', issuer: intermediate, issuerName: 'Some Other CA', ca: false, authorityKeyId: false });
-    expect(await verifier.verifyWithX5c(await attestation(misnamed, [b64(misnamed), b64(intermediate)]), [pem(root)], BOTH, AT)).toEqual({ ok: false, reason: BROKEN });
+    expect(await verifier.verifyWithX5c(await attestation(misnamed, [b64(misnamed), b64(intermediate)]), [pem(root)], BOTH, AT)).toEqual({
+      ok: false,
+      reason: BROKEN,
+    });
   });
 
   it('refuses an x5c that is not a non-empty array of base64 DER certificates, or holds more than 10', async () => {
@@ -407,7 +425,7 @@ describe('verifyWithX5c (RFC 7515 §4.1.6 chains to configured roots)', () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
     const stray = `${paddedBase64.slice(0, last)}${alphabet[alphabet.indexOf(paddedBase64[last] as string) + 1]}${paddedBase64.slice(last + 1)}`;
     expect(Buffer.from(stray, 'base64').equals(Buffer.from(padded.certificate.rawData))).toBe(true);
-    const notArray = 'The JWT\'s x5c header must be a non-empty array of certificates';
+    const notArray = "The JWT's x5c header must be a non-empty array of certificates";
     const cases: [Issued, unknown, string][] = [
       [leaf, undefined, notArray],
       [leaf, b64(leaf), notArray],
@@ -421,25 +439,33 @@ describe('verifyWithX5c (RFC 7515 §4.1.6 chains to configured roots)', () => {
       [leaf, [b64(leaf), '!!!!'], NOT_BASE64],
       [leaf, [b64(leaf), 'AAAA'], NOT_BASE64],
       [leaf, [b64(leaf), 42], NOT_BASE64],
-      [leaf, [b64(leaf), ...Array.from({ length: 10 }, () => b64(intermediate))], 'The JWT\'s x5c header may hold at most 10 certificates'],
+      [leaf, [b64(leaf), ...Array.from({ length: 10 }, () => b64(intermediate))], "The JWT's x5c header may hold at most 10 certificates"],
     ];
     for (const [signer, x5c, reason] of cases) {
       const jwt = await attestation(signer, x5c);
       expect(await verifier.verifyWithX5c(jwt, [pem(root)], BOTH, AT), JSON.stringify(x5c)?.slice(0, 40)).toEqual({ ok: false, reason });
     }
     // Spelled properly, the same certificates make a good chain.
-    for (const signer of [padded, urlUnsafe]) expect((await verifier.verifyWithX5c(await attestation(signer, [b64(signer), b64(intermediate)]), [pem(root)], BOTH, AT)).ok).toBe(true);
+    for (const signer of [padded, urlUnsafe])
+      expect((await verifier.verifyWithX5c(await attestation(signer, [b64(signer), b64(intermediate)]), [pem(root)], BOTH, AT)).ok).toBe(true);
   });
 
   it('refuses a leaf whose key is RSA, even for an RS256 JWT the caller would allow', async () => {
     const { root, intermediate } = pki;
-    const rsa = (await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const rsa = (await subtle.generateKey(
+      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+      true,
+      ['sign', 'verify'],
+    )) as webcrypto.CryptoKeyPair;
     const leaf = await issue({ name: 'RSA Signer', issuer: intermediate, ca: false, keys: rsa });
     const jwt = await attestation(leaf, [b64(leaf), b64(intermediate)], 'RS256');
-    expect(await verifier.verifyWithX5c(jwt, [pem(root)], [...BOTH, 'RS256'], AT)).toEqual({ ok: false, reason: 'The key of the first certificate in x5c must be a P-256 or Ed25519 key' });
+    expect(await verifier.verifyWithX5c(jwt, [pem(root)], [...BOTH, 'RS256'], AT)).toEqual({
+      ok: false,
+      reason: 'The key of the first certificate in x5c must be a P-256 or Ed25519 key',
+    });
   });
 
-  it('refuses a tampered JWT and one signed by a key other than the leaf\'s', async () => {
+  it("refuses a tampered JWT and one signed by a key other than the leaf's", async () => {
     const { root, intermediate, leaf } = pki;
     const x5c = [b64(leaf), b64(intermediate)];
     const jwt = await attestation(leaf, x5c);

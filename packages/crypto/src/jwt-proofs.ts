@@ -10,7 +10,7 @@ const MAX_X5C_LENGTH = 10;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 const EXPIRED = 'A certificate in x5c has expired or is not yet valid';
-const UNTRUSTED = 'The attestation\'s certificate chain does not lead to a trusted root';
+const UNTRUSTED = "The attestation's certificate chain does not lead to a trusted root";
 
 class Refusal extends Error {}
 const refuse = (reason: string): never => {
@@ -75,14 +75,14 @@ function verifySigned(jwt: string, header: Record<string, unknown>, key: KeyObje
   // No JWS extension is understood here (RFC 7515 §4.1.11); verifyCompactJws refuses them too.
   if (Object.hasOwn(header, 'crit') || Object.hasOwn(header, 'b64')) return refuse('The JWT uses header extensions (crit, b64) that are not supported');
   const verified = verifyCompactJws(jwt, key, [keyAlgorithm]);
-  if (!verified) return refuse('The JWT\'s signature does not verify');
+  if (!verified) return refuse("The JWT's signature does not verify");
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(verified.payload).toString('utf8'));
   } catch {
-    return refuse('The JWT\'s payload is not JSON');
+    return refuse("The JWT's payload is not JSON");
   }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return refuse('The JWT\'s payload is not a JSON object');
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return refuse("The JWT's payload is not a JSON object");
   return { header: verified.header, payload: payload as Record<string, unknown> };
 }
 
@@ -92,13 +92,13 @@ function verifySigned(jwt: string, header: Record<string, unknown>, key: KeyObje
  * what encoding its bytes gives back: no whitespace, no URL alphabet, padding, no stray bits.
  */
 function certificateOf(entry: unknown): X509Certificate {
-  if (typeof entry !== 'string') return refuse('The JWT\'s x5c holds something that is not a base64 certificate');
+  if (typeof entry !== 'string') return refuse("The JWT's x5c holds something that is not a base64 certificate");
   const der = Buffer.from(entry, 'base64');
-  if (der.length === 0 || der.toString('base64') !== entry) return refuse('The JWT\'s x5c holds something that is not a base64 certificate');
+  if (der.length === 0 || der.toString('base64') !== entry) return refuse("The JWT's x5c holds something that is not a base64 certificate");
   try {
     return new X509Certificate(der);
   } catch {
-    return refuse('The JWT\'s x5c holds something that is not a base64 certificate');
+    return refuse("The JWT's x5c holds something that is not a base64 certificate");
   }
 }
 
@@ -173,8 +173,8 @@ export function createJwtProofVerifier(): JwtProofVerifier {
         const header = headerOf(jwt);
         if (header.jwk === undefined) return refuse('The JWT carries no jwk header');
         const j = header.jwk;
-        if (j !== null && typeof j === 'object' && PRIVATE_MEMBERS.some((m) => Object.hasOwn(j, m))) return refuse('The JWT\'s jwk holds private key material');
-        const read = readPublicJwk(j) ?? refuse('The JWT\'s jwk must be a P-256 (EC) or Ed25519 (OKP) public key');
+        if (j !== null && typeof j === 'object' && PRIVATE_MEMBERS.some((m) => Object.hasOwn(j, m))) return refuse("The JWT's jwk holds private key material");
+        const read = readPublicJwk(j) ?? refuse("The JWT's jwk must be a P-256 (EC) or Ed25519 (OKP) public key");
         const verified = verifySigned(jwt, header, read.key, algorithmOfKeyType(read.jwk.kty), algorithms);
         return { ...verified, jwk: read.jwk, thumbprint: thumbprintOf(read.jwk) };
       });
@@ -194,7 +194,7 @@ export function createJwtProofVerifier(): JwtProofVerifier {
         const instant = at instanceof Date ? at.getTime() : Number.NaN;
         if (Number.isNaN(instant)) return refuse('The JWT could not be verified');
         const x5c = header.x5c;
-        if (!Array.isArray(x5c) || x5c.length === 0) return refuse('The JWT\'s x5c header must be a non-empty array of certificates');
+        if (!Array.isArray(x5c) || x5c.length === 0) return refuse("The JWT's x5c header must be a non-empty array of certificates");
         if (x5c.length > MAX_X5C_LENGTH) return refuse(`The JWT's x5c header may hold at most ${MAX_X5C_LENGTH} certificates`);
         const chain = x5c.map(certificateOf);
         const signer = chain[0] as X509Certificate;

@@ -1,5 +1,15 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { type Clock, DomainError, type Ids, type KeyAlgorithm, type KeyManager, type KeyRepository, type ManagedKey, type PublicJwk, type StoredKey } from '@vellum/core';
+import {
+  type Clock,
+  DomainError,
+  type Ids,
+  type KeyAlgorithm,
+  type KeyManager,
+  type KeyRepository,
+  type ManagedKey,
+  type PublicJwk,
+  type StoredKey,
+} from '@vellum/core';
 import { signEs256 } from './ecdsa.ts';
 import type { Sealer } from './sealer.ts';
 
@@ -18,9 +28,7 @@ const associatedData = (tenantId: string, id: string) => `vellum-key:${tenantId}
 
 function publicJwkOf(key: KeyObject, algorithm: KeyAlgorithm): PublicJwk {
   const jwk = key.export({ format: 'jwk' });
-  return algorithm === 'Ed25519'
-    ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string }
-    : { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
+  return algorithm === 'Ed25519' ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string } : { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
 }
 
 const publicView = ({ sealed: _sealed, ...key }: StoredKey): ManagedKey => key;

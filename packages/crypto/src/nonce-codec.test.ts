@@ -77,7 +77,10 @@ describe('self-authenticating c_nonces (OpenID4VCI 1.0 §7; docs/decisions.md): 
     // Only the canonical spelling opens, or a used nonce could be used again under another spelling.
     const last = nonce.at(-1) as string;
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-    const twins = [...alphabet].filter((c) => c !== last).map((c) => `${nonce.slice(0, -1)}${c}`).filter((twin) => bytesOf(twin).equals(bytesOf(nonce)));
+    const twins = [...alphabet]
+      .filter((c) => c !== last)
+      .map((c) => `${nonce.slice(0, -1)}${c}`)
+      .filter((twin) => bytesOf(twin).equals(bytesOf(nonce)));
     expect(twins.length).toBeGreaterThan(0);
     for (const twin of twins) expect(codec.open(TENANT, twin)).toBeUndefined();
   });

@@ -30,7 +30,11 @@ async function loadKey(options: LoadNonceCodecOptions): Promise<KeyObject> {
   // Sealed like every private key, bound to its record name; racing servers keep one.
   const record =
     (await keys.get(NONCE_MAC_KEY_NAME)) ??
-    (await keys.insertIfAbsent({ name: NONCE_MAC_KEY_NAME, sealed: sealer.seal(randomBytes(KEY_BYTES), NONCE_MAC_KEY_NAME), createdAt: clock.now().toISOString() }));
+    (await keys.insertIfAbsent({
+      name: NONCE_MAC_KEY_NAME,
+      sealed: sealer.seal(randomBytes(KEY_BYTES), NONCE_MAC_KEY_NAME),
+      createdAt: clock.now().toISOString(),
+    }));
   const key = sealer.open(record.sealed, NONCE_MAC_KEY_NAME);
   if (key.length !== KEY_BYTES) throw new Error(`The platform key ${NONCE_MAC_KEY_NAME} is not ${KEY_BYTES} bytes after decryption`);
   return createSecretKey(key);
@@ -38,12 +42,7 @@ async function loadKey(options: LoadNonceCodecOptions): Promise<KeyObject> {
 
 /** HMAC-SHA-256 over version ‖ tenant id ‖ expiry ‖ random, truncated. The tenant id is the only part of variable length, so the input parses one way. */
 function tagOf(key: KeyObject, tenantId: string, body: Uint8Array): Buffer {
-  return createHmac('sha256', key)
-    .update(body.subarray(0, 1))
-    .update(tenantId, 'utf8')
-    .update(body.subarray(1, BODY_BYTES))
-    .digest()
-    .subarray(0, TAG_BYTES);
+  return createHmac('sha256', key).update(body.subarray(0, 1)).update(tenantId, 'utf8').update(body.subarray(1, BODY_BYTES)).digest().subarray(0, TAG_BYTES);
 }
 
 /**

@@ -8,7 +8,6 @@ import { ADMIN_TOKEN_KEY_NAME, loadPlatformTokenSigner } from './platform-token-
 import { createSealer } from './sealer.ts';
 import { memoryKeys } from '../test/platform-keys.ts';
 
-
 function testClock(start = '2026-01-01T00:00:00.000Z'): Clock & { advance(ms: number): void } {
   let now = new Date(start).getTime();
   return { now: () => new Date(now), advance: (ms) => void (now += ms) };

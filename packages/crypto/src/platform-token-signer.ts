@@ -144,7 +144,15 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
       const iat = epoch(clock.now());
       const exp = iat + o.expiresInSeconds;
       if (!Number.isFinite(iat) || !Number.isFinite(exp)) throw new TypeError('Admin tokens need a valid clock and a finite lifetime');
-      const payload = { ...claims, sub: o.subject, aud: o.audience, iat, exp, jti: randomBytes(16).toString('base64url'), ...(issuer !== undefined ? { iss: issuer } : {}) };
+      const payload = {
+        ...claims,
+        sub: o.subject,
+        aud: o.audience,
+        iat,
+        exp,
+        jti: randomBytes(16).toString('base64url'),
+        ...(issuer !== undefined ? { iss: issuer } : {}),
+      };
       return signCompactJws({ alg: ALG, typ: TYP, kid }, payload, privateKey);
     },
 

@@ -12,7 +12,9 @@ describe('ProofVerifier (OpenID4VCI 1.0 §8.2.1.1 key proofs, signature only)', 
   it('verifies a jose-made ES256 proof with its public jwk and returns header, payload and holder key', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const jwk = await exportJWK(publicKey);
-    const jwt = await new SignJWT({ aud, nonce: 'n-1', iat: 1_770_000_000 }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk }).sign(privateKey);
+    const jwt = await new SignJWT({ aud, nonce: 'n-1', iat: 1_770_000_000 })
+      .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk })
+      .sign(privateKey);
     const result = await verifier.verify(jwt);
     expect(result).toEqual({
       ok: true,
@@ -59,7 +61,10 @@ describe('ProofVerifier (OpenID4VCI 1.0 §8.2.1.1 key proofs, signature only)', 
 
   it('refuses algorithms outside the allowed list (mDoc proofs: ES256 only), none, and HS256', async () => {
     const ed = walletKey('Ed25519');
-    expect(await verifier.verify(proofJwt(ed, { audience: aud }), { algorithms: ['ES256'] })).toEqual({ ok: false, reason: 'The proof’s alg must be one of ES256' });
+    expect(await verifier.verify(proofJwt(ed, { audience: aud }), { algorithms: ['ES256'] })).toEqual({
+      ok: false,
+      reason: 'The proof’s alg must be one of ES256',
+    });
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     const key = walletKey();
     expect((await verifier.verify(`${b64({ alg: 'none', jwk: key.publicJwk })}.${b64({ aud })}.`)).ok).toBe(false);
@@ -88,7 +93,18 @@ describe('ProofVerifier (OpenID4VCI 1.0 §8.2.1.1 key proofs, signature only)', 
   });
 
   it('never throws on garbage, and says so in a reason', async () => {
-    const garbage: unknown[] = ['', 'a.b.c', 'x'.repeat(20_000), '..', 'eyJ9.e30.', `${Buffer.from('{"alg":"ES256","jwk":1}').toString('base64url')}.e30.AA`, 42, null, undefined, {}];
+    const garbage: unknown[] = [
+      '',
+      'a.b.c',
+      'x'.repeat(20_000),
+      '..',
+      'eyJ9.e30.',
+      `${Buffer.from('{"alg":"ES256","jwk":1}').toString('base64url')}.e30.AA`,
+      42,
+      null,
+      undefined,
+      {},
+    ];
     for (const g of garbage) {
       const result = await verifier.verify(g as string);
       expect(result.ok).toBe(false);

@@ -73,7 +73,12 @@ export function createProofVerifier(): ProofVerifier {
         if (typeof header.alg !== 'string' || !algorithms.includes(header.alg)) return refuse(`The proof’s alg must be one of ${algorithms.join(', ')}`);
         if (header.jwk !== undefined && header.kid !== undefined) return refuse('The proof must name its key by jwk or by kid, not both');
         if (header.x5c !== undefined || header.trust_chain !== undefined) return refuse('Proofs with x5c or trust_chain are not accepted');
-        const named = header.jwk !== undefined ? keyFromJwk(header.jwk) : header.kid !== undefined ? keyFromDidKey(header.kid) : refuse('The proof names no key (jwk or did:key kid)');
+        const named =
+          header.jwk !== undefined
+            ? keyFromJwk(header.jwk)
+            : header.kid !== undefined
+              ? keyFromDidKey(header.kid)
+              : refuse('The proof names no key (jwk or did:key kid)');
         const holderKey = named.jwk;
         if (keyTypeOf(header.alg) !== holderKey.kty) return refuse(`The proof’s key cannot be used with ${header.alg}`);
         let key: KeyObject;

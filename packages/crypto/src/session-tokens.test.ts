@@ -53,7 +53,10 @@ describe('createSessionTokens (HS256 session tokens of the interaction hook, API
   it('accepts HS256 only: HS512 under the same secret and alg none are refused', async () => {
     const tokens = createSessionTokens();
     const exp = Math.floor(Date.now() / 1000) + 60;
-    const hs512 = await new SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'HS512' }).setExpirationTime(exp).sign(key(SECRET.repeat(2)));
+    const hs512 = await new SignJWT({ sub: 'u1' })
+      .setProtectedHeader({ alg: 'HS512' })
+      .setExpirationTime(exp)
+      .sign(key(SECRET.repeat(2)));
     expect(await tokens.verify(SECRET.repeat(2), hs512)).toBeUndefined();
     const none = `${b64u({ alg: 'none', typ: 'JWT' })}.${b64u({ sub: 'u1', exp })}.`;
     expect(await tokens.verify(SECRET, none)).toBeUndefined();

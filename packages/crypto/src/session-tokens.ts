@@ -20,7 +20,11 @@ export function createSessionTokens(options: SessionTokensOptions = {}): Session
   return {
     async sign(secret, claims, ttlSeconds) {
       const iat = Math.floor(now().getTime() / 1000);
-      return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(iat).setExpirationTime(iat + ttlSeconds).sign(keyOf(secret));
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + ttlSeconds)
+        .sign(keyOf(secret));
     },
     async verify(secret, token) {
       try {

@@ -18,7 +18,14 @@ async function setup() {
   const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
   const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
   const created: string[] = [];
-  const counting: KeyManager = { ...keys, create: async (t, a) => { const k = await keys.create(t, a); created.push(k.id); return k; } };
+  const counting: KeyManager = {
+    ...keys,
+    create: async (t, a) => {
+      const k = await keys.create(t, a);
+      created.push(k.id);
+      return k;
+    },
+  };
   const server = () => createWalletTokens({ signingKeys: store.tenantSigningKeys, keys: counting, clock });
   const [tenant, other] = [makeTenant(), makeTenant()];
   await store.tenants.insert(tenant);
@@ -26,7 +33,14 @@ async function setup() {
   return { store, clock, keys, sealer, created, server, tokens: server(), tenant, other };
 }
 
-const claimsFor = (tenantId: string) => ({ tenantId, issuer: ISSUER, userId: crypto.randomUUID(), offerId: crypto.randomUUID(), configurationIds: [crypto.randomUUID()], scope: 'mso_mdoc:org.iso.18013.5.1.mDL' });
+const claimsFor = (tenantId: string) => ({
+  tenantId,
+  issuer: ISSUER,
+  userId: crypto.randomUUID(),
+  offerId: crypto.randomUUID(),
+  configurationIds: [crypto.randomUUID()],
+  scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+});
 
 describe('wallet access tokens (API.md §9)', () => {
   it('are ES256 at+jwt JWTs with the agreed claims, verifiable with the published JWKS by a library we did not write', async () => {
@@ -38,7 +52,12 @@ describe('wallet access tokens (API.md §9)', () => {
     expect(jwks.keys).toEqual([{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: expect.any(String), alg: 'ES256', use: 'sig' }]);
     const header = decodeProtectedHeader(token);
     expect(header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: jwks.keys[0]?.kid });
-    const { payload } = await jwtVerify(token, await importJWK(jwks.keys[0] as never, 'ES256'), { currentDate: new Date('2026-05-01T12:00:00Z'), typ: 'at+jwt', issuer: ISSUER, audience: ISSUER });
+    const { payload } = await jwtVerify(token, await importJWK(jwks.keys[0] as never, 'ES256'), {
+      currentDate: new Date('2026-05-01T12:00:00Z'),
+      typ: 'at+jwt',
+      issuer: ISSUER,
+      audience: ISSUER,
+    });
     expect(payload).toEqual({
       iss: ISSUER,
       aud: ISSUER,

@@ -163,7 +163,8 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         const audiences = Array.isArray(p.aud) ? p.aud : [p.aud];
         if (p.tid !== tenantId || p.iss !== issuer || !audiences.includes(issuer)) return undefined;
         if (typeof p.exp !== 'number' || typeof p.iat !== 'number' || p.exp <= now) return undefined;
-        if (typeof p.sub !== 'string' || typeof p.oid !== 'string' || typeof p.jti !== 'string' || typeof p.scope !== 'string' || !isStringArray(p.cfg)) return undefined;
+        if (typeof p.sub !== 'string' || typeof p.oid !== 'string' || typeof p.jti !== 'string' || typeof p.scope !== 'string' || !isStringArray(p.cfg))
+          return undefined;
         const claims: WalletAccessClaims = {
           tenantId,
           issuer,

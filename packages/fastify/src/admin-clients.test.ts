@@ -86,7 +86,11 @@ describe.each(['standalone', 'prefixed'] as const)('admin clients over HTTP (%s)
   it('refuses to revoke the tenant’s last admin client with 409 (no lock-out)', async () => {
     const fresh = await t.createTenant(`solo${mount}`);
     const token = await tokenOf(fresh.clientId, fresh.clientSecret, fresh.host);
-    const res = await t.app.inject({ method: 'POST', url: url(`/v1/admin-clients/${fresh.clientId}/revoke`), headers: { authorization: `Bearer ${token}`, host: fresh.host } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: url(`/v1/admin-clients/${fresh.clientId}/revoke`),
+      headers: { authorization: `Bearer ${token}`, host: fresh.host },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'Conflict' });
   });
@@ -100,7 +104,9 @@ describe.each(['standalone', 'prefixed'] as const)('admin clients over HTTP (%s)
     const bad = await t.app.inject({ method: 'POST', url: url('/v1/admin-clients'), headers: as(admin), payload: { role: 'root' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'role' }] });
-    expect((await t.app.inject({ method: 'POST', url: url('/v1/admin-clients'), headers: as(admin), payload: { role: 'issuer', extra: 1 } })).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'POST', url: url('/v1/admin-clients'), headers: as(admin), payload: { role: 'issuer', extra: 1 } })).statusCode).toBe(
+      400,
+    );
     expect((await t.app.inject({ method: 'GET', url: url('/v1/admin-clients'), headers: { host: acme.host } })).statusCode).toBe(401);
   });
 

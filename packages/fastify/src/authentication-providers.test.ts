@@ -23,7 +23,12 @@ describe.each(['standalone', 'prefixed'] as const)('the authentication provider 
 
   it('creates (201), lists, gets, replaces and deletes (204) the provider; a second one is 409', async () => {
     const { call, host } = await tenant();
-    const created = await call('POST', '/v1/users/authentication-providers', { ...PROVIDER, scope: 'email', forwardedRequestParameters: ['login_hint'], claimsToPersist: ['email'] });
+    const created = await call('POST', '/v1/users/authentication-providers', {
+      ...PROVIDER,
+      scope: 'email',
+      forwardedRequestParameters: ['login_hint'],
+      claimsToPersist: ['email'],
+    });
     expect(created.statusCode, created.body).toBe(201);
     const provider = created.json();
     expect(provider).toEqual({
@@ -51,9 +56,24 @@ describe.each(['standalone', 'prefixed'] as const)('the authentication provider 
     expect((await call('GET', `/v1/users/authentication-providers/${provider.id}`)).json()).toEqual(provider);
 
     // PUT replaces: fields left out go back to their defaults; the secret left out is kept.
-    const put = await call('PUT', `/v1/users/authentication-providers/${provider.id}`, { url: 'https://login.example.com/', clientId: 'vellum-2', tokenEndpointAuthMethod: 'client_secret_post', staticRequestParameters: { prompt: 'login' } });
+    const put = await call('PUT', `/v1/users/authentication-providers/${provider.id}`, {
+      url: 'https://login.example.com/',
+      clientId: 'vellum-2',
+      tokenEndpointAuthMethod: 'client_secret_post',
+      staticRequestParameters: { prompt: 'login' },
+    });
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json()).toEqual({ ...provider, url: 'https://login.example.com/', clientId: 'vellum-2', scope: 'openid profile email', tokenEndpointAuthMethod: 'client_secret_post', staticRequestParameters: { prompt: 'login' }, forwardedRequestParameters: [], claimsToPersist: [], updatedAt: expect.any(String) });
+    expect(put.json()).toEqual({
+      ...provider,
+      url: 'https://login.example.com/',
+      clientId: 'vellum-2',
+      scope: 'openid profile email',
+      tokenEndpointAuthMethod: 'client_secret_post',
+      staticRequestParameters: { prompt: 'login' },
+      forwardedRequestParameters: [],
+      claimsToPersist: [],
+      updatedAt: expect.any(String),
+    });
 
     expect((await call('DELETE', `/v1/users/authentication-providers/${provider.id}`)).statusCode).toBe(204);
     expect((await call('GET', `/v1/users/authentication-providers/${provider.id}`)).statusCode).toBe(404);
@@ -72,14 +92,22 @@ describe.each(['standalone', 'prefixed'] as const)('the authentication provider 
     ['missing client id', { url: PROVIDER.url, clientSecret: 'x' }, [{ param: 'clientId' }]],
     ['unknown auth method', { ...PROVIDER, tokenEndpointAuthMethod: 'none' }, [{ param: 'tokenEndpointAuthMethod' }]],
     ['reserved static parameter', { ...PROVIDER, staticRequestParameters: { state: 'x' } }, [{ param: 'staticRequestParameters.state' }]],
-    ['too many forwarded parameters', { ...PROVIDER, forwardedRequestParameters: Array.from({ length: 21 }, (_, i) => `p${i}`) }, [{ param: 'forwardedRequestParameters' }]],
+    [
+      'too many forwarded parameters',
+      { ...PROVIDER, forwardedRequestParameters: Array.from({ length: 21 }, (_, i) => `p${i}`) },
+      [{ param: 'forwardedRequestParameters' }],
+    ],
     ['too many claims to persist', { ...PROVIDER, claimsToPersist: Array.from({ length: 51 }, (_, i) => `c${i}`) }, [{ param: 'claimsToPersist' }]],
     ['unknown field', { ...PROVIDER, issuer: 'x' }, [{ param: 'issuer', msg: 'Unknown field' }]],
   ])('refuses a %s with 400 and details', async (_name, payload, details) => {
     const { call } = await tenant();
     const res = await call('POST', '/v1/users/authentication-providers', payload);
     expect(res.statusCode, res.body).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'BadRequest', message: 'Validation Error', details: details.map((d) => expect.objectContaining({ ...d, location: 'body' })) });
+    expect(res.json()).toMatchObject({
+      code: 'BadRequest',
+      message: 'Validation Error',
+      details: details.map((d) => expect.objectContaining({ ...d, location: 'body' })),
+    });
   });
 
   it('does not echo a client secret that fails validation', async () => {
@@ -98,7 +126,8 @@ describe.each(['standalone', 'prefixed'] as const)('the authentication provider 
       expect((await a.call('GET', '/v1/users/authentication-providers', undefined, role)).statusCode).toBe(403);
       expect((await a.call('GET', '/v1/openid/configuration', undefined, role)).statusCode).toBe(403);
     }
-    for (const role of ['issuer', 'managed-issuer'] as const) expect((await a.call('GET', `/v1/users/authentication-providers/${provider.id}`, undefined, role)).statusCode).toBe(200);
+    for (const role of ['issuer', 'managed-issuer'] as const)
+      expect((await a.call('GET', `/v1/users/authentication-providers/${provider.id}`, undefined, role)).statusCode).toBe(200);
     expect((await a.call('GET', '/v1/users/authentication-providers', undefined, null)).statusCode).toBe(401);
 
     expect((await b.call('GET', `/v1/users/authentication-providers/${provider.id}`)).statusCode).toBe(404);

@@ -31,9 +31,19 @@ describe.each(['standalone', 'prefixed'] as const)('the Authorization Code flow 
       claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
     });
     expect(configuration.statusCode, configuration.body).toBe(201);
-    const client = await call('POST', '/v1/openid/clients', { clientId: 'wallet', clientName: 'Wallet', redirectUris: [REDIRECT], ...(options.confidential ? { tokenEndpointAuthMethod: 'client_secret_basic' } : {}) });
+    const client = await call('POST', '/v1/openid/clients', {
+      clientId: 'wallet',
+      clientName: 'Wallet',
+      redirectUris: [REDIRECT],
+      ...(options.confidential ? { tokenEndpointAuthMethod: 'client_secret_basic' } : {}),
+    });
     expect(client.statusCode, client.body).toBe(201);
-    const provider = await call('POST', '/v1/users/authentication-providers', { url: 'https://idp.example.com', clientId: 'vellum', clientSecret: 'idp-secret', claimsToPersist: ['familyName'] });
+    const provider = await call('POST', '/v1/users/authentication-providers', {
+      url: 'https://idp.example.com',
+      clientId: 'vellum',
+      clientSecret: 'idp-secret',
+      claimsToPersist: ['familyName'],
+    });
     expect(provider.statusCode, provider.body).toBe(201);
     let hookSecret = '';
     if (options.hook) {
@@ -133,7 +143,11 @@ describe.each(['standalone', 'prefixed'] as const)('the Authorization Code flow 
     const i = await issuer();
     const other = await issuer();
     const code = await codeFor(i);
-    for (const [over, via] of [[{ code_verifier: 'w'.repeat(50) }, i], [{ redirect_uri: 'https://wallet.example.com/other' }, i], [{}, other]] as const) {
+    for (const [over, via] of [
+      [{ code_verifier: 'w'.repeat(50) }, i],
+      [{ redirect_uri: 'https://wallet.example.com/other' }, i],
+      [{}, other],
+    ] as const) {
       const res = await via.post('/v1/oauth/token', tokenForm(code, over));
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json().error).toBe('invalid_grant');
@@ -160,13 +174,24 @@ describe.each(['standalone', 'prefixed'] as const)('the Authorization Code flow 
     const hook = seeOther(await i.browse(`/v1/oauth/authentication/callback?code=${code}&state=${state}`));
     expect(`${hook.origin}${hook.pathname}`).toBe('https://hook.example.com/start');
     const outgoing = decodeJwt(hook.searchParams.get('session_token') as string);
-    expect(outgoing).toMatchObject({ redirectUrl: `${i.origin}/v1/oauth/interaction/callback`, claims: { familyName: 'Babbage' }, authenticationProvider: { subjectId: 'bob' } });
+    expect(outgoing).toMatchObject({
+      redirectUrl: `${i.origin}/v1/oauth/interaction/callback`,
+      claims: { familyName: 'Babbage' },
+      authenticationProvider: { subjectId: 'bob' },
+    });
     const key = new TextEncoder().encode(i.hookSecret);
-    const wrong = await new SignJWT({ state: outgoing.state, claims: {} }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1m').sign(new TextEncoder().encode('not-the-secret'));
+    const wrong = await new SignJWT({ state: outgoing.state, claims: {} })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode('not-the-secret'));
     const refused = await i.browse(`/v1/oauth/interaction/callback?session_token=${wrong}`);
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error).toBe('invalid_request');
-    const answer = await new SignJWT({ state: outgoing.state, claims: { memberNumber: 'M-7' } }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1m').sign(key);
+    const answer = await new SignJWT({ state: outgoing.state, claims: { memberNumber: 'M-7' } })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(key);
     const back = seeOther(await i.browse(`/v1/oauth/interaction/callback?session_token=${answer}`));
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
     expect((await i.post('/v1/oauth/token', tokenForm(back.searchParams.get('code') as string))).statusCode).toBe(200);

@@ -21,7 +21,8 @@ export function jsonNestsDeeperThan(text: string, max: number = MAX_BODY_NESTING
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character, a quote included
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character, a quote included
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;

@@ -13,7 +13,13 @@ const OAUTH_SOURCE = {
   name: 'HR',
   url: 'https://hr.example.com/people',
   requestMethod: 'POST',
-  authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum', clientSecret: 'oauth-secret-1', audience: 'hr' },
+  authorization: {
+    type: 'oauth-client-credentials',
+    tokenEndpoint: 'https://auth.example.com/oauth/token',
+    clientId: 'vellum',
+    clientSecret: 'oauth-secret-1',
+    audience: 'hr',
+  },
 };
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
@@ -51,7 +57,13 @@ describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (API
     const hrRes = await call('POST', '/v1/claim-sources', OAUTH_SOURCE);
     expect(hrRes.statusCode, hrRes.body).toBe(201);
     const hr = hrRes.json();
-    expect(hr.authorization).toEqual({ type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum', audience: 'hr', tokenEndpointAuthMethod: 'client_secret_basic' });
+    expect(hr.authorization).toEqual({
+      type: 'oauth-client-credentials',
+      tokenEndpoint: 'https://auth.example.com/oauth/token',
+      clientId: 'vellum',
+      audience: 'hr',
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
     expect(created.body + hrRes.body).not.toMatch(/secret-1/);
 
     const first = await call('GET', '/v1/claim-sources?limit=1');
@@ -63,9 +75,28 @@ describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (API
     expect((await call('GET', '/v1/claim-sources?cursor=bad')).statusCode).toBe(400);
 
     // The secret may be left out on PUT when the type stays.
-    const put = await call('PUT', `/v1/claim-sources/${hr.id}`, { ...OAUTH_SOURCE, name: 'HR 2', authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum-2', tokenEndpointAuthMethod: 'client_secret_post' } });
+    const put = await call('PUT', `/v1/claim-sources/${hr.id}`, {
+      ...OAUTH_SOURCE,
+      name: 'HR 2',
+      authorization: {
+        type: 'oauth-client-credentials',
+        tokenEndpoint: 'https://auth.example.com/oauth/token',
+        clientId: 'vellum-2',
+        tokenEndpointAuthMethod: 'client_secret_post',
+      },
+    });
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json()).toEqual({ ...hr, name: 'HR 2', authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum-2', tokenEndpointAuthMethod: 'client_secret_post' }, updatedAt: expect.any(String) });
+    expect(put.json()).toEqual({
+      ...hr,
+      name: 'HR 2',
+      authorization: {
+        type: 'oauth-client-credentials',
+        tokenEndpoint: 'https://auth.example.com/oauth/token',
+        clientId: 'vellum-2',
+        tokenEndpointAuthMethod: 'client_secret_post',
+      },
+      updatedAt: expect.any(String),
+    });
     // A new type needs its secret.
     const switched = await call('PUT', `/v1/claim-sources/${hr.id}`, { ...OAUTH_SOURCE, authorization: { type: 'api-key' } });
     expect(switched.statusCode).toBe(400);
@@ -86,16 +117,34 @@ describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (API
     ['bad mapFrom path', { ...API_KEY_SOURCE, requestParameters: { email: { mapFrom: 'user.email' } } }, [{ param: 'requestParameters.email.mapFrom' }]],
     ['parameter with neither mapFrom nor defaultValue', { ...API_KEY_SOURCE, requestParameters: { email: {} } }, [{ param: 'requestParameters.email' }]],
     ['unknown authorization type', { ...API_KEY_SOURCE, authorization: { type: 'mtls' } }, [{ param: 'authorization.type' }]],
-    ['API key with a client id', { ...API_KEY_SOURCE, authorization: { type: 'api-key', value: 'k', clientId: 'x' } }, [{ param: 'authorization.clientId', msg: 'Unknown field' }]],
-    ['OAuth without a token endpoint', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: undefined } }, [{ param: 'authorization.tokenEndpoint' }]],
-    ['OAuth token endpoint with a query', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: 'https://auth.example.com/token?x=1' } }, [{ param: 'authorization.tokenEndpoint' }]],
+    [
+      'API key with a client id',
+      { ...API_KEY_SOURCE, authorization: { type: 'api-key', value: 'k', clientId: 'x' } },
+      [{ param: 'authorization.clientId', msg: 'Unknown field' }],
+    ],
+    [
+      'OAuth without a token endpoint',
+      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: undefined } },
+      [{ param: 'authorization.tokenEndpoint' }],
+    ],
+    [
+      'OAuth token endpoint with a query',
+      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: 'https://auth.example.com/token?x=1' } },
+      [{ param: 'authorization.tokenEndpoint' }],
+    ],
     ['missing name', { ...API_KEY_SOURCE, name: undefined }, [{ param: 'name' }]],
     ['unknown field', { ...API_KEY_SOURCE, headers: { a: 'b' } }, [{ param: 'headers', msg: 'Unknown field' }]],
   ])('refuses a %s with 400 and details', async (_name, payload, details) => {
     const { call } = await tenant();
-    for (const res of [await call('POST', '/v1/claim-sources', payload), await call('PUT', '/v1/claim-sources/00000000-0000-4000-8000-000000000001', payload)]) {
+    for (const res of [
+      await call('POST', '/v1/claim-sources', payload),
+      await call('PUT', '/v1/claim-sources/00000000-0000-4000-8000-000000000001', payload),
+    ]) {
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json()).toMatchObject({ code: 'BadRequest', details: expect.arrayContaining(details.map((d) => expect.objectContaining({ ...d, location: 'body' }))) });
+      expect(res.json()).toMatchObject({
+        code: 'BadRequest',
+        details: expect.arrayContaining(details.map((d) => expect.objectContaining({ ...d, location: 'body' }))),
+      });
       expect(res.body).not.toContain('secret-1');
     }
   });
@@ -106,7 +155,9 @@ describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (API
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ details: [expect.objectContaining({ param: 'authorization.value', location: 'body' })] });
     // The body is valid for a replace: only the missing source answers.
-    expect((await call('PUT', '/v1/claim-sources/00000000-0000-4000-8000-000000000001', { ...API_KEY_SOURCE, authorization: { type: 'api-key' } })).statusCode).toBe(404);
+    expect(
+      (await call('PUT', '/v1/claim-sources/00000000-0000-4000-8000-000000000001', { ...API_KEY_SOURCE, authorization: { type: 'api-key' } })).statusCode,
+    ).toBe(404);
   });
 
   it('refuses to delete a source a credential configuration names (409), until the configuration lets go', async () => {
@@ -135,7 +186,8 @@ describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (API
       expect((await a.call('GET', '/v1/claim-sources', undefined, role)).statusCode).toBe(403);
       expect((await a.call('POST', '/v1/claim-sources', API_KEY_SOURCE, role)).statusCode).toBe(403);
     }
-    for (const role of ['issuer', 'managed-issuer'] as const) expect((await a.call('GET', `/v1/claim-sources/${source.id}`, undefined, role)).statusCode).toBe(200);
+    for (const role of ['issuer', 'managed-issuer'] as const)
+      expect((await a.call('GET', `/v1/claim-sources/${source.id}`, undefined, role)).statusCode).toBe(200);
     expect((await a.call('GET', '/v1/claim-sources', undefined, null)).statusCode).toBe(401);
 
     expect((await b.call('GET', `/v1/claim-sources/${source.id}`)).statusCode).toBe(404);

@@ -29,7 +29,10 @@ describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, specific
   afterAll(() => app.close());
 
   it('answers 431 to a HEAD request with headers over 16 KB, with nothing after the header block', async () => {
-    for (const request of [`HEAD /health?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, `HEAD /health HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(9000)}\r\nX-B: ${'b'.repeat(9000)}\r\n\r\n`]) {
+    for (const request of [
+      `HEAD /health?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `HEAD /health HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(9000)}\r\nX-B: ${'b'.repeat(9000)}\r\n\r\n`,
+    ]) {
       const answer = await exchange(port, request);
       expect(answer).toMatch(/^HTTP\/1\.1 431 /);
       expect(answer.endsWith('\r\n\r\n'), answer).toBe(true);

@@ -15,10 +15,29 @@ const mdlBody = {
       issuing_country: { defaultValue: 'NZ' },
     },
   },
-  claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'Family name', locale: 'en' }, { name: 'Nom de famille', locale: 'fr' }] } },
-  display: [{ name: 'Driver licence', locale: 'en', logo: { uri: 'https://licensing.example/logo.png', alt_text: 'Licensing' }, background_color: '#12107c', text_color: '#ffffff' }],
+  claimDisplay: {
+    'org.iso.18013.5.1': {
+      family_name: [
+        { name: 'Family name', locale: 'en' },
+        { name: 'Nom de famille', locale: 'fr' },
+      ],
+    },
+  },
+  display: [
+    {
+      name: 'Driver licence',
+      locale: 'en',
+      logo: { uri: 'https://licensing.example/logo.png', alt_text: 'Licensing' },
+      background_color: '#12107c',
+      text_color: '#ffffff',
+    },
+  ],
 };
-const flatBody = { expiresIn: { years: 2 }, claimMappings: { name: { mapFrom: 'claims.name', required: true }, level: { defaultValue: 3 } }, claimDisplay: { name: [{ name: 'Name', locale: 'en' }] } };
+const flatBody = {
+  expiresIn: { years: 2 },
+  claimMappings: { name: { mapFrom: 'claims.name', required: true }, level: { defaultValue: 3 } },
+  claimDisplay: { name: [{ name: 'Name', locale: 'en' }] },
+};
 
 /** Each format's collection (API.md §6), a valid body, and what the answer adds by default. */
 const COLLECTIONS = [
@@ -31,7 +50,12 @@ const COLLECTIONS = [
   },
   { format: 'cwt', path: '/v2/credentials/compact/configurations', body: { ...flatBody, type: 'Badge' }, defaults: { revocable: false } },
   { format: 'cwt_vc', path: '/v2/credentials/compact-semantic/configurations', body: { ...flatBody, type: 'Badge', revocable: true }, defaults: {} },
-  { format: 'dc+sd-jwt', path: '/v2/credentials/sd-jwt/configurations', body: { ...flatBody, type: 'https://credentials.example.com/pid', selectivelyDisclosable: ['name'] }, defaults: { revocable: false } },
+  {
+    format: 'dc+sd-jwt',
+    path: '/v2/credentials/sd-jwt/configurations',
+    body: { ...flatBody, type: 'https://credentials.example.com/pid', selectivelyDisclosable: ['name'] },
+    defaults: { revocable: false },
+  },
 ] as const;
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
@@ -59,7 +83,13 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       const created = await call('POST', path, body);
       expect(created.statusCode, created.body).toBe(201);
       const config = created.json();
-      expect(config).toEqual({ ...body, ...defaults, id: expect.stringMatching(/^[0-9a-f-]{36}$/), createdAt: expect.any(String), updatedAt: config.createdAt });
+      expect(config).toEqual({
+        ...body,
+        ...defaults,
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        createdAt: expect.any(String),
+        updatedAt: config.createdAt,
+      });
       const other = (await call('POST', path, { ...body, type: 'org.example.other' })).json();
 
       const listed = await call('GET', `${path}?limit=1`);
@@ -126,7 +156,11 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       const config = (await call('POST', path, body, 'issuer')).json();
       expect((await call('GET', `${path}/${config.id}`, undefined, 'managed-issuer')).statusCode).toBe(200);
       expect((await call('GET', path, undefined, 'managed-issuer')).json().data).toEqual([config]);
-      for (const [method, p] of [['POST', path], ['PUT', `${path}/${config.id}`], ['DELETE', `${path}/${config.id}`]] as const) {
+      for (const [method, p] of [
+        ['POST', path],
+        ['PUT', `${path}/${config.id}`],
+        ['DELETE', `${path}/${config.id}`],
+      ] as const) {
         const res = await call(method, p, method === 'DELETE' ? undefined : { ...body, type: 'org.example.x' }, 'managed-issuer');
         expect(res.statusCode, `${method} ${p}`).toBe(403);
         expect(res.json()).toMatchObject({ code: 'Forbidden' });
@@ -175,7 +209,12 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
 
     it('refuses an expiry past 3620 days for other docTypes, and https-less logos', async () => {
       const { call } = await tenant();
-      const res = await call('POST', mobile, { ...mdlBody, type: 'org.example.card', expiresIn: { years: 9, days: 336 }, display: [{ name: 'Card', logo: { uri: 'http://x.example/l.png' } }] });
+      const res = await call('POST', mobile, {
+        ...mdlBody,
+        type: 'org.example.card',
+        expiresIn: { years: 9, days: 336 },
+        display: [{ name: 'Card', logo: { uri: 'http://x.example/l.png' } }],
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json().details).toEqual([
         { value: { years: 9, days: 336 }, msg: 'At most 3620 days', param: 'expiresIn', location: 'body' },
@@ -186,7 +225,11 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
 
     it('refuses what a format cannot issue: a disclosable claim no mapping names, an unbundled context, a claim the credential writes itself', async () => {
       const { call } = await tenant();
-      const sd = await call('POST', '/v2/credentials/sd-jwt/configurations', { ...flatBody, type: 'https://credentials.example.com/x', selectivelyDisclosable: ['name', 'nickname'] });
+      const sd = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+        ...flatBody,
+        type: 'https://credentials.example.com/x',
+        selectivelyDisclosable: ['name', 'nickname'],
+      });
       expect(sd.statusCode).toBe(400);
       expect(sd.json().details).toEqual([{ value: 'nickname', msg: 'A claim named in claimMappings', param: 'selectivelyDisclosable.1', location: 'body' }]);
       const ldp = await call('POST', '/v2/credentials/web-semantic/configurations', {
@@ -197,7 +240,12 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         claimMappings: { ...flatBody.claimMappings, type: { defaultValue: 'x' } },
       });
       expect(ldp.statusCode).toBe(400);
-      expect(ldp.json().details.map((d: { param: string }) => d.param).sort()).toEqual(['claimMappings.type', 'contexts.0']);
+      expect(
+        ldp
+          .json()
+          .details.map((d: { param: string }) => d.param)
+          .sort(),
+      ).toEqual(['claimMappings.type', 'contexts.0']);
     });
 
     it('keeps collections apart: an mDoc id is not found at another format’s path', async () => {
@@ -213,7 +261,11 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       const web = '/v2/credentials/web-semantic/configurations';
       const ok = await call('POST', web, { ...flatBody, type: 'Degree', issuer: { id: did, name: 'University' } });
       expect(ok.statusCode, ok.body).toBe(201);
-      const bad = await call('POST', web, { ...flatBody, type: 'Other', issuer: { id: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', name: 'U' } });
+      const bad = await call('POST', web, {
+        ...flatBody,
+        type: 'Other',
+        issuer: { id: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', name: 'U' },
+      });
       expect(bad.json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'issuer.id', msg: 'The tenant holds no such DID' }] });
     });
   });
@@ -238,20 +290,48 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       ];
       for (const key of ['authorization_endpoint', 'token_endpoint', 'jwks_uri']) delete m[key];
       const authorizationCode = LIVE_ISSUANCE_FEATURES.authorizationCode
-        ? ['pushed_authorization_request_endpoint', 'require_pushed_authorization_requests', 'response_types_supported', 'response_modes_supported', 'code_challenge_methods_supported', 'authorization_response_iss_parameter_supported', 'token_endpoint_auth_methods_supported']
+        ? [
+            'pushed_authorization_request_endpoint',
+            'require_pushed_authorization_requests',
+            'response_types_supported',
+            'response_modes_supported',
+            'code_challenge_methods_supported',
+            'authorization_response_iss_parameter_supported',
+            'token_endpoint_auth_methods_supported',
+          ]
         : [];
       const proofs = [
         ...(LIVE_ISSUANCE_FEATURES.dpop ? ['dpop_signing_alg_values_supported'] : []),
-        ...(LIVE_ISSUANCE_FEATURES.clientAttestation ? ['client_attestation_signing_alg_values_supported', 'client_attestation_pop_signing_alg_values_supported'] : []),
+        ...(LIVE_ISSUANCE_FEATURES.clientAttestation
+          ? ['client_attestation_signing_alg_values_supported', 'client_attestation_pop_signing_alg_values_supported']
+          : []),
       ];
-      expect(Object.keys(m)).toEqual(['issuer', 'credential_issuer', ...credential, ...iacas, 'scopes_supported', ...authorizationCode, ...proofs, 'grant_types_supported', 'credentials_supported', 'credential_configurations_supported', ...encryption]);
+      expect(Object.keys(m)).toEqual([
+        'issuer',
+        'credential_issuer',
+        ...credential,
+        ...iacas,
+        'scopes_supported',
+        ...authorizationCode,
+        ...proofs,
+        'grant_types_supported',
+        'credentials_supported',
+        'credential_configurations_supported',
+        ...encryption,
+      ]);
       if (LIVE_ISSUANCE_FEATURES.iacaList) expect(m.mdoc_iacas_uri).toBe(`${issuer}/v2/credentials/mobile/iacas`);
       expect(m.issuer).toBe(issuer);
       expect(m.credential_issuer).toBe(issuer);
       // The Pre-authorized Code grant is live (issue 5), and the Authorization Code grant (issue 13).
       expect(m.grant_types_supported).toEqual(['authorization_code', PRE_AUTHORIZED_GRANT]);
       expect(res.json()).toMatchObject({ token_endpoint: `${issuer}/v1/oauth/token`, jwks_uri: `${issuer}/.well-known/jwks.json` });
-      expect(m.scopes_supported).toEqual([`mso_mdoc:${MDL}`, 'ldp_vc:UniversityDegree', 'cwt:Badge', 'cwt_vc:Badge', 'dc+sd-jwt:https://credentials.example.com/pid']);
+      expect(m.scopes_supported).toEqual([
+        `mso_mdoc:${MDL}`,
+        'ldp_vc:UniversityDegree',
+        'cwt:Badge',
+        'cwt_vc:Badge',
+        'dc+sd-jwt:https://credentials.example.com/pid',
+      ]);
       expect(Object.keys(m.credential_configurations_supported)).toEqual(Object.values(ids));
 
       const supported = m.credential_configurations_supported;
@@ -266,7 +346,14 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         credential_metadata: {
           display: mdlBody.display,
           claims: [
-            { path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }, { name: 'Nom de famille', locale: 'fr' }] },
+            {
+              path: ['org.iso.18013.5.1', 'family_name'],
+              mandatory: true,
+              display: [
+                { name: 'Family name', locale: 'en' },
+                { name: 'Nom de famille', locale: 'fr' },
+              ],
+            },
             { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: true },
             { path: ['org.iso.18013.5.1', 'issuing_country'], mandatory: false },
           ],
@@ -280,20 +367,44 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         format: 'ldp_vc',
         id: ids.ldp_vc,
         scope: 'ldp_vc:UniversityDegree',
-        credential_definition: { '@context': ['https://www.w3.org/2018/credentials/v1', 'https://schema.example/degree/v1'], type: ['VerifiableCredential', 'UniversityDegree'] },
+        credential_definition: {
+          '@context': ['https://www.w3.org/2018/credentials/v1', 'https://schema.example/degree/v1'],
+          type: ['VerifiableCredential', 'UniversityDegree'],
+        },
         credential_signing_alg_values_supported: ['Ed25519Signature2018'],
         cryptographic_binding_methods_supported: ['did:key'],
         proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256', 'EdDSA'] } },
         // OpenID4VCI 1.0 §12.2.4: no name, no display (never an empty array).
         credential_metadata: { claims: flatClaims(['credentialSubject']) },
       });
-      expect(supported[ids.cwt as string]).toMatchObject({ format: 'cwt', scope: 'cwt:Badge', type: 'Badge', credential_signing_alg_values_supported: [-7], credential_metadata: { claims: flatClaims([]) } });
-      expect(supported[ids.cwt_vc as string]).toMatchObject({ format: 'cwt_vc', types: ['VerifiableCredential', 'Badge'], credential_metadata: { claims: flatClaims(['vc', 'credentialSubject']) } });
-      expect(supported[ids['dc+sd-jwt'] as string]).toMatchObject({ format: 'dc+sd-jwt', vct: 'https://credentials.example.com/pid', cryptographic_binding_methods_supported: ['jwk'] });
+      expect(supported[ids.cwt as string]).toMatchObject({
+        format: 'cwt',
+        scope: 'cwt:Badge',
+        type: 'Badge',
+        credential_signing_alg_values_supported: [-7],
+        credential_metadata: { claims: flatClaims([]) },
+      });
+      expect(supported[ids.cwt_vc as string]).toMatchObject({
+        format: 'cwt_vc',
+        types: ['VerifiableCredential', 'Badge'],
+        credential_metadata: { claims: flatClaims(['vc', 'credentialSubject']) },
+      });
+      expect(supported[ids['dc+sd-jwt'] as string]).toMatchObject({
+        format: 'dc+sd-jwt',
+        vct: 'https://credentials.example.com/pid',
+        cryptographic_binding_methods_supported: ['jwk'],
+      });
 
       // Specification 9.4: the deprecated list stays until its end of life.
       expect(m.credentials_supported).toHaveLength(5);
-      expect(m.credentials_supported[0]).toEqual({ format: 'mso_mdoc', id: ids.mso_mdoc, scope: `mso_mdoc:${MDL}`, doctype: MDL, cryptographic_binding_methods_supported: ['mso'], cryptographic_suites_supported: ['ES256'] });
+      expect(m.credentials_supported[0]).toEqual({
+        format: 'mso_mdoc',
+        id: ids.mso_mdoc,
+        scope: `mso_mdoc:${MDL}`,
+        doctype: MDL,
+        cryptographic_binding_methods_supported: ['mso'],
+        cryptographic_suites_supported: ['ES256'],
+      });
       expect(m.credentials_supported[1]).toEqual({
         format: 'ldp_vc',
         id: ids.ldp_vc,
@@ -326,7 +437,8 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
 
     it('shows a change at once, and answers a matching If-None-Match with 304', async () => {
       const { call, host } = await tenant();
-      const get = (headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: url('/.well-known/openid-credential-issuer'), headers: { host, ...headers } });
+      const get = (headers: Record<string, string> = {}) =>
+        t.app.inject({ method: 'GET', url: url('/.well-known/openid-credential-issuer'), headers: { host, ...headers } });
       const empty = await get();
       expect(empty.headers['cache-control']).toBe('no-cache');
       const etag = empty.headers.etag as string;

@@ -32,12 +32,21 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const { host } = await t.createTenant(subdomain);
     const admin = await t.token(subdomain);
     const call = (method: Method, path: string, body?: unknown, token = admin) =>
-      t.app.inject({ method, url: `${t.prefix}${path}`, headers: { host, authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { payload: body as object }) });
+      t.app.inject({
+        method,
+        url: `${t.prefix}${path}`,
+        headers: { host, authorization: `Bearer ${token}` },
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
     const iaca = (await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' })).json() as { id: string };
     expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.id}`, { active: true })).statusCode).toBe(200);
     const configuration = (await call('POST', '/v2/credentials/mobile/configurations', mdlBody)).json() as { id: string };
     const audience = `https://${host}${t.prefix}`;
-    const wallet = (method: Method, path: string, options: { authorization?: string; body?: string; contentType?: string; headers?: Record<string, string> } = {}) =>
+    const wallet = (
+      method: Method,
+      path: string,
+      options: { authorization?: string; body?: string; contentType?: string; headers?: Record<string, string> } = {},
+    ) =>
       t.app.inject({
         method,
         url: `${t.prefix}${path}`,
@@ -52,7 +61,11 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
 
     /** An offer redeemed at the token endpoint, as a wallet does it (with `form` added to the token request). */
     async function redeemed(claims: Record<string, unknown> = { familyName: 'Turner', birthDate: '1990-05-15' }, form: Record<string, string> = {}) {
-      const offer = (await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims })).json() as { id: string; userId: string; uri: string };
+      const offer = (await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims })).json() as {
+        id: string;
+        userId: string;
+        uri: string;
+      };
       const json = JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> };
       const code = json.grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string;
       const res = await wallet('POST', '/v1/oauth/token', {
@@ -66,7 +79,9 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
 
     /** The tenant's request encryption key, from the metadata (credential_request_encryption.jwks). */
     async function requestKey(): Promise<Record<string, unknown>> {
-      const metadata = (await wallet('GET', '/.well-known/openid-credential-issuer')).json() as { credential_request_encryption: { jwks: { keys: Array<Record<string, unknown>> } } };
+      const metadata = (await wallet('GET', '/.well-known/openid-credential-issuer')).json() as {
+        credential_request_encryption: { jwks: { keys: Array<Record<string, unknown>> } };
+      };
       return metadata.credential_request_encryption.jwks.keys[0]!;
     }
 
@@ -81,7 +96,11 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     }
 
     const credential = (authorization: string | undefined, body: unknown, contentType = 'application/json') =>
-      wallet('POST', '/v1/openid/credential', { ...(authorization === undefined ? {} : { authorization }), contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      wallet('POST', '/v1/openid/credential', {
+        ...(authorization === undefined ? {} : { authorization }),
+        contentType,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
 
     return { host, admin, call, wallet, configuration, audience, redeemed, requestKey, nonce, proof, credential };
   }
@@ -98,7 +117,10 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const body = res.json() as { credentials: Array<{ credential: string }>; notification_id: string };
     const mdoc = readFakeMdoc(body.credentials[0]!.credential);
     expect(mdoc.deviceKey).toEqual(key.publicJwk);
-    expect(mdoc.namespaces['org.iso.18013.5.1']).toEqual({ family_name: { type: 'string', value: 'Turner' }, birth_date: { type: 'date', value: '1990-05-15' } });
+    expect(mdoc.namespaces['org.iso.18013.5.1']).toEqual({
+      family_name: { type: 'string', value: 'Turner' },
+      birth_date: { type: 'date', value: '1990-05-15' },
+    });
 
     const listed = await s.call('GET', `/v2/credentials?userId=${userId}`);
     expect(listed.statusCode, listed.body).toBe(200);
@@ -116,15 +138,24 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     });
     expect((await s.call('GET', `/v1/users/${userId}/credentials`)).json()).toMatchObject({ data: [{ id: record!.id }] });
 
-    const notified = await s.wallet('POST', '/v1/openid/notification', { authorization, contentType: 'application/json', body: JSON.stringify({ notification_id: body.notification_id, event: 'credential_accepted' }) });
+    const notified = await s.wallet('POST', '/v1/openid/notification', {
+      authorization,
+      contentType: 'application/json',
+      body: JSON.stringify({ notification_id: body.notification_id, event: 'credential_accepted' }),
+    });
     expect(notified.statusCode, notified.body).toBe(204);
     expect(notified.body).toBe('');
-    expect(((await s.call('GET', '/v2/credentials')).json() as { data: Array<{ notification?: { event: string } }> }).data[0]?.notification?.event).toBe('credential_accepted');
+    expect(((await s.call('GET', '/v2/credentials')).json() as { data: Array<{ notification?: { event: string } }> }).data[0]?.notification?.event).toBe(
+      'credential_accepted',
+    );
   });
 
   it('queues the webhook deliveries of the issuance (the outbox behind DomainEventSink), one per subscribed event', async () => {
     const s = await issuer();
-    const hook = await s.call('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary'], url: 'https://hooks.example.com/vellum' });
+    const hook = await s.call('POST', '/v1/webhooks', {
+      events: ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary'],
+      url: 'https://hooks.example.com/vellum',
+    });
     expect(hook.statusCode, hook.body).toBe(201);
     const { id } = hook.json() as { id: string };
     expect((await s.call('GET', `/v1/webhooks/${id}/deliveries`)).json()).toEqual({ data: [] });
@@ -182,14 +213,33 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
       expect(res.json()).toMatchObject({ error, error_description: expect.any(String), code: expect.any(String), message: expect.any(String) });
     };
     await expectError(await s.credential(authorization, '{not json'), 400, 'invalid_credential_request');
-    await expectError(await s.credential(authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }), 400, 'invalid_credential_request');
+    await expectError(
+      await s.credential(authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }),
+      400,
+      'invalid_credential_request',
+    );
     await expectError(await s.credential(authorization, { credential_configuration_id: id }), 400, 'invalid_proof');
-    await expectError(await s.credential(authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(walletKey(), { audience: 'https://elsewhere.example' })] } }), 400, 'invalid_proof');
-    await expectError(await s.credential(authorization, { credential_configuration_id: crypto.randomUUID(), proofs: { jwt: [await s.proof()] } }), 400, 'unknown_credential_configuration');
+    await expectError(
+      await s.credential(authorization, {
+        credential_configuration_id: id,
+        proofs: { jwt: [await s.proof(walletKey(), { audience: 'https://elsewhere.example' })] },
+      }),
+      400,
+      'invalid_proof',
+    );
+    await expectError(
+      await s.credential(authorization, { credential_configuration_id: crypto.randomUUID(), proofs: { jwt: [await s.proof()] } }),
+      400,
+      'unknown_credential_configuration',
+    );
     const jwt = await s.proof();
     expect((await s.credential(authorization, { credential_configuration_id: id, proofs: { jwt: [jwt] } })).statusCode).toBe(200);
     await expectError(await s.credential(authorization, { credential_configuration_id: id, proofs: { jwt: [jwt] } }), 400, 'invalid_nonce');
-    const unknown = await s.wallet('POST', '/v1/openid/notification', { authorization, contentType: 'application/json', body: JSON.stringify({ notification_id: 'nope', event: 'credential_accepted' }) });
+    const unknown = await s.wallet('POST', '/v1/openid/notification', {
+      authorization,
+      contentType: 'application/json',
+      body: JSON.stringify({ notification_id: 'nope', event: 'credential_accepted' }),
+    });
     await expectError(unknown, 400, 'invalid_notification_id');
     const text = await s.credential(authorization, 'x', 'text/plain');
     expect(text.statusCode).toBe(415);
@@ -220,17 +270,24 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
   it('takes a request encrypted to the key the metadata publishes (credential_request_encryption.jwks)', async () => {
     const s = await issuer();
     const { authorization } = await s.redeemed();
-    const metadata = (await s.wallet('GET', '/.well-known/openid-credential-issuer')).json() as { credential_request_encryption: { jwks: { keys: Array<Record<string, unknown>> } } };
+    const metadata = (await s.wallet('GET', '/.well-known/openid-credential-issuer')).json() as {
+      credential_request_encryption: { jwks: { keys: Array<Record<string, unknown>> } };
+    };
     const [issuerKey] = metadata.credential_request_encryption.jwks.keys;
     expect(issuerKey).toMatchObject({ kty: 'EC', crv: 'P-256', use: 'enc', alg: 'ECDH-ES', kid: expect.any(String) });
     const wallet = encryptionKey();
-    const request = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] }, credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' } };
+    const request = {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: [await s.proof()] },
+      credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' },
+    };
     const res = await s.credential(authorization, encryptJwe(JSON.stringify(request), issuerKey!, 'A128GCM'), 'application/jwt');
     expect(res.statusCode, res.body).toBe(200);
     expect(JSON.parse(decryptJwe(res.body, wallet.privateKey).plaintext)).toMatchObject({ credentials: [{ credential: expect.any(String) }] });
     // Encrypted to another tenant's key: refused.
     const other = await issuer();
-    const otherKey = ((await other.wallet('GET', '/.well-known/openid-credential-issuer')).json() as typeof metadata).credential_request_encryption.jwks.keys[0]!;
+    const otherKey = ((await other.wallet('GET', '/.well-known/openid-credential-issuer')).json() as typeof metadata).credential_request_encryption.jwks
+      .keys[0]!;
     const wrong = await s.credential(authorization, encryptJwe(JSON.stringify(request), otherKey, 'A128GCM'), 'application/jwt');
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toMatchObject({ error: 'invalid_encryption_parameters' });
@@ -253,18 +310,28 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const s = await issuer();
     const details = JSON.stringify([{ type: 'openid_credential', credential_configuration_id: s.configuration.id }]);
     const { authorization, answer } = await s.redeemed(undefined, { authorization_details: details });
-    expect(answer.authorization_details).toEqual([{ type: 'openid_credential', credential_configuration_id: s.configuration.id, credential_identifiers: [s.configuration.id] }]);
+    expect(answer.authorization_details).toEqual([
+      { type: 'openid_credential', credential_configuration_id: s.configuration.id, credential_identifiers: [s.configuration.id] },
+    ]);
     const byConfiguration = await s.credential(authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
     expect(byConfiguration.statusCode).toBe(400);
     expect(byConfiguration.json()).toMatchObject({ error: 'invalid_credential_request' });
     const res = await s.credential(authorization, { credential_identifier: s.configuration.id, proofs: { jwt: [await s.proof()] } });
     expect(res.statusCode, res.body).toBe(200);
     // Details the offer does not grant: refused, not ignored.
-    const offer = (await s.call('POST', '/v1/openid/offers/pre-authorized', { credentials: [s.configuration.id], claims: { familyName: 'Turner' } })).json() as { uri: string };
-    const code = (JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> }).grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string;
+    const offer = (
+      await s.call('POST', '/v1/openid/offers/pre-authorized', { credentials: [s.configuration.id], claims: { familyName: 'Turner' } })
+    ).json() as { uri: string };
+    const code = (JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> }).grants[
+      PRE_AUTHORIZED_GRANT
+    ]?.['pre-authorized_code'] as string;
     const refused = await s.wallet('POST', '/v1/oauth/token', {
       contentType: 'application/x-www-form-urlencoded',
-      body: new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': code, authorization_details: JSON.stringify([{ type: 'openid_credential', credential_configuration_id: 'other' }]) }).toString(),
+      body: new URLSearchParams({
+        grant_type: PRE_AUTHORIZED_GRANT,
+        'pre-authorized_code': code,
+        authorization_details: JSON.stringify([{ type: 'openid_credential', credential_configuration_id: 'other' }]),
+      }).toString(),
     });
     expect(refused.statusCode, refused.body).toBe(400);
     expect(refused.json()).toMatchObject({ error: 'invalid_authorization_details' });
@@ -312,35 +379,62 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const jwtLike = fc.oneof(
       fc.string(),
       fc.tuple(jsonValue, jsonValue, fc.string()).map(([h, p, sig]) => `${b64(h)}.${b64(p)}.${b64(sig)}`),
-      fc.record({ alg: fc.constantFrom('ES256', 'EdDSA', 'none', 'HS256', 'RS256'), typ: fc.constantFrom('openid4vci-proof+jwt', 'JWT'), jwk: jsonValue, kid: fc.oneof(fc.string(), fc.constant('did:key:zDnaerx9CtbPJ1q36T5Ln5wYt3MQYeGRG5ehnPAmxcf5mDZpv')) }, { requiredKeys: [] })
+      fc
+        .record(
+          {
+            alg: fc.constantFrom('ES256', 'EdDSA', 'none', 'HS256', 'RS256'),
+            typ: fc.constantFrom('openid4vci-proof+jwt', 'JWT'),
+            jwk: jsonValue,
+            kid: fc.oneof(fc.string(), fc.constant('did:key:zDnaerx9CtbPJ1q36T5Ln5wYt3MQYeGRG5ehnPAmxcf5mDZpv')),
+          },
+          { requiredKeys: [] },
+        )
         .chain((h) => fc.tuple(fc.constant(h), jsonValue).map(([hh, p]) => `${b64(hh)}.${b64(p)}.${b64('sig')}`)),
       fc.constant(good),
     );
     const requestBody = fc.oneof(
       jsonValue,
-      fc.record(
-        {
-          credential_configuration_id: fc.oneof(fc.constant(s.configuration.id), fc.string(), jsonValue),
-          format: fc.oneof(fc.constantFrom('mso_mdoc', 'ldp_vc', 'cwt'), jsonValue),
-          doctype: fc.oneof(fc.constant(MDL), jsonValue),
-          proofs: fc.oneof(fc.record({ jwt: fc.array(jwtLike, { maxLength: 3 }) }), jsonValue),
-          proof: fc.oneof(fc.record({ proof_type: fc.constantFrom('jwt', 'cwt'), jwt: jwtLike }), jsonValue),
-          credential_response_encryption: fc.oneof(
-            fc.record({ jwk: fc.oneof(jsonValue, fc.constant(encryptionKey().publicJwk)), enc: fc.constantFrom('A128GCM', 'A256GCM', 'A192GCM'), zip: fc.constant('DEF') }, { requiredKeys: [] }),
-            jsonValue,
-          ),
-          notification_id: jsonValue,
-          event: fc.oneof(fc.constantFrom('credential_accepted', 'credential_failure'), jsonValue),
-          event_description: jsonValue,
-        },
-        { requiredKeys: [] },
-      ).map((v) => JSON.stringify(v)),
+      fc
+        .record(
+          {
+            credential_configuration_id: fc.oneof(fc.constant(s.configuration.id), fc.string(), jsonValue),
+            format: fc.oneof(fc.constantFrom('mso_mdoc', 'ldp_vc', 'cwt'), jsonValue),
+            doctype: fc.oneof(fc.constant(MDL), jsonValue),
+            proofs: fc.oneof(fc.record({ jwt: fc.array(jwtLike, { maxLength: 3 }) }), jsonValue),
+            proof: fc.oneof(fc.record({ proof_type: fc.constantFrom('jwt', 'cwt'), jwt: jwtLike }), jsonValue),
+            credential_response_encryption: fc.oneof(
+              fc.record(
+                {
+                  jwk: fc.oneof(jsonValue, fc.constant(encryptionKey().publicJwk)),
+                  enc: fc.constantFrom('A128GCM', 'A256GCM', 'A192GCM'),
+                  zip: fc.constant('DEF'),
+                },
+                { requiredKeys: [] },
+              ),
+              jsonValue,
+            ),
+            notification_id: jsonValue,
+            event: fc.oneof(fc.constantFrom('credential_accepted', 'credential_failure'), jsonValue),
+            event_description: jsonValue,
+          },
+          { requiredKeys: [] },
+        )
+        .map((v) => JSON.stringify(v)),
       fc.string({ maxLength: 300 }),
       fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
     );
     const body = requestBody.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
-    const auth = fc.oneof(fc.constant(authorization), fc.constant(undefined), fc.string({ maxLength: 100 }).map((v) => `Bearer ${v}`), fc.string({ maxLength: 100 }), jwtLike.map((j) => `Bearer ${j}`));
-    const contentType = fc.oneof(fc.constantFrom('application/json', 'application/jwt', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'), fc.string({ maxLength: 40 }));
+    const auth = fc.oneof(
+      fc.constant(authorization),
+      fc.constant(undefined),
+      fc.string({ maxLength: 100 }).map((v) => `Bearer ${v}`),
+      fc.string({ maxLength: 100 }),
+      jwtLike.map((j) => `Bearer ${j}`),
+    );
+    const contentType = fc.oneof(
+      fc.constantFrom('application/json', 'application/jwt', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'),
+      fc.string({ maxLength: 40 }),
+    );
     const path = fc.constantFrom('/v1/openid/credential', '/v1/openid/notification');
 
     await fc.assert(

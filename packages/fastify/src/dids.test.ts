@@ -48,9 +48,18 @@ describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; API.md Â
   it.each([
     [{ method: 'ion' }, { param: 'method', msg: 'One of key, web' }],
     [{}, { param: 'method', msg: 'Required' }],
-    [{ method: 'key', options: { keyType: 'RSA' } }, { param: 'options.keyType', msg: 'One of Ed25519, P-256' }],
-    [{ method: 'key', extra: 1 }, { param: 'extra', msg: 'Unknown field' }],
-    [{ method: 'web', options: { url: 'issuer.example.org' } }, { param: 'options.url', msg: expect.stringContaining('tenantâ€™s own host') }],
+    [
+      { method: 'key', options: { keyType: 'RSA' } },
+      { param: 'options.keyType', msg: 'One of Ed25519, P-256' },
+    ],
+    [
+      { method: 'key', extra: 1 },
+      { param: 'extra', msg: 'Unknown field' },
+    ],
+    [
+      { method: 'web', options: { url: 'issuer.example.org' } },
+      { param: 'options.url', msg: expect.stringContaining('tenantâ€™s own host') },
+    ],
     [{ method: 'web', options: { url: 'https://other-tenant.eu01.vellum.test' } }, { param: 'options.url' }],
   ])('refuses %j with 400 and the error body', async (payload, detail) => {
     const { call } = await tenant();
@@ -124,12 +133,22 @@ describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; API.md Â
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.body).toBe('Unauthorized');
     for (const role of ['auditor', 'managed-issuer'] as const) {
-      const res = await t.app.inject({ method: 'POST', url: url('/v1/dids'), headers: { host, authorization: `Bearer ${await t.token(name, role)}` }, payload: { method: 'key' } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/dids'),
+        headers: { host, authorization: `Bearer ${await t.token(name, role)}` },
+        payload: { method: 'key' },
+      });
       expect(res.statusCode, role).toBe(403);
       expect(res.json()).toMatchObject({ code: 'Forbidden' });
     }
     for (const role of ['issuer', 'verifier', 'dts-provider'] as const) {
-      const res = await t.app.inject({ method: 'POST', url: url('/v1/dids'), headers: { host, authorization: `Bearer ${await t.token(name, role)}` }, payload: { method: 'key' } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/dids'),
+        headers: { host, authorization: `Bearer ${await t.token(name, role)}` },
+        payload: { method: 'key' },
+      });
       expect(res.statusCode, role).toBe(201);
     }
   });
@@ -169,7 +188,10 @@ describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; API.md Â
       const configuration = await fetch();
       expect(configuration.entries.map((e: { issuer: string }) => e.issuer)).toEqual([key, web]);
       expect(configuration.linked_dids).toEqual(configuration.entries);
-      expect(configuration.entries[0]).toMatchObject({ credentialSubject: { id: key, origin: `https://${host}` }, proof: { type: 'JsonWebSignature2020', proofPurpose: 'assertionMethod' } });
+      expect(configuration.entries[0]).toMatchObject({
+        credentialSubject: { id: key, origin: `https://${host}` },
+        proof: { type: 'JsonWebSignature2020', proofPurpose: 'assertionMethod' },
+      });
       expect(configuration.entries[1]).toMatchObject({ credentialSubject: { id: web, origin: `https://${host}` }, proof: { type: 'Ed25519Signature2018' } });
       const dotJson = await t.app.inject({ method: 'GET', url: url('/.well-known/did-configuration.json'), headers: { host } });
       expect(dotJson.json()).toEqual(configuration);

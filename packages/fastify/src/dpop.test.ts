@@ -4,7 +4,16 @@
 // product does not use to make them, so that both sides of RFC 9449 are not the same code.
 import { createHash, randomUUID } from 'node:crypto';
 import { createVellum, PRE_AUTHORIZED_GRANT, type PublicJwk } from '@vellum/core';
-import { createDigests, createJwtProofVerifier, createKeyManager, createProofVerifier, createScryptHasher, createSealer, createSecretBox, createSessionTokens } from '@vellum/crypto';
+import {
+  createDigests,
+  createJwtProofVerifier,
+  createKeyManager,
+  createProofVerifier,
+  createScryptHasher,
+  createSealer,
+  createSecretBox,
+  createSessionTokens,
+} from '@vellum/crypto';
 import { createDocumentSignerCertificate, createIacaCertificate, managedSigningKey } from '@vellum/crypto';
 import { createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createNodeIds, systemClock } from '@vellum/node';
@@ -117,7 +126,12 @@ async function walletProvider() {
 
 /** Standard Mode's proof of possession of the attested key (typ oauth-client-attestation-pop+jwt), for `audience`. */
 function attestationPop(instance: DpopKey, clientId: string, audience: string, jti: string = randomUUID()): Promise<string> {
-  return new SignJWT({ jti }).setProtectedHeader({ alg: instance.alg, typ: 'oauth-client-attestation-pop+jwt' }).setIssuer(clientId).setAudience(audience).setIssuedAt().sign(instance.privateKey);
+  return new SignJWT({ jti })
+    .setProtectedHeader({ alg: instance.alg, typ: 'oauth-client-attestation-pop+jwt' })
+    .setIssuer(clientId)
+    .setAudience(audience)
+    .setIssuedAt()
+    .sign(instance.privateKey);
 }
 
 /** The spec's error body of a wallet-facing endpoint (API.md §3): the Vellum fields and the OAuth ones. */
@@ -131,12 +145,22 @@ function expectOAuthError(res: LightMyRequestResponse, status: number, error: st
 /** One tenant issuing an mDL, and a wallet's requests to it. */
 async function walletSide(app: FastifyInstance, prefix: string, host: string, admin: string) {
   const call = (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
-    app.inject({ method, url: `${prefix}${path}`, headers: { host, authorization: `Bearer ${admin}` }, ...(body === undefined ? {} : { payload: body as object }) });
+    app.inject({
+      method,
+      url: `${prefix}${path}`,
+      headers: { host, authorization: `Bearer ${admin}` },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
   const iaca = (await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' })).json() as { id: string; certificatePem: string };
   expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.id}`, { active: true })).statusCode).toBe(200);
   const configuration = (await call('POST', '/v2/credentials/mobile/configurations', MDL)).json() as { id: string };
-  const metadata = (await app.inject({ method: 'GET', url: `${prefix}/.well-known/openid-credential-issuer`, headers: { host } })).json() as Record<string, string>;
-  const authorizationServer = (await app.inject({ method: 'GET', url: `${prefix}/.well-known/oauth-authorization-server`, headers: { host } })).json() as Record<string, unknown>;
+  const metadata = (await app.inject({ method: 'GET', url: `${prefix}/.well-known/openid-credential-issuer`, headers: { host } })).json() as Record<
+    string,
+    string
+  >;
+  const authorizationServer = (
+    await app.inject({ method: 'GET', url: `${prefix}/.well-known/oauth-authorization-server`, headers: { host } })
+  ).json() as Record<string, unknown>;
   // The URLs a wallet puts in htu: the ones the metadata publishes.
   const urls = {
     issuer: metadata.credential_issuer as string,
@@ -157,14 +181,20 @@ async function walletSide(app: FastifyInstance, prefix: string, host: string, ad
 
   /** A fresh pre-authorized code for the mDL. */
   async function code(): Promise<string> {
-    const offer = (await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims: { familyName: 'Turner' } })).json() as { uri: string };
+    const offer = (await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims: { familyName: 'Turner' } })).json() as {
+      uri: string;
+    };
     const json = JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> };
     return json.grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string;
   }
 
   /** The token request of a pre-authorized code, with `headers` (DPoP and the like) and extra form fields. */
   const token = (preAuthorizedCode: string, headers: Record<string, string | string[]> = {}, form: Record<string, string> = {}) =>
-    post('/v1/oauth/token', { contentType: FORM, headers, body: new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': preAuthorizedCode, ...form }).toString() });
+    post('/v1/oauth/token', {
+      contentType: FORM,
+      headers,
+      body: new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': preAuthorizedCode, ...form }).toString(),
+    });
 
   /** A c_nonce and the answer that carried it. */
   async function cNonce() {
@@ -175,10 +205,14 @@ async function walletSide(app: FastifyInstance, prefix: string, host: string, ad
 
   /** A credential request body with a fresh key proof. */
   async function credentialBody(): Promise<string> {
-    return JSON.stringify({ credential_configuration_id: configuration.id, proofs: { jwt: [proofJwt(walletKey(), { audience: urls.issuer, nonce: (await cNonce()).value })] } });
+    return JSON.stringify({
+      credential_configuration_id: configuration.id,
+      proofs: { jwt: [proofJwt(walletKey(), { audience: urls.issuer, nonce: (await cNonce()).value })] },
+    });
   }
 
-  const credential = async (headers: Record<string, string | string[]>, body?: string) => post('/v1/openid/credential', { contentType: 'application/json', headers, body: body ?? (await credentialBody()) });
+  const credential = async (headers: Record<string, string | string[]>, body?: string) =>
+    post('/v1/openid/credential', { contentType: 'application/json', headers, body: body ?? (await credentialBody()) });
 
   return { call, iaca, configuration, urls, post, code, token, cNonce, credentialBody, credential, authorizationServer };
 }
@@ -312,7 +346,10 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
       ['an iat ten minutes old', await proofFor(key, s.urls.token, { iat: now - 600 })],
       ['no iat', await proofFor(key, s.urls.token, { claims: { iat: undefined } })],
       ['a private key in jwk', await proofFor(key, s.urls.token, { header: { jwk: (await exportJWK(key.privateKey)) as JWK } })],
-      ['alg none', `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: key.jwk }))}.${base64url.encode(JSON.stringify({ htm: 'POST', htu: s.urls.token, iat: now, jti: 'x' }))}.`],
+      [
+        'alg none',
+        `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: key.jwk }))}.${base64url.encode(JSON.stringify({ htm: 'POST', htu: s.urls.token, iat: now, jti: 'x' }))}.`,
+      ],
       ['empty', ''],
       ['two DPoP headers', [await proofFor(key, s.urls.token), await proofFor(key, s.urls.token)]],
     ];
@@ -366,7 +403,10 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
       provider = await walletProvider();
       instance = await dpopKey();
       // Clients whose attestation headers are read: Standard Mode (a PoP) and Combined Mode (DPoP).
-      for (const [clientId, dpopRequired] of [[ATTESTED, false], [COMBINED, true]] as const) {
+      for (const [clientId, dpopRequired] of [
+        [ATTESTED, false],
+        [COMBINED, true],
+      ] as const) {
         const created = await s.call('POST', '/v1/openid/clients', {
           clientId,
           clientName: clientId,
@@ -382,19 +422,36 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
     });
 
     it('accepts the fixtures themselves: Standard Mode (attestation and PoP) and Combined Mode (attestation and DPoP by the attested key) at the token endpoint', async () => {
-      const standard = await s.token(await s.code(), { 'oauth-client-attestation': attestationOf[ATTESTED]!, 'oauth-client-attestation-pop': await attestationPop(instance, ATTESTED, s.urls.issuer) }, { client_id: ATTESTED });
+      const standard = await s.token(
+        await s.code(),
+        { 'oauth-client-attestation': attestationOf[ATTESTED]!, 'oauth-client-attestation-pop': await attestationPop(instance, ATTESTED, s.urls.issuer) },
+        { client_id: ATTESTED },
+      );
       expect(standard.statusCode, standard.body).toBe(200);
       expect(decodeJwt((standard.json() as { access_token: string }).access_token)).toMatchObject({ client_id: ATTESTED, client_instance_id: 'instance-1' });
-      const combined = await s.token(await s.code(), { 'oauth-client-attestation': attestationOf[COMBINED]!, dpop: await proofFor(instance, s.urls.token) }, { client_id: COMBINED });
+      const combined = await s.token(
+        await s.code(),
+        { 'oauth-client-attestation': attestationOf[COMBINED]!, dpop: await proofFor(instance, s.urls.token) },
+        { client_id: COMBINED },
+      );
       expect(combined.statusCode, combined.body).toBe(200);
       expect(combined.json()).toMatchObject({ token_type: 'DPoP' });
       expect(decodeJwt((combined.json() as { access_token: string }).access_token)).toMatchObject({ client_id: COMBINED, cnf: { jkt: instance.jkt } });
       // The same, refused: no attestation (401 invalid_client); a DPoP proof by another key in Combined Mode (400).
       expectOAuthError(await s.token(await s.code(), {}, { client_id: ATTESTED }), 401, 'invalid_client');
-      expectOAuthError(await s.token(await s.code(), { 'oauth-client-attestation': attestationOf[COMBINED]!, dpop: await proofFor(key, s.urls.token) }, { client_id: COMBINED }), 400, 'invalid_client_attestation');
+      expectOAuthError(
+        await s.token(
+          await s.code(),
+          { 'oauth-client-attestation': attestationOf[COMBINED]!, dpop: await proofFor(key, s.urls.token) },
+          { client_id: COMBINED },
+        ),
+        400,
+        'invalid_client_attestation',
+      );
     });
 
-    const jwtLike = (header: unknown, payload: unknown) => `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(payload))}.${base64url.encode('sig')}`;
+    const jwtLike = (header: unknown, payload: unknown) =>
+      `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(payload))}.${base64url.encode('sig')}`;
     /** Values no header should ever make the server fail on. */
     const fixed = (): Array<string | string[]> => [
       '',
@@ -432,7 +489,14 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
       s.post('/v1/oauth/par', {
         contentType: FORM,
         headers,
-        body: new URLSearchParams({ response_type: 'code', client_id: ATTESTED, redirect_uri: 'https://wallet.example.com/cb', scope: 'mso_mdoc:org.iso.18013.5.1.mDL', code_challenge_method: 'S256', code_challenge: 'c'.repeat(43) }).toString(),
+        body: new URLSearchParams({
+          response_type: 'code',
+          client_id: ATTESTED,
+          redirect_uri: 'https://wallet.example.com/cb',
+          scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+          code_challenge_method: 'S256',
+          code_challenge: 'c'.repeat(43),
+        }).toString(),
       });
 
     /** The endpoints, each reached far enough that the headers are read (a valid code, a bound token, an attested client). */
@@ -449,7 +513,11 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
       credential: async (headers: Record<string, string | string[]>) => s.credential({ authorization: `DPoP ${bound}`, ...headers }),
       nonce: (headers: Record<string, string | string[]>) => s.post('/v1/openid/nonce', { headers }),
       notification: (headers: Record<string, string | string[]>) =>
-        s.post('/v1/openid/notification', { contentType: 'application/json', headers: { authorization: `DPoP ${bound}`, ...headers }, body: JSON.stringify({ notification_id: 'n', event: 'credential_accepted' }) }),
+        s.post('/v1/openid/notification', {
+          contentType: 'application/json',
+          headers: { authorization: `DPoP ${bound}`, ...headers },
+          body: JSON.stringify({ notification_id: 'n', event: 'credential_accepted' }),
+        }),
     });
 
     /**
@@ -476,7 +544,12 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
       }
       expect(res.statusCode, where).toBeGreaterThanOrEqual(400);
       expect(res.headers['content-type'], where).toMatch(/^application\/json/);
-      expect(res.json(), where).toEqual({ code: expect.any(String), message: expect.any(String), error: expect.any(String), error_description: expect.any(String) });
+      expect(res.json(), where).toEqual({
+        code: expect.any(String),
+        message: expect.any(String),
+        error: expect.any(String),
+        error_description: expect.any(String),
+      });
     }
 
     it('answers every fixed piece of garbage (empty, huge, not a JWT, JSON, unicode, repeated) in each header below 500, with the OAuth error body', async () => {
@@ -491,17 +564,28 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
 
     it('answers generated garbage in any mix of the three headers below 500, with the OAuth error body (property)', async () => {
       const printable = fc.string({ maxLength: 300 }).map((v) => v.replace(/[^\x20-\x7e]/g, ''));
-      const bytes = fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1').replace(/[\r\n\0]/g, ''));
-      const segment = fc.oneof(printable, fc.jsonValue({ maxDepth: 3 }).map((v) => base64url.encode(JSON.stringify(v) ?? 'null')));
+      const bytes = fc.uint8Array({ maxLength: 300 }).map((b) =>
+        Buffer.from(b)
+          .toString('latin1')
+          .replace(/[\r\n\0]/g, ''),
+      );
+      const segment = fc.oneof(
+        printable,
+        fc.jsonValue({ maxDepth: 3 }).map((v) => base64url.encode(JSON.stringify(v) ?? 'null')),
+      );
       const compact = fc.tuple(segment, segment, segment).map((parts) => parts.join('.'));
       const value = fc.oneof(printable, bytes, compact, fc.constantFrom(...fixed().filter((v): v is string => typeof v === 'string')));
       const header = fc.oneof(value, fc.array(value, { minLength: 2, maxLength: 3 }));
       const names = Object.keys(endpoints());
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...names), fc.record({ dpop: header, 'oauth-client-attestation': header, 'oauth-client-attestation-pop': header }, { requiredKeys: [] }), async (endpoint, headers) => {
-          const send = endpoints()[endpoint as keyof ReturnType<typeof endpoints>];
-          expectHandled(endpoint, await send(headers as Record<string, string | string[]>), headers);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...names),
+          fc.record({ dpop: header, 'oauth-client-attestation': header, 'oauth-client-attestation-pop': header }, { requiredKeys: [] }),
+          async (endpoint, headers) => {
+            const send = endpoints()[endpoint as keyof ReturnType<typeof endpoints>];
+            expectHandled(endpoint, await send(headers as Record<string, string | string[]>), headers);
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -593,13 +677,19 @@ describe('DPoP with server nonces (RFC 9449 §8; VELLUM_DPOP_NONCE_REQUIRED)', (
     const token = (tokenAnswer.json() as { access_token: string }).access_token;
     const body = await s.credentialBody();
     for (const nonce of [undefined, 'made-up', 'a'.repeat(5000)]) {
-      const refused = await s.credential({ authorization: `DPoP ${token}`, dpop: await proofFor(key, s.urls.credential, { accessToken: token, ...(nonce === undefined ? {} : { nonce }) }) }, body);
+      const refused = await s.credential(
+        { authorization: `DPoP ${token}`, dpop: await proofFor(key, s.urls.credential, { accessToken: token, ...(nonce === undefined ? {} : { nonce }) }) },
+        body,
+      );
       expectOAuthError(refused, 401, 'use_dpop_nonce');
       expect(refused.headers['www-authenticate']).toMatch(/^DPoP error="use_dpop_nonce", error_description="[^"]*", algs="ES256 EdDSA"$/);
       expect(refused.headers['dpop-nonce']).toEqual(expect.any(String));
     }
     const fresh = (await s.cNonce()).res.headers['dpop-nonce'] as string;
-    const issued = await s.credential({ authorization: `DPoP ${token}`, dpop: await proofFor(key, s.urls.credential, { accessToken: token, nonce: fresh }) }, body);
+    const issued = await s.credential(
+      { authorization: `DPoP ${token}`, dpop: await proofFor(key, s.urls.credential, { accessToken: token, nonce: fresh }) },
+      body,
+    );
     expect(issued.statusCode, issued.body).toBe(200);
     expect(issued.headers['dpop-nonce']).toEqual(expect.any(String));
   });

@@ -67,7 +67,11 @@ export function validationDetails(request: FastifyRequest, issues: AjvIssue[], c
     seen.add(param);
     // A secret that failed the schema is not echoed back (a client secret, an API key).
     const value = path.length > 0 && isSecretName(path[path.length - 1] as string) ? undefined : valueAt(source, path);
-    const msg = /required property/i.test(issue.message ?? '') ? 'Required' : /unexpected property/i.test(issue.message ?? '') ? 'Unknown field' : (issue.message ?? 'Invalid value');
+    const msg = /required property/i.test(issue.message ?? '')
+      ? 'Required'
+      : /unexpected property/i.test(issue.message ?? '')
+        ? 'Unknown field'
+        : (issue.message ?? 'Invalid value');
     details.push({ ...(value === undefined ? {} : { value }), msg, param, location });
   }
   return details;
@@ -113,7 +117,11 @@ export function handleError(error: FastifyError | DomainError | Error, request: 
   if (isDomainError(error)) return sendError(reply, error, style);
   const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fe.validation) {
-    return sendError(reply, new DomainError('BadRequest', 'Validation Error', { details: validationDetails(request, fe.validation, fe.validationContext) }), style);
+    return sendError(
+      reply,
+      new DomainError('BadRequest', 'Validation Error', { details: validationDetails(request, fe.validation, fe.validationContext) }),
+      style,
+    );
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   const code = CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'InternalServerError' : 'BadRequest');

@@ -24,7 +24,12 @@ describe.each(['standalone', 'prefixed'] as const)('what an auditor reads of a l
     const admin = await t.token(subdomain);
     const auditor = await t.token(subdomain, 'auditor');
     const call = (method: Method, path: string, body?: unknown, token = admin) =>
-      t.app.inject({ method, url: `${t.prefix}${path}`, headers: { host, authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { payload: body as object }) });
+      t.app.inject({
+        method,
+        url: `${t.prefix}${path}`,
+        headers: { host, authorization: `Bearer ${token}` },
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
     const wallet = (path: string, contentType?: string, body?: string, authorization?: string) =>
       t.app.inject({
         method: 'POST',
@@ -38,19 +43,32 @@ describe.each(['standalone', 'prefixed'] as const)('what an auditor reads of a l
     expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.id}`, { active: true })).statusCode).toBe(200);
     const configuration = (await call('POST', '/v2/credentials/mobile/configurations', mdl)).json() as { id: string };
 
-    const offer = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims: { familyName: 'Turner' }, transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } });
+    const offer = await call('POST', '/v1/openid/offers/pre-authorized', {
+      credentials: [configuration.id],
+      claims: { familyName: 'Turner' },
+      transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
+    });
     expect(offer.statusCode, offer.body).toBe(200);
     const { uri, transactionCode } = offer.json() as { uri: string; transactionCode: string };
     const grants = (JSON.parse(new URL(uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> }).grants;
     const code = grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string;
 
-    const token = await wallet('/v1/oauth/token', 'application/x-www-form-urlencoded', new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': code, tx_code: transactionCode }).toString());
+    const token = await wallet(
+      '/v1/oauth/token',
+      'application/x-www-form-urlencoded',
+      new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': code, tx_code: transactionCode }).toString(),
+    );
     expect(token.statusCode, token.body).toBe(200);
     const accessToken = (token.json() as { access_token: string }).access_token;
 
     const nonce = ((await wallet('/v1/openid/nonce')).json() as { c_nonce: string }).c_nonce;
     const proof = await proofJwt(walletKey(), { audience: `https://${host}${t.prefix}`, nonce });
-    const issued = await wallet('/v1/openid/credential', 'application/json', JSON.stringify({ credential_configuration_id: configuration.id, proofs: { jwt: [proof] } }), `Bearer ${accessToken}`);
+    const issued = await wallet(
+      '/v1/openid/credential',
+      'application/json',
+      JSON.stringify({ credential_configuration_id: configuration.id, proofs: { jwt: [proof] } }),
+      `Bearer ${accessToken}`,
+    );
     expect(issued.statusCode, issued.body).toBe(200);
     const credential = (issued.json() as { credentials: Array<{ credential: string }> }).credentials[0]?.credential as string;
     expect(credential.length).toBeGreaterThan(20);
@@ -59,7 +77,9 @@ describe.each(['standalone', 'prefixed'] as const)('what an auditor reads of a l
     expect(events.statusCode, events.body).toBe(200);
     const text = events.body;
     // The payloads are there…
-    const credentialEvent = (events.json() as { data: Array<{ type: string; data?: { payload?: { request?: Record<string, unknown> } } }> }).data.find((e) => e.type === 'OPENID_CREDENTIAL_SUCCESS');
+    const credentialEvent = (events.json() as { data: Array<{ type: string; data?: { payload?: { request?: Record<string, unknown> } } }> }).data.find(
+      (e) => e.type === 'OPENID_CREDENTIAL_SUCCESS',
+    );
     expect(credentialEvent?.data?.payload?.request).toMatchObject({ credential_configuration_id: configuration.id });
     expect(text).toContain('"grant_type":"urn:ietf:params:oauth:grant-type:pre-authorized_code"');
     // …and no secret and no credential anywhere in them.

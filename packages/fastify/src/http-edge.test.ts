@@ -26,19 +26,41 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
   afterAll(async () => t?.close());
 
   describe('issue item 1: a body nested 5,000 deep is a 400 with the error body, never a 500', () => {
-    const adminPosts = ['/v1/config/domain', '/v1/dids', '/v2/credentials/mobile/iacas', '/v2/credentials/mobile/configurations', '/v1/openid/offers/pre-authorized', '/v1/webhooks', '/v1/users'];
+    const adminPosts = [
+      '/v1/config/domain',
+      '/v1/dids',
+      '/v2/credentials/mobile/iacas',
+      '/v2/credentials/mobile/configurations',
+      '/v1/openid/offers/pre-authorized',
+      '/v1/webhooks',
+      '/v1/users',
+    ];
 
     it.each(adminPosts)('POST %s (admin error body)', async (path) => {
       for (const payload of [deepArray, deepObject, `{"name":${deepArray}}`]) {
-        const res = await t.app.inject({ method: 'POST', url: url(path), headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload });
+        const res = await t.app.inject({
+          method: 'POST',
+          url: url(path),
+          headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+          payload,
+        });
         expect(res.statusCode, res.body.slice(0, 300)).toBe(400);
-        expect(res.json()).toEqual({ code: 'BadRequest', message: 'JSON body nests deeper than 64 levels', details: [{ msg: 'JSON body nests deeper than 64 levels', param: 'body', location: 'body' }] });
+        expect(res.json()).toEqual({
+          code: 'BadRequest',
+          message: 'JSON body nests deeper than 64 levels',
+          details: [{ msg: 'JSON body nests deeper than 64 levels', param: 'body', location: 'body' }],
+        });
       }
     });
 
     it('PUT of a configuration and of a webhook too', async () => {
       for (const path of ['/v2/credentials/mobile/configurations/x', '/v1/webhooks/x', '/v1/config/domain']) {
-        const res = await t.app.inject({ method: 'PUT', url: url(path), headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: deepObject });
+        const res = await t.app.inject({
+          method: 'PUT',
+          url: url(path),
+          headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+          payload: deepObject,
+        });
         expect(res.statusCode, path).toBe(400);
         expect(res.json(), path).toMatchObject({ code: 'BadRequest', message: 'JSON body nests deeper than 64 levels' });
       }
@@ -52,17 +74,42 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
     });
 
     it('the credential and notification endpoints, with a valid access token, answer a 4xx OAuth error', async () => {
-      const call = (path: string, payload: object) => t.app.inject({ method: 'POST', url: url(path), headers: { host, authorization: `Bearer ${admin}` }, payload });
+      const call = (path: string, payload: object) =>
+        t.app.inject({ method: 'POST', url: url(path), headers: { host, authorization: `Bearer ${admin}` }, payload });
       const iaca = (await call('/v2/credentials/mobile/iacas', { country: 'US' })).json() as { id: string };
-      await t.app.inject({ method: 'PUT', url: url(`/v2/credentials/mobile/iacas/${iaca.id}`), headers: { host, authorization: `Bearer ${admin}` }, payload: { active: true } });
-      const configuration = (await call('/v2/credentials/mobile/configurations', { type: 'org.iso.18013.5.1.mDL', claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } } })).json() as { id: string };
-      const offer = (await call('/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims: { familyName: 'Turner' } })).json() as { uri: string };
-      const code = JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string).grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
-      const token = await t.app.inject({ method: 'POST', url: url('/v1/oauth/token'), headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code }).toString() });
+      await t.app.inject({
+        method: 'PUT',
+        url: url(`/v2/credentials/mobile/iacas/${iaca.id}`),
+        headers: { host, authorization: `Bearer ${admin}` },
+        payload: { active: true },
+      });
+      const configuration = (
+        await call('/v2/credentials/mobile/configurations', {
+          type: 'org.iso.18013.5.1.mDL',
+          claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
+        })
+      ).json() as { id: string };
+      const offer = (await call('/v1/openid/offers/pre-authorized', { credentials: [configuration.id], claims: { familyName: 'Turner' } })).json() as {
+        uri: string;
+      };
+      const code = JSON.parse(new URL(offer.uri).searchParams.get('credential_offer') as string).grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
+        'pre-authorized_code'
+      ];
+      const token = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/oauth/token'),
+        headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code }).toString(),
+      });
       expect(token.statusCode, token.body).toBe(200);
       for (const path of ['/v1/openid/credential', '/v1/openid/notification']) {
         for (const payload of [deepArray, deepObject, `{"credential_configuration_id":${deepArray},"proof":${deepObject}}`]) {
-          const res = await t.app.inject({ method: 'POST', url: url(path), headers: { host, authorization: `Bearer ${token.json().access_token}`, 'content-type': 'application/json' }, payload });
+          const res = await t.app.inject({
+            method: 'POST',
+            url: url(path),
+            headers: { host, authorization: `Bearer ${token.json().access_token}`, 'content-type': 'application/json' },
+            payload,
+          });
           expect(res.statusCode, `${path} ${res.body.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
           expect(res.statusCode, path).toBeLessThan(500);
           expect(res.json(), path).toMatchObject({ error: expect.any(String) });
@@ -72,14 +119,24 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
 
     it('XML nested 5,000 deep at POST /v1/config/domain is a 400 too', async () => {
       const payload = `<domain>${'<a>'.repeat(DEEP)}${'</a>'.repeat(DEEP)}</domain>`;
-      const res = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/xml' }, payload });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/config/domain'),
+        headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/xml' },
+        payload,
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ code: 'BadRequest', message: 'XML body nests deeper than 64 levels' });
     });
 
     it('a value within the limit is echoed in details bounded (strings cut, deep arrays summarised)', async () => {
       const payload = JSON.stringify({ domain: [[[['x']]]], name: 'n'.repeat(100_000) });
-      const res = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/config/domain'),
+        headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        payload,
+      });
       expect(res.statusCode).toBe(400);
       const details = res.json().details as Array<{ param: string; value?: unknown }>;
       expect(details.find((d) => d.param === 'domain')?.value).toEqual([['[array of 1]']]);
@@ -112,20 +169,35 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
     });
 
     const walletPosts = ['/v1/oauth/token', '/v1/openid/nonce', '/v1/openid/credential', '/v1/openid/notification'];
-    const publicGets = ['/.well-known/openid-credential-issuer', '/.well-known/oauth-authorization-server', '/.well-known/jwks.json', '/.well-known/did.json', '/v1/openid/offers/some-offer', '/v2/credentials/mobile/iacas'];
+    const publicGets = [
+      '/.well-known/openid-credential-issuer',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/jwks.json',
+      '/.well-known/did.json',
+      '/v1/openid/offers/some-offer',
+      '/v2/credentials/mobile/iacas',
+    ];
 
-    it.each([...walletPosts.map((p) => ['POST', p]), ...publicGets.map((p) => ['GET', p])])('preflight of %s %s: 204, any origin, no credentials', async (method, path) => {
-      const res = await t.app.inject({
-        method: 'OPTIONS',
-        url: url(path),
-        headers: { host, origin: 'https://wallet.example', 'access-control-request-method': method as string, 'access-control-request-headers': 'authorization, dpop, content-type' },
-      });
-      expect(res.statusCode).toBe(204);
-      expect(res.headers['access-control-allow-origin']).toBe('*');
-      expect(String(res.headers['access-control-allow-methods']).split(', ')).toContain(method);
-      expect(res.headers['access-control-allow-headers']).toBe('authorization, content-type, dpop, oauth-client-attestation, oauth-client-attestation-pop');
-      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
-    });
+    it.each([...walletPosts.map((p) => ['POST', p]), ...publicGets.map((p) => ['GET', p])])(
+      'preflight of %s %s: 204, any origin, no credentials',
+      async (method, path) => {
+        const res = await t.app.inject({
+          method: 'OPTIONS',
+          url: url(path),
+          headers: {
+            host,
+            origin: 'https://wallet.example',
+            'access-control-request-method': method as string,
+            'access-control-request-headers': 'authorization, dpop, content-type',
+          },
+        });
+        expect(res.statusCode).toBe(204);
+        expect(res.headers['access-control-allow-origin']).toBe('*');
+        expect(String(res.headers['access-control-allow-methods']).split(', ')).toContain(method);
+        expect(res.headers['access-control-allow-headers']).toBe('authorization, content-type, dpop, oauth-client-attestation, oauth-client-attestation-pop');
+        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      },
+    );
 
     it('wallet-facing answers, errors included, allow any origin and expose WWW-Authenticate and DPoP-Nonce', async () => {
       const answers = await Promise.all([
@@ -143,10 +215,24 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
     });
 
     it('admin endpoints get no CORS headers, and their preflight is a 404', async () => {
-      for (const [method, path] of [['GET', '/v1/dids'], ['POST', '/oauth/token'], ['POST', '/v1/openid/offers/pre-authorized'], ['GET', '/v1/webhooks']] as const) {
-        const res = await t.app.inject({ method, url: url(path), headers: { host, origin: 'https://evil.example', authorization: `Bearer ${admin}` }, ...(method === 'POST' ? { payload: {} } : {}) });
+      for (const [method, path] of [
+        ['GET', '/v1/dids'],
+        ['POST', '/oauth/token'],
+        ['POST', '/v1/openid/offers/pre-authorized'],
+        ['GET', '/v1/webhooks'],
+      ] as const) {
+        const res = await t.app.inject({
+          method,
+          url: url(path),
+          headers: { host, origin: 'https://evil.example', authorization: `Bearer ${admin}` },
+          ...(method === 'POST' ? { payload: {} } : {}),
+        });
         expect(res.headers['access-control-allow-origin'], path).toBeUndefined();
-        const preflight = await t.app.inject({ method: 'OPTIONS', url: url(path), headers: { host, origin: 'https://evil.example', 'access-control-request-method': method } });
+        const preflight = await t.app.inject({
+          method: 'OPTIONS',
+          url: url(path),
+          headers: { host, origin: 'https://evil.example', 'access-control-request-method': method },
+        });
         // `/v1/openid/offers/pre-authorized` matches the public `/v1/openid/offers/{id}`, which allows GET only.
         if (path === '/v1/openid/offers/pre-authorized') expect(preflight.headers['access-control-allow-methods']).toBe('GET, HEAD');
         else {
@@ -158,7 +244,12 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
 
     it('OPTIONS is never a 5xx: unknown routes, odd headers, a body', async () => {
       for (const path of ['/', '/nope', '/v1/openid/credential/extra', '/.well-known/', '/%', '/v1/dids/did:web:x']) {
-        const res = await t.app.inject({ method: 'OPTIONS', url: url(path), headers: { host, origin: 'null', 'access-control-request-method': 'DELETE', 'content-type': 'application/json' }, payload: deepArray });
+        const res = await t.app.inject({
+          method: 'OPTIONS',
+          url: url(path),
+          headers: { host, origin: 'null', 'access-control-request-method': 'DELETE', 'content-type': 'application/json' },
+          payload: deepArray,
+        });
         expect(res.statusCode, path).toBeLessThan(500);
         expect(res.headers['content-type'] ?? '', path).not.toMatch(/html/);
       }
@@ -217,12 +308,15 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
       ['/v1/openid/offers/pre-authorized', false],
       ['/v1/webhooks', true],
       ['/v1/webhooks', false],
-    ] as const)('POST %s with 2 MB streamed (Content-Length declared: %s): 413 PayloadTooLarge, read after sending, no EPIPE or reset', async (path, declared) => {
-      const res = await streamBody(path, 2 * 1024 * 1024, declared);
-      expect(res.sendError).toBeUndefined();
-      expect(res.status).toBe(413);
-      expect(JSON.parse(res.body)).toMatchObject({ code: 'PayloadTooLarge', message: expect.any(String) });
-    });
+    ] as const)(
+      'POST %s with 2 MB streamed (Content-Length declared: %s): 413 PayloadTooLarge, read after sending, no EPIPE or reset',
+      async (path, declared) => {
+        const res = await streamBody(path, 2 * 1024 * 1024, declared);
+        expect(res.sendError).toBeUndefined();
+        expect(res.status).toBe(413);
+        expect(JSON.parse(res.body)).toMatchObject({ code: 'PayloadTooLarge', message: expect.any(String) });
+      },
+    );
 
     it('a body declared over the 4 MB discard bound is answered at once, as before (not read to its end)', async () => {
       const started = Date.now();
@@ -234,10 +328,19 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
 
     it('a client that reads the answer while sending (node:http) gets the 413 for a 5 MB body too', async () => {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: url('/v1/webhooks'), headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: url('/v1/webhooks'),
+            headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(Buffer.alloc(5 * 1024 * 1024, 0x20));
       });

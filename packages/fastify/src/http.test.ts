@@ -24,18 +24,31 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
       expect(json.statusCode).toBe(200);
       expect(json.headers['cache-control']).toBe('no-store');
       expect(json.json()).toEqual({ access_token: expect.any(String), expires_in: 600, token_type: 'Bearer' });
-      const form = await t.app.inject({ method: 'POST', url: url('/oauth/token'), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(body).toString() });
+      const form = await t.app.inject({
+        method: 'POST',
+        url: url('/oauth/token'),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(body).toString(),
+      });
       expect(form.statusCode).toBe(200);
     });
 
     it('answers a wrong secret with 401 access_denied', async () => {
-      const res = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: 'wrong', audience: `https://${acme.host}` } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url('/oauth/token'),
+        payload: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: 'wrong', audience: `https://${acme.host}` },
+      });
       expect(res.statusCode).toBe(401);
       expect(res.json()).toMatchObject({ error: 'access_denied', error_description: 'Unauthorized', code: 'Unauthorized' });
     });
 
     it('names every answer’s request in x-request-id, errors included, with the body unchanged', async () => {
-      const ok = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: `https://${acme.host}` } });
+      const ok = await t.app.inject({
+        method: 'POST',
+        url: url('/oauth/token'),
+        payload: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: `https://${acme.host}` },
+      });
       const refused = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: { client_id: 'x' } });
       for (const res of [ok, refused]) expect(res.headers['x-request-id']).toMatch(/\S+/);
       expect(ok.headers['x-request-id']).not.toBe(refused.headers['x-request-id']);
@@ -52,7 +65,12 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
 
   describe('custom domain (specification 4.1)', () => {
     it('runs the whole life cycle with the statuses of 4.1', async () => {
-      const created = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: as(admin), payload: { domain: 'issuer.example.com', name: 'Acme', logoUrl: 'https://issuer.example.com/logo.png' } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/config/domain'),
+        headers: as(admin),
+        payload: { domain: 'issuer.example.com', name: 'Acme', logoUrl: 'https://issuer.example.com/logo.png' },
+      });
       expect(created.statusCode).toBe(201);
       const body = created.json();
       expect(body).toMatchObject({ domain: 'issuer.example.com', name: 'Acme', isVerified: false });
@@ -80,13 +98,22 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
       const viaCustom = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(admin, 'issuer.example.com') });
       expect(viaCustom.statusCode).toBe(200);
 
-      const updated = await t.app.inject({ method: 'PUT', url: url('/v1/config/domain'), headers: as(admin), payload: { domain: 'issuer.example.com', name: 'Acme Licensing' } });
+      const updated = await t.app.inject({
+        method: 'PUT',
+        url: url('/v1/config/domain'),
+        headers: as(admin),
+        payload: { domain: 'issuer.example.com', name: 'Acme Licensing' },
+      });
       expect(updated.statusCode).toBe(200);
       expect(updated.json()).toMatchObject({ name: 'Acme Licensing', isVerified: true });
 
       const deleted = await t.app.inject({ method: 'DELETE', url: url('/v1/config/domain'), headers: as(admin) });
       expect(deleted.statusCode).toBe(204);
-      for (const [method, path] of [['GET', '/v1/config/domain'], ['DELETE', '/v1/config/domain'], ['POST', '/v1/config/domain/verify']] as const) {
+      for (const [method, path] of [
+        ['GET', '/v1/config/domain'],
+        ['DELETE', '/v1/config/domain'],
+        ['POST', '/v1/config/domain/verify'],
+      ] as const) {
         const res = await t.app.inject({ method, url: url(path), headers: as(admin) });
         expect(res.statusCode).toBe(404);
         expect(res.json()).toMatchObject({ code: 'NotFound' });
@@ -101,15 +128,35 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
     it('accepts an XML create body, and refuses malformed XML, DTDs and XML updates', async () => {
       const other = await t.token('other');
       const host = t.hostOf('other');
-      const xml = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(other, host), 'content-type': 'application/xml' }, payload: '<?xml version="1.0"?><customDomain><name>Other &amp; Co</name><domain>other.example.org</domain></customDomain>' });
+      const xml = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/config/domain'),
+        headers: { ...as(other, host), 'content-type': 'application/xml' },
+        payload: '<?xml version="1.0"?><customDomain><name>Other &amp; Co</name><domain>other.example.org</domain></customDomain>',
+      });
       expect(xml.statusCode).toBe(201);
       expect(xml.json()).toMatchObject({ name: 'Other & Co', domain: 'other.example.org' });
-      for (const payload of ['<customDomain><domain>x.example.org</domain>', '<!DOCTYPE a [<!ENTITY x "y">]><a><domain>&x;</domain></a>', '<a><domain>a.example.org</domain><domain>b.example.org</domain></a>', 'not xml']) {
-        const res = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(other, host), 'content-type': 'application/xml' }, payload });
+      for (const payload of [
+        '<customDomain><domain>x.example.org</domain>',
+        '<!DOCTYPE a [<!ENTITY x "y">]><a><domain>&x;</domain></a>',
+        '<a><domain>a.example.org</domain><domain>b.example.org</domain></a>',
+        'not xml',
+      ]) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: url('/v1/config/domain'),
+          headers: { ...as(other, host), 'content-type': 'application/xml' },
+          payload,
+        });
         expect(res.statusCode, payload).toBe(400);
         expect(res.json().message).toMatch(/^Malformed XML/);
       }
-      const put = await t.app.inject({ method: 'PUT', url: url('/v1/config/domain'), headers: { ...as(other, host), 'content-type': 'application/xml' }, payload: '<a><domain>other.example.org</domain></a>' });
+      const put = await t.app.inject({
+        method: 'PUT',
+        url: url('/v1/config/domain'),
+        headers: { ...as(other, host), 'content-type': 'application/xml' },
+        payload: '<a><domain>other.example.org</domain></a>',
+      });
       expect(put.statusCode).toBe(415);
       expect(put.json()).toMatchObject({ code: 'UnsupportedMediaType' });
     });
@@ -129,10 +176,20 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
     });
 
     it('refuses malformed JSON and unsupported media types without a 5xx', async () => {
-      const bad = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(admin), 'content-type': 'application/json' }, payload: '{"domain":' });
+      const bad = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/config/domain'),
+        headers: { ...as(admin), 'content-type': 'application/json' },
+        payload: '{"domain":',
+      });
       expect(bad.statusCode).toBe(400);
       expect(bad.json()).toMatchObject({ code: 'BadRequest' });
-      const media = await t.app.inject({ method: 'POST', url: url('/v1/config/domain'), headers: { ...as(admin), 'content-type': 'text/csv' }, payload: 'a,b' });
+      const media = await t.app.inject({
+        method: 'POST',
+        url: url('/v1/config/domain'),
+        headers: { ...as(admin), 'content-type': 'text/csv' },
+        payload: 'a,b',
+      });
       expect(media.statusCode).toBe(415);
       expect(media.json()).toMatchObject({ code: 'UnsupportedMediaType' });
     });
@@ -182,7 +239,13 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
       expect(first.statusCode).toBe(200);
       const page = first.json();
       expect(page.data).toHaveLength(2);
-      expect(page.data[0]).toMatchObject({ type: 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL', category: 'custom-domain', requestIp: '127.0.0.1', clientId: expect.any(String), data: { errorCode: 'NotFound' } });
+      expect(page.data[0]).toMatchObject({
+        type: 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL',
+        category: 'custom-domain',
+        requestIp: '127.0.0.1',
+        clientId: expect.any(String),
+        data: { errorCode: 'NotFound' },
+      });
       expect(page.data[1]).toMatchObject({ type: 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START', requestId: page.data[0].requestId });
       const next = await t.app.inject({ method: 'GET', url: url(`/v1/events?categories=custom-domain&limit=2&cursor=${page.nextCursor}`), headers: as(token) });
       expect(next.json().data[0].id).not.toBe(page.data[1].id);
@@ -197,7 +260,9 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
     it('lets admins set the logging level, and auditors only read it', async () => {
       const auditor = await t.token('acme', 'auditor');
       expect((await t.app.inject({ method: 'GET', url: url('/v1/config/analytics'), headers: as(auditor) })).json()).toEqual({ loggingLevel: 1 });
-      expect((await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(auditor), payload: { loggingLevel: 2 } })).statusCode).toBe(403);
+      expect((await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(auditor), payload: { loggingLevel: 2 } })).statusCode).toBe(
+        403,
+      );
       expect((await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(admin), payload: { loggingLevel: 4 } })).statusCode).toBe(400);
       const set = await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(admin), payload: { loggingLevel: 2 } });
       expect(set.json()).toEqual({ loggingLevel: 2 });

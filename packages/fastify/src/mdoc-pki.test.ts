@@ -26,7 +26,9 @@ function readCrl(der: Uint8Array) {
   // version, signature algorithm, issuer, thisUpdate, nextUpdate, then revokedCertificates when any.
   const [version, , issuer] = fields as [Tlv, Tlv, Tlv];
   const revokedList = fields.find((f, i) => i > 4 && f.tag === 0x30);
-  const serials = revokedList ? children(der, revokedList).map((entry) => Buffer.from(der.subarray(children(der, entry)[0]!.body, children(der, entry)[0]!.end)).toString('hex')) : [];
+  const serials = revokedList
+    ? children(der, revokedList).map((entry) => Buffer.from(der.subarray(children(der, entry)[0]!.body, children(der, entry)[0]!.end)).toString('hex'))
+    : [];
   return {
     version: der[version.body],
     issuer: Buffer.from(der.subarray(issuer.start, issuer.end)),
@@ -48,7 +50,12 @@ const DAY = 86_400_000;
 /** An IACA held by the test, as another authority's: its certificate to import and its key to certify CSRs with. */
 async function foreignIaca(commonName: string) {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(4)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(4)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: fakeClock(),
+  });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const key = managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
@@ -93,8 +100,10 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc PKI over HTTP (%s; API.
     const created = await t.createTenant(name);
     const token = await t.token(name, role);
     const headers = { authorization: `Bearer ${token}`, host: created.host };
-    const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) => t.app.inject({ method, url: url(path), headers, ...(payload ? { payload } : {}) });
-    const anonymous = (path: string, extra: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: url(path), headers: { host: created.host, ...extra } });
+    const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) =>
+      t.app.inject({ method, url: url(path), headers, ...(payload ? { payload } : {}) });
+    const anonymous = (path: string, extra: Record<string, string> = {}) =>
+      t.app.inject({ method: 'GET', url: url(path), headers: { host: created.host, ...extra } });
     return { ...created, name, headers, call, anonymous };
   }
 
@@ -128,7 +137,10 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc PKI over HTTP (%s; API.
   it.each([
     [{}, { param: 'country', msg: expect.stringContaining('Required') }],
     [{ country: 'US', notAfter: 'tomorrow' }, { param: 'notAfter' }],
-    [{ country: 'US', extra: 1 }, { param: 'extra', msg: 'Unknown field' }],
+    [
+      { country: 'US', extra: 1 },
+      { param: 'extra', msg: 'Unknown field' },
+    ],
     [{ certificatePem: 'not a certificate' }, { param: 'certificatePem' }],
   ])('refuses %j with 400 and details', async (payload, detail) => {
     const { call } = await tenant();
@@ -237,18 +249,32 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc PKI over HTTP (%s; API.
     const created = await call('POST', SIGNERS, { iacaId: iaca.id });
     expect(created.statusCode).toBe(201);
     const signer = created.json();
-    expect(signer).toEqual({ id: expect.any(String), iacaId: iaca.id, active: false, isManaged: false, csrPem: expect.stringMatching(/^-----BEGIN CERTIFICATE REQUEST-----/) });
+    expect(signer).toEqual({
+      id: expect.any(String),
+      iacaId: iaca.id,
+      active: false,
+      isManaged: false,
+      csrPem: expect.stringMatching(/^-----BEGIN CERTIFICATE REQUEST-----/),
+    });
 
     // A certificate from another IACA, for the same key: 400 naming why.
     const stranger = await foreignIaca('DMV IACA');
     const foreign = await call('PUT', `${SIGNERS}/${signer.id}`, { active: true, certificatePem: await stranger.certify(csrPublicJwk(signer.csrPem)) });
     expect(foreign.statusCode).toBe(400);
-    expect(foreign.json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'certificatePem', msg: expect.stringContaining(`Not issued by the IACA ${iaca.id}`) }] });
+    expect(foreign.json()).toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'certificatePem', msg: expect.stringContaining(`Not issued by the IACA ${iaca.id}`) }],
+    });
 
     const certificatePem = await dmv.certify(csrPublicJwk(signer.csrPem));
     const activated = await call('PUT', `${SIGNERS}/${signer.id}`, { active: true, certificatePem });
     expect(activated.statusCode).toBe(200);
-    expect(activated.json()).toMatchObject({ id: signer.id, active: true, certificatePem: expect.stringMatching(/^-----BEGIN CERTIFICATE-----/), certificateData: { commonName: 'DMV Document Signer', country: 'US' } });
+    expect(activated.json()).toMatchObject({
+      id: signer.id,
+      active: true,
+      certificatePem: expect.stringMatching(/^-----BEGIN CERTIFICATE-----/),
+      certificateData: { commonName: 'DMV Document Signer', country: 'US' },
+    });
     expect((await call('GET', `${SIGNERS}/${signer.id}`)).json()).toEqual(activated.json());
     expect((await call('GET', `${SIGNERS}?iacaId=${iaca.id}`)).json().data.map((s: { id: string }) => s.id)).toEqual([signer.id]);
 

@@ -20,7 +20,8 @@ function samples(text: string): Sample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     out.push({ name: m[1] as string, labels, value: Number(m[3]) });
   }
   return out;
@@ -58,7 +59,11 @@ describe.each([
     await app.ready();
     const tenant = await t.createTenant('metrics');
     host = tenant.host;
-    const token = await app.inject({ method: 'POST', url: `${prefix}/oauth/token`, payload: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: `https://${host}` } });
+    const token = await app.inject({
+      method: 'POST',
+      url: `${prefix}/oauth/token`,
+      payload: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: `https://${host}` },
+    });
     expect(token.statusCode, token.body).toBe(200);
     admin = token.json().access_token;
     const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' });
@@ -97,10 +102,18 @@ describe.each([
     for (const id of ids) expect((await call('GET', `/v1/users/${id}`)).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: '/host-route' })).statusCode).toBe(200);
     const after = await metrics.render();
-    expect(valueOf(after, 'vellum_http_requests_total', { method: 'GET', route, status: '404' }) - valueOf(before, 'vellum_http_requests_total', { method: 'GET', route, status: '404' })).toBe(3);
-    expect(valueOf(after, 'vellum_http_request_duration_seconds_count', { method: 'GET', route }) - valueOf(before, 'vellum_http_request_duration_seconds_count', { method: 'GET', route })).toBe(3);
+    expect(
+      valueOf(after, 'vellum_http_requests_total', { method: 'GET', route, status: '404' }) -
+        valueOf(before, 'vellum_http_requests_total', { method: 'GET', route, status: '404' }),
+    ).toBe(3);
+    expect(
+      valueOf(after, 'vellum_http_request_duration_seconds_count', { method: 'GET', route }) -
+        valueOf(before, 'vellum_http_request_duration_seconds_count', { method: 'GET', route }),
+    ).toBe(3);
     // Every observation falls in the +Inf bucket; none of the raw ids became a label.
-    expect(valueOf(after, 'vellum_http_request_duration_seconds_bucket', { method: 'GET', route, le: '+Inf' })).toBe(valueOf(after, 'vellum_http_request_duration_seconds_count', { method: 'GET', route }));
+    expect(valueOf(after, 'vellum_http_request_duration_seconds_bucket', { method: 'GET', route, le: '+Inf' })).toBe(
+      valueOf(after, 'vellum_http_request_duration_seconds_count', { method: 'GET', route }),
+    );
     for (const id of ids) expect(after).not.toContain(id);
     // A host route registered after the plugin is counted too.
     expect(valueOf(after, 'vellum_http_requests_total', { method: 'GET', route: '/host-route', status: '200' })).toBe(1);
@@ -131,9 +144,18 @@ describe.each([
     expect(errors(after, 'invalid_grant') - errors(before, 'invalid_grant')).toBe(2);
     expect(errors(after, 'invalid_request') - errors(before, 'invalid_request')).toBe(1);
     // The redeemed code answered 200: counted as a request, not as an error.
-    expect(valueOf(after, 'vellum_http_requests_total', { method: 'POST', route, status: '200' }) - valueOf(before, 'vellum_http_requests_total', { method: 'POST', route, status: '200' })).toBe(1);
-    expect(samples(after).filter((s) => s.name === 'vellum_oauth_errors_total' && s.labels.route === route).reduce((n, s) => n + s.value, 0)).toBe(
-      samples(before).filter((s) => s.name === 'vellum_oauth_errors_total' && s.labels.route === route).reduce((n, s) => n + s.value, 0) + 4,
+    expect(
+      valueOf(after, 'vellum_http_requests_total', { method: 'POST', route, status: '200' }) -
+        valueOf(before, 'vellum_http_requests_total', { method: 'POST', route, status: '200' }),
+    ).toBe(1);
+    expect(
+      samples(after)
+        .filter((s) => s.name === 'vellum_oauth_errors_total' && s.labels.route === route)
+        .reduce((n, s) => n + s.value, 0),
+    ).toBe(
+      samples(before)
+        .filter((s) => s.name === 'vellum_oauth_errors_total' && s.labels.route === route)
+        .reduce((n, s) => n + s.value, 0) + 4,
     );
   });
 
@@ -144,14 +166,18 @@ describe.each([
     const authorization = await redeem();
     const audience = `https://${host}${prefix}`;
     // A proof over a nonce this issuer never gave.
-    const badNonce = await wallet('/v1/openid/credential', { authorization, json: { credential_configuration_id: configurationId, proofs: { jwt: [proofJwt(walletKey(), { audience, nonce: 'made-up' })] } } });
+    const badNonce = await wallet('/v1/openid/credential', {
+      authorization,
+      json: { credential_configuration_id: configurationId, proofs: { jwt: [proofJwt(walletKey(), { audience, nonce: 'made-up' })] } },
+    });
     expect(badNonce.json().error).toBe('invalid_nonce');
     const noToken = await wallet('/v1/openid/credential', { json: { credential_configuration_id: configurationId } });
     expect(noToken.json().error).toBe('invalid_token');
     const notify = await wallet('/v1/openid/notification', { json: { notification_id: 'x', event: 'credential_accepted' } });
     expect(notify.json().error).toBe('invalid_token');
     const after = await metrics.render();
-    const delta = (route: string, error: string) => valueOf(after, 'vellum_oauth_errors_total', { route, error }) - valueOf(before, 'vellum_oauth_errors_total', { route, error });
+    const delta = (route: string, error: string) =>
+      valueOf(after, 'vellum_oauth_errors_total', { route, error }) - valueOf(before, 'vellum_oauth_errors_total', { route, error });
     expect(delta(credential, 'invalid_nonce')).toBe(1);
     expect(delta(credential, 'invalid_token')).toBe(1);
     expect(delta(notification, 'invalid_token')).toBe(1);

@@ -64,12 +64,39 @@ export function createMetrics(options: CreateMetricsOptions = {}): VellumMetrics
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const requests = new Counter({ name: 'vellum_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status code.', labelNames: ['method', 'route', 'status'] as const, registers });
-  const durations = new Histogram({ name: 'vellum_http_request_duration_seconds', help: 'Time from receiving a request to finishing its answer, by method and route pattern.', labelNames: ['method', 'route'] as const, buckets: HTTP_BUCKETS, registers });
-  const oauthErrors = new Counter({ name: 'vellum_oauth_errors_total', help: 'Refusals carrying an OAuth error (token, nonce, credential, notification, PAR, admin token endpoints), by route pattern and error.', labelNames: ['route', 'error'] as const, registers });
+  const requests = new Counter({
+    name: 'vellum_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const durations = new Histogram({
+    name: 'vellum_http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its answer, by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const oauthErrors = new Counter({
+    name: 'vellum_oauth_errors_total',
+    help: 'Refusals carrying an OAuth error (token, nonce, credential, notification, PAR, admin token endpoints), by route pattern and error.',
+    labelNames: ['route', 'error'] as const,
+    registers,
+  });
   const issued = new Counter({ name: 'vellum_credentials_issued_total', help: 'Credentials issued, by format.', labelNames: ['format'] as const, registers });
-  const deliveries = new Counter({ name: 'vellum_webhook_deliveries_total', help: 'Webhook delivery attempts recorded by this process, by outcome.', labelNames: ['outcome'] as const, registers });
-  const store = new Histogram({ name: 'vellum_store_operation_duration_seconds', help: 'Time of store operations (a repository method outside a transaction, or a whole transaction), by operation.', labelNames: ['operation'] as const, buckets: STORE_BUCKETS, registers });
+  const deliveries = new Counter({
+    name: 'vellum_webhook_deliveries_total',
+    help: 'Webhook delivery attempts recorded by this process, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const store = new Histogram({
+    name: 'vellum_store_operation_duration_seconds',
+    help: 'Time of store operations (a repository method outside a transaction, or a whole transaction), by operation.',
+    labelNames: ['operation'] as const,
+    buckets: STORE_BUCKETS,
+    registers,
+  });
 
   let eventQueue: Parameters<VellumMetrics['watchEventQueue']>[0] | undefined;
   let inFlight: (() => number) | undefined;
@@ -226,4 +253,3 @@ export function createClusterMetrics(): Pick<VellumMetrics, 'contentType' | 'ren
   const aggregator = new AggregatorRegistry();
   return { contentType: aggregator.contentType, render: () => aggregator.clusterMetrics() };
 }
-

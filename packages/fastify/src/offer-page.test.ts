@@ -28,7 +28,11 @@ const mdlBody = {
 const pagePathOf = (uri: string) => `${new URL(new URL(uri).searchParams.get('credential_offer_uri') as string).pathname}/page`;
 
 /** The text of an HTML fragment, without tags and with the entities this page uses decoded. */
-const textOf = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/\s+/g, ' ');
+const textOf = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/\s+/g, ' ');
 
 describe.each(['standalone', 'prefixed'] as const)('GET /v1/openid/offers/{id}/page (docs/offer-page.md) (%s)', (mount) => {
   let t: TestApp;
@@ -94,8 +98,16 @@ describe.each(['standalone', 'prefixed'] as const)('GET /v1/openid/offers/{id}/p
     expect(html).not.toMatch(/<script|<link|<iframe|<img|\ssrc=|\sstyle=|url\(/i);
     const styles = [...html.matchAll(/<style>(.*?)<\/style>/gs)].map((m) => m[1] as string);
     expect(styles).toHaveLength(1);
-    const hash = createHash('sha256').update(styles[0] as string).digest('base64');
-    expect(OFFER_PAGE_CSP.split('; ')).toEqual(["default-src 'none'", `style-src 'sha256-${hash}'`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]);
+    const hash = createHash('sha256')
+      .update(styles[0] as string)
+      .digest('base64');
+    expect(OFFER_PAGE_CSP.split('; ')).toEqual([
+      "default-src 'none'",
+      `style-src 'sha256-${hash}'`,
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ]);
     expect(html).not.toContain('id="tx-code"');
   });
 
@@ -133,11 +145,18 @@ describe.each(['standalone', 'prefixed'] as const)('GET /v1/openid/offers/{id}/p
     const used = await offer();
     const fetched = (await browse(new URL(new URL(used.uri).searchParams.get('credential_offer_uri') as string).pathname)).json();
     const code = fetched.grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
-    const redeemed = await app.inject({ method: 'POST', url: `${t.prefix}/v1/oauth/token`, headers: { host }, payload: { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code } });
+    const redeemed = await app.inject({
+      method: 'POST',
+      url: `${t.prefix}/v1/oauth/token`,
+      headers: { host },
+      payload: { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code },
+    });
     expect(redeemed.statusCode, redeemed.body).toBe(200);
 
     const byValue = await offer({ byReference: false });
-    const byValueCode = JSON.parse(new URL(byValue.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+    const byValueCode = JSON.parse(new URL(byValue.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
+      'pre-authorized_code'
+    ] as string;
     const elsewhere = await offer();
 
     const paths = [
@@ -166,7 +185,12 @@ describe.each(['standalone', 'prefixed'] as const)('GET /v1/openid/offers/{id}/p
       const created = await offer();
       const page = await bare.inject({ method: 'GET', url: pagePathOf(created.uri), headers: { host } });
       expect(page.statusCode).toBe(200);
-      expect(page.headers).toMatchObject({ 'content-security-policy': OFFER_PAGE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+      expect(page.headers).toMatchObject({
+        'content-security-policy': OFFER_PAGE_CSP,
+        'referrer-policy': 'no-referrer',
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+      });
       const api = await bare.inject({ method: 'GET', url: `${t.prefix}/v1/openid/offers/${'A'.repeat(43)}`, headers: { host } });
       expect(api.headers['content-security-policy']).toBeUndefined();
     } finally {

@@ -32,10 +32,23 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
     const created = await t.createTenant(name);
     const call = tenantCaller(t, name, created.host);
     const wallet = (method: Method, path: string, body?: string, contentType = FORM, host = created.host) =>
-      t.app.inject({ method, url: `${t.prefix}${path}`, headers: { host, ...(body === undefined ? {} : { 'content-type': contentType }) }, ...(body === undefined ? {} : { payload: body }) });
-    const token = (fields: Record<string, string>) => wallet('POST', '/v1/oauth/token', new URLSearchParams({ grant_type: PRE_AUTHORIZED_CODE_GRANT, ...fields }).toString());
+      t.app.inject({
+        method,
+        url: `${t.prefix}${path}`,
+        headers: { host, ...(body === undefined ? {} : { 'content-type': contentType }) },
+        ...(body === undefined ? {} : { payload: body }),
+      });
+    const token = (fields: Record<string, string>) =>
+      wallet('POST', '/v1/oauth/token', new URLSearchParams({ grant_type: PRE_AUTHORIZED_CODE_GRANT, ...fields }).toString());
     const mdoc = (await call('POST', '/v2/credentials/mobile/configurations', mdlBody)).json() as { id: string };
-    const ldp = (await call('POST', '/v2/credentials/web-semantic/configurations', { type: 'Degree', expiresIn: { years: 1 }, issuer: { name: 'U' }, claimMappings: { name: { mapFrom: 'claims.name' } } })).json() as { id: string };
+    const ldp = (
+      await call('POST', '/v2/credentials/web-semantic/configurations', {
+        type: 'Degree',
+        expiresIn: { years: 1 },
+        issuer: { name: 'U' },
+        claimMappings: { name: { mapFrom: 'claims.name' } },
+      })
+    ).json() as { id: string };
     const offer = async (body: Record<string, unknown> = {}) => {
       const res = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], claims: { familyName: 'Lovelace' }, ...body });
       expect(res.statusCode, res.body).toBe(200);
@@ -48,7 +61,13 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
   function expectOAuthError(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown; body: string }, status: number, error: string) {
     expect(res.statusCode, res.body).toBe(status);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.json()).toEqual({ code: expect.any(String), message: expect.any(String), error, error_description: expect.any(String), ...(status === 400 && error === 'invalid_request' && (res.json() as { details?: unknown }).details ? { details: expect.any(Array) } : {}) });
+    expect(res.json()).toEqual({
+      code: expect.any(String),
+      message: expect.any(String),
+      error,
+      error_description: expect.any(String),
+      ...(status === 400 && error === 'invalid_request' && (res.json() as { details?: unknown }).details ? { details: expect.any(Array) } : {}),
+    });
   }
 
   beforeAll(async () => {
@@ -60,7 +79,13 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
     it('answers { id, userId, uri, expiresAt, transactionCode } with the issuer, ids and grant in the URI', async () => {
       const { offer, mdoc, issuerId } = await issuer();
       const created = await offer({ transactionCodeConfiguration: { inputMode: 'numeric', length: 4 }, expiresIn: { minutes: 2 } });
-      expect(created).toEqual({ id: expect.any(String), userId: expect.any(String), uri: expect.stringMatching(/^openid-credential-offer:\/\/\?credential_offer=/), expiresAt: expect.any(String), transactionCode: expect.stringMatching(/^\d{4}$/) });
+      expect(created).toEqual({
+        id: expect.any(String),
+        userId: expect.any(String),
+        uri: expect.stringMatching(/^openid-credential-offer:\/\/\?credential_offer=/),
+        expiresAt: expect.any(String),
+        transactionCode: expect.stringMatching(/^\d{4}$/),
+      });
       expect(Date.parse(created.expiresAt) - Date.now()).toBeGreaterThan(100_000);
       expect(offerIn(created.uri)).toEqual({
         credential_issuer: issuerId,
@@ -75,13 +100,29 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
       const missing = crypto.randomUUID();
       const mixed = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id, ldp.id, missing] });
       expect(mixed.statusCode).toBe(400);
-      expect(mixed.json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'credentials.1', value: ldp.id, location: 'body' }, { param: 'credentials.2', value: missing }] });
-      expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], userId: crypto.randomUUID() })).json()).toMatchObject({ details: [{ param: 'userId' }] });
-      expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], transactionCodeConfiguration: { inputMode: 'emoji', length: 9 } })).json()).toMatchObject({
+      expect(mixed.json()).toMatchObject({
+        code: 'BadRequest',
+        details: [
+          { param: 'credentials.1', value: ldp.id, location: 'body' },
+          { param: 'credentials.2', value: missing },
+        ],
+      });
+      expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], userId: crypto.randomUUID() })).json()).toMatchObject({
+        details: [{ param: 'userId' }],
+      });
+      expect(
+        (
+          await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], transactionCodeConfiguration: { inputMode: 'emoji', length: 9 } })
+        ).json(),
+      ).toMatchObject({
         details: [{ param: 'transactionCodeConfiguration.inputMode' }, { param: 'transactionCodeConfiguration.length' }],
       });
-      expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], expiresIn: { hours: 1 } })).json()).toMatchObject({ details: [{ param: 'expiresIn.hours', msg: 'Unknown field' }] });
-      expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], pin: 1 })).json()).toMatchObject({ details: [{ param: 'pin', msg: 'Unknown field' }] });
+      expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], expiresIn: { hours: 1 } })).json()).toMatchObject({
+        details: [{ param: 'expiresIn.hours', msg: 'Unknown field' }],
+      });
+      expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], pin: 1 })).json()).toMatchObject({
+        details: [{ param: 'pin', msg: 'Unknown field' }],
+      });
       expect((await call('POST', '/v1/openid/offers/pre-authorized', {})).json()).toMatchObject({ details: [{ param: 'credentials', msg: 'Required' }] });
     });
 
@@ -118,13 +159,17 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
       expect(deleted.statusCode).toBe(204);
       expect(deleted.body).toBe('');
       expect((await call('DELETE', `/v1/openid/offers/pre-authorized/${created.id}`)).json()).toMatchObject({ code: 'NotFound' });
-      expect((await call('DELETE', '/v1/openid/offers/pre-authorized/nope')).json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params' }] });
+      expect((await call('DELETE', '/v1/openid/offers/pre-authorized/nope')).json()).toMatchObject({
+        code: 'BadRequest',
+        details: [{ param: 'id', location: 'params' }],
+      });
       expectOAuthError(await token({ 'pre-authorized_code': codeIn(created.uri) }), 400, 'invalid_grant');
     });
 
     it('needs the offers permission', async () => {
       const { call, mdoc } = await issuer();
-      for (const role of ['issuer', 'managed-issuer'] as const) expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id] }, role)).statusCode, role).toBe(200);
+      for (const role of ['issuer', 'managed-issuer'] as const)
+        expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id] }, role)).statusCode, role).toBe(200);
       expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id] }, 'verifier')).statusCode).toBe(403);
       expect((await call('POST', '/v1/openid/offers', { credentials: [mdoc.id] }, 'auditor')).statusCode).toBe(403);
       expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id] }, null)).statusCode).toBe(401);
@@ -145,9 +190,14 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
       });
       const byRef = (await call('POST', '/v1/openid/offers', { credentials: [mdoc.id], byReference: true })).json();
       const url = new URL(byRef.uri).searchParams.get('credential_offer_uri') as string;
-      expect((await wallet('GET', url.slice(issuerId.length))).json()).toMatchObject({ grants: { authorization_code: { issuer_state: url.split('/').pop() } } });
+      expect((await wallet('GET', url.slice(issuerId.length))).json()).toMatchObject({
+        grants: { authorization_code: { issuer_state: url.split('/').pop() } },
+      });
       const missing = crypto.randomUUID();
-      expect((await call('POST', '/v1/openid/offers', { credentials: [missing] })).json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'credentials.0', value: missing }] });
+      expect((await call('POST', '/v1/openid/offers', { credentials: [missing] })).json()).toMatchObject({
+        code: 'BadRequest',
+        details: [{ param: 'credentials.0', value: missing }],
+      });
     });
   });
 
@@ -174,7 +224,12 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
     it('takes JSON too, and ignores unknown fields', async () => {
       const { offer, wallet } = await issuer();
       const created = await offer();
-      const res = await wallet('POST', '/v1/oauth/token', JSON.stringify({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': codeIn(created.uri), extra: { a: 1 } }), 'application/json');
+      const res = await wallet(
+        'POST',
+        '/v1/oauth/token',
+        JSON.stringify({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': codeIn(created.uri), extra: { a: 1 } }),
+        'application/json',
+      );
       expect(res.statusCode, res.body).toBe(200);
     });
 
@@ -257,9 +312,18 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
     it('advertises the token endpoint, the Pre-authorized Code grant (anonymous access) and the JWKS', async () => {
       const { wallet, issuerId } = await issuer();
       const issuerMetadata = (await wallet('GET', '/.well-known/openid-credential-issuer')).json();
-      expect(issuerMetadata).toMatchObject({ token_endpoint: `${issuerId}/v1/oauth/token`, jwks_uri: `${issuerId}/.well-known/jwks.json`, grant_types_supported: expect.arrayContaining([PRE_AUTHORIZED_CODE_GRANT]) });
+      expect(issuerMetadata).toMatchObject({
+        token_endpoint: `${issuerId}/v1/oauth/token`,
+        jwks_uri: `${issuerId}/.well-known/jwks.json`,
+        grant_types_supported: expect.arrayContaining([PRE_AUTHORIZED_CODE_GRANT]),
+      });
       const as = (await wallet('GET', '/.well-known/oauth-authorization-server')).json();
-      expect(as).toMatchObject({ issuer: issuerId, token_endpoint: `${issuerId}/v1/oauth/token`, jwks_uri: `${issuerId}/.well-known/jwks.json`, 'pre-authorized_grant_anonymous_access_supported': true });
+      expect(as).toMatchObject({
+        issuer: issuerId,
+        token_endpoint: `${issuerId}/v1/oauth/token`,
+        jwks_uri: `${issuerId}/.well-known/jwks.json`,
+        'pre-authorized_grant_anonymous_access_supported': true,
+      });
     });
   });
 });

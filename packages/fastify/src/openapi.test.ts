@@ -41,7 +41,10 @@ function documented(schema: unknown): unknown {
     if (key === '$id') continue;
     if (key === 'patternProperties') {
       const patterns = Object.entries(value as Json);
-      expect(patterns.map(([p]) => p), 'only the catch-all pattern may become additionalProperties').toEqual(['^(.*)$']);
+      expect(
+        patterns.map(([p]) => p),
+        'only the catch-all pattern may become additionalProperties',
+      ).toEqual(['^(.*)$']);
       out.additionalProperties = documented(patterns[0]?.[1]);
       continue;
     }
@@ -124,7 +127,8 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
         const declared = (op.parameters ?? []).filter((p) => p.in === 'path');
         expect(declared.map((p) => p.name).sort(), `${method} ${path}`).toEqual(inPath);
         for (const p of declared) expect(p.required).toBe(true);
-        for (const requirement of op.security ?? []) for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(scheme);
+        for (const requirement of op.security ?? [])
+          for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(scheme);
       }
     }
     // Every reference points into the document.
@@ -135,12 +139,19 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
   });
 
   it('documents every route the plugin registers, and no other', () => {
-    const registered = documentedRoutes().map((r) => `${String(r.method)} ${openApiPath(r.url)}`).sort();
-    const inDocument = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const registered = documentedRoutes()
+      .map((r) => `${String(r.method)} ${openApiPath(r.url)}`)
+      .sort();
+    const inDocument = Object.entries(doc.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(inDocument).toEqual(registered);
     expect(registered.length).toBeGreaterThan(100);
     // Only the documentation's own routes are left out; the host's route is not the plugin's.
-    const hidden = operations().filter((r) => r.schema?.hide === true).map((r) => r.url).sort();
+    const hidden = operations()
+      .filter((r) => r.schema?.hide === true)
+      .map((r) => r.url)
+      .sort();
     expect(hidden).toEqual([`${prefix}/docs`, `${prefix}/docs/`, `${prefix}/docs/js/scalar.js`, `${prefix}/openapi.json`].sort());
     expect(Object.keys(doc.paths)).not.toContain('/host-route');
   });
@@ -159,19 +170,26 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
         for (const [type, media] of content) expect(media.schema, `${name} ${type}`).toEqual(documented(body));
         compared++;
       }
-      for (const [where, schema] of [['query', querystring], ['path', params]] as const) {
+      for (const [where, schema] of [
+        ['query', querystring],
+        ['path', params],
+      ] as const) {
         if (!schema) continue;
         const parameters = (op.parameters ?? []).filter((p) => p.in === where);
         if (schema.properties === undefined) {
           // A Record of free-form parameters: one object parameter in `form` style.
-          expect(parameters, name).toEqual([expect.objectContaining({ name: 'parameters', style: 'form', explode: true, schema: JSON.parse(JSON.stringify(schema)) })]);
+          expect(parameters, name).toEqual([
+            expect.objectContaining({ name: 'parameters', style: 'form', explode: true, schema: JSON.parse(JSON.stringify(schema)) }),
+          ]);
         } else {
           const properties = schema.properties as Record<string, Json>;
           expect(parameters.map((p) => p.name).sort(), name).toEqual(Object.keys(properties).sort());
           for (const p of parameters) {
             const { description: _moved, ...own } = documented(properties[p.name]) as Json;
             expect(p.schema, `${name} ${where} ${p.name}`).toEqual(own);
-            expect(Boolean(p.required), `${name} ${where} ${p.name} required`).toBe(where === 'path' || ((schema.required as string[] | undefined) ?? []).includes(p.name));
+            expect(Boolean(p.required), `${name} ${where} ${p.name} required`).toBe(
+              where === 'path' || ((schema.required as string[] | undefined) ?? []).includes(p.name),
+            );
           }
         }
         compared++;
@@ -181,7 +199,10 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
   });
 
   it('shows the answers each route serialises, and the error body for its failures', () => {
-    for (const [name, schema] of [['ErrorBody', ErrorBodySchema], ['OAuthErrorBody', OAuthErrorBodySchema]] as const) {
+    for (const [name, schema] of [
+      ['ErrorBody', ErrorBodySchema],
+      ['OAuthErrorBody', OAuthErrorBodySchema],
+    ] as const) {
       expect(doc.components.schemas[name]).toEqual({ ...(documented(schema) as Json), title: name });
       // Making the document leaves the schemas the routes serialise with as they were.
       expect(schema).not.toHaveProperty('title');
@@ -201,7 +222,10 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
       // Any other failure renders the error body (specification 2.9).
       expect(op.responses.default?.content?.['application/json']?.schema, name).toEqual(errorRef);
       // A success is always described, even where the handler renders its own answer.
-      expect(Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s)), `${name} has a success answer`).toBe(true);
+      expect(
+        Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s)),
+        `${name} has a success answer`,
+      ).toBe(true);
     }
   });
 
@@ -236,7 +260,11 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
     const token = doc.paths[`${prefix}/v1/oauth/token`]?.post;
     expect(token?.security).toEqual([{}, { walletClientBasic: [] }]);
     expect(token?.requestBody?.content).toHaveProperty('application/x-www-form-urlencoded');
-    expect((token?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name)).toEqual(['dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop']);
+    expect((token?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name)).toEqual([
+      'dpop',
+      'oauth-client-attestation',
+      'oauth-client-attestation-pop',
+    ]);
   });
 
   it('is one document for every host, served without a token, even on a host that serves no tenant', async () => {
@@ -285,7 +313,11 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
     expect(scriptSrc).toContain("'self'");
     expect(scriptSrc.filter((s) => /^https?:|\*/.test(s))).toEqual([]);
     for (const m of scripts.filter((s) => !/\bsrc=/.test(s[1] ?? ''))) {
-      expect(scriptSrc).toContain(`'sha256-${createHash('sha256').update(m[2] ?? '').digest('base64')}'`);
+      expect(scriptSrc).toContain(
+        `'sha256-${createHash('sha256')
+          .update(m[2] ?? '')
+          .digest('base64')}'`,
+      );
     }
     expect(csp).toMatch(/connect-src 'self'(;|$)/);
 

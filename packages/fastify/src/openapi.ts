@@ -69,7 +69,8 @@ const securitySchemes = {
   [SECURITY_SCHEMES.clientBasic]: {
     type: 'http',
     scheme: 'basic',
-    description: 'A confidential wallet client’s `client_secret_basic` authentication at the token and PAR endpoints (RFC 6749 §2.3.1); `client_secret_post` sends the same values in the form instead.',
+    description:
+      'A confidential wallet client’s `client_secret_basic` authentication at the token and PAR endpoints (RFC 6749 §2.3.1); `client_secret_post` sends the same values in the form instead.',
   },
 } as const;
 
@@ -173,7 +174,9 @@ function documentRoute(route: RouteOptions): RouteSchema {
     ...(description ? { description } : {}),
     security,
     ...(querystring === undefined ? {} : freeQuery ? { [QUERY_OBJECT]: querystring } : { querystring }),
-    ...(own.body === undefined && documentOnly?.body ? { body: { content: Object.fromEntries(Object.entries(documentOnly.body).map(([type, s]) => [type, { schema: s }])) } } : {}),
+    ...(own.body === undefined && documentOnly?.body
+      ? { body: { content: Object.fromEntries(Object.entries(documentOnly.body).map(([type, s]) => [type, { schema: s }])) } }
+      : {}),
     ...(own.headers === undefined && documentOnly?.headers ? { headers: documentOnly.headers } : {}),
     response: responses,
   };
@@ -186,7 +189,14 @@ function writeQueryObjects(document: { paths?: Record<string, Record<string, Rec
       const query = operation[QUERY_OBJECT];
       if (query === undefined) continue;
       delete operation[QUERY_OBJECT];
-      const parameter = { in: 'query', name: 'parameters', style: 'form', explode: true, description: 'Any query parameters, each as text (a repeated one as a list).', schema: plain(query as TSchema) };
+      const parameter = {
+        in: 'query',
+        name: 'parameters',
+        style: 'form',
+        explode: true,
+        description: 'Any query parameters, each as text (a repeated one as a list).',
+        schema: plain(query as TSchema),
+      };
       operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), parameter];
     }
   }
@@ -231,7 +241,10 @@ export async function addOpenApi(app: FastifyInstance): Promise<void> {
       },
       tags: TAGS,
       // Copies: @fastify/swagger's resolver writes into the schemas it is given (a `title`).
-      components: { securitySchemes, schemas: { ErrorBody: { ...plain(ErrorBodySchema), title: 'ErrorBody' }, OAuthErrorBody: { ...plain(OAuthErrorBodySchema), title: 'OAuthErrorBody' } } },
+      components: {
+        securitySchemes,
+        schemas: { ErrorBody: { ...plain(ErrorBodySchema), title: 'ErrorBody' }, OAuthErrorBody: { ...plain(OAuthErrorBodySchema), title: 'OAuthErrorBody' } },
+      },
     },
     // TypeBox writes JSON Schema 2020-12, which OpenAPI 3.1 takes as it is: keep `const`.
     convertConstToEnum: false,
@@ -248,7 +261,10 @@ export async function addOpenApi(app: FastifyInstance): Promise<void> {
 function pageSecurityPolicy(html: string): string {
   // Inline scripts (the page's configuration and start-up) are allowed by their hash only.
   const hashes = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
-    (m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`,
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
   );
   return [
     "default-src 'none'",

@@ -6,7 +6,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * joins repeated headers with ", "; a JWT holds no comma, so only then are the values read apart
  * from the raw headers, and the core refuses the request for sending the header twice (RFC 9449 §4.3 step 1).
  */
-export function proofHeader(request: FastifyRequest, name: 'dpop' | 'oauth-client-attestation' | 'oauth-client-attestation-pop'): string | string[] | undefined {
+export function proofHeader(
+  request: FastifyRequest,
+  name: 'dpop' | 'oauth-client-attestation' | 'oauth-client-attestation-pop',
+): string | string[] | undefined {
   const value = request.headers[name];
   if (typeof value !== 'string' || !value.includes(',')) return value;
   // rawHeaders: name, value, name, value… as they came (light-my-request fills it too).

@@ -4,7 +4,8 @@ import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
 
 const LIMITS: RateLimitSettings = { adminTokenPerClient: 100, adminTokenPerIp: 10, txCodePerIp: 3, windowSeconds: 300 };
 const FORM = 'application/x-www-form-urlencoded';
-const codeIn = (uri: string) => JSON.parse(new URL(uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+const codeIn = (uri: string) =>
+  JSON.parse(new URL(uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
 
 type Reply = { statusCode: number; headers: Record<string, unknown>; json(): unknown; body: string };
 
@@ -14,7 +15,12 @@ function expectTooManyRequests(res: Reply): void {
   expect(res.headers['cache-control']).toBe('no-store');
   const retryAfter = Number(res.headers['retry-after']);
   expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= LIMITS.windowSeconds, `Retry-After ${String(res.headers['retry-after'])}`).toBe(true);
-  expect(res.json()).toEqual({ code: 'TooManyRequests', message: expect.stringContaining('retry after'), error: 'invalid_request', error_description: expect.stringContaining('retry after') });
+  expect(res.json()).toEqual({
+    code: 'TooManyRequests',
+    message: expect.stringContaining('retry after'),
+    error: 'invalid_request',
+    error_description: expect.stringContaining('retry after'),
+  });
 }
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
@@ -28,7 +34,12 @@ describe.each(['standalone', 'prefixed'] as const)('rate limits over HTTP (harde
   it('POST /oauth/token: the 11th failed request from one IP is 429 with Retry-After and the OAuth error body, and so is the right secret from there', async () => {
     const { clientId, clientSecret, host } = await t.createTenant(`rl-admin-${mount}`);
     const login = (ip: string, body: Record<string, string>) =>
-      t.app.inject({ method: 'POST', url: `${t.prefix}/oauth/token`, remoteAddress: ip, payload: { grant_type: 'client_credentials', audience: `https://${host}`, ...body } });
+      t.app.inject({
+        method: 'POST',
+        url: `${t.prefix}/oauth/token`,
+        remoteAddress: ip,
+        payload: { grant_type: 'client_credentials', audience: `https://${host}`, ...body },
+      });
     for (let i = 0; i < 10; i++) {
       // Different client ids, so the per-IP limit is the one that trips.
       const res = await login('198.51.100.20', { client_id: `${clientId}-guess-${i}`, client_secret: 'wrong' });
@@ -45,13 +56,19 @@ describe.each(['standalone', 'prefixed'] as const)('rate limits over HTTP (harde
     const name = `rl-wallet-${mount}`;
     const { host } = await t.createTenant(name);
     const call = tenantCaller(t, name, host);
-    const config = (await call('POST', '/v2/credentials/mobile/configurations', {
-      type: 'org.iso.18013.5.1.mDL',
-      expiresIn: { days: 365 },
-      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
-    })).json() as { id: string };
+    const config = (
+      await call('POST', '/v2/credentials/mobile/configurations', {
+        type: 'org.iso.18013.5.1.mDL',
+        expiresIn: { days: 365 },
+        claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+      })
+    ).json() as { id: string };
     const offer = async () => {
-      const res = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [config.id], claims: { familyName: 'Lovelace' }, transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } });
+      const res = await call('POST', '/v1/openid/offers/pre-authorized', {
+        credentials: [config.id],
+        claims: { familyName: 'Lovelace' },
+        transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
+      });
       expect(res.statusCode, res.body).toBe(200);
       const created = res.json() as { uri: string; transactionCode: string };
       return { code: codeIn(created.uri), right: created.transactionCode, wrong: created.transactionCode === '000000' ? '111111' : '000000' };

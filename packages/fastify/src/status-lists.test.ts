@@ -29,7 +29,18 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP 
       const entry = await t.services.statusLists.allocate(record!, DOCTYPE, origin);
       const credentialId = crypto.randomUUID();
       const at = new Date().toISOString();
-      await t.store.issuedCredentials.insert({ id: credentialId, tenantId: created.tenantId, format: 'mso_mdoc', credentialConfigurationId: crypto.randomUUID(), userId: crypto.randomUUID(), issuedAt: at, validFrom: at, validUntil: at, status: 'valid', notificationId: crypto.randomUUID() });
+      await t.store.issuedCredentials.insert({
+        id: credentialId,
+        tenantId: created.tenantId,
+        format: 'mso_mdoc',
+        credentialConfigurationId: crypto.randomUUID(),
+        userId: crypto.randomUUID(),
+        issuedAt: at,
+        validFrom: at,
+        validUntil: at,
+        status: 'valid',
+        notificationId: crypto.randomUUID(),
+      });
       await t.store.statusLists.insertEntry({ tenantId: created.tenantId, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: at });
       issued.push({ credentialId, ...entry });
     }
@@ -84,8 +95,12 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP 
     await call('POST', `/v2/credentials/mobile/${id}/status`, { status: 'invalid' });
     expect((await call('POST', `/v2/credentials/mobile/${id}/status`, { status: 'valid' })).statusCode).toBe(409);
     expect((await call('GET', `/v2/credentials/mobile/${id}/status`, undefined, null)).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/${crypto.randomUUID()}/token`, headers: { host } })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/distribution?format=v9`, headers: { host } })).statusCode).toBe(400);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/${crypto.randomUUID()}/token`, headers: { host } })).statusCode,
+    ).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/mobile/status-lists/distribution?format=v9`, headers: { host } })).statusCode,
+    ).toBe(400);
   });
 
   it('revokes a credential of another format by { isRevoked }, and its list (JWT, CWT or RevocationList2020) is public', async () => {
@@ -96,7 +111,18 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP 
     expect(entry.uri).toBe(`${origin}/v2/credentials/sd-jwt/status-lists/${entry.listId}`);
     const credentialId = crypto.randomUUID();
     const at = new Date().toISOString();
-    await t.store.issuedCredentials.insert({ id: credentialId, tenantId: tenantRecord.id, format: 'dc+sd-jwt', credentialConfigurationId: crypto.randomUUID(), userId: crypto.randomUUID(), issuedAt: at, validFrom: at, validUntil: at, status: 'valid', notificationId: crypto.randomUUID() });
+    await t.store.issuedCredentials.insert({
+      id: credentialId,
+      tenantId: tenantRecord.id,
+      format: 'dc+sd-jwt',
+      credentialConfigurationId: crypto.randomUUID(),
+      userId: crypto.randomUUID(),
+      issuedAt: at,
+      validFrom: at,
+      validUntil: at,
+      status: 'valid',
+      notificationId: crypto.randomUUID(),
+    });
     await t.store.statusLists.insertEntry({ tenantId: tenantRecord.id, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: at });
 
     const revoked = await call('POST', `/v2/credentials/sd-jwt/${credentialId}/revocation-status`, { isRevoked: true });
@@ -116,15 +142,30 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP 
     const statuses = Buffer.from(read.statuses, 'base64url');
     expect(((statuses[entry.idx >> 3] as number) >> (entry.idx & 7)) & 1).toBe(1);
     // The list of one form is not served at another's path.
-    expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/compact/status-lists/${entry.listId}`, headers: { host } })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `${t.prefix}/v2/credentials/compact/status-lists/${entry.listId}`, headers: { host } })).statusCode).toBe(
+      404,
+    );
   });
 
   it('keeps status list configurations per docType: create, list, get, replace, delete, and one per docType', async () => {
     const { call } = await tenant(0);
-    const created = await call('POST', CONFIGURATIONS, { docType: DOCTYPE, format: 'legacy', timeToLiveDuration: { minutes: 30 }, expiryDuration: { hours: 6 } });
+    const created = await call('POST', CONFIGURATIONS, {
+      docType: DOCTYPE,
+      format: 'legacy',
+      timeToLiveDuration: { minutes: 30 },
+      expiryDuration: { hours: 6 },
+    });
     expect(created.statusCode, created.body).toBe(201);
     const configuration = created.json();
-    expect(configuration).toEqual({ id: expect.any(String), docType: DOCTYPE, format: 'legacy', timeToLiveDuration: { minutes: 30 }, expiryDuration: { hours: 6 }, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(configuration).toEqual({
+      id: expect.any(String),
+      docType: DOCTYPE,
+      format: 'legacy',
+      timeToLiveDuration: { minutes: 30 },
+      expiryDuration: { hours: 6 },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     expect((await call('POST', CONFIGURATIONS, { docType: DOCTYPE })).statusCode).toBe(409);
     expect((await call('GET', CONFIGURATIONS)).json()).toEqual({ data: [configuration] });
     expect((await call('GET', `${CONFIGURATIONS}/${configuration.id}`)).json()).toEqual(configuration);

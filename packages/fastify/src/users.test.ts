@@ -23,7 +23,12 @@ describe.each(['standalone', 'prefixed'] as const)('users over HTTP (API.md §8)
     const created = await call('POST', '/v1/users', { claims: { email: 'ada@example.com', age: 36, address: { city: 'London' } } });
     expect(created.statusCode, created.body).toBe(201);
     const ada = created.json();
-    expect(ada).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), claims: { email: 'ada@example.com', age: 36, address: { city: 'London' } }, createdAt: expect.any(String), updatedAt: ada.createdAt });
+    expect(ada).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      claims: { email: 'ada@example.com', age: 36, address: { city: 'London' } },
+      createdAt: expect.any(String),
+      updatedAt: ada.createdAt,
+    });
     const bare = await call('POST', '/v1/users');
     expect(bare.statusCode, bare.body).toBe(201);
     expect(bare.json().claims).toEqual({});

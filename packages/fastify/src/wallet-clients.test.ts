@@ -22,7 +22,10 @@ describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (AP
 
   it('creates a public client (201) with a client id Vellum makes; reads, lists, replaces and deletes (204) it', async () => {
     const { call } = await tenant();
-    const created = await call('POST', '/v1/openid/clients', { clientName: 'Wallet', redirectUris: ['https://wallet.example.com/cb', 'com.example.wallet:/cb'] });
+    const created = await call('POST', '/v1/openid/clients', {
+      clientName: 'Wallet',
+      redirectUris: ['https://wallet.example.com/cb', 'com.example.wallet:/cb'],
+    });
     expect(created.statusCode, created.body).toBe(201);
     const client = created.json();
     expect(client).toEqual({
@@ -34,7 +37,14 @@ describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (AP
       createdAt: expect.any(String),
       updatedAt: client.createdAt,
     });
-    const second = (await call('POST', '/v1/openid/clients', { clientId: 'second', clientName: 'Second', redirectUris: ['http://127.0.0.1:7000/cb'], dpop: { required: true } })).json();
+    const second = (
+      await call('POST', '/v1/openid/clients', {
+        clientId: 'second',
+        clientName: 'Second',
+        redirectUris: ['http://127.0.0.1:7000/cb'],
+        dpop: { required: true },
+      })
+    ).json();
 
     expect((await call('GET', `/v1/openid/clients/${client.clientId}`)).json()).toEqual(client);
     const page = await call('GET', '/v1/openid/clients?limit=1');
@@ -70,7 +80,12 @@ describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (AP
   it('shows a confidential client’s secret once: in the create, rotate and public-to-confidential answers, never in reads, lists or events', async () => {
     const { call } = await tenant();
     expect((await call('PUT', '/v1/config/analytics', { loggingLevel: 3 })).statusCode).toBe(200);
-    const created = await call('POST', '/v1/openid/clients', { clientId: 'conf', clientName: 'Conf', redirectUris: ['https://c.example/cb'], tokenEndpointAuthMethod: 'client_secret_basic' });
+    const created = await call('POST', '/v1/openid/clients', {
+      clientId: 'conf',
+      clientName: 'Conf',
+      redirectUris: ['https://c.example/cb'],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.headers['cache-control']).toBe('no-store');
     const first = created.json().clientSecret as string;
@@ -83,12 +98,20 @@ describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (AP
     expect(second).not.toBe(first);
 
     // Confidential to confidential keeps the secret and shows none.
-    const kept = await call('PUT', '/v1/openid/clients/conf', { clientName: 'Conf', redirectUris: ['https://c.example/cb'], tokenEndpointAuthMethod: 'client_secret_post' });
+    const kept = await call('PUT', '/v1/openid/clients/conf', {
+      clientName: 'Conf',
+      redirectUris: ['https://c.example/cb'],
+      tokenEndpointAuthMethod: 'client_secret_post',
+    });
     expect(kept.statusCode, kept.body).toBe(200);
     expect(kept.json()).not.toHaveProperty('clientSecret');
 
     await call('POST', '/v1/openid/clients', { clientId: 'pub', clientName: 'Pub', redirectUris: ['https://p.example/cb'] });
-    const promoted = await call('PUT', '/v1/openid/clients/pub', { clientName: 'Pub', redirectUris: ['https://p.example/cb'], tokenEndpointAuthMethod: 'client_secret_post' });
+    const promoted = await call('PUT', '/v1/openid/clients/pub', {
+      clientName: 'Pub',
+      redirectUris: ['https://p.example/cb'],
+      tokenEndpointAuthMethod: 'client_secret_post',
+    });
     expect(promoted.statusCode, promoted.body).toBe(200);
     const third = promoted.json().clientSecret as string;
     expect(third).toMatch(/^[A-Za-z0-9_-]{43,}$/);
@@ -105,7 +128,15 @@ describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (AP
       expect(res.body).not.toMatch(/"clientSecret":"[^*]|secretHash|scrypt\$/);
     }
     const types = (reads[3]?.json().data as Array<{ type: string }>).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['OPENID_CLIENT_CREATE_SUCCESS', 'OPENID_CLIENT_ROTATE_SECRET_SUCCESS', 'OPENID_CLIENT_UPDATE_SUCCESS', 'OPENID_CLIENT_RETRIEVE_SUCCESS', 'OPENID_CLIENT_LIST_SUCCESS']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'OPENID_CLIENT_CREATE_SUCCESS',
+        'OPENID_CLIENT_ROTATE_SECRET_SUCCESS',
+        'OPENID_CLIENT_UPDATE_SUCCESS',
+        'OPENID_CLIENT_RETRIEVE_SUCCESS',
+        'OPENID_CLIENT_LIST_SUCCESS',
+      ]),
+    );
   });
 
   it('answers bad bodies with 400 and a detail per problem field', async () => {
@@ -121,7 +152,15 @@ describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (AP
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json()).toMatchObject({ code: 'BadRequest', message: 'Validation Error' });
     expect((res.json().details as Array<{ param: string; location: string }>).map((d) => d.param).sort()).toEqual(
-      ['clientAttestation.rootCertificates.0', 'clientId', 'grantTypes.0', 'redirectUris.0', 'redirectUris.1', 'redirectUris.2', 'tokenEndpointAuthMethod'].sort(),
+      [
+        'clientAttestation.rootCertificates.0',
+        'clientId',
+        'grantTypes.0',
+        'redirectUris.0',
+        'redirectUris.1',
+        'redirectUris.2',
+        'tokenEndpointAuthMethod',
+      ].sort(),
     );
     const missing = await call('POST', '/v1/openid/clients', { clientName: 'W' });
     expect(missing.statusCode).toBe(400);
@@ -136,12 +175,17 @@ describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (AP
     expect(tooLong.statusCode).toBe(400);
     expect((await call('POST', '/v1/openid/clients', { clientName: 'W', redirectUris: [] })).statusCode).toBe(400);
     expect((await call('POST', '/v1/openid/clients', [1, 2])).statusCode).toBe(400);
-    expect((await call('GET', '/v1/openid/clients/bad%20id')).json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'clientId', location: 'params' }] });
+    expect((await call('GET', '/v1/openid/clients/bad%20id')).json()).toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'clientId', location: 'params' }],
+    });
     expect((await call('GET', '/v1/openid/clients?limit=0')).statusCode).toBe(400);
     expect((await call('GET', '/v1/openid/clients?cursor=nonsense')).statusCode).toBe(400);
     // The client id in the path never changes.
     await call('POST', '/v1/openid/clients', { clientId: 'fixed', clientName: 'F', redirectUris: ['https://f.example/cb'] });
-    expect((await call('PUT', '/v1/openid/clients/fixed', { clientId: 'other', clientName: 'F', redirectUris: ['https://f.example/cb'] })).json()).toMatchObject({
+    expect(
+      (await call('PUT', '/v1/openid/clients/fixed', { clientId: 'other', clientName: 'F', redirectUris: ['https://f.example/cb'] })).json(),
+    ).toMatchObject({
       code: 'BadRequest',
       details: [{ param: 'clientId' }],
     });

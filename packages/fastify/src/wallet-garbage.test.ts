@@ -28,24 +28,59 @@ describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token 
     t = await buildTestApp(mount);
     ({ host } = await t.createTenant('garbage'));
     admin = await t.token('garbage');
-    const call = (path: string, payload: object) => t.app.inject({ method: 'POST', url: `${t.prefix}${path}`, headers: { host, authorization: `Bearer ${admin}` }, payload });
+    const call = (path: string, payload: object) =>
+      t.app.inject({ method: 'POST', url: `${t.prefix}${path}`, headers: { host, authorization: `Bearer ${admin}` }, payload });
     configurationId = (await call('/v2/credentials/mobile/configurations', mdlBody)).json().id;
-    ldpId = (await call('/v2/credentials/web-semantic/configurations', { type: 'D', expiresIn: { days: 1 }, issuer: { name: 'U' }, claimMappings: { n: { mapFrom: 'claims.n' } } })).json().id;
+    ldpId = (
+      await call('/v2/credentials/web-semantic/configurations', {
+        type: 'D',
+        expiresIn: { days: 1 },
+        issuer: { name: 'U' },
+        claimMappings: { n: { mapFrom: 'claims.n' } },
+      })
+    ).json().id;
     for (let i = 0; i < 5; i++) {
-      const offer = (await call('/v1/openid/offers/pre-authorized', { credentials: [configurationId], ...(i % 2 ? { transactionCodeConfiguration: { inputMode: 'numeric' } } : {}), byReference: i === 4 })).json();
+      const offer = (
+        await call('/v1/openid/offers/pre-authorized', {
+          credentials: [configurationId],
+          ...(i % 2 ? { transactionCodeConfiguration: { inputMode: 'numeric' } } : {}),
+          byReference: i === 4,
+        })
+      ).json();
       if (offer.transactionCode) txCodes.push(offer.transactionCode);
       const uri = new URL(offer.uri);
       const byValue = uri.searchParams.get('credential_offer');
-      codes.push(byValue ? JSON.parse(byValue).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] : (uri.searchParams.get('credential_offer_uri') as string).split('/').pop());
+      codes.push(
+        byValue
+          ? JSON.parse(byValue).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code']
+          : (uri.searchParams.get('credential_offer_uri') as string).split('/').pop(),
+      );
     }
   });
   afterAll(async () => t?.close());
 
   const json = fc.jsonValue({ maxDepth: 4 });
   const text = fc.string({ maxLength: 200 });
-  const known = () => fc.constantFrom(PRE_AUTHORIZED_CODE_GRANT, 'authorization_code', configurationId, ldpId, ...codes, ...txCodes, crypto.randomUUID(), '', '__proto__');
+  const known = () =>
+    fc.constantFrom(PRE_AUTHORIZED_CODE_GRANT, 'authorization_code', configurationId, ldpId, ...codes, ...txCodes, crypto.randomUUID(), '', '__proto__');
   const field = fc.oneof(
-    fc.constantFrom('grant_type', 'pre-authorized_code', 'tx_code', 'client_id', 'credentials', 'userId', 'claims', 'claimsToPersist', 'expiresIn', 'transactionCodeConfiguration', 'byReference', 'request_parameters', '__proto__', 'constructor', 'credentials[]'),
+    fc.constantFrom(
+      'grant_type',
+      'pre-authorized_code',
+      'tx_code',
+      'client_id',
+      'credentials',
+      'userId',
+      'claims',
+      'claimsToPersist',
+      'expiresIn',
+      'transactionCodeConfiguration',
+      'byReference',
+      'request_parameters',
+      '__proto__',
+      'constructor',
+      'credentials[]',
+    ),
     text,
   );
   const scalar = () => fc.oneof(text, known());
@@ -53,14 +88,21 @@ describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token 
   /** Bodies: form fields, JSON objects shaped like the real ones, any JSON, raw bytes. */
   const body = () =>
     fc.oneof(
-      fc.array(fc.tuple(field, scalar()), { maxLength: 8 }).map((pairs) => ({ type: 'application/x-www-form-urlencoded', payload: new URLSearchParams(pairs).toString() })),
+      fc
+        .array(fc.tuple(field, scalar()), { maxLength: 8 })
+        .map((pairs) => ({ type: 'application/x-www-form-urlencoded', payload: new URLSearchParams(pairs).toString() })),
       fc.dictionary(field, fc.oneof(json, known(), fc.array(known(), { maxLength: 3 }))).map((o) => ({ type: 'application/json', payload: JSON.stringify(o) })),
       // Nearly valid token requests, so that redemption, transaction codes and locking are reached.
       fc
         .tuple(fc.constantFrom(...codes), fc.option(fc.oneof(fc.constantFrom(...txCodes), text)), fc.array(fc.tuple(field, scalar()), { maxLength: 3 }))
         .map(([code, tx, extra]) => ({
           type: 'application/x-www-form-urlencoded',
-          payload: new URLSearchParams([['grant_type', PRE_AUTHORIZED_CODE_GRANT], ['pre-authorized_code', code], ...(tx === null ? [] : [['tx_code', tx] as [string, string]]), ...extra]).toString(),
+          payload: new URLSearchParams([
+            ['grant_type', PRE_AUTHORIZED_CODE_GRANT],
+            ['pre-authorized_code', code],
+            ...(tx === null ? [] : [['tx_code', tx] as [string, string]]),
+            ...extra,
+          ]).toString(),
         })),
       fc
         .record(
@@ -73,7 +115,13 @@ describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token 
             claims: json,
             claimsToPersist: fc.oneof(fc.array(text, { maxLength: 3 }), json),
             expiresIn: fc.oneof(fc.record({ minutes: fc.integer(), seconds: fc.double() }, { requiredKeys: [] }), json),
-            transactionCodeConfiguration: fc.oneof(fc.record({ inputMode: fc.oneof(fc.constantFrom('numeric', 'text'), text), length: fc.oneof(fc.integer({ min: -5, max: 20 }), json), description: text }, { requiredKeys: [] }), json),
+            transactionCodeConfiguration: fc.oneof(
+              fc.record(
+                { inputMode: fc.oneof(fc.constantFrom('numeric', 'text'), text), length: fc.oneof(fc.integer({ min: -5, max: 20 }), json), description: text },
+                { requiredKeys: [] },
+              ),
+              json,
+            ),
             byReference: fc.oneof(fc.boolean(), json),
             request_parameters: json,
           },
@@ -81,13 +129,28 @@ describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token 
         )
         .map((o) => ({ type: 'application/json', payload: JSON.stringify(o) })),
       json.map((v) => ({ type: 'application/json', payload: JSON.stringify(v) ?? 'null' })),
-      fc.tuple(
-        fc.oneof(
-          fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded; charset=latin1', 'image/png', ''),
-          fc.string({ maxLength: 40 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
-        ),
-        fc.oneof(text, fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1'))),
-      ).map(([type, payload]) => ({ type, payload })),
+      fc
+        .tuple(
+          fc.oneof(
+            fc.constantFrom(
+              'application/json',
+              'application/x-www-form-urlencoded',
+              'text/plain',
+              'application/xml',
+              'multipart/form-data; boundary=x',
+              'application/json; charset=utf-16',
+              'application/x-www-form-urlencoded; charset=latin1',
+              'image/png',
+              '',
+            ),
+            fc.string({ maxLength: 40 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+          ),
+          fc.oneof(
+            text,
+            fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1')),
+          ),
+        )
+        .map(([type, payload]) => ({ type, payload })),
       fc.constant(undefined),
     );
 
@@ -97,7 +160,13 @@ describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token 
     printable(100),
     { maxKeys: 5 },
   );
-  const authorization = () => fc.oneof(fc.constant(undefined), fc.constant(`Bearer ${admin}`), printable(100), printable(100).map((v) => `Bearer ${v}`));
+  const authorization = () =>
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constant(`Bearer ${admin}`),
+      printable(100),
+      printable(100).map((v) => `Bearer ${v}`),
+    );
   const segment = () => fc.oneof(known(), text).map((s) => encodeURIComponent(s) || 'x');
 
   const request = () =>

@@ -37,9 +37,18 @@ describe.each(['standalone', 'prefixed'] as const)('webhooks over HTTP (%s; spec
     expect(rest.data).toEqual([second]);
     expect((await call('GET', `/v1/webhooks?cursor=${rest.nextCursor}`)).json()).toEqual({ data: [] });
 
-    const put = await call('PUT', `/v1/webhooks/${hook.id}`, { events: ['OpenIdCredentialIssued', 'OidcIssuerCredentialIssued'], url: 'https://other.example.com/x', disabled: true });
+    const put = await call('PUT', `/v1/webhooks/${hook.id}`, {
+      events: ['OpenIdCredentialIssued', 'OidcIssuerCredentialIssued'],
+      url: 'https://other.example.com/x',
+      disabled: true,
+    });
     expect(put.statusCode).toBe(200);
-    expect(put.json()).toEqual({ id: hook.id, events: ['OpenIdCredentialIssued', 'OidcIssuerCredentialIssued'], url: 'https://other.example.com/x', disabled: true });
+    expect(put.json()).toEqual({
+      id: hook.id,
+      events: ['OpenIdCredentialIssued', 'OidcIssuerCredentialIssued'],
+      url: 'https://other.example.com/x',
+      disabled: true,
+    });
     expect((await call('DELETE', `/v1/webhooks/${hook.id}`)).statusCode).toBe(204);
     expect((await call('GET', `/v1/webhooks/${hook.id}`)).statusCode).toBe(404);
     expect((await call('PUT', `/v1/webhooks/${hook.id}`, { events: ['OpenIdCredentialIssued'], url: HOOK })).statusCode).toBe(404);
@@ -51,7 +60,11 @@ describe.each(['standalone', 'prefixed'] as const)('webhooks over HTTP (%s; spec
     ['http URL', { events: ['OpenIdCredentialIssued'], url: 'http://hooks.example.com/x' }, [{ param: 'url', msg: 'Must use https' }]],
     ['IPv4 literal', { events: ['OpenIdCredentialIssued'], url: 'https://203.0.113.9/x' }, [{ param: 'url', msg: 'Must not be an IP address' }]],
     ['IPv6 literal', { events: ['OpenIdCredentialIssued'], url: 'https://[2001:db8::1]/x' }, [{ param: 'url', msg: 'Must not be an IP address' }]],
-    ['query', { events: ['OpenIdCredentialIssued'], url: 'https://hooks.example.com/x?secret=1' }, [{ param: 'url', msg: 'Must not contain query parameters' }]],
+    [
+      'query',
+      { events: ['OpenIdCredentialIssued'], url: 'https://hooks.example.com/x?secret=1' },
+      [{ param: 'url', msg: 'Must not contain query parameters' }],
+    ],
     ['fragment', { events: ['OpenIdCredentialIssued'], url: 'https://hooks.example.com/x#f' }, [{ param: 'url', msg: 'Must not contain a fragment' }]],
     ['invalid URL', { events: ['OpenIdCredentialIssued'], url: 'not a url' }, [{ param: 'url', msg: 'Not a valid URL' }]],
     ['unknown event', { events: ['OpenIdCredentialIssued', 'CredentialRevoked'], url: HOOK }, [{ param: 'events.1', value: 'CredentialRevoked' }]],
@@ -116,6 +129,13 @@ describe.each(['standalone', 'prefixed'] as const)('webhooks over HTTP (%s; spec
     await call('GET', `/v1/webhooks/${hook.id}`);
     await call('PUT', `/v1/webhooks/${hook.id}`, { events: ['OpenIdCredentialIssued'], url: HOOK, disabled: true });
     const events = (await call('GET', '/v1/events?categories=webhook&limit=1000')).json().data.map((e: { type: string }) => e.type);
-    for (const type of ['WEBHOOK_CREATE_SUCCESS', 'WEBHOOK_RETRIEVE_SUCCESS', 'WEBHOOK_UPDATE_SUCCESS', 'WEBHOOK_DELIVERY_LIST_SUCCESS', 'WEBHOOK_DELIVERY_RETRY_FAIL']) expect(events).toContain(type);
+    for (const type of [
+      'WEBHOOK_CREATE_SUCCESS',
+      'WEBHOOK_RETRIEVE_SUCCESS',
+      'WEBHOOK_UPDATE_SUCCESS',
+      'WEBHOOK_DELIVERY_LIST_SUCCESS',
+      'WEBHOOK_DELIVERY_RETRY_FAIL',
+    ])
+      expect(events).toContain(type);
   });
 });

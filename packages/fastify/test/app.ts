@@ -53,10 +53,31 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
   const identityProvider = fakeIdentityProvider();
   const sessionTokens = createSessionTokens();
   const secretBox = createSecretBox(sealer);
-  const services = createVellum({ identityProvider, sessionTokens, secretBox, store, clock, ids, hasher, tokens, dns, keys, x509,
+  const services = createVellum({
+    identityProvider,
+    sessionTokens,
+    secretBox,
+    store,
+    clock,
+    ids,
+    hasher,
+    tokens,
+    dns,
+    keys,
+    x509,
     // Real keys, fake formats: the credentials themselves are proven against others' verifiers in tools/interop.
     ...fakeFormatSigners(keys),
-    digests, walletTokens, proofVerifier, jwtProofs, credentialEncryption, nonceCodec, platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 600, ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) });
+    digests,
+    walletTokens,
+    proofVerifier,
+    jwtProofs,
+    credentialEncryption,
+    nonceCodec,
+    platformDomain: PLATFORM,
+    publicUrl: 'http://localhost:3000',
+    adminTokenTtlSeconds: 600,
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+  });
   const { tenants } = services;
 
   const app = Fastify();

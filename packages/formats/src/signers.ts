@@ -1,4 +1,13 @@
-import type { KeyManager, LinkedDataSigner, MdocEngine, CwtSigner, SdJwtSigner, StatusListTokenSigner, TokenStatusListSigner, RevocationListSigner } from '@vellum/core';
+import type {
+  KeyManager,
+  LinkedDataSigner,
+  MdocEngine,
+  CwtSigner,
+  SdJwtSigner,
+  StatusListTokenSigner,
+  TokenStatusListSigner,
+  RevocationListSigner,
+} from '@vellum/core';
 import { createCwtSigner } from './cwt/signer.ts';
 import { createRevocationListSigner } from './linked-data/revocation-list.ts';
 import { createLinkedDataSigner } from './linked-data/signer.ts';

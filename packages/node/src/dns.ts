@@ -65,7 +65,9 @@ export function parseDnsServers(value: string): string[] {
   return value.split(',').map((raw) => {
     const entry = raw.trim();
     const malformed = (why: string) =>
-      new Error(`VELLUM_DNS_SERVERS: ${JSON.stringify(entry)} ${why}; expected comma-separated host:port entries such as 1.1.1.1:53 or [2606:4700:4700::1111]:53`);
+      new Error(
+        `VELLUM_DNS_SERVERS: ${JSON.stringify(entry)} ${why}; expected comma-separated host:port entries such as 1.1.1.1:53 or [2606:4700:4700::1111]:53`,
+      );
     if (entry === '') throw malformed('is empty');
     const bracketed = /^\[([^\]]+)\](?::([^:]*))?$/.exec(entry);
     if (bracketed) {

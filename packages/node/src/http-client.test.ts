@@ -6,7 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, isForbiddenAddress } from './http-client.ts';
 
 describe('the SSRF guard’s address rules (API.md §8)', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip'])('refuses %s', (address) => {
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    'not-an-ip',
+  ])('refuses %s', (address) => {
     expect(isForbiddenAddress(address)).toBe(true);
   });
 
@@ -36,16 +52,25 @@ describe('the SSRF guard’s address rules (API.md §8)', () => {
     expect(isForbiddenAddress(address)).toBe(true);
   });
 
-  it.each(['64:ff9b::5db8:d822', '2002:5db8:d822::1', '::ffff:5db8:d822', '2001:0:5db8:d822:0:0:a247:27dd'])('allows %s, which embeds a public IPv4 address', (address) => {
-    expect(isForbiddenAddress(address)).toBe(false);
-  });
+  it.each(['64:ff9b::5db8:d822', '2002:5db8:d822::1', '::ffff:5db8:d822', '2001:0:5db8:d822:0:0:a247:27dd'])(
+    'allows %s, which embeds a public IPv4 address',
+    (address) => {
+      expect(isForbiddenAddress(address)).toBe(false);
+    },
+  );
 });
 
 describe('outbound HTTPS (API.md §8, §10) against a real receiver on loopback', () => {
   let tls: LocalhostCertificate;
   let receiver: WebhookReceiver;
   const body = new TextEncoder().encode('{"hello":"world"}');
-  const post = (url: string, timeoutMs = 3000) => ({ method: 'POST' as const, url, headers: { 'content-type': 'application/json', 'webhook-id': 'd1' }, body, timeoutMs });
+  const post = (url: string, timeoutMs = 3000) => ({
+    method: 'POST' as const,
+    url,
+    headers: { 'content-type': 'application/json', 'webhook-id': 'd1' },
+    body,
+    timeoutMs,
+  });
 
   beforeAll(async () => {
     tls = localhostCertificate();
@@ -60,7 +85,13 @@ describe('outbound HTTPS (API.md §8, §10) against a real receiver on loopback'
     const guarded = createHttpClient({ extraCaPem: tls.certPem });
     expect(await guarded.send(post(receiver.url()))).toEqual({ error: 'The receiver resolves to a loopback, private or link-local address' });
     // A name that resolves to a public and a private address is refused too.
-    const mixed = createHttpClient({ extraCaPem: tls.certPem, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }] });
+    const mixed = createHttpClient({
+      extraCaPem: tls.certPem,
+      resolve: async () => [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.7', family: 4 },
+      ],
+    });
     expect(await mixed.send(post('https://mixed.example.com/hook'))).toEqual({ error: 'The receiver resolves to a loopback, private or link-local address' });
     expect(await guarded.send(post('https://127.0.0.1:1/hook'))).toEqual({ error: 'The receiver resolves to a loopback, private or link-local address' });
     expect(await guarded.send(post('http://localhost/hook'))).toEqual({ error: 'The receiver URL must use https' });
@@ -81,7 +112,11 @@ describe('outbound HTTPS (API.md §8, §10) against a real receiver on loopback'
     expect(await client.send(post(receiver.url('/a/b')))).toEqual({ status: 201 });
     expect(await client.send(post(receiver.url('/a/b')))).toEqual({ status: 500 });
     const got = receiver.requests[before];
-    expect(got).toMatchObject({ method: 'POST', path: '/a/b', headers: { 'content-type': 'application/json', 'webhook-id': 'd1', 'content-length': String(body.length) } });
+    expect(got).toMatchObject({
+      method: 'POST',
+      path: '/a/b',
+      headers: { 'content-type': 'application/json', 'webhook-id': 'd1', 'content-length': String(body.length) },
+    });
     expect(got?.body.toString()).toBe('{"hello":"world"}');
     client.close();
   });
@@ -185,7 +220,13 @@ describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) 
   it('POST: the body is sent with its length and the answer read', async () => {
     const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
     const body = new TextEncoder().encode('grant_type=client_credentials');
-    const answer = await client.fetch({ method: 'POST', url: `${base}/echo`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, timeoutMs: 3000 });
+    const answer = await client.fetch({
+      method: 'POST',
+      url: `${base}/echo`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      timeoutMs: 3000,
+    });
     if (!('status' in answer)) throw new Error(answer.error);
     expect(answer.status).toBe(201);
     expect(text(answer.body)).toBe('POST grant_type=client_credentials');
@@ -195,17 +236,25 @@ describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) 
 
   it('one deadline covers the body: a body that stops half way is no answer', async () => {
     const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
-    expect(await client.fetch({ method: 'GET', url: `${base}/slow-body`, headers: {}, timeoutMs: 300 })).toEqual({ error: 'The server did not answer within 300 ms' });
+    expect(await client.fetch({ method: 'GET', url: `${base}/slow-body`, headers: {}, timeoutMs: 300 })).toEqual({
+      error: 'The server did not answer within 300 ms',
+    });
     client.close();
   });
 
   it('a body longer than maxBytes is an error, whether declared up front or found while reading', async () => {
     const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
     // 2 MiB declared against the default 1 MiB limit: refused without waiting for the body.
-    expect(await client.fetch({ method: 'GET', url: `${base}/large-declared`, headers: {}, timeoutMs: 5000 })).toEqual({ error: `The answer is larger than ${1024 * 1024} bytes` });
+    expect(await client.fetch({ method: 'GET', url: `${base}/large-declared`, headers: {}, timeoutMs: 5000 })).toEqual({
+      error: `The answer is larger than ${1024 * 1024} bytes`,
+    });
     // 1.25 MiB sent chunked, without a length.
-    expect(await client.fetch({ method: 'GET', url: `${base}/large-chunked`, headers: {}, timeoutMs: 5000 })).toEqual({ error: `The answer is larger than ${1024 * 1024} bytes` });
-    expect(await client.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000, maxBytes: 5 })).toEqual({ error: 'The answer is larger than 5 bytes' });
+    expect(await client.fetch({ method: 'GET', url: `${base}/large-chunked`, headers: {}, timeoutMs: 5000 })).toEqual({
+      error: `The answer is larger than ${1024 * 1024} bytes`,
+    });
+    expect(await client.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000, maxBytes: 5 })).toEqual({
+      error: 'The answer is larger than 5 bytes',
+    });
     // Exactly at the limit is fine.
     const exact = await client.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000, maxBytes: 11 });
     expect('status' in exact && text(exact.body)).toBe('{"ok":true}');
@@ -246,21 +295,33 @@ describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) 
   it('the SSRF guard holds: private addresses, http and untrusted TLS are refused before anything is read', async () => {
     const guarded = createHttpClient({ extraCaPem: tls.certPem });
     const before = received.length;
-    expect(await guarded.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server resolves to a loopback, private or link-local address' });
-    expect(await guarded.fetch({ method: 'GET', url: 'https://127.0.0.1:1/json', headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server resolves to a loopback, private or link-local address' });
-    expect(await guarded.fetch({ method: 'GET', url: 'http://localhost/json', headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server URL must use https' });
+    expect(await guarded.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({
+      error: 'The server resolves to a loopback, private or link-local address',
+    });
+    expect(await guarded.fetch({ method: 'GET', url: 'https://127.0.0.1:1/json', headers: {}, timeoutMs: 3000 })).toEqual({
+      error: 'The server resolves to a loopback, private or link-local address',
+    });
+    expect(await guarded.fetch({ method: 'GET', url: 'http://localhost/json', headers: {}, timeoutMs: 3000 })).toEqual({
+      error: 'The server URL must use https',
+    });
     expect(await guarded.fetch({ method: 'GET', url: 'not a url', headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The server URL is not valid' });
     guarded.close();
     const untrusting = createHttpClient({ allowPrivate: true });
-    expect(await untrusting.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({ error: expect.stringMatching(/^The server’s TLS certificate is not trusted/) });
+    expect(await untrusting.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({
+      error: expect.stringMatching(/^The server’s TLS certificate is not trusted/),
+    });
     untrusting.close();
     expect(received.length).toBe(before);
   });
 
   it('never throws: a bad header or method is an error', async () => {
     const client = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem });
-    expect(await client.fetch({ method: 'GET', url: `${base}/json`, headers: { 'bad header': 'x' }, timeoutMs: 3000 })).toEqual({ error: 'The request headers are not valid' });
-    expect(await client.fetch({ method: 'DELETE' as 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({ error: 'The request method must be GET or POST' });
+    expect(await client.fetch({ method: 'GET', url: `${base}/json`, headers: { 'bad header': 'x' }, timeoutMs: 3000 })).toEqual({
+      error: 'The request headers are not valid',
+    });
+    expect(await client.fetch({ method: 'DELETE' as 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({
+      error: 'The request method must be GET or POST',
+    });
     client.close();
   });
 });

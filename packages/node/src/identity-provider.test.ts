@@ -67,8 +67,19 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
   });
 
   /** Builds the authentication request, signs in at the provider, and returns where it sent the browser, with the request's secrets. */
-  async function signIn(idp: ReturnType<typeof createIdentityProvider>, provider: ProviderSettings, at: OidcTestProvider, as: { account?: string; deny?: boolean; badIdToken?: boolean } = {}) {
-    const request = { redirectUri: REDIRECT_URI, state: random(), nonce: random(), codeVerifier: random(), extraParameters: { login_hint: 'alice@example.com' } };
+  async function signIn(
+    idp: ReturnType<typeof createIdentityProvider>,
+    provider: ProviderSettings,
+    at: OidcTestProvider,
+    as: { account?: string; deny?: boolean; badIdToken?: boolean } = {},
+  ) {
+    const request = {
+      redirectUri: REDIRECT_URI,
+      state: random(),
+      nonce: random(),
+      codeVerifier: random(),
+      extraParameters: { login_hint: 'alice@example.com' },
+    };
     const built = await idp.authorizationUrl(provider, request);
     if (!built.ok) throw new Error(built.reason);
     const back = new URL(as.deny ? await at.deny(built.url) : await at.signIn(built.url, as.account ?? 'alice', { badIdToken: as.badIdToken ?? false }));
@@ -168,7 +179,12 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe(request.state);
     expect(back.searchParams.has('code')).toBe(false);
-    const result = await idp.exchangeCode(provider, { code: 'made-up-code', redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
+    const result = await idp.exchangeCode(provider, {
+      code: 'made-up-code',
+      redirectUri: REDIRECT_URI,
+      codeVerifier: request.codeVerifier,
+      nonce: request.nonce,
+    });
     expect(result).toEqual({ ok: false, reason: 'the provider refused the code (invalid_grant)' });
   });
 
@@ -177,7 +193,9 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const provider = settings(basic);
     // The provider's keys are already known from an earlier sign-in; the forged token names the same kid.
     const good = await signIn(idp, provider, basic);
-    expect(await idp.exchangeCode(provider, { code: good.code, redirectUri: REDIRECT_URI, codeVerifier: good.request.codeVerifier, nonce: good.request.nonce })).toMatchObject({ ok: true });
+    expect(
+      await idp.exchangeCode(provider, { code: good.code, redirectUri: REDIRECT_URI, codeVerifier: good.request.codeVerifier, nonce: good.request.nonce }),
+    ).toMatchObject({ ok: true });
     const { request, code } = await signIn(idp, provider, basic, { badIdToken: true });
     expect(code).not.toBe('');
     const result = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
@@ -185,7 +203,9 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     // A fresh client that fetches the keys first refuses it too.
     const fresh = createIdentityProvider({ http });
     const again = await signIn(fresh, provider, basic, { badIdToken: true });
-    expect(await fresh.exchangeCode(provider, { code: again.code, redirectUri: REDIRECT_URI, codeVerifier: again.request.codeVerifier, nonce: again.request.nonce })).toEqual({
+    expect(
+      await fresh.exchangeCode(provider, { code: again.code, redirectUri: REDIRECT_URI, codeVerifier: again.request.codeVerifier, nonce: again.request.nonce }),
+    ).toEqual({
       ok: false,
       reason: 'the ID token signature does not verify',
     });
@@ -205,14 +225,28 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     // Two hours ahead: the provider's one-hour ID token has expired.
     const late = createIdentityProvider({ http, clock: fakeClock(new Date(Date.now() + 2 * 3600_000)) });
     const first = await signIn(late, settings(basic), basic);
-    expect(await late.exchangeCode(settings(basic), { code: first.code, redirectUri: REDIRECT_URI, codeVerifier: first.request.codeVerifier, nonce: first.request.nonce })).toEqual({
+    expect(
+      await late.exchangeCode(settings(basic), {
+        code: first.code,
+        redirectUri: REDIRECT_URI,
+        codeVerifier: first.request.codeVerifier,
+        nonce: first.request.nonce,
+      }),
+    ).toEqual({
       ok: false,
       reason: 'the ID token has expired',
     });
     // Ten minutes behind: the token was issued in our future.
     const early = createIdentityProvider({ http, clock: fakeClock(new Date(Date.now() - 10 * 60_000)) });
     const second = await signIn(early, settings(basic), basic);
-    expect(await early.exchangeCode(settings(basic), { code: second.code, redirectUri: REDIRECT_URI, codeVerifier: second.request.codeVerifier, nonce: second.request.nonce })).toEqual({
+    expect(
+      await early.exchangeCode(settings(basic), {
+        code: second.code,
+        redirectUri: REDIRECT_URI,
+        codeVerifier: second.request.codeVerifier,
+        nonce: second.request.nonce,
+      }),
+    ).toEqual({
       ok: false,
       reason: 'the ID token has no valid issue time',
     });
@@ -230,7 +264,14 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
       ok: false,
       reason: 'the provider’s discovery document names another issuer',
     });
-    expect(await idp.exchangeCode(settings(basic, { url: `${basic.issuer}/not-a-provider` }), { code: 'c', redirectUri: REDIRECT_URI, codeVerifier: random(), nonce: 'n' })).toEqual({
+    expect(
+      await idp.exchangeCode(settings(basic, { url: `${basic.issuer}/not-a-provider` }), {
+        code: 'c',
+        redirectUri: REDIRECT_URI,
+        codeVerifier: random(),
+        nonce: 'n',
+      }),
+    ).toEqual({
       ok: false,
       reason: 'the provider’s discovery document could not be read (HTTP 404)',
     });
@@ -248,14 +289,20 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
       ok: false,
       reason: 'the provider could not be reached: The server refused the connection',
     });
-    expect(await createIdentityProvider({ http }).authorizationUrl(settings(basic, { url: 'not a url' }), request)).toEqual({ ok: false, reason: 'the provider could not be reached: The server URL is not valid' });
+    expect(await createIdentityProvider({ http }).authorizationUrl(settings(basic, { url: 'not a url' }), request)).toEqual({
+      ok: false,
+      reason: 'the provider could not be reached: The server URL is not valid',
+    });
     expect(await createIdentityProvider({ http }).authorizationUrl(settings(basic, { url: basic.issuer.replace('https:', 'http:') }), request)).toEqual({
       ok: false,
       reason: 'the provider’s URL and endpoints must use https',
     });
     // An HttpClient that breaks its promise and throws still yields a reason.
     const throwing: HttpClient = { send: () => Promise.reject(new Error('boom')), fetch: () => Promise.reject(new Error('boom')) };
-    expect(await createIdentityProvider({ http: throwing }).authorizationUrl(settings(basic), request)).toEqual({ ok: false, reason: 'the provider could not be reached: The request failed' });
+    expect(await createIdentityProvider({ http: throwing }).authorizationUrl(settings(basic), request)).toEqual({
+      ok: false,
+      reason: 'the provider could not be reached: The request failed',
+    });
   });
 
   it('reuses the discovery document and the provider’s keys for a while, not for ever', async () => {
@@ -265,12 +312,16 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const provider = settings(basic);
     for (let i = 0; i < 2; i += 1) {
       const { request, code } = await signIn(idp, provider, basic);
-      expect(await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce })).toMatchObject({ ok: true });
+      expect(await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce })).toMatchObject({
+        ok: true,
+      });
     }
     const paths = () => recorded.urls.map((u) => new URL(u).pathname);
     expect(paths()).toEqual(['/.well-known/openid-configuration', '/token', '/jwks', '/token']);
     clock.advance(61_000);
-    expect(await idp.authorizationUrl(provider, { redirectUri: REDIRECT_URI, state: 's', nonce: 'n', codeVerifier: random(), extraParameters: {} })).toMatchObject({ ok: true });
+    expect(
+      await idp.authorizationUrl(provider, { redirectUri: REDIRECT_URI, state: 's', nonce: 'n', codeVerifier: random(), extraParameters: {} }),
+    ).toMatchObject({ ok: true });
     expect(paths().filter((p) => p === '/.well-known/openid-configuration')).toHaveLength(2);
   });
 });

@@ -82,8 +82,11 @@ function describeFailure(error: unknown, step: 'discovery' | 'exchange'): string
     const code = oauthError(error.cause[0]?.parameters.error);
     return code ? `the provider refused the client (${code})` : 'the provider refused the client';
   }
-  if (!(error instanceof oidc.ClientError)) return step === 'discovery' ? 'the provider’s discovery document is not valid' : 'the provider’s answer is not valid';
-  const cause = error.cause as { claim?: unknown; attribute?: unknown; status?: unknown; message?: unknown; cause?: { claim?: unknown; attribute?: unknown } } | undefined;
+  if (!(error instanceof oidc.ClientError))
+    return step === 'discovery' ? 'the provider’s discovery document is not valid' : 'the provider’s answer is not valid';
+  const cause = error.cause as
+    | { claim?: unknown; attribute?: unknown; status?: unknown; message?: unknown; cause?: { claim?: unknown; attribute?: unknown } }
+    | undefined;
   const claim = cause?.claim ?? cause?.cause?.claim;
   switch (error.code) {
     case 'OAUTH_RESPONSE_IS_NOT_CONFORM': {
@@ -94,7 +97,9 @@ function describeFailure(error: unknown, step: 'discovery' | 'exchange'): string
     case 'OAUTH_PARSE_ERROR':
       return step === 'discovery' ? 'the provider’s discovery document is not JSON' : 'the provider’s answer is not JSON';
     case 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED':
-      return (cause?.attribute ?? cause?.cause?.attribute) === 'issuer' ? 'the provider’s discovery document names another issuer' : 'the provider’s answer is not valid';
+      return (cause?.attribute ?? cause?.cause?.attribute) === 'issuer'
+        ? 'the provider’s discovery document names another issuer'
+        : 'the provider’s answer is not valid';
     case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':
     case 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED':
       return (typeof claim === 'string' && ID_TOKEN_CLAIMS[claim]) || 'the ID token is not valid';
@@ -167,7 +172,10 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
     if (running) return running;
     const started = (async () => {
       if (!URL.canParse(provider.url)) throw new Unreachable('The server URL is not valid');
-      const found = await oidc.discovery(new URL(provider.url), provider.clientId, undefined, undefined, { [oidc.customFetch]: fetcher(), timeout: Math.ceil(timeoutMs / 1000) + 1 });
+      const found = await oidc.discovery(new URL(provider.url), provider.clientId, undefined, undefined, {
+        [oidc.customFetch]: fetcher(),
+        timeout: Math.ceil(timeoutMs / 1000) + 1,
+      });
       // Only the enumerable fields: serverMetadata() adds helper functions a later clone would trip on.
       const entry: Discovered = { metadata: { ...found.serverMetadata() }, expiresAt: now() + ttlMs };
       cache.delete(provider.url);
@@ -184,7 +192,8 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
   }
 
   function configure(provider: ProviderSettings, discovered: Discovered, exactRedirectUri?: string): oidc.Configuration {
-    const auth = provider.tokenEndpointAuthMethod === 'client_secret_post' ? oidc.ClientSecretPost(provider.clientSecret) : oidc.ClientSecretBasic(provider.clientSecret);
+    const auth =
+      provider.tokenEndpointAuthMethod === 'client_secret_post' ? oidc.ClientSecretPost(provider.clientSecret) : oidc.ClientSecretBasic(provider.clientSecret);
     const config = new oidc.Configuration(
       discovered.metadata,
       provider.clientId,
@@ -251,7 +260,11 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
         callback.hash = '';
         callback.searchParams.set('code', exchange.code);
         if (discovered.metadata.authorization_response_iss_parameter_supported) callback.searchParams.set('iss', discovered.metadata.issuer);
-        const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: exchange.codeVerifier, expectedNonce: exchange.nonce, idTokenExpected: true });
+        const tokens = await oidc.authorizationCodeGrant(config, callback, {
+          pkceCodeVerifier: exchange.codeVerifier,
+          expectedNonce: exchange.nonce,
+          idTokenExpected: true,
+        });
         const jwks = oidc.getJwksCache(config);
         if (jwks) discovered.jwks = jwks;
         const claims = tokens.claims();

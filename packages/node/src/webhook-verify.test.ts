@@ -38,15 +38,25 @@ describe('verifyWebhookDelivery (for receivers; RFC 9421, RFC 9530)', () => {
         created: NOW,
       });
     }
-    expect(verifyWebhookDelivery({ method: 'POST', url: URL_, headers: d.headers, body: new TextEncoder().encode(d.body), jwks: d.jwks, now: NOW }).ok).toBe(true);
+    expect(verifyWebhookDelivery({ method: 'POST', url: URL_, headers: d.headers, body: new TextEncoder().encode(d.body), jwks: d.jwks, now: NOW }).ok).toBe(
+      true,
+    );
   });
 
   it.each([
     ['a changed body', (d: Awaited<ReturnType<typeof signedDelivery>>) => ({ body: d.body.replace('d-1', 'd-2') }), 'The body does not match Content-Digest'],
-    ['a changed Webhook-Id', (d: Awaited<ReturnType<typeof signedDelivery>>) => ({ headers: { ...d.headers, 'webhook-id': 'd-2' } }), 'The signature does not verify'],
+    [
+      'a changed Webhook-Id',
+      (d: Awaited<ReturnType<typeof signedDelivery>>) => ({ headers: { ...d.headers, 'webhook-id': 'd-2' } }),
+      'The signature does not verify',
+    ],
     ['another URL', () => ({ url: 'https://hooks.example.com/other' }), 'The signature does not verify'],
     ['a key not in the JWKS', () => ({ jwks: { keys: [] } }), 'No signature with a key from the JWKS'],
-    ['no signature', (d: Awaited<ReturnType<typeof signedDelivery>>) => ({ headers: { ...d.headers, signature: undefined } }), 'No Signature-Input or Signature header'],
+    [
+      'no signature',
+      (d: Awaited<ReturnType<typeof signedDelivery>>) => ({ headers: { ...d.headers, signature: undefined } }),
+      'No Signature-Input or Signature header',
+    ],
     ['no digest', (d: Awaited<ReturnType<typeof signedDelivery>>) => ({ headers: { ...d.headers, 'content-digest': undefined } }), 'No Content-Digest header'],
     ['an old signature', () => ({ now: new Date(NOW.getTime() + 301_000) }), 'The signature is too old, from the future, or has no created time'],
   ])('refuses %s', async (_name, change, reason) => {
@@ -57,8 +67,18 @@ describe('verifyWebhookDelivery (for receivers; RFC 9421, RFC 9530)', () => {
 
   it('refuses another algorithm and malformed headers without throwing', async () => {
     const d = await signedDelivery({ alg: 'hmac-sha256' });
-    expect(verifyWebhookDelivery({ method: 'POST', url: URL_, headers: d.headers, body: d.body, jwks: d.jwks, now: NOW })).toEqual({ ok: false, reason: 'The signature is not alg="ed25519"' });
-    const bad = verifyWebhookDelivery({ method: 'POST', url: URL_, headers: { ...d.headers, 'signature-input': 'sig1=(' }, body: d.body, jwks: d.jwks, now: NOW });
+    expect(verifyWebhookDelivery({ method: 'POST', url: URL_, headers: d.headers, body: d.body, jwks: d.jwks, now: NOW })).toEqual({
+      ok: false,
+      reason: 'The signature is not alg="ed25519"',
+    });
+    const bad = verifyWebhookDelivery({
+      method: 'POST',
+      url: URL_,
+      headers: { ...d.headers, 'signature-input': 'sig1=(' },
+      body: d.body,
+      jwks: d.jwks,
+      now: NOW,
+    });
     expect(bad).toMatchObject({ ok: false, reason: expect.stringMatching(/^Malformed signature headers/) });
   });
 });

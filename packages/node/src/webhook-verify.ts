@@ -19,9 +19,7 @@ export interface WebhookDeliveryToVerify {
   now?: Date;
 }
 
-export type WebhookVerification =
-  | { ok: true; keyId: string; deliveryId: string; eventType: string; created: Date }
-  | { ok: false; reason: string };
+export type WebhookVerification = { ok: true; keyId: string; deliveryId: string; eventType: string; created: Date } | { ok: false; reason: string };
 
 function header(headers: WebhookDeliveryToVerify['headers'], name: string): string | undefined {
   const direct = headers[name];
@@ -38,13 +36,15 @@ const param = (params: Array<[string, SignatureParamValue]>, name: string) => pa
  */
 export function verifyWebhookDelivery(input: WebhookDeliveryToVerify): WebhookVerification {
   try {
-    const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
+    const body =
+      typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
     const digestHeader = header(input.headers, 'content-digest');
     if (!digestHeader) return { ok: false, reason: 'No Content-Digest header' };
     const sha256 = parseSignatureField(digestHeader).get('sha-256');
     if (!sha256) return { ok: false, reason: 'Content-Digest has no sha-256 digest' };
     const actual = createHash('sha256').update(body).digest();
-    if (sha256.length !== actual.length || !timingSafeEqual(Buffer.from(sha256), actual)) return { ok: false, reason: 'The body does not match Content-Digest' };
+    if (sha256.length !== actual.length || !timingSafeEqual(Buffer.from(sha256), actual))
+      return { ok: false, reason: 'The body does not match Content-Digest' };
 
     const inputHeader = header(input.headers, 'signature-input');
     const signatureHeader = header(input.headers, 'signature');

@@ -89,7 +89,10 @@ export function authenticationRepositories(
         return r && copy(r.value);
       },
       async list(tenantId, page) {
-        return slice([...get().claimSources.values()].filter((r) => r.value.tenantId === tenantId), page);
+        return slice(
+          [...get().claimSources.values()].filter((r) => r.value.tenantId === tenantId),
+          page,
+        );
       },
       async update(source) {
         const r = sourceOf(source.tenantId, source.id);

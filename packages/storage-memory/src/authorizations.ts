@@ -27,7 +27,8 @@ export function authorizationRepositories(get: () => AuthorizationState): Pick<R
         const s = get();
         const key = keyOf(record.tenantId, record.id);
         if (s.records.has(key)) throw conflict('Authorization id exists');
-        if (record.handleDigest !== undefined && handleHolder(record.tenantId, record.handleDigest) !== undefined) throw conflict('The tenant already has an authorization with this handle');
+        if (record.handleDigest !== undefined && handleHolder(record.tenantId, record.handleDigest) !== undefined)
+          throw conflict('The tenant already has an authorization with this handle');
         s.records.set(key, copy(record));
         if (record.handleDigest !== undefined) s.handles.set(keyOf(record.tenantId, record.handleDigest), key);
       },

@@ -152,7 +152,10 @@ function repositories(get: () => State): Repositories {
         return r && copy(r.value);
       },
       async list(tenantId, page, filter = {}) {
-        return slice([...get().iacas.values()].filter((r) => r.value.tenantId === tenantId && (!filter.activeOnly || r.value.active)), page);
+        return slice(
+          [...get().iacas.values()].filter((r) => r.value.tenantId === tenantId && (!filter.activeOnly || r.value.active)),
+          page,
+        );
       },
       async update(iaca) {
         const r = iacaOf(iaca.tenantId, iaca.id);
@@ -198,7 +201,10 @@ function repositories(get: () => State): Repositories {
         return r && copy(r.value);
       },
       async list(tenantId, page, filter = {}) {
-        return slice([...get().documentSigners.values()].filter((r) => r.value.tenantId === tenantId && (filter.iacaId === undefined || r.value.iacaId === filter.iacaId)), page);
+        return slice(
+          [...get().documentSigners.values()].filter((r) => r.value.tenantId === tenantId && (filter.iacaId === undefined || r.value.iacaId === filter.iacaId)),
+          page,
+        );
       },
       async listByIaca(tenantId, iacaId) {
         return [...get().documentSigners.values()].filter((r) => r.value.tenantId === tenantId && r.value.iacaId === iacaId).map((r) => copy(r.value));
@@ -250,7 +256,10 @@ function repositories(get: () => State): Repositories {
         return r && copy(r.value);
       },
       async list(tenantId, page) {
-        return slice([...get().clients.values()].filter((r) => r.value.tenantId === tenantId), page);
+        return slice(
+          [...get().clients.values()].filter((r) => r.value.tenantId === tenantId),
+          page,
+        );
       },
       async rotateSecret(tenantId, clientId, secretHash, rotatedAt) {
         const r = get().clients.get(clientId);
@@ -264,7 +273,9 @@ function repositories(get: () => State): Repositories {
         if (!r || r.value.tenantId !== tenantId) return 'not-found';
         if (r.value.revokedAt !== undefined) return 'already-revoked';
         if (r.value.role === 'admin') {
-          const others = [...s.clients.values()].some((o) => o.value.tenantId === tenantId && o.value.role === 'admin' && o.value.revokedAt === undefined && o.value.clientId !== clientId);
+          const others = [...s.clients.values()].some(
+            (o) => o.value.tenantId === tenantId && o.value.role === 'admin' && o.value.revokedAt === undefined && o.value.clientId !== clientId,
+          );
           if (!others) return 'last-admin';
         }
         r.value = { ...r.value, revokedAt };
@@ -313,7 +324,11 @@ function repositories(get: () => State): Repositories {
         for (const value of copies) s.events.push({ seq: next(), value });
       },
       async list(tenantId, filter, page) {
-        return slice(get().events.filter((r) => r.value.tenantId === tenantId && matches(r.value, filter)), page, 'desc');
+        return slice(
+          get().events.filter((r) => r.value.tenantId === tenantId && matches(r.value, filter)),
+          page,
+          'desc',
+        );
       },
     },
     keys: {
@@ -344,7 +359,10 @@ function repositories(get: () => State): Repositories {
         return r && copy(r.value);
       },
       async list(tenantId, page) {
-        return slice([...get().dids.values()].filter((r) => r.value.tenantId === tenantId), page);
+        return slice(
+          [...get().dids.values()].filter((r) => r.value.tenantId === tenantId),
+          page,
+        );
       },
       async delete(tenantId, did) {
         return get().dids.delete(`${tenantId} ${did}`);
@@ -375,7 +393,9 @@ function repositories(get: () => State): Repositories {
         return [...get().credentialConfigurations.values()].filter((r) => r.value.tenantId === tenantId).map((r) => copy(r.value));
       },
       async listStamps(tenantId) {
-        return [...get().credentialConfigurations.values()].filter((r) => r.value.tenantId === tenantId).map((r) => ({ id: r.value.id, revision: String(r.revision) }));
+        return [...get().credentialConfigurations.values()]
+          .filter((r) => r.value.tenantId === tenantId)
+          .map((r) => ({ id: r.value.id, revision: String(r.revision) }));
       },
       async update(c) {
         const s = get();

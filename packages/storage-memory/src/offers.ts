@@ -83,7 +83,10 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         return r && copy(r.value);
       },
       async list(tenantId, page, filter) {
-        return slice([...get().users.values()].filter((r) => r.value.tenantId === tenantId && (!filter || userMatches(r.value, filter))), page);
+        return slice(
+          [...get().users.values()].filter((r) => r.value.tenantId === tenantId && (!filter || userMatches(r.value, filter))),
+          page,
+        );
       },
       async update(user) {
         const r = userOf(user.tenantId, user.id);

@@ -110,7 +110,8 @@ export function statusListRepositories(get: () => StatusListState, next: () => n
         const s = get();
         if (s.lists.has(list.id)) throw conflict('Status list id exists');
         for (const r of s.lists.values()) {
-          if (r.value.tenantId === list.tenantId && r.value.kind === list.kind && r.value.generation === list.generation) throw conflict('The tenant already has this generation of the kind');
+          if (r.value.tenantId === list.tenantId && r.value.kind === list.kind && r.value.generation === list.generation)
+            throw conflict('The tenant already has this generation of the kind');
         }
         s.lists.set(list.id, { seq: next(), value: { ...copy(list), taken: 0, revision: 0 } });
       },
@@ -119,7 +120,9 @@ export function statusListRepositories(get: () => StatusListState, next: () => n
         return r && copy(r.value);
       },
       async list(tenantId, kind) {
-        return [...get().lists.values()].filter((r) => r.value.tenantId === tenantId && (kind === undefined || r.value.kind === kind)).map((r) => copy(r.value));
+        return [...get().lists.values()]
+          .filter((r) => r.value.tenantId === tenantId && (kind === undefined || r.value.kind === kind))
+          .map((r) => copy(r.value));
       },
       async takePosition(tenantId, kind) {
         // The newest list of the kind with room: the last in creation order (Map keeps insertion order).

@@ -36,7 +36,10 @@ export function walletClientRepositories(get: () => WalletClientState, next: () 
         return r && copy(r.value);
       },
       async list(tenantId, page) {
-        return slice([...get().values()].filter((r) => r.value.tenantId === tenantId), page);
+        return slice(
+          [...get().values()].filter((r) => r.value.tenantId === tenantId),
+          page,
+        );
       },
       async update(client) {
         const r = get().get(keyOf(client.tenantId, client.clientId));

@@ -33,10 +33,7 @@ function slice<T>(rows: Row<T>[], page: PageRequest): Slice<T> {
 }
 
 /** The webhook repositories over the state `get` returns; `next` hands out creation-order numbers. */
-export function webhookRepositories(
-  get: () => WebhookState,
-  next: () => number,
-): Pick<Repositories, 'webhooks' | 'webhookDeliveries' | 'webhookKeys'> {
+export function webhookRepositories(get: () => WebhookState, next: () => number): Pick<Repositories, 'webhooks' | 'webhookDeliveries' | 'webhookKeys'> {
   const webhookOf = (tenantId: string, id: string) => {
     const r = get().webhooks.get(id);
     return r && r.value.tenantId === tenantId ? r : undefined;
@@ -56,7 +53,10 @@ export function webhookRepositories(
         return r && copy(r.value);
       },
       async list(tenantId, page) {
-        return slice([...get().webhooks.values()].filter((r) => r.value.tenantId === tenantId), page);
+        return slice(
+          [...get().webhooks.values()].filter((r) => r.value.tenantId === tenantId),
+          page,
+        );
       },
       async update(webhook) {
         const r = webhookOf(webhook.tenantId, webhook.id);
@@ -95,13 +95,28 @@ export function webhookRepositories(
         return r && r.value.tenantId === tenantId ? copy(r.value) : undefined;
       },
       async list(tenantId, webhookId, page) {
-        return slice([...get().deliveries.values()].filter((r) => r.value.tenantId === tenantId && r.value.webhookId === webhookId), page);
+        return slice(
+          [...get().deliveries.values()].filter((r) => r.value.tenantId === tenantId && r.value.webhookId === webhookId),
+          page,
+        );
       },
       async claimDue({ now, leaseUntil, limit, claimToken }) {
         const s = get();
         const due = [...s.deliveries.values()]
-          .filter((r) => r.value.status === 'pending' && r.value.nextAttemptAt !== undefined && r.value.nextAttemptAt <= now && (r.leaseUntil === undefined || r.leaseUntil <= now))
-          .sort((a, b) => ((a.value.nextAttemptAt as string) < (b.value.nextAttemptAt as string) ? -1 : (a.value.nextAttemptAt as string) > (b.value.nextAttemptAt as string) ? 1 : a.seq - b.seq))
+          .filter(
+            (r) =>
+              r.value.status === 'pending' &&
+              r.value.nextAttemptAt !== undefined &&
+              r.value.nextAttemptAt <= now &&
+              (r.leaseUntil === undefined || r.leaseUntil <= now),
+          )
+          .sort((a, b) =>
+            (a.value.nextAttemptAt as string) < (b.value.nextAttemptAt as string)
+              ? -1
+              : (a.value.nextAttemptAt as string) > (b.value.nextAttemptAt as string)
+                ? 1
+                : a.seq - b.seq,
+          )
           .slice(0, limit);
         return due.map((r) => {
           r.leaseUntil = leaseUntil;

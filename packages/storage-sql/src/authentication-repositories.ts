@@ -47,7 +47,12 @@ export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, '
       },
       async update(provider) {
         const { id: _id, tenant_id: _tenant, created_at: _created, ...columns } = toAuthenticationProviderRow(provider);
-        const result = await db.updateTable('authentication_providers').set(columns).where('tenant_id', '=', provider.tenantId).where('id', '=', provider.id).executeTakeFirst();
+        const result = await db
+          .updateTable('authentication_providers')
+          .set(columns)
+          .where('tenant_id', '=', provider.tenantId)
+          .where('id', '=', provider.id)
+          .executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
       async delete(tenantId, id) {
@@ -87,7 +92,12 @@ export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, '
       },
       async update(source) {
         const { id: _id, tenant_id: _tenant, created_at: _created, ...columns } = toClaimSourceRow(source);
-        const result = await db.updateTable('claim_sources').set(columns).where('tenant_id', '=', source.tenantId).where('id', '=', source.id).executeTakeFirst();
+        const result = await db
+          .updateTable('claim_sources')
+          .set(columns)
+          .where('tenant_id', '=', source.tenantId)
+          .where('id', '=', source.id)
+          .executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
       async delete(tenantId, id) {

@@ -1,7 +1,15 @@
 // Rows of the tenant's authentication provider, OpenID settings and claim sources (API.md §8), and
 // their mapping to the domain types. Secrets arrive sealed (SecretBox) and are stored as they are.
 
-import type { AuthenticationProvider, ClaimSource, ClaimSourceAuthorization, ClaimSourceParameter, InteractionHook, OpenIdSettings, ProviderAuthMethod } from '@vellum/core';
+import type {
+  AuthenticationProvider,
+  ClaimSource,
+  ClaimSourceAuthorization,
+  ClaimSourceParameter,
+  InteractionHook,
+  OpenIdSettings,
+  ProviderAuthMethod,
+} from '@vellum/core';
 import type { Insertable, Selectable } from 'kysely';
 import type { Seq } from './database.ts';
 

@@ -20,7 +20,8 @@ async function codeRedeemedOnce(a: Store, b: Store): Promise<void> {
     const results = await Promise.all(
       Array.from({ length: RACERS }, (_, i) => {
         const store = i % 2 === 0 ? a : b;
-        const redeem = (s: Pick<Store, 'authorizations'>) => s.authorizations.advance(tenant.id, record.id, 'code', code, iso(), { stage: 'redeemed', expiresAt: iso() });
+        const redeem = (s: Pick<Store, 'authorizations'>) =>
+          s.authorizations.advance(tenant.id, record.id, 'code', code, iso(), { stage: 'redeemed', expiresAt: iso() });
         return i % 3 === 0 ? store.transaction(redeem) : redeem(store);
       }),
     );

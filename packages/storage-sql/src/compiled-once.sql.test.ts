@@ -17,7 +17,9 @@ import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 type Db = Kysely<VellumDatabase>;
 
 const userById = (label: string) =>
-  compiledOnce(label, (db, p: { tenantId: string; id: string }) => db.selectFrom('users').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id));
+  compiledOnce(label, (db, p: { tenantId: string; id: string }) =>
+    db.selectFrom('users').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
+  );
 
 /** The contract of compiledOnce on one dialect; `open` gives a migrated database, `close` ends it. */
 function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
@@ -26,7 +28,10 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
     const tenantId = crypto.randomUUID();
     beforeAll(async () => {
       db = await open();
-      await db.insertInto('tenants').values(toTenantRow(makeTenant({ id: tenantId }))).execute();
+      await db
+        .insertInto('tenants')
+        .values(toTenantRow(makeTenant({ id: tenantId })))
+        .execute();
     });
     afterAll(() => db?.destroy());
 
@@ -56,7 +61,11 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
       const rename = compiledOnce('users rename', (db, p: { tenantId: string; claims: string }) =>
         db.updateTable('users').set({ claims: p.claims }).where('tenant_id', '=', p.tenantId),
       );
-      const count = await db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
+      const count = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow();
       expect(await rename.affectedRows(db, { tenantId, claims: '{}' })).toBe(BigInt(count.n));
       expect(await rename.affectedRows(db, { tenantId: crypto.randomUUID(), claims: '{}' })).toBe(0n);
 
@@ -75,15 +84,13 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
     it('maps a parameter used twice, parameters in sql fragments, and parameters in set, where and returning in any order', async () => {
       const user = await someUser();
       // The builder's clauses are written out of SQL order: returning, where, set.
-      const touch = compiledOnce(
-        'touch',
-        (db, p: { tenantId: string; id: string; at: string; label: string; subject: string | null }) =>
-          db
-            .updateTable('users')
-            .returning(['id', 'updated_at', sql<string>`cast(${p.label} as text) || cast(${p.at} as text)`.as('note')])
-            .where('id', '=', p.id)
-            .where(sql<boolean>`tenant_id = ${p.tenantId} and created_at <= ${p.at}`)
-            .set({ updated_at: p.at, auth_subject_id: sql<string | null>`coalesce(${p.subject}, ${p.label})`, auth_provider_url: p.subject }),
+      const touch = compiledOnce('touch', (db, p: { tenantId: string; id: string; at: string; label: string; subject: string | null }) =>
+        db
+          .updateTable('users')
+          .returning(['id', 'updated_at', sql<string>`cast(${p.label} as text) || cast(${p.at} as text)`.as('note')])
+          .where('id', '=', p.id)
+          .where(sql<boolean>`tenant_id = ${p.tenantId} and created_at <= ${p.at}`)
+          .set({ updated_at: p.at, auth_subject_id: sql<string | null>`coalesce(${p.subject}, ${p.label})`, auth_provider_url: p.subject }),
       );
       const at = new Date(Date.now() + 1000).toISOString();
       const params = { tenantId, id: user.id, at, label: 'L:', subject: null };
@@ -102,7 +109,11 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
 
       expect(await touch.rows(db, params)).toEqual([{ id: user.id, updated_at: at, note: `L:${at}` }]);
       const later = new Date(Date.now() + 2000).toISOString();
-      expect(await touch.first(db, { tenantId, id: user.id, at: later, label: 'M:', subject: 'sub-2' })).toEqual({ id: user.id, updated_at: later, note: `M:${later}` });
+      expect(await touch.first(db, { tenantId, id: user.id, at: later, label: 'M:', subject: 'sub-2' })).toEqual({
+        id: user.id,
+        updated_at: later,
+        note: `M:${later}`,
+      });
       const row = await db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ updated_at: later, auth_subject_id: 'sub-2', auth_provider_url: 'sub-2' });
       // A wrong tenant matches nothing: the where clause got the right values.
@@ -156,7 +167,11 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
       const insert = compiledOnce('users insert, twice', (db, row: Insertable<UsersTable>) => db.insertInto('users').values(row));
       const row = toUserRow(makeUser(tenantId));
       await insert.execute(db, row);
-      const failure = (write: Promise<unknown>) => write.then(() => undefined, (e: unknown) => e as Error & { code?: unknown });
+      const failure = (write: Promise<unknown>) =>
+        write.then(
+          () => undefined,
+          (e: unknown) => e as Error & { code?: unknown },
+        );
       const viaBuilder = await failure(db.insertInto('users').values(row).execute());
       const viaCompiled = await failure(insert.execute(db, row));
       expect(viaBuilder).toBeInstanceOf(Error);
@@ -170,18 +185,25 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
       const p = { tenantId, id: user.id };
       const refused = async (q: { first(db: Db, params: typeof p): Promise<unknown> }, message: RegExp) => {
         for (let i = 0; i < 2; i++) {
-          const error = await q.first(db, p).then(() => undefined, (e: unknown) => e);
+          const error = await q.first(db, p).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
           expect(error).toBeInstanceOf(UntraceableQueryError);
           expect((error as Error).message).toMatch(message);
         }
       };
       // Transformed on the way (here by the builder itself).
       await refused(
-        compiledOnce('transformed', (db, q: typeof p) => db.selectFrom('users').selectAll().where('tenant_id', '=', q.tenantId).where('id', '=', q.id.toUpperCase())),
+        compiledOnce('transformed', (db, q: typeof p) =>
+          db.selectFrom('users').selectAll().where('tenant_id', '=', q.tenantId).where('id', '=', q.id.toUpperCase()),
+        ),
         /transformed|does not reach/,
       );
       await refused(
-        compiledOnce('wrapped', (db, q: typeof p) => db.selectFrom('users').selectAll().where('tenant_id', '=', q.tenantId).where('id', '=', `${q.id}`.padEnd(200, ' '))),
+        compiledOnce('wrapped', (db, q: typeof p) =>
+          db.selectFrom('users').selectAll().where('tenant_id', '=', q.tenantId).where('id', '=', `${q.id}`.padEnd(200, ' ')),
+        ),
         /transformed/,
       );
       // Written into the SQL text.
@@ -197,7 +219,12 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
       // A name the call does not pass.
       await refused(
         compiledOnce('unknown name', (db, q: typeof p & { other?: string }) =>
-          db.selectFrom('users').selectAll().where('tenant_id', '=', q.tenantId).where('id', '=', q.id).where('auth_subject_id', '=', q.other as string),
+          db
+            .selectFrom('users')
+            .selectAll()
+            .where('tenant_id', '=', q.tenantId)
+            .where('id', '=', q.id)
+            .where('auth_subject_id', '=', q.other as string),
         ),
         /undefined/,
       );
@@ -217,7 +244,11 @@ function describeCompiledOnce(kind: SqlDialectKind, open: () => Promise<Db>) {
 
     it('refuses calls whose parameters differ from those it compiled for', async () => {
       const insert = compiledOnce('users insert, strict', (db, row: Insertable<UsersTable>) => db.insertInto('users').values(row));
-      const refusal = (row: Insertable<UsersTable>) => insert.execute(db, row).then(() => undefined, (e: unknown) => e);
+      const refusal = (row: Insertable<UsersTable>) =>
+        insert.execute(db, row).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       // Undefined at the first call: an insert would drop the column.
       expect(await refusal({ ...toUserRow(makeUser(tenantId)), auth_subject_id: undefined })).toBeInstanceOf(UntraceableQueryError);
       await insert.execute(db, toUserRow(makeUser(tenantId)));

@@ -56,7 +56,13 @@ const untraceable = (label: string, why: string) => new UntraceableQueryError(`c
 
 /** A constant the built query may keep as is (a value of the query, not of a parameter). */
 function isPlainConstant(value: unknown): boolean {
-  return value === null || typeof value === 'string' || typeof value === 'bigint' || typeof value === 'boolean' || (typeof value === 'number' && !Number.isNaN(value));
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'bigint' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && !Number.isNaN(value))
+  );
 }
 
 /** Builds and compiles the query with a distinct stand-in string for each named parameter, and maps the result. */
@@ -89,7 +95,8 @@ function trace<P extends object, O, DB>(label: string, build: (db: Kysely<DB>, p
     }
   }
   const missing = names.filter((name) => !used.has(name));
-  if (missing.length > 0) throw untraceable(label, `parameter ${missing.join(', ')} does not reach the query as a bound value (unused, transformed or inlined)`);
+  if (missing.length > 0)
+    throw untraceable(label, `parameter ${missing.join(', ')} does not reach the query as a bound value (unused, transformed or inlined)`);
   return { sql: compiled.sql, query: CompiledQuery.raw(compiled.sql).query, slots, constants, names };
 }
 
@@ -137,7 +144,10 @@ export function verifyCompiledOnceEveryCall(on: boolean): boolean {
  * two instances whose dialects compile differently. An instance with plugins (which rewrite queries
  * as they are built, e.g. `withSchema`) runs the builder on every call, as without compiledOnce.
  */
-export function compiledOnce<P extends object, O, DB = VellumDatabase>(label: string, build: (db: Kysely<DB>, params: P) => Compilable<O>): CompiledOnce<P, O, DB> {
+export function compiledOnce<P extends object, O, DB = VellumDatabase>(
+  label: string,
+  build: (db: Kysely<DB>, params: P) => Compilable<O>,
+): CompiledOnce<P, O, DB> {
   const plans = new WeakMap<DialectAdapter, Plan>();
   let builds = 0;
 
@@ -149,7 +159,8 @@ export function compiledOnce<P extends object, O, DB = VellumDatabase>(label: st
   function parametersOf(plan: Plan, params: P): unknown[] {
     let count = 0;
     for (const _ in params) count++;
-    if (count !== plan.names.length) throw untraceable(label, `called with parameters ${Object.keys(params).join(', ')}, compiled for ${plan.names.join(', ')}`);
+    if (count !== plan.names.length)
+      throw untraceable(label, `called with parameters ${Object.keys(params).join(', ')}, compiled for ${plan.names.join(', ')}`);
     const { slots, constants } = plan;
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
@@ -173,13 +184,15 @@ export function compiledOnce<P extends object, O, DB = VellumDatabase>(label: st
     let plan = stored;
     if (plan === undefined) {
       const names = Object.keys(params);
-      for (const name of names) if ((params as QueryParams)[name] === undefined) throw untraceable(label, `parameter ${name} is undefined (pass null for SQL NULL)`);
+      for (const name of names)
+        if ((params as QueryParams)[name] === undefined) throw untraceable(label, `parameter ${name} is undefined (pass null for SQL NULL)`);
       builds++;
       plan = trace(label, build, db, names);
     }
     const parameters = parametersOf(plan, params);
     if (stored === undefined || verifyingEveryCall) {
-      if (!agrees(plan, parameters, buildWith(db, params).compile())) throw untraceable(label, 'the builder gives other SQL or parameters for these values than the stand-ins mapped: the shape depends on the values');
+      if (!agrees(plan, parameters, buildWith(db, params).compile()))
+        throw untraceable(label, 'the builder gives other SQL or parameters for these values than the stand-ins mapped: the shape depends on the values');
     }
     if (stored === undefined) plans.set(executor.adapter, plan);
     return Object.freeze({ sql: plan.sql, query: plan.query, parameters: Object.freeze(parameters), queryId: createQueryId() });

@@ -22,8 +22,8 @@ const MIGRATION_LOCK_TABLE = 'vellum_migration_lock';
 /** What every table starts with: its position in creation order, which cursors carry. */
 function seqColumn(kind: SqlDialectKind) {
   return kind === 'sqlite'
-    ? ['integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement()] as const
-    : ['bigint', (c: ColumnDefinitionBuilder) => c.primaryKey().generatedAlwaysAsIdentity()] as const;
+    ? (['integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement()] as const)
+    : (['bigint', (c: ColumnDefinitionBuilder) => c.primaryKey().generatedAlwaysAsIdentity()] as const);
 }
 
 function migrations(kind: SqlDialectKind): Record<string, Migration> {
@@ -177,7 +177,11 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .on('credential_configurations')
           .columns(['tenant_id', 'format', 'type'])
           .execute();
-        await db.schema.createIndex('credential_configurations_tenant_id_format_seq').on('credential_configurations').columns(['tenant_id', 'format', 'seq']).execute();
+        await db.schema
+          .createIndex('credential_configurations_tenant_id_format_seq')
+          .on('credential_configurations')
+          .columns(['tenant_id', 'format', 'seq'])
+          .execute();
         await db.schema.createIndex('credential_configurations_tenant_id_seq').on('credential_configurations').columns(['tenant_id', 'seq']).execute();
       },
     },
@@ -240,7 +244,12 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .addColumn('revoked_at', 'text', (c) => c.notNull())
           .addColumn('not_after', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('mdoc_iaca_revocations_iaca_id_serial_unique').unique().on('mdoc_iaca_revocations').columns(['iaca_id', 'serial_number']).execute();
+        await db.schema
+          .createIndex('mdoc_iaca_revocations_iaca_id_serial_unique')
+          .unique()
+          .on('mdoc_iaca_revocations')
+          .columns(['iaca_id', 'serial_number'])
+          .execute();
       },
     },
 
@@ -337,7 +346,12 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .addColumn('notification_at', 'text')
           .execute();
         await db.schema.createIndex('issued_credentials_id_unique').unique().on('issued_credentials').column('id').execute();
-        await db.schema.createIndex('issued_credentials_tenant_id_notification_id_unique').unique().on('issued_credentials').columns(['tenant_id', 'notification_id']).execute();
+        await db.schema
+          .createIndex('issued_credentials_tenant_id_notification_id_unique')
+          .unique()
+          .on('issued_credentials')
+          .columns(['tenant_id', 'notification_id'])
+          .execute();
         // GET /v2/credentials pages in creation order, filtered by user, configuration or format.
         await db.schema.createIndex('issued_credentials_tenant_id_seq').on('issued_credentials').columns(['tenant_id', 'seq']).execute();
         await db.schema.createIndex('issued_credentials_tenant_id_user_id_seq').on('issued_credentials').columns(['tenant_id', 'user_id', 'seq']).execute();
@@ -390,7 +404,11 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .addColumn('updated_at', 'text', (c) => c.notNull())
           .execute();
         await db.schema.createIndex('webhook_deliveries_id_unique').unique().on('webhook_deliveries').column('id').execute();
-        await db.schema.createIndex('webhook_deliveries_tenant_id_webhook_id_seq').on('webhook_deliveries').columns(['tenant_id', 'webhook_id', 'seq']).execute();
+        await db.schema
+          .createIndex('webhook_deliveries_tenant_id_webhook_id_seq')
+          .on('webhook_deliveries')
+          .columns(['tenant_id', 'webhook_id', 'seq'])
+          .execute();
         // Workers look for due rows among the pending ones only, however long the history grows.
         await db.schema
           .createIndex('webhook_deliveries_pending_due')
@@ -458,14 +476,20 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         // one offer, whose code works once, so the offer row records what its token has issued, and
         // one conditional update of it keeps the rule across servers. A unique index on the issued
         // credentials would do the same at about 3% of the two-worker flow benchmark (performance.md).
-        await db.schema.alterTable('offers').addColumn('issued_configuration_ids', 'text', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema
+          .alterTable('offers')
+          .addColumn('issued_configuration_ids', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
       },
     },
 
     '0012_admin_client_revocation': {
       async up(db: Kysely<any>) {
         // Admin tokens carry the secret version they were issued under: a rotation retires them.
-        await db.schema.alterTable('admin_clients').addColumn('secret_version', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+        await db.schema
+          .alterTable('admin_clients')
+          .addColumn('secret_version', 'integer', (c) => c.notNull().defaultTo(1))
+          .execute();
         await db.schema.alterTable('admin_clients').addColumn('rotated_at', 'text').execute();
         await db.schema.alterTable('admin_clients').addColumn('revoked_at', 'text').execute();
       },
@@ -635,7 +659,12 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('status_lists_id_unique').unique().on('status_lists').column('id').execute();
         // Of servers racing to open a tenant's next list of a kind, one adds it: the rest conflict.
-        await db.schema.createIndex('status_lists_tenant_kind_generation_unique').unique().on('status_lists').columns(['tenant_id', 'kind', 'generation']).execute();
+        await db.schema
+          .createIndex('status_lists_tenant_kind_generation_unique')
+          .unique()
+          .on('status_lists')
+          .columns(['tenant_id', 'kind', 'generation'])
+          .execute();
         // Finds the newest list of a kind with room: the tenant's lists of the kind, newest first,
         // read until one has `taken < size` (a kind has few lists, each holding up to 500,000). Not
         // a partial index on `taken < size`: `taken` changes with every credential issued, and a
@@ -653,7 +682,12 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .addColumn('updated_at', 'text', (c) => c.notNull())
           .addPrimaryKeyConstraint('status_entries_pk', ['list_id', 'idx'])
           .execute();
-        await db.schema.createIndex('status_entries_tenant_id_credential_id_unique').unique().on('status_entries').columns(['tenant_id', 'credential_id']).execute();
+        await db.schema
+          .createIndex('status_entries_tenant_id_credential_id_unique')
+          .unique()
+          .on('status_entries')
+          .columns(['tenant_id', 'credential_id'])
+          .execute();
         // What a list's token shows: its entries that are not valid, in index order. Few entries
         // of a list are revoked, so the partial index stays small while the list fills.
         await db.schema

@@ -175,7 +175,12 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
           if (Object.keys(claims).length === 0) return user;
           const merged = { ...user, claims: { ...user.claims, ...claims }, updatedAt };
           const written = toUserRow(merged);
-          await tx.updateTable('users').set({ claims: written.claims, updated_at: written.updated_at }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+          await tx
+            .updateTable('users')
+            .set({ claims: written.claims, updated_at: written.updated_at })
+            .where('tenant_id', '=', tenantId)
+            .where('id', '=', id)
+            .execute();
           return merged;
         });
       },

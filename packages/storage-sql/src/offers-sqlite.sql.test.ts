@@ -29,7 +29,10 @@ describe('SQLite with two connections (two servers on one file)', () => {
         // Another server writes now. mergeClaims took the write lock with its first statement, so
         // this waits (here briefly, then gives up) instead of invalidating the transaction's snapshot
         // (in WAL mode a read-then-write transaction would fail with SQLITE_BUSY_SNAPSHOT).
-        other = await b.users.insert(makeUser(tenant.id)).then(() => 'written', (e: { code?: string }) => e.code);
+        other = await b.users.insert(makeUser(tenant.id)).then(
+          () => 'written',
+          (e: { code?: string }) => e.code,
+        );
         await tx.offers.insert(offer);
       });
       expect(other).toBe('SQLITE_BUSY');

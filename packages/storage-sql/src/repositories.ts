@@ -62,7 +62,9 @@ async function lockTenant(tx: Executor, kind: SqlDialectKind, tenantId: string):
 const noIaca = () => notFound('The tenant has no such IACA');
 
 // Written once per issued credential: built and compiled once per Kysely instance (compiled-once.ts).
-const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row: Insertable<IssuedCredentialsTable>) => db.insertInto('issued_credentials').values(row));
+const insertIssuedCredential = compiledOnce('issuedCredentials.insert', (db, row: Insertable<IssuedCredentialsTable>) =>
+  db.insertInto('issued_credentials').values(row),
+);
 
 // Read on every admin request (a revoked or rotated client is refused at once): compiled once.
 const adminClientById = compiledOnce('clients.findByClientId', (db, { clientId }: { clientId: string }) =>
@@ -83,7 +85,11 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return refusingDuplicates(
           atomically(db, async (tx) => {
             await lockTenant(tx, kind, iaca.tenantId);
-            const { count } = await tx.selectFrom('mdoc_iacas').select((eb) => eb.fn.countAll().as('count')).where('tenant_id', '=', iaca.tenantId).executeTakeFirstOrThrow();
+            const { count } = await tx
+              .selectFrom('mdoc_iacas')
+              .select((eb) => eb.fn.countAll().as('count'))
+              .where('tenant_id', '=', iaca.tenantId)
+              .executeTakeFirstOrThrow();
             if (Number(count) >= limit) return false;
             await tx.insertInto('mdoc_iacas').values(toIacaRow(iaca, kind)).execute();
             return true;
@@ -122,13 +128,25 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
           if (!(await find.executeTakeFirst())) throw noIaca();
           await tx
             .insertInto('mdoc_iaca_revocations')
-            .values({ tenant_id: tenantId, iaca_id: iacaId, serial_number: revocation.serialNumber, revoked_at: revocation.revokedAt, not_after: revocation.notAfter })
+            .values({
+              tenant_id: tenantId,
+              iaca_id: iacaId,
+              serial_number: revocation.serialNumber,
+              revoked_at: revocation.revokedAt,
+              not_after: revocation.notAfter,
+            })
             .onConflict((oc) => oc.columns(['iaca_id', 'serial_number']).doNothing())
             .execute();
         });
       },
       async listRevocations(tenantId, iacaId) {
-        const rows = await db.selectFrom('mdoc_iaca_revocations').selectAll().where('tenant_id', '=', tenantId).where('iaca_id', '=', iacaId).orderBy('seq').execute();
+        const rows = await db
+          .selectFrom('mdoc_iaca_revocations')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('iaca_id', '=', iacaId)
+          .orderBy('seq')
+          .execute();
         return rows.map(toIacaRevocation);
       },
     },
@@ -168,7 +186,13 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toDocumentSignerRecord);
       },
       async listByIaca(tenantId, iacaId) {
-        const rows = await db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId).where('iaca_id', '=', iacaId).orderBy('seq').execute();
+        const rows = await db
+          .selectFrom('mdoc_document_signers')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('iaca_id', '=', iacaId)
+          .orderBy('seq')
+          .execute();
         return rows.map(toDocumentSignerRecord);
       },
       async update(signer) {
@@ -275,7 +299,12 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return atomically(db, async (tx) => {
           // Serialises revocations per tenant, so two admins revoking each other cannot both pass the count.
           await lockTenant(tx, kind, tenantId);
-          const client = await tx.selectFrom('admin_clients').select(['role', 'revoked_at']).where('tenant_id', '=', tenantId).where('client_id', '=', clientId).executeTakeFirst();
+          const client = await tx
+            .selectFrom('admin_clients')
+            .select(['role', 'revoked_at'])
+            .where('tenant_id', '=', tenantId)
+            .where('client_id', '=', clientId)
+            .executeTakeFirst();
           if (!client) return 'not-found';
           if (client.revoked_at !== null) return 'already-revoked';
           if (client.role === 'admin') {
@@ -333,12 +362,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       },
       async findVerified(domain) {
         // `is_verified` spelled as the partial index's predicate, so both planners use that index.
-        const row = await db
-          .selectFrom('custom_domains')
-          .selectAll()
-          .where('domain', '=', domain)
-          .where(sql.ref<SqlBool>('is_verified'))
-          .executeTakeFirst();
+        const row = await db.selectFrom('custom_domains').selectAll().where('domain', '=', domain).where(sql.ref<SqlBool>('is_verified')).executeTakeFirst();
         return row && toCustomDomain(row);
       },
     },
@@ -349,7 +373,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         const rows = events.map(toAnalyticEventRow);
         const write = async (on: Executor) => {
           for (let i = 0; i < rows.length; i += EVENT_BATCH_ROWS) {
-            await on.insertInto('analytic_events').values(rows.slice(i, i + EVENT_BATCH_ROWS)).execute();
+            await on
+              .insertInto('analytic_events')
+              .values(rows.slice(i, i + EVENT_BATCH_ROWS))
+              .execute();
           }
         };
         // A batch larger than one statement still lands whole or not at all.
@@ -444,7 +471,11 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       async recordNotification(tenantId, id, notification) {
         const result = await db
           .updateTable('issued_credentials')
-          .set({ notification_event: notification.event, notification_description: notification.eventDescription ?? null, notification_at: notification.receivedAt })
+          .set({
+            notification_event: notification.event,
+            notification_description: notification.eventDescription ?? null,
+            notification_at: notification.receivedAt,
+          })
           .where('tenant_id', '=', tenantId)
           .where('id', '=', id)
           .executeTakeFirst();

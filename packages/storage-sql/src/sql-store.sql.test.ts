@@ -52,7 +52,10 @@ describe('SQLite', () => {
   it('enforces foreign keys, and a driver error other than a unique violation is not a DomainError', async () => {
     const store = await openSqlStore({ kind: 'sqlite', filename: file('fk.db') });
     try {
-      const failure = await store.clients.insert(makeClient(crypto.randomUUID())).then(() => undefined, (e: unknown) => e);
+      const failure = await store.clients.insert(makeClient(crypto.randomUUID())).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(failure).toBeInstanceOf(Error);
       expect(failure).not.toBeInstanceOf(DomainError);
       expect(failure).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
@@ -62,7 +65,9 @@ describe('SQLite', () => {
   });
 
   it('migrates idempotently on an embedder’s own Kysely, which then serves as a store', async () => {
-    const db = new Kysely<VellumDatabase>({ dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: file('embedded.db'), busyTimeoutMs: 1000 }) }) });
+    const db = new Kysely<VellumDatabase>({
+      dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: file('embedded.db'), busyTimeoutMs: 1000 }) }),
+    });
     expect(dialectKindOf(db)).toBe('sqlite');
     expect(await migrateToLatest(db)).toEqual(migrationNames());
     expect(await migrateToLatest(db)).toEqual([]);
@@ -93,7 +98,10 @@ describe('SQLite', () => {
     const store = createSqlStore({ kind: 'sqlite', filename: file('nested/dir/bare.db') });
     try {
       await expect(store.ping()).resolves.toBeUndefined();
-      const failure = await store.tenants.findById('x').then(() => undefined, (e: unknown) => e);
+      const failure = await store.tenants.findById('x').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(failure).toBeInstanceOf(Error);
       expect(failure).not.toBeInstanceOf(DomainError);
     } finally {
@@ -147,7 +155,8 @@ describe.skipIf(pgAdminUrl === undefined)('PostgreSQL', () => {
   it('two tenants verifying the same name at once: exactly one succeeds, the other gets Conflict', async () => {
     await twoServers(async (a, b) => {
       for (let round = 0; round < 20; round++) {
-        const ta = makeTenant(), tb = makeTenant();
+        const ta = makeTenant(),
+          tb = makeTenant();
         await a.tenants.insert(ta);
         await a.tenants.insert(tb);
         const name = `race${round}-${crypto.randomUUID()}.example.com`;

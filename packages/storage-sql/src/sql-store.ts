@@ -40,7 +40,9 @@ function openSqlite(options: SqliteStoreOptions): Kysely<VellumDatabase> {
   // SQLite does not wait for a lock itself (timeout 0); the driver retries without blocking, for as
   // long as the busy timeout says.
   const database = openSqliteDatabase({ filename: options.filename, busyTimeoutMs: 0, ...(options.synchronous ? { synchronous: options.synchronous } : {}) });
-  return new Kysely<VellumDatabase>({ dialect: new ImmediateSqliteDialect({ database }, { busyRetryMs: options.busyTimeoutMs ?? 5000, groupCommit: options.groupCommit ?? true }) });
+  return new Kysely<VellumDatabase>({
+    dialect: new ImmediateSqliteDialect({ database }, { busyRetryMs: options.busyTimeoutMs ?? 5000, groupCommit: options.groupCommit ?? true }),
+  });
 }
 
 function openPostgres(options: PostgresStoreOptions): Kysely<VellumDatabase> {
@@ -75,9 +77,7 @@ export function createSqlStoreFromKysely(db: Kysely<VellumDatabase>, dialectKind
 
 /** Opens a SQLite or PostgreSQL database as the Store port without touching its schema (see openSqlStore). */
 export function createSqlStore(options: SqlStoreOptions): Store {
-  return options.kind === 'sqlite'
-    ? createSqlStoreFromKysely(openSqlite(options), 'sqlite')
-    : createSqlStoreFromKysely(openPostgres(options), 'postgres');
+  return options.kind === 'sqlite' ? createSqlStoreFromKysely(openSqlite(options), 'sqlite') : createSqlStoreFromKysely(openPostgres(options), 'postgres');
 }
 
 /** Opens a SQLite or PostgreSQL database, brings its schema up to date, and returns it as the Store port. */

@@ -57,7 +57,11 @@ function withStatementCache(db: Database.Database): SqliteDatabase & { readonly 
 }
 
 /** Opens (creating when missing) a SQLite file in WAL mode with foreign keys on, for Kysely's SqliteDialect. */
-export function openSqliteDatabase({ filename, busyTimeoutMs, synchronous = 'normal' }: SqliteFileOptions): SqliteDatabase & { readonly inTransaction: boolean } {
+export function openSqliteDatabase({
+  filename,
+  busyTimeoutMs,
+  synchronous = 'normal',
+}: SqliteFileOptions): SqliteDatabase & { readonly inTransaction: boolean } {
   const inMemory = filename === ':memory:' || filename === '';
   if (!inMemory) mkdirSync(dirname(filename), { recursive: true });
   // The busy timeout makes a second process wait for the write lock instead of failing at once.

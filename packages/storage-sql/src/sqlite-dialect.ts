@@ -133,7 +133,8 @@ class ImmediateSqliteDriver extends SqliteDriver {
     this.#busyRetryMs = options.busyRetryMs;
     this.#groupCommit = options.groupCommit ?? false;
     this.#database = config.database;
-    if (this.#groupCommit && typeof config.database === 'function') throw new TypeError('Group commit needs the SQLite database itself, not a function that opens it');
+    if (this.#groupCommit && typeof config.database === 'function')
+      throw new TypeError('Group commit needs the SQLite database itself, not a function that opens it');
   }
 
   /** Whether SQLite holds an open transaction on the connection (better-sqlite3's `inTransaction`). */

@@ -74,8 +74,18 @@ describe('group commit on SQLite', () => {
 
   it('reports a transaction done only once another connection can read what it wrote', async () => {
     const { db, committed } = await open();
-    const seen = await Promise.all(['a', 'b'].map((name) => db.transaction().execute((tx) => insert(tx, name)).then(() => committed())));
-    expect(seen).toEqual([['a', 'b'], ['a', 'b']]);
+    const seen = await Promise.all(
+      ['a', 'b'].map((name) =>
+        db
+          .transaction()
+          .execute((tx) => insert(tx, name))
+          .then(() => committed()),
+      ),
+    );
+    expect(seen).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
   });
 
   it('rolls back a failing transaction to its savepoint and commits the others of its batch', async () => {

@@ -44,7 +44,9 @@ interface Child {
 }
 
 function child(file: string, job: string, args: unknown): Child {
-  const proc = spawn(process.execPath, ['--input-type=module', '-e', CHILD, STORE_MODULE, file, job, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--input-type=module', '-e', CHILD, STORE_MODULE, file, job, JSON.stringify(args)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let signalReady: () => void = () => {};
@@ -89,7 +91,11 @@ describe('SQLite shared by several processes', () => {
     },
   };
 
-  async function withStore<T>(name: string, work: (store: Store, file: string) => Promise<T>, open: (file: string) => Promise<Store> = opened.server): Promise<T> {
+  async function withStore<T>(
+    name: string,
+    work: (store: Store, file: string) => Promise<T>,
+    open: (file: string) => Promise<Store> = opened.server,
+  ): Promise<T> {
     const file = join(dir, name);
     const store = await open(file);
     try {
@@ -99,32 +105,39 @@ describe('SQLite shared by several processes', () => {
     }
   }
 
-  it.each(['server', 'embedder'] as const)('begins transactions immediate (%s store): a transaction that has only read already holds the write lock', async (how) => {
-    await withStore(`immediate-${how}.db`, async (store, file) => {
-      const tenant = makeTenant();
-      await store.tenants.insert(tenant);
-      // A second better-sqlite3 connection: the same SQLite library, which knows both are in one
-      // process (a second copy of SQLite, such as node:sqlite's, would not see this process's locks).
-      const other = new Database(file, { timeout: 0 });
-      try {
-        let write = '';
-        await store.transaction(async (tx) => {
-          await tx.tenants.findById(tenant.id);
-          // Deferred, the transaction would hold no lock yet and this write would succeed, leaving
-          // the transaction's snapshot stale for its own write (SQLITE_BUSY_SNAPSHOT).
+  it.each(['server', 'embedder'] as const)(
+    'begins transactions immediate (%s store): a transaction that has only read already holds the write lock',
+    async (how) => {
+      await withStore(
+        `immediate-${how}.db`,
+        async (store, file) => {
+          const tenant = makeTenant();
+          await store.tenants.insert(tenant);
+          // A second better-sqlite3 connection: the same SQLite library, which knows both are in one
+          // process (a second copy of SQLite, such as node:sqlite's, would not see this process's locks).
+          const other = new Database(file, { timeout: 0 });
           try {
-            other.prepare('update tenants set name = ? where id = ?').run('Other', tenant.id);
-            write = 'written';
-          } catch (error) {
-            write = (error as Error).message;
+            let write = '';
+            await store.transaction(async (tx) => {
+              await tx.tenants.findById(tenant.id);
+              // Deferred, the transaction would hold no lock yet and this write would succeed, leaving
+              // the transaction's snapshot stale for its own write (SQLITE_BUSY_SNAPSHOT).
+              try {
+                other.prepare('update tenants set name = ? where id = ?').run('Other', tenant.id);
+                write = 'written';
+              } catch (error) {
+                write = (error as Error).message;
+              }
+            });
+            expect(write).toMatch(/database is locked/);
+          } finally {
+            other.close();
           }
-        });
-        expect(write).toMatch(/database is locked/);
-      } finally {
-        other.close();
-      }
-    }, opened[how]);
-  });
+        },
+        opened[how],
+      );
+    },
+  );
 
   it('waits for another connection’s write lock without stopping the event loop, and writes once it is free', async () => {
     await withStore('busy-wait.db', async (store, file) => {
@@ -155,7 +168,10 @@ describe('SQLite shared by several processes', () => {
     try {
       other.prepare('begin immediate').run();
       const release = setTimeout(() => other.prepare('commit').run(), 1000);
-      const failure = await store.tenants.insert(makeTenant()).then(() => undefined, (e: unknown) => e);
+      const failure = await store.tenants.insert(makeTenant()).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       clearTimeout(release);
       other.prepare('commit').run();
       expect(failure).toMatchObject({ code: 'SQLITE_BUSY' });

@@ -231,11 +231,7 @@ const moveEntry = compiledOnce('statusLists.setStatus entry', (db, p: { tenantId
 );
 
 const bumpRevision = compiledOnce('statusLists.setStatus revision', (db, p: { tenantId: string; listId: string }) =>
-  db
-    .updateTable('status_lists')
-    .set({ revision: sql<number>`revision + 1` })
-    .where('tenant_id', '=', p.tenantId)
-    .where('id', '=', p.listId),
+  db.updateTable('status_lists').set({ revision: sql<number>`revision + 1` }).where('tenant_id', '=', p.tenantId).where('id', '=', p.listId),
 );
 
 // The literal `status <> 'valid'` is the partial index's own condition, so PostgreSQL uses it.
@@ -286,7 +282,12 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
         return row && toStatusListConfiguration(row);
       },
       async findByDocType(tenantId, docType) {
-        const row = await db.selectFrom('status_list_configurations').selectAll().where('tenant_id', '=', tenantId).where('doc_type', '=', docType).executeTakeFirst();
+        const row = await db
+          .selectFrom('status_list_configurations')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('doc_type', '=', docType)
+          .executeTakeFirst();
         return row && toStatusListConfiguration(row);
       },
       async list(tenantId) {
@@ -297,7 +298,12 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
         // The tenant, the id and the creation time stay as inserted.
         const { id: _id, tenant_id: _tenant, created_at: _created, ...columns } = toStatusListConfigurationRow(configuration);
         const result = await refusingDuplicates(
-          db.updateTable('status_list_configurations').set(columns).where('tenant_id', '=', configuration.tenantId).where('id', '=', configuration.id).executeTakeFirst(),
+          db
+            .updateTable('status_list_configurations')
+            .set(columns)
+            .where('tenant_id', '=', configuration.tenantId)
+            .where('id', '=', configuration.id)
+            .executeTakeFirst(),
           () => docTypeTaken,
         );
         return result.numUpdatedRows > 0n;
@@ -310,7 +316,10 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
 
     statusLists: {
       async insert(list) {
-        await refusingDuplicates(db.insertInto('status_lists').values(toStatusListRow(list)).execute(), () => 'Status list id exists, or the tenant already has this generation of the kind');
+        await refusingDuplicates(
+          db.insertInto('status_lists').values(toStatusListRow(list)).execute(),
+          () => 'Status list id exists, or the tenant already has this generation of the kind',
+        );
       },
       async get(tenantId, id) {
         const row = await listById.first(db, { tenantId, id });
@@ -365,7 +374,9 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
           .insertInto('status_list_tokens')
           .values(row)
           .onConflict((oc) =>
-            oc.columns(['tenant_id', 'list_id']).doUpdateSet({ revision: row.revision, token: row.token, issued_at: row.issued_at, expires_at: row.expires_at }),
+            oc
+              .columns(['tenant_id', 'list_id'])
+              .doUpdateSet({ revision: row.revision, token: row.token, issued_at: row.issued_at, expires_at: row.expires_at }),
           )
           .execute();
       },

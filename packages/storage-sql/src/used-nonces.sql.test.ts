@@ -22,9 +22,22 @@ async function migrationForgetsIssuedNonces(db: Kysely<VellumDatabase>, kind: 's
   const store = createSqlStoreFromKysely(db, kind);
   try {
     const tenant = makeTenant();
-    await db.insertInto('tenants').values({ id: tenant.id, subdomain: tenant.subdomain, region: tenant.region, name: tenant.name, logging_level: tenant.loggingLevel, created_at: tenant.createdAt }).execute();
+    await db
+      .insertInto('tenants')
+      .values({
+        id: tenant.id,
+        subdomain: tenant.subdomain,
+        region: tenant.region,
+        name: tenant.name,
+        logging_level: tenant.loggingLevel,
+        created_at: tenant.createdAt,
+      })
+      .execute();
     const issued = ['issued-1', 'issued-2'];
-    await db.insertInto('nonces').values(issued.map((nonce) => ({ tenant_id: tenant.id, nonce, expires_at: iso(300_000) }))).execute();
+    await db
+      .insertInto('nonces')
+      .values(issued.map((nonce) => ({ tenant_id: tenant.id, nonce, expires_at: iso(300_000) })))
+      .execute();
     const names = migrationNames();
     expect(await migrateToLatest(db)).toEqual(names.slice(names.indexOf('0009_used_nonces')));
     expect(await db.selectFrom('nonces').select('nonce').execute()).toEqual([]);
@@ -60,7 +73,9 @@ describe('used nonces on SQLite', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
-    const db = new Kysely<VellumDatabase>({ dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: join(dir, 'migrate.db'), busyTimeoutMs: 1000 }) }) });
+    const db = new Kysely<VellumDatabase>({
+      dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: join(dir, 'migrate.db'), busyTimeoutMs: 1000 }) }),
+    });
     await migrationForgetsIssuedNonces(db, 'sqlite');
   });
 

@@ -64,7 +64,9 @@ export function toUser(row: Selectable<UsersTable>): UserRecord {
     id: row.id,
     tenantId: row.tenant_id,
     claims: JSON.parse(row.claims) as Record<string, unknown>,
-    ...(row.auth_provider_url !== null && row.auth_subject_id !== null ? { authenticationProvider: { url: row.auth_provider_url, subjectId: row.auth_subject_id } } : {}),
+    ...(row.auth_provider_url !== null && row.auth_subject_id !== null
+      ? { authenticationProvider: { url: row.auth_provider_url, subjectId: row.auth_subject_id } }
+      : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -85,7 +87,10 @@ export function toUserRow(u: UserRecord): Insertable<UsersTable> {
 
 /** Maps a stored offer row to the domain type. */
 export function toOffer(row: Selectable<OffersTable>): OfferRecord {
-  const txCode = row.tx_code !== null && row.tx_code_digest !== null ? ({ ...(JSON.parse(row.tx_code) as Omit<StoredTxCode, 'digest'>), digest: row.tx_code_digest } satisfies StoredTxCode) : undefined;
+  const txCode =
+    row.tx_code !== null && row.tx_code_digest !== null
+      ? ({ ...(JSON.parse(row.tx_code) as Omit<StoredTxCode, 'digest'>), digest: row.tx_code_digest } satisfies StoredTxCode)
+      : undefined;
   return {
     id: row.id,
     tenantId: row.tenant_id,

@@ -97,7 +97,12 @@ export function walletClientRepositoriesOn(db: Executor): Pick<Repositories, 'wa
       async update(client) {
         // The tenant, the id and the creation time never change.
         const { tenant_id, client_id, created_at, ...columns } = toWalletClientRow(client);
-        const result = await db.updateTable('wallet_clients').set(columns).where('tenant_id', '=', tenant_id).where('client_id', '=', client_id).executeTakeFirst();
+        const result = await db
+          .updateTable('wallet_clients')
+          .set(columns)
+          .where('tenant_id', '=', tenant_id)
+          .where('client_id', '=', client_id)
+          .executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
       async delete(tenantId, clientId) {

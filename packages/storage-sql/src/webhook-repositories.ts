@@ -60,7 +60,12 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
       },
       async update(webhook) {
         const { url, events, disabled, updated_at } = toWebhookRow(webhook, kind);
-        const result = await db.updateTable('webhooks').set({ url, events, disabled, updated_at }).where('tenant_id', '=', webhook.tenantId).where('id', '=', webhook.id).executeTakeFirst();
+        const result = await db
+          .updateTable('webhooks')
+          .set({ url, events, disabled, updated_at })
+          .where('tenant_id', '=', webhook.tenantId)
+          .where('id', '=', webhook.id)
+          .executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
       async delete(tenantId, id) {
@@ -84,7 +89,11 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
         const rows = deliveries.map(toWebhookDeliveryRow);
         await refusingDuplicates(
           atomically(db, async (tx) => {
-            for (let i = 0; i < rows.length; i += DELIVERY_BATCH_ROWS) await tx.insertInto('webhook_deliveries').values(rows.slice(i, i + DELIVERY_BATCH_ROWS)).execute();
+            for (let i = 0; i < rows.length; i += DELIVERY_BATCH_ROWS)
+              await tx
+                .insertInto('webhook_deliveries')
+                .values(rows.slice(i, i + DELIVERY_BATCH_ROWS))
+                .execute();
           }),
           'Delivery id exists',
         );
@@ -184,7 +193,12 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
           // The conflict target repeats the index predicate as a literal: SQLite matches partial indexes by their text.
           .onConflict((oc) => oc.column('tenant_id').where(sql<SqlBool>`status = 'active'`).doNothing())
           .execute();
-        const row = await db.selectFrom('webhook_signing_keys').selectAll().where('tenant_id', '=', key.tenantId).where('status', '=', 'active').executeTakeFirstOrThrow();
+        const row = await db
+          .selectFrom('webhook_signing_keys')
+          .selectAll()
+          .where('tenant_id', '=', key.tenantId)
+          .where('status', '=', 'active')
+          .executeTakeFirstOrThrow();
         return toWebhookSigningKey(row);
       },
       async rotate(tenantId, currentKeyId, next, at) {
@@ -198,7 +212,10 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
               .where('status', '=', 'active')
               .executeTakeFirst();
             if (retired.numUpdatedRows === 0n) throw conflict('The active signing key changed meanwhile');
-            await tx.insertInto('webhook_signing_keys').values(toWebhookSigningKeyRow({ ...next, status: 'active' })).execute();
+            await tx
+              .insertInto('webhook_signing_keys')
+              .values(toWebhookSigningKeyRow({ ...next, status: 'active' }))
+              .execute();
           }),
           'The active signing key changed meanwhile',
         );
@@ -225,7 +242,12 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
         return rows.map(toWebhookSigningKey);
       },
       async deleteRetired(tenantId, keyId) {
-        const result = await db.deleteFrom('webhook_signing_keys').where('tenant_id', '=', tenantId).where('key_id', '=', keyId).where('status', '=', 'retired').executeTakeFirst();
+        const result = await db
+          .deleteFrom('webhook_signing_keys')
+          .where('tenant_id', '=', tenantId)
+          .where('key_id', '=', keyId)
+          .where('status', '=', 'retired')
+          .executeTakeFirst();
         return result.numDeletedRows > 0n;
       },
     },

@@ -1,4 +1,14 @@
-import type { DeliveryAttempt, DeliveryStatus, EmittedWebhookEvent, PublicJwk, SigningKeyStatus, Webhook, WebhookDelivery, WebhookEvent, WebhookSigningKey } from '@vellum/core';
+import type {
+  DeliveryAttempt,
+  DeliveryStatus,
+  EmittedWebhookEvent,
+  PublicJwk,
+  SigningKeyStatus,
+  Webhook,
+  WebhookDelivery,
+  WebhookEvent,
+  WebhookSigningKey,
+} from '@vellum/core';
 import type { Insertable, Selectable } from 'kysely';
 import { fromSqlBoolean, type Seq, type SqlBoolean, type SqlDialectKind, toSqlBoolean } from './database.ts';
 

@@ -66,7 +66,8 @@ export function fakeIdentityProvider(): FakeIdentityProvider {
       const signedIn = codes.get(exchange.code);
       codes.delete(exchange.code);
       if (!signedIn) return { ok: false, reason: 'the provider refused the code' };
-      if (signedIn.clientId !== provider.clientId || signedIn.redirectUri !== exchange.redirectUri) return { ok: false, reason: 'the provider refused the code' };
+      if (signedIn.clientId !== provider.clientId || signedIn.redirectUri !== exchange.redirectUri)
+        return { ok: false, reason: 'the provider refused the code' };
       if (signedIn.codeVerifier !== exchange.codeVerifier) return { ok: false, reason: 'PKCE verification failed' };
       if (signedIn.nonce !== exchange.nonce) return { ok: false, reason: 'the ID token nonce does not match' };
       return { ok: true, subject: signedIn.subject, claims: { sub: signedIn.subject, ...signedIn.claims } };

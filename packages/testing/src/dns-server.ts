@@ -164,10 +164,7 @@ export async function startDnsServer(zone: DnsTestZone = {}, options: DnsTestSer
     close: () =>
       (closed ??= (async () => {
         for (const c of connections) c.destroy();
-        await Promise.all([
-          new Promise<void>((resolve) => udp.close(() => resolve())),
-          new Promise<void>((resolve) => tcp.close(() => resolve())),
-        ]);
+        await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
       })()),
   };
 

@@ -1,5 +1,19 @@
 // `@vellum/testing/fakes`: the fakes alone, without the store contracts (which import vitest), so
 // that scripts outside a test run (the benchmarks) can use them.
-export { fakeClock, fakeCwtSigner, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeSdJwtSigner, fakeSecretBox, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, fakeTokenSigner } from './fakes.ts';
+export {
+  fakeClock,
+  fakeCwtSigner,
+  fakeDns,
+  fakeHasher,
+  fakeIds,
+  fakeKeyManager,
+  fakeLinkedDataSigner,
+  fakeSdJwtSigner,
+  fakeSecretBox,
+  fakeStatusListTokenSigner,
+  fakeTokenStatusListSigner,
+  fakeRevocationListSigner,
+  fakeTokenSigner,
+} from './fakes.ts';
 export { fakeIdentityProvider, fakeSessionTokens } from './auth-fakes.ts';
 export { addDidKey } from './did-records.ts';

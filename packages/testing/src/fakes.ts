@@ -1,5 +1,28 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { DomainError, type Clock, type CwtSigner, type CwtSignInput, type SdJwtSigner, type SdJwtSignInput, type RevocationListInput, type RevocationListSigner, type StatusListTokenInput, type StatusListTokenSigner, type TokenStatusListInput, type TokenStatusListSigner, type DnsResolver, type Ids, type KeyManager, type LinkedDataSigner, type ManagedKey, type PublicJwk, type SecretBox, type SecretHasher, type TokenSigner, type TxtLookup } from '@vellum/core';
+import {
+  DomainError,
+  type Clock,
+  type CwtSigner,
+  type CwtSignInput,
+  type SdJwtSigner,
+  type SdJwtSignInput,
+  type RevocationListInput,
+  type RevocationListSigner,
+  type StatusListTokenInput,
+  type StatusListTokenSigner,
+  type TokenStatusListInput,
+  type TokenStatusListSigner,
+  type DnsResolver,
+  type Ids,
+  type KeyManager,
+  type LinkedDataSigner,
+  type ManagedKey,
+  type PublicJwk,
+  type SecretBox,
+  type SecretHasher,
+  type TokenSigner,
+  type TxtLookup,
+} from '@vellum/core';
 
 /** A clock that stands still until told to move. */
 export interface FakeClock extends Clock {
@@ -117,7 +140,8 @@ export function fakeKeyManager(options: { ids?: Ids; clock?: Clock } = {}): KeyM
     async create(tenantId, algorithm) {
       const pair = algorithm === 'Ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
       const jwk = pair.publicKey.export({ format: 'jwk' });
-      const publicJwk: PublicJwk = algorithm === 'Ed25519' ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string } : { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
+      const publicJwk: PublicJwk =
+        algorithm === 'Ed25519' ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string } : { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
       const key: ManagedKey = { id: ids.uuid(), tenantId, algorithm, publicJwk, createdAt: clock.now().toISOString() };
       held.set(key.id, { key, privateKey: pair.privateKey });
       return { ...key };
@@ -129,7 +153,8 @@ export function fakeKeyManager(options: { ids?: Ids; clock?: Clock } = {}): KeyM
     async sign(tenantId, id, data) {
       const hit = find(tenantId, id);
       if (!hit) throw new DomainError('NotFound', 'The signing key does not exist or was destroyed');
-      const signature = hit.key.algorithm === 'Ed25519' ? sign(null, data, hit.privateKey) : sign('sha256', data, { key: hit.privateKey, dsaEncoding: 'ieee-p1363' });
+      const signature =
+        hit.key.algorithm === 'Ed25519' ? sign(null, data, hit.privateKey) : sign('sha256', data, { key: hit.privateKey, dsaEncoding: 'ieee-p1363' });
       return new Uint8Array(signature);
     },
     async destroy(tenantId, id) {
@@ -148,7 +173,12 @@ export function fakeLinkedDataSigner(keys: KeyManager): LinkedDataSigner & { cal
   const signer = {
     calls: 0,
     // What a real signer bundles, plus made-up contexts the core's tests configure.
-    contexts: ['https://www.w3.org/2018/credentials/v1', 'https://w3id.org/security/suites/ed25519-2020/v1', 'https://schema.example/degree/v1', 'https://schema.example/v1'],
+    contexts: [
+      'https://www.w3.org/2018/credentials/v1',
+      'https://w3id.org/security/suites/ed25519-2020/v1',
+      'https://schema.example/degree/v1',
+      'https://schema.example/v1',
+    ],
     async sign(input: Parameters<LinkedDataSigner['sign']>[0]) {
       signer.calls += 1;
       const proof = { type: input.type, created: input.created, verificationMethod: input.verificationMethod, proofPurpose: input.proofPurpose };

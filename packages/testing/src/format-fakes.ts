@@ -1,5 +1,12 @@
 import type { KeyManager } from '@vellum/core';
-import { fakeCwtSigner, fakeLinkedDataSigner, fakeRevocationListSigner, fakeSdJwtSigner, fakeStatusListTokenSigner, fakeTokenStatusListSigner } from './fakes.ts';
+import {
+  fakeCwtSigner,
+  fakeLinkedDataSigner,
+  fakeRevocationListSigner,
+  fakeSdJwtSigner,
+  fakeStatusListTokenSigner,
+  fakeTokenStatusListSigner,
+} from './fakes.ts';
 import { fakeMdocEngine } from './mdoc-fakes.ts';
 
 /** Every signing engine createVellum takes, faked over one KeyManager: tests of the core spread it in. */

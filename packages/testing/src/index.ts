@@ -1,4 +1,19 @@
-export { fakeClock, fakeDns, fakeHasher, fakeIds, fakeKeyManager, fakeLinkedDataSigner, fakeCwtSigner, fakeSdJwtSigner, fakeSecretBox, fakeStatusListTokenSigner, fakeTokenStatusListSigner, fakeRevocationListSigner, readFakeStatusListToken, fakeTokenSigner } from './fakes.ts';
+export {
+  fakeClock,
+  fakeDns,
+  fakeHasher,
+  fakeIds,
+  fakeKeyManager,
+  fakeLinkedDataSigner,
+  fakeCwtSigner,
+  fakeSdJwtSigner,
+  fakeSecretBox,
+  fakeStatusListTokenSigner,
+  fakeTokenStatusListSigner,
+  fakeRevocationListSigner,
+  readFakeStatusListToken,
+  fakeTokenSigner,
+} from './fakes.ts';
 export type { FakeClock } from './fakes.ts';
 export { describeStoreContract, makeClient, makeConfiguration, makeDid, makeDomain, makeEvent, makeTenant } from './store-contract.ts';
 export { startDnsServer } from './dns-server.ts';

@@ -47,7 +47,10 @@ export function fakeCertificatePem(body: Omit<FakeCertificateBody, 'kind'>): str
 
 function info(pem: string): CertificateInfo {
   const body = bodyOf(pem);
-  if (!body) throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'Expected one PEM or DER X.509 certificate', param: 'certificatePem', location: 'body' }] });
+  if (!body)
+    throw new DomainError('BadRequest', 'Validation Error', {
+      details: [{ msg: 'Expected one PEM or DER X.509 certificate', param: 'certificatePem', location: 'body' }],
+    });
   const der = new TextEncoder().encode(JSON.stringify(body));
   return {
     pem: pemOf('CERTIFICATE', der),
@@ -66,7 +69,9 @@ function info(pem: string): CertificateInfo {
 /** The PEM a fake CSR carries: the subject and the requested key. */
 export function fakeCsrBody(pem: string): { subject: FakeCertificateBody['subject']; publicKey: PublicJwk } | undefined {
   const m = /^-----BEGIN CERTIFICATE REQUEST-----\n([A-Za-z0-9+/=\n]+)\n-----END CERTIFICATE REQUEST-----/.exec(pem);
-  return m ? (JSON.parse(Buffer.from(m[1] as string, 'base64').toString('utf8')) as { subject: FakeCertificateBody['subject']; publicKey: PublicJwk }) : undefined;
+  return m
+    ? (JSON.parse(Buffer.from(m[1] as string, 'base64').toString('utf8')) as { subject: FakeCertificateBody['subject']; publicKey: PublicJwk })
+    : undefined;
 }
 
 /**
@@ -84,7 +89,8 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
   }
 
   const checkWindow = (notBefore: Date, notAfter: Date) => {
-    if (!(notAfter > notBefore)) throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'notAfter must be after notBefore', param: 'notAfter', location: 'body' }] });
+    if (!(notAfter > notBefore))
+      throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'notAfter must be after notBefore', param: 'notAfter', location: 'body' }] });
   };
 
   return {
@@ -96,7 +102,11 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
       return signed(
         {
           serialNumber: nextSerial(),
-          subject: { commonName: input.commonName, country: input.country, ...(input.stateOrProvinceName !== undefined ? { stateOrProvinceName: input.stateOrProvinceName } : {}) },
+          subject: {
+            commonName: input.commonName,
+            country: input.country,
+            ...(input.stateOrProvinceName !== undefined ? { stateOrProvinceName: input.stateOrProvinceName } : {}),
+          },
           issuer: keyName(key.publicJwk),
           notBefore: input.notBefore.toISOString(),
           notAfter: input.notAfter.toISOString(),
@@ -113,7 +123,9 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
       checkWindow(input.notBefore, input.notAfter);
       const issuer = info(input.issuer.certificatePem);
       if (input.notAfter.getTime() - input.notBefore.getTime() > 457 * 86_400_000) {
-        throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'The validity may not exceed 457 days (ISO/IEC 18013-5 Annex B)', param: 'notAfter', location: 'body' }] });
+        throw new DomainError('BadRequest', 'Validation Error', {
+          details: [{ msg: 'The validity may not exceed 457 days (ISO/IEC 18013-5 Annex B)', param: 'notAfter', location: 'body' }],
+        });
       }
       if (input.notBefore < issuer.notBefore || input.notAfter > issuer.notAfter) {
         throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'Outside the IACA’s validity', param: 'notAfter', location: 'body' }] });
@@ -122,7 +134,11 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
       return signed(
         {
           serialNumber: nextSerial(),
-          subject: { commonName: input.commonName, country: input.country, ...(input.stateOrProvinceName !== undefined ? { stateOrProvinceName: input.stateOrProvinceName } : {}) },
+          subject: {
+            commonName: input.commonName,
+            country: input.country,
+            ...(input.stateOrProvinceName !== undefined ? { stateOrProvinceName: input.stateOrProvinceName } : {}),
+          },
           issuer: issuer.fingerprint,
           notBefore: input.notBefore.toISOString(),
           notAfter: input.notAfter.toISOString(),
@@ -137,7 +153,10 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
     },
     async createCsr(input) {
       made.csrs += 1;
-      const body = { subject: { commonName: input.commonName, country: input.country, stateOrProvinceName: input.stateOrProvinceName }, publicKey: input.key.publicJwk };
+      const body = {
+        subject: { commonName: input.commonName, country: input.country, stateOrProvinceName: input.stateOrProvinceName },
+        publicKey: input.key.publicJwk,
+      };
       await keys.sign(input.key.tenantId, input.key.id, new TextEncoder().encode(JSON.stringify(body)));
       return pemOf('CERTIFICATE REQUEST', new TextEncoder().encode(JSON.stringify(body)));
     },
@@ -191,7 +210,9 @@ export function fakeMdocEngine(keys: KeyManager): MdocEngine & { calls: number }
     async issue(input: MdocEngineInput) {
       engine.calls += 1;
       if (input.deviceKey.kty !== 'EC' || input.deviceKey.crv !== 'P-256') {
-        throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'The device key must be an EC P-256 key', param: 'deviceKey', location: 'body' }] });
+        throw new DomainError('BadRequest', 'Validation Error', {
+          details: [{ msg: 'The device key must be an EC P-256 key', param: 'deviceKey', location: 'body' }],
+        });
       }
       const validFrom = whole(input.validity.validFrom);
       const validUntil = whole(input.validity.validUntil);

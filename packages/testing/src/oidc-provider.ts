@@ -64,7 +64,20 @@ export interface OidcTestProvider {
 
 const STANDARD_SCOPES: Record<string, string[]> = {
   openid: ['sub'],
-  profile: ['name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'picture', 'birthdate', 'gender', 'locale', 'zoneinfo', 'updated_at'],
+  profile: [
+    'name',
+    'given_name',
+    'family_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'picture',
+    'birthdate',
+    'gender',
+    'locale',
+    'zoneinfo',
+    'updated_at',
+  ],
   email: ['email', 'email_verified'],
   address: ['address'],
   phone: ['phone_number', 'phone_number_verified'],
@@ -158,7 +171,9 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
     const details = await current.interactionDetails(req, res);
     if (req.method === 'GET') {
       // The page a user would see; the scripted browser posts its form.
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<form method="post"><input name="account"><button>${details.prompt.name}</button></form>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<form method="post"><input name="account"><button>${details.prompt.name}</button></form>`);
       return;
     }
     const form = new URLSearchParams(await readBody(req));
@@ -170,7 +185,9 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
       result = { login: { accountId } };
     } else if (details.prompt.name === 'consent') {
       const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
-      const grant = details.grantId ? await current.Grant.find(details.grantId) : new current.Grant({ accountId: details.session?.accountId ?? '', clientId: String(details.params.client_id) });
+      const grant = details.grantId
+        ? await current.Grant.find(details.grantId)
+        : new current.Grant({ accountId: details.session?.accountId ?? '', clientId: String(details.params.client_id) });
       if (!grant) throw new Error('the interaction names a grant the provider does not hold');
       if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
       if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
@@ -285,7 +302,11 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
 }
 
 /** One request of the scripted browser: sends the cookies it holds and keeps the ones it is given. */
-function browse(step: { method: 'GET' | 'POST'; url: URL; form?: string }, cookies: Map<string, string>, ca: string): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+function browse(
+  step: { method: 'GET' | 'POST'; url: URL; form?: string },
+  cookies: Map<string, string>,
+  ca: string,
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { accept: 'text/html' };
     if (cookies.size) headers.cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');

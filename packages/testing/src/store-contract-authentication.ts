@@ -5,7 +5,7 @@ import { type AuthenticationProvider, type ClaimSource, DomainError, type OpenId
 import { describe, expect, it } from 'vitest';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 const iso = () => new Date().toISOString();
 
@@ -86,7 +86,9 @@ export function describeAuthenticationContract(store: () => Store): void {
 
     it('lets only one of two racing creates through', async () => {
       const a = await tenant();
-      const results = await Promise.allSettled([makeAuthenticationProvider(a.id), makeAuthenticationProvider(a.id)].map((p) => store().authenticationProviders.insert(p)));
+      const results = await Promise.allSettled(
+        [makeAuthenticationProvider(a.id), makeAuthenticationProvider(a.id)].map((p) => store().authenticationProviders.insert(p)),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'Conflict' } });
     });
@@ -152,7 +154,11 @@ export function describeAuthenticationContract(store: () => Store): void {
 
     it('survives two puts at once with one of them whole', async () => {
       const a = await tenant();
-      const hook = (url: string): OpenIdSettings => ({ tenantId: a.id, interactionHook: { url, claims: [], sessionTimeoutInSec: 60, disabled: true, sealedSecret: url }, updatedAt: iso() });
+      const hook = (url: string): OpenIdSettings => ({
+        tenantId: a.id,
+        interactionHook: { url, claims: [], sessionTimeoutInSec: 60, disabled: true, sealedSecret: url },
+        updatedAt: iso(),
+      });
       const [x, y] = [hook('https://x.example.com/'), hook('https://y.example.com/')];
       await Promise.all([store().openIdSettings.put(x), store().openIdSettings.put(y)]);
       expect([x, y]).toContainEqual(await store().openIdSettings.get(a.id));
@@ -166,7 +172,14 @@ export function describeAuthenticationContract(store: () => Store): void {
         makeClaimSource(a.id),
         makeClaimSource(a.id, {
           requestMethod: 'POST',
-          authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/token', clientId: 'c', sealedClientSecret: 's', audience: 'crm', tokenEndpointAuthMethod: 'client_secret_post' },
+          authorization: {
+            type: 'oauth-client-credentials',
+            tokenEndpoint: 'https://auth.example.com/token',
+            clientId: 'c',
+            sealedClientSecret: 's',
+            audience: 'crm',
+            tokenEndpointAuthMethod: 'client_secret_post',
+          },
         }),
         makeClaimSource(a.id, { requestParameters: {} }),
       ];
@@ -192,7 +205,13 @@ export function describeAuthenticationContract(store: () => Store): void {
         url: 'https://other.example.com/x',
         requestMethod: 'POST',
         requestParameters: { id: { mapFrom: 'authenticationProvider.subjectId', defaultValue: 'none' } },
-        authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/token', clientId: 'c', sealedClientSecret: 's', tokenEndpointAuthMethod: 'client_secret_basic' },
+        authorization: {
+          type: 'oauth-client-credentials',
+          tokenEndpoint: 'https://auth.example.com/token',
+          clientId: 'c',
+          sealedClientSecret: 's',
+          tokenEndpointAuthMethod: 'client_secret_basic',
+        },
         createdAt: '2000-01-01T00:00:00.000Z',
         updatedAt: iso(),
       };

@@ -5,7 +5,7 @@ import { type AuthorizationAdvance, type AuthorizationRecord, DomainError, type 
 import { describe, expect, it } from 'vitest';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 /** A stand-in for a handle's SHA-256 digest: unique, and of the same form (base64url). */
@@ -116,7 +116,13 @@ export function describeAuthorizationContract(store: () => Store): void {
       const now = iso();
       const r = await authorization(a.id, { expiresAt: iso(60_000) });
       const handle = r.handleDigest as string;
-      const to: AuthorizationAdvance = { stage: 'authenticating', handleDigest: digest(), expiresAt: iso(600_000), providerNonce: 'n', providerCodeVerifier: 'v' };
+      const to: AuthorizationAdvance = {
+        stage: 'authenticating',
+        handleDigest: digest(),
+        expiresAt: iso(600_000),
+        providerNonce: 'n',
+        providerCodeVerifier: 'v',
+      };
       expect(await repo().advance(a.id, r.id, 'authenticating', handle, now, to)).toBeUndefined();
       expect(await repo().advance(a.id, r.id, 'pushed', digest(), now, to)).toBeUndefined();
       expect(await repo().advance(a.id, r.id, 'pushed', handle, r.expiresAt, to)).toBeUndefined();
@@ -141,7 +147,12 @@ export function describeAuthorizationContract(store: () => Store): void {
       const t = await tenant();
       const now = iso();
       const r = await authorization(t.id, { stage: 'authenticating', providerNonce: 'n1', providerCodeVerifier: 'v1', claims: { kept: 1 } });
-      const interaction = await repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, now, { stage: 'interaction', handleDigest: digest(), expiresAt: iso(600_000), userId: 'user-1' });
+      const interaction = await repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, now, {
+        stage: 'interaction',
+        handleDigest: digest(),
+        expiresAt: iso(600_000),
+        userId: 'user-1',
+      });
       expect(interaction).toMatchObject({ stage: 'interaction', providerNonce: 'n1', providerCodeVerifier: 'v1', userId: 'user-1', claims: { kept: 1 } });
       const code = await repo().advance(t.id, r.id, 'interaction', interaction?.handleDigest as string, now, {
         stage: 'code',
@@ -163,7 +174,14 @@ export function describeAuthorizationContract(store: () => Store): void {
     it('advance to a handle digest another authorization of the tenant holds is Conflict and changes nothing', async () => {
       const t = await tenant();
       const [r, other] = [await authorization(t.id), await authorization(t.id)];
-      await expectDomainError(repo().advance(t.id, r.id, 'pushed', r.handleDigest as string, iso(), { stage: 'authenticating', handleDigest: other.handleDigest as string, expiresAt: iso(60_000) }), 'Conflict');
+      await expectDomainError(
+        repo().advance(t.id, r.id, 'pushed', r.handleDigest as string, iso(), {
+          stage: 'authenticating',
+          handleDigest: other.handleDigest as string,
+          expiresAt: iso(60_000),
+        }),
+        'Conflict',
+      );
       expect(await repo().get(t.id, r.id)).toEqual(r);
       expect(await repo().findByHandle(t.id, other.handleDigest as string)).toEqual(other);
     });
@@ -174,7 +192,14 @@ export function describeAuthorizationContract(store: () => Store): void {
         const r = await authorization(t.id, { stage: 'authenticating' });
         const nexts = Array.from({ length: 8 }, () => digest());
         const results = await Promise.all(
-          nexts.map((next, i) => repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, iso(), { stage: 'interaction', handleDigest: next, expiresAt: iso(60_000), userId: `user-${i}` })),
+          nexts.map((next, i) =>
+            repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, iso(), {
+              stage: 'interaction',
+              handleDigest: next,
+              expiresAt: iso(60_000),
+              userId: `user-${i}`,
+            }),
+          ),
         );
         const winners = results.flatMap((x, i) => (x ? [i] : []));
         expect(winners).toHaveLength(1);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { makeOffer } from './store-contract-offers.ts';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 
 /** An issued-credential record of an mDoc unless told, valid for a year, with a unique notification id. */

@@ -4,7 +4,7 @@ import { type DocumentSignerRecord, DomainError, type IacaRecord, type Store, ty
 import { describe, expect, it } from 'vitest';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 
 /** An IACA record (managed unless told), inactive, with a unique fingerprint. */
@@ -65,7 +65,17 @@ export function describeMdocPkiContract(store: () => Store): void {
   describe('IACAs', () => {
     it('stores an IACA whole, and finds it within its tenant only', async () => {
       const [a, b] = (await tenants(2)) as [Tenant, Tenant];
-      const managed = makeIaca(a.id, { activatedAt: '2026-02-01T00:00:00.000Z', active: true, certificateData: { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2031-01-01T00:00:00.000Z', country: 'NZ', commonName: 'N', stateOrProvinceName: 'Wellington' } });
+      const managed = makeIaca(a.id, {
+        activatedAt: '2026-02-01T00:00:00.000Z',
+        active: true,
+        certificateData: {
+          notBefore: '2026-01-01T00:00:00.000Z',
+          notAfter: '2031-01-01T00:00:00.000Z',
+          country: 'NZ',
+          commonName: 'N',
+          stateOrProvinceName: 'Wellington',
+        },
+      });
       const imported = makeIaca(a.id, { isManaged: false, keyId: undefined, issuerAlternativeName: undefined, crlUri: undefined });
       delete imported.keyId;
       delete imported.issuerAlternativeName;
@@ -120,7 +130,14 @@ export function describeMdocPkiContract(store: () => Store): void {
       const [a, b] = (await tenants(2)) as [Tenant, Tenant];
       const iaca = makeIaca(a.id);
       await store().iacas.insert(iaca, 3);
-      const on = { ...iaca, active: true, activatedAt: '2026-03-01T00:00:00.000Z', updatedAt: '2026-03-01T00:00:00.000Z', certificatePem: 'changed', fingerprint: 'changed' };
+      const on = {
+        ...iaca,
+        active: true,
+        activatedAt: '2026-03-01T00:00:00.000Z',
+        updatedAt: '2026-03-01T00:00:00.000Z',
+        certificatePem: 'changed',
+        fingerprint: 'changed',
+      };
       expect(await store().iacas.update(on)).toBe(true);
       expect(await store().iacas.get(a.id, iaca.id)).toEqual({ ...iaca, active: true, activatedAt: on.activatedAt, updatedAt: on.updatedAt });
       expect(await store().iacas.update({ ...on, tenantId: b.id })).toBe(false);
@@ -186,7 +203,8 @@ export function describeMdocPkiContract(store: () => Store): void {
       const managed = makeIaca(a.id);
       await store().iacas.insert(imported, 3);
       await store().iacas.insert(managed, 3);
-      for (let i = 0; i < 3; i++) expect(await store().documentSigners.insert(makeDocumentSigner(a.id, managed.id, { isManaged: true, active: true }))).toBe(true);
+      for (let i = 0; i < 3; i++)
+        expect(await store().documentSigners.insert(makeDocumentSigner(a.id, managed.id, { isManaged: true, active: true }))).toBe(true);
       const results = await Promise.all(Array.from({ length: 7 }, () => store().documentSigners.insert(makeDocumentSigner(a.id, imported.id), 5)));
       expect(results.filter(Boolean)).toHaveLength(5);
       expect(await store().documentSigners.insert(makeDocumentSigner(a.id, managed.id, { isManaged: true }))).toBe(true);

@@ -5,7 +5,7 @@ import { DomainError, type OfferRecord, type RedeemOutcome, type Store, type Ten
 import { describe, expect, it } from 'vitest';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
@@ -75,7 +75,15 @@ export function describeOfferContract(store: () => Store): void {
 
     it('filters by claims with JSON equality (any depth, any key) and by provider subject', async () => {
       const t = await tenant();
-      const claims = { email: 'ada@example.com', age: 36, active: true, gone: null, 'a.b': 'dotted', 'we"ird': 1.5, address: { city: 'London', lines: ['1', '2'] } };
+      const claims = {
+        email: 'ada@example.com',
+        age: 36,
+        active: true,
+        gone: null,
+        'a.b': 'dotted',
+        'we"ird': 1.5,
+        address: { city: 'London', lines: ['1', '2'] },
+      };
       const ada = await user(t.id, { claims, authenticationProvider: { url: 'https://idp.example', subjectId: 'ada' } });
       const other = await user(t.id, { claims: { ...claims, email: 'other@example.com', age: '36' } });
       const ids = async (filter: Parameters<Store['users']['list']>[2]) => (await store().users.list(t.id, { limit: 10 }, filter)).items.map((u) => u.id);
@@ -141,7 +149,12 @@ export function describeOfferContract(store: () => Store): void {
       const [a, b] = [await tenant(), await tenant()];
       const u = await user(a.id);
       const pre = makeOffer(a.id, u.id, { txCode: { digest: unique('tx-'), inputMode: 'numeric', length: 6, description: 'By SMS' }, byReference: true });
-      const auth = makeOffer(a.id, undefined, { kind: 'authorization-code', claims: {}, requestParameters: { login_hint: 'ada', prompt: 'login' }, expiresAt: iso(86_400_000) });
+      const auth = makeOffer(a.id, undefined, {
+        kind: 'authorization-code',
+        claims: {},
+        requestParameters: { login_hint: 'ada', prompt: 'login' },
+        expiresAt: iso(86_400_000),
+      });
       await store().offers.insert(pre);
       await store().offers.insert(auth);
       expect(await store().offers.get(a.id, pre.id)).toEqual(pre);
@@ -155,7 +168,8 @@ export function describeOfferContract(store: () => Store): void {
 
     it('refuses a taken id or a code digest the tenant already has (Conflict), and a user the tenant does not have (NotFound)', async () => {
       const [a, b] = [await tenant(), await tenant()];
-      const ua = await user(a.id), ub = await user(b.id);
+      const ua = await user(a.id),
+        ub = await user(b.id);
       const offer = makeOffer(a.id, ua.id);
       await store().offers.insert(offer);
       await expectDomainError(store().offers.insert(makeOffer(a.id, ua.id, { id: offer.id })), 'Conflict');
@@ -302,7 +316,10 @@ export function describeOfferContract(store: () => Store): void {
 
     it('deleteExpired forgets only the tenant’s records that expired at or before now', async () => {
       const [a, b] = [await tenant(), await tenant()];
-      const live = unique('live-'), old1 = unique('old-'), old2 = unique('old-'), theirs = unique('theirs-');
+      const live = unique('live-'),
+        old1 = unique('old-'),
+        old2 = unique('old-'),
+        theirs = unique('theirs-');
       const now = iso();
       await store().nonces.markUsed({ tenantId: a.id, nonce: live, expiresAt: iso(300_000) });
       await store().nonces.markUsed({ tenantId: a.id, nonce: old1, expiresAt: iso(-2000) });
@@ -324,7 +341,9 @@ export function describeOfferContract(store: () => Store): void {
       const [a, b] = [await tenant(), await tenant()];
       const first = { tenantId: a.id, purpose: 'wallet-access-token', keyId: uuid(), createdAt: iso() };
       expect(await store().tenantSigningKeys.get(a.id, first.purpose)).toBeUndefined();
-      const racers = await Promise.all([first, ...Array.from({ length: 5 }, () => ({ ...first, keyId: uuid() }))].map((r) => store().tenantSigningKeys.insertIfAbsent(r)));
+      const racers = await Promise.all(
+        [first, ...Array.from({ length: 5 }, () => ({ ...first, keyId: uuid() }))].map((r) => store().tenantSigningKeys.insertIfAbsent(r)),
+      );
       const stored = await store().tenantSigningKeys.get(a.id, first.purpose);
       expect(stored).toBeDefined();
       for (const r of racers) expect(r).toEqual(stored);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 let counter = 0;
 /** A key no other test (nor an earlier run on the same database) uses. */
-const key = (p: string) => `contract:${p}:${Date.now().toString(36)}${(counter += 1).toString(36)}:${crypto.randomUUID()}`;
+const key = (p: string) => `contract:${p}:${Date.now().toString(36)}${((counter += 1)).toString(36)}:${crypto.randomUUID()}`;
 const at = (iso: string) => new Date(iso);
 const MINUTE = { limit: 3, windowMs: 60_000 };
 

@@ -17,7 +17,7 @@ import {
 import { describe, expect, it } from 'vitest';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const kindOf = (format: 'draft-14' | 'legacy' = 'draft-14'): StatusListKind => `mdoc:${format}:${unique('org.example.')}`;
@@ -147,7 +147,14 @@ export function describeStatusListContract(store: () => Store): void {
       const [c, other] = [makeStatusListConfiguration(a.id), makeStatusListConfiguration(a.id)];
       await configurations().insert(c);
       await configurations().insert(other);
-      const changed: StatusListConfiguration = { ...c, docType: unique('org.example.'), format: 'legacy', timeToLiveDuration: { days: 1 }, expiryDuration: { days: 7 }, updatedAt: iso(1000) };
+      const changed: StatusListConfiguration = {
+        ...c,
+        docType: unique('org.example.'),
+        format: 'legacy',
+        timeToLiveDuration: { days: 1 },
+        expiryDuration: { days: 7 },
+        updatedAt: iso(1000),
+      };
       expect(await configurations().update(changed)).toBe(true);
       expect(await configurations().get(a.id, c.id)).toEqual(changed);
       expect(await configurations().findByDocType(a.id, changed.docType)).toEqual(changed);

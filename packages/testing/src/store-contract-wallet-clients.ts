@@ -4,7 +4,7 @@ import { DomainError, type Store, type Tenant, type WalletClient } from '@vellum
 import { describe, expect, it } from 'vitest';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
@@ -76,7 +76,9 @@ export function describeWalletClientContract(store: () => Store): void {
     it('of racing inserts of one client id, exactly one wins', async () => {
       const t = await tenant();
       const clientId = unique('race-');
-      const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store().walletClients.insert(makeWalletClient(t.id, { clientId, clientName: `n${i}` }))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 5 }, (_, i) => store().walletClients.insert(makeWalletClient(t.id, { clientId, clientName: `n${i}` }))),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'Conflict' });
     });
@@ -97,7 +99,12 @@ export function describeWalletClientContract(store: () => Store): void {
 
     it('update replaces every field but tenant, id and creation time, removing optional ones left out; false when there is none', async () => {
       const [a, b] = [await tenant(), await tenant()];
-      const c = makeWalletClient(a.id, { tokenEndpointAuthMethod: 'client_secret_post', secretHash: 'h1', dpop: { required: true }, clientAttestation: { rootCertificates: [ROOT] } });
+      const c = makeWalletClient(a.id, {
+        tokenEndpointAuthMethod: 'client_secret_post',
+        secretHash: 'h1',
+        dpop: { required: true },
+        clientAttestation: { rootCertificates: [ROOT] },
+      });
       await store().walletClients.insert(c);
       const replaced: WalletClient = {
         tenantId: a.id,

@@ -4,12 +4,21 @@ import { type ClaimedDelivery, DomainError, type Store, type Tenant, type Webhoo
 import { describe, expect, it } from 'vitest';
 
 let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 
 export function makeWebhook(tenantId: string, over: Partial<Webhook> = {}): Webhook {
   const now = new Date().toISOString();
-  return { id: uuid(), tenantId, url: `https://${unique('h')}.example.com/hook`, events: ['OpenIdCredentialIssued'], disabled: false, createdAt: now, updatedAt: now, ...over };
+  return {
+    id: uuid(),
+    tenantId,
+    url: `https://${unique('h')}.example.com/hook`,
+    events: ['OpenIdCredentialIssued'],
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
 }
 
 /** A pending delivery of `webhook`, due at once, carrying a credential. */
@@ -22,7 +31,14 @@ export function makeDelivery(webhook: Webhook, over: Partial<WebhookDelivery> = 
     eventId: uuid(),
     eventType: 'OpenIdCredentialIssued',
     occurredAt: now,
-    payload: { credentialId: uuid(), credentialConfigurationId: uuid(), credentialProfile: 'mso_mdoc', format: 'mso_mdoc', userId: uuid(), userClaims: { givenName: 'Ada' } },
+    payload: {
+      credentialId: uuid(),
+      credentialConfigurationId: uuid(),
+      credentialProfile: 'mso_mdoc',
+      format: 'mso_mdoc',
+      userId: uuid(),
+      userClaims: { givenName: 'Ada' },
+    },
     credential: 'omFhZGNyZWQ',
     status: 'pending',
     attempts: [],
@@ -69,7 +85,14 @@ export function describeWebhookContract(store: () => Store): void {
   /** Settles claimed deliveries so they leave the queue (the store is shared by the contract's tests). */
   async function settle(claims: readonly ClaimedDelivery[]): Promise<void> {
     await store().webhookDeliveries.recordAttempts(
-      claims.map((c) => ({ tenantId: c.delivery.tenantId, id: c.delivery.id, claimToken: c.claimToken, attempts: [{ at: new Date().toISOString(), statusCode: 200, durationMs: 1 }], status: 'succeeded', retriesLeft: 3 })),
+      claims.map((c) => ({
+        tenantId: c.delivery.tenantId,
+        id: c.delivery.id,
+        claimToken: c.claimToken,
+        attempts: [{ at: new Date().toISOString(), statusCode: 200, durationMs: 1 }],
+        status: 'succeeded',
+        retriesLeft: 3,
+      })),
     );
   }
 
@@ -77,7 +100,11 @@ export function describeWebhookContract(store: () => Store): void {
     it('stores, finds, lists in creation order, replaces and deletes within the tenant only', async () => {
       const a = await tenant();
       const b = await tenant();
-      const made = [makeWebhook(a.id), makeWebhook(a.id, { events: ['OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'], disabled: true }), makeWebhook(a.id)];
+      const made = [
+        makeWebhook(a.id),
+        makeWebhook(a.id, { events: ['OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'], disabled: true }),
+        makeWebhook(a.id),
+      ];
       for (const w of made) await store().webhooks.insert(w);
       await expectDomainError(store().webhooks.insert(made[0] as Webhook), 'Conflict');
       expect(await store().webhooks.get(a.id, made[1]!.id)).toEqual(made[1]);
@@ -87,7 +114,13 @@ export function describeWebhookContract(store: () => Store): void {
       expect((await store().webhooks.list(a.id, { limit: 2, after: first.last as number })).items).toEqual([made[2]]);
       expect((await store().webhooks.list(b.id, { limit: 10 })).items).toEqual([]);
 
-      const changed = { ...made[0]!, url: 'https://moved.example.com/x', events: ['OpenIdCredentialIssuedSummary' as const], disabled: true, updatedAt: new Date(Date.now() + 1000).toISOString() };
+      const changed = {
+        ...made[0]!,
+        url: 'https://moved.example.com/x',
+        events: ['OpenIdCredentialIssuedSummary' as const],
+        disabled: true,
+        updatedAt: new Date(Date.now() + 1000).toISOString(),
+      };
       expect(await store().webhooks.update(changed)).toBe(true);
       expect(await store().webhooks.get(a.id, changed.id)).toEqual(changed);
       expect(await store().webhooks.update({ ...changed, tenantId: b.id })).toBe(false);
@@ -121,7 +154,11 @@ export function describeWebhookContract(store: () => Store): void {
       await store().webhooks.insert(w2);
       const summary = makeDelivery(w, { eventType: 'OpenIdCredentialIssuedSummary', nextAttemptAt: '2999-01-01T00:00:00.000Z', keyId: uuid() });
       delete summary.credential;
-      const ds = [makeDelivery(w, { nextAttemptAt: '2999-01-01T00:00:00.000Z', credential: { nested: ['structured', 1] } }), summary, makeDelivery(w2, { nextAttemptAt: '2999-01-01T00:00:00.000Z' })];
+      const ds = [
+        makeDelivery(w, { nextAttemptAt: '2999-01-01T00:00:00.000Z', credential: { nested: ['structured', 1] } }),
+        summary,
+        makeDelivery(w2, { nextAttemptAt: '2999-01-01T00:00:00.000Z' }),
+      ];
       await store().webhookDeliveries.insertMany(ds);
       await expectDomainError(store().webhookDeliveries.insertMany([ds[0] as WebhookDelivery]), 'Conflict');
       expect(await store().webhookDeliveries.get(t.id, ds[0]!.id)).toEqual(ds[0]);
@@ -196,16 +233,38 @@ export function describeWebhookContract(store: () => Store): void {
 
       const [first] = await claimMine([d.id], '2002-01-01T00:00:01.000Z', '2002-01-01T00:01:00.000Z');
       const a1 = { at: '2002-01-01T00:00:01.000Z', statusCode: 500, durationMs: 40 };
-      const retry = { tenantId: t.id, id: d.id, claimToken: first!.claimToken, attempts: [a1], status: 'pending' as const, nextAttemptAt: '2002-01-01T00:00:11.000Z', retriesLeft: 2, keyId };
+      const retry = {
+        tenantId: t.id,
+        id: d.id,
+        claimToken: first!.claimToken,
+        attempts: [a1],
+        status: 'pending' as const,
+        nextAttemptAt: '2002-01-01T00:00:11.000Z',
+        retriesLeft: 2,
+        keyId,
+      };
       expect(await store().webhookDeliveries.recordAttempts([retry])).toEqual([d.id]);
-      expect(await store().webhookDeliveries.get(t.id, d.id)).toMatchObject({ status: 'pending', attempts: [a1], retriesLeft: 2, nextAttemptAt: '2002-01-01T00:00:11.000Z', keyId, credential: d.credential });
+      expect(await store().webhookDeliveries.get(t.id, d.id)).toMatchObject({
+        status: 'pending',
+        attempts: [a1],
+        retriesLeft: 2,
+        nextAttemptAt: '2002-01-01T00:00:11.000Z',
+        keyId,
+        credential: d.credential,
+      });
       // Not due before its time, and its lease ended with the record.
-      expect((await store().webhookDeliveries.claimDue({ now: '2002-01-01T00:00:10.000Z', leaseUntil: '2002-01-01T00:01:00.000Z', limit: 1000, claimToken: uuid() })).map((c) => c.delivery.id)).not.toContain(d.id);
+      expect(
+        (
+          await store().webhookDeliveries.claimDue({ now: '2002-01-01T00:00:10.000Z', leaseUntil: '2002-01-01T00:01:00.000Z', limit: 1000, claimToken: uuid() })
+        ).map((c) => c.delivery.id),
+      ).not.toContain(d.id);
 
       const [second] = await claimMine([d.id], '2002-01-01T00:00:11.000Z', '2002-01-01T00:01:00.000Z');
       expect(second?.delivery.attempts).toEqual([a1]);
       const a2 = { at: '2002-01-01T00:00:11.000Z', error: 'The receiver did not answer within 3000 ms', durationMs: 3000 };
-      await store().webhookDeliveries.recordAttempts([{ tenantId: t.id, id: d.id, claimToken: second!.claimToken, attempts: [a1, a2], status: 'failed', retriesLeft: 0 }]);
+      await store().webhookDeliveries.recordAttempts([
+        { tenantId: t.id, id: d.id, claimToken: second!.claimToken, attempts: [a1, a2], status: 'failed', retriesLeft: 0 },
+      ]);
       const failed = await store().webhookDeliveries.get(t.id, d.id);
       expect(failed).toMatchObject({ status: 'failed', attempts: [a1, a2], keyId });
       expect(failed).not.toHaveProperty('credential');
@@ -215,7 +274,12 @@ export function describeWebhookContract(store: () => Store): void {
       // Queued again by hand: due, with its attempts kept, and claimable.
       expect(await store().webhookDeliveries.requeue(t.id, d.id, '2002-01-01T00:05:00.000Z', 0)).toBe(true);
       expect(await store().webhookDeliveries.requeue(t.id, d.id, '2002-01-01T00:05:00.000Z', 0)).toBe(false);
-      expect(await store().webhookDeliveries.get(t.id, d.id)).toMatchObject({ status: 'pending', nextAttemptAt: '2002-01-01T00:05:00.000Z', retriesLeft: 0, attempts: [a1, a2] });
+      expect(await store().webhookDeliveries.get(t.id, d.id)).toMatchObject({
+        status: 'pending',
+        nextAttemptAt: '2002-01-01T00:05:00.000Z',
+        retriesLeft: 0,
+        attempts: [a1, a2],
+      });
       const [third] = await claimMine([d.id], '2002-01-01T00:05:00.000Z', '2002-01-01T00:06:00.000Z');
       await settle([third as ClaimedDelivery]);
       expect(await store().webhookDeliveries.requeue(t.id, d.id, '2002-01-01T00:07:00.000Z', 0)).toBe(false);
@@ -232,12 +296,21 @@ export function describeWebhookContract(store: () => Store): void {
       const now = '2003-01-01T00:00:01.000Z';
       const leaseUntil = '2003-01-01T00:10:00.000Z';
       // Eight claimers at once, each taking at most 10: on PostgreSQL they run on separate pooled connections.
-      const batches = await Promise.all(Array.from({ length: 8 }, () => store().webhookDeliveries.claimDue({ now, leaseUntil, limit: 10, claimToken: uuid() })));
+      const batches = await Promise.all(
+        Array.from({ length: 8 }, () => store().webhookDeliveries.claimDue({ now, leaseUntil, limit: 10, claimToken: uuid() })),
+      );
       const mine = new Set(ds.map((d) => d.id));
-      const ids = batches.flat().map((c) => c.delivery.id).filter((id) => mine.has(id));
+      const ids = batches
+        .flat()
+        .map((c) => c.delivery.id)
+        .filter((id) => mine.has(id));
       expect(new Set(ids).size).toBe(ids.length);
       for (const b of batches) expect(b.length).toBeLessThanOrEqual(10);
-      const rest = await claimMine(ds.map((d) => d.id).filter((id) => !ids.includes(id)), now, leaseUntil);
+      const rest = await claimMine(
+        ds.map((d) => d.id).filter((id) => !ids.includes(id)),
+        now,
+        leaseUntil,
+      );
       expect(new Set([...ids, ...rest.map((c) => c.delivery.id)])).toEqual(mine);
       await settle([...batches.flat().filter((c) => mine.has(c.delivery.id)), ...rest]);
       await store().webhooks.delete(t.id, w.id);

@@ -1,4 +1,13 @@
-import { type AdminClient, type AnalyticEvent, type CredentialConfiguration, type CustomDomain, type DidRecord, DomainError, type Store, type Tenant } from '@vellum/core';
+import {
+  type AdminClient,
+  type AnalyticEvent,
+  type CredentialConfiguration,
+  type CustomDomain,
+  type DidRecord,
+  DomainError,
+  type Store,
+  type Tenant,
+} from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMdocPkiContract } from './store-contract-mdoc.ts';
 import { describeWebhookContract } from './store-contract-webhooks.ts';
@@ -12,7 +21,7 @@ import { describeStatusListContract } from './store-contract-status-lists.ts';
 
 let counter = 0;
 /** A value unique within this process, so contract tests can share one store. */
-const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter += 1).toString(36)}`;
+const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
 const uuid = () => crypto.randomUUID();
 
 export function makeTenant(over: Partial<Tenant> = {}): Tenant {
@@ -20,7 +29,16 @@ export function makeTenant(over: Partial<Tenant> = {}): Tenant {
 }
 
 export function makeClient(tenantId: string, over: Partial<AdminClient> = {}): AdminClient {
-  return { clientId: unique('c'), tenantId, role: 'admin', name: 'default', secretHash: 'scrypt$x', secretVersion: 1, createdAt: new Date().toISOString(), ...over };
+  return {
+    clientId: unique('c'),
+    tenantId,
+    role: 'admin',
+    name: 'default',
+    secretHash: 'scrypt$x',
+    secretVersion: 1,
+    createdAt: new Date().toISOString(),
+    ...over,
+  };
 }
 
 export function makeDomain(tenantId: string, over: Partial<CustomDomain> = {}): CustomDomain {
@@ -50,9 +68,24 @@ export function makeConfiguration(tenantId: string, over: Partial<CredentialConf
   const format = over.format ?? 'mso_mdoc';
   const made: CredentialConfiguration =
     format === 'mso_mdoc'
-      ? { ...base, format, name: 'Card', includeStatus: false, claimMappings: { 'org.example.1': { given_name: { mapFrom: 'claims.givenName', required: true }, born: { mapFrom: 'claims.born', type: 'date' } } }, claimDisplay: { 'org.example.1': { given_name: [{ name: 'Given name', locale: 'en' }] } } }
+      ? {
+          ...base,
+          format,
+          name: 'Card',
+          includeStatus: false,
+          claimMappings: { 'org.example.1': { given_name: { mapFrom: 'claims.givenName', required: true }, born: { mapFrom: 'claims.born', type: 'date' } } },
+          claimDisplay: { 'org.example.1': { given_name: [{ name: 'Given name', locale: 'en' }] } },
+        }
       : format === 'ldp_vc'
-        ? { ...base, format, issuer: { name: 'Issuer', id: 'did:key:z6Mk1' }, proofType: 'Ed25519Signature2018', revocable: true, contexts: ['https://schema.example/v1'], claimMappings: { degree: { mapFrom: 'claims.degree', defaultValue: 'BSc' } } }
+        ? {
+            ...base,
+            format,
+            issuer: { name: 'Issuer', id: 'did:key:z6Mk1' },
+            proofType: 'Ed25519Signature2018',
+            revocable: true,
+            contexts: ['https://schema.example/v1'],
+            claimMappings: { degree: { mapFrom: 'claims.degree', defaultValue: 'BSc' } },
+          }
         : format === 'dc+sd-jwt'
           ? { ...base, format, claimMappings: { name: { mapFrom: 'claims.name' } } }
           : { ...base, format, revocable: false, claimMappings: { name: { mapFrom: 'claims.name' } } };
@@ -154,7 +187,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lists only the tenant’s own clients (tenant isolation)', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         const ca = [makeClient(a.id), makeClient(a.id), makeClient(a.id)];
@@ -166,7 +200,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('rotates a secret: new hash, version up by one, rotatedAt set; only the tenant’s own unrevoked client', async () => {
-        const t = makeTenant(), other = makeTenant();
+        const t = makeTenant(),
+          other = makeTenant();
         await store.tenants.insert(t);
         await store.tenants.insert(other);
         const c = makeClient(t.id, { role: 'issuer' });
@@ -184,10 +219,13 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('revokes a client once, only within its tenant, and never the tenant’s last admin', async () => {
-        const t = makeTenant(), other = makeTenant();
+        const t = makeTenant(),
+          other = makeTenant();
         await store.tenants.insert(t);
         await store.tenants.insert(other);
-        const admin = makeClient(t.id), issuer = makeClient(t.id, { role: 'issuer' }), second = makeClient(t.id);
+        const admin = makeClient(t.id),
+          issuer = makeClient(t.id, { role: 'issuer' }),
+          second = makeClient(t.id);
         for (const c of [admin, issuer, second]) await store.clients.insert(c);
         const at = new Date().toISOString();
         expect(await store.clients.revoke(other.id, issuer.clientId, at)).toBe('not-found');
@@ -205,7 +243,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       it('lets only one of two admins revoking each other at once succeed (no lock-out)', async () => {
         const t = makeTenant();
         await store.tenants.insert(t);
-        const a = makeClient(t.id), b = makeClient(t.id);
+        const a = makeClient(t.id),
+          b = makeClient(t.id);
         await store.clients.insert(a);
         await store.clients.insert(b);
         const at = new Date().toISOString();
@@ -242,7 +281,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('finds a domain by name only once verified, and lets one tenant verify a name', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         const name = `${unique('shared')}.example.net`;
@@ -257,7 +297,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('never shows tenant A’s domain to tenant B', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         await store.customDomains.insert(makeDomain(a.id));
@@ -297,7 +338,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('never lists another tenant’s events', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         const ea = makeEvent(a.id);
@@ -319,7 +361,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('stores, finds and deletes a key within its tenant only', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         const k = key(a.id);
@@ -336,7 +379,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
 
     describe('dids', () => {
       it('stores a DID with its keys, and finds it within its tenant only', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         const d = makeDid(a.id);
@@ -348,7 +392,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('refuses the same DID twice in a tenant with Conflict, and lets another tenant hold it', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         const d = makeDid(a.id);
@@ -371,7 +416,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lists stamps in creation order, whose revision changes when a DID is created again', async () => {
-        const a = makeTenant(), b = makeTenant();
+        const a = makeTenant(),
+          b = makeTenant();
         await store.tenants.insert(a);
         await store.tenants.insert(b);
         const mine = [makeDid(a.id), makeDid(a.id)];
@@ -416,7 +462,9 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         await expectDomainError(store.credentialConfigurations.insert({ ...first, type: unique('fresh') }), 'Conflict');
         await store.credentialConfigurations.insert(makeConfiguration(t.id, { format: 'cwt_vc', type: first.type }));
         await store.credentialConfigurations.insert(makeConfiguration(other.id, { format: 'cwt', type: first.type }));
-        expect((await store.credentialConfigurations.list(t.id, { format: 'cwt', type: first.type }, { limit: 10 })).items.map((c) => c.id)).toEqual([first.id]);
+        expect((await store.credentialConfigurations.list(t.id, { format: 'cwt', type: first.type }, { limit: 10 })).items.map((c) => c.id)).toEqual([
+          first.id,
+        ]);
       });
 
       it('lists one format in creation order across pages, filters by type, and lists every format at once', async () => {
@@ -449,7 +497,13 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         const b = makeConfiguration(t.id);
         await store.credentialConfigurations.insert(a);
         await store.credentialConfigurations.insert(b);
-        const changed = { ...a, type: unique('org.example.renamed.'), name: 'Renamed', includeStatus: true, updatedAt: new Date(Date.now() + 1000).toISOString() };
+        const changed = {
+          ...a,
+          type: unique('org.example.renamed.'),
+          name: 'Renamed',
+          includeStatus: true,
+          updatedAt: new Date(Date.now() + 1000).toISOString(),
+        };
         expect(await store.credentialConfigurations.update(changed)).toBe(true);
         expect(await store.credentialConfigurations.get(t.id, a.id)).toEqual(changed);
         await expectDomainError(store.credentialConfigurations.update({ ...b, type: changed.type }), 'Conflict');

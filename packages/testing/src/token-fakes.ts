@@ -19,7 +19,13 @@ export function fakeWalletTokens(clock: Clock): WalletTokens & { issued: WalletA
     issued,
     async issue(claims, ttlSeconds) {
       const issuedAt = Math.floor(clock.now().getTime() / 1000);
-      const full: WalletAccessClaims = { ...claims, configurationIds: [...claims.configurationIds], jti: randomUUID(), issuedAt, expiresAt: issuedAt + ttlSeconds };
+      const full: WalletAccessClaims = {
+        ...claims,
+        configurationIds: [...claims.configurationIds],
+        jti: randomUUID(),
+        issuedAt,
+        expiresAt: issuedAt + ttlSeconds,
+      };
       issued.push(full);
       return { token: `fakewt.${Buffer.from(JSON.stringify(full)).toString('base64url')}`, claims: full };
     },

@@ -1,7 +1,19 @@
 // A test wallet made with node:crypto only (no JOSE library), so that packages without one can
 // play the wallet: keys, key proof JWTs (OpenID4VCI 1.0 §8.2.1.1), and compact JWE with ECDH-ES
 // and AES-GCM written from RFC 7516 and RFC 7518 §4.6 — an implementation independent of jose's.
-import { createCipheriv, createDecipheriv, createHash, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject, randomBytes, sign, verify, X509Certificate } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+  X509Certificate,
+} from 'node:crypto';
 import { type KeyProofVerification, type JwtProofVerifier, type ProofVerifier, type PublicJwk, type CredentialEncryption, didKeyOf } from '@vellum/core';
 
 const b64u = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64url');
@@ -20,7 +32,8 @@ export interface WalletKey {
 export function walletKey(curve: 'P-256' | 'Ed25519' = 'P-256'): WalletKey {
   const pair = curve === 'P-256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
   const jwk = pair.publicKey.export({ format: 'jwk' });
-  const publicJwk: PublicJwk = curve === 'P-256' ? { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string } : { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string };
+  const publicJwk: PublicJwk =
+    curve === 'P-256' ? { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string } : { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string };
   const did = didKeyOf(publicJwk);
   return { privateKey: pair.privateKey, publicJwk, alg: curve === 'P-256' ? 'ES256' : 'EdDSA', didUrl: `${did}#${did.slice('did:key:'.length)}` };
 }
@@ -28,7 +41,10 @@ export function walletKey(curve: 'P-256' | 'Ed25519' = 'P-256'): WalletKey {
 /** A compact JWS of `payload` signed with `key` (ES256 in the JOSE r‖s form, or EdDSA). */
 export function signJwt(key: WalletKey, header: Record<string, unknown>, payload: Record<string, unknown> | string): string {
   const input = `${b64u(JSON.stringify({ alg: key.alg, ...header }))}.${b64u(typeof payload === 'string' ? payload : JSON.stringify(payload))}`;
-  const signature = key.alg === 'ES256' ? sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }) : sign(null, Buffer.from(input), key.privateKey);
+  const signature =
+    key.alg === 'ES256'
+      ? sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' })
+      : sign(null, Buffer.from(input), key.privateKey);
   return `${input}.${b64u(signature)}`;
 }
 
@@ -51,7 +67,12 @@ export function proofJwt(key: WalletKey, options: ProofOptions): string {
   return signJwt(
     key,
     { typ: 'openid4vci-proof+jwt', ...named, ...options.header },
-    { aud: options.audience, iat: options.iat ?? Math.floor(Date.now() / 1000), ...(options.nonce === undefined ? {} : { nonce: options.nonce }), ...options.payload },
+    {
+      aud: options.audience,
+      iat: options.iat ?? Math.floor(Date.now() / 1000),
+      ...(options.nonce === undefined ? {} : { nonce: options.nonce }),
+      ...options.payload,
+    },
   );
 }
 
@@ -101,7 +122,8 @@ export function fakeCredentialEncryption(): CredentialEncryption {
     },
     async decryptRequest(tenantId, jwe) {
       const [tag, to, body] = jwe.split('.');
-      if (tag !== 'fake-jwe' || to !== tenantId || body === undefined) return { ok: false, reason: 'The request could not be decrypted with this issuer’s key' };
+      if (tag !== 'fake-jwe' || to !== tenantId || body === undefined)
+        return { ok: false, reason: 'The request could not be decrypted with this issuer’s key' };
       return { ok: true, plaintext: fromB64u(body).toString('utf8') };
     },
     async responseEncrypter({ jwk, enc }) {
@@ -143,18 +165,37 @@ function concatKdf(z: Uint8Array, enc: string, keyBits: number, apu: Uint8Array,
   const bits = Buffer.alloc(4);
   bits.writeUInt32BE(keyBits, 0);
   const otherInfo = Buffer.concat([lengthPrefixed(Buffer.from(enc, 'ascii')), lengthPrefixed(apu), lengthPrefixed(apv), bits]);
-  return createHash('sha256').update(Buffer.from([0, 0, 0, 1])).update(z).update(otherInfo).digest().subarray(0, keyBits / 8);
+  return createHash('sha256')
+    .update(Buffer.from([0, 0, 0, 1]))
+    .update(z)
+    .update(otherInfo)
+    .digest()
+    .subarray(0, keyBits / 8);
 }
 
 const KEY_BITS: Record<string, number> = { A128GCM: 128, A256GCM: 256 };
 
 /** Encrypts `plaintext` to a public EC key as a compact JWE with ECDH-ES (direct key agreement). */
-export function encryptJwe(plaintext: string, recipient: Record<string, unknown>, enc: 'A128GCM' | 'A256GCM' = 'A128GCM', extraHeader: Record<string, unknown> = {}): string {
+export function encryptJwe(
+  plaintext: string,
+  recipient: Record<string, unknown>,
+  enc: 'A128GCM' | 'A256GCM' = 'A128GCM',
+  extraHeader: Record<string, unknown> = {},
+): string {
   const crv = recipient.crv as string;
   const ephemeral = generateKeyPairSync('ec', { namedCurve: crv });
   const epk = ephemeral.publicKey.export({ format: 'jwk' });
-  const header = { alg: 'ECDH-ES', enc, epk: { kty: 'EC', crv, x: epk.x, y: epk.y }, ...(typeof recipient.kid === 'string' ? { kid: recipient.kid } : {}), ...extraHeader };
-  const z = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: createPublicKey({ key: { kty: 'EC', crv, x: recipient.x as string, y: recipient.y as string }, format: 'jwk' }) });
+  const header = {
+    alg: 'ECDH-ES',
+    enc,
+    epk: { kty: 'EC', crv, x: epk.x, y: epk.y },
+    ...(typeof recipient.kid === 'string' ? { kid: recipient.kid } : {}),
+    ...extraHeader,
+  };
+  const z = diffieHellman({
+    privateKey: ephemeral.privateKey,
+    publicKey: createPublicKey({ key: { kty: 'EC', crv, x: recipient.x as string, y: recipient.y as string }, format: 'jwk' }),
+  });
   const cek = concatKdf(z, enc, KEY_BITS[enc] as number, new Uint8Array(), new Uint8Array());
   const protectedHeader = b64u(JSON.stringify(header));
   const iv = randomBytes(12);
@@ -167,7 +208,8 @@ export function encryptJwe(plaintext: string, recipient: Record<string, unknown>
 /** Decrypts a compact ECDH-ES JWE with the recipient's private key; returns the header and the plaintext. */
 export function decryptJwe(jwe: string, privateKey: KeyObject): { header: Record<string, unknown>; plaintext: string } {
   const [protectedHeader, encryptedKey, iv, ciphertext, tag] = jwe.split('.');
-  if (protectedHeader === undefined || encryptedKey !== '' || iv === undefined || ciphertext === undefined || tag === undefined) throw new Error('not a compact ECDH-ES JWE');
+  if (protectedHeader === undefined || encryptedKey !== '' || iv === undefined || ciphertext === undefined || tag === undefined)
+    throw new Error('not a compact ECDH-ES JWE');
   const header = JSON.parse(fromB64u(protectedHeader).toString('utf8')) as Record<string, unknown>;
   if (header.alg !== 'ECDH-ES') throw new Error(`unexpected alg ${String(header.alg)}`);
   const enc = header.enc as string;
@@ -191,7 +233,11 @@ export function jwkThumbprint(jwk: PublicJwk): string {
 }
 
 /** A DPoP proof (RFC 9449 §4.2) for `key`: `htm` POST, a fresh `jti`, and `ath` when a token is given. */
-export function dpopProof(key: WalletKey, htu: string, options: { accessToken?: string; nonce?: string; iat?: number; jti?: string; header?: Record<string, unknown>; payload?: Record<string, unknown> } = {}): string {
+export function dpopProof(
+  key: WalletKey,
+  htu: string,
+  options: { accessToken?: string; nonce?: string; iat?: number; jti?: string; header?: Record<string, unknown>; payload?: Record<string, unknown> } = {},
+): string {
   return signJwt(
     key,
     { typ: 'dpop+jwt', jwk: key.publicJwk, ...options.header },
@@ -220,7 +266,11 @@ export function fakeJwtProofVerifier(): JwtProofVerifier {
     if (j.kty === 'OKP' && j.crv === 'Ed25519' && typeof j.x === 'string') return { kty: 'OKP', crv: 'Ed25519', x: j.x };
     return undefined;
   };
-  const check = (jwt: string, key: KeyObject, algorithms: readonly string[]): { header: Record<string, unknown>; payload: Record<string, unknown> } | string => {
+  const check = (
+    jwt: string,
+    key: KeyObject,
+    algorithms: readonly string[],
+  ): { header: Record<string, unknown>; payload: Record<string, unknown> } | string => {
     const parts = typeof jwt === 'string' ? jwt.split('.') : [];
     if (parts.length !== 3) return 'Not a compact JWT';
     try {
@@ -235,7 +285,8 @@ export function fakeJwtProofVerifier(): JwtProofVerifier {
       return 'The JWT could not be read';
     }
   };
-  const result = (checked: ReturnType<typeof check>) => (typeof checked === 'string' ? { ok: false as const, reason: checked } : { ok: true as const, ...checked });
+  const result = (checked: ReturnType<typeof check>) =>
+    typeof checked === 'string' ? { ok: false as const, reason: checked } : { ok: true as const, ...checked };
   return {
     async verifySelfSigned(jwt, algorithms) {
       const parts = typeof jwt === 'string' ? jwt.split('.') : [];

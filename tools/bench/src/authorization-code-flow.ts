@@ -61,7 +61,10 @@ async function setUp(server: BenchServer, cert: { certPem: string; keyPem: strin
   const callback = `${issuer}/v1/oauth/authentication/callback`;
 
   const accounts = Object.fromEntries(
-    Array.from({ length: walletCount }, (_, i) => [account(i), { family_name: 'Okafor', given_name: 'Ada', birthdate: '1991-07-14', age_over_18: true, document_number: `D${i}` }]),
+    Array.from({ length: walletCount }, (_, i) => [
+      account(i),
+      { family_name: 'Okafor', given_name: 'Ada', birthdate: '1991-07-14', age_over_18: true, document_number: `D${i}` },
+    ]),
   );
   const provider = await startProviderProcess({
     certPem: cert.certPem,
@@ -95,7 +98,14 @@ async function setUp(server: BenchServer, cert: { certPem: string; keyPem: strin
       }),
       201,
     );
-    const client = json('wallet client', await server.call('POST', '/v1/openid/clients', { headers: admin, body: { clientName: 'Bench wallet', redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'none' } }), 201);
+    const client = json(
+      'wallet client',
+      await server.call('POST', '/v1/openid/clients', {
+        headers: admin,
+        body: { clientName: 'Bench wallet', redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'none' },
+      }),
+      201,
+    );
     const authentication = json(
       'authentication provider',
       await server.call('POST', '/v1/users/authentication-providers', {
@@ -104,7 +114,8 @@ async function setUp(server: BenchServer, cert: { certPem: string; keyPem: strin
       }),
       201,
     );
-    if (authentication.redirectUrl !== callback) throw new Error(`the provider's redirect URL is ${authentication.redirectUrl}, not ${callback} as registered at the provider`);
+    if (authentication.redirectUrl !== callback)
+      throw new Error(`the provider's redirect URL is ${authentication.redirectUrl}, not ${callback} as registered at the provider`);
     return { admin, provider, issuer, configurationId: configuration.id as string, clientId: client.clientId as string };
   } catch (error) {
     await provider.stop();
@@ -138,7 +149,13 @@ function redirectedTo(step: string, r: WireAnswer, prefix: string): string {
 }
 
 /** One whole flow on one connection; the duration of each step in ms, or throws on any non-success. */
-async function flow(c: WireConnection, k: ReturnType<typeof constants>, provider: ProviderProcess, wallet: Wallet, accountId: string): Promise<Record<Step, number>> {
+async function flow(
+  c: WireConnection,
+  k: ReturnType<typeof constants>,
+  provider: ProviderProcess,
+  wallet: Wallet,
+  accountId: string,
+): Promise<Record<Step, number>> {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(12).toString('base64url');
@@ -150,7 +167,11 @@ async function flow(c: WireConnection, k: ReturnType<typeof constants>, provider
   if (par) {
     const pushed = JSON.parse(checked('par', await c.request('POST', '/v1/oauth/par', FORM_HEADERS, request), 201)) as { request_uri: string };
     tPar = performance.now();
-    atProvider = redirectedTo('authorize', await c.request('GET', `/v1/oauth/authorize?client_id=${k.client}&request_uri=${encodeURIComponent(pushed.request_uri)}`, ''), `${provider.issuer}/`);
+    atProvider = redirectedTo(
+      'authorize',
+      await c.request('GET', `/v1/oauth/authorize?client_id=${k.client}&request_uri=${encodeURIComponent(pushed.request_uri)}`, ''),
+      `${provider.issuer}/`,
+    );
   } else {
     atProvider = redirectedTo('authorize', await c.request('GET', `/v1/oauth/authorize?${request}`, ''), `${provider.issuer}/`);
   }
@@ -166,20 +187,33 @@ async function flow(c: WireConnection, k: ReturnType<typeof constants>, provider
   }
   const code = queryParam(atWallet, 'code');
   const t3 = performance.now();
-  const token = JSON.parse(checked('token', await c.request('POST', '/v1/oauth/token', FORM_HEADERS, `${k.tokenStart}${encodeURIComponent(code)}&code_verifier=${verifier}`), 200)) as { access_token: string };
+  const token = JSON.parse(
+    checked('token', await c.request('POST', '/v1/oauth/token', FORM_HEADERS, `${k.tokenStart}${encodeURIComponent(code)}&code_verifier=${verifier}`), 200),
+  ) as { access_token: string };
   const t4 = performance.now();
   const nonce = JSON.parse(checked('nonce', await c.request('POST', '/v1/openid/nonce', ''), 200)) as { c_nonce: string };
   const t5 = performance.now();
   const body = `${k.credentialStart}${proof(wallet, k.issuer, nonce.c_nonce)}"]}}`;
-  const answer = checked('credential', await c.request('POST', '/v1/openid/credential', `authorization: Bearer ${token.access_token}\r\ncontent-type: application/json\r\n`, body), 200);
-  if (!answer.startsWith('{"credentials":[{"credential":"') || !answer.includes('"notification_id":"')) throw new Error(`credential: not a credential response: ${answer.slice(0, 200)}`);
+  const answer = checked(
+    'credential',
+    await c.request('POST', '/v1/openid/credential', `authorization: Bearer ${token.access_token}\r\ncontent-type: application/json\r\n`, body),
+    200,
+  );
+  if (!answer.startsWith('{"credentials":[{"credential":"') || !answer.includes('"notification_id":"'))
+    throw new Error(`credential: not a credential response: ${answer.slice(0, 200)}`);
   const t6 = performance.now();
   return { par: tPar - t0, authorize: t1 - tPar, 'sign-in': t2 - t1, callback: t3 - t2, token: t4 - t3, nonce: t5 - t4, credential: t6 - t5, flow: t6 - t0 };
 }
 
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 
-function report(samples: Record<Step, number>[], failures: number, elapsedMs: number, cpu: { server?: number; driver: number; provider: number }, providerRequests: ProviderRequestStats) {
+function report(
+  samples: Record<Step, number>[],
+  failures: number,
+  elapsedMs: number,
+  cpu: { server?: number; driver: number; provider: number },
+  providerRequests: ProviderRequestStats,
+) {
   const n = samples.length;
   const perFlow = (s: number) => `${((s / n) * 1000).toFixed(2)} ms`;
   console.log(
@@ -206,7 +240,9 @@ function report(samples: Record<Step, number>[], failures: number, elapsedMs: nu
   );
   console.log('  the provider’s requests, timed inside it (from the request head to the answer’s end):');
   for (const [label, s] of Object.entries(providerRequests).sort((a, b) => b[1].count - a[1].count)) {
-    console.log(`    ${label.padEnd(24)} ${String(s.count).padStart(6)} × p50 ${ms(s.p50).padStart(9)}   p99 ${ms(s.p99).padStart(9)}   on ${s.connections} new connections`);
+    console.log(
+      `    ${label.padEnd(24)} ${String(s.count).padStart(6)} × p50 ${ms(s.p50).padStart(9)}   p99 ${ms(s.p99).padStart(9)}   on ${s.connections} new connections`,
+    );
   }
 }
 
@@ -238,7 +274,9 @@ try {
   // Warm-up: every wallet once, so every user exists (the measured flows are returning users) and
   // the server has discovered the provider and fetched its keys.
   await Promise.all(wallets.map((w, i) => flow(connections[i] as WireConnection, k, s.provider, w, account(i))));
-  const users = JSON.parse(checked('users', await server.call('POST', '/v1/users/search', { headers: s.admin, body: { authenticationProvider: { subjectId: account(0) } } }), 200)) as { data: Array<{ claims: Record<string, unknown> }> };
+  const users = JSON.parse(
+    checked('users', await server.call('POST', '/v1/users/search', { headers: s.admin, body: { authenticationProvider: { subjectId: account(0) } } }), 200),
+  ) as { data: Array<{ claims: Record<string, unknown> }> };
   const kept = Object.keys(users.data[0]?.claims ?? {});
   if (PERSISTED.some((name) => !kept.includes(name))) throw new Error(`the user holds the claims ${kept.join(', ')}, not ${PERSISTED.join(', ')}`);
 

@@ -41,7 +41,12 @@ const decoder = new cborX.Decoder({ mapsAsObjects: false, useRecords: false });
 
 async function issueSample(): Promise<Uint8Array> {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: { now: () => new Date() } });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(1)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: { now: () => new Date() },
+  });
   const tenantId = crypto.randomUUID();
   await store.tenants.insert({ id: tenantId, subdomain: 'bench', region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() });
   const now = Date.now();
@@ -128,7 +133,9 @@ function measure(seconds: number, read: () => unknown) {
   return { perSecond: count / ((performance.now() - start) / 1000), perCpuSecond: count / ((used.user + used.system) / 1e6) };
 }
 const report = (label: string, r: { perSecond: number; perCpuSecond: number }) =>
-  console.log(`${label}: ${Math.round(r.perSecond)}/s of wall-clock time, ${Math.round(r.perCpuSecond)}/s of CPU time (${(1e6 / r.perCpuSecond).toFixed(2)} µs each)`);
+  console.log(
+    `${label}: ${Math.round(r.perSecond)}/s of wall-clock time, ${Math.round(r.perCpuSecond)}/s of CPU time (${(1e6 / r.perCpuSecond).toFixed(2)} µs each)`,
+  );
 
 // A control that is nothing like an mDoc: one buffer of 200 ASCII strings of 32 characters, the
 // shape cbor-extract is made for. It shows whether the extractor, when on, is doing anything.
@@ -136,5 +143,11 @@ const strings = cborX.encode(Array.from({ length: 200 }, (_, i) => `claim-value-
 
 measure(1, () => readIssuerSigned(sample)); // warm-up
 measure(1, () => decoder.decode(strings));
-report('full IssuerSigned reads', measure(SECONDS, () => readIssuerSigned(sample)));
-report(`control, ${strings.length} bytes of 200 strings`, measure(SECONDS / 2, () => decoder.decode(strings)));
+report(
+  'full IssuerSigned reads',
+  measure(SECONDS, () => readIssuerSigned(sample)),
+);
+report(
+  `control, ${strings.length} bytes of 200 strings`,
+  measure(SECONDS / 2, () => decoder.decode(strings)),
+);

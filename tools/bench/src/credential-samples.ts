@@ -28,14 +28,50 @@ await vellum.iacas.update(ctx, iaca.id, { active: true });
 
 const subject = { claims: { givenName: 'Ada', familyName: 'Okafor', birthDate: '1991-07-14', degree: 'BSc Computer Science' } };
 const holderKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as PublicJwk;
-const flat = { givenName: { mapFrom: 'claims.givenName', required: true }, familyName: { mapFrom: 'claims.familyName', required: true }, birthDate: { mapFrom: 'claims.birthDate' } };
+const flat = {
+  givenName: { mapFrom: 'claims.givenName', required: true },
+  familyName: { mapFrom: 'claims.familyName', required: true },
+  birthDate: { mapFrom: 'claims.birthDate' },
+};
 
 const inputs: Array<[CredentialConfiguration['format'], Record<string, unknown>]> = [
-  ['mso_mdoc', { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 365 }, claimMappings: { 'org.iso.18013.5.1': { given_name: { mapFrom: 'claims.givenName', required: true }, family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } } } }],
-  ['ldp_vc', { type: 'UniversityDegreeCredential', name: 'University degree', description: 'A bachelor degree', issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png' }, expiresIn: { years: 5 }, claimMappings: { ...flat, degree: { mapFrom: 'claims.degree', required: true } }, credentialBranding: { backgroundColor: '#12107c' } }],
+  [
+    'mso_mdoc',
+    {
+      type: 'org.iso.18013.5.1.mDL',
+      expiresIn: { days: 365 },
+      claimMappings: {
+        'org.iso.18013.5.1': {
+          given_name: { mapFrom: 'claims.givenName', required: true },
+          family_name: { mapFrom: 'claims.familyName', required: true },
+          birth_date: { mapFrom: 'claims.birthDate', type: 'date' },
+        },
+      },
+    },
+  ],
+  [
+    'ldp_vc',
+    {
+      type: 'UniversityDegreeCredential',
+      name: 'University degree',
+      description: 'A bachelor degree',
+      issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png' },
+      expiresIn: { years: 5 },
+      claimMappings: { ...flat, degree: { mapFrom: 'claims.degree', required: true } },
+      credentialBranding: { backgroundColor: '#12107c' },
+    },
+  ],
   ['cwt', { type: 'MembershipCard', expiresIn: { days: 365 }, claimMappings: flat }],
   ['cwt_vc', { type: 'MembershipCredential', expiresIn: { days: 365 }, claimMappings: flat }],
-  ['dc+sd-jwt', { type: 'https://credentials.acme.example/identity', expiresIn: { days: 365 }, claimMappings: flat, selectivelyDisclosable: ['givenName', 'familyName', 'birthDate'] }],
+  [
+    'dc+sd-jwt',
+    {
+      type: 'https://credentials.acme.example/identity',
+      expiresIn: { days: 365 },
+      claimMappings: flat,
+      selectivelyDisclosable: ['givenName', 'familyName', 'birthDate'],
+    },
+  ],
 ];
 
 for (const [format, input] of inputs) {

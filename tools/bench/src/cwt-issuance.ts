@@ -53,7 +53,14 @@ const holders = holderKeys(256);
 /** A tenant with one P-256 did:key on a KeyManager key, and the handlers of both formats, on `store`. */
 async function prepare(store: Store) {
   const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: createNodeIds(), clock: systemClock });
-  const tenant: Tenant = { id: crypto.randomUUID(), subdomain: `bench${Math.random().toString(36).slice(2, 8)}`, region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() };
+  const tenant: Tenant = {
+    id: crypto.randomUUID(),
+    subdomain: `bench${Math.random().toString(36).slice(2, 8)}`,
+    region: 'eu01',
+    name: 'Bench',
+    loggingLevel: 1,
+    createdAt: new Date().toISOString(),
+  };
   await store.tenants.insert(tenant);
   const record = await addDidKey(store, keys, tenant.id, 'P-256');
   const { did } = record;
@@ -64,14 +71,30 @@ async function prepare(store: Store) {
     const handler = createCwtFormat({ store, signer, format });
     const configuration = configurationOf(tenant.id, format);
     return (i: number) =>
-      handler.issue({ tenant, configuration, subject, holderKey: holders[i % holders.length] as PublicJwk, credentialIssuer: 'https://bench.eu01.vellum.bench', now: new Date(), form: 'current' });
+      handler.issue({
+        tenant,
+        configuration,
+        subject,
+        holderKey: holders[i % holders.length] as PublicJwk,
+        credentialIssuer: 'https://bench.eu01.vellum.bench',
+        now: new Date(),
+        form: 'current',
+      });
   };
   const now = new Date();
   const signInput = (i: number): CwtSignInput => ({
     tenantId: tenant.id,
     keyId: key.id,
     kid: didDocumentKeyId,
-    claims: { iss: did, sub: did, iat: now, nbf: now, exp: new Date(now.getTime() + 365 * 86_400_000), cnf: holders[i % holders.length] as PublicJwk, claims: { type: 'ProofOfEmployment', ...subject.claims } },
+    claims: {
+      iss: did,
+      sub: did,
+      iat: now,
+      nbf: now,
+      exp: new Date(now.getTime() + 365 * 86_400_000),
+      cnf: holders[i % holders.length] as PublicJwk,
+      claims: { type: 'ProofOfEmployment', ...subject.claims },
+    },
   });
   const message = new Uint8Array(300).fill(0x5a);
   return {
@@ -84,7 +107,11 @@ async function prepare(store: Store) {
 
 printMachine();
 
-const mean = (a: Rate, b: Rate): Rate => ({ count: a.count + b.count, perSecond: (a.perSecond + b.perSecond) / 2, perCpuSecond: (a.perCpuSecond + b.perCpuSecond) / 2 });
+const mean = (a: Rate, b: Rate): Rate => ({
+  count: a.count + b.count,
+  perSecond: (a.perSecond + b.perSecond) / 2,
+  perCpuSecond: (a.perCpuSecond + b.perCpuSecond) / 2,
+});
 /** Two half-length runs of each operation, interleaved so drift hits all alike. */
 async function measure(ops: Record<string, (i: number) => Promise<unknown>>): Promise<Record<string, Rate>> {
   for (const op of Object.values(ops)) await rate(0.5, op);
@@ -107,7 +134,9 @@ try {
       const ops = await prepare(store);
       if (rows.length === 0) {
         const [a, b] = [await ops.cwt(0), await ops.cwtVc(0)];
-        console.log(`cwt: ${(a.credential as string).length} characters of base64url, cwt_vc: ${(b.credential as string).length}; valid ${a.validFrom} to ${a.validUntil}`);
+        console.log(
+          `cwt: ${(a.credential as string).length} characters of base64url, cwt_vc: ${(b.credential as string).length}; valid ${a.validFrom} to ${a.validUntil}`,
+        );
       }
       rows.push({ store: name, rates: await measure({ cwt: ops.cwt, cwtVc: ops.cwtVc, signOnly: ops.signOnly, rawSign: ops.rawSign }) });
     } finally {
@@ -120,7 +149,9 @@ try {
 
 const f = (n: number) => Math.round(n).toLocaleString('en-US');
 const cpu = (r: Record<string, Rate>, k: string) => (r[k] as Rate).perCpuSecond;
-console.log('\n| store | cwt/s (wall) | cwt/s (CPU) | cwt_vc/s (wall) | cwt_vc/s (CPU) | CwtSigner.sign alone/s (CPU) | raw ES256 KeyManager.sign/s (CPU) | µs per cwt | µs per cwt_vc | µs per raw signature |');
+console.log(
+  '\n| store | cwt/s (wall) | cwt/s (CPU) | cwt_vc/s (wall) | cwt_vc/s (CPU) | CwtSigner.sign alone/s (CPU) | raw ES256 KeyManager.sign/s (CPU) | µs per cwt | µs per cwt_vc | µs per raw signature |',
+);
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const { store, rates } of rows) {
   console.log(
@@ -130,5 +161,7 @@ for (const { store, rates } of rows) {
 const headline = rows.find((r) => r.store === 'sqlite');
 if (headline) {
   const worst = Math.min(cpu(headline.rates, 'cwt'), cpu(headline.rates, 'cwtVc'));
-  console.log(`\ntarget ≥ 3000 credentials/s on one core (SQLite, the slower of cwt and cwt_vc): ${worst >= 3000 ? 'met' : 'NOT met'} (${f(worst)}/s per CPU-second)`);
+  console.log(
+    `\ntarget ≥ 3000 credentials/s on one core (SQLite, the slower of cwt and cwt_vc): ${worst >= 3000 ? 'met' : 'NOT met'} (${f(worst)}/s per CPU-second)`,
+  );
 }

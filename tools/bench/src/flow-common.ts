@@ -92,13 +92,22 @@ export function machineTicks(): { busy: number; idle: number; iowait: number; st
  * identity provider in its own process), anything else that ran, idle time and time stolen by the
  * hypervisor, in cores.
  */
-export function coresLine(before: ReturnType<typeof machineTicks>, after: ReturnType<typeof machineTicks>, seconds: number, serverCpu: number | undefined, driverCpu: number, others: Record<string, number> = {}): string | undefined {
+export function coresLine(
+  before: ReturnType<typeof machineTicks>,
+  after: ReturnType<typeof machineTicks>,
+  seconds: number,
+  serverCpu: number | undefined,
+  driverCpu: number,
+  others: Record<string, number> = {},
+): string | undefined {
   if (!before || !after || serverCpu === undefined) return undefined;
   const cores = (ticks: number) => ticks / clockTicksPerSecond() / seconds;
   const busy = cores(after.busy - before.busy);
   const f = (v: number) => Math.max(0, v).toFixed(2);
   const measured = Object.values(others).reduce((sum, cpu) => sum + cpu, serverCpu + driverCpu);
-  const named = Object.entries(others).map(([name, cpu]) => `, ${name} ${f(cpu / seconds)}`).join('');
+  const named = Object.entries(others)
+    .map(([name, cpu]) => `, ${name} ${f(cpu / seconds)}`)
+    .join('');
   return `  cores of the machine (${availableParallelism()}) in this run: server ${f(serverCpu / seconds)}, driver ${f(driverCpu / seconds)}${named}, anything else ${f(busy - measured / seconds)}, idle ${f(cores(after.idle - before.idle))}, I/O wait ${f(cores(after.iowait - before.iowait))}, stolen ${f(cores(after.steal - before.steal))}`;
 }
 

@@ -67,9 +67,18 @@ export async function startBenchServer(options: { connections: number; logLevel:
   // VELLUM_* settings of this shell reach the server (e.g. VELLUM_SQLITE_GROUP_COMMIT=false for an
   // A/B run), except those the benchmark sets itself.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('VELLUM_')));
-  const env = { ...inherited, PATH: process.env.PATH ?? '', VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_LOG_LEVEL: options.logLevel, VELLUM_WORKERS: String(workers),
+  const env = {
+    ...inherited,
+    PATH: process.env.PATH ?? '',
+    VELLUM_DATA_DIR: dir,
+    VELLUM_PORT: String(port),
+    VELLUM_PLATFORM_DOMAIN: PLATFORM,
+    VELLUM_DEFAULT_TENANT: '',
+    VELLUM_LOG_LEVEL: options.logLevel,
+    VELLUM_WORKERS: String(workers),
     // e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server.
-    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) };
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
+  };
   const created = spawnSync(process.execPath, [MAIN, 'tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], { env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`tenants create failed: ${created.stderr}`);
   const tenant = JSON.parse(created.stdout) as { clientId: string; clientSecret: string; audience: string };
@@ -102,7 +111,10 @@ export async function startBenchServer(options: { connections: number; logLevel:
     for (let i = 0; ; i++) {
       if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
       if (i >= 200) throw new Error('the server did not start within 20 s');
-      const up = await call('GET', '/health').then((r) => r.status === 200, () => false);
+      const up = await call('GET', '/health').then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (up) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -116,7 +128,9 @@ export async function startBenchServer(options: { connections: number; logLevel:
     port,
     call,
     async auth() {
-      const res = await call('POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: tenant.audience } });
+      const res = await call('POST', '/oauth/token', {
+        body: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: tenant.audience },
+      });
       return { authorization: `Bearer ${(JSON.parse(res.text) as { access_token: string }).access_token}` };
     },
     async drive(path, ms) {

@@ -1,12 +1,27 @@
 // Vellum wired in process over real adapters (keys, X.509, every format's signer) on a given store,
 // with the sign-in adapters faked: what the in-process benchmarks and the credential samples use.
 import { createVellum, type Store, type Vellum } from '@vellum/core';
-import { createDigests, createKeyManager, createJwtProofVerifier, createProofVerifier, createScryptHasher, createSealer, createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
+import {
+  createDigests,
+  createKeyManager,
+  createJwtProofVerifier,
+  createProofVerifier,
+  createScryptHasher,
+  createSealer,
+  createWalletTokens,
+  createX509Authority,
+  loadCredentialEncryption,
+  loadNonceCodec,
+  loadPlatformTokenSigner,
+} from '@vellum/crypto';
 import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
 
-export async function inProcessVellum(store: Store, options: { publicUrl?: string; mdocSignerCacheMs?: number } = {}): Promise<{ vellum: Vellum; keys: ReturnType<typeof createKeyManager> }> {
+export async function inProcessVellum(
+  store: Store,
+  options: { publicUrl?: string; mdocSignerCacheMs?: number } = {},
+): Promise<{ vellum: Vellum; keys: ReturnType<typeof createKeyManager> }> {
   const sealer = createSealer(new Uint8Array(32).fill(1));
   const ids = createNodeIds();
   const keys = createKeyManager({ keys: store.keys, sealer, ids, clock: systemClock });

@@ -57,7 +57,19 @@ const configurationOf = (tenantId: string, proofType: LdpVcConfiguration['proofT
   updatedAt: new Date().toISOString(),
 });
 
-const subject = { claims: { givenName: 'Susan', familyName: 'Turner', birthDate: '1990-05-15', degree: 'Bachelor of Science', major: 'Physics', year: 2024, gpa: 3.8, honours: true, studentId: 'S-2020-0042' } };
+const subject = {
+  claims: {
+    givenName: 'Susan',
+    familyName: 'Turner',
+    birthDate: '1990-05-15',
+    degree: 'Bachelor of Science',
+    major: 'Physics',
+    year: 2024,
+    gpa: 3.8,
+    honours: true,
+    studentId: 'S-2020-0042',
+  },
+};
 const holders = holderKeys(256);
 
 /** A tenant with one did:key DID over a KeyManager Ed25519 key, stored as the DID service stores one, and the handler. */
@@ -72,7 +84,16 @@ async function prepare(store: Store) {
   const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
   const issueWith = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') => {
     const configuration = configurationOf(tenant.id, proofType);
-    return (i: number) => handler.issue({ tenant, configuration, subject, holderKey: holders[i % holders.length] as PublicJwk, credentialIssuer: 'https://acme.example', now: new Date(), form });
+    return (i: number) =>
+      handler.issue({
+        tenant,
+        configuration,
+        subject,
+        holderKey: holders[i % holders.length] as PublicJwk,
+        credentialIssuer: 'https://acme.example',
+        now: new Date(),
+        form,
+      });
   };
   return { keys, tenant, key, issueWith };
 }
@@ -147,7 +168,8 @@ try {
 console.log(`\nsample credential (2020 suite, legacy form): ${sample}`);
 console.log('\n| store | proof type | form | credentials/s (wall) | credentials/s (CPU) | µs per credential |');
 console.log('| --- | --- | --- | --- | --- | --- |');
-for (const r of rows) console.log(`| ${r.store} | ${r.proofType} | ${r.form} | ${f(r.rate.perSecond)} | ${f(r.rate.perCpuSecond)} | ${us(r.rate).toFixed(1)} |`);
+for (const r of rows)
+  console.log(`| ${r.store} | ${r.proofType} | ${r.form} | ${f(r.rate.perSecond)} | ${f(r.rate.perCpuSecond)} | ${us(r.rate).toFixed(1)} |`);
 console.log(`\nwhere the ${totalUs.toFixed(1)} µs of one credential go (memory store, Ed25519Signature2020, legacy form; each part timed alone):`);
 console.log('| part | µs | share |');
 console.log('| --- | --- | --- |');

@@ -16,7 +16,12 @@ const DAY = 86_400_000;
 
 async function setup() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: { now: () => new Date() } });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(1)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: { now: () => new Date() },
+  });
   // Not @vellum/testing's makeTenant: that package loads vitest, which refuses to run outside it.
   const tenant: Tenant = { id: crypto.randomUUID(), subdomain: 'bench', region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() };
   await store.tenants.insert(tenant);
@@ -95,7 +100,9 @@ const report = (key: 'perSecond' | 'perCpuSecond', label: string) => {
   console.log(`${label}:`);
   console.log(`  raw ES256 (KeyManager.sign, 200-byte messages): ${Math.round(signs)} signatures/s`);
   console.log(`  mDoc issuance (issueMdoc, 10 claims, KeyManager-held document signer): ${Math.round(mdocs)} mDocs/s`);
-  console.log(`  per mDoc ${(1e6 / mdocs).toFixed(1)} µs, of which one ES256 signature ≈ ${(1e6 / signs).toFixed(1)} µs; mDocs/s ÷ signatures/s = ${(mdocs / signs).toFixed(2)}`);
+  console.log(
+    `  per mDoc ${(1e6 / mdocs).toFixed(1)} µs, of which one ES256 signature ≈ ${(1e6 / signs).toFixed(1)} µs; mDocs/s ÷ signatures/s = ${(mdocs / signs).toFixed(2)}`,
+  );
   return mdocs;
 };
 report('perSecond', 'per second of wall-clock time');

@@ -132,7 +132,10 @@ function wireRequests(admin: Record<string, string>, configurationId: string) {
  */
 async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, wallet: Wallet, dpopKey: DpopKey | undefined): Promise<Record<Step, number>> {
   const t0 = performance.now();
-  const offer = JSON.parse(checked('offer', await c.request('POST', '/v1/openid/offers/pre-authorized', r.offerHeaders, r.offerBody), 200)) as { uri: string; transactionCode: string };
+  const offer = JSON.parse(checked('offer', await c.request('POST', '/v1/openid/offers/pre-authorized', r.offerHeaders, r.offerBody), 200)) as {
+    uri: string;
+    transactionCode: string;
+  };
   const t1 = performance.now();
   const credentialOffer = JSON.parse(queryParam(offer.uri, 'credential_offer')) as Offer;
   const code = credentialOffer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
@@ -140,7 +143,20 @@ async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, w
   const form = `${TOKEN_FORM}${encodeURIComponent(code)}&tx_code=${encodeURIComponent(offer.transactionCode)}`;
   // The proof is made inside the timed step, as a wallet makes it for each request.
   const token = dpopKey
-    ? boundToken(JSON.parse(checked('token', await c.request('POST', '/v1/oauth/token', `${FORM_HEADERS}dpop: ${dpopProof(dpopKey, `${credentialOffer.credential_issuer}/v1/oauth/token`)}\r\n`, form), 200)))
+    ? boundToken(
+        JSON.parse(
+          checked(
+            'token',
+            await c.request(
+              'POST',
+              '/v1/oauth/token',
+              `${FORM_HEADERS}dpop: ${dpopProof(dpopKey, `${credentialOffer.credential_issuer}/v1/oauth/token`)}\r\n`,
+              form,
+            ),
+            200,
+          ),
+        ),
+      )
     : (JSON.parse(checked('token', await c.request('POST', '/v1/oauth/token', FORM_HEADERS, form), 200)) as { access_token: string });
   const t3 = performance.now();
   const nonce = JSON.parse(checked('nonce', await c.request('POST', '/v1/openid/nonce', ''), 200)) as { c_nonce: string };
@@ -151,12 +167,19 @@ async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, w
     : `authorization: Bearer ${token.access_token}\r\ncontent-type: application/json\r\n`;
   // Not parsed (a few kB of base64url): its status and its shape are the check.
   const answer = checked('credential', await c.request('POST', '/v1/openid/credential', credentialHeaders, body), 200);
-  if (!answer.startsWith('{"credentials":[{"credential":"') || !answer.includes('"notification_id":"')) throw new Error(`credential: not a credential response: ${answer.slice(0, 200)}`);
+  if (!answer.startsWith('{"credentials":[{"credential":"') || !answer.includes('"notification_id":"'))
+    throw new Error(`credential: not a credential response: ${answer.slice(0, 200)}`);
   return { offer: t1 - t0, token: t3 - t2, nonce: t4 - t3, credential: performance.now() - t4 };
 }
 
 /** One whole flow through the undici Pool; returns the duration of each step in ms, or throws on any non-success. */
-async function undiciFlow(server: BenchServer, admin: Record<string, string>, configurationId: string, wallet: Wallet, dpopKey: DpopKey | undefined): Promise<Record<Step, number>> {
+async function undiciFlow(
+  server: BenchServer,
+  admin: Record<string, string>,
+  configurationId: string,
+  wallet: Wallet,
+  dpopKey: DpopKey | undefined,
+): Promise<Record<Step, number>> {
   const times = {} as Record<Step, number>;
   const timed = async <T>(step: Step, work: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
@@ -169,10 +192,14 @@ async function undiciFlow(server: BenchServer, admin: Record<string, string>, co
     return JSON.parse(r.text) as Record<string, any>;
   };
   const offer = await timed('offer', async () =>
-    expectStatus('offer', await server.call('POST', '/v1/openid/offers/pre-authorized', {
-      headers: admin,
-      body: { credentials: [configurationId], claims: OFFER_CLAIMS, transactionCodeConfiguration: { inputMode: 'numeric' } },
-    }), 200),
+    expectStatus(
+      'offer',
+      await server.call('POST', '/v1/openid/offers/pre-authorized', {
+        headers: admin,
+        body: { credentials: [configurationId], claims: OFFER_CLAIMS, transactionCodeConfiguration: { inputMode: 'numeric' } },
+      }),
+      200,
+    ),
   );
   const credentialOffer = JSON.parse(new URL(offer.uri as string).searchParams.get('credential_offer') as string);
   const code = credentialOffer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'] as string;
@@ -182,26 +209,38 @@ async function undiciFlow(server: BenchServer, admin: Record<string, string>, co
     if (dpopKey) headers.dpop = dpopProof(dpopKey, `${issuer}/v1/oauth/token`);
     const answer = await server.call('POST', '/v1/oauth/token', {
       headers,
-      raw: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code, tx_code: offer.transactionCode as string }).toString(),
+      raw: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+        'pre-authorized_code': code,
+        tx_code: offer.transactionCode as string,
+      }).toString(),
     });
     const body = expectStatus('token', answer, 200) as { access_token: string; token_type: string };
     return dpopKey ? boundToken(body) : body;
   });
   const nonce = await timed('nonce', async () => expectStatus('nonce', await server.call('POST', '/v1/openid/nonce'), 200));
   await timed('credential', async () =>
-    expectStatus('credential', await server.call('POST', '/v1/openid/credential', {
-      headers: dpopKey
-        ? { authorization: `DPoP ${token.access_token}`, dpop: dpopProof(dpopKey, `${issuer}/v1/openid/credential`, token.access_token) }
-        : { authorization: `Bearer ${token.access_token}` },
-      body: { credential_configuration_id: configurationId, proofs: { jwt: [proof(wallet, issuer, nonce.c_nonce as string)] } },
-    }), 200),
+    expectStatus(
+      'credential',
+      await server.call('POST', '/v1/openid/credential', {
+        headers: dpopKey
+          ? { authorization: `DPoP ${token.access_token}`, dpop: dpopProof(dpopKey, `${issuer}/v1/openid/credential`, token.access_token) }
+          : { authorization: `Bearer ${token.access_token}` },
+        body: { credential_configuration_id: configurationId, proofs: { jwt: [proof(wallet, issuer, nonce.c_nonce as string)] } },
+      }),
+      200,
+    ),
   );
   return times;
 }
 
 function report(label: string, samples: Record<Step, number>[], failures: number, elapsedMs: number, cpu: number | undefined, driverCpu: number) {
   const flowsPerSecond = samples.length / (elapsedMs / 1000);
-  console.log(`\n${label}: ${samples.length} flows in ${(elapsedMs / 1000).toFixed(1)} s = ${flowsPerSecond.toFixed(0)} flows/s, ${failures} failed` + (cpu ? `, ${(samples.length / cpu).toFixed(0)} flows per server CPU-second` : '') + `, driver ${((driverCpu / samples.length) * 1000).toFixed(2)} ms CPU per flow`);
+  console.log(
+    `\n${label}: ${samples.length} flows in ${(elapsedMs / 1000).toFixed(1)} s = ${flowsPerSecond.toFixed(0)} flows/s, ${failures} failed` +
+      (cpu ? `, ${(samples.length / cpu).toFixed(0)} flows per server CPU-second` : '') +
+      `, driver ${((driverCpu / samples.length) * 1000).toFixed(2)} ms CPU per flow`,
+  );
   for (const step of STEPS) {
     const sorted = samples.map((s) => s[step]).sort((a, b) => a - b);
     console.log(`  ${step.padEnd(10)} p50 ${percentile(sorted, 50).toFixed(2)} ms   p99 ${percentile(sorted, 99).toFixed(2)} ms`);
@@ -227,7 +266,9 @@ try {
   // This VM's speed varies from minute to minute; a fixed piece of work, timed just before the run,
   // says how fast it was at the time (compare runs with similar figures).
   console.log(machineSpeed());
-  console.log(`Node ${process.version}; server ${workers > 1 ? `with ${workers} workers, sharing every core with the driver` : server.pinned ? 'pinned to core 0, driver on the other cores' : 'not pinned'}; SQLite; log level ${values['log-level']}; ${walletCount} wallets; client ${client === 'wire' ? 'wire (raw keep-alive sockets, one per wallet)' : 'undici Pool'}; ${dpop ? 'DPoP-bound tokens (a fresh ES256 proof at token and credential, one key per wallet)' : 'bearer tokens'}`);
+  console.log(
+    `Node ${process.version}; server ${workers > 1 ? `with ${workers} workers, sharing every core with the driver` : server.pinned ? 'pinned to core 0, driver on the other cores' : 'not pinned'}; SQLite; log level ${values['log-level']}; ${walletCount} wallets; client ${client === 'wire' ? 'wire (raw keep-alive sockets, one per wallet)' : 'undici Pool'}; ${dpop ? 'DPoP-bound tokens (a fresh ES256 proof at token and credential, one key per wallet)' : 'bearer tokens'}`,
+  );
 
   let failures = 0;
   const failed = (error: unknown) => {
@@ -306,7 +347,9 @@ try {
     report(`Fixed rate ${rate} flows/s`, samples, failures, performance.now() - started, undefined, cpuSecondsSince(driver0));
     if (client === 'wire') {
       const sockets = connections.reduce((n, c) => n + c.opened, 0) - socketsBefore;
-      console.log(`  connections: ${connectionsBefore} from the saturation run, ${connections.length - connectionsBefore} more opened for flows in flight at once (${sockets} sockets opened in this run)`);
+      console.log(
+        `  connections: ${connectionsBefore} from the saturation run, ${connections.length - connectionsBefore} more opened for flows in flight at once (${sockets} sockets opened in this run)`,
+      );
     }
   }
 } finally {

@@ -22,7 +22,10 @@ export interface ProviderStart {
 }
 
 /** The provider's own timing of the requests it served, by `METHOD /path` (ids in paths as `:uid`). */
-export type ProviderRequestStats = Record<string, { count: number; p50: number; p99: number; totalMs: number; /** TLS connections these requests opened (the others reused one). */ connections: number }>;
+export type ProviderRequestStats = Record<
+  string,
+  { count: number; p50: number; p99: number; totalMs: number /** TLS connections these requests opened (the others reused one). */; connections: number }
+>;
 
 type ToChild =
   | { type: 'start'; options: ProviderStart }
@@ -155,7 +158,13 @@ async function runChild(): Promise<void> {
       const requests: ProviderRequestStats = {};
       for (const [key, list] of durations) {
         const sorted = list.sort((a, b) => a - b);
-        requests[key] = { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), totalMs: sorted.reduce((a, b) => a + b, 0), connections: connections.get(key) ?? 0 };
+        requests[key] = {
+          count: sorted.length,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          totalMs: sorted.reduce((a, b) => a + b, 0),
+          connections: connections.get(key) ?? 0,
+        };
       }
       if (message.reset) {
         durations = new Map();

@@ -42,7 +42,14 @@ const configurationOf = (tenantId: string): SdJwtConfiguration => ({
 });
 
 const subject = {
-  claims: { givenName: 'Erika', familyName: 'Mustermann', birthDate: '1964-08-12', nationalities: ['DE'], address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147' }, adult: true },
+  claims: {
+    givenName: 'Erika',
+    familyName: 'Mustermann',
+    birthDate: '1964-08-12',
+    nationalities: ['DE'],
+    address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147' },
+    adult: true,
+  },
 };
 
 // Each credential binds another holder key, as real issuance does.
@@ -51,7 +58,14 @@ const holders = holderKeys(256);
 /** A tenant with a did:key over a KeyManager P-256 key (as the DID service makes it), on `store`. */
 async function prepare(store: Store) {
   const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: createNodeIds(), clock: systemClock });
-  const tenant = { id: crypto.randomUUID(), subdomain: `bench${Math.random().toString(36).slice(2, 8)}`, region: 'eu01' as const, name: 'Bench', loggingLevel: 1 as const, createdAt: new Date().toISOString() };
+  const tenant = {
+    id: crypto.randomUUID(),
+    subdomain: `bench${Math.random().toString(36).slice(2, 8)}`,
+    region: 'eu01' as const,
+    name: 'Bench',
+    loggingLevel: 1 as const,
+    createdAt: new Date().toISOString(),
+  };
   await store.tenants.insert(tenant);
   const record = await addDidKey(store, keys, tenant.id, 'P-256');
   const { did } = record;
@@ -60,11 +74,27 @@ async function prepare(store: Store) {
   const handler = createSdJwtFormat({ store, signer });
   const configuration = configurationOf(tenant.id);
   const issueOne = (i: number) =>
-    handler.issue({ tenant, configuration, subject, holderKey: holders[i % holders.length] as PublicJwk, credentialIssuer: 'https://bench.eu01.vellum.bench', now: new Date(), form: 'current' });
+    handler.issue({
+      tenant,
+      configuration,
+      subject,
+      holderKey: holders[i % holders.length] as PublicJwk,
+      credentialIssuer: 'https://bench.eu01.vellum.bench',
+      now: new Date(),
+      form: 'current',
+    });
   const first = await issueOne(0);
   // The signer alone, on the payload the handler built: what the handler adds is the difference.
   let recorded: SdJwtSignInput | undefined;
-  await createSdJwtFormat({ store, signer: { issue: async (input) => ((recorded = input), '') } }).issue({ tenant, configuration, subject, holderKey: holders[0] as PublicJwk, credentialIssuer: 'https://bench.eu01.vellum.bench', now: new Date(), form: 'current' });
+  await createSdJwtFormat({ store, signer: { issue: async (input) => ((recorded = input), '') } }).issue({
+    tenant,
+    configuration,
+    subject,
+    holderKey: holders[0] as PublicJwk,
+    credentialIssuer: 'https://bench.eu01.vellum.bench',
+    now: new Date(),
+    form: 'current',
+  });
   const input = recorded as SdJwtSignInput;
   const signOnly = () => signer.issue(input);
   const message = new Uint8Array(400).fill(0x5a);
@@ -86,7 +116,10 @@ try {
     const store = await open();
     try {
       const { issueOne, signOnly, rawSign, lookup, first } = await prepare(store);
-      if (rows.length === 0) console.log(`SD-JWT VC: ${(first.credential as string).length} characters, ${(first.credential as string).split('~').length - 2} disclosures, valid ${first.validFrom} to ${first.validUntil}`);
+      if (rows.length === 0)
+        console.log(
+          `SD-JWT VC: ${(first.credential as string).length} characters, ${(first.credential as string).split('~').length - 2} disclosures, valid ${first.validFrom} to ${first.validUntil}`,
+        );
       // Warm every path up, then alternate so drift hits them alike.
       await rate(1, issueOne);
       await rate(0.5, signOnly);
@@ -101,7 +134,11 @@ try {
       const r2 = await rate(slice, rawSign);
       const s2 = await rate(slice, signOnly);
       const i2 = await rate(slice, issueOne);
-      const mean = (a: Rate, b: Rate): Rate => ({ count: a.count + b.count, perSecond: (a.perSecond + b.perSecond) / 2, perCpuSecond: (a.perCpuSecond + b.perCpuSecond) / 2 });
+      const mean = (a: Rate, b: Rate): Rate => ({
+        count: a.count + b.count,
+        perSecond: (a.perSecond + b.perSecond) / 2,
+        perCpuSecond: (a.perCpuSecond + b.perCpuSecond) / 2,
+      });
       rows.push({ store: name, issued: mean(i1, i2), signer: mean(s1, s2), signs: mean(r1, r2), lookups: mean(l1, l2) });
     } finally {
       await store.close();
@@ -113,10 +150,17 @@ try {
 
 const f = (n: number) => Math.round(n).toLocaleString('en-US');
 const us = (r: Rate) => (1e6 / r.perCpuSecond).toFixed(1);
-console.log('\n| store | handler.issue/s (wall) | handler.issue/s (CPU) | µs per credential | µs in the signer (alone) | µs of which ES256 KeyManager.sign | µs signing DID lookup |');
+console.log(
+  '\n| store | handler.issue/s (wall) | handler.issue/s (CPU) | µs per credential | µs in the signer (alone) | µs of which ES256 KeyManager.sign | µs signing DID lookup |',
+);
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
-  console.log(`| ${r.store} | ${f(r.issued.perSecond)} | ${f(r.issued.perCpuSecond)} | ${us(r.issued)} | ${us(r.signer)} | ${us(r.signs)} | ${us(r.lookups)} |`);
+  console.log(
+    `| ${r.store} | ${f(r.issued.perSecond)} | ${f(r.issued.perCpuSecond)} | ${us(r.issued)} | ${us(r.signer)} | ${us(r.signs)} | ${us(r.lookups)} |`,
+  );
 }
 const headline = rows.find((r) => r.store === 'sqlite');
-if (headline) console.log(`\ntarget ≥ 3000 SD-JWT VCs/s on one core (SQLite): ${headline.issued.perCpuSecond >= 3000 ? 'met' : 'NOT met'} (${f(headline.issued.perCpuSecond)}/s per CPU-second, ${f(headline.issued.perSecond)}/s wall-clock)`);
+if (headline)
+  console.log(
+    `\ntarget ≥ 3000 SD-JWT VCs/s on one core (SQLite): ${headline.issued.perCpuSecond >= 3000 ? 'met' : 'NOT met'} (${f(headline.issued.perCpuSecond)}/s per CPU-second, ${f(headline.issued.perSecond)}/s wall-clock)`,
+  );

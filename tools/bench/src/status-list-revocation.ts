@@ -168,7 +168,22 @@ async function bulkRevoke(p: Prepared, name: string, count: number): Promise<voi
 
 async function measure(p: Prepared, name: string, revokedBefore: number): Promise<Scenario> {
   const { vellum, ctx, list, tenant, store, keys } = p;
-  const s: Scenario = { store: name, revokedBefore, revoke: [], resign: [], total: [], kept: [], resignedBytes: 0, keptBytes: 0, read: [], pack: [], compress: [], signer: [], es256: [], compressedBytes: 0 };
+  const s: Scenario = {
+    store: name,
+    revokedBefore,
+    revoke: [],
+    resign: [],
+    total: [],
+    kept: [],
+    resignedBytes: 0,
+    keptBytes: 0,
+    read: [],
+    pack: [],
+    compress: [],
+    signer: [],
+    es256: [],
+    compressedBytes: 0,
+  };
   for (let i = 0; i < WARMUP + REPEAT; i++) {
     const id = await p.toRevoke();
     const t0 = performance.now();
@@ -208,7 +223,17 @@ async function measure(p: Prepared, name: string, revokedBefore: number): Promis
     const compress = ms(t);
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     t = performance.now();
-    await tokens.sign({ tenantId: tenant.id, format: FORMAT, uri: `${ctx.origin}/bench`, issuedAt: now, expiresAt: new Date(now.getTime() + 86_400_000), ttlSeconds: 3600, bits, statuses, signer: { keyId: signer.keyId, x5chain } });
+    await tokens.sign({
+      tenantId: tenant.id,
+      format: FORMAT,
+      uri: `${ctx.origin}/bench`,
+      issuedAt: now,
+      expiresAt: new Date(now.getTime() + 86_400_000),
+      ttlSeconds: 3600,
+      bits,
+      statuses,
+      signer: { keyId: signer.keyId, x5chain },
+    });
     const signing = ms(t);
     t = performance.now();
     await keys.sign(tenant.id, signer.keyId, lst);
@@ -238,7 +263,9 @@ try {
     const store = await open();
     try {
       const p = await prepare(store, name);
-      fills.push(`${name}: filled ${ENTRIES.toLocaleString('en-US')} entries in ${(p.fillMs / 1000).toFixed(1)} s (${Math.round(ENTRIES / (p.fillMs / 1000)).toLocaleString('en-US')}/s)`);
+      fills.push(
+        `${name}: filled ${ENTRIES.toLocaleString('en-US')} entries in ${(p.fillMs / 1000).toFixed(1)} s (${Math.round(ENTRIES / (p.fillMs / 1000)).toLocaleString('en-US')}/s)`,
+      );
       console.log(fills.at(-1));
       scenarios.push(await measure(p, name, 0));
       await bulkRevoke(p, name, BULK_REVOKED);
@@ -251,19 +278,28 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const revokedLabel = (s: Scenario) => (s.revokedBefore === 0 ? `≤ ${WARMUP + REPEAT} (the bench's own)` : `${s.revokedBefore.toLocaleString('en-US')} + the bench's`);
+const revokedLabel = (s: Scenario) =>
+  s.revokedBefore === 0 ? `≤ ${WARMUP + REPEAT} (the bench's own)` : `${s.revokedBefore.toLocaleString('en-US')} + the bench's`;
 
 console.log('\nRevoking one credential and serving the next token (ms):\n');
-console.log('| store | revoked entries in the list | revoke (setStatus) median | p90 | re-signed token median | p90 | revoke + token median | p90 | kept token median | p90 | token bytes |');
+console.log(
+  '| store | revoked entries in the list | revoke (setStatus) median | p90 | re-signed token median | p90 | revoke + token median | p90 | kept token median | p90 | token bytes |',
+);
 console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const s of scenarios) {
-  console.log(`| ${s.store} | ${revokedLabel(s)} | ${fmt(s.revoke)} | ${fmt(s.resign)} | ${fmt(s.total)} | ${fmt(s.kept)} | ${s.resignedBytes.toLocaleString('en-US')} |`);
+  console.log(
+    `| ${s.store} | ${revokedLabel(s)} | ${fmt(s.revoke)} | ${fmt(s.resign)} | ${fmt(s.total)} | ${fmt(s.kept)} | ${s.resignedBytes.toLocaleString('en-US')} |`,
+  );
 }
 
 console.log('\nWhere a re-sign goes, each step on its own (ms):\n');
-console.log(`| store | revoked entries in the list | read non-valid entries median | p90 | pack ${ENTRIES.toLocaleString('en-US')} bits median | p90 | compress (zlib level 9) median | p90 | whole token signer (compress + CBOR + ES256) median | p90 | ES256 alone median | p90 | lst bytes |`);
+console.log(
+  `| store | revoked entries in the list | read non-valid entries median | p90 | pack ${ENTRIES.toLocaleString('en-US')} bits median | p90 | compress (zlib level 9) median | p90 | whole token signer (compress + CBOR + ES256) median | p90 | ES256 alone median | p90 | lst bytes |`,
+);
 console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const s of scenarios) {
-  console.log(`| ${s.store} | ${revokedLabel(s)} | ${fmt(s.read)} | ${fmt(s.pack)} | ${fmt(s.compress)} | ${fmt(s.signer)} | ${fmt(s.es256)} | ${s.compressedBytes.toLocaleString('en-US')} |`);
+  console.log(
+    `| ${s.store} | ${revokedLabel(s)} | ${fmt(s.read)} | ${fmt(s.pack)} | ${fmt(s.compress)} | ${fmt(s.signer)} | ${fmt(s.es256)} | ${s.compressedBytes.toLocaleString('en-US')} |`,
+  );
 }
 console.log(`\n${fills.join('\n')}`);

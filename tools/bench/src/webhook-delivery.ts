@@ -33,10 +33,29 @@ const CONCURRENCY = Number(args.concurrency);
 const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-hooks-'));
 // A self-signed certificate for localhost, made with openssl; the sender trusts it explicitly.
 // prettier-ignore
-execFileSync('openssl', [
-  'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt'),
-  '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost',
-], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    join(dir, 'tls.key'),
+    '-out',
+    join(dir, 'tls.crt'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost',
+  ],
+  { stdio: 'ignore' },
+);
 const tls = { certPem: readFileSync(join(dir, 'tls.crt'), 'utf8'), keyPem: readFileSync(join(dir, 'tls.key'), 'utf8') };
 const child = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ask = <T>(message: object) =>
@@ -54,12 +73,30 @@ try {
   const signingKeys = createWebhookSigningKeys({ store, keys, clock });
   const outbox = createWebhookOutbox({ clock, ids });
   const http = createHttpClient({ allowPrivate: true, extraCaPem: tls.certPem, maxSockets: CONCURRENCY });
-  const worker = createWebhookDeliveryWorker({ store, keys, signingKeys, http, clock, ids, batchSize: BATCH, concurrency: CONCURRENCY, sha256: (data) => createHash('sha256').update(data).digest() });
+  const worker = createWebhookDeliveryWorker({
+    store,
+    keys,
+    signingKeys,
+    http,
+    clock,
+    ids,
+    batchSize: BATCH,
+    concurrency: CONCURRENCY,
+    sha256: (data) => createHash('sha256').update(data).digest(),
+  });
 
   const tenant: Tenant = { id: randomUUID(), subdomain: 'acme', region: 'eu01', name: 'Acme', loggingLevel: 1, createdAt: new Date().toISOString() };
   await store.tenants.insert(tenant);
   const now = new Date().toISOString();
-  await store.webhooks.insert({ id: randomUUID(), tenantId: tenant.id, url: `https://localhost:${port}/hook`, events: ['OpenIdCredentialIssued'], disabled: false, createdAt: now, updatedAt: now });
+  await store.webhooks.insert({
+    id: randomUUID(),
+    tenantId: tenant.id,
+    url: `https://localhost:${port}/hook`,
+    events: ['OpenIdCredentialIssued'],
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
+  });
   await signingKeys.ensureActive(tenant.id);
   child.send({ jwks: await signingKeys.jwks(tenant.id) });
 
@@ -74,7 +111,15 @@ try {
           tenantId: tenant.id,
           type: 'OpenIdCredentialIssued',
           occurredAt: new Date().toISOString(),
-          payload: { credential, credentialId: randomUUID(), credentialConfigurationId: 'bench-mdl', credentialProfile: 'mso_mdoc', format: 'mso_mdoc', userId: randomUUID(), userClaims: { givenName: 'Susan', familyName: 'Turner', birthDate: '1990-05-15' } },
+          payload: {
+            credential,
+            credentialId: randomUUID(),
+            credentialConfigurationId: 'bench-mdl',
+            credentialProfile: 'mso_mdoc',
+            format: 'mso_mdoc',
+            userId: randomUUID(),
+            userClaims: { givenName: 'Susan', familyName: 'Turner', birthDate: '1990-05-15' },
+          },
         };
         await outbox.publish(tx, event);
       }
@@ -102,7 +147,9 @@ try {
   console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.versions.node}, SQLite`);
   console.log(`deliveries: ${TOTAL} (batch ${BATCH}, ${CONCURRENCY} in flight), warm-up batch ${BATCH} in ${warmMs.toFixed(0)} ms`);
   console.log(`measured: ${measured} deliveries in ${elapsed.toFixed(2)} s = ${Math.round(measured / elapsed)} signed deliveries/s`);
-  console.log(`sender CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s = ${Math.round(measured / ((cpu.user + cpu.system) / 1e6))} deliveries per sender CPU-second`);
+  console.log(
+    `sender CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s = ${Math.round(measured / ((cpu.user + cpu.system) / 1e6))} deliveries per sender CPU-second`,
+  );
   console.log(`receiver: ${report.received} received, ${report.verified} signatures checked, ${report.failures.length} failures ${report.failures.join('; ')}`);
   console.log(`first delivery: ${deliveries.items[0]?.status}, ${deliveries.items[0]?.attempts.length} attempt(s)`);
   if (report.received !== TOTAL || report.failures.length > 0) process.exitCode = 1;

@@ -17,7 +17,10 @@ const ALLOWED: Record<string, { vellum: string[]; external: RegExp | null }> = {
   'storage-sql': { vellum: ['core'], external: /^(kysely|better-sqlite3|pg|node:.*)$/ },
   // openid-client: the IdentityProvider adapter (ARCHITECTURE.md, Ports), its requests routed through our HttpClient.
   node: { vellum: ['core'], external: /^(openid-client|node:.*)$/ },
-  fastify: { vellum: ['core'], external: /^(fastify|fastify-plugin|@fastify\/.*|@sinclair\/typebox.*|fast-xml-parser|@scalar\/fastify-api-reference|prom-client|qrcode|node:.*)$/ },
+  fastify: {
+    vellum: ['core'],
+    external: /^(fastify|fastify-plugin|@fastify\/.*|@sinclair\/typebox.*|fast-xml-parser|@scalar\/fastify-api-reference|prom-client|qrcode|node:.*)$/,
+  },
 };
 
 function sources(dir: string): string[] {

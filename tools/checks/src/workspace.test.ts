@@ -13,11 +13,15 @@ function projectDirs(): string[] {
   const yaml = readFileSync(join(repo, 'pnpm-workspace.yaml'), 'utf8');
   const block = /^packages:\n((?:[ \t]+.*\n|\n)*)/m.exec(yaml)?.[1] ?? '';
   const patterns = [...block.matchAll(/^[ \t]+-[ \t]+['"]?([^'"#\s]+)/gm)].map((m) => m[1] as string);
-  return patterns.flatMap((pattern) => {
-    if (!pattern.endsWith('/*')) return [pattern];
-    const parent = pattern.slice(0, -2);
-    return readdirSync(join(repo, parent), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${parent}/${e.name}`);
-  }).filter((dir) => existsSync(join(repo, dir, 'package.json')));
+  return patterns
+    .flatMap((pattern) => {
+      if (!pattern.endsWith('/*')) return [pattern];
+      const parent = pattern.slice(0, -2);
+      return readdirSync(join(repo, parent), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => `${parent}/${e.name}`);
+    })
+    .filter((dir) => existsSync(join(repo, dir, 'package.json')));
 }
 
 type Graph = Map<string, string[]>;
@@ -69,6 +73,13 @@ describe('the workspace', () => {
       ['adapter', ['core']],
     ]);
     expect(findCycles(graph)).toEqual([['core', 'kit', 'core']]);
-    expect(findCycles(new Map([['core', []], ['kit', ['core']]]))).toEqual([]);
+    expect(
+      findCycles(
+        new Map([
+          ['core', []],
+          ['kit', ['core']],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

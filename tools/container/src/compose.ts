@@ -17,15 +17,18 @@ export class MissingVariable extends Error {
  * unset or empty / unset), `${NAME:?message}` / `${NAME?message}` (an error instead), `$$` for `$`.
  */
 export function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, braced?: string, colon?: string, op?: string, word?: string, bare?: string) => {
-    if (whole === '$$') return '$';
-    const name = (braced ?? bare) as string;
-    const current = env[name];
-    const missing = colon === ':' ? current === undefined || current === '' : current === undefined;
-    if (!missing || op === undefined) return current ?? '';
-    if (op === '-') return word ?? '';
-    throw new MissingVariable(`${name}: ${word ?? 'required'}`);
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (whole, braced?: string, colon?: string, op?: string, word?: string, bare?: string) => {
+      if (whole === '$$') return '$';
+      const name = (braced ?? bare) as string;
+      const current = env[name];
+      const missing = colon === ':' ? current === undefined || current === '' : current === undefined;
+      if (!missing || op === undefined) return current ?? '';
+      if (op === '-') return word ?? '';
+      throw new MissingVariable(`${name}: ${word ?? 'required'}`);
+    },
+  );
 }
 
 /** A compose `environment` given as a mapping or as a list of `NAME=value`. */
@@ -33,10 +36,12 @@ export function environmentOf(service: Record<string, unknown>): Record<string, 
   const raw = service.environment;
   if (raw === undefined) return {};
   if (Array.isArray(raw)) {
-    return Object.fromEntries(raw.map((entry: unknown) => {
-      const [name, ...value] = String(entry).split('=');
-      return [name as string, value.join('=')];
-    }));
+    return Object.fromEntries(
+      raw.map((entry: unknown) => {
+        const [name, ...value] = String(entry).split('=');
+        return [name as string, value.join('=')];
+      }),
+    );
   }
   return Object.fromEntries(Object.entries(raw as Record<string, unknown>).map(([k, v]) => [k, v === null ? '' : String(v)]));
 }

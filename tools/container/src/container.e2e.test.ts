@@ -32,7 +32,10 @@ async function healthcheck(env: Record<string, string>): Promise<{ status: numbe
 }
 
 function onPath(name: string): string {
-  const found = (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, name)).find((file) => existsSync(file));
+  const found = (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((dir) => join(dir, name))
+    .find((file) => existsSync(file));
   if (!found) throw new Error(`${name} is not on PATH`);
   return found;
 }
@@ -50,7 +53,7 @@ describe('the HEALTHCHECK script (tools/container/healthcheck.mjs)', () => {
     await server?.stop();
   });
 
-  it('exits 0 while `vellum serve` answers GET /health with the image\'s settings', async () => {
+  it("exits 0 while `vellum serve` answers GET /health with the image's settings", async () => {
     expect(imageEnv.VELLUM_HOST).toBe('0.0.0.0');
     const result = await healthcheck(env);
     expect(result.stderr).toBe('');
@@ -91,7 +94,10 @@ describe('tools/container/check.sh without a container engine', () => {
     return { path: dir, calls };
   }
 
-  for (const [situation, withDocker] of [['a docker client whose `docker info` fails', true], ['no docker command at all', false]] as const) {
+  for (const [situation, withDocker] of [
+    ['a docker client whose `docker info` fails', true],
+    ['no docker command at all', false],
+  ] as const) {
     it(`says plainly that no image was built and succeeds, with ${situation}`, () => {
       const stub = stubPath(withDocker);
       const r = spawnSync(onPath('bash'), [CHECK], { env: { PATH: stub.path }, encoding: 'utf8', timeout: 15_000 });

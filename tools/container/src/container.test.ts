@@ -3,7 +3,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../apps/server/src/config.ts';
 import { environmentOf, interpolate, loadYaml, MissingVariable } from './compose.ts';
-import { contextFiles, copyPaths, envPairs, execForm, instructions, isIgnored, parseDockerfile, parseDockerignore, resolveImage, splitFlags, type Stage } from './dockerfile.ts';
+import {
+  contextFiles,
+  copyPaths,
+  envPairs,
+  execForm,
+  instructions,
+  isIgnored,
+  parseDockerfile,
+  parseDockerignore,
+  resolveImage,
+  splitFlags,
+  type Stage,
+} from './dockerfile.ts';
 
 // The image's recipe checked without a container engine (docs/container.md): what a build would
 // copy, how the container starts and what it is configured with. tools/container/check.sh builds
@@ -59,10 +71,16 @@ describe('Dockerfile', () => {
     expect(build).not.toBe(runtime);
     expect(resolveImage(dockerfile, (build as Stage).image)).toMatch(/^node:24(?:[.-]|$)/);
     expect(resolveImage(dockerfile, runtime.image)).toMatch(/^node:24(?:[.-]|$)/);
-    const fromBuild = instructions(runtime, 'COPY').map((i) => copyPaths(i.args)).filter((c) => c.from !== undefined);
+    const fromBuild = instructions(runtime, 'COPY')
+      .map((i) => copyPaths(i.args))
+      .filter((c) => c.from !== undefined);
     expect(fromBuild.map((c) => c.from)).toEqual(['build']);
     // The runtime stage has neither pnpm nor the build's caches: it installs nothing itself.
-    expect(instructions(runtime, 'RUN').map((i) => i.args).join('\n')).not.toMatch(/\b(pnpm|npm|corepack|apt-get)\b/);
+    expect(
+      instructions(runtime, 'RUN')
+        .map((i) => i.args)
+        .join('\n'),
+    ).not.toMatch(/\b(pnpm|npm|corepack|apt-get)\b/);
   });
 
   it('installs with the pnpm that package.json pins (corepack) and with the lockfile, production dependencies only', () => {
@@ -86,7 +104,9 @@ describe('Dockerfile', () => {
     const workspace = yaml.parse(read('pnpm-workspace.yaml')) as { onlyBuiltDependencies?: string[] };
     expect(workspace.onlyBuiltDependencies).toContain('better-sqlite3');
     expect(workspace.onlyBuiltDependencies).not.toContain('cbor-extract');
-    const runs = instructions(build as Stage, 'RUN').map((i) => i.args).join('\n');
+    const runs = instructions(build as Stage, 'RUN')
+      .map((i) => i.args)
+      .join('\n');
     expect(runs).not.toMatch(/approve-builds|dangerously-allow-all-builds|--ignore-scripts|only-built-dependencies/);
     expect(runs).toMatch(/require\('better-sqlite3'\)[\s\S]*:memory:/);
   });
@@ -115,7 +135,7 @@ describe('Dockerfile', () => {
     expect(read('apps/server/src/app.ts')).toMatch(/\.get\('\/health'/);
   });
 
-  it('starts `vellum serve` from the sources, as apps/server\'s start script does', () => {
+  it("starts `vellum serve` from the sources, as apps/server's start script does", () => {
     const command = [...(execForm(last(runtime, 'ENTRYPOINT')) ?? []), ...(execForm(last(runtime, 'CMD')) ?? [])];
     expect(command).toEqual(['node', '/app/apps/server/src/main.ts', 'serve']);
     expect(existsSync(join(repo, repoPathOf(command[1] as string)))).toBe(true);
@@ -137,7 +157,12 @@ describe('Dockerfile', () => {
   });
 
   it('copies only sources that exist in the repository and get through .dockerignore', () => {
-    const sources = dockerfile.stages.flatMap((s) => instructions(s, 'COPY').map((i) => copyPaths(i.args)).filter((c) => c.from === undefined).flatMap((c) => c.sources));
+    const sources = dockerfile.stages.flatMap((s) =>
+      instructions(s, 'COPY')
+        .map((i) => copyPaths(i.args))
+        .filter((c) => c.from === undefined)
+        .flatMap((c) => c.sources),
+    );
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) {
       expect(existsSync(join(repo, source)), source).toBe(true);
@@ -149,7 +174,18 @@ describe('Dockerfile', () => {
 
 describe('.dockerignore', () => {
   it('keeps local installs, builds, data, .env files, tests and .git out of the build context', () => {
-    for (const path of ['node_modules/fastify/package.json', 'packages/storage-sql/node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'data/vellum.db', 'data/master.key', '.env', 'apps/server/.env.local', '.git/config', 'packages/core/dist/index.js', 'apps/server/src/config.test.ts', 'apps/server/test/process.ts']) {
+    for (const path of [
+      'node_modules/fastify/package.json',
+      'packages/storage-sql/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'data/vellum.db',
+      'data/master.key',
+      '.env',
+      'apps/server/.env.local',
+      '.git/config',
+      'packages/core/dist/index.js',
+      'apps/server/src/config.test.ts',
+      'apps/server/test/process.ts',
+    ]) {
       expect(isIgnored(ignore, path), path).toBe(true);
     }
     expect(context.filter((f) => /(^|\/)(node_modules|dist|data|\.git)\/|\.test\.ts$/.test(f))).toEqual([]);
@@ -160,7 +196,15 @@ describe('.dockerignore', () => {
     for (const project of Object.keys(lock.importers)) {
       expect(context, project).toContain(project === '.' ? 'package.json' : `${project}/package.json`);
     }
-    for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', 'apps/server/src/main.ts', 'packages/core/src/index.ts', 'packages/storage-sql/src/migrations.ts', 'packages/formats/src/linked-data/contexts/credentials-v1.json']) {
+    for (const file of [
+      'pnpm-lock.yaml',
+      'pnpm-workspace.yaml',
+      '.npmrc',
+      'apps/server/src/main.ts',
+      'packages/core/src/index.ts',
+      'packages/storage-sql/src/migrations.ts',
+      'packages/formats/src/linked-data/contexts/credentials-v1.json',
+    ]) {
       expect(context, file).toContain(file);
     }
   });
@@ -191,7 +235,7 @@ describe('compose.yaml', () => {
     expect(names.filter((n) => !configVariables.has(n))).toEqual([]);
   });
 
-  it('points DATABASE_URL at the postgres service with its user, password and database, under the image\'s settings', () => {
+  it("points DATABASE_URL at the postgres service with its user, password and database, under the image's settings", () => {
     const db = environmentWithKey(postgres);
     const config = loadConfig({ ...runtimeEnv, ...environmentWithKey(vellum) }, '/app');
     const url = new URL(config.databaseUrl as string);
@@ -212,7 +256,7 @@ describe('compose.yaml', () => {
     expect(interpolate(masterKey, { VELLUM_MASTER_KEY: key })).toBe(key);
   });
 
-  it('mounts a named volume at the image\'s data directory and publishes the port the image exposes', () => {
+  it("mounts a named volume at the image's data directory and publishes the port the image exposes", () => {
     const mounts = (vellum.volumes as string[]).map((v) => v.split(':'));
     const data = mounts.find(([, target]) => target === runtimeEnv.VELLUM_DATA_DIR);
     expect(data).toBeDefined();

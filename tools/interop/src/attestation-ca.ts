@@ -42,13 +42,46 @@ export function makeWalletProviderCa(name: string): WalletProviderCa {
     writeFileSync(file('ext.cnf'), EXTENSIONS);
     const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
     // prettier-ignore
-    openssl(['req', '-x509', ...newKey, '-keyout', file('root.key'), '-out', file('root.crt'), '-days', '2', '-subj', `/CN=${name} Root CA`,
-      '-config', file('ext.cnf'), '-extensions', 'ca']);
+    openssl([
+      'req',
+      '-x509',
+      ...newKey,
+      '-keyout',
+      file('root.key'),
+      '-out',
+      file('root.crt'),
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name} Root CA`,
+      '-config',
+      file('ext.cnf'),
+      '-extensions',
+      'ca',
+    ]);
     const issue = (subject: string, out: string, issuer: string, extensions: 'ca' | 'signer') => {
       openssl(['req', '-new', ...newKey, '-keyout', file(`${out}.key`), '-out', file(`${out}.csr`), '-subj', subject]);
       // prettier-ignore
-      openssl(['x509', '-req', '-in', file(`${out}.csr`), '-CA', file(`${issuer}.crt`), '-CAkey', file(`${issuer}.key`), '-set_serial', `0x${Date.now().toString(16)}${out === 'signer' ? '02' : '01'}`,
-        '-days', '2', '-extfile', file('ext.cnf'), '-extensions', extensions, '-out', file(`${out}.crt`)]);
+      openssl([
+        'x509',
+        '-req',
+        '-in',
+        file(`${out}.csr`),
+        '-CA',
+        file(`${issuer}.crt`),
+        '-CAkey',
+        file(`${issuer}.key`),
+        '-set_serial',
+        `0x${Date.now().toString(16)}${out === 'signer' ? '02' : '01'}`,
+        '-days',
+        '2',
+        '-extfile',
+        file('ext.cnf'),
+        '-extensions',
+        extensions,
+        '-out',
+        file(`${out}.crt`),
+      ]);
     };
     issue(`/CN=${name} Attestation CA`, 'intermediate', 'root', 'ca');
     issue(`/CN=${name} Wallet Attestation Signer`, 'signer', 'intermediate', 'signer');

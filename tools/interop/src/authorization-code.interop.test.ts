@@ -31,7 +31,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../../../apps/server/test/backends.ts';
 import { cli, freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
 import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
-import { type RevocationCheckVerdict, revocationList2020Check, verifyWithDigitalBazaar } from '../../../packages/formats/src/linked-data/independent-verifier.ts';
+import {
+  type RevocationCheckVerdict,
+  revocationList2020Check,
+  verifyWithDigitalBazaar,
+} from '../../../packages/formats/src/linked-data/independent-verifier.ts';
 import { deviceResponse, oid4vpSessionTranscript } from './mdoc-device.ts';
 import { fetchTrusting } from './tls.ts';
 
@@ -105,7 +109,13 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   }
 
   /** A request over TLS to the server on loopback with any Host (the second tenant has its own). */
-  function hostCall(port: number, host: string, method: string, path: string, options: { headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {}) {
+  function hostCall(
+    port: number,
+    host: string,
+    method: string,
+    path: string,
+    options: { headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {},
+  ) {
     const body = options.form ? new URLSearchParams(options.form).toString() : options.json === undefined ? undefined : JSON.stringify(options.json);
     const headers: Record<string, string> = {
       host,
@@ -127,7 +137,11 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
 
   /** POST /v1/oauth/token as a form, at `base` (the server, or the one whose clock runs ahead). */
   async function tokenRequest(form: Record<string, string>, headers: Record<string, string> = {}, base = origin) {
-    const res = await tlsFetch(`${base}/v1/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
+    const res = await tlsFetch(`${base}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
     const text = await res.text();
     return { status: res.status, text, json: () => JSON.parse(text) };
   }
@@ -147,9 +161,17 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
       void (async () => {
         try {
           const incoming = new URL(req.url ?? '/', hookUrl);
-          const { payload } = await jwtVerify(incoming.searchParams.get('session_token') ?? '', hookKey, { algorithms: ['HS256'], issuer: origin, audience: hookUrl });
+          const { payload } = await jwtVerify(incoming.searchParams.get('session_token') ?? '', hookKey, {
+            algorithms: ['HS256'],
+            issuer: origin,
+            audience: hookUrl,
+          });
           hookSeen.push(payload);
-          const back = await new SignJWT({ state: payload.state, ...hookAnswer(payload) }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().setExpirationTime('2m').sign(hookKey);
+          const back = await new SignJWT({ state: payload.state, ...hookAnswer(payload) })
+            .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+            .setIssuedAt()
+            .setExpirationTime('2m')
+            .sign(hookKey);
           const location = new URL(payload.redirectUrl as string);
           location.searchParams.set('session_token', back);
           res.writeHead(302, { location: location.toString() }).end();
@@ -193,7 +215,12 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     const printed = server.output();
     const start = printed.indexOf('{', printed.indexOf('shown only this once'));
     const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-    const token = await call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin }, {});
+    const token = await call(
+      'POST',
+      '/oauth/token',
+      { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin },
+      {},
+    );
     expect(token.status, token.text).toBe(200);
     admin = { authorization: `Bearer ${token.json().access_token}` };
 
@@ -258,11 +285,19 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(settings.status, settings.text).toBe(200);
     hookKey = new TextEncoder().encode(settings.json().interactionHook.secret as string);
 
-    const publicClient = await call('POST', '/v1/openid/clients', { clientName: 'A public wallet', redirectUris: [PUBLIC_REDIRECT], tokenEndpointAuthMethod: 'none' });
+    const publicClient = await call('POST', '/v1/openid/clients', {
+      clientName: 'A public wallet',
+      redirectUris: [PUBLIC_REDIRECT],
+      tokenEndpointAuthMethod: 'none',
+    });
     expect(publicClient.status, publicClient.text).toBe(201);
     publicClientId = publicClient.json().clientId;
     expect(publicClient.json()).not.toHaveProperty('clientSecret');
-    const confidentialClient = await call('POST', '/v1/openid/clients', { clientName: 'A wallet with a backend', redirectUris: [CONFIDENTIAL_REDIRECT], tokenEndpointAuthMethod: 'client_secret_basic' });
+    const confidentialClient = await call('POST', '/v1/openid/clients', {
+      clientName: 'A wallet with a backend',
+      redirectUris: [CONFIDENTIAL_REDIRECT],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
     expect(confidentialClient.status, confidentialClient.text).toBe(201);
     confidential = { clientId: confidentialClient.json().clientId, clientSecret: confidentialClient.json().clientSecret };
     expect(confidential.clientSecret).toEqual(expect.any(String));
@@ -299,7 +334,10 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   }
 
   async function offer(configurationIds: string[], requestParameters?: Record<string, string>) {
-    const res = await call('POST', '/v1/openid/offers', { credentials: configurationIds, ...(requestParameters ? { request_parameters: requestParameters } : {}) });
+    const res = await call('POST', '/v1/openid/offers', {
+      credentials: configurationIds,
+      ...(requestParameters ? { request_parameters: requestParameters } : {}),
+    });
     expect(res.status, res.text).toBe(200);
     return res.json() as { uri: string };
   }
@@ -343,15 +381,39 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   ];
 
   async function verifyMdoc(credential: string, device: ReturnType<typeof wallet>, docType: string, namespace: string) {
-    const transcript = oid4vpSessionTranscript({ clientId: 'verifier.example', responseUri: 'https://verifier.example/response', nonce: 'n-1', mdocGeneratedNonce: 'm-1' });
-    const presented = deviceResponse({ docType, issuerSigned: Buffer.from(credential, 'base64url'), sessionTranscript: transcript, devicePrivateKey: device.privateKey });
+    const transcript = oid4vpSessionTranscript({
+      clientId: 'verifier.example',
+      responseUri: 'https://verifier.example/response',
+      nonce: 'n-1',
+      mdocGeneratedNonce: 'm-1',
+    });
+    const presented = deviceResponse({
+      docType,
+      issuerSigned: Buffer.from(credential, 'base64url'),
+      sessionTranscript: transcript,
+      devicePrivateKey: device.privateKey,
+    });
     const checks: Check[] = [];
-    const verified = await new Verifier([iacaPem]).verify(presented.deviceResponse, { encodedSessionTranscript: presented.sessionTranscriptBytes, onCheck: (c) => checks.push(c as Check) });
+    const verified = await new Verifier([iacaPem]).verify(presented.deviceResponse, {
+      encodedSessionTranscript: presented.sessionTranscriptBytes,
+      onCheck: (c) => checks.push(c as Check),
+    });
     expect(checks.filter((c) => c.status !== 'PASSED')).toEqual([]);
-    for (const id of ['ISSUER_CERTIFICATE_VALIDITY', 'ISSUER_SIGNATURE_VALIDITY', 'MSO_VALIDITY_AT_VERIFICATION_TIME', 'DEVICE_SIGNATURE_VALIDITY', 'ATTRIBUTE_DIGEST_MATCH']) {
-      expect(checks.some((c) => c.id === id && c.status === 'PASSED'), id).toBe(true);
+    for (const id of [
+      'ISSUER_CERTIFICATE_VALIDITY',
+      'ISSUER_SIGNATURE_VALIDITY',
+      'MSO_VALIDITY_AT_VERIFICATION_TIME',
+      'DEVICE_SIGNATURE_VALIDITY',
+      'ATTRIBUTE_DIGEST_MATCH',
+    ]) {
+      expect(
+        checks.some((c) => c.id === id && c.status === 'PASSED'),
+        id,
+      ).toBe(true);
     }
-    const diagnostic = await new Verifier([iacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), { encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes) });
+    const diagnostic = await new Verifier([iacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), {
+      encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes),
+    });
     expect(diagnostic.deviceKey.jwk).toMatchObject({ kty: 'EC', crv: 'P-256', x: device.publicJwk.x, y: device.publicJwk.y });
     const document = verified.documents[0];
     expect(document?.docType).toBe(docType);
@@ -368,7 +430,15 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
    * The wallet library's whole run: resolve the offer, start authorization (PAR or not), the browser,
    * the code with PKCE, a nonce, a proof, the credential. Returns the credential and what it saw.
    */
-  async function runFlow(options: { device: ReturnType<typeof wallet>; clientId: string; redirectUri: string; configurationId: string; scope: string; par: boolean; loginHint?: string }) {
+  async function runFlow(options: {
+    device: ReturnType<typeof wallet>;
+    clientId: string;
+    redirectUri: string;
+    configurationId: string;
+    scope: string;
+    par: boolean;
+    loginHint?: string;
+  }) {
     const { device } = options;
     const created = await offer([options.configurationId], options.loginHint ? { login_hint: options.loginHint } : undefined);
     const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
@@ -376,7 +446,13 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     const resolved = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
     const issuerMetadata = options.par ? resolved : withoutPar(resolved);
     const authorizationServerMetadata = issuerMetadata.authorizationServers[0] as AuthorizationServerMetadata;
-    const started = await device.client.initiateAuthorization({ credentialOffer, issuerMetadata, clientId: options.clientId, redirectUri: options.redirectUri, scope: options.scope });
+    const started = await device.client.initiateAuthorization({
+      credentialOffer,
+      issuerMetadata,
+      clientId: options.clientId,
+      redirectUri: options.redirectUri,
+      scope: options.scope,
+    });
     if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
     const requestUrl = new URL(started.authorizationRequestUrl);
     const { landed, trail } = await browse(started.authorizationRequestUrl, options.redirectUri);
@@ -396,7 +472,12 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
       signer: { method: 'jwk', publicJwk: device.publicJwk, alg: 'ES256' },
       nonce: c_nonce,
     });
-    const credentialResponse = await device.client.retrieveCredentials({ issuerMetadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: options.configurationId, proofs: { jwt: [jwt] } });
+    const credentialResponse = await device.client.retrieveCredentials({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      credentialConfigurationId: options.configurationId,
+      proofs: { jwt: [jwt] },
+    });
     const body = credentialResponse.credentialResponse as { credentials?: Array<{ credential: string }>; notification_id?: string };
     return { requestUrl, trail, landed, accessTokenResponse, body, issuerMetadata, pkce: started.pkce };
   }
@@ -405,15 +486,30 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
    * A flow by hand up to the code, for the refusals: the authorization request (plain, or pushed
    * first), the browser, and the code at the wallet's redirect URI with the verifier that goes with it.
    */
-  async function codeByHand(options: { clientId?: string; redirectUri?: string; par?: boolean; state?: string; atProvider?: AtProvider; extra?: Record<string, string> } = {}) {
+  async function codeByHand(
+    options: { clientId?: string; redirectUri?: string; par?: boolean; state?: string; atProvider?: AtProvider; extra?: Record<string, string> } = {},
+  ) {
     const clientId = options.clientId ?? publicClientId;
     const redirectUri = options.redirectUri ?? PUBLIC_REDIRECT;
     const verifier = randomBytes(32).toString('base64url');
     const state = options.state ?? randomBytes(8).toString('hex');
-    const parameters = { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: `mso_mdoc:${DOC_TYPE}`, state, code_challenge_method: 'S256', code_challenge: sha256(verifier), ...options.extra };
+    const parameters = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: `mso_mdoc:${DOC_TYPE}`,
+      state,
+      code_challenge_method: 'S256',
+      code_challenge: sha256(verifier),
+      ...options.extra,
+    };
     let start = `${origin}/v1/oauth/authorize?${new URLSearchParams(parameters)}`;
     if (options.par) {
-      const pushed = await tlsFetch(`${origin}/v1/oauth/par`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(parameters).toString() });
+      const pushed = await tlsFetch(`${origin}/v1/oauth/par`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(parameters).toString(),
+      });
       const text = await pushed.text();
       expect(pushed.status, text).toBe(201);
       start = `${origin}/v1/oauth/authorize?${new URLSearchParams({ client_id: clientId, request_uri: JSON.parse(text).request_uri })}`;
@@ -423,7 +519,11 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   }
 
   const redeem = (got: { code?: string | undefined; verifier: string; redirectUri: string; clientId: string }, base = origin) =>
-    tokenRequest({ grant_type: 'authorization_code', client_id: got.clientId, code: got.code ?? '', redirect_uri: got.redirectUri, code_verifier: got.verifier }, {}, base);
+    tokenRequest(
+      { grant_type: 'authorization_code', client_id: got.clientId, code: got.code ?? '', redirect_uri: got.redirectUri, code_verifier: got.verifier },
+      {},
+      base,
+    );
 
   // ----- the wallet library's runs -----
 
@@ -443,7 +543,15 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   it.skipIf(skip)('a public wallet pushes its request (RFC 9126), the user signs in, the hook adds claims, and @auth0/mdl verifies the mDoc', async () => {
     const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
     hookSeen.length = 0;
-    const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId, scope: `mso_mdoc:${DOC_TYPE}`, par: true, loginHint: 'ada@example.com' });
+    const run = await runFlow({
+      device,
+      clientId: publicClientId,
+      redirectUri: PUBLIC_REDIRECT,
+      configurationId,
+      scope: `mso_mdoc:${DOC_TYPE}`,
+      par: true,
+      loginHint: 'ada@example.com',
+    });
 
     // The library pushed the request and sent the browser with request_uri only.
     expect(run.requestUrl.pathname).toBe('/v1/oauth/authorize');
@@ -488,7 +596,13 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     const created = await offer([configurationId], { login_hint: 'ada@example.com' });
     const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
     const issuerMetadata = withoutPar(await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer));
-    const started = await device.client.initiateAuthorization({ credentialOffer, issuerMetadata, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, scope: `mso_mdoc:${DOC_TYPE}` });
+    const started = await device.client.initiateAuthorization({
+      credentialOffer,
+      issuerMetadata,
+      clientId: publicClientId,
+      redirectUri: PUBLIC_REDIRECT,
+      scope: `mso_mdoc:${DOC_TYPE}`,
+    });
     if (!('authorizationRequestUrl' in started)) throw new Error('expected a redirect');
     const first = await tlsFetch(started.authorizationRequestUrl);
     expect(first.status, await first.text()).toBe(303);
@@ -501,7 +615,14 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
 
   it.skipIf(skip)('a confidential wallet (client_secret_basic) without PAR goes straight to the authorization endpoint and is issued the mDoc', async () => {
     const device = wallet(clientAuthenticationClientSecretBasic(confidential));
-    const run = await runFlow({ device, clientId: confidential.clientId, redirectUri: CONFIDENTIAL_REDIRECT, configurationId, scope: `mso_mdoc:${DOC_TYPE}`, par: false });
+    const run = await runFlow({
+      device,
+      clientId: confidential.clientId,
+      redirectUri: CONFIDENTIAL_REDIRECT,
+      configurationId,
+      scope: `mso_mdoc:${DOC_TYPE}`,
+      par: false,
+    });
     // The plain request: every parameter in the URL, with an S256 challenge and the offer's issuer_state.
     expect(run.requestUrl.searchParams.get('request_uri')).toBeNull();
     expect(run.requestUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -514,8 +635,19 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
 
   it.skipIf(skip)('a confidential client that does not authenticate is refused at PAR (401 invalid_client) and at the token endpoint', async () => {
     const verifier = randomBytes(32).toString('base64url');
-    const form = { response_type: 'code', client_id: confidential.clientId, redirect_uri: CONFIDENTIAL_REDIRECT, scope: `mso_mdoc:${DOC_TYPE}`, code_challenge_method: 'S256', code_challenge: sha256(verifier) };
-    const pushed = await tlsFetch(`${origin}/v1/oauth/par`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const form = {
+      response_type: 'code',
+      client_id: confidential.clientId,
+      redirect_uri: CONFIDENTIAL_REDIRECT,
+      scope: `mso_mdoc:${DOC_TYPE}`,
+      code_challenge_method: 'S256',
+      code_challenge: sha256(verifier),
+    };
+    const pushed = await tlsFetch(`${origin}/v1/oauth/par`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
     const text = await pushed.text();
     expect(pushed.status, text).toBe(401);
     expect(JSON.parse(text).error).toBe('invalid_client');
@@ -525,14 +657,24 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(withoutSecret.status, withoutSecret.text).toBe(401);
     expect(withoutSecret.json().error).toBe('invalid_client');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(confidential.clientId)}:${encodeURIComponent(confidential.clientSecret)}`).toString('base64')}`;
-    const withSecret = await tokenRequest({ grant_type: 'authorization_code', code: got.code ?? '', redirect_uri: got.redirectUri, code_verifier: got.verifier }, { authorization: basic });
+    const withSecret = await tokenRequest(
+      { grant_type: 'authorization_code', code: got.code ?? '', redirect_uri: got.redirectUri, code_verifier: got.verifier },
+      { authorization: basic },
+    );
     expect(withSecret.status, withSecret.text).toBe(200);
   });
 
   it.skipIf(skip)('a claim source that never answers adds no claims: the mDoc is issued with the claims from the provider and the hook', async () => {
     const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
     const before = silentRequests.length;
-    const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId: memberConfigurationId, scope: `mso_mdoc:${MEMBER_DOC_TYPE}`, par: true });
+    const run = await runFlow({
+      device,
+      clientId: publicClientId,
+      redirectUri: PUBLIC_REDIRECT,
+      configurationId: memberConfigurationId,
+      scope: `mso_mdoc:${MEMBER_DOC_TYPE}`,
+      par: true,
+    });
     // Vellum did ask the source (with its API key and the user's subject) and gave up on it.
     expect(silentRequests.length).toBeGreaterThan(before);
     expect(silentRequests.at(-1)).toEqual({ url: `/members?subject=${ADA}`, apiKey: 'membership-api-key' });
@@ -541,138 +683,204 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(values).toEqual({ family_name: 'Okafor', given_name: 'Ada' });
   });
 
-  it.skipIf(skip)('issues ldp_vc, cwt, cwt_vc and dc+sd-jwt through the same flow, each verified by a library Vellum does not sign with (issue 14)', async () => {
-    // The signing DIDs: Ed25519 for ldp_vc, P-256 for the others.
-    const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };
-    for (const keyType of ['Ed25519', 'P-256'] as const) {
-      const created = await call('POST', '/v1/dids', { method: 'key', options: { keyType } });
-      expect(created.status, created.text).toBe(201);
-      dids[keyType] = created.json().did;
-    }
-    // family_name from the provider's ID token, given_name and birth_date from the hook.
-    const claimMappings = { family_name: { mapFrom: 'claims.family_name', required: true }, given_name: { mapFrom: 'claims.givenName', required: true }, birth_date: { mapFrom: 'claims.birthDate' } };
-    const formats = [
-      { format: 'ldp_vc', path: 'web-semantic', body: { type: 'MembershipCredential', issuer: { name: 'Acme' }, proofType: 'Ed25519Signature2020' } },
-      { format: 'cwt', path: 'compact', body: { type: 'MembershipCard' } },
-      { format: 'cwt_vc', path: 'compact-semantic', body: { type: 'MembershipCredential' } },
-      { format: 'dc+sd-jwt', path: 'sd-jwt', body: { type: 'https://credentials.example/membership' } },
-    ] as const;
-    const expected = { family_name: 'Okafor', given_name: 'Ada', birth_date: '1991-07-14' };
-    const cose = await loadCoseTs();
-    for (const { format, path, body } of formats) {
-      const configuration = await call('POST', `/v2/credentials/${path}/configurations`, { ...body, expiresIn: { days: 30 }, claimMappings });
-      expect(configuration.status, configuration.text).toBe(201);
-      const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
-      const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId: configuration.json().id, scope: `${format}:${body.type}`, par: true });
-      expect(run.accessTokenResponse.scope, format).toBe(`${format}:${body.type}`);
-      const credential = run.body.credentials?.[0]?.credential as unknown;
-
-      if (format === 'ldp_vc') {
-        const vc = credential as Record<string, any>;
-        const verified = await verifyWithDigitalBazaar(vc, resolveDidKey(dids.Ed25519), new Date());
-        expect(verified, format).toEqual({ verified: true });
-        expect(vc.credentialSubject).toMatchObject(expected);
-        expect(resolveDidKey(vc.credentialSubject.id)).toMatchObject({ x: device.publicJwk.x, y: device.publicJwk.y });
-        const tampered = structuredClone(vc);
-        tampered.credentialSubject.given_name = 'Adb';
-        expect((await verifyWithDigitalBazaar(tampered, resolveDidKey(dids.Ed25519), new Date())).verified).toBe(false);
-      } else if (format === 'cwt' || format === 'cwt_vc') {
-        const bytes = new Uint8Array(Buffer.from(credential as string, 'base64url'));
-        const issuer = resolveDidKey(dids['P-256']);
-        const point = Buffer.concat([Uint8Array.of(4), Buffer.from(issuer.x, 'base64url'), Buffer.from(issuer.y as string, 'base64url')]);
-        const message = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes);
-        const claims = cose.decodeCBOR(message.payload) as Map<string | number, unknown>;
-        expect(claims.get(1), format).toBe(dids['P-256']);
-        const holder = (claims.get(8) as Map<number, Map<number, Uint8Array>>).get(1) as Map<number, Uint8Array>;
-        expect(Buffer.from(holder.get(-2) as Uint8Array).toString('base64url')).toBe(device.publicJwk.x);
-        const subject = format === 'cwt' ? claims : ((claims.get('vc') as Map<string, unknown>).get('credentialSubject') as Map<string, unknown>);
-        expect(Object.fromEntries([...subject].filter(([k]) => typeof k === 'string' && k in expected))).toEqual(expected);
-        bytes[bytes.length - 70] = (bytes[bytes.length - 70] as number) ^ 1;
-        expect(() => cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes), format).toThrow();
-      } else {
-        const compact = credential as string;
-        const issuerJwk = resolveDidKey(dids['P-256']);
-        const es256 = (jwk: object, data: string, signature: string) =>
-          verifySignature('sha256', Buffer.from(data), { key: createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
-        const sdJwtVc = new SDJwtVcInstance({ hasher: (data: string | ArrayBuffer) => createHash('sha256').update(typeof data === 'string' ? data : new Uint8Array(data)).digest(), verifier: (data: string, signature: string) => es256(issuerJwk, data, signature) });
-        const verified = await sdJwtVc.verify(compact);
-        expect(verified.payload).toMatchObject({ iss: dids['P-256'], vct: body.type, cnf: { jwk: { x: device.publicJwk.x, y: device.publicJwk.y } }, ...expected });
-        const [jwt = '', ...rest] = compact.split('~');
-        const [h, p, sig = ''] = jwt.split('.');
-        const flipped = `${h}.${p}.${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
-        await expect(sdJwtVc.verify([flipped, ...rest].join('~'))).rejects.toThrow();
+  it.skipIf(skip)(
+    'issues ldp_vc, cwt, cwt_vc and dc+sd-jwt through the same flow, each verified by a library Vellum does not sign with (issue 14)',
+    async () => {
+      // The signing DIDs: Ed25519 for ldp_vc, P-256 for the others.
+      const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };
+      for (const keyType of ['Ed25519', 'P-256'] as const) {
+        const created = await call('POST', '/v1/dids', { method: 'key', options: { keyType } });
+        expect(created.status, created.text).toBe(201);
+        dids[keyType] = created.json().did;
       }
-    }
-  });
-
-  it.skipIf(skip)('revokes ldp_vc, cwt and dc+sd-jwt credentials: each reads revoked in the list its DID signs, and another credential valid (issue 15)', async () => {
-    const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };
-    for (const keyType of ['Ed25519', 'P-256'] as const) dids[keyType] = (await call('POST', '/v1/dids', { method: 'key', options: { keyType } })).json().did;
-    const claimMappings = { family_name: { mapFrom: 'claims.family_name', required: true }, given_name: { mapFrom: 'claims.givenName', required: true } };
-    const cose = await loadCoseTs();
-    const issueTwo = async (format: string, path: string, body: Record<string, unknown>) => {
-      const created = await call('POST', `/v2/credentials/${path}/configurations`, { ...body, expiresIn: { days: 30 }, claimMappings, revocable: true });
-      expect(created.status, created.text).toBe(201);
-      const configurationId = created.json().id as string;
-      const issued = [];
-      for (let i = 0; i < 2; i += 1) {
+      // family_name from the provider's ID token, given_name and birth_date from the hook.
+      const claimMappings = {
+        family_name: { mapFrom: 'claims.family_name', required: true },
+        given_name: { mapFrom: 'claims.givenName', required: true },
+        birth_date: { mapFrom: 'claims.birthDate' },
+      };
+      const formats = [
+        { format: 'ldp_vc', path: 'web-semantic', body: { type: 'MembershipCredential', issuer: { name: 'Acme' }, proofType: 'Ed25519Signature2020' } },
+        { format: 'cwt', path: 'compact', body: { type: 'MembershipCard' } },
+        { format: 'cwt_vc', path: 'compact-semantic', body: { type: 'MembershipCredential' } },
+        { format: 'dc+sd-jwt', path: 'sd-jwt', body: { type: 'https://credentials.example/membership' } },
+      ] as const;
+      const expected = { family_name: 'Okafor', given_name: 'Ada', birth_date: '1991-07-14' };
+      const cose = await loadCoseTs();
+      for (const { format, path, body } of formats) {
+        const configuration = await call('POST', `/v2/credentials/${path}/configurations`, { ...body, expiresIn: { days: 30 }, claimMappings });
+        expect(configuration.status, configuration.text).toBe(201);
         const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
-        const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId, scope: `${format}:${body.type}`, par: true });
-        issued.push(run.body.credentials?.[0]?.credential as unknown);
+        const run = await runFlow({
+          device,
+          clientId: publicClientId,
+          redirectUri: PUBLIC_REDIRECT,
+          configurationId: configuration.json().id,
+          scope: `${format}:${body.type}`,
+          par: true,
+        });
+        expect(run.accessTokenResponse.scope, format).toBe(`${format}:${body.type}`);
+        const credential = run.body.credentials?.[0]?.credential as unknown;
+
+        if (format === 'ldp_vc') {
+          const vc = credential as Record<string, any>;
+          const verified = await verifyWithDigitalBazaar(vc, resolveDidKey(dids.Ed25519), new Date());
+          expect(verified, format).toEqual({ verified: true });
+          expect(vc.credentialSubject).toMatchObject(expected);
+          expect(resolveDidKey(vc.credentialSubject.id)).toMatchObject({ x: device.publicJwk.x, y: device.publicJwk.y });
+          const tampered = structuredClone(vc);
+          tampered.credentialSubject.given_name = 'Adb';
+          expect((await verifyWithDigitalBazaar(tampered, resolveDidKey(dids.Ed25519), new Date())).verified).toBe(false);
+        } else if (format === 'cwt' || format === 'cwt_vc') {
+          const bytes = new Uint8Array(Buffer.from(credential as string, 'base64url'));
+          const issuer = resolveDidKey(dids['P-256']);
+          const point = Buffer.concat([Uint8Array.of(4), Buffer.from(issuer.x, 'base64url'), Buffer.from(issuer.y as string, 'base64url')]);
+          const message = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes);
+          const claims = cose.decodeCBOR(message.payload) as Map<string | number, unknown>;
+          expect(claims.get(1), format).toBe(dids['P-256']);
+          const holder = (claims.get(8) as Map<number, Map<number, Uint8Array>>).get(1) as Map<number, Uint8Array>;
+          expect(Buffer.from(holder.get(-2) as Uint8Array).toString('base64url')).toBe(device.publicJwk.x);
+          const subject = format === 'cwt' ? claims : ((claims.get('vc') as Map<string, unknown>).get('credentialSubject') as Map<string, unknown>);
+          expect(Object.fromEntries([...subject].filter(([k]) => typeof k === 'string' && k in expected))).toEqual(expected);
+          bytes[bytes.length - 70] = (bytes[bytes.length - 70] as number) ^ 1;
+          expect(() => cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes), format).toThrow();
+        } else {
+          const compact = credential as string;
+          const issuerJwk = resolveDidKey(dids['P-256']);
+          const es256 = (jwk: object, data: string, signature: string) =>
+            verifySignature(
+              'sha256',
+              Buffer.from(data),
+              { key: createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+              Buffer.from(signature, 'base64url'),
+            );
+          const sdJwtVc = new SDJwtVcInstance({
+            hasher: (data: string | ArrayBuffer) =>
+              createHash('sha256')
+                .update(typeof data === 'string' ? data : new Uint8Array(data))
+                .digest(),
+            verifier: (data: string, signature: string) => es256(issuerJwk, data, signature),
+          });
+          const verified = await sdJwtVc.verify(compact);
+          expect(verified.payload).toMatchObject({
+            iss: dids['P-256'],
+            vct: body.type,
+            cnf: { jwk: { x: device.publicJwk.x, y: device.publicJwk.y } },
+            ...expected,
+          });
+          const [jwt = '', ...rest] = compact.split('~');
+          const [h, p, sig = ''] = jwt.split('.');
+          const flipped = `${h}.${p}.${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
+          await expect(sdJwtVc.verify([flipped, ...rest].join('~'))).rejects.toThrow();
+        }
       }
-      const records = (await call('GET', `/v2/credentials?credentialConfigurationId=${configurationId}`)).json().data as Array<{ id: string }>;
-      return { issued, ids: records.map((r) => r.id) };
-    };
-    const fetchBody = async (uri: string) => {
-      const res = await tlsFetch(uri);
-      expect(res.status, uri).toBe(200);
-      return { contentType: res.headers.get('content-type'), bytes: new Uint8Array(await res.arrayBuffer()) };
-    };
+    },
+  );
 
-    // ldp_vc: the list credential verifies with @digitalbazaar/vc and @digitalbazaar/bitstring reads it.
-    const ldp = await issueTwo('ldp_vc', 'web-semantic', { type: 'RevocableMembership', issuer: { name: 'Acme' } });
-    expect((await call('POST', `/v2/credentials/web-semantic/${ldp.ids[0]}/revocation-status`, { isRevoked: true })).json()).toEqual({ isRevoked: true });
-    const edKey = resolveDidKey(dids.Ed25519);
-    for (const [i, revoked] of [[0, true], [1, false]] as const) {
-      const vc = ldp.issued[i] as Record<string, any>;
-      const listUrl = vc.credentialStatus.revocationListCredential as string;
-      const list = JSON.parse(new TextDecoder().decode((await fetchBody(listUrl)).bytes)) as Record<string, unknown>;
-      const verdicts: RevocationCheckVerdict[] = [];
-      const result = await verifyWithDigitalBazaar(vc, edKey, new Date(), undefined, revocationList2020Check(new Map([[listUrl, list]]), edKey, new Date(), verdicts));
-      expect(verdicts[0], `ldp_vc ${i}`).toMatchObject({ list: { verified: true }, revoked });
-      expect(result.verified).toBe(!revoked);
-    }
+  it.skipIf(skip)(
+    'revokes ldp_vc, cwt and dc+sd-jwt credentials: each reads revoked in the list its DID signs, and another credential valid (issue 15)',
+    async () => {
+      const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };
+      for (const keyType of ['Ed25519', 'P-256'] as const) dids[keyType] = (await call('POST', '/v1/dids', { method: 'key', options: { keyType } })).json().did;
+      const claimMappings = { family_name: { mapFrom: 'claims.family_name', required: true }, given_name: { mapFrom: 'claims.givenName', required: true } };
+      const cose = await loadCoseTs();
+      const issueTwo = async (format: string, path: string, body: Record<string, unknown>) => {
+        const created = await call('POST', `/v2/credentials/${path}/configurations`, { ...body, expiresIn: { days: 30 }, claimMappings, revocable: true });
+        expect(created.status, created.text).toBe(201);
+        const configurationId = created.json().id as string;
+        const issued = [];
+        for (let i = 0; i < 2; i += 1) {
+          const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+          const run = await runFlow({
+            device,
+            clientId: publicClientId,
+            redirectUri: PUBLIC_REDIRECT,
+            configurationId,
+            scope: `${format}:${body.type}`,
+            par: true,
+          });
+          issued.push(run.body.credentials?.[0]?.credential as unknown);
+        }
+        const records = (await call('GET', `/v2/credentials?credentialConfigurationId=${configurationId}`)).json().data as Array<{ id: string }>;
+        return { issued, ids: records.map((r) => r.id) };
+      };
+      const fetchBody = async (uri: string) => {
+        const res = await tlsFetch(uri);
+        expect(res.status, uri).toBe(200);
+        return { contentType: res.headers.get('content-type'), bytes: new Uint8Array(await res.arrayBuffer()) };
+      };
 
-    // dc+sd-jwt: the Token Status List JWT verifies with node:crypto and @sd-jwt/jwt-status-list reads it.
-    const sd = await issueTwo('dc+sd-jwt', 'sd-jwt', { type: 'https://credentials.example/revocable' });
-    expect((await call('POST', `/v2/credentials/sd-jwt/${sd.ids[0]}/revocation-status`, { isRevoked: true })).status).toBe(200);
-    const p256 = resolveDidKey(dids['P-256']);
-    for (const [i, revoked] of [[0, 1], [1, 0]] as const) {
-      const payload = JSON.parse(Buffer.from(((sd.issued[i] as string).split('~')[0] as string).split('.')[1] as string, 'base64url').toString()) as { status: { status_list: { idx: number; uri: string } } };
-      const { idx, uri } = payload.status.status_list;
-      const { contentType, bytes } = await fetchBody(uri);
-      expect(contentType).toBe('application/statuslist+jwt');
-      const jwt = new TextDecoder().decode(bytes);
-      const [h, p, signature] = jwt.split('.') as [string, string, string];
-      expect(verifySignature('sha256', Buffer.from(`${h}.${p}`), { key: createPublicKey({ key: p256 as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))).toBe(true);
-      expect(getListFromStatusListJWT(jwt).getStatus(idx), `dc+sd-jwt ${i}`).toBe(revoked);
-    }
+      // ldp_vc: the list credential verifies with @digitalbazaar/vc and @digitalbazaar/bitstring reads it.
+      const ldp = await issueTwo('ldp_vc', 'web-semantic', { type: 'RevocableMembership', issuer: { name: 'Acme' } });
+      expect((await call('POST', `/v2/credentials/web-semantic/${ldp.ids[0]}/revocation-status`, { isRevoked: true })).json()).toEqual({ isRevoked: true });
+      const edKey = resolveDidKey(dids.Ed25519);
+      for (const [i, revoked] of [
+        [0, true],
+        [1, false],
+      ] as const) {
+        const vc = ldp.issued[i] as Record<string, any>;
+        const listUrl = vc.credentialStatus.revocationListCredential as string;
+        const list = JSON.parse(new TextDecoder().decode((await fetchBody(listUrl)).bytes)) as Record<string, unknown>;
+        const verdicts: RevocationCheckVerdict[] = [];
+        const result = await verifyWithDigitalBazaar(
+          vc,
+          edKey,
+          new Date(),
+          undefined,
+          revocationList2020Check(new Map([[listUrl, list]]), edKey, new Date(), verdicts),
+        );
+        expect(verdicts[0], `ldp_vc ${i}`).toMatchObject({ list: { verified: true }, revoked });
+        expect(result.verified).toBe(!revoked);
+      }
 
-    // cwt: the Token Status List CWT verifies with @ldclabs/cose-ts under the DID's key and pako inflates it.
-    const cwt = await issueTwo('cwt', 'compact', { type: 'RevocableBadge' });
-    expect((await call('POST', `/v2/credentials/compact/${cwt.ids[0]}/revocation-status`, { isRevoked: true })).status).toBe(200);
-    const point = Buffer.concat([Uint8Array.of(4), Buffer.from(p256.x, 'base64url'), Buffer.from(p256.y as string, 'base64url')]);
-    for (const [i, revoked] of [[0, 1], [1, 0]] as const) {
-      const credential = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), new Uint8Array(Buffer.from(cwt.issued[i] as string, 'base64url')));
-      const reference = ((cose.decodeCBOR(credential.payload) as Map<number, unknown>).get(65535) as Map<string, Map<string, unknown>>).get('status_list') as Map<string, unknown>;
-      const { bytes } = await fetchBody(reference.get('uri') as string);
-      const token = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes);
-      const list = (cose.decodeCBOR(token.payload) as Map<number, unknown>).get(65533) as Map<string, unknown>;
-      const statuses = pako.inflate(list.get('lst') as Uint8Array) as Uint8Array;
-      const idx = reference.get('idx') as number;
-      expect(((statuses[idx >> 3] as number) >> (idx & 7)) & 1, `cwt ${i}`).toBe(revoked);
-    }
-  });
+      // dc+sd-jwt: the Token Status List JWT verifies with node:crypto and @sd-jwt/jwt-status-list reads it.
+      const sd = await issueTwo('dc+sd-jwt', 'sd-jwt', { type: 'https://credentials.example/revocable' });
+      expect((await call('POST', `/v2/credentials/sd-jwt/${sd.ids[0]}/revocation-status`, { isRevoked: true })).status).toBe(200);
+      const p256 = resolveDidKey(dids['P-256']);
+      for (const [i, revoked] of [
+        [0, 1],
+        [1, 0],
+      ] as const) {
+        const payload = JSON.parse(Buffer.from(((sd.issued[i] as string).split('~')[0] as string).split('.')[1] as string, 'base64url').toString()) as {
+          status: { status_list: { idx: number; uri: string } };
+        };
+        const { idx, uri } = payload.status.status_list;
+        const { contentType, bytes } = await fetchBody(uri);
+        expect(contentType).toBe('application/statuslist+jwt');
+        const jwt = new TextDecoder().decode(bytes);
+        const [h, p, signature] = jwt.split('.') as [string, string, string];
+        expect(
+          verifySignature(
+            'sha256',
+            Buffer.from(`${h}.${p}`),
+            { key: createPublicKey({ key: p256 as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+            Buffer.from(signature, 'base64url'),
+          ),
+        ).toBe(true);
+        expect(getListFromStatusListJWT(jwt).getStatus(idx), `dc+sd-jwt ${i}`).toBe(revoked);
+      }
+
+      // cwt: the Token Status List CWT verifies with @ldclabs/cose-ts under the DID's key and pako inflates it.
+      const cwt = await issueTwo('cwt', 'compact', { type: 'RevocableBadge' });
+      expect((await call('POST', `/v2/credentials/compact/${cwt.ids[0]}/revocation-status`, { isRevoked: true })).status).toBe(200);
+      const point = Buffer.concat([Uint8Array.of(4), Buffer.from(p256.x, 'base64url'), Buffer.from(p256.y as string, 'base64url')]);
+      for (const [i, revoked] of [
+        [0, 1],
+        [1, 0],
+      ] as const) {
+        const credential = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), new Uint8Array(Buffer.from(cwt.issued[i] as string, 'base64url')));
+        const reference = ((cose.decodeCBOR(credential.payload) as Map<number, unknown>).get(65535) as Map<string, Map<string, unknown>>).get(
+          'status_list',
+        ) as Map<string, unknown>;
+        const { bytes } = await fetchBody(reference.get('uri') as string);
+        const token = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes);
+        const list = (cose.decodeCBOR(token.payload) as Map<number, unknown>).get(65533) as Map<string, unknown>;
+        const statuses = pako.inflate(list.get('lst') as Uint8Array) as Uint8Array;
+        const idx = reference.get('idx') as number;
+        expect(((statuses[idx >> 3] as number) >> (idx & 7)) & 1, `cwt ${i}`).toBe(revoked);
+      }
+    },
+  );
 
   // ----- refusals: each the specification's error, never a 5xx -----
 
@@ -702,7 +910,10 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     });
     expect(tokenB.status, tokenB.text).toBe(200);
     const adminB = { authorization: `Bearer ${tokenB.json().access_token}` };
-    const twin = await hostCall(server.port, TENANT_B_HOST, 'POST', '/v1/openid/clients', { headers: adminB, json: { clientId: publicClientId, clientName: 'The same wallet at B', redirectUris: [PUBLIC_REDIRECT], tokenEndpointAuthMethod: 'none' } });
+    const twin = await hostCall(server.port, TENANT_B_HOST, 'POST', '/v1/openid/clients', {
+      headers: adminB,
+      json: { clientId: publicClientId, clientName: 'The same wallet at B', redirectUris: [PUBLIC_REDIRECT], tokenEndpointAuthMethod: 'none' },
+    });
     expect(twin.status, twin.text).toBe(201);
 
     const got = await codeByHand();
@@ -719,7 +930,15 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   it.skipIf(skip)('an unregistered redirect URI is a 400 error body, never a redirect (RFC 6749 §4.1.2.1, RFC 9700 §4.1.3)', async () => {
     const verifier = randomBytes(32).toString('base64url');
     for (const redirectUri of ['https://attacker.example/callback', `${PUBLIC_REDIRECT}/`, `${PUBLIC_REDIRECT}?x=1`]) {
-      const query = new URLSearchParams({ response_type: 'code', client_id: publicClientId, redirect_uri: redirectUri, scope: `mso_mdoc:${DOC_TYPE}`, state: 's', code_challenge_method: 'S256', code_challenge: sha256(verifier) });
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: publicClientId,
+        redirect_uri: redirectUri,
+        scope: `mso_mdoc:${DOC_TYPE}`,
+        state: 's',
+        code_challenge_method: 'S256',
+        code_challenge: sha256(verifier),
+      });
       const res = await tlsFetch(`${origin}/v1/oauth/authorize?${query}`);
       const text = await res.text();
       expect(res.status, text).toBe(400);
@@ -729,7 +948,15 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   });
 
   it.skipIf(skip)('plain PKCE is refused at the wallet’s redirect URI with invalid_request, state and iss (RFC 7636 §4.4.1, RFC 9207)', async () => {
-    const query = new URLSearchParams({ response_type: 'code', client_id: publicClientId, redirect_uri: PUBLIC_REDIRECT, scope: `mso_mdoc:${DOC_TYPE}`, state: 'plain-1', code_challenge_method: 'plain', code_challenge: randomBytes(32).toString('base64url') });
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: publicClientId,
+      redirect_uri: PUBLIC_REDIRECT,
+      scope: `mso_mdoc:${DOC_TYPE}`,
+      state: 'plain-1',
+      code_challenge_method: 'plain',
+      code_challenge: randomBytes(32).toString('base64url'),
+    });
     const res = await tlsFetch(`${origin}/v1/oauth/authorize?${query}`);
     expect(res.status, await res.text()).toBe(303);
     const back = new URL(res.headers.get('location') as string);
@@ -739,7 +966,11 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(back.searchParams.get('iss')).toBe(origin);
     expect(back.searchParams.get('code')).toBeNull();
     // Pushed, the same request is answered directly (RFC 9126 §2.3).
-    const pushed = await tlsFetch(`${origin}/v1/oauth/par`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: query.toString() });
+    const pushed = await tlsFetch(`${origin}/v1/oauth/par`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: query.toString(),
+    });
     const text = await pushed.text();
     expect(pushed.status, text).toBe(400);
     expect(JSON.parse(text).error).toBe('invalid_request');
@@ -786,7 +1017,14 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     const pushed = await tlsFetch(`${origin}/v1/oauth/par`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ response_type: 'code', client_id: publicClientId, redirect_uri: PUBLIC_REDIRECT, scope: `mso_mdoc:${DOC_TYPE}`, code_challenge_method: 'S256', code_challenge: sha256(verifier) }).toString(),
+      body: new URLSearchParams({
+        response_type: 'code',
+        client_id: publicClientId,
+        redirect_uri: PUBLIC_REDIRECT,
+        scope: `mso_mdoc:${DOC_TYPE}`,
+        code_challenge_method: 'S256',
+        code_challenge: sha256(verifier),
+      }).toString(),
     });
     const requestUri = JSON.parse(await pushed.text()).request_uri as string;
 

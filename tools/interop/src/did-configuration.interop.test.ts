@@ -59,13 +59,23 @@ async function resolveDid(did: string, port: number): Promise<DidDocument> {
     const vm = `${did}#${fingerprint}`;
     if (fingerprint.startsWith('z6Mk')) {
       const { publicKeyBase58 } = Ed25519VerificationKey2018.fromFingerprint({ fingerprint });
-      return { '@context': [DID_V1, ED25519_2018_V1], id: did, verificationMethod: [{ id: vm, type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58 }], assertionMethod: [vm] };
+      return {
+        '@context': [DID_V1, ED25519_2018_V1],
+        id: did,
+        verificationMethod: [{ id: vm, type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58 }],
+        assertionMethod: [vm],
+      };
     }
     const bytes = base58Decode(fingerprint.slice(1));
     expect([...bytes.slice(0, 2)]).toEqual([0x80, 0x24]); // multicodec p256-pub
     const point = ECDH.convertKey(Buffer.from(bytes.slice(2)), 'prime256v1', undefined, undefined, 'uncompressed') as Buffer;
     const publicKeyJwk = { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') };
-    return { '@context': [DID_V1, JWS_2020_V1], id: did, verificationMethod: [{ id: vm, type: 'JsonWebKey2020', controller: did, publicKeyJwk }], assertionMethod: [vm] };
+    return {
+      '@context': [DID_V1, JWS_2020_V1],
+      id: did,
+      verificationMethod: [{ id: vm, type: 'JsonWebKey2020', controller: did, publicKeyJwk }],
+      assertionMethod: [vm],
+    };
   }
   if (did.startsWith('did:web:')) {
     const [host, ...path] = did.slice('did:web:'.length).split(':').map(decodeURIComponent);
@@ -94,7 +104,11 @@ function documentLoaderFor(port: number) {
   };
 }
 
-type Entry = Record<string, unknown> & { issuer: string; '@context': string[]; proof: { type: string; jws: string; verificationMethod: string; proofPurpose: string } };
+type Entry = Record<string, unknown> & {
+  issuer: string;
+  '@context': string[];
+  proof: { type: string; jws: string; verificationMethod: string; proofPurpose: string };
+};
 
 /** Ed25519Signature2018 with jsonld-signatures and Digital Bazaar's suite. */
 async function verifyEd25519Signature2018(entry: Entry, port: number): Promise<void> {
@@ -114,7 +128,10 @@ async function verifyEd25519Signature2018(entry: Entry, port: number): Promise<v
  */
 async function verifyJsonWebSignature2020(entry: Entry, port: number): Promise<void> {
   const documentLoader = documentLoaderFor(port);
-  const canonize = async (doc: object) => createHash('sha256').update(await jsonld.canonize(doc, { algorithm: 'URDNA2015', format: 'application/n-quads', documentLoader, safe: true })).digest();
+  const canonize = async (doc: object) =>
+    createHash('sha256')
+      .update(await jsonld.canonize(doc, { algorithm: 'URDNA2015', format: 'application/n-quads', documentLoader, safe: true }))
+      .digest();
   const { proof, ...unsigned } = entry;
   const { jws, ...options } = proof;
   const verifyData = Buffer.concat([await canonize({ '@context': entry['@context'], ...options }), await canonize(unsigned)]);
@@ -126,7 +143,9 @@ async function verifyJsonWebSignature2020(entry: Entry, port: number): Promise<v
   expect(controller.assertionMethod).toContain(proof.verificationMethod);
   const key = await importJWK(method.publicKeyJwk, 'ES256');
   await flattenedVerify({ protected: header as string, payload: verifyData, signature: signature as string }, key);
-  await expect(flattenedVerify({ protected: header as string, payload: Buffer.from(verifyData).fill(0, 0, 1), signature: signature as string }, key)).rejects.toThrow();
+  await expect(
+    flattenedVerify({ protected: header as string, payload: Buffer.from(verifyData).fill(0, 0, 1), signature: signature as string }, key),
+  ).rejects.toThrow();
 }
 
 describe('the DID configuration, verified by libraries we did not write (issue 3)', () => {
@@ -139,7 +158,8 @@ describe('the DID configuration, verified by libraries we did not write (issue 3
   let keys: KeyManager;
   const created: Record<string, { did: string; localMetadata: { keys: Array<{ kmsKeyId: string; didDocumentKeyId: string }> } }> = {};
 
-  const call = (method: string, path: string, body?: unknown, host = HOST) => http(server.port, method, path, { host, headers: auth, ...(body === undefined ? {} : { body }) });
+  const call = (method: string, path: string, body?: unknown, host = HOST) =>
+    http(server.port, method, path, { host, headers: auth, ...(body === undefined ? {} : { body }) });
   const configuration = async () => {
     const res = await http(server.port, 'GET', '/.well-known/did-configuration', { host: HOST });
     expect(res.status, res.text).toBe(200);
@@ -149,16 +169,30 @@ describe('the DID configuration, verified by libraries we did not write (issue 3
   beforeAll(async () => {
     dir = tempDir();
     const masterKey = randomBytes(32).toString('base64');
-    env = serverEnv({ VELLUM_DATA_DIR: dir, VELLUM_PORT: String(await freePort()), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '', VELLUM_MASTER_KEY: masterKey });
+    env = serverEnv({
+      VELLUM_DATA_DIR: dir,
+      VELLUM_PORT: String(await freePort()),
+      VELLUM_PLATFORM_DOMAIN: PLATFORM,
+      VELLUM_DEFAULT_TENANT: '',
+      VELLUM_MASTER_KEY: masterKey,
+    });
     const acme = JSON.parse(cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], env).stdout);
     expect(cli(['tenants', 'create', '--subdomain', 'other', '--region', 'eu01'], env).status).toBe(0);
     tenantId = acme.tenantId;
     server = await startServer(env);
-    const token = await http(server.port, 'POST', '/oauth/token', { host: HOST, body: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: acme.audience } });
+    const token = await http(server.port, 'POST', '/oauth/token', {
+      host: HOST,
+      body: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: acme.audience },
+    });
     auth = { authorization: `Bearer ${token.json().access_token}` };
     // The server's own database and master key, to see what happens to keys from outside.
     store = await openStore(loadConfig(env));
-    keys = createKeyManager({ keys: store.keys, sealer: createSealer(parseMasterKey(masterKey)), ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: { now: () => new Date() } });
+    keys = createKeyManager({
+      keys: store.keys,
+      sealer: createSealer(parseMasterKey(masterKey)),
+      ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+      clock: { now: () => new Date() },
+    });
 
     for (const [name, body] of [
       ['ed25519', { method: 'key' }],
@@ -221,7 +255,11 @@ describe('the DID configuration, verified by libraries we did not write (issue 3
     expect(suites).toEqual(['Ed25519Signature2018', 'JsonWebSignature2020', 'Ed25519Signature2018', 'Ed25519Signature2018']);
     // A tampered entry does not verify: the check can fail.
     const tampered = { ...config.entries[0], credentialSubject: { id: config.entries[0]?.issuer, origin: 'https://evil.example' } } as Entry;
-    const result = await jsigs.verify(tampered, { suite: new Ed25519Signature2018(), purpose: new jsigs.purposes.AssertionProofPurpose(), documentLoader: documentLoaderFor(server.port) });
+    const result = await jsigs.verify(tampered, {
+      suite: new Ed25519Signature2018(),
+      purpose: new jsigs.purposes.AssertionProofPurpose(),
+      documentLoader: documentLoaderFor(server.port),
+    });
     expect(result.verified).toBe(false);
   });
 
@@ -253,8 +291,18 @@ describe('the DID configuration, verified by libraries we did not write (issue 3
   it('answers bad input with 400 or 404 and the error body; another tenant reads nothing', async () => {
     const cases: Array<[string, Promise<Awaited<ReturnType<typeof http>>>, number, object]> = [
       ['unknown method', call('POST', '/v1/dids', { method: 'ion' }), 400, { details: [{ param: 'method', location: 'body' }] }],
-      ['unknown keyType', call('POST', '/v1/dids', { method: 'key', options: { keyType: 'secp256k1' } }), 400, { details: [{ param: 'options.keyType', location: 'body' }] }],
-      ['foreign did:web host', call('POST', '/v1/dids', { method: 'web', options: { url: `other.eu01.${PLATFORM}` } }), 400, { details: [{ param: 'options.url', location: 'body' }] }],
+      [
+        'unknown keyType',
+        call('POST', '/v1/dids', { method: 'key', options: { keyType: 'secp256k1' } }),
+        400,
+        { details: [{ param: 'options.keyType', location: 'body' }] },
+      ],
+      [
+        'foreign did:web host',
+        call('POST', '/v1/dids', { method: 'web', options: { url: `other.eu01.${PLATFORM}` } }),
+        400,
+        { details: [{ param: 'options.url', location: 'body' }] },
+      ],
       ['malformed DID', call('GET', '/v1/dids/not%20a%20did'), 400, { details: [{ param: 'did', location: 'params', value: 'not a did' }] }],
       ['malformed DID on delete', call('DELETE', '/v1/dids/did%3A%3Ax'), 400, { details: [{ param: 'did', location: 'params' }] }],
       ['unknown DID', call('GET', `/v1/dids/${encodeURIComponent('did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp')}`), 404, { code: 'NotFound' }],
@@ -266,7 +314,10 @@ describe('the DID configuration, verified by libraries we did not write (issue 3
     }
     const other = JSON.parse(cli(['clients', 'create', '--tenant', 'other', '--role', 'admin'], env).stdout);
     const otherHost = `other.eu01.${PLATFORM}`;
-    const token = await http(server.port, 'POST', '/oauth/token', { host: otherHost, body: { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret, audience: `https://${otherHost}` } });
+    const token = await http(server.port, 'POST', '/oauth/token', {
+      host: otherHost,
+      body: { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret, audience: `https://${otherHost}` },
+    });
     const theirs = { authorization: `Bearer ${token.json().access_token}` };
     const acmeDid = (created.ed25519 as (typeof created)[string]).did;
     for (const method of ['GET', 'DELETE']) {

@@ -114,7 +114,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
   }
 
   /** A raw request, as a wallet that does not follow the rules would send it. */
-  async function send(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | undefined }): Promise<Refusal & { text: string }> {
+  async function send(
+    url: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string | undefined },
+  ): Promise<Refusal & { text: string }> {
     const res = await tlsFetch(url, { method: init.method ?? 'POST', headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }) });
     const text = await res.text();
     let body: Record<string, unknown> = {};
@@ -135,7 +138,8 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
 
   /** The libraries' signJwt callback: finds the private key by the signer's JWK or x5c leaf, signs with jose. */
   const signJwt: SignJwtCallback = async (signer, { header, payload }) => {
-    const key = signer.method === 'jwk' ? keyring.get(signer.publicJwk.x as string) : signer.method === 'x5c' ? keyring.get(signer.x5c[0] as string) : undefined;
+    const key =
+      signer.method === 'jwk' ? keyring.get(signer.publicJwk.x as string) : signer.method === 'x5c' ? keyring.get(signer.x5c[0] as string) : undefined;
     if (!key) throw new Error(`No key here for a ${signer.method} signer`);
     const jwt = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' } as Parameters<SignJWT['setProtectedHeader']>[0]).sign(key);
     return { jwt, signerJwk: createPublicKey(key).export({ format: 'jwk' }) as Jwk };
@@ -169,7 +173,12 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
   type Wallet = ReturnType<typeof wallet>;
 
   /** A wallet provider's attestation of a wallet instance (the library's createClientAttestationJwt, x5c to `ca`). */
-  function attestation(ca: WalletProviderCa, clientId: string, instanceKey: WalletKey, options: { expiresAt?: Date; issuedAt?: Date; clientInstanceId?: string } = {}) {
+  function attestation(
+    ca: WalletProviderCa,
+    clientId: string,
+    instanceKey: WalletKey,
+    options: { expiresAt?: Date; issuedAt?: Date; clientInstanceId?: string } = {},
+  ) {
     keyring.set(ca.x5c[0] as string, ca.signingKey);
     return createClientAttestationJwt({
       issuer: 'https://wallet-provider.example',
@@ -184,7 +193,8 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
   }
 
   /** Standard Mode: the library adds the attestation and a fresh proof of possession to each request. */
-  const standardMode = (clientAttestationJwt: string) => clientAuthenticationClientAttestationJwt({ clientAttestationJwt, callbacks: { signJwt, generateRandom } });
+  const standardMode = (clientAttestationJwt: string) =>
+    clientAuthenticationClientAttestationJwt({ clientAttestationJwt, callbacks: { signJwt, generateRandom } });
   /**
    * Combined Mode: the library has no such client authentication (it always adds a proof of
    * possession), so this one, through the library's own extension point, sends the attestation
@@ -215,15 +225,30 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     const created = await preAuthorizedOffer();
     const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
     const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse, dpop: dpopAfter } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, ...(dpop ? { dpop: { signer: dpop } } : {}) });
+    const { accessTokenResponse, dpop: dpopAfter } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata,
+      ...(dpop ? { dpop: { signer: dpop } } : {}),
+    });
     return { accessTokenResponse, issuerMetadata, credentialOffer, dpopNonce: dpopAfter?.nonce };
   }
 
   /** The credential request, by the library: a nonce, a proof of the wallet's key, DPoP when `dpop` is given. */
   async function credential(device: Wallet, issuerMetadata: IssuerMetadataResult, accessToken: string, dpop?: JwtSignerJwk) {
     const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
-    const { jwt } = await device.client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: configurationId, signer: device.key.signer, nonce: c_nonce });
-    const response = await device.client.retrieveCredentials({ issuerMetadata, accessToken, credentialConfigurationId: configurationId, proofs: { jwt: [jwt] }, ...(dpop ? { dpop: { signer: dpop } } : {}) });
+    const { jwt } = await device.client.createCredentialRequestJwtProof({
+      issuerMetadata,
+      credentialConfigurationId: configurationId,
+      signer: device.key.signer,
+      nonce: c_nonce,
+    });
+    const response = await device.client.retrieveCredentials({
+      issuerMetadata,
+      accessToken,
+      credentialConfigurationId: configurationId,
+      proofs: { jwt: [jwt] },
+      ...(dpop ? { dpop: { signer: dpop } } : {}),
+    });
     const body = response.credentialResponse as { credentials?: Array<{ credential: string }> };
     expect(body.credentials).toHaveLength(1);
     return body.credentials?.[0]?.credential as string;
@@ -232,7 +257,12 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
   /** A credential request body as the library makes it (a fresh nonce and proof), for requests sent by hand. */
   async function credentialBody(device: Wallet, issuerMetadata: IssuerMetadataResult) {
     const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
-    const { jwt } = await device.client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: configurationId, signer: device.key.signer, nonce: c_nonce });
+    const { jwt } = await device.client.createCredentialRequestJwtProof({
+      issuerMetadata,
+      credentialConfigurationId: configurationId,
+      signer: device.key.signer,
+      nonce: c_nonce,
+    });
     return JSON.stringify({ credential_configuration_id: configurationId, proofs: { jwt: [jwt] } });
   }
 
@@ -241,8 +271,18 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
    * (so it was issued to that key), and holds the family name.
    */
   async function verifyCredential(issued: string, device: Wallet) {
-    const sessionTranscript = oid4vpSessionTranscript({ clientId: 'verifier.example', responseUri: 'https://verifier.example/response', nonce: 'n-1', mdocGeneratedNonce: 'm-1' });
-    const presented = deviceResponse({ docType: DOC_TYPE, issuerSigned: Buffer.from(issued, 'base64url'), sessionTranscript, devicePrivateKey: device.key.privateKey });
+    const sessionTranscript = oid4vpSessionTranscript({
+      clientId: 'verifier.example',
+      responseUri: 'https://verifier.example/response',
+      nonce: 'n-1',
+      mdocGeneratedNonce: 'm-1',
+    });
+    const presented = deviceResponse({
+      docType: DOC_TYPE,
+      issuerSigned: Buffer.from(issued, 'base64url'),
+      sessionTranscript,
+      devicePrivateKey: device.key.privateKey,
+    });
     const failed: unknown[] = [];
     const verified = await new Verifier([iacaPem]).verify(presented.deviceResponse, {
       encodedSessionTranscript: presented.sessionTranscriptBytes,
@@ -270,7 +310,8 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       () => undefined,
       (e: unknown) => e,
     );
-    if (!(error instanceof Oauth2ClientErrorResponseError)) throw new Error(`Expected an error response, got ${error === undefined ? 'success' : String(error)}`);
+    if (!(error instanceof Oauth2ClientErrorResponseError))
+      throw new Error(`Expected an error response, got ${error === undefined ? 'success' : String(error)}`);
     return { status: error.response.status, body: error.errorResponse as Record<string, unknown>, headers: error.response.headers };
   }
 
@@ -317,7 +358,14 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
   async function secondServer(extra: Record<string, string> = {}): Promise<string> {
     const port = await freePort();
     const started = await startServer(
-      serverEnv({ ...backendEnv, VELLUM_PORT: String(port), VELLUM_PUBLIC_URL: origin, VELLUM_TLS_CERT_FILE: cert.certFile, VELLUM_TLS_KEY_FILE: cert.keyFile, ...extra }),
+      serverEnv({
+        ...backendEnv,
+        VELLUM_PORT: String(port),
+        VELLUM_PUBLIC_URL: origin,
+        VELLUM_TLS_CERT_FILE: cert.certFile,
+        VELLUM_TLS_KEY_FILE: cert.keyFile,
+        ...extra,
+      }),
     );
     secondServers.push(started);
     return `https://localhost:${port}`;
@@ -357,7 +405,12 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     const printed = server.output();
     const start = printed.indexOf('{', printed.indexOf('shown only this once'));
     const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-    const token = await call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin }, {});
+    const token = await call(
+      'POST',
+      '/oauth/token',
+      { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin },
+      {},
+    );
     expect(token.status, token.text).toBe(200);
     admin = { authorization: `Bearer ${token.json().access_token}` };
 
@@ -375,13 +428,22 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     expect(configuration.status, configuration.text).toBe(201);
     configurationId = configuration.json().id;
 
-    const idp = await call('POST', '/v1/users/authentication-providers', { url: provider.issuer, clientId: 'vellum', clientSecret: 'vellum-secret-at-the-provider', claimsToPersist: ['family_name'] });
+    const idp = await call('POST', '/v1/users/authentication-providers', {
+      url: provider.issuer,
+      clientId: 'vellum',
+      clientSecret: 'vellum-secret-at-the-provider',
+      claimsToPersist: ['family_name'],
+    });
     expect(idp.status, idp.text).toBe(201);
 
     const clients = [
       { clientId: DPOP_CLIENT, clientName: 'A wallet that always uses DPoP', dpop: { required: true } },
       { clientId: ATTESTED_CLIENT, clientName: 'An attested wallet (Standard Mode)', clientAttestation: { rootCertificates: [trustedCa.rootPem] } },
-      { clientId: COMBINED_CLIENT, clientName: 'An attested wallet (Combined Mode)', clientAttestation: { rootCertificates: [trustedCa.rootPem], dpopRequired: true } },
+      {
+        clientId: COMBINED_CLIENT,
+        clientName: 'An attested wallet (Combined Mode)',
+        clientAttestation: { rootCertificates: [trustedCa.rootPem], dpopRequired: true },
+      },
     ];
     for (const body of clients) {
       const created = await call('POST', '/v1/openid/clients', { ...body, redirectUris: [REDIRECT], grantTypes: GRANT_TYPES, tokenEndpointAuthMethod: 'none' });
@@ -401,250 +463,317 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
 
   // ----- the wallet libraries' runs -----
 
-  it.skipIf(skip)('advertises DPoP and attest_jwt_client_auth, and the wallet library reads both as supported (RFC 9449 §5.1, attestation draft §10)', async () => {
-    const device = wallet();
-    const metadata = await device.oauth2.fetchAuthorizationServerMetadata(origin);
-    expect(metadata).toMatchObject({ issuer: origin, dpop_signing_alg_values_supported: ['ES256', 'EdDSA'] });
-    expect(metadata?.token_endpoint_auth_methods_supported).toContain('attest_jwt_client_auth');
-    const authorizationServerMetadata = metadata as AuthorizationServerMetadata;
-    expect(device.oauth2.isDpopSupported({ authorizationServerMetadata })).toEqual({ supported: true, dpopSigningAlgValuesSupported: ['ES256', 'EdDSA'] });
-    expect(device.oauth2.isClientAttestationSupported({ authorizationServerMetadata })).toEqual({ supported: true });
-  });
+  it.skipIf(skip)(
+    'advertises DPoP and attest_jwt_client_auth, and the wallet library reads both as supported (RFC 9449 §5.1, attestation draft §10)',
+    async () => {
+      const device = wallet();
+      const metadata = await device.oauth2.fetchAuthorizationServerMetadata(origin);
+      expect(metadata).toMatchObject({ issuer: origin, dpop_signing_alg_values_supported: ['ES256', 'EdDSA'] });
+      expect(metadata?.token_endpoint_auth_methods_supported).toContain('attest_jwt_client_auth');
+      const authorizationServerMetadata = metadata as AuthorizationServerMetadata;
+      expect(device.oauth2.isDpopSupported({ authorizationServerMetadata })).toEqual({ supported: true, dpopSigningAlgValuesSupported: ['ES256', 'EdDSA'] });
+      expect(device.oauth2.isClientAttestationSupported({ authorizationServerMetadata })).toEqual({ supported: true });
+    },
+  );
 
-  it.skipIf(skip)('Pre-authorized Code with DPoP: a token bound to the key (cnf.jkt), the credential issued with DPoP, and the same token as Bearer refused (RFC 9449 §5, §6.1, §7)', async () => {
-    const device = wallet();
-    const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, device.key.signer);
-    expect(accessTokenResponse.token_type).toBe('DPoP');
-    const token = accessTokenResponse.access_token;
-    expect(decodeJwt(token).cnf).toEqual({ jkt: await calculateJwkThumbprint(device.key.publicJwk as JWK, 'sha256') });
-    // The library put a proof on the token request, for the token endpoint.
-    const tokenRequest = device.last('/v1/oauth/token');
-    expect(decodeJwt(tokenRequest.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/token` });
+  it.skipIf(skip)(
+    'Pre-authorized Code with DPoP: a token bound to the key (cnf.jkt), the credential issued with DPoP, and the same token as Bearer refused (RFC 9449 §5, §6.1, §7)',
+    async () => {
+      const device = wallet();
+      const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, device.key.signer);
+      expect(accessTokenResponse.token_type).toBe('DPoP');
+      const token = accessTokenResponse.access_token;
+      expect(decodeJwt(token).cnf).toEqual({ jkt: await calculateJwkThumbprint(device.key.publicJwk as JWK, 'sha256') });
+      // The library put a proof on the token request, for the token endpoint.
+      const tokenRequest = device.last('/v1/oauth/token');
+      expect(decodeJwt(tokenRequest.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/token` });
 
-    const issued = await credential(device, issuerMetadata, token, device.key.signer);
-    const sent = device.last('/v1/openid/credential');
-    expect(sent.headers.authorization).toBe(`DPoP ${token}`);
-    expect(decodeJwt(sent.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/openid/credential`, ath: sha256(token) });
-    await verifyCredential(issued, device);
+      const issued = await credential(device, issuerMetadata, token, device.key.signer);
+      const sent = device.last('/v1/openid/credential');
+      expect(sent.headers.authorization).toBe(`DPoP ${token}`);
+      expect(decodeJwt(sent.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/openid/credential`, ath: sha256(token) });
+      await verifyCredential(issued, device);
 
-    // RFC 9449 §7.2: a DPoP-bound token is no bearer token. The library sends it as Bearer without dpop.
-    const body = await credentialBody(device, issuerMetadata);
-    const asBearer = await resourceRequest({ url: `${origin}/v1/openid/credential`, accessToken: token, callbacks: { fetch: tlsFetch, hash, generateRandom, signJwt }, requestOptions: { method: 'POST', headers: { 'content-type': 'application/json' }, body } });
-    if (asBearer.ok) throw new Error('The credential endpoint took a DPoP-bound token as a bearer token');
-    expect(asBearer.response.status).toBe(401);
-    expect(asBearer.wwwAuthenticate?.[0]).toMatchObject({ scheme: 'DPoP', error: 'invalid_token' });
-    expect(await asBearer.response.json()).toMatchObject({ error: 'invalid_token', error_description: expect.stringContaining('DPoP') });
-  });
+      // RFC 9449 §7.2: a DPoP-bound token is no bearer token. The library sends it as Bearer without dpop.
+      const body = await credentialBody(device, issuerMetadata);
+      const asBearer = await resourceRequest({
+        url: `${origin}/v1/openid/credential`,
+        accessToken: token,
+        callbacks: { fetch: tlsFetch, hash, generateRandom, signJwt },
+        requestOptions: { method: 'POST', headers: { 'content-type': 'application/json' }, body },
+      });
+      if (asBearer.ok) throw new Error('The credential endpoint took a DPoP-bound token as a bearer token');
+      expect(asBearer.response.status).toBe(401);
+      expect(asBearer.wwwAuthenticate?.[0]).toMatchObject({ scheme: 'DPoP', error: 'invalid_token' });
+      expect(await asBearer.response.json()).toMatchObject({ error: 'invalid_token', error_description: expect.stringContaining('DPoP') });
+    },
+  );
 
-  it.skipIf(skip).each([true, false])('Authorization Code with DPoP (pushed request: %s): the code is bound to the key, the token carries cnf.jkt, and the credential is issued (RFC 9449 §10)', async (par) => {
-    const device = wallet(clientAuthenticationNone({ clientId: DPOP_CLIENT }));
-    const { credentialOffer, issuerMetadata: resolved } = await authorizationCodeOffer(device);
-    // Without PAR, the library names the key by dpop_jkt in the authorization request (RFC 9449 §10).
-    const issuerMetadata: IssuerMetadataResult = par
-      ? resolved
-      : { ...resolved, authorizationServers: resolved.authorizationServers.map(({ pushed_authorization_request_endpoint: _par, ...rest }) => rest as AuthorizationServerMetadata) };
-    const started = await device.client.initiateAuthorization({ credentialOffer, issuerMetadata, clientId: DPOP_CLIENT, redirectUri: REDIRECT, scope: `mso_mdoc:${DOC_TYPE}`, dpop: { signer: device.key.signer } });
-    if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
-    const requestUrl = new URL(started.authorizationRequestUrl);
-    const jkt = await calculateJwkThumbprint(device.key.publicJwk as JWK, 'sha256');
-    if (par) {
-      expect([...requestUrl.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
-      expect(decodeJwt(device.last('/v1/oauth/par').headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/par` });
-    } else {
-      expect(requestUrl.searchParams.get('dpop_jkt')).toBe(jkt);
-    }
+  it.skipIf(skip).each([true, false])(
+    'Authorization Code with DPoP (pushed request: %s): the code is bound to the key, the token carries cnf.jkt, and the credential is issued (RFC 9449 §10)',
+    async (par) => {
+      const device = wallet(clientAuthenticationNone({ clientId: DPOP_CLIENT }));
+      const { credentialOffer, issuerMetadata: resolved } = await authorizationCodeOffer(device);
+      // Without PAR, the library names the key by dpop_jkt in the authorization request (RFC 9449 §10).
+      const issuerMetadata: IssuerMetadataResult = par
+        ? resolved
+        : {
+            ...resolved,
+            authorizationServers: resolved.authorizationServers.map(
+              ({ pushed_authorization_request_endpoint: _par, ...rest }) => rest as AuthorizationServerMetadata,
+            ),
+          };
+      const started = await device.client.initiateAuthorization({
+        credentialOffer,
+        issuerMetadata,
+        clientId: DPOP_CLIENT,
+        redirectUri: REDIRECT,
+        scope: `mso_mdoc:${DOC_TYPE}`,
+        dpop: { signer: device.key.signer },
+      });
+      if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
+      const requestUrl = new URL(started.authorizationRequestUrl);
+      const jkt = await calculateJwkThumbprint(device.key.publicJwk as JWK, 'sha256');
+      if (par) {
+        expect([...requestUrl.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+        expect(decodeJwt(device.last('/v1/oauth/par').headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/par` });
+      } else {
+        expect(requestUrl.searchParams.get('dpop_jkt')).toBe(jkt);
+      }
 
-    const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
+      const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
 
-    // The code is bound to the key: a proof by another key is refused, and does not spend the code.
-    const form = { grant_type: 'authorization_code', client_id: DPOP_CLIENT, code, redirect_uri: REDIRECT, code_verifier: started.pkce?.codeVerifier ?? '' };
-    const tokenUrl = `${origin}/v1/oauth/token`;
-    const otherKey = newKey();
-    const byOtherKey = await send(tokenUrl, { headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(otherKey, { htm: 'POST', htu: tokenUrl }) }, body: new URLSearchParams(form).toString() });
-    expect(byOtherKey.status, byOtherKey.text).toBe(400);
-    expect(byOtherKey.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('dpop_jkt') });
-    const withoutProof = await send(tokenUrl, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
-    expect(withoutProof.status, withoutProof.text).toBe(400);
-    expect(withoutProof.body.error).toBe('invalid_dpop_proof');
+      // The code is bound to the key: a proof by another key is refused, and does not spend the code.
+      const form = { grant_type: 'authorization_code', client_id: DPOP_CLIENT, code, redirect_uri: REDIRECT, code_verifier: started.pkce?.codeVerifier ?? '' };
+      const tokenUrl = `${origin}/v1/oauth/token`;
+      const otherKey = newKey();
+      const byOtherKey = await send(tokenUrl, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(otherKey, { htm: 'POST', htu: tokenUrl }) },
+        body: new URLSearchParams(form).toString(),
+      });
+      expect(byOtherKey.status, byOtherKey.text).toBe(400);
+      expect(byOtherKey.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('dpop_jkt') });
+      const withoutProof = await send(tokenUrl, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+      expect(withoutProof.status, withoutProof.text).toBe(400);
+      expect(withoutProof.body.error).toBe('invalid_dpop_proof');
 
-    const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
-      authorizationCode: code,
-      pkceCodeVerifier: started.pkce?.codeVerifier,
-      redirectUri: REDIRECT,
-      dpop: { signer: device.key.signer },
-    });
-    expect(accessTokenResponse.token_type).toBe('DPoP');
-    expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({ cnf: { jkt }, client_id: DPOP_CLIENT });
-    const issued = await credential(device, issuerMetadata, accessTokenResponse.access_token, device.key.signer);
-    await verifyCredential(issued, device);
-  });
+      const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+        credentialOffer,
+        issuerMetadata,
+        authorizationCode: code,
+        pkceCodeVerifier: started.pkce?.codeVerifier,
+        redirectUri: REDIRECT,
+        dpop: { signer: device.key.signer },
+      });
+      expect(accessTokenResponse.token_type).toBe('DPoP');
+      expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({ cnf: { jkt }, client_id: DPOP_CLIENT });
+      const issued = await credential(device, issuerMetadata, accessTokenResponse.access_token, device.key.signer);
+      await verifyCredential(issued, device);
+    },
+  );
 
-  it.skipIf(skip)('client attestation, Standard Mode: the library adds attestation and proof of possession, and the token names the client and its instance', async () => {
-    const device = wallet();
-    const jwt = await attestation(trustedCa, ATTESTED_CLIENT, device.key, { clientInstanceId: 'instance-standard-1' });
-    const attested = wallet(standardMode(jwt), device.key);
-    const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(attested);
-    // The library sent the attestation and a proof of possession for the issuer, and no client_id.
-    const sent = attested.last('/v1/oauth/token');
-    expect(sent.headers['oauth-client-attestation']).toBe(jwt);
-    expect(decodeJwt(sent.headers['oauth-client-attestation-pop'] as string)).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
-    expect(new URLSearchParams(sent.body).get('client_id')).toBeNull();
+  it.skipIf(skip)(
+    'client attestation, Standard Mode: the library adds attestation and proof of possession, and the token names the client and its instance',
+    async () => {
+      const device = wallet();
+      const jwt = await attestation(trustedCa, ATTESTED_CLIENT, device.key, { clientInstanceId: 'instance-standard-1' });
+      const attested = wallet(standardMode(jwt), device.key);
+      const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(attested);
+      // The library sent the attestation and a proof of possession for the issuer, and no client_id.
+      const sent = attested.last('/v1/oauth/token');
+      expect(sent.headers['oauth-client-attestation']).toBe(jwt);
+      expect(decodeJwt(sent.headers['oauth-client-attestation-pop'] as string)).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+      expect(new URLSearchParams(sent.body).get('client_id')).toBeNull();
 
-    expect(accessTokenResponse.token_type).toBe('Bearer');
-    const claims = decodeJwt(accessTokenResponse.access_token);
-    expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-1' });
-    expect(claims.cnf).toBeUndefined();
-    await verifyCredential(await credential(attested, issuerMetadata, accessTokenResponse.access_token), attested);
-    // The issued-credential record names the client and the instance the wallet provider attested.
-    const records = await call('GET', '/v2/credentials?format=mso_mdoc&limit=100');
-    expect(records.status, records.text).toBe(200);
-    expect(records.json().data).toContainEqual(expect.objectContaining({ clientId: ATTESTED_CLIENT, clientInstanceId: 'instance-standard-1', format: 'mso_mdoc' }));
-  });
+      expect(accessTokenResponse.token_type).toBe('Bearer');
+      const claims = decodeJwt(accessTokenResponse.access_token);
+      expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-1' });
+      expect(claims.cnf).toBeUndefined();
+      await verifyCredential(await credential(attested, issuerMetadata, accessTokenResponse.access_token), attested);
+      // The issued-credential record names the client and the instance the wallet provider attested.
+      const records = await call('GET', '/v2/credentials?format=mso_mdoc&limit=100');
+      expect(records.status, records.text).toBe(200);
+      expect(records.json().data).toContainEqual(
+        expect.objectContaining({ clientId: ATTESTED_CLIENT, clientInstanceId: 'instance-standard-1', format: 'mso_mdoc' }),
+      );
+    },
+  );
 
-  it.skipIf(skip)('client attestation, Combined Mode: the attestation alone, and the DPoP proof signed with the attested key (cnf.jwk) binds the token to it', async () => {
-    const instance = newKey();
-    const jwt = await attestation(trustedCa, COMBINED_CLIENT, instance, { clientInstanceId: 'instance-combined-1' });
-    const device = wallet(combinedMode(jwt), instance);
-    const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, instance.signer);
-    const sent = device.last('/v1/oauth/token');
-    expect(sent.headers['oauth-client-attestation']).toBe(jwt);
-    expect(sent.headers['oauth-client-attestation-pop']).toBeUndefined();
-    expect(accessTokenResponse.token_type).toBe('DPoP');
-    expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({
-      cnf: { jkt: await calculateJwkThumbprint(instance.publicJwk as JWK, 'sha256') },
-      client_id: COMBINED_CLIENT,
-      client_instance_id: 'instance-combined-1',
-    });
-    await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
-  });
+  it.skipIf(skip)(
+    'client attestation, Combined Mode: the attestation alone, and the DPoP proof signed with the attested key (cnf.jwk) binds the token to it',
+    async () => {
+      const instance = newKey();
+      const jwt = await attestation(trustedCa, COMBINED_CLIENT, instance, { clientInstanceId: 'instance-combined-1' });
+      const device = wallet(combinedMode(jwt), instance);
+      const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, instance.signer);
+      const sent = device.last('/v1/oauth/token');
+      expect(sent.headers['oauth-client-attestation']).toBe(jwt);
+      expect(sent.headers['oauth-client-attestation-pop']).toBeUndefined();
+      expect(accessTokenResponse.token_type).toBe('DPoP');
+      expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({
+        cnf: { jkt: await calculateJwkThumbprint(instance.publicJwk as JWK, 'sha256') },
+        client_id: COMBINED_CLIENT,
+        client_instance_id: 'instance-combined-1',
+      });
+      await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
+    },
+  );
 
-  it.skipIf(skip)('Authorization Code with client attestation, Standard Mode: the library attests the client at PAR and at the token endpoint, each time with a new proof of possession, and the token names the client and its instance (RFC 9126 §2, attestation draft §6)', async () => {
-    const instance = newKey();
-    const jwt = await attestation(trustedCa, ATTESTED_CLIENT, instance, { clientInstanceId: 'instance-standard-code-1' });
-    const device = wallet(standardMode(jwt), instance);
-    const { credentialOffer, issuerMetadata } = await authorizationCodeOffer(device);
-    const request = { credentialOffer, issuerMetadata, clientId: ATTESTED_CLIENT, redirectUri: REDIRECT, scope: `mso_mdoc:${DOC_TYPE}` };
+  it.skipIf(skip)(
+    'Authorization Code with client attestation, Standard Mode: the library attests the client at PAR and at the token endpoint, each time with a new proof of possession, and the token names the client and its instance (RFC 9126 §2, attestation draft §6)',
+    async () => {
+      const instance = newKey();
+      const jwt = await attestation(trustedCa, ATTESTED_CLIENT, instance, { clientInstanceId: 'instance-standard-code-1' });
+      const device = wallet(standardMode(jwt), instance);
+      const { credentialOffer, issuerMetadata } = await authorizationCodeOffer(device);
+      const request = { credentialOffer, issuerMetadata, clientId: ATTESTED_CLIENT, redirectUri: REDIRECT, scope: `mso_mdoc:${DOC_TYPE}` };
 
-    // The same pushed request from a wallet that names the client but sends no attestation is not taken.
-    const unattested = await refusalOf(wallet(clientAuthenticationNone({ clientId: ATTESTED_CLIENT }), instance).client.initiateAuthorization(request));
-    expect(unattested.status).toBe(401);
-    expect(unattested.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
+      // The same pushed request from a wallet that names the client but sends no attestation is not taken.
+      const unattested = await refusalOf(wallet(clientAuthenticationNone({ clientId: ATTESTED_CLIENT }), instance).client.initiateAuthorization(request));
+      expect(unattested.status).toBe(401);
+      expect(unattested.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
 
-    const started = await device.client.initiateAuthorization(request);
-    if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
-    expect([...new URL(started.authorizationRequestUrl).searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
-    const pushed = device.last('/v1/oauth/par');
-    expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
-    const parPop = decodeJwt(pushed.headers['oauth-client-attestation-pop'] as string);
-    expect(parPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
-    expect(new URLSearchParams(pushed.body).get('client_id')).toBe(ATTESTED_CLIENT);
+      const started = await device.client.initiateAuthorization(request);
+      if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
+      expect([...new URL(started.authorizationRequestUrl).searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+      const pushed = device.last('/v1/oauth/par');
+      expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
+      const parPop = decodeJwt(pushed.headers['oauth-client-attestation-pop'] as string);
+      expect(parPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+      expect(new URLSearchParams(pushed.body).get('client_id')).toBe(ATTESTED_CLIENT);
 
-    const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
-    // The code redeemed without the attestation: 401 invalid_client, and the code is not spent.
-    const form = { grant_type: 'authorization_code', client_id: ATTESTED_CLIENT, code, redirect_uri: REDIRECT, code_verifier: started.pkce?.codeVerifier ?? '' };
-    const withoutAttestation = await send(`${origin}/v1/oauth/token`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
-    expect(withoutAttestation.status, withoutAttestation.text).toBe(401);
-    expect(withoutAttestation.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
+      const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
+      // The code redeemed without the attestation: 401 invalid_client, and the code is not spent.
+      const form = {
+        grant_type: 'authorization_code',
+        client_id: ATTESTED_CLIENT,
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: started.pkce?.codeVerifier ?? '',
+      };
+      const withoutAttestation = await send(`${origin}/v1/oauth/token`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+      expect(withoutAttestation.status, withoutAttestation.text).toBe(401);
+      expect(withoutAttestation.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
 
-    const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
-      authorizationCode: code,
-      pkceCodeVerifier: started.pkce?.codeVerifier,
-      redirectUri: REDIRECT,
-    });
-    // The library sent the attestation again with a proof of its own, and no client_id: the attestation names the client.
-    const tokenRequest = device.last('/v1/oauth/token');
-    expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
-    const tokenPop = decodeJwt(tokenRequest.headers['oauth-client-attestation-pop'] as string);
-    expect(tokenPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
-    expect(tokenPop.jti).not.toBe(parPop.jti);
-    expect(new URLSearchParams(tokenRequest.body).get('client_id')).toBeNull();
+      const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+        credentialOffer,
+        issuerMetadata,
+        authorizationCode: code,
+        pkceCodeVerifier: started.pkce?.codeVerifier,
+        redirectUri: REDIRECT,
+      });
+      // The library sent the attestation again with a proof of its own, and no client_id: the attestation names the client.
+      const tokenRequest = device.last('/v1/oauth/token');
+      expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
+      const tokenPop = decodeJwt(tokenRequest.headers['oauth-client-attestation-pop'] as string);
+      expect(tokenPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+      expect(tokenPop.jti).not.toBe(parPop.jti);
+      expect(new URLSearchParams(tokenRequest.body).get('client_id')).toBeNull();
 
-    expect(accessTokenResponse.token_type).toBe('Bearer');
-    const claims = decodeJwt(accessTokenResponse.access_token);
-    expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-code-1' });
-    expect(claims.cnf).toBeUndefined();
-    await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token), device);
-  });
+      expect(accessTokenResponse.token_type).toBe('Bearer');
+      const claims = decodeJwt(accessTokenResponse.access_token);
+      expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-code-1' });
+      expect(claims.cnf).toBeUndefined();
+      await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token), device);
+    },
+  );
 
-  it.skipIf(skip)('Authorization Code with client attestation, Combined Mode: the attestation alone at PAR and at the token endpoint, proven by DPoP proofs of the attested key, to which the code and the token are bound (attestation draft §6, RFC 9449 §10.1)', async () => {
-    const instance = newKey();
-    const jkt = await calculateJwkThumbprint(instance.publicJwk as JWK, 'sha256');
-    const jwt = await attestation(trustedCa, COMBINED_CLIENT, instance, { clientInstanceId: 'instance-combined-code-1' });
-    const device = wallet(combinedMode(jwt), instance);
-    const { credentialOffer, issuerMetadata } = await authorizationCodeOffer(device);
-    const request = { credentialOffer, issuerMetadata, clientId: COMBINED_CLIENT, redirectUri: REDIRECT, scope: `mso_mdoc:${DOC_TYPE}` };
+  it.skipIf(skip)(
+    'Authorization Code with client attestation, Combined Mode: the attestation alone at PAR and at the token endpoint, proven by DPoP proofs of the attested key, to which the code and the token are bound (attestation draft §6, RFC 9449 §10.1)',
+    async () => {
+      const instance = newKey();
+      const jkt = await calculateJwkThumbprint(instance.publicJwk as JWK, 'sha256');
+      const jwt = await attestation(trustedCa, COMBINED_CLIENT, instance, { clientInstanceId: 'instance-combined-code-1' });
+      const device = wallet(combinedMode(jwt), instance);
+      const { credentialOffer, issuerMetadata } = await authorizationCodeOffer(device);
+      const request = { credentialOffer, issuerMetadata, clientId: COMBINED_CLIENT, redirectUri: REDIRECT, scope: `mso_mdoc:${DOC_TYPE}` };
 
-    // Pushed without the attestation: 401 invalid_client. With it, but without a DPoP proof or with
-    // one by another key (nothing then proves the attested key): 400 invalid_client_attestation.
-    const unattested = await refusalOf(wallet(clientAuthenticationNone({ clientId: COMBINED_CLIENT }), instance).client.initiateAuthorization({ ...request, dpop: { signer: instance.signer } }));
-    expect(unattested.status).toBe(401);
-    expect(unattested.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
-    const withoutDpop = await refusalOf(device.client.initiateAuthorization(request));
-    expect(withoutDpop.status).toBe(400);
-    expect(withoutDpop.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('DPoP') });
-    const byOtherKey = await refusalOf(device.client.initiateAuthorization({ ...request, dpop: { signer: newKey().signer } }));
-    expect(byOtherKey.status).toBe(400);
-    expect(byOtherKey.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('attested key') });
+      // Pushed without the attestation: 401 invalid_client. With it, but without a DPoP proof or with
+      // one by another key (nothing then proves the attested key): 400 invalid_client_attestation.
+      const unattested = await refusalOf(
+        wallet(clientAuthenticationNone({ clientId: COMBINED_CLIENT }), instance).client.initiateAuthorization({
+          ...request,
+          dpop: { signer: instance.signer },
+        }),
+      );
+      expect(unattested.status).toBe(401);
+      expect(unattested.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
+      const withoutDpop = await refusalOf(device.client.initiateAuthorization(request));
+      expect(withoutDpop.status).toBe(400);
+      expect(withoutDpop.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('DPoP') });
+      const byOtherKey = await refusalOf(device.client.initiateAuthorization({ ...request, dpop: { signer: newKey().signer } }));
+      expect(byOtherKey.status).toBe(400);
+      expect(byOtherKey.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('attested key') });
 
-    const started = await device.client.initiateAuthorization({ ...request, dpop: { signer: instance.signer } });
-    if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
-    const pushed = device.last('/v1/oauth/par');
-    expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
-    expect(pushed.headers['oauth-client-attestation-pop']).toBeUndefined();
-    expect(decodeJwt(pushed.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/par` });
-    expect(await calculateJwkThumbprint(decodeProtectedHeader(pushed.headers.dpop as string).jwk as JWK, 'sha256')).toBe(jkt);
+      const started = await device.client.initiateAuthorization({ ...request, dpop: { signer: instance.signer } });
+      if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
+      const pushed = device.last('/v1/oauth/par');
+      expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
+      expect(pushed.headers['oauth-client-attestation-pop']).toBeUndefined();
+      expect(decodeJwt(pushed.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/par` });
+      expect(await calculateJwkThumbprint(decodeProtectedHeader(pushed.headers.dpop as string).jwk as JWK, 'sha256')).toBe(jkt);
 
-    const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
-    const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
-      authorizationCode: code,
-      pkceCodeVerifier: started.pkce?.codeVerifier,
-      redirectUri: REDIRECT,
-      dpop: { signer: instance.signer },
-    });
-    const tokenRequest = device.last('/v1/oauth/token');
-    expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
-    expect(tokenRequest.headers['oauth-client-attestation-pop']).toBeUndefined();
-    expect(accessTokenResponse.token_type).toBe('DPoP');
-    expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({ cnf: { jkt }, client_id: COMBINED_CLIENT, client_instance_id: 'instance-combined-code-1' });
-    await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
-  });
+      const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
+      const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+        credentialOffer,
+        issuerMetadata,
+        authorizationCode: code,
+        pkceCodeVerifier: started.pkce?.codeVerifier,
+        redirectUri: REDIRECT,
+        dpop: { signer: instance.signer },
+      });
+      const tokenRequest = device.last('/v1/oauth/token');
+      expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
+      expect(tokenRequest.headers['oauth-client-attestation-pop']).toBeUndefined();
+      expect(accessTokenResponse.token_type).toBe('DPoP');
+      expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({
+        cnf: { jkt },
+        client_id: COMBINED_CLIENT,
+        client_instance_id: 'instance-combined-code-1',
+      });
+      await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
+    },
+  );
 
-  it.skipIf(skip)('a server that requires DPoP nonces: the library retries with the DPoP-Nonce it is given, at the token and at the credential endpoint (RFC 9449 §8, §9)', async () => {
-    const nonceServer = await secondServer({ VELLUM_DPOP_NONCE_REQUIRED: 'true' });
-    const device = wallet(clientAuthenticationAnonymous(), newKey(), nonceServer);
-    const { accessTokenResponse, issuerMetadata, dpopNonce } = await preAuthorizedToken(device, device.key.signer);
-    expect(accessTokenResponse.token_type).toBe('DPoP');
-    // The first proof had no nonce and was refused with use_dpop_nonce; the library sent a second with the nonce.
-    const tokenProofs = device.sent.filter((s) => s.url === `${origin}/v1/oauth/token`).map((s) => decodeJwt(s.headers.dpop as string));
-    expect(tokenProofs).toHaveLength(2);
-    expect(tokenProofs[0]?.nonce).toBeUndefined();
-    expect(tokenProofs[1]?.nonce).toEqual(expect.any(String));
-    // The token answer carried the next nonce (RFC 9449 §8.2).
-    expect(dpopNonce).toEqual(expect.any(String));
+  it.skipIf(skip)(
+    'a server that requires DPoP nonces: the library retries with the DPoP-Nonce it is given, at the token and at the credential endpoint (RFC 9449 §8, §9)',
+    async () => {
+      const nonceServer = await secondServer({ VELLUM_DPOP_NONCE_REQUIRED: 'true' });
+      const device = wallet(clientAuthenticationAnonymous(), newKey(), nonceServer);
+      const { accessTokenResponse, issuerMetadata, dpopNonce } = await preAuthorizedToken(device, device.key.signer);
+      expect(accessTokenResponse.token_type).toBe('DPoP');
+      // The first proof had no nonce and was refused with use_dpop_nonce; the library sent a second with the nonce.
+      const tokenProofs = device.sent.filter((s) => s.url === `${origin}/v1/oauth/token`).map((s) => decodeJwt(s.headers.dpop as string));
+      expect(tokenProofs).toHaveLength(2);
+      expect(tokenProofs[0]?.nonce).toBeUndefined();
+      expect(tokenProofs[1]?.nonce).toEqual(expect.any(String));
+      // The token answer carried the next nonce (RFC 9449 §8.2).
+      expect(dpopNonce).toEqual(expect.any(String));
 
-    // The credential request without a nonce: refused with a DPoP challenge (use_dpop_nonce), then retried.
-    const issued = await credential(device, issuerMetadata, accessTokenResponse.access_token, device.key.signer);
-    const credentialProofs = device.sent.filter((s) => s.url === `${origin}/v1/openid/credential`).map((s) => decodeJwt(s.headers.dpop as string));
-    expect(credentialProofs).toHaveLength(2);
-    expect(credentialProofs[0]?.nonce).toBeUndefined();
-    expect(credentialProofs[1]?.nonce).toEqual(expect.any(String));
-    await verifyCredential(issued, device);
+      // The credential request without a nonce: refused with a DPoP challenge (use_dpop_nonce), then retried.
+      const issued = await credential(device, issuerMetadata, accessTokenResponse.access_token, device.key.signer);
+      const credentialProofs = device.sent.filter((s) => s.url === `${origin}/v1/openid/credential`).map((s) => decodeJwt(s.headers.dpop as string));
+      expect(credentialProofs).toHaveLength(2);
+      expect(credentialProofs[0]?.nonce).toBeUndefined();
+      expect(credentialProofs[1]?.nonce).toEqual(expect.any(String));
+      await verifyCredential(issued, device);
 
-    // What the library was told the first time: the status, the body and the challenge.
-    const refused = await send(`${nonceServer}/v1/oauth/token`, {
-      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(device.key, { htm: 'POST', htu: `${origin}/v1/oauth/token` }) },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': await freshCode() }).toString(),
-    });
-    expect(refused.status, refused.text).toBe(400);
-    expect(refused.body).toMatchObject({ error: 'use_dpop_nonce', error_description: expect.any(String) });
-    expect(refused.headers.get('dpop-nonce')).toEqual(expect.any(String));
-  });
+      // What the library was told the first time: the status, the body and the challenge.
+      const refused = await send(`${nonceServer}/v1/oauth/token`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(device.key, { htm: 'POST', htu: `${origin}/v1/oauth/token` }) },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': await freshCode() }).toString(),
+      });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body).toMatchObject({ error: 'use_dpop_nonce', error_description: expect.any(String) });
+      expect(refused.headers.get('dpop-nonce')).toEqual(expect.any(String));
+    },
+  );
 
   // ----- refusals: each the specification's error, never a 5xx -----
 
@@ -662,7 +791,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     const replayed = await send(tokenRequest.url, { headers: tokenRequest.headers, body: form.toString() });
     expect(replayed.status, replayed.text).toBe(400);
     expect(replayed.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('has been used') });
-    const withFreshProof = await send(tokenRequest.url, { headers: { ...tokenRequest.headers, dpop: await handProof(device.key, { htm: 'POST', htu: tokenRequest.url }) }, body: form.toString() });
+    const withFreshProof = await send(tokenRequest.url, {
+      headers: { ...tokenRequest.headers, dpop: await handProof(device.key, { htm: 'POST', htu: tokenRequest.url }) },
+      body: form.toString(),
+    });
     expect(withFreshProof.status, withFreshProof.text).toBe(200);
     expect(withFreshProof.body.token_type).toBe('DPoP');
 
@@ -693,87 +825,109 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     expect(challengeOf(again)).toMatchObject({ scheme: 'DPoP', error: 'invalid_dpop_proof' });
 
     // The second server is the same issuer: a fresh proof for the same code and URL is taken there.
-    const taken = await send(`${other}/v1/oauth/token`, { headers: { ...tokenRequest.headers, dpop: await handProof(device.key, { htm: 'POST', htu: `${origin}/v1/oauth/token` }) }, body: form.toString() });
+    const taken = await send(`${other}/v1/oauth/token`, {
+      headers: { ...tokenRequest.headers, dpop: await handProof(device.key, { htm: 'POST', htu: `${origin}/v1/oauth/token` }) },
+      body: form.toString(),
+    });
     expect(taken.status, taken.text).toBe(200);
     expect(decodeJwt(taken.body.access_token as string).cnf).toEqual({ jkt: await calculateJwkThumbprint(device.key.publicJwk as JWK, 'sha256') });
   });
 
-  it.skipIf(skip)('proofs for another URL (htu), another method (htm), without ath, or by another key than cnf.jkt are refused with 401 invalid_dpop_proof, and a right one then works (RFC 9449 §4.3, §7.1)', async () => {
-    const device = wallet();
-    const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, device.key.signer);
-    const token = accessTokenResponse.access_token;
-    const credentialUrl = `${origin}/v1/openid/credential`;
-    const body = await credentialBody(device, issuerMetadata);
-    const ath = sha256(token);
-    const otherKey = newKey();
-    const cases: Array<[string, Promise<string>, string]> = [
-      ['wrong htu', handProof(device.key, { htm: 'POST', htu: `${origin}/v1/openid/notification`, ath }), 'htu'],
-      ['wrong htm', handProof(device.key, { htm: 'GET', htu: credentialUrl, ath }), 'htm'],
-      ['no ath', handProof(device.key, { htm: 'POST', htu: credentialUrl }), 'ath'],
-      ['another key', handProof(otherKey, { htm: 'POST', htu: credentialUrl, ath }), 'bound to'],
-    ];
-    for (const [what, proof, about] of cases) {
-      const refused = await send(credentialUrl, { headers: { authorization: `DPoP ${token}`, dpop: await proof, 'content-type': 'application/json' }, body });
-      expect(refused.status, `${what}: ${refused.text}`).toBe(401);
-      expect(refused.body, what).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining(about) });
-      expect(challengeOf(refused), what).toMatchObject({ scheme: 'DPoP', error: 'invalid_dpop_proof' });
-    }
-    // The token and the request were good: with a right proof the same request is answered.
-    const right = await send(credentialUrl, { headers: { authorization: `DPoP ${token}`, dpop: await handProof(device.key, { htm: 'POST', htu: credentialUrl, ath }), 'content-type': 'application/json' }, body });
-    expect(right.status, right.text).toBe(200);
-    await verifyCredential((right.body.credentials as Array<{ credential: string }>)[0]?.credential as string, device);
-  });
+  it.skipIf(skip)(
+    'proofs for another URL (htu), another method (htm), without ath, or by another key than cnf.jkt are refused with 401 invalid_dpop_proof, and a right one then works (RFC 9449 §4.3, §7.1)',
+    async () => {
+      const device = wallet();
+      const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, device.key.signer);
+      const token = accessTokenResponse.access_token;
+      const credentialUrl = `${origin}/v1/openid/credential`;
+      const body = await credentialBody(device, issuerMetadata);
+      const ath = sha256(token);
+      const otherKey = newKey();
+      const cases: Array<[string, Promise<string>, string]> = [
+        ['wrong htu', handProof(device.key, { htm: 'POST', htu: `${origin}/v1/openid/notification`, ath }), 'htu'],
+        ['wrong htm', handProof(device.key, { htm: 'GET', htu: credentialUrl, ath }), 'htm'],
+        ['no ath', handProof(device.key, { htm: 'POST', htu: credentialUrl }), 'ath'],
+        ['another key', handProof(otherKey, { htm: 'POST', htu: credentialUrl, ath }), 'bound to'],
+      ];
+      for (const [what, proof, about] of cases) {
+        const refused = await send(credentialUrl, { headers: { authorization: `DPoP ${token}`, dpop: await proof, 'content-type': 'application/json' }, body });
+        expect(refused.status, `${what}: ${refused.text}`).toBe(401);
+        expect(refused.body, what).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining(about) });
+        expect(challengeOf(refused), what).toMatchObject({ scheme: 'DPoP', error: 'invalid_dpop_proof' });
+      }
+      // The token and the request were good: with a right proof the same request is answered.
+      const right = await send(credentialUrl, {
+        headers: {
+          authorization: `DPoP ${token}`,
+          dpop: await handProof(device.key, { htm: 'POST', htu: credentialUrl, ath }),
+          'content-type': 'application/json',
+        },
+        body,
+      });
+      expect(right.status, right.text).toBe(200);
+      await verifyCredential((right.body.credentials as Array<{ credential: string }>)[0]?.credential as string, device);
+    },
+  );
 
-  it.skipIf(skip)('at the token endpoint, proofs for another URL or method are 400 invalid_dpop_proof, and a dpop.required client without a proof too (RFC 9449 §5, §4.3)', async () => {
-    const device = wallet();
-    const tokenUrl = `${origin}/v1/oauth/token`;
-    const code = await freshCode();
-    const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code }).toString();
-    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
-    for (const [what, claims, about] of [
-      ['wrong htu', { htm: 'POST', htu: `${origin}/v1/oauth/par` }, 'htu'],
-      ['wrong htm', { htm: 'PUT', htu: tokenUrl }, 'htm'],
-    ] as const) {
-      const refused = await send(tokenUrl, { headers: { ...headers, dpop: await handProof(device.key, claims) }, body: form });
-      expect(refused.status, `${what}: ${refused.text}`).toBe(400);
-      expect(refused.body, what).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining(about) });
-    }
-    // A client registered with dpop.required, asking without a proof (the library, no dpop).
-    const dpopClient = wallet(clientAuthenticationNone({ clientId: DPOP_CLIENT }));
-    const refused = await refusalOf(preAuthorizedToken(dpopClient));
-    expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('dpop.required') });
-    // None of these spent the code.
-    const taken = await send(tokenUrl, { headers: { ...headers, dpop: await handProof(device.key, { htm: 'POST', htu: tokenUrl }) }, body: form });
-    expect(taken.status, taken.text).toBe(200);
-  });
+  it.skipIf(skip)(
+    'at the token endpoint, proofs for another URL or method are 400 invalid_dpop_proof, and a dpop.required client without a proof too (RFC 9449 §5, §4.3)',
+    async () => {
+      const device = wallet();
+      const tokenUrl = `${origin}/v1/oauth/token`;
+      const code = await freshCode();
+      const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code }).toString();
+      const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+      for (const [what, claims, about] of [
+        ['wrong htu', { htm: 'POST', htu: `${origin}/v1/oauth/par` }, 'htu'],
+        ['wrong htm', { htm: 'PUT', htu: tokenUrl }, 'htm'],
+      ] as const) {
+        const refused = await send(tokenUrl, { headers: { ...headers, dpop: await handProof(device.key, claims) }, body: form });
+        expect(refused.status, `${what}: ${refused.text}`).toBe(400);
+        expect(refused.body, what).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining(about) });
+      }
+      // A client registered with dpop.required, asking without a proof (the library, no dpop).
+      const dpopClient = wallet(clientAuthenticationNone({ clientId: DPOP_CLIENT }));
+      const refused = await refusalOf(preAuthorizedToken(dpopClient));
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('dpop.required') });
+      // None of these spent the code.
+      const taken = await send(tokenUrl, { headers: { ...headers, dpop: await handProof(device.key, { htm: 'POST', htu: tokenUrl }) }, body: form });
+      expect(taken.status, taken.text).toBe(200);
+    },
+  );
 
-  it.skipIf(skip)('an expired attestation and one whose chain leads to an untrusted root are 400 invalid_client_attestation; none at all is 401 invalid_client', async () => {
-    const device = wallet();
-    const created = await preAuthorizedOffer();
-    const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
-    const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const redeem = (w: Wallet) => w.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata });
+  it.skipIf(skip)(
+    'an expired attestation and one whose chain leads to an untrusted root are 400 invalid_client_attestation; none at all is 401 invalid_client',
+    async () => {
+      const device = wallet();
+      const created = await preAuthorizedOffer();
+      const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
+      const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+      const redeem = (w: Wallet) => w.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata });
 
-    const expired = await attestation(trustedCa, ATTESTED_CLIENT, device.key, { issuedAt: new Date(Date.now() - 7200_000), expiresAt: new Date(Date.now() - 3600_000) });
-    const expiredRefusal = await refusalOf(redeem(wallet(standardMode(expired), device.key)));
-    expect(expiredRefusal.status).toBe(400);
-    expect(expiredRefusal.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('expired') });
+      const expired = await attestation(trustedCa, ATTESTED_CLIENT, device.key, {
+        issuedAt: new Date(Date.now() - 7200_000),
+        expiresAt: new Date(Date.now() - 3600_000),
+      });
+      const expiredRefusal = await refusalOf(redeem(wallet(standardMode(expired), device.key)));
+      expect(expiredRefusal.status).toBe(400);
+      expect(expiredRefusal.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('expired') });
 
-    const untrusted = await attestation(untrustedCa, ATTESTED_CLIENT, device.key);
-    const untrustedRefusal = await refusalOf(redeem(wallet(standardMode(untrusted), device.key)));
-    expect(untrustedRefusal.status).toBe(400);
-    expect(untrustedRefusal.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('trusted root') });
+      const untrusted = await attestation(untrustedCa, ATTESTED_CLIENT, device.key);
+      const untrustedRefusal = await refusalOf(redeem(wallet(standardMode(untrusted), device.key)));
+      expect(untrustedRefusal.status).toBe(400);
+      expect(untrustedRefusal.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('trusted root') });
 
-    const none = await refusalOf(redeem(wallet(clientAuthenticationNone({ clientId: ATTESTED_CLIENT }), device.key)));
-    expect(none.status).toBe(401);
-    expect(none.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
+      const none = await refusalOf(redeem(wallet(clientAuthenticationNone({ clientId: ATTESTED_CLIENT }), device.key)));
+      expect(none.status).toBe(401);
+      expect(none.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
 
-    // The code was not spent by any of them: a good attestation redeems it.
-    const good = await attestation(trustedCa, ATTESTED_CLIENT, device.key);
-    const { accessTokenResponse } = await redeem(wallet(standardMode(good), device.key));
-    expect(decodeJwt(accessTokenResponse.access_token).client_id).toBe(ATTESTED_CLIENT);
-  });
+      // The code was not spent by any of them: a good attestation redeems it.
+      const good = await attestation(trustedCa, ATTESTED_CLIENT, device.key);
+      const { accessTokenResponse } = await redeem(wallet(standardMode(good), device.key));
+      expect(decodeJwt(accessTokenResponse.access_token).client_id).toBe(ATTESTED_CLIENT);
+    },
+  );
 
   it.skipIf(skip)('a proof of possession works once: the same attestation and PoP sent again are 400 invalid_client_attestation', async () => {
     const device = wallet();
@@ -803,7 +957,8 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     const created = await preAuthorizedOffer();
     const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
     const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const redeem = (dpop?: JwtSignerJwk) => device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, ...(dpop ? { dpop: { signer: dpop } } : {}) });
+    const redeem = (dpop?: JwtSignerJwk) =>
+      device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, ...(dpop ? { dpop: { signer: dpop } } : {}) });
 
     const withoutDpop = await refusalOf(redeem());
     expect(withoutDpop.status).toBe(400);

@@ -11,7 +11,12 @@ export interface IssuerServer {
   /** fetch that trusts the server's localhost certificate. */
   tlsFetch: typeof fetch;
   /** A JSON call to the server, with the admin's token unless other headers are given. */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; json: () => any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; json: () => any; text: string }>;
   admin: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -41,11 +46,24 @@ export async function startIssuerServer(): Promise<IssuerServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  server = await startServer(serverEnv({ VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PUBLIC_URL: origin, VELLUM_TLS_CERT_FILE: cert.certFile, VELLUM_TLS_KEY_FILE: cert.keyFile }));
+  server = await startServer(
+    serverEnv({
+      VELLUM_DATA_DIR: dir,
+      VELLUM_PORT: String(port),
+      VELLUM_PUBLIC_URL: origin,
+      VELLUM_TLS_CERT_FILE: cert.certFile,
+      VELLUM_TLS_KEY_FILE: cert.keyFile,
+    }),
+  );
   const printed = server.output();
   const start = printed.indexOf('{', printed.indexOf('shown only this once'));
   const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-  const token = await self.call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin }, {});
+  const token = await self.call(
+    'POST',
+    '/oauth/token',
+    { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin },
+    {},
+  );
   expect(token.status, token.text).toBe(200);
   self.admin = { authorization: `Bearer ${token.json().access_token}` };
   return self;

@@ -10,7 +10,13 @@
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
 import { Verifier } from '@auth0/mdl';
 import { clientAuthenticationAnonymous, type HashAlgorithm, type Jwk, type JwtSigner } from '@openid4vc/oauth2';
-import { createKeyAttestationJwt, type IssuerMetadataResult, Openid4vciClient, Openid4vciRetrieveCredentialsError, Openid4vciWalletProvider } from '@openid4vc/openid4vci';
+import {
+  createKeyAttestationJwt,
+  type IssuerMetadataResult,
+  Openid4vciClient,
+  Openid4vciRetrieveCredentialsError,
+  Openid4vciWalletProvider,
+} from '@openid4vc/openid4vci';
 import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IssuerServer, startIssuerServer } from './issuer-server.ts';
@@ -113,7 +119,12 @@ function walletProviderCa(name: string): WalletProviderCa {
   const root = issueCertificate(`${name} Root CA`, { ca: true, ...valid });
   const intermediate = issueCertificate(`${name} Key Attestation CA`, { issuer: root, ca: true, ...valid });
   const signer = issueCertificate(`${name} Key Attestation Signer`, { issuer: intermediate, ca: false, ...valid });
-  const expiredSigner = issueCertificate(`${name} Retired Key Attestation Signer`, { issuer: intermediate, ca: false, notBefore: new Date(now - 30 * DAY), notAfter: new Date(now - DAY) });
+  const expiredSigner = issueCertificate(`${name} Retired Key Attestation Signer`, {
+    issuer: intermediate,
+    ca: false,
+    notBefore: new Date(now - 30 * DAY),
+    notAfter: new Date(now - DAY),
+  });
   return { root, intermediate, signer, expiredSigner };
 }
 
@@ -157,7 +168,12 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
     });
     expect(attested.status, attested.text).toBe(201);
     attestedId = attested.json().id;
-    const plain = await server.call('POST', '/v2/credentials/mobile/configurations', { type: PLAIN_DOC_TYPE, name: 'Plain membership', expiresIn: { days: 30 }, claimMappings: { [PLAIN_DOC_TYPE]: members } });
+    const plain = await server.call('POST', '/v2/credentials/mobile/configurations', {
+      type: PLAIN_DOC_TYPE,
+      name: 'Plain membership',
+      expiresIn: { days: 30 },
+      claimMappings: { [PLAIN_DOC_TYPE]: members },
+    });
     expect(plain.status, plain.text).toBe(201);
     plainId = plain.json().id;
   });
@@ -193,20 +209,33 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
   function attestationsBy(ca: WalletProviderCa, signer: Issued = ca.signer) {
     const walletProvider = new Openid4vciWalletProvider({
       callbacks: {
-        signJwt: async (_signer, { header, payload }) => ({ jwt: await es256(signer.privateKey, header, payload), signerJwk: signer.publicKey.export({ format: 'jwk' }) as Jwk }),
+        signJwt: async (_signer, { header, payload }) => ({
+          jwt: await es256(signer.privateKey, header, payload),
+          signerJwk: signer.publicKey.export({ format: 'jwk' }) as Jwk,
+        }),
       },
     });
     const x5c: JwtSigner = { method: 'x5c', alg: 'ES256', x5c: [signer.x5c, ca.intermediate.x5c] };
-    return (options: Omit<Parameters<Openid4vciWalletProvider['createKeyAttestationJwt']>[0], 'signer'>) => walletProvider.createKeyAttestationJwt({ signer: x5c, use: 'proof_type.jwt', ...options });
+    return (options: Omit<Parameters<Openid4vciWalletProvider['createKeyAttestationJwt']>[0], 'signer'>) =>
+      walletProvider.createKeyAttestationJwt({ signer: x5c, use: 'proof_type.jwt', ...options });
   }
 
   /** The usual attestation: the wallet's key kept and unlocked at iso_18045_high, valid for an hour. */
   const goodAttestation = (keys: Jwk[], extra: { nonce?: string } = {}) =>
-    attestationsBy(provider)({ attestedKeys: keys, keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_high'], expiresAt: new Date(Date.now() + 60 * 60 * 1000), ...extra });
+    attestationsBy(provider)({
+      attestedKeys: keys,
+      keyStorage: ['iso_18045_high'],
+      userAuthentication: ['iso_18045_high'],
+      expiresAt: new Date(Date.now() + 60 * 60 * 1000),
+      ...extra,
+    });
 
   /** A pre-authorized offer for one configuration, redeemed by the wallet, and a fresh c_nonce. */
   async function session(device: Wallet, configurationId: string) {
-    const created = await server.call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims: { givenName: 'Ada', memberNumber: 'M-1042' } });
+    const created = await server.call('POST', '/v1/openid/offers/pre-authorized', {
+      credentials: [configurationId],
+      claims: { givenName: 'Ada', memberNumber: 'M-1042' },
+    });
     expect(created.status, created.text).toBe(200);
     const credentialOffer = await device.client.resolveCredentialOffer(created.json().uri);
     const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
@@ -233,12 +262,21 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
    * library will not: leave out the attestation it needs, or sign with a key the attestation omits.
    */
   const handmadeProof = (device: Wallet, s: Session, header: Record<string, unknown> = {}) =>
-    es256(device.privateKey, { typ: 'openid4vci-proof+jwt', jwk: device.publicJwk, ...header }, { aud: server.origin, iat: Math.floor(Date.now() / 1000), nonce: s.cNonce });
+    es256(
+      device.privateKey,
+      { typ: 'openid4vci-proof+jwt', jwk: device.publicJwk, ...header },
+      { aud: server.origin, iat: Math.floor(Date.now() / 1000), nonce: s.cNonce },
+    );
 
   /** The credential request by the library: the issued mDoc (IssuerSigned, base64url), or the refusal as the library read it. */
   async function request(device: Wallet, s: Session, jwt: string): Promise<{ credential: string } | Refusal> {
     try {
-      const response = await device.client.retrieveCredentials({ issuerMetadata: s.issuerMetadata, accessToken: s.accessToken, credentialConfigurationId: s.configurationId, proofs: { jwt: [jwt] } });
+      const response = await device.client.retrieveCredentials({
+        issuerMetadata: s.issuerMetadata,
+        accessToken: s.accessToken,
+        credentialConfigurationId: s.configurationId,
+        proofs: { jwt: [jwt] },
+      });
       expect(response.response.status).toBe(200);
       const credentials = (response.credentialResponse as { credentials?: Array<{ credential: string }> }).credentials;
       expect(credentials).toHaveLength(1);
@@ -256,13 +294,32 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
    * device key the MSO holds and the element values.
    */
   async function verifiedMdoc(credential: string, device: Wallet, docType: string) {
-    const transcript = oid4vpSessionTranscript({ clientId: 'verifier.example', responseUri: 'https://verifier.example/response', nonce: 'n-1', mdocGeneratedNonce: 'm-1' });
-    const presented = deviceResponse({ docType, issuerSigned: Buffer.from(credential, 'base64url'), sessionTranscript: transcript, devicePrivateKey: device.privateKey });
+    const transcript = oid4vpSessionTranscript({
+      clientId: 'verifier.example',
+      responseUri: 'https://verifier.example/response',
+      nonce: 'n-1',
+      mdocGeneratedNonce: 'm-1',
+    });
+    const presented = deviceResponse({
+      docType,
+      issuerSigned: Buffer.from(credential, 'base64url'),
+      sessionTranscript: transcript,
+      devicePrivateKey: device.privateKey,
+    });
     const checks: Array<{ status: string; id: string }> = [];
-    const verified = await new Verifier([iacaPem]).verify(presented.deviceResponse, { encodedSessionTranscript: presented.sessionTranscriptBytes, onCheck: (c) => checks.push(c as { status: string; id: string }) });
+    const verified = await new Verifier([iacaPem]).verify(presented.deviceResponse, {
+      encodedSessionTranscript: presented.sessionTranscriptBytes,
+      onCheck: (c) => checks.push(c as { status: string; id: string }),
+    });
     expect(checks.filter((c) => c.status !== 'PASSED')).toEqual([]);
-    for (const id of ['ISSUER_SIGNATURE_VALIDITY', 'DEVICE_SIGNATURE_VALIDITY', 'ATTRIBUTE_DIGEST_MATCH']) expect(checks.some((c) => c.id === id && c.status === 'PASSED'), id).toBe(true);
-    const diagnostic = await new Verifier([iacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), { encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes) });
+    for (const id of ['ISSUER_SIGNATURE_VALIDITY', 'DEVICE_SIGNATURE_VALIDITY', 'ATTRIBUTE_DIGEST_MATCH'])
+      expect(
+        checks.some((c) => c.id === id && c.status === 'PASSED'),
+        id,
+      ).toBe(true);
+    const diagnostic = await new Verifier([iacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), {
+      encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes),
+    });
     const values = verified.documents[0]?.getIssuerNameSpace(docType) ?? {};
     return { deviceKey: diagnostic.deviceKey.jwk as Record<string, unknown>, values: values as Record<string, unknown> };
   }
@@ -326,7 +383,12 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
       keyStorage: ['iso_18045_moderate'],
       userAuthentication: ['iso_18045_high'],
       expiresAt: new Date(Date.now() + 60 * 60 * 1000),
-      callbacks: { signJwt: async (_signer, { header, payload }) => ({ jwt: await es256(provider.signer.privateKey, { ...header, typ: 'key-attestation+jwt' }, payload), signerJwk: provider.signer.publicKey.export({ format: 'jwk' }) as Jwk }) },
+      callbacks: {
+        signJwt: async (_signer, { header, payload }) => ({
+          jwt: await es256(provider.signer.privateKey, { ...header, typ: 'key-attestation+jwt' }, payload),
+          signerJwk: provider.signer.publicKey.export({ format: 'jwk' }) as Jwk,
+        }),
+      },
     });
     expect(JSON.parse(Buffer.from(attestation.split('.')[0] as string, 'base64url').toString()).typ).toBe('key-attestation+jwt');
     const answer = await request(device, s, await proof(device, s, attestation));
@@ -343,14 +405,27 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
   it('refuses an attestation whose chain leads to a root the configuration does not trust', async () => {
     const device = wallet();
     const s = await session(device, attestedId);
-    const attestation = await attestationsBy(stranger)({ attestedKeys: [device.publicJwk], keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_high'], expiresAt: new Date(Date.now() + 60 * 60 * 1000) });
+    const attestation = await attestationsBy(stranger)({
+      attestedKeys: [device.publicJwk],
+      keyStorage: ['iso_18045_high'],
+      userAuthentication: ['iso_18045_high'],
+      expiresAt: new Date(Date.now() + 60 * 60 * 1000),
+    });
     expectRefused(await request(device, s, await proof(device, s, attestation)), /trusted root/);
   });
 
   it('refuses an attestation signed under the trusted root by a signer certificate that has expired', async () => {
     const device = wallet();
     const s = await session(device, attestedId);
-    const attestation = await attestationsBy(provider, provider.expiredSigner)({ attestedKeys: [device.publicJwk], keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_high'], expiresAt: new Date(Date.now() + 60 * 60 * 1000) });
+    const attestation = await attestationsBy(
+      provider,
+      provider.expiredSigner,
+    )({
+      attestedKeys: [device.publicJwk],
+      keyStorage: ['iso_18045_high'],
+      userAuthentication: ['iso_18045_high'],
+      expiresAt: new Date(Date.now() + 60 * 60 * 1000),
+    });
     expectRefused(await request(device, s, await proof(device, s, attestation)), /expired/);
   });
 
@@ -370,7 +445,12 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
   it('refuses an attestation without exp, which a jwt proof’s attestation must carry', async () => {
     const device = wallet();
     const s = await session(device, attestedId);
-    const attestation = await attestationsBy(provider)({ use: undefined, attestedKeys: [device.publicJwk], keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_high'] });
+    const attestation = await attestationsBy(provider)({
+      use: undefined,
+      attestedKeys: [device.publicJwk],
+      keyStorage: ['iso_18045_high'],
+      userAuthentication: ['iso_18045_high'],
+    });
     expect(JSON.parse(Buffer.from(attestation.split('.')[1] as string, 'base64url').toString())).not.toHaveProperty('exp');
     expectRefused(await request(device, s, await proof(device, s, attestation)), /exp/);
   });
@@ -412,7 +492,11 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
     const s = await session(device, attestedId);
     const header =
       value === 'x5c'
-        ? await es256(provider.signer.privateKey, { typ: 'keyattestation+jwt' }, { iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 3600, attested_keys: [device.publicJwk] })
+        ? await es256(
+            provider.signer.privateKey,
+            { typ: 'keyattestation+jwt' },
+            { iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 3600, attested_keys: [device.publicJwk] },
+          )
         : value;
     expect(await request(device, s, await handmadeProof(device, s, { key_attestation: header }))).toMatchObject({ status: 400, error: 'invalid_proof' });
   });
@@ -429,7 +513,12 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
     const device = wallet();
     const s = await session(device, attestedId);
     const legacy = (jwt: string) =>
-      server.call('POST', '/v1/openid/credential', { format: 'mso_mdoc', doctype: DOC_TYPE, proof: { proof_type: 'jwt', jwt } }, { authorization: `Bearer ${s.accessToken}` });
+      server.call(
+        'POST',
+        '/v1/openid/credential',
+        { format: 'mso_mdoc', doctype: DOC_TYPE, proof: { proof_type: 'jwt', jwt } },
+        { authorization: `Bearer ${s.accessToken}` },
+      );
     const bare = await legacy(await handmadeProof(device, s));
     expect(bare.status, bare.text).toBe(400);
     expect(bare.json()).toMatchObject({ error: 'invalid_proof' });

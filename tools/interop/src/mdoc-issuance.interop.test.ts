@@ -77,7 +77,12 @@ function holder() {
   return { privateKey, publicJwk: { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string } satisfies PublicJwk };
 }
 
-const transcript = oid4vpSessionTranscript({ clientId: 'verifier.example.org', responseUri: 'https://verifier.example.org/response', nonce: 'n-0S6_WzA2Mj', mdocGeneratedNonce: 'mdoc-nonce-1' });
+const transcript = oid4vpSessionTranscript({
+  clientId: 'verifier.example.org',
+  responseUri: 'https://verifier.example.org/response',
+  nonce: 'n-0S6_WzA2Mj',
+  mdocGeneratedNonce: 'mdoc-nonce-1',
+});
 
 describe('mDocs issued through the core use case, verified by @auth0/mdl against the public IACA list (issue 4)', () => {
   let dir: string;
@@ -89,7 +94,8 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
   let iacaId: string;
   let publicIacaPem: string;
 
-  const call = (method: string, path: string, body?: unknown, host = HOST) => http(server.port, method, path, { host, headers: auth, ...(body === undefined ? {} : { body }) });
+  const call = (method: string, path: string, body?: unknown, host = HOST) =>
+    http(server.port, method, path, { host, headers: auth, ...(body === undefined ? {} : { body }) });
 
   beforeAll(async () => {
     dir = tempDir();
@@ -103,7 +109,10 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
     const created = JSON.parse(cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01', '--name', 'Acme'], env).stdout);
     expect(cli(['tenants', 'create', '--subdomain', 'other', '--region', 'eu01'], env).status).toBe(0);
     server = await startServer(env);
-    const token = await http(server.port, 'POST', '/oauth/token', { host: HOST, body: { grant_type: 'client_credentials', client_id: created.clientId, client_secret: created.clientSecret, audience: created.audience } });
+    const token = await http(server.port, 'POST', '/oauth/token', {
+      host: HOST,
+      body: { grant_type: 'client_credentials', client_id: created.clientId, client_secret: created.clientSecret, audience: created.audience },
+    });
     auth = { authorization: `Bearer ${token.json().access_token}` };
 
     // Over HTTP: a managed IACA, activated.
@@ -135,7 +144,12 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
   async function issueAndVerify() {
     const device = holder();
     const issued = await runtime.vellum.mdocIssuance.issue({ tenant: acme, configuration: configuration(acme.id), subject, holderKey: device.publicJwk });
-    const presented = deviceResponse({ docType: DOC_TYPE, issuerSigned: Buffer.from(issued.credential, 'base64url'), sessionTranscript: transcript, devicePrivateKey: device.privateKey });
+    const presented = deviceResponse({
+      docType: DOC_TYPE,
+      issuerSigned: Buffer.from(issued.credential, 'base64url'),
+      sessionTranscript: transcript,
+      devicePrivateKey: device.privateKey,
+    });
     const checks: Check[] = [];
     const verified = await new Verifier([publicIacaPem]).verify(presented.deviceResponse, {
       encodedSessionTranscript: presented.sessionTranscriptBytes,
@@ -162,7 +176,9 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
 
   it('binds the holder key and carries the validity the use case reports', async () => {
     const { issued, device, presented } = await issueAndVerify();
-    const diagnostic = await new Verifier([publicIacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), { encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes) });
+    const diagnostic = await new Verifier([publicIacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), {
+      encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes),
+    });
     expect(diagnostic.deviceKey.jwk).toMatchObject(device.publicJwk);
     expect(new Date(diagnostic.validityInfo.validFrom).toISOString()).toBe(issued.validFrom);
     expect(new Date(diagnostic.validityInfo.validUntil).toISOString()).toBe(issued.validUntil);
@@ -191,7 +207,11 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
       height: 172,
     });
     // full-date (tag 1004) comes back as @auth0/mdl's DateOnly; tdate (tag 0) as a Date.
-    for (const [name, text] of [['birth_date', '1990-05-15'], ['issue_date', '2026-01-10'], ['expiry_date', '2031-01-10']] as const) {
+    for (const [name, text] of [
+      ['birth_date', '1990-05-15'],
+      ['issue_date', '2026-01-10'],
+      ['expiry_date', '2031-01-10'],
+    ] as const) {
       expect(Object.prototype.toString.call(values[name])).toBe('[object DateOnly]');
       expect((values[name] as Date).toISOString()).toBe(text);
     }
@@ -213,14 +233,18 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
   });
 
   it('refuses to issue with no active IACA, with a 400 that says so', async () => {
-    await expect(runtime.vellum.mdocIssuance.issue({ tenant: other, configuration: configuration(other.id), subject, holderKey: holder().publicJwk })).rejects.toMatchObject({
+    await expect(
+      runtime.vellum.mdocIssuance.issue({ tenant: other, configuration: configuration(other.id), subject, holderKey: holder().publicJwk }),
+    ).rejects.toMatchObject({
       code: 'BadRequest',
       message: NO_IACA,
     });
     // Deactivated over HTTP on the server, the IACA stops signing in this runtime too, within the cache bound (1 s).
     expect((await call('PUT', `${IACAS}/${iacaId}`, { active: false })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await expect(runtime.vellum.mdocIssuance.issue({ tenant: acme, configuration: configuration(acme.id), subject, holderKey: holder().publicJwk })).rejects.toMatchObject({
+    await expect(
+      runtime.vellum.mdocIssuance.issue({ tenant: acme, configuration: configuration(acme.id), subject, holderKey: holder().publicJwk }),
+    ).rejects.toMatchObject({
       code: 'BadRequest',
       message: NO_IACA,
     });

@@ -38,7 +38,12 @@ const elements: Record<string, MdocValue> = {
 
 async function issuerWithPki() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(9)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(9)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: fakeClock(),
+  });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const now = Date.now();
@@ -72,7 +77,12 @@ function holder() {
   return { privateKey, publicJwk: { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string } satisfies PublicJwk };
 }
 
-const transcript = oid4vpSessionTranscript({ clientId: 'verifier.example.org', responseUri: 'https://verifier.example.org/response', nonce: 'n-0S6_WzA2Mj', mdocGeneratedNonce: 'mdoc-nonce-1' });
+const transcript = oid4vpSessionTranscript({
+  clientId: 'verifier.example.org',
+  responseUri: 'https://verifier.example.org/response',
+  nonce: 'n-0S6_WzA2Mj',
+  mdocGeneratedNonce: 'mdoc-nonce-1',
+});
 
 async function issueAndPresent(over: { status?: { uri: string; idx: number } } = {}) {
   const pki = await issuerWithPki();
@@ -86,7 +96,12 @@ async function issueAndPresent(over: { status?: { uri: string; idx: number } } =
     signer: { sign: pki.signerKey.sign, x5chain: [pki.ds.der] },
     ...over,
   });
-  const presented = deviceResponse({ docType: DOC_TYPE, issuerSigned: issued.issuerSigned, sessionTranscript: transcript, devicePrivateKey: device.privateKey });
+  const presented = deviceResponse({
+    docType: DOC_TYPE,
+    issuerSigned: issued.issuerSigned,
+    sessionTranscript: transcript,
+    devicePrivateKey: device.privateKey,
+  });
   return { ...pki, device, issued, ...presented };
 }
 
@@ -137,7 +152,11 @@ describe('mso_mdoc issued by Vellum, verified by @auth0/mdl against the IACA (IS
     expect(values.age_over_18).toBe(true);
     expect(Buffer.from(values.portrait as Uint8Array).equals(portrait)).toBe(true);
     // @auth0/mdl decodes tag 1004 into its DateOnly (a Date printing as YYYY-MM-DD); tag 0 would be a plain Date.
-    for (const [name, text] of [['birth_date', '1990-05-15'], ['issue_date', '2026-01-10'], ['expiry_date', '2031-01-10']] as const) {
+    for (const [name, text] of [
+      ['birth_date', '1990-05-15'],
+      ['issue_date', '2026-01-10'],
+      ['expiry_date', '2031-01-10'],
+    ] as const) {
       expect(Object.prototype.toString.call(values[name])).toBe('[object DateOnly]');
       expect((values[name] as Date).toISOString()).toBe(text);
     }
@@ -149,12 +168,19 @@ describe('mso_mdoc issued by Vellum, verified by @auth0/mdl against the IACA (IS
 
   it('binds the holder key: the MSO deviceKey is the holder’s JWK, and a signature by another key fails', async () => {
     const { iaca, issued, device, deviceResponse: response, sessionTranscriptBytes } = await issueAndPresent();
-    const diagnostic = await new Verifier([iaca.pem]).getDiagnosticInformation(Buffer.from(response), { encodedSessionTranscript: Buffer.from(sessionTranscriptBytes) });
+    const diagnostic = await new Verifier([iaca.pem]).getDiagnosticInformation(Buffer.from(response), {
+      encodedSessionTranscript: Buffer.from(sessionTranscriptBytes),
+    });
     expect(diagnostic.deviceKey.jwk).toMatchObject(device.publicJwk);
     expect(diagnostic.issuerCertificate?.subjectName).toContain('Vellum Interop Document Signer');
 
     const stranger = holder();
-    const forged = deviceResponse({ docType: DOC_TYPE, issuerSigned: issued.issuerSigned, sessionTranscript: transcript, devicePrivateKey: stranger.privateKey });
+    const forged = deviceResponse({
+      docType: DOC_TYPE,
+      issuerSigned: issued.issuerSigned,
+      sessionTranscript: transcript,
+      devicePrivateKey: stranger.privateKey,
+    });
     const { failed } = await verifyWithAuth0(iaca.pem, forged.deviceResponse, forged.sessionTranscriptBytes);
     expect(failed.map((c) => c.id)).toEqual(['DEVICE_SIGNATURE_VALIDITY']);
   });
@@ -175,7 +201,12 @@ describe('mso_mdoc issued by Vellum, verified by @auth0/mdl against the IACA (IS
 
   // What @auth0/mdl does not look at, checked here by hand with node:crypto.
   it('meets what the verifier leaves unchecked: the Annex B document signer profile and the status entry', async () => {
-    const { iaca, ds, deviceResponse: response, sessionTranscriptBytes } = await issueAndPresent({ status: { uri: 'https://issuer.example.com/v2/credentials/mobile/status-lists/1/token', idx: 42 } });
+    const {
+      iaca,
+      ds,
+      deviceResponse: response,
+      sessionTranscriptBytes,
+    } = await issueAndPresent({ status: { uri: 'https://issuer.example.com/v2/credentials/mobile/status-lists/1/token', idx: 42 } });
     const { failed, mdoc } = await verifyWithAuth0(iaca.pem, response, sessionTranscriptBytes);
     expect(failed).toEqual([]);
     // @auth0/mdl's chain check (pkijs) ignores the mdlDS extended key usage and the key usage profile.

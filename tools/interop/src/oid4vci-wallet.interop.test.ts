@@ -48,12 +48,23 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
     origin = `https://localhost:${port}`;
     tlsFetch = fetchTrusting(cert.certPem);
     server = await startServer(
-      serverEnv({ VELLUM_DATA_DIR: dir, VELLUM_PORT: String(port), VELLUM_PUBLIC_URL: origin, VELLUM_TLS_CERT_FILE: cert.certFile, VELLUM_TLS_KEY_FILE: cert.keyFile }),
+      serverEnv({
+        VELLUM_DATA_DIR: dir,
+        VELLUM_PORT: String(port),
+        VELLUM_PUBLIC_URL: origin,
+        VELLUM_TLS_CERT_FILE: cert.certFile,
+        VELLUM_TLS_KEY_FILE: cert.keyFile,
+      }),
     );
     const printed = server.output();
     const start = printed.indexOf('{', printed.indexOf('shown only this once'));
     const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-    const token = await call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin }, {});
+    const token = await call(
+      'POST',
+      '/oauth/token',
+      { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin },
+      {},
+    );
     expect(token.status, token.text).toBe(200);
     admin = { authorization: `Bearer ${token.json().access_token}` };
 
@@ -119,15 +130,39 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
   }
 
   async function verifyMdoc(credential: string, device: ReturnType<typeof wallet>) {
-    const transcript = oid4vpSessionTranscript({ clientId: 'verifier.example', responseUri: 'https://verifier.example/response', nonce: 'n-1', mdocGeneratedNonce: 'm-1' });
-    const presented = deviceResponse({ docType: DOC_TYPE, issuerSigned: Buffer.from(credential, 'base64url'), sessionTranscript: transcript, devicePrivateKey: device.privateKey });
+    const transcript = oid4vpSessionTranscript({
+      clientId: 'verifier.example',
+      responseUri: 'https://verifier.example/response',
+      nonce: 'n-1',
+      mdocGeneratedNonce: 'm-1',
+    });
+    const presented = deviceResponse({
+      docType: DOC_TYPE,
+      issuerSigned: Buffer.from(credential, 'base64url'),
+      sessionTranscript: transcript,
+      devicePrivateKey: device.privateKey,
+    });
     const checks: Check[] = [];
-    const verified = await new Verifier([iacaPem]).verify(presented.deviceResponse, { encodedSessionTranscript: presented.sessionTranscriptBytes, onCheck: (c) => checks.push(c as Check) });
+    const verified = await new Verifier([iacaPem]).verify(presented.deviceResponse, {
+      encodedSessionTranscript: presented.sessionTranscriptBytes,
+      onCheck: (c) => checks.push(c as Check),
+    });
     expect(checks.filter((c) => c.status !== 'PASSED')).toEqual([]);
-    for (const id of ['ISSUER_CERTIFICATE_VALIDITY', 'ISSUER_SIGNATURE_VALIDITY', 'MSO_VALIDITY_AT_VERIFICATION_TIME', 'DEVICE_SIGNATURE_VALIDITY', 'ATTRIBUTE_DIGEST_MATCH']) {
-      expect(checks.some((c) => c.id === id && c.status === 'PASSED'), id).toBe(true);
+    for (const id of [
+      'ISSUER_CERTIFICATE_VALIDITY',
+      'ISSUER_SIGNATURE_VALIDITY',
+      'MSO_VALIDITY_AT_VERIFICATION_TIME',
+      'DEVICE_SIGNATURE_VALIDITY',
+      'ATTRIBUTE_DIGEST_MATCH',
+    ]) {
+      expect(
+        checks.some((c) => c.id === id && c.status === 'PASSED'),
+        id,
+      ).toBe(true);
     }
-    const diagnostic = await new Verifier([iacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), { encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes) });
+    const diagnostic = await new Verifier([iacaPem]).getDiagnosticInformation(Buffer.from(presented.deviceResponse), {
+      encodedSessionTranscript: Buffer.from(presented.sessionTranscriptBytes),
+    });
     expect(diagnostic.deviceKey.jwk).toMatchObject({ kty: 'EC', crv: 'P-256', x: device.publicJwk.x, y: device.publicJwk.y });
     const document = verified.documents[0];
     const values = Object.fromEntries((document?.getIssuerNameSpace(NS) ? Object.entries(document.getIssuerNameSpace(NS)) : []) as [string, unknown][]);
@@ -143,7 +178,11 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
     expect(credentialOffer.credential_issuer).toBe(origin);
     expect(credentialOffer.credential_configuration_ids).toEqual([configurationId]);
     const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, txCode: created.transactionCode });
+    const { accessTokenResponse } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata,
+      txCode: created.transactionCode,
+    });
     const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
     const { jwt } = await device.client.createCredentialRequestJwtProof({
       issuerMetadata,
@@ -163,7 +202,9 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
     await verifyMdoc(body.credentials?.[0]?.credential as string, device);
 
     // The offer is single use: the same code a second time is refused.
-    await expect(device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, txCode: created.transactionCode })).rejects.toThrow();
+    await expect(
+      device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, txCode: created.transactionCode }),
+    ).rejects.toThrow();
   });
 
   it('answers the deprecated draft-13 request with the deprecated response and its Deprecation and Sunset headers', async () => {
@@ -171,7 +212,11 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
     const device = wallet();
     const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
     const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, txCode: created.transactionCode });
+    const { accessTokenResponse } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata,
+      txCode: created.transactionCode,
+    });
     const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
     const { jwt } = await device.client.createCredentialRequestJwtProof({
       issuerMetadata,
@@ -179,7 +224,12 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
       signer: { method: 'jwk', publicJwk: device.publicJwk, alg: 'ES256' },
       nonce: c_nonce,
     });
-    const legacy = await call('POST', '/v1/openid/credential', { format: 'mso_mdoc', doctype: DOC_TYPE, proof: { proof_type: 'jwt', jwt } }, { authorization: `Bearer ${accessTokenResponse.access_token}` });
+    const legacy = await call(
+      'POST',
+      '/v1/openid/credential',
+      { format: 'mso_mdoc', doctype: DOC_TYPE, proof: { proof_type: 'jwt', jwt } },
+      { authorization: `Bearer ${accessTokenResponse.access_token}` },
+    );
     expect(legacy.status, legacy.text).toBe(200);
     expect(legacy.headers.get('deprecation')).toBe('@1777680000');
     expect(legacy.headers.get('sunset')).toBe('Sat, 02 May 2026 00:00:00 GMT');

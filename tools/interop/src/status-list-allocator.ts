@@ -16,7 +16,8 @@ import { createStatusListService, type StatusListDeps, type Tenant } from '@vell
 import { openSqlStore } from '../../../packages/storage-sql/src/index.ts';
 
 const argv = process.argv.slice(2);
-if (argv.length !== 5 || argv.some((a) => a === '')) throw new Error('usage: status-list-allocator.ts <database URL> <tenant id> <docType> <count> <in flight>');
+if (argv.length !== 5 || argv.some((a) => a === ''))
+  throw new Error('usage: status-list-allocator.ts <database URL> <tenant id> <docType> <count> <in flight>');
 const [url, tenantId, docType, countArg, inFlightArg] = argv as [string, string, string, string, string];
 const count = Number(countArg);
 const inFlight = Number(inFlightArg);

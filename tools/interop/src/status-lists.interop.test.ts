@@ -42,7 +42,12 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
     iacaPem = (await call('GET', '/v2/credentials/mobile/iacas', undefined, {})).json().data[0].certificatePem;
 
     // The card's mDocs go into legacy (two-bit) lists; the mDL's into draft 14 ones, the default.
-    const legacy = await call('POST', '/v2/credentials/mobile/status-lists/configurations', { docType: CARD, format: 'legacy', timeToLiveDuration: { minutes: 5 }, expiryDuration: { hours: 1 } });
+    const legacy = await call('POST', '/v2/credentials/mobile/status-lists/configurations', {
+      docType: CARD,
+      format: 'legacy',
+      timeToLiveDuration: { minutes: 5 },
+      expiryDuration: { hours: 1 },
+    });
     expect(legacy.status, legacy.text).toBe(201);
     for (const docType of [MDL, CARD]) {
       const created = await call('POST', '/v2/credentials/mobile/configurations', {
@@ -70,7 +75,10 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
         hash: (data: Uint8Array, alg: HashAlgorithm) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
         generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
         clientAuthentication: clientAuthenticationAnonymous(),
-        signJwt: async (_signer, { header, payload }) => ({ jwt: await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(await importJWK(privateKey.export({ format: 'jwk' }), 'ES256')), signerJwk: publicJwk }),
+        signJwt: async (_signer, { header, payload }) => ({
+          jwt: await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(await importJWK(privateKey.export({ format: 'jwk' }), 'ES256')),
+          signerJwk: publicJwk,
+        }),
       },
     });
     const configurationId = configurations[docType] as string;
@@ -80,15 +88,38 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
     const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer);
     const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata });
     const { c_nonce } = await client.requestNonce({ issuerMetadata });
-    const { jwt } = await client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: configurationId, signer: { method: 'jwk', publicJwk, alg: 'ES256' }, nonce: c_nonce });
-    const response = await client.retrieveCredentials({ issuerMetadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: configurationId, proofs: { jwt: [jwt] } });
+    const { jwt } = await client.createCredentialRequestJwtProof({
+      issuerMetadata,
+      credentialConfigurationId: configurationId,
+      signer: { method: 'jwk', publicJwk, alg: 'ES256' },
+      nonce: c_nonce,
+    });
+    const response = await client.retrieveCredentials({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      credentialConfigurationId: configurationId,
+      proofs: { jwt: [jwt] },
+    });
     const credential = (response.credentialResponse as { credentials: Array<{ credential: string }> }).credentials[0]?.credential as string;
 
     // @auth0/mdl checks the issuer signature, the digests and the device signature.
-    const transcript = oid4vpSessionTranscript({ clientId: 'verifier.example', responseUri: 'https://verifier.example/response', nonce: 'n-1', mdocGeneratedNonce: 'm-1' });
-    const presented = deviceResponse({ docType, issuerSigned: Buffer.from(credential, 'base64url'), sessionTranscript: transcript, devicePrivateKey: privateKey });
+    const transcript = oid4vpSessionTranscript({
+      clientId: 'verifier.example',
+      responseUri: 'https://verifier.example/response',
+      nonce: 'n-1',
+      mdocGeneratedNonce: 'm-1',
+    });
+    const presented = deviceResponse({
+      docType,
+      issuerSigned: Buffer.from(credential, 'base64url'),
+      sessionTranscript: transcript,
+      devicePrivateKey: privateKey,
+    });
     const checks: Check[] = [];
-    await new Verifier([iacaPem]).verify(presented.deviceResponse, { encodedSessionTranscript: presented.sessionTranscriptBytes, onCheck: (c) => checks.push(c as Check) });
+    await new Verifier([iacaPem]).verify(presented.deviceResponse, {
+      encodedSessionTranscript: presented.sessionTranscriptBytes,
+      onCheck: (c) => checks.push(c as Check),
+    });
     expect(checks.filter((c) => c.status !== 'PASSED')).toEqual([]);
 
     const records = (await call('GET', `/v2/credentials?format=mso_mdoc&credentialConfigurationId=${configurationId}`)).json().data as Array<{ id: string }>;
@@ -120,11 +151,14 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
     const token = new Uint8Array(await res.arrayBuffer());
     const [protectedBytes, unprotected] = cose.decodeCBOR(token) as [Uint8Array, Map<number, unknown>];
     const x5chain = unprotected.get(33);
-    const signer = new X509Certificate(Buffer.from(x5chain instanceof Uint8Array ? x5chain : (x5chain as Uint8Array[])[0] as Uint8Array));
+    const signer = new X509Certificate(Buffer.from(x5chain instanceof Uint8Array ? x5chain : ((x5chain as Uint8Array[])[0] as Uint8Array)));
     const iaca = new X509Certificate(iacaPem);
     expect(signer.checkIssued(iaca) && signer.verify(iaca.publicKey)).toBe(true);
     const jwk = signer.publicKey.export({ format: 'jwk' });
-    const message = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(Buffer.concat([Uint8Array.of(4), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')])), token);
+    const message = cose.Sign1Message.fromBytes(
+      cose.ECDSAKey.fromPublic(Buffer.concat([Uint8Array.of(4), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')])),
+      token,
+    );
     const claims = cose.decodeCBOR(message.payload) as Map<number, unknown>;
     const typ = (cose.decodeCBOR(protectedBytes) as Map<number, string>).get(16) as string;
     const legacy = typ === 'mattr-statuslist+cwt';
@@ -133,7 +167,12 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
     const bits = list.get('bits') as number;
     const statuses = pako.inflate(list.get('lst') as Uint8Array) as Uint8Array;
     const at = entry.idx * bits;
-    return { value: ((statuses[at >> 3] as number) >> (at & 7)) & ((1 << bits) - 1), typ, ttl: claims.get(legacy ? -65539 : 65534), contentType: res.headers.get('content-type') };
+    return {
+      value: ((statuses[at >> 3] as number) >> (at & 7)) & ((1 << bits) - 1),
+      typ,
+      ttl: claims.get(legacy ? -65539 : 65534),
+      contentType: res.headers.get('content-type'),
+    };
   }
 
   it('revokes an mDL: the next token at the URI its MSO names reads invalid for it and valid for another', async () => {

@@ -8,7 +8,12 @@ export function fetchTrusting(caPem: string): typeof fetch {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-    const body = init?.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : Buffer.from(await new Response(init.body).arrayBuffer());
+    const body =
+      init?.body === undefined || init.body === null
+        ? undefined
+        : typeof init.body === 'string'
+          ? init.body
+          : Buffer.from(await new Response(init.body).arrayBuffer());
     return new Promise<Response>((resolve, reject) => {
       const req = request(url, { method, headers: Object.fromEntries(headers), ca: caPem }, (res) => {
         const chunks: Buffer[] = [];

@@ -11,7 +11,9 @@ async function setup() {
   return { ...h, tenant, other, ctx: contextFor(loud) };
 }
 
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; details?: Array<{ param: string; msg: string; location: string; value?: unknown }> }> {
+async function failure(
+  p: Promise<unknown>,
+): Promise<{ code: string; message: string; details?: Array<{ param: string; msg: string; location: string; value?: unknown }> }> {
   return p.then(
     () => {
       throw new Error('expected a failure');
@@ -74,8 +76,20 @@ describe('the authentication provider (API.md §8 /v1/users/authentication-provi
     expect(providerSettings({ ...stored!, sealedClientSecret: 'corrupt' }, secretBox)).toBeUndefined();
     expect(created.scope).toBe('openid email offline_access');
 
-    const kept = await providers.update(ctx, created.id, { url: 'https://login.example.com/', clientId: 'vellum-2', staticRequestParameters: { prompt: 'login' }, claimsToPersist: ['email', 'email'] });
-    expect(kept).toMatchObject({ url: 'https://login.example.com/', clientId: 'vellum-2', scope: 'openid profile email', tokenEndpointAuthMethod: 'client_secret_basic', staticRequestParameters: { prompt: 'login' }, claimsToPersist: ['email'] });
+    const kept = await providers.update(ctx, created.id, {
+      url: 'https://login.example.com/',
+      clientId: 'vellum-2',
+      staticRequestParameters: { prompt: 'login' },
+      claimsToPersist: ['email', 'email'],
+    });
+    expect(kept).toMatchObject({
+      url: 'https://login.example.com/',
+      clientId: 'vellum-2',
+      scope: 'openid profile email',
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      staticRequestParameters: { prompt: 'login' },
+      claimsToPersist: ['email'],
+    });
     expect(providerSettings((await store.authenticationProviders.current(tenant.id))!, secretBox)?.clientSecret).toBe('provider-secret-1');
 
     await providers.update(ctx, created.id, { ...PROVIDER, clientSecret: 'provider-secret-2' });
@@ -96,18 +110,36 @@ describe('the authentication provider (API.md §8 /v1/users/authentication-provi
     ['missing client secret', { url: PROVIDER.url, clientId: 'x' }, 'clientSecret', undefined],
     ['unknown auth method', { ...PROVIDER, tokenEndpointAuthMethod: 'private_key_jwt' }, 'tokenEndpointAuthMethod', undefined],
     ['bad scope', { ...PROVIDER, scope: 'openid "x"' }, 'scope', undefined],
-    ['reserved static parameter', { ...PROVIDER, staticRequestParameters: { redirect_uri: 'https://evil.example.com' } }, 'staticRequestParameters.redirect_uri', 'Set by Vellum itself; it cannot be given here'],
+    [
+      'reserved static parameter',
+      { ...PROVIDER, staticRequestParameters: { redirect_uri: 'https://evil.example.com' } },
+      'staticRequestParameters.redirect_uri',
+      'Set by Vellum itself; it cannot be given here',
+    ],
     ['non-string static value', { ...PROVIDER, staticRequestParameters: { prompt: 1 } }, 'staticRequestParameters.prompt', undefined],
-    ['too many static parameters', { ...PROVIDER, staticRequestParameters: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, 'v'])) }, 'staticRequestParameters', undefined],
+    [
+      'too many static parameters',
+      { ...PROVIDER, staticRequestParameters: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, 'v'])) },
+      'staticRequestParameters',
+      undefined,
+    ],
     ['reserved forwarded parameter', { ...PROVIDER, forwardedRequestParameters: ['login_hint', 'state'] }, 'forwardedRequestParameters.1', undefined],
-    ['too many forwarded parameters', { ...PROVIDER, forwardedRequestParameters: Array.from({ length: 21 }, (_, i) => `p${i}`) }, 'forwardedRequestParameters', undefined],
+    [
+      'too many forwarded parameters',
+      { ...PROVIDER, forwardedRequestParameters: Array.from({ length: 21 }, (_, i) => `p${i}`) },
+      'forwardedRequestParameters',
+      undefined,
+    ],
     ['too many claims to persist', { ...PROVIDER, claimsToPersist: Array.from({ length: 51 }, (_, i) => `c${i}`) }, 'claimsToPersist', undefined],
     ['empty claim name', { ...PROVIDER, claimsToPersist: [''] }, 'claimsToPersist.0', undefined],
     ['unknown field', { ...PROVIDER, issuer: 'x' }, 'issuer', 'Unknown field'],
   ])('refuses a %s with a 400 naming the field', async (_name, body, param, msg) => {
     const { authenticationProviders: providers, ctx } = await setup();
     const error = await failure(providers.create(ctx, body));
-    expect(error).toMatchObject({ code: 'BadRequest', details: expect.arrayContaining([expect.objectContaining({ param, location: 'body', ...(msg ? { msg } : {}) })]) });
+    expect(error).toMatchObject({
+      code: 'BadRequest',
+      details: expect.arrayContaining([expect.objectContaining({ param, location: 'body', ...(msg ? { msg } : {}) })]),
+    });
   });
 
   it('needs the issuance-setup permission, and keeps tenants apart', async () => {
@@ -151,7 +183,15 @@ describe('the interaction hook (API.md §8 /v1/openid/configuration)', () => {
     const { openIdSettings: settings, ctx, store, secretBox, tenant } = await setup();
     expect(await settings.get(ctx)).toEqual({});
     const first = await settings.update(ctx, { interactionHook: { url: 'https://issuer.example.com/kyc' } });
-    expect(first).toEqual({ interactionHook: { url: 'https://issuer.example.com/kyc', claims: [], sessionTimeoutInSec: 600, disabled: false, secret: expect.stringMatching(/^\S{43,}$/) } });
+    expect(first).toEqual({
+      interactionHook: {
+        url: 'https://issuer.example.com/kyc',
+        claims: [],
+        sessionTimeoutInSec: 600,
+        disabled: false,
+        secret: expect.stringMatching(/^\S{43,}$/),
+      },
+    });
     const secret = first.interactionHook!.secret;
     expect(await settings.get(ctx)).toEqual(first);
 
@@ -159,8 +199,12 @@ describe('the interaction hook (API.md §8 /v1/openid/configuration)', () => {
     expect(stored?.interactionHook?.sealedSecret).not.toContain(secret);
     expect(openInteractionHook(stored, secretBox)).toMatchObject({ url: 'https://issuer.example.com/kyc', secret });
 
-    const second = await settings.update(ctx, { interactionHook: { url: 'https://issuer.example.com/other', claims: ['email', 'givenName'], sessionTimeoutInSec: 60, disabled: true } });
-    expect(second).toEqual({ interactionHook: { url: 'https://issuer.example.com/other', claims: ['email', 'givenName'], sessionTimeoutInSec: 60, disabled: true, secret } });
+    const second = await settings.update(ctx, {
+      interactionHook: { url: 'https://issuer.example.com/other', claims: ['email', 'givenName'], sessionTimeoutInSec: 60, disabled: true },
+    });
+    expect(second).toEqual({
+      interactionHook: { url: 'https://issuer.example.com/other', claims: ['email', 'givenName'], sessionTimeoutInSec: 60, disabled: true, secret },
+    });
 
     // Without a hook the hook goes, and with it its secret: the next one gets a new secret.
     expect(await settings.update(ctx, {})).toEqual({});
@@ -196,7 +240,10 @@ describe('the interaction hook (API.md §8 /v1/openid/configuration)', () => {
     ['unknown field', { hooks: [] }, 'hooks'],
   ])('refuses a %s with a 400 naming the field', async (_name, body, param) => {
     const { openIdSettings: settings, ctx } = await setup();
-    expect(await failure(settings.update(ctx, body))).toMatchObject({ code: 'BadRequest', details: expect.arrayContaining([expect.objectContaining({ param, location: 'body' })]) });
+    expect(await failure(settings.update(ctx, body))).toMatchObject({
+      code: 'BadRequest',
+      details: expect.arrayContaining([expect.objectContaining({ param, location: 'body' })]),
+    });
   });
 
   it('needs issuance-setup, keeps tenants apart, and never puts the secret in events', async () => {
@@ -208,7 +255,9 @@ describe('the interaction hook (API.md §8 /v1/openid/configuration)', () => {
     await settings.get(ctx);
     await recorder.flush();
     const events = (await store.events.list(tenant.id, { categories: ['openid'] }, { limit: 100 })).items;
-    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['OPENID_CONFIGURATION_UPDATE_SUCCESS', 'OPENID_CONFIGURATION_RETRIEVE_SUCCESS', 'OPENID_CONFIGURATION_RETRIEVE_FAIL']));
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['OPENID_CONFIGURATION_UPDATE_SUCCESS', 'OPENID_CONFIGURATION_RETRIEVE_SUCCESS', 'OPENID_CONFIGURATION_RETRIEVE_FAIL']),
+    );
     const text = JSON.stringify(events);
     expect(text).toContain('https://issuer.example.com/kyc');
     expect(text).not.toContain(interactionHook!.secret);

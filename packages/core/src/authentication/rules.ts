@@ -64,7 +64,8 @@ const parameterProblem = (name: string) =>
       ? 'Set by Vellum itself; it cannot be given here'
       : undefined;
 
-const claimNameProblem = (name: string) => (name.length === 0 || name.length > MAX_CLAIM_NAME ? `Claim names have 1 to ${MAX_CLAIM_NAME} characters` : undefined);
+const claimNameProblem = (name: string) =>
+  name.length === 0 || name.length > MAX_CLAIM_NAME ? `Claim names have 1 to ${MAX_CLAIM_NAME} characters` : undefined;
 
 /**
  * The provider's issuer URL. A bare origin keeps no trailing slash (the URL parser adds one),
@@ -113,7 +114,16 @@ export interface CheckedProvider {
   claimsToPersist: string[];
 }
 
-const PROVIDER_FIELDS = ['url', 'clientId', 'clientSecret', 'scope', 'tokenEndpointAuthMethod', 'staticRequestParameters', 'forwardedRequestParameters', 'claimsToPersist'];
+const PROVIDER_FIELDS = [
+  'url',
+  'clientId',
+  'clientSecret',
+  'scope',
+  'tokenEndpointAuthMethod',
+  'staticRequestParameters',
+  'forwardedRequestParameters',
+  'claimsToPersist',
+];
 
 /**
  * Checks an authentication provider body, reporting every problem. `secretRequired` is false on a
@@ -126,7 +136,9 @@ export function checkProviderInput(input: unknown, secretRequired: boolean): Che
   const url = issuerUrl(p, input.url);
   const clientId = text(p, 'clientId', input.clientId, 255, 'Required: the client id Vellum has at the provider');
   const clientSecret =
-    input.clientSecret === undefined && !secretRequired ? undefined : text(p, 'clientSecret', input.clientSecret, 1000, 'Required: the client secret Vellum has at the provider', true);
+    input.clientSecret === undefined && !secretRequired
+      ? undefined
+      : text(p, 'clientSecret', input.clientSecret, 1000, 'Required: the client secret Vellum has at the provider', true);
   const scope = providerScope(p, input.scope);
   const method = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
   if (!(PROVIDER_AUTH_METHODS as readonly unknown[]).includes(method)) p.add('tokenEndpointAuthMethod', `One of ${PROVIDER_AUTH_METHODS.join(', ')}`, method);

@@ -104,10 +104,16 @@ export function createAuthenticationProviderService(deps: AuthenticationDeps): A
   const { store, clock, ids, events, secrets } = deps;
 
   const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(events, ctx, prefix, async () => {
-      requirePermission(ctx, 'issuance-setup');
-      return work();
-    }, describe);
+    withEvents(
+      events,
+      ctx,
+      prefix,
+      async () => {
+        requirePermission(ctx, 'issuance-setup');
+        return work();
+      },
+      describe,
+    );
   const meta = (v: AuthenticationProviderView) => ({ id: v.id, tokenEndpointAuthMethod: v.tokenEndpointAuthMethod });
 
   async function find(ctx: RequestContext, id: string): Promise<AuthenticationProvider> {
@@ -118,35 +124,45 @@ export function createAuthenticationProviderService(deps: AuthenticationDeps): A
 
   return {
     create(ctx, input, basePath) {
-      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_CREATE', async () => {
-        const { clientSecret, ...checked } = checkProviderInput(input, true);
-        if (await store.authenticationProviders.current(ctx.tenant.id)) {
-          throw conflict('The tenant already has an authentication provider; replace it with PUT or delete it first');
-        }
-        const id = ids.uuid();
-        const now = clock.now().toISOString();
-        const provider: AuthenticationProvider = {
-          id,
-          tenantId: ctx.tenant.id,
-          ...checked,
-          sealedClientSecret: secrets.seal(clientSecret as string, providerSecretContext(ctx.tenant.id, id)),
-          createdAt: now,
-          updatedAt: now,
-        };
-        // Two creates at once: the store's one-per-tenant rule answers the second with Conflict.
-        await store.authenticationProviders.insert(provider);
-        return authenticationProviderView(provider, issuerOf(ctx, basePath));
-      }, { input, meta });
+      return run(
+        ctx,
+        'USER_AUTHENTICATION_PROVIDER_CREATE',
+        async () => {
+          const { clientSecret, ...checked } = checkProviderInput(input, true);
+          if (await store.authenticationProviders.current(ctx.tenant.id)) {
+            throw conflict('The tenant already has an authentication provider; replace it with PUT or delete it first');
+          }
+          const id = ids.uuid();
+          const now = clock.now().toISOString();
+          const provider: AuthenticationProvider = {
+            id,
+            tenantId: ctx.tenant.id,
+            ...checked,
+            sealedClientSecret: secrets.seal(clientSecret as string, providerSecretContext(ctx.tenant.id, id)),
+            createdAt: now,
+            updatedAt: now,
+          };
+          // Two creates at once: the store's one-per-tenant rule answers the second with Conflict.
+          await store.authenticationProviders.insert(provider);
+          return authenticationProviderView(provider, issuerOf(ctx, basePath));
+        },
+        { input, meta },
+      );
     },
 
     list(ctx, query, basePath) {
-      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_LIST', async () => {
-        const page = parsePageQuery(query);
-        const current = await store.authenticationProviders.current(ctx.tenant.id);
-        // One provider at most: it sits at position 1, so its cursor ends the list.
-        const items = current && (page.after === undefined || page.after < 1) ? [current] : [];
-        return toPage({ items, last: 1 }, (p) => authenticationProviderView(p, issuerOf(ctx, basePath)));
-      }, { meta: (p) => ({ count: p.data.length }) });
+      return run(
+        ctx,
+        'USER_AUTHENTICATION_PROVIDER_LIST',
+        async () => {
+          const page = parsePageQuery(query);
+          const current = await store.authenticationProviders.current(ctx.tenant.id);
+          // One provider at most: it sits at position 1, so its cursor ends the list.
+          const items = current && (page.after === undefined || page.after < 1) ? [current] : [];
+          return toPage({ items, last: 1 }, (p) => authenticationProviderView(p, issuerOf(ctx, basePath)));
+        },
+        { meta: (p) => ({ count: p.data.length }) },
+      );
     },
 
     get(ctx, id, basePath) {
@@ -154,25 +170,36 @@ export function createAuthenticationProviderService(deps: AuthenticationDeps): A
     },
 
     update(ctx, id, input, basePath) {
-      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_UPDATE', async () => {
-        const { clientSecret, ...checked } = checkProviderInput(input, false);
-        const existing = await find(ctx, id);
-        const provider: AuthenticationProvider = {
-          ...existing,
-          ...checked,
-          sealedClientSecret: clientSecret === undefined ? existing.sealedClientSecret : secrets.seal(clientSecret, providerSecretContext(existing.tenantId, existing.id)),
-          updatedAt: clock.now().toISOString(),
-        };
-        // Deleted between the read and the write.
-        if (!(await store.authenticationProviders.update(provider))) throw noProvider();
-        return authenticationProviderView(provider, issuerOf(ctx, basePath));
-      }, { input, meta });
+      return run(
+        ctx,
+        'USER_AUTHENTICATION_PROVIDER_UPDATE',
+        async () => {
+          const { clientSecret, ...checked } = checkProviderInput(input, false);
+          const existing = await find(ctx, id);
+          const provider: AuthenticationProvider = {
+            ...existing,
+            ...checked,
+            sealedClientSecret:
+              clientSecret === undefined ? existing.sealedClientSecret : secrets.seal(clientSecret, providerSecretContext(existing.tenantId, existing.id)),
+            updatedAt: clock.now().toISOString(),
+          };
+          // Deleted between the read and the write.
+          if (!(await store.authenticationProviders.update(provider))) throw noProvider();
+          return authenticationProviderView(provider, issuerOf(ctx, basePath));
+        },
+        { input, meta },
+      );
     },
 
     delete(ctx, id) {
-      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_DELETE', async () => {
-        if (!(await store.authenticationProviders.delete(ctx.tenant.id, checkPathId(id, 'An authentication provider')))) throw noProvider();
-      }, { meta: () => ({ id }) });
+      return run(
+        ctx,
+        'USER_AUTHENTICATION_PROVIDER_DELETE',
+        async () => {
+          if (!(await store.authenticationProviders.delete(ctx.tenant.id, checkPathId(id, 'An authentication provider')))) throw noProvider();
+        },
+        { meta: () => ({ id }) },
+      );
     },
   };
 }
@@ -207,20 +234,40 @@ export function createOpenIdSettingsService(deps: AuthenticationDeps): OpenIdSet
   const { store, clock, ids, events, secrets } = deps;
 
   const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(events, ctx, prefix, async () => {
-      requirePermission(ctx, 'issuance-setup');
-      return work();
-    }, describe);
-  const meta = (v: OpenIdSettingsView) => ({ interactionHook: v.interactionHook !== undefined, ...(v.interactionHook ? { disabled: v.interactionHook.disabled } : {}) });
+    withEvents(
+      events,
+      ctx,
+      prefix,
+      async () => {
+        requirePermission(ctx, 'issuance-setup');
+        return work();
+      },
+      describe,
+    );
+  const meta = (v: OpenIdSettingsView) => ({
+    interactionHook: v.interactionHook !== undefined,
+    ...(v.interactionHook ? { disabled: v.interactionHook.disabled } : {}),
+  });
 
   function view(settings: OpenIdSettings | undefined): OpenIdSettingsView {
     const hook = settings?.interactionHook;
     if (!hook) return {};
     const opened = openInteractionHook(settings, secrets);
     if (!opened) {
-      throw new DomainError('ServiceUnavailable', 'The interaction hook secret cannot be read with the current master key; PUT the configuration again to make a new secret');
+      throw new DomainError(
+        'ServiceUnavailable',
+        'The interaction hook secret cannot be read with the current master key; PUT the configuration again to make a new secret',
+      );
     }
-    return { interactionHook: { url: hook.url, claims: [...hook.claims], sessionTimeoutInSec: hook.sessionTimeoutInSec, disabled: hook.disabled, secret: opened.secret } };
+    return {
+      interactionHook: {
+        url: hook.url,
+        claims: [...hook.claims],
+        sessionTimeoutInSec: hook.sessionTimeoutInSec,
+        disabled: hook.disabled,
+        secret: opened.secret,
+      },
+    };
   }
 
   return {
@@ -229,23 +276,28 @@ export function createOpenIdSettingsService(deps: AuthenticationDeps): OpenIdSet
     },
 
     update(ctx, input) {
-      return run(ctx, 'OPENID_CONFIGURATION_UPDATE', async () => {
-        const checked = checkOpenIdSettingsInput(input);
-        const tenantId = ctx.tenant.id;
-        const context = interactionHookSecretContext(tenantId);
-        return store.transaction(async (tx) => {
-          const existing = await tx.openIdSettings.get(tenantId);
-          const settings: OpenIdSettings = { tenantId, updatedAt: clock.now().toISOString() };
-          if (checked.interactionHook) {
-            const kept = existing?.interactionHook?.sealedSecret;
-            // A secret the master key can no longer open is replaced rather than kept broken.
-            const sealedSecret = kept !== undefined && secrets.open(kept, context) !== undefined ? kept : secrets.seal(ids.token(32), context);
-            settings.interactionHook = { ...checked.interactionHook, sealedSecret };
-          }
-          await tx.openIdSettings.put(settings);
-          return view(settings);
-        });
-      }, { input, meta });
+      return run(
+        ctx,
+        'OPENID_CONFIGURATION_UPDATE',
+        async () => {
+          const checked = checkOpenIdSettingsInput(input);
+          const tenantId = ctx.tenant.id;
+          const context = interactionHookSecretContext(tenantId);
+          return store.transaction(async (tx) => {
+            const existing = await tx.openIdSettings.get(tenantId);
+            const settings: OpenIdSettings = { tenantId, updatedAt: clock.now().toISOString() };
+            if (checked.interactionHook) {
+              const kept = existing?.interactionHook?.sealedSecret;
+              // A secret the master key can no longer open is replaced rather than kept broken.
+              const sealedSecret = kept !== undefined && secrets.open(kept, context) !== undefined ? kept : secrets.seal(ids.token(32), context);
+              settings.interactionHook = { ...checked.interactionHook, sealedSecret };
+            }
+            await tx.openIdSettings.put(settings);
+            return view(settings);
+          });
+        },
+        { input, meta },
+      );
     },
   };
 }

@@ -23,7 +23,11 @@ const API_KEY_SOURCE = {
   name: 'CRM',
   url: 'https://crm.example.com/claims',
   requestMethod: 'GET',
-  requestParameters: { email: { mapFrom: 'claims.email' }, subject: { mapFrom: 'authenticationProvider.subjectId', defaultValue: 'anonymous' }, tier: { defaultValue: 3 } },
+  requestParameters: {
+    email: { mapFrom: 'claims.email' },
+    subject: { mapFrom: 'authenticationProvider.subjectId', defaultValue: 'anonymous' },
+    tier: { defaultValue: 3 },
+  },
   authorization: { type: 'api-key', value: 'api-key-secret-1' },
 };
 
@@ -31,7 +35,13 @@ const OAUTH_SOURCE = {
   name: 'HR',
   url: 'https://hr.example.com/people',
   requestMethod: 'POST',
-  authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum', clientSecret: 'oauth-secret-1', audience: 'hr-api' },
+  authorization: {
+    type: 'oauth-client-credentials',
+    tokenEndpoint: 'https://auth.example.com/oauth/token',
+    clientId: 'vellum',
+    clientSecret: 'oauth-secret-1',
+    audience: 'hr-api',
+  },
 };
 
 describe('claim sources (API.md §8 /v1/claim-sources)', () => {
@@ -51,7 +61,13 @@ describe('claim sources (API.md §8 /v1/claim-sources)', () => {
     const hr = await sources.create(ctx, OAUTH_SOURCE);
     expect(hr).toMatchObject({
       requestParameters: {},
-      authorization: { type: 'oauth-client-credentials', tokenEndpoint: 'https://auth.example.com/oauth/token', clientId: 'vellum', audience: 'hr-api', tokenEndpointAuthMethod: 'client_secret_basic' },
+      authorization: {
+        type: 'oauth-client-credentials',
+        tokenEndpoint: 'https://auth.example.com/oauth/token',
+        clientId: 'vellum',
+        audience: 'hr-api',
+        tokenEndpointAuthMethod: 'client_secret_basic',
+      },
     });
     expect(JSON.stringify([crm, hr])).not.toMatch(/secret-1/);
     expect(await sources.get(ctx, hr.id)).toEqual(hr);
@@ -107,22 +123,53 @@ describe('claim sources (API.md §8 /v1/claim-sources)', () => {
     ['unknown method', { ...API_KEY_SOURCE, requestMethod: 'PUT' }, 'requestMethod'],
     ['parameter without a value', { ...API_KEY_SOURCE, requestParameters: { email: {} } }, 'requestParameters.email'],
     ['parameter with a bad path', { ...API_KEY_SOURCE, requestParameters: { email: { mapFrom: 'email' } } }, 'requestParameters.email.mapFrom'],
-    ['parameter with an object default', { ...API_KEY_SOURCE, requestParameters: { email: { defaultValue: { a: 1 } } } }, 'requestParameters.email.defaultValue'],
-    ['parameter with an unknown field', { ...API_KEY_SOURCE, requestParameters: { email: { mapFrom: 'claims.email', required: true } } }, 'requestParameters.email.required'],
+    [
+      'parameter with an object default',
+      { ...API_KEY_SOURCE, requestParameters: { email: { defaultValue: { a: 1 } } } },
+      'requestParameters.email.defaultValue',
+    ],
+    [
+      'parameter with an unknown field',
+      { ...API_KEY_SOURCE, requestParameters: { email: { mapFrom: 'claims.email', required: true } } },
+      'requestParameters.email.required',
+    ],
     ['parameter with a bad name', { ...API_KEY_SOURCE, requestParameters: { 'a b': { defaultValue: 1 } } }, 'requestParameters.a b'],
-    ['too many parameters', { ...API_KEY_SOURCE, requestParameters: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`p${i}`, { defaultValue: i }])) }, 'requestParameters'],
+    [
+      'too many parameters',
+      { ...API_KEY_SOURCE, requestParameters: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`p${i}`, { defaultValue: i }])) },
+      'requestParameters',
+    ],
     ['missing authorization', { ...API_KEY_SOURCE, authorization: undefined }, 'authorization'],
     ['unknown authorization type', { ...API_KEY_SOURCE, authorization: { type: 'basic', value: 'x' } }, 'authorization'],
     ['API key without a value', { ...API_KEY_SOURCE, authorization: { type: 'api-key' } }, 'authorization.value'],
-    ['OAuth without a token endpoint', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: undefined } }, 'authorization.tokenEndpoint'],
-    ['OAuth with an http token endpoint', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: 'http://auth.example.com/token' } }, 'authorization.tokenEndpoint'],
-    ['OAuth without a client secret', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: undefined } }, 'authorization.clientSecret'],
-    ['OAuth with an unknown auth method', { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpointAuthMethod: 'none' } }, 'authorization.tokenEndpointAuthMethod'],
+    [
+      'OAuth without a token endpoint',
+      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: undefined } },
+      'authorization.tokenEndpoint',
+    ],
+    [
+      'OAuth with an http token endpoint',
+      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: 'http://auth.example.com/token' } },
+      'authorization.tokenEndpoint',
+    ],
+    [
+      'OAuth without a client secret',
+      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: undefined } },
+      'authorization.clientSecret',
+    ],
+    [
+      'OAuth with an unknown auth method',
+      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpointAuthMethod: 'none' } },
+      'authorization.tokenEndpointAuthMethod',
+    ],
     ['API key with OAuth fields', { ...API_KEY_SOURCE, authorization: { type: 'api-key', value: 'x', clientId: 'y' } }, 'authorization.clientId'],
     ['unknown field', { ...API_KEY_SOURCE, headers: {} }, 'headers'],
   ])('refuses a %s with a 400 naming the field', async (_name, body, param) => {
     const { claimSources: sources, ctx } = await setup();
-    expect(await failure(sources.create(ctx, body))).toMatchObject({ code: 'BadRequest', details: expect.arrayContaining([expect.objectContaining({ param, location: 'body' })]) });
+    expect(await failure(sources.create(ctx, body))).toMatchObject({
+      code: 'BadRequest',
+      details: expect.arrayContaining([expect.objectContaining({ param, location: 'body' })]),
+    });
   });
 
   it('refuses to delete a claim source a credential configuration names (409), and deletes it once none does', async () => {

@@ -25,7 +25,11 @@ function fakeHttp(answer: (request: OutboundFetch) => OutboundResponse | Promise
   };
 }
 
-const json = (value: unknown, status = 200): OutboundResponse => ({ status, headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode(JSON.stringify(value)) });
+const json = (value: unknown, status = 200): OutboundResponse => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: new TextEncoder().encode(JSON.stringify(value)),
+});
 const text = (body: string, status = 200): OutboundResponse => ({ status, headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode(body) });
 const bodyText = (r: OutboundFetch) => new TextDecoder().decode(r.body);
 
@@ -82,7 +86,12 @@ describe('calling a claim source at issuance (API.md §8)', () => {
     expect(await client.fetchClaims(apiKeySource(), subject)).toEqual({ ok: true, claims: { memberSince: '2020-01-01', level: { name: 'gold' } } });
     expect(http.requests).toHaveLength(1);
     const [request] = http.requests;
-    expect(request).toMatchObject({ method: 'GET', headers: { accept: 'application/json', 'x-api-key': 'the-api-key' }, timeoutMs: 3000, maxBytes: CLAIM_SOURCE_MAX_BYTES });
+    expect(request).toMatchObject({
+      method: 'GET',
+      headers: { accept: 'application/json', 'x-api-key': 'the-api-key' },
+      timeoutMs: 3000,
+      maxBytes: CLAIM_SOURCE_MAX_BYTES,
+    });
     expect(request!.body).toBeUndefined();
     const url = new URL(request!.url);
     expect(url.origin + url.pathname).toBe('https://crm.example.com/claims');
@@ -112,7 +121,11 @@ describe('calling a claim source at issuance (API.md §8)', () => {
     // RFC 6749 §2.3.1: id and secret form-encoded, then joined and base64-encoded.
     expect(token!.headers.authorization).toBe(`Basic ${Buffer.from('vellum+app:p%40ss%3Aw%C3%B6rd').toString('base64')}`);
     expect(Object.fromEntries(new URLSearchParams(bodyText(token!)))).toEqual({ grant_type: 'client_credentials', audience: 'hr-api' });
-    expect(call).toMatchObject({ method: 'POST', url: 'https://crm.example.com/claims', headers: { authorization: 'Bearer at-1', 'content-type': 'application/json' } });
+    expect(call).toMatchObject({
+      method: 'POST',
+      url: 'https://crm.example.com/claims',
+      headers: { authorization: 'Bearer at-1', 'content-type': 'application/json' },
+    });
     // What the token request took is gone from the claim source's time.
     expect(call!.timeoutMs).toBe(1800);
     expect(JSON.parse(bodyText(call!))).toEqual({ email: 'ada@example.com', age: 36, tags: ['a', 'b'] });
@@ -124,7 +137,11 @@ describe('calling a claim source at issuance (API.md §8)', () => {
     expect(await createClaimSourceClient({ http, secrets }).fetchClaims(oauthSource('client_secret_post'), subject)).toEqual({ ok: true, claims: { ok: 1 } });
     const [token, call] = http.requests;
     expect(token!.headers.authorization).toBeUndefined();
-    expect(Object.fromEntries(new URLSearchParams(bodyText(token!)))).toEqual({ grant_type: 'client_credentials', client_id: 'vellum app', client_secret: 'p@ss:wörd' });
+    expect(Object.fromEntries(new URLSearchParams(bodyText(token!)))).toEqual({
+      grant_type: 'client_credentials',
+      client_id: 'vellum app',
+      client_secret: 'p@ss:wörd',
+    });
     expect(call!.headers.authorization).toBe('Bearer at-2');
   });
 
@@ -169,14 +186,20 @@ describe('calling a claim source at issuance (API.md §8)', () => {
         clock.advance(3000);
         return r.url === TOKEN_ENDPOINT ? json({ access_token: 'late' }) : json({});
       });
-      expect(await createClaimSourceClient({ http, secrets, clock }).fetchClaims(oauthSource('client_secret_basic'), subject)).toEqual({ ok: false, reason: 'Claim source: timed out' });
+      expect(await createClaimSourceClient({ http, secrets, clock }).fetchClaims(oauthSource('client_secret_basic'), subject)).toEqual({
+        ok: false,
+        reason: 'Claim source: timed out',
+      });
       expect(http.requests).toHaveLength(1);
     });
 
     it('a secret the master key cannot open: nothing is sent', async () => {
       const http = fakeHttp(() => json({}));
       const client = createClaimSourceClient({ http, secrets });
-      expect(await client.fetchClaims(apiKeySource({ authorization: { type: 'api-key', sealedValue: 'corrupt' } }), subject)).toMatchObject({ ok: false, reason: expect.stringMatching(/cannot be read/) });
+      expect(await client.fetchClaims(apiKeySource({ authorization: { type: 'api-key', sealedValue: 'corrupt' } }), subject)).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/cannot be read/),
+      });
       const oauth = oauthSource('client_secret_post');
       // Sealed for another source: the context does not match.
       const moved = { ...oauth, id: 'source-3' };

@@ -106,7 +106,14 @@ export function createClaimSourceClient(deps: ClaimSourceClientDeps): ClaimSourc
     }
     const left = deadline - now();
     if (left <= 0) return { reason: 'Token endpoint: timed out' };
-    const answer = await send({ method: 'POST', url: a.tokenEndpoint, headers, body: new TextEncoder().encode(form.toString()), timeoutMs: left, maxBytes: TOKEN_MAX_BYTES });
+    const answer = await send({
+      method: 'POST',
+      url: a.tokenEndpoint,
+      headers,
+      body: new TextEncoder().encode(form.toString()),
+      timeoutMs: left,
+      maxBytes: TOKEN_MAX_BYTES,
+    });
     if ('error' in answer) return { reason: `Token endpoint: ${answer.error}` };
     if (answer.status < 200 || answer.status > 299) return { reason: `Token endpoint answered HTTP ${answer.status}` };
     const parsed = answer.body.length > TOKEN_MAX_BYTES ? undefined : parseJson(answer.body);
@@ -154,7 +161,8 @@ export function createClaimSourceClient(deps: ClaimSourceClientDeps): ClaimSourc
     const parsed = parseJson(answer.body);
     if (!parsed) return { ok: false, reason: 'Claim source answer is not JSON' };
     if (!isObject(parsed.value)) return { ok: false, reason: 'Claim source answer is not a JSON object' };
-    if (claimProblems(parsed.value, 'claims').length > 0) return { ok: false, reason: 'Claim source answer has claim names too long or values nested too deep' };
+    if (claimProblems(parsed.value, 'claims').length > 0)
+      return { ok: false, reason: 'Claim source answer has claim names too long or values nested too deep' };
     return { ok: true, claims: parsed.value };
   }
 

@@ -32,7 +32,6 @@ export interface CheckedClaimSource {
   authorization: ClaimSourceAuthorizationInput;
 }
 
-
 function parameters(p: Problems, value: unknown): Record<string, ClaimSourceParameter> {
   const out: Record<string, ClaimSourceParameter> = {};
   if (value === undefined) return out;
@@ -59,7 +58,11 @@ function parameters(p: Problems, value: unknown): Record<string, ClaimSourcePara
     }
     if (
       defaultValue !== undefined &&
-      !(typeof defaultValue === 'boolean' || (typeof defaultValue === 'number' && Number.isFinite(defaultValue)) || (typeof defaultValue === 'string' && defaultValue.length <= 1000))
+      !(
+        typeof defaultValue === 'boolean' ||
+        (typeof defaultValue === 'number' && Number.isFinite(defaultValue)) ||
+        (typeof defaultValue === 'string' && defaultValue.length <= 1000)
+      )
     ) {
       p.add(`${param}.defaultValue`, 'A string (at most 1000 characters), a number or a boolean', defaultValue);
     }
@@ -113,7 +116,8 @@ function authorization(p: Problems, value: unknown, secretOptional: boolean): Cl
  * (`secretOptional`) the key or client secret may be left out.
  */
 export function checkClaimSourceInput(input: unknown, secretOptional = false): CheckedClaimSource {
-  if (!isObject(input)) throw invalidField('body', 'An object such as { "name": "...", "url": "https://...", "requestMethod": "GET", "authorization": { ... } }', input);
+  if (!isObject(input))
+    throw invalidField('body', 'An object such as { "name": "...", "url": "https://...", "requestMethod": "GET", "authorization": { ... } }', input);
   const p = new Problems();
   p.unknownFields(input, ['name', 'url', 'requestMethod', 'requestParameters', 'authorization']);
   const name = text(p, 'name', input.name, 100, 'Required: a name');
@@ -122,5 +126,11 @@ export function checkClaimSourceInput(input: unknown, secretOptional = false): C
   const requestParameters = parameters(p, input.requestParameters);
   const auth = authorization(p, input.authorization, secretOptional);
   if (p.details.length > 0) throw validationError(p.details);
-  return { name: name as string, url: url as string, requestMethod: input.requestMethod as 'GET' | 'POST', requestParameters, authorization: auth as ClaimSourceAuthorizationInput };
+  return {
+    name: name as string,
+    url: url as string,
+    requestMethod: input.requestMethod as 'GET' | 'POST',
+    requestParameters,
+    authorization: auth as ClaimSourceAuthorizationInput,
+  };
 }

@@ -22,7 +22,13 @@ export interface ClaimSourceDeps {
 /** How Vellum authenticates to the source, as the API shows it: never the key or the secret. */
 export type ClaimSourceAuthorizationView =
   | { type: 'api-key' }
-  | { type: 'oauth-client-credentials'; tokenEndpoint: string; clientId: string; audience?: string; tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' };
+  | {
+      type: 'oauth-client-credentials';
+      tokenEndpoint: string;
+      clientId: string;
+      audience?: string;
+      tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post';
+    };
 
 /** A claim source as the API shows it (API.md §8). */
 export interface ClaimSourceView {
@@ -67,7 +73,13 @@ export function claimSourceView(s: ClaimSource): ClaimSourceView {
     authorization:
       a.type === 'api-key'
         ? { type: 'api-key' }
-        : { type: a.type, tokenEndpoint: a.tokenEndpoint, clientId: a.clientId, ...(a.audience !== undefined ? { audience: a.audience } : {}), tokenEndpointAuthMethod: a.tokenEndpointAuthMethod },
+        : {
+            type: a.type,
+            tokenEndpoint: a.tokenEndpoint,
+            clientId: a.clientId,
+            ...(a.audience !== undefined ? { audience: a.audience } : {}),
+            tokenEndpointAuthMethod: a.tokenEndpointAuthMethod,
+          },
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };
@@ -88,10 +100,16 @@ export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceServ
   const { store, clock, ids, events, secrets } = deps;
 
   const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(events, ctx, prefix, async () => {
-      requirePermission(ctx, 'issuance-setup');
-      return work();
-    }, describe);
+    withEvents(
+      events,
+      ctx,
+      prefix,
+      async () => {
+        requirePermission(ctx, 'issuance-setup');
+        return work();
+      },
+      describe,
+    );
   const meta = (v: ClaimSourceView) => ({ id: v.id, requestMethod: v.requestMethod, authorizationType: v.authorization.type });
 
   /** The stored authorization: the new secret sealed, or the stored one kept (the rules allow that only for the same type). */
@@ -105,8 +123,13 @@ export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceServ
       return { type: 'api-key', sealedValue };
     }
     const sealedClientSecret =
-      a.clientSecret !== undefined ? secrets.seal(a.clientSecret, context) : before?.type === 'oauth-client-credentials' ? before.sealedClientSecret : undefined;
-    if (sealedClientSecret === undefined) throw invalidField('authorization.clientSecret', 'Required: the client secret (the source had another authorization type)');
+      a.clientSecret !== undefined
+        ? secrets.seal(a.clientSecret, context)
+        : before?.type === 'oauth-client-credentials'
+          ? before.sealedClientSecret
+          : undefined;
+    if (sealedClientSecret === undefined)
+      throw invalidField('authorization.clientSecret', 'Required: the client secret (the source had another authorization type)');
     return {
       type: 'oauth-client-credentials',
       tokenEndpoint: a.tokenEndpoint,
@@ -125,24 +148,29 @@ export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceServ
 
   return {
     create(ctx, input) {
-      return run(ctx, 'CLAIM_SOURCE_CREATE', async () => {
-        const checked = checkClaimSourceInput(input);
-        const id = ids.uuid();
-        const now = clock.now().toISOString();
-        const source: ClaimSource = {
-          id,
-          tenantId: ctx.tenant.id,
-          name: checked.name,
-          url: checked.url,
-          requestMethod: checked.requestMethod,
-          requestParameters: checked.requestParameters,
-          authorization: sealAuthorization(checked, ctx.tenant.id, id),
-          createdAt: now,
-          updatedAt: now,
-        };
-        await store.claimSources.insert(source);
-        return claimSourceView(source);
-      }, { input, meta });
+      return run(
+        ctx,
+        'CLAIM_SOURCE_CREATE',
+        async () => {
+          const checked = checkClaimSourceInput(input);
+          const id = ids.uuid();
+          const now = clock.now().toISOString();
+          const source: ClaimSource = {
+            id,
+            tenantId: ctx.tenant.id,
+            name: checked.name,
+            url: checked.url,
+            requestMethod: checked.requestMethod,
+            requestParameters: checked.requestParameters,
+            authorization: sealAuthorization(checked, ctx.tenant.id, id),
+            createdAt: now,
+            updatedAt: now,
+          };
+          await store.claimSources.insert(source);
+          return claimSourceView(source);
+        },
+        { input, meta },
+      );
     },
 
     list(ctx, query) {
@@ -156,38 +184,50 @@ export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceServ
     },
 
     update(ctx, id, input) {
-      return run(ctx, 'CLAIM_SOURCE_UPDATE', async () => {
-        const checked = checkClaimSourceInput(input, true);
-        const existing = await find(ctx, id);
-        const source: ClaimSource = {
-          ...existing,
-          name: checked.name,
-          url: checked.url,
-          requestMethod: checked.requestMethod,
-          requestParameters: checked.requestParameters,
-          authorization: sealAuthorization(checked, existing.tenantId, existing.id, existing),
-          updatedAt: clock.now().toISOString(),
-        };
-        if (!(await store.claimSources.update(source))) throw noSource();
-        return claimSourceView(source);
-      }, { input, meta });
+      return run(
+        ctx,
+        'CLAIM_SOURCE_UPDATE',
+        async () => {
+          const checked = checkClaimSourceInput(input, true);
+          const existing = await find(ctx, id);
+          const source: ClaimSource = {
+            ...existing,
+            name: checked.name,
+            url: checked.url,
+            requestMethod: checked.requestMethod,
+            requestParameters: checked.requestParameters,
+            authorization: sealAuthorization(checked, existing.tenantId, existing.id, existing),
+            updatedAt: clock.now().toISOString(),
+          };
+          if (!(await store.claimSources.update(source))) throw noSource();
+          return claimSourceView(source);
+        },
+        { input, meta },
+      );
     },
 
     delete(ctx, id) {
-      return run(ctx, 'CLAIM_SOURCE_DELETE', async () => {
-        const sourceId = checkId(id);
-        await store.transaction(async (tx) => {
-          if (!(await tx.claimSources.get(ctx.tenant.id, sourceId))) throw noSource();
-          // Issuance with a configuration whose claim source is gone would quietly lose those
-          // claims: the configurations must let go of it first.
-          const users = (await tx.credentialConfigurations.listAll(ctx.tenant.id)).filter((c) => c.claimSourceId?.toLowerCase() === sourceId).map((c) => c.id);
-          if (users.length > 0) {
-            const named = users.slice(0, NAMED_USERS).join(', ') + (users.length > NAMED_USERS ? ` and ${users.length - NAMED_USERS} more` : '');
-            throw conflict(`The claim source is used by credential configuration ${named}; remove claimSourceId from them (or delete them) first`);
-          }
-          if (!(await tx.claimSources.delete(ctx.tenant.id, sourceId))) throw noSource();
-        });
-      }, { meta: () => ({ id }) });
+      return run(
+        ctx,
+        'CLAIM_SOURCE_DELETE',
+        async () => {
+          const sourceId = checkId(id);
+          await store.transaction(async (tx) => {
+            if (!(await tx.claimSources.get(ctx.tenant.id, sourceId))) throw noSource();
+            // Issuance with a configuration whose claim source is gone would quietly lose those
+            // claims: the configurations must let go of it first.
+            const users = (await tx.credentialConfigurations.listAll(ctx.tenant.id))
+              .filter((c) => c.claimSourceId?.toLowerCase() === sourceId)
+              .map((c) => c.id);
+            if (users.length > 0) {
+              const named = users.slice(0, NAMED_USERS).join(', ') + (users.length > NAMED_USERS ? ` and ${users.length - NAMED_USERS} more` : '');
+              throw conflict(`The claim source is used by credential configuration ${named}; remove claimSourceId from them (or delete them) first`);
+            }
+            if (!(await tx.claimSources.delete(ctx.tenant.id, sourceId))) throw noSource();
+          });
+        },
+        { meta: () => ({ id }) },
+      );
     },
   };
 }

@@ -14,7 +14,9 @@ const problemsOf = (run: (p: Problems) => void) => {
 
 describe('expiresIn (API.md §6)', () => {
   it('measures durations without a calendar', () => {
-    expect(durationSeconds({ years: 1, months: 1, weeks: 1, days: 1, hours: 1, minutes: 1, seconds: 1 })).toBe(365 * 86400 + 30 * 86400 + 7 * 86400 + 86400 + 3661);
+    expect(durationSeconds({ years: 1, months: 1, weeks: 1, days: 1, hours: 1, minutes: 1, seconds: 1 })).toBe(
+      365 * 86400 + 30 * 86400 + 7 * 86400 + 86400 + 3661,
+    );
     expect(addDuration(new Date('2026-01-01T00:00:00Z'), { days: 2 }).toISOString()).toBe('2026-01-03T00:00:00.000Z');
   });
 
@@ -93,7 +95,10 @@ describe('claim mappings (API.md §6)', () => {
 });
 
 describe('claims from the user object', () => {
-  const subject = { claims: { familyName: 'Doe', birthDate: '1990-05-04T00:00:00.000Z', seen: '2026-01-02T03:04:05.678Z', points: 3 }, authenticationProvider: { url: 'https://idp.example', subjectId: 'abc' } };
+  const subject = {
+    claims: { familyName: 'Doe', birthDate: '1990-05-04T00:00:00.000Z', seen: '2026-01-02T03:04:05.678Z', points: 3 },
+    authenticationProvider: { url: 'https://idp.example', subjectId: 'abc' },
+  };
 
   it('types mDoc values as mapped, with defaults and federated ids', () => {
     const claims = resolveMdocClaims(
@@ -122,13 +127,20 @@ describe('claims from the user object', () => {
 
   it('refuses a missing required claim and a mistyped one, naming both', () => {
     expect(() => resolveMdocClaims({ ns: { a: { mapFrom: 'claims.none', required: true }, b: { mapFrom: 'claims.points', type: 'date' } } }, subject)).toThrow(
-      expect.objectContaining({ code: 'BadRequest', details: [expect.objectContaining({ param: 'ns.a' }), expect.objectContaining({ param: 'ns.b', value: 3 })] }),
+      expect.objectContaining({
+        code: 'BadRequest',
+        details: [expect.objectContaining({ param: 'ns.a' }), expect.objectContaining({ param: 'ns.b', value: 3 })],
+      }),
     );
   });
 
   it('refuses to issue a credential without claims (specification 7.5)', () => {
-    expect(() => resolveFlatClaims({ a: { mapFrom: 'claims.none' } }, subject)).toThrow(expect.objectContaining({ code: 'BadRequest', message: expect.stringContaining('no claims') }));
-    expect(() => resolveMdocClaims({ ns: { a: { mapFrom: 'claims.none' } } }, subject)).toThrow(expect.objectContaining({ message: expect.stringContaining('no claims') }));
+    expect(() => resolveFlatClaims({ a: { mapFrom: 'claims.none' } }, subject)).toThrow(
+      expect.objectContaining({ code: 'BadRequest', message: expect.stringContaining('no claims') }),
+    );
+    expect(() => resolveMdocClaims({ ns: { a: { mapFrom: 'claims.none' } } }, subject)).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('no claims') }),
+    );
     expect(resolveFlatClaims({ name: { mapFrom: 'claims.familyName' } }, subject)).toEqual({ name: 'Doe' });
   });
 });

@@ -43,7 +43,8 @@ export interface CheckContext {
 function checkReservedClaims(handler: CredentialFormatHandler, mappings: unknown, problems: Problems): void {
   if (!isPlainObject(mappings)) return;
   for (const claim of Object.keys(mappings)) {
-    if (handler.reservedClaims.includes(claim)) problems.add(`claimMappings.${claim}`, `Reserved: Vellum writes ${claim} itself in a ${handler.format} credential`, claim);
+    if (handler.reservedClaims.includes(claim))
+      problems.add(`claimMappings.${claim}`, `Reserved: Vellum writes ${claim} itself in a ${handler.format} credential`, claim);
   }
 }
 
@@ -53,7 +54,8 @@ function checkIssuerDid(handler: CredentialFormatHandler, issuer: unknown, conte
   const algorithm = handler.signingKey;
   if (algorithm === undefined || !isSigningDid(id)) return;
   if (!context.issuerDid) problems.add('issuer.id', 'The tenant holds no such DID', id);
-  else if (!context.issuerDid.keys.some((k) => k.algorithm === algorithm)) problems.add('issuer.id', `This DID has no ${algorithm} key, which ${handler.format} credentials are signed with`, id);
+  else if (!context.issuerDid.keys.some((k) => k.algorithm === algorithm))
+    problems.add('issuer.id', `This DID has no ${algorithm} key, which ${handler.format} credentials are signed with`, id);
 }
 
 /**
@@ -61,7 +63,12 @@ function checkIssuerDid(handler: CredentialFormatHandler, issuer: unknown, conte
  * reporting every problem at once as one 400, and returns the configuration it describes, defaults
  * filled in. The common fields are checked here, the format's own by its handler.
  */
-export function checkConfigurationInput(handler: CredentialFormatHandler, input: unknown, assigned: AssignedFields, context: CheckContext = {}): CredentialConfiguration {
+export function checkConfigurationInput(
+  handler: CredentialFormatHandler,
+  input: unknown,
+  assigned: AssignedFields,
+  context: CheckContext = {},
+): CredentialConfiguration {
   const problems = new Problems();
   if (!isPlainObject(input)) {
     problems.add('body', 'A credential configuration object', input);

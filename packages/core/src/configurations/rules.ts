@@ -1,13 +1,7 @@
 import { type ErrorDetail, validationError } from '../shared/errors.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { DURATION_UNITS, durationSeconds } from './duration.ts';
-import {
-  type ClaimMapping,
-  type Duration,
-  type KeyAttestationRequirement,
-  MDOC_VALUE_TYPES,
-  type MdocValueType,
-} from './model.ts';
+import { type ClaimMapping, type Duration, type KeyAttestationRequirement, MDOC_VALUE_TYPES, type MdocValueType } from './model.ts';
 
 /** API.md §6: the longest a credential may be valid for, and for mDL docTypes. */
 export const MAX_VALIDITY_DAYS = 3620;
@@ -54,7 +48,12 @@ export function fitsMdocType(type: MdocValueType, value: unknown): boolean {
     case 'boolean':
       return typeof value === 'boolean';
     case 'date':
-      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+      return (
+        typeof value === 'string' &&
+        /^\d{4}-\d{2}-\d{2}$/.test(value) &&
+        !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+        new Date(`${value}T00:00:00Z`).toISOString().startsWith(value)
+      );
     case 'dateTime':
       return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
   }
@@ -148,7 +147,8 @@ export function checkClaimDisplay(layout: ClaimLayout, claimDisplay: unknown, ma
     problems.add('claimDisplay', 'Labels per claim, nested like claimMappings', claimDisplay);
     return;
   }
-  const known = (path: string[]) => path.reduce<unknown>((node, p) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[p] : undefined), mappings) !== undefined;
+  const known = (path: string[]) =>
+    path.reduce<unknown>((node, p) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[p] : undefined), mappings) !== undefined;
   const checkLabels = (param: string, labels: unknown) => {
     if (!Array.isArray(labels) || labels.some((l) => !l || typeof l !== 'object' || typeof (l as { name?: unknown }).name !== 'string')) {
       problems.add(param, 'A list of { name, locale } labels', labels);
@@ -215,7 +215,8 @@ export function checkLocales(param: string, entries: readonly unknown[], problem
       return;
     }
     const key = typeof locale === 'string' ? locale.toLowerCase() : '';
-    if (seen.has(key)) problems.add(`${param}.${i}.locale`, locale === undefined ? 'Only one entry may go without a locale' : 'Another entry has this locale', locale);
+    if (seen.has(key))
+      problems.add(`${param}.${i}.locale`, locale === undefined ? 'Only one entry may go without a locale' : 'Another entry has this locale', locale);
     seen.add(key);
   });
 }
@@ -353,5 +354,9 @@ export function checkKeyAttestationsRequired(value: unknown, problems: Problems)
   checkLevels(`${param}.userAuthentication`, value.userAuthentication, problems);
   const roots = checkRootCertificates(value.rootCertificates, `${param}.rootCertificates`, (p, msg, v) => problems.add(p, msg, v));
   if (!roots) return undefined;
-  return present({ keyStorage: value.keyStorage as string[] | undefined, userAuthentication: value.userAuthentication as string[] | undefined, rootCertificates: roots });
+  return present({
+    keyStorage: value.keyStorage as string[] | undefined,
+    userAuthentication: value.userAuthentication as string[] | undefined,
+    rootCertificates: roots,
+  });
 }

@@ -23,8 +23,23 @@ const mdl = (over: Partial<CredentialConfigurationInput> = {}): CredentialConfig
       issuing_country: { defaultValue: 'NZ' },
     },
   },
-  claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'Family name', locale: 'en' }, { name: 'Nom', locale: 'fr' }] } },
-  display: [{ name: 'Driver licence', locale: 'en', logo: { uri: 'https://issuer.example/logo.png', alt_text: 'Logo' }, background_color: '#12107c', text_color: '#ffffff' }],
+  claimDisplay: {
+    'org.iso.18013.5.1': {
+      family_name: [
+        { name: 'Family name', locale: 'en' },
+        { name: 'Nom', locale: 'fr' },
+      ],
+    },
+  },
+  display: [
+    {
+      name: 'Driver licence',
+      locale: 'en',
+      logo: { uri: 'https://issuer.example/logo.png', alt_text: 'Logo' },
+      background_color: '#12107c',
+      text_color: '#ffffff',
+    },
+  ],
   ...over,
 });
 const flat = (type: string, over: Partial<CredentialConfigurationInput> = {}): CredentialConfigurationInput => ({
@@ -75,12 +90,37 @@ describe('creating credential configurations (API.md §6)', () => {
 
   it('fills each format’s defaults and keeps its own fields', async () => {
     const { configurations, ctx } = await setup();
-    const ldp = await configurations.create(ctx, 'ldp_vc', flat('UniversityDegree', { issuer: { name: 'University', logoUrl: 'https://u.example/l.png' }, contexts: ['https://schema.example/degree/v1'], additionalTypes: ['EducationCredential'] }));
-    expect(ldp).toMatchObject({ proofType: 'Ed25519Signature2018', revocable: false, issuer: { name: 'University' }, contexts: ['https://schema.example/degree/v1'] });
-    const ldp2020 = await configurations.create(ctx, 'ldp_vc', flat('Badge', { issuer: { name: 'U' }, proofType: 'Ed25519Signature2020', revocable: true, credentialBranding: { backgroundColor: '#000', watermarkImageUrl: 'https://u.example/w.png' } }));
+    const ldp = await configurations.create(
+      ctx,
+      'ldp_vc',
+      flat('UniversityDegree', {
+        issuer: { name: 'University', logoUrl: 'https://u.example/l.png' },
+        contexts: ['https://schema.example/degree/v1'],
+        additionalTypes: ['EducationCredential'],
+      }),
+    );
+    expect(ldp).toMatchObject({
+      proofType: 'Ed25519Signature2018',
+      revocable: false,
+      issuer: { name: 'University' },
+      contexts: ['https://schema.example/degree/v1'],
+    });
+    const ldp2020 = await configurations.create(
+      ctx,
+      'ldp_vc',
+      flat('Badge', {
+        issuer: { name: 'U' },
+        proofType: 'Ed25519Signature2020',
+        revocable: true,
+        credentialBranding: { backgroundColor: '#000', watermarkImageUrl: 'https://u.example/w.png' },
+      }),
+    );
     expect(ldp2020).toMatchObject({ proofType: 'Ed25519Signature2020', revocable: true, credentialBranding: { backgroundColor: '#000' } });
     expect(await configurations.create(ctx, 'cwt', flat('Badge'))).toMatchObject({ type: 'Badge', revocable: false });
-    expect(await configurations.create(ctx, 'cwt_vc', flat('Badge', { revocable: true, issuer: { name: 'Issuer' } }))).toMatchObject({ revocable: true, issuer: { name: 'Issuer' } });
+    expect(await configurations.create(ctx, 'cwt_vc', flat('Badge', { revocable: true, issuer: { name: 'Issuer' } }))).toMatchObject({
+      revocable: true,
+      issuer: { name: 'Issuer' },
+    });
     const sd = await configurations.create(ctx, 'dc+sd-jwt', flat('https://credentials.example.com/pid'));
     expect(sd.type).toBe('https://credentials.example.com/pid');
     expect(sd).toMatchObject({ revocable: false });
@@ -102,7 +142,11 @@ describe('creating credential configurations (API.md §6)', () => {
 
   it('refuses a mapping default that does not match its type with 400 naming the mapping', async () => {
     const { configurations, ctx } = await setup();
-    const input = mdl({ claimMappings: { 'org.iso.18013.5.1': { birth_date: { defaultValue: '04/05/1990', type: 'date' }, age_over_18: { defaultValue: 'yes', type: 'boolean' } } } });
+    const input = mdl({
+      claimMappings: {
+        'org.iso.18013.5.1': { birth_date: { defaultValue: '04/05/1990', type: 'date' }, age_over_18: { defaultValue: 'yes', type: 'boolean' } },
+      },
+    });
     const error = await failure(configurations.create(ctx, 'mso_mdoc', { ...input, claimDisplay: undefined }));
     expect(error).toMatchObject({ code: 'BadRequest', message: 'Validation Error' });
     expect(error.details).toEqual([
@@ -137,7 +181,10 @@ describe('creating credential configurations (API.md §6)', () => {
       expiresIn: { days: 0 },
       claimMappings: { ns: { a: {}, b: { mapFrom: 'nowhere' } } },
       claimDisplay: { ns: { c: [{ name: 'C' }] } },
-      display: [{ name: 'One', locale: 'en', logo: { uri: 'http://insecure.example/l.png' }, background_color: 'blue-ish' }, { name: 'Two', locale: 'en' }],
+      display: [
+        { name: 'One', locale: 'en', logo: { uri: 'http://insecure.example/l.png' }, background_color: 'blue-ish' },
+        { name: 'Two', locale: 'en' },
+      ],
       claimSourceId: 'source-1',
       revocable: true,
     } as unknown as CredentialConfigurationInput;
@@ -159,26 +206,80 @@ describe('creating credential configurations (API.md §6)', () => {
 
   it.each([
     ['ldp_vc', 'issuer', 'Required: { name, id?, logoUrl?, iconUrl? }', flat('Degree')],
-    ['ldp_vc', 'contexts.0', expect.stringContaining('A JSON-LD context bundled with Vellum'), flat('Degree', { issuer: { name: 'U' }, contexts: ['http://schema.example/v1'] })],
-    ['ldp_vc', 'additionalTypes.0', expect.stringContaining('other than VerifiableCredential'), flat('Degree', { issuer: { name: 'U' }, additionalTypes: ['VerifiableCredential'] })],
+    [
+      'ldp_vc',
+      'contexts.0',
+      expect.stringContaining('A JSON-LD context bundled with Vellum'),
+      flat('Degree', { issuer: { name: 'U' }, contexts: ['http://schema.example/v1'] }),
+    ],
+    [
+      'ldp_vc',
+      'additionalTypes.0',
+      expect.stringContaining('other than VerifiableCredential'),
+      flat('Degree', { issuer: { name: 'U' }, additionalTypes: ['VerifiableCredential'] }),
+    ],
     ['ldp_vc', 'proofType', 'One of Ed25519Signature2018, Ed25519Signature2020', flat('Degree', { issuer: { name: 'U' }, proofType: 'RsaSignature2018' })],
     ['ldp_vc', 'issuer.id', 'A DID of this tenant: did:key:… or did:web:…', flat('Degree', { issuer: { name: 'U', id: 'https://issuer.example' } })],
     ['ldp_vc', 'issuer.logoUrl', 'An https URL', flat('Degree', { issuer: { name: 'U', logoUrl: 'ftp://u.example/l.png' } })],
-    ['ldp_vc', 'claimMappings.id', expect.stringContaining('Reserved'), { ...flat('Degree', { issuer: { name: 'U' } }), claimMappings: { id: { mapFrom: 'claims.id' } } }],
+    [
+      'ldp_vc',
+      'claimMappings.id',
+      expect.stringContaining('Reserved'),
+      { ...flat('Degree', { issuer: { name: 'U' } }), claimMappings: { id: { mapFrom: 'claims.id' } } },
+    ],
     ['cwt', 'claimMappings.exp', expect.stringContaining('Reserved'), { ...flat('Badge'), claimMappings: { exp: { defaultValue: 1 } } }],
-    ['cwt', 'claimMappings.when.type', 'Only mDoc mappings carry a type', { ...flat('Badge'), claimMappings: { when: { mapFrom: 'claims.when', type: 'date' } } }],
+    [
+      'cwt',
+      'claimMappings.when.type',
+      'Only mDoc mappings carry a type',
+      { ...flat('Badge'), claimMappings: { when: { mapFrom: 'claims.when', type: 'date' } } },
+    ],
     ['dc+sd-jwt', 'revocable', 'true or false', flat('Pid', { revocable: 'yes' as never })],
     ['dc+sd-jwt', 'claimMappings.vct', expect.stringContaining('Reserved'), { ...flat('Pid'), claimMappings: { vct: { defaultValue: 'x' } } }],
     ['mso_mdoc', 'issuer', 'Unknown field', mdl({ issuer: { name: 'U' } })],
     ['mso_mdoc', 'includeStatus', 'true or false', mdl({ includeStatus: 'yes' as never })],
     ['mso_mdoc', 'claimMappings', expect.stringContaining('At least one claim mapping'), mdl({ claimMappings: {}, claimDisplay: undefined })],
     ['mso_mdoc', 'display.0.locale', 'A language tag such as en or fr-CA', mdl({ display: [{ name: 'x', locale: 'not a locale' }] })],
-    ['cwt', 'keyAttestationsRequired.rootCertificates', 'Required: 1 to 10 PEM certificates', flat('Badge', { keyAttestationsRequired: { keyStorage: ['iso_18045_high'] } as never })],
-    ['cwt', 'keyAttestationsRequired.rootCertificates.0', expect.stringContaining('One certificate in PEM form'), flat('Badge', { keyAttestationsRequired: { rootCertificates: ['not a certificate'] } })],
-    ['cwt', 'keyAttestationsRequired.keyStorage', 'A level is listed twice', flat('Badge', { keyAttestationsRequired: { keyStorage: ['a', 'a'], rootCertificates: [PEM] } })],
-    ['cwt', 'keyAttestationsRequired.userAuthentication', expect.stringContaining('level names'), flat('Badge', { keyAttestationsRequired: { userAuthentication: 'iso_18045_high' as never, rootCertificates: [PEM] } })],
+    [
+      'cwt',
+      'keyAttestationsRequired.rootCertificates',
+      'Required: 1 to 10 PEM certificates',
+      flat('Badge', { keyAttestationsRequired: { keyStorage: ['iso_18045_high'] } as never }),
+    ],
+    [
+      'cwt',
+      'keyAttestationsRequired.rootCertificates.0',
+      expect.stringContaining('One certificate in PEM form'),
+      flat('Badge', { keyAttestationsRequired: { rootCertificates: ['not a certificate'] } }),
+    ],
+    [
+      'cwt',
+      'keyAttestationsRequired.keyStorage',
+      'A level is listed twice',
+      flat('Badge', { keyAttestationsRequired: { keyStorage: ['a', 'a'], rootCertificates: [PEM] } }),
+    ],
+    [
+      'cwt',
+      'keyAttestationsRequired.userAuthentication',
+      expect.stringContaining('level names'),
+      flat('Badge', { keyAttestationsRequired: { userAuthentication: 'iso_18045_high' as never, rootCertificates: [PEM] } }),
+    ],
     ['cwt', 'keyAttestationsRequired.levels', 'Unknown field', flat('Badge', { keyAttestationsRequired: { levels: [], rootCertificates: [PEM] } as never })],
-    ['mso_mdoc', 'claimDisplay.org.iso.18013.5.1.family_name.1.locale', 'Another entry has this locale', mdl({ claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'A', locale: 'en' }, { name: 'B', locale: 'EN' }] } } })],
+    [
+      'mso_mdoc',
+      'claimDisplay.org.iso.18013.5.1.family_name.1.locale',
+      'Another entry has this locale',
+      mdl({
+        claimDisplay: {
+          'org.iso.18013.5.1': {
+            family_name: [
+              { name: 'A', locale: 'en' },
+              { name: 'B', locale: 'EN' },
+            ],
+          },
+        },
+      }),
+    ],
   ] as const)('refuses a %s configuration with a bad %s', async (format, param, msg, input) => {
     const { configurations, ctx } = await setup();
     const error = await failure(configurations.create(ctx, format, input as CredentialConfigurationInput));
@@ -195,8 +296,12 @@ describe('creating credential configurations (API.md §6)', () => {
     expect(await failure(configurations.create(ctx, 'ldp_vc', flat('Other', { issuer: { name: 'U', id: p256 } })))).toMatchObject({
       details: [{ param: 'issuer.id', msg: 'This DID has no Ed25519 key, which ldp_vc credentials are signed with', value: p256 }],
     });
-    expect(await failure(configurations.create(ctx, 'cwt_vc', flat('Badge', { issuer: { id: ed } })))).toMatchObject({ details: [{ param: 'issuer.id', msg: expect.stringContaining('no P-256 key') }] });
-    expect(await failure(configurations.create(ctx, 'dc+sd-jwt', flat('Pid', { issuer: { id: foreign } })))).toMatchObject({ details: [{ param: 'issuer.id', msg: 'The tenant holds no such DID' }] });
+    expect(await failure(configurations.create(ctx, 'cwt_vc', flat('Badge', { issuer: { id: ed } })))).toMatchObject({
+      details: [{ param: 'issuer.id', msg: expect.stringContaining('no P-256 key') }],
+    });
+    expect(await failure(configurations.create(ctx, 'dc+sd-jwt', flat('Pid', { issuer: { id: foreign } })))).toMatchObject({
+      details: [{ param: 'issuer.id', msg: 'The tenant holds no such DID' }],
+    });
   });
 });
 
@@ -226,7 +331,10 @@ describe('reading, replacing and deleting credential configurations (API.md §6)
     await expect(configurations.get(contextFor(other), 'mso_mdoc', created.id)).rejects.toMatchObject({ code: 'NotFound' });
     await expect(configurations.delete(contextFor(other), 'mso_mdoc', created.id)).rejects.toMatchObject({ code: 'NotFound' });
     await expect(configurations.update(contextFor(other), 'mso_mdoc', created.id, mdl())).rejects.toMatchObject({ code: 'NotFound' });
-    await expect(configurations.get(ctx, 'mso_mdoc', 'not-a-uuid')).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params', value: 'not-a-uuid' }] });
+    await expect(configurations.get(ctx, 'mso_mdoc', 'not-a-uuid')).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'id', location: 'params', value: 'not-a-uuid' }],
+    });
     expect(await configurations.get(ctx, 'mso_mdoc', created.id.toUpperCase())).toEqual(created);
   });
 
@@ -234,7 +342,12 @@ describe('reading, replacing and deleting credential configurations (API.md §6)
     const { configurations, ctx, clock } = await setup();
     const created = await configurations.create(ctx, 'mso_mdoc', mdl());
     clock.advance(60_000);
-    const replaced = await configurations.update(ctx, 'mso_mdoc', created.id, { type: 'org.example.card', expiresIn: { days: 30 }, claimMappings: { ns: { a: { defaultValue: 1, type: 'number' } } }, includeStatus: true });
+    const replaced = await configurations.update(ctx, 'mso_mdoc', created.id, {
+      type: 'org.example.card',
+      expiresIn: { days: 30 },
+      claimMappings: { ns: { a: { defaultValue: 1, type: 'number' } } },
+      includeStatus: true,
+    });
     expect(replaced).toEqual({
       id: created.id,
       type: 'org.example.card',
@@ -251,8 +364,12 @@ describe('reading, replacing and deleting credential configurations (API.md §6)
       code: 'Conflict',
       details: [{ param: 'type', msg: `Already the type of configuration ${created.id}` }],
     });
-    await expect(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ name: 'Same type, new name' }))).resolves.toMatchObject({ name: 'Same type, new name' });
-    expect(await failure(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ expiresIn: { days: 500 } })))).toMatchObject({ details: [{ param: 'expiresIn' }] });
+    await expect(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ name: 'Same type, new name' }))).resolves.toMatchObject({
+      name: 'Same type, new name',
+    });
+    expect(await failure(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ expiresIn: { days: 500 } })))).toMatchObject({
+      details: [{ param: 'expiresIn' }],
+    });
   });
 
   it('deletes a configuration, which then is gone and frees its type', async () => {
@@ -312,12 +429,18 @@ describe('roles and events (API.md §2, §4)', () => {
     const page = await analytics.listEvents(contextFor(tenant, 'auditor'), { categories: category });
     const prefix = `${group}_CREDENTIAL_CONFIGURATION`;
     expect(page.data.map((e) => e.type).reverse()).toEqual([
-      `${prefix}_CREATE_START`, `${prefix}_CREATE_SUCCESS`,
-      `${prefix}_LIST_START`, `${prefix}_LIST_SUCCESS`,
-      `${prefix}_RETRIEVE_START`, `${prefix}_RETRIEVE_SUCCESS`,
-      `${prefix}_UPDATE_START`, `${prefix}_UPDATE_SUCCESS`,
-      `${prefix}_DELETE_START`, `${prefix}_DELETE_SUCCESS`,
-      `${prefix}_RETRIEVE_START`, `${prefix}_RETRIEVE_FAIL`,
+      `${prefix}_CREATE_START`,
+      `${prefix}_CREATE_SUCCESS`,
+      `${prefix}_LIST_START`,
+      `${prefix}_LIST_SUCCESS`,
+      `${prefix}_RETRIEVE_START`,
+      `${prefix}_RETRIEVE_SUCCESS`,
+      `${prefix}_UPDATE_START`,
+      `${prefix}_UPDATE_SUCCESS`,
+      `${prefix}_DELETE_START`,
+      `${prefix}_DELETE_SUCCESS`,
+      `${prefix}_RETRIEVE_START`,
+      `${prefix}_RETRIEVE_FAIL`,
     ]);
     expect(page.data[0]).toMatchObject({ category, clientId: 'client-admin', data: { errorCode: 'NotFound' } });
     expect(page.data.find((e) => e.type === `${prefix}_CREATE_SUCCESS`)?.data).toEqual({ id: created.id, format, type: created.type });

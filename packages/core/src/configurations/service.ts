@@ -104,60 +104,90 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
 
   return {
     create(ctx, format, input) {
-      return withEvents(events, ctx, configurationEventPrefix(format, 'CREATE'), async () => {
-        requirePermission(ctx, 'configurations:write');
-        const now = clock.now().toISOString();
-        const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
-        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
-        try {
-          await repository.insert(configuration);
-        } catch (error) {
-          throw await typeTaken(ctx, configuration, error);
-        }
-        return credentialConfigurationView(configuration);
-      }, { input, meta: meta(format) });
+      return withEvents(
+        events,
+        ctx,
+        configurationEventPrefix(format, 'CREATE'),
+        async () => {
+          requirePermission(ctx, 'configurations:write');
+          const now = clock.now().toISOString();
+          const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
+          const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+          try {
+            await repository.insert(configuration);
+          } catch (error) {
+            throw await typeTaken(ctx, configuration, error);
+          }
+          return credentialConfigurationView(configuration);
+        },
+        { input, meta: meta(format) },
+      );
     },
 
     list(ctx, format, query) {
-      return withEvents(events, ctx, configurationEventPrefix(format, 'LIST'), async () => {
-        requirePermission(ctx, 'configurations:read');
-        const page = parsePageQuery(query);
-        const filter = query.type === undefined ? { format } : { format, type: query.type };
-        return toPage(await repository.list(ctx.tenant.id, filter, page), credentialConfigurationView);
-      }, { meta: (p) => ({ format, count: p.data.length }) });
+      return withEvents(
+        events,
+        ctx,
+        configurationEventPrefix(format, 'LIST'),
+        async () => {
+          requirePermission(ctx, 'configurations:read');
+          const page = parsePageQuery(query);
+          const filter = query.type === undefined ? { format } : { format, type: query.type };
+          return toPage(await repository.list(ctx.tenant.id, filter, page), credentialConfigurationView);
+        },
+        { meta: (p) => ({ format, count: p.data.length }) },
+      );
     },
 
     get(ctx, format, id) {
-      return withEvents(events, ctx, configurationEventPrefix(format, 'RETRIEVE'), async () => {
-        requirePermission(ctx, 'configurations:read');
-        return credentialConfigurationView(await find(ctx, format, id));
-      }, { meta: meta(format) });
+      return withEvents(
+        events,
+        ctx,
+        configurationEventPrefix(format, 'RETRIEVE'),
+        async () => {
+          requirePermission(ctx, 'configurations:read');
+          return credentialConfigurationView(await find(ctx, format, id));
+        },
+        { meta: meta(format) },
+      );
     },
 
     update(ctx, format, id, input) {
-      return withEvents(events, ctx, configurationEventPrefix(format, 'UPDATE'), async () => {
-        requirePermission(ctx, 'configurations:write');
-        const existing = await find(ctx, format, id);
-        const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
-        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
-        let replaced: boolean;
-        try {
-          replaced = await repository.update(configuration);
-        } catch (error) {
-          throw await typeTaken(ctx, configuration, error);
-        }
-        // Deleted between the read and the write.
-        if (!replaced) throw missing(format);
-        return credentialConfigurationView(configuration);
-      }, { input, meta: meta(format) });
+      return withEvents(
+        events,
+        ctx,
+        configurationEventPrefix(format, 'UPDATE'),
+        async () => {
+          requirePermission(ctx, 'configurations:write');
+          const existing = await find(ctx, format, id);
+          const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
+          const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+          let replaced: boolean;
+          try {
+            replaced = await repository.update(configuration);
+          } catch (error) {
+            throw await typeTaken(ctx, configuration, error);
+          }
+          // Deleted between the read and the write.
+          if (!replaced) throw missing(format);
+          return credentialConfigurationView(configuration);
+        },
+        { input, meta: meta(format) },
+      );
     },
 
     delete(ctx, format, id) {
-      return withEvents(events, ctx, configurationEventPrefix(format, 'DELETE'), async () => {
-        requirePermission(ctx, 'configurations:write');
-        const existing = await find(ctx, format, id);
-        if (!(await repository.delete(ctx.tenant.id, existing.id))) throw missing(format);
-      }, { meta: () => ({ id, format }) });
+      return withEvents(
+        events,
+        ctx,
+        configurationEventPrefix(format, 'DELETE'),
+        async () => {
+          requirePermission(ctx, 'configurations:write');
+          const existing = await find(ctx, format, id);
+          if (!(await repository.delete(ctx.tenant.id, existing.id))) throw missing(format);
+        },
+        { meta: () => ({ id, format }) },
+      );
     },
   };
 }

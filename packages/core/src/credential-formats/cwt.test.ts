@@ -46,7 +46,16 @@ async function setup(format: 'cwt' | 'cwt_vc' = 'cwt') {
   const handler = createCwtFormat({ store: h.store, signer, format });
   const holder = holderKey();
   const issue = (over: Partial<FormatIssueRequest<CwtConfiguration>> = {}) =>
-    handler.issue({ tenant, configuration: configurationOf(format, tenant.id), subject, holderKey: holder, credentialIssuer: 'https://acme.eu01.vellum.test', now: NOW, form: 'current', ...over });
+    handler.issue({
+      tenant,
+      configuration: configurationOf(format, tenant.id),
+      subject,
+      holderKey: holder,
+      credentialIssuer: 'https://acme.eu01.vellum.test',
+      now: NOW,
+      form: 'current',
+      ...over,
+    });
   const p256Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'P-256' } });
   const ed25519Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'Ed25519' } });
   return { ...h, tenant, ctx, signer, handler, holder, issue, p256Did, ed25519Did };
@@ -123,20 +132,32 @@ describe('cwt issuance (RFC 8392 claims, API.md §6 signing DID)', () => {
     await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'issuer.id' }] });
     const ed = await ed25519Did();
     await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no DID with a P-256 key/) });
-    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { issuer: { id: ed.did } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ value: ed.did, param: 'issuer.id' }] });
+    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { issuer: { id: ed.did } }) })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ value: ed.did, param: 'issuer.id' }],
+    });
     const gone = await p256Did();
     await dids.delete(ctx, gone.did);
-    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { issuer: { id: gone.did } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ value: gone.did }] });
+    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { issuer: { id: gone.did } }) })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ value: gone.did }],
+    });
     expect(signer.inputs).toHaveLength(0);
   });
 
   it('refuses a required claim without a value, a credential with no claims (specification 7.5) and one already expired (7.6), signing nothing', async () => {
     const { issue, signer, p256Did, tenant } = await setup();
     await p256Did();
-    await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'given_name', msg: 'Required claim has no value' }] });
+    await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'given_name', msg: 'Required claim has no value' }],
+    });
     const optional = configurationOf('cwt', tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } });
     await expect(issue({ configuration: optional })).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no claims/) });
-    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { expiresIn: { seconds: 0 } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'expiresIn' }] });
+    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { expiresIn: { seconds: 0 } }) })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'expiresIn' }],
+    });
     expect(signer.inputs).toHaveLength(0);
   });
 

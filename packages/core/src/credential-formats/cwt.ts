@@ -33,9 +33,7 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
    * issuanceDate and expirationDate, so `vc` carries the rest.
    */
   const privateClaims = (type: string, claims: Record<string, unknown>): Record<string, unknown> =>
-    format === 'cwt'
-      ? { type, ...claims }
-      : { vc: { '@context': [VC_CONTEXT], type: ['VerifiableCredential', type], credentialSubject: { ...claims } } };
+    format === 'cwt' ? { type, ...claims } : { vc: { '@context': [VC_CONTEXT], type: ['VerifiableCredential', type], credentialSubject: { ...claims } } };
 
   return {
     format,
@@ -54,7 +52,13 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
       checkBoolean('revocable', body.revocable, problems);
     },
     build: (common: CommonConfiguration, body) =>
-      present({ ...common, format, claimMappings: body.claimMappings as CwtConfiguration['claimMappings'], issuer: body.issuer as CwtConfiguration['issuer'], revocable: body.revocable === true }),
+      present({
+        ...common,
+        format,
+        claimMappings: body.claimMappings as CwtConfiguration['claimMappings'],
+        issuer: body.issuer as CwtConfiguration['issuer'],
+        revocable: body.revocable === true,
+      }),
     metadata: (c) => ({
       ...(format === 'cwt_vc' ? { types: ['VerifiableCredential', c.type] } : { type: c.type }),
       credential_signing_alg_values_supported: [COSE_ES256],
@@ -87,7 +91,12 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
           ...(entry ? { status: { idx: entry.idx, uri: entry.uri } } : {}),
         },
       });
-      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString(), ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}) };
+      return {
+        credential,
+        validFrom: validFrom.toISOString(),
+        validUntil: validUntil.toISOString(),
+        ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}),
+      };
     },
   };
 }

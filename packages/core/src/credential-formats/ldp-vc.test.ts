@@ -56,7 +56,16 @@ async function setup() {
   const handler = createLdpVcFormat({ store: h.store, ids: fakeIds(900), signer });
   const holder = holderKey();
   const issue = (over: Partial<FormatIssueRequest<LdpVcConfiguration>> = {}) =>
-    handler.issue({ tenant, configuration: configurationOf(tenant.id), subject, holderKey: holder, credentialIssuer: 'https://acme.eu01.vellum.test', now: NOW, form: 'current', ...over });
+    handler.issue({
+      tenant,
+      configuration: configurationOf(tenant.id),
+      subject,
+      holderKey: holder,
+      credentialIssuer: 'https://acme.eu01.vellum.test',
+      now: NOW,
+      form: 'current',
+      ...over,
+    });
   const ed25519Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'Ed25519' } });
   const p256Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'P-256' } });
   return { ...h, tenant, ctx, inputs, handler, holder, issue, ed25519Did, p256Did };
@@ -77,7 +86,11 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, specification 2.6)', () => {
       expirationDate: '2027-05-01T12:00:00Z',
       credentialSubject: { id: didKeyOf(holder), givenName: 'Susan', degree: 'BSc Physics', graduationYear: 2024, country: 'NZ' },
     });
-    expect(issued).toEqual({ credential: { ...inputs[0]?.document, proof: expect.objectContaining({ type: 'Ed25519Signature2018' }) }, validFrom: '2026-05-01T12:00:00.000Z', validUntil: '2027-05-01T12:00:00.000Z' });
+    expect(issued).toEqual({
+      credential: { ...inputs[0]?.document, proof: expect.objectContaining({ type: 'Ed25519Signature2018' }) },
+      validFrom: '2026-05-01T12:00:00.000Z',
+      validUntil: '2027-05-01T12:00:00.000Z',
+    });
   });
 
   it('legacy form: the issuer object (id, name, logoUrl, iconUrl), credentialBranding, name and description are signed too', async () => {
@@ -105,7 +118,12 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, specification 2.6)', () => {
   it('puts the configuration’s contexts between credentials v1 and the claim vocabulary, and its additional types after its type', async () => {
     const { issue, inputs, ed25519Did, tenant } = await setup();
     await ed25519Did();
-    await issue({ configuration: configurationOf(tenant.id, { contexts: ['https://schema.example/degree/v1'], additionalTypes: ['DegreeCredential', 'org.example:Diploma'] }) });
+    await issue({
+      configuration: configurationOf(tenant.id, {
+        contexts: ['https://schema.example/degree/v1'],
+        additionalTypes: ['DegreeCredential', 'org.example:Diploma'],
+      }),
+    });
     expect(inputs[0]?.document['@context']).toEqual([VC_V1, 'https://schema.example/degree/v1', LDP_CLAIM_VOCABULARY]);
     expect(inputs[0]?.document.type).toEqual(['VerifiableCredential', 'UniversityDegreeCredential', 'DegreeCredential', 'org.example:Diploma']);
   });
@@ -115,7 +133,14 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, specification 2.6)', () => {
     const did = await ed25519Did();
     await issue({ configuration: configurationOf(tenant.id, { proofType: 'Ed25519Signature2020' }) });
     const key = did.localMetadata.keys[0];
-    expect(inputs[0]).toMatchObject({ tenantId: tenant.id, keyId: key?.kmsKeyId, type: 'Ed25519Signature2020', verificationMethod: key?.didDocumentKeyId, proofPurpose: 'assertionMethod', created: '2026-05-01T12:00:00Z' });
+    expect(inputs[0]).toMatchObject({
+      tenantId: tenant.id,
+      keyId: key?.kmsKeyId,
+      type: 'Ed25519Signature2020',
+      verificationMethod: key?.didDocumentKeyId,
+      proofPurpose: 'assertionMethod',
+      created: '2026-05-01T12:00:00Z',
+    });
     expect(key?.didDocumentKeyId).toMatch(new RegExp(`^${did.did}#z6Mk`));
   });
 
@@ -159,20 +184,32 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, specification 2.6)', () => {
     await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'issuer.id' }] });
     const p256 = await p256Did();
     await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no DID with a Ed25519 key/) });
-    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: p256.did, name: 'Acme' } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ value: p256.did, param: 'issuer.id' }] });
+    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: p256.did, name: 'Acme' } }) })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ value: p256.did, param: 'issuer.id' }],
+    });
     const gone = await ed25519Did();
     await dids.delete(ctx, gone.did);
-    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: gone.did, name: 'Acme' } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ value: gone.did }] });
+    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: gone.did, name: 'Acme' } }) })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ value: gone.did }],
+    });
     expect(inputs).toHaveLength(0);
   });
 
   it('refuses a required claim without a value, a credential with no claims (specification 7.5) and one already expired (7.6), signing nothing', async () => {
     const { issue, inputs, ed25519Did, tenant } = await setup();
     await ed25519Did();
-    await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'givenName', msg: 'Required claim has no value' }] });
+    await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'givenName', msg: 'Required claim has no value' }],
+    });
     const optional = configurationOf(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } });
     await expect(issue({ configuration: optional })).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no claims/) });
-    await expect(issue({ configuration: configurationOf(tenant.id, { expiresIn: { seconds: 0 } }) })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'expiresIn' }] });
+    await expect(issue({ configuration: configurationOf(tenant.id, { expiresIn: { seconds: 0 } }) })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'expiresIn' }],
+    });
     expect(inputs).toHaveLength(0);
   });
 

@@ -3,7 +3,20 @@
 
 import { resolveFlatClaims } from '../configurations/claims.ts';
 import type { LdpVcConfiguration } from '../configurations/model.ts';
-import { checkColor, checkHttpsUrl, checkIssuerProfile, checkKnownFields, checkList, checkBoolean, checkType, CREDENTIAL_TYPE, isHttpsUrl, isPlainObject, present, type Problems } from '../configurations/rules.ts';
+import {
+  checkColor,
+  checkHttpsUrl,
+  checkIssuerProfile,
+  checkKnownFields,
+  checkList,
+  checkBoolean,
+  checkType,
+  CREDENTIAL_TYPE,
+  isHttpsUrl,
+  isPlainObject,
+  present,
+  type Problems,
+} from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
 import type { Ids } from '../shared/ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
@@ -106,12 +119,25 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
       // and not credentials v1 (always first) nor the 2018 suite's, which redefines a term that
       // credentials v1 protects (JSON-LD 1.1 §4.1.11).
       const usable = [...bundled].filter((url) => !UNUSABLE_CONTEXTS.includes(url));
-      checkList('contexts', body.contexts, (url) => isHttpsUrl(url) && usable.includes(url), `JSON-LD context bundled with Vellum (${usable.join(', ')})`, problems);
+      checkList(
+        'contexts',
+        body.contexts,
+        (url) => isHttpsUrl(url) && usable.includes(url),
+        `JSON-LD context bundled with Vellum (${usable.join(', ')})`,
+        problems,
+      );
       // A claim named as a blank node (`_:x`) is dropped by JSON-LD, so no proof would cover it.
       if (isPlainObject(body.claimMappings)) {
-        for (const claim of Object.keys(body.claimMappings)) if (claim.startsWith('_:')) problems.add(`claimMappings.${claim}`, 'A claim name may not start with _: (JSON-LD reads it as a blank node)', claim);
+        for (const claim of Object.keys(body.claimMappings))
+          if (claim.startsWith('_:')) problems.add(`claimMappings.${claim}`, 'A claim name may not start with _: (JSON-LD reads it as a blank node)', claim);
       }
-      checkList('additionalTypes', body.additionalTypes, (t) => LD_TYPE.test(t) && t !== 'VerifiableCredential' && t !== body.type, 'credential type other than VerifiableCredential and type', problems);
+      checkList(
+        'additionalTypes',
+        body.additionalTypes,
+        (t) => LD_TYPE.test(t) && t !== 'VerifiableCredential' && t !== body.type,
+        'credential type other than VerifiableCredential and type',
+        problems,
+      );
       if (body.proofType !== undefined && !(LDP_PROOF_TYPES as readonly unknown[]).includes(body.proofType)) {
         problems.add('proofType', `One of ${LDP_PROOF_TYPES.join(', ')}`, body.proofType);
       }
@@ -157,17 +183,34 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
       const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
       const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
       const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'Ed25519');
-      const status = await referencedEntry(deps.statusLists, configuration.revocable, 'revocation-list', { tenant, did, credentialIssuer: request.credentialIssuer });
+      const status = await referencedEntry(deps.statusLists, configuration.revocable, 'revocation-list', {
+        tenant,
+        did,
+        credentialIssuer: request.credentialIssuer,
+      });
       const document = unsignedCredential(request, { id: `urn:uuid:${ids.uuid()}`, issuer: did, claims, validFrom, validUntil, status });
       const credential = await signer
-        .sign({ tenantId: tenant.id, keyId: key.kmsKeyId, type: configuration.proofType, verificationMethod: key.didDocumentKeyId, proofPurpose: 'assertionMethod', created: isoSeconds(validFrom), document })
+        .sign({
+          tenantId: tenant.id,
+          keyId: key.kmsKeyId,
+          type: configuration.proofType,
+          verificationMethod: key.didDocumentKeyId,
+          proofPurpose: 'assertionMethod',
+          created: isoSeconds(validFrom),
+          document,
+        })
         .catch((error: unknown) => {
           // The signer refuses a document JSON-LD cannot carry whole (a claim value with a relative
           // IRI, say): the user's claims do not fit, which is the request's fault, not the server's.
           if (isDomainError(error)) throw error;
           throw new DomainError('BadRequest', `The claims cannot be signed as JSON-LD: ${(error as Error).message}`);
         });
-      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString(), ...(status ? { statusEntry: { listId: status.listId, idx: status.idx } } : {}) };
+      return {
+        credential,
+        validFrom: validFrom.toISOString(),
+        validUntil: validUntil.toISOString(),
+        ...(status ? { statusEntry: { listId: status.listId, idx: status.idx } } : {}),
+      };
     },
   };
 }

@@ -29,7 +29,12 @@ export function createMdocFormat(deps: MdocFormatDeps): CredentialFormatHandler<
     checkFields(body: Record<string, unknown>, problems: Problems) {
       checkBoolean('includeStatus', body.includeStatus, problems);
     },
-    build: (common: CommonConfiguration, body) => ({ ...common, format: 'mso_mdoc', claimMappings: body.claimMappings as MdocConfiguration['claimMappings'], includeStatus: body.includeStatus === true }),
+    build: (common: CommonConfiguration, body) => ({
+      ...common,
+      format: 'mso_mdoc',
+      claimMappings: body.claimMappings as MdocConfiguration['claimMappings'],
+      includeStatus: body.includeStatus === true,
+    }),
     metadata: (c) => ({
       doctype: c.type,
       credential_signing_alg_values_supported: [COSE_ES256],
@@ -52,7 +57,12 @@ export function createMdocFormat(deps: MdocFormatDeps): CredentialFormatHandler<
     async issue(request) {
       const { tenant, configuration, subject, holderKey, now, credentialIssuer } = request;
       const issued = await issuance.issue({ tenant, configuration, subject, holderKey, now, origin: credentialIssuer });
-      return { credential: issued.credential, validFrom: issued.validFrom, validUntil: issued.validUntil, ...(issued.statusEntry ? { statusEntry: issued.statusEntry } : {}) };
+      return {
+        credential: issued.credential,
+        validFrom: issued.validFrom,
+        validUntil: issued.validUntil,
+        ...(issued.statusEntry ? { statusEntry: issued.statusEntry } : {}),
+      };
     },
   };
 }

@@ -3,13 +3,32 @@
 // endpoint) asks the registry for the handler of a configuration's format instead of branching.
 
 import type { ClaimSubject, MdocClaims } from '../configurations/claims.ts';
-import type { CredentialConfiguration, CredentialFormat, CwtConfiguration, LdpVcConfiguration, MdocConfiguration, SdJwtConfiguration } from '../configurations/model.ts';
+import type {
+  CredentialConfiguration,
+  CredentialFormat,
+  CwtConfiguration,
+  LdpVcConfiguration,
+  MdocConfiguration,
+  SdJwtConfiguration,
+} from '../configurations/model.ts';
 import type { ClaimLayout, Problems } from '../configurations/rules.ts';
 import type { KeyAlgorithm, PublicJwk } from '../keys/model.ts';
 import type { Tenant } from '../tenancy/model.ts';
 
 /** The fields every configuration has, checked and assigned before a format builds its own. */
-export type CommonConfiguration = Omit<CredentialConfiguration, 'format' | 'claimMappings' | 'includeStatus' | 'issuer' | 'contexts' | 'additionalTypes' | 'proofType' | 'credentialBranding' | 'revocable' | 'selectivelyDisclosable'>;
+export type CommonConfiguration = Omit<
+  CredentialConfiguration,
+  | 'format'
+  | 'claimMappings'
+  | 'includeStatus'
+  | 'issuer'
+  | 'contexts'
+  | 'additionalTypes'
+  | 'proofType'
+  | 'credentialBranding'
+  | 'revocable'
+  | 'selectivelyDisclosable'
+>;
 
 /** What a format's issue step receives: the configuration, who the credential is about, and whose key it is bound to. */
 export interface FormatIssueRequest<C extends CredentialConfiguration = CredentialConfiguration> {

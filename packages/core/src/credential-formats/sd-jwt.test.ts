@@ -135,7 +135,9 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
 
   it('a mapped claim never replaces a registered one', async () => {
     const { tenant, records, signer, handler } = await setup();
-    const configuration = configurationOf(tenant.id, { claimMappings: { iss: { defaultValue: 'did:example:forged' }, vct: { defaultValue: 'other' }, given_name: { mapFrom: 'claims.givenName' } } });
+    const configuration = configurationOf(tenant.id, {
+      claimMappings: { iss: { defaultValue: 'did:example:forged' }, vct: { defaultValue: 'other' }, given_name: { mapFrom: 'claims.givenName' } },
+    });
     await handler.issue(requestOf(tenant, configuration));
     const input = signer.inputs[0]!;
     expect(input.payload.iss).toBe(records[0]!.did);
@@ -154,17 +156,33 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
     }
 
     it('a required claim without a value', () =>
-      refused(({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id), { subject: { claims: { familyName: 'Lovelace' } } })), undefined, /do not satisfy/));
+      refused(
+        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id), { subject: { claims: { familyName: 'Lovelace' } } })),
+        undefined,
+        /do not satisfy/,
+      ));
 
     it('no claim at all (specification 4.6, 7.5)', () =>
-      refused(({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } }))), undefined, /no claims/));
+      refused(
+        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } }))),
+        undefined,
+        /no claims/,
+      ));
 
     it('a credential that would already be expired (specification 7.6)', () =>
-      refused(({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { expiresIn: { seconds: 0 } }))), undefined, /already be expired/));
+      refused(
+        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { expiresIn: { seconds: 0 } }))),
+        undefined,
+        /already be expired/,
+      ));
 
     it('no DID with a P-256 key', () => refused(({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id))), [], /P-256/));
 
     it('a pinned issuer DID that is gone', () =>
-      refused(({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { issuer: { id: 'did:web:gone.example.com' } }))), undefined, /did:web:gone\.example\.com/));
+      refused(
+        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { issuer: { id: 'did:web:gone.example.com' } }))),
+        undefined,
+        /did:web:gone\.example\.com/,
+      ));
   });
 });

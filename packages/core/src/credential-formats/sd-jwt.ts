@@ -33,7 +33,13 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     signingKey: 'P-256',
     proofAlgorithms: HOLDER_PROOF_ALGORITHMS,
     maxValidityDays: generalValidity,
-    checkType: (type, problems) => checkType(type, VCT_TYPE, 'A vct: a URL such as https://credentials.example.com/pid, or letters, digits and . _ : / ~ % -, up to 200 characters', problems),
+    checkType: (type, problems) =>
+      checkType(
+        type,
+        VCT_TYPE,
+        'A vct: a URL such as https://credentials.example.com/pid, or letters, digits and . _ : / ~ % -, up to 200 characters',
+        problems,
+      ),
     checkFields(body: Record<string, unknown>, problems: Problems) {
       checkIssuerProfile(body.issuer, false, problems);
       checkBoolean('revocable', body.revocable, problems);
@@ -81,9 +87,16 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       // replace one (configurations already refuse those names; this holds for older ones too).
       const payload = { ...registered, ...claims, ...registered };
       // Absent a list, every claim is disclosable; a listed claim the subject has no value for is simply not there.
-      const disclosable = (configuration.selectivelyDisclosable ?? Object.keys(claims)).filter((name) => Object.hasOwn(claims, name) && !Object.hasOwn(registered, name));
+      const disclosable = (configuration.selectivelyDisclosable ?? Object.keys(claims)).filter(
+        (name) => Object.hasOwn(claims, name) && !Object.hasOwn(registered, name),
+      );
       const credential = await deps.signer.issue({ tenantId: tenant.id, keyId: key.kmsKeyId, alg: 'ES256', kid: key.didDocumentKeyId, payload, disclosable });
-      return { credential, validFrom: validFrom.toISOString(), validUntil: validUntil.toISOString(), ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}) };
+      return {
+        credential,
+        validFrom: validFrom.toISOString(),
+        validUntil: validUntil.toISOString(),
+        ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}),
+      };
     },
   };
 }

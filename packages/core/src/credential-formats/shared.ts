@@ -35,7 +35,10 @@ export const generalValidity = (): number => MAX_VALIDITY_DAYS;
 export const pinnedDid = (c: { issuer?: IssuerProfile }): string | undefined => c.issuer?.id;
 
 /** A revocable configuration's credentials carry a status entry of `kind`. */
-export const revocableStatus = (kind: StatusEntryKind) => (c: { revocable?: boolean }): StatusEntryKind | undefined => (c.revocable === true ? kind : undefined);
+export const revocableStatus =
+  (kind: StatusEntryKind) =>
+  (c: { revocable?: boolean }): StatusEntryKind | undefined =>
+    c.revocable === true ? kind : undefined;
 
 /**
  * The 400 for issuing a configuration whose credentials must carry a status entry, which Vellum

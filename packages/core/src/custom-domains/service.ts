@@ -64,56 +64,74 @@ export function createCustomDomainService(deps: CustomDomainDeps): CustomDomainS
 
   return {
     create(ctx, input) {
-      return withEvents(events, ctx, 'CONFIG_CUSTOM_DOMAIN_CREATE', async () => {
-        requirePermission(ctx, 'custom-domain');
-        const checked = checkCustomDomainInput(input, deps.platformDomain);
-        await refuseIfClaimed(ctx, checked.domain);
-        const now = clock.now().toISOString();
-        const record: CustomDomain = {
-          tenantId: ctx.tenant.id,
-          ...checked,
-          verificationToken: TOKEN_PREFIX + ids.token(24),
-          isVerified: false,
-          createdAt: now,
-          updatedAt: now,
-        };
-        await store.customDomains.insert(record);
-        return customDomainView(record);
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'CONFIG_CUSTOM_DOMAIN_CREATE',
+        async () => {
+          requirePermission(ctx, 'custom-domain');
+          const checked = checkCustomDomainInput(input, deps.platformDomain);
+          await refuseIfClaimed(ctx, checked.domain);
+          const now = clock.now().toISOString();
+          const record: CustomDomain = {
+            tenantId: ctx.tenant.id,
+            ...checked,
+            verificationToken: TOKEN_PREFIX + ids.token(24),
+            isVerified: false,
+            createdAt: now,
+            updatedAt: now,
+          };
+          await store.customDomains.insert(record);
+          return customDomainView(record);
+        },
+        { input, meta },
+      );
     },
 
     get(ctx) {
-      return withEvents(events, ctx, 'CONFIG_CUSTOM_DOMAIN_RETRIEVE', async () => {
-        requirePermission(ctx, 'custom-domain');
-        const found = await store.customDomains.get(ctx.tenant.id);
-        if (!found) throw missing();
-        return customDomainView(found);
-      }, { meta });
+      return withEvents(
+        events,
+        ctx,
+        'CONFIG_CUSTOM_DOMAIN_RETRIEVE',
+        async () => {
+          requirePermission(ctx, 'custom-domain');
+          const found = await store.customDomains.get(ctx.tenant.id);
+          if (!found) throw missing();
+          return customDomainView(found);
+        },
+        { meta },
+      );
     },
 
     update(ctx, input) {
-      return withEvents(events, ctx, 'CONFIG_CUSTOM_DOMAIN_UPDATE', async () => {
-        requirePermission(ctx, 'custom-domain');
-        const checked = checkCustomDomainInput(input, deps.platformDomain);
-        return store.transaction(async (tx) => {
-          const current = await tx.customDomains.get(ctx.tenant.id);
-          if (!current) throw missing();
-          const sameDomain = current.domain === checked.domain;
-          if (!sameDomain) await refuseIfClaimed(ctx, checked.domain);
-          // A new name must be proven again: it gets a fresh token and loses its verification.
-          const next: CustomDomain = {
-            tenantId: ctx.tenant.id,
-            ...checked,
-            verificationToken: sameDomain ? current.verificationToken : TOKEN_PREFIX + ids.token(24),
-            isVerified: sameDomain && current.isVerified,
-            ...(sameDomain && current.verifiedAt ? { verifiedAt: current.verifiedAt } : {}),
-            createdAt: current.createdAt,
-            updatedAt: clock.now().toISOString(),
-          };
-          await tx.customDomains.update(next);
-          return customDomainView(next);
-        });
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'CONFIG_CUSTOM_DOMAIN_UPDATE',
+        async () => {
+          requirePermission(ctx, 'custom-domain');
+          const checked = checkCustomDomainInput(input, deps.platformDomain);
+          return store.transaction(async (tx) => {
+            const current = await tx.customDomains.get(ctx.tenant.id);
+            if (!current) throw missing();
+            const sameDomain = current.domain === checked.domain;
+            if (!sameDomain) await refuseIfClaimed(ctx, checked.domain);
+            // A new name must be proven again: it gets a fresh token and loses its verification.
+            const next: CustomDomain = {
+              tenantId: ctx.tenant.id,
+              ...checked,
+              verificationToken: sameDomain ? current.verificationToken : TOKEN_PREFIX + ids.token(24),
+              isVerified: sameDomain && current.isVerified,
+              ...(sameDomain && current.verifiedAt ? { verifiedAt: current.verifiedAt } : {}),
+              createdAt: current.createdAt,
+              updatedAt: clock.now().toISOString(),
+            };
+            await tx.customDomains.update(next);
+            return customDomainView(next);
+          });
+        },
+        { input, meta },
+      );
     },
 
     delete(ctx) {

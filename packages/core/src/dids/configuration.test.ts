@@ -54,7 +54,11 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
     const { dids, didConfiguration, ctx, tenants } = await setup();
     await dids.create(ctx, { method: 'key' });
     const { tenant: other } = await tenants.createTenant({ subdomain: 'other', region: 'us01' });
-    expect(await didConfiguration.get(contextFor(other, null))).toEqual({ '@context': 'https://identity.foundation/.well-known/did-configuration/v1', entries: [], linked_dids: [] });
+    expect(await didConfiguration.get(contextFor(other, null))).toEqual({
+      '@context': 'https://identity.foundation/.well-known/did-configuration/v1',
+      entries: [],
+      linked_dids: [],
+    });
   });
 
   it('signs each credential once and serves it again, with the same dates, while it is fresh', async () => {
@@ -142,14 +146,27 @@ describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Conf
     const a = await setup();
     // A second server: its own use cases and caches over the same database and keys.
     const b = createVellum({
-      store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, hasher: { hash: async (s) => s, verify: async () => false },
-      tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, ...fakeFormatSigners(a.keys),
+      store: a.store,
+      clock: a.clock,
+      ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+      hasher: { hash: async (s) => s, verify: async () => false },
+      tokens: { sign: async () => '', verify: async () => undefined },
+      dns: a.dns,
+      keys: a.keys,
+      ...fakeFormatSigners(a.keys),
       x509: fakeX509Authority(a.keys),
-      platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
-      digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
-      proofVerifier: fakeProofVerifier(), jwtProofs: fakeJwtProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
+      platformDomain: PLATFORM,
+      publicUrl: 'http://localhost:3000',
+      adminTokenTtlSeconds: 60,
+      digests: fakeDigests(),
+      walletTokens: fakeWalletTokens(a.clock),
+      proofVerifier: fakeProofVerifier(),
+      jwtProofs: fakeJwtProofVerifier(),
+      credentialEncryption: fakeCredentialEncryption(),
+      nonceCodec: a.nonceCodec,
       secretBox: fakeSecretBox(),
-      identityProvider: fakeIdentityProvider(), sessionTokens: fakeSessionTokens(a.clock),
+      identityProvider: fakeIdentityProvider(),
+      sessionTokens: fakeSessionTokens(a.clock),
     });
     const first = await a.dids.create(a.ctx, { method: 'key' });
     expect((await b.didConfiguration.get(a.visitor)).entries.map((e) => e.issuer)).toEqual([first.did]);

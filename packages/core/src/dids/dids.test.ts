@@ -7,7 +7,11 @@ import { didKeyOf, parseDidKey } from './did-key.ts';
 import { didWebOf, parseDidWebUrl } from './did-web.ts';
 import { base58btcDecode, base58btcEncode } from './multibase.ts';
 
-const ed25519Jwk = (publicKeyBase58: string): PublicJwk => ({ kty: 'OKP', crv: 'Ed25519', x: bytesToBase64Url(base58btcDecode(publicKeyBase58) as Uint8Array) });
+const ed25519Jwk = (publicKeyBase58: string): PublicJwk => ({
+  kty: 'OKP',
+  crv: 'Ed25519',
+  x: bytesToBase64Url(base58btcDecode(publicKeyBase58) as Uint8Array),
+});
 
 describe('did:key encoding (W3C CCG did:key method, its test vectors)', () => {
   it.each(vectors.ed25519)('encodes the Ed25519 key $publicKeyBase58 as $did', ({ did, publicKeyBase58 }) => {
@@ -120,9 +124,16 @@ describe('creating DIDs (API.md §5)', () => {
     const root = await dids.create(ctx, { method: 'web', options: { url: host } });
     expect(root.did).toBe(`did:web:${host}`);
     const document = root.localMetadata.initialDidDocument;
-    expect(document['@context']).toEqual(['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2018/v1', 'https://w3id.org/security/suites/jws-2020/v1']);
+    expect(document['@context']).toEqual([
+      'https://www.w3.org/ns/did/v1',
+      'https://w3id.org/security/suites/ed25519-2018/v1',
+      'https://w3id.org/security/suites/jws-2020/v1',
+    ]);
     expect(document.verificationMethod.map((m) => m.type)).toEqual(['Ed25519VerificationKey2018', 'JsonWebKey2020']);
-    expect(document.verificationMethod.map((m) => m.id)).toEqual([expect.stringMatching(new RegExp(`^did:web:${host}#z6Mk`)), expect.stringMatching(new RegExp(`^did:web:${host}#zDn`))]);
+    expect(document.verificationMethod.map((m) => m.id)).toEqual([
+      expect.stringMatching(new RegExp(`^did:web:${host}#z6Mk`)),
+      expect.stringMatching(new RegExp(`^did:web:${host}#zDn`)),
+    ]);
     expect(document.assertionMethod).toEqual(document.verificationMethod.map((m) => m.id));
     const nested = await dids.create(ctx, { method: 'web', options: { url: `https://${host}/issuers/licensing` } });
     expect(nested.did).toBe(`did:web:${host}:issuers:licensing`);
@@ -137,16 +148,23 @@ describe('creating DIDs (API.md §5)', () => {
     });
     dns.records['issuer.example.com'] = [domain.verificationToken];
     await domains.verify(ctx);
-    await expect(dids.create(ctx, { method: 'web', options: { url: 'issuer.example.com/vc' } })).resolves.toMatchObject({ did: 'did:web:issuer.example.com:vc' });
+    await expect(dids.create(ctx, { method: 'web', options: { url: 'issuer.example.com/vc' } })).resolves.toMatchObject({
+      did: 'did:web:issuer.example.com:vc',
+    });
     for (const url of ['other.eu01.vellum.test', 'example.com', `evil.${host}`, `${host}.evil.example`, 'localhost:3000']) {
-      await expect(dids.create(ctx, { method: 'web', options: { url } }), url).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'options.url' }] });
+      await expect(dids.create(ctx, { method: 'web', options: { url } }), url).rejects.toMatchObject({
+        code: 'BadRequest',
+        details: [{ param: 'options.url' }],
+      });
     }
   });
 
   it('takes the public URL’s host in single-tenant mode', async () => {
     const h = harness();
     const { tenant } = await h.tenants.createTenant({ subdomain: 'demo', region: 'eu01' });
-    await expect(h.dids.create(contextFor(tenant), { method: 'web', options: { url: 'localhost:3000' } })).resolves.toMatchObject({ did: 'did:web:localhost%3A3000' });
+    await expect(h.dids.create(contextFor(tenant), { method: 'web', options: { url: 'localhost:3000' } })).resolves.toMatchObject({
+      did: 'did:web:localhost%3A3000',
+    });
   });
 
   it('refuses the same did:web twice with 409, and creates no keys for it', async () => {
@@ -178,7 +196,11 @@ describe('creating DIDs (API.md §5)', () => {
     [{ method: 'web', options: { url: `${host}/.well-known` } }, [{ param: 'options.url' }]],
   ])('refuses %j with 400 and details', async (input, details) => {
     const { dids, ctx, keys, tenant } = await setup();
-    await expect(dids.create(ctx, input as never)).rejects.toMatchObject({ code: 'BadRequest', message: 'Validation Error', details: details.map((d) => ({ location: 'body', ...d })) });
+    await expect(dids.create(ctx, input as never)).rejects.toMatchObject({
+      code: 'BadRequest',
+      message: 'Validation Error',
+      details: details.map((d) => ({ location: 'body', ...d })),
+    });
     expect(keys.count(tenant.id)).toBe(0);
   });
 });
@@ -251,11 +273,16 @@ describe('reading and deleting DIDs (API.md §5)', () => {
     await expect(dids.get(ctx, created.did)).rejects.toBeDefined();
     const page = await analytics.listEvents(contextFor(tenant, 'auditor'), { categories: 'did' });
     expect(page.data.map((e) => e.type).reverse()).toEqual([
-      'DID_CREATE_START', 'DID_CREATE_SUCCESS',
-      'DID_LIST_START', 'DID_LIST_SUCCESS',
-      'DID_RETRIEVE_START', 'DID_RETRIEVE_SUCCESS',
-      'DID_DELETE_START', 'DID_DELETE_SUCCESS',
-      'DID_RETRIEVE_START', 'DID_RETRIEVE_FAIL',
+      'DID_CREATE_START',
+      'DID_CREATE_SUCCESS',
+      'DID_LIST_START',
+      'DID_LIST_SUCCESS',
+      'DID_RETRIEVE_START',
+      'DID_RETRIEVE_SUCCESS',
+      'DID_DELETE_START',
+      'DID_DELETE_SUCCESS',
+      'DID_RETRIEVE_START',
+      'DID_RETRIEVE_FAIL',
     ]);
     expect(page.data[0]).toMatchObject({ category: 'did', clientId: 'client-admin', data: { errorCode: 'NotFound' } });
   });

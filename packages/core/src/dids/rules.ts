@@ -29,7 +29,8 @@ export function checkCreateDidInput(input: CreateDidInput): CheckedDidInput {
   if (input.method === 'web') {
     if (options.keyType !== undefined) problem('options.keyType', 'Not used by did:web, which always gets an Ed25519 and a P-256 key', options.keyType);
     let location: DidWebLocation | undefined;
-    if (typeof options.url !== 'string') problem('options.url', 'Required for did:web: the tenant’s host or verified custom domain, with an optional path', options.url);
+    if (typeof options.url !== 'string')
+      problem('options.url', 'Required for did:web: the tenant’s host or verified custom domain, with an optional path', options.url);
     else {
       const parsed = parseDidWebUrl(options.url);
       if ('problem' in parsed) problem('options.url', parsed.problem, options.url);

@@ -101,64 +101,88 @@ export function createDidService(deps: DidDeps): DidService {
 
   return {
     create(ctx, input) {
-      return withEvents(events, ctx, 'DID_CREATE', async () => {
-        requirePermission(ctx, 'dids');
-        const checked = checkCreateDidInput(input);
-        const createdAt = clock.now().toISOString();
-        let record: DidRecord;
-        if (checked.method === 'key') {
-          record = await createWithKeys(ctx, [checked.keyType], ([key]) => {
-            const did = didKeyOf((key as ManagedKey).publicJwk);
-            return { tenantId: ctx.tenant.id, did, method: 'key', keys: [didKeyOfManaged(did, key as ManagedKey)], createdAt };
-          });
-        } else {
-          const hosts = (await addressing.originsOf(ctx.tenant)).map((origin) => new URL(origin).host);
-          if (!hosts.includes(checked.location.host)) {
-            throw invalidField('options.url', `Must be on the tenant’s own host or its verified custom domain (${hosts.join(', ')})`, input.options?.url);
+      return withEvents(
+        events,
+        ctx,
+        'DID_CREATE',
+        async () => {
+          requirePermission(ctx, 'dids');
+          const checked = checkCreateDidInput(input);
+          const createdAt = clock.now().toISOString();
+          let record: DidRecord;
+          if (checked.method === 'key') {
+            record = await createWithKeys(ctx, [checked.keyType], ([key]) => {
+              const did = didKeyOf((key as ManagedKey).publicJwk);
+              return { tenantId: ctx.tenant.id, did, method: 'key', keys: [didKeyOfManaged(did, key as ManagedKey)], createdAt };
+            });
+          } else {
+            const hosts = (await addressing.originsOf(ctx.tenant)).map((origin) => new URL(origin).host);
+            if (!hosts.includes(checked.location.host)) {
+              throw invalidField('options.url', `Must be on the tenant’s own host or its verified custom domain (${hosts.join(', ')})`, input.options?.url);
+            }
+            const did = didWebOf(checked.location);
+            if (await store.dids.get(ctx.tenant.id, did)) {
+              throw conflict('The tenant already has this DID', [{ value: input.options?.url, msg: `${did} exists`, param: 'options.url', location: 'body' }]);
+            }
+            // A did:web gets both key types, so it can sign Ed25519 and P-256 suites alike.
+            record = await createWithKeys(ctx, ['Ed25519', 'P-256'], (made) => ({
+              tenantId: ctx.tenant.id,
+              did,
+              method: 'web',
+              keys: made.map((key) => didKeyOfManaged(did, key)),
+              createdAt,
+            }));
           }
-          const did = didWebOf(checked.location);
-          if (await store.dids.get(ctx.tenant.id, did)) {
-            throw conflict('The tenant already has this DID', [{ value: input.options?.url, msg: `${did} exists`, param: 'options.url', location: 'body' }]);
-          }
-          // A did:web gets both key types, so it can sign Ed25519 and P-256 suites alike.
-          record = await createWithKeys(ctx, ['Ed25519', 'P-256'], (made) => ({
-            tenantId: ctx.tenant.id,
-            did,
-            method: 'web',
-            keys: made.map((key) => didKeyOfManaged(did, key)),
-            createdAt,
-          }));
-        }
-        return { did: record.did, registrationStatus: 'COMPLETED' as const, localMetadata: localMetadataOf(record) };
-      }, { input, meta });
+          return { did: record.did, registrationStatus: 'COMPLETED' as const, localMetadata: localMetadataOf(record) };
+        },
+        { input, meta },
+      );
     },
 
     list(ctx, query) {
-      return withEvents(events, ctx, 'DID_LIST', async () => {
-        requirePermission(ctx, 'dids');
-        const page = parsePageQuery(query);
-        return toPage(await store.dids.list(ctx.tenant.id, page), didView);
-      }, { meta: (p) => ({ count: p.data.length }) });
+      return withEvents(
+        events,
+        ctx,
+        'DID_LIST',
+        async () => {
+          requirePermission(ctx, 'dids');
+          const page = parsePageQuery(query);
+          return toPage(await store.dids.list(ctx.tenant.id, page), didView);
+        },
+        { meta: (p) => ({ count: p.data.length }) },
+      );
     },
 
     get(ctx, did) {
-      return withEvents(events, ctx, 'DID_RETRIEVE', async () => {
-        requirePermission(ctx, 'dids');
-        const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
-        if (!record) throw missing();
-        return didView(record);
-      }, { meta });
+      return withEvents(
+        events,
+        ctx,
+        'DID_RETRIEVE',
+        async () => {
+          requirePermission(ctx, 'dids');
+          const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
+          if (!record) throw missing();
+          return didView(record);
+        },
+        { meta },
+      );
     },
 
     delete(ctx, did) {
-      return withEvents(events, ctx, 'DID_DELETE', async () => {
-        requirePermission(ctx, 'dids');
-        const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
-        // The record goes first: from then on the DID is in no listing, document or configuration,
-        // even if destroying a key fails below.
-        if (!record || !(await store.dids.delete(ctx.tenant.id, record.did))) throw missing();
-        for (const key of record.keys) await keys.destroy(ctx.tenant.id, key.kmsKeyId);
-      }, { meta: () => ({ did }) });
+      return withEvents(
+        events,
+        ctx,
+        'DID_DELETE',
+        async () => {
+          requirePermission(ctx, 'dids');
+          const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
+          // The record goes first: from then on the DID is in no listing, document or configuration,
+          // even if destroying a key fails below.
+          if (!record || !(await store.dids.delete(ctx.tenant.id, record.did))) throw missing();
+          for (const key of record.keys) await keys.destroy(ctx.tenant.id, key.kmsKeyId);
+        },
+        { meta: () => ({ did }) },
+      );
     },
 
     async webDocument(ctx, path) {

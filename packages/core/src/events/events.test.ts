@@ -12,7 +12,9 @@ describe('cursor pagination (specification 2.10, 8)', () => {
   });
 
   it.each(['', 'abc', '!!!!', encodeCursor(5).slice(1), 'djEuLTE', 'x'.repeat(41)])('refuses the malformed cursor %j with a query detail', (cursor) => {
-    expect(() => decodeCursor(cursor)).toThrow(expect.objectContaining({ code: 'BadRequest', details: [expect.objectContaining({ param: 'cursor', location: 'query' })] }));
+    expect(() => decodeCursor(cursor)).toThrow(
+      expect.objectContaining({ code: 'BadRequest', details: [expect.objectContaining({ param: 'cursor', location: 'query' })] }),
+    );
   });
 
   it('pages through events to an empty page past the last one', async () => {
@@ -23,7 +25,11 @@ describe('cursor pagination (specification 2.10, 8)', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = await h.analytics.listEvents(ctx, { limit: 4, types: 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START,CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL', ...(cursor ? { cursor } : {}) });
+      const page = await h.analytics.listEvents(ctx, {
+        limit: 4,
+        types: 'CONFIG_CUSTOM_DOMAIN_RETRIEVE_START,CONFIG_CUSTOM_DOMAIN_RETRIEVE_FAIL',
+        ...(cursor ? { cursor } : {}),
+      });
       if (page.data.length === 0) {
         expect(page.nextCursor).toBeUndefined();
         break;

@@ -106,7 +106,15 @@ describe('one bad event never blocks the others (API.md §4, docs/limits.md "Ana
     store.setDown(true);
     const reports: EventLosses[] = [];
     const errors: unknown[] = [];
-    const recorder = createEventRecorder({ events: store.events, clock, ids: fakeIds(), maxQueue: 10, batchSize: 1000, onLoss: (l) => reports.push(l), onError: (e) => errors.push(e) });
+    const recorder = createEventRecorder({
+      events: store.events,
+      clock,
+      ids: fakeIds(),
+      maxQueue: 10,
+      batchSize: 1000,
+      onLoss: (l) => reports.push(l),
+      onError: (e) => errors.push(e),
+    });
     for (let round = 0; round < 5; round++) {
       for (let i = 0; i < 15; i++) recorder.record(quiet, 'CONFIG_CUSTOM_DOMAIN_RETRIEVE', 'START');
       await recorder.flush();
@@ -126,7 +134,14 @@ describe('one bad event never blocks the others (API.md §4, docs/limits.md "Ana
     const { quiet } = await twoTenants();
     const store = jsonStore();
     store.setDown(true);
-    const recorder = createEventRecorder({ events: store.events, clock: fakeClock(), ids: fakeIds(), onError: () => { throw new Error('log broken'); } });
+    const recorder = createEventRecorder({
+      events: store.events,
+      clock: fakeClock(),
+      ids: fakeIds(),
+      onError: () => {
+        throw new Error('log broken');
+      },
+    });
     recorder.record(quiet, 'CONFIG_CUSTOM_DOMAIN_RETRIEVE', 'START');
     await recorder.flush();
     store.setDown(false);

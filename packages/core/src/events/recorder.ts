@@ -165,28 +165,30 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   const flush = (): Promise<void> => {
     if (flushQueued) return writing;
     flushQueued = true;
-    writing = writing.then(async () => {
-      flushQueued = false;
-      if (queue.length === 0) return report();
-      const batch = queue;
-      queue = [];
-      try {
-        await options.events.insertMany(batch);
-        storeDown = false;
-        return report();
-      } catch (error) {
-        losses.failedWrites += 1;
-        const kept = await writeOneByOne(batch);
-        queue = kept.concat(queue);
-        if (queue.length > maxQueue) {
-          losses.droppedUnwritable += queue.length - maxQueue;
-          queue.length = maxQueue;
+    writing = writing
+      .then(async () => {
+        flushQueued = false;
+        if (queue.length === 0) return report();
+        const batch = queue;
+        queue = [];
+        try {
+          await options.events.insertMany(batch);
+          storeDown = false;
+          return report();
+        } catch (error) {
+          losses.failedWrites += 1;
+          const kept = await writeOneByOne(batch);
+          queue = kept.concat(queue);
+          if (queue.length > maxQueue) {
+            losses.droppedUnwritable += queue.length - maxQueue;
+            queue.length = maxQueue;
+          }
+          report(error);
         }
-        report(error);
-      }
-    }).catch(() => {
-      // A reporting callback that threw must not stop every later flush.
-    });
+      })
+      .catch(() => {
+        // A reporting callback that threw must not stop every later flush.
+      });
     return writing;
   };
 

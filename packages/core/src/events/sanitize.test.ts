@@ -48,7 +48,15 @@ describe('event data is storable by construction (API.md §4, docs/limits.md "An
   it('keeps what JSON can hold of values it cannot (bigint, functions, NaN, dates, cycles)', () => {
     const cycle: Record<string, unknown> = { name: 'loop' };
     cycle.self = cycle;
-    const { data } = sanitizeEventData({ big: 10n ** 30n, fn: () => 1, sym: Symbol('s'), nan: Number.NaN, when: new Date('2026-05-01T00:00:00Z'), cycle, list: [undefined, () => 1] });
+    const { data } = sanitizeEventData({
+      big: 10n ** 30n,
+      fn: () => 1,
+      sym: Symbol('s'),
+      nan: Number.NaN,
+      when: new Date('2026-05-01T00:00:00Z'),
+      cycle,
+      list: [undefined, () => 1],
+    });
     expect(() => JSON.stringify(data)).not.toThrow();
     expect(data).toMatchObject({ big: '1000000000000000000000000000000', nan: null, when: '2026-05-01T00:00:00.000Z', list: [null, null] });
     expect(data).not.toHaveProperty('fn');
@@ -63,18 +71,45 @@ describe('event data is storable by construction (API.md §4, docs/limits.md "An
   });
 
   it.each([
-    'client_secret', 'clientSecret', 'secret', 'password', 'code', 'pre-authorized_code', 'preAuthorizedCode', 'tx_code', 'transactionCode',
-    'access_token', 'refresh_token', 'id_token', 'token', 'verificationToken', 'c_nonce', 'nonce', 'proof', 'proofs', 'jwt', 'd', 'key',
-    'privateKey', 'private_key_pem', 'credential', 'credentials', 'authorization', 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+    'client_secret',
+    'clientSecret',
+    'secret',
+    'password',
+    'code',
+    'pre-authorized_code',
+    'preAuthorizedCode',
+    'tx_code',
+    'transactionCode',
+    'access_token',
+    'refresh_token',
+    'id_token',
+    'token',
+    'verificationToken',
+    'c_nonce',
+    'nonce',
+    'proof',
+    'proofs',
+    'jwt',
+    'd',
+    'key',
+    'privateKey',
+    'private_key_pem',
+    'credential',
+    'credentials',
+    'authorization',
+    'urn:ietf:params:oauth:grant-type:pre-authorized_code',
   ])('masks the value of %s at any depth', (name) => {
     const { data } = sanitizeEventData({ payload: { request: { outer: [{ [name]: 'S3CRET', other: 1 }] } } });
     expect(JSON.stringify(data)).not.toContain('S3CRET');
     expect(JSON.stringify(data)).toContain(MASK);
   });
 
-  it.each(['token_type', 'credential_configuration_id', 'format', 'grant_type', 'errorCode', 'keyType', 'transactionCodeConfiguration', 'client_id'])('keeps %s', (name) => {
-    expect(isSecretName(name)).toBe(false);
-  });
+  it.each(['token_type', 'credential_configuration_id', 'format', 'grant_type', 'errorCode', 'keyType', 'transactionCodeConfiguration', 'client_id'])(
+    'keeps %s',
+    (name) => {
+      expect(isSecretName(name)).toBe(false);
+    },
+  );
 
   it('masks a whole secret object (a proof list, a credential array), and compact JWTs wherever they are', () => {
     const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJub25jZSI6IngifQ.c2lnbmF0dXJl';

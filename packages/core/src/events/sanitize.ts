@@ -30,16 +30,50 @@ export const MASK = '***';
  */
 const SECRET_NAMES = new Set([
   // OAuth and OpenID4VCI codes and single-use values.
-  'code', 'txcode', 'preauthorizedcode', 'transactioncode', 'authorizationcode', 'issuerstate', 'codeverifier',
-  'nonce', 'cnonce', 'pin', 'otp',
+  'code',
+  'txcode',
+  'preauthorizedcode',
+  'transactioncode',
+  'authorizationcode',
+  'issuerstate',
+  'codeverifier',
+  'nonce',
+  'cnonce',
+  'pin',
+  'otp',
   // Proofs of possession and signed assertions.
-  'proof', 'proofs', 'jwt', 'jws', 'jwe', 'dpop', 'assertion', 'clientassertion',
+  'proof',
+  'proofs',
+  'jwt',
+  'jws',
+  'jwe',
+  'dpop',
+  'assertion',
+  'clientassertion',
   // Issued credentials, whatever their format.
-  'credential', 'credentials', 'vc', 'vp', 'mdoc', 'sdjwt', 'issuersigned', 'devicesigned',
+  'credential',
+  'credentials',
+  'vc',
+  'vp',
+  'mdoc',
+  'sdjwt',
+  'issuersigned',
+  'devicesigned',
   // Keys: `key` itself, and the private members of a JWK (RFC 7518 §6.2.2, §6.3.2, §6.4.1).
-  'key', 'd', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth', 'seed',
+  'key',
+  'd',
+  'p',
+  'q',
+  'dp',
+  'dq',
+  'qi',
+  'k',
+  'oth',
+  'seed',
   // Headers that carry credentials.
-  'authorization', 'cookie', 'setcookie',
+  'authorization',
+  'cookie',
+  'setcookie',
 ]);
 /** Parts of a name that make it secret wherever they occur (`client_secret`, `refresh_token`, `privateKeyPem`, the pre-authorized grant's URN). */
 const SECRET_PARTS = /secret|password|passphrase|passwd|token|privatekey|masterkey|apikey|signingkey|authorization|preauthorizedcode|txcode/;

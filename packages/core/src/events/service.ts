@@ -24,7 +24,11 @@ export interface AnalyticsService {
   updateSettings(ctx: RequestContext, input: { loggingLevel: number }): Promise<{ loggingLevel: LoggingLevel }>;
 }
 
-const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+const list = (v: string | undefined) =>
+  v
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 
 function parseFilter(query: EventQuery): EventFilter {
   const details: ErrorDetail[] = [];
@@ -41,12 +45,16 @@ function parseFilter(query: EventQuery): EventFilter {
     return new Date(ms).toISOString();
   };
   const filter: EventFilter = {};
-  const ids = list(query.ids), requestIds = list(query.requestIds), categories = list(query.categories), types = list(query.types);
+  const ids = list(query.ids),
+    requestIds = list(query.requestIds),
+    categories = list(query.categories),
+    types = list(query.types);
   if (ids?.length) filter.ids = ids;
   if (requestIds?.length) filter.requestIds = requestIds;
   if (categories?.length) filter.categories = categories;
   if (types?.length) filter.types = types;
-  const from = date('dateFrom'), to = date('dateTo');
+  const from = date('dateFrom'),
+    to = date('dateTo');
   if (from) filter.dateFrom = from;
   if (to) filter.dateTo = to;
   if (details.length > 0) throw validationError(details);
@@ -58,13 +66,19 @@ export function createAnalyticsService(deps: { store: Store; events: EventRecord
   const { store, events } = deps;
   return {
     listEvents(ctx, query) {
-      return withEvents(events, ctx, 'ANALYTICS_EVENTS_LIST', async () => {
-        requirePermission(ctx, 'events:read');
-        const page = parsePageQuery(query);
-        const filter = parseFilter(query);
-        await events.flush();
-        return toPage(await store.events.list(ctx.tenant.id, filter, page), (e) => e);
-      }, { meta: (p) => ({ count: p.data.length }), keepResponse: false });
+      return withEvents(
+        events,
+        ctx,
+        'ANALYTICS_EVENTS_LIST',
+        async () => {
+          requirePermission(ctx, 'events:read');
+          const page = parsePageQuery(query);
+          const filter = parseFilter(query);
+          await events.flush();
+          return toPage(await store.events.list(ctx.tenant.id, filter, page), (e) => e);
+        },
+        { meta: (p) => ({ count: p.data.length }), keepResponse: false },
+      );
     },
 
     getSettings(ctx) {
@@ -75,12 +89,18 @@ export function createAnalyticsService(deps: { store: Store; events: EventRecord
     },
 
     updateSettings(ctx, input) {
-      return withEvents(events, ctx, 'CONFIG_ANALYTICS_UPDATE', async () => {
-        requirePermission(ctx, 'analytics:write');
-        const loggingLevel = checkLoggingLevel(input.loggingLevel);
-        await store.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
-        return { loggingLevel };
-      }, { input });
+      return withEvents(
+        events,
+        ctx,
+        'CONFIG_ANALYTICS_UPDATE',
+        async () => {
+          requirePermission(ctx, 'analytics:write');
+          const loggingLevel = checkLoggingLevel(input.loggingLevel);
+          await store.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
+          return { loggingLevel };
+        },
+        { input },
+      );
     },
   };
 }

@@ -3,7 +3,8 @@ import { contextFor, harness } from '../../test/harness.ts';
 import {
   encryptionKey,
   fakeCredentialEncryption,
-  fakeJwtProofVerifier, fakeProofVerifier,
+  fakeJwtProofVerifier,
+  fakeProofVerifier,
   fakeRequestJwe,
   makeConfiguration,
   proofJwt,
@@ -23,7 +24,9 @@ const NOW = '2026-05-01T12:00:00.000Z';
 const DOCTYPE = 'org.iso.18013.5.1.mDL';
 
 /** Wallet access tokens as the token endpoint would issue them, checked like the real verifier: tenant, issuer, expiry. */
-function fakeWalletTokens(clock: { now(): Date }): Pick<WalletTokens, 'verify'> & { mint(claims: Partial<WalletAccessClaims> & Pick<WalletAccessClaims, 'tenantId' | 'issuer' | 'userId' | 'offerId' | 'configurationIds'>): string } {
+function fakeWalletTokens(clock: { now(): Date }): Pick<WalletTokens, 'verify'> & {
+  mint(claims: Partial<WalletAccessClaims> & Pick<WalletAccessClaims, 'tenantId' | 'issuer' | 'userId' | 'offerId' | 'configurationIds'>): string;
+} {
   const issued = new Map<string, WalletAccessClaims>();
   return {
     mint(claims) {
@@ -103,13 +106,25 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
 
   /** A user, an offer (already redeemed) and a token granting `configurationIds`, as the token endpoint leaves them. */
   async function flow(
-    options: { for?: Tenant; configurationIds?: string[]; userClaims?: Record<string, unknown>; offerClaims?: Record<string, unknown>; credentialIdentifiers?: boolean } = {},
+    options: {
+      for?: Tenant;
+      configurationIds?: string[];
+      userClaims?: Record<string, unknown>;
+      offerClaims?: Record<string, unknown>;
+      credentialIdentifiers?: boolean;
+    } = {},
   ) {
     const t = options.for ?? tenant;
     const userId = crypto.randomUUID();
     const offerId = crypto.randomUUID();
     const at = h.clock.now().toISOString();
-    await h.store.users.insert({ id: userId, tenantId: t.id, claims: options.userClaims ?? { familyName: 'Turner', givenName: 'Sam' }, createdAt: at, updatedAt: at });
+    await h.store.users.insert({
+      id: userId,
+      tenantId: t.id,
+      claims: options.userClaims ?? { familyName: 'Turner', givenName: 'Sam' },
+      createdAt: at,
+      updatedAt: at,
+    });
     await h.store.offers.insert({
       id: offerId,
       tenantId: t.id,
@@ -155,7 +170,24 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
   const post = (ctx: RequestContext, authorization: string | undefined, body: unknown, contentType = 'application/json') =>
     endpoint.issue(ctx, { authorization, contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
-  return { ...h, tenant, admin, configuration, issuer, walletTokens, proofs, sink, endpoint, flow, nonce, unused, proof, post, now, wallet: contextFor(tenant, null) };
+  return {
+    ...h,
+    tenant,
+    admin,
+    configuration,
+    issuer,
+    walletTokens,
+    proofs,
+    sink,
+    endpoint,
+    flow,
+    nonce,
+    unused,
+    proof,
+    post,
+    now,
+    wallet: contextFor(tenant, null),
+  };
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; oauthError?: string; message: string }> {
@@ -255,7 +287,12 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const s = await setup();
       const { tenant: other } = await s.tenants.createTenant({ subdomain: 'other', region: 'eu01' });
       const { authorization } = await s.flow({ for: other });
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }), 'Unauthorized', 'invalid_token');
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }),
+        'Unauthorized',
+        'invalid_token',
+      );
     });
 
     it('a token checked before the body: garbage without a token is 401, not 400', async () => {
@@ -267,7 +304,12 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const s = await setup();
       const { authorization } = await s.flow();
       const jwt = proofJwt(walletKey(), { audience: s.issuer, iat: s.now() });
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'invalid_proof');
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }),
+        'BadRequest',
+        'invalid_proof',
+      );
     });
 
     it('a wrong nonce, a reused nonce and an expired nonce: invalid_nonce', async () => {
@@ -304,7 +346,12 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const { authorization } = await s.flow();
       const theirs = await s.nonce(other);
       const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce: theirs, iat: s.now() });
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'invalid_nonce');
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }),
+        'BadRequest',
+        'invalid_nonce',
+      );
       expect(await s.unused(theirs, other)).toBe(true);
       expect(await s.unused(theirs)).toBe(true);
     });
@@ -313,7 +360,10 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const s = await setup();
       const { authorization } = await s.flow();
       const request = (nonce: string) =>
-        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] } });
+        s.post(s.wallet, authorization, {
+          credential_configuration_id: s.configuration.id,
+          proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] },
+        });
       const stale = await s.nonce();
       const markUsed = vi.spyOn(s.store.nonces, 'markUsed');
       // A nonce lives exactly 5 minutes: at its expiry it is refused.
@@ -351,11 +401,26 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const s = await setup();
       const { authorization } = await s.flow();
       const id = s.configuration.id;
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }), 'BadRequest', 'invalid_credential_request');
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }),
+        'BadRequest',
+        'invalid_credential_request',
+      );
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id }), 'BadRequest', 'invalid_proof');
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [] } }), 'BadRequest', 'invalid_proof');
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { attestation: ['x'] } }), 'BadRequest', 'invalid_proof');
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proof: { proof_type: 'jwt', jwt: 'a' }, proofs: { jwt: ['a'] } }), 'BadRequest', 'invalid_proof');
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { attestation: ['x'] } }),
+        'BadRequest',
+        'invalid_proof',
+      );
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: id, proof: { proof_type: 'jwt', jwt: 'a' }, proofs: { jwt: ['a'] } }),
+        'BadRequest',
+        'invalid_proof',
+      );
     });
 
     it('a configuration the token does not grant, or one deleted since: unknown_credential_configuration — before the nonce is used', async () => {
@@ -365,18 +430,36 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       const { authorization } = await s.flow();
       const nonce = await s.nonce();
       const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: other.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'unknown_credential_configuration');
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: other.id, proofs: { jwt: [jwt] } }),
+        'BadRequest',
+        'unknown_credential_configuration',
+      );
       expect(await s.unused(nonce)).toBe(true);
 
       const granted = await s.flow({ configurationIds: [other.id] });
       await s.store.credentialConfigurations.delete(s.tenant.id, other.id);
-      await expectRefused(s, s.post(s.wallet, granted.authorization, { credential_configuration_id: other.id, proofs: { jwt: [await s.proof()] } }), 'BadRequest', 'unknown_credential_configuration');
+      await expectRefused(
+        s,
+        s.post(s.wallet, granted.authorization, { credential_configuration_id: other.id, proofs: { jwt: [await s.proof()] } }),
+        'BadRequest',
+        'unknown_credential_configuration',
+      );
     });
 
     it('malformed requests: not JSON, not an object, no configuration id, both forms at once, a credential_identifier', async () => {
       const s = await setup();
       const { authorization } = await s.flow();
-      for (const body of ['{', '[]', '"x"', '', JSON.stringify({ proofs: { jwt: ['x'] } }), JSON.stringify({ credential_configuration_id: s.configuration.id, format: 'mso_mdoc' }), JSON.stringify({ credential_configuration_id: 7 })]) {
+      for (const body of [
+        '{',
+        '[]',
+        '"x"',
+        '',
+        JSON.stringify({ proofs: { jwt: ['x'] } }),
+        JSON.stringify({ credential_configuration_id: s.configuration.id, format: 'mso_mdoc' }),
+        JSON.stringify({ credential_configuration_id: 7 }),
+      ]) {
         await expectRefused(s, s.post(s.wallet, authorization, body), 'BadRequest', 'invalid_credential_request');
       }
       await expectRefused(s, s.post(s.wallet, authorization, { credential_identifier: 'x' }), 'BadRequest', 'unknown_credential_identifier');
@@ -386,7 +469,9 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
     it('no claims, or an expiry already past: credential_request_denied from the core’s rules (specification 4.6, 7.5, 7.6)', async () => {
       const s = await setup();
       const none = await s.flow({ userClaims: {}, offerClaims: {} });
-      const failure = await refusal(s.post(s.wallet, none.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }));
+      const failure = await refusal(
+        s.post(s.wallet, none.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }),
+      );
       expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied' });
 
       const instant = mdl(s.tenant.id, { type: 'org.example.instant', expiresIn: { seconds: 0 } });
@@ -403,11 +488,21 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await s.store.offers.markDeleted(s.tenant.id, offerId, 'pre-authorized');
       const nonce = await s.nonce();
       const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
-      await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }), 'BadRequest', 'credential_request_denied');
+      await expectRefused(
+        s,
+        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }),
+        'BadRequest',
+        'credential_request_denied',
+      );
       expect(await s.unused(nonce)).toBe(true);
       const gone = await s.flow();
       await s.store.users.delete(s.tenant.id, gone.userId);
-      await expectRefused(s, s.post(s.wallet, gone.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }), 'BadRequest', 'credential_request_denied');
+      await expectRefused(
+        s,
+        s.post(s.wallet, gone.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }),
+        'BadRequest',
+        'credential_request_denied',
+      );
     });
   });
 
@@ -415,7 +510,9 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
     const s = await setup();
     const { authorization } = await s.flow();
     s.sink.fail = new Error('outbox unavailable');
-    await expect(s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })).rejects.toThrow('outbox unavailable');
+    await expect(s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })).rejects.toThrow(
+      'outbox unavailable',
+    );
     expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
   });
 });
@@ -439,10 +536,20 @@ describe('the legacy request and response (specification 2.6, 9.4; draft 13)', (
     const s = await setup();
     const { authorization } = await s.flow();
     const jwt = await s.proof();
-    expect(await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', doctype: 'org.example.other', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'unknown_credential_configuration' });
-    expect(await refusal(s.post(s.wallet, authorization, { format: 'ldp_vc', credential_definition: { type: ['VerifiableCredential'] }, proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'unknown_credential_configuration' });
-    expect(await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'invalid_credential_request' });
-    expect(await refusal(s.post(s.wallet, authorization, { format: 'jwt_vc_json', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({ oauthError: 'invalid_credential_request' });
+    expect(
+      await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', doctype: 'org.example.other', proof: { proof_type: 'jwt', jwt } })),
+    ).toMatchObject({ oauthError: 'unknown_credential_configuration' });
+    expect(
+      await refusal(
+        s.post(s.wallet, authorization, { format: 'ldp_vc', credential_definition: { type: ['VerifiableCredential'] }, proof: { proof_type: 'jwt', jwt } }),
+      ),
+    ).toMatchObject({ oauthError: 'unknown_credential_configuration' });
+    expect(await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({
+      oauthError: 'invalid_credential_request',
+    });
+    expect(await refusal(s.post(s.wallet, authorization, { format: 'jwt_vc_json', proof: { proof_type: 'jwt', jwt } }))).toMatchObject({
+      oauthError: 'invalid_credential_request',
+    });
   });
 });
 
@@ -456,7 +563,12 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     const ed25519 = await s.dids.create(s.admin, { method: 'key', options: { keyType: 'Ed25519' } });
     const p256 = await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } });
     const issue = async (format: 'ldp_vc' | 'cwt' | 'cwt_vc' | 'dc+sd-jwt', body: (id: string, type: string) => Record<string, unknown>) => {
-      const configuration = makeConfiguration(s.tenant.id, { format, revocable: false, claimMappings: flatMappings, ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}) } as never);
+      const configuration = makeConfiguration(s.tenant.id, {
+        format,
+        revocable: false,
+        claimMappings: flatMappings,
+        ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
+      } as never);
       await s.store.credentialConfigurations.insert(configuration);
       const { authorization, userId } = await s.flow({ configurationIds: [configuration.id] });
       const key = walletKey();
@@ -474,7 +586,11 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     expect(signed.kid).toMatch(new RegExp(`^${s.p256}#`));
     expect(signed.claims).toMatchObject({ iss: s.p256, cnf: key.publicJwk, sub: expect.stringMatching(/^did:key:zDn/) });
     const claims = { familyName: 'Turner', birthDate: '1990-05-15' };
-    expect(signed.claims.claims).toEqual(format === 'cwt' ? { type: configuration.type, ...claims } : { vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential', configuration.type], credentialSubject: claims } });
+    expect(signed.claims.claims).toEqual(
+      format === 'cwt'
+        ? { type: configuration.type, ...claims }
+        : { vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential', configuration.type], credentialSubject: claims } },
+    );
     const [record] = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
     expect(record).toMatchObject({ format, credentialConfigurationId: configuration.id, userId, validFrom: NOW, validUntil: '2027-05-01T12:00:00.000Z' });
     expect(s.sink.published.map((e) => e.payload)).toEqual([expect.objectContaining({ format, credential: body.credentials[0]!.credential })]);
@@ -509,10 +625,19 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     const s = await withDids();
     for (const format of ['ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
       const wallet = encryptionKey();
-      const configuration = makeConfiguration(s.tenant.id, { format, revocable: false, claimMappings: flatMappings, ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}) } as never);
+      const configuration = makeConfiguration(s.tenant.id, {
+        format,
+        revocable: false,
+        claimMappings: flatMappings,
+        ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
+      } as never);
       await s.store.credentialConfigurations.insert(configuration);
       const { authorization } = await s.flow({ configurationIds: [configuration.id] });
-      const request = { credential_configuration_id: configuration.id, proofs: { jwt: [await s.proof()] }, credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' } };
+      const request = {
+        credential_configuration_id: configuration.id,
+        proofs: { jwt: [await s.proof()] },
+        credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' },
+      };
       const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
       expect(res.contentType, format).toBe('application/jwt');
       const credential = format === 'ldp_vc' ? expect.objectContaining({ type: ['VerifiableCredential', configuration.type] }) : expect.any(String);
@@ -524,7 +649,12 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     const s = await withDids();
     const fromFake = (text: string) => JSON.parse(new TextDecoder().decode(typeof text === 'string' ? new TextEncoder().encode(text) : text));
     for (const format of ['ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
-      const configuration = makeConfiguration(s.tenant.id, { format, revocable: true, claimMappings: flatMappings, ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}) } as never);
+      const configuration = makeConfiguration(s.tenant.id, {
+        format,
+        revocable: true,
+        claimMappings: flatMappings,
+        ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
+      } as never);
       await s.store.credentialConfigurations.insert(configuration);
       const { authorization } = await s.flow({ configurationIds: [configuration.id] });
       const res = await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id, proofs: { jwt: [await s.proof()] } });
@@ -537,7 +667,9 @@ describe('every format through the endpoint, each signed by its engine (issue 14
             : fromBase64Url(credential as string).claims.status;
       const idx = format === 'ldp_vc' ? Number((reference as { revocationListIndex: string }).revocationListIndex) : (reference as { idx: number }).idx;
       const uri = format === 'ldp_vc' ? (reference as { revocationListCredential: string }).revocationListCredential : (reference as { uri: string }).uri;
-      const path = { ldp_vc: 'web-semantic/revocation-lists', cwt: 'compact/status-lists', cwt_vc: 'compact/status-lists', 'dc+sd-jwt': 'sd-jwt/status-lists' }[format];
+      const path = { ldp_vc: 'web-semantic/revocation-lists', cwt: 'compact/status-lists', cwt_vc: 'compact/status-lists', 'dc+sd-jwt': 'sd-jwt/status-lists' }[
+        format
+      ];
       expect(uri, format).toMatch(new RegExp(`^${s.issuer}/v2/credentials/${path}/[0-9a-f-]{36}$`));
       const [record] = (await s.store.issuedCredentials.list(s.tenant.id, { credentialConfigurationId: configuration.id }, { limit: 1 })).items;
       expect(await s.store.statusLists.entryOf(s.tenant.id, record!.id), format).toMatchObject({ idx, status: 'valid' });
@@ -603,9 +735,12 @@ describe('one credential per configuration per access token (hardening: one offe
     const second = mdl(s.tenant.id, { type: 'org.example.second' });
     await s.store.credentialConfigurations.insert(second);
     const { authorization } = await s.flow({ configurationIds: [s.configuration.id, second.id] });
-    for (const id of [s.configuration.id, second.id]) await s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } });
+    for (const id of [s.configuration.id, second.id])
+      await s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } });
     for (const id of [s.configuration.id, second.id]) {
-      expect(await refusal(s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } }))).toMatchObject({ oauthError: 'credential_request_denied' });
+      expect(await refusal(s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } }))).toMatchObject({
+        oauthError: 'credential_request_denied',
+      });
     }
     const items = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
     expect(items.map((r) => r.credentialConfigurationId).sort()).toEqual([s.configuration.id, second.id].sort());
@@ -614,7 +749,9 @@ describe('one credential per configuration per access token (hardening: one offe
   it('requests racing with one token and different nonces: exactly one is issued; the rest are credential_request_denied', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
-    const bodies = await Promise.all(Array.from({ length: 4 }, async () => ({ credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })));
+    const bodies = await Promise.all(
+      Array.from({ length: 4 }, async () => ({ credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })),
+    );
     const outcomes = await Promise.allSettled(bodies.map((b) => s.post(s.wallet, authorization, b)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ oauthError: 'credential_request_denied' });
@@ -649,11 +786,19 @@ describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10
     const s = await setup();
     const { authorization } = await s.flow();
     const wallet = encryptionKey();
-    const request = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] }, credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A256GCM' } };
+    const request = {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: [await s.proof()] },
+      credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A256GCM' },
+    };
     const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
     expect(res.contentType).toBe('application/jwt');
     const sealed = readFakeJwe(res.body);
-    expect(sealed).toMatchObject({ enc: 'A256GCM', x: wallet.publicJwk.x, json: { credentials: [{ credential: expect.any(String) }], notification_id: expect.any(String) } });
+    expect(sealed).toMatchObject({
+      enc: 'A256GCM',
+      x: wallet.publicJwk.x,
+      json: { credentials: [{ credential: expect.any(String) }], notification_id: expect.any(String) },
+    });
   });
 
   it('refuses unusable parameters with invalid_encryption_parameters before issuing or using the nonce', async () => {
@@ -673,7 +818,9 @@ describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10
     for (const credential_response_encryption of cases) {
       const nonce = await s.nonce();
       const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
-      const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] }, credential_response_encryption }));
+      const failure = await refusal(
+        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] }, credential_response_encryption }),
+      );
       expect(failure, JSON.stringify(credential_response_encryption)).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_encryption_parameters' });
       expect(await s.unused(nonce)).toBe(true);
     }
@@ -707,14 +854,22 @@ describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10
     const s = await setup();
     const { authorization } = await s.flow();
     const wallet = encryptionKey();
-    const request = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] }, credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' } };
+    const request = {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: [await s.proof()] },
+      credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' },
+    };
     const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
     expect(res.contentType).toBe('application/jwt');
     expect(readFakeJwe(res.body).json).toMatchObject({ credentials: [{ credential: expect.any(String) }] });
 
     const plain = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
-    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, plain), 'application/jwt'))).toMatchObject({ oauthError: 'invalid_encryption_parameters' });
-    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe('another-tenant', request), 'application/jwt'))).toMatchObject({ oauthError: 'invalid_encryption_parameters' });
+    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, plain), 'application/jwt'))).toMatchObject({
+      oauthError: 'invalid_encryption_parameters',
+    });
+    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe('another-tenant', request), 'application/jwt'))).toMatchObject({
+      oauthError: 'invalid_encryption_parameters',
+    });
     expect(await refusal(s.post(s.wallet, authorization, '', 'application/jwt'))).toMatchObject({ oauthError: 'invalid_credential_request' });
   });
 });
@@ -737,22 +892,44 @@ describe('POST /v1/openid/notification (OpenID4VCI 1.0 §11)', () => {
     expect(record?.notification).toEqual({ event: 'credential_accepted', receivedAt: NOW });
     s.clock.advance(1000);
     await s.notify(s.authorization, { notification_id: s.notificationId, event: 'credential_deleted', event_description: 'Removed by the holder' });
-    expect((await s.store.issuedCredentials.get(s.tenant.id, record!.id))?.notification).toEqual({ event: 'credential_deleted', eventDescription: 'Removed by the holder', receivedAt: '2026-05-01T12:00:01.000Z' });
+    expect((await s.store.issuedCredentials.get(s.tenant.id, record!.id))?.notification).toEqual({
+      event: 'credential_deleted',
+      eventDescription: 'Removed by the holder',
+      receivedAt: '2026-05-01T12:00:01.000Z',
+    });
   });
 
   it('refuses an unknown notification id, and one issued under another token: invalid_notification_id', async () => {
     const s = await issued();
-    expect(await refusal(s.notify(s.authorization, { notification_id: 'unknown', event: 'credential_accepted' }))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_notification_id' });
+    expect(await refusal(s.notify(s.authorization, { notification_id: 'unknown', event: 'credential_accepted' }))).toMatchObject({
+      code: 'BadRequest',
+      oauthError: 'invalid_notification_id',
+    });
     const other = await s.flow();
-    expect(await refusal(s.notify(other.authorization, { notification_id: s.notificationId, event: 'credential_accepted' }))).toMatchObject({ oauthError: 'invalid_notification_id' });
+    expect(await refusal(s.notify(other.authorization, { notification_id: s.notificationId, event: 'credential_accepted' }))).toMatchObject({
+      oauthError: 'invalid_notification_id',
+    });
   });
 
   it('refuses malformed notifications (invalid_notification_request) and missing tokens (invalid_token)', async () => {
     const s = await issued();
-    for (const body of ['nope', '[]', { event: 'credential_accepted' }, { notification_id: s.notificationId }, { notification_id: s.notificationId, event: 'credential_lost' }, { notification_id: s.notificationId, event: 'credential_failure', event_description: 'naïve' }]) {
-      expect(await refusal(s.notify(s.authorization, body)), JSON.stringify(body)).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_notification_request' });
+    for (const body of [
+      'nope',
+      '[]',
+      { event: 'credential_accepted' },
+      { notification_id: s.notificationId },
+      { notification_id: s.notificationId, event: 'credential_lost' },
+      { notification_id: s.notificationId, event: 'credential_failure', event_description: 'naïve' },
+    ]) {
+      expect(await refusal(s.notify(s.authorization, body)), JSON.stringify(body)).toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'invalid_notification_request',
+      });
     }
-    expect(await refusal(s.notify(undefined, { notification_id: s.notificationId, event: 'credential_accepted' }))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_token' });
+    expect(await refusal(s.notify(undefined, { notification_id: s.notificationId, event: 'credential_accepted' }))).toMatchObject({
+      code: 'Unauthorized',
+      oauthError: 'invalid_token',
+    });
   });
 });
 
@@ -763,7 +940,9 @@ describe('analytic events OPENID_CREDENTIAL_* and OPENID_NOTIFICATION_* (specifi
     const body = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
     const read = async () => {
       await s.recorder.flush();
-      return (await s.store.events.list(s.tenant.id, { types: ['OPENID_CREDENTIAL_START', 'OPENID_CREDENTIAL_SUCCESS', 'OPENID_CREDENTIAL_FAIL'] }, { limit: 10 })).items;
+      return (
+        await s.store.events.list(s.tenant.id, { types: ['OPENID_CREDENTIAL_START', 'OPENID_CREDENTIAL_SUCCESS', 'OPENID_CREDENTIAL_FAIL'] }, { limit: 10 })
+      ).items;
     };
     await s.post(s.wallet, authorization, body);
     const [success, start] = await read();
@@ -807,7 +986,10 @@ describe('issued-credential records for the admin API (API.md §12)', () => {
     expect((await service.list(s.admin, { credentialConfigurationId: s.configuration.id, limit: 1 })).nextCursor).toEqual(expect.any(String));
     expect((await service.listForUser(s.admin, a.userId, {})).data.map((r) => r.offerId)).toEqual([a.offerId]);
     await expect(service.listForUser(s.admin, crypto.randomUUID(), {})).rejects.toMatchObject({ code: 'NotFound' });
-    await expect(service.list(s.admin, { format: 'jwt_vc', userId: 'x' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'format' }, { param: 'userId' }] });
+    await expect(service.list(s.admin, { format: 'jwt_vc', userId: 'x' })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'format' }, { param: 'userId' }],
+    });
     await expect(service.list(contextFor(s.tenant, 'auditor'), {})).rejects.toMatchObject({ code: 'Forbidden' });
     await expect(service.listForUser(contextFor(s.tenant, 'verifier'), a.userId, {})).rejects.toMatchObject({ code: 'Forbidden' });
   });

@@ -99,7 +99,11 @@ const alreadyIssued = (configurationId: string) =>
 /** A refusal of the core's issuance rules (no claims, already expired, no IACA), in OAuth terms. */
 function asDenied(error: unknown): unknown {
   if (!isDomainError(error) || error.code !== 'BadRequest' || error.oauthError !== undefined) return error;
-  return new DomainError('BadRequest', error.message, { oauthError: 'credential_request_denied', ...(error.details ? { details: error.details } : {}), cause: error });
+  return new DomainError('BadRequest', error.message, {
+    oauthError: 'credential_request_denied',
+    ...(error.details ? { details: error.details } : {}),
+    cause: error,
+  });
 }
 
 /** The error code a failure leaves in its analytic event: the OAuth one when it has one. */
@@ -119,15 +123,25 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     if (token.credentialIdentifiers === true) {
       const id = request.credentialIdentifier;
       if (id === undefined) {
-        throw refusal('invalid_credential_request', 'The token response gave credential_identifiers: name one as credential_identifier', 'credential_identifier');
+        throw refusal(
+          'invalid_credential_request',
+          'The token response gave credential_identifiers: name one as credential_identifier',
+          'credential_identifier',
+        );
       }
-      if (!token.configurationIds.includes(id)) throw refusal('unknown_credential_identifier', `The access token gave no credential identifier ${id}`, 'credential_identifier');
+      if (!token.configurationIds.includes(id))
+        throw refusal('unknown_credential_identifier', `The access token gave no credential identifier ${id}`, 'credential_identifier');
       const configuration = await store.credentialConfigurations.get(ctx.tenant.id, id);
-      if (!configuration) throw refusal('unknown_credential_identifier', `Credential identifier ${id} names a configuration that no longer exists`, 'credential_identifier');
+      if (!configuration)
+        throw refusal('unknown_credential_identifier', `Credential identifier ${id} names a configuration that no longer exists`, 'credential_identifier');
       return configuration;
     }
     if (request.credentialIdentifier !== undefined) {
-      throw refusal('unknown_credential_identifier', 'This access token came with no credential identifiers: request by credential_configuration_id', 'credential_identifier');
+      throw refusal(
+        'unknown_credential_identifier',
+        'This access token came with no credential identifiers: request by credential_configuration_id',
+        'credential_identifier',
+      );
     }
     if (request.configurationId !== undefined) {
       const id = request.configurationId;
@@ -139,9 +153,12 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // A legacy request names a format and types: the configuration is the granted one that has them.
     const { format, types } = request.legacy as NonNullable<CredentialRequest['legacy']>;
     const granted = await Promise.all(token.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)));
-    const matching = granted.filter((c): c is CredentialConfiguration => c !== undefined && c.format === format && (types.length === 0 || types.includes(c.type)));
+    const matching = granted.filter(
+      (c): c is CredentialConfiguration => c !== undefined && c.format === format && (types.length === 0 || types.includes(c.type)),
+    );
     if (matching.length === 0) throw notGranted(`a ${format} credential${types.length > 0 ? ` of type ${types.join(', ')}` : ''}`);
-    if (matching.length > 1) throw refusal('invalid_credential_request', `The access token grants several ${format} credentials: name the type, or use credential_configuration_id`);
+    if (matching.length > 1)
+      throw refusal('invalid_credential_request', `The access token grants several ${format} credentials: name the type, or use credential_configuration_id`);
     return matching[0] as CredentialConfiguration;
   }
 
@@ -165,7 +182,12 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     if (opened === undefined || opened.expiresAt.getTime() <= now.getTime()) throw nonceRefused();
     // A configuration that requires key attestations binds only attested keys; others do not read them.
     if (configuration.keyAttestationsRequired) {
-      await checkKeyAttestation(jwtProofs, configuration.keyAttestationsRequired, { proofHeader: verified.proof.header, holderKey: verified.proof.holderKey, proofNonce: nonce, now });
+      await checkKeyAttestation(jwtProofs, configuration.keyAttestationsRequired, {
+        proofHeader: verified.proof.header,
+        holderKey: verified.proof.holderKey,
+        proofNonce: nonce,
+        now,
+      });
     }
     return { holderKey: verified.proof.holderKey, nonce: { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() } };
   }
@@ -175,14 +197,19 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
    * the grant's (the offer's, or those the interaction hook gave during the authorization), and
    * with the configuration's claim source's answer, when it has one (a failure adds none).
    */
-  async function subjectOf(ctx: RequestContext, token: WalletAccessClaims, configuration: CredentialConfiguration): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
+  async function subjectOf(
+    ctx: RequestContext,
+    token: WalletAccessClaims,
+    configuration: CredentialConfiguration,
+  ): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
     const byAuthorization = token.grant === 'authorization_code';
     const [user, grant] = await Promise.all([
       store.users.get(ctx.tenant.id, token.userId),
       byAuthorization ? store.authorizations.get(ctx.tenant.id, token.offerId) : store.offers.get(ctx.tenant.id, token.offerId),
     ]);
     if (!user) throw denied('The user this access token was issued for no longer exists');
-    if (!grant || ('status' in grant && grant.status === 'deleted')) throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');
+    if (!grant || ('status' in grant && grant.status === 'deleted'))
+      throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');
     const provider = user.authenticationProvider ? { authenticationProvider: user.authenticationProvider } : {};
     let claims = { ...user.claims, ...grant.claims };
     if (configuration.claimSourceId !== undefined && claimSources) {
@@ -199,17 +226,28 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const token = await authenticateWallet(auth, ctx, input, ISSUER_PATHS.credential);
     const { json, encrypted } = await readCredentialRequestBody(encryption, ctx, input);
     if (!encrypted && requestEncryptionRequired) {
-      throw refusal('invalid_encryption_parameters', 'This issuer takes encrypted credential requests only (application/jwt, see credential_request_encryption)');
+      throw refusal(
+        'invalid_encryption_parameters',
+        'This issuer takes encrypted credential requests only (application/jwt, see credential_request_encryption)',
+      );
     }
     described.request = json;
     const request = parseCredentialRequest(json, formats);
     if (encrypted && !request.responseEncryption) {
-      throw refusal('invalid_encryption_parameters', 'An encrypted request must ask for an encrypted response (credential_response_encryption)', 'credential_response_encryption');
+      throw refusal(
+        'invalid_encryption_parameters',
+        'An encrypted request must ask for an encrypted response (credential_response_encryption)',
+        'credential_response_encryption',
+      );
     }
     // OpenID4VCI 1.0 §8.2: a request that asks for an encrypted response is itself encrypted, so that
     // nobody can swap in their own key. The deprecated (draft 13) request had no request encryption.
     if (!encrypted && request.responseEncryption && request.form === 'current') {
-      throw refusal('invalid_encryption_parameters', 'A request with credential_response_encryption must be encrypted (application/jwt)', 'credential_response_encryption');
+      throw refusal(
+        'invalid_encryption_parameters',
+        'A request with credential_response_encryption must be encrypted (application/jwt)',
+        'credential_response_encryption',
+      );
     }
     const configuration = await configurationFor(ctx, token, request);
     // Before anything is issued: a key the response cannot be encrypted to fails now.
@@ -223,9 +261,11 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request, configuration);
     const { subject, userClaims } = await subjectOf(ctx, token, configuration);
     const now = clock.now();
-    const issued = await issuance.issue({ tenant: ctx.tenant, configuration, subject, holderKey, credentialIssuer: issuer, now, form: request.form }).catch((error: unknown) => {
-      throw asDenied(error);
-    });
+    const issued = await issuance
+      .issue({ tenant: ctx.tenant, configuration, subject, holderKey, credentialIssuer: issuer, now, form: request.form })
+      .catch((error: unknown) => {
+        throw asDenied(error);
+      });
 
     const record: IssuedCredentialRecord = {
       id: ids.uuid(),
@@ -274,7 +314,14 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
       if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id))) throw alreadyIssued(configuration.id);
       await tx.issuedCredentials.insert(record);
-      if (issued.statusEntry) await tx.statusLists.insertEntry({ tenantId: ctx.tenant.id, ...issued.statusEntry, credentialId: record.id, status: 'valid', updatedAt: record.issuedAt });
+      if (issued.statusEntry)
+        await tx.statusLists.insertEntry({
+          tenantId: ctx.tenant.id,
+          ...issued.statusEntry,
+          credentialId: record.id,
+          status: 'valid',
+          updatedAt: record.issuedAt,
+        });
       await domainEvents.publish(tx, event);
     });
     described.response = encrypter ? { encrypted: true } : body;
@@ -304,8 +351,10 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const bad = (message: string, param: string) => refusal('invalid_notification_request', message, param);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw bad('The notification must be a JSON object', 'body');
     const { notification_id: id, event, event_description: description } = body as Record<string, unknown>;
-    if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw bad('notification_id must be the string the credential response gave', 'notification_id');
-    if (typeof event !== 'string' || !(NOTIFICATION_EVENTS as readonly string[]).includes(event)) throw bad(`event must be one of ${NOTIFICATION_EVENTS.join(', ')}`, 'event');
+    if (typeof id !== 'string' || id.length === 0 || id.length > 200)
+      throw bad('notification_id must be the string the credential response gave', 'notification_id');
+    if (typeof event !== 'string' || !(NOTIFICATION_EVENTS as readonly string[]).includes(event))
+      throw bad(`event must be one of ${NOTIFICATION_EVENTS.join(', ')}`, 'event');
     if (description !== undefined && (typeof description !== 'string' || !EVENT_DESCRIPTION.test(description))) {
       throw bad('event_description must be printable ASCII without double quotes or backslashes, at most 1000 characters', 'event_description');
     }
@@ -328,10 +377,16 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const described: Described = {};
     try {
       const result = await work(described);
-      events.record(ctx, prefix, 'SUCCESS', { ...(described.meta ? { meta: described.meta } : {}), payload: { request: described.request ?? null, response: described.response ?? null } });
+      events.record(ctx, prefix, 'SUCCESS', {
+        ...(described.meta ? { meta: described.meta } : {}),
+        payload: { request: described.request ?? null, response: described.response ?? null },
+      });
       return result;
     } catch (error) {
-      events.record(ctx, prefix, 'FAIL', { meta: { errorCode: failureCode(error) }, ...(described.request === undefined ? {} : { payload: { request: described.request } }) });
+      events.record(ctx, prefix, 'FAIL', {
+        meta: { errorCode: failureCode(error) },
+        ...(described.request === undefined ? {} : { payload: { request: described.request } }),
+      });
       throw error;
     }
   }

@@ -75,23 +75,35 @@ export function createIssuedCredentialService(deps: IssuedCredentialDeps): Issue
 
   return {
     list(ctx, query) {
-      return withEvents(events, ctx, 'ISSUED_CREDENTIAL_LIST', async () => {
-        requirePermission(ctx, 'credentials');
-        const page = parsePageQuery(query);
-        const slice = await store.issuedCredentials.list(ctx.tenant.id, filterOf(query), page);
-        return toPage(slice, issuedCredentialView);
-      }, { input: query, meta: count });
+      return withEvents(
+        events,
+        ctx,
+        'ISSUED_CREDENTIAL_LIST',
+        async () => {
+          requirePermission(ctx, 'credentials');
+          const page = parsePageQuery(query);
+          const slice = await store.issuedCredentials.list(ctx.tenant.id, filterOf(query), page);
+          return toPage(slice, issuedCredentialView);
+        },
+        { input: query, meta: count },
+      );
     },
 
     listForUser(ctx, userId, query) {
-      return withEvents(events, ctx, 'USER_CREDENTIAL_LIST', async () => {
-        requirePermission(ctx, 'users');
-        if (!isUuid(userId)) throw validationError([{ value: userId, msg: 'A user id (UUID)', param: 'id', location: 'params' }]);
-        const id = userId.toLowerCase();
-        const page = parsePageQuery(query);
-        if (!(await store.users.get(ctx.tenant.id, id))) throw notFound('The tenant has no such user');
-        return toPage(await store.issuedCredentials.list(ctx.tenant.id, { userId: id }, page), issuedCredentialView);
-      }, { input: { userId, ...query }, meta: count });
+      return withEvents(
+        events,
+        ctx,
+        'USER_CREDENTIAL_LIST',
+        async () => {
+          requirePermission(ctx, 'users');
+          if (!isUuid(userId)) throw validationError([{ value: userId, msg: 'A user id (UUID)', param: 'id', location: 'params' }]);
+          const id = userId.toLowerCase();
+          const page = parsePageQuery(query);
+          if (!(await store.users.get(ctx.tenant.id, id))) throw notFound('The tenant has no such user');
+          return toPage(await store.issuedCredentials.list(ctx.tenant.id, { userId: id }, page), issuedCredentialView);
+        },
+        { input: { userId, ...query }, meta: count },
+      );
     },
   };
 }

@@ -29,16 +29,32 @@ const NOW = new Date('2026-11-26T12:00:00Z');
 const now = NOW.getTime() / 1000;
 const holderKey: PublicJwk = { kty: 'EC', crv: 'P-256', x: 'holder', y: 'y' };
 const otherKey: PublicJwk = { kty: 'EC', crv: 'P-256', x: 'other', y: 'y' };
-const requirement: KeyAttestationRequirement = { keyStorage: ['iso_18045_high', 'iso_18045_moderate'], userAuthentication: ['iso_18045_high'], rootCertificates: ['root-a'] };
+const requirement: KeyAttestationRequirement = {
+  keyStorage: ['iso_18045_high', 'iso_18045_moderate'],
+  userAuthentication: ['iso_18045_high'],
+  rootCertificates: ['root-a'],
+};
 
 function attestation(over: { header?: Record<string, unknown>; payload?: Record<string, unknown> } = {}) {
   return encode(
     { typ: 'key-attestation+jwt', alg: 'ES256', root: 'root-a', ...over.header },
-    { iat: now - 10, exp: now + 600, attested_keys: [otherKey, holderKey], key_storage: ['iso_18045_moderate'], user_authentication: ['iso_18045_high'], ...over.payload },
+    {
+      iat: now - 10,
+      exp: now + 600,
+      attested_keys: [otherKey, holderKey],
+      key_storage: ['iso_18045_moderate'],
+      user_authentication: ['iso_18045_high'],
+      ...over.payload,
+    },
   );
 }
 const check = (keyAttestation: unknown, req = requirement) =>
-  checkKeyAttestation(verifier, req, { proofHeader: { typ: 'openid4vci-proof+jwt', key_attestation: keyAttestation }, holderKey, proofNonce: 'c-nonce', now: NOW });
+  checkKeyAttestation(verifier, req, {
+    proofHeader: { typ: 'openid4vci-proof+jwt', key_attestation: keyAttestation },
+    holderKey,
+    proofNonce: 'c-nonce',
+    now: NOW,
+  });
 
 describe('key attestations in key proofs (OpenID4VCI 1.0 App. D)', () => {
   it('accepts an attestation from a trusted root that attests the proof key at an accepted level', async () => {
@@ -47,7 +63,9 @@ describe('key attestations in key proofs (OpenID4VCI 1.0 App. D)', () => {
     await expect(check(attestation({ header: { typ: 'keyattestation+jwt' } }))).resolves.toBeUndefined();
     await expect(check(attestation({ payload: { nonce: 'c-nonce' } }))).resolves.toBeUndefined();
     // No levels required: any attested key from a trusted root will do.
-    await expect(check(attestation({ payload: { key_storage: undefined, user_authentication: undefined } }), { rootCertificates: ['root-a'] })).resolves.toBeUndefined();
+    await expect(
+      check(attestation({ payload: { key_storage: undefined, user_authentication: undefined } }), { rootCertificates: ['root-a'] }),
+    ).resolves.toBeUndefined();
   });
 
   it.each([
@@ -62,9 +80,17 @@ describe('key attestations in key proofs (OpenID4VCI 1.0 App. D)', () => {
     ['a nonce that is not the proof’s', attestation({ payload: { nonce: 'other' } }), /nonce/],
     ['no attested_keys', attestation({ payload: { attested_keys: [] } }), /attested_keys/],
     ['attested_keys without the proof key', attestation({ payload: { attested_keys: [otherKey] } }), /not signed with one of the key attestation/],
-    ['a key_storage level not accepted', attestation({ payload: { key_storage: ['iso_18045_basic'] } }), /key_storage must include one of iso_18045_high, iso_18045_moderate/],
+    [
+      'a key_storage level not accepted',
+      attestation({ payload: { key_storage: ['iso_18045_basic'] } }),
+      /key_storage must include one of iso_18045_high, iso_18045_moderate/,
+    ],
     ['no key_storage', attestation({ payload: { key_storage: undefined } }), /key_storage/],
-    ['a user_authentication level not accepted', attestation({ payload: { user_authentication: ['iso_18045_moderate'] } }), /user_authentication must include one of iso_18045_high/],
+    [
+      'a user_authentication level not accepted',
+      attestation({ payload: { user_authentication: ['iso_18045_moderate'] } }),
+      /user_authentication must include one of iso_18045_high/,
+    ],
   ])('refuses %s as invalid_proof', async (_name, keyAttestation, message) => {
     const refused = check(keyAttestation);
     await expect(refused).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });

@@ -38,22 +38,26 @@ export interface KeyAttestationInput {
  */
 export async function checkKeyAttestation(verifier: JwtProofVerifier, requirement: KeyAttestationRequirement, input: KeyAttestationInput): Promise<void> {
   const jwt = input.proofHeader.key_attestation;
-  if (jwt === undefined) throw invalid('This credential requires a key attestation: put it in the proof\'s key_attestation header');
-  if (typeof jwt !== 'string') throw invalid('The proof\'s key_attestation header must be a compact JWT');
+  if (jwt === undefined) throw invalid("This credential requires a key attestation: put it in the proof's key_attestation header");
+  if (typeof jwt !== 'string') throw invalid("The proof's key_attestation header must be a compact JWT");
   const verified = await verifier.verifyWithX5c(jwt, requirement.rootCertificates, PROOF_JWT_ALGORITHMS, input.now);
   if (!verified.ok) throw invalid(`The key attestation is not valid: ${verified.reason}`);
   const { header, payload } = verified;
-  if (!KEY_ATTESTATION_TYPES.includes(header.typ as (typeof KEY_ATTESTATION_TYPES)[number])) throw invalid('The key attestation must have typ key-attestation+jwt');
+  if (!KEY_ATTESTATION_TYPES.includes(header.typ as (typeof KEY_ATTESTATION_TYPES)[number]))
+    throw invalid('The key attestation must have typ key-attestation+jwt');
   const now = Math.floor(input.now.getTime() / 1000);
   if (typeof payload.iat !== 'number' || payload.iat > now + MAX_SKEW_SECONDS) throw invalid('The key attestation needs an iat that is not in the future');
   // App. D.1: a key attestation inside a jwt proof carries exp.
   if (typeof payload.exp !== 'number' || payload.exp <= now) throw invalid('The key attestation has expired (or has no exp)');
-  if (payload.nonce !== undefined && payload.nonce !== input.proofNonce) throw invalid('The key attestation\'s nonce is not the proof\'s c_nonce');
+  if (payload.nonce !== undefined && payload.nonce !== input.proofNonce) throw invalid("The key attestation's nonce is not the proof's c_nonce");
   const attested = payload.attested_keys;
-  if (!Array.isArray(attested) || attested.length === 0 || attested.length > MAX_ATTESTED_KEYS) throw invalid(`The key attestation must list 1 to ${MAX_ATTESTED_KEYS} attested_keys`);
+  if (!Array.isArray(attested) || attested.length === 0 || attested.length > MAX_ATTESTED_KEYS)
+    throw invalid(`The key attestation must list 1 to ${MAX_ATTESTED_KEYS} attested_keys`);
   const holder = verifier.thumbprint(input.holderKey);
-  if (holder === undefined || !attested.some((jwk) => verifier.thumbprint(jwk) === holder)) throw invalid('The proof is not signed with one of the key attestation\'s attested_keys');
-  if (!meets(payload.key_storage, requirement.keyStorage)) throw invalid(`The key attestation's key_storage must include one of ${requirement.keyStorage?.join(', ')}`);
+  if (holder === undefined || !attested.some((jwk) => verifier.thumbprint(jwk) === holder))
+    throw invalid("The proof is not signed with one of the key attestation's attested_keys");
+  if (!meets(payload.key_storage, requirement.keyStorage))
+    throw invalid(`The key attestation's key_storage must include one of ${requirement.keyStorage?.join(', ')}`);
   if (!meets(payload.user_authentication, requirement.userAuthentication)) {
     throw invalid(`The key attestation's user_authentication must include one of ${requirement.userAuthentication?.join(', ')}`);
   }

@@ -36,7 +36,9 @@ const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 
 export function refusal(oauthError: OAuthErrorCode, message: string, param?: string, value?: unknown): DomainError {
   return new DomainError('BadRequest', message, {
     oauthError,
-    ...(param === undefined ? {} : { details: [{ ...(value === undefined || typeof value === 'object' ? {} : { value }), msg: message, param, location: 'body' as const }] }),
+    ...(param === undefined
+      ? {}
+      : { details: [{ ...(value === undefined || typeof value === 'object' ? {} : { value }), msg: message, param, location: 'body' as const }] }),
   });
 }
 
@@ -108,7 +110,8 @@ export function parseCredentialRequest(body: unknown, formats: FormatRegistry): 
   if (identifier !== undefined) {
     if (id !== undefined) return malformed('Send either credential_configuration_id or credential_identifier, not both', 'credential_identifier');
     if (format !== undefined) return malformed('Send either credential_identifier (OpenID4VCI 1.0) or format (the deprecated request), not both', 'format');
-    if (!isName(identifier)) throw refusal('unknown_credential_identifier', 'credential_identifier must be one the token response gave', 'credential_identifier', identifier);
+    if (!isName(identifier))
+      throw refusal('unknown_credential_identifier', 'credential_identifier must be one the token response gave', 'credential_identifier', identifier);
   }
   if (id !== undefined && format !== undefined) {
     return malformed('Send either credential_configuration_id (OpenID4VCI 1.0) or format (the deprecated request), not both', 'format');

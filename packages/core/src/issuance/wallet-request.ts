@@ -32,7 +32,10 @@ const MAX_AUTHORIZATION_LENGTH = 8 * 1024;
  * challenge of the scheme it used: a DPoP one (RFC 9449 §7.1) when it came with `DPoP`.
  */
 export function invalidToken(message = 'The access token is missing, malformed, expired or not for this issuer', dpopChallenge?: string): DomainError {
-  return new DomainError('Unauthorized', message, { oauthError: 'invalid_token', ...(dpopChallenge !== undefined ? { headers: { 'www-authenticate': dpopChallenge } } : {}) });
+  return new DomainError('Unauthorized', message, {
+    oauthError: 'invalid_token',
+    ...(dpopChallenge !== undefined ? { headers: { 'www-authenticate': dpopChallenge } } : {}),
+  });
 }
 
 /** What a resource endpoint checks a wallet's token with. */
@@ -48,7 +51,12 @@ export interface WalletAuthenticationDeps {
  * this token (RFC 9449 §7); a bearer token with `Bearer`. Anything else is `invalid_token` or
  * `invalid_dpop_proof`.
  */
-export async function authenticateWallet(deps: WalletAuthenticationDeps, ctx: RequestContext, request: WalletRequest, path: string): Promise<WalletAccessClaims> {
+export async function authenticateWallet(
+  deps: WalletAuthenticationDeps,
+  ctx: RequestContext,
+  request: WalletRequest,
+  path: string,
+): Promise<WalletAccessClaims> {
   const header = request.authorization;
   const match = typeof header === 'string' && header.length <= MAX_AUTHORIZATION_LENGTH ? ACCESS_TOKEN.exec(header) : null;
   if (!match) throw invalidToken();
@@ -65,7 +73,11 @@ export async function authenticateWallet(deps: WalletAuthenticationDeps, ctx: Re
   // RFC 9449 §7.2: a bound token is no bearer token.
   if (!byDpop) throw invalidToken('This access token is DPoP-bound: send it as Authorization: DPoP, with a DPoP proof', challenge('invalid_token'));
   const proof = await deps.dpop.check(ctx, request.dpop, { method: 'POST', url: `${issuer}${path}`, accessToken: token, endpoint: 'resource' });
-  const refuse = (message: string) => new DomainError('Unauthorized', message, { oauthError: 'invalid_dpop_proof', headers: { 'www-authenticate': deps.dpop.challenge('invalid_dpop_proof', message) } });
+  const refuse = (message: string) =>
+    new DomainError('Unauthorized', message, {
+      oauthError: 'invalid_dpop_proof',
+      headers: { 'www-authenticate': deps.dpop.challenge('invalid_dpop_proof', message) },
+    });
   if (!proof) throw refuse('A DPoP-bound access token needs a DPoP proof (DPoP header)');
   if (proof.jkt !== claims.dpopJkt) throw refuse('The DPoP proof was not signed with the key this access token is bound to');
   return claims;
@@ -105,7 +117,9 @@ export async function readCredentialRequestBody(
     return { json: parseJsonBody(opened.plaintext, 'invalid_credential_request'), encrypted: true };
   }
   if (type !== undefined && type !== 'application/json') {
-    throw new DomainError('UnsupportedMediaType', 'The credential endpoint takes application/json or application/jwt', { oauthError: 'invalid_credential_request' });
+    throw new DomainError('UnsupportedMediaType', 'The credential endpoint takes application/json or application/jwt', {
+      oauthError: 'invalid_credential_request',
+    });
   }
   return { json: parseJsonBody(request.body, 'invalid_credential_request'), encrypted: false };
 }

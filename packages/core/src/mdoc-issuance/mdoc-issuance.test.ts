@@ -49,7 +49,8 @@ async function setup() {
   const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
   const ctx = contextFor(tenant);
   const configuration = mdl({ tenantId: tenant.id });
-  const issue = (over: Partial<Parameters<typeof h.mdocIssuance.issue>[0]> = {}) => h.mdocIssuance.issue({ tenant, configuration, subject, holderKey: holderKey(), ...over });
+  const issue = (over: Partial<Parameters<typeof h.mdocIssuance.issue>[0]> = {}) =>
+    h.mdocIssuance.issue({ tenant, configuration, subject, holderKey: holderKey(), ...over });
   /** A managed IACA, activated: ready to issue. */
   const activeIaca = async (input: Parameters<typeof h.iacas.create>[1] = { country: 'US' }) => {
     const iaca = await h.iacas.create(ctx, input);
@@ -107,14 +108,24 @@ describe('issuing mDocs through the core use case (issue 4 item 5)', () => {
     const issued = await issue({ configuration: { ...configuration, includeStatus: true }, origin: 'https://acme.eu01.vellum.test' });
     expect(issued.statusEntry).toEqual({ listId: expect.any(String), idx: expect.any(Number) });
     const status = readFakeMdoc(issued.credential).status;
-    expect(status).toEqual({ field: 'status', idx: issued.statusEntry?.idx, uri: `https://acme.eu01.vellum.test/v2/credentials/mobile/status-lists/${issued.statusEntry?.listId}/token` });
+    expect(status).toEqual({
+      field: 'status',
+      idx: issued.statusEntry?.idx,
+      uri: `https://acme.eu01.vellum.test/v2/credentials/mobile/status-lists/${issued.statusEntry?.listId}/token`,
+    });
   });
 
   it('refuses a credential that would already be expired (specification 7.6)', async () => {
     const { issue, activeIaca, configuration } = await setup();
     await activeIaca({ country: 'US', notBefore: '2025-01-01T00:00:00Z' });
-    await expect(issue({ now: new Date(Date.parse(NOW) - 366 * DAY) })).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringContaining('already be expired'), details: [{ param: 'expiresIn' }] });
-    await expect(issue({ configuration: { ...configuration, expiresIn: {} } })).rejects.toMatchObject({ message: expect.stringContaining('already be expired') });
+    await expect(issue({ now: new Date(Date.parse(NOW) - 366 * DAY) })).rejects.toMatchObject({
+      code: 'BadRequest',
+      message: expect.stringContaining('already be expired'),
+      details: [{ param: 'expiresIn' }],
+    });
+    await expect(issue({ configuration: { ...configuration, expiresIn: {} } })).rejects.toMatchObject({
+      message: expect.stringContaining('already be expired'),
+    });
     await expect(issue({ now: new Date(Date.parse(NOW) - 364 * DAY) })).resolves.toMatchObject({ validUntil: '2026-05-02T12:00:00.000Z' });
   });
 
@@ -125,15 +136,23 @@ describe('issuing mDocs through the core use case (issue 4 item 5)', () => {
     await expect(issue({ configuration: onlyOptional })).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringContaining('no claims') });
     await expect(issue({ subject: { claims: { adult: 'yes' } } })).rejects.toMatchObject({
       code: 'BadRequest',
-      details: [{ param: 'org.iso.18013.5.1.family_name', msg: 'Required claim has no value' }, { param: 'org.iso.18013.5.1.age_over_18', value: 'yes' }],
+      details: [
+        { param: 'org.iso.18013.5.1.family_name', msg: 'Required claim has no value' },
+        { param: 'org.iso.18013.5.1.age_over_18', value: 'yes' },
+      ],
     });
-    await expect(issue({ configuration: { ...configuration, format: 'cwt' } as unknown as MdocConfiguration })).rejects.toMatchObject({ details: [{ param: 'configuration.format' }] });
+    await expect(issue({ configuration: { ...configuration, format: 'cwt' } as unknown as MdocConfiguration })).rejects.toMatchObject({
+      details: [{ param: 'configuration.format' }],
+    });
   });
 
   it('refuses a holder key that is not P-256', async () => {
     const { issue, activeIaca } = await setup();
     await activeIaca();
-    await expect(issue({ holderKey: { kty: 'OKP', crv: 'Ed25519', x: 'abc' } })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'deviceKey' }] });
+    await expect(issue({ holderKey: { kty: 'OKP', crv: 'Ed25519', x: 'abc' } })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'deviceKey' }],
+    });
   });
 
   it('stops using a deactivated IACA at once, and uses the IACA activated last', async () => {
@@ -164,7 +183,12 @@ describe('managed document signers: rotation (ISO/IEC 18013-5 Annex B validity)'
     await activeIaca({ country: 'US', notBefore: '2026-01-01T00:00:00Z' });
     const a = await issue(); // 365-day credentials: a signer must stay valid 365 days more
     const signers = async () => (await documentSigners.list(ctx, {})).data;
-    expect((await signers())[0]?.certificateData).toMatchObject({ notBefore: '2026-05-01T11:55:00.000Z', notAfter: '2027-08-01T11:55:00.000Z', country: 'US', commonName: 'acme Document Signer' });
+    expect((await signers())[0]?.certificateData).toMatchObject({
+      notBefore: '2026-05-01T11:55:00.000Z',
+      notAfter: '2027-08-01T11:55:00.000Z',
+      country: 'US',
+      commonName: 'acme Document Signer',
+    });
 
     clock.advance(92 * DAY - 600_000); // 365 days and 5 minutes left: still enough
     expect((await issue()).documentSignerId).toBe(a.documentSignerId);
@@ -193,7 +217,9 @@ describe('managed document signers: rotation (ISO/IEC 18013-5 Annex B validity)'
     const first = await issue({ configuration: mdl({ expiresIn: { days: 1 } }) });
     clock.advance(30 * DAY);
     expect((await issue({ configuration: mdl({ expiresIn: { days: 1 } }) })).documentSignerId).toBe(first.documentSignerId);
-    expect((await documentSigners.list(ctx, {})).data).toEqual([expect.objectContaining({ certificateData: expect.objectContaining({ notAfter: '2026-07-01T00:00:00.000Z' }) })]);
+    expect((await documentSigners.list(ctx, {})).data).toEqual([
+      expect.objectContaining({ certificateData: expect.objectContaining({ notAfter: '2026-07-01T00:00:00.000Z' }) }),
+    ]);
   });
 
   it('replaces a revoked or deleted signer with a new one at the next credential', async () => {
@@ -226,7 +252,10 @@ describe('imported IACAs at issuance', () => {
     const root = importedRoot({ serialNumber: '01', subject: { commonName: 'Root', country: 'US' }, publicKey: p256('root-x', 'root-y') });
     const iaca = await iacas.create(ctx, { certificatePem: root });
     await iacas.update(ctx, iaca.id, { active: true });
-    await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/^No active document signer for the active IACA .*\/v2\/credentials\/mobile\/document-signers/) });
+    await expect(issue()).rejects.toMatchObject({
+      code: 'BadRequest',
+      message: expect.stringMatching(/^No active document signer for the active IACA .*\/v2\/credentials\/mobile\/document-signers/),
+    });
     const signer = await documentSigners.create(ctx, { iacaId: iaca.id });
     const certificate: Omit<FakeCertificateBody, 'kind'> = {
       serialNumber: '02',
@@ -252,13 +281,28 @@ describe('two servers sharing one store: the signing chain cache', () => {
     const a = await setup();
     // A second server: its own use cases and caches over the same database and keys.
     const b = createVellum({
-      store: a.store, clock: a.clock, ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, hasher: { hash: async (s) => s, verify: async () => false },
-      tokens: { sign: async () => '', verify: async () => undefined }, dns: a.dns, keys: a.keys, ...fakeFormatSigners(a.keys), linkedDataSigner: a.signer,
-      x509: fakeX509Authority(a.keys), platformDomain: PLATFORM, publicUrl: 'http://localhost:3000', adminTokenTtlSeconds: 60,
-      digests: fakeDigests(), walletTokens: fakeWalletTokens(a.clock),
-      proofVerifier: fakeProofVerifier(), jwtProofs: fakeJwtProofVerifier(), credentialEncryption: fakeCredentialEncryption(), nonceCodec: a.nonceCodec,
+      store: a.store,
+      clock: a.clock,
+      ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+      hasher: { hash: async (s) => s, verify: async () => false },
+      tokens: { sign: async () => '', verify: async () => undefined },
+      dns: a.dns,
+      keys: a.keys,
+      ...fakeFormatSigners(a.keys),
+      linkedDataSigner: a.signer,
+      x509: fakeX509Authority(a.keys),
+      platformDomain: PLATFORM,
+      publicUrl: 'http://localhost:3000',
+      adminTokenTtlSeconds: 60,
+      digests: fakeDigests(),
+      walletTokens: fakeWalletTokens(a.clock),
+      proofVerifier: fakeProofVerifier(),
+      jwtProofs: fakeJwtProofVerifier(),
+      credentialEncryption: fakeCredentialEncryption(),
+      nonceCodec: a.nonceCodec,
       secretBox: fakeSecretBox(),
-      identityProvider: fakeIdentityProvider(), sessionTokens: fakeSessionTokens(a.clock),
+      identityProvider: fakeIdentityProvider(),
+      sessionTokens: fakeSessionTokens(a.clock),
     });
     return { a, b };
   }

@@ -8,12 +8,7 @@ import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateData, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
-import {
-  checkCreateDocumentSignerInput,
-  checkUpdateDocumentSignerInput,
-  type CreateDocumentSignerInput,
-  type UpdateDocumentSignerInput,
-} from './rules.ts';
+import { checkCreateDocumentSignerInput, checkUpdateDocumentSignerInput, type CreateDocumentSignerInput, type UpdateDocumentSignerInput } from './rules.ts';
 import { certificateDataOf, type IssuingChains, signerCommonName } from './signers.ts';
 import { isUuid } from '../configurations/input.ts';
 
@@ -98,127 +93,186 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
   }
 
   /** The checks of a certificate for a requested signer: issued by its IACA, for its key, a document signer, valid now. */
-  function certificateProblems(signer: DocumentSignerRecord, iacaPem: string, pem: string, now: number): { info: ReturnType<X509Authority['parseCertificate']>; problems: ErrorDetail[] } {
+  function certificateProblems(
+    signer: DocumentSignerRecord,
+    iacaPem: string,
+    pem: string,
+    now: number,
+  ): { info: ReturnType<X509Authority['parseCertificate']>; problems: ErrorDetail[] } {
     const info = x509.parseCertificate(pem);
     const problems: ErrorDetail[] = [];
     const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
     if (!x509.verifyIssuedBy(pem, iacaPem)) problem(`Not issued by the IACA ${signer.iacaId} (the issuer name, key identifier or signature does not match)`);
     if (!sameKey(info.publicKey, signer.publicJwk)) problem('Does not certify this document signer’s key (the public key of its CSR)');
-    if (!info.extendedKeyUsages.includes(MDL_DOCUMENT_SIGNER_EKU)) problem(`Lacks the document signer extended key usage ${MDL_DOCUMENT_SIGNER_EKU} (ISO/IEC 18013-5 Annex B)`);
+    if (!info.extendedKeyUsages.includes(MDL_DOCUMENT_SIGNER_EKU))
+      problem(`Lacks the document signer extended key usage ${MDL_DOCUMENT_SIGNER_EKU} (ISO/IEC 18013-5 Annex B)`);
     if (info.isCa) problem('A CA certificate cannot be a document signer');
-    if (!(info.notBefore.getTime() <= now && now < info.notAfter.getTime())) problem(`Not valid now: it is valid from ${info.notBefore.toISOString()} to ${info.notAfter.toISOString()}`);
+    if (!(info.notBefore.getTime() <= now && now < info.notAfter.getTime()))
+      problem(`Not valid now: it is valid from ${info.notBefore.toISOString()} to ${info.notAfter.toISOString()}`);
     return { info, problems };
   }
 
   return {
     create(ctx, input) {
-      return withEvents(events, ctx, 'MOBILE_DOCUMENT_SIGNER_CREATE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const { iacaId } = checkCreateDocumentSignerInput(input);
-        const iaca = isUuid(iacaId) ? await store.iacas.get(ctx.tenant.id, iacaId) : undefined;
-        if (!iaca) throw invalidField('iacaId', 'The tenant has no such IACA', iacaId);
-        if (iaca.isManaged) throw invalidField('iacaId', 'Vellum creates and rotates the document signers of the IACAs it manages; this request is for imported IACAs', iacaId);
-        const country = iaca.certificateData.country;
-        if (country === undefined) throw invalidField('iacaId', 'The IACA’s certificate names no country', iacaId);
-        const now = clock.now().toISOString();
-        const key = await keys.create(ctx.tenant.id, 'P-256');
-        try {
-          const csrPem = await x509.createCsr({
-            key,
-            commonName: signerCommonName(iaca.certificateData.commonName),
-            country,
-            ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
-          });
-          const record: DocumentSignerRecord = {
-            id: ids.uuid(),
-            tenantId: ctx.tenant.id,
-            iacaId,
-            isManaged: false,
-            active: false,
-            keyId: key.id,
-            publicJwk: key.publicJwk,
-            csrPem,
-            createdAt: now,
-            updatedAt: now,
-          };
-          if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw atLimit();
-          return documentSignerView(record);
-        } catch (error) {
-          await keys.destroy(ctx.tenant.id, key.id).catch(() => false);
-          throw error;
-        }
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_DOCUMENT_SIGNER_CREATE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const { iacaId } = checkCreateDocumentSignerInput(input);
+          const iaca = isUuid(iacaId) ? await store.iacas.get(ctx.tenant.id, iacaId) : undefined;
+          if (!iaca) throw invalidField('iacaId', 'The tenant has no such IACA', iacaId);
+          if (iaca.isManaged)
+            throw invalidField('iacaId', 'Vellum creates and rotates the document signers of the IACAs it manages; this request is for imported IACAs', iacaId);
+          const country = iaca.certificateData.country;
+          if (country === undefined) throw invalidField('iacaId', 'The IACA’s certificate names no country', iacaId);
+          const now = clock.now().toISOString();
+          const key = await keys.create(ctx.tenant.id, 'P-256');
+          try {
+            const csrPem = await x509.createCsr({
+              key,
+              commonName: signerCommonName(iaca.certificateData.commonName),
+              country,
+              ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
+            });
+            const record: DocumentSignerRecord = {
+              id: ids.uuid(),
+              tenantId: ctx.tenant.id,
+              iacaId,
+              isManaged: false,
+              active: false,
+              keyId: key.id,
+              publicJwk: key.publicJwk,
+              csrPem,
+              createdAt: now,
+              updatedAt: now,
+            };
+            if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw atLimit();
+            return documentSignerView(record);
+          } catch (error) {
+            await keys.destroy(ctx.tenant.id, key.id).catch(() => false);
+            throw error;
+          }
+        },
+        { input, meta },
+      );
     },
 
     list(ctx, query) {
-      return withEvents(events, ctx, 'MOBILE_DOCUMENT_SIGNER_LIST', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const page = parsePageQuery(query);
-        const filter = query.iacaId !== undefined ? { iacaId: query.iacaId } : {};
-        return toPage(await store.documentSigners.list(ctx.tenant.id, page, filter), documentSignerView);
-      }, { meta: (p) => ({ count: p.data.length }), keepResponse: false });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_DOCUMENT_SIGNER_LIST',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const page = parsePageQuery(query);
+          const filter = query.iacaId !== undefined ? { iacaId: query.iacaId } : {};
+          return toPage(await store.documentSigners.list(ctx.tenant.id, page, filter), documentSignerView);
+        },
+        { meta: (p) => ({ count: p.data.length }), keepResponse: false },
+      );
     },
 
     get(ctx, id) {
-      return withEvents(events, ctx, 'MOBILE_DOCUMENT_SIGNER_RETRIEVE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        return documentSignerView(await find(ctx, id));
-      }, { meta });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_DOCUMENT_SIGNER_RETRIEVE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          return documentSignerView(await find(ctx, id));
+        },
+        { meta },
+      );
     },
 
     update(ctx, id, input) {
-      return withEvents(events, ctx, 'MOBILE_DOCUMENT_SIGNER_UPDATE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const checked = checkUpdateDocumentSignerInput(input);
-        const signer = await find(ctx, id);
-        if (signer.isManaged) throw invalidField('id', 'Vellum manages this document signer of a managed IACA; revoke or delete it to have it replaced', id, 'params');
-        if (signer.revokedAt !== undefined) throw conflict('The document signer is revoked; it cannot be changed', [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
-        const now = clock.now();
-        let updated: DocumentSignerRecord = { ...signer, active: checked.active, updatedAt: now.toISOString() };
-        if (checked.certificatePem !== undefined) {
-          const iaca = await store.iacas.get(ctx.tenant.id, signer.iacaId);
-          if (!iaca) throw missing();
-          const { info, problems } = certificateProblems(signer, iaca.certificatePem, checked.certificatePem, now.getTime());
-          if (problems.length > 0) throw validationError(problems);
-          updated = { ...updated, certificatePem: info.pem, fingerprint: info.fingerprint, serialNumber: info.serialNumber, certificateData: certificateDataOf(info) };
-        }
-        if (updated.active && updated.certificatePem === undefined) {
-          throw invalidField('certificatePem', 'Required to activate the document signer: the certificate its IACA issued for the CSR');
-        }
-        if (!(await store.documentSigners.update(updated))) throw missing();
-        chains.invalidate(ctx.tenant.id);
-        return documentSignerView(updated);
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_DOCUMENT_SIGNER_UPDATE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const checked = checkUpdateDocumentSignerInput(input);
+          const signer = await find(ctx, id);
+          if (signer.isManaged)
+            throw invalidField('id', 'Vellum manages this document signer of a managed IACA; revoke or delete it to have it replaced', id, 'params');
+          if (signer.revokedAt !== undefined)
+            throw conflict('The document signer is revoked; it cannot be changed', [
+              { value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' },
+            ]);
+          const now = clock.now();
+          let updated: DocumentSignerRecord = { ...signer, active: checked.active, updatedAt: now.toISOString() };
+          if (checked.certificatePem !== undefined) {
+            const iaca = await store.iacas.get(ctx.tenant.id, signer.iacaId);
+            if (!iaca) throw missing();
+            const { info, problems } = certificateProblems(signer, iaca.certificatePem, checked.certificatePem, now.getTime());
+            if (problems.length > 0) throw validationError(problems);
+            updated = {
+              ...updated,
+              certificatePem: info.pem,
+              fingerprint: info.fingerprint,
+              serialNumber: info.serialNumber,
+              certificateData: certificateDataOf(info),
+            };
+          }
+          if (updated.active && updated.certificatePem === undefined) {
+            throw invalidField('certificatePem', 'Required to activate the document signer: the certificate its IACA issued for the CSR');
+          }
+          if (!(await store.documentSigners.update(updated))) throw missing();
+          chains.invalidate(ctx.tenant.id);
+          return documentSignerView(updated);
+        },
+        { input, meta },
+      );
     },
 
     revoke(ctx, id) {
-      return withEvents(events, ctx, 'MOBILE_DOCUMENT_SIGNER_REVOKE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const signer = await find(ctx, id);
-        if (signer.revokedAt !== undefined) throw conflict('The document signer is already revoked', [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
-        const now = clock.now().toISOString();
-        const revoked: DocumentSignerRecord = { ...signer, active: false, revokedAt: now, updatedAt: now };
-        await store.transaction(async (tx) => {
-          if (!(await tx.documentSigners.update(revoked))) throw missing();
-          if (signer.serialNumber !== undefined && signer.certificateData !== undefined) {
-            await tx.iacas.addRevocation(ctx.tenant.id, signer.iacaId, { serialNumber: signer.serialNumber, revokedAt: now, notAfter: signer.certificateData.notAfter });
-          }
-        });
-        chains.invalidate(ctx.tenant.id);
-        // Destroyed after the revocation is stored: from then on no server can sign with it, whatever it has cached.
-        await keys.destroy(ctx.tenant.id, signer.keyId);
-        return documentSignerView(revoked);
-      }, { meta });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_DOCUMENT_SIGNER_REVOKE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const signer = await find(ctx, id);
+          if (signer.revokedAt !== undefined)
+            throw conflict('The document signer is already revoked', [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
+          const now = clock.now().toISOString();
+          const revoked: DocumentSignerRecord = { ...signer, active: false, revokedAt: now, updatedAt: now };
+          await store.transaction(async (tx) => {
+            if (!(await tx.documentSigners.update(revoked))) throw missing();
+            if (signer.serialNumber !== undefined && signer.certificateData !== undefined) {
+              await tx.iacas.addRevocation(ctx.tenant.id, signer.iacaId, {
+                serialNumber: signer.serialNumber,
+                revokedAt: now,
+                notAfter: signer.certificateData.notAfter,
+              });
+            }
+          });
+          chains.invalidate(ctx.tenant.id);
+          // Destroyed after the revocation is stored: from then on no server can sign with it, whatever it has cached.
+          await keys.destroy(ctx.tenant.id, signer.keyId);
+          return documentSignerView(revoked);
+        },
+        { meta },
+      );
     },
 
     delete(ctx, id) {
-      return withEvents(events, ctx, 'MOBILE_DOCUMENT_SIGNER_DELETE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const signer = await find(ctx, id);
-        if (!(await store.documentSigners.delete(ctx.tenant.id, id))) throw missing();
-        chains.invalidate(ctx.tenant.id);
-        await keys.destroy(ctx.tenant.id, signer.keyId);
-      }, { meta: () => ({ id }) });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_DOCUMENT_SIGNER_DELETE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const signer = await find(ctx, id);
+          if (!(await store.documentSigners.delete(ctx.tenant.id, id))) throw missing();
+          chains.invalidate(ctx.tenant.id);
+          await keys.destroy(ctx.tenant.id, signer.keyId);
+        },
+        { meta: () => ({ id }) },
+      );
     },
   };
 }

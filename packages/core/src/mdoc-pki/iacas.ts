@@ -51,7 +51,14 @@ export interface IacaService {
 
 /** Renders a stored IACA as API.md §7 shows it. */
 export function iacaView(r: IacaRecord): IacaView {
-  return { id: r.id, active: r.active, isManaged: r.isManaged, certificatePem: r.certificatePem, certificateFingerprint: r.fingerprint, certificateData: r.certificateData };
+  return {
+    id: r.id,
+    active: r.active,
+    isManaged: r.isManaged,
+    certificatePem: r.certificatePem,
+    certificateFingerprint: r.fingerprint,
+    certificateData: r.certificateData,
+  };
 }
 
 /** A CRL is valid for a week and made again after a day, or at once when a revocation is added. */
@@ -62,7 +69,12 @@ const missing = () => notFound('The tenant has no such IACA');
 
 function atLimit(): DomainError {
   return conflict(`A tenant holds at most ${MAX_IACAS_PER_TENANT} IACAs; delete one first`, [
-    { value: MAX_IACAS_PER_TENANT, msg: `The tenant already holds ${MAX_IACAS_PER_TENANT} IACAs, the most it may (API.md §7)`, param: 'iacas', location: 'body' },
+    {
+      value: MAX_IACAS_PER_TENANT,
+      msg: `The tenant already holds ${MAX_IACAS_PER_TENANT} IACAs, the most it may (API.md §7)`,
+      param: 'iacas',
+      location: 'body',
+    },
   ]);
 }
 
@@ -78,14 +90,20 @@ export function createIacaService(deps: IacaDeps): IacaService {
       inserted = await store.iacas.insert(record, MAX_IACAS_PER_TENANT);
     } catch (error) {
       if (isDomainError(error) && error.code === 'Conflict') {
-        throw conflict('The tenant already holds this IACA certificate', [{ msg: `An IACA with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' }]);
+        throw conflict('The tenant already holds this IACA certificate', [
+          { msg: `An IACA with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' },
+        ]);
       }
       throw error;
     }
     if (!inserted) throw atLimit();
   }
 
-  async function createManaged(ctx: RequestContext, checked: Extract<ReturnType<typeof checkCreateIacaInput>, { kind: 'managed' }>, now: Date): Promise<IacaRecord> {
+  async function createManaged(
+    ctx: RequestContext,
+    checked: Extract<ReturnType<typeof checkCreateIacaInput>, { kind: 'managed' }>,
+    now: Date,
+  ): Promise<IacaRecord> {
     const id = ids.uuid();
     const origin = await addressing.publicOrigin(ctx.tenant);
     const crlUri = crlUriOf(origin, id);
@@ -129,8 +147,10 @@ export function createIacaService(deps: IacaDeps): IacaService {
     const problems: ErrorDetail[] = [];
     const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
     if (!info.isCa) problem('Not a CA certificate (BasicConstraints cA is not set)');
-    else if (!x509.verifyIssuedBy(certificatePem, certificatePem)) problem('Not a self-signed root allowed to sign certificates: an IACA is the root of its mDocs’ chain');
-    if (info.publicKey.kty !== 'EC' || info.publicKey.crv !== 'P-256') problem(`The key must be EC P-256 (ISO/IEC 18013-5 Annex B), not ${info.publicKey.crv ?? info.publicKey.kty}`);
+    else if (!x509.verifyIssuedBy(certificatePem, certificatePem))
+      problem('Not a self-signed root allowed to sign certificates: an IACA is the root of its mDocs’ chain');
+    if (info.publicKey.kty !== 'EC' || info.publicKey.crv !== 'P-256')
+      problem(`The key must be EC P-256 (ISO/IEC 18013-5 Annex B), not ${info.publicKey.crv ?? info.publicKey.kty}`);
     if (info.country === undefined) problem('The subject has no country (C), which ISO/IEC 18013-5 Annex B requires');
     if (info.notAfter.getTime() <= now.getTime()) problem(`The certificate expired at ${info.notAfter.toISOString()}`);
     if (problems.length > 0) throw validationError(problems);
@@ -187,15 +207,21 @@ export function createIacaService(deps: IacaDeps): IacaService {
 
   return {
     create(ctx, input) {
-      return withEvents(events, ctx, 'MOBILE_IACA_CREATE', async () => {
-        requirePermission(ctx, 'iacas:create');
-        const now = clock.now();
-        const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name });
-        // A cheap early refusal before a key is made; the store checks the limit again atomically.
-        if ((await store.iacas.list(ctx.tenant.id, { limit: MAX_IACAS_PER_TENANT })).items.length >= MAX_IACAS_PER_TENANT) throw atLimit();
-        const record = checked.kind === 'managed' ? await createManaged(ctx, checked, now) : await createImported(ctx, checked.certificatePem, now);
-        return iacaView(record);
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_IACA_CREATE',
+        async () => {
+          requirePermission(ctx, 'iacas:create');
+          const now = clock.now();
+          const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name });
+          // A cheap early refusal before a key is made; the store checks the limit again atomically.
+          if ((await store.iacas.list(ctx.tenant.id, { limit: MAX_IACAS_PER_TENANT })).items.length >= MAX_IACAS_PER_TENANT) throw atLimit();
+          const record = checked.kind === 'managed' ? await createManaged(ctx, checked, now) : await createImported(ctx, checked.certificatePem, now);
+          return iacaView(record);
+        },
+        { input, meta },
+      );
     },
 
     async list(ctx, query) {
@@ -212,46 +238,76 @@ export function createIacaService(deps: IacaDeps): IacaService {
     },
 
     get(ctx, id) {
-      return withEvents(events, ctx, 'MOBILE_IACA_RETRIEVE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        return iacaView(await find(ctx, id));
-      }, { meta });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_IACA_RETRIEVE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          return iacaView(await find(ctx, id));
+        },
+        { meta },
+      );
     },
 
     update(ctx, id, input) {
-      return withEvents(events, ctx, 'MOBILE_IACA_UPDATE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const { active } = checkUpdateIacaInput(input);
-        const record = await find(ctx, id);
-        const now = clock.now();
-        if (active && Date.parse(record.certificateData.notAfter) <= now.getTime()) {
-          throw validationError([{ value: true, msg: `The IACA certificate expired at ${record.certificateData.notAfter}; it cannot be activated`, param: 'active', location: 'body' }]);
-        }
-        if (active) await prepareSigner(ctx, record, now);
-        const updated: IacaRecord = { ...record, active, updatedAt: now.toISOString(), ...(active && !record.active ? { activatedAt: now.toISOString() } : {}) };
-        if (!(await store.iacas.update(updated))) throw missing();
-        chains.invalidate(ctx.tenant.id);
-        return iacaView(updated);
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_IACA_UPDATE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const { active } = checkUpdateIacaInput(input);
+          const record = await find(ctx, id);
+          const now = clock.now();
+          if (active && Date.parse(record.certificateData.notAfter) <= now.getTime()) {
+            throw validationError([
+              {
+                value: true,
+                msg: `The IACA certificate expired at ${record.certificateData.notAfter}; it cannot be activated`,
+                param: 'active',
+                location: 'body',
+              },
+            ]);
+          }
+          if (active) await prepareSigner(ctx, record, now);
+          const updated: IacaRecord = {
+            ...record,
+            active,
+            updatedAt: now.toISOString(),
+            ...(active && !record.active ? { activatedAt: now.toISOString() } : {}),
+          };
+          if (!(await store.iacas.update(updated))) throw missing();
+          chains.invalidate(ctx.tenant.id);
+          return iacaView(updated);
+        },
+        { input, meta },
+      );
     },
 
     delete(ctx, id) {
-      return withEvents(events, ctx, 'MOBILE_IACA_DELETE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const record = await find(ctx, id);
-        if (record.active) {
-          throw conflict('Deactivate the IACA before deleting it: it is published to verifiers and may be signing credentials', [
-            { value: true, msg: 'The IACA is active', param: 'active', location: 'body' },
-          ]);
-        }
-        const signers = await store.documentSigners.listByIaca(ctx.tenant.id, id);
-        if (!(await store.iacas.delete(ctx.tenant.id, id))) throw missing();
-        chains.invalidate(ctx.tenant.id);
-        crls.delete(id);
-        // The records are gone first: nothing can pick these keys any more, even if destroying one fails.
-        if (record.keyId !== undefined) await keys.destroy(ctx.tenant.id, record.keyId);
-        for (const signer of signers) await keys.destroy(ctx.tenant.id, signer.keyId);
-      }, { meta: () => ({ id }) });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_IACA_DELETE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const record = await find(ctx, id);
+          if (record.active) {
+            throw conflict('Deactivate the IACA before deleting it: it is published to verifiers and may be signing credentials', [
+              { value: true, msg: 'The IACA is active', param: 'active', location: 'body' },
+            ]);
+          }
+          const signers = await store.documentSigners.listByIaca(ctx.tenant.id, id);
+          if (!(await store.iacas.delete(ctx.tenant.id, id))) throw missing();
+          chains.invalidate(ctx.tenant.id);
+          crls.delete(id);
+          // The records are gone first: nothing can pick these keys any more, even if destroying one fails.
+          if (record.keyId !== undefined) await keys.destroy(ctx.tenant.id, record.keyId);
+          for (const signer of signers) await keys.destroy(ctx.tenant.id, signer.keyId);
+        },
+        { meta: () => ({ id }) },
+      );
     },
 
     async crl(ctx, id) {

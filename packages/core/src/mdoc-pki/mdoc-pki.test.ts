@@ -37,18 +37,39 @@ describe('managed IACAs (API.md §7, ISO/IEC 18013-5 Annex B)', () => {
 
   it('takes the name, state and validity asked for', async () => {
     const { iacas, ctx } = await setup();
-    const view = await iacas.create(ctx, { commonName: 'Acme Roads IACA', country: 'NZ', stateOrProvinceName: 'Wellington', notBefore: '2026-06-01T00:00:00Z', notAfter: '2046-06-01T00:00:00Z' });
-    expect(view.certificateData).toEqual({ notBefore: '2026-06-01T00:00:00.000Z', notAfter: '2046-06-01T00:00:00.000Z', country: 'NZ', commonName: 'Acme Roads IACA', stateOrProvinceName: 'Wellington' });
+    const view = await iacas.create(ctx, {
+      commonName: 'Acme Roads IACA',
+      country: 'NZ',
+      stateOrProvinceName: 'Wellington',
+      notBefore: '2026-06-01T00:00:00Z',
+      notAfter: '2046-06-01T00:00:00Z',
+    });
+    expect(view.certificateData).toEqual({
+      notBefore: '2026-06-01T00:00:00.000Z',
+      notAfter: '2046-06-01T00:00:00.000Z',
+      country: 'NZ',
+      commonName: 'Acme Roads IACA',
+      stateOrProvinceName: 'Wellington',
+    });
   });
 
   it('requires the country, and names every problem at once, making no key', async () => {
     const { iacas, ctx, keys, tenant } = await setup();
-    await expect(iacas.create(ctx, {})).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'country', msg: expect.stringContaining('Required') }] });
-    const error = await iacas.create(ctx, { country: 'us', commonName: 'x'.repeat(65), notBefore: 'soon', notAfter: '2030-01-01T00:00:00Z' }).catch((e: unknown) => e);
+    await expect(iacas.create(ctx, {})).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'country', msg: expect.stringContaining('Required') }],
+    });
+    const error = await iacas
+      .create(ctx, { country: 'us', commonName: 'x'.repeat(65), notBefore: 'soon', notAfter: '2030-01-01T00:00:00Z' })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'BadRequest', message: 'Validation Error' });
     expect((error as { details: Array<{ param: string }> }).details.map((d) => d.param).sort()).toEqual(['commonName', 'country', 'notBefore']);
-    await expect(iacas.create(ctx, { country: 'US', notAfter: '2047-05-01T12:00:01Z' })).rejects.toMatchObject({ details: [{ param: 'notAfter', msg: expect.stringContaining('20 years') }] });
-    await expect(iacas.create(ctx, { country: 'US', notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' })).rejects.toMatchObject({ details: [{ param: 'notAfter', msg: 'Must be in the future' }] });
+    await expect(iacas.create(ctx, { country: 'US', notAfter: '2047-05-01T12:00:01Z' })).rejects.toMatchObject({
+      details: [{ param: 'notAfter', msg: expect.stringContaining('20 years') }],
+    });
+    await expect(iacas.create(ctx, { country: 'US', notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' })).rejects.toMatchObject({
+      details: [{ param: 'notAfter', msg: 'Must be in the future' }],
+    });
     expect(keys.count(tenant.id)).toBe(0);
   });
 
@@ -56,7 +77,11 @@ describe('managed IACAs (API.md §7, ISO/IEC 18013-5 Annex B)', () => {
     const { iacas, ctx, keys, tenant } = await setup();
     for (let i = 0; i < 3; i++) await iacas.create(ctx, { country: 'US' });
     const error = await iacas.create(ctx, { country: 'US' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'Conflict', message: expect.stringContaining('at most 3 IACAs'), details: [{ param: 'iacas', value: 3, msg: expect.stringContaining('3 IACAs') }] });
+    expect(error).toMatchObject({
+      code: 'Conflict',
+      message: expect.stringContaining('at most 3 IACAs'),
+      details: [{ param: 'iacas', value: 3, msg: expect.stringContaining('3 IACAs') }],
+    });
     await expect(iacas.create(ctx, { certificatePem: importedRoot() })).rejects.toMatchObject({ code: 'Conflict' });
     expect(keys.count(tenant.id)).toBe(3);
   });
@@ -84,7 +109,13 @@ describe('imported IACAs (API.md §7)', () => {
       isManaged: false,
       certificatePem: pem,
       certificateFingerprint: x509.parseCertificate(pem).fingerprint,
-      certificateData: { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2036-01-01T00:00:00.000Z', country: 'US', commonName: 'State DMV IACA', stateOrProvinceName: 'US-CA' },
+      certificateData: {
+        notBefore: '2026-01-01T00:00:00.000Z',
+        notAfter: '2036-01-01T00:00:00.000Z',
+        country: 'US',
+        commonName: 'State DMV IACA',
+        stateOrProvinceName: 'US-CA',
+      },
     });
     expect(keys.count(tenant.id)).toBe(0);
     await expect(iacas.create(ctx, { certificatePem: pem })).rejects.toMatchObject({ code: 'Conflict', details: [{ param: 'certificatePem' }] });
@@ -92,8 +123,16 @@ describe('imported IACAs (API.md §7)', () => {
 
   it('refuses a certificate that cannot be an IACA, naming every reason', async () => {
     const { iacas, ctx } = await setup();
-    const bad = importedRoot({ isCa: false, publicKey: { kty: 'EC', crv: 'P-384', x: 'a', y: 'b' }, subject: { commonName: 'No country' }, notAfter: '2026-02-01T00:00:00.000Z' });
-    const error = (await iacas.create(ctx, { certificatePem: bad }).catch((e: unknown) => e)) as { code: string; details: Array<{ param: string; msg: string }> };
+    const bad = importedRoot({
+      isCa: false,
+      publicKey: { kty: 'EC', crv: 'P-384', x: 'a', y: 'b' },
+      subject: { commonName: 'No country' },
+      notAfter: '2026-02-01T00:00:00.000Z',
+    });
+    const error = (await iacas.create(ctx, { certificatePem: bad }).catch((e: unknown) => e)) as {
+      code: string;
+      details: Array<{ param: string; msg: string }>;
+    };
     expect(error.code).toBe('BadRequest');
     expect(error.details.every((d) => d.param === 'certificatePem')).toBe(true);
     expect(error.details.map((d) => d.msg)).toEqual([
@@ -102,8 +141,13 @@ describe('imported IACAs (API.md §7)', () => {
       expect.stringContaining('no country'),
       expect.stringContaining('expired'),
     ]);
-    await expect(iacas.create(ctx, { certificatePem: importedRoot({ issuer: 'someone-else' }) })).rejects.toMatchObject({ details: [{ msg: expect.stringContaining('self-signed') }] });
-    await expect(iacas.create(ctx, { certificatePem: 'not a certificate' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'certificatePem' }] });
+    await expect(iacas.create(ctx, { certificatePem: importedRoot({ issuer: 'someone-else' }) })).rejects.toMatchObject({
+      details: [{ msg: expect.stringContaining('self-signed') }],
+    });
+    await expect(iacas.create(ctx, { certificatePem: 'not a certificate' })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'certificatePem' }],
+    });
   });
 
   it('refuses fields the certificate already says', async () => {
@@ -142,7 +186,10 @@ describe('activation, the public list and deletion (API.md §7)', () => {
     await iacas.update(ctx, iaca.id, { active: true });
     expect((await documentSigners.list(ctx, {})).data).toHaveLength(1);
     clock.set('2027-06-01T00:00:00Z');
-    await expect(iacas.update(ctx, iaca.id, { active: true })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'active', msg: expect.stringContaining('expired') }] });
+    await expect(iacas.update(ctx, iaca.id, { active: true })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'active', msg: expect.stringContaining('expired') }],
+    });
     await expect(iacas.update(ctx, iaca.id, { active: 'yes' as unknown as boolean })).rejects.toMatchObject({ details: [{ param: 'active' }] });
   });
 
@@ -209,10 +256,22 @@ describe('document signers of imported IACAs: the CSR flow (API.md §7)', () => 
   it('creates a key and its CSR with the IACA’s country and state; the signer stays inactive until certified', async () => {
     const { documentSigners, ctx, iaca, keys, tenant } = await withImported();
     const created = await documentSigners.create(ctx, { iacaId: iaca.id });
-    expect(created).toEqual({ id: expect.any(String), iacaId: iaca.id, active: false, isManaged: false, csrPem: expect.stringMatching(/^-----BEGIN CERTIFICATE REQUEST-----/) });
-    expect(fakeCsrBody(created.csrPem!)).toMatchObject({ subject: { commonName: 'State DMV Document Signer', country: 'US', stateOrProvinceName: 'US-CA' }, publicKey: { kty: 'EC', crv: 'P-256' } });
+    expect(created).toEqual({
+      id: expect.any(String),
+      iacaId: iaca.id,
+      active: false,
+      isManaged: false,
+      csrPem: expect.stringMatching(/^-----BEGIN CERTIFICATE REQUEST-----/),
+    });
+    expect(fakeCsrBody(created.csrPem!)).toMatchObject({
+      subject: { commonName: 'State DMV Document Signer', country: 'US', stateOrProvinceName: 'US-CA' },
+      publicKey: { kty: 'EC', crv: 'P-256' },
+    });
     expect(keys.count(tenant.id)).toBe(1);
-    await expect(documentSigners.update(ctx, created.id, { active: true })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'certificatePem', msg: expect.stringContaining('Required') }] });
+    await expect(documentSigners.update(ctx, created.id, { active: true })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'certificatePem', msg: expect.stringContaining('Required') }],
+    });
   });
 
   it('activates with the certificate the IACA issued for the CSR', async () => {
@@ -220,7 +279,12 @@ describe('document signers of imported IACAs: the CSR flow (API.md §7)', () => 
     const created = await documentSigners.create(ctx, { iacaId: iaca.id });
     const certificatePem = certify(created.csrPem!);
     const updated = await documentSigners.update(ctx, created.id, { active: true, certificatePem });
-    expect(updated).toMatchObject({ id: created.id, active: true, certificatePem, certificateData: { notBefore: '2026-04-01T00:00:00.000Z', notAfter: '2027-04-01T00:00:00.000Z', country: 'US', commonName: 'DS' } });
+    expect(updated).toMatchObject({
+      id: created.id,
+      active: true,
+      certificatePem,
+      certificateData: { notBefore: '2026-04-01T00:00:00.000Z', notAfter: '2027-04-01T00:00:00.000Z', country: 'US', commonName: 'DS' },
+    });
     expect(await documentSigners.get(ctx, created.id)).toEqual(updated);
     await expect(documentSigners.update(ctx, created.id, { active: false })).resolves.toMatchObject({ active: false, certificatePem });
   });
@@ -228,8 +292,16 @@ describe('document signers of imported IACAs: the CSR flow (API.md §7)', () => 
   it('refuses a certificate of another IACA, for another key, without the document signer EKU, a CA, or not valid now, naming each', async () => {
     const { documentSigners, ctx, iaca, certify } = await withImported();
     const created = await documentSigners.create(ctx, { iacaId: iaca.id });
-    const wrong = certify(created.csrPem!, { issuer: 'another-iaca', publicKey: p256('other', 'key'), extendedKeyUsages: [], isCa: true, notAfter: '2026-04-30T00:00:00.000Z' });
-    const error = (await documentSigners.update(ctx, created.id, { active: true, certificatePem: wrong }).catch((e: unknown) => e)) as { details: Array<{ param: string; msg: string }> };
+    const wrong = certify(created.csrPem!, {
+      issuer: 'another-iaca',
+      publicKey: p256('other', 'key'),
+      extendedKeyUsages: [],
+      isCa: true,
+      notAfter: '2026-04-30T00:00:00.000Z',
+    });
+    const error = (await documentSigners.update(ctx, created.id, { active: true, certificatePem: wrong }).catch((e: unknown) => e)) as {
+      details: Array<{ param: string; msg: string }>;
+    };
     expect(error).toMatchObject({ code: 'BadRequest', message: 'Validation Error' });
     expect(error.details.map((d) => d.msg)).toEqual([
       `Not issued by the IACA ${iaca.id} (the issuer name, key identifier or signature does not match)`,
@@ -244,7 +316,10 @@ describe('document signers of imported IACAs: the CSR flow (API.md §7)', () => 
   it('is only for imported IACAs, and for IACAs of the tenant', async () => {
     const { documentSigners, iacas, ctx } = await withImported();
     const managed = await iacas.create(ctx, { country: 'US' });
-    await expect(documentSigners.create(ctx, { iacaId: managed.id })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'iacaId', msg: expect.stringContaining('manages') }] });
+    await expect(documentSigners.create(ctx, { iacaId: managed.id })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'iacaId', msg: expect.stringContaining('manages') }],
+    });
     await expect(documentSigners.create(ctx, { iacaId: 'no-such-iaca' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'iacaId' }] });
   });
 
@@ -287,7 +362,8 @@ describe('document signers of imported IACAs: the CSR flow (API.md §7)', () => 
 });
 
 describe('CRLs of managed IACAs (RFC 5280 §5, ISO/IEC 18013-5 Annex B)', () => {
-  const crlOf = (bytes: Uint8Array) => JSON.parse(Buffer.from(bytes).toString('utf8')) as { revoked: Array<{ serialNumber: string }>; thisUpdate: string; nextUpdate: string };
+  const crlOf = (bytes: Uint8Array) =>
+    JSON.parse(Buffer.from(bytes).toString('utf8')) as { revoked: Array<{ serialNumber: string }>; thisUpdate: string; nextUpdate: string };
 
   it('lists the revoked document signers, is made again only when that changes or a day has passed, and is public', async () => {
     const { iacas, documentSigners, ctx, anonymous, x509, clock } = await setup();

@@ -38,7 +38,11 @@ export function parseInstant(value: unknown): Date | undefined {
 
 /** The default common name of a managed IACA: the tenant's name and " IACA", within the 64 characters X.520 allows. */
 export function defaultIacaCommonName(tenantName: string): string {
-  const name = tenantName.trim().slice(0, COMMON_NAME_MAX - IACA_SUFFIX.length).trim() || 'Vellum';
+  const name =
+    tenantName
+      .trim()
+      .slice(0, COMMON_NAME_MAX - IACA_SUFFIX.length)
+      .trim() || 'Vellum';
   return `${name}${IACA_SUFFIX}`;
 }
 
@@ -61,11 +65,14 @@ export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Dat
   }
 
   const commonName = input.commonName ?? defaultIacaCommonName(context.tenantName);
-  if (typeof commonName !== 'string' || commonName.trim() === '' || commonName.length > COMMON_NAME_MAX) problem('commonName', `1 to ${COMMON_NAME_MAX} characters`, input.commonName);
+  if (typeof commonName !== 'string' || commonName.trim() === '' || commonName.length > COMMON_NAME_MAX)
+    problem('commonName', `1 to ${COMMON_NAME_MAX} characters`, input.commonName);
   if (input.country === undefined) problem('country', 'Required for an IACA Vellum creates: the ISO 3166-1 alpha-2 code of the issuing country, e.g. "US"');
-  else if (typeof input.country !== 'string' || !/^[A-Z]{2}$/.test(input.country)) problem('country', 'An ISO 3166-1 alpha-2 code in upper case, e.g. "US"', input.country);
+  else if (typeof input.country !== 'string' || !/^[A-Z]{2}$/.test(input.country))
+    problem('country', 'An ISO 3166-1 alpha-2 code in upper case, e.g. "US"', input.country);
   const state = input.stateOrProvinceName;
-  if (state !== undefined && (typeof state !== 'string' || state.trim() === '' || state.length > 128)) problem('stateOrProvinceName', '1 to 128 characters', state);
+  if (state !== undefined && (typeof state !== 'string' || state.trim() === '' || state.length > 128))
+    problem('stateOrProvinceName', '1 to 128 characters', state);
 
   const notBefore = input.notBefore === undefined ? context.now : parseInstant(input.notBefore);
   if (!notBefore) problem('notBefore', 'An ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z', input.notBefore);
@@ -73,7 +80,8 @@ export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Dat
   if (!notAfter) problem('notAfter', 'An ISO 8601 date-time, e.g. 2031-01-01T00:00:00Z', input.notAfter);
   if (notBefore && notAfter) {
     if (notAfter <= notBefore) problem('notAfter', 'Must be after notBefore', input.notAfter);
-    else if (notAfter > addYears(notBefore, IACA_MAX_VALIDITY_YEARS)) problem('notAfter', `At most ${IACA_MAX_VALIDITY_YEARS} years after notBefore (ISO/IEC 18013-5 Annex B)`, input.notAfter);
+    else if (notAfter > addYears(notBefore, IACA_MAX_VALIDITY_YEARS))
+      problem('notAfter', `At most ${IACA_MAX_VALIDITY_YEARS} years after notBefore (ISO/IEC 18013-5 Annex B)`, input.notAfter);
     else if (notAfter <= context.now) problem('notAfter', 'Must be in the future', input.notAfter);
   }
   if (details.length > 0 || !notBefore || !notAfter) throw validationError(details);

@@ -152,7 +152,12 @@ export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenan
 }
 
 /** Removes a managed IACA's signers whose certificates have expired, and destroys their keys. Revocations stay. */
-export async function pruneExpiredSigners(deps: Pick<ManagedSignerDeps, 'store' | 'keys'>, tenantId: string, signers: readonly DocumentSignerRecord[], at: number): Promise<void> {
+export async function pruneExpiredSigners(
+  deps: Pick<ManagedSignerDeps, 'store' | 'keys'>,
+  tenantId: string,
+  signers: readonly DocumentSignerRecord[],
+  at: number,
+): Promise<void> {
   for (const s of signers) {
     if (s.isManaged && s.certificateData !== undefined && time(s.certificateData.notAfter) <= at) {
       if (await deps.store.documentSigners.delete(tenantId, s.id)) await deps.keys.destroy(tenantId, s.keyId).catch(() => false);
@@ -278,7 +283,8 @@ export function createIssuingChains(deps: IssuingChainsDeps): IssuingChains {
       }
       let entry = await pending;
       // A load shared with a caller issuing a shorter-lived credential may not suit this one.
-      if (entry.chain.iaca.isManaged && rotationDue(entry.signerNotAfter, entry.iacaNotAfter, now.getTime(), lifetimeMs)) entry = await load(tenant, now, lifetimeMs);
+      if (entry.chain.iaca.isManaged && rotationDue(entry.signerNotAfter, entry.iacaNotAfter, now.getTime(), lifetimeMs))
+        entry = await load(tenant, now, lifetimeMs);
       if (cacheMs > 0 && (generations.get(tenant.id) ?? 0) === generation) cache.set(tenant.id, entry);
       return entry.chain;
     },

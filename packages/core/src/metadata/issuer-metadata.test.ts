@@ -14,9 +14,20 @@ const mdl: MdocConfiguration = {
   name: 'Driver licence',
   expiresIn: { days: 365 },
   includeStatus: false,
-  claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } } },
-  claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'Family name', locale: 'en' }, { name: 'Nom', locale: 'fr' }] } },
-  display: [{ name: 'Driver licence', locale: 'en', logo: { uri: 'https://x.example/l.png', alt_text: 'logo' }, background_color: '#123456', text_color: '#ffffff' }],
+  claimMappings: {
+    'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } },
+  },
+  claimDisplay: {
+    'org.iso.18013.5.1': {
+      family_name: [
+        { name: 'Family name', locale: 'en' },
+        { name: 'Nom', locale: 'fr' },
+      ],
+    },
+  },
+  display: [
+    { name: 'Driver licence', locale: 'en', logo: { uri: 'https://x.example/l.png', alt_text: 'logo' }, background_color: '#123456', text_color: '#ffffff' },
+  ],
   ...times,
 };
 const degree: LdpVcConfiguration = {
@@ -35,9 +46,35 @@ const degree: LdpVcConfiguration = {
 const configs: CredentialConfiguration[] = [
   mdl,
   degree,
-  { id: 'cfg-cwt', tenantId: 't', format: 'cwt', type: 'Badge', expiresIn: { days: 1 }, revocable: false, claimMappings: { name: { mapFrom: 'claims.name' } }, ...times },
-  { id: 'cfg-cwtvc', tenantId: 't', format: 'cwt_vc', type: 'Badge', expiresIn: { days: 1 }, revocable: false, claimMappings: { name: { mapFrom: 'claims.name' } }, ...times },
-  { id: 'cfg-sd', tenantId: 't', format: 'dc+sd-jwt', type: 'https://vct.example/pid', expiresIn: { days: 1 }, claimMappings: { name: { mapFrom: 'claims.name' } }, ...times },
+  {
+    id: 'cfg-cwt',
+    tenantId: 't',
+    format: 'cwt',
+    type: 'Badge',
+    expiresIn: { days: 1 },
+    revocable: false,
+    claimMappings: { name: { mapFrom: 'claims.name' } },
+    ...times,
+  },
+  {
+    id: 'cfg-cwtvc',
+    tenantId: 't',
+    format: 'cwt_vc',
+    type: 'Badge',
+    expiresIn: { days: 1 },
+    revocable: false,
+    claimMappings: { name: { mapFrom: 'claims.name' } },
+    ...times,
+  },
+  {
+    id: 'cfg-sd',
+    tenantId: 't',
+    format: 'dc+sd-jwt',
+    type: 'https://vct.example/pid',
+    expiresIn: { days: 1 },
+    claimMappings: { name: { mapFrom: 'claims.name' } },
+    ...times,
+  },
 ];
 
 describe('issuer metadata (specification 2.7)', () => {
@@ -64,8 +101,23 @@ describe('issuer metadata (specification 2.7)', () => {
   });
 
   it('advertises nothing that is not live', () => {
-    const m = buildIssuerMetadata(origin, configs, { preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false, iacaList: false }, formats);
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'credential_endpoint', 'nonce_endpoint', 'jwks_uri', 'mdoc_iacas_uri', 'response_types_supported', 'code_challenge_methods_supported', 'credential_response_encryption']) {
+    const m = buildIssuerMetadata(
+      origin,
+      configs,
+      { preAuthorizedCode: false, authorizationCode: false, credentialEndpoint: false, jwks: false, iacaList: false },
+      formats,
+    );
+    for (const key of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'credential_endpoint',
+      'nonce_endpoint',
+      'jwks_uri',
+      'mdoc_iacas_uri',
+      'response_types_supported',
+      'code_challenge_methods_supported',
+      'credential_response_encryption',
+    ]) {
       expect(m).not.toHaveProperty(key);
     }
     expect(m.grant_types_supported).toEqual([]);
@@ -91,7 +143,14 @@ describe('issuer metadata (specification 2.7)', () => {
       credential_metadata: {
         display: mdl.display,
         claims: [
-          { path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }, { name: 'Nom', locale: 'fr' }] },
+          {
+            path: ['org.iso.18013.5.1', 'family_name'],
+            mandatory: true,
+            display: [
+              { name: 'Family name', locale: 'en' },
+              { name: 'Nom', locale: 'fr' },
+            ],
+          },
           { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false },
         ],
       },
@@ -101,7 +160,10 @@ describe('issuer metadata (specification 2.7)', () => {
   it('uses each format’s claim path and type fields', () => {
     const byId = buildIssuerMetadata(origin, configs, live, formats).credential_configurations_supported as Record<string, Record<string, unknown>>;
     expect(byId['cfg-degree']).toMatchObject({
-      credential_definition: { '@context': ['https://www.w3.org/2018/credentials/v1', 'https://schema.example/degree/v1'], type: ['VerifiableCredential', 'UniversityDegree'] },
+      credential_definition: {
+        '@context': ['https://www.w3.org/2018/credentials/v1', 'https://schema.example/degree/v1'],
+        type: ['VerifiableCredential', 'UniversityDegree'],
+      },
       credential_signing_alg_values_supported: ['Ed25519Signature2018'],
       cryptographic_binding_methods_supported: ['did:key'],
       credential_metadata: { claims: [{ path: ['credentialSubject', 'degree'], mandatory: true }] },
@@ -113,14 +175,34 @@ describe('issuer metadata (specification 2.7)', () => {
       const display = (entry.credential_metadata as { display?: unknown[] }).display;
       if (display !== undefined) expect(display.length, String(entry.id)).toBeGreaterThan(0);
     }
-    expect(byId['cfg-cwtvc']).toMatchObject({ types: ['VerifiableCredential', 'Badge'], credential_signing_alg_values_supported: [-7], credential_metadata: { claims: [{ path: ['vc', 'credentialSubject', 'name'] }] } });
-    expect(byId['cfg-cwt']).toMatchObject({ type: 'Badge', credential_signing_alg_values_supported: [-7], credential_metadata: { claims: [{ path: ['name'] }] } });
+    expect(byId['cfg-cwtvc']).toMatchObject({
+      types: ['VerifiableCredential', 'Badge'],
+      credential_signing_alg_values_supported: [-7],
+      credential_metadata: { claims: [{ path: ['vc', 'credentialSubject', 'name'] }] },
+    });
+    expect(byId['cfg-cwt']).toMatchObject({
+      type: 'Badge',
+      credential_signing_alg_values_supported: [-7],
+      credential_metadata: { claims: [{ path: ['name'] }] },
+    });
     expect(byId['cfg-sd']).toMatchObject({ vct: 'https://vct.example/pid', cryptographic_binding_methods_supported: ['jwk'] });
   });
 
   it('keeps the deprecated credentials_supported list (specification 9.4)', () => {
     const legacy = buildIssuerMetadata(origin, configs, live, formats).credentials_supported as Record<string, unknown>[];
-    expect(legacy[0]).toEqual({ format: 'mso_mdoc', id: 'cfg-mdl', scope: 'mso_mdoc:org.iso.18013.5.1.mDL', doctype: 'org.iso.18013.5.1.mDL', cryptographic_binding_methods_supported: ['mso'], cryptographic_suites_supported: ['ES256'] });
-    expect(legacy[1]).toMatchObject({ format: 'ldp_vc', '@context': expect.any(Array), type: ['VerifiableCredential', 'UniversityDegree'], credentialSubject: { degree: {} } });
+    expect(legacy[0]).toEqual({
+      format: 'mso_mdoc',
+      id: 'cfg-mdl',
+      scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+      doctype: 'org.iso.18013.5.1.mDL',
+      cryptographic_binding_methods_supported: ['mso'],
+      cryptographic_suites_supported: ['ES256'],
+    });
+    expect(legacy[1]).toMatchObject({
+      format: 'ldp_vc',
+      '@context': expect.any(Array),
+      type: ['VerifiableCredential', 'UniversityDegree'],
+      credentialSubject: { degree: {} },
+    });
   });
 });

@@ -70,7 +70,12 @@ export function authorizationCodeMetadata(at: (path: string) => string, features
     response_modes_supported: ['query'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
-    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', ...(features.clientAttestation ? ['attest_jwt_client_auth'] : [])],
+    token_endpoint_auth_methods_supported: [
+      'none',
+      'client_secret_basic',
+      'client_secret_post',
+      ...(features.clientAttestation ? ['attest_jwt_client_auth'] : []),
+    ],
   };
 }
 
@@ -82,7 +87,10 @@ export function proofMetadata(features: Pick<IssuanceFeatures, 'dpop' | 'clientA
   return {
     ...(features.dpop ? { dpop_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS] } : {}),
     ...(features.clientAttestation
-      ? { client_attestation_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS], client_attestation_pop_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS] }
+      ? {
+          client_attestation_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS],
+          client_attestation_pop_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS],
+        }
       : {}),
   };
 }
@@ -109,7 +117,9 @@ function claimsOf(c: CredentialConfiguration, handler: CredentialFormatHandler):
       Object.entries(elements).map(([el, m]) => describe([ns, el], m.required, (c.claimDisplay?.[ns] as Record<string, ClaimLabel[]> | undefined)?.[el])),
     );
   }
-  return Object.entries(c.claimMappings as Record<string, ClaimMapping>).map(([claim, m]) => describe([...handler.claimPathPrefix, claim], m.required, c.claimDisplay?.[claim]));
+  return Object.entries(c.claimMappings as Record<string, ClaimMapping>).map(([claim, m]) =>
+    describe([...handler.claimPathPrefix, claim], m.required, c.claimDisplay?.[claim]),
+  );
 }
 
 function displayOf(c: CredentialConfiguration): CredentialDisplay[] {
@@ -155,7 +165,12 @@ function legacyEntry(c: CredentialConfiguration, formats: FormatRegistry): Recor
  * The credential issuer metadata of a tenant as seen from `origin` (specification 2.7, OpenID4VCI
  * 1.0 §12.2), advertising only the features that are live.
  */
-export function buildIssuerMetadata(origin: string, configurations: readonly CredentialConfiguration[], features: IssuanceFeatures, formats: FormatRegistry): Record<string, unknown> {
+export function buildIssuerMetadata(
+  origin: string,
+  configurations: readonly CredentialConfiguration[],
+  features: IssuanceFeatures,
+  formats: FormatRegistry,
+): Record<string, unknown> {
   const at = (path: string) => `${origin}${path}`;
   const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
   return {

@@ -17,7 +17,11 @@ const mapping = { mapFrom: 'claims.name' };
 describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
   it('publishes the tenant’s configurations of every format, in creation order, for the origin asked', async () => {
     const { configurations, metadata, ctx, tenant, other } = await setup();
-    const mdl = await configurations.create(ctx, 'mso_mdoc', { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: mapping } } });
+    const mdl = await configurations.create(ctx, 'mso_mdoc', {
+      type: 'org.iso.18013.5.1.mDL',
+      expiresIn: { days: 30 },
+      claimMappings: { 'org.iso.18013.5.1': { family_name: mapping } },
+    });
     const badge = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
     await configurations.create(contextFor(other), 'cwt', { type: 'Elsewhere', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
     const anonymous = { ...contextFor(tenant, null), origin: 'https://issuer.example.org' };
@@ -33,11 +37,26 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
   it('publishes the key attestation levels a configuration requires in proof_types_supported, never its roots', async () => {
     const { configurations, metadata, ctx, tenant } = await setup();
     const rootCertificates = ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'];
-    const pid = await configurations.create(ctx, 'dc+sd-jwt', { type: 'Pid', expiresIn: { days: 30 }, claimMappings: { name: mapping }, keyAttestationsRequired: { keyStorage: ['iso_18045_high'], rootCertificates } });
-    const any = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping }, keyAttestationsRequired: { rootCertificates } });
-    const plain = await configurations.create(ctx, 'mso_mdoc', { type: 'org.iso.18013.5.1.mDL', expiresIn: { days: 30 }, claimMappings: { 'org.iso.18013.5.1': { family_name: mapping } } });
+    const pid = await configurations.create(ctx, 'dc+sd-jwt', {
+      type: 'Pid',
+      expiresIn: { days: 30 },
+      claimMappings: { name: mapping },
+      keyAttestationsRequired: { keyStorage: ['iso_18045_high'], rootCertificates },
+    });
+    const any = await configurations.create(ctx, 'cwt', {
+      type: 'Badge',
+      expiresIn: { days: 30 },
+      claimMappings: { name: mapping },
+      keyAttestationsRequired: { rootCertificates },
+    });
+    const plain = await configurations.create(ctx, 'mso_mdoc', {
+      type: 'org.iso.18013.5.1.mDL',
+      expiresIn: { days: 30 },
+      claimMappings: { 'org.iso.18013.5.1': { family_name: mapping } },
+    });
     const m = await metadata.issuerMetadata(contextFor(tenant, null));
-    const jwtProof = (id: string) => (m.credential_configurations_supported as Record<string, { proof_types_supported: { jwt: Record<string, unknown> } }>)[id]?.proof_types_supported.jwt;
+    const jwtProof = (id: string) =>
+      (m.credential_configurations_supported as Record<string, { proof_types_supported: { jwt: Record<string, unknown> } }>)[id]?.proof_types_supported.jwt;
     expect(jwtProof(pid.id)).toEqual({ proof_signing_alg_values_supported: expect.any(Array), key_attestations_required: { key_storage: ['iso_18045_high'] } });
     expect(jwtProof(any.id)?.key_attestations_required).toEqual({});
     expect(jwtProof(plain.id)).not.toHaveProperty('key_attestations_required');
@@ -59,7 +78,9 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
     await store.credentialConfigurations.update({ ...(stored as NonNullable<typeof stored>), name: 'Renamed' });
     const after = await metadata.issuerMetadata(anonymous);
     expect(after).not.toBe(first);
-    expect((after.credential_configurations_supported as Record<string, { credential_metadata: { display: unknown } }>)[created.id]?.credential_metadata.display).toEqual([{ name: 'Renamed' }]);
+    expect(
+      (after.credential_configurations_supported as Record<string, { credential_metadata: { display: unknown } }>)[created.id]?.credential_metadata.display,
+    ).toEqual([{ name: 'Renamed' }]);
   });
 
   it('advertises what is live in this release: the credential, nonce and notification endpoints with encryption, and the IACA list', async () => {
@@ -126,21 +147,29 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
   it('publishes each tenant’s own request encryption key', async () => {
     const { metadata, tenant, other } = await setup();
     const kids = async (t: typeof tenant) =>
-      ((await metadata.issuerMetadata(contextFor(t, null))).credential_request_encryption as { jwks: { keys: Array<{ kid: string }> } }).jwks.keys.map((k) => k.kid);
+      ((await metadata.issuerMetadata(contextFor(t, null))).credential_request_encryption as { jwks: { keys: Array<{ kid: string }> } }).jwks.keys.map(
+        (k) => k.kid,
+      );
     expect(await kids(tenant)).toEqual([`enc-${tenant.id}`]);
     expect(await kids(other)).toEqual([`enc-${other.id}`]);
   });
 
   it('puts the mount path into the issuer identifier and every URL', async () => {
     const { store, tenant } = await setup();
-    const service = createIssuerMetadataService({ store, formats: formatsForMetadata(), features: { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, iacaList: true } });
+    const service = createIssuerMetadataService({
+      store,
+      formats: formatsForMetadata(),
+      features: { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: true, iacaList: true },
+    });
     const m = await service.issuerMetadata(contextFor(tenant, null), '/issuance/');
     expect(m).toMatchObject({
       credential_issuer: 'https://acme.eu01.vellum.test/issuance',
       token_endpoint: 'https://acme.eu01.vellum.test/issuance/v1/oauth/token',
       mdoc_iacas_uri: 'https://acme.eu01.vellum.test/issuance/v2/credentials/mobile/iacas',
     });
-    expect(await service.authorizationServerMetadata(contextFor(tenant, null), '/issuance')).toMatchObject({ issuer: 'https://acme.eu01.vellum.test/issuance' });
+    expect(await service.authorizationServerMetadata(contextFor(tenant, null), '/issuance')).toMatchObject({
+      issuer: 'https://acme.eu01.vellum.test/issuance',
+    });
   });
 });
 

@@ -103,7 +103,15 @@ async function setup(options: { dpopRequired?: boolean } = {}) {
     return signJwt(
       over.by ?? signerKey,
       { typ: 'oauth-client-attestation+jwt', x5c: (over.chain ?? [signer]).map((c) => c.x5c), ...over.header },
-      { iss: 'https://wallet-provider.example', sub: CLIENT_ID, iat: now(), exp: now() + 3600, cnf: { jwk: instance.publicJwk }, client_instance_id: 'instance-1', ...over.payload },
+      {
+        iss: 'https://wallet-provider.example',
+        sub: CLIENT_ID,
+        iat: now(),
+        exp: now() + 3600,
+        cnf: { jwk: instance.publicJwk },
+        client_instance_id: 'instance-1',
+        ...over.payload,
+      },
     );
   }
   /** A proof of possession of the instance key (Standard Mode), by `by` (the instance key unless given). */
@@ -117,7 +125,8 @@ async function setup(options: { dpopRequired?: boolean } = {}) {
   const check = (headers: AttestationHeaders | undefined, c: WalletClient = client, context: Partial<Parameters<typeof checkClientAttestation>[3]> = {}) =>
     checkClientAttestation(deps, c, headers, { tenantId: tenant.id, audiences: AUDIENCES, ...context });
   /** A DPoP proof by `key`, verified as the token endpoint does (Combined Mode proves possession with it). */
-  const dpopBy = async (key: WalletKey) => h.dpop.check(wallet, dpopProof(key, TOKEN_URL, { iat: now() }), { method: 'POST', url: TOKEN_URL, endpoint: 'token' });
+  const dpopBy = async (key: WalletKey) =>
+    h.dpop.check(wallet, dpopProof(key, TOKEN_URL, { iat: now() }), { method: 'POST', url: TOKEN_URL, endpoint: 'token' });
   return { ...h, tenant, wallet, deps, root, signer, signerKey, client, instance, attestation, pop, check, dpopBy, now };
 }
 
@@ -133,7 +142,13 @@ describe('checkClientAttestation: OAuth client attestation (specification 5; dra
     const { check, client, attestation, pop } = await setup();
     const { clientAttestation: _roots, ...plain } = client;
     const samePop = pop();
-    for (const headers of [undefined, {}, { attestation: 'garbage', pop: 'garbage' }, { attestation: ['a', 'b'] }, { attestation: attestation(), pop: samePop }]) {
+    for (const headers of [
+      undefined,
+      {},
+      { attestation: 'garbage', pop: 'garbage' },
+      { attestation: ['a', 'b'] },
+      { attestation: attestation(), pop: samePop },
+    ]) {
       expect(await check(headers, plain)).toBeUndefined();
     }
     // Nothing was spent meanwhile: the same proof of possession still works for an attested client.
@@ -143,13 +158,21 @@ describe('checkClientAttestation: OAuth client attestation (specification 5; dra
   it('refuses an attested client that sent no attestation: 401 invalid_client', async () => {
     const { check, pop } = await setup();
     for (const headers of [undefined, {}, { pop: pop() }]) {
-      expect(await refusal(check(headers))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client', message: expect.stringContaining('OAuth-Client-Attestation') });
+      expect(await refusal(check(headers))).toMatchObject({
+        code: 'Unauthorized',
+        oauthError: 'invalid_client',
+        message: expect.stringContaining('OAuth-Client-Attestation'),
+      });
     }
   });
 
   it('accepts an attestation chaining to a registered root with a fresh proof of possession, and returns the instance it attests', async () => {
     const { check, attestation, pop, instance } = await setup();
-    expect(await check({ attestation: attestation(), pop: pop() })).toEqual({ clientInstanceId: 'instance-1', jwk: instance.publicJwk, jkt: jwkThumbprint(instance.publicJwk) });
+    expect(await check({ attestation: attestation(), pop: pop() })).toEqual({
+      clientInstanceId: 'instance-1',
+      jwk: instance.publicJwk,
+      jkt: jwkThumbprint(instance.publicJwk),
+    });
     // Without client_instance_id, none is returned.
     const attested = await check({ attestation: attestation({ payload: { client_instance_id: undefined } }), pop: pop() });
     expect(attested).toEqual({ jwk: instance.publicJwk, jkt: jwkThumbprint(instance.publicJwk) });
@@ -163,9 +186,13 @@ describe('checkClientAttestation: OAuth client attestation (specification 5; dra
     const leaf = certificate({ name: 'Attestation signer 2', subjectKey: leafKey.privateKey, issuer: intermediate, ca: false });
     const unrelated = certificate({ name: 'Someone else', subjectKey: caKey(), ca: true });
     const withRoots = { ...client, clientAttestation: { rootCertificates: [unrelated.pem, root.pem] } };
-    expect(await check({ attestation: attestation({ by: leafKey, chain: [leaf, intermediate] }), pop: pop() }, withRoots)).toMatchObject({ clientInstanceId: 'instance-1' });
+    expect(await check({ attestation: attestation({ by: leafKey, chain: [leaf, intermediate] }), pop: pop() }, withRoots)).toMatchObject({
+      clientInstanceId: 'instance-1',
+    });
     // A chain that ends with the registered root itself.
-    expect(await check({ attestation: attestation({ by: leafKey, chain: [leaf, intermediate, root] }), pop: pop() })).toMatchObject({ clientInstanceId: 'instance-1' });
+    expect(await check({ attestation: attestation({ by: leafKey, chain: [leaf, intermediate, root] }), pop: pop() })).toMatchObject({
+      clientInstanceId: 'instance-1',
+    });
   });
 
   it('refuses an attestation whose x5c does not verify: another root, no or broken x5c, a signature by another key, an expired certificate (400 invalid_client_attestation)', async () => {
@@ -174,7 +201,14 @@ describe('checkClientAttestation: OAuth client attestation (specification 5; dra
     const otherKey = walletKey('P-256');
     const otherSigner = certificate({ name: 'Another signer', subjectKey: otherKey.privateKey, issuer: otherRoot, ca: false });
     const expiredKey = walletKey('P-256');
-    const expired = certificate({ name: 'Expired signer', subjectKey: expiredKey.privateKey, issuer: root, ca: false, notBefore: '2025-01-01T00:00:00Z', notAfter: '2026-04-30T00:00:00Z' });
+    const expired = certificate({
+      name: 'Expired signer',
+      subjectKey: expiredKey.privateKey,
+      issuer: root,
+      ca: false,
+      notBefore: '2025-01-01T00:00:00Z',
+      notAfter: '2026-04-30T00:00:00Z',
+    });
     const early = certificate({ name: 'Early signer', subjectKey: expiredKey.privateKey, issuer: root, ca: false, notBefore: '2026-06-01T00:00:00Z' });
     // Each with the verifier's reason, so that every case fails for the reason it names.
     const cases: Array<[string, string, RegExp]> = [
@@ -197,7 +231,9 @@ describe('checkClientAttestation: OAuth client attestation (specification 5; dra
 
   it('refuses two attestation headers, two proof of possession headers, or an oversized one', async () => {
     const { check, attestation, pop } = await setup();
-    expect(await refusal(check({ attestation: [attestation(), attestation()], pop: pop() }))).toMatchObject(invalid('Send one OAuth-Client-Attestation header'));
+    expect(await refusal(check({ attestation: [attestation(), attestation()], pop: pop() }))).toMatchObject(
+      invalid('Send one OAuth-Client-Attestation header'),
+    );
     expect(await refusal(check({ attestation: attestation(), pop: [pop(), pop()] }))).toMatchObject(invalid('Send one OAuth-Client-Attestation-PoP header'));
     expect(await refusal(check({ attestation: 'a'.repeat(40_000), pop: pop() }))).toMatchObject(invalid());
   });
@@ -235,7 +271,9 @@ describe('checkClientAttestation: OAuth client attestation (specification 5; dra
     for (const client_instance_id of ['', 'i'.repeat(257), 42]) {
       expect(await refusal(check({ attestation: attestation({ payload: { client_instance_id } }), pop: pop() }))).toMatchObject(invalid(/client_instance_id/));
     }
-    expect(await check({ attestation: attestation({ payload: { client_instance_id: 'i'.repeat(256) } }), pop: pop() })).toMatchObject({ clientInstanceId: 'i'.repeat(256) });
+    expect(await check({ attestation: attestation({ payload: { client_instance_id: 'i'.repeat(256) } }), pop: pop() })).toMatchObject({
+      clientInstanceId: 'i'.repeat(256),
+    });
   });
 });
 
@@ -248,10 +286,14 @@ describe('Standard Mode: the proof of possession (OAuth-Client-Attestation-PoP)'
   it('must be signed by the attested key, with typ oauth-client-attestation-pop+jwt', async () => {
     const { check, attestation, pop, signerKey } = await setup();
     for (const by of [walletKey('P-256'), walletKey('Ed25519'), signerKey]) {
-      expect(await refusal(check({ attestation: attestation(), pop: pop({ by }) }))).toMatchObject(invalid(/^The client attestation proof of possession is not valid: /));
+      expect(await refusal(check({ attestation: attestation(), pop: pop({ by }) }))).toMatchObject(
+        invalid(/^The client attestation proof of possession is not valid: /),
+      );
     }
     for (const typ of ['JWT', 'dpop+jwt', undefined]) {
-      expect(await refusal(check({ attestation: attestation(), pop: pop({ header: { typ } }) }))).toMatchObject(invalid('The proof of possession must have typ oauth-client-attestation-pop+jwt'));
+      expect(await refusal(check({ attestation: attestation(), pop: pop({ header: { typ } }) }))).toMatchObject(
+        invalid('The proof of possession must have typ oauth-client-attestation-pop+jwt'),
+      );
     }
   });
 
@@ -260,9 +302,13 @@ describe('Standard Mode: the proof of possession (OAuth-Client-Attestation-PoP)'
     for (const aud of AUDIENCES) expect(await check({ attestation: attestation(), pop: pop({ payload: { aud } }) })).toBeDefined();
     expect(await check({ attestation: attestation(), pop: pop({ payload: { aud: ['https://elsewhere.example', ISSUER] } }) })).toBeDefined();
     for (const aud of ['https://elsewhere.example', `${ISSUER}/other`, `${ORIGIN}/v1/oauth/token`, undefined, ['https://elsewhere.example'], 7]) {
-      expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { aud } }) })), JSON.stringify(aud)).toMatchObject(invalid(`The proof of possession's aud must be ${ISSUER}`));
+      expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { aud } }) })), JSON.stringify(aud)).toMatchObject(
+        invalid(`The proof of possession's aud must be ${ISSUER}`),
+      );
     }
-    expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { iss: 'other-wallet' } }) }))).toMatchObject(invalid('The proof of possession names another client (iss)'));
+    expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { iss: 'other-wallet' } }) }))).toMatchObject(
+      invalid('The proof of possession names another client (iss)'),
+    );
     expect(await check({ attestation: attestation(), pop: pop({ payload: { iss: undefined } }) })).toBeDefined();
   });
 
@@ -270,15 +316,21 @@ describe('Standard Mode: the proof of possession (OAuth-Client-Attestation-PoP)'
     const { check, attestation, pop, now } = await setup();
     expect(await check({ attestation: attestation(), pop: pop({ payload: { iat: now() - 300 } }) })).toBeDefined();
     for (const iat of [now() - 301, now() + 61, undefined, String(now())]) {
-      expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { iat } }) })), String(iat)).toMatchObject(invalid('The proof of possession must be fresh (iat)'));
+      expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { iat } }) })), String(iat)).toMatchObject(
+        invalid('The proof of possession must be fresh (iat)'),
+      );
     }
-    expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { exp: now() } }) }))).toMatchObject(invalid('The proof of possession has expired'));
+    expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { exp: now() } }) }))).toMatchObject(
+      invalid('The proof of possession has expired'),
+    );
   });
 
   it('is taken once: it needs a jti, and a replay is refused while a new proof passes', async () => {
     const { check, attestation, pop } = await setup();
     for (const jti of [undefined, '', 'j'.repeat(257)]) {
-      expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { jti } }) }))).toMatchObject(invalid('The proof of possession needs a jti'));
+      expect(await refusal(check({ attestation: attestation(), pop: pop({ payload: { jti } }) }))).toMatchObject(
+        invalid('The proof of possession needs a jti'),
+      );
     }
     const once = pop();
     expect(await check({ attestation: attestation(), pop: once })).toBeDefined();
@@ -293,19 +345,27 @@ describe('Combined Mode (dpopRequired): the DPoP proof proves possession of the 
     // A proof of possession does not stand in for DPoP in this mode.
     expect(await refusal(check({ attestation: attestation(), pop: pop() }))).toMatchObject(invalid(/send a DPoP proof signed with the attested key/));
     const other = await dpopBy(walletKey('P-256'));
-    expect(await refusal(check({ attestation: attestation() }, undefined, { dpop: other }))).toMatchObject(invalid('The DPoP proof was not signed with the attested key (cnf.jwk)'));
+    expect(await refusal(check({ attestation: attestation() }, undefined, { dpop: other }))).toMatchObject(
+      invalid('The DPoP proof was not signed with the attested key (cnf.jwk)'),
+    );
   });
 
   it('accepts a DPoP proof by the cnf key, with no proof of possession, and returns the client instance', async () => {
     const { check, attestation, dpopBy, instance } = await setup({ dpopRequired: true });
     const dpop = await dpopBy(instance);
-    expect(await check({ attestation: attestation() }, undefined, { dpop })).toEqual({ clientInstanceId: 'instance-1', jwk: instance.publicJwk, jkt: jwkThumbprint(instance.publicJwk) });
+    expect(await check({ attestation: attestation() }, undefined, { dpop })).toEqual({
+      clientInstanceId: 'instance-1',
+      jwk: instance.publicJwk,
+      jkt: jwkThumbprint(instance.publicJwk),
+    });
   });
 
   it('still checks the attestation itself', async () => {
     const { check, attestation, dpopBy, instance } = await setup({ dpopRequired: true });
     const dpop = await dpopBy(instance);
-    expect(await refusal(check({ attestation: attestation({ payload: { sub: 'other-wallet' } }) }, undefined, { dpop }))).toMatchObject(invalid(/another client/));
+    expect(await refusal(check({ attestation: attestation({ payload: { sub: 'other-wallet' } }) }, undefined, { dpop }))).toMatchObject(
+      invalid(/another client/),
+    );
     expect(await refusal(check({ attestation: attestation({ by: walletKey('P-256') }) }, undefined, { dpop }))).toMatchObject(invalid(/not valid/));
   });
 });
@@ -351,11 +411,19 @@ describe('an attested client at the token endpoint of the composed core (Pre-aut
     });
     const code = async () => {
       const created = await s.offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' } });
-      const offer = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, { 'pre-authorized_code': string }> };
+      const offer = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string) as {
+        grants: Record<string, { 'pre-authorized_code': string }>;
+      };
       return Object.values(offer.grants)[0]!['pre-authorized_code'];
     };
     const token = async (form: Record<string, unknown>, proofs: Parameters<typeof s.tokenEndpoint.token>[4]) =>
-      s.tokenEndpoint.token(s.wallet, { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': await code(), ...form }, '/issuance', undefined, proofs);
+      s.tokenEndpoint.token(
+        s.wallet,
+        { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': await code(), ...form },
+        '/issuance',
+        undefined,
+        proofs,
+      );
     const claimsOf = (accessToken: string) => s.walletTokens.verify(s.tenant.id, ISSUER, accessToken);
     return { ...s, token, claimsOf };
   }
@@ -375,9 +443,15 @@ describe('an attested client at the token endpoint of the composed core (Pre-aut
   it('Combined Mode: takes the DPoP proof by the attested key and binds the token to it; refuses a DPoP proof by another key', async () => {
     const { token, attestation, instance, claimsOf, now } = await tokenSetup({ dpopRequired: true });
     const dpopBy = (key: WalletKey) => dpopProof(key, TOKEN_URL, { iat: now() });
-    expect(await refusal(token({}, { attestation: { attestation: attestation() }, dpop: dpopBy(walletKey()) }))).toMatchObject(invalid('The DPoP proof was not signed with the attested key (cnf.jwk)'));
+    expect(await refusal(token({}, { attestation: { attestation: attestation() }, dpop: dpopBy(walletKey()) }))).toMatchObject(
+      invalid('The DPoP proof was not signed with the attested key (cnf.jwk)'),
+    );
     const response = await token({}, { attestation: { attestation: attestation() }, dpop: dpopBy(instance) });
     expect(response.token_type).toBe('DPoP');
-    expect(await claimsOf(response.access_token)).toMatchObject({ clientId: CLIENT_ID, clientInstanceId: 'instance-1', dpopJkt: jwkThumbprint(instance.publicJwk) });
+    expect(await claimsOf(response.access_token)).toMatchObject({
+      clientId: CLIENT_ID,
+      clientInstanceId: 'instance-1',
+      dpopJkt: jwkThumbprint(instance.publicJwk),
+    });
   });
 });

@@ -108,7 +108,8 @@ export async function checkClientAttestation(
   if (header.typ !== 'oauth-client-attestation+jwt') throw invalidAttestation('The client attestation must have typ oauth-client-attestation+jwt');
   if (payload.sub !== client.clientId) throw invalidAttestation('The client attestation was issued for another client (sub)');
   if (typeof payload.exp !== 'number' || payload.exp <= nowSeconds) throw invalidAttestation('The client attestation has expired (or has no exp)');
-  if (payload.iat !== undefined && (typeof payload.iat !== 'number' || payload.iat > nowSeconds + POP_MAX_SKEW_SECONDS)) throw invalidAttestation('The client attestation was issued in the future');
+  if (payload.iat !== undefined && (typeof payload.iat !== 'number' || payload.iat > nowSeconds + POP_MAX_SKEW_SECONDS))
+    throw invalidAttestation('The client attestation was issued in the future');
   const instanceId = payload.client_instance_id;
   if (instanceId !== undefined && (typeof instanceId !== 'string' || instanceId.length === 0 || instanceId.length > MAX_INSTANCE_ID_LENGTH)) {
     throw invalidAttestation(`client_instance_id must be a string of 1 to ${MAX_INSTANCE_ID_LENGTH} characters`);
@@ -132,11 +133,19 @@ export async function checkClientAttestation(
   if (pop.header.typ !== 'oauth-client-attestation-pop+jwt') throw invalidAttestation('The proof of possession must have typ oauth-client-attestation-pop+jwt');
   if (p.iss !== undefined && p.iss !== client.clientId) throw invalidAttestation('The proof of possession names another client (iss)');
   const audiences = Array.isArray(p.aud) ? p.aud : [p.aud];
-  if (!audiences.some((a) => typeof a === 'string' && context.audiences.includes(a))) throw invalidAttestation(`The proof of possession's aud must be ${context.audiences[0]}`);
-  if (typeof p.iat !== 'number' || p.iat > nowSeconds + POP_MAX_SKEW_SECONDS || p.iat < nowSeconds - POP_MAX_AGE_SECONDS) throw invalidAttestation('The proof of possession must be fresh (iat)');
+  if (!audiences.some((a) => typeof a === 'string' && context.audiences.includes(a)))
+    throw invalidAttestation(`The proof of possession's aud must be ${context.audiences[0]}`);
+  if (typeof p.iat !== 'number' || p.iat > nowSeconds + POP_MAX_SKEW_SECONDS || p.iat < nowSeconds - POP_MAX_AGE_SECONDS)
+    throw invalidAttestation('The proof of possession must be fresh (iat)');
   if (p.exp !== undefined && (typeof p.exp !== 'number' || p.exp <= nowSeconds)) throw invalidAttestation('The proof of possession has expired');
   if (typeof p.jti !== 'string' || p.jti.length === 0 || p.jti.length > 256) throw invalidAttestation('The proof of possession needs a jti');
-  const first = await markUsedOnce(deps.store, context.tenantId, 'attestation-pop', deps.digests.sha256(`${jkt}.${p.jti}`), new Date((nowSeconds + POP_MAX_AGE_SECONDS + POP_MAX_SKEW_SECONDS) * 1000));
+  const first = await markUsedOnce(
+    deps.store,
+    context.tenantId,
+    'attestation-pop',
+    deps.digests.sha256(`${jkt}.${p.jti}`),
+    new Date((nowSeconds + POP_MAX_AGE_SECONDS + POP_MAX_SKEW_SECONDS) * 1000),
+  );
   if (!first) throw invalidAttestation('This proof of possession has been used: make a new one for each request');
   return attested;
 }

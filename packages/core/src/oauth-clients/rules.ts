@@ -1,12 +1,6 @@
 import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
-import {
-  WALLET_CLIENT_AUTH_METHODS,
-  WALLET_CLIENT_GRANT_TYPES,
-  type WalletClient,
-  type WalletClientAuthMethod,
-  type WalletClientGrantType,
-} from './model.ts';
+import { WALLET_CLIENT_AUTH_METHODS, WALLET_CLIENT_GRANT_TYPES, type WalletClient, type WalletClientAuthMethod, type WalletClientGrantType } from './model.ts';
 
 /** Longest client id and client name. */
 export const MAX_WALLET_CLIENT_ID = 200;
@@ -51,7 +45,8 @@ export function isWalletClientId(value: unknown): value is string {
 
 /** Checks a client id named in a path; anything else is a 400 about `clientId`. */
 export function checkWalletClientId(clientId: string): string {
-  if (!isWalletClientId(clientId)) throw invalidField('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"`, clientId, 'params');
+  if (!isWalletClientId(clientId))
+    throw invalidField('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"`, clientId, 'params');
   return clientId;
 }
 
@@ -83,7 +78,8 @@ export function redirectUriProblem(uri: string): string | undefined {
     return undefined;
   }
   // RFC 8252 §7.1: private-use schemes are reverse domain names, so they contain a dot.
-  if (!scheme.includes('.')) return 'Use https, http to a loopback host, or a private-use scheme in reverse domain form such as com.example.wallet:/callback (RFC 8252 §7.1)';
+  if (!scheme.includes('.'))
+    return 'Use https, http to a loopback host, or a private-use scheme in reverse domain form such as com.example.wallet:/callback (RFC 8252 §7.1)';
   return undefined;
 }
 
@@ -128,7 +124,8 @@ export function checkWalletClientInput(input: unknown): WalletClientSettings {
   }
 
   const method = tokenEndpointAuthMethod ?? 'none';
-  if (!(WALLET_CLIENT_AUTH_METHODS as readonly unknown[]).includes(method)) add('tokenEndpointAuthMethod', `One of ${WALLET_CLIENT_AUTH_METHODS.join(', ')}`, tokenEndpointAuthMethod);
+  if (!(WALLET_CLIENT_AUTH_METHODS as readonly unknown[]).includes(method))
+    add('tokenEndpointAuthMethod', `One of ${WALLET_CLIENT_AUTH_METHODS.join(', ')}`, tokenEndpointAuthMethod);
 
   const flag = (param: string, value: unknown): { required: boolean } | undefined => {
     if (value === undefined) return undefined;

@@ -32,11 +32,19 @@ async function setup() {
   const hasher = countingHasher();
   const recorder = createEventRecorder({ events: store.events, clock, ids });
   const clients = createWalletClientService({ store, clock, ids, hasher, events: recorder });
-  const tenant = (subdomain: string): Tenant => ({ id: `tenant-${subdomain}`, subdomain, region: 'eu01', name: subdomain, loggingLevel: 3, createdAt: clock.now().toISOString() });
+  const tenant = (subdomain: string): Tenant => ({
+    id: `tenant-${subdomain}`,
+    subdomain,
+    region: 'eu01',
+    name: subdomain,
+    loggingLevel: 3,
+    createdAt: clock.now().toISOString(),
+  });
   const acme = tenant('acme');
   const other = tenant('other');
   for (const t of [acme, other]) await store.tenants.insert(t);
-  const auth = (tenantId: string, presented: Parameters<typeof authenticateWalletClient>[2]) => authenticateWalletClient({ store, hasher }, tenantId, presented);
+  const auth = (tenantId: string, presented: Parameters<typeof authenticateWalletClient>[2]) =>
+    authenticateWalletClient({ store, hasher }, tenantId, presented);
   const events = async () => {
     await recorder.flush();
     return (await store.events.list(acme.id, {}, { limit: 1000 })).items;
@@ -130,7 +138,9 @@ describe('wallet client rules (API.md §8; RFC 6749 §3.1.2, RFC 8252 §7)', () 
 
   it('bounds the lists and the client id, and fills in the defaults', () => {
     const many = Array.from({ length: 21 }, (_, i) => `https://w.example/${i}`);
-    expect(() => checkWalletClientInput({ clientName: 'W', redirectUris: many })).toThrow(expect.objectContaining({ details: [expect.objectContaining({ param: 'redirectUris' })] }));
+    expect(() => checkWalletClientInput({ clientName: 'W', redirectUris: many })).toThrow(
+      expect.objectContaining({ details: [expect.objectContaining({ param: 'redirectUris' })] }),
+    );
     expect(() => checkWalletClientInput({ clientName: 'W', redirectUris: [] })).toThrow(expect.objectContaining({ code: 'BadRequest' }));
     expect(() => checkWalletClientInput({ clientId: 'x'.repeat(201), clientName: 'W', redirectUris: ['https://w.example/cb'] })).toThrow(
       expect.objectContaining({ details: [expect.objectContaining({ param: 'clientId' })] }),
@@ -139,7 +149,14 @@ describe('wallet client rules (API.md §8; RFC 6749 §3.1.2, RFC 8252 §7)', () 
     expect(() => checkWalletClientInput({ clientName: 'W', redirectUris: ['https://w.example/cb'], clientAttestation: { rootCertificates: roots } })).toThrow(
       expect.objectContaining({ details: [expect.objectContaining({ param: 'clientAttestation.rootCertificates' })] }),
     );
-    expect(checkWalletClientInput({ clientId: 'Wallet_1.x~-', clientName: 'W', redirectUris: ['https://w.example/cb'], clientAttestation: { rootCertificates: [PEM] } })).toEqual({
+    expect(
+      checkWalletClientInput({
+        clientId: 'Wallet_1.x~-',
+        clientName: 'W',
+        redirectUris: ['https://w.example/cb'],
+        clientAttestation: { rootCertificates: [PEM] },
+      }),
+    ).toEqual({
       clientId: 'Wallet_1.x~-',
       clientName: 'W',
       redirectUris: ['https://w.example/cb'],
@@ -181,7 +198,12 @@ describe('wallet clients (API.md §8)', () => {
       clientAttestation: { rootCertificates: [PEM], dpopRequired: true },
       credentialResponseEncryption: { required: false },
     });
-    expect(named).toMatchObject({ clientId: 'my-wallet', dpop: { required: true }, clientAttestation: { rootCertificates: [PEM], dpopRequired: true }, credentialResponseEncryption: { required: false } });
+    expect(named).toMatchObject({
+      clientId: 'my-wallet',
+      dpop: { required: true },
+      clientAttestation: { rootCertificates: [PEM], dpopRequired: true },
+      credentialResponseEncryption: { required: false },
+    });
     expect(await clients.get(ctx, 'my-wallet')).toEqual(named);
 
     const first = await clients.list(ctx, { limit: 1 });
@@ -196,7 +218,12 @@ describe('wallet clients (API.md §8)', () => {
 
   it('makes the secret of a confidential client, stores only its hash and shows it in the create answer only', async () => {
     const { clients, ctx, store, acme } = await setup();
-    const made = await clients.create(ctx, { clientId: 'conf', clientName: 'Confidential', redirectUris: ['https://c.example/cb'], tokenEndpointAuthMethod: 'client_secret_basic' });
+    const made = await clients.create(ctx, {
+      clientId: 'conf',
+      clientName: 'Confidential',
+      redirectUris: ['https://c.example/cb'],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
     expect(made.clientSecret).toEqual(expect.any(String));
     const secret = made.clientSecret as string;
     expect(secret.length).toBeGreaterThanOrEqual(43);
@@ -222,7 +249,13 @@ describe('wallet clients (API.md §8)', () => {
     const base = { clientName: 'W2', redirectUris: ['https://w.example/cb2'] };
 
     const confidential = await clients.update(ctx, 'w', { ...base, tokenEndpointAuthMethod: 'client_secret_post' });
-    expect(confidential).toMatchObject({ clientId: 'w', clientName: 'W2', tokenEndpointAuthMethod: 'client_secret_post', createdAt: made.createdAt, updatedAt: '2026-05-01T12:00:01.000Z' });
+    expect(confidential).toMatchObject({
+      clientId: 'w',
+      clientName: 'W2',
+      tokenEndpointAuthMethod: 'client_secret_post',
+      createdAt: made.createdAt,
+      updatedAt: '2026-05-01T12:00:01.000Z',
+    });
     expect(confidential).not.toHaveProperty('dpop');
     const secret = confidential.clientSecret as string;
     expect((await store.walletClients.get(acme.id, 'w'))?.secretHash).toBe(`fake$${secret}`);
@@ -242,7 +275,12 @@ describe('wallet clients (API.md §8)', () => {
 
   it('rotates a confidential client’s secret: the new one authenticates, the old one no longer does', async () => {
     const { clients, ctx, auth, acme } = await setup();
-    const made = await clients.create(ctx, { clientId: 'rot', clientName: 'R', redirectUris: ['https://r.example/cb'], tokenEndpointAuthMethod: 'client_secret_post' });
+    const made = await clients.create(ctx, {
+      clientId: 'rot',
+      clientName: 'R',
+      redirectUris: ['https://r.example/cb'],
+      tokenEndpointAuthMethod: 'client_secret_post',
+    });
     const old = made.clientSecret as string;
     await expect(auth(acme.id, { clientId: 'rot', clientSecret: old })).resolves.toMatchObject({ clientId: 'rot' });
     const rotated = await clients.rotateSecret(ctx, 'rot');
@@ -279,10 +317,19 @@ describe('wallet clients (API.md §8)', () => {
 
   it('records OPENID_CLIENT_* events and never the secret, even at logging level 3', async () => {
     const { clients, ctx, events } = await setup();
-    const made = await clients.create(ctx, { clientId: 'ev', clientName: 'E', redirectUris: ['https://e.example/cb'], tokenEndpointAuthMethod: 'client_secret_basic' });
+    const made = await clients.create(ctx, {
+      clientId: 'ev',
+      clientName: 'E',
+      redirectUris: ['https://e.example/cb'],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
     await clients.get(ctx, 'ev');
     await clients.list(ctx, {});
-    const updated = await clients.update(ctx, 'ev', { clientName: 'E2', redirectUris: ['https://e.example/cb'], tokenEndpointAuthMethod: 'client_secret_post' });
+    const updated = await clients.update(ctx, 'ev', {
+      clientName: 'E2',
+      redirectUris: ['https://e.example/cb'],
+      tokenEndpointAuthMethod: 'client_secret_post',
+    });
     const rotated = await clients.rotateSecret(ctx, 'ev');
     await clients.update(ctx, 'ev', { clientName: 'E3', redirectUris: ['https://e.example/cb'] });
     const again = await clients.update(ctx, 'ev', { clientName: 'E4', redirectUris: ['https://e.example/cb'], tokenEndpointAuthMethod: 'client_secret_basic' });
@@ -292,7 +339,10 @@ describe('wallet clients (API.md §8)', () => {
     const types = all.map((e) => e.type);
     for (const op of ['CREATE', 'RETRIEVE', 'LIST', 'UPDATE', 'ROTATE_SECRET', 'DELETE']) expect(types).toContain(`OPENID_CLIENT_${op}_SUCCESS`);
     expect(types).toContain('OPENID_CLIENT_RETRIEVE_FAIL');
-    expect(all.find((e) => e.type === 'OPENID_CLIENT_CREATE_SUCCESS')).toMatchObject({ category: 'openid', data: { clientId: 'ev', authMethod: 'client_secret_basic', payload: { response: { clientId: 'ev' } } } });
+    expect(all.find((e) => e.type === 'OPENID_CLIENT_CREATE_SUCCESS')).toMatchObject({
+      category: 'openid',
+      data: { clientId: 'ev', authMethod: 'client_secret_basic', payload: { response: { clientId: 'ev' } } },
+    });
     const text = JSON.stringify(all);
     for (const secret of [made.clientSecret, rotated.clientSecret, again.clientSecret]) {
       expect(secret).toEqual(expect.any(String));
@@ -367,7 +417,15 @@ describe('authenticateWalletClient (RFC 6749 §2.3)', () => {
 
   it('refuses malformed or non-Basic Authorization headers with invalid_client', async () => {
     const { auth, acme } = await withClients();
-    for (const authorization of ['Basic !!!', 'Basic', `Basic ${btoa('no-colon')}`, `Basic ${btoa(':secret')}`, 'Bearer abc', `Basic ${btoa('basic-w:%zz')}`, `Basic ${'A'.repeat(4000)}`]) {
+    for (const authorization of [
+      'Basic !!!',
+      'Basic',
+      `Basic ${btoa('no-colon')}`,
+      `Basic ${btoa(':secret')}`,
+      'Bearer abc',
+      `Basic ${btoa('basic-w:%zz')}`,
+      `Basic ${'A'.repeat(4000)}`,
+    ]) {
       expect(await failure(auth(acme.id, { authorization })), authorization.slice(0, 40)).toMatchObject(FAILED);
     }
   });

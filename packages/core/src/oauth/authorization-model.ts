@@ -79,7 +79,14 @@ export interface AuthorizationRepository {
    * on one server or several sharing the database: a handle works once. Throws DomainError
    * `Conflict` (nothing changed) when `to.handleDigest` is another authorization's current handle.
    */
-  advance(tenantId: string, id: string, from: AuthorizationStage, handleDigest: string, now: string, to: AuthorizationAdvance): Promise<AuthorizationRecord | undefined>;
+  advance(
+    tenantId: string,
+    id: string,
+    from: AuthorizationStage,
+    handleDigest: string,
+    now: string,
+    to: AuthorizationAdvance,
+  ): Promise<AuthorizationRecord | undefined>;
   /**
    * Records that the access token of this authorization issued its credential of `configurationId`,
    * in one conditional write: true the first time; false (nothing changes) when recorded before or

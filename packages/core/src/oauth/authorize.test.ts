@@ -55,7 +55,13 @@ async function setup(options: { hook?: boolean; confidential?: boolean } = {}) {
   if (options.hook) {
     await h.store.openIdSettings.put({
       tenantId: tenant.id,
-      interactionHook: { url: 'https://hook.example/start', claims: ['familyName', 'email'], sessionTimeoutInSec: 300, disabled: false, sealedSecret: h.secretBox.seal('hook-secret', `interaction-hook:${tenant.id}`) },
+      interactionHook: {
+        url: 'https://hook.example/start',
+        claims: ['familyName', 'email'],
+        sessionTimeoutInSec: 300,
+        disabled: false,
+        sealedSecret: h.secretBox.seal('hook-secret', `interaction-hook:${tenant.id}`),
+      },
       updatedAt: now,
     });
   }
@@ -70,7 +76,12 @@ async function setup(options: { hook?: boolean; confidential?: boolean } = {}) {
     ...over,
   });
   /** Authorize and sign in at the fake provider: the callback's query. */
-  const signIn = async (over: Record<string, unknown> = {}, subject = 'alice', claims: Record<string, unknown> = { familyName: 'Lovelace', email: 'ada@example.com' }, ctx: RequestContext = browser) => {
+  const signIn = async (
+    over: Record<string, unknown> = {},
+    subject = 'alice',
+    claims: Record<string, unknown> = { familyName: 'Lovelace', email: 'ada@example.com' },
+    ctx: RequestContext = browser,
+  ) => {
     const { location } = await h.authorizationFlow.authorize(ctx, request(over));
     return h.identityProvider.signIn(location, subject, claims);
   };
@@ -80,7 +91,12 @@ async function setup(options: { hook?: boolean; confidential?: boolean } = {}) {
     return url.searchParams.get('code') as string;
   };
   const redeem = (code: string, over: Record<string, unknown> = {}, ctx: RequestContext = browser, authorization?: string) =>
-    h.tokenEndpoint.token(ctx, { grant_type: 'authorization_code', client_id: 'wallet', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, ...over }, undefined, authorization);
+    h.tokenEndpoint.token(
+      ctx,
+      { grant_type: 'authorization_code', client_id: 'wallet', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, ...over },
+      undefined,
+      authorization,
+    );
   return { ...h, tenant, other, admin, browser, mdoc, request, signIn, codeFrom, redeem };
 }
 
@@ -96,7 +112,13 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
 /** The error a wallet redirect carries. */
 function redirectError(location: string) {
   const url = new URL(location);
-  return { at: `${url.origin}${url.pathname}`, error: url.searchParams.get('error'), description: url.searchParams.get('error_description'), state: url.searchParams.get('state'), iss: url.searchParams.get('iss') };
+  return {
+    at: `${url.origin}${url.pathname}`,
+    error: url.searchParams.get('error'),
+    description: url.searchParams.get('error_description'),
+    state: url.searchParams.get('state'),
+    iss: url.searchParams.get('iss'),
+  };
 }
 
 describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, RFC 7636)', () => {
@@ -152,7 +174,9 @@ describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, R
     expect(location).toBe(identityProvider.requests.at(-1)?.toString());
     expect((await failure(authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri: pushed.request_uri }))).oauthError).toBe('invalid_request');
     const again = await authorizationFlow.pushAuthorizationRequest(browser, request(), undefined);
-    expect((await failure(authorizationFlow.authorize(browser, { client_id: 'other-wallet', request_uri: again.request_uri }))).oauthError).toBe('invalid_client');
+    expect((await failure(authorizationFlow.authorize(browser, { client_id: 'other-wallet', request_uri: again.request_uri }))).oauthError).toBe(
+      'invalid_client',
+    );
   });
 
   it('answers a pushed request’s problems directly, never by redirect', async () => {
@@ -163,9 +187,14 @@ describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, R
 
   it('refuses with a 400 while the client or redirect URI is unknown', async () => {
     const { authorizationFlow, browser, request } = await setup();
-    expect(await failure(authorizationFlow.authorize(browser, request({ client_id: undefined })))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request' });
+    expect(await failure(authorizationFlow.authorize(browser, request({ client_id: undefined })))).toMatchObject({
+      code: 'BadRequest',
+      oauthError: 'invalid_request',
+    });
     expect(await failure(authorizationFlow.authorize(browser, request({ client_id: 'nobody' })))).toMatchObject({ oauthError: 'invalid_client' });
-    expect(await failure(authorizationFlow.authorize(browser, request({ redirect_uri: 'https://evil.example/cb' })))).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await failure(authorizationFlow.authorize(browser, request({ redirect_uri: 'https://evil.example/cb' })))).toMatchObject({
+      oauthError: 'invalid_request',
+    });
     // Exact comparison: a trailing slash or another case is another URI.
     expect(await failure(authorizationFlow.authorize(browser, request({ redirect_uri: `${REDIRECT}/` })))).toMatchObject({ oauthError: 'invalid_request' });
   });
@@ -227,7 +256,11 @@ describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, R
     const hook = new URL(location);
     expect(`${hook.origin}${hook.pathname}`).toBe('https://hook.example/start');
     const outgoing = readFakeSessionToken(hook.searchParams.get('session_token') as string);
-    expect(outgoing).toMatchObject({ redirectUrl: `${browser.origin}/v1/oauth/interaction/callback`, claims: { familyName: 'Lovelace', email: 'ada@example.com' }, authenticationProvider: { subjectId: 'alice' } });
+    expect(outgoing).toMatchObject({
+      redirectUrl: `${browser.origin}/v1/oauth/interaction/callback`,
+      claims: { familyName: 'Lovelace', email: 'ada@example.com' },
+      authenticationProvider: { subjectId: 'alice' },
+    });
     // A token signed with another secret is refused; the right one issues the code.
     const forged = await sessionTokens.sign('not-the-secret', { state: outgoing.state, claims: {} }, 60);
     expect(await failure(authorizationFlow.interactionCallback(browser, { session_token: forged }))).toMatchObject({ oauthError: 'invalid_request' });
@@ -244,7 +277,10 @@ describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, R
     const hook = new URL((await authorizationFlow.authenticationCallback(browser, await signIn())).location);
     const state = readFakeSessionToken(hook.searchParams.get('session_token') as string).state;
     const refusal = await sessionTokens.sign('hook-secret', { state, error: 'access_denied', error_description: 'Not a member' }, 60);
-    expect(redirectError((await authorizationFlow.interactionCallback(browser, { session_token: refusal })).location)).toMatchObject({ error: 'access_denied', description: 'Not a member' });
+    expect(redirectError((await authorizationFlow.interactionCallback(browser, { session_token: refusal })).location)).toMatchObject({
+      error: 'access_denied',
+      description: 'Not a member',
+    });
   });
 });
 

@@ -158,7 +158,8 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     if (!isWalletClientId(clientId)) throw oauthError('invalid_client', 'Unknown client_id: register the wallet client first');
     const client = await store.walletClients.get(ctx.tenant.id, clientId);
     if (!client) throw oauthError('invalid_client', 'Unknown client_id: register the wallet client first');
-    if (!client.grantTypes.includes('authorization_code')) throw oauthError('unauthorized_client', 'This client is not registered for the authorization_code grant');
+    if (!client.grantTypes.includes('authorization_code'))
+      throw oauthError('unauthorized_client', 'This client is not registered for the authorization_code grant');
     return client;
   }
 
@@ -229,7 +230,8 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       configurations = requestedIds.map((id) => byId.get(id) as CredentialConfiguration);
     } else {
       configurations = configurationsByScope(all, scope as string);
-      if (configurations.length === 0) throw refuse('invalid_scope', 'The scope names no credential this issuer offers (scopes are <format>:<type>, see scopes_supported)');
+      if (configurations.length === 0)
+        throw refuse('invalid_scope', 'The scope names no credential this issuer offers (scopes are <format>:<type>, see scopes_supported)');
     }
 
     // issuer_state ties the request to an Authorization Code offer (OpenID4VCI 1.0 §4.1.1).
@@ -325,7 +327,13 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       extraParameters: extra,
     });
     if (!url.ok) throw refuse('temporarily_unavailable', `The sign-in provider of the issuer cannot be reached: ${url.reason}`);
-    const next = { stage: 'authenticating' as const, handleDigest: handleDigest(handle), expiresAt: isoIn(SIGN_IN_TTL_SECONDS), providerNonce: nonce, providerCodeVerifier: codeVerifier };
+    const next = {
+      stage: 'authenticating' as const,
+      handleDigest: handleDigest(handle),
+      expiresAt: isoIn(SIGN_IN_TTL_SECONDS),
+      providerNonce: nonce,
+      providerCodeVerifier: codeVerifier,
+    };
     if (pushedHandle === undefined) {
       await store.authorizations.insert({ ...record, ...next });
     } else if (!(await store.authorizations.advance(ctx.tenant.id, record.id, 'pushed', handleDigest(pushedHandle), clock.now().toISOString(), next))) {
@@ -359,7 +367,10 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
 
   /** Ends a flow that failed after sign-in began: its handle is spent, and the wallet is told. */
   async function fail(ctx: RequestContext, record: AuthorizationRecord, handle: string, error: OAuthErrorCode, description: string): Promise<never> {
-    await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), clock.now().toISOString(), { stage: 'failed', expiresAt: clock.now().toISOString() });
+    await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), clock.now().toISOString(), {
+      stage: 'failed',
+      expiresAt: clock.now().toISOString(),
+    });
     throw toWallet(record.redirectUri, record.issuer, record.state, error, description);
   }
 
@@ -372,7 +383,14 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       if (Object.keys(persisted).length === 0) return found;
       return (await store.users.mergeClaims(ctx.tenant.id, found.id, persisted, now)) ?? found;
     }
-    const user: UserRecord = { id: ids.uuid(), tenantId: ctx.tenant.id, claims: persisted, authenticationProvider: { url: provider.url, subjectId: subject }, createdAt: now, updatedAt: now };
+    const user: UserRecord = {
+      id: ids.uuid(),
+      tenantId: ctx.tenant.id,
+      claims: persisted,
+      authenticationProvider: { url: provider.url, subjectId: subject },
+      createdAt: now,
+      updatedAt: now,
+    };
     await store.users.insert(user);
     return user;
   }
@@ -384,7 +402,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
   }
 
   /** Issues the code: the authorization moves to `code`, and the wallet gets it with `state` and `iss`. */
-  async function issueCode(ctx: RequestContext, record: AuthorizationRecord, handle: string, change: { userId?: string; claims?: Record<string, unknown> }): Promise<Redirect> {
+  async function issueCode(
+    ctx: RequestContext,
+    record: AuthorizationRecord,
+    handle: string,
+    change: { userId?: string; claims?: Record<string, unknown> },
+  ): Promise<Redirect> {
     const code = ids.token(32);
     const moved = await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), clock.now().toISOString(), {
       stage: 'code',
@@ -397,7 +420,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
   }
 
   /** Runs a browser step between its analytic events; a wallet redirect with an error is an answer, not a throw. */
-  async function step(ctx: RequestContext, prefix: 'OPENID_AUTHORIZE' | 'OPENID_AUTHENTICATION_CALLBACK' | 'OPENID_INTERACTION_CALLBACK', input: unknown, work: () => Promise<Redirect>): Promise<Redirect> {
+  async function step(
+    ctx: RequestContext,
+    prefix: 'OPENID_AUTHORIZE' | 'OPENID_AUTHENTICATION_CALLBACK' | 'OPENID_INTERACTION_CALLBACK',
+    input: unknown,
+    work: () => Promise<Redirect>,
+  ): Promise<Redirect> {
     try {
       return await withEvents(events, ctx, prefix, work, { input, response: () => ({ location: '***' }) });
     } catch (error) {
@@ -408,28 +436,35 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
 
   return {
     pushAuthorizationRequest(ctx, form, authorization, basePath, proofs) {
-      return withEvents(events, ctx, 'OPENID_PUSHED_AUTHORIZATION', async () => {
-        const issuer = issuerOf(ctx, basePath);
-        if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
-        const dpop = await deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuer}${ISSUER_PATHS.par}`, endpoint: 'token' });
-        await authenticateClient(ctx, form, authorization, issuer, proofs, dpop);
-        let checked: CheckedRequest;
-        try {
-          checked = await checkRequest(ctx, form, issuer);
-        } catch (error) {
-          // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
-          if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
-          throw error;
-        }
-        // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
-        if (dpop) {
-          if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt) throw oauthError('invalid_dpop_proof', 'dpop_jkt is not the thumbprint of the DPoP proof\'s key');
-          checked = { ...checked, dpopJkt: dpop.jkt };
-        }
-        const handle = ids.token(32);
-        await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
-        return { request_uri: `${REQUEST_URI_PREFIX}${handle}`, expires_in: PUSHED_REQUEST_TTL_SECONDS };
-      }, { input: form, response: () => ({ request_uri: '***' }) });
+      return withEvents(
+        events,
+        ctx,
+        'OPENID_PUSHED_AUTHORIZATION',
+        async () => {
+          const issuer = issuerOf(ctx, basePath);
+          if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
+          const dpop = await deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuer}${ISSUER_PATHS.par}`, endpoint: 'token' });
+          await authenticateClient(ctx, form, authorization, issuer, proofs, dpop);
+          let checked: CheckedRequest;
+          try {
+            checked = await checkRequest(ctx, form, issuer);
+          } catch (error) {
+            // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
+            if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
+            throw error;
+          }
+          // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
+          if (dpop) {
+            if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt)
+              throw oauthError('invalid_dpop_proof', "dpop_jkt is not the thumbprint of the DPoP proof's key");
+            checked = { ...checked, dpopJkt: dpop.jkt };
+          }
+          const handle = ids.token(32);
+          await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
+          return { request_uri: `${REQUEST_URI_PREFIX}${handle}`, expires_in: PUSHED_REQUEST_TTL_SECONDS };
+        },
+        { input: form, response: () => ({ request_uri: '***' }) },
+      );
     },
 
     authorize(ctx, query, basePath) {

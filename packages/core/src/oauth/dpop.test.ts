@@ -10,7 +10,14 @@ async function setup(options: { requireNonce?: boolean } = {}) {
   const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
   const wallet = contextFor(tenant, null);
   const make = (requireNonce = options.requireNonce) =>
-    createDpop({ store: h.store, clock: h.clock, digests: h.digests, verifier: fakeJwtProofVerifier(), nonces: h.nonceCodec, ...(requireNonce !== undefined ? { requireNonce } : {}) });
+    createDpop({
+      store: h.store,
+      clock: h.clock,
+      digests: h.digests,
+      verifier: fakeJwtProofVerifier(),
+      nonces: h.nonceCodec,
+      ...(requireNonce !== undefined ? { requireNonce } : {}),
+    });
   const dpop = make();
   const tokenUrl = `${wallet.origin}/v1/oauth/token`;
   const credentialUrl = `${wallet.origin}/v1/openid/credential`;
@@ -49,9 +56,19 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
   it('compares htu after normalising it: the query and fragment of htu and of the request URL are ignored, as are host case and a default port (RFC 9449 §4.3 step 9)', async () => {
     const { dpop, wallet, tokenUrl, proof } = await setup();
     const key = walletKey();
-    expect(await dpop.check(wallet, proof(key, `${tokenUrl}?a=1#frag`), { method: 'POST', url: tokenUrl, endpoint: 'token' })).toMatchObject({ jkt: jwkThumbprint(key.publicJwk) });
-    expect(await dpop.check(wallet, proof(key, tokenUrl), { method: 'POST', url: `${tokenUrl}?b=2`, endpoint: 'token' })).toMatchObject({ jkt: jwkThumbprint(key.publicJwk) });
-    expect(await dpop.check(wallet, proof(key, tokenUrl.replace('https://acme.eu01.vellum.test', 'https://ACME.eu01.vellum.test:443')), { method: 'POST', url: tokenUrl, endpoint: 'token' })).toBeDefined();
+    expect(await dpop.check(wallet, proof(key, `${tokenUrl}?a=1#frag`), { method: 'POST', url: tokenUrl, endpoint: 'token' })).toMatchObject({
+      jkt: jwkThumbprint(key.publicJwk),
+    });
+    expect(await dpop.check(wallet, proof(key, tokenUrl), { method: 'POST', url: `${tokenUrl}?b=2`, endpoint: 'token' })).toMatchObject({
+      jkt: jwkThumbprint(key.publicJwk),
+    });
+    expect(
+      await dpop.check(wallet, proof(key, tokenUrl.replace('https://acme.eu01.vellum.test', 'https://ACME.eu01.vellum.test:443')), {
+        method: 'POST',
+        url: tokenUrl,
+        endpoint: 'token',
+      }),
+    ).toBeDefined();
   });
 
   it('refuses an htu for another path or another origin, or one that is not an http(s) URL', async () => {
@@ -67,7 +84,11 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
       'not a url',
     ];
     for (const htu of others) {
-      expect(await refusal(dpop.check(wallet, proof(key, htu), token)), htu).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_dpop_proof', message: `The DPoP proof's htu must be ${tokenUrl}` });
+      expect(await refusal(dpop.check(wallet, proof(key, htu), token)), htu).toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'invalid_dpop_proof',
+        message: `The DPoP proof's htu must be ${tokenUrl}`,
+      });
     }
     expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { htu: 42 } }), token))).toMatchObject({ oauthError: 'invalid_dpop_proof' });
   });
@@ -76,10 +97,16 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
     const { dpop, wallet, token, tokenUrl, proof } = await setup();
     const key = walletKey();
     for (const typ of ['JWT', 'openid4vci-proof+jwt', undefined]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { header: { typ } }), token))).toMatchObject({ oauthError: 'invalid_dpop_proof', message: 'The DPoP proof must have typ dpop+jwt' });
+      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { header: { typ } }), token))).toMatchObject({
+        oauthError: 'invalid_dpop_proof',
+        message: 'The DPoP proof must have typ dpop+jwt',
+      });
     }
     for (const htm of ['GET', 'post', undefined]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { htm } }), token))).toMatchObject({ oauthError: 'invalid_dpop_proof', message: 'The DPoP proof\'s htm must be POST' });
+      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { htm } }), token))).toMatchObject({
+        oauthError: 'invalid_dpop_proof',
+        message: "The DPoP proof's htm must be POST",
+      });
     }
   });
 
@@ -111,10 +138,19 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
     expect(DPOP_MAX_SKEW_SECONDS).toBe(60);
     expect(await dpop.check(wallet, proof(key, tokenUrl, { iat: now() - 300 }), token)).toBeDefined();
     expect(await dpop.check(wallet, proof(key, tokenUrl, { iat: now() + 60 }), token)).toBeDefined();
-    expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { iat: now() - 301 }), token))).toMatchObject({ oauthError: 'invalid_dpop_proof', message: expect.stringContaining('too old') });
-    expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { iat: now() + 61 }), token))).toMatchObject({ oauthError: 'invalid_dpop_proof', message: 'The DPoP proof was issued in the future' });
+    expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { iat: now() - 301 }), token))).toMatchObject({
+      oauthError: 'invalid_dpop_proof',
+      message: expect.stringContaining('too old'),
+    });
+    expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { iat: now() + 61 }), token))).toMatchObject({
+      oauthError: 'invalid_dpop_proof',
+      message: 'The DPoP proof was issued in the future',
+    });
     for (const iat of [undefined, String(now()), null]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { iat } }), token))).toMatchObject({ oauthError: 'invalid_dpop_proof', message: 'The DPoP proof needs iat (seconds)' });
+      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { iat } }), token))).toMatchObject({
+        oauthError: 'invalid_dpop_proof',
+        message: 'The DPoP proof needs iat (seconds)',
+      });
     }
   });
 
@@ -134,12 +170,18 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
     const { dpop, wallet, resource, credentialUrl, proof } = await setup();
     const key = walletKey();
     const accessToken = 'an-access-token';
-    expect(await refusal(dpop.check(wallet, proof(key, credentialUrl), resource(accessToken)))).toMatchObject({ oauthError: 'invalid_dpop_proof', message: 'The DPoP proof must carry ath, the hash of the access token' });
+    expect(await refusal(dpop.check(wallet, proof(key, credentialUrl), resource(accessToken)))).toMatchObject({
+      oauthError: 'invalid_dpop_proof',
+      message: 'The DPoP proof must carry ath, the hash of the access token',
+    });
     expect(await refusal(dpop.check(wallet, proof(key, credentialUrl, { accessToken: 'another-token' }), resource(accessToken)))).toMatchObject({
       oauthError: 'invalid_dpop_proof',
-      message: 'The DPoP proof\'s ath is not the hash of this access token',
+      message: "The DPoP proof's ath is not the hash of this access token",
     });
-    expect(await dpop.check(wallet, proof(key, credentialUrl, { accessToken }), resource(accessToken))).toEqual({ jkt: jwkThumbprint(key.publicJwk), jwk: key.publicJwk });
+    expect(await dpop.check(wallet, proof(key, credentialUrl, { accessToken }), resource(accessToken))).toEqual({
+      jkt: jwkThumbprint(key.publicJwk),
+      jwk: key.publicJwk,
+    });
   });
 
   it('takes each proof once (§11.1): a replay is refused, on this instance or another sharing the store, while fresh proofs pass', async () => {
@@ -147,7 +189,10 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
     const key = walletKey();
     const first = proof(key, tokenUrl);
     expect(await dpop.check(wallet, first, token)).toBeDefined();
-    expect(await refusal(dpop.check(wallet, first, token))).toMatchObject({ oauthError: 'invalid_dpop_proof', message: expect.stringContaining('has been used') });
+    expect(await refusal(dpop.check(wallet, first, token))).toMatchObject({
+      oauthError: 'invalid_dpop_proof',
+      message: expect.stringContaining('has been used'),
+    });
     const second = proof(key, tokenUrl);
     expect(await dpop.check(wallet, second, token)).toBeDefined();
     expect(await dpop.check(wallet, proof(key, tokenUrl), token)).toBeDefined();
@@ -162,7 +207,11 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
   it('refuses two DPoP headers (§4.3 step 1)', async () => {
     const { dpop, wallet, token, tokenUrl, proof } = await setup();
     const key = walletKey();
-    expect(await refusal(dpop.check(wallet, [proof(key, tokenUrl), proof(key, tokenUrl)], token))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_dpop_proof', message: 'Send one DPoP header' });
+    expect(await refusal(dpop.check(wallet, [proof(key, tokenUrl), proof(key, tokenUrl)], token))).toMatchObject({
+      code: 'BadRequest',
+      oauthError: 'invalid_dpop_proof',
+      message: 'Send one DPoP header',
+    });
     expect(await refusal(dpop.check(wallet, [proof(key, tokenUrl)], token))).toMatchObject({ oauthError: 'invalid_dpop_proof' });
   });
 });
@@ -193,7 +242,11 @@ describe('how a refused proof is answered', () => {
     const { dpop } = await setup();
     expect(dpop.algorithms).toEqual(['ES256', 'EdDSA']);
     expect(dpop.challenge()).toBe('DPoP algs="ES256 EdDSA"');
-    expect(parseChallenge(dpop.challenge('invalid_token', 'say "hi"')).params).toEqual({ error: 'invalid_token', error_description: 'say  hi ', algs: 'ES256 EdDSA' });
+    expect(parseChallenge(dpop.challenge('invalid_token', 'say "hi"')).params).toEqual({
+      error: 'invalid_token',
+      error_description: 'say  hi ',
+      algs: 'ES256 EdDSA',
+    });
   });
 });
 
@@ -232,7 +285,9 @@ describe('server nonces (RFC 9449 §8, §9), when the server requires them', () 
     const elsewhere = dpop.freshNonce(contextFor(other, null));
     const cNonce = (await nonces.issue(wallet)).c_nonce;
     for (const nonce of [elsewhere, cNonce, 'made-up', 12]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { nonce } }), token)), String(nonce)).toMatchObject({ oauthError: 'use_dpop_nonce' });
+      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { nonce } }), token)), String(nonce)).toMatchObject({
+        oauthError: 'use_dpop_nonce',
+      });
     }
   });
 

@@ -125,24 +125,34 @@ export function createDpop(deps: DpopDeps): Dpop {
       if (h.typ !== 'dpop+jwt') throw bad('The DPoP proof must have typ dpop+jwt');
       if (p.htm !== target.method) throw bad(`The DPoP proof's htm must be ${target.method}`);
       const expectedUrl = withoutQuery(target.url);
-      if (typeof p.htu !== 'string' || withoutQuery(p.htu) === undefined || withoutQuery(p.htu) !== expectedUrl) throw bad(`The DPoP proof's htu must be ${expectedUrl}`);
+      if (typeof p.htu !== 'string' || withoutQuery(p.htu) === undefined || withoutQuery(p.htu) !== expectedUrl)
+        throw bad(`The DPoP proof's htu must be ${expectedUrl}`);
       const now = Math.floor(clock.now().getTime() / 1000);
       if (typeof p.iat !== 'number' || !Number.isFinite(p.iat)) throw bad('The DPoP proof needs iat (seconds)');
       if (p.iat > now + DPOP_MAX_SKEW_SECONDS) throw bad('The DPoP proof was issued in the future');
       if (p.iat < now - DPOP_MAX_AGE_SECONDS) throw bad('The DPoP proof is too old: make a new one for each request');
-      if (typeof p.jti !== 'string' || p.jti.length === 0 || p.jti.length > MAX_JTI_LENGTH) throw bad(`The DPoP proof needs a jti of 1 to ${MAX_JTI_LENGTH} characters`);
+      if (typeof p.jti !== 'string' || p.jti.length === 0 || p.jti.length > MAX_JTI_LENGTH)
+        throw bad(`The DPoP proof needs a jti of 1 to ${MAX_JTI_LENGTH} characters`);
       if (target.accessToken !== undefined) {
         // RFC 9449 §4.3 step 11: toward a resource, the proof names the token by its hash.
         if (p.ath === undefined) throw bad('The DPoP proof must carry ath, the hash of the access token');
-        if (p.ath !== digests.sha256(target.accessToken)) throw bad('The DPoP proof\'s ath is not the hash of this access token');
+        if (p.ath !== digests.sha256(target.accessToken)) throw bad("The DPoP proof's ath is not the hash of this access token");
       }
       if (requireNonce) {
-        if (p.nonce === undefined) throw refuse(ctx, target.endpoint, 'use_dpop_nonce', 'This server requires a nonce in DPoP proofs: use the DPoP-Nonce header sent with this answer');
+        if (p.nonce === undefined)
+          throw refuse(ctx, target.endpoint, 'use_dpop_nonce', 'This server requires a nonce in DPoP proofs: use the DPoP-Nonce header sent with this answer');
         const opened = typeof p.nonce === 'string' ? nonces.open(nonceDomain(ctx), p.nonce) : undefined;
-        if (!opened || opened.expiresAt.getTime() <= clock.now().getTime()) throw refuse(ctx, target.endpoint, 'use_dpop_nonce', 'The DPoP nonce is unknown or expired: use the one sent with this answer');
+        if (!opened || opened.expiresAt.getTime() <= clock.now().getTime())
+          throw refuse(ctx, target.endpoint, 'use_dpop_nonce', 'The DPoP nonce is unknown or expired: use the one sent with this answer');
       }
       // Single use (RFC 9449 §11.1), remembered until the proof could no longer be accepted anyway.
-      const first = await markUsedOnce(store, ctx.tenant.id, 'dpop', digests.sha256(`${verified.thumbprint}.${p.jti}`), new Date((now + DPOP_MAX_AGE_SECONDS + DPOP_MAX_SKEW_SECONDS) * 1000));
+      const first = await markUsedOnce(
+        store,
+        ctx.tenant.id,
+        'dpop',
+        digests.sha256(`${verified.thumbprint}.${p.jti}`),
+        new Date((now + DPOP_MAX_AGE_SECONDS + DPOP_MAX_SKEW_SECONDS) * 1000),
+      );
       if (!first) throw bad('This DPoP proof has been used: make a new one for each request');
       return { jkt: verified.thumbprint, jwk: verified.jwk };
     },

@@ -36,7 +36,8 @@ export function requestedConfigurations(form: Readonly<Record<string, unknown>>)
     const { type, credential_configuration_id: id, format } = entry as Record<string, unknown>;
     if (type !== 'openid_credential') throw invalidDetails('Each authorization_details entry must be of type openid_credential');
     if (format !== undefined) throw invalidDetails('Name the credential by credential_configuration_id, not format');
-    if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw invalidDetails('Each authorization_details entry must name a credential_configuration_id');
+    if (typeof id !== 'string' || id.length === 0 || id.length > 200)
+      throw invalidDetails('Each authorization_details entry must name a credential_configuration_id');
     return id;
   });
   return [...new Set(ids)];
@@ -49,4 +50,3 @@ export function field(form: Readonly<Record<string, unknown>>, name: string): st
   if (typeof value !== 'string') throw invalidRequest(`${name} must be given once, as text`);
   return value;
 }
-

@@ -21,7 +21,9 @@ async function setup() {
   /** A pre-authorized offer and the code in its URI. */
   const offer = async (input: Record<string, unknown> = {}) => {
     const created = await h.offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' }, ...input });
-    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
+      'pre-authorized_code'
+    ] as string;
     return { ...created, code };
   };
   const token = (form: Record<string, unknown>, ctx = wallet) => h.tokenEndpoint.token(ctx, { grant_type: PRE_AUTHORIZED_CODE_GRANT, ...form });
@@ -89,7 +91,10 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
       scope: 'mso_mdoc:org.example.card',
       authorization_details: [{ type: 'openid_credential', credential_configuration_id: second.id, credential_identifiers: [second.id] }],
     });
-    expect(await walletTokens.verify(tenant.id, wallet.origin, response.access_token)).toMatchObject({ configurationIds: [second.id], credentialIdentifiers: true });
+    expect(await walletTokens.verify(tenant.id, wallet.origin, response.access_token)).toMatchObject({
+      configurationIds: [second.id],
+      credentialIdentifiers: true,
+    });
   });
 
   it('refuses authorization_details that are malformed or name what the offer does not grant: invalid_authorization_details, and the code stays usable', async () => {
@@ -119,7 +124,11 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     const { offer, token } = await setup();
     const o = await offer();
     await token({ 'pre-authorized_code': o.code });
-    expect(await failure(token({ 'pre-authorized_code': o.code }))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_grant', message: 'The pre-authorized code has been used' });
+    expect(await failure(token({ 'pre-authorized_code': o.code }))).toMatchObject({
+      code: 'BadRequest',
+      oauthError: 'invalid_grant',
+      message: 'The pre-authorized code has been used',
+    });
   });
 
   it('gives exactly one token to racing requests for one code', async () => {
@@ -133,11 +142,17 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
   it('asks for the transaction code the offer has (invalid_request when missing or unexpected, no attempt counted)', async () => {
     const { offer, token, store, tenant } = await setup();
     const withCode = await offer({ transactionCodeConfiguration: { inputMode: 'numeric' } });
-    expect(await failure(token({ 'pre-authorized_code': withCode.code }))).toMatchObject({ oauthError: 'invalid_request', message: expect.stringContaining('tx_code is required') });
+    expect(await failure(token({ 'pre-authorized_code': withCode.code }))).toMatchObject({
+      oauthError: 'invalid_request',
+      message: expect.stringContaining('tx_code is required'),
+    });
     expect(await failure(token({ 'pre-authorized_code': withCode.code, tx_code: '' }))).toMatchObject({ oauthError: 'invalid_request' });
     expect((await store.offers.get(tenant.id, withCode.id))?.failedTxAttempts).toBe(0);
     const without = await offer();
-    expect(await failure(token({ 'pre-authorized_code': without.code, tx_code: '123456' }))).toMatchObject({ oauthError: 'invalid_request', message: 'This offer takes no tx_code' });
+    expect(await failure(token({ 'pre-authorized_code': without.code, tx_code: '123456' }))).toMatchObject({
+      oauthError: 'invalid_request',
+      message: 'This offer takes no tx_code',
+    });
     await expect(token({ 'pre-authorized_code': without.code })).resolves.toBeDefined();
   });
 
@@ -145,10 +160,22 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     const { offer, token, store, tenant } = await setup();
     const o = await offer({ transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } });
     const wrong = o.transactionCode === '000000' ? '111111' : '000000';
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The transaction code is wrong (2 attempts left)' });
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The transaction code is wrong (1 attempt left)' });
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({ oauthError: 'invalid_grant', message: expect.stringContaining('no longer valid') });
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }))).toMatchObject({ oauthError: 'invalid_grant', message: 'Too many wrong transaction codes: the offer is no longer valid' });
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: 'The transaction code is wrong (2 attempts left)',
+    });
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: 'The transaction code is wrong (1 attempt left)',
+    });
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: expect.stringContaining('no longer valid'),
+    });
+    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: 'Too many wrong transaction codes: the offer is no longer valid',
+    });
     expect(await store.offers.get(tenant.id, o.id)).toMatchObject({ status: 'locked', failedTxAttempts: 3 });
   });
 
@@ -159,8 +186,14 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     const foreign = await offer();
     await offers.deletePreAuthorizedOffer(admin, deleted.id);
     clock.advance(30_000);
-    expect(await failure(token({ 'pre-authorized_code': expiring.code }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code has expired' });
-    expect(await failure(token({ 'pre-authorized_code': deleted.code }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code is not valid' });
+    expect(await failure(token({ 'pre-authorized_code': expiring.code }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: 'The pre-authorized code has expired',
+    });
+    expect(await failure(token({ 'pre-authorized_code': deleted.code }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: 'The pre-authorized code is not valid',
+    });
     expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant' });
     expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(5000) }))).toMatchObject({ oauthError: 'invalid_grant' });
     expect(await failure(token({ 'pre-authorized_code': foreign.code }, contextFor(other, null)))).toMatchObject({ oauthError: 'invalid_grant' });
@@ -171,12 +204,18 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     const redeem = vi.spyOn(store.offers, 'redeem');
     const find = vi.spyOn(store.offers, 'findByCodeDigest');
     for (const code of ['x'.repeat(201), 'short', 'has spaces in it, and commas', 'base64+with/padding==AAAAAAAAAAAA', 'ümlaut-ümlaut-ümlaut']) {
-      expect(await failure(token({ 'pre-authorized_code': code })), code).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code is not valid' });
+      expect(await failure(token({ 'pre-authorized_code': code })), code).toMatchObject({
+        oauthError: 'invalid_grant',
+        message: 'The pre-authorized code is not valid',
+      });
     }
     expect(redeem).not.toHaveBeenCalled();
     expect(find).not.toHaveBeenCalled();
     // A well-formed code that names no offer is asked about, and refused the same way.
-    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The pre-authorized code is not valid' });
+    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: 'The pre-authorized code is not valid',
+    });
     expect(redeem).toHaveBeenCalledTimes(1);
   });
 
@@ -187,7 +226,10 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     expect(await failure(token({ 'pre-authorized_code': o.code }))).toMatchObject({ oauthError: 'invalid_grant' });
     const p = await offer();
     await configurations.delete(admin, 'mso_mdoc', mdoc.id);
-    expect(await failure(token({ 'pre-authorized_code': p.code }))).toMatchObject({ oauthError: 'invalid_grant', message: 'The credentials offered are no longer issued' });
+    expect(await failure(token({ 'pre-authorized_code': p.code }))).toMatchObject({
+      oauthError: 'invalid_grant',
+      message: 'The credentials offered are no longer issued',
+    });
   });
 
   it('answers malformed requests with invalid_request and other grants with unsupported_grant_type', async () => {
@@ -209,11 +251,20 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     const o = await offer({ transactionCodeConfiguration: { inputMode: 'numeric' } });
     const response = await token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }, ctx);
     await expect(token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }, ctx)).rejects.toBeDefined();
-    const events = (await analytics.listEvents(contextFor(tenant, 'auditor'), { types: 'OPENID_TOKEN_START,OPENID_TOKEN_SUCCESS,OPENID_TOKEN_FAIL' })).data.reverse();
+    const events = (
+      await analytics.listEvents(contextFor(tenant, 'auditor'), { types: 'OPENID_TOKEN_START,OPENID_TOKEN_SUCCESS,OPENID_TOKEN_FAIL' })
+    ).data.reverse();
     expect(events.map((e) => [e.type, e.category])).toEqual([
-      ['OPENID_TOKEN_START', 'openid'], ['OPENID_TOKEN_SUCCESS', 'openid'], ['OPENID_TOKEN_START', 'openid'], ['OPENID_TOKEN_FAIL', 'openid'],
+      ['OPENID_TOKEN_START', 'openid'],
+      ['OPENID_TOKEN_SUCCESS', 'openid'],
+      ['OPENID_TOKEN_START', 'openid'],
+      ['OPENID_TOKEN_FAIL', 'openid'],
     ]);
-    expect(events[1]?.data).toMatchObject({ grantType: PRE_AUTHORIZED_CODE_GRANT, offerId: o.id, payload: { request: { 'pre-authorized_code': '***', tx_code: '***' }, response: { access_token: '***', scope: response.scope } } });
+    expect(events[1]?.data).toMatchObject({
+      grantType: PRE_AUTHORIZED_CODE_GRANT,
+      offerId: o.id,
+      payload: { request: { 'pre-authorized_code': '***', tx_code: '***' }, response: { access_token: '***', scope: response.scope } },
+    });
     expect(events[3]?.data).toMatchObject({ errorCode: 'invalid_grant' });
     const text = JSON.stringify(events);
     for (const secret of [o.code, response.access_token, `"${o.transactionCode}"`]) expect(text).not.toContain(secret);

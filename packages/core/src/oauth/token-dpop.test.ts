@@ -41,8 +41,10 @@ async function setup() {
     const created = await h.offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' } });
     return JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
   };
-  const token = (form: Record<string, unknown>, proofs?: TokenRequestProofs, ctx: RequestContext = wallet) => h.tokenEndpoint.token(ctx, form, undefined, undefined, proofs);
-  const preAuthorized = async (proofs?: TokenRequestProofs, form: Record<string, unknown> = {}) => token({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': await offerCode(), ...form }, proofs);
+  const token = (form: Record<string, unknown>, proofs?: TokenRequestProofs, ctx: RequestContext = wallet) =>
+    h.tokenEndpoint.token(ctx, form, undefined, undefined, proofs);
+  const preAuthorized = async (proofs?: TokenRequestProofs, form: Record<string, unknown> = {}) =>
+    token({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': await offerCode(), ...form }, proofs);
   /** A DPoP proof by `key` for the token endpoint, issued now on the test's clock. */
   const tokenProof = (key: WalletKey, over: Parameters<typeof dpopProof>[2] = {}) => dpopProof(key, tokenUrl, { iat: now(), ...over });
 
@@ -71,7 +73,24 @@ async function setup() {
       ...over,
     });
   };
-  return { ...h, tenant, admin, wallet, mdoc, issuer, tokenUrl, credentialUrl, now, offerCode, token, preAuthorized, tokenProof, credential, credentialProof, registerClient };
+  return {
+    ...h,
+    tenant,
+    admin,
+    wallet,
+    mdoc,
+    issuer,
+    tokenUrl,
+    credentialUrl,
+    now,
+    offerCode,
+    token,
+    preAuthorized,
+    tokenProof,
+    credential,
+    credentialProof,
+    registerClient,
+  };
 }
 
 describe('the token endpoint with DPoP (RFC 9449 §5, §6)', () => {
@@ -118,7 +137,11 @@ describe('the token endpoint with DPoP (RFC 9449 §5, §6)', () => {
     const { token, offerCode, tokenProof, registerClient, walletTokens, tenant, issuer } = await setup();
     await registerClient({ dpop: { required: true } });
     const form = { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': await offerCode(), client_id: 'wallet' };
-    expect(await refusal(token(form))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_dpop_proof', message: expect.stringContaining('dpop.required') });
+    expect(await refusal(token(form))).toMatchObject({
+      code: 'BadRequest',
+      oauthError: 'invalid_dpop_proof',
+      message: expect.stringContaining('dpop.required'),
+    });
     const key = walletKey();
     const response = await token(form, { dpop: tokenProof(key) });
     expect(response.token_type).toBe('DPoP');
@@ -137,7 +160,10 @@ describe('the token endpoint with DPoP (RFC 9449 §5, §6)', () => {
     await registerClient({ tokenEndpointAuthMethod: 'client_secret_post', secretHash: await hasher.hash('s3cret') });
     // Naming a confidential client without its secret is no way to have its name on the token.
     expect(await refusal(preAuthorized(undefined, { client_id: 'wallet' }))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
-    expect(await refusal(preAuthorized(undefined, { client_id: 'wallet', client_secret: 'wrong' }))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
+    expect(await refusal(preAuthorized(undefined, { client_id: 'wallet', client_secret: 'wrong' }))).toMatchObject({
+      code: 'Unauthorized',
+      oauthError: 'invalid_client',
+    });
     const authenticated = await preAuthorized(undefined, { client_id: 'wallet', client_secret: 's3cret' });
     expect(await walletTokens.verify(tenant.id, issuer, authenticated.access_token)).toMatchObject({ clientId: 'wallet' });
     // An id no client holds stays anonymous: no client on the token.
@@ -188,16 +214,22 @@ describe('the credential endpoint with a DPoP-bound token (RFC 9449 §7)', () =>
   it('refuses a replayed proof, even one first spent on a request refused for its body', async () => {
     const { credential, credentialEndpoint, credentialProof, key, accessToken, wallet } = await bound();
     const proof = credentialProof(key, accessToken);
-    const malformed = await refusal(credentialEndpoint.issue(wallet, { authorization: `DPoP ${accessToken}`, dpop: proof, contentType: 'application/json', body: 'not json' }));
+    const malformed = await refusal(
+      credentialEndpoint.issue(wallet, { authorization: `DPoP ${accessToken}`, dpop: proof, contentType: 'application/json', body: 'not json' }),
+    );
     // Past authentication: refused for its body, not for its token.
     expect(malformed.code).toBe('BadRequest');
     expectDpopChallenge(await refusal(credential({ authorization: `DPoP ${accessToken}`, dpop: proof })), 'invalid_dpop_proof');
-    expect(JSON.parse((await credential({ authorization: `DPoP ${accessToken}`, dpop: credentialProof(key, accessToken) })).body)).toHaveProperty('credentials');
+    expect(JSON.parse((await credential({ authorization: `DPoP ${accessToken}`, dpop: credentialProof(key, accessToken) })).body)).toHaveProperty(
+      'credentials',
+    );
   });
 
   it('takes the bound token at the notification endpoint with a proof whose htu is that endpoint', async () => {
     const { credential, credentialProof, credentialEndpoint, key, accessToken, wallet, issuer, now } = await bound();
-    const issued = JSON.parse((await credential({ authorization: `DPoP ${accessToken}`, dpop: credentialProof(key, accessToken) })).body) as { notification_id: string };
+    const issued = JSON.parse((await credential({ authorization: `DPoP ${accessToken}`, dpop: credentialProof(key, accessToken) })).body) as {
+      notification_id: string;
+    };
     const body = JSON.stringify({ notification_id: issued.notification_id, event: 'credential_accepted' });
     const notify = (dpop: string) => credentialEndpoint.notify(wallet, { authorization: `DPoP ${accessToken}`, dpop, contentType: 'application/json', body });
     // A proof made for the credential endpoint does not do for the notification endpoint.
@@ -210,12 +242,25 @@ describe('the credential endpoint with a DPoP-bound token (RFC 9449 §7)', () =>
     const key = walletKey();
     const mounted = `${issuer}/issuance`;
     const form = { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': await offerCode() };
-    expect(await refusal(tokenEndpoint.token(wallet, form, '/issuance', undefined, { dpop: dpopProof(key, `${issuer}/v1/oauth/token`, { iat: now() }) }))).toMatchObject({ oauthError: 'invalid_dpop_proof' });
-    const { access_token, token_type } = await tokenEndpoint.token(wallet, form, '/issuance', undefined, { dpop: dpopProof(key, `${mounted}/v1/oauth/token`, { iat: now() }) });
+    expect(
+      await refusal(tokenEndpoint.token(wallet, form, '/issuance', undefined, { dpop: dpopProof(key, `${issuer}/v1/oauth/token`, { iat: now() }) })),
+    ).toMatchObject({ oauthError: 'invalid_dpop_proof' });
+    const { access_token, token_type } = await tokenEndpoint.token(wallet, form, '/issuance', undefined, {
+      dpop: dpopProof(key, `${mounted}/v1/oauth/token`, { iat: now() }),
+    });
     expect(token_type).toBe('DPoP');
     const request = async (htu: string) => {
-      const body = JSON.stringify({ credential_configuration_id: mdoc.id, proofs: { jwt: [proofJwt(walletKey(), { audience: mounted, nonce: (await nonces.issue(wallet)).c_nonce, iat: now() })] } });
-      return credentialEndpoint.issue(wallet, { authorization: `DPoP ${access_token}`, dpop: dpopProof(key, htu, { iat: now(), accessToken: access_token }), contentType: 'application/json', body, basePath: '/issuance' });
+      const body = JSON.stringify({
+        credential_configuration_id: mdoc.id,
+        proofs: { jwt: [proofJwt(walletKey(), { audience: mounted, nonce: (await nonces.issue(wallet)).c_nonce, iat: now() })] },
+      });
+      return credentialEndpoint.issue(wallet, {
+        authorization: `DPoP ${access_token}`,
+        dpop: dpopProof(key, htu, { iat: now(), accessToken: access_token }),
+        contentType: 'application/json',
+        body,
+        basePath: '/issuance',
+      });
     };
     expect(await refusal(request(`${issuer}/v1/openid/credential`))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_dpop_proof' });
     expect(JSON.parse((await request(`${mounted}/v1/openid/credential`)).body)).toHaveProperty('credentials');
@@ -224,7 +269,10 @@ describe('the credential endpoint with a DPoP-bound token (RFC 9449 §7)', () =>
   it('refuses a Bearer token sent with the DPoP scheme', async () => {
     const { preAuthorized, credential, credentialProof } = await setup();
     const { access_token } = await preAuthorized();
-    expectDpopChallenge(await refusal(credential({ authorization: `DPoP ${access_token}`, dpop: credentialProof(walletKey(), access_token) })), 'invalid_token');
+    expectDpopChallenge(
+      await refusal(credential({ authorization: `DPoP ${access_token}`, dpop: credentialProof(walletKey(), access_token) })),
+      'invalid_token',
+    );
     expect(JSON.parse((await credential({ authorization: `Bearer ${access_token}` })).body)).toHaveProperty('credentials');
   });
 });
@@ -248,7 +296,14 @@ describe('dpop_jkt at the pushed authorization request (RFC 9449 §10), enforced
       createdAt: at,
       updatedAt: at,
     });
-    const request = { response_type: 'code', client_id: 'wallet', redirect_uri: REDIRECT, scope: `mso_mdoc:${DOCTYPE}`, code_challenge_method: 'S256', code_challenge: CHALLENGE };
+    const request = {
+      response_type: 'code',
+      client_id: 'wallet',
+      redirect_uri: REDIRECT,
+      scope: `mso_mdoc:${DOCTYPE}`,
+      code_challenge_method: 'S256',
+      code_challenge: CHALLENGE,
+    };
     const parUrl = `${s.issuer}/v1/oauth/par`;
     /** Pushes the request (with `extra` fields and proofs), signs the user in, and returns the code the wallet receives. */
     const code = async (extra: Record<string, unknown> = {}, proofs?: TokenRequestProofs) => {
@@ -258,7 +313,8 @@ describe('dpop_jkt at the pushed authorization request (RFC 9449 §10), enforced
       const back = new URL((await s.authorizationFlow.authenticationCallback(s.wallet, callback)).location);
       return back.searchParams.get('code') as string;
     };
-    const redeem = (c: string, proofs?: TokenRequestProofs) => s.token({ grant_type: 'authorization_code', client_id: 'wallet', code: c, redirect_uri: REDIRECT, code_verifier: VERIFIER }, proofs);
+    const redeem = (c: string, proofs?: TokenRequestProofs) =>
+      s.token({ grant_type: 'authorization_code', client_id: 'wallet', code: c, redirect_uri: REDIRECT, code_verifier: VERIFIER }, proofs);
     return { ...s, code, redeem, parUrl };
   }
 
@@ -283,8 +339,18 @@ describe('dpop_jkt at the pushed authorization request (RFC 9449 §10), enforced
 
   it('refuses a pushed request whose dpop_jkt is not the thumbprint of its DPoP proof’s key', async () => {
     const { authorizationFlow, wallet, parUrl, now } = await authorizationCode();
-    const form = { response_type: 'code', client_id: 'wallet', redirect_uri: REDIRECT, scope: `mso_mdoc:${DOCTYPE}`, code_challenge_method: 'S256', code_challenge: CHALLENGE, dpop_jkt: jwkThumbprint(walletKey().publicJwk) };
-    const error = await refusal(authorizationFlow.pushAuthorizationRequest(wallet, form, undefined, undefined, { dpop: dpopProof(walletKey(), parUrl, { iat: now() }) }));
+    const form = {
+      response_type: 'code',
+      client_id: 'wallet',
+      redirect_uri: REDIRECT,
+      scope: `mso_mdoc:${DOCTYPE}`,
+      code_challenge_method: 'S256',
+      code_challenge: CHALLENGE,
+      dpop_jkt: jwkThumbprint(walletKey().publicJwk),
+    };
+    const error = await refusal(
+      authorizationFlow.pushAuthorizationRequest(wallet, form, undefined, undefined, { dpop: dpopProof(walletKey(), parUrl, { iat: now() }) }),
+    );
     expect(error).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_dpop_proof' });
   });
 

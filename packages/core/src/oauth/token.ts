@@ -73,7 +73,13 @@ export interface TokenEndpoint {
    * fields are ignored, as RFC 6749 §3.2 says); `basePath` is where the API is mounted. Failures are
    * 400 DomainErrors carrying the OAuth `error` (RFC 6749 §5.2, OpenID4VCI 1.0 §6.3).
    */
-  token(ctx: RequestContext, form: Readonly<Record<string, unknown>>, basePath?: string, authorization?: string, proofs?: TokenRequestProofs): Promise<TokenResponse>;
+  token(
+    ctx: RequestContext,
+    form: Readonly<Record<string, unknown>>,
+    basePath?: string,
+    authorization?: string,
+    proofs?: TokenRequestProofs,
+  ): Promise<TokenResponse>;
 }
 
 /** A DPoP proof the grant or the client requires is missing (RFC 9449 §5, §10). */
@@ -110,11 +116,21 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
    * What a registered client asks of its requests (API.md §8): DPoP when it registered
    * `dpop.required`, and its attestation when it registered `clientAttestation`.
    */
-  async function clientProofs(ctx: RequestContext, basePath: string | undefined, client: WalletClient, proofs: TokenRequestProofs | undefined, dpop: VerifiedDpopProof | undefined): Promise<AttestedInstance | undefined> {
+  async function clientProofs(
+    ctx: RequestContext,
+    basePath: string | undefined,
+    client: WalletClient,
+    proofs: TokenRequestProofs | undefined,
+    dpop: VerifiedDpopProof | undefined,
+  ): Promise<AttestedInstance | undefined> {
     if (client.dpop?.required === true && !dpop) throw dpopRequired('This client registered dpop.required: send a DPoP proof (RFC 9449)');
     const issuer = issuerOf(ctx, basePath);
     const { origin, host } = new URL(issuer);
-    return checkClientAttestation(attestationDeps, client, proofs?.attestation, { tenantId: ctx.tenant.id, audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host], dpop });
+    return checkClientAttestation(attestationDeps, client, proofs?.attestation, {
+      tenantId: ctx.tenant.id,
+      audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host],
+      dpop,
+    });
   }
 
   /** The access token's binding and client, and the response's token type. */
@@ -136,7 +152,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
    * attested client may leave it out: its attestation's `sub` names it, and is checked to), and the
    * secret in the form or the Authorization header.
    */
-  function presentedClient(form: Readonly<Record<string, unknown>>, authorization: string | undefined, proofs: TokenRequestProofs | undefined): PresentedClient {
+  function presentedClient(
+    form: Readonly<Record<string, unknown>>,
+    authorization: string | undefined,
+    proofs: TokenRequestProofs | undefined,
+  ): PresentedClient {
     const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
     const clientSecret = field(form, 'client_secret');
     return {
@@ -152,7 +172,12 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
    * does at every token request, and is then held to what it registered. A client id no client holds
    * is anonymous.
    */
-  async function preAuthorizedClient(ctx: RequestContext, form: Readonly<Record<string, unknown>>, authorization: string | undefined, proofs: TokenRequestProofs | undefined) {
+  async function preAuthorizedClient(
+    ctx: RequestContext,
+    form: Readonly<Record<string, unknown>>,
+    authorization: string | undefined,
+    proofs: TokenRequestProofs | undefined,
+  ) {
     const presented = presentedClient(form, authorization, proofs);
     const credentials = presented.clientSecret !== undefined || (presented.authorization ?? '') !== '';
     const named = isWalletClientId(presented.clientId) ? await store.walletClients.get(ctx.tenant.id, presented.clientId) : undefined;
@@ -189,12 +214,22 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     // An address that guessed too often is refused before its guess is tried; no store read (docs/limits.md).
     if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.ip);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
-    const outcome = await store.offers.redeem(ctx.tenant.id, codeDigest, txCode === undefined ? undefined : digests.sha256(txCode), clock.now().toISOString(), MAX_TX_CODE_ATTEMPTS);
+    const outcome = await store.offers.redeem(
+      ctx.tenant.id,
+      codeDigest,
+      txCode === undefined ? undefined : digests.sha256(txCode),
+      clock.now().toISOString(),
+      MAX_TX_CODE_ATTEMPTS,
+    );
     if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined);
     if (outcome.outcome === 'wrong-tx-code') {
       await deps.txCodeLimiter?.wrong(ctx.ip);
       const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
-      throw invalidGrant(outcome.locked ? `The transaction code is wrong. ${STATE_MESSAGES.locked}` : `The transaction code is wrong (${left} ${left === 1 ? 'attempt' : 'attempts'} left)`);
+      throw invalidGrant(
+        outcome.locked
+          ? `The transaction code is wrong. ${STATE_MESSAGES.locked}`
+          : `The transaction code is wrong (${left} ${left === 1 ? 'attempt' : 'attempts'} left)`,
+      );
     }
     const redeemed = outcome.offer;
     note(redeemed.id);
@@ -228,7 +263,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     );
     const response: TokenResponse = { access_token: token, token_type: binding.tokenType, expires_in: ttl, scope };
     if (requested !== undefined) {
-      response.authorization_details = configurations.map((c) => ({ type: 'openid_credential', credential_configuration_id: c.id, credential_identifiers: [c.id] }));
+      response.authorization_details = configurations.map((c) => ({
+        type: 'openid_credential',
+        credential_configuration_id: c.id,
+        credential_identifiers: [c.id],
+      }));
     }
     return response;
   }
@@ -299,7 +338,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     );
     const response: TokenResponse = { access_token: token, token_type: binding.tokenType, expires_in: ttl, scope };
     if (redeemed.byAuthorizationDetails) {
-      response.authorization_details = configurations.map((c) => ({ type: 'openid_credential', credential_configuration_id: c.id, credential_identifiers: [c.id] }));
+      response.authorization_details = configurations.map((c) => ({
+        type: 'openid_credential',
+        credential_configuration_id: c.id,
+        credential_identifiers: [c.id],
+      }));
     }
     return response;
   }
@@ -321,16 +364,22 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     token(ctx, form, basePath, authorization, proofs) {
       let offerId: string | undefined;
       const grantType = typeof form.grant_type === 'string' ? form.grant_type.slice(0, 100) : undefined;
-      return withEvents(events, ctx, 'OPENID_TOKEN', async () => {
-        const grant = field(form, 'grant_type');
-        if (grant === undefined) throw invalidRequest('grant_type is required');
-        const note = (id: string) => {
-          offerId = id;
-        };
-        if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(ctx, form, basePath, authorization, proofs, note);
-        if (grant === 'authorization_code') return authorizationCode(ctx, form, basePath, authorization, proofs, note);
-        throw oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${PRE_AUTHORIZED_CODE_GRANT}`);
-      }, { input: form, meta: () => ({ grantType, ...(offerId ? { offerId } : {}) }) });
+      return withEvents(
+        events,
+        ctx,
+        'OPENID_TOKEN',
+        async () => {
+          const grant = field(form, 'grant_type');
+          if (grant === undefined) throw invalidRequest('grant_type is required');
+          const note = (id: string) => {
+            offerId = id;
+          };
+          if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(ctx, form, basePath, authorization, proofs, note);
+          if (grant === 'authorization_code') return authorizationCode(ctx, form, basePath, authorization, proofs, note);
+          throw oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${PRE_AUTHORIZED_CODE_GRANT}`);
+        },
+        { input: form, meta: () => ({ grantType, ...(offerId ? { offerId } : {}) }) },
+      );
     },
   };
 }

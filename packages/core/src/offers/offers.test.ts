@@ -4,7 +4,9 @@ import { buildCredentialOffer, offerUriByReference, offerUriByValue, PRE_AUTHORI
 
 describe('credential offer URIs (specification 2.3, 2.4)', () => {
   it('carries the offer URL-encoded under openid-credential-offer://, with the legacy credentials list', () => {
-    const offer = buildCredentialOffer('https://acme.eu01.vellum.test', ['a', 'b'], { preAuthorizedCode: { code: 'c0de', txCode: { length: 6, input_mode: 'numeric', description: 'Sent by SMS' } } });
+    const offer = buildCredentialOffer('https://acme.eu01.vellum.test', ['a', 'b'], {
+      preAuthorizedCode: { code: 'c0de', txCode: { length: 6, input_mode: 'numeric', description: 'Sent by SMS' } },
+    });
     const uri = offerUriByValue(offer);
     expect(uri.startsWith('openid-credential-offer://?credential_offer=')).toBe(true);
     const decoded = JSON.parse(decodeURIComponent(new URL(uri).searchParams.get('credential_offer') ?? 'null'));
@@ -17,7 +19,12 @@ describe('credential offer URIs (specification 2.3, 2.4)', () => {
   });
 
   it('puts issuer_state and request parameters in Authorization Code offers', () => {
-    const offer = buildCredentialOffer('https://i.example', ['a'], { authorizationCode: { issuerState: 'st' } }, { login_hint: 'x@example.com', prompt: 'login' });
+    const offer = buildCredentialOffer(
+      'https://i.example',
+      ['a'],
+      { authorizationCode: { issuerState: 'st' } },
+      { login_hint: 'x@example.com', prompt: 'login' },
+    );
     expect(offer.grants).toEqual({ authorization_code: { issuer_state: 'st' } });
     expect(offer.request_parameters).toEqual({ login_hint: 'x@example.com', prompt: 'login' });
   });
@@ -30,7 +37,13 @@ describe('credential offer URIs (specification 2.3, 2.4)', () => {
 
 describe('pre-authorized offer input (specification 2.4, API.md §9)', () => {
   it('applies the defaults', () => {
-    expect(checkPreAuthorizedOffer({ credentials: ['x'] })).toEqual({ credentials: ['x'], claims: {}, claimsToPersist: [], ttlSeconds: 300, byReference: false });
+    expect(checkPreAuthorizedOffer({ credentials: ['x'] })).toEqual({
+      credentials: ['x'],
+      claims: {},
+      claimsToPersist: [],
+      ttlSeconds: 300,
+      byReference: false,
+    });
     expect(checkPreAuthorizedOffer({ credentials: ['x'], transactionCodeConfiguration: {} }).txCode).toEqual({ inputMode: 'numeric', length: 6 });
   });
 
@@ -66,7 +79,9 @@ describe('pre-authorized offer input (specification 2.4, API.md §9)', () => {
   });
 
   it.each([{ hours: 1 }, { seconds: 0 }, { minutes: 1.5 }, 'PT5M'])('refuses expiresIn %j', (expiresIn) => {
-    expect(() => checkPreAuthorizedOffer({ credentials: ['x'], expiresIn })).toThrow(expect.objectContaining({ details: [expect.objectContaining({ param: 'expiresIn' })] }));
+    expect(() => checkPreAuthorizedOffer({ credentials: ['x'], expiresIn })).toThrow(
+      expect.objectContaining({ details: [expect.objectContaining({ param: 'expiresIn' })] }),
+    );
   });
 });
 
@@ -90,6 +105,10 @@ describe('transaction codes', () => {
   });
 
   it('are described to the wallet as OpenID4VCI tx_code', () => {
-    expect(describeTxCode({ inputMode: 'text', length: 5, description: 'Check your email' })).toEqual({ input_mode: 'text', length: 5, description: 'Check your email' });
+    expect(describeTxCode({ inputMode: 'text', length: 5, description: 'Check your email' })).toEqual({
+      input_mode: 'text',
+      length: 5,
+      description: 'Check your email',
+    });
   });
 });

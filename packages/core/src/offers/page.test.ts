@@ -6,7 +6,10 @@ import { credentialLabel, issuerDisplayName } from './page.ts';
 const mdl = {
   type: 'org.iso.18013.5.1.mDL',
   expiresIn: { days: 365 },
-  display: [{ name: 'Permis de conduire', locale: 'fr' }, { name: 'Driving licence', locale: 'en-GB' }],
+  display: [
+    { name: 'Permis de conduire', locale: 'fr' },
+    { name: 'Driving licence', locale: 'en-GB' },
+  ],
   claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
 };
 
@@ -35,7 +38,11 @@ async function failure(p: Promise<unknown>): Promise<{ code: string }> {
 describe('the offer page view (docs/offer-page.md)', () => {
   it('gives a by-reference pre-authorized offer’s URI, issuer name, credential labels and transaction code description, never the code', async () => {
     const { offers, ctx, mdoc, anonymous } = await setup();
-    const created = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true, transactionCodeConfiguration: { inputMode: 'numeric', length: 6, description: 'Sent to you by SMS' } });
+    const created = await offers.createPreAuthorizedOffer(ctx, {
+      credentials: [mdoc.id],
+      byReference: true,
+      transactionCodeConfiguration: { inputMode: 'numeric', length: 6, description: 'Sent to you by SMS' },
+    });
     const view = await offers.offerPage(anonymous, referenceIn(created.uri));
     expect(view).toEqual({
       uri: created.uri,
@@ -53,20 +60,31 @@ describe('the offer page view (docs/offer-page.md)', () => {
     await domains.create(ctx, { domain: 'licensing.example.org', name: 'Acme Licensing Authority' });
     const { uri } = await offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id], byReference: true });
     const view = await offers.offerPage(anonymous, referenceIn(uri));
-    expect(view).toEqual({ uri, kind: 'authorization-code', issuerName: 'Acme Licensing Authority', credentials: ['Driving licence'], expiresAt: expect.any(String) });
+    expect(view).toEqual({
+      uri,
+      kind: 'authorization-code',
+      issuerName: 'Acme Licensing Authority',
+      credentials: ['Driving licence'],
+      expiresAt: expect.any(String),
+    });
   });
 
   it('is 404 like the by-reference offer itself: by-value, used, expired, deleted, malformed, or another tenant’s', async () => {
     const { offers, ctx, mdoc, anonymous, other, clock, tokenEndpoint } = await setup();
     const byValue = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id] });
-    const code = JSON.parse(new URL(byValue.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+    const code = JSON.parse(new URL(byValue.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
+      'pre-authorized_code'
+    ] as string;
     expect(await failure(offers.offerPage(anonymous, code))).toMatchObject({ code: 'NotFound' });
 
     const used = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true });
     const usedRef = referenceIn(used.uri);
     expect(await failure(offers.offerPage(contextFor(other, null), usedRef))).toMatchObject({ code: 'NotFound' });
     const fetched = await offers.offerByReference(anonymous, usedRef);
-    await tokenEndpoint.token(anonymous, { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': fetched.grants[PRE_AUTHORIZED_CODE_GRANT]?.['pre-authorized_code'] });
+    await tokenEndpoint.token(anonymous, {
+      grant_type: PRE_AUTHORIZED_CODE_GRANT,
+      'pre-authorized_code': fetched.grants[PRE_AUTHORIZED_CODE_GRANT]?.['pre-authorized_code'],
+    });
     expect(await failure(offers.offerPage(anonymous, usedRef))).toMatchObject({ code: 'NotFound' });
 
     const deleted = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true });
@@ -81,7 +99,16 @@ describe('the offer page view (docs/offer-page.md)', () => {
   });
 
   it('labels credentials by English display name, then first display name, then name, then type', () => {
-    expect(credentialLabel({ type: 'T', name: 'N', display: [{ name: 'Führerschein', locale: 'de' }, { name: 'Licence', locale: 'en' }] })).toBe('Licence');
+    expect(
+      credentialLabel({
+        type: 'T',
+        name: 'N',
+        display: [
+          { name: 'Führerschein', locale: 'de' },
+          { name: 'Licence', locale: 'en' },
+        ],
+      }),
+    ).toBe('Licence');
     expect(credentialLabel({ type: 'T', name: 'N', display: [{ name: 'Without locale' }] })).toBe('Without locale');
     expect(credentialLabel({ type: 'T', name: 'N', display: [{ name: 'Führerschein', locale: 'de' }] })).toBe('Führerschein');
     expect(credentialLabel({ type: 'T', name: 'N', display: [{ name: 'Not English', locale: 'eng-x' }] })).toBe('Not English');

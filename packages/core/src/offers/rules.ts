@@ -63,11 +63,16 @@ export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): Checked
       const inputMode = tx.inputMode ?? 'numeric';
       const length = tx.length ?? 6;
       if (inputMode !== 'numeric' && inputMode !== 'text') add('transactionCodeConfiguration.inputMode', 'numeric or text', tx.inputMode);
-      if (!Number.isInteger(length) || (length as number) < 4 || (length as number) > 8) add('transactionCodeConfiguration.length', 'A whole number from 4 to 8', tx.length);
+      if (!Number.isInteger(length) || (length as number) < 4 || (length as number) > 8)
+        add('transactionCodeConfiguration.length', 'A whole number from 4 to 8', tx.length);
       if (tx.description !== undefined && (typeof tx.description !== 'string' || tx.description.length > 300)) {
         add('transactionCodeConfiguration.description', 'Text of at most 300 characters', tx.description);
       }
-      txCode = { inputMode: inputMode as 'numeric' | 'text', length: length as number, ...(typeof tx.description === 'string' ? { description: tx.description } : {}) };
+      txCode = {
+        inputMode: inputMode as 'numeric' | 'text',
+        length: length as number,
+        ...(typeof tx.description === 'string' ? { description: tx.description } : {}),
+      };
     }
   }
 
@@ -84,10 +89,12 @@ export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): Checked
   let ttlSeconds = DEFAULT_OFFER_TTL_SECONDS;
   const e = input.expiresIn;
   if (e !== undefined) {
-    if (!isObject(e) || Object.keys(e).some((k) => k !== 'minutes' && k !== 'seconds')) add('expiresIn', 'An object of minutes and seconds, such as { "minutes": 5 }', e);
+    if (!isObject(e) || Object.keys(e).some((k) => k !== 'minutes' && k !== 'seconds'))
+      add('expiresIn', 'An object of minutes and seconds, such as { "minutes": 5 }', e);
     else {
       const { minutes = 0, seconds = 0 } = e as { minutes?: unknown; seconds?: unknown };
-      if (!Number.isInteger(minutes) || !Number.isInteger(seconds) || (minutes as number) < 0 || (seconds as number) < 0) add('expiresIn', 'Whole numbers of minutes and seconds', e);
+      if (!Number.isInteger(minutes) || !Number.isInteger(seconds) || (minutes as number) < 0 || (seconds as number) < 0)
+        add('expiresIn', 'Whole numbers of minutes and seconds', e);
       else {
         ttlSeconds = (minutes as number) * 60 + (seconds as number);
         if (ttlSeconds < 1 || ttlSeconds > MAX_OFFER_TTL_SECONDS) add('expiresIn', 'From 1 second to 10 minutes', e);
@@ -157,7 +164,8 @@ export function checkAuthorizationCodeOffer(input: AuthorizationCodeOfferInput):
   const credentials = input.credentials;
   checkCredentialIds(credentials, add);
   const parameters = input.request_parameters;
-  if (parameters !== undefined && !isObject(parameters)) add('request_parameters', 'An object of request parameters, such as { "login_hint": "..." }', parameters);
+  if (parameters !== undefined && !isObject(parameters))
+    add('request_parameters', 'An object of request parameters, such as { "login_hint": "..." }', parameters);
   if (input.byReference !== undefined && typeof input.byReference !== 'boolean') add('byReference', 'true or false', input.byReference);
   if (details.length > 0) throw validationError(details);
   return {

@@ -10,7 +10,12 @@ const mdl: CredentialConfigurationInput = {
   expiresIn: { days: 365 },
   claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
 };
-const degree: CredentialConfigurationInput = { type: 'Degree', expiresIn: { years: 1 }, issuer: { name: 'Uni' }, claimMappings: { name: { mapFrom: 'claims.name' } } };
+const degree: CredentialConfigurationInput = {
+  type: 'Degree',
+  expiresIn: { years: 1 },
+  issuer: { name: 'Uni' },
+  claimMappings: { name: { mapFrom: 'claims.name' } },
+};
 
 async function setup() {
   const h = harness();
@@ -42,7 +47,12 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
   it('creates a user, and an offer URI with the issuer, the ids (current and legacy) and the pre-authorized grant', async () => {
     const { offers, ctx, mdoc, issuer, users } = await setup();
     const created = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' } });
-    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), userId: expect.stringMatching(/^[0-9a-f-]{36}$/), uri: expect.any(String), expiresAt: '2026-05-01T12:05:00.000Z' });
+    expect(created).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      userId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      uri: expect.any(String),
+      expiresAt: '2026-05-01T12:05:00.000Z',
+    });
     const offer = offerIn(created.uri);
     expect(offer).toEqual({
       credential_issuer: issuer,
@@ -56,7 +66,11 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
 
   it('keeps the codes only as SHA-256 digests, with the claims, configurations, user and expiry', async () => {
     const { offers, ctx, mdoc, store, tenant, digests } = await setup();
-    const created = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' }, transactionCodeConfiguration: { inputMode: 'numeric', length: 6, description: 'Sent by SMS' } });
+    const created = await offers.createPreAuthorizedOffer(ctx, {
+      credentials: [mdoc.id],
+      claims: { familyName: 'Lovelace' },
+      transactionCodeConfiguration: { inputMode: 'numeric', length: 6, description: 'Sent by SMS' },
+    });
     const code = offerIn(created.uri).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
     const stored = await store.offers.get(tenant.id, created.id);
     expect(stored).toEqual({
@@ -81,7 +95,10 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
 
   it('generates the transaction code the configuration asks for, and tells the wallet about it', async () => {
     const { offers, ctx, mdoc } = await setup();
-    const numeric = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], transactionCodeConfiguration: { inputMode: 'numeric', length: 8, description: 'From your letter' } });
+    const numeric = await offers.createPreAuthorizedOffer(ctx, {
+      credentials: [mdoc.id],
+      transactionCodeConfiguration: { inputMode: 'numeric', length: 8, description: 'From your letter' },
+    });
     expect(numeric.transactionCode).toMatch(/^[0-9]{8}$/);
     expect(offerIn(numeric.uri).grants[PRE_AUTHORIZED_CODE_GRANT].tx_code).toEqual({ length: 8, input_mode: 'numeric', description: 'From your letter' });
     const text = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], transactionCodeConfiguration: { inputMode: 'text' } });
@@ -91,13 +108,22 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
 
   it('persists only the claims named in claimsToPersist: on a new user, or merged into an existing one', async () => {
     const { offers, ctx, mdoc, users, store, tenant } = await setup();
-    const fresh = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], claims: { familyName: 'Lovelace', oneOff: 'x' }, claimsToPersist: ['familyName'] });
+    const fresh = await offers.createPreAuthorizedOffer(ctx, {
+      credentials: [mdoc.id],
+      claims: { familyName: 'Lovelace', oneOff: 'x' },
+      claimsToPersist: ['familyName'],
+    });
     expect((await users.get(ctx, fresh.userId)).claims).toEqual({ familyName: 'Lovelace' });
     // The offer keeps all its claims, for issuance.
     expect((await store.offers.get(tenant.id, fresh.id))?.claims).toEqual({ familyName: 'Lovelace', oneOff: 'x' });
 
     const existing = await users.create(ctx, { claims: { givenName: 'Ada', familyName: 'Byron' } });
-    const again = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], userId: existing.id, claims: { familyName: 'Lovelace', other: 1 }, claimsToPersist: ['familyName'] });
+    const again = await offers.createPreAuthorizedOffer(ctx, {
+      credentials: [mdoc.id],
+      userId: existing.id,
+      claims: { familyName: 'Lovelace', other: 1 },
+      claimsToPersist: ['familyName'],
+    });
     expect(again.userId).toBe(existing.id);
     expect((await users.get(ctx, existing.id)).claims).toEqual({ givenName: 'Ada', familyName: 'Lovelace' });
   });
@@ -115,14 +141,19 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
       ],
     });
     // Another tenant's configuration is unknown here.
-    expect(await failure(offers.createPreAuthorizedOffer(contextFor(other), { credentials: [mdoc.id] }))).toMatchObject({ details: [{ param: 'credentials.0', value: mdoc.id }] });
+    expect(await failure(offers.createPreAuthorizedOffer(contextFor(other), { credentials: [mdoc.id] }))).toMatchObject({
+      details: [{ param: 'credentials.0', value: mdoc.id }],
+    });
   });
 
   it('refuses an unknown userId (400 on userId), another tenant’s user included, and writes nothing', async () => {
     const { offers, ctx, mdoc, other, users } = await setup();
     const theirs = await users.create(contextFor(other), {});
     for (const userId of [crypto.randomUUID(), theirs.id, 'nope']) {
-      expect(await failure(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], userId }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'userId', value: userId }] });
+      expect(await failure(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], userId }))).toMatchObject({
+        code: 'BadRequest',
+        details: [{ param: 'userId', value: userId }],
+      });
     }
     expect((await users.list(ctx, {})).data).toEqual([]);
   });
@@ -130,13 +161,21 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
   it('expires after expiresIn (default 5 minutes, at most 10)', async () => {
     const { offers, ctx, mdoc } = await setup();
     expect((await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 10 } })).expiresAt).toBe('2026-05-01T12:10:00.000Z');
-    expect((await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 1, seconds: 30 } })).expiresAt).toBe('2026-05-01T12:01:30.000Z');
-    expect(await failure(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 10, seconds: 1 } }))).toMatchObject({ details: [{ param: 'expiresIn' }] });
+    expect((await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 1, seconds: 30 } })).expiresAt).toBe(
+      '2026-05-01T12:01:30.000Z',
+    );
+    expect(await failure(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 10, seconds: 1 } }))).toMatchObject({
+      details: [{ param: 'expiresIn' }],
+    });
   });
 
   it('by reference: the URI points at the issuer’s offer URL, served while the offer is open', async () => {
     const { offers, ctx, mdoc, issuer, tokenEndpoint, clock } = await setup();
-    const created = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true, transactionCodeConfiguration: { inputMode: 'numeric' } });
+    const created = await offers.createPreAuthorizedOffer(ctx, {
+      credentials: [mdoc.id],
+      byReference: true,
+      transactionCodeConfiguration: { inputMode: 'numeric' },
+    });
     const url = new URL(created.uri).searchParams.get('credential_offer_uri') as string;
     expect(url.startsWith(`${issuer}/v1/openid/offers/`)).toBe(true);
     const reference = url.slice(url.lastIndexOf('/') + 1);
@@ -182,12 +221,15 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
     expect(await failure(offers.deletePreAuthorizedOffer(ctx, crypto.randomUUID()))).toMatchObject({ code: 'NotFound' });
     expect(await failure(offers.deletePreAuthorizedOffer(ctx, 'nope'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params' }] });
     const code = offerIn(created.uri).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'];
-    expect(await failure(tokenEndpoint.token(contextFor(ctx.tenant, null), { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(
+      await failure(tokenEndpoint.token(contextFor(ctx.tenant, null), { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code })),
+    ).toMatchObject({ oauthError: 'invalid_grant' });
   });
 
   it('needs the offers permission', async () => {
     const { offers, tenant, mdoc } = await setup();
-    for (const role of ['admin', 'issuer', 'managed-issuer'] as const) await expect(offers.createPreAuthorizedOffer(contextFor(tenant, role), { credentials: [mdoc.id] })).resolves.toBeDefined();
+    for (const role of ['admin', 'issuer', 'managed-issuer'] as const)
+      await expect(offers.createPreAuthorizedOffer(contextFor(tenant, role), { credentials: [mdoc.id] })).resolves.toBeDefined();
     for (const role of ['verifier', 'auditor', 'dts-provider', 'dts-consumer'] as const) {
       expect(await failure(offers.createPreAuthorizedOffer(contextFor(tenant, role), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Forbidden' });
       expect(await failure(offers.createAuthorizationCodeOffer(contextFor(tenant, role), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Forbidden' });
@@ -200,12 +242,18 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
     const { offers, tenant, mdoc, store, analytics } = await setup();
     await store.tenants.setLoggingLevel(tenant.id, 3);
     const ctx = contextFor({ ...tenant, loggingLevel: 3 });
-    const created = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' }, transactionCodeConfiguration: { inputMode: 'numeric' } });
+    const created = await offers.createPreAuthorizedOffer(ctx, {
+      credentials: [mdoc.id],
+      claims: { familyName: 'Lovelace' },
+      transactionCodeConfiguration: { inputMode: 'numeric' },
+    });
     await offers.deletePreAuthorizedOffer(ctx, created.id);
     const events = (await analytics.listEvents(contextFor(tenant, 'auditor'), { categories: 'openid' })).data.reverse();
     expect(events.map((e) => e.type)).toEqual([
-      'OPENID_PRE_AUTHORIZED_OFFER_CREATE_START', 'OPENID_PRE_AUTHORIZED_OFFER_CREATE_SUCCESS',
-      'OPENID_PRE_AUTHORIZED_OFFER_DELETE_START', 'OPENID_PRE_AUTHORIZED_OFFER_DELETE_SUCCESS',
+      'OPENID_PRE_AUTHORIZED_OFFER_CREATE_START',
+      'OPENID_PRE_AUTHORIZED_OFFER_CREATE_SUCCESS',
+      'OPENID_PRE_AUTHORIZED_OFFER_DELETE_START',
+      'OPENID_PRE_AUTHORIZED_OFFER_DELETE_SUCCESS',
     ]);
     const success = events[1]?.data as Record<string, any>;
     expect(success).not.toHaveProperty('userId');
@@ -221,7 +269,10 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
 describe('Authorization Code offers (specification 2.3, 4.3)', () => {
   it('makes an offer URI with issuer_state and request parameters, for configurations of any format', async () => {
     const { offers, ctx, mdoc, ldp, issuer, store, tenant, digests } = await setup();
-    const { uri } = await offers.createAuthorizationCodeOffer(ctx, { credentials: [ldp.id, mdoc.id], request_parameters: { login_hint: 'ada@example.com', prompt: 'login' } });
+    const { uri } = await offers.createAuthorizationCodeOffer(ctx, {
+      credentials: [ldp.id, mdoc.id],
+      request_parameters: { login_hint: 'ada@example.com', prompt: 'login' },
+    });
     const offer = offerIn(uri);
     expect(offer).toEqual({
       credential_issuer: issuer,
@@ -242,7 +293,10 @@ describe('Authorization Code offers (specification 2.3, 4.3)', () => {
     const offer = await offers.offerByReference(contextFor(ctx.tenant, null), url.split('/').pop() as string);
     expect(offer.grants.authorization_code?.issuer_state).toBe(url.split('/').pop());
     const missing = crypto.randomUUID();
-    expect(await failure(offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id, missing] }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'credentials.1', value: missing }] });
+    expect(await failure(offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id, missing] }))).toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'credentials.1', value: missing }],
+    });
     expect(await failure(offers.createAuthorizationCodeOffer(ctx, { credentials: [] }))).toMatchObject({ details: [{ param: 'credentials' }] });
     expect(await failure(offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id], request_parameters: 'x', byReference: 'yes' }))).toMatchObject({
       details: [{ param: 'request_parameters' }, { param: 'byReference' }],

@@ -92,8 +92,15 @@ export function createOfferService(deps: OfferDeps): OfferService {
    * The tenant's configurations `ids` names, in order, with a `details` entry for each id that names
    * none (or, with `mdocOnly`, one that is not an mDoc configuration).
    */
-  async function configurationsOf(ctx: RequestContext, configurationIds: string[], mdocOnly: boolean, details: ErrorDetail[]): Promise<CredentialConfiguration[]> {
-    const found = await Promise.all(configurationIds.map((id) => (isUuid(id) ? store.credentialConfigurations.get(ctx.tenant.id, id.toLowerCase()) : undefined)));
+  async function configurationsOf(
+    ctx: RequestContext,
+    configurationIds: string[],
+    mdocOnly: boolean,
+    details: ErrorDetail[],
+  ): Promise<CredentialConfiguration[]> {
+    const found = await Promise.all(
+      configurationIds.map((id) => (isUuid(id) ? store.credentialConfigurations.get(ctx.tenant.id, id.toLowerCase()) : undefined)),
+    );
     const configurations: CredentialConfiguration[] = [];
     found.forEach((c, i) => {
       const param = `credentials.${i}`;
@@ -119,104 +126,133 @@ export function createOfferService(deps: OfferDeps): OfferService {
 
   return {
     createAuthorizationCodeOffer(ctx, input, basePath) {
-      return withEvents(events, ctx, 'OPENID_OFFER_CREATE', async () => {
-        requirePermission(ctx, 'offers');
-        const checked = checkAuthorizationCodeOffer(isObject(input) ? input : {});
-        const details: ErrorDetail[] = [];
-        if (checked.requestParameters && !nestsWithin(checked.requestParameters, MAX_CLAIM_DEPTH)) {
-          details.push({ msg: `Request parameters may nest at most ${MAX_CLAIM_DEPTH} levels`, param: 'request_parameters', location: 'body' });
-        }
-        const configurations = await configurationsOf(ctx, checked.credentials, false, details);
-        if (details.length > 0) throw validationError(details);
-        const now = clock.now();
-        const issuerState = ids.token(32);
-        const offer: OfferRecord = {
-          id: ids.uuid(),
-          tenantId: ctx.tenant.id,
-          kind: 'authorization-code',
-          issuer: issuerOf(ctx, basePath),
-          configurationIds: configurations.map((c) => c.id),
-          claims: {},
-          codeDigest: digests.sha256(issuerState),
-          ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
-          byReference: checked.byReference,
-          status: 'open',
-          failedTxAttempts: 0,
-          expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_OFFER_TTL_SECONDS * 1000).toISOString(),
-          createdAt: now.toISOString(),
-        };
-        await store.offers.insert(offer);
-        return { uri: offerUri(offer, issuerState) };
-      }, { input, meta: () => ({ configurations: checkedCount(input), byReference: isObject(input) && input.byReference === true }), response: () => ({ uri: '***' }) });
+      return withEvents(
+        events,
+        ctx,
+        'OPENID_OFFER_CREATE',
+        async () => {
+          requirePermission(ctx, 'offers');
+          const checked = checkAuthorizationCodeOffer(isObject(input) ? input : {});
+          const details: ErrorDetail[] = [];
+          if (checked.requestParameters && !nestsWithin(checked.requestParameters, MAX_CLAIM_DEPTH)) {
+            details.push({ msg: `Request parameters may nest at most ${MAX_CLAIM_DEPTH} levels`, param: 'request_parameters', location: 'body' });
+          }
+          const configurations = await configurationsOf(ctx, checked.credentials, false, details);
+          if (details.length > 0) throw validationError(details);
+          const now = clock.now();
+          const issuerState = ids.token(32);
+          const offer: OfferRecord = {
+            id: ids.uuid(),
+            tenantId: ctx.tenant.id,
+            kind: 'authorization-code',
+            issuer: issuerOf(ctx, basePath),
+            configurationIds: configurations.map((c) => c.id),
+            claims: {},
+            codeDigest: digests.sha256(issuerState),
+            ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
+            byReference: checked.byReference,
+            status: 'open',
+            failedTxAttempts: 0,
+            expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_OFFER_TTL_SECONDS * 1000).toISOString(),
+            createdAt: now.toISOString(),
+          };
+          await store.offers.insert(offer);
+          return { uri: offerUri(offer, issuerState) };
+        },
+        {
+          input,
+          meta: () => ({ configurations: checkedCount(input), byReference: isObject(input) && input.byReference === true }),
+          response: () => ({ uri: '***' }),
+        },
+      );
     },
 
     createPreAuthorizedOffer(ctx, input, basePath) {
       let newUser = false;
-      return withEvents(events, ctx, 'OPENID_PRE_AUTHORIZED_OFFER_CREATE', async () => {
-        requirePermission(ctx, 'offers');
-        const checked = checkPreAuthorizedOffer(isObject(input) ? input : {});
-        const details = claimProblems(checked.claims, 'claims');
-        const configurations = await configurationsOf(ctx, checked.credentials, true, details);
-        let existing: UserRecord | undefined;
-        if (checked.userId !== undefined) {
-          existing = isUuid(checked.userId) ? await store.users.get(ctx.tenant.id, checked.userId.toLowerCase()) : undefined;
-          if (!existing) details.push({ value: checked.userId, msg: 'No user of this tenant has this id', param: 'userId', location: 'body' });
-        }
-        if (details.length > 0) throw validationError(details);
-
-        const now = clock.now();
-        const nowIso = now.toISOString();
-        const code = ids.token(32);
-        const transactionCode = checked.txCode ? makeTransactionCode(checked.txCode, (n) => ids.bytes(n)) : undefined;
-        const persisted = pick(checked.claims, checked.claimsToPersist);
-        const offer: OfferRecord = {
-          id: ids.uuid(),
-          tenantId: ctx.tenant.id,
-          kind: 'pre-authorized',
-          issuer: issuerOf(ctx, basePath),
-          configurationIds: configurations.map((c) => c.id),
-          userId: existing?.id ?? ids.uuid(),
-          claims: checked.claims,
-          codeDigest: digests.sha256(code),
-          ...(checked.txCode && transactionCode !== undefined ? { txCode: { ...checked.txCode, digest: digests.sha256(transactionCode) } } : {}),
-          byReference: checked.byReference,
-          status: 'open',
-          failedTxAttempts: 0,
-          expiresAt: new Date(now.getTime() + checked.ttlSeconds * 1000).toISOString(),
-          createdAt: nowIso,
-        };
-        const userId = offer.userId as string;
-        await store.transaction(async (tx) => {
-          if (existing) {
-            // Also holds the user until the offer is written, so a concurrent delete cannot orphan it.
-            if (!(await tx.users.mergeClaims(ctx.tenant.id, userId, persisted, nowIso))) throw noSuchUser(userId);
-          } else {
-            newUser = true;
-            await tx.users.insert({ id: userId, tenantId: ctx.tenant.id, claims: persisted, createdAt: nowIso, updatedAt: nowIso });
+      return withEvents(
+        events,
+        ctx,
+        'OPENID_PRE_AUTHORIZED_OFFER_CREATE',
+        async () => {
+          requirePermission(ctx, 'offers');
+          const checked = checkPreAuthorizedOffer(isObject(input) ? input : {});
+          const details = claimProblems(checked.claims, 'claims');
+          const configurations = await configurationsOf(ctx, checked.credentials, true, details);
+          let existing: UserRecord | undefined;
+          if (checked.userId !== undefined) {
+            existing = isUuid(checked.userId) ? await store.users.get(ctx.tenant.id, checked.userId.toLowerCase()) : undefined;
+            if (!existing) details.push({ value: checked.userId, msg: 'No user of this tenant has this id', param: 'userId', location: 'body' });
           }
-          await tx.offers.insert(offer);
-        });
-        return {
-          id: offer.id,
-          userId,
-          uri: offerUri(offer, code),
-          expiresAt: offer.expiresAt,
-          ...(transactionCode !== undefined ? { transactionCode } : {}),
-        };
-      }, {
-        input,
-        meta: (v) => ({ id: v.id, newUser, configurations: checkedCount(input), transactionCode: v.transactionCode !== undefined, byReference: isObject(input) && input.byReference === true }),
-        // The URI carries the pre-authorized code: never kept, whatever the logging level.
-        response: (v) => ({ ...v, uri: '***' }),
-      });
+          if (details.length > 0) throw validationError(details);
+
+          const now = clock.now();
+          const nowIso = now.toISOString();
+          const code = ids.token(32);
+          const transactionCode = checked.txCode ? makeTransactionCode(checked.txCode, (n) => ids.bytes(n)) : undefined;
+          const persisted = pick(checked.claims, checked.claimsToPersist);
+          const offer: OfferRecord = {
+            id: ids.uuid(),
+            tenantId: ctx.tenant.id,
+            kind: 'pre-authorized',
+            issuer: issuerOf(ctx, basePath),
+            configurationIds: configurations.map((c) => c.id),
+            userId: existing?.id ?? ids.uuid(),
+            claims: checked.claims,
+            codeDigest: digests.sha256(code),
+            ...(checked.txCode && transactionCode !== undefined ? { txCode: { ...checked.txCode, digest: digests.sha256(transactionCode) } } : {}),
+            byReference: checked.byReference,
+            status: 'open',
+            failedTxAttempts: 0,
+            expiresAt: new Date(now.getTime() + checked.ttlSeconds * 1000).toISOString(),
+            createdAt: nowIso,
+          };
+          const userId = offer.userId as string;
+          await store.transaction(async (tx) => {
+            if (existing) {
+              // Also holds the user until the offer is written, so a concurrent delete cannot orphan it.
+              if (!(await tx.users.mergeClaims(ctx.tenant.id, userId, persisted, nowIso))) throw noSuchUser(userId);
+            } else {
+              newUser = true;
+              await tx.users.insert({ id: userId, tenantId: ctx.tenant.id, claims: persisted, createdAt: nowIso, updatedAt: nowIso });
+            }
+            await tx.offers.insert(offer);
+          });
+          return {
+            id: offer.id,
+            userId,
+            uri: offerUri(offer, code),
+            expiresAt: offer.expiresAt,
+            ...(transactionCode !== undefined ? { transactionCode } : {}),
+          };
+        },
+        {
+          input,
+          meta: (v) => ({
+            id: v.id,
+            newUser,
+            configurations: checkedCount(input),
+            transactionCode: v.transactionCode !== undefined,
+            byReference: isObject(input) && input.byReference === true,
+          }),
+          // The URI carries the pre-authorized code: never kept, whatever the logging level.
+          response: (v) => ({ ...v, uri: '***' }),
+        },
+      );
     },
 
     deletePreAuthorizedOffer(ctx, id) {
-      return withEvents(events, ctx, 'OPENID_PRE_AUTHORIZED_OFFER_DELETE', async () => {
-        requirePermission(ctx, 'offers');
-        if (!isUuid(id)) throw invalidField('id', 'A pre-authorized offer id (UUID)', id, 'params');
-        if (!(await store.offers.markDeleted(ctx.tenant.id, id.toLowerCase(), 'pre-authorized'))) throw notFound('The tenant has no such pre-authorized offer');
-      }, { meta: () => ({ id }) });
+      return withEvents(
+        events,
+        ctx,
+        'OPENID_PRE_AUTHORIZED_OFFER_DELETE',
+        async () => {
+          requirePermission(ctx, 'offers');
+          if (!isUuid(id)) throw invalidField('id', 'A pre-authorized offer id (UUID)', id, 'params');
+          if (!(await store.offers.markDeleted(ctx.tenant.id, id.toLowerCase(), 'pre-authorized')))
+            throw notFound('The tenant has no such pre-authorized offer');
+        },
+        { meta: () => ({ id }) },
+      );
     },
 
     async offerByReference(ctx, reference) {

@@ -28,7 +28,12 @@ export interface OfferGrant {
 }
 
 /** Builds the offer object a wallet receives. */
-export function buildCredentialOffer(issuer: string, configurationIds: string[], grant: OfferGrant, requestParameters?: Record<string, unknown>): CredentialOffer {
+export function buildCredentialOffer(
+  issuer: string,
+  configurationIds: string[],
+  grant: OfferGrant,
+  requestParameters?: Record<string, unknown>,
+): CredentialOffer {
   const grants: CredentialOffer['grants'] = {};
   if (grant.authorizationCode) grants.authorization_code = { issuer_state: grant.authorizationCode.issuerState };
   if (grant.preAuthorizedCode) {

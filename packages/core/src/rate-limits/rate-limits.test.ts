@@ -23,7 +23,11 @@ describe('rate-limit windows', () => {
   });
 
   it('limits of 0 turn a limiter off', () => {
-    const deps = { repository: createMemoryStore().rateLimits, clock: fakeClock(), settings: { ...DEFAULT_RATE_LIMITS, adminTokenPerClient: 0, adminTokenPerIp: 0, txCodePerIp: 0 } };
+    const deps = {
+      repository: createMemoryStore().rateLimits,
+      clock: fakeClock(),
+      settings: { ...DEFAULT_RATE_LIMITS, adminTokenPerClient: 0, adminTokenPerIp: 0, txCodePerIp: 0 },
+    };
     expect(createAdminTokenLimiter(deps)).toBeUndefined();
     expect(createTxCodeLimiter(deps)).toBeUndefined();
   });
@@ -34,7 +38,13 @@ describe('admin POST /oauth/token limits (hardening issue 5: failed requests per
     const h = harness({ rateLimits: settings });
     const acme = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
     const audience = `https://acme.eu01.${PLATFORM}`;
-    const request = (over: Record<string, unknown> = {}) => ({ grant_type: 'client_credentials', client_id: acme.client.clientId, client_secret: acme.clientSecret, audience, ...over });
+    const request = (over: Record<string, unknown> = {}) => ({
+      grant_type: 'client_credentials',
+      client_id: acme.client.clientId,
+      client_secret: acme.clientSecret,
+      audience,
+      ...over,
+    });
     const caller = (ip: string) => ({ requestId: `r-${ip}`, ip });
     return { ...h, acme, request, caller };
   }
@@ -69,7 +79,8 @@ describe('admin POST /oauth/token limits (hardening issue 5: failed requests per
   it('does not count requests with the right credentials', async () => {
     const { auth, request, caller } = await setup();
     for (let i = 0; i < 30; i++) await auth.issueToken(request(), caller('203.0.113.5'));
-    for (let i = 0; i < 10; i++) expect(await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.5')))).toMatchObject({ code: 'Unauthorized' });
+    for (let i = 0; i < 10; i++)
+      expect(await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.5')))).toMatchObject({ code: 'Unauthorized' });
     expect(await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.5')))).toMatchObject({ code: 'TooManyRequests' });
   });
 
@@ -91,8 +102,15 @@ describe('wrong transaction codes per IP across offers (hardening issue 5; OpenI
       claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
     });
     const offer = async () => {
-      const created = await h.offers.createPreAuthorizedOffer(admin, { credentials: [config.id], claims: { familyName: 'Lovelace' }, transactionCodeConfiguration: { inputMode: 'numeric', length: 6 }, expiresIn: { minutes: 10 } });
-      const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+      const created = await h.offers.createPreAuthorizedOffer(admin, {
+        credentials: [config.id],
+        claims: { familyName: 'Lovelace' },
+        transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
+        expiresIn: { minutes: 10 },
+      });
+      const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
+        'pre-authorized_code'
+      ] as string;
       const wrong = created.transactionCode === '000000' ? '111111' : '000000';
       return { ...created, code, wrong };
     };
@@ -111,13 +129,19 @@ describe('wrong transaction codes per IP across offers (hardening issue 5; OpenI
     const refused = await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.wrong }));
     expect(refused).toMatchObject({ code: 'TooManyRequests', oauthError: 'invalid_request', retryAfterSeconds: 300 });
     // Even the right code: an address that guessed too often learns nothing more until the window ends.
-    expect(await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode }))).toMatchObject({ code: 'TooManyRequests' });
+    expect(await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode }))).toMatchObject({
+      code: 'TooManyRequests',
+    });
     // Other addresses are not held back, and a request without tx_code is not a guess.
     const other = await offer();
-    expect(await failure(token('203.0.113.2', { 'pre-authorized_code': other.code, tx_code: other.wrong }))).toMatchObject({ message: 'The transaction code is wrong (2 attempts left)' });
+    expect(await failure(token('203.0.113.2', { 'pre-authorized_code': other.code, tx_code: other.wrong }))).toMatchObject({
+      message: 'The transaction code is wrong (2 attempts left)',
+    });
     clock.advance(300_000);
     // The refused guesses were never tried: the offer still has all three attempts.
-    expect(await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.wrong }))).toMatchObject({ message: 'The transaction code is wrong (2 attempts left)' });
+    expect(await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.wrong }))).toMatchObject({
+      message: 'The transaction code is wrong (2 attempts left)',
+    });
     expect((await token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode })).token_type).toBe('Bearer');
   });
 

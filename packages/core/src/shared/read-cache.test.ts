@@ -107,12 +107,26 @@ describe('cacheReads', () => {
     await store.tenants.insert(tenant);
     const cached = cacheReads(store, { ttlMs: 60_000, now: manualTime().now });
     expect(await cached.keys.get('t1', 'k1')).toBeUndefined();
-    await cached.keys.insert({ id: 'k1', tenantId: 't1', algorithm: 'P-256', publicJwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }, sealed: 's', createdAt: tenant.createdAt });
+    await cached.keys.insert({
+      id: 'k1',
+      tenantId: 't1',
+      algorithm: 'P-256',
+      publicJwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' },
+      sealed: 's',
+      createdAt: tenant.createdAt,
+    });
     expect((await cached.keys.get('t1', 'k1'))?.id).toBe('k1');
     await cached.keys.delete('t1', 'k1');
     expect(await cached.keys.get('t1', 'k1')).toBeUndefined();
     expect(await cached.customDomains.get('t1')).toBeUndefined();
-    await cached.customDomains.insert({ tenantId: 't1', domain: 'id.acme.test', verificationToken: 'v', isVerified: false, createdAt: tenant.createdAt, updatedAt: tenant.createdAt });
+    await cached.customDomains.insert({
+      tenantId: 't1',
+      domain: 'id.acme.test',
+      verificationToken: 'v',
+      isVerified: false,
+      createdAt: tenant.createdAt,
+      updatedAt: tenant.createdAt,
+    });
     expect((await cached.customDomains.get('t1'))?.domain).toBe('id.acme.test');
   });
 

@@ -30,7 +30,13 @@ function deepFreeze<T>(value: T): T {
 
 /** The repositories whose rows are cached, and the kind each one's rows are. */
 type CachedRepository = 'tenants' | 'customDomains' | 'credentialConfigurations' | 'keys' | 'clients';
-const KIND_OF: Record<CachedRepository, Kind> = { tenants: 'tenants', customDomains: 'customDomains', credentialConfigurations: 'configurations', keys: 'keys', clients: 'clients' };
+const KIND_OF: Record<CachedRepository, Kind> = {
+  tenants: 'tenants',
+  customDomains: 'customDomains',
+  credentialConfigurations: 'configurations',
+  keys: 'keys',
+  clients: 'clients',
+};
 const CACHED = Object.keys(KIND_OF) as CachedRepository[];
 
 /**
@@ -75,7 +81,13 @@ export function cacheReads(store: Store, options: ReadCacheOptions): Store {
   if (options.ttlMs <= 0) return store;
   const max = options.maxEntries ?? 10_000;
   const now = options.now ?? (() => performance.now());
-  const maps: Record<Kind, Map<string, Entry>> = { tenants: new Map(), customDomains: new Map(), configurations: new Map(), keys: new Map(), clients: new Map() };
+  const maps: Record<Kind, Map<string, Entry>> = {
+    tenants: new Map(),
+    customDomains: new Map(),
+    configurations: new Map(),
+    keys: new Map(),
+    clients: new Map(),
+  };
   // Bumped by every write of a kind: a read that began before the write does not store its row.
   const generation: Record<Kind, number> = { tenants: 0, customDomains: 0, configurations: 0, keys: 0, clients: 0 };
 

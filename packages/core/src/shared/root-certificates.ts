@@ -21,7 +21,11 @@ export function checkRootCertificates(value: unknown, param: string, add: (param
   let ok = true;
   value.forEach((pem: unknown, i) => {
     if (typeof pem !== 'string' || pem.length > MAX_ROOT_CERTIFICATE_LENGTH || !PEM_CERTIFICATE.test(pem)) {
-      add(`${param}.${i}`, 'One certificate in PEM form: -----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----', typeof pem === 'string' ? undefined : pem);
+      add(
+        `${param}.${i}`,
+        'One certificate in PEM form: -----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----',
+        typeof pem === 'string' ? undefined : pem,
+      );
       ok = false;
     } else if (value.indexOf(pem) !== i) {
       add(`${param}.${i}`, 'Listed twice');

@@ -115,7 +115,12 @@ export interface StatusListService {
   /** Issuance: an entry for one more credential of another format, in a list signed by `did`. */
   allocateReferenced(tenant: Tenant, form: ReferencedListForm, did: string, origin: string): Promise<ReferencedStatusAllocation>;
   /** Public: a referenced list (Token Status List JWT or CWT, or RevocationList2020 credential), signed by the DID of its credentials. */
-  referencedList(ctx: RequestContext, form: ReferencedListForm, listId: string, basePath?: string): Promise<{ mediaType: string; body: Uint8Array; maxAgeSeconds: number }>;
+  referencedList(
+    ctx: RequestContext,
+    form: ReferencedListForm,
+    listId: string,
+    basePath?: string,
+  ): Promise<{ mediaType: string; body: Uint8Array; maxAgeSeconds: number }>;
   /** `GET /v2/credentials/{profile}/{id}/revocation-status`. */
   getRevocation(ctx: RequestContext, profile: RevocationProfile, credentialId: string): Promise<{ isRevoked: boolean }>;
   /** `POST /v2/credentials/{profile}/{id}/revocation-status` `{ isRevoked }`: revokes, or lifts a revocation. */
@@ -174,7 +179,8 @@ function checkConfiguration(input: unknown): { docType: string; timeToLiveDurati
   const body = input as Record<string, unknown>;
   checkKnownFields('', body, ['docType', 'timeToLiveDuration', 'expiryDuration', 'format'], problems);
   if (typeof body.docType !== 'string' || !DOC_TYPE.test(body.docType)) problems.add('docType', 'A docType such as org.iso.18013.5.1.mDL', body.docType);
-  if (body.format !== undefined && !(STATUS_LIST_FORMATS as readonly unknown[]).includes(body.format)) problems.add('format', `One of ${STATUS_LIST_FORMATS.join(', ')}`, body.format);
+  if (body.format !== undefined && !(STATUS_LIST_FORMATS as readonly unknown[]).includes(body.format))
+    problems.add('format', `One of ${STATUS_LIST_FORMATS.join(', ')}`, body.format);
   for (const field of ['timeToLiveDuration', 'expiryDuration'] as const) {
     const problemsBefore = problems.details.length;
     checkExpiresIn(body[field] as Duration | undefined, MAX_TOKEN_DAYS, problems);
@@ -186,7 +192,12 @@ function checkConfiguration(input: unknown): { docType: string; timeToLiveDurati
     problems.add('timeToLiveDuration', 'No longer than expiryDuration: a verifier must not keep a token past its expiry', body.timeToLiveDuration);
   }
   problems.throwIfAny();
-  return { docType: body.docType as string, timeToLiveDuration: ttl, expiryDuration: expiry, format: (body.format as StatusListFormat | undefined) ?? DEFAULT_STATUS_LIST_SETTINGS.format };
+  return {
+    docType: body.docType as string,
+    timeToLiveDuration: ttl,
+    expiryDuration: expiry,
+    format: (body.format as StatusListFormat | undefined) ?? DEFAULT_STATUS_LIST_SETTINGS.format,
+  };
 }
 
 const view = ({ tenantId: _tenantId, ...rest }: StatusListConfiguration): StatusListConfigurationView => rest;
@@ -211,7 +222,8 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     const id = checkId('credentialId', credentialId, 'credential');
     const record = await store.issuedCredentials.get(ctx.tenant.id, id);
     const entry = record?.format === format ? await store.statusLists.entryOf(ctx.tenant.id, id) : undefined;
-    if (!entry) throw notFound(format === 'mso_mdoc' ? 'The tenant has no such mDoc with a status list entry' : `The tenant has no such revocable ${format} credential`);
+    if (!entry)
+      throw notFound(format === 'mso_mdoc' ? 'The tenant has no such mDoc with a status list entry' : `The tenant has no such revocable ${format} credential`);
     return entry;
   }
 
@@ -229,7 +241,17 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       const existing = await store.statusLists.list(tenant.id, kind);
       // Opened meanwhile by another request: take from it rather than open one more.
       if (existing.some((l) => l.taken < l.size)) continue;
-      const list: StatusListRecord = { id: ids.uuid(), tenantId: tenant.id, kind, size: listSize, generation: existing.length, taken: 0, shuffleKey: bytesToBase64Url(ids.bytes(16)), revision: 0, createdAt: clock.now().toISOString() };
+      const list: StatusListRecord = {
+        id: ids.uuid(),
+        tenantId: tenant.id,
+        kind,
+        size: listSize,
+        generation: existing.length,
+        taken: 0,
+        shuffleKey: bytesToBase64Url(ids.bytes(16)),
+        revision: 0,
+        createdAt: clock.now().toISOString(),
+      };
       try {
         await store.statusLists.insert(list);
       } catch (error) {
@@ -306,27 +328,48 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
     const expiresAt = new Date(issuedAt.getTime() + durationSeconds(settings.expiryDuration) * 1000);
     const body = await sign({ now, issuedAt, expiresAt, ttlSeconds });
-    await store.statusLists.putToken({ tenantId: ctx.tenant.id, listId: list.id, revision: list.revision, token: body, issuedAt: issuedAt.toISOString(), expiresAt: expiresAt.toISOString() });
+    await store.statusLists.putToken({
+      tenantId: ctx.tenant.id,
+      listId: list.id,
+      revision: list.revision,
+      token: body,
+      issuedAt: issuedAt.toISOString(),
+      expiresAt: expiresAt.toISOString(),
+    });
     return body;
   }
 
   const docTypeTaken = (docType: string) =>
-    conflict('The tenant already has a status list configuration for this docType', [{ value: docType, msg: 'Already configured', param: 'docType', location: 'body' }]);
+    conflict('The tenant already has a status list configuration for this docType', [
+      { value: docType, msg: 'Already configured', param: 'docType', location: 'body' },
+    ]);
 
   return {
     createConfiguration(ctx, input) {
-      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_CREATE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const now = clock.now().toISOString();
-        const configuration: StatusListConfiguration = { id: ids.uuid(), tenantId: ctx.tenant.id, ...checkConfiguration(input), createdAt: now, updatedAt: now };
-        try {
-          await store.statusListConfigurations.insert(configuration);
-        } catch (error) {
-          if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
-          throw error;
-        }
-        return view(configuration);
-      }, { input });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_STATUS_LIST_CONFIGURATION_CREATE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const now = clock.now().toISOString();
+          const configuration: StatusListConfiguration = {
+            id: ids.uuid(),
+            tenantId: ctx.tenant.id,
+            ...checkConfiguration(input),
+            createdAt: now,
+            updatedAt: now,
+          };
+          try {
+            await store.statusListConfigurations.insert(configuration);
+          } catch (error) {
+            if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
+            throw error;
+          }
+          return view(configuration);
+        },
+        { input },
+      );
     },
 
     listConfigurations(ctx) {
@@ -344,20 +387,26 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     updateConfiguration(ctx, id, input) {
-      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_UPDATE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        const existing = await findConfiguration(ctx, id);
-        const configuration: StatusListConfiguration = { ...existing, ...checkConfiguration(input), updatedAt: clock.now().toISOString() };
-        let replaced: boolean;
-        try {
-          replaced = await store.statusListConfigurations.update(configuration);
-        } catch (error) {
-          if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
-          throw error;
-        }
-        if (!replaced) throw missingConfiguration();
-        return view(configuration);
-      }, { input });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_STATUS_LIST_CONFIGURATION_UPDATE',
+        async () => {
+          requirePermission(ctx, 'iacas:manage');
+          const existing = await findConfiguration(ctx, id);
+          const configuration: StatusListConfiguration = { ...existing, ...checkConfiguration(input), updatedAt: clock.now().toISOString() };
+          let replaced: boolean;
+          try {
+            replaced = await store.statusListConfigurations.update(configuration);
+          } catch (error) {
+            if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
+            throw error;
+          }
+          if (!replaced) throw missingConfiguration();
+          return view(configuration);
+        },
+        { input },
+      );
     },
 
     deleteConfiguration(ctx, id) {
@@ -376,30 +425,41 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     setStatus(ctx, credentialId, input) {
-      return withEvents(events, ctx, 'MOBILE_CREDENTIAL_STATUS_UPDATE', async () => {
-        requirePermission(ctx, 'credentials');
-        if (!isPlainObject(input)) throw invalidField('body', 'A { status } object', input);
-        const problems = new Problems();
-        checkKnownFields('', input, ['status'], problems);
-        problems.throwIfAny();
-        const to = input.status;
-        if (typeof to !== 'string' || !(CREDENTIAL_STATUSES as readonly string[]).includes(to)) throw invalidField('status', `One of ${CREDENTIAL_STATUSES.join(', ')}`, to);
-        const status = to as CredentialStatus;
-        const entry = await entryOf(ctx, 'mso_mdoc', credentialId);
-        const list = await store.statusLists.get(ctx.tenant.id, entry.listId);
-        if (status === 'suspended' && (!list || formatOfKind(list.kind) !== 'legacy')) {
-          throw invalidField('status', 'Suspension exists in legacy status lists only (draft 14 lists have valid and invalid)', to);
-        }
-        if (entry.status === status) return { status };
-        if (entry.status === 'invalid') throw conflict('The credential is revoked (invalid), which is final', [{ value: to, msg: 'Revocation is final', param: 'status', location: 'body' }]);
-        await change(ctx, entry, status);
-        return { status };
-      }, { input, meta: (r) => ({ credentialId, status: r.status }) });
+      return withEvents(
+        events,
+        ctx,
+        'MOBILE_CREDENTIAL_STATUS_UPDATE',
+        async () => {
+          requirePermission(ctx, 'credentials');
+          if (!isPlainObject(input)) throw invalidField('body', 'A { status } object', input);
+          const problems = new Problems();
+          checkKnownFields('', input, ['status'], problems);
+          problems.throwIfAny();
+          const to = input.status;
+          if (typeof to !== 'string' || !(CREDENTIAL_STATUSES as readonly string[]).includes(to))
+            throw invalidField('status', `One of ${CREDENTIAL_STATUSES.join(', ')}`, to);
+          const status = to as CredentialStatus;
+          const entry = await entryOf(ctx, 'mso_mdoc', credentialId);
+          const list = await store.statusLists.get(ctx.tenant.id, entry.listId);
+          if (status === 'suspended' && (!list || formatOfKind(list.kind) !== 'legacy')) {
+            throw invalidField('status', 'Suspension exists in legacy status lists only (draft 14 lists have valid and invalid)', to);
+          }
+          if (entry.status === status) return { status };
+          if (entry.status === 'invalid')
+            throw conflict('The credential is revoked (invalid), which is final', [
+              { value: to, msg: 'Revocation is final', param: 'status', location: 'body' },
+            ]);
+          await change(ctx, entry, status);
+          return { status };
+        },
+        { input, meta: (r) => ({ credentialId, status: r.status }) },
+      );
     },
 
     async distribution(ctx, query, basePath) {
       const format = query.format ?? 'draft-14';
-      if (!(STATUS_LIST_FORMATS as readonly string[]).includes(format)) throw invalidField('format', `One of ${STATUS_LIST_FORMATS.join(', ')}`, format, 'query');
+      if (!(STATUS_LIST_FORMATS as readonly string[]).includes(format))
+        throw invalidField('format', `One of ${STATUS_LIST_FORMATS.join(', ')}`, format, 'query');
       const lists = await store.statusLists.list(ctx.tenant.id);
       const uris = lists.filter((l) => l.kind.startsWith(`mdoc:${format}:`)).map((l) => `${issuerOf(ctx, basePath)}${STATUS_LIST_PATHS.token(l.id)}`);
       return format === 'legacy' ? uris.map((uri) => ({ uri })) : uris;
@@ -447,10 +507,31 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
         const key = await listSigner(ctx.tenant.id, form, did);
         const statuses = await statusesOf(list, 1);
         if (form === 'revocation-list') {
-          const credential = await revocationLists.sign({ tenantId: ctx.tenant.id, keyId: key.kmsKeyId, verificationMethod: key.didDocumentKeyId, issuer: did, proofType: 'Ed25519Signature2018', url: uri, issuedAt, statuses, size: list.size });
+          const credential = await revocationLists.sign({
+            tenantId: ctx.tenant.id,
+            keyId: key.kmsKeyId,
+            verificationMethod: key.didDocumentKeyId,
+            issuer: did,
+            proofType: 'Ed25519Signature2018',
+            url: uri,
+            issuedAt,
+            statuses,
+            size: list.size,
+          });
           return new TextEncoder().encode(JSON.stringify(credential));
         }
-        const signed = await tokenStatusLists.sign({ tenantId: ctx.tenant.id, form: form === 'token-jwt' ? 'jwt' : 'cwt', keyId: key.kmsKeyId, kid: key.didDocumentKeyId, issuer: did, uri, issuedAt, expiresAt, ttlSeconds, statuses });
+        const signed = await tokenStatusLists.sign({
+          tenantId: ctx.tenant.id,
+          form: form === 'token-jwt' ? 'jwt' : 'cwt',
+          keyId: key.kmsKeyId,
+          kid: key.didDocumentKeyId,
+          issuer: did,
+          uri,
+          issuedAt,
+          expiresAt,
+          ttlSeconds,
+          statuses,
+        });
         return typeof signed === 'string' ? new TextEncoder().encode(signed) : signed;
       });
       return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body, maxAgeSeconds: durationSeconds(settings.timeToLiveDuration) };
@@ -464,19 +545,25 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     setRevocation(ctx, profile, credentialId, input) {
-      return withEvents(events, ctx, 'CREDENTIAL_REVOCATION_STATUS_UPDATE', async () => {
-        requirePermission(ctx, 'credentials');
-        if (!isPlainObject(input)) throw invalidField('body', 'A { isRevoked } object', input);
-        const problems = new Problems();
-        checkKnownFields('', input, ['isRevoked'], problems);
-        if (typeof input.isRevoked !== 'boolean') problems.add('isRevoked', 'true or false', input.isRevoked);
-        problems.throwIfAny();
-        const entry = await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId);
-        const status: CredentialStatus = input.isRevoked ? 'invalid' : 'valid';
-        // These lists have one bit: a revocation can be lifted (API.md §12 `{ isRevoked }`), unlike an mDoc's.
-        if (entry.status !== status) await change(ctx, entry, status);
-        return { isRevoked: status === 'invalid' };
-      }, { input, meta: (r) => ({ credentialId, profile, isRevoked: r.isRevoked }) });
+      return withEvents(
+        events,
+        ctx,
+        'CREDENTIAL_REVOCATION_STATUS_UPDATE',
+        async () => {
+          requirePermission(ctx, 'credentials');
+          if (!isPlainObject(input)) throw invalidField('body', 'A { isRevoked } object', input);
+          const problems = new Problems();
+          checkKnownFields('', input, ['isRevoked'], problems);
+          if (typeof input.isRevoked !== 'boolean') problems.add('isRevoked', 'true or false', input.isRevoked);
+          problems.throwIfAny();
+          const entry = await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId);
+          const status: CredentialStatus = input.isRevoked ? 'invalid' : 'valid';
+          // These lists have one bit: a revocation can be lifted (API.md §12 `{ isRevoked }`), unlike an mDoc's.
+          if (entry.status !== status) await change(ctx, entry, status);
+          return { isRevoked: status === 'invalid' };
+        },
+        { input, meta: (r) => ({ credentialId, profile, isRevoked: r.isRevoked }) },
+      );
     },
   };
 }

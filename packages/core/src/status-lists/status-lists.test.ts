@@ -41,8 +41,19 @@ describe('the index shuffle (IETF Token Status List §12.3: indexes that do not 
 
 describe('status bits (IETF Token Status List §4.1)', () => {
   it('packs entry i at byte i·bits/8 from its least significant bit', () => {
-    expect([...packStatuses(16, 1, [{ idx: 0, status: 'invalid' }, { idx: 9, status: 'invalid' }])]).toEqual([0b0000_0001, 0b0000_0010]);
-    expect([...packStatuses(8, 2, [{ idx: 1, status: 'invalid' }, { idx: 3, status: 'suspended' }, { idx: 4, status: 'invalid' }])]).toEqual([0b1000_0100, 0b0000_0001]);
+    expect([
+      ...packStatuses(16, 1, [
+        { idx: 0, status: 'invalid' },
+        { idx: 9, status: 'invalid' },
+      ]),
+    ]).toEqual([0b0000_0001, 0b0000_0010]);
+    expect([
+      ...packStatuses(8, 2, [
+        { idx: 1, status: 'invalid' },
+        { idx: 3, status: 'suspended' },
+        { idx: 4, status: 'invalid' },
+      ]),
+    ]).toEqual([0b1000_0100, 0b0000_0001]);
     expect(packStatuses(500_000, 1, []).length).toBe(62_500);
     expect(() => packStatuses(8, 1, [{ idx: 1, status: 'suspended' }])).toThrow(/cannot hold/);
   });
@@ -60,7 +71,18 @@ async function setup(listSize?: number) {
   const ids = { uuid: () => crypto.randomUUID(), token: () => '', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
   const chains = createIssuingChains({ store: h.store, clock: h.clock, ids, keys: h.keys, x509: h.x509 });
   const published: DomainEvent[] = [];
-  const statusLists = createStatusListService({ store: h.store, clock: h.clock, ids, events: h.recorder, chains, tokens, tokenStatusLists: h.tokenStatusLists, revocationLists: h.revocationLists, domainEvents: { publish: async (_tx, event) => void published.push(event) }, ...(listSize ? { listSize } : {}) });
+  const statusLists = createStatusListService({
+    store: h.store,
+    clock: h.clock,
+    ids,
+    events: h.recorder,
+    chains,
+    tokens,
+    tokenStatusLists: h.tokenStatusLists,
+    revocationLists: h.revocationLists,
+    domainEvents: { publish: async (_tx, event) => void published.push(event) },
+    ...(listSize ? { listSize } : {}),
+  });
   const configuration: MdocConfiguration = {
     id: crypto.randomUUID(),
     tenantId: tenant.id,
@@ -76,8 +98,26 @@ async function setup(listSize?: number) {
   async function issued(docType = DOCTYPE) {
     const credentialId = crypto.randomUUID();
     const entry = await statusLists.allocate(tenant, docType, ORIGIN);
-    await h.store.issuedCredentials.insert({ id: credentialId, tenantId: tenant.id, format: 'mso_mdoc', credentialConfigurationId: configuration.id, userId: crypto.randomUUID(), issuedAt: '2026-05-01T12:00:00.000Z', validFrom: '2026-05-01T12:00:00.000Z', validUntil: '2027-05-01T12:00:00.000Z', status: 'valid', notificationId: crypto.randomUUID() });
-    await h.store.statusLists.insertEntry({ tenantId: tenant.id, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: '2026-05-01T12:00:00.000Z' });
+    await h.store.issuedCredentials.insert({
+      id: credentialId,
+      tenantId: tenant.id,
+      format: 'mso_mdoc',
+      credentialConfigurationId: configuration.id,
+      userId: crypto.randomUUID(),
+      issuedAt: '2026-05-01T12:00:00.000Z',
+      validFrom: '2026-05-01T12:00:00.000Z',
+      validUntil: '2027-05-01T12:00:00.000Z',
+      status: 'valid',
+      notificationId: crypto.randomUUID(),
+    });
+    await h.store.statusLists.insertEntry({
+      tenantId: tenant.id,
+      listId: entry.listId,
+      idx: entry.idx,
+      credentialId,
+      status: 'valid',
+      updatedAt: '2026-05-01T12:00:00.000Z',
+    });
     return { credentialId, ...entry };
   }
   const wallet = { ...contextFor(tenant, null), origin: ORIGIN };
@@ -108,11 +148,19 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
     expect([s.bitOf(after.body, a.idx), s.bitOf(after.body, b.idx)]).toEqual([1, 0]);
     expect((await s.store.issuedCredentials.get(s.tenant.id, a.credentialId))?.status).toBe('invalid');
     // Told to webhooks, in the transaction of the change.
-    expect(s.published.map((e) => ({ type: e.type, payload: e.payload }))).toEqual([{ type: 'CredentialStatusUpdated', payload: expect.objectContaining({ credentialId: a.credentialId, format: 'mso_mdoc', status: 'invalid', previousStatus: 'valid' }) }]);
+    expect(s.published.map((e) => ({ type: e.type, payload: e.payload }))).toEqual([
+      {
+        type: 'CredentialStatusUpdated',
+        payload: expect.objectContaining({ credentialId: a.credentialId, format: 'mso_mdoc', status: 'invalid', previousStatus: 'valid' }),
+      },
+    ]);
 
     await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'valid' })).rejects.toMatchObject({ code: 'Conflict' });
     // Draft 14 lists have no suspension.
-    await expect(s.statusLists.setStatus(s.admin, b.credentialId, { status: 'suspended' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status' }] });
+    await expect(s.statusLists.setStatus(s.admin, b.credentialId, { status: 'suspended' })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'status' }],
+    });
   });
 
   it('signs a token once and serves it until the list changes', async () => {
@@ -133,7 +181,12 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
 
   it('legacy lists (configured per docType) hold two bits: suspend, reinstate, then revoke', async () => {
     const s = await setup();
-    const created = await s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE, format: 'legacy', timeToLiveDuration: { minutes: 10 }, expiryDuration: { hours: 12 } });
+    const created = await s.statusLists.createConfiguration(s.admin, {
+      docType: DOCTYPE,
+      format: 'legacy',
+      timeToLiveDuration: { minutes: 10 },
+      expiryDuration: { hours: 12 },
+    });
     expect(created).toMatchObject({ id: expect.any(String), docType: DOCTYPE, format: 'legacy' });
     const a = await s.issued();
     expect(a.field).toBe('_status');
@@ -170,14 +223,38 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
     await expect(s.statusLists.token(s.wallet, 'nope')).rejects.toMatchObject({ code: 'NotFound' });
     await expect(s.statusLists.getStatus(contextFor(other), a.credentialId)).rejects.toMatchObject({ code: 'NotFound' });
     await expect(s.statusLists.setStatus(s.admin, 'nope', { status: 'invalid' })).rejects.toMatchObject({ code: 'BadRequest' });
-    await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'revoked' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status' }] });
-    await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'invalid', reason: 'x' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'reason' }] });
+    await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'revoked' })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'status' }],
+    });
+    await expect(s.statusLists.setStatus(s.admin, a.credentialId, { status: 'invalid', reason: 'x' })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'reason' }],
+    });
     // Another format's credential and list are as good as absent on the mDoc paths, and out of the mDoc distribution.
     const did = (await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } })).did;
     const cwtEntry = await s.statusLists.allocateReferenced(s.tenant, 'token-cwt', did, ORIGIN);
     const cwtId = crypto.randomUUID();
-    await s.store.issuedCredentials.insert({ id: cwtId, tenantId: s.tenant.id, format: 'cwt', credentialConfigurationId: crypto.randomUUID(), userId: crypto.randomUUID(), issuedAt: '2026-05-01T12:00:00.000Z', validFrom: '2026-05-01T12:00:00.000Z', validUntil: '2027-05-01T12:00:00.000Z', status: 'valid', notificationId: crypto.randomUUID() });
-    await s.store.statusLists.insertEntry({ tenantId: s.tenant.id, listId: cwtEntry.listId, idx: cwtEntry.idx, credentialId: cwtId, status: 'valid', updatedAt: '2026-05-01T12:00:00.000Z' });
+    await s.store.issuedCredentials.insert({
+      id: cwtId,
+      tenantId: s.tenant.id,
+      format: 'cwt',
+      credentialConfigurationId: crypto.randomUUID(),
+      userId: crypto.randomUUID(),
+      issuedAt: '2026-05-01T12:00:00.000Z',
+      validFrom: '2026-05-01T12:00:00.000Z',
+      validUntil: '2027-05-01T12:00:00.000Z',
+      status: 'valid',
+      notificationId: crypto.randomUUID(),
+    });
+    await s.store.statusLists.insertEntry({
+      tenantId: s.tenant.id,
+      listId: cwtEntry.listId,
+      idx: cwtEntry.idx,
+      credentialId: cwtId,
+      status: 'valid',
+      updatedAt: '2026-05-01T12:00:00.000Z',
+    });
     await expect(s.statusLists.setStatus(s.admin, cwtId, { status: 'invalid' })).rejects.toMatchObject({ code: 'NotFound' });
     await expect(s.statusLists.token(s.wallet, cwtEntry.listId)).rejects.toMatchObject({ code: 'NotFound' });
     await expect(s.statusLists.getRevocation(s.admin, 'web-semantic', cwtId)).rejects.toMatchObject({ code: 'NotFound' });
@@ -187,9 +264,21 @@ describe('mDoc status lists (specification 9.5; API.md §12)', () => {
 
   it('checks configurations whole, one per docType, and keeps them per tenant', async () => {
     const s = await setup();
-    const bad = await s.statusLists.createConfiguration(s.admin, { docType: '', format: 'v3', timeToLiveDuration: { days: 2 }, expiryDuration: { weeks: 'one' } }).then(() => { throw new Error('expected a refusal'); }, (e: { details: Array<{ param: string }> }) => e);
+    const bad = await s.statusLists
+      .createConfiguration(s.admin, { docType: '', format: 'v3', timeToLiveDuration: { days: 2 }, expiryDuration: { weeks: 'one' } })
+      .then(
+        () => {
+          throw new Error('expected a refusal');
+        },
+        (e: { details: Array<{ param: string }> }) => e,
+      );
     expect(bad.details.map((d) => d.param).sort()).toEqual(['docType', 'expiryDuration', 'expiryDuration.weeks', 'format']);
-    const longTtl = await s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE, timeToLiveDuration: { days: 2 }, expiryDuration: { days: 1 } }).then(() => { throw new Error('expected a refusal'); }, (e: { details: Array<{ param: string }> }) => e);
+    const longTtl = await s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE, timeToLiveDuration: { days: 2 }, expiryDuration: { days: 1 } }).then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (e: { details: Array<{ param: string }> }) => e,
+    );
     expect(longTtl.details.map((d) => d.param)).toEqual(['timeToLiveDuration']);
     const made = await s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE });
     expect(made).toMatchObject({ format: 'draft-14', timeToLiveDuration: { hours: 1 }, expiryDuration: { days: 1 } });

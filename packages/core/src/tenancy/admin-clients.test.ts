@@ -78,7 +78,10 @@ describe('admin client revocation (hardening item 8)', () => {
     }
     const created = await h.adminClients.create(contextFor(h.acme.tenant), { role: 'auditor', name: 'Audit' });
     expect(created.client).toMatchObject({ role: 'auditor', name: 'Audit', tenantId: h.acme.tenant.id });
-    await expect(h.adminClients.create(contextFor(h.acme.tenant), { role: 'root' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'role' }] });
+    await expect(h.adminClients.create(contextFor(h.acme.tenant), { role: 'root' })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'role' }],
+    });
     const page = await h.adminClients.list(contextFor(h.acme.tenant), {});
     expect(page.data.map((c) => c.clientId)).toEqual([h.acme.client.clientId, created.client.clientId]);
     expect(JSON.stringify(page)).not.toContain(created.clientSecret);
@@ -118,7 +121,13 @@ describe('ADMIN_TOKEN events (hardening item 8)', () => {
     const events = (await h.events()).reverse();
     expect(events.map((e) => e.type)).toEqual(['ADMIN_TOKEN_START', 'ADMIN_TOKEN_SUCCESS', 'ADMIN_TOKEN_START', 'ADMIN_TOKEN_FAIL']);
     for (const e of events) {
-      expect(e).toMatchObject({ category: 'admin-token', clientId: h.acme.client.clientId, tenantId: h.acme.tenant.id, requestIp: '192.0.2.9', userAgent: 'test-agent' });
+      expect(e).toMatchObject({
+        category: 'admin-token',
+        clientId: h.acme.client.clientId,
+        tenantId: h.acme.tenant.id,
+        requestIp: '192.0.2.9',
+        userAgent: 'test-agent',
+      });
     }
     expect(events[1]?.data).toEqual({ role: 'admin' });
     expect(events[3]?.data).toEqual({ errorCode: 'access_denied', reason: 'invalid_secret' });

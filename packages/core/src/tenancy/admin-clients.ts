@@ -39,10 +39,16 @@ export interface AdminClientService {
 /** Builds the admin client use cases; every one needs the `admin-clients` permission (role admin). */
 export function createAdminClientService(deps: AdminClientServiceDeps): AdminClientService {
   const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(deps.events, ctx, prefix, async () => {
-      requirePermission(ctx, 'admin-clients');
-      return work();
-    }, describe);
+    withEvents(
+      deps.events,
+      ctx,
+      prefix,
+      async () => {
+        requirePermission(ctx, 'admin-clients');
+        return work();
+      },
+      describe,
+    );
   // What the events keep of a created or rotated client: never the secret, at any logging level.
   const withoutSecret = { meta: (r: CreatedClient) => ({ adminClientId: r.client.clientId, role: r.client.role }), response: (r: CreatedClient) => r.client };
 
@@ -54,12 +60,17 @@ export function createAdminClientService(deps: AdminClientServiceDeps): AdminCli
     },
 
     create(ctx, input) {
-      return run(ctx, 'ADMIN_CLIENT_CREATE', async () => {
-        if (!isRole(input.role)) throw invalidField('role', `One of ${ROLES.join(', ')}`, input.role);
-        const name = input.name ?? input.role;
-        if (name.trim().length < 1 || name.length > 200) throw invalidField('name', '1 to 200 characters', name);
-        return deps.tenants.createClient({ subdomain: ctx.tenant.subdomain, role: input.role, name });
-      }, { input, ...withoutSecret });
+      return run(
+        ctx,
+        'ADMIN_CLIENT_CREATE',
+        async () => {
+          if (!isRole(input.role)) throw invalidField('role', `One of ${ROLES.join(', ')}`, input.role);
+          const name = input.name ?? input.role;
+          if (name.trim().length < 1 || name.length > 200) throw invalidField('name', '1 to 200 characters', name);
+          return deps.tenants.createClient({ subdomain: ctx.tenant.subdomain, role: input.role, name });
+        },
+        { input, ...withoutSecret },
+      );
     },
 
     rotateSecret(ctx, clientId) {

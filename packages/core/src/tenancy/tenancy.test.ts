@@ -59,7 +59,11 @@ describe('operator use cases', () => {
     const h = harness();
     // Client ids (16-byte tokens) that begin with '-' every other draw: the id is drawn again until it does not.
     let n = 0;
-    const ids = { uuid: () => crypto.randomUUID(), token: (bytes?: number) => (bytes !== 16 ? 'a-secret' : (n += 1) % 2 === 1 ? '-starts-with-a-dash' : `plain${n}`), bytes: (k: number) => new Uint8Array(k) };
+    const ids = {
+      uuid: () => crypto.randomUUID(),
+      token: (bytes?: number) => (bytes !== 16 ? 'a-secret' : (n += 1) % 2 === 1 ? '-starts-with-a-dash' : `plain${n}`),
+      bytes: (k: number) => new Uint8Array(k),
+    };
     const admin = createTenantAdmin({ store: h.store, clock: h.clock, ids, hasher: { hash: async (v: string) => `h:${v}`, verify: async () => false } });
     await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
     for (let i = 0; i < 4; i += 1) expect((await admin.createClient({ subdomain: 'acme', role: 'issuer' })).client.clientId).not.toMatch(/^-/);
@@ -103,7 +107,12 @@ describe('admin authentication (specification 5, API.md §2)', () => {
 
   it('issues a tenant-bound token for the right client, secret and audience', async () => {
     const { auth, acme, audience } = await setup();
-    const { tenant, response } = await auth.issueToken({ grant_type: 'client_credentials', client_id: acme.client.clientId, client_secret: acme.clientSecret, audience });
+    const { tenant, response } = await auth.issueToken({
+      grant_type: 'client_credentials',
+      client_id: acme.client.clientId,
+      client_secret: acme.clientSecret,
+      audience,
+    });
     expect(tenant.id).toBe(acme.tenant.id);
     expect(response).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
     const requestor = await auth.authenticate(acme.tenant, `Bearer ${response.access_token}`);
@@ -129,7 +138,12 @@ describe('admin authentication (specification 5, API.md §2)', () => {
 
   it('never accepts a token of tenant A on tenant B, nor an expired or malformed one', async () => {
     const { auth, acme, other, audience, clock } = await setup();
-    const { response } = await auth.issueToken({ grant_type: 'client_credentials', client_id: acme.client.clientId, client_secret: acme.clientSecret, audience });
+    const { response } = await auth.issueToken({
+      grant_type: 'client_credentials',
+      client_id: acme.client.clientId,
+      client_secret: acme.clientSecret,
+      audience,
+    });
     expect(await auth.authenticate(other.tenant, `Bearer ${response.access_token}`)).toBeUndefined();
     expect(await auth.authenticate(acme.tenant, `Basic ${response.access_token}`)).toBeUndefined();
     expect(await auth.authenticate(acme.tenant, undefined)).toBeUndefined();
@@ -141,7 +155,12 @@ describe('admin authentication (specification 5, API.md §2)', () => {
   it('limits the token to its role (auditors read events only)', async () => {
     const { auth, tenants, acme, audience, analytics, domains } = await setup();
     const auditor = await tenants.createClient({ subdomain: 'acme', role: 'auditor' });
-    const { response } = await auth.issueToken({ grant_type: 'client_credentials', client_id: auditor.client.clientId, client_secret: auditor.clientSecret, audience });
+    const { response } = await auth.issueToken({
+      grant_type: 'client_credentials',
+      client_id: auditor.client.clientId,
+      client_secret: auditor.clientSecret,
+      audience,
+    });
     const requestor = await auth.authenticate(acme.tenant, `Bearer ${response.access_token}`);
     const ctx = { ...contextFor(acme.tenant, null), ...(requestor ? { requestor } : {}) };
     await expect(analytics.listEvents(ctx, {})).resolves.toBeDefined();

@@ -68,7 +68,11 @@ const noClient = () => notFound('The tenant has no such admin client');
  */
 const namesNoClient = (clientId: string) => clientId.length > 200 || /[\x00-\x1f\x7f]/.test(clientId);
 
-export async function rotateClientSecret(deps: Pick<TenantAdminDeps, 'store' | 'clock' | 'ids' | 'hasher'>, tenant: Tenant, clientId: string): Promise<CreatedClient> {
+export async function rotateClientSecret(
+  deps: Pick<TenantAdminDeps, 'store' | 'clock' | 'ids' | 'hasher'>,
+  tenant: Tenant,
+  clientId: string,
+): Promise<CreatedClient> {
   if (namesNoClient(clientId)) throw noClient();
   const clientSecret = deps.ids.token(32);
   const rotated = await deps.store.clients.rotateSecret(tenant.id, clientId, await deps.hasher.hash(clientSecret), deps.clock.now().toISOString());

@@ -28,7 +28,8 @@ export function claimProblems(claims: unknown, param: string): ErrorDetail[] {
   if (!isObject(claims)) return [{ value: claims, msg: 'An object of claims', param, location: 'body' }];
   const details: ErrorDetail[] = [];
   for (const name of Object.keys(claims)) {
-    if (name.length === 0 || name.length > MAX_CLAIM_NAME) details.push({ value: name, msg: `Claim names have 1 to ${MAX_CLAIM_NAME} characters`, param, location: 'body' });
+    if (name.length === 0 || name.length > MAX_CLAIM_NAME)
+      details.push({ value: name, msg: `Claim names have 1 to ${MAX_CLAIM_NAME} characters`, param, location: 'body' });
   }
   if (!nestsWithin(claims, MAX_CLAIM_DEPTH)) details.push({ msg: `Claims may nest at most ${MAX_CLAIM_DEPTH} levels`, param, location: 'body' });
   return details;
@@ -68,12 +69,20 @@ export function checkUserSearch(input: UserSearchInput): { filter: UserFilter; l
   const provider = input.authenticationProvider;
   if (provider !== undefined) {
     const subjectId = isObject(provider) ? provider.subjectId : undefined;
-    if (!isObject(provider) || Object.keys(provider).some((k) => k !== 'subjectId') || typeof subjectId !== 'string' || subjectId.length === 0 || subjectId.length > 1000) {
+    if (
+      !isObject(provider) ||
+      Object.keys(provider).some((k) => k !== 'subjectId') ||
+      typeof subjectId !== 'string' ||
+      subjectId.length === 0 ||
+      subjectId.length > 1000
+    ) {
       details.push({ value: provider, msg: 'An object such as { "subjectId": "..." }', param: 'authenticationProvider', location: 'body' });
     } else filter.subjectId = subjectId;
   }
-  if (input.limit !== undefined && typeof input.limit !== 'number') details.push({ value: input.limit, msg: 'A whole number from 1 to 1000', param: 'limit', location: 'body' });
-  if (input.cursor !== undefined && typeof input.cursor !== 'string') details.push({ value: input.cursor, msg: 'A cursor from a previous page', param: 'cursor', location: 'body' });
+  if (input.limit !== undefined && typeof input.limit !== 'number')
+    details.push({ value: input.limit, msg: 'A whole number from 1 to 1000', param: 'limit', location: 'body' });
+  if (input.cursor !== undefined && typeof input.cursor !== 'string')
+    details.push({ value: input.cursor, msg: 'A cursor from a previous page', param: 'cursor', location: 'body' });
   if (details.length > 0) throw validationError(details);
   return {
     filter,

@@ -78,55 +78,91 @@ export function createUserService(deps: UserDeps): UserService {
 
   return {
     create(ctx, input) {
-      return withEvents(events, ctx, 'USER_CREATE', async () => {
-        requirePermission(ctx, 'users');
-        const { claims } = checkUserInput(input);
-        const now = clock.now().toISOString();
-        const user: UserRecord = { id: ids.uuid(), tenantId: ctx.tenant.id, claims, createdAt: now, updatedAt: now };
-        await store.users.insert(user);
-        return userView(user);
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'USER_CREATE',
+        async () => {
+          requirePermission(ctx, 'users');
+          const { claims } = checkUserInput(input);
+          const now = clock.now().toISOString();
+          const user: UserRecord = { id: ids.uuid(), tenantId: ctx.tenant.id, claims, createdAt: now, updatedAt: now };
+          await store.users.insert(user);
+          return userView(user);
+        },
+        { input, meta },
+      );
     },
 
     list(ctx, query) {
-      return withEvents(events, ctx, 'USER_LIST', async () => {
-        requirePermission(ctx, 'users');
-        return toPage(await store.users.list(ctx.tenant.id, parsePageQuery(query)), userView);
-      }, { meta: (p) => ({ count: p.data.length }) });
+      return withEvents(
+        events,
+        ctx,
+        'USER_LIST',
+        async () => {
+          requirePermission(ctx, 'users');
+          return toPage(await store.users.list(ctx.tenant.id, parsePageQuery(query)), userView);
+        },
+        { meta: (p) => ({ count: p.data.length }) },
+      );
     },
 
     get(ctx, id) {
-      return withEvents(events, ctx, 'USER_RETRIEVE', async () => {
-        requirePermission(ctx, 'users');
-        return userView(await find(ctx, id));
-      }, { meta });
+      return withEvents(
+        events,
+        ctx,
+        'USER_RETRIEVE',
+        async () => {
+          requirePermission(ctx, 'users');
+          return userView(await find(ctx, id));
+        },
+        { meta },
+      );
     },
 
     update(ctx, id, input) {
-      return withEvents(events, ctx, 'USER_UPDATE', async () => {
-        requirePermission(ctx, 'users');
-        const existing = await find(ctx, id);
-        const { claims } = checkUserInput(input);
-        const user: UserRecord = { ...existing, claims, updatedAt: clock.now().toISOString() };
-        // Deleted between the read and the write.
-        if (!(await store.users.update(user))) throw missing();
-        return userView(user);
-      }, { input, meta });
+      return withEvents(
+        events,
+        ctx,
+        'USER_UPDATE',
+        async () => {
+          requirePermission(ctx, 'users');
+          const existing = await find(ctx, id);
+          const { claims } = checkUserInput(input);
+          const user: UserRecord = { ...existing, claims, updatedAt: clock.now().toISOString() };
+          // Deleted between the read and the write.
+          if (!(await store.users.update(user))) throw missing();
+          return userView(user);
+        },
+        { input, meta },
+      );
     },
 
     delete(ctx, id) {
-      return withEvents(events, ctx, 'USER_DELETE', async () => {
-        requirePermission(ctx, 'users');
-        if (!(await store.users.delete(ctx.tenant.id, checkUserId(id)))) throw missing();
-      }, { meta: () => ({ id }) });
+      return withEvents(
+        events,
+        ctx,
+        'USER_DELETE',
+        async () => {
+          requirePermission(ctx, 'users');
+          if (!(await store.users.delete(ctx.tenant.id, checkUserId(id)))) throw missing();
+        },
+        { meta: () => ({ id }) },
+      );
     },
 
     search(ctx, input) {
-      return withEvents(events, ctx, 'USER_SEARCH', async () => {
-        requirePermission(ctx, 'users');
-        const { filter, limit, cursor } = checkUserSearch(input);
-        return toPage(await store.users.list(ctx.tenant.id, pageFromBody(limit, cursor), filter), userView);
-      }, { input, meta: (p) => ({ count: p.data.length }) });
+      return withEvents(
+        events,
+        ctx,
+        'USER_SEARCH',
+        async () => {
+          requirePermission(ctx, 'users');
+          const { filter, limit, cursor } = checkUserSearch(input);
+          return toPage(await store.users.list(ctx.tenant.id, pageFromBody(limit, cursor), filter), userView);
+        },
+        { input, meta: (p) => ({ count: p.data.length }) },
+      );
     },
   };
 }

@@ -26,7 +26,12 @@ describe('users (API.md §8)', () => {
   it('creates a user with claims (or none), reads, lists, replaces and deletes it', async () => {
     const { users, ctx } = await setup();
     const ada = await users.create(ctx, { claims: { givenName: 'Ada', address: { city: 'London' } } });
-    expect(ada).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), claims: { givenName: 'Ada', address: { city: 'London' } }, createdAt: '2026-05-01T12:00:00.000Z', updatedAt: '2026-05-01T12:00:00.000Z' });
+    expect(ada).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      claims: { givenName: 'Ada', address: { city: 'London' } },
+      createdAt: '2026-05-01T12:00:00.000Z',
+      updatedAt: '2026-05-01T12:00:00.000Z',
+    });
     const empty = await users.create(ctx, {});
     expect(empty.claims).toEqual({});
     expect(await users.get(ctx, ada.id)).toEqual(ada);
@@ -58,8 +63,12 @@ describe('users (API.md §8)', () => {
   it('refuses claims that are not an object, unnamed or too long names, and nesting deeper than the limit', async () => {
     const { users, ctx } = await setup();
     expect(await failure(users.create(ctx, { claims: ['a'] }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'claims' }] });
-    expect(await failure(users.create(ctx, { claims: { '': 1, ['x'.repeat(257)]: 2 } }))).toMatchObject({ details: [{ param: 'claims', value: '' }, { param: 'claims' }] });
-    expect(await failure(users.create(ctx, { claims: { deep: nested(MAX_CLAIM_DEPTH) } }))).toMatchObject({ details: [{ msg: expect.stringContaining('nest') }] });
+    expect(await failure(users.create(ctx, { claims: { '': 1, ['x'.repeat(257)]: 2 } }))).toMatchObject({
+      details: [{ param: 'claims', value: '' }, { param: 'claims' }],
+    });
+    expect(await failure(users.create(ctx, { claims: { deep: nested(MAX_CLAIM_DEPTH) } }))).toMatchObject({
+      details: [{ msg: expect.stringContaining('nest') }],
+    });
     await expect(users.create(ctx, { claims: { deep: nested(MAX_CLAIM_DEPTH - 2) } })).resolves.toBeDefined();
     expect(await failure(users.create(ctx, { claims: {}, extra: true }))).toMatchObject({ details: [{ param: 'extra', msg: 'Unknown field' }] });
     // A body nested far beyond any stack is refused, not walked recursively.
@@ -85,7 +94,9 @@ describe('users (API.md §8)', () => {
     expect(await failure(users.search(ctx, { cursor: 'garbage!' }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'cursor', location: 'body' }] });
     expect(await failure(users.search(ctx, { limit: 0 }))).toMatchObject({ details: [{ param: 'limit', location: 'body' }] });
     expect(await failure(users.search(ctx, { authenticationProvider: { subjectId: '' } }))).toMatchObject({ details: [{ param: 'authenticationProvider' }] });
-    expect(await failure(users.search(ctx, { claims: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`c${i}`, i])) }))).toMatchObject({ details: [{ param: 'claims' }] });
+    expect(await failure(users.search(ctx, { claims: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`c${i}`, i])) }))).toMatchObject({
+      details: [{ param: 'claims' }],
+    });
   });
 
   it('needs the users permission (admin, issuer, managed-issuer)', async () => {
@@ -115,9 +126,20 @@ describe('users (API.md §8)', () => {
     };
     const level1 = await run(1);
     expect(level1.map((e) => e.type)).toEqual([
-      'USER_CREATE_START', 'USER_CREATE_SUCCESS', 'USER_LIST_START', 'USER_LIST_SUCCESS', 'USER_RETRIEVE_START', 'USER_RETRIEVE_SUCCESS',
-      'USER_UPDATE_START', 'USER_UPDATE_SUCCESS', 'USER_SEARCH_START', 'USER_SEARCH_SUCCESS', 'USER_DELETE_START', 'USER_DELETE_SUCCESS',
-      'USER_RETRIEVE_START', 'USER_RETRIEVE_FAIL',
+      'USER_CREATE_START',
+      'USER_CREATE_SUCCESS',
+      'USER_LIST_START',
+      'USER_LIST_SUCCESS',
+      'USER_RETRIEVE_START',
+      'USER_RETRIEVE_SUCCESS',
+      'USER_UPDATE_START',
+      'USER_UPDATE_SUCCESS',
+      'USER_SEARCH_START',
+      'USER_SEARCH_SUCCESS',
+      'USER_DELETE_START',
+      'USER_DELETE_SUCCESS',
+      'USER_RETRIEVE_START',
+      'USER_RETRIEVE_FAIL',
     ]);
     expect(JSON.stringify(level1)).not.toContain('personal');
     expect(level1.at(-1)?.data).toEqual({ errorCode: 'NotFound' });

@@ -52,7 +52,9 @@ export interface WebhookDeliveryWorker {
  * `OpenIdCredentialIssued` while it is kept (a delivery queued again after it failed has lost it).
  */
 export function deliveryPayload(delivery: WebhookDelivery): Record<string, unknown> {
-  return delivery.eventType === 'OpenIdCredentialIssued' && 'credential' in delivery ? { credential: delivery.credential, ...delivery.payload } : { ...delivery.payload };
+  return delivery.eventType === 'OpenIdCredentialIssued' && 'credential' in delivery
+    ? { credential: delivery.credential, ...delivery.payload }
+    : { ...delivery.payload };
 }
 
 /** Renders a delivery's body for one attempt (`deliveryTimestamp` is the attempt's time). */
@@ -80,7 +82,10 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryDeps): WebhookD
   };
 
   /** Signs and sends one attempt; returns the attempt and the key that signed it. */
-  async function attempt(claimed: ClaimedDelivery, keyFor: (tenantId: string) => Promise<WebhookSigningKey>): Promise<{ attempt: DeliveryAttempt; keyId?: string }> {
+  async function attempt(
+    claimed: ClaimedDelivery,
+    keyFor: (tenantId: string) => Promise<WebhookSigningKey>,
+  ): Promise<{ attempt: DeliveryAttempt; keyId?: string }> {
     const { delivery, url } = claimed;
     const started = clock.now();
     const body = encoder.encode(JSON.stringify(renderDeliveryBody(delivery, started)));
@@ -130,7 +135,14 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryDeps): WebhookD
       // Specification 3: a disabled webhook is sent nothing. The delivery ends here; a retry after
       // the webhook is enabled again sends it.
       const attempt = { at: clock.now().toISOString(), error: 'Not sent: the webhook is disabled', durationMs: 0 };
-      return { tenantId: claimed.delivery.tenantId, id: claimed.delivery.id, claimToken: claimed.claimToken, attempts: [...claimed.delivery.attempts, attempt], status: 'failed', retriesLeft: 0 };
+      return {
+        tenantId: claimed.delivery.tenantId,
+        id: claimed.delivery.id,
+        claimToken: claimed.claimToken,
+        attempts: [...claimed.delivery.attempts, attempt],
+        status: 'failed',
+        retriesLeft: 0,
+      };
     }
     try {
       return outcomeOf(claimed, await attempt(claimed, keyFor));

@@ -77,7 +77,8 @@ export function createWebhookSigningKeys(deps: WebhookSigningKeysDeps): WebhookS
         await store.webhookKeys.rotate(tenantId, current.keyId, next, at);
       } catch (error) {
         await keys.destroy(tenantId, next.keyId);
-        if (isDomainError(error) && error.code === 'Conflict') throw conflict('Another rotation of the webhook signing key happened at the same time; try again');
+        if (isDomainError(error) && error.code === 'Conflict')
+          throw conflict('Another rotation of the webhook signing key happened at the same time; try again');
         throw error;
       }
       return { active: next, retired: { ...current, status: 'retired', retiredAt: at } };

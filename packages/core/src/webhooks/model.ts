@@ -15,7 +15,11 @@ export interface Webhook {
 }
 
 /** The event types Vellum emits today; `OidcIssuerCredentialIssued` is accepted in subscriptions but never emitted. */
-export const EMITTED_WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'CredentialStatusUpdated'] as const satisfies readonly WebhookEvent[];
+export const EMITTED_WEBHOOK_EVENTS = [
+  'OpenIdCredentialIssued',
+  'OpenIdCredentialIssuedSummary',
+  'CredentialStatusUpdated',
+] as const satisfies readonly WebhookEvent[];
 export type EmittedWebhookEvent = (typeof EMITTED_WEBHOOK_EVENTS)[number];
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -90,7 +90,11 @@ describe('webhook subscriptions (specification 2.8, 3, 4.9, 4.10)', () => {
     const created = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: 'https://Hooks.Example.com/vellum' });
     expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), events: ['OpenIdCredentialIssued'], url: HOOK, disabled: false });
     expect(await s.webhooks.get(s.ctx(t), created.id)).toEqual(created);
-    const second = await s.webhooks.create(s.ctx(t, 'managed-issuer'), { events: ['OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'], url: HOOK, disabled: true });
+    const second = await s.webhooks.create(s.ctx(t, 'managed-issuer'), {
+      events: ['OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'],
+      url: HOOK,
+      disabled: true,
+    });
     const page = await s.webhooks.list(s.ctx(t), { limit: 1 });
     expect(page.data).toEqual([created]);
     expect((await s.webhooks.list(s.ctx(t), { cursor: page.nextCursor })).data).toEqual([second]);
@@ -146,8 +150,18 @@ describe('webhook subscriptions (specification 2.8, 3, 4.9, 4.10)', () => {
     await failure(s.webhooks.create(s.ctx(t), { events: ['Nope'], url: HOOK }));
     await s.recorder.flush();
     const types = (await s.store.events.list(t.id, {}, { limit: 100 })).items.map((e) => e.type).reverse();
-    expect(types).toEqual(['WEBHOOK_CREATE_START', 'WEBHOOK_CREATE_SUCCESS', 'WEBHOOK_RETRIEVE_START', 'WEBHOOK_RETRIEVE_SUCCESS', 'WEBHOOK_UPDATE_START', 'WEBHOOK_UPDATE_SUCCESS', 'WEBHOOK_CREATE_START', 'WEBHOOK_CREATE_FAIL']);
-    for (const prefix of ['WEBHOOK_CREATE', 'WEBHOOK_LIST', 'WEBHOOK_RETRIEVE', 'WEBHOOK_UPDATE', 'WEBHOOK_DELETE'] as const) expect(EVENT_PREFIXES[prefix]).toBe('webhook');
+    expect(types).toEqual([
+      'WEBHOOK_CREATE_START',
+      'WEBHOOK_CREATE_SUCCESS',
+      'WEBHOOK_RETRIEVE_START',
+      'WEBHOOK_RETRIEVE_SUCCESS',
+      'WEBHOOK_UPDATE_START',
+      'WEBHOOK_UPDATE_SUCCESS',
+      'WEBHOOK_CREATE_START',
+      'WEBHOOK_CREATE_FAIL',
+    ]);
+    for (const prefix of ['WEBHOOK_CREATE', 'WEBHOOK_LIST', 'WEBHOOK_RETRIEVE', 'WEBHOOK_UPDATE', 'WEBHOOK_DELETE'] as const)
+      expect(EVENT_PREFIXES[prefix]).toBe('webhook');
   });
 });
 
@@ -164,7 +178,13 @@ describe('the outbox (API.md §10: written in the issuance transaction)', () => 
     const of = async (id: string) => (await s.store.webhookDeliveries.list(t.id, id, { limit: 10 })).items;
     const fullDeliveries = await of(full.id);
     expect(fullDeliveries.map((d) => d.eventType)).toEqual(['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary']);
-    expect(fullDeliveries[0]).toMatchObject({ eventId: e.id, status: 'pending', credential: e.payload.credential, retriesLeft: 3, nextAttemptAt: '2026-05-01T12:00:00.000Z' });
+    expect(fullDeliveries[0]).toMatchObject({
+      eventId: e.id,
+      status: 'pending',
+      credential: e.payload.credential,
+      retriesLeft: 3,
+      nextAttemptAt: '2026-05-01T12:00:00.000Z',
+    });
     expect(fullDeliveries[1]).not.toHaveProperty('credential');
     expect((await of(summary.id)).map((d) => d.eventType)).toEqual(['OpenIdCredentialIssuedSummary']);
     expect(await of(off.id)).toEqual([]);
@@ -178,7 +198,14 @@ describe('the outbox (API.md §10: written in the issuance transaction)', () => 
     const t = await s.tenant();
     const status = await s.webhooks.create(s.ctx(t), { events: ['CredentialStatusUpdated'], url: HOOK });
     const issued = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary'], url: HOOK });
-    const payload = { credentialId: s.ids.uuid(), credentialConfigurationId: s.ids.uuid(), format: 'mso_mdoc', userId: s.ids.uuid(), status: 'invalid', previousStatus: 'valid' };
+    const payload = {
+      credentialId: s.ids.uuid(),
+      credentialConfigurationId: s.ids.uuid(),
+      format: 'mso_mdoc',
+      userId: s.ids.uuid(),
+      status: 'invalid',
+      previousStatus: 'valid',
+    };
     const e = { id: s.ids.uuid(), tenantId: t.id, type: 'CredentialStatusUpdated' as const, occurredAt: s.clock.now().toISOString(), payload };
     await s.publish(e);
     const [delivery, ...more] = (await s.store.webhookDeliveries.list(t.id, status.id, { limit: 10 })).items;
@@ -226,7 +253,11 @@ describe('delivering (API.md §10; RFC 9421, RFC 9530)', () => {
     const jwks = await s.webhooks.jwks(s.ctx(t, null));
     expect(jwks.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: expect.any(String), alg: 'EdDSA', use: 'sig' }]);
     const input = parseSignatureInput(h['signature-input'] as string).get('sig1');
-    expect(input?.params).toEqual([['created', 1_777_636_800], ['keyid', jwks.keys[0]?.kid], ['alg', 'ed25519']]);
+    expect(input?.params).toEqual([
+      ['created', 1_777_636_800],
+      ['keyid', jwks.keys[0]?.kid],
+      ['alg', 'ed25519'],
+    ]);
     const base = receivedSignatureBase({ method: 'POST', targetUri: HOOK, headers: h }, input!);
     const signature = Buffer.from(/^sig1=:(.*):$/.exec(h.signature as string)?.[1] as string, 'base64');
     const key = createPublicKey({ key: { ...jwks.keys[0] }, format: 'jwk' });
@@ -312,7 +343,10 @@ describe('delivering (API.md §10; RFC 9421, RFC 9530)', () => {
     await s.webhooks.update(s.ctx(t), hook.id, { events: ['OpenIdCredentialIssuedSummary'], url: HOOK, disabled: true });
     expect(await s.worker.deliverDue()).toBe(1);
     expect(s.http.requests).toEqual([]);
-    expect((await s.webhooks.listDeliveries(s.ctx(t), hook.id, {})).data[0]).toMatchObject({ status: 'failed', attempts: [{ error: 'Not sent: the webhook is disabled', durationMs: 0 }] });
+    expect((await s.webhooks.listDeliveries(s.ctx(t), hook.id, {})).data[0]).toMatchObject({
+      status: 'failed',
+      attempts: [{ error: 'Not sent: the webhook is disabled', durationMs: 0 }],
+    });
   });
 
   it('renders the summary without the credential', async () => {
@@ -323,7 +357,12 @@ describe('delivering (API.md §10; RFC 9421, RFC 9530)', () => {
     await s.publish(e);
     const [d] = (await s.store.webhookDeliveries.list(t.id, hook.id, { limit: 1 })).items;
     const { credential: _c, ...summary } = e.payload;
-    expect(renderDeliveryBody(d!, new Date('2026-05-01T12:00:01.000Z')).event).toEqual({ id: e.id, type: 'OpenIdCredentialIssuedSummary', payload: summary, timestamp: e.occurredAt });
+    expect(renderDeliveryBody(d!, new Date('2026-05-01T12:00:01.000Z')).event).toEqual({
+      id: e.id,
+      type: 'OpenIdCredentialIssuedSummary',
+      payload: summary,
+      timestamp: e.occurredAt,
+    });
   });
 });
 

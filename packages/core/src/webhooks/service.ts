@@ -101,23 +101,34 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   }
 
   const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(events, ctx, prefix, async () => {
-      requirePermission(ctx, 'webhooks');
-      return work();
-    }, describe);
+    withEvents(
+      events,
+      ctx,
+      prefix,
+      async () => {
+        requirePermission(ctx, 'webhooks');
+        return work();
+      },
+      describe,
+    );
   const meta = (v: WebhookView | void) => (v ? { id: v.id, events: v.events, disabled: v.disabled } : {});
 
   return {
     create(ctx, input) {
-      return run(ctx, 'WEBHOOK_CREATE', async () => {
-        const checked = checkWebhookInput(input);
-        const now = clock.now().toISOString();
-        const webhook: Webhook = { id: ids.uuid(), tenantId: ctx.tenant.id, ...checked, createdAt: now, updatedAt: now };
-        await store.webhooks.insert(webhook);
-        // The tenant's signing key is made with its first webhook, so deliveries are signed from the start.
-        await signingKeys.ensureActive(ctx.tenant.id);
-        return webhookView(webhook);
-      }, { input, meta });
+      return run(
+        ctx,
+        'WEBHOOK_CREATE',
+        async () => {
+          const checked = checkWebhookInput(input);
+          const now = clock.now().toISOString();
+          const webhook: Webhook = { id: ids.uuid(), tenantId: ctx.tenant.id, ...checked, createdAt: now, updatedAt: now };
+          await store.webhooks.insert(webhook);
+          // The tenant's signing key is made with its first webhook, so deliveries are signed from the start.
+          await signingKeys.ensureActive(ctx.tenant.id);
+          return webhookView(webhook);
+        },
+        { input, meta },
+      );
     },
 
     list(ctx, query) {
@@ -131,41 +142,61 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     },
 
     update(ctx, id, input) {
-      return run(ctx, 'WEBHOOK_UPDATE', async () => {
-        const checked = checkWebhookInput(input);
-        const existing = await find(ctx, id);
-        const webhook: Webhook = { ...existing, ...checked, updatedAt: clock.now().toISOString() };
-        if (!(await store.webhooks.update(webhook))) throw noWebhook();
-        return webhookView(webhook);
-      }, { input, meta });
+      return run(
+        ctx,
+        'WEBHOOK_UPDATE',
+        async () => {
+          const checked = checkWebhookInput(input);
+          const existing = await find(ctx, id);
+          const webhook: Webhook = { ...existing, ...checked, updatedAt: clock.now().toISOString() };
+          if (!(await store.webhooks.update(webhook))) throw noWebhook();
+          return webhookView(webhook);
+        },
+        { input, meta },
+      );
     },
 
     delete(ctx, id) {
-      return run(ctx, 'WEBHOOK_DELETE', async () => {
-        const existing = await find(ctx, id);
-        if (!(await store.webhooks.delete(ctx.tenant.id, existing.id))) throw noWebhook();
-      }, { meta: () => ({ id }) });
+      return run(
+        ctx,
+        'WEBHOOK_DELETE',
+        async () => {
+          const existing = await find(ctx, id);
+          if (!(await store.webhooks.delete(ctx.tenant.id, existing.id))) throw noWebhook();
+        },
+        { meta: () => ({ id }) },
+      );
     },
 
     listDeliveries(ctx, webhookId, query) {
-      return run(ctx, 'WEBHOOK_DELIVERY_LIST', async () => {
-        const webhook = await find(ctx, webhookId);
-        return toPage(await store.webhookDeliveries.list(ctx.tenant.id, webhook.id, parsePageQuery(query)), webhookDeliveryView);
-      }, { meta: (p) => ({ webhookId, count: p.data.length }), keepResponse: false });
+      return run(
+        ctx,
+        'WEBHOOK_DELIVERY_LIST',
+        async () => {
+          const webhook = await find(ctx, webhookId);
+          return toPage(await store.webhookDeliveries.list(ctx.tenant.id, webhook.id, parsePageQuery(query)), webhookDeliveryView);
+        },
+        { meta: (p) => ({ webhookId, count: p.data.length }), keepResponse: false },
+      );
     },
 
     retryDelivery(ctx, webhookId, deliveryId) {
-      return run(ctx, 'WEBHOOK_DELIVERY_RETRY', async () => {
-        const webhook = await find(ctx, webhookId);
-        const found = await store.webhookDeliveries.get(ctx.tenant.id, checkId(deliveryId, 'deliveryId'));
-        if (!found || found.webhookId !== webhook.id) throw noDelivery();
-        if (found.status !== 'failed') throw conflict(`Only a failed delivery can be retried; this one is ${found.status}`);
-        // One more attempt: a manual retry does not start another automatic retry cycle.
-        const at = clock.now().toISOString();
-        if (!(await store.webhookDeliveries.requeue(ctx.tenant.id, found.id, at, 0))) throw conflict('The delivery changed meanwhile; read it again');
-        const { credential: _credential, ...rest } = found;
-        return webhookDeliveryView({ ...rest, status: 'pending', nextAttemptAt: at, retriesLeft: 0 });
-      }, { meta: () => ({ webhookId, deliveryId }) });
+      return run(
+        ctx,
+        'WEBHOOK_DELIVERY_RETRY',
+        async () => {
+          const webhook = await find(ctx, webhookId);
+          const found = await store.webhookDeliveries.get(ctx.tenant.id, checkId(deliveryId, 'deliveryId'));
+          if (!found || found.webhookId !== webhook.id) throw noDelivery();
+          if (found.status !== 'failed') throw conflict(`Only a failed delivery can be retried; this one is ${found.status}`);
+          // One more attempt: a manual retry does not start another automatic retry cycle.
+          const at = clock.now().toISOString();
+          if (!(await store.webhookDeliveries.requeue(ctx.tenant.id, found.id, at, 0))) throw conflict('The delivery changed meanwhile; read it again');
+          const { credential: _credential, ...rest } = found;
+          return webhookDeliveryView({ ...rest, status: 'pending', nextAttemptAt: at, retriesLeft: 0 });
+        },
+        { meta: () => ({ webhookId, deliveryId }) },
+      );
     },
 
     jwks(ctx) {
@@ -173,10 +204,15 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     },
 
     rotateSigningKey(ctx) {
-      return run(ctx, 'WEBHOOK_SIGNING_KEY_ROTATE', async () => {
-        const { active, retired } = await signingKeys.rotate(ctx.tenant.id);
-        return { activeKid: active.keyId, retiredKid: retired.keyId, ...(await signingKeys.jwks(ctx.tenant.id)) };
-      }, { meta: (r) => ({ activeKid: r.activeKid, retiredKid: r.retiredKid }) });
+      return run(
+        ctx,
+        'WEBHOOK_SIGNING_KEY_ROTATE',
+        async () => {
+          const { active, retired } = await signingKeys.rotate(ctx.tenant.id);
+          return { activeKid: active.keyId, retiredKid: retired.keyId, ...(await signingKeys.jwks(ctx.tenant.id)) };
+        },
+        { meta: (r) => ({ activeKid: r.activeKid, retiredKid: r.retiredKid }) },
+      );
     },
   };
 }

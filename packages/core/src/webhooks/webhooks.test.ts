@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { checkWebhookInput, nextAttemptDelay, normaliseWebhookUrl } from './rules.ts';
-import { bytesToBase64, contentDigest, parseSignatureField, parseSignatureInput, receivedSignatureBase, serializeSignatureInput, signatureBase, signatureHeaders } from './signature.ts';
+import {
+  bytesToBase64,
+  contentDigest,
+  parseSignatureField,
+  parseSignatureInput,
+  receivedSignatureBase,
+  serializeSignatureInput,
+  signatureBase,
+  signatureHeaders,
+} from './signature.ts';
 
 describe('webhook URL rules (specification 2.8, 7.8)', () => {
   it.each([
@@ -26,11 +35,23 @@ describe('webhook URL rules (specification 2.8, 7.8)', () => {
   });
 
   it('refuses unknown and empty event lists, naming each bad entry', () => {
-    expect(() => checkWebhookInput({ events: [], url: 'https://h.example.com' })).toThrow(expect.objectContaining({ details: [expect.objectContaining({ param: 'events' })] }));
-    expect(() => checkWebhookInput({ events: ['OpenIdCredentialIssued', 'Nope'], url: 'ftp://x', disabled: 'no' })).toThrow(
-      expect.objectContaining({ details: [expect.objectContaining({ param: 'events.1', value: 'Nope' }), expect.objectContaining({ param: 'url', msg: 'Must use https' }), expect.objectContaining({ param: 'disabled' })] }),
+    expect(() => checkWebhookInput({ events: [], url: 'https://h.example.com' })).toThrow(
+      expect.objectContaining({ details: [expect.objectContaining({ param: 'events' })] }),
     );
-    expect(checkWebhookInput({ events: ['OpenIdCredentialIssued', 'OpenIdCredentialIssued'], url: 'https://h.example.com/a' })).toEqual({ events: ['OpenIdCredentialIssued'], url: 'https://h.example.com/a', disabled: false });
+    expect(() => checkWebhookInput({ events: ['OpenIdCredentialIssued', 'Nope'], url: 'ftp://x', disabled: 'no' })).toThrow(
+      expect.objectContaining({
+        details: [
+          expect.objectContaining({ param: 'events.1', value: 'Nope' }),
+          expect.objectContaining({ param: 'url', msg: 'Must use https' }),
+          expect.objectContaining({ param: 'disabled' }),
+        ],
+      }),
+    );
+    expect(checkWebhookInput({ events: ['OpenIdCredentialIssued', 'OpenIdCredentialIssued'], url: 'https://h.example.com/a' })).toEqual({
+      events: ['OpenIdCredentialIssued'],
+      url: 'https://h.example.com/a',
+      disabled: false,
+    });
   });
 });
 
@@ -85,22 +106,37 @@ describe('RFC 9530 Content-Digest and RFC 9421 header parsing', () => {
     expect([...parsed.keys()]).toEqual(['sig1', 'other']);
     expect(parsed.get('sig1')).toEqual({
       components: ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'],
-      params: [['created', 1_700_000_000], ['keyid', 'k-1'], ['alg', 'ed25519']],
+      params: [
+        ['created', 1_700_000_000],
+        ['keyid', 'k-1'],
+        ['alg', 'ed25519'],
+      ],
     });
     expect(`sig1=${serializeSignatureInput(parsed.get('sig1')!)}`).toBe(headers['signature-input']);
     expect([...(parseSignatureField(headers.signature).get('sig1') ?? [])]).toEqual([...new TextEncoder().encode('signature')]);
     // Strings escape quotes and backslashes; booleans and tokens survive the round trip.
     const odd = parseSignatureInput('a=("x");keyid="q\\"\\\\";flag;tag=tok');
-    expect(odd.get('a')?.params).toEqual([['keyid', 'q"\\'], ['flag', true], ['tag', { token: 'tok' }]]);
+    expect(odd.get('a')?.params).toEqual([
+      ['keyid', 'q"\\'],
+      ['flag', true],
+      ['tag', { token: 'tok' }],
+    ]);
     expect(serializeSignatureInput(odd.get('a')!)).toBe('("x");keyid="q\\"\\\\";flag;tag=tok');
   });
 
-  it.each(['sig1', 'sig1=(@method)', 'sig1=("a" "b";req)', 'sig1=("a");x="unterminated', 'sig1=("a"),', 'Sig1=("a")'])('refuses the malformed field %j', (value) => {
-    expect(() => parseSignatureInput(value)).toThrow();
-  });
+  it.each(['sig1', 'sig1=(@method)', 'sig1=("a" "b";req)', 'sig1=("a");x="unterminated', 'sig1=("a"),', 'Sig1=("a")'])(
+    'refuses the malformed field %j',
+    (value) => {
+      expect(() => parseSignatureInput(value)).toThrow();
+    },
+  );
 
   it('rebuilds the signature base from the received components, the same as the sender’s', () => {
-    const request = { method: 'POST', targetUri: 'https://h.example.com/x', headers: { 'content-type': 'application/json', 'content-digest': 'sha-256=:abc=:', 'webhook-id': 'd1' } };
+    const request = {
+      method: 'POST',
+      targetUri: 'https://h.example.com/x',
+      headers: { 'content-type': 'application/json', 'content-digest': 'sha-256=:abc=:', 'webhook-id': 'd1' },
+    };
     const params = { keyId: 'k1', created: 1_700_000_000 };
     const input = parseSignatureInput(signatureHeaders('AA==', params)['signature-input']).get('sig1')!;
     expect(receivedSignatureBase(request, input)).toBe(signatureBase(request, params));

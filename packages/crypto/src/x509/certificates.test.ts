@@ -42,7 +42,12 @@ function oid(der: Uint8Array, node: Tlv): string {
 /** The three parts of any signed X.509 structure (certificate, CRL, CSR): what was signed, the algorithm, the DER signature. */
 function signedParts(der: Uint8Array) {
   const [tbs, algorithm, signature] = children(der, tlv(der, 0)) as [Tlv, Tlv, Tlv];
-  return { tbs: der.subarray(tbs.start, tbs.end), tbsNode: tbs, algorithm: oid(der, children(der, algorithm)[0]!), signature: der.subarray(signature.body + 1, signature.end) };
+  return {
+    tbs: der.subarray(tbs.start, tbs.end),
+    tbsNode: tbs,
+    algorithm: oid(der, children(der, algorithm)[0]!),
+    signature: der.subarray(signature.body + 1, signature.end),
+  };
 }
 
 /** Extensions of a certificate by OID, with their criticality, read straight from the DER. */
@@ -75,7 +80,12 @@ const OID = {
 
 async function setup() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(3)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: fakeClock(),
+  });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const newKey = async () => managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
@@ -117,8 +127,14 @@ async function managedPki() {
   return { newKey, iacaKey, iaca, signerKey, ds };
 }
 
-const jwkOf = (der: Uint8Array) => createPublicKey({ key: Buffer.from(new NodeX509Certificate(der).publicKey.export({ format: 'der', type: 'spki' })), format: 'der', type: 'spki' }).export({ format: 'jwk' });
-const pointSha1 = (jwk: PublicJwk) => createHash('sha1').update(Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x, 'base64url'), Buffer.from(jwk.y!, 'base64url')])).digest('hex');
+const jwkOf = (der: Uint8Array) =>
+  createPublicKey({ key: Buffer.from(new NodeX509Certificate(der).publicKey.export({ format: 'der', type: 'spki' })), format: 'der', type: 'spki' }).export({
+    format: 'jwk',
+  });
+const pointSha1 = (jwk: PublicJwk) =>
+  createHash('sha1')
+    .update(Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x, 'base64url'), Buffer.from(jwk.y!, 'base64url')]))
+    .digest('hex');
 // countryName (2.5.4.6) as a PrintableString (tag 0x13).
 const printableCountry = (c: string) => Buffer.concat([Buffer.from('0603550406130' + '2', 'hex'), Buffer.from(c)]);
 
@@ -181,7 +197,13 @@ describe('IACA certificate (ISO/IEC 18013-5 Annex B, Tables B.1 and B.2)', () =>
 
   it('keeps the requested validity (to the second) and writes an e-mail alternative name as rfc822Name', async () => {
     const { newKey } = await setup();
-    const { der } = await createIacaCertificate(iacaInput(await newKey(), { notBefore: new Date('2026-01-01T00:00:00.750Z'), issuerAlternativeName: 'pki@issuer.example.com', stateOrProvinceName: undefined }));
+    const { der } = await createIacaCertificate(
+      iacaInput(await newKey(), {
+        notBefore: new Date('2026-01-01T00:00:00.750Z'),
+        issuerAlternativeName: 'pki@issuer.example.com',
+        stateOrProvinceName: undefined,
+      }),
+    );
     const node = new NodeX509Certificate(der);
     expect(node.validFromDate.toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(node.validToDate.toISOString()).toBe(notAfter.toISOString());
@@ -326,9 +348,20 @@ describe('IACA CRL (RFC 5280 §5, ISO/IEC 18013-5 Annex B)', () => {
 
   it('issues an empty CRL when nothing is revoked, and refuses nextUpdate before thisUpdate', async () => {
     const { iaca, iacaKey } = await managedPki();
-    const der = await createCrl({ iaca: { certificateDer: iaca.der, key: iacaKey }, revoked: [], thisUpdate: new Date('2026-03-02T00:00:00Z'), nextUpdate: new Date('2026-03-03T00:00:00Z'), crlNumber: 7 });
+    const der = await createCrl({
+      iaca: { certificateDer: iaca.der, key: iacaKey },
+      revoked: [],
+      thisUpdate: new Date('2026-03-02T00:00:00Z'),
+      nextUpdate: new Date('2026-03-03T00:00:00Z'),
+      crlNumber: 7,
+    });
     expect(new X509Crl(der).entries).toEqual([]);
-    const error = await createCrl({ iaca: { certificateDer: iaca.der, key: iacaKey }, revoked: [], thisUpdate: new Date('2026-03-02T00:00:00Z'), nextUpdate: new Date('2026-03-01T00:00:00Z') }).catch((e: unknown) => e);
+    const error = await createCrl({
+      iaca: { certificateDer: iaca.der, key: iacaKey },
+      revoked: [],
+      thisUpdate: new Date('2026-03-02T00:00:00Z'),
+      nextUpdate: new Date('2026-03-01T00:00:00Z'),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'BadRequest', details: [{ param: 'nextUpdate' }] });
   });
 });

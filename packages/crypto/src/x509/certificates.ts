@@ -100,9 +100,14 @@ function detail(param: string, msg: string, value?: unknown): ErrorDetail {
 
 function checkName(problems: ErrorDetail[], input: { commonName: string; country: string; stateOrProvinceName?: string | undefined }) {
   const { commonName, country, stateOrProvinceName } = input;
-  if (typeof commonName !== 'string' || commonName.trim().length === 0 || commonName.length > 64) problems.push(detail('commonName', 'Expected 1 to 64 characters', commonName));
-  if (typeof country !== 'string' || !/^[A-Z]{2}$/.test(country)) problems.push(detail('country', 'Expected an ISO 3166-1 alpha-2 code in upper case', country));
-  if (stateOrProvinceName !== undefined && (typeof stateOrProvinceName !== 'string' || stateOrProvinceName.trim().length === 0 || stateOrProvinceName.length > 128)) {
+  if (typeof commonName !== 'string' || commonName.trim().length === 0 || commonName.length > 64)
+    problems.push(detail('commonName', 'Expected 1 to 64 characters', commonName));
+  if (typeof country !== 'string' || !/^[A-Z]{2}$/.test(country))
+    problems.push(detail('country', 'Expected an ISO 3166-1 alpha-2 code in upper case', country));
+  if (
+    stateOrProvinceName !== undefined &&
+    (typeof stateOrProvinceName !== 'string' || stateOrProvinceName.trim().length === 0 || stateOrProvinceName.length > 128)
+  ) {
     problems.push(detail('stateOrProvinceName', 'Expected 1 to 128 characters', stateOrProvinceName));
   }
 }
@@ -116,7 +121,8 @@ function checkValidity(problems: ErrorDetail[], notBefore: Date, notAfter: Date,
   if (!isDate(notAfter)) problems.push(detail('notAfter', 'Expected a date', String(notAfter)));
   if (!isDate(notBefore) || !isDate(notAfter)) return;
   if (notAfter <= notBefore) problems.push(detail('notAfter', 'notAfter must be after notBefore', notAfter.toISOString()));
-  else if (notAfter > latest(notBefore)) problems.push(detail('notAfter', `The validity may not exceed ${limit} (ISO/IEC 18013-5 Annex B)`, notAfter.toISOString()));
+  else if (notAfter > latest(notBefore))
+    problems.push(detail('notAfter', `The validity may not exceed ${limit} (ISO/IEC 18013-5 Annex B)`, notAfter.toISOString()));
 }
 
 function checkUri(problems: ErrorDetail[], param: string, value: string, schemes: string[]) {
@@ -126,7 +132,8 @@ function checkUri(problems: ErrorDetail[], param: string, value: string, schemes
   } catch {
     url = undefined;
   }
-  if (!url || !schemes.includes(url.protocol)) problems.push(detail(param, `Expected an absolute ${schemes.map((s) => s.slice(0, -1)).join(' or ')} URI`, value));
+  if (!url || !schemes.includes(url.protocol))
+    problems.push(detail(param, `Expected an absolute ${schemes.map((s) => s.slice(0, -1)).join(' or ')} URI`, value));
 }
 
 const EMAIL = /^[^\s@:/]+@[^\s@]+\.[^\s@]+$/;
@@ -193,7 +200,8 @@ function iacaKeyIdentifier(iaca: X509Certificate): string {
 /** The signature must verify against the key the certificate names: a wrong key id fails here, not at a verifier. */
 function checkSignedBy(der: Uint8Array, publicKey: Uint8Array | ArrayBuffer) {
   const key = createPublicKey({ key: Buffer.from(publicKey instanceof ArrayBuffer ? new Uint8Array(publicKey) : publicKey), format: 'der', type: 'spki' });
-  if (!new NodeX509Certificate(der).verify(key)) throw new DomainError('InternalServerError', 'The certificate signature does not verify: the signing key is not the issuer’s key');
+  if (!new NodeX509Certificate(der).verify(key))
+    throw new DomainError('InternalServerError', 'The certificate signature does not verify: the signing key is not the issuer’s key');
 }
 
 // ----- the generators -----
@@ -256,10 +264,19 @@ export async function createDocumentSignerCertificate(input: CreateDocumentSigne
   const problems: ErrorDetail[] = [];
   checkName(problems, { ...input, stateOrProvinceName });
   if (input.country !== iacaCountry) problems.push(detail('country', 'The country must be the IACA’s (ISO/IEC 18013-5 Annex B)', input.country));
-  if (stateOrProvinceName !== iacaState) problems.push(detail('stateOrProvinceName', 'The state or province must be the IACA’s (ISO/IEC 18013-5 Annex B)', stateOrProvinceName));
-  checkValidity(problems, input.notBefore, input.notAfter, (from) => new Date(from.getTime() + DOCUMENT_SIGNER_MAX_VALIDITY_DAYS * DAY_MS), `${DOCUMENT_SIGNER_MAX_VALIDITY_DAYS} days`);
-  if (isDate(input.notBefore) && seconds(input.notBefore) < iaca.notBefore) problems.push(detail('notBefore', 'The document signer may not be valid before its IACA', input.notBefore.toISOString()));
-  if (isDate(input.notAfter) && seconds(input.notAfter) > iaca.notAfter) problems.push(detail('notAfter', 'The document signer may not be valid after its IACA', input.notAfter.toISOString()));
+  if (stateOrProvinceName !== iacaState)
+    problems.push(detail('stateOrProvinceName', 'The state or province must be the IACA’s (ISO/IEC 18013-5 Annex B)', stateOrProvinceName));
+  checkValidity(
+    problems,
+    input.notBefore,
+    input.notAfter,
+    (from) => new Date(from.getTime() + DOCUMENT_SIGNER_MAX_VALIDITY_DAYS * DAY_MS),
+    `${DOCUMENT_SIGNER_MAX_VALIDITY_DAYS} days`,
+  );
+  if (isDate(input.notBefore) && seconds(input.notBefore) < iaca.notBefore)
+    problems.push(detail('notBefore', 'The document signer may not be valid before its IACA', input.notBefore.toISOString()));
+  if (isDate(input.notAfter) && seconds(input.notAfter) > iaca.notAfter)
+    problems.push(detail('notAfter', 'The document signer may not be valid after its IACA', input.notAfter.toISOString()));
   const ian = alternativeName(problems, input.issuerAlternativeName);
   checkUri(problems, 'crlDistributionPointUri', input.crlDistributionPointUri, ['https:', 'http:']);
   const serial = serialNumber(problems, input.serialNumber);
@@ -315,7 +332,8 @@ export async function createCsr(input: CreateCsrInput): Promise<EncodedCertifica
     },
     signingCrypto(input.key.sign, privateKey),
   );
-  if (!(await csr.verify())) throw new DomainError('InternalServerError', 'The certificate request signature does not verify: the signing key is not the requested key');
+  if (!(await csr.verify()))
+    throw new DomainError('InternalServerError', 'The certificate request signature does not verify: the signing key is not the requested key');
   return encoded(csr);
 }
 
@@ -338,7 +356,8 @@ export async function createCrl(input: CreateCrlInput): Promise<Uint8Array> {
   const problems: ErrorDetail[] = [];
   if (!isDate(input.thisUpdate)) problems.push(detail('thisUpdate', 'Expected a date', String(input.thisUpdate)));
   if (!isDate(input.nextUpdate)) problems.push(detail('nextUpdate', 'Expected a date', String(input.nextUpdate)));
-  else if (isDate(input.thisUpdate) && input.nextUpdate <= input.thisUpdate) problems.push(detail('nextUpdate', 'nextUpdate must be after thisUpdate', input.nextUpdate.toISOString()));
+  else if (isDate(input.thisUpdate) && input.nextUpdate <= input.thisUpdate)
+    problems.push(detail('nextUpdate', 'nextUpdate must be after thisUpdate', input.nextUpdate.toISOString()));
   const crlNumber = input.crlNumber ?? (isDate(input.thisUpdate) ? Math.floor(input.thisUpdate.getTime() / 1000) : 0);
   if (!Number.isSafeInteger(crlNumber) || crlNumber < 0) problems.push(detail('crlNumber', 'Expected a non-negative integer', crlNumber));
   const entries = input.revoked.map((entry, i) => {
@@ -362,6 +381,7 @@ export async function createCrl(input: CreateCrlInput): Promise<Uint8Array> {
     },
     signingCrypto(input.iaca.key.sign, privateKey),
   );
-  if (!(await crl.verify({ publicKey: iaca.publicKey }))) throw new DomainError('InternalServerError', 'The CRL signature does not verify: the signing key is not the IACA’s key');
+  if (!(await crl.verify({ publicKey: iaca.publicKey })))
+    throw new DomainError('InternalServerError', 'The CRL signature does not verify: the signing key is not the IACA’s key');
   return new Uint8Array(crl.rawData);
 }

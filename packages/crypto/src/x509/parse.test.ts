@@ -13,7 +13,12 @@ import { managedSigningKey } from './signing.ts';
 
 async function pki() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(5)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(5)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: fakeClock(),
+  });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const newKey = async () => managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
@@ -71,14 +76,29 @@ describe('parseCertificate (API.md §7 certificateData)', () => {
 
   it('reads a document signer as no CA', async () => {
     const { ds, dsKey } = await pki();
-    expect(parseCertificate(ds.pem)).toMatchObject({ commonName: 'Parse DS', country: 'NZ', stateOrProvinceName: 'Wellington', isCa: false, subjectPublicJwk: { x: dsKey.publicJwk.x } });
+    expect(parseCertificate(ds.pem)).toMatchObject({
+      commonName: 'Parse DS',
+      country: 'NZ',
+      stateOrProvinceName: 'Wellington',
+      isCa: false,
+      subjectPublicJwk: { x: dsKey.publicJwk.x },
+    });
   });
 
   it('reads an imported IACA made elsewhere on another curve (P-384)', async () => {
     const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-    const cert = await X509CertificateGenerator.createSelfSigned({ name: 'C=DE, CN=Elsewhere', keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-384' } }, webcrypto as unknown as webcrypto.Crypto);
+    const cert = await X509CertificateGenerator.createSelfSigned(
+      { name: 'C=DE, CN=Elsewhere', keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-384' } },
+      webcrypto as unknown as webcrypto.Crypto,
+    );
     const parsed = parseCertificate(cert.toString('pem'));
-    expect(parsed).toMatchObject({ commonName: 'Elsewhere', country: 'DE', stateOrProvinceName: undefined, isCa: false, subjectPublicJwk: { kty: 'EC', crv: 'P-384' } });
+    expect(parsed).toMatchObject({
+      commonName: 'Elsewhere',
+      country: 'DE',
+      stateOrProvinceName: undefined,
+      isCa: false,
+      subjectPublicJwk: { kty: 'EC', crv: 'P-384' },
+    });
   });
 
   it.each([
@@ -88,7 +108,8 @@ describe('parseCertificate (API.md §7 certificateData)', () => {
     ['bytes that are not a certificate', new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x01])],
   ])('refuses %s with a 400 on certificatePem', async (_name, input) => {
     const { iaca, ds, newKey } = await pki();
-    const value = input === 'TWO' ? `${iaca.pem}\n${ds.pem}` : input === 'CSR' ? (await createCsr({ key: await newKey(), commonName: 'x', country: 'NZ' })).pem : input;
+    const value =
+      input === 'TWO' ? `${iaca.pem}\n${ds.pem}` : input === 'CSR' ? (await createCsr({ key: await newKey(), commonName: 'x', country: 'NZ' })).pem : input;
     let error: unknown;
     try {
       parseCertificate(value);

@@ -69,7 +69,9 @@ export function signingCrypto(sign: Es256Sign, privateKey: webcrypto.CryptoKey):
 /** Checks a JWK is a P-256 public key and returns its SubjectPublicKeyInfo (DER). */
 export function p256Spki(jwk: PublicJwk, param: string): Uint8Array {
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.x !== 'string' || typeof jwk.y !== 'string') {
-    throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'Expected an EC P-256 public key', param, location: 'body', value: { kty: jwk.kty, crv: jwk.crv } }] });
+    throw new DomainError('BadRequest', 'Validation Error', {
+      details: [{ msg: 'Expected an EC P-256 public key', param, location: 'body', value: { kty: jwk.kty, crv: jwk.crv } }],
+    });
   }
   try {
     return new Uint8Array(createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, format: 'jwk' }).export({ type: 'spki', format: 'der' }));

@@ -11,7 +11,16 @@ const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
 export const adminTokenRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   app.post(
     '/oauth/token',
-    { config: { errorStyle: 'oauth' }, schema: { tags, summary: 'Get an admin access token (client credentials)', consumes: FORM_OR_JSON, body: AdminTokenBody, response: { 200: AdminTokenResponseSchema } } },
+    {
+      config: { errorStyle: 'oauth' },
+      schema: {
+        tags,
+        summary: 'Get an admin access token (client credentials)',
+        consumes: FORM_OR_JSON,
+        body: AdminTokenBody,
+        response: { 200: AdminTokenResponseSchema },
+      },
+    },
     async (request, reply) => {
       const ua = request.headers['user-agent'];
       // request.ip honours trustProxy: the per-IP limit counts the client, not the proxy (docs/limits.md).

@@ -26,22 +26,72 @@ export const authorizationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
   const redirect = (reply: FastifyReply, location: string) =>
     reply.code(303).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
 
-  app.get('/v1/oauth/authorize', { config: oauth, schema: { tags, summary: 'Authorization endpoint (Authorization Code flow)', documentOnly: { responses: { 303: documentedResponses.redirect('On to the identity provider, the interaction hook, or back to the wallet with a code or an error.') } }, querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
-    redirect(reply, (await flow.authorize(requestContext(request), request.query, basePath)).location),
+  app.get(
+    '/v1/oauth/authorize',
+    {
+      config: oauth,
+      schema: {
+        tags,
+        summary: 'Authorization endpoint (Authorization Code flow)',
+        documentOnly: {
+          responses: { 303: documentedResponses.redirect('On to the identity provider, the interaction hook, or back to the wallet with a code or an error.') },
+        },
+        querystring: AuthorizationFields,
+        response: errors,
+      },
+    },
+    async (request, reply) => redirect(reply, (await flow.authorize(requestContext(request), request.query, basePath)).location),
   );
 
-  app.post('/v1/oauth/par', { config: oauth, schema: { tags, summary: 'Push an authorization request (RFC 9126)', consumes: ['application/x-www-form-urlencoded'], security: WALLET_CLIENT_SECURITY, documentOnly: { headers: WalletProofHeaders }, body: AuthorizationFields, response: { 201: PushedAuthorizationResponse, ...errors } } }, async (request, reply) => {
-    const ctx = requestContext(request);
-    const pushed = await flow.pushAuthorizationRequest(ctx, request.body ?? {}, request.headers.authorization, basePath, walletProofHeaders(request));
-    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
-    return reply.code(201).header('cache-control', 'no-store').send(pushed);
-  });
-
-  app.get('/v1/oauth/authentication/callback', { config: oauth, schema: { tags, summary: 'Return from the identity provider', documentOnly: { responses: { 303: documentedResponses.redirect('On to the interaction hook, or back to the wallet with a code or an error.') } }, querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
-    redirect(reply, (await flow.authenticationCallback(requestContext(request), request.query, basePath)).location),
+  app.post(
+    '/v1/oauth/par',
+    {
+      config: oauth,
+      schema: {
+        tags,
+        summary: 'Push an authorization request (RFC 9126)',
+        consumes: ['application/x-www-form-urlencoded'],
+        security: WALLET_CLIENT_SECURITY,
+        documentOnly: { headers: WalletProofHeaders },
+        body: AuthorizationFields,
+        response: { 201: PushedAuthorizationResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      const pushed = await flow.pushAuthorizationRequest(ctx, request.body ?? {}, request.headers.authorization, basePath, walletProofHeaders(request));
+      sendDpopNonce(reply, services.dpop.freshNonce(ctx));
+      return reply.code(201).header('cache-control', 'no-store').send(pushed);
+    },
   );
 
-  app.get('/v1/oauth/interaction/callback', { config: oauth, schema: { tags, summary: 'Return from the interaction hook', documentOnly: { responses: { 303: documentedResponses.redirect('Back to the wallet with a code or an error.') } }, querystring: AuthorizationFields, response: errors } }, async (request, reply) =>
-    redirect(reply, (await flow.interactionCallback(requestContext(request), request.query, basePath)).location),
+  app.get(
+    '/v1/oauth/authentication/callback',
+    {
+      config: oauth,
+      schema: {
+        tags,
+        summary: 'Return from the identity provider',
+        documentOnly: { responses: { 303: documentedResponses.redirect('On to the interaction hook, or back to the wallet with a code or an error.') } },
+        querystring: AuthorizationFields,
+        response: errors,
+      },
+    },
+    async (request, reply) => redirect(reply, (await flow.authenticationCallback(requestContext(request), request.query, basePath)).location),
+  );
+
+  app.get(
+    '/v1/oauth/interaction/callback',
+    {
+      config: oauth,
+      schema: {
+        tags,
+        summary: 'Return from the interaction hook',
+        documentOnly: { responses: { 303: documentedResponses.redirect('Back to the wallet with a code or an error.') } },
+        querystring: AuthorizationFields,
+        response: errors,
+      },
+    },
+    async (request, reply) => redirect(reply, (await flow.interactionCallback(requestContext(request), request.query, basePath)).location),
   );
 };

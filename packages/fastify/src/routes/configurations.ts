@@ -40,25 +40,54 @@ export const configurationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
     // The body schema checks the shape; the core checks every value, so it takes the parsed body as input.
     const input = (parsed: unknown) => parsed as CredentialConfigurationInput;
 
-    app.post(path, { config: write, schema: { tags, summary: `Create a ${format} credential configuration`, body, response: { 201: response, ...errors } } }, async (request, reply) =>
-      reply.code(201).send(await configurations.create(requestContext(request), format, input(request.body))),
+    app.post(
+      path,
+      { config: write, schema: { tags, summary: `Create a ${format} credential configuration`, body, response: { 201: response, ...errors } } },
+      async (request, reply) => reply.code(201).send(await configurations.create(requestContext(request), format, input(request.body))),
     );
 
-    app.get(path, { config: read, schema: { tags, summary: `List ${format} credential configurations`, querystring: ConfigurationListQuery, response: { 200: PageSchema(response), ...errors } } }, async (request) =>
-      configurations.list(requestContext(request), format, request.query),
+    app.get(
+      path,
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: `List ${format} credential configurations`,
+          querystring: ConfigurationListQuery,
+          response: { 200: PageSchema(response), ...errors },
+        },
+      },
+      async (request) => configurations.list(requestContext(request), format, request.query),
     );
 
-    app.get(`${path}/:id`, { config: read, schema: { tags, summary: `Get a ${format} credential configuration`, params: ConfigurationParams, response: { 200: response, ...errors } } }, async (request) =>
-      configurations.get(requestContext(request), format, request.params.id),
+    app.get(
+      `${path}/:id`,
+      {
+        config: read,
+        schema: { tags, summary: `Get a ${format} credential configuration`, params: ConfigurationParams, response: { 200: response, ...errors } },
+      },
+      async (request) => configurations.get(requestContext(request), format, request.params.id),
     );
 
-    app.put(`${path}/:id`, { config: write, schema: { tags, summary: `Replace a ${format} credential configuration`, params: ConfigurationParams, body, response: { 200: response, ...errors } } }, async (request) =>
-      configurations.update(requestContext(request), format, request.params.id, input(request.body)),
+    app.put(
+      `${path}/:id`,
+      {
+        config: write,
+        schema: { tags, summary: `Replace a ${format} credential configuration`, params: ConfigurationParams, body, response: { 200: response, ...errors } },
+      },
+      async (request) => configurations.update(requestContext(request), format, request.params.id, input(request.body)),
     );
 
-    app.delete(`${path}/:id`, { config: write, schema: { tags, summary: `Delete a ${format} credential configuration`, params: ConfigurationParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
-      await configurations.delete(requestContext(request), format, request.params.id);
-      return reply.code(204).send();
-    });
+    app.delete(
+      `${path}/:id`,
+      {
+        config: write,
+        schema: { tags, summary: `Delete a ${format} credential configuration`, params: ConfigurationParams, response: { 204: NoContent, ...errors } },
+      },
+      async (request, reply) => {
+        await configurations.delete(requestContext(request), format, request.params.id);
+        return reply.code(204).send();
+      },
+    );
   }
 };

@@ -17,7 +17,10 @@ const BODY_LIMIT = 1024 * 1024;
 
 // The document's view of these routes: their bodies reach the core unparsed, so no schema validates them.
 const walletErrors = {
-  400: { description: 'A refused request (OpenID4VCI §8.3.1: invalid_credential_request, invalid_proof, invalid_nonce…).', content: { 'application/json': OAuthErrorBodySchema } },
+  400: {
+    description: 'A refused request (OpenID4VCI §8.3.1: invalid_credential_request, invalid_proof, invalid_nonce…).',
+    content: { 'application/json': OAuthErrorBodySchema },
+  },
   401: { description: 'No valid access token (RFC 6750 §3: invalid_token), with a challenge.', content: { 'application/json': OAuthErrorBodySchema } },
 };
 const credentialDocument: DocumentOnly = {
@@ -60,17 +63,25 @@ export const credentialRoutes: FastifyPluginAsync<{ services: VellumServices }> 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/jwt'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
 
-  app.post('/v1/openid/credential', { schema: { tags, summary: 'Credential endpoint (OpenID4VCI §8)', security: WALLET_TOKEN_SECURITY, documentOnly: credentialDocument }, config: oauth }, async (request, reply) => {
-    const ctx = requestContext(request);
-    const response = await services.credentialEndpoint.issue(ctx, walletRequest(request, basePath));
-    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
-    return reply.headers(response.headers).header('cache-control', 'no-store').type(response.contentType).send(response.body);
-  });
+  app.post(
+    '/v1/openid/credential',
+    { schema: { tags, summary: 'Credential endpoint (OpenID4VCI §8)', security: WALLET_TOKEN_SECURITY, documentOnly: credentialDocument }, config: oauth },
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      const response = await services.credentialEndpoint.issue(ctx, walletRequest(request, basePath));
+      sendDpopNonce(reply, services.dpop.freshNonce(ctx));
+      return reply.headers(response.headers).header('cache-control', 'no-store').type(response.contentType).send(response.body);
+    },
+  );
 
-  app.post('/v1/openid/notification', { schema: { tags, summary: 'Notification endpoint (OpenID4VCI §11)', security: WALLET_TOKEN_SECURITY, documentOnly: notificationDocument }, config: oauth }, async (request, reply) => {
-    const ctx = requestContext(request);
-    await services.credentialEndpoint.notify(ctx, walletRequest(request, basePath));
-    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
-    return reply.code(204).header('cache-control', 'no-store').send();
-  });
+  app.post(
+    '/v1/openid/notification',
+    { schema: { tags, summary: 'Notification endpoint (OpenID4VCI §11)', security: WALLET_TOKEN_SECURITY, documentOnly: notificationDocument }, config: oauth },
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      await services.credentialEndpoint.notify(ctx, walletRequest(request, basePath));
+      sendDpopNonce(reply, services.dpop.freshNonce(ctx));
+      return reply.code(204).header('cache-control', 'no-store').send();
+    },
+  );
 };

@@ -23,13 +23,30 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     }
   });
 
-  app.post('/v1/config/domain', { config, schema: { tags, summary: 'Set the custom domain', consumes: ['application/json', 'application/xml'], body: CustomDomainBody, response: { 201: CustomDomainResponse, ...errors } } }, async (request, reply) => {
-    return reply.code(201).send(await domains.create(requestContext(request), request.body));
-  });
+  app.post(
+    '/v1/config/domain',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Set the custom domain',
+        consumes: ['application/json', 'application/xml'],
+        body: CustomDomainBody,
+        response: { 201: CustomDomainResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      return reply.code(201).send(await domains.create(requestContext(request), request.body));
+    },
+  );
 
-  app.get('/v1/config/domain', { config, schema: { tags, summary: 'Get the custom domain', response: { 200: CustomDomainResponse, ...errors } } }, async (request) => {
-    return domains.get(requestContext(request));
-  });
+  app.get(
+    '/v1/config/domain',
+    { config, schema: { tags, summary: 'Get the custom domain', response: { 200: CustomDomainResponse, ...errors } } },
+    async (request) => {
+      return domains.get(requestContext(request));
+    },
+  );
 
   app.put(
     '/v1/config/domain',
@@ -45,13 +62,21 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     async (request) => domains.update(requestContext(request), request.body),
   );
 
-  app.delete('/v1/config/domain', { config, schema: { tags, summary: 'Remove the custom domain', response: { 204: NoContent, ...errors } } }, async (request, reply) => {
-    await domains.delete(requestContext(request));
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/v1/config/domain',
+    { config, schema: { tags, summary: 'Remove the custom domain', response: { 204: NoContent, ...errors } } },
+    async (request, reply) => {
+      await domains.delete(requestContext(request));
+      return reply.code(204).send();
+    },
+  );
 
-  app.post('/v1/config/domain/verify', { config, schema: { tags, summary: 'Verify the custom domain’s DNS TXT record', response: { 204: NoContent, ...errors } } }, async (request, reply) => {
-    await domains.verify(requestContext(request));
-    return reply.code(204).send();
-  });
+  app.post(
+    '/v1/config/domain/verify',
+    { config, schema: { tags, summary: 'Verify the custom domain’s DNS TXT record', response: { 204: NoContent, ...errors } } },
+    async (request, reply) => {
+      await domains.verify(requestContext(request));
+      return reply.code(204).send();
+    },
+  );
 };

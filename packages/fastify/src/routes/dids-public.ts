@@ -31,18 +31,40 @@ export const publicDidRoutes: FastifyPluginAsync<{ services: VellumServices }> =
   };
 
   const configuration = async (request: FastifyRequest, reply: FastifyReply) => json(reply, await services.didConfiguration.get(requestContext(request)));
-  app.get('/.well-known/did-configuration', { ...options, schema: { tags, summary: 'DID configuration (DIF Well Known DID Configuration)', documentOnly: configurationDocument } }, configuration);
+  app.get(
+    '/.well-known/did-configuration',
+    { ...options, schema: { tags, summary: 'DID configuration (DIF Well Known DID Configuration)', documentOnly: configurationDocument } },
+    configuration,
+  );
   // The DIF Well Known DID Configuration names the resource with `.json`; both paths answer.
-  app.get('/.well-known/did-configuration.json', { ...options, schema: { tags, summary: 'DID configuration, `.json` path', documentOnly: configurationDocument } }, configuration);
+  app.get(
+    '/.well-known/did-configuration.json',
+    { ...options, schema: { tags, summary: 'DID configuration, `.json` path', documentOnly: configurationDocument } },
+    configuration,
+  );
 
-  app.get('/.well-known/did.json', { ...options, schema: { tags, summary: 'did:web document of the host', documentOnly: didDocument } }, async (request, reply) => json(reply, await services.dids.webDocument(requestContext(request), [])));
+  app.get(
+    '/.well-known/did.json',
+    { ...options, schema: { tags, summary: 'did:web document of the host', documentOnly: didDocument } },
+    async (request, reply) => json(reply, await services.dids.webDocument(requestContext(request), [])),
+  );
   // One route per depth, since a router wildcard cannot sit before `/did.json`.
   for (let depth = 1; depth <= MAX_DID_WEB_PATH_SEGMENTS; depth++) {
     const names = Array.from({ length: depth }, (_, i) => `p${i}`);
     const summary = `did:web document at a path of ${depth} segment${depth === 1 ? '' : 's'}`;
-    app.get(`/${names.map((n) => `:${n}`).join('/')}/did.json`, { ...options, schema: { tags, summary, documentOnly: didDocument } }, async (request, reply) => {
-      const params = request.params as Record<string, string>;
-      return json(reply, await services.dids.webDocument(requestContext(request), names.map((n) => params[n] ?? '')));
-    });
+    app.get(
+      `/${names.map((n) => `:${n}`).join('/')}/did.json`,
+      { ...options, schema: { tags, summary, documentOnly: didDocument } },
+      async (request, reply) => {
+        const params = request.params as Record<string, string>;
+        return json(
+          reply,
+          await services.dids.webDocument(
+            requestContext(request),
+            names.map((n) => params[n] ?? ''),
+          ),
+        );
+      },
+    );
   }
 };

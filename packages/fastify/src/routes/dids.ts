@@ -13,9 +13,13 @@ const config = { permission: 'dids' } as const;
 export const didRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const dids = services.dids;
 
-  app.post('/v1/dids', { config, schema: { tags, summary: 'Create a DID', body: CreateDidBody, response: { 201: CreatedDidResponse, ...errors } } }, async (request, reply) => {
-    return reply.code(201).send(await dids.create(requestContext(request), request.body));
-  });
+  app.post(
+    '/v1/dids',
+    { config, schema: { tags, summary: 'Create a DID', body: CreateDidBody, response: { 201: CreatedDidResponse, ...errors } } },
+    async (request, reply) => {
+      return reply.code(201).send(await dids.create(requestContext(request), request.body));
+    },
+  );
 
   app.get('/v1/dids', { config, schema: { tags, summary: 'List DIDs', querystring: DidListQuery, response: { 200: DidsPage, ...errors } } }, async (request) =>
     dids.list(requestContext(request), request.query),
@@ -25,8 +29,12 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> 
     dids.get(requestContext(request), request.params.did),
   );
 
-  app.delete('/v1/dids/:did', { config, schema: { tags, summary: 'Delete a DID', params: DidParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
-    await dids.delete(requestContext(request), request.params.did);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/v1/dids/:did',
+    { config, schema: { tags, summary: 'Delete a DID', params: DidParams, response: { 204: NoContent, ...errors } } },
+    async (request, reply) => {
+      await dids.delete(requestContext(request), request.params.did);
+      return reply.code(204).send();
+    },
+  );
 };

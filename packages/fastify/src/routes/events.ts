@@ -10,17 +10,27 @@ const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchem
 
 /** API.md §4: analytic events and the tenant's logging level. */
 export const eventRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
-  app.get('/v1/events', { config: { permission: 'events:read' }, schema: { tags, summary: 'List analytic events', querystring: EventsQuery, response: { 200: EventsPage, ...errors } } }, async (request) =>
-    services.analytics.listEvents(requestContext(request), request.query),
+  app.get(
+    '/v1/events',
+    {
+      config: { permission: 'events:read' },
+      schema: { tags, summary: 'List analytic events', querystring: EventsQuery, response: { 200: EventsPage, ...errors } },
+    },
+    async (request) => services.analytics.listEvents(requestContext(request), request.query),
   );
 
-  app.get('/v1/config/analytics', { config: { permission: 'events:read' }, schema: { tags, summary: 'Get the analytics settings', response: { 200: AnalyticsSettings, ...errors } } }, async (request) =>
-    services.analytics.getSettings(requestContext(request)),
+  app.get(
+    '/v1/config/analytics',
+    { config: { permission: 'events:read' }, schema: { tags, summary: 'Get the analytics settings', response: { 200: AnalyticsSettings, ...errors } } },
+    async (request) => services.analytics.getSettings(requestContext(request)),
   );
 
   app.put(
     '/v1/config/analytics',
-    { config: { permission: 'analytics:write' }, schema: { tags, summary: 'Update the analytics settings', body: AnalyticsSettings, response: { 200: AnalyticsSettings, ...errors } } },
+    {
+      config: { permission: 'analytics:write' },
+      schema: { tags, summary: 'Update the analytics settings', body: AnalyticsSettings, response: { 200: AnalyticsSettings, ...errors } },
+    },
     async (request) => services.analytics.updateSettings(requestContext(request), request.body),
   );
 };

@@ -12,13 +12,25 @@ const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchem
 export const issuedCredentialRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   app.get(
     '/v2/credentials',
-    { config: { permission: 'credentials' }, schema: { tags, summary: 'List issued credentials', querystring: IssuedCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } } },
+    {
+      config: { permission: 'credentials' },
+      schema: { tags, summary: 'List issued credentials', querystring: IssuedCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } },
+    },
     async (request) => services.issuedCredentials.list(requestContext(request), request.query),
   );
 
   app.get(
     '/v1/users/:id/credentials',
-    { config: { permission: 'users' }, schema: { tags, summary: 'List a user’s issued credentials', params: UserCredentialParams, querystring: UserCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } } },
+    {
+      config: { permission: 'users' },
+      schema: {
+        tags,
+        summary: 'List a user’s issued credentials',
+        params: UserCredentialParams,
+        querystring: UserCredentialListQuery,
+        response: { 200: IssuedCredentialPage, ...errors },
+      },
+    },
     async (request) => services.issuedCredentials.listForUser(requestContext(request), request.params.id, request.query),
   );
 };

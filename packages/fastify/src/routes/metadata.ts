@@ -45,10 +45,29 @@ export const metadataRoutes: FastifyPluginAsync<{ services: VellumServices }> = 
     }
     return r;
   };
-  app.get('/.well-known/openid-credential-issuer', { ...options, schema: { tags, summary: 'Credential issuer metadata (OpenID4VCI §12.2)', documentOnly: { responses: { 200: documentedResponses.json('The metadata.', IssuerMetadata), 304: documentedResponses.notModified } } } }, async (request, reply) =>
-    sendMetadata(request, reply, render(await services.issuerMetadata.issuerMetadata(requestContext(request), basePath))),
+  app.get(
+    '/.well-known/openid-credential-issuer',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Credential issuer metadata (OpenID4VCI §12.2)',
+        documentOnly: { responses: { 200: documentedResponses.json('The metadata.', IssuerMetadata), 304: documentedResponses.notModified } },
+      },
+    },
+    async (request, reply) => sendMetadata(request, reply, render(await services.issuerMetadata.issuerMetadata(requestContext(request), basePath))),
   );
-  app.get('/.well-known/oauth-authorization-server', { ...options, schema: { tags, summary: 'Authorization server metadata (RFC 8414)', documentOnly: { responses: { 200: documentedResponses.json('The metadata.', AuthorizationServerMetadata), 304: documentedResponses.notModified } } } }, async (request, reply) =>
-    sendMetadata(request, reply, render(await services.issuerMetadata.authorizationServerMetadata(requestContext(request), basePath))),
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Authorization server metadata (RFC 8414)',
+        documentOnly: { responses: { 200: documentedResponses.json('The metadata.', AuthorizationServerMetadata), 304: documentedResponses.notModified } },
+      },
+    },
+    async (request, reply) =>
+      sendMetadata(request, reply, render(await services.issuerMetadata.authorizationServerMetadata(requestContext(request), basePath))),
   );
 };

@@ -23,25 +23,48 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
   const basePath = app.prefix;
 
   // Form-encoded as RFC 6749 says; JSON is taken too, as at the admin token endpoint.
-  app.post('/v1/oauth/token', { config: oauth, schema: { tags, summary: 'Token endpoint (Pre-authorized and Authorization Code grants)', consumes: FORM_OR_JSON, security: WALLET_CLIENT_SECURITY, documentOnly: { headers: WalletProofHeaders }, body: WalletTokenBody, response: { 200: WalletTokenResponse, ...errors } } }, async (request, reply) => {
-    const ctx = requestContext(request);
-    const response = await services.tokenEndpoint.token(ctx, request.body ?? {}, basePath, request.headers.authorization, walletProofHeaders(request));
-    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
-    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
-  });
+  app.post(
+    '/v1/oauth/token',
+    {
+      config: oauth,
+      schema: {
+        tags,
+        summary: 'Token endpoint (Pre-authorized and Authorization Code grants)',
+        consumes: FORM_OR_JSON,
+        security: WALLET_CLIENT_SECURITY,
+        documentOnly: { headers: WalletProofHeaders },
+        body: WalletTokenBody,
+        response: { 200: WalletTokenResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      const response = await services.tokenEndpoint.token(ctx, request.body ?? {}, basePath, request.headers.authorization, walletProofHeaders(request));
+      sendDpopNonce(reply, services.dpop.freshNonce(ctx));
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
+    },
+  );
 
   // The body, if any, is ignored: a nonce request carries nothing.
-  app.post('/v1/openid/nonce', { config: oauth, schema: { tags, summary: 'Nonce endpoint (OpenID4VCI §7)', response: { 200: NonceResponse, ...errors } } }, async (request, reply) => {
-    const ctx = requestContext(request);
-    const response = await services.nonces.issue(ctx);
-    // A wallet may fetch its first DPoP nonce here, with its c_nonce (RFC 9449 §8).
-    sendDpopNonce(reply, services.dpop.freshNonce(ctx));
-    return reply.header('cache-control', 'no-store').send(response);
-  });
+  app.post(
+    '/v1/openid/nonce',
+    { config: oauth, schema: { tags, summary: 'Nonce endpoint (OpenID4VCI §7)', response: { 200: NonceResponse, ...errors } } },
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      const response = await services.nonces.issue(ctx);
+      // A wallet may fetch its first DPoP nonce here, with its c_nonce (RFC 9449 §8).
+      sendDpopNonce(reply, services.dpop.freshNonce(ctx));
+      return reply.header('cache-control', 'no-store').send(response);
+    },
+  );
 
   // Public like the metadata that points at it: logged at warn, readable from browser-based wallets.
-  app.get('/.well-known/jwks.json', { logLevel: 'warn', schema: { tags, summary: 'Public keys of the wallet access tokens', response: { 200: JwksResponse } } }, async (request, reply) => {
-    const jwks = await services.walletTokens.jwks(requestContext(request).tenant.id);
-    return reply.header('cache-control', 'public, max-age=300').header('access-control-allow-origin', '*').send(jwks);
-  });
+  app.get(
+    '/.well-known/jwks.json',
+    { logLevel: 'warn', schema: { tags, summary: 'Public keys of the wallet access tokens', response: { 200: JwksResponse } } },
+    async (request, reply) => {
+      const jwks = await services.walletTokens.jwks(requestContext(request).tenant.id);
+      return reply.header('cache-control', 'public, max-age=300').header('access-control-allow-origin', '*').send(jwks);
+    },
+  );
 };

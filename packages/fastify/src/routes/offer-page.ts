@@ -96,7 +96,9 @@ export async function renderOfferPage(view: OfferPageView): Promise<string> {
         '<p class="muted">The code reaches you separately: it is never shown on this page.</p></div>',
     );
   }
-  parts.push(`<p class="muted">The offer can be accepted once and expires at <time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(utcMinute(view.expiresAt))}</time>.</p>`);
+  parts.push(
+    `<p class="muted">The offer can be accepted once and expires at <time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(utcMinute(view.expiresAt))}</time>.</p>`,
+  );
   return document(`Credential offer from ${view.issuerName}`, parts.join('\n'));
 }
 

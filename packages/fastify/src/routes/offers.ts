@@ -28,25 +28,50 @@ export const offerRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
   const offers = services.offers;
   const basePath = app.prefix;
 
-  app.post('/v1/openid/offers', { config, schema: { tags, summary: 'Create an Authorization Code offer', body: AuthorizationCodeOfferBody, response: { 200: OfferUriResponse, ...errors } } }, async (request) =>
-    offers.createAuthorizationCodeOffer(requestContext(request), request.body, basePath),
+  app.post(
+    '/v1/openid/offers',
+    {
+      config,
+      schema: { tags, summary: 'Create an Authorization Code offer', body: AuthorizationCodeOfferBody, response: { 200: OfferUriResponse, ...errors } },
+    },
+    async (request) => offers.createAuthorizationCodeOffer(requestContext(request), request.body, basePath),
   );
 
   app.post(
     '/v1/openid/offers/pre-authorized',
-    { config, bodyLimit: PRE_AUTHORIZED_OFFER_BODY_LIMIT, schema: { tags, summary: 'Create a Pre-authorized Code offer', body: PreAuthorizedOfferBody, response: { 200: PreAuthorizedOfferResponse, ...errors } } },
+    {
+      config,
+      bodyLimit: PRE_AUTHORIZED_OFFER_BODY_LIMIT,
+      schema: { tags, summary: 'Create a Pre-authorized Code offer', body: PreAuthorizedOfferBody, response: { 200: PreAuthorizedOfferResponse, ...errors } },
+    },
     async (request) => offers.createPreAuthorizedOffer(requestContext(request), request.body, basePath),
   );
 
-  app.delete('/v1/openid/offers/pre-authorized/:id', { config, schema: { tags, summary: 'Delete a Pre-authorized Code offer', params: OfferParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
-    await offers.deletePreAuthorizedOffer(requestContext(request), request.params.id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/v1/openid/offers/pre-authorized/:id',
+    { config, schema: { tags, summary: 'Delete a Pre-authorized Code offer', params: OfferParams, response: { 204: NoContent, ...errors } } },
+    async (request, reply) => {
+      await offers.deletePreAuthorizedOffer(requestContext(request), request.params.id);
+      return reply.code(204).send();
+    },
+  );
 
   // Wallets fetch offers anonymously: logged at warn only, readable from browser-based wallets, and
   // never cached, since the offer carries a code.
-  app.get('/v1/openid/offers/:id', { logLevel: 'warn', schema: { tags, summary: 'Get an offer by reference (wallets)', documentOnly: { responses: { 200: documentedResponses.json('The credential offer (never cached: it may carry a code).', CredentialOffer) } }, params: OfferReferenceParams } }, async (request, reply) => {
-    const offer = await offers.offerByReference(requestContext(request), request.params.id);
-    return reply.header('cache-control', 'no-store').header('access-control-allow-origin', '*').send(offer);
-  });
+  app.get(
+    '/v1/openid/offers/:id',
+    {
+      logLevel: 'warn',
+      schema: {
+        tags,
+        summary: 'Get an offer by reference (wallets)',
+        documentOnly: { responses: { 200: documentedResponses.json('The credential offer (never cached: it may carry a code).', CredentialOffer) } },
+        params: OfferReferenceParams,
+      },
+    },
+    async (request, reply) => {
+      const offer = await offers.offerByReference(requestContext(request), request.params.id);
+      return reply.header('cache-control', 'no-store').header('access-control-allow-origin', '*').send(offer);
+    },
+  );
 };

@@ -14,11 +14,18 @@ export const openIdConfigurationRoutes: FastifyPluginAsyncTypebox<{ services: Ve
   const settings = services.openIdSettings;
 
   // The answer carries the hook's secret: never cached.
-  app.get('/v1/openid/configuration', { config, schema: { tags, summary: 'Get the OpenID settings', response: { 200: OpenIdConfigurationResponse, ...errors } } }, async (request, reply) =>
-    reply.header('cache-control', 'no-store').send(await settings.get(requestContext(request))),
+  app.get(
+    '/v1/openid/configuration',
+    { config, schema: { tags, summary: 'Get the OpenID settings', response: { 200: OpenIdConfigurationResponse, ...errors } } },
+    async (request, reply) => reply.header('cache-control', 'no-store').send(await settings.get(requestContext(request))),
   );
 
-  app.put('/v1/openid/configuration', { config, schema: { tags, summary: 'Update the OpenID settings', body: OpenIdConfigurationBody, response: { 200: OpenIdConfigurationResponse, ...errors } } }, async (request, reply) =>
-    reply.header('cache-control', 'no-store').send(await settings.update(requestContext(request), request.body)),
+  app.put(
+    '/v1/openid/configuration',
+    {
+      config,
+      schema: { tags, summary: 'Update the OpenID settings', body: OpenIdConfigurationBody, response: { 200: OpenIdConfigurationResponse, ...errors } },
+    },
+    async (request, reply) => reply.header('cache-control', 'no-store').send(await settings.update(requestContext(request), request.body)),
   );
 };

@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { REFERENCED_LIST_FORMS, REFERENCED_LIST_MEDIA_TYPES, REFERENCED_LIST_PATHS, REVOCATION_PROFILES, type RevocationProfile, STATUS_LIST_MEDIA_TYPES } from '@vellum/core';
+import {
+  REFERENCED_LIST_FORMS,
+  REFERENCED_LIST_MEDIA_TYPES,
+  REFERENCED_LIST_PATHS,
+  REVOCATION_PROFILES,
+  type RevocationProfile,
+  STATUS_LIST_MEDIA_TYPES,
+} from '@vellum/core';
 import { requestContext } from '../context.ts';
 import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
 import { IdParams } from '../schemas/mdoc-pki.ts';
@@ -38,50 +45,158 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
   const { statusLists } = services;
   const basePath = app.prefix;
 
-  app.post(CONFIGURATIONS, { config: manage, schema: { tags, summary: 'Create an mDoc status list configuration', body: StatusListConfigurationBody, response: { 201: StatusListConfigurationResponse, ...errors } } }, async (request, reply) =>
-    reply.code(201).send(await statusLists.createConfiguration(requestContext(request), request.body)),
+  app.post(
+    CONFIGURATIONS,
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Create an mDoc status list configuration',
+        body: StatusListConfigurationBody,
+        response: { 201: StatusListConfigurationResponse, ...errors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await statusLists.createConfiguration(requestContext(request), request.body)),
   );
-  app.get(CONFIGURATIONS, { config: manage, schema: { tags, summary: 'List mDoc status list configurations', response: { 200: StatusListConfigurationsPage, ...errors } } }, async (request) => statusLists.listConfigurations(requestContext(request)));
-  app.get(`${CONFIGURATIONS}/:id`, { config: manage, schema: { tags, summary: 'Get an mDoc status list configuration', params: IdParams, response: { 200: StatusListConfigurationResponse, ...errors } } }, async (request) =>
-    statusLists.getConfiguration(requestContext(request), request.params.id),
+  app.get(
+    CONFIGURATIONS,
+    { config: manage, schema: { tags, summary: 'List mDoc status list configurations', response: { 200: StatusListConfigurationsPage, ...errors } } },
+    async (request) => statusLists.listConfigurations(requestContext(request)),
   );
-  app.put(`${CONFIGURATIONS}/:id`, { config: manage, schema: { tags, summary: 'Replace an mDoc status list configuration', params: IdParams, body: StatusListConfigurationBody, response: { 200: StatusListConfigurationResponse, ...errors } } }, async (request) =>
-    statusLists.updateConfiguration(requestContext(request), request.params.id, request.body),
+  app.get(
+    `${CONFIGURATIONS}/:id`,
+    {
+      config: manage,
+      schema: { tags, summary: 'Get an mDoc status list configuration', params: IdParams, response: { 200: StatusListConfigurationResponse, ...errors } },
+    },
+    async (request) => statusLists.getConfiguration(requestContext(request), request.params.id),
   );
-  app.delete(`${CONFIGURATIONS}/:id`, { config: manage, schema: { tags, summary: 'Delete an mDoc status list configuration', params: IdParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
-    await statusLists.deleteConfiguration(requestContext(request), request.params.id);
-    return reply.code(204).send();
-  });
+  app.put(
+    `${CONFIGURATIONS}/:id`,
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Replace an mDoc status list configuration',
+        params: IdParams,
+        body: StatusListConfigurationBody,
+        response: { 200: StatusListConfigurationResponse, ...errors },
+      },
+    },
+    async (request) => statusLists.updateConfiguration(requestContext(request), request.params.id, request.body),
+  );
+  app.delete(
+    `${CONFIGURATIONS}/:id`,
+    { config: manage, schema: { tags, summary: 'Delete an mDoc status list configuration', params: IdParams, response: { 204: NoContent, ...errors } } },
+    async (request, reply) => {
+      await statusLists.deleteConfiguration(requestContext(request), request.params.id);
+      return reply.code(204).send();
+    },
+  );
 
-  app.get('/v2/credentials/mobile/:credentialId/status', { config: credentials, schema: { tags, summary: 'Get an mDoc’s status', params: CredentialIdParams, response: { 200: CredentialStatusResponse, ...errors } } }, async (request) =>
-    statusLists.getStatus(requestContext(request), request.params.credentialId),
+  app.get(
+    '/v2/credentials/mobile/:credentialId/status',
+    {
+      config: credentials,
+      schema: { tags, summary: 'Get an mDoc’s status', params: CredentialIdParams, response: { 200: CredentialStatusResponse, ...errors } },
+    },
+    async (request) => statusLists.getStatus(requestContext(request), request.params.credentialId),
   );
-  app.post('/v2/credentials/mobile/:credentialId/status', { config: credentials, schema: { tags, summary: 'Set an mDoc’s status', params: CredentialIdParams, body: CredentialStatusBody, response: { 200: CredentialStatusResponse, ...errors } } }, async (request) =>
-    statusLists.setStatus(requestContext(request), request.params.credentialId, request.body),
+  app.post(
+    '/v2/credentials/mobile/:credentialId/status',
+    {
+      config: credentials,
+      schema: {
+        tags,
+        summary: 'Set an mDoc’s status',
+        params: CredentialIdParams,
+        body: CredentialStatusBody,
+        response: { 200: CredentialStatusResponse, ...errors },
+      },
+    },
+    async (request) => statusLists.setStatus(requestContext(request), request.params.credentialId, request.body),
   );
 
   // Public and read often by verifiers: logged at warn, like the other public endpoints.
-  app.get('/v2/credentials/mobile/status-lists/distribution', { logLevel: 'warn', schema: { tags, summary: 'Status list distribution (public)', querystring: DistributionQuery, response: { 200: DistributionResponse, ...errors } } }, async (request, reply) =>
-    reply.header('access-control-allow-origin', '*').send(await statusLists.distribution(requestContext(request), request.query, basePath)),
+  app.get(
+    '/v2/credentials/mobile/status-lists/distribution',
+    {
+      logLevel: 'warn',
+      schema: { tags, summary: 'Status list distribution (public)', querystring: DistributionQuery, response: { 200: DistributionResponse, ...errors } },
+    },
+    async (request, reply) =>
+      reply.header('access-control-allow-origin', '*').send(await statusLists.distribution(requestContext(request), request.query, basePath)),
   );
   // The other formats (API.md §12): revocation by credential id, and the public lists their credentials name.
   for (const profile of Object.keys(REVOCATION_PROFILES) as RevocationProfile[]) {
     const path = `/v2/credentials/${profile}/:id/revocation-status`;
-    app.get(path, { config: credentials, schema: { tags, summary: `Get a ${profile} credential’s revocation status`, params: CredentialParams, response: { 200: RevocationResponse, ...errors } } }, async (request) =>
-      statusLists.getRevocation(requestContext(request), profile, request.params.id),
+    app.get(
+      path,
+      {
+        config: credentials,
+        schema: {
+          tags,
+          summary: `Get a ${profile} credential’s revocation status`,
+          params: CredentialParams,
+          response: { 200: RevocationResponse, ...errors },
+        },
+      },
+      async (request) => statusLists.getRevocation(requestContext(request), profile, request.params.id),
     );
-    app.post(path, { config: credentials, schema: { tags, summary: `Set a ${profile} credential’s revocation status`, params: CredentialParams, body: RevocationBody, response: { 200: RevocationResponse, ...errors } } }, async (request) =>
-      statusLists.setRevocation(requestContext(request), profile, request.params.id, request.body),
+    app.post(
+      path,
+      {
+        config: credentials,
+        schema: {
+          tags,
+          summary: `Set a ${profile} credential’s revocation status`,
+          params: CredentialParams,
+          body: RevocationBody,
+          response: { 200: RevocationResponse, ...errors },
+        },
+      },
+      async (request) => statusLists.setRevocation(requestContext(request), profile, request.params.id, request.body),
     );
   }
   for (const form of REFERENCED_LIST_FORMS) {
-    app.get(REFERENCED_LIST_PATHS[form](':listId'), { logLevel: 'warn', schema: { tags, summary: `Referenced status list (${form}, public)`, documentOnly: { responses: { 200: { description: 'The signed list, cacheable for its time to live.', content: { [REFERENCED_LIST_MEDIA_TYPES[form]]: StatusListToken } } } }, params: ListParams } }, async (request, reply) =>
-      sendList(reply, await statusLists.referencedList(requestContext(request), form, request.params.listId, basePath)),
+    app.get(
+      REFERENCED_LIST_PATHS[form](':listId'),
+      {
+        logLevel: 'warn',
+        schema: {
+          tags,
+          summary: `Referenced status list (${form}, public)`,
+          documentOnly: {
+            responses: {
+              200: { description: 'The signed list, cacheable for its time to live.', content: { [REFERENCED_LIST_MEDIA_TYPES[form]]: StatusListToken } },
+            },
+          },
+          params: ListParams,
+        },
+      },
+      async (request, reply) => sendList(reply, await statusLists.referencedList(requestContext(request), form, request.params.listId, basePath)),
     );
   }
 
-  app.get('/v2/credentials/mobile/status-lists/:statusListId/token', { logLevel: 'warn', schema: { tags, summary: 'mDoc status list token (public)', documentOnly: { responses: { 200: { description: 'The signed list in the configuration’s format, cacheable for its time to live.', content: Object.fromEntries(Object.values(STATUS_LIST_MEDIA_TYPES).map((type) => [type, StatusListToken])) } } }, params: StatusListIdParams } }, async (request, reply) =>
-    sendList(reply, await statusLists.token(requestContext(request), request.params.statusListId, basePath)),
+  app.get(
+    '/v2/credentials/mobile/status-lists/:statusListId/token',
+    {
+      logLevel: 'warn',
+      schema: {
+        tags,
+        summary: 'mDoc status list token (public)',
+        documentOnly: {
+          responses: {
+            200: {
+              description: 'The signed list in the configuration’s format, cacheable for its time to live.',
+              content: Object.fromEntries(Object.values(STATUS_LIST_MEDIA_TYPES).map((type) => [type, StatusListToken])),
+            },
+          },
+        },
+        params: StatusListIdParams,
+      },
+    },
+    async (request, reply) => sendList(reply, await statusLists.token(requestContext(request), request.params.statusListId, basePath)),
   );
 };
 

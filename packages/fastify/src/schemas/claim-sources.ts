@@ -44,7 +44,10 @@ export const ClaimSourceResponse = Type.Object({
   name: Type.String(),
   url: Type.String(),
   requestMethod: Type.String(),
-  requestParameters: Type.Record(Type.String(), Type.Object({ mapFrom: Type.Optional(Type.String()), defaultValue: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Boolean()])) })),
+  requestParameters: Type.Record(
+    Type.String(),
+    Type.Object({ mapFrom: Type.Optional(Type.String()), defaultValue: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Boolean()])) }),
+  ),
   authorization: Type.Object({
     type: Type.String(),
     tokenEndpoint: Type.Optional(Type.String()),

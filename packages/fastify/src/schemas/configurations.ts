@@ -54,7 +54,9 @@ function common(nested: boolean) {
     expiresIn: Type.Optional(Duration),
     claimSourceId: Type.Optional(Text(100)),
     display: Type.Optional(Type.Array(Display)),
-    claimDisplay: Type.Optional(nested ? Type.Record(Type.String(), Type.Record(Type.String(), Type.Array(Label))) : Type.Record(Type.String(), Type.Array(Label))),
+    claimDisplay: Type.Optional(
+      nested ? Type.Record(Type.String(), Type.Record(Type.String(), Type.Array(Label))) : Type.Record(Type.String(), Type.Array(Label)),
+    ),
     keyAttestationsRequired: Type.Optional(KeyAttestations),
   };
 }
@@ -70,7 +72,12 @@ const ldpFields = {
   revocable: Type.Optional(Type.Boolean()),
 };
 const cwtFields = { ...common(false), issuer: Type.Optional(Issuer), revocable: Type.Optional(Type.Boolean()) };
-const sdJwtFields = { ...common(false), issuer: Type.Optional(Issuer), selectivelyDisclosable: Type.Optional(Type.Array(Text(1000))), revocable: Type.Optional(Type.Boolean()) };
+const sdJwtFields = {
+  ...common(false),
+  issuer: Type.Optional(Issuer),
+  selectivelyDisclosable: Type.Optional(Type.Array(Text(1000))),
+  revocable: Type.Optional(Type.Boolean()),
+};
 
 /** The answer: the configuration as stored, with what Vellum assigned and the defaults it filled in. */
 function response<T extends TProperties>(fields: T, defaults: TProperties): TObject {

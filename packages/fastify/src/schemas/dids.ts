@@ -6,7 +6,10 @@ export const CreateDidBody = Type.Object(
   {
     method: Type.String({ maxLength: 32 }),
     options: Type.Optional(
-      Type.Object({ keyType: Type.Optional(Type.String({ maxLength: 32 })), url: Type.Optional(Type.String({ maxLength: 2048 })) }, { additionalProperties: false }),
+      Type.Object(
+        { keyType: Type.Optional(Type.String({ maxLength: 32 })), url: Type.Optional(Type.String({ maxLength: 2048 })) },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false },

@@ -30,10 +30,17 @@ export const CredentialRequest = Type.Object(
   {
     credential_configuration_id: Type.Optional(Type.String()),
     credential_identifier: Type.Optional(Type.String()),
-    proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Type.String())), attestation: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: true })),
-    credential_response_encryption: Type.Optional(Type.Object({ jwk: Type.Object({}, { additionalProperties: true }), enc: Type.String(), zip: Type.Optional(Type.String()) })),
+    proofs: Type.Optional(
+      Type.Object({ jwt: Type.Optional(Type.Array(Type.String())), attestation: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: true }),
+    ),
+    credential_response_encryption: Type.Optional(
+      Type.Object({ jwk: Type.Object({}, { additionalProperties: true }), enc: Type.String(), zip: Type.Optional(Type.String()) }),
+    ),
   },
-  { additionalProperties: true, description: 'One of credential_configuration_id and credential_identifier; the legacy form (format, proof) is read too (API.md §9).' },
+  {
+    additionalProperties: true,
+    description: 'One of credential_configuration_id and credential_identifier; the legacy form (format, proof) is read too (API.md §9).',
+  },
 );
 
 /** OpenID4VCI 1.0 §8.3: the credential response (the legacy request form gets `credential` and `format`). */

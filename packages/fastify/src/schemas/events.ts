@@ -5,7 +5,15 @@ const csv = Type.Optional(Type.String({ maxLength: 4000 }));
 
 /** API.md §4: `GET /v1/events` query. */
 export const EventsQuery = Type.Object(
-  { ...PageQuerySchema, ids: csv, requestIds: csv, categories: csv, types: csv, dateFrom: Type.Optional(Type.String({ maxLength: 40 })), dateTo: Type.Optional(Type.String({ maxLength: 40 })) },
+  {
+    ...PageQuerySchema,
+    ids: csv,
+    requestIds: csv,
+    categories: csv,
+    types: csv,
+    dateFrom: Type.Optional(Type.String({ maxLength: 40 })),
+    dateTo: Type.Optional(Type.String({ maxLength: 40 })),
+  },
   { additionalProperties: false },
 );
 
@@ -24,4 +32,7 @@ export const AnalyticEventSchema = Type.Object({
 
 export const EventsPage = PageSchema(AnalyticEventSchema);
 
-export const AnalyticsSettings = Type.Object({ loggingLevel: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]) }, { additionalProperties: false });
+export const AnalyticsSettings = Type.Object(
+  { loggingLevel: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]) },
+  { additionalProperties: false },
+);

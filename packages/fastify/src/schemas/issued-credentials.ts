@@ -22,9 +22,7 @@ export const IssuedCredential = Type.Object({
   validFrom: Type.String(),
   validUntil: Type.String(),
   status: Type.String(),
-  notification: Type.Optional(
-    Type.Object({ event: Type.String(), eventDescription: Type.Optional(Type.String()), receivedAt: Type.String() }),
-  ),
+  notification: Type.Optional(Type.Object({ event: Type.String(), eventDescription: Type.Optional(Type.String()), receivedAt: Type.String() })),
 });
 
 export const IssuedCredentialPage = PageSchema(IssuedCredential);

@@ -47,7 +47,10 @@ export const CreateDocumentSignerBody = Type.Object({ iacaId: Type.String({ minL
 
 export const UpdateDocumentSignerBody = Type.Object({ active: Type.Boolean(), certificatePem: Type.Optional(Pem) }, { additionalProperties: false });
 
-export const DocumentSignerListQuery = Type.Object({ ...PageQuerySchema, iacaId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
+export const DocumentSignerListQuery = Type.Object(
+  { ...PageQuerySchema, iacaId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
 
 export const DocumentSignerResponse = Type.Object({
   id: Type.String(),

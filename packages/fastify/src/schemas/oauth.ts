@@ -29,7 +29,9 @@ export const WalletTokenResponse = Type.Object({
   scope: Type.String(),
   // OpenID4VCI 1.0 §6.2: when the request sent authorization_details.
   authorization_details: Type.Optional(
-    Type.Array(Type.Object({ type: Type.Literal('openid_credential'), credential_configuration_id: Type.String(), credential_identifiers: Type.Array(Type.String()) })),
+    Type.Array(
+      Type.Object({ type: Type.Literal('openid_credential'), credential_configuration_id: Type.String(), credential_identifiers: Type.Array(Type.String()) }),
+    ),
   ),
 });
 

@@ -22,7 +22,14 @@ export const PreAuthorizedOfferBody = Type.Object(
     credentials: Credentials,
     userId: Type.Optional(Id),
     transactionCodeConfiguration: Type.Optional(
-      Type.Object({ inputMode: Type.Optional(Type.String({ maxLength: 20 })), length: Type.Optional(Type.Integer()), description: Type.Optional(Type.String({ maxLength: 1000 })) }, strict),
+      Type.Object(
+        {
+          inputMode: Type.Optional(Type.String({ maxLength: 20 })),
+          length: Type.Optional(Type.Integer()),
+          description: Type.Optional(Type.String({ maxLength: 1000 })),
+        },
+        strict,
+      ),
     ),
     claims: Type.Optional(FreeObject),
     claimsToPersist: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 1000 })),

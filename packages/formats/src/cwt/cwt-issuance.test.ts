@@ -104,31 +104,34 @@ describe.each(['cwt', 'cwt_vc'] as const)('%s issued by the core handler with th
     expect(() => new cose.Validator({ fixedNow: new Date('2027-05-02T00:00:00Z') }).validate(claims)).toThrow(/expired/);
   });
 
-  it(format === 'cwt' ? 'writes type and the claims flat, under text labels' : 'writes a vc claim: @context, type and credentialSubject holding the claims', async () => {
-    const { issue, signingKey } = await setup(format);
-    const raw = claimsMap(verify(bytesOf((await issue(p256Holder())).credential), signingKey).payload);
-    const expected = new Map<string, unknown>([
-      ['given_name', 'Susan'],
-      ['family_name', 'Turner'],
-      ['employee_number', 4711],
-      ['employer', 'Acme Research'],
-      ['badges', ['lab', new Map([['floor', 3]])]],
-    ]);
-    if (format === 'cwt') {
-      expect([...raw.keys()]).toEqual([1, 2, 4, 5, 6, 8, 'type', ...expected.keys()]);
-      expect(raw.get('type')).toBe('ProofOfEmployment');
-      for (const [name, value] of expected) expect(raw.get(name)).toEqual(value);
-    } else {
-      expect([...raw.keys()]).toEqual([1, 2, 4, 5, 6, 8, 'vc']);
-      expect(raw.get('vc')).toEqual(
-        new Map<string, unknown>([
-          ['@context', ['https://www.w3.org/2018/credentials/v1']],
-          ['type', ['VerifiableCredential', 'ProofOfEmployment']],
-          ['credentialSubject', expected],
-        ]),
-      );
-    }
-  });
+  it(
+    format === 'cwt' ? 'writes type and the claims flat, under text labels' : 'writes a vc claim: @context, type and credentialSubject holding the claims',
+    async () => {
+      const { issue, signingKey } = await setup(format);
+      const raw = claimsMap(verify(bytesOf((await issue(p256Holder())).credential), signingKey).payload);
+      const expected = new Map<string, unknown>([
+        ['given_name', 'Susan'],
+        ['family_name', 'Turner'],
+        ['employee_number', 4711],
+        ['employer', 'Acme Research'],
+        ['badges', ['lab', new Map([['floor', 3]])]],
+      ]);
+      if (format === 'cwt') {
+        expect([...raw.keys()]).toEqual([1, 2, 4, 5, 6, 8, 'type', ...expected.keys()]);
+        expect(raw.get('type')).toBe('ProofOfEmployment');
+        for (const [name, value] of expected) expect(raw.get(name)).toEqual(value);
+      } else {
+        expect([...raw.keys()]).toEqual([1, 2, 4, 5, 6, 8, 'vc']);
+        expect(raw.get('vc')).toEqual(
+          new Map<string, unknown>([
+            ['@context', ['https://www.w3.org/2018/credentials/v1']],
+            ['type', ['VerifiableCredential', 'ProofOfEmployment']],
+            ['credentialSubject', expected],
+          ]),
+        );
+      }
+    },
+  );
 
   it('binds an Ed25519 holder key as an OKP COSE_Key and names it by its did:key', async () => {
     const { issue, signingKey } = await setup(format);

@@ -211,7 +211,8 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
 
   it('refuses a status reference with a negative or fractional idx, or a uri that is no URI', async () => {
     const ctx = await setup();
-    const sign = (status: CwtClaims['status']) => ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(p256Holder(), { status }) });
+    const sign = (status: CwtClaims['status']) =>
+      ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(p256Holder(), { status }) });
     await expect(sign({ idx: -1, uri: 'https://issuer.example/s/1' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.idx' }] });
     await expect(sign({ idx: 1.5, uri: 'https://issuer.example/s/1' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.idx' }] });
     await expect(sign({ idx: 1, uri: 'not a uri' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.uri' }] });
@@ -244,7 +245,10 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
     const ctx = await setup();
     const holder = p256Holder();
     const sign = (claims: CwtClaims) => ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims });
-    await expect(sign(claimsFor({ ...holder, crv: 'P-384' } as unknown as PublicJwk))).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'cnf' }] });
+    await expect(sign(claimsFor({ ...holder, crv: 'P-384' } as unknown as PublicJwk))).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'cnf' }],
+    });
     await expect(sign(claimsFor({ ...holder, x: `${holder.x}A` }))).rejects.toBeInstanceOf(DomainError);
     await expect(sign(claimsFor(holder, { exp: new Date(Number.NaN) }))).rejects.toBeInstanceOf(DomainError);
     await expect(sign(claimsFor(holder, { claims: { when: new Date() } }))).rejects.toBeInstanceOf(DomainError);
@@ -254,6 +258,8 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
   it('passes on the KeyManager NotFound for a destroyed key', async () => {
     const ctx = await setup();
     await ctx.keys.destroy(ctx.tenant.id, ctx.key.id);
-    await expect(ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(p256Holder()) })).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(p256Holder()) })).rejects.toMatchObject({
+      code: 'NotFound',
+    });
   });
 });

@@ -9,7 +9,31 @@ import rdfCanonize from 'rdf-canonize';
 const NO_BASE = 'https://relative-iri.invalid/';
 
 // JSON-LD 1.1 §1.7 keywords. Other `@`-names are ignored by JSON-LD processors.
-const KEYWORDS = new Set(['@base', '@container', '@context', '@direction', '@graph', '@id', '@import', '@included', '@index', '@json', '@language', '@list', '@nest', '@none', '@prefix', '@propagate', '@protected', '@reverse', '@set', '@type', '@value', '@version', '@vocab']);
+const KEYWORDS = new Set([
+  '@base',
+  '@container',
+  '@context',
+  '@direction',
+  '@graph',
+  '@id',
+  '@import',
+  '@included',
+  '@index',
+  '@json',
+  '@language',
+  '@list',
+  '@nest',
+  '@none',
+  '@prefix',
+  '@propagate',
+  '@protected',
+  '@reverse',
+  '@set',
+  '@type',
+  '@value',
+  '@version',
+  '@vocab',
+]);
 
 /**
  * Refuses the member names JSON-LD to RDF drops without a word, which the streaming parser lets

@@ -50,7 +50,9 @@ function deepFreeze<T>(value: T): T {
 
 // The parser reads contexts and never changes them (freezing proves it: a write would throw), so
 // it is handed the same frozen copy every time rather than a fresh clone for every document.
-const FROZEN: ReadonlyMap<string, Record<string, unknown>> = new Map([...CONTEXTS].map(([url, document]) => [url, deepFreeze(structuredClone(document) as Record<string, unknown>)]));
+const FROZEN: ReadonlyMap<string, Record<string, unknown>> = new Map(
+  [...CONTEXTS].map(([url, document]) => [url, deepFreeze(structuredClone(document) as Record<string, unknown>)]),
+);
 
 /** Loads a context for the JSON-LD parser from the bundle; any other URL is an error, never a fetch. */
 export async function loadBundledContext(url: string): Promise<Record<string, unknown>> {

@@ -75,10 +75,19 @@ const messagesOf = (error: unknown): string[] => {
  * type its suite names unless `keyType` says otherwise. A credential with `credentialStatus`
  * needs `checkStatus` (@digitalbazaar/vc refuses it otherwise), which runs once the proof holds.
  */
-export async function verifyWithDigitalBazaar(credential: Record<string, unknown>, publicJwk: PublicJwk, now: Date, keyType?: VerificationKeyType, checkStatus?: StatusCheck): Promise<IndependentResult> {
+export async function verifyWithDigitalBazaar(
+  credential: Record<string, unknown>,
+  publicJwk: PublicJwk,
+  now: Date,
+  keyType?: VerificationKeyType,
+  checkStatus?: StatusCheck,
+): Promise<IndependentResult> {
   const proofType = (credential.proof as { type?: string } | undefined)?.type ?? '';
   const { did, verificationMethod } = await didKeyByDigitalBazaar(publicJwk);
-  const keyDocument = await verificationMethodDocument(publicJwk, keyType ?? (proofType === 'Ed25519Signature2020' ? 'Ed25519VerificationKey2020' : 'Ed25519VerificationKey2018'));
+  const keyDocument = await verificationMethodDocument(
+    publicJwk,
+    keyType ?? (proofType === 'Ed25519Signature2020' ? 'Ed25519VerificationKey2020' : 'Ed25519VerificationKey2018'),
+  );
   const controllerDocument = { '@context': SECURITY_V2, id: did, assertionMethod: [verificationMethod] };
   const documentLoader = async (url: string) => {
     const context = BUNDLED_CONTEXT_URLS.includes(url) ? await independentContext(url) : undefined;
@@ -117,7 +126,12 @@ export interface RevocationCheckVerdict {
  * decoded with @digitalbazaar/bitstring (GZIP, base64url, bits counted left to right). The
  * credential is revoked when the bit at its index is set. Each check's verdict goes onto `verdicts`.
  */
-export function revocationList2020Check(lists: ReadonlyMap<string, Record<string, unknown>>, publicJwk: PublicJwk, now: Date, verdicts: RevocationCheckVerdict[] = []): StatusCheck {
+export function revocationList2020Check(
+  lists: ReadonlyMap<string, Record<string, unknown>>,
+  publicJwk: PublicJwk,
+  now: Date,
+  verdicts: RevocationCheckVerdict[] = [],
+): StatusCheck {
   return async ({ credential }) => {
     const verdict: RevocationCheckVerdict = {};
     verdicts.push(verdict);
@@ -129,7 +143,8 @@ export function revocationList2020Check(lists: ReadonlyMap<string, Record<string
     if (status?.type !== 'RevocationList2020Status') return refuse('credentialStatus is not a RevocationList2020Status');
     const listUrl = status.revocationListCredential;
     const indexText = status.revocationListIndex;
-    if (typeof listUrl !== 'string' || typeof indexText !== 'string' || !/^\d+$/.test(indexText)) return refuse('revocationListCredential or revocationListIndex is missing or malformed');
+    if (typeof listUrl !== 'string' || typeof indexText !== 'string' || !/^\d+$/.test(indexText))
+      return refuse('revocationListCredential or revocationListIndex is missing or malformed');
     const listCredential = lists.get(listUrl);
     if (!listCredential) return refuse(`No list credential at ${listUrl}`);
     verdict.index = Number(indexText);
@@ -139,10 +154,16 @@ export function revocationList2020Check(lists: ReadonlyMap<string, Record<string
     // As Digital Bazaar's vc-revocation-list checks: the list is the credential issuer's own (the
     // issuer a string, or the id of an issuer object as in the legacy shape).
     const issuerOf = (issuer: unknown) => (typeof issuer === 'object' && issuer !== null ? (issuer as { id?: unknown }).id : issuer);
-    if (!issuerOf(credential.issuer) || issuerOf(credential.issuer) !== issuerOf(listCredential.issuer)) return refuse('The list credential has another issuer');
+    if (!issuerOf(credential.issuer) || issuerOf(credential.issuer) !== issuerOf(listCredential.issuer))
+      return refuse('The list credential has another issuer');
     const subject = listCredential.credentialSubject as Record<string, unknown> | undefined;
     const types = listCredential.type as unknown;
-    if (!Array.isArray(types) || !types.includes('RevocationList2020Credential') || subject?.type !== 'RevocationList2020' || typeof subject.encodedList !== 'string') {
+    if (
+      !Array.isArray(types) ||
+      !types.includes('RevocationList2020Credential') ||
+      subject?.type !== 'RevocationList2020' ||
+      typeof subject.encodedList !== 'string'
+    ) {
       return refuse('The list credential is not a RevocationList2020Credential');
     }
     try {

@@ -37,12 +37,25 @@ async function setup() {
     proofType,
     credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
     revocable: false,
-    claimMappings: { givenName: { mapFrom: 'claims.givenName', required: true }, degree: { mapFrom: 'claims.degree' }, graduationYear: { mapFrom: 'claims.year' }, honours: { mapFrom: 'claims.honours' } },
+    claimMappings: {
+      givenName: { mapFrom: 'claims.givenName', required: true },
+      degree: { mapFrom: 'claims.degree' },
+      graduationYear: { mapFrom: 'claims.year' },
+      honours: { mapFrom: 'claims.honours' },
+    },
     createdAt: NOW.toISOString(),
     updatedAt: NOW.toISOString(),
   });
   const issue = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') =>
-    handler.issue({ tenant, configuration: configuration(proofType), subject: { claims: { givenName: 'Susan', degree: 'BSc Physics', year: 2024, honours: true } }, holderKey, credentialIssuer: 'https://acme.example', now: NOW, form });
+    handler.issue({
+      tenant,
+      configuration: configuration(proofType),
+      subject: { claims: { givenName: 'Susan', degree: 'BSc Physics', year: 2024, honours: true } },
+      holderKey,
+      credentialIssuer: 'https://acme.example',
+      now: NOW,
+      form,
+    });
   return { key, did, holderKey, issue };
 }
 
@@ -64,12 +77,16 @@ describe('ldp_vc issuance end to end: createLdpVcFormat + createLinkedDataSigner
         expect(verdict.verified).toBe(true);
 
         const subject = credential.credentialSubject as Record<string, unknown>;
-        expect((await verifyWithDigitalBazaar({ ...credential, credentialSubject: { ...subject, graduationYear: 2025 } }, key.publicJwk, LATER)).verified).toBe(false);
+        expect((await verifyWithDigitalBazaar({ ...credential, credentialSubject: { ...subject, graduationYear: 2025 } }, key.publicJwk, LATER)).verified).toBe(
+          false,
+        );
         const signatureMember = proofType === 'Ed25519Signature2020' ? 'proofValue' : 'jws';
         const signature = credential.proof[signatureMember] as string;
         const at = signature.length - 30;
         const changed = signature.slice(0, at) + (signature[at] === 'A' ? 'B' : 'A') + signature.slice(at + 1);
-        expect((await verifyWithDigitalBazaar({ ...credential, proof: { ...credential.proof, [signatureMember]: changed } }, key.publicJwk, LATER)).verified).toBe(false);
+        expect(
+          (await verifyWithDigitalBazaar({ ...credential, proof: { ...credential.proof, [signatureMember]: changed } }, key.publicJwk, LATER)).verified,
+        ).toBe(false);
       });
     }
   }

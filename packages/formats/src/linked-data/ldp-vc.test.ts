@@ -79,14 +79,22 @@ describe('ldp_vc: W3C VC Data Model 1.1 credentials signed by KeyManager keys ve
       it(`${type}, ${shape} shape (specification 2.6): verifies, and a one-byte change to a claim or to the proof fails`, async () => {
         const { key, did, holderDid, sign } = await setup();
         const signed = await sign(type, credentialOf(shape, did, holderDid));
-        expect(signed.proof).toMatchObject({ type, created: ISSUED, verificationMethod: `${did}#${did.slice('did:key:'.length)}`, proofPurpose: 'assertionMethod' });
+        expect(signed.proof).toMatchObject({
+          type,
+          created: ISSUED,
+          verificationMethod: `${did}#${did.slice('did:key:'.length)}`,
+          proofPurpose: 'assertionMethod',
+        });
         const verdict = await verifyWithDigitalBazaar(signed, key.publicJwk, NOW);
         expect(verdict.error).toBeUndefined();
         expect(verdict.verified).toBe(true);
 
         const subject = signed.credentialSubject as Record<string, unknown>;
         const claimChanged = { ...signed, credentialSubject: { ...subject, givenName: 'Susao' } };
-        expect(await verifyWithDigitalBazaar(claimChanged, key.publicJwk, NOW)).toMatchObject({ verified: false, error: expect.stringMatching(/Invalid signature/) });
+        expect(await verifyWithDigitalBazaar(claimChanged, key.publicJwk, NOW)).toMatchObject({
+          verified: false,
+          error: expect.stringMatching(/Invalid signature/),
+        });
         const proofChanged = { ...signed, proof: tamperProof(signed.proof) };
         expect((await verifyWithDigitalBazaar(proofChanged, key.publicJwk, NOW)).verified).toBe(false);
         if (shape === 'legacy') {
@@ -139,7 +147,15 @@ describe('Ed25519Signature2020 (W3C CCG Ed25519 Signature 2020)', () => {
   it('needs an Ed25519 key', async () => {
     const { keys, tenant, signer, did, holderDid } = await setup();
     const p256 = await keys.create(tenant.id, 'P-256');
-    const input = { tenantId: tenant.id, keyId: p256.id, type: 'Ed25519Signature2020' as const, verificationMethod: `${did}#k`, proofPurpose: 'assertionMethod' as const, created: ISSUED, document: credentialOf('current', did, holderDid) };
+    const input = {
+      tenantId: tenant.id,
+      keyId: p256.id,
+      type: 'Ed25519Signature2020' as const,
+      verificationMethod: `${did}#k`,
+      proofPurpose: 'assertionMethod' as const,
+      created: ISSUED,
+      document: credentialOf('current', did, holderDid),
+    };
     await expect(signer.sign(input)).rejects.toThrow(/Ed25519Signature2020 needs an Ed25519 key/);
   });
 });
@@ -147,7 +163,17 @@ describe('Ed25519Signature2020 (W3C CCG Ed25519 Signature 2020)', () => {
 describe('claim terms: an embedded { "@vocab": "https://schema.org/" } ends the @context (JSON-LD 1.1 §4.1.2)', () => {
   it('expands the type, the claims and the legacy-only members under credentials v1’s protected terms, with the strict parser', async () => {
     const nquads = await canonizeJsonLd(credentialOf('legacy', 'did:key:z6MkIssuer', 'did:key:zDnHolder'));
-    for (const term of ['givenName', 'graduationYear', 'name', 'logoUrl', 'iconUrl', 'credentialBranding', 'backgroundColor', 'watermarkImageUrl', 'description']) {
+    for (const term of [
+      'givenName',
+      'graduationYear',
+      'name',
+      'logoUrl',
+      'iconUrl',
+      'credentialBranding',
+      'backgroundColor',
+      'watermarkImageUrl',
+      'description',
+    ]) {
       expect(nquads).toContain(`<https://schema.org/${term}>`);
     }
     expect(nquads).toContain('<http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://schema.org/UniversityDegreeCredential>');

@@ -25,7 +25,12 @@ const ed25519JwkOfDidKey = (did: string): PublicJwk => ({ kty: 'OKP', crv: 'Ed25
 
 async function setup() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(3)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: fakeClock(),
+  });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   return { keys, tenant, signer: createLinkedDataSigner({ keys }) };
@@ -44,7 +49,7 @@ describe('JSON-LD canonicalisation (RDFC-1.0 / URDNA2015) with bundled contexts'
   it('reproduces what DIF signed: the example domain linkage credential of the Well Known DID Configuration verifies', async () => {
     const signed = dif.credential as unknown as Record<string, unknown> & { proof: LinkedDataProof };
     expect(await verifyProof(signed, ed25519JwkOfDidKey(dif.publicKeyOf))).toBe(true);
-    const tampered = { ...signed, credentialSubject: { ...signed.credentialSubject as object, origin: 'https://evil.example' } };
+    const tampered = { ...signed, credentialSubject: { ...(signed.credentialSubject as object), origin: 'https://evil.example' } };
     expect(await verifyProof(tampered, ed25519JwkOfDidKey(dif.publicKeyOf))).toBe(false);
   });
 
@@ -52,7 +57,9 @@ describe('JSON-LD canonicalisation (RDFC-1.0 / URDNA2015) with bundled contexts'
     const nquads = await canonizeJsonLd(credential('did:key:z6MkoTHsgNNrby8JzCNQ1iRLyW5QQ6R8Xuu6AA8igGrMVPUM'));
     const lines = nquads.trim().split('\n');
     expect(lines).toEqual([...lines].sort());
-    expect(nquads).toContain('_:c14n0 <https://www.w3.org/2018/credentials#issuanceDate> "2026-05-01T12:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> .');
+    expect(nquads).toContain(
+      '_:c14n0 <https://www.w3.org/2018/credentials#issuanceDate> "2026-05-01T12:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> .',
+    );
     expect(nquads).toContain('<https://identity.foundation/.well-known/resources/did-configuration/#origin> "https://acme.example.com"');
   });
 
@@ -83,9 +90,23 @@ describe('the Linked Data signer (KeyManager keys; Ed25519Signature2018 and Json
     const { keys, tenant, signer } = await setup();
     const key = await keys.create(tenant.id, 'Ed25519');
     const did = 'did:key:z6MkExample';
-    const signed = await signer.sign({ tenantId: tenant.id, keyId: key.id, type: 'Ed25519Signature2018', verificationMethod: `${did}#k`, proofPurpose: 'assertionMethod', created: '2026-05-01T12:00:00Z', document: credential(did) });
+    const signed = await signer.sign({
+      tenantId: tenant.id,
+      keyId: key.id,
+      type: 'Ed25519Signature2018',
+      verificationMethod: `${did}#k`,
+      proofPurpose: 'assertionMethod',
+      created: '2026-05-01T12:00:00Z',
+      document: credential(did),
+    });
     expect(signed['@context']).toEqual(credential(did)['@context']);
-    expect(signed.proof).toEqual({ type: 'Ed25519Signature2018', created: '2026-05-01T12:00:00Z', verificationMethod: `${did}#k`, proofPurpose: 'assertionMethod', jws: expect.stringMatching(/^eyJhbGciOiJFZERTQSIsImI2NCI6ZmFsc2UsImNyaXQiOlsiYjY0Il19\.\./) });
+    expect(signed.proof).toEqual({
+      type: 'Ed25519Signature2018',
+      created: '2026-05-01T12:00:00Z',
+      verificationMethod: `${did}#k`,
+      proofPurpose: 'assertionMethod',
+      jws: expect.stringMatching(/^eyJhbGciOiJFZERTQSIsImI2NCI6ZmFsc2UsImNyaXQiOlsiYjY0Il19\.\./),
+    });
     expect(await verifyProof(signed, key.publicJwk)).toBe(true);
     // Every signed statement is covered: changing any of them breaks the signature.
     expect(await verifyProof({ ...signed, expirationDate: '2099-01-01T00:00:00Z' }, key.publicJwk)).toBe(false);
@@ -95,7 +116,15 @@ describe('the Linked Data signer (KeyManager keys; Ed25519Signature2018 and Json
   it('signs with JsonWebSignature2020 and ES256 for a P-256 key, adding the suite’s context when missing', async () => {
     const { keys, tenant, signer } = await setup();
     const key = await keys.create(tenant.id, 'P-256');
-    const signed = await signer.sign({ tenantId: tenant.id, keyId: key.id, type: 'JsonWebSignature2020', verificationMethod: 'did:key:zDnExample#k', proofPurpose: 'assertionMethod', created: '2026-05-01T12:00:00Z', document: credential('did:key:zDnExample') });
+    const signed = await signer.sign({
+      tenantId: tenant.id,
+      keyId: key.id,
+      type: 'JsonWebSignature2020',
+      verificationMethod: 'did:key:zDnExample#k',
+      proofPurpose: 'assertionMethod',
+      created: '2026-05-01T12:00:00Z',
+      document: credential('did:key:zDnExample'),
+    });
     expect(signed['@context']).toEqual([...credential('x')['@context'], 'https://w3id.org/security/suites/jws-2020/v1']);
     expect(JSON.parse(Buffer.from((signed.proof.jws as string).split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'ES256', b64: false, crit: ['b64'] });
     expect(await verifyProof(signed, key.publicJwk)).toBe(true);
@@ -104,7 +133,14 @@ describe('the Linked Data signer (KeyManager keys; Ed25519Signature2018 and Json
   it('refuses a destroyed key with NotFound, and a suite the key cannot make', async () => {
     const { keys, tenant, signer } = await setup();
     const p256 = await keys.create(tenant.id, 'P-256');
-    const input = { tenantId: tenant.id, keyId: p256.id, verificationMethod: 'did:x:y#k', proofPurpose: 'assertionMethod' as const, created: '2026-05-01T12:00:00Z', document: credential('did:x:y') };
+    const input = {
+      tenantId: tenant.id,
+      keyId: p256.id,
+      verificationMethod: 'did:x:y#k',
+      proofPurpose: 'assertionMethod' as const,
+      created: '2026-05-01T12:00:00Z',
+      document: credential('did:x:y'),
+    };
     await expect(signer.sign({ ...input, type: 'Ed25519Signature2018' })).rejects.toThrow(/needs an Ed25519 key/);
     await expect(signer.sign({ ...input, type: 'JsonWebSignature2020', document: { ...input.document, proof: {} } })).rejects.toThrow(/already has a proof/);
     await keys.destroy(tenant.id, p256.id);

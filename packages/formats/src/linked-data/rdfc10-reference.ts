@@ -172,7 +172,11 @@ export function canonicalizeRdfc10(input: readonly RdfQuad[], options: Canonical
 
   // §4.7 Hash Related Blank Node.
   const hashRelated = (related: string, q: RdfQuad, issuer: IdentifierIssuer, position: 's' | 'o' | 'g'): string => {
-    const id = canonical.issued.has(related) ? `_:${canonical.issued.get(related)}` : issuer.issued.has(related) ? `_:${issuer.issued.get(related)}` : hashFirstDegree(related);
+    const id = canonical.issued.has(related)
+      ? `_:${canonical.issued.get(related)}`
+      : issuer.issued.has(related)
+        ? `_:${issuer.issued.get(related)}`
+        : hashFirstDegree(related);
     return sha256Hex(position === 'g' ? `${position}${id}` : `${position}<${q.predicate.value}>${id}`);
   };
 
@@ -183,7 +187,11 @@ export function canonicalizeRdfc10(input: readonly RdfQuad[], options: Canonical
     let issuer = start;
     const related = new Map<string, string[]>();
     for (const q of quadsOf.get(id) ?? []) {
-      for (const [t, position] of [[q.subject, 's'], [q.object, 'o'], [q.graph, 'g']] as const) {
+      for (const [t, position] of [
+        [q.subject, 's'],
+        [q.object, 'o'],
+        [q.graph, 'g'],
+      ] as const) {
         if (t.termType !== 'BlankNode' || t.value === id) continue;
         const hash = hashRelated(t.value, q, issuer, position);
         const list = related.get(hash);

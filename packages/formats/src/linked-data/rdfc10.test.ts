@@ -51,7 +51,8 @@ function randomGraph(next: () => number, size: number): Record<string, unknown> 
   return { '@context': VOCAB, '@graph': nodes };
 }
 
-const ring = (prefix: string, size: number) => Array.from({ length: size }, (_, i) => ({ '@id': `_:${prefix}${i}`, p: { '@id': `_:${prefix}${(i + 1) % size}` } }));
+const ring = (prefix: string, size: number) =>
+  Array.from({ length: size }, (_, i) => ({ '@id': `_:${prefix}${i}`, p: { '@id': `_:${prefix}${(i + 1) % size}` } }));
 
 /** Vellum's canonical form, which the independent reference implementation must reproduce from the same quads. */
 async function ours(document: Record<string, unknown>): Promise<string> {
@@ -83,7 +84,9 @@ describe('RDF Dataset Canonicalization (RDFC-1.0): Vellum, jsonld.js and an inde
     const text = 'tab\there "quoted" back\\slash new\nline cr\r bell\u0007 sub\u001a del\u007f é 😀 \u2028';
     const document = { '@context': VOCAB, '@id': 'urn:x', s: text };
     const canonical = await ours(document);
-    expect(canonical).toBe('<urn:x> <https://example.org/s> "tab\\there \\"quoted\\" back\\\\slash new\\nline cr\\r bell\\u0007 sub\\u001A del\\u007F é 😀 \u2028" .\n');
+    expect(canonical).toBe(
+      '<urn:x> <https://example.org/s> "tab\\there \\"quoted\\" back\\\\slash new\\nline cr\\r bell\\u0007 sub\\u001A del\\u007F é 😀 \u2028" .\n',
+    );
     expect(canonical).toBe(await theirs(document));
   });
 
@@ -93,8 +96,17 @@ describe('RDF Dataset Canonicalization (RDFC-1.0): Vellum, jsonld.js and an inde
   });
 
   it('needs Hash N-Degree Quads for symmetric graphs: a ring, two identical rings, identical siblings, blank named graphs', async () => {
-    const namedGraphs = [{ '@id': '_:g1', '@graph': ring('x', 2) }, { '@id': '_:g2', '@graph': ring('y', 2) }, { '@id': '_:x0', in: { '@id': '_:g2' } }];
-    for (const graph of [ring('r', 4), [...ring('a', 3), ...ring('b', 3)], [{ '@id': 'urn:s', p: [{ q: 'same' }, { q: 'same' }, { q: { r: 1 } }, { q: { r: 1 } }] }], namedGraphs]) {
+    const namedGraphs = [
+      { '@id': '_:g1', '@graph': ring('x', 2) },
+      { '@id': '_:g2', '@graph': ring('y', 2) },
+      { '@id': '_:x0', in: { '@id': '_:g2' } },
+    ];
+    for (const graph of [
+      ring('r', 4),
+      [...ring('a', 3), ...ring('b', 3)],
+      [{ '@id': 'urn:s', p: [{ q: 'same' }, { q: 'same' }, { q: { r: 1 } }, { q: { r: 1 } }] }],
+      namedGraphs,
+    ]) {
       const document = { '@context': VOCAB, '@graph': graph };
       expect(await deep(document)).toBe(await theirs(document));
     }
@@ -144,7 +156,10 @@ describe('RDFC-1.0 where the reference implementation reads the specification mo
   it('stops on a dataset that needs too much work (§7.1 dataset poisoning) instead of running on', async () => {
     // Blank nodes all alike: every one is linked to every other, so each hash needs permutations.
     const size = 6;
-    const clique = Array.from({ length: size }, (_, i) => ({ '@id': `_:n${i}`, p: Array.from({ length: size }, (_, j) => ({ '@id': `_:n${j}` })).filter((_, j) => j !== i) }));
+    const clique = Array.from({ length: size }, (_, i) => ({
+      '@id': `_:n${i}`,
+      p: Array.from({ length: size }, (_, j) => ({ '@id': `_:n${j}` })).filter((_, j) => j !== i),
+    }));
     const quads = await import('./canonize.ts').then((m) => m.toQuads({ '@context': VOCAB, '@graph': clique }));
     expect(() => canonicalizeRdfc10(quads, { maxDeepIterations: 50 })).toThrow(/more than 50 deep/);
   });

@@ -8,7 +8,13 @@ import { fakeClock, makeTenant } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { canonizeJsonLd } from './canonize.ts';
 import { bundledContext } from './contexts.ts';
-import { didKeyByDigitalBazaar, independentContext, revocationList2020Check, type RevocationCheckVerdict, verifyWithDigitalBazaar } from './independent-verifier.ts';
+import {
+  didKeyByDigitalBazaar,
+  independentContext,
+  revocationList2020Check,
+  type RevocationCheckVerdict,
+  verifyWithDigitalBazaar,
+} from './independent-verifier.ts';
 import { createRevocationListSigner, MINIMUM_LIST_BITS, revocationBitstring } from './revocation-list.ts';
 import { createLinkedDataSigner } from './signer.ts';
 
@@ -44,7 +50,11 @@ async function setup() {
       url: LIST_URL,
       issuedAt: ISSUED_AT,
       // Packed by the core's own packer, as the status list service hands it over.
-      statuses: packStatuses(size, 1, revoked.map((idx) => ({ idx, status: 'invalid' as const }))),
+      statuses: packStatuses(
+        size,
+        1,
+        revoked.map((idx) => ({ idx, status: 'invalid' as const })),
+      ),
       size,
     });
   const credentials = createLinkedDataSigner({ keys });
@@ -54,7 +64,12 @@ async function setup() {
 }
 
 /** The credentialStatus the core's ldp_vc handler writes (Revocation List 2020, RevocationList2020Status). */
-const statusOf = (idx: number) => ({ id: `${LIST_URL}#${idx}`, type: 'RevocationList2020Status', revocationListIndex: String(idx), revocationListCredential: LIST_URL });
+const statusOf = (idx: number) => ({
+  id: `${LIST_URL}#${idx}`,
+  type: 'RevocationList2020Status',
+  revocationListIndex: String(idx),
+  revocationListCredential: LIST_URL,
+});
 
 /**
  * A revocable ldp_vc credential as the core builds it: credentials v1, the revocation list
@@ -137,7 +152,10 @@ describe('RevocationList2020 credentials (W3C CCG Revocation List 2020) signed b
 
         // One changed character of the list, or of the signature, and it no longer verifies.
         const listChanged = { ...list, credentialSubject: { ...subjectOf(list), encodedList: changeOneCharacter(encodedList, 20, BASE64URL) } };
-        expect(await verifyWithDigitalBazaar(listChanged, key.publicJwk, NOW)).toMatchObject({ verified: false, error: expect.stringMatching(/Invalid signature/) });
+        expect(await verifyWithDigitalBazaar(listChanged, key.publicJwk, NOW)).toMatchObject({
+          verified: false,
+          error: expect.stringMatching(/Invalid signature/),
+        });
         expect((await verifyWithDigitalBazaar({ ...list, proof: tamperProof(list.proof as LinkedDataProof) }, key.publicJwk, NOW)).verified).toBe(false);
       });
     }
@@ -179,7 +197,13 @@ describe('the credential side: credentialStatus { id, type RevocationList2020Sta
       };
       const checkAgainst = async (listCredential: Record<string, unknown>, credential: Record<string, unknown>) => {
         const verdicts: RevocationCheckVerdict[] = [];
-        const { verified } = await verifyWithDigitalBazaar(credential, key.publicJwk, NOW, undefined, revocationList2020Check(new Map([[LIST_URL, listCredential]]), key.publicJwk, NOW, verdicts));
+        const { verified } = await verifyWithDigitalBazaar(
+          credential,
+          key.publicJwk,
+          NOW,
+          undefined,
+          revocationList2020Check(new Map([[LIST_URL, listCredential]]), key.publicJwk, NOW, verdicts),
+        );
         return { verified, verdict: verdicts[0] };
       };
 
@@ -189,7 +213,10 @@ describe('the credential side: credentialStatus { id, type RevocationList2020Sta
       for (const idx of [5, 99_999]) {
         const revoked = await signCredential(proofType, revocableCredential(shape, did, holderDid, idx));
         // The proof holds, the list verifies, and the bit says revoked: it fails for that reason alone.
-        expect(await check(revoked)).toEqual({ result: { verified: false, error: expect.any(String) }, verdicts: [{ list: { verified: true }, index: idx, revoked: true }] });
+        expect(await check(revoked)).toEqual({
+          result: { verified: false, error: expect.any(String) },
+          verdicts: [{ list: { verified: true }, index: idx, revoked: true }],
+        });
       }
 
       // The status entry is signed: pointing the credential at another index breaks the proof
@@ -199,11 +226,21 @@ describe('the credential side: credentialStatus { id, type RevocationList2020Sta
       expect((await check({ ...valid, proof: tamperProof(valid.proof) })).result.verified).toBe(false);
       // A list changed by one character no longer vouches for anything.
       const forged = { ...list, credentialSubject: { ...subjectOf(list), encodedList: changeOneCharacter(subjectOf(list).encodedList, 20, BASE64URL) } };
-      expect(await checkAgainst(forged, valid)).toEqual({ verified: false, verdict: { index: 6, list: { verified: false, error: expect.stringMatching(/Invalid signature/) }, problem: expect.stringMatching(/does not verify/) } });
+      expect(await checkAgainst(forged, valid)).toEqual({
+        verified: false,
+        verdict: { index: 6, list: { verified: false, error: expect.stringMatching(/Invalid signature/) }, problem: expect.stringMatching(/does not verify/) },
+      });
       // Nor does a list, signed by the same key, that names another issuer: @digitalbazaar/vc
       // holds the issuer to the key's controller (its CredentialIssuancePurpose).
       const othersList = await signList('Ed25519Signature2018', 100_000, [], 'did:web:other.example');
-      expect(await checkAgainst(othersList, valid)).toEqual({ verified: false, verdict: { index: 6, list: { verified: false, error: expect.stringMatching(/issuer must match the verification method controller/) }, problem: expect.stringMatching(/does not verify/) } });
+      expect(await checkAgainst(othersList, valid)).toEqual({
+        verified: false,
+        verdict: {
+          index: 6,
+          list: { verified: false, error: expect.stringMatching(/issuer must match the verification method controller/) },
+          problem: expect.stringMatching(/does not verify/),
+        },
+      });
     });
   }
 
@@ -234,12 +271,23 @@ describe('the credential side: credentialStatus { id, type RevocationList2020Sta
 
 describe('the bit order (Revocation List 2020: left to right, from the most significant bit of the first byte)', () => {
   it('mirrors each byte of the core’s least-significant-first packing, clears bits past the end, pads to 16KB', () => {
-    const out = revocationBitstring(packStatuses(16, 1, [0, 9, 15].map((idx) => ({ idx, status: 'invalid' as const }))), 16);
+    const out = revocationBitstring(
+      packStatuses(
+        16,
+        1,
+        [0, 9, 15].map((idx) => ({ idx, status: 'invalid' as const })),
+      ),
+      16,
+    );
     expect(out).toHaveLength(MINIMUM_LIST_BITS / 8);
     expect([...out.subarray(0, 3)]).toEqual([0b1000_0000, 0b0100_0001, 0]);
     expect(out.subarray(2).every((byte) => byte === 0)).toBe(true);
     // 12 entries in 2 bytes: a stray bit for a 16th entry that does not exist is not published.
-    const stray = packStatuses(16, 1, [11, 15].map((idx) => ({ idx, status: 'invalid' as const })));
+    const stray = packStatuses(
+      16,
+      1,
+      [11, 15].map((idx) => ({ idx, status: 'invalid' as const })),
+    );
     expect([...revocationBitstring(stray, 12).subarray(0, 2)]).toEqual([0, 0b0001_0000]);
   });
 

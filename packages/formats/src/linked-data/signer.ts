@@ -1,4 +1,12 @@
-import { base58btcEncode, DomainError, type KeyAlgorithm, type KeyManager, type LinkedDataProof, type LinkedDataProofType, type LinkedDataSigner } from '@vellum/core';
+import {
+  base58btcEncode,
+  DomainError,
+  type KeyAlgorithm,
+  type KeyManager,
+  type LinkedDataProof,
+  type LinkedDataProofType,
+  type LinkedDataSigner,
+} from '@vellum/core';
 import { linkedDataVerifyData } from './canonize.ts';
 import { BUNDLED_CONTEXT_URLS } from './contexts.ts';
 

@@ -13,7 +13,12 @@ const decode = (bytes: Uint8Array) => decoder.decode(bytes) as unknown;
 
 async function engineAndInput() {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(3)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: fakeClock(),
+  });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const key = await keys.create(tenant.id, 'P-256');
@@ -46,7 +51,17 @@ describe('createMdocEngine: the status list entry (specification 9.5)', () => {
     const { engine, input } = await engineAndInput();
     const { credential } = await engine.issue({ ...input, status: { field, idx: 123_456, uri } });
     const mso = msoOf(credential);
-    expect(mso.get(field)).toEqual(new Map([['status_list', new Map<string, unknown>([['idx', 123_456], ['uri', uri]])]]));
+    expect(mso.get(field)).toEqual(
+      new Map([
+        [
+          'status_list',
+          new Map<string, unknown>([
+            ['idx', 123_456],
+            ['uri', uri],
+          ]),
+        ],
+      ]),
+    );
     expect(mso.has(other)).toBe(false);
   });
 

@@ -16,7 +16,12 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 async function keyManagerSigner(x5chain: Uint8Array[] = [Buffer.from('30820001', 'hex')]) {
   const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(7)), ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) }, clock: fakeClock() });
+  const keys = createKeyManager({
+    keys: store.keys,
+    sealer: createSealer(new Uint8Array(32).fill(7)),
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    clock: fakeClock(),
+  });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
   const key = await keys.create(tenant.id, 'P-256');
@@ -138,7 +143,12 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
 
   it('writes validityInfo as tdate (tag 0) at whole seconds in UTC, and returns those instants', async () => {
     const { msoBytes, mso, result } = await issue({
-      validity: { signed: new Date('2026-01-01T00:00:00.250Z'), validFrom: new Date('2026-01-01T00:00:00.900Z'), validUntil: new Date('2027-01-01T00:00:00Z'), expectedUpdate: new Date('2026-07-01T12:00:00Z') },
+      validity: {
+        signed: new Date('2026-01-01T00:00:00.250Z'),
+        validFrom: new Date('2026-01-01T00:00:00.900Z'),
+        validUntil: new Date('2027-01-01T00:00:00Z'),
+        expectedUpdate: new Date('2026-07-01T12:00:00Z'),
+      },
     });
     const info = mso.get('validityInfo') as Map<string, unknown>;
     expect([...info.keys()]).toEqual(['signed', 'validFrom', 'validUntil', 'expectedUpdate']);
@@ -158,7 +168,9 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
     expect(byName.get('birth_date')!.value).toEqual(new Tag('1990-05-15', 1004));
     // cbor-x turns tag 0 into a Date; the bytes show the string itself.
     expect(byName.get('issue_date')!.value).toEqual(new Date('2024-03-01T08:20:30Z'));
-    expect(Buffer.from(byName.get('issue_date')!.bytes).indexOf(Buffer.concat([Buffer.from([0xc0, 0x74]), Buffer.from('2024-03-01T08:20:30Z')]))).toBeGreaterThan(0);
+    expect(
+      Buffer.from(byName.get('issue_date')!.bytes).indexOf(Buffer.concat([Buffer.from([0xc0, 0x74]), Buffer.from('2024-03-01T08:20:30Z')])),
+    ).toBeGreaterThan(0);
     expect(byName.get('age_over_18')!.value).toBe(true);
     expect(byName.get('height')!.value).toBe(172);
     expect(byName.get('weight')!.value).toBe(61.5);
@@ -185,7 +197,9 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
     expect(verify('sha256', toBeSigned, { key, dsaEncoding: 'ieee-p1363' }, signature)).toBe(true);
     const tampered = Buffer.from(payloadBytes);
     tampered[tampered.length - 1]! ^= 1;
-    expect(verify('sha256', encoder.encode(['Signature1', protectedBytes, new Uint8Array(0), tampered]), { key, dsaEncoding: 'ieee-p1363' }, signature)).toBe(false);
+    expect(verify('sha256', encoder.encode(['Signature1', protectedBytes, new Uint8Array(0), tampered]), { key, dsaEncoding: 'ieee-p1363' }, signature)).toBe(
+      false,
+    );
   });
 
   it('digests a large item (a 70 KB portrait, 4-byte length heads) over the same bytes it sends', async () => {
@@ -202,17 +216,37 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
   it('keeps concurrent issuances apart: the shared encoder never lets one credential’s bytes leak into another', async () => {
     const { signer, publicJwk } = await keyManagerSigner();
     // A signer that answers out of order, so encodings of many credentials interleave.
-    const slow: MdocSigner = { ...signer, sign: async (data) => { await new Promise((r) => setTimeout(r, Math.random() * 5)); return signer.sign(data); } };
-    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => issue({ signer: slow, namespaces: { [NS]: { document_number: `DL-${i}`, portrait: new Uint8Array(3000).fill(i) } } })));
+    const slow: MdocSigner = {
+      ...signer,
+      sign: async (data) => {
+        await new Promise((r) => setTimeout(r, Math.random() * 5));
+        return signer.sign(data);
+      },
+    };
+    const runs = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        issue({ signer: slow, namespaces: { [NS]: { document_number: `DL-${i}`, portrait: new Uint8Array(3000).fill(i) } } }),
+      ),
+    );
     const key = createPublicKey({ key: { ...publicJwk }, format: 'jwk' });
     runs.forEach(({ issuerAuth, nameSpaces, mso }, i) => {
       const [protectedBytes, , payloadBytes, signature] = issuerAuth;
-      expect(verify('sha256', encoder.encode(['Signature1', protectedBytes, new Uint8Array(0), payloadBytes]), { key, dsaEncoding: 'ieee-p1363' }, signature)).toBe(true);
+      expect(
+        verify('sha256', encoder.encode(['Signature1', protectedBytes, new Uint8Array(0), payloadBytes]), { key, dsaEncoding: 'ieee-p1363' }, signature),
+      ).toBe(true);
       const digests = (mso.get('valueDigests') as Map<string, Map<number, Uint8Array>>).get(NS)!;
       for (const { bytes, item } of itemsOf(nameSpaces)) {
-        expect(hex(digests.get(item.get('digestID') as number)!)).toBe(createHash('sha256').update(encoder.encode(new Tag(bytes, 24))).digest('hex'));
+        expect(hex(digests.get(item.get('digestID') as number)!)).toBe(
+          createHash('sha256')
+            .update(encoder.encode(new Tag(bytes, 24)))
+            .digest('hex'),
+        );
       }
-      expect(itemsOf(nameSpaces).find(({ item }) => item.get('elementIdentifier') === 'document_number')!.item.get('elementValue')).toBe(`DL-${i}`);
+      expect(
+        itemsOf(nameSpaces)
+          .find(({ item }) => item.get('elementIdentifier') === 'document_number')!
+          .item.get('elementValue'),
+      ).toBe(`DL-${i}`);
     });
   });
 
@@ -224,7 +258,17 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
 
   it('adds the Token Status List entry { status_list: { idx, uri } } when given (spec 9.5, Draft 14 `status`)', async () => {
     const { mso } = await issue({ status: { uri: 'https://issuer.example/v2/credentials/mobile/status-lists/1/token', idx: 4711 } });
-    expect(mso.get('status')).toEqual(new Map([['status_list', new Map<string, unknown>([['idx', 4711], ['uri', 'https://issuer.example/v2/credentials/mobile/status-lists/1/token']])]]));
+    expect(mso.get('status')).toEqual(
+      new Map([
+        [
+          'status_list',
+          new Map<string, unknown>([
+            ['idx', 4711],
+            ['uri', 'https://issuer.example/v2/credentials/mobile/status-lists/1/token'],
+          ]),
+        ],
+      ]),
+    );
   });
 
   it.each([
@@ -233,12 +277,24 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
   ] as const)('writes the entry under `%s` for a %s list, and nothing under `%s`', async (field, _format, other) => {
     const uri = 'https://issuer.example/v2/credentials/mobile/status-lists/5d0c/token';
     const { mso } = await issue({ status: { field, uri, idx: 0 } });
-    expect(mso.get(field)).toEqual(new Map([['status_list', new Map<string, unknown>([['idx', 0], ['uri', uri]])]]));
+    expect(mso.get(field)).toEqual(
+      new Map([
+        [
+          'status_list',
+          new Map<string, unknown>([
+            ['idx', 0],
+            ['uri', uri],
+          ]),
+        ],
+      ]),
+    );
     expect(mso.has(other)).toBe(false);
   });
 
   it('keeps several namespaces apart, each with its own digests', async () => {
-    const { nameSpaces, mso } = await issue({ namespaces: { [NS]: { family_name: 'A' }, 'org.example.1': { member: true, since: { type: 'date', value: '2020-02-29' } } } });
+    const { nameSpaces, mso } = await issue({
+      namespaces: { [NS]: { family_name: 'A' }, 'org.example.1': { member: true, since: { type: 'date', value: '2020-02-29' } } },
+    });
     expect([...nameSpaces.keys()]).toEqual([NS, 'org.example.1']);
     const digests = mso.get('valueDigests') as Map<string, Map<number, Uint8Array>>;
     expect(digests.get(NS)!.size).toBe(1);
@@ -263,18 +319,39 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
 
   it('reads a plain object that merely looks typed only when it has exactly type and value; a Map is always a map', async () => {
     const { nameSpaces } = await issue({
-      namespaces: { [NS]: { a: { type: 'date', value: '2020-01-01', extra: 1 }, b: new Map<string, MdocValue>([['type', 'date'], ['value', '2020-01-01']]) } },
+      namespaces: {
+        [NS]: {
+          a: { type: 'date', value: '2020-01-01', extra: 1 },
+          b: new Map<string, MdocValue>([
+            ['type', 'date'],
+            ['value', '2020-01-01'],
+          ]),
+        },
+      },
     });
     const values = itemsOf(nameSpaces).map(({ item }) => item.get('elementValue'));
     expect(values[0]).toBeInstanceOf(Map);
-    expect(values[1]).toEqual(new Map([['type', 'date'], ['value', '2020-01-01']]));
+    expect(values[1]).toEqual(
+      new Map([
+        ['type', 'date'],
+        ['value', '2020-01-01'],
+      ]),
+    );
   });
 
   it.each([
     ['an Ed25519 device key', { deviceKey: { kty: 'OKP', crv: 'Ed25519', x: Buffer.alloc(32).toString('base64url') } as PublicJwk }, 'deviceKey'],
     ['a short coordinate', { deviceKey: { kty: 'EC', crv: 'P-256', x: 'AAAA', y: Buffer.alloc(32).toString('base64url') } as PublicJwk }, 'deviceKey.x'],
-    ['validUntil before validFrom', { validity: { signed: new Date('2026-01-01Z'), validFrom: new Date('2026-01-01Z'), validUntil: new Date('2025-01-01Z') } }, 'validity.validUntil'],
-    ['validFrom before signed', { validity: { signed: new Date('2026-01-02Z'), validFrom: new Date('2026-01-01Z'), validUntil: new Date('2027-01-01Z') } }, 'validity.validFrom'],
+    [
+      'validUntil before validFrom',
+      { validity: { signed: new Date('2026-01-01Z'), validFrom: new Date('2026-01-01Z'), validUntil: new Date('2025-01-01Z') } },
+      'validity.validUntil',
+    ],
+    [
+      'validFrom before signed',
+      { validity: { signed: new Date('2026-01-02Z'), validFrom: new Date('2026-01-01Z'), validUntil: new Date('2027-01-01Z') } },
+      'validity.validFrom',
+    ],
     ['a negative status index', { status: { uri: 'https://x.example/s', idx: -1 } }, 'status.idx'],
     ['a status field of another name', { status: { field: 'revocation' as never, uri: 'https://x.example/s', idx: 1 } }, 'status.field'],
     ['an empty docType', { docType: '' }, 'docType'],

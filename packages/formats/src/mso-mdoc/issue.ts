@@ -74,7 +74,8 @@ const SIG_STRUCTURE_PREFIX = Buffer.concat([Uint8Array.of(0x84), cbor.encode('Si
 function coordinate(jwk: PublicJwk, name: 'x' | 'y'): Uint8Array {
   const text = jwk[name];
   const bytes = typeof text === 'string' ? Buffer.from(text, 'base64url') : Buffer.alloc(0);
-  if (bytes.length !== 32 || bytes.toString('base64url') !== text) throw invalidField(`deviceKey.${name}`, 'Expected a base64url P-256 coordinate of 32 bytes', text);
+  if (bytes.length !== 32 || bytes.toString('base64url') !== text)
+    throw invalidField(`deviceKey.${name}`, 'Expected a base64url P-256 coordinate of 32 bytes', text);
   return bytes;
 }
 

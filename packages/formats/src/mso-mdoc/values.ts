@@ -122,7 +122,8 @@ export function toCborValue(value: MdocValue, path: string): unknown {
         return out;
       }
       const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) refuse(path, 'Objects must be plain maps; dates are { type: "date" | "dateTime", value }', String(value));
+      if (proto !== Object.prototype && proto !== null)
+        refuse(path, 'Objects must be plain maps; dates are { type: "date" | "dateTime", value }', String(value));
       if (isTyped(value)) return typed(value, path);
       const out = new Map<string, unknown>();
       for (const [key, item] of Object.entries(value as { readonly [key: string]: MdocValue })) out.set(key, toCborValue(item, `${path}.${key}`));

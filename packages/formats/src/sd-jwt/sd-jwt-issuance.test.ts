@@ -1,6 +1,15 @@
 import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject, sign, verify } from 'node:crypto';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { createSdJwtFormat, type DidRecord, didKeyOf, type KeyManager, keyFingerprint, type PublicJwk, type SdJwtConfiguration, type Tenant } from '@vellum/core';
+import {
+  createSdJwtFormat,
+  type DidRecord,
+  didKeyOf,
+  type KeyManager,
+  keyFingerprint,
+  type PublicJwk,
+  type SdJwtConfiguration,
+  type Tenant,
+} from '@vellum/core';
 import { createKeyManager, createSealer } from '@vellum/crypto';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, makeTenant, resolveDidKey } from '@vellum/testing';
@@ -21,9 +30,17 @@ function resolveP256DidKey(did: string): PublicJwk {
   return jwk;
 }
 
-const sha256 = (data: string | ArrayBuffer) => createHash('sha256').update(typeof data === 'string' ? data : new Uint8Array(data)).digest();
+const sha256 = (data: string | ArrayBuffer) =>
+  createHash('sha256')
+    .update(typeof data === 'string' ? data : new Uint8Array(data))
+    .digest();
 const es256Verify = (publicJwk: PublicJwk, data: string, signature: string) =>
-  verify('sha256', Buffer.from(data), { key: createPublicKey({ key: publicJwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+  verify(
+    'sha256',
+    Buffer.from(data),
+    { key: createPublicKey({ key: publicJwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
 
 /** @sd-jwt/sd-jwt-vc, told to trust `issuerJwk` for the Issuer-signed JWT and the `cnf.jwk` for Key Binding. */
 function library(issuerJwk: PublicJwk, holder?: KeyObject) {
@@ -31,7 +48,9 @@ function library(issuerJwk: PublicJwk, holder?: KeyObject) {
     hasher: sha256,
     verifier: (data, signature) => es256Verify(issuerJwk, data, signature),
     kbVerifier: (data, signature, payload) => es256Verify((payload.cnf as { jwk: PublicJwk }).jwk, data, signature),
-    ...(holder ? { kbSignAlg: 'ES256', kbSigner: (data: string) => sign('sha256', Buffer.from(data), { key: holder, dsaEncoding: 'ieee-p1363' }).toString('base64url') } : {}),
+    ...(holder
+      ? { kbSignAlg: 'ES256', kbSigner: (data: string) => sign('sha256', Buffer.from(data), { key: holder, dsaEncoding: 'ieee-p1363' }).toString('base64url') }
+      : {}),
   });
 }
 
@@ -50,7 +69,13 @@ async function setup() {
   // A did:key as the DID service makes one (API.md §5), over a KeyManager P-256 key.
   const key = await keys.create(tenant.id, 'P-256');
   const did = didKeyOf(key.publicJwk);
-  const record: DidRecord = { tenantId: tenant.id, did, method: 'key', createdAt: NOW.toISOString(), keys: [{ didDocumentKeyId: `${did}#${keyFingerprint(key.publicJwk)}`, kmsKeyId: key.id, algorithm: 'P-256', publicJwk: key.publicJwk }] };
+  const record: DidRecord = {
+    tenantId: tenant.id,
+    did,
+    method: 'key',
+    createdAt: NOW.toISOString(),
+    keys: [{ didDocumentKeyId: `${did}#${keyFingerprint(key.publicJwk)}`, kmsKeyId: key.id, algorithm: 'P-256', publicJwk: key.publicJwk }],
+  };
   await store.dids.insert(record);
   const handler = createSdJwtFormat({ store, signer: createSdJwtSigner({ keys }) });
   const holder = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -81,11 +106,28 @@ function configurationOf(tenantId: string, over: Partial<SdJwtConfiguration> = {
   };
 }
 
-const subject = { claims: { givenName: 'Erika', familyName: 'Mustermann', birthDate: '1964-08-12', nationalities: ['DE'], address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147' }, adult: true } };
+const subject = {
+  claims: {
+    givenName: 'Erika',
+    familyName: 'Mustermann',
+    birthDate: '1964-08-12',
+    nationalities: ['DE'],
+    address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147' },
+    adult: true,
+  },
+};
 const CLAIMS = ['given_name', 'family_name', 'birthdate', 'nationalities', 'address', 'age_over_18', 'issuing_country'];
 
 async function issue(s: Awaited<ReturnType<typeof setup>>, tenant: Tenant, configuration: SdJwtConfiguration) {
-  return s.handler.issue({ tenant, configuration, subject, holderKey: s.holderKey, credentialIssuer: 'https://acme.eu01.vellum.example', now: NOW, form: 'current' });
+  return s.handler.issue({
+    tenant,
+    configuration,
+    subject,
+    holderKey: s.holderKey,
+    credentialIssuer: 'https://acme.eu01.vellum.example',
+    now: NOW,
+    form: 'current',
+  });
 }
 
 /** The issuer key as a verifier finds it: `iss` is a did:key, and the header's kid is a key of that DID. */
@@ -153,7 +195,11 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
     const compact = (await issue(s, s.tenant, configurationOf(s.tenant.id))).credential as string;
     const issuerJwk = issuerKeyOf(compact);
     const wallet = library(issuerJwk, s.holder.privateKey);
-    const presentation = await wallet.present(compact, { age_over_18: true, issuing_country: true }, { kb: { payload: { iat: NOW_S, aud: 'https://verifier.example', nonce: 'n-0S6_WzA2Mj' } } });
+    const presentation = await wallet.present(
+      compact,
+      { age_over_18: true, issuing_country: true },
+      { kb: { payload: { iat: NOW_S, aud: 'https://verifier.example', nonce: 'n-0S6_WzA2Mj' } } },
+    );
 
     const verified = await library(issuerJwk).verify(presentation, { currentDate: NOW_S, keyBindingNonce: 'n-0S6_WzA2Mj' });
     const payload = verified.payload as Record<string, unknown>;
@@ -198,7 +244,9 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
       const { lib, header, payload, signature, disclosures } = await issued();
       const forged = flip(payload, (b) => b.indexOf('Erika'), 'U');
       expect(decodeJson(forged).given_name).toBe('Urika');
-      await expect(lib.verify([`${header}.${forged}.${signature}`, ...disclosures, ''].join('~'), { currentDate: NOW_S })).rejects.toThrow(/Invalid JWT Signature/);
+      await expect(lib.verify([`${header}.${forged}.${signature}`, ...disclosures, ''].join('~'), { currentDate: NOW_S })).rejects.toThrow(
+        /Invalid JWT Signature/,
+      );
     });
 
     it('in the signature', async () => {
@@ -206,7 +254,9 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
       const bytes = Buffer.from(signature, 'base64url');
       bytes[40] = bytes[40]! ^ 0x80;
       const forged = bytes.toString('base64url');
-      await expect(lib.verify([`${header}.${payload}.${forged}`, ...disclosures, ''].join('~'), { currentDate: NOW_S })).rejects.toThrow(/Invalid JWT Signature/);
+      await expect(lib.verify([`${header}.${payload}.${forged}`, ...disclosures, ''].join('~'), { currentDate: NOW_S })).rejects.toThrow(
+        /Invalid JWT Signature/,
+      );
     });
 
     it('in a Disclosure: the changed value is not accepted', async () => {

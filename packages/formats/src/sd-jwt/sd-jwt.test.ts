@@ -37,7 +37,9 @@ function verifierFor(publicJwk: PublicJwk) {
   return new SDJwtVcInstance({
     hasher: (data, alg) => {
       expect(alg).toBe('sha-256');
-      return createHash('sha256').update(typeof data === 'string' ? data : new Uint8Array(data)).digest();
+      return createHash('sha256')
+        .update(typeof data === 'string' ? data : new Uint8Array(data))
+        .digest();
     },
     verifier: (data, signature) => {
       const bytes = Buffer.from(signature, 'base64url');
@@ -57,7 +59,14 @@ function split(compact: string) {
 }
 
 const DID = 'did:key:zDnaeTestIssuer';
-const claims = { given_name: 'Zoë', family_name: 'Müller', birthdate: '1990-05-15', age_over_18: true, address: { locality: 'Köln', country: 'DE' }, member_since: 2019 };
+const claims = {
+  given_name: 'Zoë',
+  family_name: 'Müller',
+  birthdate: '1990-05-15',
+  age_over_18: true,
+  address: { locality: 'Köln', country: 'DE' },
+  member_since: 2019,
+};
 
 function inputOf(keyId: string, tenantId: string, alg: 'ES256' | 'EdDSA', cnf: PublicJwk, over: Partial<SdJwtSignInput> = {}): SdJwtSignInput {
   return {
@@ -72,7 +81,10 @@ function inputOf(keyId: string, tenantId: string, alg: 'ES256' | 'EdDSA', cnf: P
 }
 
 describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () => {
-  for (const [algorithm, alg] of [['P-256', 'ES256'], ['Ed25519', 'EdDSA']] as const) {
+  for (const [algorithm, alg] of [
+    ['P-256', 'ES256'],
+    ['Ed25519', 'EdDSA'],
+  ] as const) {
     it(`issues an SD-JWT VC signed with a KeyManager ${algorithm} key that @sd-jwt/sd-jwt-vc verifies (${alg})`, async () => {
       const { signer, key, tenant } = await setup(algorithm);
       const cnf = holderKey();
@@ -149,7 +161,9 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
   it('refuses to disclose the claims an SD-JWT VC keeps signed (draft-ietf-oauth-sd-jwt-vc §3.2.2.2) and names missing from the payload', async () => {
     const { signer, key, tenant } = await setup('P-256');
     for (const name of ['iss', 'nbf', 'exp', 'cnf', 'vct', 'status']) {
-      await expect(signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey(), { disclosable: [name] }))).rejects.toThrow(/may not be selectively disclosable/);
+      await expect(signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey(), { disclosable: [name] }))).rejects.toThrow(
+        /may not be selectively disclosable/,
+      );
     }
     await expect(signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey(), { disclosable: ['nickname'] }))).rejects.toThrow(/not in the payload/);
   });
@@ -207,7 +221,9 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
       const forged = [parts.jwt, ...disclosures, ''].join('~');
       // @sd-jwt/sd-jwt-vc drops a Disclosure no digest refers to instead of throwing, so the verifier
       // asks for the claims it relies on, as RFC 9901 §7.1 step 5 expects it to reject the credential.
-      await expect(library.verify(forged, { currentDate: NOW, requiredClaimKeys: Object.keys(claims) })).rejects.toThrow(/Missing required claim keys: family_name/);
+      await expect(library.verify(forged, { currentDate: NOW, requiredClaimKeys: Object.keys(claims) })).rejects.toThrow(
+        /Missing required claim keys: family_name/,
+      );
       const lenient = await library.verify(forged, { currentDate: NOW });
       expect(lenient.payload).not.toHaveProperty('family_name');
     });

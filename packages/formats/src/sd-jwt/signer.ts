@@ -22,7 +22,9 @@ const NEVER_DISCLOSED = new Set(['iss', 'nbf', 'exp', 'cnf', 'vct', 'vct#integri
 
 const sha256 = (data: string | ArrayBuffer, alg: string): Uint8Array => {
   if (alg !== SD_ALG) throw new Error(`Unsupported disclosure hash ${alg}`);
-  return createHash('sha256').update(typeof data === 'string' ? data : new Uint8Array(data)).digest();
+  return createHash('sha256')
+    .update(typeof data === 'string' ? data : new Uint8Array(data))
+    .digest();
 };
 
 /** Random bytes drawn from the CSPRNG 4 KB at a time (256 salts), as node's randomUUID does: one call per salt cost a sixth of the build. */

@@ -26,7 +26,11 @@ async function pki() {
   await store.tenants.insert(tenant);
   const x509 = createX509Authority({ keys });
   const iacaKey = await keys.create(tenant.id, 'P-256');
-  const names = { country: 'US', issuerAlternativeName: 'https://issuer.example', crlDistributionPointUri: 'https://issuer.example/v2/credentials/mobile/iacas/1/crl' };
+  const names = {
+    country: 'US',
+    issuerAlternativeName: 'https://issuer.example',
+    crlDistributionPointUri: 'https://issuer.example/v2/credentials/mobile/iacas/1/crl',
+  };
   const iaca = await x509.createIacaCertificate({
     key: iacaKey,
     commonName: 'Status Test IACA',
@@ -90,7 +94,9 @@ function verify(token: Uint8Array, iacaDer: Uint8Array = setup.iaca.der) {
   const iaca = new X509Certificate(Buffer.from(iacaDer));
   if (!leaf.checkIssued(iaca) || !leaf.verify(iaca.publicKey)) throw new Error('x5chain does not chain to the IACA');
   const jwk = leaf.publicKey.export({ format: 'jwk' });
-  const key = cose.ECDSAKey.fromPublic(Buffer.concat([Uint8Array.of(0x04), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]));
+  const key = cose.ECDSAKey.fromPublic(
+    Buffer.concat([Uint8Array.of(0x04), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]),
+  );
   const message = cose.Sign1Message.fromBytes(key, token);
   const claims = cose.decodeCBOR(message.payload) as Map<number, unknown>;
   return { message, protectedHeader: cose.decodeCBOR(protectedBytes) as Map<number, unknown>, x5chain, claims };
@@ -177,7 +183,10 @@ describe('createStatusListTokenSigner (IETF Token Status List draft 14 §5.2; sp
     const one = verify(await setup.signer.sign(input({ statuses: Uint8Array.of(0xb9, 0xa3) }))).claims.get(65533) as Map<string, Uint8Array>;
     const oneBit = inflateList(one.get('lst')!);
     expect(Array.from({ length: 16 }, (_, i) => statusAt(oneBit, i, 1))).toEqual([1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1]);
-    const two = verify(await setup.signer.sign(input({ format: 'legacy', bits: 2, statuses: Uint8Array.of(0xc9, 0x44, 0xf9) }))).claims.get(-65538) as Map<string, Uint8Array>;
+    const two = verify(await setup.signer.sign(input({ format: 'legacy', bits: 2, statuses: Uint8Array.of(0xc9, 0x44, 0xf9) }))).claims.get(-65538) as Map<
+      string,
+      Uint8Array
+    >;
     const twoBits = inflateList(two.get('lst')!);
     expect(Array.from({ length: 12 }, (_, i) => statusAt(twoBits, i, 2))).toEqual([1, 2, 0, 3, 0, 1, 0, 1, 1, 2, 3, 3]);
   });
@@ -192,7 +201,12 @@ describe('createStatusListTokenSigner (IETF Token Status List draft 14 §5.2; sp
     const examplePayload =
       'a502782168747470733a2f2f6578616d706c652e636f6d2f7374617475736c697374732f31061a648c5bea041a8898dfea19fffe19a8c019fffda2646269747301636c73744a78dadbb918000217015d';
     const token = await setup.signer.sign(
-      input({ uri: 'https://example.com/statuslists/1', issuedAt: new Date(1686920170 * 1000), expiresAt: new Date(2291720170 * 1000), statuses: Uint8Array.of(0xb9, 0xa3) }),
+      input({
+        uri: 'https://example.com/statuslists/1',
+        issuedAt: new Date(1686920170 * 1000),
+        expiresAt: new Date(2291720170 * 1000),
+        statuses: Uint8Array.of(0xb9, 0xa3),
+      }),
     );
     const { message } = verify(token);
     const [protectedBytes] = cose.decodeCBOR(token) as [Uint8Array];
@@ -211,7 +225,10 @@ describe('createStatusListTokenSigner (IETF Token Status List draft 14 §5.2; sp
     const token = await setup.signer.sign(input({ signer: { keyId: setup.signerKey.id, x5chain: [setup.ds.der, setup.iaca.der] } }));
     const { x5chain } = verify(token);
     expect(Array.isArray(x5chain)).toBe(true);
-    expect((x5chain as Uint8Array[]).map((der) => Buffer.from(der).toString('hex'))).toEqual([Buffer.from(setup.ds.der).toString('hex'), Buffer.from(setup.iaca.der).toString('hex')]);
+    expect((x5chain as Uint8Array[]).map((der) => Buffer.from(der).toString('hex'))).toEqual([
+      Buffer.from(setup.ds.der).toString('hex'),
+      Buffer.from(setup.iaca.der).toString('hex'),
+    ]);
   });
 
   it('fails verification after any one byte of the signed content or the signature changes', async () => {

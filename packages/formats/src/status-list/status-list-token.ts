@@ -1,6 +1,21 @@
 import { invalidField, type KeyManager, STATUS_BITS, type StatusListFormat, type StatusListTokenInput, type StatusListTokenSigner } from '@vellum/core';
 import { cbor } from '../mso-mdoc/cbor.ts';
-import { CWT_EXP, CWT_IAT, CWT_STATUS_LIST, CWT_SUB, CWT_TTL, checkTokenTimes, cborInteger, compressStatuses, ES256, HEADER_ALG, HEADER_TYP, HEADER_X5CHAIN, STATUS_LIST_CWT_TYP, signCoseSign1 } from './common.ts';
+import {
+  CWT_EXP,
+  CWT_IAT,
+  CWT_STATUS_LIST,
+  CWT_SUB,
+  CWT_TTL,
+  checkTokenTimes,
+  cborInteger,
+  compressStatuses,
+  ES256,
+  HEADER_ALG,
+  HEADER_TYP,
+  HEADER_X5CHAIN,
+  STATUS_LIST_CWT_TYP,
+  signCoseSign1,
+} from './common.ts';
 
 export interface StatusListTokenSignerOptions {
   keys: KeyManager;
@@ -27,7 +42,8 @@ function check(input: StatusListTokenInput): { iat: number | bigint; exp: number
   if (!Object.hasOwn(PROFILES, format)) throw invalidField('format', 'Expected draft-14 or legacy', format);
   // The width is the format's (specification 9.5: draft 14 1 bit, legacy 2 bits); a token that
   // declared another would make every verifier read every index wrong.
-  if (!ALLOWED_BITS.has(bits) || bits !== STATUS_BITS[format]) throw invalidField('bits', `Expected ${STATUS_BITS[format]} bit(s) per entry for a ${format} list`, bits);
+  if (!ALLOWED_BITS.has(bits) || bits !== STATUS_BITS[format])
+    throw invalidField('bits', `Expected ${STATUS_BITS[format]} bit(s) per entry for a ${format} list`, bits);
   const { iat, exp } = checkTokenTimes(input);
   if (signer.x5chain.length === 0) throw invalidField('signer.x5chain', 'The document signer certificate is missing', []);
   return { iat: cborInteger(iat), exp: cborInteger(exp) };

@@ -88,14 +88,16 @@ async function verifyJwt(token: string, jwk: PublicJwk = ctx.key.publicJwk) {
   const publicKey = createPublicKey({ key: { ...jwk }, format: 'jwk' });
   const jwt = Jwt.fromEncode<Record<string, unknown>, Record<string, unknown>>(token);
   const { header, payload } = await jwt.verify(
-    (data, signature) => verifySignature('sha256', Buffer.from(data, 'ascii'), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url')),
+    (data, signature) =>
+      verifySignature('sha256', Buffer.from(data, 'ascii'), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url')),
     { currentDate: DURING },
   );
   return { header: header as Record<string, unknown>, payload: payload as Record<string, unknown> };
 }
 
 /** cose-ts's verifying key for a P-256 public JWK (uncompressed SEC 1 point). */
-const coseKey = (jwk: PublicJwk) => cose.ECDSAKey.fromPublic(Buffer.concat([Uint8Array.of(0x04), Buffer.from(jwk.x, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]));
+const coseKey = (jwk: PublicJwk) =>
+  cose.ECDSAKey.fromPublic(Buffer.concat([Uint8Array.of(0x04), Buffer.from(jwk.x, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]));
 
 /** A relying party's check of the CWT form: cose-ts verifies the COSE_Sign1 and cborg reads the parts. */
 function verifyCwt(token: Uint8Array, jwk: PublicJwk = ctx.key.publicJwk) {
