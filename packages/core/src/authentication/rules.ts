@@ -3,7 +3,7 @@
 
 import { isUuid } from '../configurations/input.ts';
 import { invalidField } from '../shared/errors.ts';
-import { isObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
+import { isPlainObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
 import { MAX_CLAIM_NAME } from '../users/rules.ts';
 import { PROVIDER_AUTH_METHODS, type ProviderAuthMethod } from './model.ts';
 
@@ -130,7 +130,7 @@ const PROVIDER_FIELDS = [
  * replace, where a missing `clientSecret` keeps the stored one.
  */
 export function checkProviderInput(input: unknown, secretRequired: boolean): CheckedProvider {
-  if (!isObject(input)) throw invalidField('body', 'An object such as { "url": "https://...", "clientId": "...", "clientSecret": "..." }', input);
+  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "url": "https://...", "clientId": "...", "clientSecret": "..." }', input);
   const p = new Problems();
   p.unknownFields(input, PROVIDER_FIELDS);
   const url = issuerUrl(p, input.url);
@@ -146,7 +146,7 @@ export function checkProviderInput(input: unknown, secretRequired: boolean): Che
   const staticRequestParameters: Record<string, string> = {};
   const statics = input.staticRequestParameters;
   if (statics !== undefined) {
-    if (!isObject(statics) || Object.keys(statics).length > MAX_STATIC_PARAMETERS) {
+    if (!isPlainObject(statics) || Object.keys(statics).length > MAX_STATIC_PARAMETERS) {
       p.add('staticRequestParameters', `An object of at most ${MAX_STATIC_PARAMETERS} parameter names and string values`, statics);
     } else {
       for (const [name, value] of Object.entries(statics)) {
@@ -184,7 +184,7 @@ const HOOK_FIELDS = ['url', 'claims', 'sessionTimeoutInSec', 'disabled'];
 
 /** Checks a `PUT /v1/openid/configuration` body; without `interactionHook` the hook is removed. */
 export function checkOpenIdSettingsInput(input: unknown): { interactionHook?: CheckedInteractionHook } {
-  if (!isObject(input)) throw invalidField('body', 'An object such as { "interactionHook": { "url": "https://..." } }', input);
+  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "interactionHook": { "url": "https://..." } }', input);
   const p = new Problems();
   p.unknownFields(input, ['interactionHook']);
   const hook = input.interactionHook;
@@ -192,7 +192,7 @@ export function checkOpenIdSettingsInput(input: unknown): { interactionHook?: Ch
     p.throwIfAny();
     return {};
   }
-  if (!isObject(hook)) {
+  if (!isPlainObject(hook)) {
     p.add('interactionHook', 'An object such as { "url": "https://..." }', hook);
     p.throwIfAny();
   }

@@ -4,6 +4,7 @@
 
 import type { ClaimSubject } from '../configurations/claims.ts';
 import type { Clock, HttpClient, OutboundResponse, SecretBox } from '../shared/ports.ts';
+import { isPlainObject } from '../shared/body-problems.ts';
 import { bytesToBase64Url } from '../shared/encoding.ts';
 import { claimProblems } from '../users/rules.ts';
 import type { ClaimSource } from './model.ts';
@@ -32,13 +33,11 @@ export interface ClaimSourceClientDeps {
   timeoutMs?: number;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** The value at a dotted path of the subject; own properties only, so `claims.constructor` finds nothing. */
 function lookup(subject: ClaimSubject, path: string): unknown {
   let node: unknown = subject;
   for (const part of path.split('.')) {
-    if (!isObject(node) || !Object.hasOwn(node, part)) return undefined;
+    if (!isPlainObject(node) || !Object.hasOwn(node, part)) return undefined;
     node = node[part];
   }
   return node;
@@ -117,7 +116,7 @@ export function createClaimSourceClient(deps: ClaimSourceClientDeps): ClaimSourc
     if ('error' in answer) return { reason: `Token endpoint: ${answer.error}` };
     if (answer.status < 200 || answer.status > 299) return { reason: `Token endpoint answered HTTP ${answer.status}` };
     const parsed = answer.body.length > TOKEN_MAX_BYTES ? undefined : parseJson(answer.body);
-    const token = parsed && isObject(parsed.value) ? parsed.value : undefined;
+    const token = parsed && isPlainObject(parsed.value) ? parsed.value : undefined;
     if (!token || typeof token.access_token !== 'string' || token.access_token.length === 0) return { reason: 'Token endpoint gave no access token' };
     if (token.token_type !== undefined && (typeof token.token_type !== 'string' || token.token_type.toLowerCase() !== 'bearer')) {
       return { reason: 'Token endpoint gave a token that is not a Bearer token' };
@@ -160,7 +159,7 @@ export function createClaimSourceClient(deps: ClaimSourceClientDeps): ClaimSourc
     if (answer.body.length > CLAIM_SOURCE_MAX_BYTES) return { ok: false, reason: 'Claim source answer is larger than 1 MiB' };
     const parsed = parseJson(answer.body);
     if (!parsed) return { ok: false, reason: 'Claim source answer is not JSON' };
-    if (!isObject(parsed.value)) return { ok: false, reason: 'Claim source answer is not a JSON object' };
+    if (!isPlainObject(parsed.value)) return { ok: false, reason: 'Claim source answer is not a JSON object' };
     if (claimProblems(parsed.value, 'claims').length > 0)
       return { ok: false, reason: 'Claim source answer has claim names too long or values nested too deep' };
     return { ok: true, claims: parsed.value };

@@ -2,7 +2,7 @@
 
 import { MAP_FROM } from '../configurations/rules.ts';
 import { invalidField, validationError } from '../shared/errors.ts';
-import { isObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
+import { isPlainObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
 import type { ClaimSourceParameter } from './model.ts';
 
 /** Most parameters one claim source may be sent. */
@@ -35,7 +35,7 @@ export interface CheckedClaimSource {
 function parameters(p: Problems, value: unknown): Record<string, ClaimSourceParameter> {
   const out: Record<string, ClaimSourceParameter> = {};
   if (value === undefined) return out;
-  if (!isObject(value) || Object.keys(value).length > MAX_CLAIM_SOURCE_PARAMETERS) {
+  if (!isPlainObject(value) || Object.keys(value).length > MAX_CLAIM_SOURCE_PARAMETERS) {
     p.add('requestParameters', `An object of at most ${MAX_CLAIM_SOURCE_PARAMETERS} parameters, each { mapFrom?, defaultValue? }`, value);
     return out;
   }
@@ -45,7 +45,7 @@ function parameters(p: Problems, value: unknown): Record<string, ClaimSourcePara
       p.add(param, 'A parameter name: 1 to 100 letters, digits and _ . : ~ - [ ]', name);
       continue;
     }
-    if (!isObject(spec)) {
+    if (!isPlainObject(spec)) {
       p.add(param, 'An object such as { "mapFrom": "claims.email" } or { "defaultValue": "..." }', spec);
       continue;
     }
@@ -82,8 +82,8 @@ function parameters(p: Problems, value: unknown): Record<string, ClaimSourcePara
  * authorization type is the same (the service checks the type against the stored source).
  */
 function authorization(p: Problems, value: unknown, secretOptional: boolean): ClaimSourceAuthorizationInput | undefined {
-  if (!isObject(value) || !(CLAIM_SOURCE_AUTH_TYPES as readonly unknown[]).includes(value.type)) {
-    p.add('authorization', `An object whose type is one of ${CLAIM_SOURCE_AUTH_TYPES.join(', ')}`, isObject(value) ? value.type : value);
+  if (!isPlainObject(value) || !(CLAIM_SOURCE_AUTH_TYPES as readonly unknown[]).includes(value.type)) {
+    p.add('authorization', `An object whose type is one of ${CLAIM_SOURCE_AUTH_TYPES.join(', ')}`, isPlainObject(value) ? value.type : value);
     return undefined;
   }
   const secret = (param: string, v: unknown, what: string) => (v === undefined && secretOptional ? undefined : text(p, param, v, 4096, what, true));
@@ -116,7 +116,7 @@ function authorization(p: Problems, value: unknown, secretOptional: boolean): Cl
  * (`secretOptional`) the key or client secret may be left out.
  */
 export function checkClaimSourceInput(input: unknown, secretOptional = false): CheckedClaimSource {
-  if (!isObject(input))
+  if (!isPlainObject(input))
     throw invalidField('body', 'An object such as { "name": "...", "url": "https://...", "requestMethod": "GET", "authorization": { ... } }', input);
   const p = new Problems();
   p.unknownFields(input, ['name', 'url', 'requestMethod', 'requestParameters', 'authorization']);

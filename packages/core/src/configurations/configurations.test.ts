@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveFlatClaims, resolveMdocClaims } from './claims.ts';
 import { addDuration, durationSeconds } from './duration.ts';
 import { formatsForMetadata } from '../../test/formats.ts';
-import { checkClaimDisplay, checkClaimMappings, checkExpiresIn, fitsMdocType, Problems } from './rules.ts';
+import { Problems } from '../shared/body-problems.ts';
+import { checkClaimDisplay, checkClaimMappings, checkExpiresIn, fitsMdocType } from './rules.ts';
 
 const formats = formatsForMetadata();
 

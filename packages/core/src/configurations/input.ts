@@ -1,5 +1,6 @@
 import type { CredentialFormatHandler } from '../credential-formats/port.ts';
 import type { DidRecord } from '../dids/model.ts';
+import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import type { ClaimDisplay, CredentialConfiguration, CredentialDisplay, Duration, KeyAttestationRequirement } from './model.ts';
 import {
   checkClaimDisplay,
@@ -10,12 +11,10 @@ import {
   checkKnownFields,
   checkText,
   DEFAULT_EXPIRES_IN,
-  isPlainObject,
   isSigningDid,
   MAX_DESCRIPTION,
   MAX_LABEL,
   present,
-  Problems,
 } from './rules.ts';
 
 const COMMON_FIELDS = ['type', 'name', 'description', 'claimMappings', 'expiresIn', 'claimSourceId', 'display', 'claimDisplay', 'keyAttestationsRequired'];

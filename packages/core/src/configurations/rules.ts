@@ -1,4 +1,4 @@
-import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { DURATION_UNITS, durationSeconds } from './duration.ts';
 import { type ClaimMapping, type Duration, type KeyAttestationRequirement, MDOC_VALUE_TYPES, type MdocValueType } from './model.ts';
@@ -20,19 +20,6 @@ const VCT = /^[A-Za-z0-9][A-Za-z0-9._:/~%-]{0,199}$/;
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/;
 /** What `mapFrom` may name: a dotted path into the user's claims, or who the user is at the authentication provider. */
 export const MAP_FROM = /^(claims(\.[^.\s]+)+|authenticationProvider\.(url|subjectId))$/;
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** Collects validation problems so one response lists them all. */
-export class Problems {
-  readonly details: ErrorDetail[] = [];
-  add(param: string, msg: string, value?: unknown): void {
-    this.details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
-  }
-  throwIfAny(): void {
-    if (this.details.length > 0) throw validationError(this.details);
-  }
-}
 
 export function isMdlDocType(docType: string): boolean {
   return MDL_DOCTYPE.test(docType);
@@ -325,8 +312,6 @@ export function isHttpsUrl(value: string): boolean {
 export function present<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
-
-export { isPlainObject };
 
 /** Levels are ISO/IEC 18045 names (iso_18045_high, …; OpenID4VCI 1.0 App. D.2) or an ecosystem's own. */
 const MAX_ATTESTATION_LEVELS = 20;

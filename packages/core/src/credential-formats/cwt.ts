@@ -2,7 +2,8 @@
 // port: signed with ES256 by the tenant's P-256 DID key, bound to the holder's key in `cnf`.
 
 import type { CwtConfiguration } from '../configurations/model.ts';
-import { checkBoolean, checkIssuerProfile, checkType, CREDENTIAL_TYPE, present, type Problems } from '../configurations/rules.ts';
+import type { Problems } from '../shared/body-problems.ts';
+import { checkBoolean, checkIssuerProfile, checkType, CREDENTIAL_TYPE, present } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import { resolveFlatClaims } from '../configurations/claims.ts';

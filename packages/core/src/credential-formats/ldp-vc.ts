@@ -13,11 +13,10 @@ import {
   checkType,
   CREDENTIAL_TYPE,
   isHttpsUrl,
-  isPlainObject,
   present,
-  type Problems,
 } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
+import { isPlainObject, type Problems } from '../shared/body-problems.ts';
 import type { Ids } from '../shared/ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import { didKeyOf } from '../dids/did-key.ts';

@@ -2,7 +2,8 @@
 // its metadata entries, the legacy `doctype` request, and issuance through the mDoc use case.
 
 import type { MdocConfiguration } from '../configurations/model.ts';
-import { checkBoolean, checkType, CREDENTIAL_TYPE, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS, type Problems } from '../configurations/rules.ts';
+import type { Problems } from '../shared/body-problems.ts';
+import { checkBoolean, checkType, CREDENTIAL_TYPE, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from '../configurations/rules.ts';
 import type { MdocIssuance } from '../mdoc-issuance/service.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { CommonConfiguration, CredentialFormatHandler } from './port.ts';

@@ -11,7 +11,8 @@ import type {
   MdocConfiguration,
   SdJwtConfiguration,
 } from '../configurations/model.ts';
-import type { ClaimLayout, Problems } from '../configurations/rules.ts';
+import type { Problems } from '../shared/body-problems.ts';
+import type { ClaimLayout } from '../configurations/rules.ts';
 import type { KeyAlgorithm, PublicJwk } from '../keys/model.ts';
 import type { Tenant } from '../tenancy/model.ts';
 

@@ -3,7 +3,8 @@
 
 import { resolveFlatClaims } from '../configurations/claims.ts';
 import type { SdJwtConfiguration } from '../configurations/model.ts';
-import { checkBoolean, checkIssuerProfile, checkList, checkType, isPlainObject, present, type Problems, VCT_TYPE } from '../configurations/rules.ts';
+import { isPlainObject, type Problems } from '../shared/body-problems.ts';
+import { checkBoolean, checkIssuerProfile, checkList, checkType, present, VCT_TYPE } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { CommonConfiguration, CredentialFormatHandler, SdJwtSigner } from './port.ts';

@@ -2,7 +2,8 @@
 // the metadata members of a DID-signed credential.
 
 import type { CredentialConfiguration, IssuerProfile } from '../configurations/model.ts';
-import { isPlainObject, MAX_VALIDITY_DAYS } from '../configurations/rules.ts';
+import { isPlainObject } from '../shared/body-problems.ts';
+import { MAX_VALIDITY_DAYS } from '../configurations/rules.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { ReferencedListForm } from '../status-lists/model.ts';
 import type { ReferencedStatusAllocation, StatusListService } from '../status-lists/service.ts';

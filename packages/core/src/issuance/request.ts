@@ -4,6 +4,7 @@
 import { CREDENTIAL_FORMATS, type CredentialFormat } from '../configurations/model.ts';
 import type { FormatRegistry } from '../credential-formats/port.ts';
 import { JWE_ENCRYPTION_ALGORITHMS, type JweEncryption, type ResponseEncryptionParameters } from './ports.ts';
+import { isPlainObject } from '../shared/body-problems.ts';
 import { DomainError, type OAuthErrorCode } from '../shared/errors.ts';
 
 /** What the deprecated (draft 13) request names instead of a configuration id. */
@@ -29,7 +30,6 @@ export interface CredentialRequest {
 
 const MAX_ID_LENGTH = 200;
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ID_LENGTH;
 
 /** A 400 with an OAuth error and the one parameter it is about. */
@@ -56,7 +56,7 @@ function proofOf(body: Record<string, unknown>): string | undefined {
   const { proof, proofs } = body;
   if (proof !== undefined && proofs !== undefined) throw refusal('invalid_proof', 'Send either proof or proofs, not both', 'proofs');
   if (proofs !== undefined) {
-    if (!isObject(proofs)) return malformed('proofs must be an object keyed by proof type', 'proofs');
+    if (!isPlainObject(proofs)) return malformed('proofs must be an object keyed by proof type', 'proofs');
     const types = Object.keys(proofs);
     if (types.length !== 1) return malformed('proofs must hold exactly one proof type', 'proofs');
     if (types[0] !== 'jwt') throw refusal('invalid_proof', 'Only jwt proofs are accepted', 'proofs');
@@ -68,7 +68,7 @@ function proofOf(body: Record<string, unknown>): string | undefined {
     return jwts[0];
   }
   if (proof !== undefined) {
-    if (!isObject(proof)) throw refusal('invalid_proof', 'proof must be an object with proof_type and jwt', 'proof');
+    if (!isPlainObject(proof)) throw refusal('invalid_proof', 'proof must be an object with proof_type and jwt', 'proof');
     if (proof.proof_type !== 'jwt') throw refusal('invalid_proof', 'Only jwt proofs are accepted', 'proof.proof_type');
     if (typeof proof.jwt !== 'string') throw refusal('invalid_proof', 'proof.jwt must be a JWT string', 'proof.jwt');
     return proof.jwt;
@@ -86,9 +86,9 @@ const badEncryption = (message: string, param: string) => refusal('invalid_encry
 function responseEncryptionOf(value: unknown): ResponseEncryptionParameters | undefined {
   if (value === undefined) return undefined;
   const param = 'credential_response_encryption';
-  if (!isObject(value)) throw badEncryption(`${param} must be an object with jwk and enc`, param);
+  if (!isPlainObject(value)) throw badEncryption(`${param} must be an object with jwk and enc`, param);
   const { jwk, enc, alg, zip } = value;
-  if (!isObject(jwk)) throw badEncryption('jwk must be the public JWK to encrypt the response to', `${param}.jwk`);
+  if (!isPlainObject(jwk)) throw badEncryption('jwk must be the public JWK to encrypt the response to', `${param}.jwk`);
   if (typeof enc !== 'string' || !(JWE_ENCRYPTION_ALGORITHMS as readonly string[]).includes(enc)) {
     throw badEncryption(`enc must be one of ${JWE_ENCRYPTION_ALGORITHMS.join(', ')}`, `${param}.enc`);
   }
@@ -105,7 +105,7 @@ function responseEncryptionOf(value: unknown): ResponseEncryptionParameters | un
  * endpoint to decide; what a legacy request names is its format handler's to read.
  */
 export function parseCredentialRequest(body: unknown, formats: FormatRegistry): CredentialRequest {
-  if (!isObject(body)) return malformed('The credential request must be a JSON object');
+  if (!isPlainObject(body)) return malformed('The credential request must be a JSON object');
   const { credential_configuration_id: id, credential_identifier: identifier, format } = body;
   if (identifier !== undefined) {
     if (id !== undefined) return malformed('Send either credential_configuration_id or credential_identifier, not both', 'credential_identifier');

@@ -1,3 +1,4 @@
+import { Problems } from '../shared/body-problems.ts';
 import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
 import { DEFAULT_IACA_VALIDITY_YEARS } from './model.ts';
 
@@ -52,39 +53,38 @@ export function defaultIacaCommonName(tenantName: string): string {
  * commonName "<tenant name> IACA", notBefore now, notAfter five years after notBefore.
  */
 export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Date; tenantName: string }): CheckedIacaInput {
-  const details: ErrorDetail[] = [];
-  const problem = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  const p = new Problems();
 
   if (input.certificatePem !== undefined) {
-    if (typeof input.certificatePem !== 'string' || input.certificatePem.trim() === '') problem('certificatePem', 'A PEM certificate', input.certificatePem);
+    if (typeof input.certificatePem !== 'string' || input.certificatePem.trim() === '') p.add('certificatePem', 'A PEM certificate', input.certificatePem);
     for (const field of ['commonName', 'country', 'stateOrProvinceName', 'notBefore', 'notAfter'] as const) {
-      if (input[field] !== undefined) problem(field, 'Taken from the imported certificate: leave it out with certificatePem', input[field]);
+      if (input[field] !== undefined) p.add(field, 'Taken from the imported certificate: leave it out with certificatePem', input[field]);
     }
-    if (details.length > 0) throw validationError(details);
+    p.throwIfAny();
     return { kind: 'imported', certificatePem: input.certificatePem as string };
   }
 
   const commonName = input.commonName ?? defaultIacaCommonName(context.tenantName);
   if (typeof commonName !== 'string' || commonName.trim() === '' || commonName.length > COMMON_NAME_MAX)
-    problem('commonName', `1 to ${COMMON_NAME_MAX} characters`, input.commonName);
-  if (input.country === undefined) problem('country', 'Required for an IACA Vellum creates: the ISO 3166-1 alpha-2 code of the issuing country, e.g. "US"');
+    p.add('commonName', `1 to ${COMMON_NAME_MAX} characters`, input.commonName);
+  if (input.country === undefined) p.add('country', 'Required for an IACA Vellum creates: the ISO 3166-1 alpha-2 code of the issuing country, e.g. "US"');
   else if (typeof input.country !== 'string' || !/^[A-Z]{2}$/.test(input.country))
-    problem('country', 'An ISO 3166-1 alpha-2 code in upper case, e.g. "US"', input.country);
+    p.add('country', 'An ISO 3166-1 alpha-2 code in upper case, e.g. "US"', input.country);
   const state = input.stateOrProvinceName;
   if (state !== undefined && (typeof state !== 'string' || state.trim() === '' || state.length > 128))
-    problem('stateOrProvinceName', '1 to 128 characters', state);
+    p.add('stateOrProvinceName', '1 to 128 characters', state);
 
   const notBefore = input.notBefore === undefined ? context.now : parseInstant(input.notBefore);
-  if (!notBefore) problem('notBefore', 'An ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z', input.notBefore);
+  if (!notBefore) p.add('notBefore', 'An ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z', input.notBefore);
   const notAfter = input.notAfter === undefined ? notBefore && addYears(notBefore, DEFAULT_IACA_VALIDITY_YEARS) : parseInstant(input.notAfter);
-  if (!notAfter) problem('notAfter', 'An ISO 8601 date-time, e.g. 2031-01-01T00:00:00Z', input.notAfter);
+  if (!notAfter) p.add('notAfter', 'An ISO 8601 date-time, e.g. 2031-01-01T00:00:00Z', input.notAfter);
   if (notBefore && notAfter) {
-    if (notAfter <= notBefore) problem('notAfter', 'Must be after notBefore', input.notAfter);
+    if (notAfter <= notBefore) p.add('notAfter', 'Must be after notBefore', input.notAfter);
     else if (notAfter > addYears(notBefore, IACA_MAX_VALIDITY_YEARS))
-      problem('notAfter', `At most ${IACA_MAX_VALIDITY_YEARS} years after notBefore (ISO/IEC 18013-5 Annex B)`, input.notAfter);
-    else if (notAfter <= context.now) problem('notAfter', 'Must be in the future', input.notAfter);
+      p.add('notAfter', `At most ${IACA_MAX_VALIDITY_YEARS} years after notBefore (ISO/IEC 18013-5 Annex B)`, input.notAfter);
+    else if (notAfter <= context.now) p.add('notAfter', 'Must be in the future', input.notAfter);
   }
-  if (details.length > 0 || !notBefore || !notAfter) throw validationError(details);
+  if (p.details.length > 0 || !notBefore || !notAfter) throw validationError(p.details);
   return {
     kind: 'managed',
     commonName,

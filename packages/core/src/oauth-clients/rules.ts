@@ -1,4 +1,5 @@
-import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
+import { isPlainObject, Problems } from '../shared/body-problems.ts';
+import { invalidField } from '../shared/errors.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { WALLET_CLIENT_AUTH_METHODS, WALLET_CLIENT_GRANT_TYPES, type WalletClient, type WalletClientAuthMethod, type WalletClientGrantType } from './model.ts';
 
@@ -23,8 +24,6 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 const FIELDS = ['clientId', 'clientName', 'redirectUris', 'grantTypes', 'tokenEndpointAuthMethod', 'dpop', 'clientAttestation', 'credentialResponseEncryption'];
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A wallet client as a create or replace body describes it, checked. `clientId` only when one was given. */
 export interface WalletClientSettings {
@@ -88,58 +87,57 @@ export function redirectUriProblem(uri: string): string | undefined {
  * Defaults: grantTypes `["authorization_code"]`, tokenEndpointAuthMethod `none`.
  */
 export function checkWalletClientInput(input: unknown): WalletClientSettings {
-  if (!isObject(input)) throw invalidField('body', 'An object such as { "clientName": "...", "redirectUris": ["https://..."] }', input);
-  const details: ErrorDetail[] = [];
-  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
-  for (const key of Object.keys(input)) if (!FIELDS.includes(key)) add(key, 'Unknown field', input[key]);
+  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "clientName": "...", "redirectUris": ["https://..."] }', input);
+  const p = new Problems();
+  for (const key of Object.keys(input)) if (!FIELDS.includes(key)) p.add(key, 'Unknown field', input[key]);
 
   const { clientId, clientName, redirectUris, grantTypes, tokenEndpointAuthMethod, dpop, clientAttestation, credentialResponseEncryption } = input;
   if (clientId !== undefined && !isWalletClientId(clientId)) {
-    add('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"; leave it out and Vellum makes one`, clientId);
+    p.add('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"; leave it out and Vellum makes one`, clientId);
   }
   if (typeof clientName !== 'string' || clientName.trim().length === 0 || clientName.length > MAX_WALLET_CLIENT_NAME || /[\x00-\x1F\x7F]/.test(clientName)) {
-    add('clientName', `Required: 1 to ${MAX_WALLET_CLIENT_NAME} characters, no control characters`, clientName);
+    p.add('clientName', `Required: 1 to ${MAX_WALLET_CLIENT_NAME} characters, no control characters`, clientName);
   }
 
   if (!Array.isArray(redirectUris) || redirectUris.length === 0 || redirectUris.length > MAX_REDIRECT_URIS) {
-    add('redirectUris', `Required: 1 to ${MAX_REDIRECT_URIS} redirect URIs`, Array.isArray(redirectUris) ? undefined : redirectUris);
+    p.add('redirectUris', `Required: 1 to ${MAX_REDIRECT_URIS} redirect URIs`, Array.isArray(redirectUris) ? undefined : redirectUris);
   } else {
     const seen = new Set<string>();
     redirectUris.forEach((uri: unknown, i) => {
-      if (typeof uri !== 'string') return add(`redirectUris.${i}`, 'A redirect URI (text)', uri);
+      if (typeof uri !== 'string') return p.add(`redirectUris.${i}`, 'A redirect URI (text)', uri);
       const problem = redirectUriProblem(uri);
-      if (problem !== undefined) return add(`redirectUris.${i}`, problem, uri);
-      if (seen.has(uri)) return add(`redirectUris.${i}`, 'Listed twice', uri);
+      if (problem !== undefined) return p.add(`redirectUris.${i}`, problem, uri);
+      if (seen.has(uri)) return p.add(`redirectUris.${i}`, 'Listed twice', uri);
       seen.add(uri);
     });
   }
 
   const grantList = grantTypes ?? ['authorization_code'];
-  if (!Array.isArray(grantList) || grantList.length === 0) add('grantTypes', `A non-empty list of: ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, grantTypes);
+  if (!Array.isArray(grantList) || grantList.length === 0) p.add('grantTypes', `A non-empty list of: ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, grantTypes);
   else {
     grantList.forEach((g: unknown, i) => {
-      if (!(WALLET_CLIENT_GRANT_TYPES as readonly unknown[]).includes(g)) add(`grantTypes.${i}`, `One of ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, g);
-      else if (grantList.indexOf(g) !== i) add(`grantTypes.${i}`, 'Listed twice', g);
+      if (!(WALLET_CLIENT_GRANT_TYPES as readonly unknown[]).includes(g)) p.add(`grantTypes.${i}`, `One of ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, g);
+      else if (grantList.indexOf(g) !== i) p.add(`grantTypes.${i}`, 'Listed twice', g);
     });
   }
 
   const method = tokenEndpointAuthMethod ?? 'none';
   if (!(WALLET_CLIENT_AUTH_METHODS as readonly unknown[]).includes(method))
-    add('tokenEndpointAuthMethod', `One of ${WALLET_CLIENT_AUTH_METHODS.join(', ')}`, tokenEndpointAuthMethod);
+    p.add('tokenEndpointAuthMethod', `One of ${WALLET_CLIENT_AUTH_METHODS.join(', ')}`, tokenEndpointAuthMethod);
 
   const flag = (param: string, value: unknown): { required: boolean } | undefined => {
     if (value === undefined) return undefined;
-    if (!isObject(value) || typeof value.required !== 'boolean' || Object.keys(value).some((k) => k !== 'required')) {
-      add(param, 'An object such as { "required": true }', value);
+    if (!isPlainObject(value) || typeof value.required !== 'boolean' || Object.keys(value).some((k) => k !== 'required')) {
+      p.add(param, 'An object such as { "required": true }', value);
       return undefined;
     }
     return { required: value.required };
   };
   const checkedDpop = flag('dpop', dpop);
   const checkedEncryption = flag('credentialResponseEncryption', credentialResponseEncryption);
-  const checkedAttestation = checkAttestation(clientAttestation, add);
+  const checkedAttestation = checkAttestation(clientAttestation, (param, msg, value) => p.add(param, msg, value));
 
-  if (details.length > 0) throw validationError(details);
+  p.throwIfAny();
   return {
     ...(clientId !== undefined ? { clientId: clientId as string } : {}),
     clientName: clientName as string,
@@ -155,7 +153,7 @@ export function checkWalletClientInput(input: unknown): WalletClientSettings {
 /** `{ rootCertificates, dpopRequired? }`: PEM shape only; chains are checked with each attestation (attestation.ts). */
 function checkAttestation(value: unknown, add: (param: string, msg: string, value?: unknown) => void): WalletClient['clientAttestation'] {
   if (value === undefined) return undefined;
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     add('clientAttestation', 'An object such as { "rootCertificates": ["-----BEGIN CERTIFICATE-----..."] }', value);
     return undefined;
   }

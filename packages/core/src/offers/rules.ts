@@ -1,4 +1,4 @@
-import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import type { TxCodeDescription } from './uri.ts';
 
 /** Specification 2.4, 8: pre-authorized offers live 5 minutes by default, 10 at most. */
@@ -32,14 +32,12 @@ export interface CheckedPreAuthorizedOffer {
   byReference: boolean;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** An offer's `credentials`: a non-empty list of distinct configuration ids (both kinds of offer). */
-function checkCredentialIds(credentials: unknown, add: (param: string, msg: string, value?: unknown) => void): void {
+function checkCredentialIds(credentials: unknown, p: Problems): void {
   if (!Array.isArray(credentials) || credentials.length === 0 || !credentials.every((c) => typeof c === 'string' && c.length > 0)) {
-    add('credentials', 'A non-empty list of credential configuration ids', credentials);
+    p.add('credentials', 'A non-empty list of credential configuration ids', credentials);
   } else if (new Set(credentials).size !== credentials.length) {
-    add('credentials', 'Each configuration id may appear once', credentials);
+    p.add('credentials', 'Each configuration id may appear once', credentials);
   }
 }
 
@@ -48,25 +46,24 @@ function checkCredentialIds(credentials: unknown, add: (param: string, msg: stri
  * store (that each id names an mDoc configuration of the tenant), reporting every problem at once.
  */
 export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): CheckedPreAuthorizedOffer {
-  const details: ErrorDetail[] = [];
-  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  const p = new Problems();
 
   const credentials = input.credentials;
-  checkCredentialIds(credentials, add);
-  if (input.userId !== undefined && (typeof input.userId !== 'string' || input.userId.length === 0)) add('userId', 'A user id', input.userId);
+  checkCredentialIds(credentials, p);
+  if (input.userId !== undefined && (typeof input.userId !== 'string' || input.userId.length === 0)) p.add('userId', 'A user id', input.userId);
 
   let txCode: CheckedPreAuthorizedOffer['txCode'];
   const tx = input.transactionCodeConfiguration;
   if (tx !== undefined) {
-    if (!isObject(tx)) add('transactionCodeConfiguration', 'An object such as { "inputMode": "numeric", "length": 6 }', tx);
+    if (!isPlainObject(tx)) p.add('transactionCodeConfiguration', 'An object such as { "inputMode": "numeric", "length": 6 }', tx);
     else {
       const inputMode = tx.inputMode ?? 'numeric';
       const length = tx.length ?? 6;
-      if (inputMode !== 'numeric' && inputMode !== 'text') add('transactionCodeConfiguration.inputMode', 'numeric or text', tx.inputMode);
+      if (inputMode !== 'numeric' && inputMode !== 'text') p.add('transactionCodeConfiguration.inputMode', 'numeric or text', tx.inputMode);
       if (!Number.isInteger(length) || (length as number) < 4 || (length as number) > 8)
-        add('transactionCodeConfiguration.length', 'A whole number from 4 to 8', tx.length);
+        p.add('transactionCodeConfiguration.length', 'A whole number from 4 to 8', tx.length);
       if (tx.description !== undefined && (typeof tx.description !== 'string' || tx.description.length > 300)) {
-        add('transactionCodeConfiguration.description', 'Text of at most 300 characters', tx.description);
+        p.add('transactionCodeConfiguration.description', 'Text of at most 300 characters', tx.description);
       }
       txCode = {
         inputMode: inputMode as 'numeric' | 'text',
@@ -77,33 +74,33 @@ export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): Checked
   }
 
   const claims = input.claims ?? {};
-  if (!isObject(claims)) add('claims', 'An object of claims', input.claims);
+  if (!isPlainObject(claims)) p.add('claims', 'An object of claims', input.claims);
   const persist = input.claimsToPersist ?? [];
-  if (!Array.isArray(persist) || !persist.every((k) => typeof k === 'string')) add('claimsToPersist', 'A list of claim names', input.claimsToPersist);
+  if (!Array.isArray(persist) || !persist.every((k) => typeof k === 'string')) p.add('claimsToPersist', 'A list of claim names', input.claimsToPersist);
   else {
     for (const [i, k] of persist.entries()) {
-      if (isObject(claims) && !(k in claims)) add(`claimsToPersist.${i}`, 'Not a claim of this offer', k);
+      if (isPlainObject(claims) && !(k in claims)) p.add(`claimsToPersist.${i}`, 'Not a claim of this offer', k);
     }
   }
 
   let ttlSeconds = DEFAULT_OFFER_TTL_SECONDS;
   const e = input.expiresIn;
   if (e !== undefined) {
-    if (!isObject(e) || Object.keys(e).some((k) => k !== 'minutes' && k !== 'seconds'))
-      add('expiresIn', 'An object of minutes and seconds, such as { "minutes": 5 }', e);
+    if (!isPlainObject(e) || Object.keys(e).some((k) => k !== 'minutes' && k !== 'seconds'))
+      p.add('expiresIn', 'An object of minutes and seconds, such as { "minutes": 5 }', e);
     else {
       const { minutes = 0, seconds = 0 } = e as { minutes?: unknown; seconds?: unknown };
       if (!Number.isInteger(minutes) || !Number.isInteger(seconds) || (minutes as number) < 0 || (seconds as number) < 0)
-        add('expiresIn', 'Whole numbers of minutes and seconds', e);
+        p.add('expiresIn', 'Whole numbers of minutes and seconds', e);
       else {
         ttlSeconds = (minutes as number) * 60 + (seconds as number);
-        if (ttlSeconds < 1 || ttlSeconds > MAX_OFFER_TTL_SECONDS) add('expiresIn', 'From 1 second to 10 minutes', e);
+        if (ttlSeconds < 1 || ttlSeconds > MAX_OFFER_TTL_SECONDS) p.add('expiresIn', 'From 1 second to 10 minutes', e);
       }
     }
   }
-  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') add('byReference', 'true or false', input.byReference);
+  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') p.add('byReference', 'true or false', input.byReference);
 
-  if (details.length > 0) throw validationError(details);
+  p.throwIfAny();
   return {
     credentials: credentials as string[],
     ...(typeof input.userId === 'string' ? { userId: input.userId } : {}),
@@ -159,18 +156,17 @@ export interface CheckedAuthorizationCodeOffer {
 
 /** Checks an Authorization Code offer request (specification 2.3, API.md §9) apart from what needs the store. */
 export function checkAuthorizationCodeOffer(input: AuthorizationCodeOfferInput): CheckedAuthorizationCodeOffer {
-  const details: ErrorDetail[] = [];
-  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  const p = new Problems();
   const credentials = input.credentials;
-  checkCredentialIds(credentials, add);
+  checkCredentialIds(credentials, p);
   const parameters = input.request_parameters;
-  if (parameters !== undefined && !isObject(parameters))
-    add('request_parameters', 'An object of request parameters, such as { "login_hint": "..." }', parameters);
-  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') add('byReference', 'true or false', input.byReference);
-  if (details.length > 0) throw validationError(details);
+  if (parameters !== undefined && !isPlainObject(parameters))
+    p.add('request_parameters', 'An object of request parameters, such as { "login_hint": "..." }', parameters);
+  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') p.add('byReference', 'true or false', input.byReference);
+  p.throwIfAny();
   return {
     credentials: credentials as string[],
-    ...(isObject(parameters) ? { requestParameters: parameters } : {}),
+    ...(isPlainObject(parameters) ? { requestParameters: parameters } : {}),
     byReference: input.byReference === true,
   };
 }

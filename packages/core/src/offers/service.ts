@@ -3,6 +3,7 @@ import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Store } from '../ports.ts';
+import { isPlainObject } from '../shared/body-problems.ts';
 import type { Clock, Digests, Ids } from '../shared/ports.ts';
 import { type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';
@@ -62,8 +63,6 @@ export interface OfferService {
    */
   offerPage(ctx: RequestContext, reference: string): Promise<OfferPageView>;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The claims of `claims` named in `names`. */
 function pick(claims: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
@@ -132,7 +131,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
         'OPENID_OFFER_CREATE',
         async () => {
           requirePermission(ctx, 'offers');
-          const checked = checkAuthorizationCodeOffer(isObject(input) ? input : {});
+          const checked = checkAuthorizationCodeOffer(isPlainObject(input) ? input : {});
           const details: ErrorDetail[] = [];
           if (checked.requestParameters && !nestsWithin(checked.requestParameters, MAX_CLAIM_DEPTH)) {
             details.push({ msg: `Request parameters may nest at most ${MAX_CLAIM_DEPTH} levels`, param: 'request_parameters', location: 'body' });
@@ -161,7 +160,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
         },
         {
           input,
-          meta: () => ({ configurations: checkedCount(input), byReference: isObject(input) && input.byReference === true }),
+          meta: () => ({ configurations: checkedCount(input), byReference: isPlainObject(input) && input.byReference === true }),
           response: () => ({ uri: '***' }),
         },
       );
@@ -175,7 +174,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
         'OPENID_PRE_AUTHORIZED_OFFER_CREATE',
         async () => {
           requirePermission(ctx, 'offers');
-          const checked = checkPreAuthorizedOffer(isObject(input) ? input : {});
+          const checked = checkPreAuthorizedOffer(isPlainObject(input) ? input : {});
           const details = claimProblems(checked.claims, 'claims');
           const configurations = await configurationsOf(ctx, checked.credentials, true, details);
           let existing: UserRecord | undefined;
@@ -232,7 +231,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
             newUser,
             configurations: checkedCount(input),
             transactionCode: v.transactionCode !== undefined,
-            byReference: isObject(input) && input.byReference === true,
+            byReference: isPlainObject(input) && input.byReference === true,
           }),
           // The URI carries the pre-authorized code: never kept, whatever the logging level.
           response: (v) => ({ ...v, uri: '***' }),
@@ -279,5 +278,5 @@ export function createOfferService(deps: OfferDeps): OfferService {
 
 /** How many configurations a request names (level 2 metadata). */
 function checkedCount(input: unknown): number {
-  return isObject(input) && Array.isArray(input.credentials) ? input.credentials.length : 0;
+  return isPlainObject(input) && Array.isArray(input.credentials) ? input.credentials.length : 0;
 }

@@ -1,11 +1,14 @@
 // Checking a request body field by field, collecting every problem so that one answer lists them
-// all (the error body's details); shared by the setup resources' rules.
+// all (the error body's details). The one home of the core's body checks that several features
+// share (issue 17, "one validation path"): the object test, the collector and the common field
+// checks. A feature's own rules stay in its folder.
 
 import { isSecretName } from '../events/sanitize.ts';
 import { type ErrorDetail, validationError } from './errors.ts';
 import { normaliseOutboundUrl } from './outbound-url.ts';
 
-export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object: not null, not an array. */
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Collects the problems of one body, so one answer lists them all. */
 export class Problems {

@@ -4,7 +4,8 @@
 
 import { durationSeconds } from '../configurations/duration.ts';
 import type { CredentialFormat, Duration } from '../configurations/model.ts';
-import { checkExpiresIn, checkKnownFields, isPlainObject, Problems } from '../configurations/rules.ts';
+import { isPlainObject, Problems } from '../shared/body-problems.ts';
+import { checkExpiresIn, checkKnownFields } from '../configurations/rules.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import { CREDENTIAL_PROFILES } from '../issuance/model.ts';
 import { withEvents } from '../events/recorder.ts';

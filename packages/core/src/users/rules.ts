@@ -1,4 +1,5 @@
 import { isUuid } from '../configurations/input.ts';
+import { isPlainObject } from '../shared/body-problems.ts';
 import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
 import type { UserFilter } from './model.ts';
 
@@ -8,8 +9,6 @@ export const MAX_CLAIM_DEPTH = 32;
 export const MAX_CLAIM_NAME = 256;
 /** Most claims a search may compare. */
 export const MAX_SEARCH_CLAIMS = 20;
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Whether a JSON value nests no deeper than `max` (checked without recursion, so any input is safe). */
 export function nestsWithin(value: unknown, max: number): boolean {
@@ -25,7 +24,7 @@ export function nestsWithin(value: unknown, max: number): boolean {
 
 /** Problems with a claims object (names and nesting), as `details` under `param`. */
 export function claimProblems(claims: unknown, param: string): ErrorDetail[] {
-  if (!isObject(claims)) return [{ value: claims, msg: 'An object of claims', param, location: 'body' }];
+  if (!isPlainObject(claims)) return [{ value: claims, msg: 'An object of claims', param, location: 'body' }];
   const details: ErrorDetail[] = [];
   for (const name of Object.keys(claims)) {
     if (name.length === 0 || name.length > MAX_CLAIM_NAME)
@@ -37,7 +36,7 @@ export function claimProblems(claims: unknown, param: string): ErrorDetail[] {
 
 /** The claims of a create or replace body (API.md §8 `{ claims? }`): an object, `{}` when absent. */
 export function checkUserInput(input: unknown): { claims: Record<string, unknown> } {
-  if (!isObject(input)) throw invalidField('body', 'An object such as { "claims": { ... } }', input);
+  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "claims": { ... } }', input);
   const details: ErrorDetail[] = [];
   for (const key of Object.keys(input)) if (key !== 'claims') details.push({ value: input[key], msg: 'Unknown field', param: key, location: 'body' });
   const claims = input.claims ?? {};
@@ -68,9 +67,9 @@ export function checkUserSearch(input: UserSearchInput): { filter: UserFilter; l
   }
   const provider = input.authenticationProvider;
   if (provider !== undefined) {
-    const subjectId = isObject(provider) ? provider.subjectId : undefined;
+    const subjectId = isPlainObject(provider) ? provider.subjectId : undefined;
     if (
-      !isObject(provider) ||
+      !isPlainObject(provider) ||
       Object.keys(provider).some((k) => k !== 'subjectId') ||
       typeof subjectId !== 'string' ||
       subjectId.length === 0 ||

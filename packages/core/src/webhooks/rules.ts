@@ -1,4 +1,4 @@
-import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import { Problems } from '../shared/body-problems.ts';
 import { normaliseOutboundUrl } from '../shared/outbound-url.ts';
 
 /** Specification 2.8: the events a webhook may subscribe to. */
@@ -21,24 +21,23 @@ export interface WebhookInput {
 
 /** Checks a webhook create or update body (specification 2.8, 4.9), reporting every problem. */
 export function checkWebhookInput(input: WebhookInput): { events: WebhookEvent[]; url: string; disabled: boolean } {
-  const details: ErrorDetail[] = [];
-  const add = (param: string, msg: string, value?: unknown) => details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  const p = new Problems();
   const events = input.events;
-  if (!Array.isArray(events) || events.length === 0) add('events', `A non-empty list of: ${WEBHOOK_EVENTS.join(', ')}`, events);
+  if (!Array.isArray(events) || events.length === 0) p.add('events', `A non-empty list of: ${WEBHOOK_EVENTS.join(', ')}`, events);
   else {
     events.forEach((e, i) => {
-      if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e)) add(`events.${i}`, `Unknown event; one of ${WEBHOOK_EVENTS.join(', ')}`, e);
+      if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e)) p.add(`events.${i}`, `Unknown event; one of ${WEBHOOK_EVENTS.join(', ')}`, e);
     });
   }
   let url = '';
-  if (typeof input.url !== 'string') add('url', 'Required: the https address of the receiver', input.url);
+  if (typeof input.url !== 'string') p.add('url', 'Required: the https address of the receiver', input.url);
   else {
     const checked = normaliseWebhookUrl(input.url);
-    if ('problem' in checked) add('url', checked.problem, input.url);
+    if ('problem' in checked) p.add('url', checked.problem, input.url);
     else url = checked.url;
   }
-  if (input.disabled !== undefined && typeof input.disabled !== 'boolean') add('disabled', 'true or false', input.disabled);
-  if (details.length > 0) throw validationError(details);
+  if (input.disabled !== undefined && typeof input.disabled !== 'boolean') p.add('disabled', 'true or false', input.disabled);
+  p.throwIfAny();
   return { events: [...new Set(events as WebhookEvent[])], url, disabled: input.disabled === true };
 }
 
