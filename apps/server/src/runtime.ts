@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheReads, createVellum, createWebhookOutbox, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
+import { createVellum, createWebhookOutbox, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import {
   createKeyManager,
   createScryptHasher,
@@ -17,6 +17,7 @@ import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, 
 import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type SqlStoreOptions } from '@vellum/storage-sql';
+import { cacheReads } from '@vellum/store-cache';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from '@vellum/core';

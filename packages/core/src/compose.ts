@@ -18,6 +18,7 @@ import { createDocumentSignerService, type DocumentSignerService } from './mdoc-
 import { createIacaService, type IacaService } from './mdoc-pki/iacas.ts';
 import { createIssuingChains } from './mdoc-pki/signers.ts';
 import { type IssuanceFeatures, LIVE_ISSUANCE_FEATURES } from './metadata/issuer-metadata.ts';
+import { cacheIssuerMetadata } from './metadata/cached-service.ts';
 import { createIssuerMetadataService, type IssuerMetadataService } from './metadata/service.ts';
 import type { DnsResolver } from './custom-domains/ports.ts';
 import type { CredentialEncryption, ProofVerifier } from './issuance/ports.ts';
@@ -332,11 +333,16 @@ export function createVellum(deps: VellumDeps): Vellum {
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
     credentialConfigurations: createCredentialConfigurationService({ store, clock, ids, events: recorder, formats }),
-    issuerMetadata: createIssuerMetadataService({
-      store,
-      features: deps.issuanceFeatures ?? LIVE_ISSUANCE_FEATURES,
-      formats,
-      requestEncryptionKeys: (tenantId) => deps.credentialEncryption.requestEncryptionKeys(tenantId),
-    }),
+    // Built afresh by the domain service; the cache around it serves the last document while the
+    // configurations' stamps are unchanged (docs/architecture.md, Caches live outside the core).
+    issuerMetadata: cacheIssuerMetadata(
+      createIssuerMetadataService({
+        store,
+        features: deps.issuanceFeatures ?? LIVE_ISSUANCE_FEATURES,
+        formats,
+        requestEncryptionKeys: (tenantId) => deps.credentialEncryption.requestEncryptionKeys(tenantId),
+      }),
+      { stamps: (tenantId) => store.credentialConfigurations.listStamps(tenantId) },
+    ),
   };
 }

@@ -66,8 +66,6 @@ export {
   toPage,
 } from './shared/pagination.ts';
 export type { Page, PageRequest, Slice } from './shared/pagination.ts';
-export { cacheReads } from './shared/read-cache.ts';
-export type { ReadCacheOptions } from './shared/read-cache.ts';
 
 export { checkLoggingLevel, checkTenantInput, REGIONS } from './tenancy/model.ts';
 export type { AdminClient, LoggingLevel, Region, RequestContext, Requestor, Tenant } from './tenancy/model.ts';
@@ -190,6 +188,8 @@ export type { IssuanceFeatures } from './metadata/issuer-metadata.ts';
 export { buildAuthorizationServerMetadata } from './metadata/authorization-server.ts';
 export { createIssuerMetadataService } from './metadata/service.ts';
 export type { IssuerMetadataDeps, IssuerMetadataService } from './metadata/service.ts';
+export { cacheIssuerMetadata } from './metadata/cached-service.ts';
+export type { IssuerMetadataCacheOptions } from './metadata/cached-service.ts';
 
 export {
   DEFAULT_IACA_VALIDITY_YEARS,

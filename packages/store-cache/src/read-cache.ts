@@ -1,4 +1,4 @@
-import type { Repositories, Store } from '../ports.ts';
+import type { Repositories, Store } from '@vellum/core';
 
 /** How long a cached row may be served, and how many rows each kind keeps. */
 export interface ReadCacheOptions {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../../test/kit.ts';
-import type { Store } from '../ports.ts';
-import type { Tenant } from '../tenancy/model.ts';
+import type { Store, Tenant } from '@vellum/core';
+import { createMemoryStore } from '@vellum/storage-memory';
 import { cacheReads } from './read-cache.ts';
 
 const tenant: Tenant = { id: 't1', subdomain: 'acme', region: 'eu01', name: 'Acme', loggingLevel: 1, createdAt: '2026-01-01T00:00:00.000Z' } as Tenant;
