@@ -14,6 +14,8 @@ const ALLOWED: Record<string, { vellum: string[]; external: RegExp | null }> = {
   crypto: { vellum: ['core'], external: /^(jose|@peculiar\/x509|reflect-metadata|node:.*)$/ },
   formats: { vellum: ['core', 'crypto'], external: /.*/ },
   'storage-memory': { vellum: ['core'], external: null },
+  // A decorator over any Store: the core's ports and nothing else.
+  'store-cache': { vellum: ['core'], external: null },
   'storage-sql': { vellum: ['core'], external: /^(kysely|better-sqlite3|pg|node:.*)$/ },
   // openid-client: the IdentityProvider adapter (ARCHITECTURE.md, Ports), its requests routed through our HttpClient.
   node: { vellum: ['core'], external: /^(openid-client|node:.*)$/ },
@@ -63,6 +65,14 @@ describe('the rule of arrows', () => {
       expect(offences).toEqual([]);
     });
   }
+
+  it('has a rule for every package, so a new one cannot slip past the check', () => {
+    const packages = readdirSync(join(repo, 'packages'), { withFileTypes: true })
+      // @vellum/testing is the test kit, imported by tests only: it is no layer.
+      .filter((e) => e.isDirectory() && e.name !== 'testing')
+      .map((e) => e.name);
+    expect(packages.filter((name) => !(name in ALLOWED))).toEqual([]);
+  });
 
   it('core uses no Node-only global', () => {
     const files = sources(join(repo, 'packages', 'core', 'src'));
