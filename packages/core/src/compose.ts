@@ -16,6 +16,7 @@ import type { RevocationListSigner, StatusListTokenSigner, TokenStatusListSigner
 import { createStatusListService, type StatusListService } from './status-lists/service.ts';
 import { createDocumentSignerService, type DocumentSignerService } from './mdoc-pki/document-signers.ts';
 import { createIacaService, type IacaService } from './mdoc-pki/iacas.ts';
+import { cacheIssuingChains } from './mdoc-pki/cached-chains.ts';
 import { createIssuingChains } from './mdoc-pki/signers.ts';
 import { type IssuanceFeatures, LIVE_ISSUANCE_FEATURES } from './metadata/issuer-metadata.ts';
 import { cacheIssuerMetadata } from './metadata/cached-service.ts';
@@ -63,7 +64,7 @@ export interface VellumDeps extends AddressingOptions {
   digests: Digests;
   /** Signs and verifies wallet access tokens with per-tenant keys: @vellum/crypto's createWalletTokens. */
   walletTokens: WalletTokens;
-  /** Lifetime of wallet access tokens, in seconds (default 600, API.md §9). */
+  /** Lifetime of wallet access tokens, in seconds (default 600; docs/decisions.md "Users, offers, the token and nonce endpoints"). */
   accessTokenTtlSeconds?: number;
   store: Store;
   clock: Clock;
@@ -94,7 +95,8 @@ export interface VellumDeps extends AddressingOptions {
   /**
    * How long the IACA and document signer that sign a tenant's mDocs are reused before the store is
    * read again, in ms (default 1000; 0 reads them for every credential). Bounds how long another
-   * server may keep using a deactivated IACA.
+   * server may keep using a deactivated IACA. Concurrent credentials of a tenant share one read
+   * even at 0.
    */
   mdocSignerCacheMs?: number;
   /** Told when a batch of analytic events could not be written (its rows are retried one by one); at most once a minute. */
@@ -116,7 +118,7 @@ export interface VellumDeps extends AddressingOptions {
   /** Federates sign-in to tenants' OpenID Connect providers: @vellum/node's createIdentityProvider. */
   identityProvider: IdentityProvider;
   /**
-   * Outbound HTTP for claim sources (API.md §8): @vellum/node's createHttpClient. Without it,
+   * Outbound HTTP for claim sources (docs/authentication.md): @vellum/node's createHttpClient. Without it,
    * configurations' claim sources are not asked, and their claims are missing at issuance.
    */
   http?: HttpClient;
@@ -143,25 +145,25 @@ export interface VellumDeps extends AddressingOptions {
 
 /** Every use case of the platform, wired once. */
 export interface Vellum {
-  /** Users and their persisted claims (API.md §8). */
+  /** Users and their persisted claims (docs/decisions.md "Users, offers, the token and nonce endpoints"). */
   users: UserService;
-  /** Authorization Code and Pre-authorized Code offers (specification 4.3, 4.7, 4.8). */
+  /** Authorization Code and Pre-authorized Code offers (OpenID4VCI 1.0 §4.1; docs/authorization-code.md). */
   offers: OfferService;
-  /** `POST /v1/oauth/token`: the Pre-authorized Code and Authorization Code grants (specification 4.5). */
+  /** `POST /v1/oauth/token`: the Pre-authorized Code and Authorization Code grants (OpenID4VCI 1.0 §6). */
   tokenEndpoint: TokenEndpoint;
-  /** `GET /v1/oauth/authorize`, `POST /v1/oauth/par` and the sign-in and interaction callbacks (specification 4.4). */
+  /** `GET /v1/oauth/authorize`, `POST /v1/oauth/par` and the sign-in and interaction callbacks (docs/authorization-code.md). */
   authorizationFlow: AuthorizationFlow;
   /** `POST /v1/openid/nonce`: single-use nonces for key proofs. */
   nonces: NonceService;
   /** DPoP proofs (RFC 9449): the checks, the server nonces the routes send as `DPoP-Nonce`, the challenge. */
   dpop: Dpop;
-  /** `/v1/users/authentication-providers`: the tenant's OpenID Connect provider (API.md §8). */
+  /** `/v1/users/authentication-providers`: the tenant's OpenID Connect provider (docs/authentication.md). */
   authenticationProviders: AuthenticationProviderService;
-  /** `GET`/`PUT /v1/openid/configuration`: the interaction hook (API.md §8). */
+  /** `GET`/`PUT /v1/openid/configuration`: the interaction hook (docs/authentication.md). */
   openIdSettings: OpenIdSettingsService;
-  /** `/v1/claim-sources`: the issuer's APIs asked for claims at issuance (API.md §8). */
+  /** `/v1/claim-sources`: the issuer's APIs asked for claims at issuance (docs/authentication.md). */
   claimSources: ClaimSourceService;
-  /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts (API.md §8). */
+  /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts (docs/wallet-clients.md). */
   walletClients: WalletClientService;
   /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
   walletTokens: WalletTokens;
@@ -176,7 +178,7 @@ export interface Vellum {
   adminClients: AdminClientService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
-  /** mDoc PKI (API.md §7): IACAs and document signers. */
+  /** mDoc PKI (docs/decisions.md "mDoc PKI"; ISO/IEC 18013-5 Annex B): IACAs and document signers. */
   iacas: IacaService;
   documentSigners: DocumentSignerService;
   /** Issues mDocs for a configuration, a user's claims and a holder key, independent of OpenID4VCI. */
@@ -185,19 +187,19 @@ export interface Vellum {
   credentialIssuance: CredentialIssuance;
   /** The handler of each credential format (the CredentialFormat port). */
   formats: FormatRegistry;
-  /** mDoc status lists: per-docType settings, revocation and suspension, and the public tokens (specification 9.5). */
+  /** mDoc status lists: per-docType settings, revocation and suspension, and the public tokens (docs/status-lists.md). */
   statusLists: StatusListService;
   /** The analytic event buffer: the host flushes it on a timer and at shutdown. */
   recorder: EventRecorder;
-  /** Webhook subscriptions, the delivery log and the signing keys' JWKS (specification 2.8; API.md §10). */
+  /** Webhook subscriptions, the delivery log and the signing keys' JWKS (docs/decisions.md "Webhooks"). */
   webhooks: WebhookService;
   /** Tenants' webhook signing keys; the host's delivery worker (createWebhookDeliveryWorker) signs with them. */
   webhookSigningKeys: WebhookSigningKeys;
   /** Where issuance publishes domain events: `deps.domainEvents`, or the webhook outbox. */
   domainEvents: DomainEventSink;
-  /** `POST /v1/openid/credential` and `POST /v1/openid/notification` (specification 4.6; OpenID4VCI 1.0 §8, §11). */
+  /** `POST /v1/openid/credential` and `POST /v1/openid/notification` (OpenID4VCI 1.0 §8, §11). */
   credentialEndpoint: CredentialEndpoint;
-  /** Issued-credential records (API.md §12): `GET /v2/credentials`, `GET /v1/users/{id}/credentials`. */
+  /** Issued-credential records (docs/decisions.md "The credential endpoint"): `GET /v2/credentials`, `GET /v1/users/{id}/credentials`. */
   issuedCredentials: IssuedCredentialService;
 }
 
@@ -218,7 +220,9 @@ export function createVellum(deps: VellumDeps): Vellum {
     ...(deps.eventQueueMax !== undefined ? { maxQueue: deps.eventQueueMax } : {}),
   });
   const { keys, x509 } = deps;
-  const chains = createIssuingChains({ store, clock, ids, keys, x509, ...(deps.mdocSignerCacheMs !== undefined ? { cacheMs: deps.mdocSignerCacheMs } : {}) });
+  // Chosen (and rotated) afresh by the domain service; the cache in front reuses each tenant's chain
+  // for mdocSignerCacheMs and shares concurrent loads (docs/decisions.md, Caches live outside the core).
+  const chains = cacheIssuingChains(createIssuingChains({ store, clock, ids, keys, x509 }), { cacheMs: deps.mdocSignerCacheMs ?? 1000, clock });
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
   const statusLists = createStatusListService({

@@ -210,6 +210,7 @@ export type { IacaDeps, IacaService, IacaView } from './mdoc-pki/iacas.ts';
 export { createDocumentSignerService, documentSignerView } from './mdoc-pki/document-signers.ts';
 export type { DocumentSignerDeps, DocumentSignerService, DocumentSignerView } from './mdoc-pki/document-signers.ts';
 export { createIssuingChains, noActiveIaca } from './mdoc-pki/signers.ts';
+export { cacheIssuingChains, type IssuingChainsCacheOptions } from './mdoc-pki/cached-chains.ts';
 export type { IssuingChain, IssuingChains, IssuingChainsDeps } from './mdoc-pki/signers.ts';
 export { createMdocIssuance, statusListsUnavailable } from './mdoc-issuance/service.ts';
 export type { IssuedMdoc, IssueMdocRequest, MdocIssuance, MdocIssuanceDeps } from './mdoc-issuance/service.ts';
@@ -419,7 +420,7 @@ export type { Vellum, VellumDeps } from './compose.ts';
 export { KEY_ALGORITHMS } from './keys/model.ts';
 export type { KeyAlgorithm, ManagedKey, PublicJwk, StoredKey } from './keys/model.ts';
 
-// Status lists (specification 9.5; API.md §12).
+// Status lists (docs/status-lists.md).
 export { CREDENTIAL_STATUSES, STATUS_BITS, STATUS_LIST_FORMATS, STATUS_LIST_SIZE, STATUS_VALUE } from './status-lists/model.ts';
 export type {
   CredentialStatus,

@@ -39,7 +39,7 @@ export function pemToDer(pem: string): Uint8Array | undefined {
 const COMMON_NAME_MAX = 64;
 const SIGNER_SUFFIX = ' Document Signer';
 
-/** API.md §7 `certificateData` of a parsed certificate. */
+/** The `certificateData` of a parsed certificate (docs/decisions.md "mDoc PKI"). */
 export function certificateDataOf(info: CertificateInfo): CertificateData {
   return {
     notBefore: info.notBefore.toISOString(),
@@ -175,13 +175,6 @@ export interface IssuingChain {
 
 export interface IssuingChainsDeps extends ManagedSignerDeps {
   clock: Clock;
-  /**
-   * How long a tenant's chain is reused before the store is read again, in ms (default 1000; 0
-   * reads it for every credential). Changes made through this process apply at once; changes made
-   * by another server (an IACA deactivated, a signer revoked) apply within this bound. A revoked
-   * signer's key is destroyed, so it cannot sign anywhere even within the bound.
-   */
-  cacheMs?: number;
 }
 
 export interface IssuingChains {
@@ -192,11 +185,14 @@ export interface IssuingChains {
    * there is no active IACA, or no usable document signer for an imported one.
    */
   current(tenant: Tenant, now: Date, lifetimeMs: number): Promise<IssuingChain>;
-  /** Forgets the tenant's cached chain (its IACAs or document signers changed). */
+  /**
+   * Told that the tenant's IACAs or document signers changed: a cache in front of the chains
+   * (cacheIssuingChains) forgets the tenant's chain. The chains themselves keep nothing.
+   */
   invalidate(tenantId: string): void;
 }
 
-/** The 400 of API.md §7 when a tenant has no IACA to issue under. */
+/** The 400 when a tenant has no IACA to issue under (docs/decisions.md "mDoc PKI"). */
 export function noActiveIaca(detail?: string): DomainError {
   return new DomainError('BadRequest', `No active IACA: create or activate one at ${IACAS_PATH}${detail ? ` (${detail})` : ''}`);
 }
@@ -208,90 +204,39 @@ function noActiveSigner(iaca: IacaRecord): DomainError {
   );
 }
 
-interface Cached {
-  chain: IssuingChain;
-  /** Clock time (ms) until which the chain is reused without reading the store. */
-  until: number;
-  signerNotBefore: number;
-  signerNotAfter: number;
-  iacaNotAfter: number;
-}
-
 /**
- * Chooses, caches and (for managed IACAs) rotates the chain that signs each tenant's mDocs. The
- * cache holds one small entry per tenant; concurrent misses for a tenant share one store read
- * (and at most one new signer).
+ * Chooses and (for managed IACAs) rotates the chain that signs each tenant's mDocs, reading the
+ * store on every call. Reuse, and one load shared by concurrent calls (so at most one new signer),
+ * come from cacheIssuingChains (cached-chains.ts), which the composition puts in front.
  */
 export function createIssuingChains(deps: IssuingChainsDeps): IssuingChains {
   const { store, x509 } = deps;
-  const cacheMs = deps.cacheMs ?? 1000;
-  const cache = new Map<string, Cached>();
-  const loading = new Map<string, Promise<Cached>>();
-  // Bumped by invalidate: a load that began before a change is not cached after it.
-  const generations = new Map<string, number>();
-
-  async function load(tenant: Tenant, now: Date, lifetimeMs: number): Promise<Cached> {
-    const at = now.getTime();
-    const active = (await store.iacas.list(tenant.id, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true })).items;
-    if (active.length === 0) throw noActiveIaca();
-    const valid = active.filter((i) => validAt(i.certificateData, at));
-    if (valid.length === 0) throw noActiveIaca('the active ones are expired or not yet valid');
-    // Activated last; on a tie, created last (the list is in creation order).
-    const iaca = valid.reduce((a, b) => ((b.activatedAt ?? '') >= (a.activatedAt ?? '') ? b : a));
-    const iacaNotAfter = time(iaca.certificateData.notAfter);
-    const signers = await store.documentSigners.listByIaca(tenant.id, iaca.id);
-    let signer = bestSigner(signers, at);
-    if (iaca.isManaged) {
-      if (rotationDue(signer && time(signer.certificateData?.notAfter), iacaNotAfter, at, lifetimeMs)) {
-        signer = await createManagedSigner(deps, tenant, iaca, now);
-        await pruneExpiredSigners(deps, tenant.id, signers, at);
-      }
-    } else if (!signer) {
-      throw noActiveSigner(iaca);
-    }
-    const chosen = signer as DocumentSignerRecord;
-    // The stored PEM was parsed and checked when it was stored; its DER is all the x5chain needs.
-    const der = pemToDer(chosen.certificatePem as string) ?? x509.parseCertificate(chosen.certificatePem as string).der;
-    return {
-      chain: { iaca, signer: chosen, x5chain: [der] },
-      until: deps.clock.now().getTime() + cacheMs,
-      signerNotBefore: time(chosen.certificateData?.notBefore),
-      signerNotAfter: time(chosen.certificateData?.notAfter),
-      iacaNotAfter,
-    };
-  }
-
-  /** A cached chain is reused while fresh, valid at `at`, and (managed) not due for rotation. */
-  function fits(entry: Cached, at: number, clockNow: number, lifetimeMs: number): boolean {
-    if (clockNow >= entry.until) return false;
-    if (at < entry.signerNotBefore || at >= entry.signerNotAfter || at >= entry.iacaNotAfter) return false;
-    return !entry.chain.iaca.isManaged || !rotationDue(entry.signerNotAfter, entry.iacaNotAfter, at, lifetimeMs);
-  }
-
   return {
     async current(tenant, now, lifetimeMs) {
-      const hit = cache.get(tenant.id);
-      if (hit && fits(hit, now.getTime(), deps.clock.now().getTime(), lifetimeMs)) return hit.chain;
-      const generation = generations.get(tenant.id) ?? 0;
-      let pending = loading.get(tenant.id);
-      if (!pending) {
-        const started = load(tenant, now, lifetimeMs).finally(() => {
-          if (loading.get(tenant.id) === started) loading.delete(tenant.id);
-        });
-        pending = started;
-        loading.set(tenant.id, started);
+      const at = now.getTime();
+      const active = (await store.iacas.list(tenant.id, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true })).items;
+      if (active.length === 0) throw noActiveIaca();
+      const valid = active.filter((i) => validAt(i.certificateData, at));
+      if (valid.length === 0) throw noActiveIaca('the active ones are expired or not yet valid');
+      // Activated last; on a tie, created last (the list is in creation order).
+      const iaca = valid.reduce((a, b) => ((b.activatedAt ?? '') >= (a.activatedAt ?? '') ? b : a));
+      const signers = await store.documentSigners.listByIaca(tenant.id, iaca.id);
+      let signer = bestSigner(signers, at);
+      if (iaca.isManaged) {
+        if (rotationDue(signer && time(signer.certificateData?.notAfter), time(iaca.certificateData.notAfter), at, lifetimeMs)) {
+          signer = await createManagedSigner(deps, tenant, iaca, now);
+          await pruneExpiredSigners(deps, tenant.id, signers, at);
+        }
+      } else if (!signer) {
+        throw noActiveSigner(iaca);
       }
-      let entry = await pending;
-      // A load shared with a caller issuing a shorter-lived credential may not suit this one.
-      if (entry.chain.iaca.isManaged && rotationDue(entry.signerNotAfter, entry.iacaNotAfter, now.getTime(), lifetimeMs))
-        entry = await load(tenant, now, lifetimeMs);
-      if (cacheMs > 0 && (generations.get(tenant.id) ?? 0) === generation) cache.set(tenant.id, entry);
-      return entry.chain;
+      const chosen = signer as DocumentSignerRecord;
+      // The stored PEM was parsed and checked when it was stored; its DER is all the x5chain needs.
+      const der = pemToDer(chosen.certificatePem as string) ?? x509.parseCertificate(chosen.certificatePem as string).der;
+      return { iaca, signer: chosen, x5chain: [der] };
     },
-    invalidate(tenantId) {
-      cache.delete(tenantId);
-      loading.delete(tenantId);
-      generations.set(tenantId, (generations.get(tenantId) ?? 0) + 1);
+    invalidate() {
+      // Nothing is kept here.
     },
   };
 }
