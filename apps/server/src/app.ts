@@ -8,7 +8,7 @@ import type { ServerConfig } from './config.ts';
 import { serveMetrics } from './metrics.ts';
 import type { Runtime } from './runtime.ts';
 
-/** Specification 8: request headers are limited to 16 KB. */
+/** docs/limits.md: request headers are limited to 16 KB. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
@@ -76,7 +76,7 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
-  // Specification 7.7: headers over 16 KB are refused with 431 and the error body, before any route runs.
+  // docs/decisions.md "HTTP": headers over 16 KB are refused with 431 and the error body, before any route runs.
   app.addHook('onRequest', (request, reply, done) => {
     if (headerBytes(request.raw) <= MAX_HEADER_BYTES) return done();
     refuseLongHeaders(reply);

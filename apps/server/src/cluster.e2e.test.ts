@@ -157,7 +157,7 @@ describe.each(backends)('vellum serve with VELLUM_WORKERS=2 on %s', (_name, make
   });
 
   it.skipIf(skip)(
-    'redeems a pre-authorized code exactly once when racing token requests are spread over both workers (specification 4.5, API.md §9)',
+    'redeems a pre-authorized code exactly once when racing token requests are spread over both workers (OpenID4VCI 1.0 §6, docs/decisions.md "Users, offers, the token and nonce endpoints")',
     async () => {
       const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
         host,

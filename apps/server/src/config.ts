@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '@vellum/core';
 
-/** Every setting of the server, read from the environment (API.md §13; each is in the README). */
+/** Every setting of the server, read from the environment (each is in the README). */
 export interface ServerConfig {
   port: number;
   host: string;
@@ -28,7 +28,7 @@ export interface ServerConfig {
   eventQueueMax: number;
   /** PEM file of extra CAs trusted for outbound https (webhook receivers), besides the system's. */
   outboundCaFile: string | undefined;
-  /** API.md §10: the first retry's backoff; it doubles after each failure. */
+  /** docs/decisions.md "Webhooks": the first retry's backoff; it doubles after each failure. */
   webhookRetryBaseDelayMs: number;
   /** How often an idle delivery worker looks for due deliveries. */
   webhookPollIntervalMs: number;

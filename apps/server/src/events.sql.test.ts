@@ -1,5 +1,5 @@
 // A body nested 5,000 deep, sent by a wallet to a tenant at logging level 3, must not stop the
-// analytic events of every other tenant (API.md §4; docs/limits.md "Analytic events"): its event is
+// analytic events of every other tenant (docs/decisions.md "Analytic events"; docs/limits.md "Analytic events"): its event is
 // stored cut short, the others are written and readable, the queue does not grow and the log does
 // not fill. On the real stores: SQLite, and PostgreSQL when VELLUM_TEST_DATABASE_URL is set.
 import { randomBytes } from 'node:crypto';

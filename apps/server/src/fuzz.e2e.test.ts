@@ -1,11 +1,11 @@
 // The keeper (hardening issue): a seeded, generated-input suite that throws at least 10,000
 // malformed requests at EVERY route of the real server listening on loopback, admin, public and
-// wallet-facing alike, and holds it to the specification's promises: no input causes a 5xx
-// (specification 2.9, docs/errors.md), every failure answers with the error body
-// `{ code, message, details? }` (plus `error`/`error_description` on the OAuth endpoints, API.md §3)
-// or the plain `Unauthorized` of an admin route (specification 7.3), headers over 16 KB get 431
-// (specification 7.7, 8), malformed HTTP gets a 4xx status line, and afterwards the server is
-// healthy and still records analytic events (specification 6) at logging level 3.
+// wallet-facing alike, and holds it to the promises of docs/errors.md and docs/limits.md: no input causes a 5xx
+// (docs/errors.md), every failure answers with the error body
+// `{ code, message, details? }` (plus `error`/`error_description` on the OAuth endpoints, docs/errors.md)
+// or the plain `Unauthorized` of an admin route (docs/errors.md), headers over 16 KB get 431
+// (docs/decisions.md "HTTP", docs/limits.md), malformed HTTP gets a 4xx status line, and afterwards the server is
+// healthy and still records analytic events (docs/decisions.md "Analytic events") at logging level 3.
 //
 // The routes come from Fastify itself (`printRoutes`), so a new route is fuzzed without editing
 // this file. VELLUM_FUZZ_SEED replays a run (its seed is printed when it fails) and
@@ -737,7 +737,7 @@ interface Failure {
 
 const KNOWN_CODES = new Set(Object.keys(STATUS_BY_CODE));
 
-/** Why an error answer is not the specification's error body, or undefined when it is. */
+/** Why an error answer is not the error body of docs/errors.md, or undefined when it is. */
 function badErrorBody(answer: Answer, oauthRoute: boolean): string | undefined {
   if (answer.status === 401 && !oauthRoute) {
     if (answer.type.startsWith('text/plain') && answer.text === 'Unauthorized') return undefined;
@@ -1091,7 +1091,7 @@ describe.each(backends)('the keeper: generated malformed requests at every route
   });
 
   it.skipIf(skip)(
-    'sends every route its share of generated requests and none answers 5xx or a body other than the error body (specification 2.9, 7.3, 7.7)',
+    'sends every route its share of generated requests and none answers 5xx or a body other than the error body (docs/errors.md, docs/decisions.md "HTTP")',
     { timeout: 600_000 },
     async () => {
       expect(routes.length).toBeGreaterThan(50);
@@ -1176,7 +1176,7 @@ describe.each(backends)('the keeper: generated malformed requests at every route
     },
   );
 
-  it.skipIf(skip)('stays healthy and still records analytic events at logging level 3 afterwards (specification 6)', async () => {
+  it.skipIf(skip)('stays healthy and still records analytic events at logging level 3 afterwards (docs/decisions.md "Analytic events")', async () => {
     const health = await send(port, agent, { method: 'GET', path: '/health', headers: { host: HOST }, body: undefined });
     expect(health.status).toBe(200);
     const auth = { host: HOST, authorization: `Bearer ${fixtures.adminToken}` };

@@ -87,7 +87,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     // Tenants' keys are sealed under the same master key as the platform key: a master key that
     // cannot open the stored platform key has already stopped the start above.
     const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
-    // Outbound HTTP for webhooks, claim sources and identity providers (API.md §8): the SSRF guard,
+    // Outbound HTTP for webhooks, claim sources and identity providers (docs/limits.md "Outbound calls"): the SSRF guard,
     // and TLS always checked, against the system's CAs plus VELLUM_OUTBOUND_CA_FILE when set.
     const http = createHttpClient({
       allowPrivate: config.outboundAllowPrivate,
@@ -106,7 +106,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       digests: createDigests(),
       walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock, ids }),
       proofVerifier: createProofVerifier(),
-      // DPoP proofs, client and key attestations (RFC 9449; specification 5).
+      // DPoP proofs, client and key attestations (RFC 9449; docs/dpop-and-attestation.md).
       jwtProofs: createJwtProofVerifier(),
       dpopNonceRequired: config.dpopNonceRequired,
       // Its seed is sealed under the master key too: a key that cannot open it stops the start here.

@@ -143,164 +143,173 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(events.json().data[0]).toMatchObject({ requestIp: '127.0.0.1', clientId: creds.clientId });
   });
 
-  it.skipIf(skip)('creates DIDs, serves the did:web document and the DID configuration, and deletes a DID (API.md §5)', async () => {
-    const auth = { authorization: `Bearer ${await token()}` };
-    const key = await http(server.port, 'POST', '/v1/dids', { host, headers: auth, body: { method: 'key', options: { keyType: 'P-256' } } });
-    expect(key.status, key.text).toBe(201);
-    const web = await http(server.port, 'POST', '/v1/dids', { host, headers: auth, body: { method: 'web', options: { url: host } } });
-    expect(web.status, web.text).toBe(201);
-    expect((await http(server.port, 'GET', '/.well-known/did.json', { host })).json()).toEqual(web.json().localMetadata.initialDidDocument);
-    const configuration = (await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json();
-    expect(configuration.entries.map((e: { issuer: string; proof: { type: string } }) => [e.issuer, e.proof.type])).toEqual([
-      [key.json().did, 'JsonWebSignature2020'],
-      [web.json().did, 'Ed25519Signature2018'],
-    ]);
-    expect((await http(server.port, 'DELETE', `/v1/dids/${encodeURIComponent(key.json().did)}`, { host, headers: auth })).status).toBe(204);
-    expect((await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json().entries.map((e: { issuer: string }) => e.issuer)).toEqual([
-      web.json().did,
-    ]);
-    const listed = (await http(server.port, 'GET', '/v1/dids', { host, headers: auth })).json();
-    expect(listed.data.map((d: { did: string }) => d.did)).toEqual([web.json().did]);
-  });
+  it.skipIf(skip)(
+    'creates DIDs, serves the did:web document and the DID configuration, and deletes a DID (docs/decisions.md "The DID configuration")',
+    async () => {
+      const auth = { authorization: `Bearer ${await token()}` };
+      const key = await http(server.port, 'POST', '/v1/dids', { host, headers: auth, body: { method: 'key', options: { keyType: 'P-256' } } });
+      expect(key.status, key.text).toBe(201);
+      const web = await http(server.port, 'POST', '/v1/dids', { host, headers: auth, body: { method: 'web', options: { url: host } } });
+      expect(web.status, web.text).toBe(201);
+      expect((await http(server.port, 'GET', '/.well-known/did.json', { host })).json()).toEqual(web.json().localMetadata.initialDidDocument);
+      const configuration = (await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json();
+      expect(configuration.entries.map((e: { issuer: string; proof: { type: string } }) => [e.issuer, e.proof.type])).toEqual([
+        [key.json().did, 'JsonWebSignature2020'],
+        [web.json().did, 'Ed25519Signature2018'],
+      ]);
+      expect((await http(server.port, 'DELETE', `/v1/dids/${encodeURIComponent(key.json().did)}`, { host, headers: auth })).status).toBe(204);
+      expect((await http(server.port, 'GET', '/.well-known/did-configuration', { host })).json().entries.map((e: { issuer: string }) => e.issuer)).toEqual([
+        web.json().did,
+      ]);
+      const listed = (await http(server.port, 'GET', '/v1/dids', { host, headers: auth })).json();
+      expect(listed.data.map((d: { did: string }) => d.did)).toEqual([web.json().did]);
+    },
+  );
 
-  it.skipIf(skip)('creates an mDoc configuration and publishes it in the issuer metadata (API.md §6, specification 2.7)', async () => {
-    const auth = { authorization: `Bearer ${await token()}` };
-    const path = '/v2/credentials/mobile/configurations';
-    const body = {
-      type: 'org.iso.18013.5.1.mDL',
-      name: 'Driver licence',
-      expiresIn: { days: 365 },
-      claimMappings: {
-        'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } },
-      },
-      claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'Family name', locale: 'en' }] } },
-    };
-    const created = await http(server.port, 'POST', path, { host, headers: auth, body });
-    expect(created.status, created.text).toBe(201);
-    const { id } = created.json();
-    expect((await http(server.port, 'GET', `${path}/${id}`, { host, headers: auth })).json()).toEqual(created.json());
-    const duplicate = await http(server.port, 'POST', path, { host, headers: auth, body });
-    expect(duplicate.status).toBe(409);
-    expect(duplicate.json()).toMatchObject({ code: 'Conflict', details: [{ param: 'type' }] });
-    const tooLong = await http(server.port, 'POST', path, {
-      host,
-      headers: auth,
-      body: { ...body, type: 'org.iso.18013.5.1.mDL.copy', expiresIn: { days: 3621 } },
-    });
-    expect(tooLong.status).toBe(400);
-    expect(tooLong.json()).toMatchObject({ details: [{ param: 'expiresIn', msg: 'At most 3620 days' }] });
+  it.skipIf(skip)(
+    'creates an mDoc configuration and publishes it in the issuer metadata (docs/decisions.md "Credential configurations", OpenID4VCI 1.0 §12.2)',
+    async () => {
+      const auth = { authorization: `Bearer ${await token()}` };
+      const path = '/v2/credentials/mobile/configurations';
+      const body = {
+        type: 'org.iso.18013.5.1.mDL',
+        name: 'Driver licence',
+        expiresIn: { days: 365 },
+        claimMappings: {
+          'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } },
+        },
+        claimDisplay: { 'org.iso.18013.5.1': { family_name: [{ name: 'Family name', locale: 'en' }] } },
+      };
+      const created = await http(server.port, 'POST', path, { host, headers: auth, body });
+      expect(created.status, created.text).toBe(201);
+      const { id } = created.json();
+      expect((await http(server.port, 'GET', `${path}/${id}`, { host, headers: auth })).json()).toEqual(created.json());
+      const duplicate = await http(server.port, 'POST', path, { host, headers: auth, body });
+      expect(duplicate.status).toBe(409);
+      expect(duplicate.json()).toMatchObject({ code: 'Conflict', details: [{ param: 'type' }] });
+      const tooLong = await http(server.port, 'POST', path, {
+        host,
+        headers: auth,
+        body: { ...body, type: 'org.iso.18013.5.1.mDL.copy', expiresIn: { days: 3621 } },
+      });
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.json()).toMatchObject({ details: [{ param: 'expiresIn', msg: 'At most 3620 days' }] });
 
-    const metadata = await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host });
-    expect(metadata.status, metadata.text).toBe(200);
-    expect(metadata.headers['cache-control']).toBe('no-cache');
-    const m = metadata.json();
-    expect(m.credential_issuer).toBe(`https://${host}`);
-    expect(m.credential_configurations_supported[id]).toMatchObject({
-      format: 'mso_mdoc',
-      scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
-      doctype: 'org.iso.18013.5.1.mDL',
-      credential_metadata: {
-        claims: [
-          { path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }] },
-          { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false },
-        ],
-      },
-    });
-    expect(m.credentials_supported).toEqual([expect.objectContaining({ id, format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL' })]);
-    expect(m.token_endpoint).toBe(`https://${host}/v1/oauth/token`);
-    expect((await http(server.port, 'GET', '/.well-known/oauth-authorization-server', { host })).json()).toEqual({
-      issuer: `https://${host}`,
-      token_endpoint: `https://${host}/v1/oauth/token`,
-      jwks_uri: `https://${host}/.well-known/jwks.json`,
-      authorization_endpoint: `https://${host}/v1/oauth/authorize`,
-      pushed_authorization_request_endpoint: `https://${host}/v1/oauth/par`,
-      require_pushed_authorization_requests: false,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      code_challenge_methods_supported: ['S256'],
-      authorization_response_iss_parameter_supported: true,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
-      grant_types_supported: ['authorization_code', 'urn:ietf:params:oauth:grant-type:pre-authorized_code'],
-      'pre-authorized_grant_anonymous_access_supported': true,
-      // Issue 16: sender-constrained tokens and attested clients.
-      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-    });
+      const metadata = await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host });
+      expect(metadata.status, metadata.text).toBe(200);
+      expect(metadata.headers['cache-control']).toBe('no-cache');
+      const m = metadata.json();
+      expect(m.credential_issuer).toBe(`https://${host}`);
+      expect(m.credential_configurations_supported[id]).toMatchObject({
+        format: 'mso_mdoc',
+        scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+        doctype: 'org.iso.18013.5.1.mDL',
+        credential_metadata: {
+          claims: [
+            { path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: [{ name: 'Family name', locale: 'en' }] },
+            { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false },
+          ],
+        },
+      });
+      expect(m.credentials_supported).toEqual([expect.objectContaining({ id, format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL' })]);
+      expect(m.token_endpoint).toBe(`https://${host}/v1/oauth/token`);
+      expect((await http(server.port, 'GET', '/.well-known/oauth-authorization-server', { host })).json()).toEqual({
+        issuer: `https://${host}`,
+        token_endpoint: `https://${host}/v1/oauth/token`,
+        jwks_uri: `https://${host}/.well-known/jwks.json`,
+        authorization_endpoint: `https://${host}/v1/oauth/authorize`,
+        pushed_authorization_request_endpoint: `https://${host}/v1/oauth/par`,
+        require_pushed_authorization_requests: false,
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        code_challenge_methods_supported: ['S256'],
+        authorization_response_iss_parameter_supported: true,
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+        grant_types_supported: ['authorization_code', 'urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+        'pre-authorized_grant_anonymous_access_supported': true,
+        // Issue 16: sender-constrained tokens and attested clients.
+        dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+        client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+        client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      });
 
-    expect((await http(server.port, 'DELETE', `${path}/${id}`, { host, headers: auth })).status).toBe(204);
-    expect((await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host })).json().credential_configurations_supported).toEqual({});
-  });
+      expect((await http(server.port, 'DELETE', `${path}/${id}`, { host, headers: auth })).status).toBe(204);
+      expect((await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host })).json().credential_configurations_supported).toEqual({});
+    },
+  );
 
-  it.skipIf(skip)('creates a pre-authorized offer and redeems it at the token endpoint, as a wallet does (specification 4.7, 4.5)', async () => {
-    const auth = { authorization: `Bearer ${await token()}` };
-    const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
-      host,
-      headers: auth,
-      body: {
-        type: 'org.example.pid',
-        expiresIn: { days: 30 },
-        claimMappings: { 'org.example.pid.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
-      },
-    });
-    expect(configuration.status, configuration.text).toBe(201);
-    const offer = await http(server.port, 'POST', '/v1/openid/offers/pre-authorized', {
-      host,
-      headers: auth,
-      body: {
-        credentials: [configuration.json().id],
-        claims: { familyName: 'Lovelace', once: true },
-        claimsToPersist: ['familyName'],
-        transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
-        byReference: true,
-      },
-    });
-    expect(offer.status, offer.text).toBe(200);
-    const { id, userId, uri, transactionCode } = offer.json();
-    expect(transactionCode).toMatch(/^\d{6}$/);
+  it.skipIf(skip)(
+    'creates a pre-authorized offer and redeems it at the token endpoint, as a wallet does (docs/decisions.md "Users, offers, the token and nonce endpoints", OpenID4VCI 1.0 §6)',
+    async () => {
+      const auth = { authorization: `Bearer ${await token()}` };
+      const configuration = await http(server.port, 'POST', '/v2/credentials/mobile/configurations', {
+        host,
+        headers: auth,
+        body: {
+          type: 'org.example.pid',
+          expiresIn: { days: 30 },
+          claimMappings: { 'org.example.pid.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+        },
+      });
+      expect(configuration.status, configuration.text).toBe(201);
+      const offer = await http(server.port, 'POST', '/v1/openid/offers/pre-authorized', {
+        host,
+        headers: auth,
+        body: {
+          credentials: [configuration.json().id],
+          claims: { familyName: 'Lovelace', once: true },
+          claimsToPersist: ['familyName'],
+          transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
+          byReference: true,
+        },
+      });
+      expect(offer.status, offer.text).toBe(200);
+      const { id, userId, uri, transactionCode } = offer.json();
+      expect(transactionCode).toMatch(/^\d{6}$/);
 
-    // The wallet follows the offer URI to the offer, over plain HTTP here (the e2e server has no TLS).
-    const offerUrl = new URL(new URL(uri).searchParams.get('credential_offer_uri') as string);
-    expect(offerUrl.origin).toBe(`https://${host}`);
-    const fetched = await http(server.port, 'GET', offerUrl.pathname, { host });
-    expect(fetched.status, fetched.text).toBe(200);
-    const code = fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
-    expect(fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'].tx_code).toEqual({ length: 6, input_mode: 'numeric' });
+      // The wallet follows the offer URI to the offer, over plain HTTP here (the e2e server has no TLS).
+      const offerUrl = new URL(new URL(uri).searchParams.get('credential_offer_uri') as string);
+      expect(offerUrl.origin).toBe(`https://${host}`);
+      const fetched = await http(server.port, 'GET', offerUrl.pathname, { host });
+      expect(fetched.status, fetched.text).toBe(200);
+      const code = fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
+      expect(fetched.json().grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'].tx_code).toEqual({ length: 6, input_mode: 'numeric' });
 
-    const form = (fields: Record<string, string>) => ({
-      host,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      raw: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', ...fields }).toString(),
-    });
-    const redeemed = await http(server.port, 'POST', '/v1/oauth/token', form({ 'pre-authorized_code': code, tx_code: transactionCode }));
-    expect(redeemed.status, redeemed.text).toBe(200);
-    expect(redeemed.headers['cache-control']).toBe('no-store');
-    expect(redeemed.json()).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'mso_mdoc:org.example.pid' });
-    const again = await http(server.port, 'POST', '/v1/oauth/token', form({ 'pre-authorized_code': code, tx_code: transactionCode }));
-    expect(again.status).toBe(400);
-    expect(again.json()).toMatchObject({ error: 'invalid_grant', code: 'BadRequest' });
-    expect((await http(server.port, 'GET', offerUrl.pathname, { host })).status).toBe(404);
+      const form = (fields: Record<string, string>) => ({
+        host,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        raw: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', ...fields }).toString(),
+      });
+      const redeemed = await http(server.port, 'POST', '/v1/oauth/token', form({ 'pre-authorized_code': code, tx_code: transactionCode }));
+      expect(redeemed.status, redeemed.text).toBe(200);
+      expect(redeemed.headers['cache-control']).toBe('no-store');
+      expect(redeemed.json()).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'mso_mdoc:org.example.pid' });
+      const again = await http(server.port, 'POST', '/v1/oauth/token', form({ 'pre-authorized_code': code, tx_code: transactionCode }));
+      expect(again.status).toBe(400);
+      expect(again.json()).toMatchObject({ error: 'invalid_grant', code: 'BadRequest' });
+      expect((await http(server.port, 'GET', offerUrl.pathname, { host })).status).toBe(404);
 
-    // The access token verifies against the tenant's published key.
-    const jwks = (await http(server.port, 'GET', '/.well-known/jwks.json', { host })).json();
-    const [h, p, sig] = redeemed.json().access_token.split('.');
-    const key = createPublicKey({ key: jwks.keys[0], format: 'jwk' });
-    expect(verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'))).toBe(true);
-    expect(JSON.parse(Buffer.from(p, 'base64url').toString())).toMatchObject({ iss: `https://${host}`, aud: `https://${host}`, sub: userId, oid: id });
+      // The access token verifies against the tenant's published key.
+      const jwks = (await http(server.port, 'GET', '/.well-known/jwks.json', { host })).json();
+      const [h, p, sig] = redeemed.json().access_token.split('.');
+      const key = createPublicKey({ key: jwks.keys[0], format: 'jwk' });
+      expect(verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'))).toBe(true);
+      expect(JSON.parse(Buffer.from(p, 'base64url').toString())).toMatchObject({ iss: `https://${host}`, aud: `https://${host}`, sub: userId, oid: id });
 
-    const nonce = await http(server.port, 'POST', '/v1/openid/nonce', { host });
-    expect(nonce.status).toBe(200);
-    expect(nonce.json().c_nonce).toEqual(expect.any(String));
-    expect((await http(server.port, 'GET', `/v1/users/${userId}`, { host, headers: auth })).json().claims).toEqual({ familyName: 'Lovelace' });
+      const nonce = await http(server.port, 'POST', '/v1/openid/nonce', { host });
+      expect(nonce.status).toBe(200);
+      expect(nonce.json().c_nonce).toEqual(expect.any(String));
+      expect((await http(server.port, 'GET', `/v1/users/${userId}`, { host, headers: auth })).json().claims).toEqual({ familyName: 'Lovelace' });
 
-    const events = (await http(server.port, 'GET', '/v1/events?categories=openid&limit=100', { host, headers: auth }))
-      .json()
-      .data.map((e: { type: string }) => e.type);
-    expect(events).toEqual(
-      expect.arrayContaining(['OPENID_PRE_AUTHORIZED_OFFER_CREATE_SUCCESS', 'OPENID_TOKEN_SUCCESS', 'OPENID_TOKEN_FAIL', 'OPENID_NONCE_SUCCESS']),
-    );
-    expect(server.output()).not.toContain(code);
-  });
+      const events = (await http(server.port, 'GET', '/v1/events?categories=openid&limit=100', { host, headers: auth }))
+        .json()
+        .data.map((e: { type: string }) => e.type);
+      expect(events).toEqual(
+        expect.arrayContaining(['OPENID_PRE_AUTHORIZED_OFFER_CREATE_SUCCESS', 'OPENID_TOKEN_SUCCESS', 'OPENID_TOKEN_FAIL', 'OPENID_NONCE_SUCCESS']),
+      );
+      expect(server.output()).not.toContain(code);
+    },
+  );
 
   it.skipIf(skip)('answers bad input with the right status and error body, never a 5xx', async () => {
     const auth = { authorization: `Bearer ${await token()}` };
@@ -350,7 +359,7 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
   });
 
   it.skipIf(skip)(
-    'answers a HEAD with headers over 16 KB with 431 and no content, and a GET past the parser limit with 431 (RFC 9110 §9.3.2, specification 7.7)',
+    'answers a HEAD with headers over 16 KB with 431 and no content, and a GET past the parser limit with 431 (RFC 9110 §9.3.2, docs/decisions.md "HTTP")',
     async () => {
       const raw = (request: string) =>
         new Promise<string>((resolve) => {

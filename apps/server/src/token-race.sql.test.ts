@@ -1,5 +1,5 @@
 // Two servers sharing one database (PostgreSQL, and SQLite from two connections): racing token
-// requests for one pre-authorized code get exactly one access token (specification 4.5; API.md §9:
+// requests for one pre-authorized code get exactly one access token (OpenID4VCI 1.0 §6; docs/decisions.md "Users, offers, the token and nonce endpoints":
 // "a code is single-use"), and racing wrong transaction codes lock the offer after exactly three.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';

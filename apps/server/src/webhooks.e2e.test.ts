@@ -1,4 +1,4 @@
-// Webhooks end to end (issue 6; specification 2.8, 6; API.md §10): real server processes, a real
+// Webhooks end to end (issue 6; docs/decisions.md "Webhooks"): real server processes, a real
 // HTTPS receiver on https://localhost with a self-signed certificate the server is told to trust
 // (VELLUM_OUTBOUND_CA_FILE), credentials issued by a wallet over the real OpenID4VCI flow
 // (pre-authorized offer → token → nonce → credential), the retry schedule shortened through
@@ -47,7 +47,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const idOf = (r: ReceivedRequest) => String(r.headers['webhook-id']);
 
-describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeBackend, skip) => {
+describe.each(backends)('webhooks end to end on %s (docs/decisions.md "Webhooks")', (_name, makeBackend, skip) => {
   let backend: Backend;
   let tls: LocalhostCertificate;
   let receiver: WebhookReceiver;
@@ -121,7 +121,7 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
    * Returns what the webhook payload must say.
    */
   async function issue() {
-    // The user's claims are what issuance persisted: the payload's userClaims (specification 6).
+    // The user's claims are what issuance persisted: the payload's userClaims (docs/decisions.md "Webhooks").
     const claims = { familyName: 'Lovelace', givenName: `Ada ${randomUUID().slice(0, 8)}` };
     const user = await api('POST', '/v1/users', { claims });
     expect(user.status, user.text).toBe(201);
@@ -281,7 +281,7 @@ describe.each(backends)('webhooks end to end on %s (API.md §10)', (_name, makeB
     const hits = receiver.requests.filter((r) => r.path === '/flaky');
     expect(hits).toHaveLength(3);
     expect(new Set(hits.map(idOf))).toEqual(new Set([delivery?.id]));
-    // API.md §10 with base B: the first retry after B/2..B, the second after B..2B (jitter in the
+    // docs/decisions.md "Webhooks" with base B: the first retry after B/2..B, the second after B..2B (jitter in the
     // upper half), plus at most one poll interval and the time to record and claim.
     const gaps = [(hits[1]?.at ?? 0) - (hits[0]?.at ?? 0), (hits[2]?.at ?? 0) - (hits[1]?.at ?? 0)];
     expect(gaps[0]).toBeGreaterThanOrEqual(BASE_DELAY_MS / 2);

@@ -90,19 +90,19 @@ export interface Repositories {
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   webhookKeys: WebhookKeyRepository;
-  /** Wallet (OAuth) clients (API.md §8). */
+  /** Wallet (OAuth) clients (docs/wallet-clients.md). */
   walletClients: WalletClientRepository;
-  /** The tenant's OpenID Connect provider (API.md §8). */
+  /** The tenant's OpenID Connect provider (docs/authentication.md). */
   authenticationProviders: AuthenticationProviderRepository;
-  /** The tenant's OpenID settings: the interaction hook (API.md §8). */
+  /** The tenant's OpenID settings: the interaction hook (docs/authentication.md). */
   openIdSettings: OpenIdSettingsRepository;
-  /** Claim sources (API.md §8). */
+  /** Claim sources (docs/authentication.md). */
   claimSources: ClaimSourceRepository;
-  /** Runs of the Authorization Code flow (specification 4.4, 4.5). */
+  /** Runs of the Authorization Code flow (OpenID4VCI 1.0 §5, §6). */
   authorizations: AuthorizationRepository;
-  /** Status lists, their entries and their signed tokens (specification 9.5; API.md §12). */
+  /** Status lists, their entries and their signed tokens (docs/status-lists.md). */
   statusLists: StatusListRepository;
-  /** How each docType's mDocs are listed (API.md §12). */
+  /** How each docType's mDocs are listed (docs/status-lists.md). */
   statusListConfigurations: StatusListConfigurationRepository;
 }
 

@@ -16,7 +16,7 @@ async function setup() {
   return { keys, master, encryption };
 }
 
-describe('credential response encryption (API.md §9, OpenID4VCI 1.0 §8.3: ECDH-ES with A128GCM or A256GCM)', () => {
+describe('credential response encryption (docs/decisions.md "The credential endpoint", OpenID4VCI 1.0 §8.3: ECDH-ES with A128GCM or A256GCM)', () => {
   it('encrypts to the wallet’s key: jose decrypts it with the wallet’s private key, and the header names the key', async () => {
     const { encryption } = await setup();
     const { publicKey, privateKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256' });

@@ -77,7 +77,7 @@ function walletKeyProblem(jwk: Record<string, unknown>): string | undefined {
 }
 
 /**
- * The CredentialEncryption port with jose (API.md §9). Requests are decrypted with a per-tenant
+ * The CredentialEncryption port with jose (docs/decisions.md "The credential endpoint"). Requests are decrypted with a per-tenant
  * P-256 key derived from one sealed platform seed (docs/decisions.md explains why); responses are
  * encrypted to the wallet's key with ECDH-ES and A128GCM or A256GCM. Nothing here throws on input.
  * Loading throws when the stored seed cannot be opened, so a wrong master key stops the server at start.

@@ -51,7 +51,7 @@ export type { WalletTokensOptions } from './wallet-tokens.ts';
 /** The core's Digests port (SHA-256, base64url). */
 export { createDigests } from './digests.ts';
 
-// The credential endpoint (OpenID4VCI 1.0, API.md §9).
+// The credential endpoint (OpenID4VCI 1.0, docs/decisions.md "The credential endpoint").
 /** The core's ProofVerifier port: key proof JWT signatures against a jwk or did:key kid. */
 export { createProofVerifier } from './proof-verifier.ts';
 /** The core's JwtProofVerifier port: DPoP proofs, client attestations and key attestations (jwk, given key, x5c). */

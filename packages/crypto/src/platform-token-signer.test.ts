@@ -25,7 +25,7 @@ async function setup() {
   return { keys, key, clock, signer };
 }
 
-describe('loadPlatformTokenSigner (API.md 2: admin tokens are ES256 JWTs of the platform key)', () => {
+describe('loadPlatformTokenSigner (docs/decisions.md "Tenancy and admin authentication": admin tokens are ES256 JWTs of the platform key)', () => {
   it('signs tokens it verifies, with the claims the core reads', async () => {
     const { signer } = await setup();
     const token = await signer.sign(claims, opts);

@@ -81,7 +81,7 @@ describe('createSealer', () => {
   });
 });
 
-describe('parseMasterKey (API.md 13: VELLUM_MASTER_KEY is base64 of 32 bytes)', () => {
+describe('parseMasterKey (README.md: VELLUM_MASTER_KEY is base64 of 32 bytes)', () => {
   it('decodes base64 of 32 bytes', () => {
     const bytes = randomBytes(32);
     expect(Buffer.from(parseMasterKey(bytes.toString('base64'))).equals(bytes)).toBe(true);

@@ -9,7 +9,7 @@ const SECRET = 'hook-secret-0123456789abcdef0123456789';
 const key = (s: string) => new TextEncoder().encode(s);
 const b64u = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-describe('createSessionTokens (HS256 session tokens of the interaction hook, API.md §8)', () => {
+describe('createSessionTokens (HS256 session tokens of the interaction hook, docs/authentication.md)', () => {
   it('signs HS256 with iat and exp added, and verifies its own tokens', async () => {
     const clock = fakeClock('2026-05-01T12:00:00.000Z');
     const tokens = createSessionTokens({ clock });

@@ -1,4 +1,4 @@
-// The core's SessionTokens port: the HS256 JWTs of the interaction hook hand-off (API.md §8), signed
+// The core's SessionTokens port: the HS256 JWTs of the interaction hook hand-off (docs/authentication.md), signed
 // with the tenant's hook secret.
 import type { Clock, SessionTokens } from '@vellum/core';
 import { jwtVerify, SignJWT } from 'jose';

@@ -42,7 +42,7 @@ const claimsFor = (tenantId: string) => ({
   scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
 });
 
-describe('wallet access tokens (API.md §9)', () => {
+describe('wallet access tokens (docs/decisions.md "Users, offers, the token and nonce endpoints")', () => {
   it('are ES256 at+jwt JWTs with the agreed claims, verifiable with the published JWKS by a library we did not write', async () => {
     const { tokens, tenant } = await setup();
     const input = claimsFor(tenant.id);

@@ -5,7 +5,7 @@ const PROVIDER = { url: 'https://login.example.com/realms/acme', clientId: 'vell
 const HOOK = 'https://issuer.example.com/kyc';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('the authentication provider and the interaction hook over HTTP (API.md §8) (%s)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('the authentication provider and the interaction hook over HTTP (docs/authentication.md) (%s)', (mount) => {
   let t: TestApp;
   let tenants = 0;
 

@@ -3,7 +3,7 @@ import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
 
-// Specification 4.4, 4.5 over HTTP (docs/authorization-code.md). The identity provider is the fake
+// OpenID4VCI 1.0 §5, §6 over HTTP (docs/authorization-code.md). The identity provider is the fake
 // of @vellum/testing (the real adapter is tested against a real provider in @vellum/node, and the
 // whole flow with wallet libraries in tools/interop); session tokens and secrets are the real adapters.
 const REDIRECT = 'https://wallet.example.com/cb';

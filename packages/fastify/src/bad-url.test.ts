@@ -1,11 +1,11 @@
 // A URL whose percent-encoding does not decode is refused before any route runs. Fastify's own
-// answer is not the specification's error body (2.9) and, echoing the URL unescaped, not even JSON;
+// answer is not the error body (docs/errors.md) and, echoing the URL unescaped, not even JSON;
 // `handleFrameworkError` makes it one (docs/errors.md: every failure answers with the error body).
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { handleFrameworkError } from './index.ts';
 
-describe('a URL that does not decode (specification 2.9, docs/errors.md)', () => {
+describe('a URL that does not decode (docs/errors.md)', () => {
   it('answers 400 with the error body, not Fastify’s, and does not echo the URL', async () => {
     const app = Fastify({ frameworkErrors: handleFrameworkError });
     app.get('/v1/users/:id', async () => ({ ok: true }));

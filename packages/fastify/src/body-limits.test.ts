@@ -41,7 +41,7 @@ describe('XML nesting scanner', () => {
   });
 });
 
-describe('bounded error detail values (specification 2.9 details, hardening issue item 1)', () => {
+describe('bounded error detail values (docs/errors.md details, hardening issue item 1)', () => {
   it('cuts long strings to 200 characters', () => {
     expect(boundDetailValue('x'.repeat(5000))).toBe(`${'x'.repeat(200)}…`);
     expect(boundDetailValue('short')).toBe('short');

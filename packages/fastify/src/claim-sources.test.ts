@@ -23,7 +23,7 @@ const OAUTH_SOURCE = {
 };
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (API.md §8) (%s)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (docs/authentication.md) (%s)', (mount) => {
   let t: TestApp;
   let tenants = 0;
 

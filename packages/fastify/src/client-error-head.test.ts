@@ -1,4 +1,4 @@
-// A HEAD request refused at the connection (headers over 16 KB, specification 7.7) gets its 431
+// A HEAD request refused at the connection (headers over 16 KB, docs/decisions.md "HTTP") gets its 431
 // without content: RFC 9110 §9.3.2 says a response to HEAD has none, and an HTTP client reads any
 // bytes after the header block as a broken next answer. Other methods still get the error body.
 import { connect } from 'node:net';
@@ -18,7 +18,7 @@ function exchange(port: number, request: string): Promise<string> {
   });
 }
 
-describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, specification 7.7)', () => {
+describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, docs/decisions.md "HTTP")', () => {
   const app = Fastify({ http: { maxHeaderSize: 16 * 1024 }, clientErrorHandler: handleClientError } as Parameters<typeof Fastify>[0]);
   let port = 0;
   beforeAll(async () => {

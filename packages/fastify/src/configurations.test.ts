@@ -39,7 +39,7 @@ const flatBody = {
   claimDisplay: { name: [{ name: 'Name', locale: 'en' }] },
 };
 
-/** Each format's collection (API.md §6), a valid body, and what the answer adds by default. */
+/** Each format's collection (docs/decisions.md "Credential configurations"), a valid body, and what the answer adds by default. */
 const COLLECTIONS = [
   { format: 'mso_mdoc', path: '/v2/credentials/mobile/configurations', body: mdlBody, defaults: { includeStatus: false } },
   {
@@ -186,7 +186,7 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
     });
   });
 
-  describe('validation the core does (API.md §6)', () => {
+  describe('validation the core does (docs/decisions.md "Credential configurations")', () => {
     const mobile = '/v2/credentials/mobile/configurations';
 
     it('names a mapping default that does not match its type, and an expiry past the mDL limit, in one 400', async () => {
@@ -270,7 +270,7 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
     });
   });
 
-  describe('GET /.well-known/openid-credential-issuer (specification 2.7, 4.6a)', () => {
+  describe('GET /.well-known/openid-credential-issuer (OpenID4VCI 1.0 §12.2, §12.2.2)', () => {
     it('publishes every configuration, field by field, for the tenant host, without a token', async () => {
       const { call, host } = await tenant();
       const ids: Record<string, string> = {};
@@ -395,7 +395,7 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         cryptographic_binding_methods_supported: ['jwk'],
       });
 
-      // Specification 9.4: the deprecated list stays until its end of life.
+      // OpenID4VCI draft 13: the deprecated list stays until its end of life.
       expect(m.credentials_supported).toHaveLength(5);
       expect(m.credentials_supported[0]).toEqual({
         format: 'mso_mdoc',

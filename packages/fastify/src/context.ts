@@ -20,7 +20,7 @@ declare module 'fastify' {
 }
 
 /**
- * Adds the hooks every tenant route needs: find the tenant from the Host header (API.md §1), then,
+ * Adds the hooks every tenant route needs: find the tenant from the Host header (docs/decisions.md "Tenancy and admin authentication"), then,
  * for routes that name a permission, authenticate the bearer token and check the role — before the
  * body is validated, so an anonymous caller learns nothing about the input rules.
  */

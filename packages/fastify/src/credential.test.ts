@@ -188,7 +188,7 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     expect(res.headers.sunset).toBe('Sat, 02 May 2026 00:00:00 GMT');
   });
 
-  it('a missing or foreign access token: 401 invalid_token with the Bearer challenge (API.md §3)', async () => {
+  it('a missing or foreign access token: 401 invalid_token with the Bearer challenge (docs/errors.md)', async () => {
     const s = await issuer();
     const other = await issuer();
     const { authorization: foreign } = await other.redeemed();
@@ -357,7 +357,7 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     expect(missing.json()).toMatchObject({ error: 'credential_request_denied' });
   });
 
-  it('lists issued credentials only with the credentials and users permissions (API.md §2, §12)', async () => {
+  it('lists issued credentials only with the credentials and users permissions (docs/decisions.md "Tenancy and admin authentication", docs/decisions.md "The credential endpoint")', async () => {
     const s = await issuer();
     const sub = `issuer${tenants}`;
     const auditor = await t.token(sub, 'auditor');

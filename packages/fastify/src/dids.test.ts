@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../test/app.ts';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; API.md ยง5)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; docs/decisions.md "DIDs")', (mount) => {
   let t: TestApp;
   let tenants = 0;
   const url = (path: string) => `${t.prefix}${path}`;
@@ -24,7 +24,7 @@ describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; API.md ย
   });
   afterAll(async () => t.close());
 
-  it('creates did:key (Ed25519 by default, P-256 on request) and did:web, answering 201 as API.md shows', async () => {
+  it('creates did:key (Ed25519 by default, P-256 on request) and did:web, answering 201 as docs/decisions.md "DIDs" shows', async () => {
     const { call, host } = await tenant();
     const ed = await call('POST', url('/v1/dids'), { method: 'key' });
     expect(ed.statusCode).toBe(201);

@@ -79,7 +79,7 @@ async function proofFor(key: DpopKey, htu: string, options: ProofOptions = {}): 
 const DAY = 86_400_000;
 
 /**
- * A wallet provider (specification 5): a root CA the issuer's clients register, and a signing key
+ * A wallet provider (docs/dpop-and-attestation.md): a root CA the issuer's clients register, and a signing key
  * certified by it that signs client attestations with its certificate in x5c. The certificates are
  * made with @vellum/crypto's X.509 writer, as fixtures; the JWTs with jose.
  */
@@ -134,7 +134,7 @@ function attestationPop(instance: DpopKey, clientId: string, audience: string, j
     .sign(instance.privateKey);
 }
 
-/** The spec's error body of a wallet-facing endpoint (API.md §3): the Vellum fields and the OAuth ones. */
+/** The error body of a wallet-facing endpoint (docs/errors.md): the Vellum fields and the OAuth ones. */
 function expectOAuthError(res: LightMyRequestResponse, status: number, error: string) {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -521,7 +521,7 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
     });
 
     /**
-     * Below 500; a refusal with the spec's JSON error body. The nonce endpoint reads none of these
+     * Below 500; a refusal with the JSON error body of docs/errors.md. The nonce endpoint reads none of these
      * headers; an anonymous wallet whose attestation names no registered client gets the bearer
      * token it would get without one, and nothing the attestation claims.
      */

@@ -21,7 +21,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(Object.entries(STATUS_BY_CODE).map(([c, s]) => [s, c as ErrorCode]));
 
-/** Specification 2.9 error body, with the OAuth fields that token and wallet endpoints add (API.md §3). */
+/** The error body (docs/errors.md), with the OAuth fields that token and wallet endpoints add. */
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
@@ -85,7 +85,7 @@ function oauthErrorFor(code: ErrorCode): OAuthErrorCode {
 export function sendError(reply: FastifyReply, error: DomainError, style: ErrorStyle): FastifyReply {
   const status = STATUS_BY_CODE[error.code];
   if (style === 'api' && error.code === 'Unauthorized') {
-    // Specification 7.3: an unauthorized admin request gets the plain word, with a Bearer challenge.
+    // docs/errors.md: an unauthorized admin request gets the plain word, with a Bearer challenge.
     return reply.code(401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send('Unauthorized');
   }
   // RFC 9110 §10.2.3: a rate-limited request learns when to try again (docs/limits.md).
@@ -100,7 +100,7 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
     // RFC 6749 §5.2: printable ASCII without `"` and `\`, whatever the message says.
     body.error_description = oauthErrorDescription(error.message);
     reply.header('cache-control', 'no-store');
-    // RFC 6750 §3: a resource request without a valid access token is challenged (API.md §3).
+    // RFC 6750 §3: a resource request without a valid access token is challenged (docs/errors.md).
     if (body.error === 'invalid_token' && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer error="invalid_token"');
     // RFC 6749 §5.2: a client that failed to authenticate is challenged with the scheme it may use.
     if (body.error === 'invalid_client' && status === 401) reply.header('www-authenticate', 'Basic realm="token endpoint"');
@@ -207,7 +207,7 @@ export function requestMethodOf(error: ParseError): string | undefined {
 }
 
 /**
- * Answers connection-level parse failures (e.g. headers over the 16 KB limit, specification 7.7)
+ * Answers connection-level parse failures (e.g. headers over the 16 KB limit, docs/decisions.md "HTTP")
  * with the error body instead of Node's bare status line. Pass it as Fastify's `clientErrorHandler`.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {

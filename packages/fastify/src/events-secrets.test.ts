@@ -1,4 +1,4 @@
-// API.md §4: at logging level 3 events hold the request and response payloads, but never an issued
+// docs/decisions.md "Analytic events": at logging level 3 events hold the request and response payloads, but never an issued
 // credential, and never secrets (codes, tokens, proofs); docs/limits.md "Analytic events".
 import { PRE_AUTHORIZED_GRANT } from '@vellum/core';
 import { proofJwt, walletKey } from '@vellum/testing';
@@ -11,7 +11,7 @@ const mdl = {
   claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
 };
 
-describe.each(['standalone', 'prefixed'] as const)('what an auditor reads of a level-3 issuance (API.md §4) (%s)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('what an auditor reads of a level-3 issuance (docs/decisions.md "Analytic events") (%s)', (mount) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildTestApp(mount);

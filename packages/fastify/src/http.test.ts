@@ -17,7 +17,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
   });
   afterAll(async () => t.close());
 
-  describe('admin token endpoint (specification 5, API.md §2)', () => {
+  describe('admin token endpoint (docs/decisions.md "Tenancy and admin authentication")', () => {
     it('issues a bearer token for JSON and for form bodies, never cached', async () => {
       const body = { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: `https://${acme.host}` };
       const json = await t.app.inject({ method: 'POST', url: url('/oauth/token'), payload: body });
@@ -63,7 +63,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
     });
   });
 
-  describe('custom domain (specification 4.1)', () => {
+  describe('custom domain (docs/decisions.md "Custom domains")', () => {
     it('runs the whole life cycle with the statuses of 4.1', async () => {
       const created = await t.app.inject({
         method: 'POST',
@@ -94,7 +94,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
       expect(got.statusCode).toBe(200);
       expect(got.json()).toMatchObject({ isVerified: true, verifiedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
 
-      // Once verified, the custom domain reaches the tenant (API.md §11).
+      // Once verified, the custom domain reaches the tenant (docs/decisions.md "Custom domains").
       const viaCustom = await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(admin, 'issuer.example.com') });
       expect(viaCustom.statusCode).toBe(200);
 
@@ -231,7 +231,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
     });
   });
 
-  describe('analytic events (API.md §4)', () => {
+  describe('analytic events (docs/decisions.md "Analytic events")', () => {
     it('lists each step’s START and SUCCESS/FAIL with filters and cursor pages', async () => {
       const token = await t.token('acme');
       await t.app.inject({ method: 'GET', url: url('/v1/config/domain'), headers: as(token) });

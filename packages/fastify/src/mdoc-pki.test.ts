@@ -87,7 +87,7 @@ async function foreignIaca(commonName: string) {
 }
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('mDoc PKI over HTTP (%s; API.md §7)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('mDoc PKI over HTTP (%s; docs/decisions.md "mDoc PKI")', (mount) => {
   let t: TestApp;
   let tenants = 0;
   const url = (path: string) => `${t.prefix}${path}`;

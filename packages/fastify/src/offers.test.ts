@@ -57,7 +57,7 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
     return { ...created, call, wallet, token, mdoc, ldp, offer, issuerId: `https://${created.host}${t.prefix}` };
   }
 
-  /** Expects the OAuth error body of API.md §3, never cached. */
+  /** Expects the OAuth error body of docs/errors.md, never cached. */
   function expectOAuthError(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown; body: string }, status: number, error: string) {
     expect(res.statusCode, res.body).toBe(status);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -75,7 +75,7 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
   });
   afterAll(async () => t.close());
 
-  describe('POST /v1/openid/offers/pre-authorized (specification 4.7)', () => {
+  describe('POST /v1/openid/offers/pre-authorized (docs/decisions.md "Users, offers, the token and nonce endpoints")', () => {
     it('answers { id, userId, uri, expiresAt, transactionCode } with the issuer, ids and grant in the URI', async () => {
       const { offer, mdoc, issuerId } = await issuer();
       const created = await offer({ transactionCodeConfiguration: { inputMode: 'numeric', length: 4 }, expiresIn: { minutes: 2 } });
@@ -176,7 +176,7 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
     });
   });
 
-  describe('POST /v1/openid/offers (specification 4.3)', () => {
+  describe('POST /v1/openid/offers (docs/authorization-code.md)', () => {
     it('answers { uri } with issuer_state and request parameters, by value or by reference', async () => {
       const { call, mdoc, ldp, issuerId, wallet } = await issuer();
       const res = await call('POST', '/v1/openid/offers', { credentials: [ldp.id, mdoc.id], request_parameters: { login_hint: 'ada' } });
@@ -201,7 +201,7 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
     });
   });
 
-  describe('POST /v1/oauth/token (specification 4.5, 2.5)', () => {
+  describe('POST /v1/oauth/token (OpenID4VCI 1.0 §6, §6.2)', () => {
     it('redeems a code (form-encoded, anonymous) for a Bearer JWT signed with the key published at /.well-known/jwks.json', async () => {
       const { offer, token, wallet, mdoc, issuerId } = await issuer();
       const created = await offer({ transactionCodeConfiguration: { inputMode: 'numeric' } });

@@ -219,7 +219,7 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
         else if (schema === (ErrorBodySchema as unknown)) expect(answer?.content?.['application/json']?.schema, `${name} ${status}`).toEqual(errorRef);
         else expect(answer?.content?.['application/json']?.schema, `${name} ${status}`).toEqual(documented(schema));
       }
-      // Any other failure renders the error body (specification 2.9).
+      // Any other failure renders the error body (docs/errors.md).
       expect(op.responses.default?.content?.['application/json']?.schema, name).toEqual(errorRef);
       // A success is always described, even where the handler renders its own answer.
       expect(

@@ -75,7 +75,7 @@ const securitySchemes = {
 } as const;
 
 const UNAUTHORIZED: DocumentedResponse = {
-  description: 'No valid admin access token (specification 7.3): the plain word, with a Bearer challenge.',
+  description: 'No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge.',
   content: { 'text/plain': Type.Literal('Unauthorized') },
   headers: { 'www-authenticate': Type.Literal('Bearer', { description: 'The challenge.' }) },
 };
@@ -86,7 +86,7 @@ const STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
   201: 'Created',
   202: 'Accepted',
   204: 'Done; no content.',
-  400: 'The request is invalid; `details` names each field (specification 2.9).',
+  400: 'The request is invalid; `details` names each field (docs/errors.md).',
   401: 'Not authenticated.',
   403: 'The token’s role lacks the permission this operation needs.',
   404: 'Not found, or no tenant is served at this host.',
@@ -94,7 +94,7 @@ const STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
   413: 'The body is too large (docs/limits.md).',
   415: 'The body’s media type is not taken here.',
   503: 'A service this operation needs is not available.',
-  default: 'Any other failure, with the error body (specification 2.9, docs/errors.md).',
+  default: 'Any other failure, with the error body (docs/errors.md).',
 };
 
 /** The error bodies, as components the operations refer to. */
@@ -151,7 +151,7 @@ function documentRoute(route: RouteOptions): RouteSchema {
   const optional = route.config?.authentication === 'optional';
   const responses: Record<string, unknown> = {};
   for (const [status, value] of Object.entries((own.response ?? {}) as Record<string, TSchema>)) {
-    // Wallet-facing routes render the same body with the OAuth fields always set (API.md §3).
+    // Wallet-facing routes render the same body with the OAuth fields always set (docs/errors.md).
     responses[status] = response(status, oauth && value === ErrorBodySchema ? OAuthErrorBodySchema : value);
   }
   for (const [status, value] of Object.entries(documentOnly?.responses ?? {})) responses[status] ??= response(status, value);
@@ -203,15 +203,15 @@ function writeQueryObjects(document: { paths?: Record<string, Record<string, Rec
 }
 
 const TAGS = [
-  ['Admin token', 'Admin access tokens for a tenant’s admin clients (specification 5).'],
+  ['Admin token', 'Admin access tokens for a tenant’s admin clients (docs/decisions.md "Tenancy and admin authentication").'],
   ['Wallet authorization', 'The wallet’s OAuth side: token, nonce, authorization and PAR endpoints.'],
   ['Credential issuance', 'The credential and notification endpoints (OpenID4VCI 1.0 §8, §11).'],
   ['Metadata', 'Public issuer and authorization server metadata.'],
   ['Offers', 'Credential offers.'],
-  ['Credential configurations', 'Credential configurations, one collection per format (API.md §6).'],
+  ['Credential configurations', 'Credential configurations, one collection per format (docs/decisions.md "Credential configurations").'],
   ['Issued credentials', 'Records of issued credentials.'],
   ['Status lists', 'Revocation and status lists, and their public documents.'],
-  ['mDoc PKI', 'IACAs and document signers (API.md §7).'],
+  ['mDoc PKI', 'IACAs and document signers (docs/decisions.md "mDoc PKI").'],
   ['DIDs', 'The tenant’s DIDs and their public did:web documents.'],
   ['Users', 'Users and their persisted claims.'],
   ['Authentication providers', 'The OpenID Connect provider users sign in with.'],
@@ -219,7 +219,7 @@ const TAGS = [
   ['OpenID settings', 'OpenID settings and the interaction hook.'],
   ['Wallet clients', 'OAuth clients of wallets.'],
   ['Webhooks', 'Webhooks, their deliveries and signing keys.'],
-  ['Custom domain', 'The tenant’s custom domain (specification 4.1).'],
+  ['Custom domain', 'The tenant’s custom domain (docs/decisions.md "Custom domains").'],
   ['Analytics', 'Analytic events and their settings.'],
   ['Admin clients', 'The tenant’s admin clients.'],
 ].map(([name, description]) => ({ name: name as string, description: description as string }));
@@ -237,7 +237,7 @@ export async function addOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Vellum',
         version: '1',
         description:
-          'Vellum’s HTTP API: the admin API of each tenant, the wallet-facing OpenID4VCI endpoints and the public documents. A tenant is chosen by the Host the request is sent to (API.md §1); the paths below are the same on every tenant’s host.',
+          'Vellum’s HTTP API: the admin API of each tenant, the wallet-facing OpenID4VCI endpoints and the public documents. A tenant is chosen by the Host the request is sent to (docs/decisions.md "Tenancy and admin authentication"); the paths below are the same on every tenant’s host.',
       },
       tags: TAGS,
       // Copies: @fastify/swagger's resolver writes into the schemas it is given (a `title`).

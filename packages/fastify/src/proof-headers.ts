@@ -20,7 +20,7 @@ export function proofHeader(
 }
 
 /**
- * The proof headers of a token or pushed authorization request (specification 5): `DPoP`
+ * The proof headers of a token or pushed authorization request (docs/dpop-and-attestation.md): `DPoP`
  * (RFC 9449), `OAuth-Client-Attestation` and `OAuth-Client-Attestation-PoP`. The core checks them.
  */
 export function walletProofHeaders(request: FastifyRequest): TokenRequestProofs {

@@ -9,7 +9,7 @@ const codeIn = (uri: string) =>
 
 type Reply = { statusCode: number; headers: Record<string, unknown>; json(): unknown; body: string };
 
-/** RFC 9110 §10.2.3 and the OAuth error body (API.md §3): 429 TooManyRequests, invalid_request, Retry-After in whole seconds. */
+/** RFC 9110 §10.2.3 and the OAuth error body (docs/errors.md): 429 TooManyRequests, invalid_request, Retry-After in whole seconds. */
 function expectTooManyRequests(res: Reply): void {
   expect(res.statusCode, res.body).toBe(429);
   expect(res.headers['cache-control']).toBe('no-store');

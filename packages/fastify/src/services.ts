@@ -41,7 +41,7 @@ export interface VellumServices {
   documentSigners: DocumentSignerService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
-  /** Webhook subscriptions, the delivery log and the public signing keys (API.md §10). */
+  /** Webhook subscriptions, the delivery log and the public signing keys (docs/decisions.md "Webhooks"). */
   webhooks: WebhookService;
   users: UserService;
   /** `/v1/users/authentication-providers`: the tenant's OpenID Connect provider. */
@@ -64,6 +64,6 @@ export interface VellumServices {
   issuedCredentials: IssuedCredentialService;
   /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts. */
   walletClients: WalletClientService;
-  /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (API.md §12). */
+  /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (docs/status-lists.md). */
   statusLists: StatusListService;
 }

@@ -6,7 +6,7 @@ const CONFIGURATIONS = '/v2/credentials/mobile/status-lists/configurations';
 const DOCTYPE = 'org.iso.18013.5.1.mDL';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP (%s; API.md §12)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP (%s; docs/status-lists.md)', (mount) => {
   let t: TestApp;
   let tenants = 0;
 

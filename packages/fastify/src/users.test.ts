@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('users over HTTP (API.md §8) (%s)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('users over HTTP (docs/decisions.md "Users, offers, the token and nonce endpoints") (%s)', (mount) => {
   let t: TestApp;
   let tenants = 0;
 

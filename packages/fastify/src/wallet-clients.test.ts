@@ -3,8 +3,8 @@ import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUb3Jn\n-----END CERTIFICATE-----\n';
 
-// API.md §8 `/v1/openid/clients`; STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (API.md §8) (%s)', (mount) => {
+// docs/wallet-clients.md `/v1/openid/clients`; STYLE 14: runs standalone and mounted under a prefix inside another app.
+describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (docs/wallet-clients.md) (%s)', (mount) => {
   let t: TestApp;
   let tenants = 0;
 

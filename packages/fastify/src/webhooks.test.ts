@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../test/app.ts';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
-describe.each(['standalone', 'prefixed'] as const)('webhooks over HTTP (%s; specification 2.8, 4.9, 4.10; API.md §10)', (mount) => {
+describe.each(['standalone', 'prefixed'] as const)('webhooks over HTTP (%s; docs/decisions.md "Webhooks")', (mount) => {
   let t: TestApp;
   let tenants = 0;
   const url = (path: string) => `${t.prefix}${path}`;

@@ -6,7 +6,7 @@ const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, tri
 
 /**
  * Reads a flat XML document (a root element whose children are text fields) into an object, for
- * endpoints that also take `application/xml` (specification 2.1). DTDs are refused outright, so
+ * endpoints that also take `application/xml` (docs/decisions.md "Custom domains"). DTDs are refused outright, so
  * no entity tricks reach the parser.
  */
 export function parseFlatXml(text: string): Record<string, string> {

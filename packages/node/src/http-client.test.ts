@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, isForbiddenAddress } from './http-client.ts';
 
-describe('the SSRF guard’s address rules (API.md §8)', () => {
+describe('the SSRF guard’s address rules (docs/limits.md "Outbound calls")', () => {
   it.each([
     '127.0.0.1',
     '10.1.2.3',
@@ -60,7 +60,7 @@ describe('the SSRF guard’s address rules (API.md §8)', () => {
   );
 });
 
-describe('outbound HTTPS (API.md §8, §10) against a real receiver on loopback', () => {
+describe('outbound HTTPS (docs/limits.md "Outbound calls", docs/decisions.md "Webhooks") against a real receiver on loopback', () => {
   let tls: LocalhostCertificate;
   let receiver: WebhookReceiver;
   const body = new TextEncoder().encode('{"hello":"world"}');
@@ -139,7 +139,7 @@ describe('outbound HTTPS (API.md §8, §10) against a real receiver on loopback'
   });
 });
 
-describe('outbound requests that read the answer (HttpClient.fetch, API.md §8) against a real server on loopback', () => {
+describe('outbound requests that read the answer (HttpClient.fetch, docs/limits.md "Outbound calls") against a real server on loopback', () => {
   let tls: LocalhostCertificate;
   let server: Server;
   let base: string;

@@ -1,4 +1,4 @@
-// Outbound HTTP for webhook deliveries (API.md §8, §10) and for requests whose answer is read
+// Outbound HTTP for webhook deliveries (docs/limits.md "Outbound calls", docs/decisions.md "Webhooks") and for requests whose answer is read
 // (claim sources, the identity provider): https only, a deadline for the whole exchange, no
 // redirects, and an SSRF guard that vets the resolved address and then connects to exactly that
 // address, so a DNS answer that changes between the check and the connection (rebinding) cannot
@@ -21,7 +21,7 @@ export interface HttpClientOptions {
   resolve?: (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 }
 
-/** Addresses a delivery must never reach unless private destinations are allowed (API.md §8). */
+/** Addresses a delivery must never reach unless private destinations are allowed (docs/limits.md "Outbound calls"). */
 const FORBIDDEN = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], // this network

@@ -6,7 +6,7 @@ import { verifyWebhookDelivery } from './webhook-verify.ts';
 const URL_ = 'https://hooks.example.com/vellum';
 const NOW = new Date('2026-05-01T12:00:00.000Z');
 
-/** A delivery signed the way Vellum signs (RFC 9421 over the API.md §10 components, Ed25519). */
+/** A delivery signed the way Vellum signs (RFC 9421 over the components docs/decisions.md "Webhooks" lists, Ed25519). */
 async function signedDelivery(over: { created?: number; kid?: string; alg?: string } = {}) {
   const pair = generateKeyPairSync('ed25519');
   const jwk = pair.publicKey.export({ format: 'jwk' });

@@ -1,4 +1,4 @@
-// The memory store's repositories for what the Authorization Code flow runs on (API.md §8): the
+// The memory store's repositories for what the Authorization Code flow runs on (docs/authentication.md): the
 // tenant's authentication provider, its OpenID settings, and claim sources.
 import { type AuthenticationProvider, type ClaimSource, conflict, type OpenIdSettings, type PageRequest, type Repositories, type Slice } from '@vellum/core';
 

@@ -1,4 +1,4 @@
-// Rows of the tenant's authentication provider, OpenID settings and claim sources (API.md §8), and
+// Rows of the tenant's authentication provider, OpenID settings and claim sources (docs/authentication.md), and
 // their mapping to the domain types. Secrets arrive sealed (SecretBox) and are stored as they are.
 
 import type {

@@ -2,7 +2,7 @@ import type { CredentialFormat, IssuedCredentialRecord, IssuedCredentialStatus, 
 import type { Insertable, Selectable } from 'kysely';
 import type { Seq } from './database.ts';
 
-/** One issued credential, without its contents (API.md §12). */
+/** One issued credential, without its contents (docs/decisions.md "The credential endpoint"). */
 export interface IssuedCredentialsTable {
   seq: Seq;
   id: string;

@@ -324,7 +324,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
 
     '0007_issued_credentials': {
       async up(db: Kysely<any>) {
-        // What was issued, never the credential itself (API.md §12). No foreign key to users or
+        // What was issued, never the credential itself (docs/decisions.md "The credential endpoint"). No foreign key to users or
         // offers: the record of an issuance outlives the offer, and a deleted user's credentials
         // must still be found to revoke them.
         await db.schema
@@ -497,7 +497,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
 
     '0013_wallet_clients': {
       async up(db: Kysely<any>) {
-        // Wallet (OAuth) clients (API.md §8). Client ids are unique within a tenant: the unique
+        // Wallet (OAuth) clients (docs/wallet-clients.md). Client ids are unique within a tenant: the unique
         // index is the rule, so racing creates of one id agree. It also serves lookups and pages.
         await db.schema
           .createTable('wallet_clients')
@@ -522,7 +522,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
 
     '0014_authentication': {
       async up(db: Kysely<any>) {
-        // The tenant's OpenID Connect provider (API.md §8). One per tenant: the unique index on
+        // The tenant's OpenID Connect provider (docs/authentication.md). One per tenant: the unique index on
         // tenant_id is the rule, so servers creating one at once agree on one.
         await db.schema
           .createTable('authentication_providers')
@@ -571,7 +571,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
 
     '0015_authorizations': {
       async up(db: Kysely<any>) {
-        // Runs of the Authorization Code flow (API.md §9). Each stage's single-use handle is kept
+        // Runs of the Authorization Code flow (docs/authorization-code.md). Each stage's single-use handle is kept
         // only as its SHA-256 digest, unique per tenant while it is open (null once none is).
         await db.schema
           .createTable('authorizations')
@@ -620,7 +620,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
 
     '0016_status_lists': {
       async up(db: Kysely<any>) {
-        // How a tenant's mDocs of one docType are listed (API.md §12): one per docType, the unique
+        // How a tenant's mDocs of one docType are listed (docs/status-lists.md): one per docType, the unique
         // index being the rule, so servers creating one at once agree on one.
         await db.schema
           .createTable('status_list_configurations')
@@ -642,7 +642,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .columns(['tenant_id', 'doc_type'])
           .execute();
 
-        // The lists (specification 9.5, §8: up to 500,000 entries each). `taken` counts the
+        // The lists (docs/status-lists.md, docs/limits.md: up to 500,000 entries each). `taken` counts the
         // positions handed out, by one conditional increment (status-lists.table.ts).
         await db.schema
           .createTable('status_lists')

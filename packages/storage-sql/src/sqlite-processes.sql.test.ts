@@ -210,7 +210,7 @@ describe('SQLite shared by several processes', () => {
     });
   });
 
-  it('webhook deliveries claimed by two processes at once go to one of them each (the claim race, API.md §10)', async () => {
+  it('webhook deliveries claimed by two processes at once go to one of them each (the claim race, docs/decisions.md "Webhooks")', async () => {
     await withStore('claims.db', async (store, file) => {
       const tenant = makeTenant();
       await store.tenants.insert(tenant);

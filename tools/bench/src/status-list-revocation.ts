@@ -1,4 +1,4 @@
-// What a revocation costs on a full mDoc status list (issue 15; specification 9.5, §8): one list of
+// What a revocation costs on a full mDoc status list (issue 15; docs/status-lists.md, docs/limits.md): one list of
 // 500,000 entries (the most a list holds), on SQLite (the server's default store) and in memory,
 // through the core use cases over real adapters (in-process.ts). Measured, each REPEAT times:
 //

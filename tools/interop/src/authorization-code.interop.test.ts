@@ -5,7 +5,7 @@
 // jose) adds claims, the wallet redeems the code with its PKCE verifier, proves possession of its
 // key and receives an mDoc that @auth0/mdl verifies against the IACA, holding claims from the ID
 // token and from the hook. The browser is a few lines here that follow each redirect by hand.
-// The refusals are each checked for the error the specifications name, and never a 5xx.
+// The refusals are each checked for the error the standards name, and never a 5xx.
 import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, randomBytes, verify as verifySignature } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
@@ -563,7 +563,7 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     // RFC 9207: the wallet's redirect carries the issuer.
     expect(run.landed.searchParams.get('iss')).toBe(origin);
 
-    // What the hook was told (API.md §8; docs/authorization-code.md step 5).
+    // What the hook was told (docs/authentication.md; docs/authorization-code.md step 5).
     expect(hookSeen).toHaveLength(1);
     expect(hookSeen[0]).toMatchObject({
       iss: origin,
@@ -591,7 +591,7 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(users.json().data[0].claims).toEqual({ family_name: 'Okafor' });
   });
 
-  it.skipIf(skip)('the offer’s login_hint reaches the identity provider (specification 2.3 request_parameters)', async () => {
+  it.skipIf(skip)('the offer’s login_hint reaches the identity provider (docs/authorization-code.md request_parameters)', async () => {
     const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
     const created = await offer([configurationId], { login_hint: 'ada@example.com' });
     const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
@@ -882,7 +882,7 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     },
   );
 
-  // ----- refusals: each the specification's error, never a 5xx -----
+  // ----- refusals: each the error its standard names, never a 5xx -----
 
   it.skipIf(skip)('a wrong code_verifier is invalid_grant and does not spend the code (RFC 7636 §4.6)', async () => {
     const got = await codeByHand({ par: true });
@@ -1008,7 +1008,7 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     }
   });
 
-  it.skipIf(skip)('past 60 seconds a code is invalid_grant and a request_uri is refused (API.md §9, RFC 9126 §2.2)', async () => {
+  it.skipIf(skip)('past 60 seconds a code is invalid_grant and a request_uri is refused (docs/authorization-code.md, RFC 9126 §2.2)', async () => {
     // The code and the pushed request are made on the server; a second server process on the same
     // database, whose clock runs 61 s ahead, sees them expired. No test switch in the product.
     const got = await codeByHand({ par: true });

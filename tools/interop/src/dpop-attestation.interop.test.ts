@@ -8,7 +8,7 @@
 // openssl makes the wallet provider's certificate authority (attestation-ca.ts). The refusals send
 // what a library would never send — a replayed proof, a proof for another URL or method, without
 // ath, by another key — made with jose or replayed from what the library sent, and each is checked
-// for the status and the error body the specifications name, and never a 5xx. A second server
+// for the status and the error body the standards name, and never a 5xx. A second server
 // process on the same database refuses a proof the first one took: single use holds across
 // servers, not only inside one.
 import { createHash, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
@@ -46,7 +46,7 @@ const DOC_TYPE = 'com.example.membership.1';
 const REDIRECT = 'https://wallet.example/callback';
 /** The user at the identity provider (Authorization Code flow): the ID token carries family_name. */
 const ADA = 'ada-1991';
-/** Wallet clients the tenant registers (API.md §8). */
+/** Wallet clients the tenant registers (docs/wallet-clients.md). */
 const DPOP_CLIENT = 'dpop-wallet';
 const ATTESTED_CLIENT = 'attested-wallet';
 const COMBINED_CLIENT = 'combined-wallet';
@@ -775,7 +775,7 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     },
   );
 
-  // ----- refusals: each the specification's error, never a 5xx -----
+  // ----- refusals: each the error its standard names, never a 5xx -----
 
   it.skipIf(skip)('a DPoP proof works once: replayed on the same server it is refused at the token and the credential endpoints (RFC 9449 §11.1)', async () => {
     const device = wallet();

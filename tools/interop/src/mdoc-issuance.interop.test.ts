@@ -24,7 +24,7 @@ const NO_IACA = 'No active IACA: create or activate one at /v2/credentials/mobil
 
 type Check = { status: string; id: string; check: string; reason?: string | undefined; category: string };
 
-/** An mDL configuration with ten claims of every mapping type (API.md §6). */
+/** An mDL configuration with ten claims of every mapping type (docs/decisions.md "Credential configurations"). */
 function configuration(tenantId: string): MdocConfiguration {
   const now = new Date().toISOString();
   return {

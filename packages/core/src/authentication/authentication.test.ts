@@ -25,7 +25,7 @@ async function failure(
 const PROVIDER = { url: 'https://login.example.com/realms/acme', clientId: 'vellum', clientSecret: 'provider-secret-1' };
 const ORIGIN = 'https://acme.eu01.vellum.test';
 
-describe('the authentication provider (API.md §8 /v1/users/authentication-providers)', () => {
+describe('the authentication provider (docs/authentication.md /v1/users/authentication-providers)', () => {
   it('creates one with defaults, shows it without the secret and with the redirect URL, and lists it as a page of one', async () => {
     const { authenticationProviders: providers, ctx } = await setup();
     const created = await providers.create(ctx, PROVIDER);
@@ -178,7 +178,7 @@ describe('the authentication provider (API.md §8 /v1/users/authentication-provi
   });
 });
 
-describe('the interaction hook (API.md §8 /v1/openid/configuration)', () => {
+describe('the interaction hook (docs/authentication.md /v1/openid/configuration)', () => {
   it('answers {} with nothing configured, then makes a secret with the first hook and keeps it across PUTs', async () => {
     const { openIdSettings: settings, ctx, store, secretBox, tenant } = await setup();
     expect(await settings.get(ctx)).toEqual({});

@@ -5,7 +5,7 @@ export const PROVIDER_AUTH_METHODS = ['client_secret_basic', 'client_secret_post
 export type ProviderAuthMethod = (typeof PROVIDER_AUTH_METHODS)[number];
 
 /**
- * The tenant's OpenID Connect provider (API.md §8 `/v1/users/authentication-providers`; one per
+ * The tenant's OpenID Connect provider (docs/authentication.md `/v1/users/authentication-providers`; one per
  * tenant): the Authorization Code flow sends the user there to sign in.
  */
 export interface AuthenticationProvider {
@@ -41,7 +41,7 @@ export interface AuthenticationProviderRepository {
   delete(tenantId: string, id: string): Promise<boolean>;
 }
 
-/** The interaction hook (API.md §8 `/v1/openid/configuration`): a page of the issuer's the browser visits after sign-in. */
+/** The interaction hook (docs/authentication.md `/v1/openid/configuration`): a page of the issuer's the browser visits after sign-in. */
 export interface InteractionHook {
   /** https; the browser is sent to `{url}?session_token=<JWT>`. */
   url: string;

@@ -36,7 +36,7 @@ export interface IdentityProvider {
   ): Promise<{ ok: true; subject: string; claims: Record<string, unknown> } | ProviderFailure>;
 }
 
-/** HS256 JWTs for the interaction hook hand-off (API.md §8), with the tenant's hook secret. */
+/** HS256 JWTs for the interaction hook hand-off (docs/authentication.md), with the tenant's hook secret. */
 export interface SessionTokens {
   /** Signs `claims` (with `iat` and `exp` = now + ttlSeconds added) under `secret`. */
   sign(secret: string, claims: Record<string, unknown>, ttlSeconds: number): Promise<string>;

@@ -1,4 +1,4 @@
-// What the tenant may write about its authentication provider and interaction hook (API.md §8),
+// What the tenant may write about its authentication provider and interaction hook (docs/authentication.md),
 // checked here so the HTTP layer and an embedding host get the same answers.
 
 import { isUuid } from '../configurations/input.ts';
@@ -90,7 +90,7 @@ function providerScope(p: Problems, value: unknown): string {
   return [...new Set(['openid', ...tokens])].join(' ');
 }
 
-/** A create or replace body of `/v1/users/authentication-providers` (API.md §8). */
+/** A create or replace body of `/v1/users/authentication-providers` (docs/authentication.md). */
 export interface ProviderInput {
   url?: unknown;
   clientId?: unknown;
@@ -172,7 +172,7 @@ export function checkProviderInput(input: unknown, secretRequired: boolean): Che
   };
 }
 
-/** The interaction hook as written (API.md §8), before its secret is added. */
+/** The interaction hook as written (docs/authentication.md), before its secret is added. */
 export interface CheckedInteractionHook {
   url: string;
   claims: string[];

@@ -20,7 +20,7 @@ export interface AuthenticationDeps {
   secrets: SecretBox;
 }
 
-/** The path the provider sends the browser back to, under the issuer (API.md §8; the flow's AUTHENTICATION_CALLBACK_PATH). */
+/** The path the provider sends the browser back to, under the issuer (docs/authentication.md; the flow's AUTHENTICATION_CALLBACK_PATH). */
 const CALLBACK_PATH = '/v1/oauth/authentication/callback';
 
 /** The authentication provider as the API shows it: never its client secret. */
@@ -45,7 +45,7 @@ export interface ProviderListQuery {
 }
 
 /**
- * `/v1/users/authentication-providers` (API.md §8): the tenant's one OpenID Connect provider.
+ * `/v1/users/authentication-providers` (docs/authentication.md): the tenant's one OpenID Connect provider.
  * `basePath` is where the API is mounted; the redirect URL carries it.
  */
 export interface AuthenticationProviderService {
@@ -204,7 +204,7 @@ export function createAuthenticationProviderService(deps: AuthenticationDeps): A
   };
 }
 
-/** The interaction hook as the API shows it: with its secret, the tenant's own shared key (API.md §8). */
+/** The interaction hook as the API shows it: with its secret, the tenant's own shared key (docs/authentication.md). */
 export interface InteractionHookView {
   url: string;
   claims: string[];
@@ -219,7 +219,7 @@ export interface OpenIdSettingsView {
   interactionHook?: InteractionHookView;
 }
 
-/** The tenant's OpenID settings (API.md §8): for now, the interaction hook. */
+/** The tenant's OpenID settings (docs/authentication.md): for now, the interaction hook. */
 export interface OpenIdSettingsService {
   get(ctx: RequestContext): Promise<OpenIdSettingsView>;
   /**

@@ -44,7 +44,7 @@ const OAUTH_SOURCE = {
   },
 };
 
-describe('claim sources (API.md §8 /v1/claim-sources)', () => {
+describe('claim sources (docs/authentication.md /v1/claim-sources)', () => {
   it('creates, reads, lists in pages, replaces and deletes, never showing a secret', async () => {
     const { claimSources: sources, ctx } = await setup();
     const crm = await sources.create(ctx, API_KEY_SOURCE);

@@ -79,7 +79,7 @@ const subject: ClaimSubject = {
 
 const TOKEN_ENDPOINT = 'https://auth.example.com/oauth/token';
 
-describe('calling a claim source at issuance (API.md §8)', () => {
+describe('calling a claim source at issuance (docs/authentication.md)', () => {
   it('GET with an API key: parameters from the subject or their defaults in the query, the key as x-api-key, one 3 s deadline', async () => {
     const http = fakeHttp(() => json({ memberSince: '2020-01-01', level: { name: 'gold' } }));
     const client = createClaimSourceClient({ http, secrets, clock: fakeClock() });

@@ -1,4 +1,4 @@
-// Asking a claim source for a user's claims at issuance (API.md §8). One deadline covers the whole
+// Asking a claim source for a user's claims at issuance (docs/authentication.md). One deadline covers the whole
 // call, the OAuth token request included; whatever goes wrong is a reason, never an exception, and
 // the caller counts it as no claims.
 
@@ -10,7 +10,7 @@ import { claimProblems } from '../users/rules.ts';
 import type { ClaimSource } from './model.ts';
 import { claimSourceSecretContext } from './service.ts';
 
-/** API.md §8: the whole call, token request included, ends within 3 s. */
+/** docs/authentication.md: the whole call, token request included, ends within 3 s. */
 export const CLAIM_SOURCE_TIMEOUT_MS = 3000;
 /** The largest answer read from a claim source. */
 export const CLAIM_SOURCE_MAX_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { PageRequest, Slice } from '../shared/pagination.ts';
 
-/** A parameter sent to a claim source: a value from the user object, or a fixed one (API.md §8). */
+/** A parameter sent to a claim source: a value from the user object, or a fixed one (docs/authentication.md). */
 export interface ClaimSourceParameter {
   /** A dotted path into the user object `{ claims, authenticationProvider }`. */
   mapFrom?: string;
@@ -19,7 +19,7 @@ export type ClaimSourceAuthorization =
       tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post';
     };
 
-/** An HTTP API of the issuer that Vellum asks for a user's claims at issuance (API.md §8 `/v1/claim-sources`). */
+/** An HTTP API of the issuer that Vellum asks for a user's claims at issuance (docs/authentication.md `/v1/claim-sources`). */
 export interface ClaimSource {
   id: string;
   tenantId: string;

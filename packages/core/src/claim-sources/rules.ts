@@ -1,4 +1,4 @@
-// What a tenant may write about a claim source (API.md §8), checked here for every caller.
+// What a tenant may write about a claim source (docs/authentication.md), checked here for every caller.
 
 import { MAP_FROM } from '../configurations/rules.ts';
 import { invalidField, validationError } from '../shared/errors.ts';
@@ -112,7 +112,7 @@ function authorization(p: Problems, value: unknown, secretOptional: boolean): Cl
 }
 
 /**
- * Checks a claim source create or replace body (API.md §8), reporting every problem. On a replace
+ * Checks a claim source create or replace body (docs/authentication.md), reporting every problem. On a replace
  * (`secretOptional`) the key or client secret may be left out.
  */
 export function checkClaimSourceInput(input: unknown, secretOptional = false): CheckedClaimSource {

@@ -30,7 +30,7 @@ export type ClaimSourceAuthorizationView =
       tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post';
     };
 
-/** A claim source as the API shows it (API.md §8). */
+/** A claim source as the API shows it (docs/authentication.md). */
 export interface ClaimSourceView {
   id: string;
   name: string;
@@ -47,7 +47,7 @@ export interface ClaimSourceListQuery {
   cursor?: string | undefined;
 }
 
-/** `/v1/claim-sources` (API.md §8): the issuer's APIs Vellum asks for a user's claims at issuance. */
+/** `/v1/claim-sources` (docs/authentication.md): the issuer's APIs Vellum asks for a user's claims at issuance. */
 export interface ClaimSourceService {
   create(ctx: RequestContext, input: unknown): Promise<ClaimSourceView>;
   list(ctx: RequestContext, query: ClaimSourceListQuery): Promise<Page<ClaimSourceView>>;

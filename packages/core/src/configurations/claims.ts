@@ -2,7 +2,7 @@ import { DomainError, type ErrorDetail } from '../shared/errors.ts';
 import type { ClaimMapping, FlatClaimMappings, MdocClaimMappings, MdocValueType } from './model.ts';
 import { fitsMdocType } from './rules.ts';
 
-/** What claims are mapped from (API.md §6): the user's claims and, when federated, who they are upstream. */
+/** What claims are mapped from (docs/decisions.md "Credential configurations"): the user's claims and, when federated, who they are upstream. */
 export interface ClaimSubject {
   claims: Record<string, unknown>;
   authenticationProvider?: { url: string; subjectId: string };
@@ -54,7 +54,7 @@ const noClaims = () => new DomainError('BadRequest', 'The credential would conta
 /**
  * Maps a subject's claims into mDoc elements by namespace, typed as the mappings say. A required
  * claim without a value, or a value of the wrong type, is refused; so is a result with no claims
- * (specification 4.6, 7.5).
+ * (OpenID4VCI 1.0 §8, docs/decisions.md "Credential configurations").
  */
 export function resolveMdocClaims(mappings: MdocClaimMappings, subject: ClaimSubject): MdocClaims {
   const out: MdocClaims = {};

@@ -13,7 +13,7 @@ const problemsOf = (run: (p: Problems) => void) => {
   return p.details;
 };
 
-describe('expiresIn (API.md §6)', () => {
+describe('expiresIn (docs/decisions.md "Credential configurations")', () => {
   it('measures durations without a calendar', () => {
     expect(durationSeconds({ years: 1, months: 1, weeks: 1, days: 1, hours: 1, minutes: 1, seconds: 1 })).toBe(
       365 * 86400 + 30 * 86400 + 7 * 86400 + 86400 + 3661,
@@ -38,7 +38,7 @@ describe('expiresIn (API.md §6)', () => {
   });
 });
 
-describe('claim mappings (API.md §6)', () => {
+describe('claim mappings (docs/decisions.md "Credential configurations")', () => {
   it('accepts well-formed mDoc mappings', () => {
     const mappings = {
       'org.iso.18013.5.1': {
@@ -135,7 +135,7 @@ describe('claims from the user object', () => {
     );
   });
 
-  it('refuses to issue a credential without claims (specification 7.5)', () => {
+  it('refuses to issue a credential without claims (docs/decisions.md "Credential configurations")', () => {
     expect(() => resolveFlatClaims({ a: { mapFrom: 'claims.none' } }, subject)).toThrow(
       expect.objectContaining({ code: 'BadRequest', message: expect.stringContaining('no claims') }),
     );

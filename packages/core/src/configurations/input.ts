@@ -58,7 +58,7 @@ function checkIssuerDid(handler: CredentialFormatHandler, issuer: unknown, conte
 }
 
 /**
- * Checks a create or replace request for a configuration of the handler's format (API.md §6),
+ * Checks a create or replace request for a configuration of the handler's format (docs/decisions.md "Credential configurations"),
  * reporting every problem at once as one 400, and returns the configuration it describes, defaults
  * filled in. The common fields are checked here, the format's own by its handler.
  */

@@ -1,12 +1,12 @@
-/** The credential formats Vellum issues (specification 1; `dc+sd-jwt` is a Vellum addition). */
+/** The credential formats Vellum issues (docs/credential-formats.md; `dc+sd-jwt` is a Vellum addition). */
 export const CREDENTIAL_FORMATS = ['mso_mdoc', 'ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const;
 export type CredentialFormat = (typeof CREDENTIAL_FORMATS)[number];
 
-/** API.md §6: the value types an mDoc element can be mapped to. */
+/** docs/decisions.md "Credential configurations": the value types an mDoc element can be mapped to. */
 export const MDOC_VALUE_TYPES = ['string', 'number', 'boolean', 'date', 'dateTime'] as const;
 export type MdocValueType = (typeof MDOC_VALUE_TYPES)[number];
 
-/** Where one claim's value comes from (API.md §6). */
+/** Where one claim's value comes from (docs/decisions.md "Credential configurations"). */
 export interface ClaimMapping {
   /** A dotted path into the user object `{ claims, authenticationProvider }`. */
   mapFrom?: string;
@@ -31,7 +31,7 @@ export interface Duration {
   seconds?: number;
 }
 
-/** Issuer-facing display of a credential (specification 2.7 `credential_metadata.display`). */
+/** Issuer-facing display of a credential (OpenID4VCI 1.0 §12.2 `credential_metadata.display`). */
 export interface CredentialDisplay {
   name: string;
   locale?: string;
@@ -123,11 +123,11 @@ export interface SdJwtConfiguration extends ConfigurationBase {
   revocable?: boolean;
 }
 
-/** A credential configuration (API.md §6): what an issuer issues, in one format. */
+/** A credential configuration (docs/decisions.md "Credential configurations"): what an issuer issues, in one format. */
 export type CredentialConfiguration = MdocConfiguration | LdpVcConfiguration | CwtConfiguration | SdJwtConfiguration;
 
 /**
- * What a caller sends to create or replace a configuration of any format (API.md §6). Fields that
+ * What a caller sends to create or replace a configuration of any format (docs/decisions.md "Credential configurations"). Fields that
  * belong to other formats are refused, and every value is checked by the core (see input.ts), so
  * enumerated values are plain strings here.
  */

@@ -3,7 +3,7 @@ import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { DURATION_UNITS, durationSeconds } from './duration.ts';
 import { type ClaimMapping, type Duration, type KeyAttestationRequirement, MDOC_VALUE_TYPES, type MdocValueType } from './model.ts';
 
-/** API.md §6: the longest a credential may be valid for, and for mDL docTypes. */
+/** docs/decisions.md "Credential configurations": the longest a credential may be valid for, and for mDL docTypes. */
 export const MAX_VALIDITY_DAYS = 3620;
 export const MAX_MDL_VALIDITY_DAYS = 427;
 /**
@@ -221,7 +221,7 @@ export function checkKnownFields(param: string, value: Record<string, unknown>, 
   for (const key of Object.keys(value)) if (!allowed.includes(key)) problems.add(param ? `${param}.${key}` : key, 'Unknown field', value[key]);
 }
 
-/** Specification 2.7 `credential_metadata.display`: `[{ name, locale?, logo?: { uri, alt_text? }, background_color?, text_color? }]`. */
+/** OpenID4VCI 1.0 §12.2 `credential_metadata.display`: `[{ name, locale?, logo?: { uri, alt_text? }, background_color?, text_color? }]`. */
 export function checkDisplay(display: unknown, problems: Problems): void {
   if (display === undefined) return;
   if (!Array.isArray(display) || display.length > 50) {
@@ -260,7 +260,7 @@ export function isSigningDid(value: unknown): value is string {
 }
 
 /**
- * Checks an issuer profile `{ id?, name?, logoUrl?, iconUrl? }` (API.md §6); `name` is required
+ * Checks an issuer profile `{ id?, name?, logoUrl?, iconUrl? }` (docs/decisions.md "Credential configurations"); `name` is required
  * for ldp_vc. Whether the tenant holds the DID in `id` is the service's to check.
  */
 export function checkIssuerProfile(issuer: unknown, nameRequired: boolean, problems: Problems): void {

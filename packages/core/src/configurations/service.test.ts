@@ -62,7 +62,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
 /** A certificate in PEM form, as far as a configuration checks it (chains are checked with each key attestation). */
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKHHIG3+c1a2MA0GCSqGSIb3DQEBCwUAMBExDzANBgNVBAMMBnJv\n-----END CERTIFICATE-----\n';
 
-describe('creating credential configurations (API.md §6)', () => {
+describe('creating credential configurations (docs/decisions.md "Credential configurations")', () => {
   it('keeps a key attestation requirement: the levels accepted and the roots trusted', async () => {
     const { configurations, ctx } = await setup();
     const keyAttestationsRequired = { keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_high', 'iso_18045_moderate'], rootCertificates: [PEM] };
@@ -305,7 +305,7 @@ describe('creating credential configurations (API.md §6)', () => {
   });
 });
 
-describe('reading, replacing and deleting credential configurations (API.md §6)', () => {
+describe('reading, replacing and deleting credential configurations (docs/decisions.md "Credential configurations")', () => {
   it('lists one format in pages, filtered by type, never another format or tenant', async () => {
     const { configurations, ctx, other } = await setup();
     const made = [];
@@ -383,7 +383,7 @@ describe('reading, replacing and deleting credential configurations (API.md §6)
   });
 });
 
-describe('roles and events (API.md §2, §4)', () => {
+describe('roles and events (docs/decisions.md "Tenancy and admin authentication", docs/decisions.md "Analytic events")', () => {
   it('lets a managed issuer read but not write, and refuses roles without the permission', async () => {
     const { configurations, ctx, tenant } = await setup();
     const created = await configurations.create(ctx, 'mso_mdoc', mdl());

@@ -32,7 +32,7 @@ export interface CredentialConfigurationListQuery {
   type?: string | undefined;
 }
 
-/** API.md §6: one collection of configurations per format, with the same operations on each. */
+/** docs/decisions.md "Credential configurations": one collection of configurations per format, with the same operations on each. */
 export interface CredentialConfigurationService {
   /** Creates a configuration; its `type` must be new among the tenant's configurations of that format. */
   create(ctx: RequestContext, format: CredentialFormat, input: CredentialConfigurationInput): Promise<CredentialConfigurationView>;
@@ -43,7 +43,7 @@ export interface CredentialConfigurationService {
   delete(ctx: RequestContext, format: CredentialFormat, id: string): Promise<void>;
 }
 
-/** The event prefix group of each format (API.md §4: `MOBILE_CREDENTIAL_CONFIGURATION_CREATE`, …). */
+/** The event prefix group of each format (docs/decisions.md "Analytic events": `MOBILE_CREDENTIAL_CONFIGURATION_CREATE`, …). */
 const EVENT_GROUP = {
   mso_mdoc: 'MOBILE',
   ldp_vc: 'WEB_SEMANTIC',
@@ -73,7 +73,7 @@ export function checkConfigurationId(id: string): string {
 
 const missing = (format: CredentialFormat) => notFound(`The tenant has no such ${format} credential configuration`);
 
-/** Credential configurations of every format (API.md §6): create, list, read, replace, delete. */
+/** Credential configurations of every format (docs/decisions.md "Credential configurations"): create, list, read, replace, delete. */
 export function createCredentialConfigurationService(deps: CredentialConfigurationDeps): CredentialConfigurationService {
   const { store, clock, ids, events, formats } = deps;
   const repository = store.credentialConfigurations;

@@ -61,7 +61,7 @@ async function setup(format: 'cwt' | 'cwt_vc' = 'cwt') {
   return { ...h, tenant, ctx, signer, handler, holder, issue, p256Did, ed25519Did };
 }
 
-describe('cwt issuance (RFC 8392 claims, API.md §6 signing DID)', () => {
+describe('cwt issuance (RFC 8392 claims, docs/decisions.md "Credential configurations" signing DID)', () => {
   it('signs iss = the DID, sub = the holder’s did:key, iat = nbf = issuance, exp = + expiresIn, cnf = the holder key, with the DID key as kid', async () => {
     const { issue, signer, p256Did, holder, tenant } = await setup('cwt');
     const did = await p256Did();
@@ -145,7 +145,7 @@ describe('cwt issuance (RFC 8392 claims, API.md §6 signing DID)', () => {
     expect(signer.inputs).toHaveLength(0);
   });
 
-  it('refuses a required claim without a value, a credential with no claims (specification 7.5) and one already expired (7.6), signing nothing', async () => {
+  it('refuses a required claim without a value, a credential with no claims and one already expired (docs/decisions.md "Credential configurations"), signing nothing', async () => {
     const { issue, signer, p256Did, tenant } = await setup();
     await p256Did();
     await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({

@@ -9,7 +9,7 @@ import type { FormatRegistry, IssuedCredential } from './port.ts';
 export interface IssueCredentialRequest {
   tenant: Tenant;
   configuration: CredentialConfiguration;
-  /** The user object claims are mapped from (API.md §6). */
+  /** The user object claims are mapped from (docs/decisions.md "Credential configurations"). */
   subject: ClaimSubject;
   /** The holder's public key: the credential is bound to it. */
   holderKey: PublicJwk;

@@ -71,7 +71,7 @@ async function setup() {
   return { ...h, tenant, ctx, inputs, handler, holder, issue, ed25519Did, p256Did };
 }
 
-describe('ldp_vc issuance (W3C VC Data Model 1.1, specification 2.6)', () => {
+describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () => {
   it('current form: @context, type, issuer DID, whole-second issuanceDate/expirationDate and the holder’s did:key as credentialSubject.id', async () => {
     const { issue, inputs, ed25519Did, holder } = await setup();
     const did = await ed25519Did();
@@ -197,7 +197,7 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, specification 2.6)', () => {
     expect(inputs).toHaveLength(0);
   });
 
-  it('refuses a required claim without a value, a credential with no claims (specification 7.5) and one already expired (7.6), signing nothing', async () => {
+  it('refuses a required claim without a value, a credential with no claims and one already expired (docs/decisions.md "Credential configurations"), signing nothing', async () => {
     const { issue, inputs, ed25519Did, tenant } = await setup();
     await ed25519Did();
     await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({

@@ -48,7 +48,7 @@ export const LDP_CLAIM_VOCABULARY: Readonly<Record<'@vocab', string>> = { '@voca
 
 /**
  * The unsigned credential (W3C VC Data Model 1.1 §4): the current shape, or the legacy one of
- * specification 2.6 with the issuer as an object and the configuration's branding, name and
+ * docs/formats/ldp-vc.md with the issuer as an object and the configuration's branding, name and
  * description beside it.
  */
 function unsignedCredential(
@@ -66,7 +66,7 @@ function unsignedCredential(
     expirationDate: isoSeconds(parts.validUntil),
     // The holder is named by the did:key of the key it proved possession of (§4.4 subject id).
     credentialSubject: { id: didKeyOf(holderKey), ...parts.claims },
-    // W3C CCG Revocation List 2020 §2.1, the shape specification 2.6 shows for legacy credentials.
+    // W3C CCG Revocation List 2020 §2.1, the shape docs/formats/ldp-vc.md shows for legacy credentials.
     ...(parts.status
       ? {
           credentialStatus: {

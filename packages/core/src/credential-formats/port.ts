@@ -35,7 +35,7 @@ export type CommonConfiguration = Omit<
 export interface FormatIssueRequest<C extends CredentialConfiguration = CredentialConfiguration> {
   tenant: Tenant;
   configuration: C;
-  /** The user object claims are mapped from (API.md §6). */
+  /** The user object claims are mapped from (docs/decisions.md "Credential configurations"). */
   subject: ClaimSubject;
   /** The holder's public key, from the key proof: the credential is bound to it. */
   holderKey: PublicJwk;
@@ -44,7 +44,7 @@ export interface FormatIssueRequest<C extends CredentialConfiguration = Credenti
   /** The issuance time. The credential is valid from it for the configuration's `expiresIn`. */
   now: Date;
   /**
-   * Which request shape asked (specification 2.6): a format whose legacy credential carries more
+   * Which request shape asked (docs/formats/ldp-vc.md): a format whose legacy credential carries more
    * than its current one (ldp_vc's issuer object, branding, name and description) signs that.
    */
   form: 'current' | 'legacy';
@@ -73,9 +73,9 @@ export interface CredentialFormatHandler<C extends CredentialConfiguration = Cre
   readonly format: C['format'];
   /** How `claimMappings` (and `claimDisplay`) nest: namespace → element (mDocs) or claim name. */
   readonly claimLayout: ClaimLayout;
-  /** Where a flat claim sits in the credential, as metadata `claims[].path` starts (specification 2.7). */
+  /** Where a flat claim sits in the credential, as metadata `claims[].path` starts (OpenID4VCI 1.0 §12.2). */
   readonly claimPathPrefix: readonly string[];
-  /** The fields this format adds to the common configuration fields (API.md §6). */
+  /** The fields this format adds to the common configuration fields (docs/decisions.md "Credential configurations"). */
   readonly fields: readonly string[];
   /** Claim names the credential writes itself, so no mapping may use them. */
   readonly reservedClaims: readonly string[];
@@ -83,7 +83,7 @@ export interface CredentialFormatHandler<C extends CredentialConfiguration = Cre
   readonly signingKey?: KeyAlgorithm;
   /** The `alg` values a key proof may use: the holder key must be one the format can bind. */
   readonly proofAlgorithms: readonly string[];
-  /** The longest `expiresIn` a configuration of this type may have, in days (API.md §6). */
+  /** The longest `expiresIn` a configuration of this type may have, in days (docs/decisions.md "Credential configurations"). */
   maxValidityDays(type: unknown): number;
   /** Checks a configuration's `type` (a docType, a vct, or a plain name) for this format. */
   checkType(type: unknown, problems: Problems): void;

@@ -162,14 +162,14 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
         /do not satisfy/,
       ));
 
-    it('no claim at all (specification 4.6, 7.5)', () =>
+    it('no claim at all (OpenID4VCI 1.0 §8, docs/decisions.md "Credential configurations")', () =>
       refused(
         ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } }))),
         undefined,
         /no claims/,
       ));
 
-    it('a credential that would already be expired (specification 7.6)', () =>
+    it('a credential that would already be expired (docs/decisions.md "Credential configurations")', () =>
       refused(
         ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { expiresIn: { seconds: 0 } }))),
         undefined,

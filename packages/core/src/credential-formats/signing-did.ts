@@ -21,7 +21,7 @@ const noDid = (algorithm: KeyAlgorithm, pinned: string | undefined) =>
 const PAGE = 500;
 
 /**
- * The key a credential is signed with (API.md §6): the `algorithm` key of the DID the configuration
+ * The key a credential is signed with (docs/decisions.md "Credential configurations"): the `algorithm` key of the DID the configuration
  * pins, or else of the tenant's most recently created DID that has one. None is a 400 saying what
  * to create.
  */

@@ -12,7 +12,7 @@ const wholeSeconds = (date: Date) => new Date(Math.floor(date.getTime() / 1000) 
 
 /**
  * The validity of a credential issued at `issuedAt` (whole seconds, as every format writes them).
- * A credential that would already be expired at `now` is refused (specification 7.6).
+ * A credential that would already be expired at `now` is refused (docs/decisions.md "Credential configurations").
  */
 export function validityOf(issuedAt: Date, expiresIn: Duration, now: Date): Validity {
   const validFrom = wholeSeconds(issuedAt);

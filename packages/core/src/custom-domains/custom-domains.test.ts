@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { normaliseDomain } from './rules.ts';
 
-describe('custom domain rules (API.md §11)', () => {
+describe('custom domain rules (docs/decisions.md "Custom domains")', () => {
   it.each([
     ['Example.COM.', 'example.com'],
     ['bücher.example', 'xn--bcher-kva.example'],
@@ -34,7 +34,7 @@ async function setup(role: Parameters<typeof contextFor>[1] = 'admin') {
   return { ...h, tenant, ctx: contextFor(tenant, role) };
 }
 
-describe('custom domain life cycle (specification 3, 4.1)', () => {
+describe('custom domain life cycle (docs/decisions.md "Custom domains")', () => {
   it('creates an unverified domain with a token, then verifies it from a TXT record', async () => {
     const { domains, dns, ctx } = await setup();
     const created = await domains.create(ctx, { domain: 'Issuer.Example.com', name: 'Acme', logoUrl: 'https://issuer.example.com/logo.png' });
@@ -136,7 +136,7 @@ describe('custom domain life cycle (specification 3, 4.1)', () => {
     }
   });
 
-  it('records START then SUCCESS or FAIL for every operation (specification 6)', async () => {
+  it('records START then SUCCESS or FAIL for every operation (docs/decisions.md "Analytic events")', async () => {
     const { domains, ctx, analytics, tenant } = await setup();
     await domains.create(ctx, { domain: 'issuer.example.com' });
     await expect(domains.verify(ctx)).rejects.toBeDefined();

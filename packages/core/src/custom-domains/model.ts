@@ -1,4 +1,4 @@
-/** Specification 2.1: a tenant's custom domain (at most one per tenant). */
+/** docs/decisions.md "Custom domains": a tenant's custom domain (at most one per tenant). */
 export interface CustomDomain {
   tenantId: string;
   name?: string;

@@ -4,7 +4,7 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
  * Normalises a custom domain to lowercase ASCII (IDN names become punycode) and checks it is a host
- * name a tenant may claim (API.md §11). Returns the normalised name or a message saying what is wrong.
+ * name a tenant may claim (docs/decisions.md "Custom domains"). Returns the normalised name or a message saying what is wrong.
  */
 export function normaliseDomain(input: string, platformDomain: string): { domain: string } | { problem: string } {
   const raw = input.trim().replace(/\.$/, '');
@@ -46,7 +46,7 @@ export interface CustomDomainInput {
   domain?: string | undefined;
 }
 
-/** Validates a create or update body (specification 2.1), reporting every problem at once. */
+/** Validates a create or update body (docs/decisions.md "Custom domains"), reporting every problem at once. */
 export function checkCustomDomainInput(input: CustomDomainInput, platformDomain: string): { name?: string; logoUrl?: string; domain: string } {
   const details: ErrorDetail[] = [];
   let domain = '';

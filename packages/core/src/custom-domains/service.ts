@@ -17,7 +17,7 @@ export interface CustomDomainDeps {
   platformDomain: string;
 }
 
-/** Specification 2.1: the response body. */
+/** docs/decisions.md "Custom domains": the response body. */
 export interface CustomDomainView {
   name?: string;
   logoUrl?: string;
@@ -49,7 +49,7 @@ export function customDomainView(d: CustomDomain): CustomDomainView {
 const TOKEN_PREFIX = 'vellum-domain-verification=';
 const missing = () => notFound('The tenant has no custom domain');
 
-/** Custom domain life cycle (specification 3, 4.1; API.md §11). */
+/** Custom domain life cycle (docs/decisions.md "Custom domains"). */
 export function createCustomDomainService(deps: CustomDomainDeps): CustomDomainService {
   const { store, clock, ids, dns, events } = deps;
 

@@ -17,7 +17,7 @@ async function setup() {
   return { ...h, tenant, ctx, visitor: contextFor(tenant, null) };
 }
 
-describe('the DID configuration (specification 2.2, 4.2; DIF Well Known DID Configuration)', () => {
+describe('the DID configuration (DIF Well Known DID Configuration)', () => {
   it('holds one domain linkage credential per DID, for the tenant’s public origin, under entries and linked_dids', async () => {
     const { dids, didConfiguration, ctx, visitor } = await setup();
     const ed = await dids.create(ctx, { method: 'key' });

@@ -21,7 +21,7 @@ export interface DomainLinkageCredential {
   proof: LinkedDataProof;
 }
 
-/** Specification 2.2 and 4.2: the public DID configuration. `linked_dids` is the DIF name of `entries`. */
+/** The public DID configuration (DIF Well Known DID Configuration; docs/decisions.md "The DID configuration"). `linked_dids` is the DIF name of `entries`. */
 export interface DidConfiguration {
   '@context': typeof DID_CONFIGURATION_CONTEXT;
   entries: DomainLinkageCredential[];
@@ -71,7 +71,7 @@ interface TenantCache {
 }
 
 /**
- * The DID configuration (specification 2.2, 4.2; API.md §5). Signing is slow, so each credential
+ * The DID configuration (DIF Well Known DID Configuration; docs/decisions.md "The DID configuration"). Signing is slow, so each credential
  * is signed once and kept for most of its validity, per tenant, DID, key and origin. The tenant's
  * DIDs are still read on every request, so a DID created or deleted on any server shows at once.
  */

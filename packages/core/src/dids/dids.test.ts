@@ -81,8 +81,8 @@ async function setup(role: Parameters<typeof contextFor>[1] = 'admin') {
 }
 const host = `acme.eu01.${PLATFORM}`;
 
-describe('creating DIDs (API.md §5)', () => {
-  it('creates a did:key with an Ed25519 key by default, and answers as API.md shows', async () => {
+describe('creating DIDs (docs/decisions.md "DIDs")', () => {
+  it('creates a did:key with an Ed25519 key by default, and answers as docs/decisions.md "DIDs" shows', async () => {
     const { dids, ctx, keys, tenant } = await setup();
     const created = await dids.create(ctx, { method: 'key' });
     expect(created.did).toMatch(/^did:key:z6Mk/);
@@ -205,8 +205,8 @@ describe('creating DIDs (API.md §5)', () => {
   });
 });
 
-describe('reading and deleting DIDs (API.md §5)', () => {
-  it('lists in creation order with cursor pages, past the last to an empty page (specification 2.10)', async () => {
+describe('reading and deleting DIDs (docs/decisions.md "DIDs")', () => {
+  it('lists in creation order with cursor pages, past the last to an empty page (docs/decisions.md "Pagination")', async () => {
     const { dids, ctx } = await setup();
     const made = [];
     for (let i = 0; i < 5; i++) made.push((await dids.create(ctx, { method: 'key', options: { keyType: i % 2 ? 'P-256' : 'Ed25519' } })).did);
@@ -250,7 +250,7 @@ describe('reading and deleting DIDs (API.md §5)', () => {
     await expect(dids.delete(ctx, created.did)).rejects.toMatchObject({ code: 'NotFound' });
   });
 
-  it('requires a token (401) and a role that may manage DIDs (403); API.md §2 lists admin, issuer, verifier, dts-provider', async () => {
+  it('requires a token (401) and a role that may manage DIDs (403); docs/decisions.md "Tenancy and admin authentication" lists admin, issuer, verifier, dts-provider', async () => {
     const anonymous = await setup(null);
     await expect(anonymous.dids.list(anonymous.ctx, {})).rejects.toMatchObject({ code: 'Unauthorized' });
     for (const role of ['auditor', 'managed-issuer', 'dts-consumer'] as const) {

@@ -1,6 +1,6 @@
 import type { KeyAlgorithm, PublicJwk } from '../keys/model.ts';
 
-/** API.md §5: the DID methods Vellum creates. */
+/** docs/decisions.md "DIDs": the DID methods Vellum creates. */
 export const DID_METHODS = ['key', 'web'] as const;
 export type DidMethod = (typeof DID_METHODS)[number];
 

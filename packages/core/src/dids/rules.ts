@@ -3,7 +3,7 @@ import { type ErrorDetail, invalidField, validationError } from '../shared/error
 import { type DidWebLocation, parseDidWebUrl } from './did-web.ts';
 import { DID_METHODS } from './model.ts';
 
-/** API.md §5: the body of `POST /v1/dids`. */
+/** docs/decisions.md "DIDs": the body of `POST /v1/dids`. */
 export interface CreateDidInput {
   method?: string | undefined;
   options?: { keyType?: string | undefined; url?: string | undefined } | undefined;

@@ -22,7 +22,7 @@ export interface DidDeps {
   addressing: Addressing;
 }
 
-/** API.md §5: what Vellum keeps about a DID beyond its document. */
+/** docs/decisions.md "DIDs": what Vellum keeps about a DID beyond its document. */
 export interface DidLocalMetadata {
   keys: Array<{ didDocumentKeyId: string; kmsKeyId: string }>;
   /** When the DID was created (ISO 8601). */
@@ -30,14 +30,14 @@ export interface DidLocalMetadata {
   initialDidDocument: DidDocument;
 }
 
-/** API.md §5: `GET /v1/dids/{did}` and each item of the list. */
+/** docs/decisions.md "DIDs": `GET /v1/dids/{did}` and each item of the list. */
 export interface DidView {
   did: string;
   didDocument: DidDocument;
   localMetadata: DidLocalMetadata;
 }
 
-/** API.md §5: the 201 answer of `POST /v1/dids`. */
+/** docs/decisions.md "DIDs": the 201 answer of `POST /v1/dids`. */
 export interface CreatedDidView {
   did: string;
   registrationStatus: 'COMPLETED';
@@ -79,7 +79,7 @@ const didKeyOfManaged = (did: string, key: ManagedKey): DidKey => ({
 
 const missing = () => notFound('The tenant has no such DID');
 
-/** DIDs of a tenant: did:key and did:web, their documents and keys (API.md §5). */
+/** DIDs of a tenant: did:key and did:web, their documents and keys (docs/decisions.md "DIDs"). */
 export function createDidService(deps: DidDeps): DidService {
   const { store, clock, keys, events, addressing } = deps;
 

@@ -1,5 +1,5 @@
 /**
- * Every operation's analytic event prefix and its category (specification 6, API.md §4). Each
+ * Every operation's analytic event prefix and its category (docs/decisions.md "Analytic events"). Each
  * operation records `<PREFIX>_START` and then `<PREFIX>_SUCCESS` or `<PREFIX>_FAIL`.
  */
 export const EVENT_PREFIXES = {
@@ -15,7 +15,7 @@ export const EVENT_PREFIXES = {
   DID_RETRIEVE: 'did',
   DID_LIST: 'did',
   DID_DELETE: 'did',
-  // Credential configurations, one group per format (API.md §4, §6).
+  // Credential configurations, one group per format (docs/decisions.md "Analytic events", docs/decisions.md "Credential configurations").
   MOBILE_CREDENTIAL_CONFIGURATION_CREATE: 'mobile-credential',
   MOBILE_CREDENTIAL_CONFIGURATION_LIST: 'mobile-credential',
   MOBILE_CREDENTIAL_CONFIGURATION_RETRIEVE: 'mobile-credential',
@@ -41,7 +41,7 @@ export const EVENT_PREFIXES = {
   SD_JWT_CREDENTIAL_CONFIGURATION_RETRIEVE: 'sd-jwt-credential',
   SD_JWT_CREDENTIAL_CONFIGURATION_UPDATE: 'sd-jwt-credential',
   SD_JWT_CREDENTIAL_CONFIGURATION_DELETE: 'sd-jwt-credential',
-  // mDoc PKI: IACAs and document signers (API.md §7).
+  // mDoc PKI: IACAs and document signers (docs/decisions.md "mDoc PKI").
   MOBILE_IACA_CREATE: 'mobile-credential',
   MOBILE_IACA_LIST: 'mobile-credential',
   MOBILE_IACA_RETRIEVE: 'mobile-credential',
@@ -53,7 +53,7 @@ export const EVENT_PREFIXES = {
   MOBILE_DOCUMENT_SIGNER_UPDATE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_REVOKE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_DELETE: 'mobile-credential',
-  // mDoc status lists and revocation (specification 9.5; API.md §12).
+  // mDoc status lists and revocation (docs/status-lists.md).
   MOBILE_STATUS_LIST_CONFIGURATION_CREATE: 'mobile-credential',
   MOBILE_STATUS_LIST_CONFIGURATION_LIST: 'mobile-credential',
   MOBILE_STATUS_LIST_CONFIGURATION_RETRIEVE: 'mobile-credential',
@@ -61,17 +61,17 @@ export const EVENT_PREFIXES = {
   MOBILE_STATUS_LIST_CONFIGURATION_DELETE: 'mobile-credential',
   MOBILE_CREDENTIAL_STATUS_RETRIEVE: 'mobile-credential',
   MOBILE_CREDENTIAL_STATUS_UPDATE: 'mobile-credential',
-  // Revocation of the other formats' credentials (API.md §12 `revocation-status`).
+  // Revocation of the other formats' credentials (docs/status-lists.md `revocation-status`).
   CREDENTIAL_REVOCATION_STATUS_RETRIEVE: 'issued-credential',
   CREDENTIAL_REVOCATION_STATUS_UPDATE: 'issued-credential',
-  // Users (API.md §8).
+  // Users (docs/decisions.md "Users, offers, the token and nonce endpoints").
   USER_CREATE: 'user',
   USER_LIST: 'user',
   USER_RETRIEVE: 'user',
   USER_UPDATE: 'user',
   USER_DELETE: 'user',
   USER_SEARCH: 'user',
-  // The tenant's authentication provider, OpenID settings (interaction hook) and claim sources (API.md §8).
+  // The tenant's authentication provider, OpenID settings (interaction hook) and claim sources (docs/authentication.md).
   USER_AUTHENTICATION_PROVIDER_CREATE: 'user',
   USER_AUTHENTICATION_PROVIDER_RETRIEVE: 'user',
   USER_AUTHENTICATION_PROVIDER_LIST: 'user',
@@ -84,30 +84,30 @@ export const EVENT_PREFIXES = {
   CLAIM_SOURCE_LIST: 'claim-source',
   CLAIM_SOURCE_UPDATE: 'claim-source',
   CLAIM_SOURCE_DELETE: 'claim-source',
-  // Wallet (OAuth) clients (API.md §8, docs/wallet-clients.md).
+  // Wallet (OAuth) clients (docs/wallet-clients.md).
   OPENID_CLIENT_CREATE: 'openid',
   OPENID_CLIENT_RETRIEVE: 'openid',
   OPENID_CLIENT_LIST: 'openid',
   OPENID_CLIENT_UPDATE: 'openid',
   OPENID_CLIENT_DELETE: 'openid',
   OPENID_CLIENT_ROTATE_SECRET: 'openid',
-  // Offers, the token and nonce endpoints (specification 6; OPENID_NONCE per API.md §4).
+  // Offers, the token and nonce endpoints (docs/decisions.md "Analytic events"; OPENID_NONCE per docs/decisions.md "Analytic events").
   OPENID_OFFER_CREATE: 'openid',
   OPENID_PRE_AUTHORIZED_OFFER_CREATE: 'openid',
   OPENID_PRE_AUTHORIZED_OFFER_DELETE: 'openid',
   OPENID_TOKEN: 'openid',
-  // The Authorization Code flow's browser steps (specification 6: OPENID_AUTHORIZE; the rest per docs/authorization-code.md).
+  // The Authorization Code flow's browser steps (docs/decisions.md "Analytic events": OPENID_AUTHORIZE; the rest per docs/authorization-code.md).
   OPENID_AUTHORIZE: 'openid',
   OPENID_PUSHED_AUTHORIZATION: 'openid',
   OPENID_AUTHENTICATION_CALLBACK: 'openid',
   OPENID_INTERACTION_CALLBACK: 'openid',
   OPENID_NONCE: 'openid',
-  // The credential and notification endpoints (specification 6: OPENID_CREDENTIAL) and issued-credential records (API.md §12).
+  // The credential and notification endpoints (docs/decisions.md "Analytic events": OPENID_CREDENTIAL) and issued-credential records (docs/decisions.md "The credential endpoint").
   OPENID_CREDENTIAL: 'openid',
   OPENID_NOTIFICATION: 'openid',
   ISSUED_CREDENTIAL_LIST: 'issued-credential',
   USER_CREDENTIAL_LIST: 'user',
-  // Webhooks (specification 6: WEBHOOK_UPDATE, WEBHOOK_RETRIEVE; the rest follow the pattern, API.md §4).
+  // Webhooks (docs/decisions.md "Webhooks": WEBHOOK_UPDATE, WEBHOOK_RETRIEVE; the rest follow the pattern, docs/decisions.md "Analytic events").
   WEBHOOK_CREATE: 'webhook',
   WEBHOOK_LIST: 'webhook',
   WEBHOOK_RETRIEVE: 'webhook',

@@ -4,7 +4,7 @@ import { fakeClock, fakeIds } from '../../test/kit.ts';
 import { decodeCursor, encodeCursor, parsePageQuery } from '../shared/pagination.ts';
 import { createEventRecorder, maskSecrets } from './recorder.ts';
 
-describe('cursor pagination (specification 2.10, 8)', () => {
+describe('cursor pagination (docs/decisions.md "Pagination", docs/limits.md)', () => {
   it('defaults to 100, caps at 1000 and refuses nonsense', () => {
     expect(parsePageQuery({})).toEqual({ limit: 100 });
     expect(parsePageQuery({ limit: 1000, cursor: encodeCursor(7) })).toEqual({ limit: 1000, after: 7 });
@@ -52,7 +52,7 @@ describe('cursor pagination (specification 2.10, 8)', () => {
   });
 });
 
-describe('event recorder (specification 6, API.md §4)', () => {
+describe('event recorder (docs/decisions.md "Analytic events")', () => {
   async function tenantAt(level: 1 | 2 | 3) {
     const h = harness();
     const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });

@@ -1,4 +1,4 @@
-/** One analytic event (specification 6, API.md §4). */
+/** One analytic event (docs/decisions.md "Analytic events"). */
 export interface AnalyticEvent {
   id: string;
   /** `<PREFIX>_START`, `<PREFIX>_SUCCESS` or `<PREFIX>_FAIL`. */
@@ -13,7 +13,7 @@ export interface AnalyticEvent {
   data?: Record<string, unknown>;
 }
 
-/** API.md §4: filters of `GET /v1/events`. Lists are OR-ed within, AND-ed across. */
+/** docs/decisions.md "Analytic events": filters of `GET /v1/events`. Lists are OR-ed within, AND-ed across. */
 export interface EventFilter {
   ids?: string[];
   requestIds?: string[];

@@ -44,7 +44,7 @@ function jsonStore(refuse: (e: AnalyticEvent) => boolean = () => false) {
   };
 }
 
-describe('one bad event never blocks the others (API.md §4, docs/limits.md "Analytic events")', () => {
+describe('one bad event never blocks the others (docs/decisions.md "Analytic events", docs/limits.md "Analytic events")', () => {
   it('stores a level-3 event whose body is nested 5,000 deep, cut short, and every other tenant’s events with it', async () => {
     const { h, loud, quiet } = await twoTenants();
     h.recorder.record(loud, 'OPENID_TOKEN', 'START', { payload: { request: { grant_type: 'x', deep: nested(5000) } } });

@@ -13,7 +13,7 @@ function depthOf(value: unknown): number {
   return 1 + Math.max(0, ...Object.values(value).map(depthOf));
 }
 
-describe('event data is storable by construction (API.md §4, docs/limits.md "Analytic events")', () => {
+describe('event data is storable by construction (docs/decisions.md "Analytic events", docs/limits.md "Analytic events")', () => {
   it('cuts a body nested 5,000 deep at the depth limit, so it serializes', () => {
     const deep = nested(5000);
     expect(() => JSON.stringify(deep)).toThrow(); // what the store would have met

@@ -1,5 +1,5 @@
 /**
- * What an analytic event may hold (API.md §4, docs/limits.md "Analytic events"). Event data comes
+ * What an analytic event may hold (docs/decisions.md "Analytic events", docs/limits.md "Analytic events"). Event data comes
  * from request and response payloads that anyone can shape, so it is made storable here, when the
  * event is recorded: bounded in depth, string length, array length and total size, with secrets
  * masked. Nothing the store cannot serialize gets as far as the queue.

@@ -6,7 +6,7 @@ import { checkLoggingLevel, type LoggingLevel, type RequestContext } from '../te
 import { withEvents, type EventRecorder } from './recorder.ts';
 import type { AnalyticEvent, EventFilter } from './model.ts';
 
-/** API.md §4: the query of `GET /v1/events`, as strings from the URL. */
+/** docs/decisions.md "Analytic events": the query of `GET /v1/events`, as strings from the URL. */
 export interface EventQuery {
   limit?: number;
   cursor?: string;
@@ -61,7 +61,7 @@ function parseFilter(query: EventQuery): EventFilter {
   return filter;
 }
 
-/** Analytic events and the tenant's logging level (specification 6, API.md §4). */
+/** Analytic events and the tenant's logging level (docs/decisions.md "Analytic events"). */
 export function createAnalyticsService(deps: { store: Store; events: EventRecorder }): AnalyticsService {
   const { store, events } = deps;
   return {

@@ -199,7 +199,7 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; oauthError?
   );
 }
 
-describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, specification 2.6, 4.6)', () => {
+describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)', () => {
   it('issues the mDoc bound to the proof’s key, with claims mapped from the user and the offer', async () => {
     const s = await setup();
     const { authorization, userId, offerId } = await s.flow();
@@ -221,7 +221,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       },
     });
 
-    // The record (API.md §12), without the credential, and the webhook event, in one transaction.
+    // The record (docs/decisions.md "The credential endpoint"), without the credential, and the webhook event, in one transaction.
     const [record] = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
     expect(record).toEqual({
       id: expect.any(String),
@@ -250,7 +250,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
           credentialProfile: 'mobile',
           format: 'mso_mdoc',
           userId,
-          // The claims persisted on the user (specification 6), not the offer's one-off claims.
+          // The claims persisted on the user (docs/decisions.md "Webhooks"), not the offer's one-off claims.
           userClaims: { familyName: 'Turner', givenName: 'Sam' },
         },
       },
@@ -283,7 +283,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, s.post(s.wallet, `Bearer ${token}`, body), 'Unauthorized', 'invalid_token');
     });
 
-    it('a token from another tenant (API.md §2: always refused)', async () => {
+    it('a token from another tenant (docs/decisions.md "Tenancy and admin authentication": always refused)', async () => {
       const s = await setup();
       const { tenant: other } = await s.tenants.createTenant({ subdomain: 'other', region: 'eu01' });
       const { authorization } = await s.flow({ for: other });
@@ -397,7 +397,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, request(await s.proof(walletKey('Ed25519'))), 'BadRequest', 'invalid_proof');
     });
 
-    it('two proofs: invalid_credential_request (one per request, specification 8); none, or both proof and proofs: invalid_proof (OpenID4VCI 1.0 §8.3.1.2)', async () => {
+    it('two proofs: invalid_credential_request (one per request, docs/limits.md); none, or both proof and proofs: invalid_proof (OpenID4VCI 1.0 §8.3.1.2)', async () => {
       const s = await setup();
       const { authorization } = await s.flow();
       const id = s.configuration.id;
@@ -466,7 +466,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
       await expectRefused(s, s.post(s.wallet, authorization, '{}', 'text/plain'), 'UnsupportedMediaType', 'invalid_credential_request');
     });
 
-    it('no claims, or an expiry already past: credential_request_denied from the core’s rules (specification 4.6, 7.5, 7.6)', async () => {
+    it('no claims, or an expiry already past: credential_request_denied from the core’s rules (OpenID4VCI 1.0 §8, docs/decisions.md "Credential configurations")', async () => {
       const s = await setup();
       const none = await s.flow({ userClaims: {}, offerClaims: {} });
       const failure = await refusal(
@@ -517,7 +517,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8, s
   });
 });
 
-describe('the legacy request and response (specification 2.6, 9.4; draft 13)', () => {
+describe('the legacy request and response (OpenID4VCI 1.0 §8; OpenID4VCI draft 13)', () => {
   it('maps format and doctype to the granted configuration and answers { credential, format, notification_id } with Deprecation and Sunset', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
@@ -781,7 +781,7 @@ describe('credential identifiers from the token response (OpenID4VCI 1.0 §6.2, 
   });
 });
 
-describe('credential response encryption (API.md §9; OpenID4VCI 1.0 §8.2, §10)', () => {
+describe('credential response encryption (docs/decisions.md "The credential endpoint"; OpenID4VCI 1.0 §8.2, §10)', () => {
   it('answers application/jwt sealed to the wallet’s key with the requested enc', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
@@ -933,7 +933,7 @@ describe('POST /v1/openid/notification (OpenID4VCI 1.0 §11)', () => {
   });
 });
 
-describe('analytic events OPENID_CREDENTIAL_* and OPENID_NOTIFICATION_* (specification 6)', () => {
+describe('analytic events OPENID_CREDENTIAL_* and OPENID_NOTIFICATION_* (docs/decisions.md "Analytic events")', () => {
   it('keep no personal data at level 1, metadata at level 2, and masked payloads at level 3', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
@@ -969,7 +969,7 @@ describe('analytic events OPENID_CREDENTIAL_* and OPENID_NOTIFICATION_* (specifi
   });
 });
 
-describe('issued-credential records for the admin API (API.md §12)', () => {
+describe('issued-credential records for the admin API (docs/decisions.md "The credential endpoint")', () => {
   it('lists with filters (permission credentials) and per user (permission users, 404 for an unknown user)', async () => {
     const s = await setup();
     const service = createIssuedCredentialService({ store: s.store, events: s.recorder });

@@ -1,5 +1,5 @@
-// POST /v1/openid/credential and POST /v1/openid/notification (specification 2.6, 4.6; OpenID4VCI
-// 1.0 §8, §11; API.md §9): the wallet proves possession of its key and receives the credential.
+// POST /v1/openid/credential and POST /v1/openid/notification (OpenID4VCI 1.0 §8,
+// §11; docs/decisions.md "The credential endpoint"): the wallet proves possession of its key and receives the credential.
 
 import type { ClaimSourceClient } from '../claim-sources/fetch.ts';
 import type { ClaimSubject } from '../configurations/claims.ts';
@@ -40,7 +40,7 @@ export interface CredentialEndpointDeps {
   issuance: CredentialIssuance;
   /** The format handlers: what each format's key proof may use, and what its legacy request names. */
   formats: FormatRegistry;
-  /** Asks configurations' claim sources for claims at issuance (API.md §8); without it, claim sources are not called. */
+  /** Asks configurations' claim sources for claims at issuance (docs/authentication.md); without it, claim sources are not called. */
   claimSources?: ClaimSourceClient;
   /** Takes the `OpenIdCredentialIssued` event inside the transaction that records the credential (the webhook outbox). */
   domainEvents: DomainEventSink;
@@ -69,7 +69,7 @@ export interface CredentialEndpoint {
 }
 
 /**
- * Specification 9.4: the legacy request and response end on 2 May 2026. RFC 9745 §2.1 writes the
+ * OpenID4VCI draft 13: the legacy request and response end on 2 May 2026. RFC 9745 §2.1 writes the
  * Deprecation date as an RFC 9651 Date (`@` and Unix seconds); RFC 8594 §3 writes Sunset as an HTTP-date.
  */
 export const LEGACY_DEPRECATION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -193,7 +193,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   }
 
   /**
-   * The user object claims are mapped from (API.md §6): the user's persisted claims, overlaid with
+   * The user object claims are mapped from (docs/decisions.md "Credential configurations"): the user's persisted claims, overlaid with
    * the grant's (the offer's, or those the interaction hook gave during the authorization), and
    * with the configuration's claim source's answer, when it has one (a failure adds none).
    */

@@ -13,7 +13,7 @@ export interface IssuedCredentialDeps {
   events: EventRecorder;
 }
 
-/** An issued-credential record as the API shows it (API.md §12), with the wallet's last notification. */
+/** An issued-credential record as the API shows it (docs/decisions.md "The credential endpoint"), with the wallet's last notification. */
 export type IssuedCredentialView = Omit<IssuedCredentialRecord, 'tenantId' | 'notificationId'>;
 
 export interface IssuedCredentialListQuery {
@@ -24,7 +24,7 @@ export interface IssuedCredentialListQuery {
   credentialConfigurationId?: string | undefined;
 }
 
-/** API.md §12: what was issued, of every format; the credentials themselves are never kept. */
+/** docs/decisions.md "The credential endpoint": what was issued, of every format; the credentials themselves are never kept. */
 export interface IssuedCredentialService {
   /** `GET /v2/credentials` (permission `credentials`), filtered by format, user and configuration. */
   list(ctx: RequestContext, query: IssuedCredentialListQuery): Promise<Page<IssuedCredentialView>>;
@@ -68,7 +68,7 @@ function filterOf(query: IssuedCredentialListQuery): IssuedCredentialFilter {
   return filter;
 }
 
-/** Issued-credential records (API.md §12) for the admin API. */
+/** Issued-credential records (docs/decisions.md "The credential endpoint") for the admin API. */
 export function createIssuedCredentialService(deps: IssuedCredentialDeps): IssuedCredentialService {
   const { store, events } = deps;
   const count = (page: Page<IssuedCredentialView>) => ({ count: page.data.length });

@@ -4,7 +4,7 @@ import type { CredentialFormat } from '../configurations/model.ts';
 export const NOTIFICATION_EVENTS = ['credential_accepted', 'credential_failure', 'credential_deleted'] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
-/** The revocation state of an issued credential (API.md §12); every credential starts `valid`. */
+/** The revocation state of an issued credential (docs/status-lists.md); every credential starts `valid`. */
 export type IssuedCredentialStatus = 'valid' | 'suspended' | 'invalid';
 
 /** The last notification a wallet sent about a credential. */
@@ -16,7 +16,7 @@ export interface WalletNotification {
 }
 
 /**
- * That a credential was issued, to whom and under which configuration (API.md §12). The
+ * That a credential was issued, to whom and under which configuration (docs/decisions.md "The credential endpoint"). The
  * credential itself is never kept: only what an issuer needs to find, count and revoke it.
  */
 export interface IssuedCredentialRecord {
@@ -40,7 +40,7 @@ export interface IssuedCredentialRecord {
   notification?: WalletNotification;
 }
 
-/** Filters of `GET /v2/credentials` (API.md §12); all given must match. */
+/** Filters of `GET /v2/credentials` (docs/decisions.md "The credential endpoint"); all given must match. */
 export interface IssuedCredentialFilter {
   format?: CredentialFormat;
   userId?: string;
@@ -49,7 +49,7 @@ export interface IssuedCredentialFilter {
 
 /**
  * The profile name of a format, as webhook payloads (`credentialProfile`) and the API paths name
- * it: `/v2/credentials/mobile/…` for mso_mdoc, and so on (API.md §6, §10).
+ * it: `/v2/credentials/mobile/…` for mso_mdoc, and so on (docs/decisions.md "Credential configurations", docs/decisions.md "Webhooks").
  */
 export const CREDENTIAL_PROFILES = {
   mso_mdoc: 'mobile',

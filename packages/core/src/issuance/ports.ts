@@ -19,7 +19,7 @@ export interface IssuedCredentialRepository {
   findByNotificationId(tenantId: string, notificationId: string): Promise<IssuedCredentialRecord | undefined>;
   /** Replaces the record's last wallet notification. Returns false when the tenant has no such record. */
   recordNotification(tenantId: string, id: string, notification: WalletNotification): Promise<boolean>;
-  /** Sets the record's revocation state (API.md §12). Returns false when the tenant has no such record. */
+  /** Sets the record's revocation state (docs/status-lists.md). Returns false when the tenant has no such record. */
   setStatus(tenantId: string, id: string, status: IssuedCredentialStatus): Promise<boolean>;
 }
 
@@ -57,7 +57,7 @@ export interface ResponseEncryptionParameters {
 }
 
 /**
- * JWE for the credential endpoint (API.md §9): requests encrypted to the tenant's key, and responses
+ * JWE for the credential endpoint (docs/decisions.md "The credential endpoint"): requests encrypted to the tenant's key, and responses
  * encrypted to the wallet's. Private keys stay inside the adapter. No method throws on bad input.
  */
 export interface CredentialEncryption {

@@ -26,7 +26,7 @@ export interface ProofExpectations {
 const invalidProof = (message: string) => new DomainError('BadRequest', message, { oauthError: 'invalid_proof' });
 
 /**
- * Checks the claims of a verified key proof (OpenID4VCI 1.0 §8.2.1.1, API.md §9) and returns the
+ * Checks the claims of a verified key proof (OpenID4VCI 1.0 §8.2.1.1, docs/decisions.md "The credential endpoint") and returns the
  * nonce it carries; the caller consumes that nonce atomically. Every failure is `invalid_proof`.
  */
 export function checkProofClaims(proof: VerifiedProof, expect: ProofExpectations): { nonce: string } {

@@ -1,4 +1,4 @@
-// Credential request forms (specification 2.6; OpenID4VCI 1.0 §8.2; draft 13 for the deprecated
+// Credential request forms (OpenID4VCI 1.0 §8.2; draft 13 for the deprecated
 // form), read from untrusted JSON into one shape the endpoint works with.
 
 import { CREDENTIAL_FORMATS, type CredentialFormat } from '../configurations/model.ts';
@@ -49,7 +49,7 @@ const malformed = (message: string, param?: string, value?: unknown): never => {
 /**
  * The one JWT proof of a request. OpenID4VCI 1.0 §8.3.1.2: a missing proof, an invalid one, or
  * both `proof` and `proofs` is `invalid_proof`; more than one is a batch, which this issuer does
- * not offer (specification 8: one proof per request; the metadata advertises no
+ * not offer (docs/limits.md: one proof per request; the metadata advertises no
  * `batch_credential_issuance`), so the request is `invalid_credential_request`.
  */
 function proofOf(body: Record<string, unknown>): string | undefined {

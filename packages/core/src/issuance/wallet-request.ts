@@ -28,7 +28,7 @@ const ACCESS_TOKEN = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_AUTHORIZATION_LENGTH = 8 * 1024;
 
 /**
- * The 401 of a resource request without a valid access token (API.md §3, RFC 6750 §3.1), with the
+ * The 401 of a resource request without a valid access token (docs/errors.md, RFC 6750 §3.1), with the
  * challenge of the scheme it used: a DPoP one (RFC 9449 §7.1) when it came with `DPoP`.
  */
 export function invalidToken(message = 'The access token is missing, malformed, expired or not for this issuer', dpopChallenge?: string): DomainError {
@@ -101,7 +101,7 @@ export function parseJsonBody(body: string | undefined, error: Parameters<typeof
 
 /**
  * A credential request body: JSON, or a JWE (`application/jwt`) encrypted to the tenant's key
- * (API.md §9). An encrypted request that does not open is `invalid_encryption_parameters`.
+ * (docs/decisions.md "The credential endpoint"). An encrypted request that does not open is `invalid_encryption_parameters`.
  */
 export async function readCredentialRequestBody(
   encryption: Pick<CredentialEncryption, 'decryptRequest'>,

@@ -60,7 +60,7 @@ async function setup() {
 }
 
 describe('issuing mDocs through the core use case (issue 4 item 5)', () => {
-  it('refuses with 400 when there is no active IACA, saying so (API.md §7)', async () => {
+  it('refuses with 400 when there is no active IACA, saying so (docs/decisions.md "mDoc PKI")', async () => {
     const { issue, iacas, ctx, mdocEngine } = await setup();
     await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: NO_IACA });
     await iacas.create(ctx, { country: 'US' });
@@ -115,7 +115,7 @@ describe('issuing mDocs through the core use case (issue 4 item 5)', () => {
     });
   });
 
-  it('refuses a credential that would already be expired (specification 7.6)', async () => {
+  it('refuses a credential that would already be expired (docs/decisions.md "Credential configurations")', async () => {
     const { issue, activeIaca, configuration } = await setup();
     await activeIaca({ country: 'US', notBefore: '2025-01-01T00:00:00Z' });
     await expect(issue({ now: new Date(Date.parse(NOW) - 366 * DAY) })).rejects.toMatchObject({
@@ -129,7 +129,7 @@ describe('issuing mDocs through the core use case (issue 4 item 5)', () => {
     await expect(issue({ now: new Date(Date.parse(NOW) - 364 * DAY) })).resolves.toMatchObject({ validUntil: '2026-05-02T12:00:00.000Z' });
   });
 
-  it('refuses a credential without claims, a missing required claim and a value of the wrong type (specification 4.6, 7.5)', async () => {
+  it('refuses a credential without claims, a missing required claim and a value of the wrong type (OpenID4VCI 1.0 §8, docs/decisions.md "Credential configurations")', async () => {
     const { issue, activeIaca, configuration } = await setup();
     await activeIaca();
     const onlyOptional = { ...configuration, claimMappings: { ns: { a: { mapFrom: 'claims.a' } } } };

@@ -22,7 +22,7 @@ export interface MdocIssuanceDeps {
 export interface IssueMdocRequest {
   tenant: Tenant;
   configuration: MdocConfiguration;
-  /** The user object claims are mapped from (API.md §6). */
+  /** The user object claims are mapped from (docs/decisions.md "Credential configurations"). */
   subject: ClaimSubject;
   /** The holder's P-256 key: the MSO's deviceKey. */
   holderKey: PublicJwk;
@@ -56,7 +56,7 @@ export interface IssuedMdoc {
 export interface MdocIssuance {
   /**
    * Resolves the claims (none, a missing required one or a wrong type: 400), computes the validity
-   * (an already expired credential is refused: specification 7.6), picks the signing chain (no
+   * (an already expired credential is refused: docs/decisions.md "Credential configurations"), picks the signing chain (no
    * active IACA: 400) and signs. Records no analytic event: the flow that calls it does.
    */
   issue(request: IssueMdocRequest): Promise<IssuedMdoc>;

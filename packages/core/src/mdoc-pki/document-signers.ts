@@ -23,7 +23,7 @@ export interface DocumentSignerDeps {
   chains: IssuingChains;
 }
 
-/** API.md §7: a document signer as the API shows it. */
+/** docs/decisions.md "mDoc PKI": a document signer as the API shows it. */
 export interface DocumentSignerView {
   id: string;
   iacaId: string;
@@ -71,7 +71,7 @@ function atLimit(): DomainError {
   return conflict(`A tenant holds at most ${MAX_REQUESTED_DOCUMENT_SIGNERS} document signers for imported IACAs; delete one first`, [
     {
       value: MAX_REQUESTED_DOCUMENT_SIGNERS,
-      msg: `The tenant already holds ${MAX_REQUESTED_DOCUMENT_SIGNERS} requested document signers, the most it may (API.md §7)`,
+      msg: `The tenant already holds ${MAX_REQUESTED_DOCUMENT_SIGNERS} requested document signers, the most it may`,
       param: 'iacaId',
       location: 'body',
     },
@@ -80,7 +80,7 @@ function atLimit(): DomainError {
 
 const sameKey = (a: { x?: string; y?: string }, b: { x?: string; y?: string }) => a.x !== undefined && a.x === b.x && a.y === b.y;
 
-/** Document signers (API.md §7): the CSR flow for imported IACAs, revocation, and the view of managed ones. */
+/** Document signers (docs/decisions.md "mDoc PKI"): the CSR flow for imported IACAs, revocation, and the view of managed ones. */
 export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentSignerService {
   const { store, clock, ids, keys, x509, events, chains } = deps;
   const meta = (v: DocumentSignerView) => ({ id: v.id, iacaId: v.iacaId, isManaged: v.isManaged, active: v.active });

@@ -25,7 +25,7 @@ export interface IacaDeps {
   chains: IssuingChains;
 }
 
-/** API.md §7: an IACA as the API shows it (the same for admins and, for active IACAs, the public). */
+/** docs/decisions.md "mDoc PKI": an IACA as the API shows it (the same for admins and, for active IACAs, the public). */
 export interface IacaView {
   id: string;
   active: boolean;
@@ -49,7 +49,7 @@ export interface IacaService {
   crl(ctx: RequestContext, id: string): Promise<Uint8Array>;
 }
 
-/** Renders a stored IACA as API.md §7 shows it. */
+/** Renders a stored IACA as docs/decisions.md "mDoc PKI" shows it. */
 export function iacaView(r: IacaRecord): IacaView {
   return {
     id: r.id,
@@ -71,14 +71,14 @@ function atLimit(): DomainError {
   return conflict(`A tenant holds at most ${MAX_IACAS_PER_TENANT} IACAs; delete one first`, [
     {
       value: MAX_IACAS_PER_TENANT,
-      msg: `The tenant already holds ${MAX_IACAS_PER_TENANT} IACAs, the most it may (API.md §7)`,
+      msg: `The tenant already holds ${MAX_IACAS_PER_TENANT} IACAs, the most it may`,
       param: 'iacas',
       location: 'body',
     },
   ]);
 }
 
-/** IACAs of a tenant (API.md §7): managed ones Vellum creates, imported ones, activation, CRLs. */
+/** IACAs of a tenant (docs/decisions.md "mDoc PKI"): managed ones Vellum creates, imported ones, activation, CRLs. */
 export function createIacaService(deps: IacaDeps): IacaService {
   const { store, clock, ids, keys, x509, events, addressing, chains } = deps;
   const crls = new Map<string, { stamp: string; madeAt: number; der: Promise<Uint8Array> }>();

@@ -17,7 +17,7 @@ async function setup(role: Role = 'admin') {
 /** The JSON inside a fake certificate (see @vellum/testing's fakeX509Authority). */
 const bodyOf = (pem: string) => JSON.parse(Buffer.from(pem.split('\n')[1] as string, 'base64').toString('utf8')) as FakeCertificateBody;
 
-describe('managed IACAs (API.md §7, ISO/IEC 18013-5 Annex B)', () => {
+describe('managed IACAs (docs/decisions.md "mDoc PKI", ISO/IEC 18013-5 Annex B)', () => {
   it('creates an inactive IACA with a held P-256 key, the tenant’s name and origin, and a CRL distribution point of its own', async () => {
     const { iacas, ctx, keys, tenant, x509 } = await setup();
     const view = await iacas.create(ctx, { country: 'US' });
@@ -73,7 +73,7 @@ describe('managed IACAs (API.md §7, ISO/IEC 18013-5 Annex B)', () => {
     expect(keys.count(tenant.id)).toBe(0);
   });
 
-  it('refuses a fourth IACA with 409 and details, and leaves no key behind (API.md §7: at most 3)', async () => {
+  it('refuses a fourth IACA with 409 and details, and leaves no key behind (docs/decisions.md "mDoc PKI": at most 3)', async () => {
     const { iacas, ctx, keys, tenant } = await setup();
     for (let i = 0; i < 3; i++) await iacas.create(ctx, { country: 'US' });
     const error = await iacas.create(ctx, { country: 'US' }).catch((e: unknown) => e);
@@ -86,7 +86,7 @@ describe('managed IACAs (API.md §7, ISO/IEC 18013-5 Annex B)', () => {
     expect(keys.count(tenant.id)).toBe(3);
   });
 
-  it('lets admin and issuer create, but not managed-issuer (API.md §2), who may still read and update', async () => {
+  it('lets admin and issuer create, but not managed-issuer (docs/decisions.md "Tenancy and admin authentication"), who may still read and update', async () => {
     const h = await setup();
     await expect(h.iacas.create(contextFor(h.tenant, 'issuer'), { country: 'US' })).resolves.toMatchObject({ isManaged: true });
     await expect(h.iacas.create(contextFor(h.tenant, 'managed-issuer'), { country: 'US' })).rejects.toMatchObject({ code: 'Forbidden' });
@@ -98,7 +98,7 @@ describe('managed IACAs (API.md §7, ISO/IEC 18013-5 Annex B)', () => {
   });
 });
 
-describe('imported IACAs (API.md §7)', () => {
+describe('imported IACAs (docs/decisions.md "mDoc PKI")', () => {
   it('imports a self-signed P-256 CA certificate as unmanaged, inactive, with its own data', async () => {
     const { iacas, ctx, keys, tenant, x509 } = await setup();
     const pem = importedRoot();
@@ -158,7 +158,7 @@ describe('imported IACAs (API.md §7)', () => {
   });
 });
 
-describe('activation, the public list and deletion (API.md §7)', () => {
+describe('activation, the public list and deletion (docs/decisions.md "mDoc PKI")', () => {
   it('shows anyone the active IACAs only, and a caller with iacas:manage all of them', async () => {
     const { iacas, ctx, anonymous, tenant } = await setup();
     const first = await iacas.create(ctx, { country: 'US' });
@@ -233,7 +233,7 @@ describe('activation, the public list and deletion (API.md §7)', () => {
   });
 });
 
-describe('document signers of imported IACAs: the CSR flow (API.md §7)', () => {
+describe('document signers of imported IACAs: the CSR flow (docs/decisions.md "mDoc PKI")', () => {
   async function withImported() {
     const h = await setup();
     const iaca = await h.iacas.create(h.ctx, { certificatePem: importedRoot() });
@@ -323,7 +323,7 @@ describe('document signers of imported IACAs: the CSR flow (API.md §7)', () => 
     await expect(documentSigners.create(ctx, { iacaId: 'no-such-iaca' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'iacaId' }] });
   });
 
-  it('refuses a sixth requested signer with 409 and details, leaving no key behind (API.md §7: at most 5)', async () => {
+  it('refuses a sixth requested signer with 409 and details, leaving no key behind (docs/decisions.md "mDoc PKI": at most 5)', async () => {
     const { documentSigners, ctx, iaca, keys, tenant } = await withImported();
     for (let i = 0; i < 5; i++) await documentSigners.create(ctx, { iacaId: iaca.id });
     await expect(documentSigners.create(ctx, { iacaId: iaca.id })).rejects.toMatchObject({

@@ -1,8 +1,8 @@
 import type { PublicJwk } from '../keys/model.ts';
 
-/** API.md §7: a tenant holds at most this many IACAs. */
+/** docs/decisions.md "mDoc PKI": a tenant holds at most this many IACAs. */
 export const MAX_IACAS_PER_TENANT = 3;
-/** API.md §7: at most this many document signers a tenant requested for imported IACAs (CSR flow). */
+/** docs/decisions.md "mDoc PKI": at most this many document signers a tenant requested for imported IACAs (CSR flow). */
 export const MAX_REQUESTED_DOCUMENT_SIGNERS = 5;
 
 /** A managed IACA created without `notAfter` is valid this long (Annex B allows up to 20 years). */
@@ -24,12 +24,12 @@ export const SIGNER_BACKDATE_MS = 5 * 60_000;
 /** ISO/IEC 18013-5 Annex B: the document signer's extended key usage (id-mdl-kp-mdlDS). */
 export const MDL_DOCUMENT_SIGNER_EKU = '1.0.18013.5.1.2';
 
-/** The path of the IACA collection under a tenant origin (API.md §7; the issuer metadata's `mdoc_iacas_uri`). */
+/** The path of the IACA collection under a tenant origin (docs/decisions.md "mDoc PKI"; the issuer metadata's `mdoc_iacas_uri`). */
 export const IACAS_PATH = '/v2/credentials/mobile/iacas';
-/** The path of the document signer collection under a tenant origin (API.md §7). */
+/** The path of the document signer collection under a tenant origin (docs/decisions.md "mDoc PKI"). */
 export const DOCUMENT_SIGNERS_PATH = '/v2/credentials/mobile/document-signers';
 
-/** API.md §7 `certificateData`: what Vellum shows of a certificate. Dates are ISO 8601. */
+/** docs/decisions.md "mDoc PKI" `certificateData`: what Vellum shows of a certificate. Dates are ISO 8601. */
 export interface CertificateData {
   notBefore: string;
   notAfter: string;
@@ -65,7 +65,7 @@ export interface DocumentSignerRecord {
   id: string;
   tenantId: string;
   iacaId: string;
-  /** Created and rotated by Vellum for a managed IACA; otherwise requested with a CSR (API.md §7). */
+  /** Created and rotated by Vellum for a managed IACA; otherwise requested with a CSR (docs/decisions.md "mDoc PKI"). */
   isManaged: boolean;
   active: boolean;
   /** The KeyManager id of its P-256 key. */

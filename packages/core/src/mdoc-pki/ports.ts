@@ -53,7 +53,7 @@ export interface DocumentSignerRepository {
   delete(tenantId: string, id: string): Promise<boolean>;
 }
 
-/** What Vellum reads from an X.509 certificate (API.md §7 `certificateData`, plus what checks need). */
+/** What Vellum reads from an X.509 certificate (docs/decisions.md "mDoc PKI" `certificateData`, plus what checks need). */
 export interface CertificateInfo {
   pem: string;
   der: Uint8Array;

@@ -2,7 +2,7 @@ import { Problems } from '../shared/body-problems.ts';
 import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
 import { DEFAULT_IACA_VALIDITY_YEARS } from './model.ts';
 
-/** API.md §7: the body of `POST /v2/credentials/mobile/iacas`. */
+/** docs/decisions.md "mDoc PKI": the body of `POST /v2/credentials/mobile/iacas`. */
 export interface CreateIacaInput {
   commonName?: string | undefined;
   country?: string | undefined;
@@ -95,7 +95,7 @@ export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Dat
   };
 }
 
-/** API.md §7: the body of `PUT /v2/credentials/mobile/iacas/{id}`. */
+/** docs/decisions.md "mDoc PKI": the body of `PUT /v2/credentials/mobile/iacas/{id}`. */
 export interface UpdateIacaInput {
   active?: boolean | undefined;
 }
@@ -105,7 +105,7 @@ export function checkUpdateIacaInput(input: UpdateIacaInput): { active: boolean 
   return { active: input.active };
 }
 
-/** API.md §7: the body of `POST /v2/credentials/mobile/document-signers`. */
+/** docs/decisions.md "mDoc PKI": the body of `POST /v2/credentials/mobile/document-signers`. */
 export interface CreateDocumentSignerInput {
   iacaId?: string | undefined;
 }
@@ -115,7 +115,7 @@ export function checkCreateDocumentSignerInput(input: CreateDocumentSignerInput)
   return { iacaId: input.iacaId };
 }
 
-/** API.md §7: the body of `PUT /v2/credentials/mobile/document-signers/{id}`. */
+/** docs/decisions.md "mDoc PKI": the body of `PUT /v2/credentials/mobile/document-signers/{id}`. */
 export interface UpdateDocumentSignerInput {
   active?: boolean | undefined;
   certificatePem?: string | undefined;

@@ -77,7 +77,7 @@ const configs: CredentialConfiguration[] = [
   },
 ];
 
-describe('issuer metadata (specification 2.7)', () => {
+describe('issuer metadata (OpenID4VCI 1.0 §12.2)', () => {
   const origin = 'https://acme.eu01.vellum.test';
   const live = { preAuthorizedCode: true, authorizationCode: false, credentialEndpoint: true, jwks: true, iacaList: true };
 
@@ -188,7 +188,7 @@ describe('issuer metadata (specification 2.7)', () => {
     expect(byId['cfg-sd']).toMatchObject({ vct: 'https://vct.example/pid', cryptographic_binding_methods_supported: ['jwk'] });
   });
 
-  it('keeps the deprecated credentials_supported list (specification 9.4)', () => {
+  it('keeps the deprecated credentials_supported list (OpenID4VCI draft 13)', () => {
     const legacy = buildIssuerMetadata(origin, configs, live, formats).credentials_supported as Record<string, unknown>[];
     expect(legacy[0]).toEqual({
       format: 'mso_mdoc',

@@ -37,13 +37,13 @@ export const LIVE_ISSUANCE_FEATURES: Readonly<IssuanceFeatures> = Object.freeze(
   // Issue 16: DPoP and client attestation.
   dpop: true,
   clientAttestation: true,
-  // API.md §9: ECDH-ES to the wallet's key; requests to the tenant's key, whose jwks the metadata
+  // docs/decisions.md "The credential endpoint": ECDH-ES to the wallet's key; requests to the tenant's key, whose jwks the metadata
   // service fills in per tenant. Neither is required: TLS protects every request already.
   credentialResponseEncryption: { alg_values_supported: ['ECDH-ES'], enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false },
   credentialRequestEncryption: { jwks: { keys: [] }, enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false },
 });
 
-/** Paths of the endpoints under a tenant origin (API.md §9, specification 4). */
+/** Paths of the endpoints under a tenant origin (docs/decisions.md "Users, offers, the token and nonce endpoints", docs/api-reference.md). */
 export const ISSUER_PATHS = {
   authorization: '/v1/oauth/authorize',
   token: '/v1/oauth/token',
@@ -94,7 +94,7 @@ export function proofMetadata(features: Pick<IssuanceFeatures, 'dpop' | 'clientA
       : {}),
   };
 }
-/** The scope a configuration is requested by: `<format>:<type>` (specification 2.5, 2.7). */
+/** The scope a configuration is requested by: `<format>:<type>` (OpenID4VCI 1.0 §6.2, §12.2). */
 export function scopeOf(c: Pick<CredentialConfiguration, 'format' | 'type'>): string {
   return `${c.format}:${c.type}`;
 }
@@ -105,7 +105,7 @@ interface ClaimDescription {
   display?: ClaimLabel[];
 }
 
-/** Claim descriptions with each format's path convention (specification 2.7). */
+/** Claim descriptions with each format's path convention (OpenID4VCI 1.0 §12.2). */
 function claimsOf(c: CredentialConfiguration, handler: CredentialFormatHandler): ClaimDescription[] {
   const describe = (path: string[], required: boolean | undefined, labels: unknown): ClaimDescription => ({
     path,
@@ -142,7 +142,7 @@ function withKeyAttestations(metadata: Record<string, unknown>, c: CredentialCon
   return { ...metadata, proof_types_supported: { ...proofTypes, jwt: { ...proofTypes.jwt, key_attestations_required: levels } } };
 }
 
-/** One entry of `credential_configurations_supported` (specification 2.7): the common members, then the format's. */
+/** One entry of `credential_configurations_supported` (OpenID4VCI 1.0 §12.2): the common members, then the format's. */
 export function configurationMetadata(c: CredentialConfiguration, formats: FormatRegistry): Record<string, unknown> {
   const handler = formats.of(c);
   // OpenID4VCI 1.0 §12.2.4: display, when present, is a non-empty array; without a name there is none.
@@ -156,13 +156,13 @@ export function configurationMetadata(c: CredentialConfiguration, formats: Forma
   };
 }
 
-/** The deprecated draft-13 `credentials_supported` entry (specification 2.7, 9.4). */
+/** The deprecated draft-13 `credentials_supported` entry (OpenID4VCI 1.0 §12.2, OpenID4VCI draft 13). */
 function legacyEntry(c: CredentialConfiguration, formats: FormatRegistry): Record<string, unknown> {
   return { format: c.format, id: c.id, scope: scopeOf(c), ...formats.of(c).legacyMetadata(c as never) };
 }
 
 /**
- * The credential issuer metadata of a tenant as seen from `origin` (specification 2.7, OpenID4VCI
+ * The credential issuer metadata of a tenant as seen from `origin` (OpenID4VCI 1.0 §12.2, OpenID4VCI
  * 1.0 §12.2), advertising only the features that are live.
  */
 export function buildIssuerMetadata(

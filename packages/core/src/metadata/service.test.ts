@@ -14,7 +14,7 @@ async function setup() {
 
 const mapping = { mapFrom: 'claims.name' };
 
-describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
+describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => {
   it('publishes the tenant’s configurations of every format, in creation order, for the origin asked', async () => {
     const { configurations, metadata, ctx, tenant, other } = await setup();
     const mdl = await configurations.create(ctx, 'mso_mdoc', {
@@ -115,7 +115,7 @@ describe('issuer metadata of a tenant (specification 2.7, 4.6a)', () => {
       scopes_supported: [],
       credentials_supported: [],
       credential_configurations_supported: {},
-      // API.md §9: ECDH-ES with A128GCM or A256GCM both ways, never required.
+      // docs/decisions.md "The credential endpoint": ECDH-ES with A128GCM or A256GCM both ways, never required.
       credential_response_encryption: { alg_values_supported: ['ECDH-ES'], enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false },
       credential_request_encryption: {
         jwks: { keys: [{ kty: 'EC', crv: 'P-256', kid: `enc-${tenant.id}`, use: 'enc', alg: 'ECDH-ES', x: expect.any(String), y: expect.any(String) }] },

@@ -19,7 +19,7 @@ export interface IssuerMetadataDeps {
 }
 
 /**
- * Public metadata of a tenant (specification 2.7, 4.6a; RFC 8414). No token, and no analytic
+ * Public metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2; RFC 8414). No token, and no analytic
  * events: anyone may read it as often as they like, like the public DID endpoints.
  */
 export interface IssuerMetadataService {

@@ -137,7 +137,7 @@ const invalid = (message?: string | RegExp) => ({
   ...(message === undefined ? {} : { message: typeof message === 'string' ? message : expect.stringMatching(message) }),
 });
 
-describe('checkClientAttestation: OAuth client attestation (specification 5; draft-ietf-oauth-attestation-based-client-auth)', () => {
+describe('checkClientAttestation: OAuth client attestation (docs/dpop-and-attestation.md; draft-ietf-oauth-attestation-based-client-auth)', () => {
   it('checks nothing for a client that registered no clientAttestation, whatever the request sends', async () => {
     const { check, client, attestation, pop } = await setup();
     const { clientAttestation: _roots, ...plain } = client;

@@ -1,4 +1,4 @@
-// OAuth client attestation (draft-ietf-oauth-attestation-based-client-auth; specification 5): a
+// OAuth client attestation (draft-ietf-oauth-attestation-based-client-auth; docs/dpop-and-attestation.md): a
 // wallet provider vouches for a wallet instance with a JWT whose `x5c` chains to a root the client
 // registered, and the instance proves it holds the attested key (`cnf.jwk`), either with a
 // separate proof of possession (Standard Mode) or with its DPoP proof (Combined Mode, when the
@@ -83,7 +83,7 @@ export function attestedClientId(headers: AttestationHeaders | undefined): strin
 }
 
 /**
- * Checks the client attestation of a request from `client` (specification 5): required, and only
+ * Checks the client attestation of a request from `client` (docs/dpop-and-attestation.md): required, and only
  * checked, when the client registered `clientAttestation`. Returns what it attests, or undefined for
  * a client that registered none.
  */

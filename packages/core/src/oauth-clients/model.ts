@@ -9,7 +9,7 @@ export const WALLET_CLIENT_GRANT_TYPES = ['authorization_code', 'urn:ietf:params
 export type WalletClientGrantType = (typeof WALLET_CLIENT_GRANT_TYPES)[number];
 
 /**
- * A wallet (OAuth) client of a tenant (API.md §8 `/v1/openid/clients`). The Authorization Code flow
+ * A wallet (OAuth) client of a tenant (docs/wallet-clients.md `/v1/openid/clients`). The Authorization Code flow
  * accepts only registered clients, and only their registered redirect URIs, compared exactly.
  */
 export interface WalletClient {

@@ -83,7 +83,7 @@ export function redirectUriProblem(uri: string): string | undefined {
 }
 
 /**
- * Checks a wallet client create or replace body (API.md §8), reporting every problem at once.
+ * Checks a wallet client create or replace body (docs/wallet-clients.md), reporting every problem at once.
  * Defaults: grantTypes `["authorization_code"]`, tokenEndpointAuthMethod `none`.
  */
 export function checkWalletClientInput(input: unknown): WalletClientSettings {

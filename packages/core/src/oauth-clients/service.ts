@@ -18,7 +18,7 @@ export interface WalletClientDeps {
   events: EventRecorder;
 }
 
-/** A wallet client as the API shows it (API.md §8): never its secret nor the secret's hash. */
+/** A wallet client as the API shows it (docs/wallet-clients.md): never its secret nor the secret's hash. */
 export interface WalletClientView {
   clientId: string;
   clientName: string;
@@ -42,7 +42,7 @@ export interface WalletClientListQuery {
   cursor?: string | undefined;
 }
 
-/** `/v1/openid/clients` (API.md §8): the wallets the Authorization Code flow accepts. Permission `issuance-setup`. */
+/** `/v1/openid/clients` (docs/wallet-clients.md): the wallets the Authorization Code flow accepts. Permission `issuance-setup`. */
 export interface WalletClientService {
   /** Registers a client; a confidential one gets a secret, in this answer only. */
   create(ctx: RequestContext, input: unknown): Promise<WalletClientWithSecret>;
@@ -87,7 +87,7 @@ function withoutSecret(result: WalletClientWithSecret): WalletClientView {
   return view;
 }
 
-/** Wallet (OAuth) clients (API.md §8): create, list, read, replace, delete, rotate the secret. */
+/** Wallet (OAuth) clients (docs/wallet-clients.md): create, list, read, replace, delete, rotate the secret. */
 export function createWalletClientService(deps: WalletClientDeps): WalletClientService {
   const { store, clock, ids, hasher, events } = deps;
 

@@ -63,7 +63,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
 
 const basic = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
 
-describe('wallet client rules (API.md §8; RFC 6749 §3.1.2, RFC 8252 §7)', () => {
+describe('wallet client rules (docs/wallet-clients.md; RFC 6749 §3.1.2, RFC 8252 §7)', () => {
   it('accepts https, loopback http (RFC 8252 §7.3) and private-use schemes in reverse domain form (RFC 8252 §7.1)', () => {
     for (const uri of [
       'https://wallet.example.com/cb',
@@ -176,7 +176,7 @@ describe('wallet client rules (API.md §8; RFC 6749 §3.1.2, RFC 8252 §7)', () 
   });
 });
 
-describe('wallet clients (API.md §8)', () => {
+describe('wallet clients (docs/wallet-clients.md)', () => {
   it('registers a public client with a client id Vellum makes and the defaults, reads, lists and deletes it', async () => {
     const { clients, ctx } = await setup();
     const made = await clients.create(ctx, { clientName: 'Wallet', redirectUris: ['https://wallet.example.com/cb'] });

@@ -10,7 +10,7 @@
  */
 export type AuthorizationStage = 'pushed' | 'authenticating' | 'interaction' | 'code' | 'redeemed' | 'failed';
 
-/** One run of the Authorization Code flow (specification 4.4, 4.5; API.md §9). */
+/** One run of the Authorization Code flow (OpenID4VCI 1.0 §5, §6; docs/authorization-code.md). */
 export interface AuthorizationRecord {
   id: string;
   tenantId: string;

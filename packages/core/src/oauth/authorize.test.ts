@@ -121,7 +121,7 @@ function redirectError(location: string) {
   };
 }
 
-describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, RFC 7636)', () => {
+describe('the Authorization Code flow (OpenID4VCI 1.0 §5, §6; RFC 6749 §4.1, RFC 7636)', () => {
   it('signs the user in at the provider, redirects back with code, state and iss, and the code buys a token for the user', async () => {
     const { authorizationFlow, browser, signIn, codeFrom, redeem, store, tenant, walletTokens, mdoc, identityProvider } = await setup();
     const { code: idpCode, state } = await signIn({ login_hint: 'ada', prompt: 'login' });
@@ -284,7 +284,7 @@ describe('the Authorization Code flow (specification 4.4, 4.5; RFC 6749 §4.1, R
   });
 });
 
-describe('the token endpoint, Authorization Code grant (specification 4.5; RFC 7636 §4.6)', () => {
+describe('the token endpoint, Authorization Code grant (OpenID4VCI 1.0 §6; RFC 7636 §4.6)', () => {
   async function withCode(options: { confidential?: boolean } = {}) {
     const s = await setup(options);
     const cb = await s.signIn();

@@ -1,5 +1,5 @@
-// The front half of the Authorization Code flow (specification 4.4; OpenID4VCI 1.0 §5; RFC 6749
-// §4.1, RFC 7636, RFC 9126, RFC 9207; API.md §8, §9; docs/authorization-code.md): a wallet asks,
+// The front half of the Authorization Code flow (OpenID4VCI 1.0 §5; RFC 6749
+// §4.1, RFC 7636, RFC 9126, RFC 9207; docs/wallet-clients.md, docs/authorization-code.md): a wallet asks,
 // the user signs in at the tenant's OpenID Connect provider, the tenant's interaction hook may add
 // claims, and the wallet receives a code at its registered redirect URI.
 
@@ -26,7 +26,7 @@ import { claimProblems } from '../users/rules.ts';
 import type { AuthorizationRecord } from './authorization-model.ts';
 import { field, invalidRequest, oauthError, requestedConfigurations } from './fields.ts';
 
-/** API.md §9: authorization codes live 60 seconds. */
+/** docs/authorization-code.md: authorization codes live 60 seconds. */
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 /** RFC 9126 §2.2: a pushed request's `request_uri` is short-lived; 60 seconds, like a code. */
 export const PUSHED_REQUEST_TTL_SECONDS = 60;
@@ -52,7 +52,7 @@ const REQUEST_PARAMETERS = [
   'issuer_state',
   'dpop_jkt',
 ] as const;
-/** Parameters a wallet may send for the identity provider (specification 2.3 `request_parameters`). */
+/** Parameters a wallet may send for the identity provider (docs/authorization-code.md `request_parameters`). */
 const FORWARDABLE = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_FORWARDED = 20;
 
@@ -163,7 +163,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     return client;
   }
 
-  /** The configurations a `scope` names (`<format>:<type>`, specification 2.5); values naming none are ignored (RFC 6749 §3.3). */
+  /** The configurations a `scope` names (`<format>:<type>`, OpenID4VCI 1.0 §6.2); values naming none are ignored (RFC 6749 §3.3). */
   function configurationsByScope(all: CredentialConfiguration[], scope: string): CredentialConfiguration[] {
     const wanted = new Set(scope.split(' ').filter(Boolean));
     return all.filter((c) => wanted.has(scopeOf(c)));

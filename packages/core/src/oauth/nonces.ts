@@ -4,7 +4,7 @@ import type { Clock } from '../shared/ports.ts';
 import type { NonceCodec } from './ports.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 
-/** API.md §9: a nonce lives 5 minutes. */
+/** docs/decisions.md "Users, offers, the token and nonce endpoints": a nonce lives 5 minutes. */
 export const NONCE_TTL_SECONDS = 300;
 
 /**

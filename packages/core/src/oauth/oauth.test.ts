@@ -39,7 +39,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
   );
 }
 
-describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5; OpenID4VCI 1.0 §6)', () => {
+describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6.2; OpenID4VCI 1.0 §6)', () => {
   it('exchanges the code for a Bearer access token for the offer’s configurations, anonymously', async () => {
     const { offer, token, mdoc, walletTokens, tenant, wallet } = await setup();
     const o = await offer();
@@ -156,7 +156,7 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
     await expect(token({ 'pre-authorized_code': without.code })).resolves.toBeDefined();
   });
 
-  it('counts wrong transaction codes, and the third kills the offer for good (API.md §9)', async () => {
+  it('counts wrong transaction codes, and the third kills the offer for good (docs/decisions.md "Users, offers, the token and nonce endpoints")', async () => {
     const { offer, token, store, tenant } = await setup();
     const o = await offer({ transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } });
     const wrong = o.transactionCode === '000000' ? '111111' : '000000';
@@ -271,7 +271,7 @@ describe('the token endpoint, Pre-authorized Code grant (specification 4.5, 2.5;
   });
 });
 
-describe('the nonce endpoint (OpenID4VCI 1.0 §7; API.md §9)', () => {
+describe('the nonce endpoint (OpenID4VCI 1.0 §7; docs/decisions.md "Users, offers, the token and nonce endpoints")', () => {
   it('issues nonces bound to the tenant that live 5 minutes, and writes no nonce to the store', async () => {
     const { nonces, nonceCodec, store, wallet, tenant, other, clock } = await setup();
     const markUsed = vi.spyOn(store.nonces, 'markUsed');

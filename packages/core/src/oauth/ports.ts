@@ -3,7 +3,7 @@
 // @vellum/testing asserts.
 
 /**
- * A `c_nonce` that was used (OpenID4VCI 1.0 §7; API.md §9). Nonces are self-authenticating
+ * A `c_nonce` that was used (OpenID4VCI 1.0 §7; docs/decisions.md "Users, offers, the token and nonce endpoints"). Nonces are self-authenticating
  * (NonceCodec) and written nowhere when issued; the store remembers only the used ones, until they
  * expire, so that each is accepted once.
  */
@@ -39,7 +39,7 @@ export interface NonceCodec {
   open(tenantId: string, nonce: string): { expiresAt: Date } | undefined;
 }
 
-/** What a wallet access token says (API.md §9): who may fetch which credentials, for how long. */
+/** What a wallet access token says (docs/decisions.md "Users, offers, the token and nonce endpoints"): who may fetch which credentials, for how long. */
 export interface WalletAccessClaims {
   tenantId: string;
   /** The credential issuer identifier the token was issued under (its `iss` and `aud`). */
@@ -54,7 +54,7 @@ export interface WalletAccessClaims {
   grant?: 'authorization_code';
   /** The configurations the token grants. */
   configurationIds: string[];
-  /** Space-separated `<format>:<type>` of those configurations (specification 2.5). */
+  /** Space-separated `<format>:<type>` of those configurations (OpenID4VCI 1.0 §6.2). */
   scope: string;
   /**
    * True when the token response gave `credential_identifiers` (the token request sent
@@ -66,7 +66,7 @@ export interface WalletAccessClaims {
   dpopJkt?: string;
   /** The wallet client that obtained the token, when it authenticated as a registered client (JWT claim `client_id`). */
   clientId?: string;
-  /** The client instance its attestation named (specification 5; JWT claim `client_instance_id`). */
+  /** The client instance its attestation named (docs/dpop-and-attestation.md; JWT claim `client_instance_id`). */
   clientInstanceId?: string;
   jti: string;
   /** Unix seconds. */

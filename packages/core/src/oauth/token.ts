@@ -19,7 +19,7 @@ import type { DomainError } from '../shared/errors.ts';
 import { field, invalidDetails, invalidGrant, invalidRequest, MAX_FIELD, oauthError, requestedConfigurations } from './fields.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 
-/** API.md §9: wallet access tokens live 10 minutes. */
+/** docs/decisions.md "Users, offers, the token and nonce endpoints": wallet access tokens live 10 minutes. */
 export const ACCESS_TOKEN_TTL_SECONDS = 600;
 
 /** OpenID4VCI 1.0 §6.2: what the token response says of each configuration `authorization_details` asked for. */
@@ -30,7 +30,7 @@ export interface CredentialAuthorizationDetail {
   credential_identifiers: string[];
 }
 
-/** Specification 2.5: the token response; `authorization_details` when the request sent them. */
+/** OpenID4VCI 1.0 §6.2: the token response; `authorization_details` when the request sent them. */
 export interface TokenResponse {
   access_token: string;
   /** `DPoP` when the token is bound to the key of the request's DPoP proof (RFC 9449 §5). */
@@ -58,7 +58,7 @@ export interface TokenEndpointDeps {
   jwtProofs: JwtProofVerifier;
 }
 
-/** The proof headers of a token request, as received (specification 5). */
+/** The proof headers of a token request, as received (docs/dpop-and-attestation.md). */
 export interface TokenRequestProofs {
   /** `DPoP`. */
   dpop?: string | string[] | undefined;
@@ -66,7 +66,7 @@ export interface TokenRequestProofs {
   attestation?: AttestationHeaders;
 }
 
-/** `POST /v1/oauth/token` (specification 4.5, API.md §9). */
+/** `POST /v1/oauth/token` (OpenID4VCI 1.0 §6, docs/decisions.md "Users, offers, the token and nonce endpoints"). */
 export interface TokenEndpoint {
   /**
    * Exchanges a grant for a wallet access token. `form` is the request's fields as sent (unknown
@@ -113,7 +113,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   /**
-   * What a registered client asks of its requests (API.md §8): DPoP when it registered
+   * What a registered client asks of its requests (docs/wallet-clients.md): DPoP when it registered
    * `dpop.required`, and its attestation when it registered `clientAttestation`.
    */
   async function clientProofs(
@@ -273,7 +273,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   /**
-   * The Authorization Code grant (specification 4.5; RFC 6749 §4.1.3, RFC 7636 §4.5): the client
+   * The Authorization Code grant (OpenID4VCI 1.0 §6; RFC 6749 §4.1.3, RFC 7636 §4.5): the client
    * that asked, its exact redirect URI and the PKCE verifier, then the code is spent in one
    * conditional write (of racing requests one wins) and the token grants what was authorized.
    */

@@ -1,13 +1,13 @@
-/** Authorization Code offers (specification 2.3) and Pre-authorized Code offers (2.4) share one store. */
+/** Authorization Code and Pre-authorized Code offers (OpenID4VCI 1.0 §4.1) share one store. */
 export type OfferKind = 'pre-authorized' | 'authorization-code';
 
 /**
- * What happened to an offer (specification 3). `expired` is not stored: an open offer whose
+ * What happened to an offer (docs/decisions.md "Users, offers, the token and nonce endpoints"). `expired` is not stored: an open offer whose
  * `expiresAt` has passed is expired (see offerState).
  */
 export type OfferStatus = 'open' | 'used' | 'locked' | 'deleted';
 
-/** API.md §9: the third wrong transaction code invalidates the offer for good. */
+/** docs/decisions.md "Users, offers, the token and nonce endpoints": the third wrong transaction code invalidates the offer for good. */
 export const MAX_TX_CODE_ATTEMPTS = 3;
 
 /**
@@ -36,7 +36,7 @@ export interface OfferRecord {
   configurationIds: string[];
   /** Pre-authorized offers: the user the credentials are for. */
   userId?: string;
-  /** Pre-authorized offers: the offer's claims (specification 2.4 `claims`), for issuance. */
+  /** Pre-authorized offers: the offer's claims (docs/decisions.md "Users, offers, the token and nonce endpoints" `claims`), for issuance. */
   claims: Record<string, unknown>;
   /**
    * SHA-256 of the pre-authorized code (or, for an Authorization Code offer, of its `issuer_state`):
@@ -44,7 +44,7 @@ export interface OfferRecord {
    */
   codeDigest: string;
   txCode?: StoredTxCode;
-  /** Authorization Code offers: `request_parameters` (specification 2.3). */
+  /** Authorization Code offers: `request_parameters` (docs/authorization-code.md). */
   requestParameters?: Record<string, unknown>;
   /** Whether the offer is published at `GET /v1/openid/offers/{reference}`. */
   byReference: boolean;
@@ -64,7 +64,7 @@ export type RedeemOutcome =
   /** No open, unexpired pre-authorized offer has this code (unknown, used, locked, deleted or expired). */
   | { outcome: 'not-open' };
 
-/** The state an offer is in at `now`, expiry included (specification 3). */
+/** The state an offer is in at `now`, expiry included (docs/decisions.md "Users, offers, the token and nonce endpoints"). */
 export function offerState(offer: Pick<OfferRecord, 'status' | 'expiresAt'>, now: Date): OfferStatus | 'expired' {
   if (offer.status === 'open' && offer.expiresAt <= now.toISOString()) return 'expired';
   return offer.status;

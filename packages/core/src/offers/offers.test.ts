@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkPreAuthorizedOffer, describeTxCode, makeTransactionCode } from './rules.ts';
 import { buildCredentialOffer, offerUriByReference, offerUriByValue, PRE_AUTHORIZED_CODE_GRANT } from './uri.ts';
 
-describe('credential offer URIs (specification 2.3, 2.4)', () => {
+describe('credential offer URIs (OpenID4VCI 1.0 §4.1)', () => {
   it('carries the offer URL-encoded under openid-credential-offer://, with the legacy credentials list', () => {
     const offer = buildCredentialOffer('https://acme.eu01.vellum.test', ['a', 'b'], {
       preAuthorizedCode: { code: 'c0de', txCode: { length: 6, input_mode: 'numeric', description: 'Sent by SMS' } },
@@ -35,7 +35,7 @@ describe('credential offer URIs (specification 2.3, 2.4)', () => {
   });
 });
 
-describe('pre-authorized offer input (specification 2.4, API.md §9)', () => {
+describe('pre-authorized offer input (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users, offers, the token and nonce endpoints")', () => {
   it('applies the defaults', () => {
     expect(checkPreAuthorizedOffer({ credentials: ['x'] })).toEqual({
       credentials: ['x'],

@@ -23,7 +23,7 @@ async function setup() {
   return { ...h, tenant, other, ctx, mdoc, anonymous };
 }
 
-/** The reference at the end of a by-reference offer URI (API.md §9). */
+/** The reference at the end of a by-reference offer URI (docs/decisions.md "Users, offers, the token and nonce endpoints"). */
 const referenceIn = (uri: string) => (new URL(uri).searchParams.get('credential_offer_uri') as string).split('/').pop() as string;
 
 async function failure(p: Promise<unknown>): Promise<{ code: string }> {

@@ -1,11 +1,11 @@
 import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import type { TxCodeDescription } from './uri.ts';
 
-/** Specification 2.4, 8: pre-authorized offers live 5 minutes by default, 10 at most. */
+/** OpenID4VCI 1.0 §4.1, docs/limits.md: pre-authorized offers live 5 minutes by default, 10 at most. */
 export const DEFAULT_OFFER_TTL_SECONDS = 300;
 export const MAX_OFFER_TTL_SECONDS = 600;
 
-/** API.md §9: the transaction code a wallet user must type. */
+/** docs/decisions.md "Users, offers, the token and nonce endpoints": the transaction code a wallet user must type. */
 export interface TransactionCodeConfiguration {
   inputMode: 'numeric' | 'text';
   length?: number;
@@ -42,7 +42,7 @@ function checkCredentialIds(credentials: unknown, p: Problems): void {
 }
 
 /**
- * Checks a pre-authorized offer request (specification 2.4, API.md §9) apart from what needs the
+ * Checks a pre-authorized offer request (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users, offers, the token and nonce endpoints") apart from what needs the
  * store (that each id names an mDoc configuration of the tenant), reporting every problem at once.
  */
 export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): CheckedPreAuthorizedOffer {
@@ -122,7 +122,7 @@ const TEXT_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 
 /**
  * Makes a transaction code from random bytes (taken from the Ids port by the caller). Uses
- * rejection sampling so every symbol is equally likely; leading zeros are kept (API.md §9).
+ * rejection sampling so every symbol is equally likely; leading zeros are kept (docs/decisions.md "Users, offers, the token and nonce endpoints").
  */
 export function makeTransactionCode(tx: { inputMode: 'numeric' | 'text'; length: number }, randomBytes: (n: number) => Uint8Array): string {
   const alphabet = tx.inputMode === 'numeric' ? '0123456789' : TEXT_ALPHABET;
@@ -137,7 +137,7 @@ export function makeTransactionCode(tx: { inputMode: 'numeric' | 'text'; length:
 }
 
 /**
- * Authorization Code offers have no expiry of their own in the specification (2.3); Vellum keeps
+ * Authorization Code offers have no expiry of their own in a credential offer (OpenID4VCI 1.0 §4.1); Vellum keeps
  * their `issuer_state` (and serves a by-reference offer) for 30 days.
  */
 export const AUTHORIZATION_CODE_OFFER_TTL_SECONDS = 30 * 24 * 3600;
@@ -154,7 +154,7 @@ export interface CheckedAuthorizationCodeOffer {
   byReference: boolean;
 }
 
-/** Checks an Authorization Code offer request (specification 2.3, API.md §9) apart from what needs the store. */
+/** Checks an Authorization Code offer request (OpenID4VCI 1.0 §4.1, docs/authorization-code.md) apart from what needs the store. */
 export function checkAuthorizationCodeOffer(input: AuthorizationCodeOfferInput): CheckedAuthorizationCodeOffer {
   const p = new Problems();
   const credentials = input.credentials;

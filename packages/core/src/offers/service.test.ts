@@ -36,14 +36,14 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
   );
 }
 
-/** The offer object inside a by-value offer URI (specification 2.3, 2.4). */
+/** The offer object inside a by-value offer URI (OpenID4VCI 1.0 §4.1). */
 function offerIn(uri: string): Record<string, any> {
   const url = new URL(uri);
   expect(url.protocol).toBe('openid-credential-offer:');
   return JSON.parse(url.searchParams.get('credential_offer') ?? 'null');
 }
 
-describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
+describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users, offers, the token and nonce endpoints")', () => {
   it('creates a user, and an offer URI with the issuer, the ids (current and legacy) and the pre-authorized grant', async () => {
     const { offers, ctx, mdoc, issuer, users } = await setup();
     const created = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' } });
@@ -266,7 +266,7 @@ describe('pre-authorized offers (specification 2.4, 4.7; API.md §9)', () => {
   });
 });
 
-describe('Authorization Code offers (specification 2.3, 4.3)', () => {
+describe('Authorization Code offers (OpenID4VCI 1.0 §4.1, docs/authorization-code.md)', () => {
   it('makes an offer URI with issuer_state and request parameters, for configurations of any format', async () => {
     const { offers, ctx, mdoc, ldp, issuer, store, tenant, digests } = await setup();
     const { uri } = await offers.createAuthorizationCodeOffer(ctx, {

@@ -31,10 +31,10 @@ export interface OfferDeps {
   events: EventRecorder;
 }
 
-/** Where by-reference offers are served (API.md §9), under the issuer identifier. */
+/** Where by-reference offers are served (docs/decisions.md "Users, offers, the token and nonce endpoints"), under the issuer identifier. */
 export const OFFERS_PATH = '/v1/openid/offers';
 
-/** Specification 2.4: the answer to a pre-authorized offer request. */
+/** OpenID4VCI 1.0 §4.1: the answer to a pre-authorized offer request. */
 export interface PreAuthorizedOfferView {
   id: string;
   userId: string;
@@ -44,7 +44,7 @@ export interface PreAuthorizedOfferView {
   transactionCode?: string;
 }
 
-/** Credential offers (specification 2.3, 2.4, 4.3, 4.7, 4.8). */
+/** Credential offers (OpenID4VCI 1.0 §4.1, docs/authorization-code.md, docs/decisions.md "Users, offers, the token and nonce endpoints"). */
 export interface OfferService {
   /** An Authorization Code offer for configurations of any format. `basePath` is where the API is mounted. */
   createAuthorizationCodeOffer(ctx: RequestContext, input: AuthorizationCodeOfferInput, basePath?: string): Promise<{ uri: string }>;

@@ -9,11 +9,11 @@ export interface TxCodeDescription {
   description?: string;
 }
 
-/** The credential offer object (specification 2.3, 2.4; OpenID4VCI 1.0 §4.1.1). */
+/** The credential offer object (OpenID4VCI 1.0 §4.1; OpenID4VCI 1.0 §4.1.1). */
 export interface CredentialOffer {
   credential_issuer: string;
   credential_configuration_ids: string[];
-  /** Deprecated draft-13 spelling of the same ids (specification 9.4). */
+  /** Deprecated draft-13 spelling of the same ids (OpenID4VCI draft 13). */
   credentials: string[];
   grants: {
     authorization_code?: { issuer_state: string };
@@ -51,12 +51,12 @@ export function buildCredentialOffer(
   };
 }
 
-/** The offer URI carrying the offer itself, URL-encoded (specification 2.3). */
+/** The offer URI carrying the offer itself, URL-encoded (OpenID4VCI 1.0 §4.1). */
 export function offerUriByValue(offer: CredentialOffer): string {
   return `${OFFER_SCHEME}?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`;
 }
 
-/** The offer URI pointing at where the offer can be fetched (API.md §9, `byReference`). */
+/** The offer URI pointing at where the offer can be fetched (docs/decisions.md "Users, offers, the token and nonce endpoints", `byReference`). */
 export function offerUriByReference(offerUrl: string): string {
   return `${OFFER_SCHEME}?credential_offer_uri=${encodeURIComponent(offerUrl)}`;
 }

@@ -1,4 +1,4 @@
-/** The stable codes of the error body (specification 2.9, API.md §3). Each names a class of failure. */
+/** The stable codes of the error body (docs/errors.md). Each names a class of failure. */
 export const ERROR_CODES = [
   'BadRequest',
   'Unauthorized',
@@ -44,7 +44,7 @@ export const OAUTH_ERROR_CODES = [
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
-/** One problem with one input value (specification 2.9 `details`). */
+/** One problem with one input value (docs/errors.md `details`). */
 export interface ErrorDetail {
   value?: unknown;
   msg: string;

@@ -1,4 +1,4 @@
-// The rules every address Vellum calls out to must follow (API.md §8 "outbound rules"): webhooks,
+// The rules every address Vellum calls out to must follow (docs/limits.md "Outbound calls"): webhooks,
 // claim sources, the authentication provider and the interaction hook. The SSRF guard of the
 // HttpClient adapter checks the resolved address at send time; this checks the written URL.
 

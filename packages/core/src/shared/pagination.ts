@@ -1,7 +1,7 @@
 import { fromBase64Url, toBase64Url } from './encoding.ts';
 import { invalidField } from './errors.ts';
 
-/** Specification 8: `limit` is 1..1000 with 100 by default. */
+/** docs/decisions.md "Pagination": `limit` is 1..1000 with 100 by default. */
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
 
@@ -18,7 +18,7 @@ export interface Slice<T> {
   last?: number;
 }
 
-/** A page of results as the API renders it (specification 2.10). */
+/** A page of results as the API renders it (docs/decisions.md "Pagination"). */
 export interface Page<T> {
   data: T[];
   nextCursor?: string;

@@ -18,7 +18,7 @@ export interface Ids {
 }
 
 /**
- * Something that happened which webhook subscribers may be told (specification 2.8, 6; API.md §10).
+ * Something that happened which webhook subscribers may be told (docs/decisions.md "Webhooks").
  * It is written inside the transaction that makes the change (an issued credential, a status
  * change), so it is never lost nor sent for a change that did not happen.
  */
@@ -32,7 +32,7 @@ interface DomainEventBase {
 
 export interface CredentialIssuedEvent extends DomainEventBase {
   type: 'OpenIdCredentialIssued';
-  /** API.md §10: `{ credential, credentialId, credentialConfigurationId, credentialProfile, format, userId, userClaims }`. */
+  /** docs/decisions.md "Webhooks": `{ credential, credentialId, credentialConfigurationId, credentialProfile, format, userId, userClaims }`. */
   payload: {
     credential: unknown;
     credentialId: string;
@@ -78,7 +78,7 @@ export interface SecretHasher {
   verify(secret: string, hash: string): Promise<boolean>;
 }
 
-/** One outbound request (webhook deliveries; API.md §8). */
+/** One outbound request (webhook deliveries; docs/limits.md "Outbound calls"). */
 export interface OutboundRequest {
   method: 'POST';
   url: string;
@@ -91,7 +91,7 @@ export interface OutboundRequest {
 /** The receiver's status, or why there was none: `error` is short and safe to show the tenant. */
 export type OutboundResult = { status: number } | { error: string };
 
-/** One outbound request whose answer is read (claim sources, the identity provider; API.md §8). */
+/** One outbound request whose answer is read (claim sources, the identity provider; docs/limits.md "Outbound calls"). */
 export interface OutboundFetch {
   method: 'GET' | 'POST';
   url: string;
@@ -107,7 +107,7 @@ export interface OutboundFetch {
 export type OutboundResponse = { status: number; headers: Record<string, string>; body: Uint8Array } | { error: string };
 
 /**
- * Outbound HTTP with the SSRF guard of API.md §8: https only, and the resolved address must not be
+ * Outbound HTTP with the SSRF guard of docs/limits.md "Outbound calls": https only, and the resolved address must not be
  * loopback, private or link-local unless the host allows it. Redirects are not followed. Never
  * throws: every failure is `{ error }`.
  */

@@ -1,9 +1,9 @@
-// Status lists (specification 9.5, §8 limits; API.md §12; IETF Token Status List, draft 14): which
+// Status lists (docs/status-lists.md, docs/limits.md; docs/status-lists.md; IETF Token Status List, draft 14): which
 // credentials a tenant has revoked or suspended, published as signed lists of bits.
 
 import type { Duration } from '../configurations/model.ts';
 
-/** The two mDoc status list formats (specification 9.5): the IETF draft 14 one and MATTR's legacy one. */
+/** The two mDoc status list formats (docs/status-lists.md): the IETF draft 14 one and MATTR's legacy one. */
 export const STATUS_LIST_FORMATS = ['draft-14', 'legacy'] as const;
 export type StatusListFormat = (typeof STATUS_LIST_FORMATS)[number];
 
@@ -11,10 +11,10 @@ export type StatusListFormat = (typeof STATUS_LIST_FORMATS)[number];
 export const CREDENTIAL_STATUSES = ['valid', 'invalid', 'suspended'] as const;
 export type CredentialStatus = (typeof CREDENTIAL_STATUSES)[number];
 
-/** Specification §8: at most this many credentials per status list. */
+/** docs/limits.md: at most this many credentials per status list. */
 export const STATUS_LIST_SIZE = 500_000;
 
-/** Bits per entry (specification 9.5): draft 14 has Valid (0) and Invalid (1); legacy adds Suspended (2). */
+/** Bits per entry (docs/status-lists.md): draft 14 has Valid (0) and Invalid (1); legacy adds Suspended (2). */
 export const STATUS_BITS: Readonly<Record<StatusListFormat, 1 | 2>> = { 'draft-14': 1, legacy: 2 };
 
 /** The value an entry's bits hold (IETF Token Status List §7.1: 0 valid, 1 invalid, 2 suspended). */
@@ -23,7 +23,7 @@ export const STATUS_VALUE: Readonly<Record<CredentialStatus, number>> = { valid:
 /**
  * The kind of list an entry is in: one sequence of lists per kind and tenant. mDocs are listed per
  * format and docType (`mdoc:draft-14:org.iso.18013.5.1.mDL`), as their settings are per docType
- * (API.md §12); later kinds carry the other formats' status.
+ * (docs/status-lists.md); later kinds carry the other formats' status.
  */
 export type StatusListKind = `mdoc:${StatusListFormat}:${string}` | `${ReferencedListForm}:${string}`;
 
@@ -35,7 +35,7 @@ export type StatusListKind = `mdoc:${StatusListFormat}:${string}` | `${Reference
 export const REFERENCED_LIST_FORMS = ['token-jwt', 'token-cwt', 'revocation-list'] as const;
 export type ReferencedListForm = (typeof REFERENCED_LIST_FORMS)[number];
 
-/** How a tenant's mDocs of one docType are listed (API.md §12); without one, draft 14 with the defaults. */
+/** How a tenant's mDocs of one docType are listed (docs/status-lists.md); without one, draft 14 with the defaults. */
 export interface StatusListConfiguration {
   id: string;
   tenantId: string;

@@ -1,4 +1,4 @@
-// mDoc status lists (specification 9.5, §8; API.md §12): per-docType settings, an entry for every
+// mDoc status lists (docs/status-lists.md, docs/limits.md; docs/status-lists.md): per-docType settings, an entry for every
 // mDoc whose configuration sets includeStatus, revocation and suspension by the issuer, and the
 // public distribution and token endpoints verifiers read.
 
@@ -34,7 +34,7 @@ import {
 import type { RevocationListSigner, StatusListTokenSigner, TokenStatusListSigner } from './ports.ts';
 import { shuffledIndex, shuffleKeyWords } from './shuffle.ts';
 
-/** Where the public status list endpoints are, under a tenant's origin (API.md §12). */
+/** Where the public status list endpoints are, under a tenant's origin (docs/status-lists.md). */
 export const STATUS_LIST_PATHS = {
   distribution: '/v2/credentials/mobile/status-lists/distribution',
   token: (listId: string) => `/v2/credentials/mobile/status-lists/${listId}/token`,
@@ -54,7 +54,7 @@ export const REFERENCED_LIST_MEDIA_TYPES: Readonly<Record<ReferencedListForm, st
   'revocation-list': 'application/json',
 };
 
-/** The formats whose credentials are revoked through `/v2/credentials/{profile}/{id}/revocation-status` (API.md §12). */
+/** The formats whose credentials are revoked through `/v2/credentials/{profile}/{id}/revocation-status` (docs/status-lists.md). */
 export type RevocationProfile = Exclude<(typeof CREDENTIAL_PROFILES)[CredentialFormat], 'mobile'>;
 export const REVOCATION_PROFILES: Readonly<Record<RevocationProfile, Exclude<CredentialFormat, 'mso_mdoc'>>> = Object.fromEntries(
   Object.entries(CREDENTIAL_PROFILES)
@@ -72,7 +72,7 @@ export const DEFAULT_STATUS_LIST_SETTINGS: Readonly<Pick<StatusListConfiguration
   expiryDuration: { days: 1 },
 });
 
-/** A token's `typ` and media type by list format (specification 9.5). */
+/** A token's `typ` and media type by list format (docs/status-lists.md). */
 export const STATUS_LIST_MEDIA_TYPES: Readonly<Record<StatusListFormat, string>> = {
   'draft-14': 'application/statuslist+cwt',
   legacy: 'application/mattr-statuslist+cwt',
@@ -170,7 +170,7 @@ function checkId(param: string, id: string, what: string): string {
 
 const missingConfiguration = () => notFound('The tenant has no such status list configuration');
 
-/** Checks a configuration body (API.md §12), reporting every problem in one 400. */
+/** Checks a configuration body (docs/status-lists.md), reporting every problem in one 400. */
 function checkConfiguration(input: unknown): { docType: string; timeToLiveDuration: Duration; expiryDuration: Duration; format: StatusListFormat } {
   const problems = new Problems();
   if (!isPlainObject(input)) {
@@ -559,7 +559,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
           problems.throwIfAny();
           const entry = await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId);
           const status: CredentialStatus = input.isRevoked ? 'invalid' : 'valid';
-          // These lists have one bit: a revocation can be lifted (API.md §12 `{ isRevoked }`), unlike an mDoc's.
+          // These lists have one bit: a revocation can be lifted (docs/status-lists.md `{ isRevoked }`), unlike an mDoc's.
           if (entry.status !== status) await change(ctx, entry, status);
           return { isRevoked: status === 'invalid' };
         },

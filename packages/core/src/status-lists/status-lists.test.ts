@@ -129,7 +129,7 @@ async function setup(listSize?: number) {
   return { ...h, tenant, admin, wallet, statusLists, tokens, configuration, issued, bitOf, published };
 }
 
-describe('mDoc status lists (specification 9.5; API.md §12)', () => {
+describe('mDoc status lists (docs/status-lists.md)', () => {
   it('revokes a credential: its bit is set in the next token, another credential’s stays valid, and revocation is final', async () => {
     const s = await setup();
     const [a, b] = [await s.issued(), await s.issued()];

@@ -1,7 +1,7 @@
 import type { Store } from '../ports.ts';
 import type { Tenant } from './model.ts';
 
-/** How tenants are addressed (API.md §1). */
+/** How tenants are addressed (docs/decisions.md "Tenancy and admin authentication"). */
 export interface AddressingOptions {
   /** Tenants live at `https://{subdomain}.{region}.{platformDomain}`. */
   platformDomain: string;

@@ -13,7 +13,7 @@ export interface AdminAuthDeps {
   hasher: SecretHasher;
   tokens: TokenSigner;
   addressing: Addressing;
-  /** Lifetime of admin access tokens in seconds (API.md §2: default 3600). */
+  /** Lifetime of admin access tokens in seconds (docs/decisions.md "Tenancy and admin authentication": default 3600). */
   tokenTtlSeconds: number;
   /** Where `ADMIN_TOKEN_*` events go; without it, token requests record nothing. */
   events?: EventRecorder;
@@ -28,7 +28,7 @@ export interface AdminTokenCaller {
   userAgent?: string;
 }
 
-/** Specification 5.1: the client credentials request body. */
+/** RFC 6749 §4.4.2: the client credentials request body. */
 export interface AdminTokenRequest {
   client_id?: string;
   client_secret?: string;
@@ -36,7 +36,7 @@ export interface AdminTokenRequest {
   grant_type?: string;
 }
 
-/** Specification 5.2. */
+/** RFC 6749 §5.1. */
 export interface AdminTokenResponse {
   access_token: string;
   expires_in: number;
@@ -62,7 +62,7 @@ function denied(message = 'Unauthorized'): DomainError {
   return new DomainError('Unauthorized', message, { oauthError: 'access_denied' });
 }
 
-// Claim names kept short: the token rides in every admin request's headers (specification 5.6).
+// Claim names kept short: the token rides in every admin request's headers (docs/decisions.md "Tenancy and admin authentication").
 const TENANT_CLAIM = 'tid';
 const ROLE_CLAIM = 'rol';
 const PERMISSIONS_CLAIM = 'prm';
@@ -82,7 +82,7 @@ class Denied extends Error {
   }
 }
 
-/** Admin authentication (specification 5, API.md §2): client credentials in, tenant-bound JWT out. */
+/** Admin authentication (docs/decisions.md "Tenancy and admin authentication"): client credentials in, tenant-bound JWT out. */
 export function createAdminAuth(deps: AdminAuthDeps): AdminAuth {
   /** The tenant whose origin `audience` is exactly, if any: the tenant a token request's events belong to. */
   async function tenantNamedBy(audience: string | undefined): Promise<Tenant | undefined> {

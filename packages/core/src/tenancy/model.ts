@@ -1,11 +1,11 @@
 import { invalidField, type ErrorDetail, validationError } from '../shared/errors.ts';
 import type { Permission, Role } from './permissions.ts';
 
-/** Specification 1: the region codes a tenant may live in. */
+/** docs/decisions.md "Tenancy and admin authentication": the region codes a tenant may live in. */
 export const REGIONS = ['au01', 'ca01', 'eu01', 'us01'] as const;
 export type Region = (typeof REGIONS)[number];
 
-/** Specification 6: how much an analytic event keeps (1 basic, 2 metadata, 3 full payloads). */
+/** docs/decisions.md "Analytic events": how much an analytic event keeps (1 basic, 2 metadata, 3 full payloads). */
 export type LoggingLevel = 1 | 2 | 3;
 
 export interface Tenant {
@@ -56,7 +56,7 @@ export interface RequestContext {
 
 const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-/** API.md §1: lowercase a-z, 0-9 and hyphens, 1 to 63 characters. */
+/** docs/decisions.md "Tenancy and admin authentication": lowercase a-z, 0-9 and hyphens, 1 to 63 characters. */
 export function checkTenantInput(input: { subdomain: string; region: string; name?: string | undefined }): {
   subdomain: string;
   region: Region;

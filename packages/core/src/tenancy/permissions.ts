@@ -1,6 +1,6 @@
 import { fromBase64Url, toBase64Url } from '../shared/encoding.ts';
 
-/** Specification 5: operator roles. */
+/** docs/decisions.md "Tenancy and admin authentication": operator roles. */
 export const ROLES = ['admin', 'issuer', 'managed-issuer', 'verifier', 'dts-provider', 'dts-consumer', 'auditor'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -24,14 +24,14 @@ export const PERMISSIONS = [
   // The tenant's own admin clients: list, create, rotate secrets, revoke (docs/limits.md).
   'admin-clients',
   // What the Authorization Code flow runs on: wallet clients, the authentication provider, the
-  // interaction hook and claim sources (API.md §8).
+  // interaction hook and claim sources (docs/authentication.md).
   'issuance-setup',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 const ISSUING: Permission[] = ['webhooks', 'offers', 'configurations:read', 'iacas:manage', 'users', 'credentials', 'issuance-setup'];
 
-/** API.md §2: which permissions each role holds. */
+/** docs/decisions.md "Tenancy and admin authentication": which permissions each role holds. */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: PERMISSIONS,
   issuer: ['custom-domain', 'dids', 'configurations:write', 'iacas:create', ...ISSUING],
@@ -48,7 +48,7 @@ export function isRole(value: string): value is Role {
 
 /**
  * Packs a permission set into a short base64url bitmask, so a token stays small whatever the
- * role grants (specification 5.6).
+ * role grants (docs/decisions.md "Tenancy and admin authentication").
  */
 export function encodePermissions(permissions: Iterable<Permission>): string {
   const bytes = new Array<number>(Math.ceil(PERMISSIONS.length / 8)).fill(0);

@@ -4,7 +4,7 @@ import { decodePermissions, encodePermissions, PERMISSIONS, ROLE_PERMISSIONS, RO
 import { hostName } from './addressing.ts';
 import { createTenantAdmin } from './tenants.ts';
 
-describe('compact permissions (specification 5.6)', () => {
+describe('compact permissions (docs/decisions.md "Tenancy and admin authentication")', () => {
   it.each(ROLES)('round-trips the permissions of %s in a few bytes', (role) => {
     const claim = encodePermissions(ROLE_PERMISSIONS[role]);
     expect(claim.length).toBeLessThanOrEqual(4);
@@ -15,7 +15,7 @@ describe('compact permissions (specification 5.6)', () => {
     for (const claim of [undefined, 42, '!!', '']) expect(decodePermissions(claim).size).toBe(0);
   });
 
-  it('follows the role matrix of API.md §2', () => {
+  it('follows the role matrix of docs/decisions.md "Tenancy and admin authentication"', () => {
     expect(ROLE_PERMISSIONS.admin).toEqual(PERMISSIONS);
     expect(ROLE_PERMISSIONS['managed-issuer']).not.toContain('iacas:create');
     expect(ROLE_PERMISSIONS['managed-issuer']).not.toContain('configurations:write');
@@ -70,7 +70,7 @@ describe('operator use cases', () => {
   });
 });
 
-describe('tenant addressing (API.md §1)', () => {
+describe('tenant addressing (docs/decisions.md "Tenancy and admin authentication")', () => {
   it('finds tenants by subdomain and region, and only there', async () => {
     const h = harness();
     const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
@@ -96,7 +96,7 @@ describe('tenant addressing (API.md §1)', () => {
   });
 });
 
-describe('admin authentication (specification 5, API.md §2)', () => {
+describe('admin authentication (docs/decisions.md "Tenancy and admin authentication")', () => {
   async function setup() {
     const h = harness();
     const acme = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });

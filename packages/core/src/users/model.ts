@@ -1,4 +1,4 @@
-/** Where a user signed in, when an authentication provider knows them (API.md §8). */
+/** Where a user signed in, when an authentication provider knows them (docs/authentication.md). */
 export interface AuthenticationProviderRef {
   url: string;
   subjectId: string;
@@ -6,7 +6,7 @@ export interface AuthenticationProviderRef {
 
 /**
  * A user of a tenant: the subject credentials are issued to. `claims` are the ones persisted for
- * later offers and issuance (specification 2.4 `claimsToPersist`, API.md §8).
+ * later offers and issuance (`claimsToPersist`, docs/authentication.md; docs/decisions.md "Users, offers, the token and nonce endpoints").
  */
 export interface UserRecord {
   id: string;
@@ -17,7 +17,7 @@ export interface UserRecord {
   updatedAt: string;
 }
 
-/** What a user search may ask for; every part given must hold (API.md §8 `POST /v1/users/search`). */
+/** What a user search may ask for; every part given must hold (docs/decisions.md "Users, offers, the token and nonce endpoints" `POST /v1/users/search`). */
 export interface UserFilter {
   /** Every key must be a claim of the user with an equal value (JSON equality, nested values included). */
   claims?: Record<string, unknown>;

@@ -34,7 +34,7 @@ export function claimProblems(claims: unknown, param: string): ErrorDetail[] {
   return details;
 }
 
-/** The claims of a create or replace body (API.md §8 `{ claims? }`): an object, `{}` when absent. */
+/** The claims of a create or replace body (docs/decisions.md "Users, offers, the token and nonce endpoints" `{ claims? }`): an object, `{}` when absent. */
 export function checkUserInput(input: unknown): { claims: Record<string, unknown> } {
   if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "claims": { ... } }', input);
   const details: ErrorDetail[] = [];
@@ -52,7 +52,7 @@ export interface UserSearchInput {
   cursor?: unknown;
 }
 
-/** A search body (API.md §8) as a filter and the page asked for. */
+/** A search body (docs/decisions.md "Users, offers, the token and nonce endpoints") as a filter and the page asked for. */
 export function checkUserSearch(input: UserSearchInput): { filter: UserFilter; limit?: number; cursor?: string } {
   const details: ErrorDetail[] = [];
   const filter: UserFilter = {};

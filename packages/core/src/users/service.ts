@@ -15,7 +15,7 @@ export interface UserDeps {
   events: EventRecorder;
 }
 
-/** A user as the API shows it (API.md §8). */
+/** A user as the API shows it (docs/decisions.md "Users, offers, the token and nonce endpoints"). */
 export interface UserView {
   id: string;
   claims: Record<string, unknown>;
@@ -29,7 +29,7 @@ export interface UserListQuery {
   cursor?: string | undefined;
 }
 
-/** API.md §8: the tenant's users and the claims persisted on them. */
+/** docs/decisions.md "Users, offers, the token and nonce endpoints": the tenant's users and the claims persisted on them. */
 export interface UserService {
   create(ctx: RequestContext, input: unknown): Promise<UserView>;
   list(ctx: RequestContext, query: UserListQuery): Promise<Page<UserView>>;
@@ -65,7 +65,7 @@ function pageFromBody(limit: number | undefined, cursor: string | undefined): Pa
   }
 }
 
-/** Users (API.md §8): create, list, read, replace, delete, search. Permission `users`. */
+/** Users (docs/decisions.md "Users, offers, the token and nonce endpoints"): create, list, read, replace, delete, search. Permission `users`. */
 export function createUserService(deps: UserDeps): UserService {
   const { store, clock, ids, events } = deps;
   const meta = (u: UserView) => ({ id: u.id });

@@ -22,7 +22,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
 
 const nested = (depth: number): unknown => (depth === 0 ? 'leaf' : { x: nested(depth - 1) });
 
-describe('users (API.md §8)', () => {
+describe('users (docs/decisions.md "Users, offers, the token and nonce endpoints")', () => {
   it('creates a user with claims (or none), reads, lists, replaces and deletes it', async () => {
     const { users, ctx } = await setup();
     const ada = await users.create(ctx, { claims: { givenName: 'Ada', address: { city: 'London' } } });

@@ -7,9 +7,9 @@ import type { ClaimedDelivery, DeliveryAttempt, DeliveryOutcome, WebhookDelivery
 import { nextAttemptDelay, WEBHOOK_RETRIES } from './rules.ts';
 import { bytesToBase64, contentDigest, type Sha256, signatureBase, signatureHeaders } from './signature.ts';
 
-/** API.md §10: a receiver has 3 s to answer. */
+/** docs/decisions.md "Webhooks": a receiver has 3 s to answer. */
 export const WEBHOOK_TIMEOUT_MS = 3000;
-/** API.md §10: the first backoff unless the host sets another. */
+/** docs/decisions.md "Webhooks": the first backoff unless the host sets another. */
 export const DEFAULT_RETRY_BASE_DELAY_MS = 10_000;
 /** How long a claimed delivery is a worker's before another may take it (it must outlast a send). */
 export const DEFAULT_DELIVERY_LEASE_MS = 30_000;
@@ -33,7 +33,7 @@ export interface WebhookDeliveryDeps {
   sha256?: Sha256;
 }
 
-/** The body of a delivery (API.md §10). */
+/** The body of a delivery (docs/decisions.md "Webhooks"). */
 export interface WebhookDeliveryBody {
   deliveryId: string;
   deliveryTimestamp: string;
@@ -67,7 +67,7 @@ export function renderDeliveryBody(delivery: WebhookDelivery, at: Date): Webhook
   };
 }
 
-/** Builds the delivery worker (API.md §10: 3 s timeout, three retries with backoff and jitter, then failed). */
+/** Builds the delivery worker (docs/decisions.md "Webhooks": 3 s timeout, three retries with backoff and jitter, then failed). */
 export function createWebhookDeliveryWorker(deps: WebhookDeliveryDeps): WebhookDeliveryWorker {
   const { store, keys, signingKeys, http, clock, ids } = deps;
   const baseMs = deps.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS;
@@ -132,7 +132,7 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryDeps): WebhookD
 
   async function deliverOne(claimed: ClaimedDelivery, keyFor: (tenantId: string) => Promise<WebhookSigningKey>): Promise<DeliveryOutcome> {
     if (claimed.disabled) {
-      // Specification 3: a disabled webhook is sent nothing. The delivery ends here; a retry after
+      // docs/decisions.md "Webhooks": a disabled webhook is sent nothing. The delivery ends here; a retry after
       // the webhook is enabled again sends it.
       const attempt = { at: clock.now().toISOString(), error: 'Not sent: the webhook is disabled', durationMs: 0 };
       return {

@@ -1,14 +1,14 @@
 import type { PublicJwk } from '../keys/model.ts';
 import type { WebhookEvent } from './rules.ts';
 
-/** Specification 2.8: a receiver and the events it subscribes to. */
+/** docs/decisions.md "Webhooks": a receiver and the events it subscribes to. */
 export interface Webhook {
   id: string;
   tenantId: string;
-  /** Normalised by the rules of specification 2.8. */
+  /** Normalised by the rules of docs/decisions.md "Webhooks". */
   url: string;
   events: WebhookEvent[];
-  /** Specification 3: a disabled webhook is sent nothing. */
+  /** docs/decisions.md "Webhooks": a disabled webhook is sent nothing. */
   disabled: boolean;
   createdAt: string;
   updatedAt: string;
@@ -25,7 +25,7 @@ export type EmittedWebhookEvent = (typeof EMITTED_WEBHOOK_EVENTS)[number];
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One try at sending a delivery (API.md §10). */
+/** One try at sending a delivery (docs/decisions.md "Webhooks"). */
 export interface DeliveryAttempt {
   at: string;
   /** The receiver's HTTP status, when it answered. */
@@ -56,7 +56,7 @@ export interface WebhookDelivery {
   credential?: unknown;
   status: DeliveryStatus;
   attempts: DeliveryAttempt[];
-  /** Automatic retries still allowed after a failed attempt (API.md §10: three). */
+  /** Automatic retries still allowed after a failed attempt (docs/decisions.md "Webhooks": three). */
   retriesLeft: number;
   /** When a pending delivery is due. */
   nextAttemptAt?: string;

@@ -1,13 +1,13 @@
 import { Problems } from '../shared/body-problems.ts';
 import { normaliseOutboundUrl } from '../shared/outbound-url.ts';
 
-/** Specification 2.8: the events a webhook may subscribe to. */
-/** Specification 2.8's three, and `CredentialStatusUpdated` (a Vellum addition: revocation, suspension, reinstatement). */
+/** docs/decisions.md "Webhooks": the events a webhook may subscribe to. */
+/** The three event types of docs/decisions.md "Webhooks", and `CredentialStatusUpdated` (a Vellum addition: revocation, suspension, reinstatement). */
 export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued', 'CredentialStatusUpdated'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**
- * Checks and normalises a receiver URL by the rules of specification 2.8: a valid https URL, a
+ * Checks and normalises a receiver URL by the rules of docs/decisions.md "Webhooks": a valid https URL, a
  * host name rather than an IP address, no query or fragment (the outbound rules every address
  * Vellum calls follows, shared/outbound-url.ts). Returns the URL or the problem.
  */
@@ -19,7 +19,7 @@ export interface WebhookInput {
   disabled?: unknown;
 }
 
-/** Checks a webhook create or update body (specification 2.8, 4.9), reporting every problem. */
+/** Checks a webhook create or update body (docs/decisions.md "Webhooks"), reporting every problem. */
 export function checkWebhookInput(input: WebhookInput): { events: WebhookEvent[]; url: string; disabled: boolean } {
   const p = new Problems();
   const events = input.events;
@@ -41,7 +41,7 @@ export function checkWebhookInput(input: WebhookInput): { events: WebhookEvent[]
   return { events: [...new Set(events as WebhookEvent[])], url, disabled: input.disabled === true };
 }
 
-/** API.md §10: a failed delivery is tried again three times. */
+/** docs/decisions.md "Webhooks": a failed delivery is tried again three times. */
 export const WEBHOOK_RETRIES = 3;
 
 /**

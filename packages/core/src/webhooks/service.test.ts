@@ -83,7 +83,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
 
 const HOOK = 'https://hooks.example.com/vellum';
 
-describe('webhook subscriptions (specification 2.8, 3, 4.9, 4.10)', () => {
+describe('webhook subscriptions (docs/decisions.md "Webhooks")', () => {
   it('creates, reads, lists, replaces and deletes, showing id, events, url and disabled', async () => {
     const s = setup();
     const t = await s.tenant();
@@ -99,7 +99,7 @@ describe('webhook subscriptions (specification 2.8, 3, 4.9, 4.10)', () => {
     expect(page.data).toEqual([created]);
     expect((await s.webhooks.list(s.ctx(t), { cursor: page.nextCursor })).data).toEqual([second]);
 
-    // Specification 3: PUT with disabled true disables; PUT without it enables again.
+    // docs/decisions.md "Webhooks": PUT with disabled true disables; PUT without it enables again.
     const disabled = await s.webhooks.update(s.ctx(t), created.id, { events: ['OpenIdCredentialIssuedSummary'], url: HOOK, disabled: true });
     expect(disabled).toEqual({ id: created.id, events: ['OpenIdCredentialIssuedSummary'], url: HOOK, disabled: true });
     expect((await s.webhooks.update(s.ctx(t), created.id, { events: ['OpenIdCredentialIssued'], url: HOOK })).disabled).toBe(false);
@@ -141,7 +141,7 @@ describe('webhook subscriptions (specification 2.8, 3, 4.9, 4.10)', () => {
     for (const role of ['admin', 'issuer', 'managed-issuer'] as const) await s.webhooks.list(s.ctx(t, role), {});
   });
 
-  it('records WEBHOOK_* events in category webhook (specification 6: WEBHOOK_UPDATE, WEBHOOK_RETRIEVE)', async () => {
+  it('records WEBHOOK_* events in category webhook (docs/decisions.md "Webhooks": WEBHOOK_UPDATE, WEBHOOK_RETRIEVE)', async () => {
     const s = setup();
     const t = await s.tenant();
     const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: HOOK });
@@ -165,7 +165,7 @@ describe('webhook subscriptions (specification 2.8, 3, 4.9, 4.10)', () => {
   });
 });
 
-describe('the outbox (API.md §10: written in the issuance transaction)', () => {
+describe('the outbox (docs/decisions.md "Webhooks": written in the issuance transaction)', () => {
   it('writes one delivery per enabled webhook and subscribed type; the summary never holds the credential', async () => {
     const s = setup();
     const t = await s.tenant();
@@ -229,7 +229,7 @@ describe('the outbox (API.md §10: written in the issuance transaction)', () => 
   });
 });
 
-describe('delivering (API.md §10; RFC 9421, RFC 9530)', () => {
+describe('delivering (docs/decisions.md "Webhooks"; RFC 9421, RFC 9530)', () => {
   it('posts the body, headers and an Ed25519 signature that verifies against the JWKS', async () => {
     const s = setup();
     const t = await s.tenant();

@@ -19,7 +19,7 @@ export interface WebhookServiceDeps {
   signingKeys: WebhookSigningKeys;
 }
 
-/** Specification 4.9, 4.10: a webhook as the API shows it. */
+/** docs/decisions.md "Webhooks": a webhook as the API shows it. */
 export interface WebhookView {
   id: string;
   events: WebhookEvent[];
@@ -27,7 +27,7 @@ export interface WebhookView {
   disabled: boolean;
 }
 
-/** API.md §10: a delivery and its attempts, as the delivery log shows it (never its payload). */
+/** docs/decisions.md "Webhooks": a delivery and its attempts, as the delivery log shows it (never its payload). */
 export interface WebhookDeliveryView {
   id: string;
   webhookId: string;
@@ -44,12 +44,12 @@ export interface WebhookListQuery {
   cursor?: string | undefined;
 }
 
-/** Webhooks (specification 2.8, 3, 4.9, 4.10; API.md §10): subscriptions, the delivery log, the signing keys. */
+/** Webhooks (docs/decisions.md "Webhooks"): subscriptions, the delivery log, the signing keys. */
 export interface WebhookService {
   create(ctx: RequestContext, input: WebhookInput): Promise<WebhookView>;
   list(ctx: RequestContext, query: WebhookListQuery): Promise<Page<WebhookView>>;
   get(ctx: RequestContext, id: string): Promise<WebhookView>;
-  /** Replaces the webhook (PUT): `disabled` left out means enabled (specification 3: notifications resume). */
+  /** Replaces the webhook (PUT): `disabled` left out means enabled (docs/decisions.md "Webhooks": notifications resume). */
   update(ctx: RequestContext, id: string, input: WebhookInput): Promise<WebhookView>;
   /** Removes the webhook; its pending deliveries are not sent. */
   delete(ctx: RequestContext, id: string): Promise<void>;

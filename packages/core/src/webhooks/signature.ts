@@ -1,7 +1,7 @@
 // RFC 9421 HTTP Message Signatures for webhook deliveries: the signature base and the
 // Signature-Input value. Hashing and signing happen in adapters (the KeyManager signs with Ed25519).
 
-/** The components every delivery signs (API.md §10). */
+/** The components every delivery signs (docs/decisions.md "Webhooks"). */
 export const SIGNED_COMPONENTS = ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'] as const;
 
 export interface SignatureParams {

@@ -11,7 +11,7 @@ import {
   signatureHeaders,
 } from './signature.ts';
 
-describe('webhook URL rules (specification 2.8, 7.8)', () => {
+describe('webhook URL rules (docs/decisions.md "Webhooks")', () => {
   it.each([
     ['https://hooks.example.com/vellum', 'https://hooks.example.com/vellum'],
     ['https://BÜCHER.example/ränder', 'https://xn--bcher-kva.example/r%C3%A4nder'],
@@ -55,7 +55,7 @@ describe('webhook URL rules (specification 2.8, 7.8)', () => {
   });
 });
 
-describe('retry schedule (API.md §10)', () => {
+describe('retry schedule (docs/decisions.md "Webhooks")', () => {
   it('doubles from the base with jitter in the upper half, three times', () => {
     expect(nextAttemptDelay(1, 1000, () => 0)).toBe(500);
     expect(nextAttemptDelay(1, 1000, () => 1)).toBe(1000);

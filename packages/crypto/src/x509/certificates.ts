@@ -313,7 +313,7 @@ export async function createDocumentSignerCertificate(input: CreateDocumentSigne
 
 /**
  * A PKCS#10 certificate request for a document signer key, for an IACA Vellum does not hold
- * (API.md §7): subject C[, ST], CN, signed with the requested key (proof of possession).
+ * (docs/decisions.md "mDoc PKI"): subject C[, ST], CN, signed with the requested key (proof of possession).
  */
 export async function createCsr(input: CreateCsrInput): Promise<EncodedCertificate> {
   const problems: ErrorDetail[] = [];

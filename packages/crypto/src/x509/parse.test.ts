@@ -51,7 +51,7 @@ async function pki() {
   return { iaca, iacaKey, ds, dsKey, impostor, newKey };
 }
 
-describe('parseCertificate (API.md §7 certificateData)', () => {
+describe('parseCertificate (docs/decisions.md "mDoc PKI" certificateData)', () => {
   it('reads the same fields from PEM and from DER, agreeing with node:crypto', async () => {
     const { iaca, iacaKey } = await pki();
     const fromPem = parseCertificate(iaca.pem);

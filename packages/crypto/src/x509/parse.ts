@@ -14,7 +14,7 @@ export interface CertificatePublicJwk {
   e?: string;
 }
 
-/** What Vellum reads from a certificate (API.md §7 `certificateData`, plus what chaining and CRLs need). */
+/** What Vellum reads from a certificate (docs/decisions.md "mDoc PKI" `certificateData`, plus what chaining and CRLs need). */
 export interface ParsedCertificate {
   der: Uint8Array;
   pem: string;

@@ -4,10 +4,10 @@ import type { VellumServices } from '../services.ts';
 
 const tags = ['Admin token'];
 
-// The document lists both bodies the route takes (RFC 6749 §4.4.2: form; specification 5.1: JSON).
+// The document lists both bodies the route takes (RFC 6749 §4.4.2: form; and JSON, which Vellum also accepts).
 const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
 
-/** Specification 5.1–5.2, API.md §2: `POST /oauth/token`, client credentials for admin clients. */
+/** RFC 6749 §4.4.2, §5.1, docs/decisions.md "Tenancy and admin authentication": `POST /oauth/token`, client credentials for admin clients. */
 export const adminTokenRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   app.post(
     '/oauth/token',

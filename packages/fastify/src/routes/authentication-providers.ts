@@ -10,7 +10,7 @@ const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchem
 const config = { permission: 'issuance-setup' } as const;
 
 /**
- * API.md §8: the tenant's one OpenID Connect provider. Under a prefix, the redirect URL it shows
+ * docs/authentication.md: the tenant's one OpenID Connect provider. Under a prefix, the redirect URL it shows
  * carries the prefix. Static paths, so they win over `/v1/users/:id`.
  */
 export const authenticationProviderRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {

@@ -10,12 +10,12 @@ import { documentedResponses, WalletProofHeaders } from '../schemas/documented.t
 
 const tags = ['Wallet authorization'];
 
-// Wallet-facing: errors carry the OAuth fields and no-store (API.md §3); no token needed.
+// Wallet-facing: errors carry the OAuth fields and no-store (docs/errors.md); no token needed.
 const oauth = { errorStyle: 'oauth' } as const;
 const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
 
 /**
- * The browser's side of the Authorization Code flow (specification 4.4; RFC 9126; docs/authorization-code.md):
+ * The browser's side of the Authorization Code flow (OpenID4VCI 1.0 §5; RFC 9126; docs/authorization-code.md):
  * the authorization endpoint, pushed authorization requests, and the two callbacks the identity
  * provider and the interaction hook send the browser back to. Each step answers 303 See Other.
  */

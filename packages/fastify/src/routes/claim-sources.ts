@@ -9,7 +9,7 @@ const tags = ['Claim sources'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'issuance-setup' } as const;
 
-/** API.md §8: the issuer's APIs Vellum asks for a user's claims at issuance. */
+/** docs/authentication.md: the issuer's APIs Vellum asks for a user's claims at issuance. */
 export const claimSourceRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const sources = services.claimSources;
 

@@ -23,7 +23,7 @@ const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchem
 const read = { permission: 'configurations:read' } as const;
 const write = { permission: 'configurations:write' } as const;
 
-/** API.md §6: where each format's configurations live, and the shapes of their bodies and answers. */
+/** docs/decisions.md "Credential configurations": where each format's configurations live, and the shapes of their bodies and answers. */
 const COLLECTIONS: ReadonlyArray<{ format: CredentialFormat; path: string; body: TObject; response: TObject }> = [
   { format: 'mso_mdoc', path: '/v2/credentials/mobile/configurations', body: MdocConfigurationBody, response: MdocConfigurationResponse },
   { format: 'ldp_vc', path: '/v2/credentials/web-semantic/configurations', body: LdpVcConfigurationBody, response: LdpVcConfigurationResponse },
@@ -32,7 +32,7 @@ const COLLECTIONS: ReadonlyArray<{ format: CredentialFormat; path: string; body:
   { format: 'dc+sd-jwt', path: '/v2/credentials/sd-jwt/configurations', body: SdJwtConfigurationBody, response: SdJwtConfigurationResponse },
 ];
 
-/** API.md §6: one collection of credential configurations per format, the same five routes on each. */
+/** docs/decisions.md "Credential configurations": one collection of credential configurations per format, the same five routes on each. */
 export const configurationRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const configurations = services.credentialConfigurations;
 

@@ -10,7 +10,7 @@ import { CredentialRequest, CredentialResponse, DpopHeader, DpopNonceHeader, Not
 
 const tags = ['Credential issuance'];
 
-// Wallet-facing: errors carry the OAuth fields and no-store (API.md §3). The wallet access token is
+// Wallet-facing: errors carry the OAuth fields and no-store (docs/errors.md). The wallet access token is
 // the core's to check, before it reads the body.
 const oauth = { errorStyle: 'oauth' } as const;
 const BODY_LIMIT = 1024 * 1024;
@@ -53,8 +53,8 @@ function walletRequest(request: FastifyRequest, basePath: string): WalletRequest
 }
 
 /**
- * The credential endpoint and its notification endpoint (specification 4.6; OpenID4VCI 1.0 §8, §11;
- * API.md §9). Bodies stay text here: JSON, or a JWE (`application/jwt`) the core decrypts.
+ * The credential endpoint and its notification endpoint (OpenID4VCI 1.0 §8, §11;
+ * docs/decisions.md "The credential endpoint"). Bodies stay text here: JSON, or a JWE (`application/jwt`) the core decrypts.
  */
 export const credentialRoutes: FastifyPluginAsync<{ services: VellumServices }> = async (app, { services }) => {
   const basePath = app.prefix;

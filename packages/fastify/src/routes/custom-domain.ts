@@ -11,10 +11,10 @@ const tags = ['Custom domain'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'custom-domain' } as const;
 
-/** Specification 4.1: the custom domain of the tenant. */
+/** docs/decisions.md "Custom domains": the custom domain of the tenant. */
 export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const domains = services.customDomains;
-  // Specification 2.1: create also accepts XML; the parsed fields go through the same schema.
+  // docs/decisions.md "Custom domains": create also accepts XML; the parsed fields go through the same schema.
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_req, body, done) => {
     try {
       done(null, parseFlatXml(body as string));

@@ -14,7 +14,7 @@ const didDocument = { responses: { 200: documentedResponses.json('The DID docume
 
 /**
  * Public DID endpoints (no token; the tenant comes from the Host header): did:web documents
- * (`/.well-known/did.json`, `/{path}/did.json`) and the DID configuration (specification 4.2).
+ * (`/.well-known/did.json`, `/{path}/did.json`) and the DID configuration (DIF Well Known DID Configuration).
  */
 export const publicDidRoutes: FastifyPluginAsync<{ services: VellumServices }> = async (app, { services }) => {
   // The DID configuration is served many times for each time it changes: keep the JSON of answers

@@ -9,7 +9,7 @@ const tags = ['DIDs'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'dids' } as const;
 
-/** API.md §5: the tenant's DIDs. The DID in the path arrives URL-decoded by the router. */
+/** docs/decisions.md "DIDs": the tenant's DIDs. The DID in the path arrives URL-decoded by the router. */
 export const didRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const dids = services.dids;
 

@@ -8,7 +8,7 @@ const tags = ['Analytics'];
 
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema };
 
-/** API.md §4: analytic events and the tenant's logging level. */
+/** docs/decisions.md "Analytic events": analytic events and the tenant's logging level. */
 export const eventRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   app.get(
     '/v1/events',

@@ -8,7 +8,7 @@ const tags = ['Issued credentials'];
 
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema };
 
-/** API.md §12 and §8: issued-credential records, of every format and per user. */
+/** docs/decisions.md "The credential endpoint", docs/decisions.md "Users, offers, the token and nonce endpoints": issued-credential records, of every format and per user. */
 export const issuedCredentialRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   app.get(
     '/v2/credentials',

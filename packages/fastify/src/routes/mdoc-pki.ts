@@ -26,7 +26,7 @@ const IACAS = '/v2/credentials/mobile/iacas';
 const SIGNERS = '/v2/credentials/mobile/document-signers';
 
 /**
- * API.md §7: IACAs and document signers. The IACA list is public (the issuer metadata's
+ * docs/decisions.md "mDoc PKI": IACAs and document signers. The IACA list is public (the issuer metadata's
  * `mdoc_iacas_uri`): anyone sees the active IACAs, a token with `iacas:manage` sees them all. Each
  * managed IACA's CRL is public too.
  */

@@ -28,7 +28,7 @@ function sendMetadata(request: FastifyRequest, reply: FastifyReply, { body, etag
 }
 
 /**
- * Public issuer metadata (specification 4.6a) and authorization server metadata (RFC 8414), per
+ * Public issuer metadata (OpenID4VCI 1.0 §12.2.2) and authorization server metadata (RFC 8414), per
  * tenant and per origin the request came on (no token; the tenant comes from the Host header).
  */
 export const metadataRoutes: FastifyPluginAsync<{ services: VellumServices }> = async (app, { services }) => {

@@ -9,14 +9,14 @@ import { WalletProofHeaders } from '../schemas/documented.ts';
 
 const tags = ['Wallet authorization'];
 
-// Wallet-facing: errors carry the OAuth fields and no-store (API.md §3); no token needed.
+// Wallet-facing: errors carry the OAuth fields and no-store (docs/errors.md); no token needed.
 const oauth = { errorStyle: 'oauth' } as const;
 // RFC 6749 §4.1.3: form-encoded; JSON is taken too.
 const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
 const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
 
 /**
- * The wallet's side of the Pre-authorized Code flow: the token endpoint (specification 4.5), the
+ * The wallet's side of the Pre-authorized Code flow: the token endpoint (OpenID4VCI 1.0 §6), the
  * nonce endpoint (OpenID4VCI 1.0 §7) and the public keys of the access tokens (`jwks_uri`).
  */
 export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {

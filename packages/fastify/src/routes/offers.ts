@@ -17,11 +17,11 @@ const tags = ['Offers'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema };
 const config = { permission: 'offers' } as const;
 
-/** Specification 8, API.md §3: pre-authorized offers take at most 500 KB. */
+/** docs/limits.md: pre-authorized offers take at most 500 KB. */
 export const PRE_AUTHORIZED_OFFER_BODY_LIMIT = 500 * 1024;
 
 /**
- * Credential offers (specification 4.3, 4.7, 4.8) and the public by-reference offer (API.md §9).
+ * Credential offers (docs/authorization-code.md, docs/decisions.md "Users, offers, the token and nonce endpoints") and the public by-reference offer (docs/decisions.md "Users, offers, the token and nonce endpoints").
  * Under a prefix, the issuer identifier (and so every offer URI) carries it.
  */
 export const offerRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {

@@ -9,7 +9,7 @@ const tags = ['OpenID settings'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 503: ErrorBodySchema };
 const config = { permission: 'issuance-setup' } as const;
 
-/** API.md §8: the tenant's OpenID settings, the interaction hook and its secret. */
+/** docs/authentication.md: the tenant's OpenID settings, the interaction hook and its secret. */
 export const openIdConfigurationRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const settings = services.openIdSettings;
 

@@ -37,8 +37,8 @@ const credentials = { permission: 'credentials' } as const;
 const CONFIGURATIONS = '/v2/credentials/mobile/status-lists/configurations';
 
 /**
- * API.md §12: mDoc status list settings per docType, the status of an issued mDoc, and the public
- * distribution and token endpoints verifiers read (specification 4.11, 9.5). The deprecated
+ * docs/status-lists.md: mDoc status list settings per docType, the status of an issued mDoc, and the public
+ * distribution and token endpoints verifiers read (docs/status-lists.md). The deprecated
  * authenticated list endpoints are not served.
  */
 export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
@@ -127,7 +127,7 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
     async (request, reply) =>
       reply.header('access-control-allow-origin', '*').send(await statusLists.distribution(requestContext(request), request.query, basePath)),
   );
-  // The other formats (API.md §12): revocation by credential id, and the public lists their credentials name.
+  // The other formats (docs/status-lists.md): revocation by credential id, and the public lists their credentials name.
   for (const profile of Object.keys(REVOCATION_PROFILES) as RevocationProfile[]) {
     const path = `/v2/credentials/${profile}/:id/revocation-status`;
     app.get(

@@ -9,7 +9,7 @@ const tags = ['Users'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'users' } as const;
 
-/** API.md §8: the tenant's users and their persisted claims. */
+/** docs/decisions.md "Users, offers, the token and nonce endpoints": the tenant's users and their persisted claims. */
 export const userRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const users = services.users;
 

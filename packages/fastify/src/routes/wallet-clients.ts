@@ -17,7 +17,7 @@ const tags = ['Wallet clients'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'issuance-setup' } as const;
 
-/** API.md §8: the tenant's wallet (OAuth) clients; a secret Vellum makes is in one answer only (docs/wallet-clients.md). */
+/** docs/wallet-clients.md: the tenant's wallet (OAuth) clients; a secret Vellum makes is in one answer only (docs/wallet-clients.md). */
 export const walletClientRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const clients = services.walletClients;
 

@@ -20,7 +20,7 @@ const tags = ['Webhooks'];
 const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'webhooks' } as const;
 
-/** Specification 2.8, 4.9, 4.10; API.md §10: webhooks, their delivery log and the public signing keys. */
+/** docs/decisions.md "Webhooks": webhooks, their delivery log and the public signing keys. */
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const webhooks = services.webhooks;
 

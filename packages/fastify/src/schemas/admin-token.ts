@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-/** Specification 5.1: the client credentials request (JSON or form). */
+/** RFC 6749 §4.4.2: the client credentials request (JSON or form). */
 export const AdminTokenBody = Type.Object({
   client_id: Type.Optional(Type.String({ maxLength: 256 })),
   client_secret: Type.Optional(Type.String({ maxLength: 512 })),
@@ -8,7 +8,7 @@ export const AdminTokenBody = Type.Object({
   grant_type: Type.String({ maxLength: 256 }),
 });
 
-/** Specification 5.2. */
+/** RFC 6749 §5.1. */
 export const AdminTokenResponseSchema = Type.Object({
   access_token: Type.String(),
   expires_in: Type.Integer(),

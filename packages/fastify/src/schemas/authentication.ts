@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-// API.md §8: the authentication provider and the interaction hook. The schemas check the shape;
+// docs/authentication.md: the authentication provider and the interaction hook. The schemas check the shape;
 // the core checks the values (URL rules, reserved parameter names, limits) and names each problem.
 
 const strict = { additionalProperties: false } as const;

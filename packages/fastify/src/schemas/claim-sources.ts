@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-// API.md §8: claim sources. The schemas check the shape; the core checks the values (URL rules,
+// docs/authentication.md: claim sources. The schemas check the shape; the core checks the values (URL rules,
 // mapFrom paths, which fields each authorization type takes, secrets on replace).
 
 const strict = { additionalProperties: false } as const;

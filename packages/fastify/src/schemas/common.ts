@@ -1,6 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
-/** Specification 2.9. */
+/** docs/errors.md. */
 export const ErrorDetailSchema = Type.Object({
   value: Type.Optional(Type.Unknown()),
   msg: Type.String(),
@@ -21,7 +21,7 @@ export const ErrorBodySchema = Type.Object(
 
 /**
  * The error body of wallet-facing endpoints, as the document describes it: the same fields, with
- * the OAuth ones always present (API.md §3, RFC 6749 §5.2). Documentation only: those routes
+ * the OAuth ones always present (docs/errors.md, RFC 6749 §5.2). Documentation only: those routes
  * serialise with ErrorBodySchema.
  */
 export const OAuthErrorBodySchema = Type.Object(
@@ -33,13 +33,13 @@ export const OAuthErrorBodySchema = Type.Object(
   { $id: 'OAuthErrorBody' },
 );
 
-/** Specification 8: `limit` and `cursor` of every list operation. */
+/** docs/decisions.md "Pagination": `limit` and `cursor` of every list operation. */
 export const PageQuerySchema = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 };
 
-/** Specification 2.10: a page of `item`. */
+/** docs/decisions.md "Pagination": a page of `item`. */
 export function PageSchema<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), nextCursor: Type.Optional(Type.String()) });
 }

@@ -2,7 +2,7 @@ import { type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { MAX_ROOT_CERTIFICATE_LENGTH, MAX_ROOT_CERTIFICATES } from '@vellum/core';
 import { PageQuerySchema } from './common.ts';
 
-// API.md §6. The schemas check the shape of a request (JSON types, known fields); the core checks
+// docs/decisions.md "Credential configurations". The schemas check the shape of a request (JSON types, known fields); the core checks
 // every value (types, limits, URLs, DIDs, mappings) and says what each may be.
 
 const strict = { additionalProperties: false } as const;
@@ -11,7 +11,7 @@ const Url = Text(2048);
 
 const Label = Type.Object({ name: Text(1000), locale: Type.Optional(Text(64)) }, strict);
 
-/** Specification 2.7 `credential_metadata.display`. */
+/** OpenID4VCI 1.0 §12.2 `credential_metadata.display`. */
 const Display = Type.Object(
   {
     name: Text(1000),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-/** Specification 2.1: create and update body. */
+/** docs/decisions.md "Custom domains": create and update body. */
 export const CustomDomainBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 200 })),
@@ -10,7 +10,7 @@ export const CustomDomainBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Specification 2.1: response body. */
+/** docs/decisions.md "Custom domains": response body. */
 export const CustomDomainResponse = Type.Object({
   name: Type.Optional(Type.String()),
   logoUrl: Type.Optional(Type.String()),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-/** API.md §5: `POST /v1/dids`. Values are checked by the core, which says what each may be. */
+/** docs/decisions.md "DIDs": `POST /v1/dids`. Values are checked by the core, which says what each may be. */
 export const CreateDidBody = Type.Object(
   {
     method: Type.String({ maxLength: 32 }),

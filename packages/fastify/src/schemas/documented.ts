@@ -10,7 +10,7 @@ const Jwt = (description: string) => Type.String({ description, pattern: '^[A-Za
 const Binary = (description: string) => Type.String({ format: 'binary', description });
 const JsonDocument = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
-/** The wallet proof headers of the token and PAR requests (specification 5; RFC 9449; attestation-based client authentication). */
+/** The wallet proof headers of the token and PAR requests (docs/dpop-and-attestation.md; RFC 9449; attestation-based client authentication). */
 export const WalletProofHeaders = Type.Object({
   dpop: Type.Optional(Jwt('A DPoP proof (RFC 9449 §4): binds the access token to the wallet’s key.')),
   'oauth-client-attestation': Type.Optional(Jwt('A client attestation JWT issued by the wallet provider.')),
@@ -39,7 +39,8 @@ export const CredentialRequest = Type.Object(
   },
   {
     additionalProperties: true,
-    description: 'One of credential_configuration_id and credential_identifier; the legacy form (format, proof) is read too (API.md §9).',
+    description:
+      'One of credential_configuration_id and credential_identifier; the legacy form (format, proof) is read too (docs/decisions.md "The credential endpoint").',
   },
 );
 

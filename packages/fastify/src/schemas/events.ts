@@ -3,7 +3,7 @@ import { PageQuerySchema, PageSchema } from './common.ts';
 
 const csv = Type.Optional(Type.String({ maxLength: 4000 }));
 
-/** API.md §4: `GET /v1/events` query. */
+/** docs/decisions.md "Analytic events": `GET /v1/events` query. */
 export const EventsQuery = Type.Object(
   {
     ...PageQuerySchema,

@@ -4,7 +4,7 @@ import { PageQuerySchema, PageSchema } from './common.ts';
 const strict = { additionalProperties: false } as const;
 const Filter = Type.Optional(Type.String({ minLength: 1, maxLength: 200 }));
 
-/** API.md §12: `GET /v2/credentials` filters. */
+/** docs/decisions.md "The credential endpoint": `GET /v2/credentials` filters. */
 export const IssuedCredentialListQuery = Type.Object({ ...PageQuerySchema, format: Filter, userId: Filter, credentialConfigurationId: Filter }, strict);
 export const UserCredentialListQuery = Type.Object({ ...PageQuerySchema }, strict);
 export const UserCredentialParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-// API.md §7. Shapes are checked here; values (countries, dates, certificates) by the core, which
+// docs/decisions.md "mDoc PKI". Shapes are checked here; values (countries, dates, certificates) by the core, which
 // says what each may be.
 
 const Pem = Type.String({ maxLength: 64 * 1024 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-// Specification 4.5, 2.5; OpenID4VCI 1.0 §6, §7. Fields other than these are ignored (RFC 6749 §3.2).
+// OpenID4VCI 1.0 §6, §6.2; OpenID4VCI 1.0 §6, §7. Fields other than these are ignored (RFC 6749 §3.2).
 
 const Field = Type.Optional(Type.String({ maxLength: 4096 }));
 
@@ -11,7 +11,7 @@ export const WalletTokenBody = Type.Object(
     'pre-authorized_code': Field,
     tx_code: Field,
     client_id: Field,
-    // The Authorization Code grant (specification 4.5).
+    // The Authorization Code grant (OpenID4VCI 1.0 §6).
     code: Field,
     redirect_uri: Field,
     code_verifier: Field,
@@ -40,7 +40,7 @@ export const NonceResponse = Type.Object({ c_nonce: Type.String() });
 export const JwksResponse = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 
 /**
- * The authorization request's parameters (specification 4.4, RFC 9126 for `request_uri`), in the
+ * The authorization request's parameters (OpenID4VCI 1.0 §5, RFC 9126 for `request_uri`), in the
  * query or, for PAR, the form: each as text; a repeated one arrives as an array and the core refuses
  * it. Parameters other than the known ones are passed on (forwarded request parameters).
  */

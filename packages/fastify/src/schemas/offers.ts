@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-// Specification 2.3, 2.4; API.md §9. The schemas check JSON types and known fields; the core checks
+// OpenID4VCI 1.0 §4.1; docs/decisions.md "Users, offers, the token and nonce endpoints". The schemas check JSON types and known fields; the core checks
 // values (lengths, input modes, durations, configuration ids) and says what each may be.
 
 const strict = { additionalProperties: false } as const;
@@ -8,7 +8,7 @@ const Id = Type.String({ maxLength: 200 });
 const Credentials = Type.Array(Id, { maxItems: 50 });
 const FreeObject = Type.Record(Type.String(), Type.Unknown());
 
-/** `POST /v1/openid/offers` (specification 2.3). */
+/** `POST /v1/openid/offers` (OpenID4VCI 1.0 §4.1). */
 export const AuthorizationCodeOfferBody = Type.Object(
   { credentials: Credentials, request_parameters: Type.Optional(FreeObject), byReference: Type.Optional(Type.Boolean()) },
   strict,
@@ -16,7 +16,7 @@ export const AuthorizationCodeOfferBody = Type.Object(
 
 export const OfferUriResponse = Type.Object({ uri: Type.String() });
 
-/** `POST /v1/openid/offers/pre-authorized` (specification 2.4, API.md §9). */
+/** `POST /v1/openid/offers/pre-authorized` (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users, offers, the token and nonce endpoints"). */
 export const PreAuthorizedOfferBody = Type.Object(
   {
     credentials: Credentials,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-// API.md §12. The shapes; the core checks every value and says what each may be.
+// docs/status-lists.md. The shapes; the core checks every value and says what each may be.
 
 const strict = { additionalProperties: false } as const;
 const Count = Type.Optional(Type.Integer());

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-// API.md §8. The schemas check the shape; the core checks claim names and nesting.
+// docs/decisions.md "Users, offers, the token and nonce endpoints". The schemas check the shape; the core checks claim names and nesting.
 
 const strict = { additionalProperties: false } as const;
 const Claims = Type.Record(Type.String(), Type.Unknown());

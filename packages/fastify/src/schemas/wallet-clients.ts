@@ -9,7 +9,7 @@ import {
 } from '@vellum/core';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-// API.md §8 `/v1/openid/clients`. The schemas bound and shape the body; the core checks the rules
+// docs/wallet-clients.md `/v1/openid/clients`. The schemas bound and shape the body; the core checks the rules
 // (client id characters, redirect URI schemes and hosts, PEM armour) and reports them as details.
 
 const strict = { additionalProperties: false } as const;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
 /**
- * Specification 2.8, 4.9: create and replace body. The shape is checked here; the values (URL
+ * docs/decisions.md "Webhooks": create and replace body. The shape is checked here; the values (URL
  * rules, event names, an empty list) by the core, which names each problem.
  */
 export const WebhookBody = Type.Object(
@@ -14,7 +14,7 @@ export const WebhookBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Specification 4.9: the webhook as returned. */
+/** docs/decisions.md "Webhooks": the webhook as returned. */
 export const WebhookResponse = Type.Object({
   id: Type.String(),
   events: Type.Array(Type.String()),
@@ -28,7 +28,7 @@ export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 export const DeliveryParams = Type.Object({ id: Type.String({ maxLength: 64 }), deliveryId: Type.String({ maxLength: 64 }) });
 export const WebhookListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
 
-/** API.md §10: one try at sending. */
+/** docs/decisions.md "Webhooks": one try at sending. */
 const AttemptSchema = Type.Object({
   at: Type.String(),
   statusCode: Type.Optional(Type.Integer()),
@@ -36,7 +36,7 @@ const AttemptSchema = Type.Object({
   durationMs: Type.Integer(),
 });
 
-/** API.md §10: a delivery in the log. */
+/** docs/decisions.md "Webhooks": a delivery in the log. */
 export const DeliveryResponse = Type.Object({
   id: Type.String(),
   webhookId: Type.String(),

@@ -1,5 +1,5 @@
 // The JSON-LD contexts Vellum signs with, bundled so that nothing is ever fetched from the network
-// (API.md §5). Each is the document published at its URL:
+// (docs/decisions.md "DIDs"). Each is the document published at its URL:
 // - credentials-v1: https://www.w3.org/2018/credentials/v1 (W3C VC Data Model 1.1), as served by W3C.
 // - did-configuration-v1: https://identity.foundation/.well-known/did-configuration/v1 (DIF Well
 //   Known DID Configuration).

@@ -62,7 +62,7 @@ async function setup() {
 describe('ldp_vc issuance end to end: createLdpVcFormat + createLinkedDataSigner + KeyManager, verified by @digitalbazaar/vc', () => {
   for (const proofType of ['Ed25519Signature2018', 'Ed25519Signature2020'] as const) {
     for (const form of ['current', 'legacy'] as const) {
-      it(`${proofType}, ${form} form (specification 2.6): verifies; a one-byte change to a claim or the proof does not`, async () => {
+      it(`${proofType}, ${form} form (docs/formats/ldp-vc.md): verifies; a one-byte change to a claim or the proof does not`, async () => {
         const { key, did, holderKey, issue } = await setup();
         const issued = await issue(proofType, form);
         const credential = issued.credential as Record<string, unknown> & { proof: Record<string, string> };

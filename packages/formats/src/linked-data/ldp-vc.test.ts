@@ -36,7 +36,7 @@ async function setup() {
 
 type Shape = 'current' | 'legacy';
 
-/** A credential as the ldp_vc handler builds it (specification 2.6): the current shape, or the legacy one with the issuer object, branding, name and description. */
+/** A credential as the ldp_vc handler builds it (docs/formats/ldp-vc.md): the current shape, or the legacy one with the issuer object, branding, name and description. */
 function credentialOf(shape: Shape, issuerDid: string, holderDid: string): Record<string, unknown> {
   const common = {
     '@context': [CREDENTIALS_V1, VOCAB],
@@ -76,7 +76,7 @@ function tamperProof(proof: LinkedDataProof): LinkedDataProof {
 describe('ldp_vc: W3C VC Data Model 1.1 credentials signed by KeyManager keys verify with @digitalbazaar/vc', () => {
   for (const type of ['Ed25519Signature2018', 'Ed25519Signature2020'] as const) {
     for (const shape of ['current', 'legacy'] as const) {
-      it(`${type}, ${shape} shape (specification 2.6): verifies, and a one-byte change to a claim or to the proof fails`, async () => {
+      it(`${type}, ${shape} shape (docs/formats/ldp-vc.md): verifies, and a one-byte change to a claim or to the proof fails`, async () => {
         const { key, did, holderDid, sign } = await setup();
         const signed = await sign(type, credentialOf(shape, did, holderDid));
         expect(signed.proof).toMatchObject({

@@ -137,7 +137,7 @@ describe('RDF Dataset Canonicalization (RDFC-1.0): Vellum, jsonld.js and an inde
   });
 });
 
-describe('RDFC-1.0 where the reference implementation reads the specification more literally than rdf-canonize', () => {
+describe('RDFC-1.0 where the reference implementation reads the RDFC-1.0 standard more literally than rdf-canonize', () => {
   const literalQuad = (value: string): RdfQuad => ({
     subject: { termType: 'NamedNode', value: 'urn:x' },
     predicate: { termType: 'NamedNode', value: 'urn:p' },

@@ -115,7 +115,7 @@ describe('RevocationList2020 credentials (W3C CCG Revocation List 2020) signed b
   const cases = [
     { size: 16_384, revoked: [5, 16_383] },
     { size: 100_000, revoked: [5, 99_999] },
-    // The core's list size (specification §8), past the 16KB minimum of Revocation List 2020: nothing is padded.
+    // The core's list size (docs/limits.md), past the 16KB minimum of Revocation List 2020: nothing is padded.
     { size: 500_000, revoked: [5, 99_999, 499_999] },
   ];
   for (const proofType of ['Ed25519Signature2018', 'Ed25519Signature2020'] as const) {

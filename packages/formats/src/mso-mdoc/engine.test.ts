@@ -41,7 +41,7 @@ function msoOf(credential: string): Map<string, unknown> {
   return decode((decode(payload) as Tag).value as Uint8Array) as Map<string, unknown>;
 }
 
-describe('createMdocEngine: the status list entry (specification 9.5)', () => {
+describe('createMdocEngine: the status list entry (docs/status-lists.md)', () => {
   const uri = 'https://issuer.example/v2/credentials/mobile/status-lists/77/token';
 
   it.each([

@@ -256,7 +256,7 @@ describe('issueMdoc (ISO/IEC 18013-5 §9.1.2: IssuerSigned, MobileSecurityObject
     expect((issuerAuth[1].get(33) as Uint8Array[]).map(hex)).toEqual(['3001', '3002']);
   });
 
-  it('adds the Token Status List entry { status_list: { idx, uri } } when given (spec 9.5, Draft 14 `status`)', async () => {
+  it('adds the Token Status List entry { status_list: { idx, uri } } when given (docs/status-lists.md, Draft 14 `status`)', async () => {
     const { mso } = await issue({ status: { uri: 'https://issuer.example/v2/credentials/mobile/status-lists/1/token', idx: 4711 } });
     expect(mso.get('status')).toEqual(
       new Map([

@@ -21,7 +21,7 @@ export interface MdocValidity {
 /**
  * The Token Status List entry of an mDoc: `{ status_list: { idx, uri } }` in the MSO (IETF Token
  * Status List draft 14 §6.3, §6.3.2) under `field`, `status` for draft 14 lists (the label the draft
- * recommends) or `_status` for legacy ones (specification 9.5); `status` when not given.
+ * recommends) or `_status` for legacy ones (docs/status-lists.md); `status` when not given.
  */
 export interface MdocStatusEntry {
   field?: 'status' | '_status';

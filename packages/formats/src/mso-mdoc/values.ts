@@ -14,7 +14,7 @@ export interface MdocDateTime {
 }
 
 /**
- * An element value typed the way a configuration's mapping types it (API.md §6). The core's
+ * An element value typed the way a configuration's mapping types it (docs/decisions.md "Credential configurations"). The core's
  * resolved claims (`{ type, value }` for string, number, boolean, date, dateTime) are accepted as
  * they are.
  */

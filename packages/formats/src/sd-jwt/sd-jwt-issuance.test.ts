@@ -66,7 +66,7 @@ async function setup() {
   });
   const tenant = makeTenant();
   await store.tenants.insert(tenant);
-  // A did:key as the DID service makes one (API.md §5), over a KeyManager P-256 key.
+  // A did:key as the DID service makes one (docs/decisions.md "DIDs"), over a KeyManager P-256 key.
   const key = await keys.create(tenant.id, 'P-256');
   const did = didKeyOf(key.publicJwk);
   const record: DidRecord = {

@@ -110,7 +110,7 @@ function inflateList(lst: Uint8Array): Uint8Array {
   return pako.inflate(lst, { windowBits: 15 });
 }
 
-describe('createStatusListTokenSigner (IETF Token Status List draft 14 §5.2; specification 9.5)', () => {
+describe('createStatusListTokenSigner (IETF Token Status List draft 14 §5.2; docs/status-lists.md)', () => {
   it('signs a draft 14 token that verifies against the document signer certificate the IACA issued', async () => {
     const token = await setup.signer.sign(input());
     const { message, protectedHeader, x5chain } = verify(token);

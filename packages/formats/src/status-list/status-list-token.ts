@@ -22,11 +22,11 @@ export interface StatusListTokenSignerOptions {
 }
 
 /**
- * What differs between the two mDoc status list token formats (specification 9.5): the `typ` of
+ * What differs between the two mDoc status list token formats (docs/status-lists.md): the `typ` of
  * the protected header and the claim keys of `status_list` and `ttl`. Draft 14 uses the keys it
  * requests from IANA (IETF Token Status List draft 14 §5.2, §14.3: 65533 status_list, 65534 ttl).
  * The legacy (MATTR) format uses negative private keys in the same roles: -65538 for status_list
- * and -65539 for ttl, in the order the specification's table pairs them with 65533 and 65534.
+ * and -65539 for ttl, in the order the table in docs/status-lists.md pairs them with 65533 and 65534.
  */
 const PROFILES: Readonly<Record<StatusListFormat, { typ: string; statusListKey: number; ttlKey: number }>> = {
   'draft-14': { typ: STATUS_LIST_CWT_TYP, statusListKey: CWT_STATUS_LIST, ttlKey: CWT_TTL },
@@ -40,7 +40,7 @@ const ALLOWED_BITS = new Set([1, 2, 4, 8]);
 function check(input: StatusListTokenInput): { iat: number | bigint; exp: number | bigint } {
   const { format, bits, signer } = input;
   if (!Object.hasOwn(PROFILES, format)) throw invalidField('format', 'Expected draft-14 or legacy', format);
-  // The width is the format's (specification 9.5: draft 14 1 bit, legacy 2 bits); a token that
+  // The width is the format's (docs/status-lists.md: draft 14 1 bit, legacy 2 bits); a token that
   // declared another would make every verifier read every index wrong.
   if (!ALLOWED_BITS.has(bits) || bits !== STATUS_BITS[format])
     throw invalidField('bits', `Expected ${STATUS_BITS[format]} bit(s) per entry for a ${format} list`, bits);
@@ -51,7 +51,7 @@ function check(input: StatusListTokenInput): { iat: number | bigint; exp: number
 
 /**
  * The core's StatusListTokenSigner port: an mDoc status list token (IETF Token Status List draft 14
- * §5.2; specification 9.5) as a CWT (RFC 8392) in an ES256 COSE_Sign1 (RFC 9052 §4.2), signed by a
+ * §5.2; docs/status-lists.md) as a CWT (RFC 8392) in an ES256 COSE_Sign1 (RFC 9052 §4.2), signed by a
  * document signer key the KeyManager holds.
  *
  * - protected header `{ 1: -7, 16: typ }`; unprotected `{ 33: x5chain }`, one DER certificate as a
