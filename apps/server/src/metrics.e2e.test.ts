@@ -190,6 +190,10 @@ describe.each(backends)('GET /metrics on VELLUM_METRICS_PORT after a real flow o
       expect(delta('vellum_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(1);
       expect(delta('vellum_webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
       expect(delta('vellum_webhook_deliveries_total', { outcome: 'failed' })).toBe(0);
+      // The outbox's depth, counted in the database: nothing before the issuance; after it, the
+      // delivery the 503 receiver refused waits for its retry (10 s away), pending.
+      expect(before.filter((s) => s.name === 'vellum_webhook_deliveries_pending').map((s) => s.value)).toEqual([0]);
+      expect(after.filter((s) => s.name === 'vellum_webhook_deliveries_pending').map((s) => s.value)).toEqual([1]);
 
       // The issuance ran at least one transaction, and the redeeming of the code went to the store.
       expect(delta('vellum_store_operation_duration_seconds_count', { operation: 'transaction' })).toBeGreaterThan(0);

@@ -68,12 +68,14 @@ const OUTCOME_OF: Record<DeliveryOutcome['status'], WebhookDeliveryOutcome> = { 
 /**
  * The store the webhook delivery worker uses, counting what it records: each attempt's outcome
  * (delivered, due again after its backoff, failed for good) and how many deliveries it holds
- * between claiming and recording them.
+ * between claiming and recording them. At each scrape it also asks the store how many deliveries
+ * are pending (`countPending`, one indexed count), the outbox's depth across servers.
  */
 export function countWebhookDeliveries(store: Store, metrics: VellumMetrics): Store {
   const deliveries = store.webhookDeliveries;
   let inFlight = 0;
   metrics.watchWebhookDeliveriesInFlight(() => inFlight);
+  metrics.watchWebhookDeliveriesPending(() => deliveries.countPending());
   return {
     ...store,
     webhookDeliveries: {

@@ -250,6 +250,27 @@ describe('the recorders the host calls (docs/metrics.md)', () => {
     expect(valueOf(text, 'vellum_webhook_deliveries_in_flight')).toBe(0);
   });
 
+  it('asks the store for the pending deliveries at each scrape, and shows NaN, not the last count, when it cannot answer', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    expect(valueOf(await metrics.render(), 'vellum_webhook_deliveries_pending')).toBe(0);
+    let answer: () => Promise<number> = async () => 4;
+    let asked = 0;
+    metrics.watchWebhookDeliveriesPending(() => {
+      asked += 1;
+      return answer();
+    });
+    expect(valueOf(await metrics.render(), 'vellum_webhook_deliveries_pending')).toBe(4);
+    answer = async () => {
+      throw new Error('the database is down');
+    };
+    const text = await metrics.render();
+    expect(valueOf(text, 'vellum_webhook_deliveries_pending')).toBeNaN();
+    expect(text).toContain('vellum_webhook_deliveries_in_flight');
+    answer = async () => 0;
+    expect(valueOf(await metrics.render(), 'vellum_webhook_deliveries_pending')).toBe(0);
+    expect(asked).toBe(3);
+  });
+
   it('keeps labels few: an error that is not an OAuth error code is counted as other', async () => {
     const metrics = createMetrics({ processMetrics: false });
     metrics.oauthError('/v1/oauth/token', 'Not An OAuth Code <script>');

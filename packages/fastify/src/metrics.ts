@@ -27,6 +27,11 @@ export interface VellumMetrics {
   watchEventQueue(source: { pending(): number; losses(): { droppedQueueFull: number; droppedUnwritable: number } }): void;
   /** Reads the number of webhook deliveries this process has claimed and not yet recorded, at each scrape. */
   watchWebhookDeliveriesInFlight(count: () => number): void;
+  /**
+   * Asks for the number of pending webhook deliveries in the store (every server's, every tenant's)
+   * at each scrape. A count that fails shows as NaN for that scrape; the other metrics are served.
+   */
+  watchWebhookDeliveriesPending(count: () => Promise<number>): void;
   /** Counts one answered HTTP request (the metrics plugin calls it). */
   httpRequest(route: RouteMetrics, method: string, status: number, seconds: number): void;
   /** Counts one OAuth error answered at `route` (the metrics plugin calls it). */
@@ -100,6 +105,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): VellumMetrics
 
   let eventQueue: Parameters<VellumMetrics['watchEventQueue']>[0] | undefined;
   let inFlight: (() => number) | undefined;
+  let pending: (() => Promise<number>) | undefined;
   new Gauge({
     name: 'vellum_event_queue_depth',
     help: 'Analytic events waiting in memory to be written to the store.',
@@ -131,6 +137,22 @@ export function createMetrics(options: CreateMetricsOptions = {}): VellumMetrics
       this.set(inFlight?.() ?? 0);
     },
   });
+  new Gauge({
+    name: 'vellum_webhook_deliveries_pending',
+    help: 'Webhook deliveries pending in the store, of every server and tenant (read from the store at each scrape).',
+    registers,
+    // Every cluster worker reads the same database: the primary reports one count, not their sum.
+    aggregator: 'max',
+    async collect() {
+      if (!pending) return this.set(0);
+      try {
+        this.set(await pending());
+      } catch {
+        // The store did not answer: no number rather than a stale one, and the rest of the scrape still served.
+        this.set(Number.NaN);
+      }
+    },
+  });
 
   const issuedByFormat = new Map<string, () => void>();
   const errorsByKey = new Map<string, () => void>();
@@ -159,6 +181,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): VellumMetrics
     },
     watchWebhookDeliveriesInFlight(count) {
       inFlight = count;
+    },
+    watchWebhookDeliveriesPending(count) {
+      pending = count;
     },
     httpRequest(route, method, status, seconds) {
       const key = `${method} ${status}`;

@@ -158,6 +158,11 @@ export function webhookRepositories(get: () => WebhookState, next: () => number)
         delete r.claimToken;
         return true;
       },
+      async countPending() {
+        let n = 0;
+        for (const r of get().deliveries.values()) if (r.value.status === 'pending') n += 1;
+        return n;
+      },
     },
 
     webhookKeys: {

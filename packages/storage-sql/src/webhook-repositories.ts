@@ -178,6 +178,17 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
           .executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
+      async countPending() {
+        // Spelled as the predicate of the partial indexes on pending rows (webhook_deliveries_pending_due,
+        // _pending_key_id): both planners count one of them (SQLite a covering index scan, PostgreSQL an
+        // index-only scan), so a scrape reads the backlog, never the delivered history.
+        const row = await db
+          .selectFrom('webhook_deliveries')
+          .select((eb) => eb.fn.countAll<number | string | bigint>().as('pending'))
+          .where('status', '=', 'pending')
+          .executeTakeFirstOrThrow();
+        return Number(row.pending);
+      },
     },
 
     webhookKeys: {

@@ -287,6 +287,42 @@ export function describeWebhookContract(store: () => Store): void {
       await store().webhooks.delete(t.id, w.id);
     });
 
+    it('counts the pending deliveries of every tenant, leased or not, due or not, and no finished one', async () => {
+      // The store is shared by the contract's tests: the count is compared with the one before.
+      const before = await store().webhookDeliveries.countPending();
+      const a = await tenant();
+      const b = await tenant();
+      const wa = makeWebhook(a.id);
+      const wb = makeWebhook(b.id);
+      await store().webhooks.insert(wa);
+      await store().webhooks.insert(wb);
+      const due = makeDelivery(wa, { nextAttemptAt: '2005-01-01T00:00:00.000Z' });
+      const later = makeDelivery(wa, { nextAttemptAt: '2999-01-01T00:00:00.000Z' });
+      const otherTenant = makeDelivery(wb, { nextAttemptAt: '2999-01-01T00:00:00.000Z' });
+      const succeeded = makeDelivery(wa, { status: 'succeeded' });
+      const failed = makeDelivery(wb, { status: 'failed' });
+      delete succeeded.nextAttemptAt;
+      delete failed.nextAttemptAt;
+      await store().webhookDeliveries.insertMany([due, later, otherTenant, succeeded, failed]);
+      expect(await store().webhookDeliveries.countPending()).toBe(before + 3);
+
+      // Leased by a worker, it is still waiting to be delivered.
+      const [claim] = await claimMine([due.id], '2005-01-01T00:00:01.000Z', '2005-01-01T00:01:00.000Z');
+      expect(claim?.delivery.id).toBe(due.id);
+      expect(await store().webhookDeliveries.countPending()).toBe(before + 3);
+      // Delivered, it leaves the count; a failed one queued again by hand joins it.
+      await settle([claim as ClaimedDelivery]);
+      expect(await store().webhookDeliveries.countPending()).toBe(before + 2);
+      expect(await store().webhookDeliveries.requeue(b.id, failed.id, '2999-01-01T00:00:00.000Z', 0)).toBe(true);
+      expect(await store().webhookDeliveries.countPending()).toBe(before + 3);
+
+      // A deleted webhook takes its pending deliveries with it.
+      await store().webhooks.delete(b.id, wb.id);
+      expect(await store().webhookDeliveries.countPending()).toBe(before + 1);
+      await store().webhooks.delete(a.id, wa.id);
+      expect(await store().webhookDeliveries.countPending()).toBe(before);
+    });
+
     it('never hands one delivery to two racing claimers (claim race)', async () => {
       const t = await tenant();
       const w = makeWebhook(t.id);

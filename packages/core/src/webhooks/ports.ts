@@ -21,8 +21,9 @@ export interface WebhookRepository {
 
 /**
  * The webhook outbox. Deliveries are written in the transaction of the event that causes them and
- * claimed by workers; `claimDue` and `recordAttempts` are the only queries that span tenants (a
- * worker serves them all), and they reach only rows a claim has leased.
+ * claimed by workers; `claimDue`, `recordAttempts` and `countPending` are the only queries that span
+ * tenants (a worker, or the metrics scrape, serves them all); the first two reach only rows a claim
+ * has leased, and `countPending` returns a number, nothing of any tenant's rows.
  */
 export interface WebhookDeliveryRepository {
   /** Adds deliveries of the tenants' webhooks. Throws DomainError `Conflict` when an id exists. */
@@ -50,6 +51,11 @@ export interface WebhookDeliveryRepository {
    * are kept. Returns false (nothing changed) when the tenant has no such delivery or it is not failed.
    */
   requeue(tenantId: string, id: string, at: string, retriesLeft: number): Promise<boolean>;
+  /**
+   * How many deliveries of all tenants are pending: due or not, leased by a worker or not (the
+   * outbox's depth, read at each metrics scrape). Succeeded and failed deliveries are not counted.
+   */
+  countPending(): Promise<number>;
 }
 
 /** Tenants' webhook signing keys: at most one active per tenant, and the retired ones still in use. */
