@@ -1,12 +1,5 @@
 // Reading compose.yaml as Docker Compose would, without Docker: a real YAML parser, then Compose's
 // `${NAME}` interpolation from a given environment.
-import { parse } from 'yaml';
-
-/** The YAML parser (the `yaml` package, a devDependency of this workspace package). */
-export function loadYaml(): { parse(text: string): unknown } {
-  return { parse };
-}
-
 /** Thrown where Compose itself would stop: a `${NAME:?message}` whose variable is unset or empty. */
 export class MissingVariable extends Error {
   override name = 'MissingVariable';

@@ -2,7 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../apps/server/src/config.ts';
-import { environmentOf, interpolate, loadYaml, MissingVariable } from './compose.ts';
+import * as yaml from 'yaml';
+import { environmentOf, interpolate, MissingVariable } from './compose.ts';
 import {
   contextFiles,
   copyPaths,
@@ -28,7 +29,6 @@ const build = dockerfile.stages.find((s) => s.name === 'build');
 const runtime = dockerfile.stages[dockerfile.stages.length - 1] as Stage;
 const ignore = parseDockerignore(read('.dockerignore'));
 const context = contextFiles(repo, ignore);
-const yaml = loadYaml();
 const compose = yaml.parse(read('compose.yaml')) as { services: Record<string, Record<string, unknown>>; volumes?: Record<string, unknown> };
 
 /** The one value a stage gives an instruction that may appear once (the last one counts, as in Docker). */
