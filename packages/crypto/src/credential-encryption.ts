@@ -1,6 +1,7 @@
 import { createECDH, hkdfSync, randomBytes } from 'node:crypto';
 import { type Clock, type CredentialEncryption, JWE_ENCRYPTION_ALGORITHMS, type PlatformKeyRepository } from '@vellum/core';
 import { calculateJwkThumbprint, CompactEncrypt, compactDecrypt, type CryptoKey, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { hasPrivateMembers } from './jws.ts';
 import type { Sealer } from './sealer.ts';
 
 /** The platform key record holding the seed every tenant's request encryption key derives from. */
@@ -14,7 +15,6 @@ const DERIVATION_SALT = 'vellum/credential-request-encryption/p-256/v1';
 const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 /** An encrypted request body is at most the API's 1 MB body limit. */
 const MAX_JWE_LENGTH = 1024 * 1024;
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 /** The wallet key types ECDH-ES works with in jose (RFC 7518 §4.6, RFC 8037). */
 const WALLET_CURVES: Record<string, readonly string[]> = { EC: ['P-256', 'P-384', 'P-521'], OKP: ['X25519'] };
 
@@ -69,7 +69,7 @@ async function loadSeed(options: LoadCredentialEncryptionOptions): Promise<Uint8
 
 /** Checks a wallet's `credential_response_encryption.jwk` is a usable public key agreement key. */
 function walletKeyProblem(jwk: Record<string, unknown>): string | undefined {
-  if (PRIVATE_MEMBERS.some((m) => m in jwk)) return 'The jwk holds private key material';
+  if (hasPrivateMembers(jwk)) return 'The jwk holds private key material';
   const curves = typeof jwk.kty === 'string' ? WALLET_CURVES[jwk.kty] : undefined;
   if (!curves || typeof jwk.crv !== 'string' || !curves.includes(jwk.crv)) return 'The jwk must be an EC (P-256, P-384, P-521) or OKP X25519 public key';
   if (jwk.use !== undefined && jwk.use !== 'enc') return 'The jwk’s use must be enc';

@@ -12,6 +12,9 @@ export interface VerifiedJws {
 
 /** JWK members that only a private (or symmetric) key has (RFC 7518 §6). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** Whether a JWK carries private (or symmetric) key material: no key that travelled with it is one to trust. */
+export const hasPrivateMembers = (jwk: object): boolean => PRIVATE_MEMBERS.some((m) => m in jwk);
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -59,7 +62,7 @@ export function publicKeyFromJwk(jwk: unknown): KeyObject {
   if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) throw new TypeError('The JWK is not an object');
   const j = jwk as Record<string, unknown>;
   // A key that travelled with its private part is not one to trust.
-  if (PRIVATE_MEMBERS.some((m) => Object.hasOwn(j, m))) throw new TypeError('The JWK holds private key material');
+  if (hasPrivateMembers(j)) throw new TypeError('The JWK holds private key material');
   // The coordinates are read as strictly as a token's parts: one spelling per key.
   const coordinate = (v: unknown) => (typeof v === 'string' ? decodeBase64url(v) : undefined);
   if (j.kty === 'EC' && j.crv === 'P-256') {

@@ -1,13 +1,11 @@
 import { createHash, type KeyObject, X509Certificate } from 'node:crypto';
 import type { JwtCheck, JwtProofVerifier, PublicJwk, VerifiedJwt } from '@vellum/core';
-import { decodeJwsHeader, type JwsAlgorithm, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
+import { decodeJwsHeader, hasPrivateMembers, type JwsAlgorithm, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
 
 /** DPoP proofs and attestations are small; an x5c of a few certificates fits well inside this. */
 const MAX_JWT_LENGTH = 32 * 1024;
 /** A longer x5c than this is no chain a wallet needs to send. */
 const MAX_X5C_LENGTH = 10;
-/** JWK members that only a private (or symmetric) key has (RFC 7518 §6). */
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 const EXPIRED = 'A certificate in x5c has expired or is not yet valid';
 const UNTRUSTED = "The attestation's certificate chain does not lead to a trusted root";
@@ -29,12 +27,12 @@ function algorithmOfKey(key: KeyObject): JwsAlgorithm | undefined {
 
 /**
  * A P-256 or Ed25519 public JWK reduced to the members that define the key, with its key object;
- * undefined for anything else. publicKeyFromJwk reads the coordinates strictly (one spelling each).
+ * undefined for anything else. publicKeyFromJwk reads the coordinates strictly (one spelling each)
+ * and refuses private members.
  */
 function readPublicJwk(jwk: unknown): { jwk: PublicJwk; key: KeyObject } | undefined {
   if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) return undefined;
   const j = jwk as Record<string, unknown>;
-  if (PRIVATE_MEMBERS.some((m) => Object.hasOwn(j, m))) return undefined;
   let key: KeyObject;
   try {
     key = publicKeyFromJwk(j);
@@ -173,7 +171,7 @@ export function createJwtProofVerifier(): JwtProofVerifier {
         const header = headerOf(jwt);
         if (header.jwk === undefined) return refuse('The JWT carries no jwk header');
         const j = header.jwk;
-        if (j !== null && typeof j === 'object' && PRIVATE_MEMBERS.some((m) => Object.hasOwn(j, m))) return refuse("The JWT's jwk holds private key material");
+        if (j !== null && typeof j === 'object' && hasPrivateMembers(j)) return refuse("The JWT's jwk holds private key material");
         const read = readPublicJwk(j) ?? refuse("The JWT's jwk must be a P-256 (EC) or Ed25519 (OKP) public key");
         const verified = verifySigned(jwt, header, read.key, algorithmOfKeyType(read.jwk.kty), algorithms);
         return { ...verified, jwk: read.jwk, thumbprint: thumbprintOf(read.jwk) };

@@ -1,14 +1,12 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type KeyProofVerification, parseDidKey, type ProofVerifier, type PublicJwk } from '@vellum/core';
-import { decodeJwsHeader, type JwsAlgorithm, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
+import { decodeJwsHeader, hasPrivateMembers, type JwsAlgorithm, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
 
 /** Proofs are small; anything longer is refused before it is parsed. */
 const MAX_PROOF_LENGTH = 16 * 1024;
 const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA'] as const;
 /** The key type each algorithm this verifier can check needs (RFC 7518 §3.4, RFC 8037 §3.1). */
 const keyTypeOf = (alg: string): PublicJwk['kty'] | undefined => (alg === 'ES256' ? 'EC' : alg === 'EdDSA' ? 'OKP' : undefined);
-/** JWK members that only a private (or symmetric) key has (RFC 7518 §6). */
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 // SubjectPublicKeyInfo prefix for an EC P-256 key with a 33-byte compressed point (RFC 5480):
 // SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING (0 unused bits) … }.
@@ -31,7 +29,7 @@ interface HolderKey {
 function keyFromJwk(jwk: unknown): HolderKey {
   if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) return refuse('The proof’s jwk is not a JWK object');
   const j = jwk as Record<string, unknown>;
-  if (PRIVATE_MEMBERS.some((m) => m in j)) return refuse('The proof’s jwk holds private key material');
+  if (hasPrivateMembers(j)) return refuse('The proof’s jwk holds private key material');
   if (j.kty === 'EC' && j.crv === 'P-256' && typeof j.x === 'string' && typeof j.y === 'string') return { jwk: { kty: 'EC', crv: 'P-256', x: j.x, y: j.y } };
   if (j.kty === 'OKP' && j.crv === 'Ed25519' && typeof j.x === 'string') return { jwk: { kty: 'OKP', crv: 'Ed25519', x: j.x } };
   return refuse('The proof’s jwk must be a P-256 (EC) or Ed25519 (OKP) public key');
