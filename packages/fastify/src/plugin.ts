@@ -1,5 +1,4 @@
 import formbody from '@fastify/formbody';
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DomainError } from '@vellum/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { jsonNestsDeeperThan, tooDeep } from './body-limits.ts';
@@ -30,6 +29,7 @@ import { walletClientRoutes } from './routes/wallet-clients.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { issuedCredentialRoutes } from './routes/issued-credentials.ts';
 import type { VellumServices } from './services.ts';
+import { validatorCompiler } from './validation.ts';
 
 export interface VellumPluginOptions {
   services: VellumServices;
@@ -52,7 +52,7 @@ export interface VellumPluginOptions {
 export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services, securityHeaders = true, apiReference = true }) => {
   // First, so that it sees every route added below.
   if (apiReference) await addOpenApi(app);
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     void sendError(reply, new DomainError('NotFound', `No route for ${request.method} ${request.url.split('?')[0]}`), 'api');

@@ -3,13 +3,14 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The rule of arrows (ARCHITECTURE.md, STYLE 18), checked by machine over every package's sources:
-// - core imports nothing but itself and uses no Node-only global, so it runs in any host;
+// - core imports nothing but itself (and TypeBox, pure schema data) and uses no Node-only global, so it runs in any host;
 // - adapters import core and never each other (formats may build on crypto);
 // - only apps/server knows every package.
 const repo = new URL('../../../', import.meta.url).pathname;
 
 const ALLOWED: Record<string, { vellum: string[]; external: RegExp | null }> = {
-  core: { vellum: [], external: null },
+  // TypeBox: request-body schemas as plain JSON Schema data and the one check that runs them (docs/decisions.md "One validation path").
+  core: { vellum: [], external: /^@sinclair\/typebox(\/value)?$/ },
   // @peculiar/x509 needs the Reflect metadata API loaded first (its README: "Reflect Polyfill Required").
   crypto: { vellum: ['core'], external: /^(jose|@peculiar\/x509|reflect-metadata|node:.*)$/ },
   formats: { vellum: ['core', 'crypto'], external: /.*/ },

@@ -1,10 +1,13 @@
-// Checking a request body field by field, collecting every problem so that one answer lists them
-// all (the error body's details). The one home of the core's body checks that several features
-// share (issue 17, "one validation path"): the object test, the collector and the common field
-// checks. A feature's own rules stay in its folder.
+// Checking a request body, collecting every problem so that one answer lists them all (the error
+// body's details). The one validation path (docs/decisions.md "One validation path"): a feature
+// writes its body's shape once, as a TypeBox schema beside its rules; Fastify validates and
+// documents HTTP requests with that same schema, and the core runs it here with `checkShape`, then
+// the feature's value rules add what a schema cannot say (URL rules, references, uniqueness).
 
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { isSecretName } from '../events/sanitize.ts';
-import { type ErrorDetail, validationError } from './errors.ts';
+import { type DomainError, type ErrorDetail, validationError } from './errors.ts';
 import { normaliseOutboundUrl } from './outbound-url.ts';
 
 /** A JSON object: not null, not an array. */
@@ -16,12 +19,51 @@ export class Problems {
   add(param: string, msg: string, value?: unknown): void {
     this.details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
   }
+  /** Whether a problem with this field (or the whole body) was found: its value rules then have nothing sound to check. */
+  has(param: string): boolean {
+    return this.details.some((d) => d.param === param || d.param === 'body');
+  }
   unknownFields(input: Record<string, unknown>, known: readonly string[], prefix = ''): void {
     // The value is repeated unless its name says it is a secret.
     for (const key of Object.keys(input)) if (!known.includes(key)) this.add(`${prefix}${key}`, 'Unknown field', isSecretName(key) ? undefined : input[key]);
   }
-  throwIfAny(): void {
-    if (this.details.length > 0) throw validationError(this.details);
+  /**
+   * Checks `input` against a body schema, adding the first problem of each field. A field's words
+   * are its schema's `errorMessage` (the nearest one on the path), else "Required", "Unknown field"
+   * or TypeBox's own. A field marked `writeOnly`, or whose name says it is a secret, is reported
+   * without its value. True when the input has the schema's shape, so the value rules can read it.
+   */
+  checkShape<T extends TSchema>(schema: T, input: unknown, prefix = ''): input is Static<T> {
+    const before = this.details.length;
+    const seen = new Set<string>();
+    for (const error of Value.Errors(schema, input)) {
+      const path = error.path.split('/').slice(1);
+      const unknown = error.type === ValueErrorType.ObjectAdditionalProperties;
+      const named = unknown ? undefined : nearestMessage(schema, path);
+      const at = named?.path ?? path;
+      const joined = at.join('.');
+      const param = joined ? prefix + joined : prefix.replace(/\.$/, '') || 'body';
+      if (seen.has(param)) continue;
+      seen.add(param);
+      const secret = named?.secret === true || isSecretName(at[at.length - 1] ?? '') || (error.schema as Annotated).writeOnly === true;
+      const msg = unknown ? 'Unknown field' : (named?.message ?? (error.type === ValueErrorType.ObjectRequiredProperty ? 'Required' : error.message));
+      this.add(param, msg, secret ? undefined : named ? valueAt(input, at) : error.value);
+    }
+    return this.details.length === before;
+  }
+  /** The problems found as one error, if any; given the body's schema, in the order of its fields (shape and value problems together). */
+  error(schema?: TSchema): DomainError | undefined {
+    if (this.details.length === 0) return undefined;
+    const fields = Object.keys((schema as Annotated | undefined)?.properties ?? {});
+    const rank = (d: ErrorDetail) => {
+      const i = fields.indexOf(d.param.split('.')[0] as string);
+      return i < 0 ? fields.length : i;
+    };
+    return validationError(fields.length === 0 ? this.details : [...this.details].sort((x, y) => rank(x) - rank(y)));
+  }
+  throwIfAny(schema?: TSchema): void {
+    const error = this.error(schema);
+    if (error) throw error;
   }
 }
 
@@ -45,4 +87,31 @@ export function outboundUrl(p: Problems, param: string, value: unknown, what: st
     return undefined;
   }
   return checked.url;
+}
+
+interface Annotated {
+  errorMessage?: string;
+  writeOnly?: boolean;
+  properties?: Record<string, TSchema>;
+  items?: TSchema;
+  anyOf?: TSchema[];
+}
+
+/** The deepest schema on `path` that names its problem, with how far down it sits. */
+function nearestMessage(root: TSchema, path: string[]): { path: string[]; message: string; secret: boolean } | undefined {
+  let found: { path: string[]; message: string; secret: boolean } | undefined;
+  let schema: Annotated | undefined = root as Annotated;
+  for (let depth = 0; schema !== undefined; depth++) {
+    if (schema.errorMessage !== undefined) found = { path: path.slice(0, depth), message: schema.errorMessage, secret: schema.writeOnly === true };
+    if (depth === path.length) break;
+    const step = path[depth] as string;
+    schema = (schema.properties?.[step] ?? (schema.items as Annotated | undefined)) as Annotated | undefined;
+  }
+  return found;
+}
+
+function valueAt(input: unknown, path: string[]): unknown {
+  let at = input;
+  for (const step of path) at = isPlainObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[step] : undefined;
+  return at;
 }

@@ -1,10 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { Problems } from '../shared/body-problems.ts';
 import { normaliseOutboundUrl } from '../shared/outbound-url.ts';
+import { WebhookBody, type WebhookEvent } from './schema.ts';
 
-/** docs/decisions.md "Webhooks": the events a webhook may subscribe to. */
-/** The three event types of docs/decisions.md "Webhooks", and `CredentialStatusUpdated` (a Vellum addition: revocation, suspension, reinstatement). */
-export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued', 'CredentialStatusUpdated'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export { WEBHOOK_EVENTS, type WebhookEvent } from './schema.ts';
 
 /**
  * Checks and normalises a receiver URL by the rules of docs/decisions.md "Webhooks": a valid https URL, a
@@ -19,26 +18,19 @@ export interface WebhookInput {
   disabled?: unknown;
 }
 
-/** Checks a webhook create or update body (docs/decisions.md "Webhooks"), reporting every problem. */
+/** Checks a webhook create or update body (docs/decisions.md "Webhooks"): its shape, then the URL rules, reporting every problem. */
 export function checkWebhookInput(input: WebhookInput): { events: WebhookEvent[]; url: string; disabled: boolean } {
   const p = new Problems();
-  const events = input.events;
-  if (!Array.isArray(events) || events.length === 0) p.add('events', `A non-empty list of: ${WEBHOOK_EVENTS.join(', ')}`, events);
-  else {
-    events.forEach((e, i) => {
-      if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e)) p.add(`events.${i}`, `Unknown event; one of ${WEBHOOK_EVENTS.join(', ')}`, e);
-    });
-  }
+  p.checkShape(WebhookBody, input);
   let url = '';
-  if (typeof input.url !== 'string') p.add('url', 'Required: the https address of the receiver', input.url);
-  else {
-    const checked = normaliseWebhookUrl(input.url);
+  if (!p.has('url')) {
+    const checked = normaliseWebhookUrl(input.url as string);
     if ('problem' in checked) p.add('url', checked.problem, input.url);
     else url = checked.url;
   }
-  if (input.disabled !== undefined && typeof input.disabled !== 'boolean') p.add('disabled', 'true or false', input.disabled);
-  p.throwIfAny();
-  return { events: [...new Set(events as WebhookEvent[])], url, disabled: input.disabled === true };
+  p.throwIfAny(WebhookBody);
+  const body = input as Static<typeof WebhookBody>;
+  return { events: [...new Set(body.events)], url, disabled: body.disabled === true };
 }
 
 /** docs/decisions.md "Webhooks": a failed delivery is tried again three times. */

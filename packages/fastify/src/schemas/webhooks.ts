@@ -1,18 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-/**
- * docs/decisions.md "Webhooks": create and replace body. The shape is checked here; the values (URL
- * rules, event names, an empty list) by the core, which names each problem.
- */
-export const WebhookBody = Type.Object(
-  {
-    events: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 }),
-    url: Type.String({ maxLength: 2048 }),
-    disabled: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
+/** docs/decisions.md "Webhooks": create and replace body, the core's own schema (one validation path). */
+export { WebhookBody } from '@vellum/core/schemas';
 
 /** docs/decisions.md "Webhooks": the webhook as returned. */
 export const WebhookResponse = Type.Object({

@@ -1,0 +1,7 @@
+// `@vellum/core/schemas`: the request bodies' shapes, written once beside each feature's rules, and
+// the one check that runs them (docs/decisions.md "One validation path"). The core's services check
+// every body with these; an HTTP adapter validates and documents its routes with the same objects,
+// so a bad body gets the same answer through either door.
+
+export { Problems } from './shared/body-problems.ts';
+export { WebhookBody } from './webhooks/schema.ts';

@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+
+/** The three event types of docs/decisions.md "Webhooks", and `CredentialStatusUpdated` (a Vellum addition: revocation, suspension, reinstatement). */
+export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued', 'CredentialStatusUpdated'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+const eventList = WEBHOOK_EVENTS.join(', ');
+
+/** docs/decisions.md "Webhooks": the create and replace body. The URL rules are value rules (rules.ts). */
+export const WebhookBody = Type.Object(
+  {
+    events: Type.Array(
+      Type.Union(
+        WEBHOOK_EVENTS.map((event) => Type.Literal(event)),
+        { errorMessage: `Unknown event; one of ${eventList}` },
+      ),
+      {
+        minItems: 1,
+        maxItems: 20,
+        errorMessage: `A non-empty list of: ${eventList}`,
+      },
+    ),
+    url: Type.String({ maxLength: 2048, errorMessage: 'Required: the https address of the receiver' }),
+    disabled: Type.Optional(Type.Boolean({ errorMessage: 'true or false' })),
+  },
+  { additionalProperties: false },
+);
