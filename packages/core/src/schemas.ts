@@ -5,3 +5,11 @@
 
 export { Problems } from './shared/body-problems.ts';
 export { WebhookBody } from './webhooks/schema.ts';
+
+// Users, authentication providers, claim sources, wallet clients, admin clients:
+
+// Credential configurations:
+
+// Offers, custom domains, DIDs, mDoc PKI, status lists:
+
+// Wallet requests (token, PAR, credential, notification):
