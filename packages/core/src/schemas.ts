@@ -7,9 +7,11 @@ export { Problems } from './shared/body-problems.ts';
 export { WebhookBody } from './webhooks/schema.ts';
 
 // Users, authentication providers, claim sources, wallet clients, admin clients:
+export { UserBody, UserSearchBody } from './users/schema.ts';
 
 // Credential configurations:
 
 // Offers, custom domains, DIDs, mDoc PKI, status lists:
+export { CreateDidBody } from './dids/schema.ts';
 
 // Wallet requests (token, PAR, credential, notification):

@@ -47,7 +47,7 @@ describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; docs/dec
 
   it.each([
     [{ method: 'ion' }, { param: 'method', msg: 'One of key, web' }],
-    [{}, { param: 'method', msg: 'Required' }],
+    [{}, { param: 'method', msg: 'One of key, web' }],
     [
       { method: 'key', options: { keyType: 'RSA' } },
       { param: 'options.keyType', msg: 'One of Ed25519, P-256' },

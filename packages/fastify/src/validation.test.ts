@@ -1,4 +1,4 @@
-import { checkWebhookInput, type DomainError } from '@vellum/core';
+import { checkCreateDidInput, checkWebhookInput, type DomainError } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../test/app.ts';
 
@@ -15,9 +15,10 @@ describe('one validation path: the same bad body, the same answer through either
   });
   afterAll(async () => t.close());
 
-  function coreDetails(body: object): unknown {
+  /** The details the core's own check gives for `body`. */
+  function coreDetails(check: (body: never) => unknown, body: object): unknown {
     try {
-      checkWebhookInput(body);
+      check(body as never);
     } catch (error) {
       return (error as DomainError).details;
     }
@@ -34,7 +35,18 @@ describe('one validation path: the same bad body, the same answer through either
     expect(answer.statusCode).toBe(400);
     const details = answer.json().details;
     expect(details.length).toBeGreaterThan(0);
-    expect(details).toEqual(coreDetails(body));
+    expect(details).toEqual(coreDetails(checkWebhookInput, body));
     expect(JSON.stringify(details)).not.toContain('hunter2');
+  });
+
+  it.each([
+    ['no method', {}],
+    ['an unknown method and key type, and an unknown option', { method: 'ion', options: { keyType: 'RSA', colour: 'red' } }],
+    ['a number for the URL', { method: 'web', options: { url: 7 } }],
+    ['options that are no object', { method: 'key', options: 'Ed25519' }],
+  ])('DIDs: %s', async (_, body) => {
+    const answer = await t.app.inject({ method: 'POST', url: '/v1/dids', headers, payload: body });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().details).toEqual(coreDetails(checkCreateDidInput, body));
   });
 });

@@ -190,7 +190,7 @@ describe('creating DIDs (docs/decisions.md "DIDs")', () => {
     [{ method: 'ion' }, [{ param: 'method', msg: 'One of key, web', value: 'ion' }]],
     [{}, [{ param: 'method' }]],
     [{ method: 'key', options: { keyType: 'secp256k1' } }, [{ param: 'options.keyType', msg: 'One of Ed25519, P-256', value: 'secp256k1' }]],
-    [{ method: 'key', options: { keyType: 'RSA', url: host } }, [{ param: 'options.url' }, { param: 'options.keyType' }]],
+    [{ method: 'key', options: { keyType: 'RSA', url: host } }, [{ param: 'options.keyType' }, { param: 'options.url' }]],
     [{ method: 'web' }, [{ param: 'options.url', msg: expect.stringContaining('Required') }]],
     [{ method: 'web', options: { url: host, keyType: 'Ed25519' } }, [{ param: 'options.keyType' }]],
     [{ method: 'web', options: { url: `${host}/.well-known` } }, [{ param: 'options.url' }]],

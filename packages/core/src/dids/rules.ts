@@ -1,7 +1,8 @@
-import { KEY_ALGORITHMS, type KeyAlgorithm } from '../keys/model.ts';
-import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
+import type { KeyAlgorithm } from '../keys/model.ts';
+import { isPlainObject, Problems } from '../shared/body-problems.ts';
+import { invalidField } from '../shared/errors.ts';
 import { type DidWebLocation, parseDidWebUrl } from './did-web.ts';
-import { DID_METHODS } from './model.ts';
+import { CreateDidBody } from './schema.ts';
 
 /** docs/decisions.md "DIDs": the body of `POST /v1/dids`. */
 export interface CreateDidInput {
@@ -12,34 +13,26 @@ export interface CreateDidInput {
 /** A create request that passed the rules; a did:web's host is still to be matched to the tenant. */
 export type CheckedDidInput = { method: 'key'; keyType: KeyAlgorithm } | { method: 'web'; location: DidWebLocation };
 
-/** Validates a create request, reporting every problem at once. */
+/** Validates a create request: the body's shape (schema.ts), then which options the method takes; every problem at once. */
 export function checkCreateDidInput(input: CreateDidInput): CheckedDidInput {
-  const details: ErrorDetail[] = [];
-  const options = input.options ?? {};
-  const problem = (param: string, msg: string, value: unknown) => details.push({ value, msg, param, location: 'body' });
-  const fail = () => validationError(details);
-
-  if (input.method === 'key') {
-    if (options.url !== undefined) problem('options.url', 'Only did:web takes a url', options.url);
-    const keyType = options.keyType ?? 'Ed25519';
-    if (!(KEY_ALGORITHMS as readonly string[]).includes(keyType)) problem('options.keyType', `One of ${KEY_ALGORITHMS.join(', ')}`, options.keyType);
-    if (details.length > 0) throw fail();
-    return { method: 'key', keyType: keyType as KeyAlgorithm };
-  }
+  const p = new Problems();
+  p.checkShape(CreateDidBody, input);
+  const options = isPlainObject(input.options) ? input.options : {};
+  let location: DidWebLocation | undefined;
+  if (input.method === 'key' && options.url !== undefined && !p.has('options.url')) p.add('options.url', 'Only did:web takes a url', options.url);
   if (input.method === 'web') {
-    if (options.keyType !== undefined) problem('options.keyType', 'Not used by did:web, which always gets an Ed25519 and a P-256 key', options.keyType);
-    let location: DidWebLocation | undefined;
-    if (typeof options.url !== 'string')
-      problem('options.url', 'Required for did:web: the tenant’s host or verified custom domain, with an optional path', options.url);
-    else {
+    if (options.keyType !== undefined && !p.has('options.keyType'))
+      p.add('options.keyType', 'Not used by did:web, which always gets an Ed25519 and a P-256 key', options.keyType);
+    if (options.url === undefined) p.add('options.url', 'Required for did:web: the tenant’s host or verified custom domain, with an optional path');
+    else if (!p.has('options.url')) {
       const parsed = parseDidWebUrl(options.url);
-      if ('problem' in parsed) problem('options.url', parsed.problem, options.url);
+      if ('problem' in parsed) p.add('options.url', parsed.problem, options.url);
       else location = parsed.location;
     }
-    if (details.length > 0 || !location) throw fail();
-    return { method: 'web', location };
   }
-  throw invalidField('method', `One of ${DID_METHODS.join(', ')}`, input.method);
+  p.throwIfAny(CreateDidBody);
+  if (location) return { method: 'web', location };
+  return { method: 'key', keyType: (options.keyType ?? 'Ed25519') as KeyAlgorithm };
 }
 
 // W3C DID core 3.1 syntax: did:<method>:<method-specific-id>, where the id is idchars, ':' and

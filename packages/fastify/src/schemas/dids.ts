@@ -1,19 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-/** docs/decisions.md "DIDs": `POST /v1/dids`. Values are checked by the core, which says what each may be. */
-export const CreateDidBody = Type.Object(
-  {
-    method: Type.String({ maxLength: 32 }),
-    options: Type.Optional(
-      Type.Object(
-        { keyType: Type.Optional(Type.String({ maxLength: 32 })), url: Type.Optional(Type.String({ maxLength: 2048 })) },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+/** docs/decisions.md "DIDs": `POST /v1/dids`, the core's own schema (one validation path). */
+export { CreateDidBody } from '@vellum/core/schemas';
 
 /** The DID in the path, URL-encoded by the client (`/v1/dids/did%3Akey%3Az6Mk…`). */
 export const DidParams = Type.Object({ did: Type.String({ minLength: 1, maxLength: 2048 }) });
