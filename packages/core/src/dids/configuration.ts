@@ -33,17 +33,48 @@ export interface DidConfigurationService {
   get(ctx: RequestContext): Promise<DidConfiguration>;
 }
 
-export interface DidConfigurationDeps {
-  store: Store;
-  clock: Clock;
-  addressing: Addressing;
+/** One DID's domain linkage credential, as it is being signed. */
+export interface LinkageCredential {
+  /** The KeyManager key that signs it: a DID deleted and created again has new keys. */
+  keyId: string;
+  /** Rejects with DomainError `NotFound` when the key is gone (the DID was deleted meanwhile). */
+  credential: Promise<DomainLinkageCredential>;
+  /** When a fresh one should be signed instead (ms). */
+  renewAt: number;
+}
+
+/** Signs domain linkage credentials (the port the cache wraps: docs/decisions.md, "Caches live outside the core (issue 17)"). */
+export interface LinkageCredentials {
+  /** One credential for each record, in order, for `origin`, issued at `now` (ms). */
+  forDids(tenantId: string, records: DidRecord[], origin: string, now: number): LinkageCredential[];
+}
+
+export interface LinkageCredentialsDeps {
   signer: LinkedDataSigner;
   /** How long a credential is valid (default 365 days). */
   validityDays?: number;
   /** A credential is signed again once less than this remains of its validity (default 30 days). */
   renewWithinDays?: number;
-  /** How many tenants' credentials the cache keeps (default 10,000; least recently served go first). */
-  cachedTenants?: number;
+}
+
+/** The document with what a cache around the service needs to know about it. */
+export interface BuiltDidConfiguration {
+  configuration: DidConfiguration;
+  /** The earliest `renewAt` of its credentials (Infinity when it has none). */
+  renewAt: number;
+  /** False when a DID was left out because its key was gone: a DID deleted while the document was built. */
+  complete: boolean;
+}
+
+export interface DidConfigurationBuilder extends DidConfigurationService {
+  build(ctx: RequestContext): Promise<BuiltDidConfiguration>;
+}
+
+export interface DidConfigurationDeps {
+  store: Store;
+  clock: Clock;
+  addressing: Addressing;
+  linkage: LinkageCredentials;
 }
 
 const DAY_MS = 86_400_000;
@@ -51,47 +82,14 @@ const DAY_MS = 86_400_000;
 const dateTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** Ed25519 keys sign with Ed25519Signature2018 (the suite DIF verifiers know best); P-256 keys with JsonWebSignature2020. */
-function signingKeyOf(record: DidRecord): DidKey {
+export function signingKeyOf(record: DidRecord): DidKey {
   return record.keys.find((k) => k.algorithm === 'Ed25519') ?? (record.keys[0] as DidKey);
 }
 
-interface CachedCredential {
-  /** The KeyManager key that signed it: a DID deleted and created again has new keys. */
-  keyId: string;
-  credential: Promise<DomainLinkageCredential>;
-  /** When to sign a fresh one (ms). */
-  renewAt: number;
-}
-
-interface TenantCache {
-  origin: string;
-  byDid: Map<string, CachedCredential>;
-  /** The last answer and what it was built from, so an unchanged configuration is one object. */
-  last?: { fingerprint: string; renewAt: number; configuration: DidConfiguration };
-}
-
-/**
- * The DID configuration (DIF Well Known DID Configuration; docs/decisions.md "The DID configuration"). Signing is slow, so each credential
- * is signed once and kept for most of its validity, per tenant, DID, key and origin. The tenant's
- * DIDs are still read on every request, so a DID created or deleted on any server shows at once.
- */
-export function createDidConfigurationService(deps: DidConfigurationDeps): DidConfigurationService {
-  const { store, clock, addressing, signer } = deps;
+/** Signs every DID it is given, with the DID's signing key. */
+export function createLinkageCredentials(deps: LinkageCredentialsDeps): LinkageCredentials {
   const validityMs = (deps.validityDays ?? 365) * DAY_MS;
   const renewWithinMs = (deps.renewWithinDays ?? 30) * DAY_MS;
-  const maxTenants = deps.cachedTenants ?? 10_000;
-  const tenants = new Map<string, TenantCache>();
-
-  async function allDids(tenantId: string): Promise<DidRecord[]> {
-    const all: DidRecord[] = [];
-    let after: number | undefined;
-    for (;;) {
-      const slice = await store.dids.list(tenantId, after === undefined ? { limit: 1000 } : { limit: 1000, after });
-      all.push(...slice.items);
-      if (slice.items.length < 1000 || slice.last === undefined) return all;
-      after = slice.last;
-    }
-  }
 
   function sign(tenantId: string, record: DidRecord, key: DidKey, origin: string, now: number): Promise<DomainLinkageCredential> {
     const issued = dateTime(now);
@@ -104,7 +102,7 @@ export function createDidConfigurationService(deps: DidConfigurationDeps): DidCo
       type: ['VerifiableCredential', 'DomainLinkageCredential'],
       credentialSubject: { id: record.did, origin },
     };
-    return signer
+    return deps.signer
       .sign({
         tenantId,
         keyId: key.kmsKeyId,
@@ -117,56 +115,54 @@ export function createDidConfigurationService(deps: DidConfigurationDeps): DidCo
       .then((signed) => signed as unknown as DomainLinkageCredential);
   }
 
-  function cacheOf(tenantId: string, origin: string): TenantCache {
-    let cache = tenants.get(tenantId);
-    if (cache) tenants.delete(tenantId); // re-inserted below: most recently served last
-    if (!cache || cache.origin !== origin) cache = { origin, byDid: new Map() };
-    tenants.set(tenantId, cache);
-    if (tenants.size > maxTenants) tenants.delete(tenants.keys().next().value as string);
-    return cache;
+  return {
+    forDids: (tenantId, records, origin, now) =>
+      records.map((record) => {
+        const key = signingKeyOf(record);
+        return { keyId: key.kmsKeyId, credential: sign(tenantId, record, key, origin, now), renewAt: now + validityMs - renewWithinMs };
+      }),
+  };
+}
+
+/**
+ * The DID configuration (DIF Well Known DID Configuration; docs/decisions.md "The DID configuration"):
+ * every call reads the tenant's origin and DIDs and has each DID's credential signed by `linkage`.
+ * Signing is slow: `cacheLinkageCredentials` and `cacheDidConfiguration` (cached-configuration.ts)
+ * keep what it makes.
+ */
+export function createDidConfigurationService(deps: DidConfigurationDeps): DidConfigurationBuilder {
+  const { store, clock, addressing, linkage } = deps;
+
+  async function allDids(tenantId: string): Promise<DidRecord[]> {
+    const all: DidRecord[] = [];
+    let after: number | undefined;
+    for (;;) {
+      const slice = await store.dids.list(tenantId, after === undefined ? { limit: 1000 } : { limit: 1000, after });
+      all.push(...slice.items);
+      if (slice.items.length < 1000 || slice.last === undefined) return all;
+      after = slice.last;
+    }
+  }
+
+  async function build(ctx: RequestContext): Promise<BuiltDidConfiguration> {
+    const tenantId = ctx.tenant.id;
+    const [records, origin] = await Promise.all([allDids(tenantId), addressing.publicOrigin(ctx.tenant)]);
+    const signed = linkage.forDids(tenantId, records, origin, clock.now().getTime());
+    const settled = await Promise.allSettled(signed.map((c) => c.credential));
+    const entries: DomainLinkageCredential[] = [];
+    let complete = true;
+    for (const outcome of settled) {
+      if (outcome.status === 'fulfilled') entries.push(outcome.value);
+      // A DID deleted while we signed has lost its key: it is simply no longer listed.
+      else if (isDomainError(outcome.reason) && outcome.reason.code === 'NotFound') complete = false;
+      else throw outcome.reason;
+    }
+    const configuration: DidConfiguration = { '@context': DID_CONFIGURATION_CONTEXT, entries, linked_dids: entries };
+    return { configuration, renewAt: Math.min(...signed.map((c) => c.renewAt)), complete };
   }
 
   return {
-    async get(ctx) {
-      const tenantId = ctx.tenant.id;
-      // The cheap read first: while the same DIDs are listed, the last answer stands.
-      const [stamps, origin] = await Promise.all([store.dids.listStamps(tenantId), addressing.publicOrigin(ctx.tenant)]);
-      const now = clock.now().getTime();
-      const cache = cacheOf(tenantId, origin);
-      // From the stamps read before the records: if the two differ, the next request rebuilds.
-      const fingerprint = stamps.map((s) => `${s.did} ${s.revision}`).join('\n');
-      if (cache.last && cache.last.fingerprint === fingerprint && now < cache.last.renewAt) return cache.last.configuration;
-
-      const records = await allDids(tenantId);
-      const byDid = new Map<string, CachedCredential>();
-      for (const record of records) {
-        const key = signingKeyOf(record);
-        const hit = cache.byDid.get(record.did);
-        if (hit && hit.keyId === key.kmsKeyId && now < hit.renewAt) {
-          byDid.set(record.did, hit);
-        } else {
-          const credential = sign(tenantId, record, key, origin, now);
-          // A failed signature is not kept: the next request tries again.
-          credential.catch(() => cache.byDid.get(record.did)?.credential === credential && cache.byDid.delete(record.did));
-          byDid.set(record.did, { keyId: key.kmsKeyId, credential, renewAt: now + validityMs - renewWithinMs });
-        }
-      }
-      cache.byDid = byDid;
-
-      const settled = await Promise.allSettled([...byDid.values()].map((c) => c.credential));
-      const entries: DomainLinkageCredential[] = [];
-      let complete = true;
-      for (const outcome of settled) {
-        if (outcome.status === 'fulfilled') entries.push(outcome.value);
-        // A DID deleted while we signed has lost its key: it is simply no longer listed.
-        else if (isDomainError(outcome.reason) && outcome.reason.code === 'NotFound') complete = false;
-        else throw outcome.reason;
-      }
-      const configuration: DidConfiguration = { '@context': DID_CONFIGURATION_CONTEXT, entries, linked_dids: entries };
-      const renewAt = Math.min(...[...byDid.values()].map((c) => c.renewAt), now + validityMs - renewWithinMs);
-      if (complete) cache.last = { fingerprint, renewAt, configuration };
-      else delete cache.last;
-      return configuration;
-    },
+    build,
+    get: async (ctx) => (await build(ctx)).configuration,
   };
 }
