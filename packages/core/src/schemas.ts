@@ -8,10 +8,18 @@ export { WebhookBody } from './webhooks/schema.ts';
 
 // Users, authentication providers, claim sources, wallet clients, admin clients:
 export { UserBody, UserSearchBody } from './users/schema.ts';
+export { OpenIdConfigurationBody, ProviderBody } from './authentication/schema.ts';
+export { ClaimSourceBody } from './claim-sources/schema.ts';
+export { WalletClientBody } from './oauth-clients/schema.ts';
+export { AdminClientBody } from './tenancy/schema.ts';
+export { CustomDomainBody } from './custom-domains/schema.ts';
 
 // Credential configurations:
+export { CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from './configurations/schema.ts';
+export { AuthorizationCodeOfferBody, PreAuthorizedOfferBody } from './offers/schema.ts';
 
 // Offers, custom domains, DIDs, mDoc PKI, status lists:
 export { CreateDidBody } from './dids/schema.ts';
+export { CreateDocumentSignerBody, CreateIacaBody, UpdateDocumentSignerBody, UpdateIacaBody } from './mdoc-pki/schema.ts';
 
 // Wallet requests (token, PAR, credential, notification):

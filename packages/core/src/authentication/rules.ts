@@ -1,22 +1,17 @@
 // What the tenant may write about its authentication provider and interaction hook (docs/authentication.md),
 // checked here so the HTTP layer and an embedding host get the same answers.
 
+import type { Static } from '@sinclair/typebox';
 import { isUuid } from '../configurations/input.ts';
 import { invalidField } from '../shared/errors.ts';
-import { isPlainObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
-import { MAX_CLAIM_NAME } from '../users/rules.ts';
-import { PROVIDER_AUTH_METHODS, type ProviderAuthMethod } from './model.ts';
+import { outboundUrl, Problems } from '../shared/body-problems.ts';
+import type { ProviderAuthMethod } from './model.ts';
+import { HOOK_TIMEOUT, OpenIdConfigurationBody, PARAMETER_NAME, ProviderBody } from './schema.ts';
+
+export { HOOK_TIMEOUT } from './schema.ts';
 
 /** Scope asked for when the tenant names none. */
 export const DEFAULT_PROVIDER_SCOPE = 'openid profile email';
-/** Most static request parameters, forwarded parameter names, and claims to persist. */
-export const MAX_STATIC_PARAMETERS = 20;
-export const MAX_FORWARDED_PARAMETERS = 20;
-export const MAX_CLAIMS_TO_PERSIST = 50;
-/** Most claims the interaction hook may be given. */
-export const MAX_HOOK_CLAIMS = 50;
-/** The interaction hook's session: 60 s to 1 h, 10 minutes by default. */
-export const HOOK_TIMEOUT = { min: 60, max: 3600, default: 600 } as const;
 
 /**
  * Authentication request parameters Vellum sets itself (OpenID Connect Core 1.0 §3.1.2.1, RFC 7636):
@@ -37,25 +32,8 @@ export const RESERVED_PROVIDER_PARAMETERS: readonly string[] = [
   'request_uri',
 ];
 
-const PARAMETER_NAME = /^[A-Za-z0-9_.:~-]{1,100}$/;
 /** RFC 6749 §3.3: a scope token is printable ASCII without space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-
-/** A list of distinct names, each checked by `valid`, at most `max` of them. */
-function names(p: Problems, param: string, value: unknown, max: number, valid: (name: string) => string | undefined): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || value.length > max) {
-    p.add(param, `A list of at most ${max} names`, value);
-    return [];
-  }
-  const out: string[] = [];
-  value.forEach((name, i) => {
-    const problem = typeof name === 'string' ? valid(name) : 'A name';
-    if (problem !== undefined) p.add(`${param}.${i}`, problem, name);
-    else if (!out.includes(name as string)) out.push(name as string);
-  });
-  return out;
-}
 
 const parameterProblem = (name: string) =>
   !PARAMETER_NAME.test(name)
@@ -64,26 +42,29 @@ const parameterProblem = (name: string) =>
       ? 'Set by Vellum itself; it cannot be given here'
       : undefined;
 
-const claimNameProblem = (name: string) =>
-  name.length === 0 || name.length > MAX_CLAIM_NAME ? `Claim names have 1 to ${MAX_CLAIM_NAME} characters` : undefined;
+/** Each problem of a list of names (after its shape is checked), and the names, each once. */
+function names(p: Problems, param: string, list: string[] | undefined, problem?: (name: string) => string | undefined): string[] {
+  if (list === undefined || p.has(param)) return [];
+  list.forEach((name, i) => {
+    const found = p.has(`${param}.${i}`) ? undefined : problem?.(name);
+    if (found !== undefined) p.add(`${param}.${i}`, found, name);
+  });
+  return [...new Set(list)];
+}
 
 /**
  * The provider's issuer URL. A bare origin keeps no trailing slash (the URL parser adds one),
  * because an issuer identifier is compared exactly (OpenID Connect Discovery 1.0 §4.3).
  */
-function issuerUrl(p: Problems, value: unknown): string | undefined {
-  const url = outboundUrl(p, 'url', value, 'the https issuer URL of the OpenID Connect provider');
+function issuerUrl(p: Problems, value: string): string | undefined {
+  const url = p.has('url') ? undefined : outboundUrl(p, 'url', value, 'the https issuer URL of the OpenID Connect provider');
   if (url === undefined) return undefined;
-  return new URL(url).pathname === '/' && !(value as string).trim().endsWith('/') ? url.slice(0, -1) : url;
+  return new URL(url).pathname === '/' && !value.trim().endsWith('/') ? url.slice(0, -1) : url;
 }
 
 /** `openid` first, then the tenant's scopes in order, each once. */
-function providerScope(p: Problems, value: unknown): string {
-  if (value === undefined) return DEFAULT_PROVIDER_SCOPE;
-  if (typeof value !== 'string' || value.length > 1000) {
-    p.add('scope', 'Space-separated scopes (at most 1000 characters)', value);
-    return DEFAULT_PROVIDER_SCOPE;
-  }
+function providerScope(p: Problems, value: string | undefined): string {
+  if (value === undefined || p.has('scope')) return DEFAULT_PROVIDER_SCOPE;
   const tokens = value.split(' ').filter((s) => s.length > 0);
   const bad = tokens.find((s) => !SCOPE_TOKEN.test(s));
   if (bad !== undefined) p.add('scope', 'Scopes are printable ASCII without quotes or backslashes, separated by spaces', value);
@@ -114,58 +95,39 @@ export interface CheckedProvider {
   claimsToPersist: string[];
 }
 
-const PROVIDER_FIELDS = [
-  'url',
-  'clientId',
-  'clientSecret',
-  'scope',
-  'tokenEndpointAuthMethod',
-  'staticRequestParameters',
-  'forwardedRequestParameters',
-  'claimsToPersist',
-];
-
 /**
- * Checks an authentication provider body, reporting every problem. `secretRequired` is false on a
- * replace, where a missing `clientSecret` keeps the stored one.
+ * Checks an authentication provider body: its shape, then the URL, scope and parameter name rules,
+ * reporting every problem. `secretRequired` is false on a replace, where a missing `clientSecret`
+ * keeps the stored one.
  */
 export function checkProviderInput(input: unknown, secretRequired: boolean): CheckedProvider {
-  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "url": "https://...", "clientId": "...", "clientSecret": "..." }', input);
   const p = new Problems();
-  p.unknownFields(input, PROVIDER_FIELDS);
-  const url = issuerUrl(p, input.url);
-  const clientId = text(p, 'clientId', input.clientId, 255, 'Required: the client id Vellum has at the provider');
-  const clientSecret =
-    input.clientSecret === undefined && !secretRequired
-      ? undefined
-      : text(p, 'clientSecret', input.clientSecret, 1000, 'Required: the client secret Vellum has at the provider', true);
-  const scope = providerScope(p, input.scope);
-  const method = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
-  if (!(PROVIDER_AUTH_METHODS as readonly unknown[]).includes(method)) p.add('tokenEndpointAuthMethod', `One of ${PROVIDER_AUTH_METHODS.join(', ')}`, method);
-
+  // A body that is no object has nothing more to check.
+  if (!p.checkShape(ProviderBody, input) && p.has('body')) p.throwIfAny();
+  const body = input as Static<typeof ProviderBody>;
+  const url = issuerUrl(p, body.url);
+  if (secretRequired && body.clientSecret === undefined && !p.has('clientSecret')) p.add('clientSecret', ProviderBody.properties.clientSecret.errorMessage);
+  const scope = providerScope(p, body.scope);
   const staticRequestParameters: Record<string, string> = {};
-  const statics = input.staticRequestParameters;
-  if (statics !== undefined) {
-    if (!isPlainObject(statics) || Object.keys(statics).length > MAX_STATIC_PARAMETERS) {
-      p.add('staticRequestParameters', `An object of at most ${MAX_STATIC_PARAMETERS} parameter names and string values`, statics);
-    } else {
-      for (const [name, value] of Object.entries(statics)) {
-        const problem = parameterProblem(name);
-        if (problem !== undefined) p.add(`staticRequestParameters.${name}`, problem, name);
-        else if (typeof value !== 'string' || value.length > 1000) p.add(`staticRequestParameters.${name}`, 'A string of at most 1000 characters', value);
-        else Object.defineProperty(staticRequestParameters, name, { value, enumerable: true, writable: true, configurable: true });
-      }
+  if (body.staticRequestParameters !== undefined && !p.has('staticRequestParameters')) {
+    for (const [name, value] of Object.entries(body.staticRequestParameters)) {
+      const param = `staticRequestParameters.${name}`;
+      if (p.has(param)) continue;
+      const problem = parameterProblem(name);
+      if (problem !== undefined) p.add(param, problem, name);
+      // A `__proto__` parameter name is data, not a prototype.
+      else Object.defineProperty(staticRequestParameters, name, { value, enumerable: true, writable: true, configurable: true });
     }
   }
-  const forwardedRequestParameters = names(p, 'forwardedRequestParameters', input.forwardedRequestParameters, MAX_FORWARDED_PARAMETERS, parameterProblem);
-  const claimsToPersist = names(p, 'claimsToPersist', input.claimsToPersist, MAX_CLAIMS_TO_PERSIST, claimNameProblem);
-  p.throwIfAny();
+  const forwardedRequestParameters = names(p, 'forwardedRequestParameters', body.forwardedRequestParameters, parameterProblem);
+  const claimsToPersist = names(p, 'claimsToPersist', body.claimsToPersist);
+  p.throwIfAny(ProviderBody);
   return {
     url: url as string,
-    clientId: clientId as string,
-    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    clientId: body.clientId,
+    ...(body.clientSecret !== undefined ? { clientSecret: body.clientSecret } : {}),
     scope,
-    tokenEndpointAuthMethod: method as ProviderAuthMethod,
+    tokenEndpointAuthMethod: body.tokenEndpointAuthMethod ?? 'client_secret_basic',
     staticRequestParameters,
     forwardedRequestParameters,
     claimsToPersist,
@@ -180,33 +142,22 @@ export interface CheckedInteractionHook {
   disabled: boolean;
 }
 
-const HOOK_FIELDS = ['url', 'claims', 'sessionTimeoutInSec', 'disabled'];
-
 /** Checks a `PUT /v1/openid/configuration` body; without `interactionHook` the hook is removed. */
 export function checkOpenIdSettingsInput(input: unknown): { interactionHook?: CheckedInteractionHook } {
-  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "interactionHook": { "url": "https://..." } }', input);
   const p = new Problems();
-  p.unknownFields(input, ['interactionHook']);
-  const hook = input.interactionHook;
+  p.checkShape(OpenIdConfigurationBody, input);
+  const hook = p.has('interactionHook') ? undefined : (input as Static<typeof OpenIdConfigurationBody>).interactionHook;
   if (hook === undefined) {
-    p.throwIfAny();
+    p.throwIfAny(OpenIdConfigurationBody);
     return {};
   }
-  if (!isPlainObject(hook)) {
-    p.add('interactionHook', 'An object such as { "url": "https://..." }', hook);
-    p.throwIfAny();
-  }
-  const h = hook as Record<string, unknown>;
-  p.unknownFields(h, HOOK_FIELDS, 'interactionHook.');
-  const url = outboundUrl(p, 'interactionHook.url', h.url, 'the https address of the issuer’s interaction page');
-  const claims = names(p, 'interactionHook.claims', h.claims, MAX_HOOK_CLAIMS, claimNameProblem);
-  const timeout = h.sessionTimeoutInSec ?? HOOK_TIMEOUT.default;
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < HOOK_TIMEOUT.min || timeout > HOOK_TIMEOUT.max) {
-    p.add('interactionHook.sessionTimeoutInSec', `A whole number of seconds from ${HOOK_TIMEOUT.min} to ${HOOK_TIMEOUT.max}`, timeout);
-  }
-  if (h.disabled !== undefined && typeof h.disabled !== 'boolean') p.add('interactionHook.disabled', 'true or false', h.disabled);
-  p.throwIfAny();
-  return { interactionHook: { url: url as string, claims, sessionTimeoutInSec: timeout as number, disabled: h.disabled === true } };
+  const param = 'interactionHook.url';
+  const url = p.has(param) ? undefined : outboundUrl(p, param, hook.url, 'the https address of the issuer’s interaction page');
+  const claims = names(p, 'interactionHook.claims', hook.claims);
+  p.throwIfAny(OpenIdConfigurationBody);
+  return {
+    interactionHook: { url: url as string, claims, sessionTimeoutInSec: hook.sessionTimeoutInSec ?? HOOK_TIMEOUT.default, disabled: hook.disabled === true },
+  };
 }
 
 /** Checks an id named in a path; anything but a UUID is a 400 about `id`. */

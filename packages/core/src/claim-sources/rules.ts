@@ -1,14 +1,12 @@
 // What a tenant may write about a claim source (docs/authentication.md), checked here for every caller.
 
+import type { Static } from '@sinclair/typebox';
 import { MAP_FROM } from '../configurations/rules.ts';
-import { invalidField, validationError } from '../shared/errors.ts';
-import { isPlainObject, outboundUrl, Problems, text } from '../shared/body-problems.ts';
+import { outboundUrl, Problems } from '../shared/body-problems.ts';
 import type { ClaimSourceParameter } from './model.ts';
+import { type ClaimSourceAuthorizationBody, ClaimSourceAuthorization, ClaimSourceBody } from './schema.ts';
 
-/** Most parameters one claim source may be sent. */
-export const MAX_CLAIM_SOURCE_PARAMETERS = 50;
-export const CLAIM_SOURCE_AUTH_TYPES = ['api-key', 'oauth-client-credentials'] as const;
-export const CLAIM_SOURCE_TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
+export { CLAIM_SOURCE_AUTH_TYPES, CLAIM_SOURCE_TOKEN_AUTH_METHODS, MAX_CLAIM_SOURCE_PARAMETERS } from './schema.ts';
 
 const PARAMETER_NAME = /^[A-Za-z0-9_.:~\-[\]]{1,100}$/;
 
@@ -32,104 +30,84 @@ export interface CheckedClaimSource {
   authorization: ClaimSourceAuthorizationInput;
 }
 
-function parameters(p: Problems, value: unknown): Record<string, ClaimSourceParameter> {
+/** The parameters' names and paths, once their shape is checked. */
+function parameters(p: Problems, value: Record<string, ClaimSourceParameter> | undefined): Record<string, ClaimSourceParameter> {
   const out: Record<string, ClaimSourceParameter> = {};
-  if (value === undefined) return out;
-  if (!isPlainObject(value) || Object.keys(value).length > MAX_CLAIM_SOURCE_PARAMETERS) {
-    p.add('requestParameters', `An object of at most ${MAX_CLAIM_SOURCE_PARAMETERS} parameters, each { mapFrom?, defaultValue? }`, value);
-    return out;
-  }
+  if (value === undefined || p.has('requestParameters')) return out;
   for (const [name, spec] of Object.entries(value)) {
     const param = `requestParameters.${name}`;
-    if (!PARAMETER_NAME.test(name)) {
-      p.add(param, 'A parameter name: 1 to 100 letters, digits and _ . : ~ - [ ]', name);
-      continue;
+    if (p.has(param)) continue;
+    if (!PARAMETER_NAME.test(name)) p.add(param, 'A parameter name: 1 to 100 letters, digits and _ . : ~ - [ ]', name);
+    else if (spec.mapFrom === undefined && spec.defaultValue === undefined) p.add(param, 'Needs mapFrom or defaultValue');
+    else if (spec.mapFrom !== undefined && !p.has(`${param}.mapFrom`) && !MAP_FROM.test(spec.mapFrom)) {
+      p.add(`${param}.mapFrom`, 'A path such as claims.email or authenticationProvider.subjectId', spec.mapFrom);
     }
-    if (!isPlainObject(spec)) {
-      p.add(param, 'An object such as { "mapFrom": "claims.email" } or { "defaultValue": "..." }', spec);
-      continue;
-    }
-    const before = p.details.length;
-    p.unknownFields(spec, ['mapFrom', 'defaultValue'], `${param}.`);
-    const { mapFrom, defaultValue } = spec;
-    if (mapFrom === undefined && defaultValue === undefined) p.add(param, 'Needs mapFrom or defaultValue');
-    if (mapFrom !== undefined && (typeof mapFrom !== 'string' || mapFrom.length > 500 || !MAP_FROM.test(mapFrom))) {
-      p.add(`${param}.mapFrom`, 'A path such as claims.email or authenticationProvider.subjectId', mapFrom);
-    }
-    if (
-      defaultValue !== undefined &&
-      !(
-        typeof defaultValue === 'boolean' ||
-        (typeof defaultValue === 'number' && Number.isFinite(defaultValue)) ||
-        (typeof defaultValue === 'string' && defaultValue.length <= 1000)
-      )
-    ) {
-      p.add(`${param}.defaultValue`, 'A string (at most 1000 characters), a number or a boolean', defaultValue);
-    }
-    if (p.details.length > before) continue;
-    const kept: ClaimSourceParameter = {
-      ...(mapFrom !== undefined ? { mapFrom: mapFrom as string } : {}),
-      ...(defaultValue !== undefined ? { defaultValue: defaultValue as string | number | boolean } : {}),
-    };
     // A `__proto__` parameter name is data, not a prototype.
-    Object.defineProperty(out, name, { value: kept, enumerable: true, writable: true, configurable: true });
+    else Object.defineProperty(out, name, { value: { ...spec }, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
+/** Which of the authorization's fields each type takes; the others are unknown to it. */
+const TYPE_FIELDS: Record<ClaimSourceAuthorizationBody['type'], readonly string[]> = {
+  'api-key': ['type', 'value'],
+  'oauth-client-credentials': ['type', 'tokenEndpoint', 'clientId', 'clientSecret', 'audience', 'tokenEndpointAuthMethod'],
+};
+
 /**
- * `secretOptional` on a replace: the stored key or secret is kept when the body leaves it out and the
- * authorization type is the same (the service checks the type against the stored source).
+ * The authorization's rules by its type, once its shape is checked. `secretOptional` on a replace: the
+ * stored key or secret is kept when the body leaves it out and the authorization type is the same
+ * (the service checks the type against the stored source).
  */
-function authorization(p: Problems, value: unknown, secretOptional: boolean): ClaimSourceAuthorizationInput | undefined {
-  if (!isPlainObject(value) || !(CLAIM_SOURCE_AUTH_TYPES as readonly unknown[]).includes(value.type)) {
-    p.add('authorization', `An object whose type is one of ${CLAIM_SOURCE_AUTH_TYPES.join(', ')}`, isPlainObject(value) ? value.type : value);
-    return undefined;
-  }
-  const secret = (param: string, v: unknown, what: string) => (v === undefined && secretOptional ? undefined : text(p, param, v, 4096, what, true));
+function authorization(p: Problems, value: ClaimSourceAuthorizationBody, secretOptional: boolean): ClaimSourceAuthorizationInput | undefined {
+  if (p.has('authorization')) return undefined;
+  // Fields outside the schema are reported already; those of the other type are unknown to this one.
+  p.unknownFields(
+    Object.fromEntries(Object.entries(value).filter(([key]) => key in ClaimSourceAuthorization.properties)),
+    TYPE_FIELDS[value.type],
+    'authorization.',
+  );
+  const required = (key: keyof typeof ClaimSourceAuthorization.properties, secret = false) => {
+    const param = `authorization.${key}`;
+    if (value[key] === undefined && !(secret && secretOptional) && !p.has(param)) p.add(param, ClaimSourceAuthorization.properties[key].errorMessage);
+  };
   if (value.type === 'api-key') {
-    p.unknownFields(value, ['type', 'value'], 'authorization.');
-    const key = secret('authorization.value', value.value, 'Required: the API key, sent as the x-api-key header');
-    return { type: 'api-key', ...(key !== undefined ? { value: key } : {}) };
+    required('value', true);
+    return { type: 'api-key', ...(value.value !== undefined ? { value: value.value } : {}) };
   }
-  p.unknownFields(value, ['type', 'tokenEndpoint', 'clientId', 'clientSecret', 'audience', 'tokenEndpointAuthMethod'], 'authorization.');
-  const tokenEndpoint = outboundUrl(p, 'authorization.tokenEndpoint', value.tokenEndpoint, 'the https token endpoint of the OAuth server');
-  const clientId = text(p, 'authorization.clientId', value.clientId, 255, 'Required: the client id');
-  const clientSecret = secret('authorization.clientSecret', value.clientSecret, 'Required: the client secret');
-  const audience = value.audience === undefined ? undefined : text(p, 'authorization.audience', value.audience, 1000, 'The audience to ask the token for');
-  const method = value.tokenEndpointAuthMethod ?? 'client_secret_basic';
-  if (!(CLAIM_SOURCE_TOKEN_AUTH_METHODS as readonly unknown[]).includes(method)) {
-    p.add('authorization.tokenEndpointAuthMethod', `One of ${CLAIM_SOURCE_TOKEN_AUTH_METHODS.join(', ')}`, method);
-  }
+  required('tokenEndpoint');
+  required('clientId');
+  required('clientSecret', true);
+  const param = 'authorization.tokenEndpoint';
+  const tokenEndpoint = p.has(param) ? undefined : outboundUrl(p, param, value.tokenEndpoint, 'the https token endpoint of the OAuth server');
   return {
     type: 'oauth-client-credentials',
     tokenEndpoint: tokenEndpoint as string,
-    clientId: clientId as string,
-    ...(clientSecret !== undefined ? { clientSecret } : {}),
-    ...(audience !== undefined ? { audience } : {}),
-    tokenEndpointAuthMethod: method as 'client_secret_basic' | 'client_secret_post',
+    clientId: value.clientId as string,
+    ...(value.clientSecret !== undefined ? { clientSecret: value.clientSecret } : {}),
+    ...(value.audience !== undefined ? { audience: value.audience } : {}),
+    tokenEndpointAuthMethod: value.tokenEndpointAuthMethod ?? 'client_secret_basic',
   };
 }
 
 /**
- * Checks a claim source create or replace body (docs/authentication.md), reporting every problem. On a replace
- * (`secretOptional`) the key or client secret may be left out.
+ * Checks a claim source create or replace body (docs/authentication.md): its shape, then the URL,
+ * parameter and authorization rules, reporting every problem. On a replace (`secretOptional`) the
+ * key or client secret may be left out.
  */
 export function checkClaimSourceInput(input: unknown, secretOptional = false): CheckedClaimSource {
-  if (!isPlainObject(input))
-    throw invalidField('body', 'An object such as { "name": "...", "url": "https://...", "requestMethod": "GET", "authorization": { ... } }', input);
   const p = new Problems();
-  p.unknownFields(input, ['name', 'url', 'requestMethod', 'requestParameters', 'authorization']);
-  const name = text(p, 'name', input.name, 100, 'Required: a name');
-  const url = outboundUrl(p, 'url', input.url, 'the https address of the claim source');
-  if (input.requestMethod !== 'GET' && input.requestMethod !== 'POST') p.add('requestMethod', 'GET or POST', input.requestMethod);
-  const requestParameters = parameters(p, input.requestParameters);
-  const auth = authorization(p, input.authorization, secretOptional);
-  if (p.details.length > 0) throw validationError(p.details);
+  // A body that is no object has nothing more to check.
+  if (!p.checkShape(ClaimSourceBody, input) && p.has('body')) p.throwIfAny();
+  const body = input as Static<typeof ClaimSourceBody>;
+  const url = p.has('url') ? undefined : outboundUrl(p, 'url', body.url, 'the https address of the claim source');
+  const requestParameters = parameters(p, body.requestParameters);
+  const auth = authorization(p, body.authorization, secretOptional);
+  p.throwIfAny(ClaimSourceBody);
   return {
-    name: name as string,
+    name: body.name,
     url: url as string,
-    requestMethod: input.requestMethod as 'GET' | 'POST',
+    requestMethod: body.requestMethod,
     requestParameters,
     authorization: auth as ClaimSourceAuthorizationInput,
   };

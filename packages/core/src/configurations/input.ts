@@ -8,18 +8,11 @@ import {
   checkDisplay,
   checkExpiresIn,
   checkKeyAttestationsRequired,
-  checkKnownFields,
-  checkText,
   DEFAULT_EXPIRES_IN,
   isSigningDid,
-  MAX_DESCRIPTION,
-  MAX_LABEL,
   present,
 } from './rules.ts';
-
-const COMMON_FIELDS = ['type', 'name', 'description', 'claimMappings', 'expiresIn', 'claimSourceId', 'display', 'claimDisplay', 'keyAttestationsRequired'];
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { CONFIGURATION_BODIES, UUID } from './schema.ts';
 
 /** Whether a value is a UUID (ids in paths and bodies). */
 export function isUuid(value: unknown): value is string {
@@ -60,7 +53,8 @@ function checkIssuerDid(handler: CredentialFormatHandler, issuer: unknown, conte
 /**
  * Checks a create or replace request for a configuration of the handler's format (docs/decisions.md "Credential configurations"),
  * reporting every problem at once as one 400, and returns the configuration it describes, defaults
- * filled in. The common fields are checked here, the format's own by its handler.
+ * filled in. The body's shape is its format's schema (schema.ts); then the value rules: the common
+ * ones here, the format's own by its handler.
  */
 export function checkConfigurationInput(
   handler: CredentialFormatHandler,
@@ -68,26 +62,27 @@ export function checkConfigurationInput(
   assigned: AssignedFields,
   context: CheckContext = {},
 ): CredentialConfiguration {
+  const schema = CONFIGURATION_BODIES[handler.format];
   const problems = new Problems();
-  if (!isPlainObject(input)) {
-    problems.add('body', 'A credential configuration object', input);
-    problems.throwIfAny();
-  }
+  problems.checkShape(schema, input);
+  if (problems.has('body')) problems.throwIfAny(schema);
   const body = input as Record<string, unknown>;
-  checkKnownFields('', body, [...COMMON_FIELDS, ...handler.fields], problems);
-  handler.checkType(body.type, problems);
-  checkText('name', body.name, MAX_LABEL, problems);
-  checkText('description', body.description, MAX_DESCRIPTION, problems);
-  checkClaimMappings(handler.claimLayout, body.claimMappings, problems);
-  checkReservedClaims(handler, body.claimMappings, problems);
-  checkExpiresIn(body.expiresIn as Duration | undefined, handler.maxValidityDays(body.type), problems);
-  if (body.claimSourceId !== undefined && !isUuid(body.claimSourceId)) problems.add('claimSourceId', 'A claim source id (UUID)', body.claimSourceId);
-  checkDisplay(body.display, problems);
-  checkClaimDisplay(handler.claimLayout, body.claimDisplay, body.claimMappings, problems);
-  const keyAttestationsRequired = checkKeyAttestationsRequired(body.keyAttestationsRequired, problems);
-  handler.checkFields(body, problems);
-  checkIssuerDid(handler, body.issuer, context, problems);
-  problems.throwIfAny();
+  // The value rules (the handlers' among them) check every field they know; what they say about a
+  // field whose shape already failed, or a part of one, adds nothing and is left out.
+  const values = new Problems();
+  handler.checkType(body.type, values);
+  checkClaimMappings(handler.claimLayout, body.claimMappings, values);
+  checkReservedClaims(handler, body.claimMappings, values);
+  checkExpiresIn(body.expiresIn as Duration | undefined, handler.maxValidityDays(body.type), values);
+  checkDisplay(body.display, values);
+  checkClaimDisplay(handler.claimLayout, body.claimDisplay, body.claimMappings, values);
+  const keyAttestationsRequired = checkKeyAttestationsRequired(body.keyAttestationsRequired, values);
+  handler.checkFields(body, values);
+  checkIssuerDid(handler, body.issuer, context, values);
+  const failed = problems.details.map((d) => d.param);
+  const shapeHeld = (param: string) => !failed.some((f) => param === f || param.startsWith(`${f}.`));
+  for (const d of values.details) if (shapeHeld(d.param)) problems.add(d.param, d.msg, d.value);
+  problems.throwIfAny(schema);
 
   const common = present({
     ...assigned,

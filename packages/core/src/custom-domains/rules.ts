@@ -1,4 +1,5 @@
-import { type ErrorDetail, validationError } from '../shared/errors.ts';
+import { Problems } from '../shared/body-problems.ts';
+import { CustomDomainBody } from './schema.ts';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -36,8 +37,7 @@ export function checkLogoUrl(value: string): string | undefined {
   } catch {
     return 'Must be a URL';
   }
-  if (url.protocol !== 'https:') return 'Must use https';
-  return value.length > 2048 ? 'Longer than 2048 characters' : undefined;
+  return url.protocol !== 'https:' ? 'Must use https' : undefined;
 }
 
 export interface CustomDomainInput {
@@ -46,25 +46,23 @@ export interface CustomDomainInput {
   domain?: string | undefined;
 }
 
-/** Validates a create or update body (docs/decisions.md "Custom domains"), reporting every problem at once. */
+/** Validates a create or update body (docs/decisions.md "Custom domains"): its shape, then the host name and logo rules, reporting every problem at once. */
 export function checkCustomDomainInput(input: CustomDomainInput, platformDomain: string): { name?: string; logoUrl?: string; domain: string } {
-  const details: ErrorDetail[] = [];
+  const p = new Problems();
+  // A body that is no object has nothing more to check.
+  if (!p.checkShape(CustomDomainBody, input) && p.has('body')) p.throwIfAny();
   let domain = '';
-  if (typeof input.domain !== 'string') {
-    details.push({ value: input.domain, msg: 'A domain name is required', param: 'domain', location: 'body' });
-  } else {
-    const checked = normaliseDomain(input.domain, platformDomain);
-    if ('problem' in checked) details.push({ value: input.domain, msg: checked.problem, param: 'domain', location: 'body' });
+  if (!p.has('domain')) {
+    const checked = normaliseDomain(input.domain as string, platformDomain);
+    if ('problem' in checked) p.add('domain', checked.problem, input.domain);
     else domain = checked.domain;
   }
-  if (input.logoUrl !== undefined) {
+  if (input.logoUrl !== undefined && !p.has('logoUrl')) {
     const problem = checkLogoUrl(input.logoUrl);
-    if (problem) details.push({ value: input.logoUrl, msg: problem, param: 'logoUrl', location: 'body' });
+    if (problem) p.add('logoUrl', problem, input.logoUrl);
   }
-  if (input.name !== undefined && (input.name.trim().length === 0 || input.name.length > 200)) {
-    details.push({ value: input.name, msg: '1 to 200 characters', param: 'name', location: 'body' });
-  }
-  if (details.length > 0) throw validationError(details);
+  if (input.name !== undefined && !p.has('name') && input.name.trim().length === 0) p.add('name', '1 to 200 characters', input.name);
+  p.throwIfAny(CustomDomainBody);
   return {
     domain,
     ...(input.name !== undefined ? { name: input.name.trim() } : {}),

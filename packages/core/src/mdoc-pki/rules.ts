@@ -1,6 +1,7 @@
+import type { TSchema } from '@sinclair/typebox';
 import { Problems } from '../shared/body-problems.ts';
-import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
 import { DEFAULT_IACA_VALIDITY_YEARS } from './model.ts';
+import { CreateDocumentSignerBody, CreateIacaBody, UpdateDocumentSignerBody, UpdateIacaBody } from './schema.ts';
 
 /** docs/decisions.md "mDoc PKI": the body of `POST /v2/credentials/mobile/iacas`. */
 export interface CreateIacaInput {
@@ -19,7 +20,7 @@ export type CheckedIacaInput =
 
 /** ISO/IEC 18013-5 Annex B: an IACA certificate is valid for at most 20 years. */
 export const IACA_MAX_VALIDITY_YEARS = 20;
-const COMMON_NAME_MAX = 64;
+const COMMON_NAME_MAX = 64; // the schema's bound (schema.ts)
 const IACA_SUFFIX = ' IACA';
 
 function addYears(at: Date, years: number): Date {
@@ -54,44 +55,36 @@ export function defaultIacaCommonName(tenantName: string): string {
  */
 export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Date; tenantName: string }): CheckedIacaInput {
   const p = new Problems();
+  p.checkShape(CreateIacaBody, input);
 
   if (input.certificatePem !== undefined) {
-    if (typeof input.certificatePem !== 'string' || input.certificatePem.trim() === '') p.add('certificatePem', 'A PEM certificate', input.certificatePem);
     for (const field of ['commonName', 'country', 'stateOrProvinceName', 'notBefore', 'notAfter'] as const) {
-      if (input[field] !== undefined) p.add(field, 'Taken from the imported certificate: leave it out with certificatePem', input[field]);
+      if (input[field] !== undefined && !p.has(field)) p.add(field, 'Taken from the imported certificate: leave it out with certificatePem', input[field]);
     }
-    p.throwIfAny();
-    return { kind: 'imported', certificatePem: input.certificatePem as string };
+    p.throwIfAny(CreateIacaBody);
+    return { kind: 'imported', certificatePem: input.certificatePem };
   }
 
-  const commonName = input.commonName ?? defaultIacaCommonName(context.tenantName);
-  if (typeof commonName !== 'string' || commonName.trim() === '' || commonName.length > COMMON_NAME_MAX)
-    p.add('commonName', `1 to ${COMMON_NAME_MAX} characters`, input.commonName);
   if (input.country === undefined) p.add('country', 'Required for an IACA Vellum creates: the ISO 3166-1 alpha-2 code of the issuing country, e.g. "US"');
-  else if (typeof input.country !== 'string' || !/^[A-Z]{2}$/.test(input.country))
-    p.add('country', 'An ISO 3166-1 alpha-2 code in upper case, e.g. "US"', input.country);
-  const state = input.stateOrProvinceName;
-  if (state !== undefined && (typeof state !== 'string' || state.trim() === '' || state.length > 128))
-    p.add('stateOrProvinceName', '1 to 128 characters', state);
-
   const notBefore = input.notBefore === undefined ? context.now : parseInstant(input.notBefore);
-  if (!notBefore) p.add('notBefore', 'An ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z', input.notBefore);
+  if (!notBefore && !p.has('notBefore')) p.add('notBefore', 'An ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z', input.notBefore);
   const notAfter = input.notAfter === undefined ? notBefore && addYears(notBefore, DEFAULT_IACA_VALIDITY_YEARS) : parseInstant(input.notAfter);
-  if (!notAfter) p.add('notAfter', 'An ISO 8601 date-time, e.g. 2031-01-01T00:00:00Z', input.notAfter);
+  if (!notAfter && !p.has('notAfter')) p.add('notAfter', 'An ISO 8601 date-time, e.g. 2031-01-01T00:00:00Z', input.notAfter);
   if (notBefore && notAfter) {
     if (notAfter <= notBefore) p.add('notAfter', 'Must be after notBefore', input.notAfter);
     else if (notAfter > addYears(notBefore, IACA_MAX_VALIDITY_YEARS))
       p.add('notAfter', `At most ${IACA_MAX_VALIDITY_YEARS} years after notBefore (ISO/IEC 18013-5 Annex B)`, input.notAfter);
     else if (notAfter <= context.now) p.add('notAfter', 'Must be in the future', input.notAfter);
   }
-  if (p.details.length > 0 || !notBefore || !notAfter) throw validationError(p.details);
+  p.throwIfAny(CreateIacaBody);
+  const state = input.stateOrProvinceName;
   return {
     kind: 'managed',
-    commonName,
+    commonName: input.commonName ?? defaultIacaCommonName(context.tenantName),
     country: input.country as string,
     ...(state !== undefined ? { stateOrProvinceName: state } : {}),
-    notBefore,
-    notAfter,
+    notBefore: notBefore as Date,
+    notAfter: notAfter as Date,
   };
 }
 
@@ -101,8 +94,8 @@ export interface UpdateIacaInput {
 }
 
 export function checkUpdateIacaInput(input: UpdateIacaInput): { active: boolean } {
-  if (typeof input.active !== 'boolean') throw invalidField('active', 'Required: true or false', input.active);
-  return { active: input.active };
+  checked(UpdateIacaBody, input);
+  return { active: input.active as boolean };
 }
 
 /** docs/decisions.md "mDoc PKI": the body of `POST /v2/credentials/mobile/document-signers`. */
@@ -111,8 +104,8 @@ export interface CreateDocumentSignerInput {
 }
 
 export function checkCreateDocumentSignerInput(input: CreateDocumentSignerInput): { iacaId: string } {
-  if (typeof input.iacaId !== 'string' || input.iacaId.length === 0) throw invalidField('iacaId', 'Required: the id of an imported IACA', input.iacaId);
-  return { iacaId: input.iacaId };
+  checked(CreateDocumentSignerBody, input);
+  return { iacaId: input.iacaId as string };
 }
 
 /** docs/decisions.md "mDoc PKI": the body of `PUT /v2/credentials/mobile/document-signers/{id}`. */
@@ -122,11 +115,13 @@ export interface UpdateDocumentSignerInput {
 }
 
 export function checkUpdateDocumentSignerInput(input: UpdateDocumentSignerInput): { active: boolean; certificatePem?: string } {
-  const details: ErrorDetail[] = [];
-  if (typeof input.active !== 'boolean') details.push({ value: input.active, msg: 'Required: true or false', param: 'active', location: 'body' });
-  if (input.certificatePem !== undefined && (typeof input.certificatePem !== 'string' || input.certificatePem.trim() === '')) {
-    details.push({ value: input.certificatePem, msg: 'A PEM certificate', param: 'certificatePem', location: 'body' });
-  }
-  if (details.length > 0) throw validationError(details);
+  checked(UpdateDocumentSignerBody, input);
   return { active: input.active as boolean, ...(input.certificatePem !== undefined ? { certificatePem: input.certificatePem } : {}) };
+}
+
+/** A body whose every rule is its shape. */
+function checked(schema: TSchema, input: unknown): void {
+  const p = new Problems();
+  p.checkShape(schema, input);
+  p.throwIfAny(schema);
 }

@@ -1,14 +1,11 @@
-import { isPlainObject, Problems } from '../shared/body-problems.ts';
+import type { Static } from '@sinclair/typebox';
+import { Problems } from '../shared/body-problems.ts';
 import { invalidField } from '../shared/errors.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { WALLET_CLIENT_AUTH_METHODS, WALLET_CLIENT_GRANT_TYPES, type WalletClient, type WalletClientAuthMethod, type WalletClientGrantType } from './model.ts';
+import { CLIENT_ID_WORDS, MAX_REDIRECT_URI_LENGTH, MAX_WALLET_CLIENT_ID, WalletClientBody } from './schema.ts';
 
-/** Longest client id and client name. */
-export const MAX_WALLET_CLIENT_ID = 200;
-export const MAX_WALLET_CLIENT_NAME = 200;
-/** Most redirect URIs a client may register, and the longest one. */
-export const MAX_REDIRECT_URIS = 20;
-export const MAX_REDIRECT_URI_LENGTH = 2000;
+export { MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS, MAX_WALLET_CLIENT_ID, MAX_WALLET_CLIENT_NAME } from './schema.ts';
 /** Most root certificates a client attestation may trust, and the longest PEM text of one. */
 export { MAX_ROOT_CERTIFICATE_LENGTH, MAX_ROOT_CERTIFICATES } from '../shared/root-certificates.ts';
 
@@ -22,8 +19,6 @@ const URI_CHARACTERS = /^[\x21-\x7E]+$/;
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 /** RFC 8252 §7.3: the loopback hosts a native app may listen on over plain http. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-const FIELDS = ['clientId', 'clientName', 'redirectUris', 'grantTypes', 'tokenEndpointAuthMethod', 'dpop', 'clientAttestation', 'credentialResponseEncryption'];
 
 /** A wallet client as a create or replace body describes it, checked. `clientId` only when one was given. */
 export interface WalletClientSettings {
@@ -44,8 +39,7 @@ export function isWalletClientId(value: unknown): value is string {
 
 /** Checks a client id named in a path; anything else is a 400 about `clientId`. */
 export function checkWalletClientId(clientId: string): string {
-  if (!isWalletClientId(clientId))
-    throw invalidField('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"`, clientId, 'params');
+  if (!isWalletClientId(clientId)) throw invalidField('clientId', CLIENT_ID_WORDS, clientId, 'params');
   return clientId;
 }
 
@@ -82,94 +76,57 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
+const oneOf = (values: readonly string[]) => (value: string) => (values.includes(value) ? undefined : `One of ${values.join(', ')}`);
+
+/** Each entry's `problem`, if any, and 'Listed twice' for an entry given before; nothing when the list already failed its shape. */
+function eachOnce<T>(p: Problems, param: string, list: readonly T[] | undefined, problem: (entry: T) => string | undefined = () => undefined): void {
+  if (list === undefined || p.has(param)) return;
+  list.forEach((entry, i) => {
+    if (p.has(`${param}.${i}`)) return;
+    const found = problem(entry) ?? (list.indexOf(entry) !== i ? 'Listed twice' : undefined);
+    if (found !== undefined) p.add(`${param}.${i}`, found, entry);
+  });
+}
+
 /**
- * Checks a wallet client create or replace body (docs/wallet-clients.md), reporting every problem at once.
+ * Checks a wallet client create or replace body (docs/wallet-clients.md): its shape, then the redirect
+ * URI and certificate rules, reporting every problem at once.
  * Defaults: grantTypes `["authorization_code"]`, tokenEndpointAuthMethod `none`.
  */
 export function checkWalletClientInput(input: unknown): WalletClientSettings {
-  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "clientName": "...", "redirectUris": ["https://..."] }', input);
   const p = new Problems();
-  for (const key of Object.keys(input)) if (!FIELDS.includes(key)) p.add(key, 'Unknown field', input[key]);
-
-  const { clientId, clientName, redirectUris, grantTypes, tokenEndpointAuthMethod, dpop, clientAttestation, credentialResponseEncryption } = input;
-  if (clientId !== undefined && !isWalletClientId(clientId)) {
-    p.add('clientId', `1 to ${MAX_WALLET_CLIENT_ID} characters of A-Z, a-z, 0-9, "-", ".", "_", "~"; leave it out and Vellum makes one`, clientId);
+  // A body that is no object has nothing more to check.
+  if (!p.checkShape(WalletClientBody, input) && p.has('body')) p.throwIfAny();
+  const body = input as Static<typeof WalletClientBody>;
+  if (body.clientId !== undefined && !p.has('clientId') && !isWalletClientId(body.clientId)) {
+    p.add('clientId', `${CLIENT_ID_WORDS}; leave it out and Vellum makes one`, body.clientId);
   }
-  if (typeof clientName !== 'string' || clientName.trim().length === 0 || clientName.length > MAX_WALLET_CLIENT_NAME || /[\x00-\x1F\x7F]/.test(clientName)) {
-    p.add('clientName', `Required: 1 to ${MAX_WALLET_CLIENT_NAME} characters, no control characters`, clientName);
+  eachOnce(p, 'redirectUris', body.redirectUris, redirectUriProblem);
+  eachOnce(p, 'grantTypes', body.grantTypes, oneOf(WALLET_CLIENT_GRANT_TYPES));
+  const method = body.tokenEndpointAuthMethod ?? 'none';
+  const methodProblem = p.has('tokenEndpointAuthMethod') ? undefined : oneOf(WALLET_CLIENT_AUTH_METHODS)(method);
+  if (methodProblem !== undefined) p.add('tokenEndpointAuthMethod', methodProblem, method);
+  const attestation = body.clientAttestation;
+  const param = 'clientAttestation.rootCertificates';
+  if (attestation !== undefined && !p.has('clientAttestation') && !p.details.some((d) => d.param.startsWith(param))) {
+    checkRootCertificates(attestation.rootCertificates, param, (at, msg, value) => p.add(at, msg, value));
   }
-
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0 || redirectUris.length > MAX_REDIRECT_URIS) {
-    p.add('redirectUris', `Required: 1 to ${MAX_REDIRECT_URIS} redirect URIs`, Array.isArray(redirectUris) ? undefined : redirectUris);
-  } else {
-    const seen = new Set<string>();
-    redirectUris.forEach((uri: unknown, i) => {
-      if (typeof uri !== 'string') return p.add(`redirectUris.${i}`, 'A redirect URI (text)', uri);
-      const problem = redirectUriProblem(uri);
-      if (problem !== undefined) return p.add(`redirectUris.${i}`, problem, uri);
-      if (seen.has(uri)) return p.add(`redirectUris.${i}`, 'Listed twice', uri);
-      seen.add(uri);
-    });
-  }
-
-  const grantList = grantTypes ?? ['authorization_code'];
-  if (!Array.isArray(grantList) || grantList.length === 0) p.add('grantTypes', `A non-empty list of: ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, grantTypes);
-  else {
-    grantList.forEach((g: unknown, i) => {
-      if (!(WALLET_CLIENT_GRANT_TYPES as readonly unknown[]).includes(g)) p.add(`grantTypes.${i}`, `One of ${WALLET_CLIENT_GRANT_TYPES.join(', ')}`, g);
-      else if (grantList.indexOf(g) !== i) p.add(`grantTypes.${i}`, 'Listed twice', g);
-    });
-  }
-
-  const method = tokenEndpointAuthMethod ?? 'none';
-  if (!(WALLET_CLIENT_AUTH_METHODS as readonly unknown[]).includes(method))
-    p.add('tokenEndpointAuthMethod', `One of ${WALLET_CLIENT_AUTH_METHODS.join(', ')}`, tokenEndpointAuthMethod);
-
-  const flag = (param: string, value: unknown): { required: boolean } | undefined => {
-    if (value === undefined) return undefined;
-    if (!isPlainObject(value) || typeof value.required !== 'boolean' || Object.keys(value).some((k) => k !== 'required')) {
-      p.add(param, 'An object such as { "required": true }', value);
-      return undefined;
-    }
-    return { required: value.required };
-  };
-  const checkedDpop = flag('dpop', dpop);
-  const checkedEncryption = flag('credentialResponseEncryption', credentialResponseEncryption);
-  const checkedAttestation = checkAttestation(clientAttestation, (param, msg, value) => p.add(param, msg, value));
-
-  p.throwIfAny();
+  p.throwIfAny(WalletClientBody);
   return {
-    ...(clientId !== undefined ? { clientId: clientId as string } : {}),
-    clientName: clientName as string,
-    redirectUris: [...(redirectUris as string[])],
-    grantTypes: [...(grantList as WalletClientGrantType[])],
+    ...(body.clientId !== undefined ? { clientId: body.clientId } : {}),
+    clientName: body.clientName,
+    redirectUris: [...body.redirectUris],
+    grantTypes: [...((body.grantTypes ?? ['authorization_code']) as WalletClientGrantType[])],
     tokenEndpointAuthMethod: method as WalletClientAuthMethod,
-    ...(checkedDpop ? { dpop: checkedDpop } : {}),
-    ...(checkedAttestation ? { clientAttestation: checkedAttestation } : {}),
-    ...(checkedEncryption ? { credentialResponseEncryption: checkedEncryption } : {}),
+    ...(body.dpop ? { dpop: { required: body.dpop.required } } : {}),
+    ...(attestation
+      ? {
+          clientAttestation: {
+            rootCertificates: [...attestation.rootCertificates],
+            ...(attestation.dpopRequired !== undefined ? { dpopRequired: attestation.dpopRequired } : {}),
+          },
+        }
+      : {}),
+    ...(body.credentialResponseEncryption ? { credentialResponseEncryption: { required: body.credentialResponseEncryption.required } } : {}),
   };
-}
-
-/** `{ rootCertificates, dpopRequired? }`: PEM shape only; chains are checked with each attestation (attestation.ts). */
-function checkAttestation(value: unknown, add: (param: string, msg: string, value?: unknown) => void): WalletClient['clientAttestation'] {
-  if (value === undefined) return undefined;
-  if (!isPlainObject(value)) {
-    add('clientAttestation', 'An object such as { "rootCertificates": ["-----BEGIN CERTIFICATE-----..."] }', value);
-    return undefined;
-  }
-  let ok = true;
-  for (const key of Object.keys(value)) {
-    if (key !== 'rootCertificates' && key !== 'dpopRequired') {
-      add(`clientAttestation.${key}`, 'Unknown field', value[key]);
-      ok = false;
-    }
-  }
-  const roots = checkRootCertificates(value.rootCertificates, 'clientAttestation.rootCertificates', add);
-  if (!roots) ok = false;
-  if (value.dpopRequired !== undefined && typeof value.dpopRequired !== 'boolean') {
-    add('clientAttestation.dpopRequired', 'true or false', value.dpopRequired);
-    ok = false;
-  }
-  if (!ok) return undefined;
-  return { rootCertificates: roots as string[], ...(value.dpopRequired !== undefined ? { dpopRequired: value.dpopRequired as boolean } : {}) };
 }

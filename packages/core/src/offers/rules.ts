@@ -1,4 +1,6 @@
-import { isPlainObject, Problems } from '../shared/body-problems.ts';
+import type { Static } from '@sinclair/typebox';
+import { Problems } from '../shared/body-problems.ts';
+import { AuthorizationCodeOfferBody, PreAuthorizedOfferBody } from './schema.ts';
 import type { TxCodeDescription } from './uri.ts';
 
 /** OpenID4VCI 1.0 §4.1, docs/limits.md: pre-authorized offers live 5 minutes by default, 10 at most. */
@@ -32,13 +34,9 @@ export interface CheckedPreAuthorizedOffer {
   byReference: boolean;
 }
 
-/** An offer's `credentials`: a non-empty list of distinct configuration ids (both kinds of offer). */
-function checkCredentialIds(credentials: unknown, p: Problems): void {
-  if (!Array.isArray(credentials) || credentials.length === 0 || !credentials.every((c) => typeof c === 'string' && c.length > 0)) {
-    p.add('credentials', 'A non-empty list of credential configuration ids', credentials);
-  } else if (new Set(credentials).size !== credentials.length) {
-    p.add('credentials', 'Each configuration id may appear once', credentials);
-  }
+/** An offer's `credentials` past their shape (schema.ts): each configuration id once (both kinds of offer). */
+function checkCredentialIds(credentials: readonly string[], p: Problems): void {
+  if (!p.has('credentials') && new Set(credentials).size !== credentials.length) p.add('credentials', 'Each configuration id may appear once', credentials);
 }
 
 /**
@@ -47,68 +45,32 @@ function checkCredentialIds(credentials: unknown, p: Problems): void {
  */
 export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): CheckedPreAuthorizedOffer {
   const p = new Problems();
-
-  const credentials = input.credentials;
-  checkCredentialIds(credentials, p);
-  if (input.userId !== undefined && (typeof input.userId !== 'string' || input.userId.length === 0)) p.add('userId', 'A user id', input.userId);
-
-  let txCode: CheckedPreAuthorizedOffer['txCode'];
-  const tx = input.transactionCodeConfiguration;
-  if (tx !== undefined) {
-    if (!isPlainObject(tx)) p.add('transactionCodeConfiguration', 'An object such as { "inputMode": "numeric", "length": 6 }', tx);
-    else {
-      const inputMode = tx.inputMode ?? 'numeric';
-      const length = tx.length ?? 6;
-      if (inputMode !== 'numeric' && inputMode !== 'text') p.add('transactionCodeConfiguration.inputMode', 'numeric or text', tx.inputMode);
-      if (!Number.isInteger(length) || (length as number) < 4 || (length as number) > 8)
-        p.add('transactionCodeConfiguration.length', 'A whole number from 4 to 8', tx.length);
-      if (tx.description !== undefined && (typeof tx.description !== 'string' || tx.description.length > 300)) {
-        p.add('transactionCodeConfiguration.description', 'Text of at most 300 characters', tx.description);
-      }
-      txCode = {
-        inputMode: inputMode as 'numeric' | 'text',
-        length: length as number,
-        ...(typeof tx.description === 'string' ? { description: tx.description } : {}),
-      };
-    }
+  p.checkShape(PreAuthorizedOfferBody, input);
+  const body = input as Static<typeof PreAuthorizedOfferBody>;
+  checkCredentialIds(body.credentials, p);
+  const claims = body.claims ?? {};
+  const persist = body.claimsToPersist ?? [];
+  if (!p.has('claimsToPersist') && !p.has('claims')) {
+    for (const [i, k] of persist.entries()) if (!(k in claims)) p.add(`claimsToPersist.${i}`, 'Not a claim of this offer', k);
   }
-
-  const claims = input.claims ?? {};
-  if (!isPlainObject(claims)) p.add('claims', 'An object of claims', input.claims);
-  const persist = input.claimsToPersist ?? [];
-  if (!Array.isArray(persist) || !persist.every((k) => typeof k === 'string')) p.add('claimsToPersist', 'A list of claim names', input.claimsToPersist);
-  else {
-    for (const [i, k] of persist.entries()) {
-      if (isPlainObject(claims) && !(k in claims)) p.add(`claimsToPersist.${i}`, 'Not a claim of this offer', k);
-    }
-  }
-
   let ttlSeconds = DEFAULT_OFFER_TTL_SECONDS;
-  const e = input.expiresIn;
-  if (e !== undefined) {
-    if (!isPlainObject(e) || Object.keys(e).some((k) => k !== 'minutes' && k !== 'seconds'))
-      p.add('expiresIn', 'An object of minutes and seconds, such as { "minutes": 5 }', e);
-    else {
-      const { minutes = 0, seconds = 0 } = e as { minutes?: unknown; seconds?: unknown };
-      if (!Number.isInteger(minutes) || !Number.isInteger(seconds) || (minutes as number) < 0 || (seconds as number) < 0)
-        p.add('expiresIn', 'Whole numbers of minutes and seconds', e);
-      else {
-        ttlSeconds = (minutes as number) * 60 + (seconds as number);
-        if (ttlSeconds < 1 || ttlSeconds > MAX_OFFER_TTL_SECONDS) p.add('expiresIn', 'From 1 second to 10 minutes', e);
-      }
-    }
+  if (body.expiresIn !== undefined && !p.has('expiresIn')) {
+    ttlSeconds = (body.expiresIn.minutes ?? 0) * 60 + (body.expiresIn.seconds ?? 0);
+    if (ttlSeconds < 1 || ttlSeconds > MAX_OFFER_TTL_SECONDS) p.add('expiresIn', 'From 1 second to 10 minutes', body.expiresIn);
   }
-  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') p.add('byReference', 'true or false', input.byReference);
+  p.throwIfAny(PreAuthorizedOfferBody);
 
-  p.throwIfAny();
+  const tx = body.transactionCodeConfiguration;
   return {
-    credentials: credentials as string[],
-    ...(typeof input.userId === 'string' ? { userId: input.userId } : {}),
-    ...(txCode ? { txCode } : {}),
-    claims: claims as Record<string, unknown>,
-    claimsToPersist: persist as string[],
+    credentials: body.credentials,
+    ...(body.userId !== undefined ? { userId: body.userId } : {}),
+    ...(tx
+      ? { txCode: { inputMode: tx.inputMode ?? 'numeric', length: tx.length ?? 6, ...(tx.description !== undefined ? { description: tx.description } : {}) } }
+      : {}),
+    claims,
+    claimsToPersist: persist,
     ttlSeconds,
-    byReference: input.byReference === true,
+    byReference: body.byReference === true,
   };
 }
 
@@ -157,16 +119,13 @@ export interface CheckedAuthorizationCodeOffer {
 /** Checks an Authorization Code offer request (OpenID4VCI 1.0 §4.1, docs/authorization-code.md) apart from what needs the store. */
 export function checkAuthorizationCodeOffer(input: AuthorizationCodeOfferInput): CheckedAuthorizationCodeOffer {
   const p = new Problems();
-  const credentials = input.credentials;
-  checkCredentialIds(credentials, p);
-  const parameters = input.request_parameters;
-  if (parameters !== undefined && !isPlainObject(parameters))
-    p.add('request_parameters', 'An object of request parameters, such as { "login_hint": "..." }', parameters);
-  if (input.byReference !== undefined && typeof input.byReference !== 'boolean') p.add('byReference', 'true or false', input.byReference);
-  p.throwIfAny();
+  p.checkShape(AuthorizationCodeOfferBody, input);
+  const body = input as Static<typeof AuthorizationCodeOfferBody>;
+  checkCredentialIds(body.credentials, p);
+  p.throwIfAny(AuthorizationCodeOfferBody);
   return {
-    credentials: credentials as string[],
-    ...(isPlainObject(parameters) ? { requestParameters: parameters } : {}),
-    byReference: input.byReference === true,
+    credentials: body.credentials,
+    ...(body.request_parameters ? { requestParameters: body.request_parameters } : {}),
+    byReference: body.byReference === true,
   };
 }

@@ -31,7 +31,10 @@ export class Problems {
    * Checks `input` against a body schema, adding the first problem of each field. A field's words
    * are its schema's `errorMessage` (the nearest one on the path), else "Required", "Unknown field"
    * or TypeBox's own. A field marked `writeOnly`, or whose name says it is a secret, is reported
-   * without its value. True when the input has the schema's shape, so the value rules can read it.
+   * without its value. True when the input has the schema's shape. The value rules then run on the
+   * fields whose shape is right (`p.has(field)` is false), so one answer names every problem; an
+   * HTTP adapter that validates with the same schema and check answers a body that misses its
+   * schema with the same shape problems, before any value rule.
    */
   checkShape<T extends TSchema>(schema: T, input: unknown, prefix = ''): input is Static<T> {
     const before = this.details.length;
@@ -65,15 +68,6 @@ export class Problems {
     const error = this.error(schema);
     if (error) throw error;
   }
-}
-
-/** `secret`: a problem with it does not repeat the value. */
-export function text(p: Problems, param: string, value: unknown, max: number, what: string, secret = false): string | undefined {
-  if (typeof value !== 'string' || value.trim().length === 0 || value.length > max) {
-    p.add(param, `${what} (1 to ${max} characters)`, secret ? undefined : value);
-    return undefined;
-  }
-  return value;
 }
 
 export function outboundUrl(p: Problems, param: string, value: unknown, what: string): string | undefined {

@@ -1,5 +1,8 @@
+import type { Static } from '@sinclair/typebox';
+import { Problems } from '../shared/body-problems.ts';
 import { invalidField, type ErrorDetail, validationError } from '../shared/errors.ts';
 import type { Permission, Role } from './permissions.ts';
+import { AdminClientBody } from './schema.ts';
 
 /** docs/decisions.md "Tenancy and admin authentication": the region codes a tenant may live in. */
 export const REGIONS = ['au01', 'ca01', 'eu01', 'us01'] as const;
@@ -73,6 +76,15 @@ export function checkTenantInput(input: { subdomain: string; region: string; nam
   if (name.length < 1 || name.length > 200) details.push({ value: name, msg: '1 to 200 characters', param: 'name', location: 'body' });
   if (details.length > 0) throw validationError(details);
   return { subdomain: input.subdomain, region: input.region as Region, name };
+}
+
+/** Checks an admin client create body (docs/limits.md, Admin clients), reporting every problem; the name is the role when left out. */
+export function checkAdminClientInput(input: unknown): { role: Role; name: string } {
+  const p = new Problems();
+  p.checkShape(AdminClientBody, input);
+  p.throwIfAny(AdminClientBody);
+  const body = input as Static<typeof AdminClientBody>;
+  return { role: body.role, name: body.name ?? body.role };
 }
 
 export function checkLoggingLevel(level: number): LoggingLevel {

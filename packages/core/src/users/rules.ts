@@ -1,7 +1,9 @@
 import { isUuid } from '../configurations/input.ts';
-import { isPlainObject } from '../shared/body-problems.ts';
-import { type ErrorDetail, invalidField, validationError } from '../shared/errors.ts';
+import type { Static } from '@sinclair/typebox';
+import { isPlainObject, Problems } from '../shared/body-problems.ts';
+import { type ErrorDetail, invalidField } from '../shared/errors.ts';
 import type { UserFilter } from './model.ts';
+import { UserBody, UserSearchBody } from './schema.ts';
 
 /** How deep claim values may nest; deeper JSON is refused rather than walked. */
 export const MAX_CLAIM_DEPTH = 32;
@@ -36,13 +38,10 @@ export function claimProblems(claims: unknown, param: string): ErrorDetail[] {
 
 /** The claims of a create or replace body (docs/decisions.md "Users, offers, the token and nonce endpoints" `{ claims? }`): an object, `{}` when absent. */
 export function checkUserInput(input: unknown): { claims: Record<string, unknown> } {
-  if (!isPlainObject(input)) throw invalidField('body', 'An object such as { "claims": { ... } }', input);
-  const details: ErrorDetail[] = [];
-  for (const key of Object.keys(input)) if (key !== 'claims') details.push({ value: input[key], msg: 'Unknown field', param: key, location: 'body' });
-  const claims = input.claims ?? {};
-  details.push(...claimProblems(claims, 'claims'));
-  if (details.length > 0) throw validationError(details);
-  return { claims: claims as Record<string, unknown> };
+  const p = new Problems();
+  if (p.checkShape(UserBody, input)) p.details.push(...claimProblems(input.claims ?? {}, 'claims'));
+  p.throwIfAny(UserBody);
+  return { claims: (input as Static<typeof UserBody>).claims ?? {} };
 }
 
 export interface UserSearchInput {
@@ -54,39 +53,19 @@ export interface UserSearchInput {
 
 /** A search body (docs/decisions.md "Users, offers, the token and nonce endpoints") as a filter and the page asked for. */
 export function checkUserSearch(input: UserSearchInput): { filter: UserFilter; limit?: number; cursor?: string } {
-  const details: ErrorDetail[] = [];
-  const filter: UserFilter = {};
-  if (input.claims !== undefined) {
-    const problems = claimProblems(input.claims, 'claims');
-    details.push(...problems);
-    if (problems.length === 0) {
-      const claims = input.claims as Record<string, unknown>;
-      if (Object.keys(claims).length > MAX_SEARCH_CLAIMS) details.push({ msg: `At most ${MAX_SEARCH_CLAIMS} claims`, param: 'claims', location: 'body' });
-      else filter.claims = claims;
-    }
+  const p = new Problems();
+  p.checkShape(UserSearchBody, input);
+  const body = input as Static<typeof UserSearchBody>;
+  if (!p.has('claims') && body.claims !== undefined) {
+    p.details.push(...claimProblems(body.claims, 'claims'));
+    if (!p.has('claims') && Object.keys(body.claims).length > MAX_SEARCH_CLAIMS) p.add('claims', `At most ${MAX_SEARCH_CLAIMS} claims`);
   }
-  const provider = input.authenticationProvider;
-  if (provider !== undefined) {
-    const subjectId = isPlainObject(provider) ? provider.subjectId : undefined;
-    if (
-      !isPlainObject(provider) ||
-      Object.keys(provider).some((k) => k !== 'subjectId') ||
-      typeof subjectId !== 'string' ||
-      subjectId.length === 0 ||
-      subjectId.length > 1000
-    ) {
-      details.push({ value: provider, msg: 'An object such as { "subjectId": "..." }', param: 'authenticationProvider', location: 'body' });
-    } else filter.subjectId = subjectId;
-  }
-  if (input.limit !== undefined && typeof input.limit !== 'number')
-    details.push({ value: input.limit, msg: 'A whole number from 1 to 1000', param: 'limit', location: 'body' });
-  if (input.cursor !== undefined && typeof input.cursor !== 'string')
-    details.push({ value: input.cursor, msg: 'A cursor from a previous page', param: 'cursor', location: 'body' });
-  if (details.length > 0) throw validationError(details);
+  p.throwIfAny(UserSearchBody);
+  const subjectId = body.authenticationProvider?.subjectId;
   return {
-    filter,
-    ...(typeof input.limit === 'number' ? { limit: input.limit } : {}),
-    ...(typeof input.cursor === 'string' ? { cursor: input.cursor } : {}),
+    filter: { ...(body.claims !== undefined ? { claims: body.claims } : {}), ...(subjectId !== undefined ? { subjectId } : {}) },
+    ...(body.limit !== undefined ? { limit: body.limit } : {}),
+    ...(body.cursor !== undefined ? { cursor: body.cursor } : {}),
   };
 }
 

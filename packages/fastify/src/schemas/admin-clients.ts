@@ -20,13 +20,8 @@ export const AdminClientWithSecretResponse = Type.Object({
 
 export const AdminClientsPage = PageSchema(AdminClientResponse);
 
-export const AdminClientBody = Type.Object(
-  {
-    role: Type.String({ maxLength: 64 }),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);
+/** The create body, the core's own schema (one validation path). */
+export { AdminClientBody } from '@vellum/core/schemas';
 
 export const AdminClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 256 }) });
 export const AdminClientListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });

@@ -1,24 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-// docs/decisions.md "mDoc PKI". Shapes are checked here; values (countries, dates, certificates) by the core, which
-// says what each may be.
-
-const Pem = Type.String({ maxLength: 64 * 1024 });
-
-export const CreateIacaBody = Type.Object(
-  {
-    commonName: Type.Optional(Type.String({ maxLength: 256 })),
-    country: Type.Optional(Type.String({ maxLength: 16 })),
-    stateOrProvinceName: Type.Optional(Type.String({ maxLength: 256 })),
-    notBefore: Type.Optional(Type.String({ maxLength: 64 })),
-    notAfter: Type.Optional(Type.String({ maxLength: 64 })),
-    certificatePem: Type.Optional(Pem),
-  },
-  { additionalProperties: false },
-);
-
-export const UpdateIacaBody = Type.Object({ active: Type.Boolean() }, { additionalProperties: false });
+// docs/decisions.md "mDoc PKI". The request bodies are the core's own schemas (one validation path).
+export { CreateDocumentSignerBody, CreateIacaBody, UpdateDocumentSignerBody, UpdateIacaBody } from '@vellum/core/schemas';
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -42,10 +26,6 @@ export const IacaResponse = Type.Object({
 });
 
 export const IacasPage = PageSchema(IacaResponse);
-
-export const CreateDocumentSignerBody = Type.Object({ iacaId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
-
-export const UpdateDocumentSignerBody = Type.Object({ active: Type.Boolean(), certificatePem: Type.Optional(Pem) }, { additionalProperties: false });
 
 export const DocumentSignerListQuery = Type.Object(
   { ...PageQuerySchema, iacaId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },

@@ -1,41 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import {
-  MAX_REDIRECT_URI_LENGTH,
-  MAX_REDIRECT_URIS,
-  MAX_ROOT_CERTIFICATE_LENGTH,
-  MAX_ROOT_CERTIFICATES,
-  MAX_WALLET_CLIENT_ID,
-  MAX_WALLET_CLIENT_NAME,
-} from '@vellum/core';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
-// docs/wallet-clients.md `/v1/openid/clients`. The schemas bound and shape the body; the core checks the rules
-// (client id characters, redirect URI schemes and hosts, PEM armour) and reports them as details.
+// docs/wallet-clients.md `/v1/openid/clients`. The body is the core's own schema (one validation path); the core
+// also checks the rules (redirect URI schemes and hosts, PEM armour) and reports them as details.
+export { WalletClientBody } from '@vellum/core/schemas';
 
 const strict = { additionalProperties: false } as const;
-const Flag = Type.Object({ required: Type.Boolean() }, strict);
-const Attestation = Type.Object(
-  {
-    rootCertificates: Type.Array(Type.String({ maxLength: MAX_ROOT_CERTIFICATE_LENGTH }), { maxItems: MAX_ROOT_CERTIFICATES }),
-    dpopRequired: Type.Optional(Type.Boolean()),
-  },
-  strict,
-);
-
-/** Create (POST) and replace (PUT) bodies: upper bounds here, every other rule in the core. */
-export const WalletClientBody = Type.Object(
-  {
-    clientId: Type.Optional(Type.String({ maxLength: MAX_WALLET_CLIENT_ID })),
-    clientName: Type.String({ maxLength: MAX_WALLET_CLIENT_NAME }),
-    redirectUris: Type.Array(Type.String({ maxLength: MAX_REDIRECT_URI_LENGTH }), { maxItems: MAX_REDIRECT_URIS }),
-    grantTypes: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 10 })),
-    tokenEndpointAuthMethod: Type.Optional(Type.String({ maxLength: 100 })),
-    dpop: Type.Optional(Flag),
-    clientAttestation: Type.Optional(Attestation),
-    credentialResponseEncryption: Type.Optional(Flag),
-  },
-  strict,
-);
 
 /** A wallet client as the API shows it: never its secret's hash. */
 export const WalletClientResponse = Type.Object({

@@ -1,0 +1,134 @@
+import { type TObject, Type } from '@sinclair/typebox';
+import { MAX_ROOT_CERTIFICATE_LENGTH, MAX_ROOT_CERTIFICATES } from '../shared/root-certificates.ts';
+import type { CredentialFormat } from './model.ts';
+import { COLOR, LOCALE, MAX_DESCRIPTION, MAX_LABEL, MAX_LIST, SIGNING_DID } from './rules.ts';
+
+// docs/decisions.md "Credential configurations": the create and replace bodies, one per format. The
+// shape of every field is here, in the core's words. The value rules stay in rules.ts and in each
+// format's handler: https URLs, the format's `type` pattern, durations' limits, locales given twice,
+// and each claim mapping and label (claimMappings and claimDisplay are maps whose entries rules.ts
+// checks one by one, naming each).
+
+const strict = { additionalProperties: false } as const;
+
+/** Ids in paths and bodies. */
+export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Text of 1 to `max` characters, not only spaces. */
+const Text = (max: number) => Type.String({ maxLength: max, pattern: '\\S', errorMessage: `Text of 1 to ${max} characters` });
+/** That it is https is a value rule (checkHttpsUrl). */
+const HttpsUrl = Type.String({ maxLength: 2048, errorMessage: 'An https URL' });
+const Locale = Type.String({ maxLength: 64, pattern: LOCALE.source, errorMessage: 'A language tag such as en or fr-CA' });
+const Color = Type.String({ pattern: COLOR.source, errorMessage: 'A CSS colour such as #12107c or rgb(18 16 124)' });
+const Flag = Type.Boolean({ errorMessage: 'true or false' });
+/** A list of up to MAX_LIST strings; what each must be (and that none is listed twice) is the format's value rule. */
+const List = (what: string, maxLength: number) =>
+  Type.Array(Type.String({ maxLength }), { maxItems: MAX_LIST, errorMessage: `A list of up to ${MAX_LIST} ${what}` });
+
+/** OpenID4VCI 1.0 §12.2 `credential_metadata.display`. */
+const Display = Type.Array(
+  Type.Object(
+    {
+      name: Text(MAX_LABEL),
+      locale: Type.Optional(Locale),
+      logo: Type.Optional(Type.Object({ uri: HttpsUrl, alt_text: Type.Optional(Text(MAX_LABEL)) }, { ...strict, errorMessage: 'A { uri, alt_text } object' })),
+      background_color: Type.Optional(Color),
+      text_color: Type.Optional(Color),
+    },
+    { ...strict, errorMessage: 'A { name, locale, logo, background_color, text_color } object' },
+  ),
+  { maxItems: 50, errorMessage: 'A list of up to 50 { name, locale, logo, background_color, text_color } entries' },
+);
+
+const Count = Type.Optional(Type.Integer({ minimum: 0, errorMessage: 'A whole number, 0 or more' }));
+/** A unit not listed here is named by the value rule (checkExpiresIn), with the units there are. */
+const Duration = Type.Object(
+  { years: Count, months: Count, weeks: Count, days: Count, hours: Count, minutes: Count, seconds: Count },
+  { errorMessage: 'A duration such as { "days": 365 }' },
+);
+
+/** OpenID4VCI 1.0 App. D: the levels a key attestation must attest, and the roots it must chain to. */
+const Levels = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  maxItems: 20,
+  errorMessage: 'A list of up to 20 level names such as "iso_18045_high"',
+});
+const KeyAttestationsRequired = Type.Object(
+  {
+    keyStorage: Type.Optional(Levels),
+    userAuthentication: Type.Optional(Levels),
+    rootCertificates: Type.Array(
+      Type.String({
+        maxLength: MAX_ROOT_CERTIFICATE_LENGTH,
+        errorMessage: 'One certificate in PEM form: -----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----',
+      }),
+      { minItems: 1, maxItems: MAX_ROOT_CERTIFICATES, errorMessage: `Required: 1 to ${MAX_ROOT_CERTIFICATES} PEM certificates` },
+    ),
+  },
+  { ...strict, errorMessage: 'An object such as { "keyStorage": ["iso_18045_high"], "rootCertificates": ["-----BEGIN CERTIFICATE-----..."] }' },
+);
+
+/** The fields every format shares. */
+const common = {
+  /** Its pattern is the format's (a docType, a vct or a plain name): a value rule of the format's handler. */
+  type: Type.String({ maxLength: 1000 }),
+  name: Type.Optional(Text(MAX_LABEL)),
+  description: Type.Optional(Text(MAX_DESCRIPTION)),
+  claimMappings: Type.Record(Type.String(), Type.Unknown(), {
+    minProperties: 1,
+    description: 'Claim → { mapFrom?, defaultValue?, required? }; mso_mdoc: namespace → element → { mapFrom?, defaultValue?, required?, type? }',
+    errorMessage: 'At least one claim mapping is required: a credential without claims is refused',
+  }),
+  expiresIn: Type.Optional(Duration),
+  claimSourceId: Type.Optional(Type.String({ pattern: UUID.source, errorMessage: 'A claim source id (UUID)' })),
+  display: Type.Optional(Display),
+  claimDisplay: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Labels [{ name, locale? }] per claim, nested like claimMappings',
+      errorMessage: 'Labels per claim, nested like claimMappings',
+    }),
+  ),
+  keyAttestationsRequired: Type.Optional(KeyAttestationsRequired),
+};
+
+/** Linked-data and CWT issuers: who signs and how they are shown. Whether the tenant holds the DID is the service's to check. */
+const issuerFields = {
+  id: Type.Optional(Type.String({ maxLength: 2048, pattern: SIGNING_DID.source, errorMessage: 'A DID of this tenant: did:key:… or did:web:…' })),
+  name: Type.Optional(Text(MAX_LABEL)),
+  logoUrl: Type.Optional(HttpsUrl),
+  iconUrl: Type.Optional(HttpsUrl),
+};
+const Issuer = Type.Object(issuerFields, { ...strict, errorMessage: 'A { name, id, logoUrl, iconUrl } object' });
+
+export const MdocConfigurationBody = Type.Object({ ...common, includeStatus: Type.Optional(Flag) }, strict);
+export const LdpVcConfigurationBody = Type.Object(
+  {
+    ...common,
+    // ldp_vc credentials name their issuer (docs/formats/ldp-vc.md).
+    issuer: Type.Object({ ...issuerFields, name: Text(MAX_LABEL) }, { ...strict, errorMessage: 'Required: { name, id?, logoUrl?, iconUrl? }' }),
+    contexts: Type.Optional(List('JSON-LD context URLs', 2048)),
+    additionalTypes: Type.Optional(List('credential types', 1000)),
+    proofType: Type.Optional(Type.String({ maxLength: 100 })),
+    credentialBranding: Type.Optional(
+      Type.Object(
+        { backgroundColor: Type.Optional(Color), watermarkImageUrl: Type.Optional(HttpsUrl) },
+        { ...strict, errorMessage: 'A { backgroundColor, watermarkImageUrl } object' },
+      ),
+    ),
+    revocable: Type.Optional(Flag),
+  },
+  strict,
+);
+export const CwtConfigurationBody = Type.Object({ ...common, issuer: Type.Optional(Issuer), revocable: Type.Optional(Flag) }, strict);
+export const SdJwtConfigurationBody = Type.Object(
+  { ...common, issuer: Type.Optional(Issuer), selectivelyDisclosable: Type.Optional(List('claim names', 1000)), revocable: Type.Optional(Flag) },
+  strict,
+);
+
+/** Each format's body: cwt and cwt_vc configurations share theirs. */
+export const CONFIGURATION_BODIES: Readonly<Record<CredentialFormat, TObject>> = {
+  mso_mdoc: MdocConfigurationBody,
+  ldp_vc: LdpVcConfigurationBody,
+  cwt: CwtConfigurationBody,
+  cwt_vc: CwtConfigurationBody,
+  'dc+sd-jwt': SdJwtConfigurationBody,
+};
