@@ -2,7 +2,8 @@ import { type AnalyticsService, createAnalyticsService } from './events/service.
 import { createEventRecorder, type EventLosses, type EventRecorder } from './events/recorder.ts';
 import { type CredentialConfigurationService, createCredentialConfigurationService } from './configurations/service.ts';
 import { type CustomDomainService, createCustomDomainService } from './custom-domains/service.ts';
-import { createDidConfigurationService, type DidConfigurationService } from './dids/configuration.ts';
+import { cacheDidConfiguration, cacheLinkageCredentials } from './dids/cached-configuration.ts';
+import { createDidConfigurationService, createLinkageCredentials, type DidConfigurationService } from './dids/configuration.ts';
 import { createDidService, type DidService } from './dids/service.ts';
 import { createMdocIssuance, type MdocIssuance } from './mdoc-issuance/service.ts';
 import { createCwtFormat } from './credential-formats/cwt.ts';
@@ -332,7 +333,18 @@ export function createVellum(deps: VellumDeps): Vellum {
     }),
     customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: deps.platformDomain }),
     dids: createDidService({ store, clock, keys: deps.keys, events: recorder, addressing }),
-    didConfiguration: createDidConfigurationService({ store, clock, addressing, signer: deps.linkedDataSigner }),
+    // Built and signed afresh by the domain service; the caches around it keep each DID's credential
+    // until shortly before it expires, and the last document while the DIDs' stamps and the origin
+    // are unchanged (docs/architecture.md, Caches live outside the core).
+    didConfiguration: cacheDidConfiguration(
+      createDidConfigurationService({
+        store,
+        clock,
+        addressing,
+        linkage: cacheLinkageCredentials(createLinkageCredentials({ signer: deps.linkedDataSigner })),
+      }),
+      { stamps: (tenantId) => store.dids.listStamps(tenantId), origin: (tenant) => addressing.publicOrigin(tenant), clock },
+    ),
     analytics: createAnalyticsService({ store, events: recorder }),
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),

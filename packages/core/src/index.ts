@@ -1,42 +1,7 @@
 // The public surface of @vellum/core: what hosts and adapters may import.
 
-export type {
-  ClientRepository,
-  Clock,
-  ConfigurationStamp,
-  CredentialConfigurationRepository,
-  CertificateInfo,
-  DocumentSignerRepository,
-  HeldKeyRef,
-  IacaRepository,
-  MdocEngine,
-  MdocEngineInput,
-  X509Authority,
-  CustomDomainRepository,
-  DidRepository,
-  DidStamp,
-  DnsResolver,
-  CredentialIssuedEvent,
-  CredentialStatusUpdatedEvent,
-  DomainEvent,
-  DomainEventSink,
-  EventRepository,
-  Ids,
-  KeyManager,
-  KeyRepository,
-  LinkedDataProof,
-  LinkedDataProofType,
-  LinkedDataSignInput,
-  LinkedDataSigner,
-  PlatformKeyRecord,
-  PlatformKeyRepository,
-  Repositories,
-  SecretHasher,
-  Store,
-  TenantRepository,
-  TokenSigner,
-  TxtLookup,
-} from './ports.ts';
+// Every port the core asks the world for, as ports.ts gathers them.
+export type * from './ports.ts';
 
 export {
   conflict,
@@ -52,7 +17,6 @@ export {
 } from './shared/errors.ts';
 export type { DomainErrorOptions, ErrorCode, ErrorDetail, OAuthErrorCode } from './shared/errors.ts';
 
-export type { RateLimitRepository } from './ports.ts';
 export { DEFAULT_RATE_LIMITS, secondsLeft, tooManyRequests, windowStartOf } from './rate-limits/model.ts';
 export type { RateLimitHit, RateLimitRule, RateLimitSettings } from './rate-limits/model.ts';
 export { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
@@ -65,9 +29,9 @@ export {
   parsePageQuery,
   toPage,
 } from './shared/pagination.ts';
-export type { Page, PageRequest, Slice } from './shared/pagination.ts';
+export type { Page, PageQuery, PageRequest, Slice } from './shared/pagination.ts';
 
-export { checkLoggingLevel, checkTenantInput, REGIONS } from './tenancy/model.ts';
+export { checkAdminClientInput, checkLoggingLevel, checkTenantInput, REGIONS } from './tenancy/model.ts';
 export type { AdminClient, LoggingLevel, Region, RequestContext, Requestor, Tenant } from './tenancy/model.ts';
 export {
   decodePermissions,
@@ -105,8 +69,26 @@ export { checkCreateDidInput, checkDidParam } from './dids/rules.ts';
 export type { CreateDidInput } from './dids/rules.ts';
 export { createDidService, didView } from './dids/service.ts';
 export type { CreatedDidView, DidDeps, DidLocalMetadata, DidService, DidView } from './dids/service.ts';
-export { createDidConfigurationService, CREDENTIALS_CONTEXT_V1, DID_CONFIGURATION_CONTEXT } from './dids/configuration.ts';
-export type { DidConfiguration, DidConfigurationDeps, DidConfigurationService, DomainLinkageCredential } from './dids/configuration.ts';
+export { cacheDidConfiguration, cacheLinkageCredentials } from './dids/cached-configuration.ts';
+export type { DidConfigurationCacheOptions, LinkageCredentialsCacheOptions } from './dids/cached-configuration.ts';
+export {
+  CREDENTIALS_CONTEXT_V1,
+  createDidConfigurationService,
+  createLinkageCredentials,
+  DID_CONFIGURATION_CONTEXT,
+  signingKeyOf,
+} from './dids/configuration.ts';
+export type {
+  BuiltDidConfiguration,
+  DidConfiguration,
+  DidConfigurationBuilder,
+  DidConfigurationDeps,
+  DidConfigurationService,
+  DomainLinkageCredential,
+  LinkageCredential,
+  LinkageCredentials,
+  LinkageCredentialsDeps,
+} from './dids/configuration.ts';
 
 export { EVENT_OUTCOMES, EVENT_PREFIXES } from './events/catalogue.ts';
 export type { EventOutcome, EventPrefix } from './events/catalogue.ts';
@@ -233,15 +215,6 @@ export type { ProofExpectations, VerifiedProof } from './issuance/proof-rules.ts
 export { createIssuedCredentialService, issuedCredentialView } from './issuance/issued-credentials.ts';
 export type { IssuedCredentialDeps, IssuedCredentialListQuery, IssuedCredentialService, IssuedCredentialView } from './issuance/issued-credentials.ts';
 export { JWE_ENCRYPTION_ALGORITHMS } from './ports.ts';
-export type {
-  CredentialEncryption,
-  IssuedCredentialRepository,
-  JweEncryption,
-  KeyProofVerification,
-  ProofVerifier,
-  ResponseEncryptionParameters,
-  VerifiedKeyProof,
-} from './ports.ts';
 
 export { checkWebhookInput, nextAttemptDelay, normaliseWebhookUrl, WEBHOOK_EVENTS, WEBHOOK_RETRIES } from './webhooks/rules.ts';
 export type { WebhookEvent, WebhookInput } from './webhooks/rules.ts';
@@ -285,27 +258,7 @@ export {
 export type { WebhookDeliveryBody, WebhookDeliveryDeps, WebhookDeliveryWorker } from './webhooks/delivery.ts';
 export { createWebhookService, webhookDeliveryView, webhookView } from './webhooks/service.ts';
 export type { WebhookDeliveryView, WebhookListQuery, WebhookService, WebhookServiceDeps, WebhookView } from './webhooks/service.ts';
-export type {
-  HttpClient,
-  OutboundRequest,
-  OutboundResult,
-  WebhookDeliveryRepository,
-  WebhookKeyRepository,
-  WebhookRepository,
-} from './ports.ts';
 
-export type {
-  Digests,
-  NonceCodec,
-  NonceRecord,
-  NonceRepository,
-  OfferRepository,
-  TenantSigningKeyRecord,
-  TenantSigningKeyRepository,
-  UserRepository,
-  WalletAccessClaims,
-  WalletTokens,
-} from './ports.ts';
 export { canonicalJson, userMatches } from './users/model.ts';
 export type { AuthenticationProviderRef, UserFilter, UserRecord } from './users/model.ts';
 export { checkUserId, checkUserInput, checkUserSearch, MAX_CLAIM_DEPTH, MAX_CLAIM_NAME, MAX_SEARCH_CLAIMS } from './users/rules.ts';
@@ -355,7 +308,6 @@ export {
 export type { AuthorizationFlow, AuthorizationFlowDeps, Redirect, RequestFields } from './oauth/authorize.ts';
 export type { AuthorizationAdvance, AuthorizationRecord, AuthorizationRepository, AuthorizationStage } from './oauth/authorization-model.ts';
 export type { IdentityProvider, ProviderSettings, ProviderFailure, SessionTokens } from './authentication/ports.ts';
-export type { OutboundFetch, OutboundResponse, SecretBox } from './ports.ts';
 export { PROVIDER_AUTH_METHODS } from './authentication/model.ts';
 export type {
   AuthenticationProvider,
@@ -410,8 +362,8 @@ export {
 export type { WalletClientSettings } from './oauth-clients/rules.ts';
 export { createWalletClientService, walletClientView } from './oauth-clients/service.ts';
 export type { WalletClientDeps, WalletClientListQuery, WalletClientService, WalletClientView, WalletClientWithSecret } from './oauth-clients/service.ts';
-export { authenticateWalletClient, redirectUriRegistered } from './oauth-clients/authenticate.ts';
-export type { PresentedClient, WalletClientAuthDeps } from './oauth-clients/authenticate.ts';
+export { authenticateWalletClient, checkClientCredentials, clientCredentials, redirectUriRegistered } from './oauth-clients/authenticate.ts';
+export type { ClientCredentials, PresentedClient, WalletClientAuthDeps } from './oauth-clients/authenticate.ts';
 export { issuerOf } from './metadata/service.ts';
 
 export { createVellum } from './compose.ts';

@@ -5,7 +5,7 @@ import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeSecretBox } from '@vellum/testing';
-import { createVellum, type RateLimitSettings, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant } from '../src/index.ts';
+import { createVellum, type RateLimitSettings, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant, type VellumDeps } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
 
@@ -118,4 +118,53 @@ export function contextFor(tenant: Tenant, role: Role | null = 'admin'): Request
     ip: '192.0.2.1',
     ...(role ? { requestor: { clientId: `client-${role}`, role, permissions: new Set(ROLE_PERMISSIONS[role]) } } : {}),
   };
+}
+
+/** The harness with the tenant acme (eu01) and a context in which its caller has `role` (admin unless given). */
+export async function withTenant(role: Role | null = 'admin') {
+  const h = harness();
+  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+  return { ...h, tenant, ctx: contextFor(tenant, role) };
+}
+
+/**
+ * The harness with two tenants, acme (eu01) and other (us01), and acme's admin context; `loggingLevel`
+ * is the level that context carries (docs/decisions.md "Analytic events"), the tenant's own unless given.
+ */
+export async function withTenants(loggingLevel?: Tenant['loggingLevel']) {
+  const h = harness();
+  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
+  return { ...h, tenant, other, ctx: contextFor(loggingLevel === undefined ? tenant : { ...tenant, loggingLevel }) };
+}
+
+/**
+ * A second server over the store, clock, DNS, keys and nonce codec of `h`: its own use cases and
+ * caches, as another process sharing the database has them. `over` replaces any of its dependencies.
+ */
+export function secondServer(h: ReturnType<typeof harness>, over: Partial<VellumDeps> = {}) {
+  return createVellum({
+    store: h.store,
+    clock: h.clock,
+    ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
+    hasher: { hash: async (s) => s, verify: async () => false },
+    tokens: { sign: async () => '', verify: async () => undefined },
+    dns: h.dns,
+    keys: h.keys,
+    ...fakeFormatSigners(h.keys),
+    x509: fakeX509Authority(h.keys),
+    platformDomain: PLATFORM,
+    publicUrl: 'http://localhost:3000',
+    adminTokenTtlSeconds: 60,
+    digests: fakeDigests(),
+    walletTokens: fakeWalletTokens(h.clock),
+    proofVerifier: fakeProofVerifier(),
+    jwtProofs: fakeJwtProofVerifier(),
+    credentialEncryption: fakeCredentialEncryption(),
+    nonceCodec: h.nonceCodec,
+    secretBox: fakeSecretBox(),
+    identityProvider: fakeIdentityProvider(),
+    sessionTokens: fakeSessionTokens(h.clock),
+    ...over,
+  });
 }

@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
-import type { Tenant } from '../tenancy/model.ts';
+import { recordedEvents } from '../../test/events.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
+import { badBodyField, refusal } from '../../test/refusal.ts';
 import { openInteractionHook, providerSettings } from './service.ts';
 
-async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  const loud: Tenant = { ...tenant, loggingLevel: 3 };
-  return { ...h, tenant, other, ctx: contextFor(loud) };
-}
-
-async function failure(
-  p: Promise<unknown>,
-): Promise<{ code: string; message: string; details?: Array<{ param: string; msg: string; location: string; value?: unknown }> }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; details?: Array<{ param: string; msg: string; location: string }> }) => e,
-  );
-}
+const setup = () => withTenants(3);
 
 const PROVIDER = { url: 'https://login.example.com/realms/acme', clientId: 'vellum', clientSecret: 'provider-secret-1' };
 const ORIGIN = 'https://acme.eu01.vellum.test';
@@ -50,16 +34,16 @@ describe('the authentication provider (docs/authentication.md /v1/users/authenti
     const page = await providers.list(ctx, {});
     expect(page).toEqual({ data: [created], nextCursor: expect.any(String) });
     expect(await providers.list(ctx, { cursor: page.nextCursor })).toEqual({ data: [] });
-    expect(await failure(providers.list(ctx, { cursor: 'garbage!' }))).toMatchObject({ code: 'BadRequest' });
+    expect(await refusal(providers.list(ctx, { cursor: 'garbage!' }))).toMatchObject({ code: 'BadRequest' });
   });
 
   it('refuses a second provider for the tenant with 409, and allows one again after delete', async () => {
     const { authenticationProviders: providers, ctx } = await setup();
     const first = await providers.create(ctx, PROVIDER);
-    expect(await failure(providers.create(ctx, { ...PROVIDER, clientId: 'again' }))).toMatchObject({ code: 'Conflict' });
+    expect(await refusal(providers.create(ctx, { ...PROVIDER, clientId: 'again' }))).toMatchObject({ code: 'Conflict' });
     await providers.delete(ctx, first.id);
-    expect(await failure(providers.get(ctx, first.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(providers.delete(ctx, first.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(providers.get(ctx, first.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(providers.delete(ctx, first.id))).toMatchObject({ code: 'NotFound' });
     expect((await providers.list(ctx, {})).data).toEqual([]);
     await providers.create(ctx, PROVIDER);
   });
@@ -135,28 +119,24 @@ describe('the authentication provider (docs/authentication.md /v1/users/authenti
     ['unknown field', { ...PROVIDER, issuer: 'x' }, 'issuer', 'Unknown field'],
   ])('refuses a %s with a 400 naming the field', async (_name, body, param, msg) => {
     const { authenticationProviders: providers, ctx } = await setup();
-    const error = await failure(providers.create(ctx, body));
-    expect(error).toMatchObject({
-      code: 'BadRequest',
-      details: expect.arrayContaining([expect.objectContaining({ param, location: 'body', ...(msg ? { msg } : {}) })]),
-    });
+    expect(await refusal(providers.create(ctx, body))).toMatchObject(badBodyField(param, msg));
   });
 
   it('needs the issuance-setup permission, and keeps tenants apart', async () => {
     const { authenticationProviders: providers, ctx, tenant, other } = await setup();
     const created = await providers.create(ctx, PROVIDER);
-    expect(await failure(providers.list(contextFor(tenant, 'verifier'), {}))).toMatchObject({ code: 'Forbidden' });
-    expect(await failure(providers.create(contextFor(tenant, 'auditor'), PROVIDER))).toMatchObject({ code: 'Forbidden' });
-    expect(await failure(providers.get(contextFor(tenant, null), created.id))).toMatchObject({ code: 'Unauthorized' });
+    expect(await refusal(providers.list(contextFor(tenant, 'verifier'), {}))).toMatchObject({ code: 'Forbidden' });
+    expect(await refusal(providers.create(contextFor(tenant, 'auditor'), PROVIDER))).toMatchObject({ code: 'Forbidden' });
+    expect(await refusal(providers.get(contextFor(tenant, null), created.id))).toMatchObject({ code: 'Unauthorized' });
     for (const role of ['issuer', 'managed-issuer'] as const) expect((await providers.list(contextFor(tenant, role), {})).data).toHaveLength(1);
     const theirs = contextFor(other);
-    expect(await failure(providers.get(theirs, created.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(providers.update(theirs, created.id, PROVIDER))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(providers.delete(theirs, created.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(providers.get(theirs, created.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(providers.update(theirs, created.id, PROVIDER))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(providers.delete(theirs, created.id))).toMatchObject({ code: 'NotFound' });
     expect((await providers.list(theirs, {})).data).toEqual([]);
     // The other tenant may have its own.
     await providers.create(theirs, PROVIDER);
-    expect(await failure(providers.get(ctx, 'not-a-uuid'))).toMatchObject({ details: [{ param: 'id', location: 'params' }] });
+    expect(await refusal(providers.get(ctx, 'not-a-uuid'))).toMatchObject({ details: [{ param: 'id', location: 'params' }] });
   });
 
   it('records USER_AUTHENTICATION_PROVIDER_* events without the secret, even at level 3', async () => {
@@ -166,9 +146,8 @@ describe('the authentication provider (docs/authentication.md /v1/users/authenti
     await providers.get(ctx, created.id);
     await providers.update(ctx, created.id, { ...PROVIDER, clientSecret: 'provider-secret-2' });
     await providers.delete(ctx, created.id);
-    await failure(providers.create(ctx, { ...PROVIDER, url: 'http://x' }));
-    await recorder.flush();
-    const events = (await store.events.list(tenant.id, { categories: ['user'] }, { limit: 100 })).items;
+    await refusal(providers.create(ctx, { ...PROVIDER, url: 'http://x' }));
+    const events = await recordedEvents({ recorder, store }, tenant.id, { categories: ['user'] });
     const types = events.map((e) => e.type);
     for (const op of ['CREATE', 'LIST', 'RETRIEVE', 'UPDATE', 'DELETE']) expect(types).toContain(`USER_AUTHENTICATION_PROVIDER_${op}_SUCCESS`);
     expect(types).toContain('USER_AUTHENTICATION_PROVIDER_CREATE_FAIL');
@@ -219,7 +198,7 @@ describe('the interaction hook (docs/authentication.md /v1/openid/configuration)
     await settings.update(ctx, { interactionHook: { url: 'https://issuer.example.com/kyc' } });
     const stored = (await store.openIdSettings.get(tenant.id))!;
     await store.openIdSettings.put({ ...stored, interactionHook: { ...stored.interactionHook!, sealedSecret: 'corrupt' } });
-    expect(await failure(settings.get(ctx))).toMatchObject({ code: 'ServiceUnavailable' });
+    expect(await refusal(settings.get(ctx))).toMatchObject({ code: 'ServiceUnavailable' });
     const fixed = await settings.update(ctx, { interactionHook: { url: 'https://issuer.example.com/kyc' } });
     expect(fixed.interactionHook?.secret).toEqual(expect.any(String));
     expect(await settings.get(ctx)).toEqual(fixed);
@@ -240,21 +219,17 @@ describe('the interaction hook (docs/authentication.md /v1/openid/configuration)
     ['unknown field', { hooks: [] }, 'hooks'],
   ])('refuses a %s with a 400 naming the field', async (_name, body, param) => {
     const { openIdSettings: settings, ctx } = await setup();
-    expect(await failure(settings.update(ctx, body))).toMatchObject({
-      code: 'BadRequest',
-      details: expect.arrayContaining([expect.objectContaining({ param, location: 'body' })]),
-    });
+    expect(await refusal(settings.update(ctx, body))).toMatchObject(badBodyField(param));
   });
 
   it('needs issuance-setup, keeps tenants apart, and never puts the secret in events', async () => {
     const { openIdSettings: settings, ctx, tenant, other, recorder, store } = await setup();
     const { interactionHook } = await settings.update(ctx, { interactionHook: { url: 'https://issuer.example.com/kyc' } });
     expect(await settings.get(contextFor(other))).toEqual({});
-    expect(await failure(settings.get(contextFor(tenant, 'verifier')))).toMatchObject({ code: 'Forbidden' });
-    expect(await failure(settings.update(contextFor(tenant, 'auditor'), {}))).toMatchObject({ code: 'Forbidden' });
+    expect(await refusal(settings.get(contextFor(tenant, 'verifier')))).toMatchObject({ code: 'Forbidden' });
+    expect(await refusal(settings.update(contextFor(tenant, 'auditor'), {}))).toMatchObject({ code: 'Forbidden' });
     await settings.get(ctx);
-    await recorder.flush();
-    const events = (await store.events.list(tenant.id, { categories: ['openid'] }, { limit: 100 })).items;
+    const events = await recordedEvents({ recorder, store }, tenant.id, { categories: ['openid'] });
     expect(events.map((e) => e.type)).toEqual(
       expect.arrayContaining(['OPENID_CONFIGURATION_UPDATE_SUCCESS', 'OPENID_CONFIGURATION_RETRIEVE_SUCCESS', 'OPENID_CONFIGURATION_RETRIEVE_FAIL']),
     );

@@ -1,11 +1,10 @@
-import type { EventPrefix } from '../events/catalogue.ts';
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids, SecretBox } from '../shared/ports.ts';
+import { adminOperations, requireFound } from '../shared/admin-resource.ts';
 import { conflict, DomainError, notFound } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { Page, PageQuery } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { AuthenticationProvider, InteractionHook, OpenIdSettings, ProviderAuthMethod } from './model.ts';
 import type { ProviderSettings } from './ports.ts';
@@ -39,10 +38,7 @@ export interface AuthenticationProviderView {
   updatedAt: string;
 }
 
-export interface ProviderListQuery {
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
+export type ProviderListQuery = PageQuery;
 
 /**
  * `/v1/users/authentication-providers` (docs/authentication.md): the tenant's one OpenID Connect provider.
@@ -103,24 +99,11 @@ const noProvider = () => notFound('The tenant has no such authentication provide
 export function createAuthenticationProviderService(deps: AuthenticationDeps): AuthenticationProviderService {
   const { store, clock, ids, events, secrets } = deps;
 
-  const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(
-      events,
-      ctx,
-      prefix,
-      async () => {
-        requirePermission(ctx, 'issuance-setup');
-        return work();
-      },
-      describe,
-    );
+  const { run, list } = adminOperations(events, 'issuance-setup');
   const meta = (v: AuthenticationProviderView) => ({ id: v.id, tokenEndpointAuthMethod: v.tokenEndpointAuthMethod });
 
-  async function find(ctx: RequestContext, id: string): Promise<AuthenticationProvider> {
-    const found = await store.authenticationProviders.get(ctx.tenant.id, checkPathId(id, 'An authentication provider'));
-    if (!found) throw noProvider();
-    return found;
-  }
+  const find = async (ctx: RequestContext, id: string) =>
+    requireFound(store.authenticationProviders.get(ctx.tenant.id, checkPathId(id, 'An authentication provider')), noProvider);
 
   return {
     create(ctx, input, basePath) {
@@ -151,17 +134,16 @@ export function createAuthenticationProviderService(deps: AuthenticationDeps): A
     },
 
     list(ctx, query, basePath) {
-      return run(
+      return list(
         ctx,
         'USER_AUTHENTICATION_PROVIDER_LIST',
-        async () => {
-          const page = parsePageQuery(query);
+        query,
+        async (page) => {
           const current = await store.authenticationProviders.current(ctx.tenant.id);
           // One provider at most: it sits at position 1, so its cursor ends the list.
-          const items = current && (page.after === undefined || page.after < 1) ? [current] : [];
-          return toPage({ items, last: 1 }, (p) => authenticationProviderView(p, issuerOf(ctx, basePath)));
+          return { items: current && (page.after === undefined || page.after < 1) ? [current] : [], last: 1 };
         },
-        { meta: (p) => ({ count: p.data.length }) },
+        (p) => authenticationProviderView(p, issuerOf(ctx, basePath)),
       );
     },
 
@@ -233,17 +215,7 @@ export interface OpenIdSettingsService {
 export function createOpenIdSettingsService(deps: AuthenticationDeps): OpenIdSettingsService {
   const { store, clock, ids, events, secrets } = deps;
 
-  const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(
-      events,
-      ctx,
-      prefix,
-      async () => {
-        requirePermission(ctx, 'issuance-setup');
-        return work();
-      },
-      describe,
-    );
+  const { run } = adminOperations(events, 'issuance-setup');
   const meta = (v: OpenIdSettingsView) => ({
     interactionHook: v.interactionHook !== undefined,
     ...(v.interactionHook ? { disabled: v.interactionHook.disabled } : {}),

@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
-import type { Tenant } from '../tenancy/model.ts';
+import { recordedEvents } from '../../test/events.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
+import { badBodyField, refusal } from '../../test/refusal.ts';
 
-async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  const loud: Tenant = { ...tenant, loggingLevel: 3 };
-  return { ...h, tenant, other, ctx: contextFor(loud) };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown[] }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; details?: unknown[] }) => e,
-  );
-}
+const setup = () => withTenants(3);
 
 const API_KEY_SOURCE = {
   name: 'CRM',
@@ -43,6 +29,9 @@ const OAUTH_SOURCE = {
     audience: 'hr-api',
   },
 };
+
+/** OAUTH_SOURCE with `authorization` fields changed. */
+const oauthSource = (authorization: Record<string, unknown>) => ({ ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, ...authorization } });
 
 describe('claim sources (docs/authentication.md /v1/claim-sources)', () => {
   it('creates, reads, lists in pages, replaces and deletes, never showing a secret', async () => {
@@ -81,9 +70,9 @@ describe('claim sources (docs/authentication.md /v1/claim-sources)', () => {
     const replaced = await sources.update(ctx, crm.id, { ...API_KEY_SOURCE, name: 'CRM 2', requestMethod: 'POST', requestParameters: {} });
     expect(replaced).toEqual({ ...crm, name: 'CRM 2', requestMethod: 'POST', requestParameters: {} });
     await sources.delete(ctx, crm.id);
-    expect(await failure(sources.get(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(sources.update(ctx, crm.id, API_KEY_SOURCE))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(sources.delete(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(sources.get(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(sources.update(ctx, crm.id, API_KEY_SOURCE))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(sources.delete(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
   });
 
   it('seals secrets per tenant and source; a PUT without the secret keeps it for the same type and needs it for a new type', async () => {
@@ -102,7 +91,7 @@ describe('claim sources (docs/authentication.md /v1/claim-sources)', () => {
     expect(second.type === 'api-key' && secretBox.open(second.sealedValue, context)).toBe('api-key-secret-2');
 
     // A new type needs its own secret.
-    const missing = await failure(sources.update(ctx, crm.id, { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: undefined } }));
+    const missing = await refusal(sources.update(ctx, crm.id, oauthSource({ clientSecret: undefined })));
     expect(missing).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param: 'authorization.clientSecret' })] });
     await sources.update(ctx, crm.id, OAUTH_SOURCE);
     const third = await sealed();
@@ -142,34 +131,15 @@ describe('claim sources (docs/authentication.md /v1/claim-sources)', () => {
     ['missing authorization', { ...API_KEY_SOURCE, authorization: undefined }, 'authorization'],
     ['unknown authorization type', { ...API_KEY_SOURCE, authorization: { type: 'basic', value: 'x' } }, 'authorization'],
     ['API key without a value', { ...API_KEY_SOURCE, authorization: { type: 'api-key' } }, 'authorization.value'],
-    [
-      'OAuth without a token endpoint',
-      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: undefined } },
-      'authorization.tokenEndpoint',
-    ],
-    [
-      'OAuth with an http token endpoint',
-      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpoint: 'http://auth.example.com/token' } },
-      'authorization.tokenEndpoint',
-    ],
-    [
-      'OAuth without a client secret',
-      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: undefined } },
-      'authorization.clientSecret',
-    ],
-    [
-      'OAuth with an unknown auth method',
-      { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, tokenEndpointAuthMethod: 'none' } },
-      'authorization.tokenEndpointAuthMethod',
-    ],
+    ['OAuth without a token endpoint', oauthSource({ tokenEndpoint: undefined }), 'authorization.tokenEndpoint'],
+    ['OAuth with an http token endpoint', oauthSource({ tokenEndpoint: 'http://auth.example.com/token' }), 'authorization.tokenEndpoint'],
+    ['OAuth without a client secret', oauthSource({ clientSecret: undefined }), 'authorization.clientSecret'],
+    ['OAuth with an unknown auth method', oauthSource({ tokenEndpointAuthMethod: 'none' }), 'authorization.tokenEndpointAuthMethod'],
     ['API key with OAuth fields', { ...API_KEY_SOURCE, authorization: { type: 'api-key', value: 'x', clientId: 'y' } }, 'authorization.clientId'],
     ['unknown field', { ...API_KEY_SOURCE, headers: {} }, 'headers'],
   ])('refuses a %s with a 400 naming the field', async (_name, body, param) => {
     const { claimSources: sources, ctx } = await setup();
-    expect(await failure(sources.create(ctx, body))).toMatchObject({
-      code: 'BadRequest',
-      details: expect.arrayContaining([expect.objectContaining({ param, location: 'body' })]),
-    });
+    expect(await refusal(sources.create(ctx, body))).toMatchObject(badBodyField(param));
   });
 
   it('refuses to delete a claim source a credential configuration names (409), and deletes it once none does', async () => {
@@ -181,34 +151,33 @@ describe('claim sources (docs/authentication.md /v1/claim-sources)', () => {
       claimMappings: { email: { mapFrom: 'claims.email' } },
       claimSourceId: crm.id,
     });
-    const refused = await failure(sources.delete(ctx, crm.id));
+    const refused = await refusal(sources.delete(ctx, crm.id));
     expect(refused).toMatchObject({ code: 'Conflict' });
     expect(refused.message).toContain(configuration.id);
     expect(await sources.get(ctx, crm.id)).toEqual(crm);
     await configurations.delete(ctx, 'dc+sd-jwt', configuration.id);
     await sources.delete(ctx, crm.id);
-    expect(await failure(sources.get(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(sources.get(ctx, crm.id))).toMatchObject({ code: 'NotFound' });
   });
 
   it('needs issuance-setup, keeps tenants apart, and records CLAIM_SOURCE_* events without secrets', async () => {
     const { claimSources: sources, ctx, tenant, other, recorder, store } = await setup();
     const crm = await sources.create(ctx, API_KEY_SOURCE);
     const hr = await sources.create(ctx, OAUTH_SOURCE);
-    expect(await failure(sources.list(contextFor(tenant, 'verifier'), {}))).toMatchObject({ code: 'Forbidden' });
-    expect(await failure(sources.create(contextFor(tenant, 'auditor'), API_KEY_SOURCE))).toMatchObject({ code: 'Forbidden' });
+    expect(await refusal(sources.list(contextFor(tenant, 'verifier'), {}))).toMatchObject({ code: 'Forbidden' });
+    expect(await refusal(sources.create(contextFor(tenant, 'auditor'), API_KEY_SOURCE))).toMatchObject({ code: 'Forbidden' });
     const theirs = contextFor(other);
-    expect(await failure(sources.get(theirs, crm.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(sources.update(theirs, crm.id, API_KEY_SOURCE))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(sources.delete(theirs, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(sources.get(theirs, crm.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(sources.update(theirs, crm.id, API_KEY_SOURCE))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(sources.delete(theirs, crm.id))).toMatchObject({ code: 'NotFound' });
     expect((await sources.list(theirs, {})).data).toEqual([]);
-    expect(await failure(sources.get(ctx, 'nope'))).toMatchObject({ details: [{ param: 'id', location: 'params', value: 'nope' }] });
+    expect(await refusal(sources.get(ctx, 'nope'))).toMatchObject({ details: [{ param: 'id', location: 'params', value: 'nope' }] });
 
     await sources.list(ctx, {});
     await sources.get(ctx, hr.id);
-    await sources.update(ctx, hr.id, { ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, clientSecret: 'oauth-secret-2' } });
+    await sources.update(ctx, hr.id, oauthSource({ clientSecret: 'oauth-secret-2' }));
     await sources.delete(ctx, crm.id);
-    await recorder.flush();
-    const events = (await store.events.list(tenant.id, { categories: ['claim-source'] }, { limit: 100 })).items;
+    const events = await recordedEvents({ recorder, store }, tenant.id, { categories: ['claim-source'] });
     const types = events.map((e) => e.type);
     for (const op of ['CREATE', 'LIST', 'RETRIEVE', 'UPDATE', 'DELETE']) expect(types).toContain(`CLAIM_SOURCE_${op}_SUCCESS`);
     expect(types).toContain('CLAIM_SOURCE_LIST_FAIL');

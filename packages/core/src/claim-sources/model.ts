@@ -1,4 +1,4 @@
-import type { PageRequest, Slice } from '../shared/pagination.ts';
+import type { TenantRecordRepository } from '../shared/ports.ts';
 
 /** A parameter sent to a claim source: a value from the user object, or a fixed one (docs/authentication.md). */
 export interface ClaimSourceParameter {
@@ -33,14 +33,4 @@ export interface ClaimSource {
   updatedAt: string;
 }
 
-export interface ClaimSourceRepository {
-  /** Throws DomainError `Conflict` when the id exists. */
-  insert(source: ClaimSource): Promise<void>;
-  get(tenantId: string, id: string): Promise<ClaimSource | undefined>;
-  /** The tenant's claim sources in creation order. */
-  list(tenantId: string, page: PageRequest): Promise<Slice<ClaimSource>>;
-  /** Replaces every field but `tenantId`, `id` and `createdAt`. Returns false when the tenant has no such source. */
-  update(source: ClaimSource): Promise<boolean>;
-  /** Returns false when the tenant has no such source. */
-  delete(tenantId: string, id: string): Promise<boolean>;
-}
+export type ClaimSourceRepository = TenantRecordRepository<ClaimSource>;

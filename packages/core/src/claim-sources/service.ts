@@ -1,12 +1,10 @@
-import type { EventPrefix } from '../events/catalogue.ts';
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids, SecretBox } from '../shared/ports.ts';
+import { adminCollection, type CollectionService } from '../shared/admin-resource.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
 import { isUuid } from '../configurations/input.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
-import type { RequestContext } from '../tenancy/model.ts';
+import type { PageQuery } from '../shared/pagination.ts';
 import type { ClaimSource, ClaimSourceAuthorization, ClaimSourceParameter } from './model.ts';
 import { type CheckedClaimSource, checkClaimSourceInput } from './rules.ts';
 
@@ -42,21 +40,14 @@ export interface ClaimSourceView {
   updatedAt: string;
 }
 
-export interface ClaimSourceListQuery {
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
+export type ClaimSourceListQuery = PageQuery;
 
-/** `/v1/claim-sources` (docs/authentication.md): the issuer's APIs Vellum asks for a user's claims at issuance. */
-export interface ClaimSourceService {
-  create(ctx: RequestContext, input: unknown): Promise<ClaimSourceView>;
-  list(ctx: RequestContext, query: ClaimSourceListQuery): Promise<Page<ClaimSourceView>>;
-  get(ctx: RequestContext, id: string): Promise<ClaimSourceView>;
-  /** Replaces the source (PUT); a missing key or secret keeps the stored one when the authorization type is unchanged. */
-  update(ctx: RequestContext, id: string, input: unknown): Promise<ClaimSourceView>;
-  /** Removes the source; Conflict while a credential configuration names it. */
-  delete(ctx: RequestContext, id: string): Promise<void>;
-}
+/**
+ * `/v1/claim-sources` (docs/authentication.md): the issuer's APIs Vellum asks for a user's claims at
+ * issuance. `update` replaces a source (PUT): a missing key or secret keeps the stored one when the
+ * authorization type is unchanged. `delete` is a Conflict while a credential configuration names the source.
+ */
+export type ClaimSourceService = CollectionService<ClaimSourceView>;
 
 /** The SecretBox context a claim source's key or client secret is sealed under. */
 export const claimSourceSecretContext = (tenantId: string, id: string) => `claim-source:${tenantId}:${id}`;
@@ -99,18 +90,16 @@ const NAMED_USERS = 5;
 export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceService {
   const { store, clock, ids, events, secrets } = deps;
 
-  const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(
-      events,
-      ctx,
-      prefix,
-      async () => {
-        requirePermission(ctx, 'issuance-setup');
-        return work();
-      },
-      describe,
-    );
-  const meta = (v: ClaimSourceView) => ({ id: v.id, requestMethod: v.requestMethod, authorizationType: v.authorization.type });
+  const sources = adminCollection({
+    events,
+    permission: 'issuance-setup',
+    stem: 'CLAIM_SOURCE',
+    records: () => store.claimSources,
+    view: claimSourceView,
+    meta: (v) => ({ id: v.id, requestMethod: v.requestMethod, authorizationType: v.authorization.type }),
+    checkId,
+    missing: noSource,
+  });
 
   /** The stored authorization: the new secret sealed, or the stored one kept (the rules allow that only for the same type). */
   function sealAuthorization(checked: CheckedClaimSource, tenantId: string, id: string, existing?: ClaimSource): ClaimSourceAuthorization {
@@ -140,74 +129,47 @@ export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceServ
     };
   }
 
-  async function find(ctx: RequestContext, id: string): Promise<ClaimSource> {
-    const found = await store.claimSources.get(ctx.tenant.id, checkId(id));
-    if (!found) throw noSource();
-    return found;
-  }
-
   return {
     create(ctx, input) {
-      return run(
-        ctx,
-        'CLAIM_SOURCE_CREATE',
-        async () => {
-          const checked = checkClaimSourceInput(input);
-          const id = ids.uuid();
-          const now = clock.now().toISOString();
-          const source: ClaimSource = {
-            id,
-            tenantId: ctx.tenant.id,
-            name: checked.name,
-            url: checked.url,
-            requestMethod: checked.requestMethod,
-            requestParameters: checked.requestParameters,
-            authorization: sealAuthorization(checked, ctx.tenant.id, id),
-            createdAt: now,
-            updatedAt: now,
-          };
-          await store.claimSources.insert(source);
-          return claimSourceView(source);
-        },
-        { input, meta },
-      );
-    },
-
-    list(ctx, query) {
-      return run(ctx, 'CLAIM_SOURCE_LIST', async () => toPage(await store.claimSources.list(ctx.tenant.id, parsePageQuery(query)), claimSourceView), {
-        meta: (p) => ({ count: p.data.length }),
+      return sources.create(ctx, input, () => {
+        const checked = checkClaimSourceInput(input);
+        const id = ids.uuid();
+        const now = clock.now().toISOString();
+        return {
+          id,
+          tenantId: ctx.tenant.id,
+          name: checked.name,
+          url: checked.url,
+          requestMethod: checked.requestMethod,
+          requestParameters: checked.requestParameters,
+          authorization: sealAuthorization(checked, ctx.tenant.id, id),
+          createdAt: now,
+          updatedAt: now,
+        };
       });
     },
 
-    get(ctx, id) {
-      return run(ctx, 'CLAIM_SOURCE_RETRIEVE', async () => claimSourceView(await find(ctx, id)), { meta });
-    },
+    list: sources.list,
+    get: sources.get,
 
     update(ctx, id, input) {
-      return run(
-        ctx,
-        'CLAIM_SOURCE_UPDATE',
-        async () => {
-          const checked = checkClaimSourceInput(input, true);
-          const existing = await find(ctx, id);
-          const source: ClaimSource = {
-            ...existing,
-            name: checked.name,
-            url: checked.url,
-            requestMethod: checked.requestMethod,
-            requestParameters: checked.requestParameters,
-            authorization: sealAuthorization(checked, existing.tenantId, existing.id, existing),
-            updatedAt: clock.now().toISOString(),
-          };
-          if (!(await store.claimSources.update(source))) throw noSource();
-          return claimSourceView(source);
-        },
-        { input, meta },
-      );
+      return sources.update(ctx, input, async () => {
+        const checked = checkClaimSourceInput(input, true);
+        const existing = await sources.find(ctx, id);
+        return {
+          ...existing,
+          name: checked.name,
+          url: checked.url,
+          requestMethod: checked.requestMethod,
+          requestParameters: checked.requestParameters,
+          authorization: sealAuthorization(checked, existing.tenantId, existing.id, existing),
+          updatedAt: clock.now().toISOString(),
+        };
+      });
     },
 
     delete(ctx, id) {
-      return run(
+      return sources.run(
         ctx,
         'CLAIM_SOURCE_DELETE',
         async () => {

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { MDL_DISPLAY } from '../../test/configurations.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
+import { refusal } from '../../test/refusal.ts';
 import { EVENT_PREFIXES } from '../events/catalogue.ts';
 import { CREDENTIAL_FORMATS, type CredentialConfigurationInput } from './model.ts';
 import { configurationEventPrefix } from './service.ts';
 
-async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  return { ...h, tenant, other, ctx: contextFor(tenant) };
-}
+const setup = () => withTenants();
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const mdl = (over: Partial<CredentialConfigurationInput> = {}): CredentialConfigurationInput => ({
@@ -23,23 +20,7 @@ const mdl = (over: Partial<CredentialConfigurationInput> = {}): CredentialConfig
       issuing_country: { defaultValue: 'NZ' },
     },
   },
-  claimDisplay: {
-    'org.iso.18013.5.1': {
-      family_name: [
-        { name: 'Family name', locale: 'en' },
-        { name: 'Nom', locale: 'fr' },
-      ],
-    },
-  },
-  display: [
-    {
-      name: 'Driver licence',
-      locale: 'en',
-      logo: { uri: 'https://issuer.example/logo.png', alt_text: 'Logo' },
-      background_color: '#12107c',
-      text_color: '#ffffff',
-    },
-  ],
+  ...MDL_DISPLAY,
   ...over,
 });
 const flat = (type: string, over: Partial<CredentialConfigurationInput> = {}): CredentialConfigurationInput => ({
@@ -48,16 +29,6 @@ const flat = (type: string, over: Partial<CredentialConfigurationInput> = {}): C
   claimMappings: { name: { mapFrom: 'claims.name', required: true }, level: { defaultValue: 3 } },
   ...over,
 });
-
-/** The DomainError a promise rejects with. */
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown[] }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; details?: unknown[] }) => e,
-  );
-}
 
 /** A certificate in PEM form, as far as a configuration checks it (chains are checked with each key attestation). */
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKHHIG3+c1a2MA0GCSqGSIb3DQEBCwUAMBExDzANBgNVBAMMBnJv\n-----END CERTIFICATE-----\n';
@@ -130,7 +101,7 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
   it('refuses a type the tenant already has in that format with 409 naming the holder; other formats and tenants may reuse it', async () => {
     const { configurations, ctx, other } = await setup();
     const first = await configurations.create(ctx, 'mso_mdoc', mdl());
-    const error = await failure(configurations.create(ctx, 'mso_mdoc', mdl({ name: 'Again' })));
+    const error = await refusal(configurations.create(ctx, 'mso_mdoc', mdl({ name: 'Again' })));
     expect(error).toMatchObject({
       code: 'Conflict',
       details: [{ param: 'type', location: 'body', value: MDL, msg: `Already the type of configuration ${first.id}` }],
@@ -147,7 +118,7 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
         'org.iso.18013.5.1': { birth_date: { defaultValue: '04/05/1990', type: 'date' }, age_over_18: { defaultValue: 'yes', type: 'boolean' } },
       },
     });
-    const error = await failure(configurations.create(ctx, 'mso_mdoc', { ...input, claimDisplay: undefined }));
+    const error = await refusal(configurations.create(ctx, 'mso_mdoc', { ...input, claimDisplay: undefined }));
     expect(error).toMatchObject({ code: 'BadRequest', message: 'Validation Error' });
     expect(error.details).toEqual([
       { param: 'claimMappings.org.iso.18013.5.1.birth_date.defaultValue', msg: 'Does not match the type date', value: '04/05/1990', location: 'body' },
@@ -163,7 +134,7 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
   ] as const)('refuses an expiry past the limit: %s %s for %j', async (format, type, expiresIn, msg) => {
     const { configurations, ctx } = await setup();
     const input = format === 'mso_mdoc' ? mdl({ type, expiresIn }) : flat(type, { expiresIn });
-    const error = await failure(configurations.create(ctx, format, input));
+    const error = await refusal(configurations.create(ctx, format, input));
     expect(error).toMatchObject({ code: 'BadRequest', details: [{ param: 'expiresIn', msg, value: expiresIn, location: 'body' }] });
   });
 
@@ -188,19 +159,19 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
       claimSourceId: 'source-1',
       revocable: true,
     } as unknown as CredentialConfigurationInput;
-    const error = await failure(configurations.create(ctx, 'mso_mdoc', input));
+    const error = await refusal(configurations.create(ctx, 'mso_mdoc', input));
     expect((error.details as Array<{ param: string }>).map((d) => d.param)).toEqual([
-      'revocable',
       'type',
       'name',
       'claimMappings.ns.a',
       'claimMappings.ns.b.mapFrom',
       'expiresIn',
       'claimSourceId',
-      'display.0.logo.uri',
       'display.0.background_color',
+      'display.0.logo.uri',
       'display.1.locale',
       'claimDisplay.ns.c',
+      'revocable',
     ]);
   });
 
@@ -282,7 +253,7 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
     ],
   ] as const)('refuses a %s configuration with a bad %s', async (format, param, msg, input) => {
     const { configurations, ctx } = await setup();
-    const error = await failure(configurations.create(ctx, format, input as CredentialConfigurationInput));
+    const error = await refusal(configurations.create(ctx, format, input as CredentialConfigurationInput));
     expect(error).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param, msg, location: 'body' })] });
   });
 
@@ -293,13 +264,13 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
     const foreign = (await dids.create(contextFor(other), { method: 'key' })).did;
     await expect(configurations.create(ctx, 'ldp_vc', flat('Degree', { issuer: { name: 'U', id: ed } }))).resolves.toMatchObject({ issuer: { id: ed } });
     await expect(configurations.create(ctx, 'cwt', flat('Badge', { issuer: { id: p256 } }))).resolves.toMatchObject({ issuer: { id: p256 } });
-    expect(await failure(configurations.create(ctx, 'ldp_vc', flat('Other', { issuer: { name: 'U', id: p256 } })))).toMatchObject({
+    expect(await refusal(configurations.create(ctx, 'ldp_vc', flat('Other', { issuer: { name: 'U', id: p256 } })))).toMatchObject({
       details: [{ param: 'issuer.id', msg: 'This DID has no Ed25519 key, which ldp_vc credentials are signed with', value: p256 }],
     });
-    expect(await failure(configurations.create(ctx, 'cwt_vc', flat('Badge', { issuer: { id: ed } })))).toMatchObject({
+    expect(await refusal(configurations.create(ctx, 'cwt_vc', flat('Badge', { issuer: { id: ed } })))).toMatchObject({
       details: [{ param: 'issuer.id', msg: expect.stringContaining('no P-256 key') }],
     });
-    expect(await failure(configurations.create(ctx, 'dc+sd-jwt', flat('Pid', { issuer: { id: foreign } })))).toMatchObject({
+    expect(await refusal(configurations.create(ctx, 'dc+sd-jwt', flat('Pid', { issuer: { id: foreign } })))).toMatchObject({
       details: [{ param: 'issuer.id', msg: 'The tenant holds no such DID' }],
     });
   });
@@ -360,14 +331,14 @@ describe('reading, replacing and deleting credential configurations (docs/decisi
     expect(await configurations.get(ctx, 'mso_mdoc', created.id)).toEqual(replaced);
     // Its old type is free again; taking another configuration's type is not allowed.
     const second = await configurations.create(ctx, 'mso_mdoc', mdl());
-    expect(await failure(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ type: 'org.example.card' })))).toMatchObject({
+    expect(await refusal(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ type: 'org.example.card' })))).toMatchObject({
       code: 'Conflict',
       details: [{ param: 'type', msg: `Already the type of configuration ${created.id}` }],
     });
     await expect(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ name: 'Same type, new name' }))).resolves.toMatchObject({
       name: 'Same type, new name',
     });
-    expect(await failure(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ expiresIn: { days: 500 } })))).toMatchObject({
+    expect(await refusal(configurations.update(ctx, 'mso_mdoc', second.id, mdl({ expiresIn: { days: 500 } })))).toMatchObject({
       details: [{ param: 'expiresIn' }],
     });
   });

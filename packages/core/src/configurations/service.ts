@@ -1,11 +1,11 @@
 import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { EventPrefix } from '../events/catalogue.ts';
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
-import { conflict, type DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import { adminOperations, conflictAs } from '../shared/admin-resource.ts';
+import { conflict, type DomainError, invalidField, notFound } from '../shared/errors.ts';
+import type { Page, PageQuery } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { checkConfigurationInput, isUuid } from './input.ts';
 import type { CredentialConfiguration, CredentialConfigurationInput, CredentialFormat } from './model.ts';
@@ -25,9 +25,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** A configuration as the API shows it: everything but the tenant and the format (the path says which). */
 export type CredentialConfigurationView = DistributiveOmit<CredentialConfiguration, 'tenantId' | 'format'>;
 
-export interface CredentialConfigurationListQuery {
-  limit?: number | undefined;
-  cursor?: string | undefined;
+export interface CredentialConfigurationListQuery extends PageQuery {
   /** Only configurations of this type (docType for mDocs). */
   type?: string | undefined;
 }
@@ -77,6 +75,8 @@ const missing = (format: CredentialFormat) => notFound(`The tenant has no such $
 export function createCredentialConfigurationService(deps: CredentialConfigurationDeps): CredentialConfigurationService {
   const { store, clock, ids, events, formats } = deps;
   const repository = store.credentialConfigurations;
+  const reading = adminOperations(events, 'configurations:read');
+  const writing = adminOperations(events, 'configurations:write');
 
   /** The configuration with this id, of this format and tenant; any other is as good as absent. */
   async function find(ctx: RequestContext, format: CredentialFormat, id: string): Promise<CredentialConfiguration> {
@@ -92,8 +92,7 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
   }
 
   /** The unique index refused the type: say which configuration holds it. */
-  async function typeTaken(ctx: RequestContext, c: CredentialConfiguration, error: unknown): Promise<DomainError> {
-    if (!isDomainError(error) || error.code !== 'Conflict') throw error;
+  async function typeTaken(ctx: RequestContext, c: CredentialConfiguration): Promise<DomainError> {
     const holder = (await repository.list(ctx.tenant.id, { format: c.format, type: c.type }, { limit: 1 })).items[0];
     return conflict(`The tenant already has a ${c.format} configuration of this type`, [
       { value: c.type, msg: holder ? `Already the type of configuration ${holder.id}` : 'Already in use', param: 'type', location: 'body' },
@@ -104,20 +103,14 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
 
   return {
     create(ctx, format, input) {
-      return withEvents(
-        events,
+      return writing.run(
         ctx,
         configurationEventPrefix(format, 'CREATE'),
         async () => {
-          requirePermission(ctx, 'configurations:write');
           const now = clock.now().toISOString();
           const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
           const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
-          try {
-            await repository.insert(configuration);
-          } catch (error) {
-            throw await typeTaken(ctx, configuration, error);
-          }
+          await conflictAs(repository.insert(configuration), () => typeTaken(ctx, configuration));
           return credentialConfigurationView(configuration);
         },
         { input, meta: meta(format) },
@@ -125,51 +118,33 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     },
 
     list(ctx, format, query) {
-      return withEvents(
-        events,
+      const filter = query.type === undefined ? { format } : { format, type: query.type };
+      return reading.list(
         ctx,
         configurationEventPrefix(format, 'LIST'),
-        async () => {
-          requirePermission(ctx, 'configurations:read');
-          const page = parsePageQuery(query);
-          const filter = query.type === undefined ? { format } : { format, type: query.type };
-          return toPage(await repository.list(ctx.tenant.id, filter, page), credentialConfigurationView);
-        },
+        query,
+        (page) => repository.list(ctx.tenant.id, filter, page),
+        credentialConfigurationView,
         { meta: (p) => ({ format, count: p.data.length }) },
       );
     },
 
     get(ctx, format, id) {
-      return withEvents(
-        events,
-        ctx,
-        configurationEventPrefix(format, 'RETRIEVE'),
-        async () => {
-          requirePermission(ctx, 'configurations:read');
-          return credentialConfigurationView(await find(ctx, format, id));
-        },
-        { meta: meta(format) },
-      );
+      return reading.run(ctx, configurationEventPrefix(format, 'RETRIEVE'), async () => credentialConfigurationView(await find(ctx, format, id)), {
+        meta: meta(format),
+      });
     },
 
     update(ctx, format, id, input) {
-      return withEvents(
-        events,
+      return writing.run(
         ctx,
         configurationEventPrefix(format, 'UPDATE'),
         async () => {
-          requirePermission(ctx, 'configurations:write');
           const existing = await find(ctx, format, id);
           const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
           const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
-          let replaced: boolean;
-          try {
-            replaced = await repository.update(configuration);
-          } catch (error) {
-            throw await typeTaken(ctx, configuration, error);
-          }
           // Deleted between the read and the write.
-          if (!replaced) throw missing(format);
+          if (!(await conflictAs(repository.update(configuration), () => typeTaken(ctx, configuration)))) throw missing(format);
           return credentialConfigurationView(configuration);
         },
         { input, meta: meta(format) },
@@ -177,12 +152,10 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     },
 
     delete(ctx, format, id) {
-      return withEvents(
-        events,
+      return writing.run(
         ctx,
         configurationEventPrefix(format, 'DELETE'),
         async () => {
-          requirePermission(ctx, 'configurations:write');
           const existing = await find(ctx, format, id);
           if (!(await repository.delete(ctx.tenant.id, existing.id))) throw missing(format);
         },

@@ -1,20 +1,12 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { holderKey, issuing, signingTenant } from '../../test/format-issuance.ts';
 import { fakeCwtSigner } from '../../test/kit.ts';
 import type { CwtConfiguration } from '../configurations/model.ts';
 import { didKeyOf } from '../dids/did-key.ts';
-import type { PublicJwk } from '../keys/model.ts';
 import { createCwtFormat } from './cwt.ts';
-import type { FormatIssueRequest } from './port.ts';
 
 const NOW = new Date('2026-05-01T12:00:00.750Z');
 const WHOLE_NOW = new Date('2026-05-01T12:00:00.000Z');
-
-function holderKey(): PublicJwk {
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
-}
 
 function configurationOf(format: 'cwt' | 'cwt_vc', tenantId: string, over: Partial<CwtConfiguration> = {}): CwtConfiguration {
   return {
@@ -39,26 +31,12 @@ function configurationOf(format: 'cwt' | 'cwt_vc', tenantId: string, over: Parti
 const subject = { claims: { givenName: 'Susan', employee: { id: 4711 } } };
 
 async function setup(format: 'cwt' | 'cwt_vc' = 'cwt') {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const ctx = contextFor(tenant);
-  const signer = fakeCwtSigner(h.keys);
-  const handler = createCwtFormat({ store: h.store, signer, format });
+  const t = await signingTenant();
+  const signer = fakeCwtSigner(t.keys);
+  const handler = createCwtFormat({ store: t.store, signer, format });
   const holder = holderKey();
-  const issue = (over: Partial<FormatIssueRequest<CwtConfiguration>> = {}) =>
-    handler.issue({
-      tenant,
-      configuration: configurationOf(format, tenant.id),
-      subject,
-      holderKey: holder,
-      credentialIssuer: 'https://acme.eu01.vellum.test',
-      now: NOW,
-      form: 'current',
-      ...over,
-    });
-  const p256Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'P-256' } });
-  const ed25519Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'Ed25519' } });
-  return { ...h, tenant, ctx, signer, handler, holder, issue, p256Did, ed25519Did };
+  const issue = issuing(handler, { tenant: t.tenant, configuration: configurationOf(format, t.tenant.id), subject, holderKey: holder, now: NOW });
+  return { ...t, signer, handler, holder, issue };
 }
 
 describe('cwt issuance (RFC 8392 claims, docs/decisions.md "Credential configurations" signing DID)', () => {

@@ -3,15 +3,25 @@
 
 import type { CwtConfiguration } from '../configurations/model.ts';
 import type { Problems } from '../shared/body-problems.ts';
-import { checkBoolean, checkIssuerProfile, checkType, CREDENTIAL_TYPE, present } from '../configurations/rules.ts';
+import { checkType, CREDENTIAL_TYPE, present } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
-import { resolveFlatClaims } from '../configurations/claims.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import type { CommonConfiguration, CredentialFormatHandler, CwtSigner } from './port.ts';
-import { COSE_ES256, HOLDER_PROOF_ALGORITHMS, VC_CONTEXT, generalValidity, namedTypes, pinnedDid, referencedEntry, revocableStatus } from './shared.ts';
+import {
+  checkSignedFields,
+  claimsAndValidity,
+  COSE_ES256,
+  DID_SIGNED_HANDLER,
+  holderProofTypes,
+  issuedCredential,
+  pinnedDid,
+  referencedEntry,
+  revocableStatus,
+  signedConfigurationOf,
+  VC_CONTEXT,
+} from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
-import { validityOf } from './validity.ts';
 
 export interface CwtFormatDeps {
   store: Store;
@@ -45,34 +55,29 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
     // claims sit in vc.credentialSubject, whose `id` is the holder's.
     reservedClaims: format === 'cwt' ? ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'cti', 'cnf', 'status', 'type'] : ['id'],
     signingKey: 'P-256',
-    proofAlgorithms: HOLDER_PROOF_ALGORITHMS,
-    maxValidityDays: generalValidity,
+    ...DID_SIGNED_HANDLER,
     checkType: (type, problems) => checkType(type, CREDENTIAL_TYPE, 'Letters, digits and . _ : -, up to 200 characters', problems),
     checkFields(body: Record<string, unknown>, problems: Problems) {
-      checkIssuerProfile(body.issuer, false, problems);
-      checkBoolean('revocable', body.revocable, problems);
+      checkSignedFields(body, false, problems);
     },
     build: (common: CommonConfiguration, body) =>
       present({
         ...common,
         format,
-        claimMappings: body.claimMappings as CwtConfiguration['claimMappings'],
-        issuer: body.issuer as CwtConfiguration['issuer'],
+        ...signedConfigurationOf<CwtConfiguration>(body),
         revocable: body.revocable === true,
       }),
     metadata: (c) => ({
       ...(format === 'cwt_vc' ? { types: ['VerifiableCredential', c.type] } : { type: c.type }),
       credential_signing_alg_values_supported: [COSE_ES256],
       cryptographic_binding_methods_supported: ['did:key'],
-      proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_PROOF_ALGORITHMS] } },
+      proof_types_supported: holderProofTypes(),
     }),
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['did:key'], cryptographic_suites_supported: ['ES256'] }),
-    legacyRequestTypes: namedTypes,
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      const { tenant, configuration, holderKey, now } = request;
-      const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
-      const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
+      const { tenant, configuration, holderKey } = request;
+      const { claims, validFrom, validUntil } = claimsAndValidity(request);
       const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'P-256');
       // IETF Token Status List §6.2: a Referenced Token in CWT form names its list in claim 65535.
       const entry = await referencedEntry(deps.statusLists, configuration.revocable, 'token-cwt', { tenant, did, credentialIssuer: request.credentialIssuer });
@@ -92,12 +97,7 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
           ...(entry ? { status: { idx: entry.idx, uri: entry.uri } } : {}),
         },
       });
-      return {
-        credential,
-        validFrom: validFrom.toISOString(),
-        validUntil: validUntil.toISOString(),
-        ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}),
-      };
+      return issuedCredential(credential, { validFrom, validUntil }, entry);
     },
   };
 }

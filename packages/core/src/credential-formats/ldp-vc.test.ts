@@ -1,21 +1,13 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { holderKey, issuing, signingTenant } from '../../test/format-issuance.ts';
 import { fakeIds, fakeLinkedDataSigner } from '../../test/kit.ts';
 import type { LdpVcConfiguration } from '../configurations/model.ts';
 import { didKeyOf } from '../dids/did-key.ts';
-import type { PublicJwk } from '../keys/model.ts';
 import { createLdpVcFormat, LDP_CLAIM_VOCABULARY } from './ldp-vc.ts';
-import type { FormatIssueRequest, LinkedDataSigner, LinkedDataSignInput } from './port.ts';
+import type { LinkedDataSigner, LinkedDataSignInput } from './port.ts';
 
 const NOW = new Date('2026-05-01T12:00:00.750Z');
 const VC_V1 = 'https://www.w3.org/2018/credentials/v1';
-
-function holderKey(curve: 'P-256' | 'Ed25519' = 'P-256'): PublicJwk {
-  if (curve === 'Ed25519') return { kty: 'OKP', crv: 'Ed25519', x: generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x as string };
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
-}
 
 function configurationOf(tenantId: string, over: Partial<LdpVcConfiguration> = {}): LdpVcConfiguration {
   return {
@@ -46,29 +38,15 @@ function configurationOf(tenantId: string, over: Partial<LdpVcConfiguration> = {
 const subject = { claims: { givenName: 'Susan', degree: { title: 'BSc Physics', year: 2024 } } };
 
 async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const ctx = contextFor(tenant);
+  const t = await signingTenant();
   // The fake signs what it is given; the test records each input to see the document and the key.
-  const fake = fakeLinkedDataSigner(h.keys);
+  const fake = fakeLinkedDataSigner(t.keys);
   const inputs: LinkedDataSignInput[] = [];
   const signer: LinkedDataSigner = { contexts: fake.contexts, sign: (input) => (inputs.push(structuredClone(input)), fake.sign(input)) };
-  const handler = createLdpVcFormat({ store: h.store, ids: fakeIds(900), signer });
+  const handler = createLdpVcFormat({ store: t.store, ids: fakeIds(900), signer });
   const holder = holderKey();
-  const issue = (over: Partial<FormatIssueRequest<LdpVcConfiguration>> = {}) =>
-    handler.issue({
-      tenant,
-      configuration: configurationOf(tenant.id),
-      subject,
-      holderKey: holder,
-      credentialIssuer: 'https://acme.eu01.vellum.test',
-      now: NOW,
-      form: 'current',
-      ...over,
-    });
-  const ed25519Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'Ed25519' } });
-  const p256Did = async () => h.dids.create(ctx, { method: 'key', options: { keyType: 'P-256' } });
-  return { ...h, tenant, ctx, inputs, handler, holder, issue, ed25519Did, p256Did };
+  const issue = issuing(handler, { tenant: t.tenant, configuration: configurationOf(t.tenant.id), subject, holderKey: holder, now: NOW });
+  return { ...t, inputs, handler, holder, issue };
 }
 
 describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () => {

@@ -1,20 +1,8 @@
 // ldp_vc (W3C Verifiable Credentials Data Model 1.1 with a Linked Data proof) on the
 // CredentialFormat port: signed by the tenant's Ed25519 DID key, bound to the holder's did:key.
 
-import { resolveFlatClaims } from '../configurations/claims.ts';
 import type { LdpVcConfiguration } from '../configurations/model.ts';
-import {
-  checkColor,
-  checkHttpsUrl,
-  checkIssuerProfile,
-  checkKnownFields,
-  checkList,
-  checkBoolean,
-  checkType,
-  CREDENTIAL_TYPE,
-  isHttpsUrl,
-  present,
-} from '../configurations/rules.ts';
+import { checkColor, checkHttpsUrl, checkKnownFields, checkList, checkType, CREDENTIAL_TYPE, isHttpsUrl, present } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
 import { isPlainObject, type Problems } from '../shared/body-problems.ts';
 import type { Ids } from '../shared/ports.ts';
@@ -22,9 +10,20 @@ import type { StatusListService } from '../status-lists/service.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, LinkedDataSigner } from './port.ts';
-import { HOLDER_PROOF_ALGORITHMS, VC_CONTEXT, generalValidity, namedTypes, pinnedDid, referencedEntry, revocableStatus } from './shared.ts';
+import {
+  checkSignedFields,
+  claimsAndValidity,
+  DID_SIGNED_HANDLER,
+  holderProofTypes,
+  issuedCredential,
+  pinnedDid,
+  referencedEntry,
+  revocableStatus,
+  signedConfigurationOf,
+  VC_CONTEXT,
+} from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
-import { isoSeconds, validityOf } from './validity.ts';
+import { isoSeconds } from './validity.ts';
 
 /** The Linked Data proof suites an ldp_vc configuration may ask for; the first is the default. */
 export const LDP_PROOF_TYPES = ['Ed25519Signature2018', 'Ed25519Signature2020'] as const;
@@ -108,12 +107,10 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
     // `proof` would read as a proof's IRI (JSON-LD 1.1 §4.3, VC Data Model 1.1 §4.3, §4.7).
     reservedClaims: ['id', 'type', 'proof'],
     signingKey: 'Ed25519',
-    proofAlgorithms: HOLDER_PROOF_ALGORITHMS,
-    maxValidityDays: generalValidity,
+    ...DID_SIGNED_HANDLER,
     checkType: (type, problems) => checkType(type, CREDENTIAL_TYPE, 'Letters, digits and . _ : -, up to 200 characters', problems),
     checkFields(body: Record<string, unknown>, problems: Problems) {
-      checkIssuerProfile(body.issuer, true, problems);
-      checkBoolean('revocable', body.revocable, problems);
+      checkSignedFields(body, true, problems);
       // Contexts are never fetched (they would change what was signed): only bundled ones can be used,
       // and not credentials v1 (always first) nor the 2018 suite's, which redefines a term that
       // credentials v1 protects (JSON-LD 1.1 §4.1.11).
@@ -154,8 +151,7 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
       present({
         ...common,
         format: 'ldp_vc',
-        claimMappings: body.claimMappings as LdpVcConfiguration['claimMappings'],
-        issuer: body.issuer as LdpVcConfiguration['issuer'],
+        ...signedConfigurationOf<LdpVcConfiguration>(body),
         contexts: body.contexts as string[] | undefined,
         additionalTypes: body.additionalTypes as string[] | undefined,
         proofType: (body.proofType as LdpVcConfiguration['proofType'] | undefined) ?? LDP_PROOF_TYPES[0],
@@ -166,7 +162,7 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
       credential_definition: { '@context': [VC_CONTEXT, ...(c.contexts ?? [])], type: ['VerifiableCredential', c.type, ...(c.additionalTypes ?? [])] },
       credential_signing_alg_values_supported: [c.proofType],
       cryptographic_binding_methods_supported: ['did:key'],
-      proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_PROOF_ALGORITHMS] } },
+      proof_types_supported: holderProofTypes(),
     }),
     legacyMetadata: (c) => ({
       '@context': [VC_CONTEXT, ...(c.contexts ?? [])],
@@ -175,12 +171,10 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
       cryptographic_binding_methods_supported: ['did:key'],
       cryptographic_suites_supported: [c.proofType],
     }),
-    legacyRequestTypes: namedTypes,
     statusEntry: revocableStatus('status-list-credential'),
     async issue(request) {
-      const { tenant, configuration, now } = request;
-      const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
-      const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
+      const { tenant, configuration } = request;
+      const { claims, validFrom, validUntil } = claimsAndValidity(request);
       const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'Ed25519');
       const status = await referencedEntry(deps.statusLists, configuration.revocable, 'revocation-list', {
         tenant,
@@ -204,12 +198,7 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
           if (isDomainError(error)) throw error;
           throw new DomainError('BadRequest', `The claims cannot be signed as JSON-LD: ${(error as Error).message}`);
         });
-      return {
-        credential,
-        validFrom: validFrom.toISOString(),
-        validUntil: validUntil.toISOString(),
-        ...(status ? { statusEntry: { listId: status.listId, idx: status.idx } } : {}),
-      };
+      return issuedCredential(credential, { validFrom, validUntil }, status);
     },
   };
 }

@@ -1,16 +1,24 @@
 // dc+sd-jwt (IETF SD-JWT VC) on the CredentialFormat port: an SD-JWT signed by the tenant's P-256
 // DID key, the configured claims selectively disclosable, bound to the holder's key in `cnf.jwk`.
 
-import { resolveFlatClaims } from '../configurations/claims.ts';
 import type { SdJwtConfiguration } from '../configurations/model.ts';
 import { isPlainObject, type Problems } from '../shared/body-problems.ts';
-import { checkBoolean, checkIssuerProfile, checkList, checkType, present, VCT_TYPE } from '../configurations/rules.ts';
+import { checkList, checkType, present, VCT_TYPE } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { CommonConfiguration, CredentialFormatHandler, SdJwtSigner } from './port.ts';
-import { HOLDER_PROOF_ALGORITHMS, generalValidity, namedTypes, pinnedDid, referencedEntry, revocableStatus } from './shared.ts';
+import {
+  checkSignedFields,
+  claimsAndValidity,
+  DID_SIGNED_HANDLER,
+  holderProofTypes,
+  issuedCredential,
+  pinnedDid,
+  referencedEntry,
+  revocableStatus,
+  signedConfigurationOf,
+} from './shared.ts';
 import { signingDidOf } from './signing-did.ts';
-import { validityOf } from './validity.ts';
 
 /** A JWT NumericDate: whole seconds since the epoch (RFC 7519 §2). */
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -32,8 +40,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     // The claims an SD-JWT VC registers or SD-JWT reserves (IETF SD-JWT VC §3.2.2, SD-JWT §4.1).
     reservedClaims: ['iss', 'nbf', 'exp', 'iat', 'cnf', 'vct', 'status', '_sd', '_sd_alg'],
     signingKey: 'P-256',
-    proofAlgorithms: HOLDER_PROOF_ALGORITHMS,
-    maxValidityDays: generalValidity,
+    ...DID_SIGNED_HANDLER,
     checkType: (type, problems) =>
       checkType(
         type,
@@ -42,8 +49,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         problems,
       ),
     checkFields(body: Record<string, unknown>, problems: Problems) {
-      checkIssuerProfile(body.issuer, false, problems);
-      checkBoolean('revocable', body.revocable, problems);
+      checkSignedFields(body, false, problems);
       const mapped = isPlainObject(body.claimMappings) ? body.claimMappings : {};
       checkList('selectivelyDisclosable', body.selectivelyDisclosable, (claim) => Object.hasOwn(mapped, claim), 'claim named in claimMappings', problems);
     },
@@ -51,8 +57,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       present({
         ...common,
         format: 'dc+sd-jwt',
-        claimMappings: body.claimMappings as SdJwtConfiguration['claimMappings'],
-        issuer: body.issuer as SdJwtConfiguration['issuer'],
+        ...signedConfigurationOf<SdJwtConfiguration>(body),
         selectivelyDisclosable: body.selectivelyDisclosable as string[] | undefined,
         revocable: body.revocable === true,
       }),
@@ -60,15 +65,13 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       vct: c.type,
       credential_signing_alg_values_supported: ['ES256'],
       cryptographic_binding_methods_supported: ['jwk'],
-      proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_PROOF_ALGORITHMS] } },
+      proof_types_supported: holderProofTypes(),
     }),
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['jwk'], cryptographic_suites_supported: ['ES256'] }),
-    legacyRequestTypes: namedTypes,
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      const { tenant, configuration, holderKey, now } = request;
-      const claims = resolveFlatClaims(configuration.claimMappings, request.subject);
-      const { validFrom, validUntil } = validityOf(now, configuration.expiresIn, now);
+      const { tenant, configuration, holderKey } = request;
+      const { claims, validFrom, validUntil } = claimsAndValidity(request);
       const { did, key } = await signingDidOf(deps.store, tenant.id, pinnedDid(configuration), 'P-256');
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
@@ -92,12 +95,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         (name) => Object.hasOwn(claims, name) && !Object.hasOwn(registered, name),
       );
       const credential = await deps.signer.issue({ tenantId: tenant.id, keyId: key.kmsKeyId, alg: 'ES256', kid: key.didDocumentKeyId, payload, disclosable });
-      return {
-        credential,
-        validFrom: validFrom.toISOString(),
-        validUntil: validUntil.toISOString(),
-        ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}),
-      };
+      return issuedCredential(credential, { validFrom, validUntil }, entry);
     },
   };
 }

@@ -1,14 +1,16 @@
 // What the formats other than mso_mdoc share: the issuer profile, the legacy request's types, and
 // the metadata members of a DID-signed credential.
 
-import type { CredentialConfiguration, IssuerProfile } from '../configurations/model.ts';
-import { isPlainObject } from '../shared/body-problems.ts';
-import { MAX_VALIDITY_DAYS } from '../configurations/rules.ts';
+import { resolveFlatClaims } from '../configurations/claims.ts';
+import type { Duration, FlatClaimMappings, IssuerProfile } from '../configurations/model.ts';
+import { isPlainObject, type Problems } from '../shared/body-problems.ts';
+import { checkBoolean, checkIssuerProfile, MAX_VALIDITY_DAYS } from '../configurations/rules.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { ReferencedListForm } from '../status-lists/model.ts';
 import type { ReferencedStatusAllocation, StatusListService } from '../status-lists/service.ts';
 import type { Tenant } from '../tenancy/model.ts';
-import type { StatusEntryKind } from './port.ts';
+import type { FormatIssueRequest, IssuedCredential, StatusEntryKind } from './port.ts';
+import { validityOf } from './validity.ts';
 
 /** The W3C VC Data Model 1.1 base context. */
 export const VC_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
@@ -31,6 +33,54 @@ export function namedTypes(body: Record<string, unknown>): string[] {
 
 /** Every format but mDocs may be valid up to the general limit. */
 export const generalValidity = (): number => MAX_VALIDITY_DAYS;
+
+/**
+ * What the handlers of the DID-signed formats (cwt, cwt_vc, dc+sd-jwt, ldp_vc) share: the holder's
+ * key proofs, the general validity limit, and the types a legacy request names.
+ */
+export const DID_SIGNED_HANDLER = {
+  proofAlgorithms: HOLDER_PROOF_ALGORITHMS,
+  maxValidityDays: generalValidity,
+  legacyRequestTypes: namedTypes,
+};
+
+/** Checks the fields every DID-signed format has: the issuer profile (with `didRequired`, it must pin a DID) and `revocable`. */
+export function checkSignedFields(body: Record<string, unknown>, didRequired: boolean, problems: Problems): void {
+  checkIssuerProfile(body.issuer, didRequired, problems);
+  checkBoolean('revocable', body.revocable, problems);
+}
+
+/** The mapped claims and the issuer profile of a DID-signed format's configuration body, once checkSignedFields passed it. */
+export function signedConfigurationOf<C extends { claimMappings: FlatClaimMappings; issuer?: IssuerProfile }>(
+  body: Record<string, unknown>,
+): Pick<C, 'claimMappings' | 'issuer'> {
+  return { claimMappings: body.claimMappings, issuer: body.issuer } as Pick<C, 'claimMappings' | 'issuer'>;
+}
+
+/** What a DID-signed credential states of its subject, the claims its configuration maps, and its validity from the issuance time. */
+export function claimsAndValidity(
+  request: Pick<FormatIssueRequest, 'subject' | 'now'> & { configuration: { claimMappings: FlatClaimMappings; expiresIn: Duration } },
+) {
+  const { configuration, now } = request;
+  return { claims: resolveFlatClaims(configuration.claimMappings, request.subject), ...validityOf(now, configuration.expiresIn, now) };
+}
+
+/** The key proofs a DID-signed format's metadata takes (OpenID4VCI 1.0 `proof_types_supported`): a JWT by the holder's key. */
+export const holderProofTypes = () => ({ jwt: { proof_signing_alg_values_supported: [...HOLDER_PROOF_ALGORITHMS] } });
+
+/** What issuing returns: the credential, its validity as it writes it, and its status entry when it has one. */
+export function issuedCredential(
+  credential: IssuedCredential['credential'],
+  validity: { validFrom: Date; validUntil: Date },
+  entry: ReferencedStatusAllocation | undefined,
+): IssuedCredential {
+  return {
+    credential,
+    validFrom: validity.validFrom.toISOString(),
+    validUntil: validity.validUntil.toISOString(),
+    ...(entry ? { statusEntry: { listId: entry.listId, idx: entry.idx } } : {}),
+  };
+}
 
 /** The pinned issuer DID of a configuration, if it pins one. */
 export const pinnedDid = (c: { issuer?: IssuerProfile }): string | undefined => c.issuer?.id;

@@ -1,9 +1,9 @@
-import { withEvents, type EventRecorder } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
 import type { DnsResolver } from './ports.ts';
 import { conflict, DomainError, notFound } from '../shared/errors.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import { adminOperations, requireFound } from '../shared/admin-resource.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { CustomDomain } from './model.ts';
 import { checkCustomDomainInput, type CustomDomainInput } from './rules.ts';
@@ -17,15 +17,8 @@ export interface CustomDomainDeps {
   platformDomain: string;
 }
 
-/** docs/decisions.md "Custom domains": the response body. */
-export interface CustomDomainView {
-  name?: string;
-  logoUrl?: string;
-  domain: string;
-  verificationToken: string;
-  isVerified: boolean;
-  verifiedAt?: string;
-}
+/** docs/decisions.md "Custom domains": the response body, the domain without its tenant and times. */
+export type CustomDomainView = Omit<CustomDomain, 'tenantId' | 'createdAt' | 'updatedAt'>;
 
 export interface CustomDomainService {
   create(ctx: RequestContext, input: CustomDomainInput): Promise<CustomDomainView>;
@@ -52,6 +45,7 @@ const missing = () => notFound('The tenant has no custom domain');
 /** Custom domain life cycle (docs/decisions.md "Custom domains"). */
 export function createCustomDomainService(deps: CustomDomainDeps): CustomDomainService {
   const { store, clock, ids, dns, events } = deps;
+  const { run } = adminOperations(events, 'custom-domain');
 
   async function refuseIfClaimed(ctx: RequestContext, domain: string): Promise<void> {
     const owner = await store.customDomains.findVerified(domain);
@@ -64,12 +58,10 @@ export function createCustomDomainService(deps: CustomDomainDeps): CustomDomainS
 
   return {
     create(ctx, input) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'CONFIG_CUSTOM_DOMAIN_CREATE',
         async () => {
-          requirePermission(ctx, 'custom-domain');
           const checked = checkCustomDomainInput(input, deps.platformDomain);
           await refuseIfClaimed(ctx, checked.domain);
           const now = clock.now().toISOString();
@@ -89,31 +81,19 @@ export function createCustomDomainService(deps: CustomDomainDeps): CustomDomainS
     },
 
     get(ctx) {
-      return withEvents(
-        events,
-        ctx,
-        'CONFIG_CUSTOM_DOMAIN_RETRIEVE',
-        async () => {
-          requirePermission(ctx, 'custom-domain');
-          const found = await store.customDomains.get(ctx.tenant.id);
-          if (!found) throw missing();
-          return customDomainView(found);
-        },
-        { meta },
-      );
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_RETRIEVE', async () => customDomainView(await requireFound(store.customDomains.get(ctx.tenant.id), missing)), {
+        meta,
+      });
     },
 
     update(ctx, input) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'CONFIG_CUSTOM_DOMAIN_UPDATE',
         async () => {
-          requirePermission(ctx, 'custom-domain');
           const checked = checkCustomDomainInput(input, deps.platformDomain);
           return store.transaction(async (tx) => {
-            const current = await tx.customDomains.get(ctx.tenant.id);
-            if (!current) throw missing();
+            const current = await requireFound(tx.customDomains.get(ctx.tenant.id), missing);
             const sameDomain = current.domain === checked.domain;
             if (!sameDomain) await refuseIfClaimed(ctx, checked.domain);
             // A new name must be proven again: it gets a fresh token and loses its verification.
@@ -135,17 +115,14 @@ export function createCustomDomainService(deps: CustomDomainDeps): CustomDomainS
     },
 
     delete(ctx) {
-      return withEvents(events, ctx, 'CONFIG_CUSTOM_DOMAIN_DELETE', async () => {
-        requirePermission(ctx, 'custom-domain');
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_DELETE', async () => {
         if (!(await store.customDomains.delete(ctx.tenant.id))) throw missing();
       });
     },
 
     verify(ctx) {
-      return withEvents(events, ctx, 'CONFIG_CUSTOM_DOMAIN_VERIFY', async () => {
-        requirePermission(ctx, 'custom-domain');
-        const current = await store.customDomains.get(ctx.tenant.id);
-        if (!current) throw missing();
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_VERIFY', async () => {
+        const current = await requireFound(store.customDomains.get(ctx.tenant.id), missing);
         const lookup = await dns.resolveTxt(current.domain);
         if (lookup.status === 'failed') {
           throw new DomainError('BadRequest', `The TXT records of ${current.domain} could not be read: ${lookup.reason}`);

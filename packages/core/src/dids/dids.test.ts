@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import vectors from '../../test/fixtures/did-key-vectors.json' with { type: 'json' };
-import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
+import { contextFor, harness, PLATFORM, withTenant } from '../../test/harness.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import { bytesToBase64Url } from '../shared/encoding.ts';
 import { didKeyOf, parseDidKey } from './did-key.ts';
@@ -74,11 +74,7 @@ describe('did:web URLs (W3C CCG did:web method)', () => {
   });
 });
 
-async function setup(role: Parameters<typeof contextFor>[1] = 'admin') {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  return { ...h, tenant, ctx: contextFor(tenant, role) };
-}
+const setup = withTenant;
 const host = `acme.eu01.${PLATFORM}`;
 
 describe('creating DIDs (docs/decisions.md "DIDs")', () => {

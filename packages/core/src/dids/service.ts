@@ -1,12 +1,12 @@
-import { withEvents, type EventRecorder } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { KeyAlgorithm, ManagedKey } from '../keys/model.ts';
 import type { KeyManager } from '../keys/ports.ts';
 import type { Store } from '../ports.ts';
 import type { Clock } from '../shared/ports.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
+import type { Page, PageQuery } from '../shared/pagination.ts';
+import { adminOperations, requireFound } from '../shared/admin-resource.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { didKeyOf, keyFingerprint } from './did-key.ts';
 import { didWebOf, isDidWebSegment, MAX_DID_WEB_PATH_SEGMENTS } from './did-web.ts';
@@ -46,7 +46,7 @@ export interface CreatedDidView {
 
 export interface DidService {
   create(ctx: RequestContext, input: CreateDidInput): Promise<CreatedDidView>;
-  list(ctx: RequestContext, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<DidView>>;
+  list(ctx: RequestContext, query: PageQuery): Promise<Page<DidView>>;
   get(ctx: RequestContext, did: string): Promise<DidView>;
   /** Removes the DID and destroys its private keys. */
   delete(ctx: RequestContext, did: string): Promise<void>;
@@ -82,6 +82,7 @@ const missing = () => notFound('The tenant has no such DID');
 /** DIDs of a tenant: did:key and did:web, their documents and keys (docs/decisions.md "DIDs"). */
 export function createDidService(deps: DidDeps): DidService {
   const { store, clock, keys, events, addressing } = deps;
+  const { run, list } = adminOperations(events, 'dids');
 
   /** Creates the keys, then the record; keys made for a record that could not be stored are destroyed. */
   async function createWithKeys(ctx: RequestContext, algorithms: KeyAlgorithm[], build: (made: ManagedKey[]) => DidRecord): Promise<DidRecord> {
@@ -101,12 +102,10 @@ export function createDidService(deps: DidDeps): DidService {
 
   return {
     create(ctx, input) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'DID_CREATE',
         async () => {
-          requirePermission(ctx, 'dids');
           const checked = checkCreateDidInput(input);
           const createdAt = clock.now().toISOString();
           let record: DidRecord;
@@ -140,41 +139,18 @@ export function createDidService(deps: DidDeps): DidService {
     },
 
     list(ctx, query) {
-      return withEvents(
-        events,
-        ctx,
-        'DID_LIST',
-        async () => {
-          requirePermission(ctx, 'dids');
-          const page = parsePageQuery(query);
-          return toPage(await store.dids.list(ctx.tenant.id, page), didView);
-        },
-        { meta: (p) => ({ count: p.data.length }) },
-      );
+      return list(ctx, 'DID_LIST', query, (page) => store.dids.list(ctx.tenant.id, page), didView);
     },
 
     get(ctx, did) {
-      return withEvents(
-        events,
-        ctx,
-        'DID_RETRIEVE',
-        async () => {
-          requirePermission(ctx, 'dids');
-          const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
-          if (!record) throw missing();
-          return didView(record);
-        },
-        { meta },
-      );
+      return run(ctx, 'DID_RETRIEVE', async () => didView(await requireFound(store.dids.get(ctx.tenant.id, checkDidParam(did)), missing)), { meta });
     },
 
     delete(ctx, did) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'DID_DELETE',
         async () => {
-          requirePermission(ctx, 'dids');
           const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
           // The record goes first: from then on the DID is in no listing, document or configuration,
           // even if destroying a key fails below.

@@ -1,9 +1,9 @@
 import type { Store } from '../ports.ts';
 import { type ErrorDetail, validationError } from '../shared/errors.ts';
-import { parsePageQuery, toPage, type Page } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { Page, PageRequest } from '../shared/pagination.ts';
+import { adminOperations } from '../shared/admin-resource.ts';
 import { checkLoggingLevel, type LoggingLevel, type RequestContext } from '../tenancy/model.ts';
-import { withEvents, type EventRecorder } from './recorder.ts';
+import type { EventRecorder } from './recorder.ts';
 import type { AnalyticEvent, EventFilter } from './model.ts';
 
 /** docs/decisions.md "Analytic events": the query of `GET /v1/events`, as strings from the URL. */
@@ -64,37 +64,27 @@ function parseFilter(query: EventQuery): EventFilter {
 /** Analytic events and the tenant's logging level (docs/decisions.md "Analytic events"). */
 export function createAnalyticsService(deps: { store: Store; events: EventRecorder }): AnalyticsService {
   const { store, events } = deps;
+  const reading = adminOperations(events, 'events:read');
+  const writing = adminOperations(events, 'analytics:write');
   return {
     listEvents(ctx, query) {
-      return withEvents(
-        events,
-        ctx,
-        'ANALYTICS_EVENTS_LIST',
-        async () => {
-          requirePermission(ctx, 'events:read');
-          const page = parsePageQuery(query);
-          const filter = parseFilter(query);
-          await events.flush();
-          return toPage(await store.events.list(ctx.tenant.id, filter, page), (e) => e);
-        },
-        { meta: (p) => ({ count: p.data.length }), keepResponse: false },
-      );
+      const read = async (page: PageRequest) => {
+        const filter = parseFilter(query);
+        await events.flush();
+        return store.events.list(ctx.tenant.id, filter, page);
+      };
+      return reading.list(ctx, 'ANALYTICS_EVENTS_LIST', query, read, (e) => e, { keepResponse: false });
     },
 
     getSettings(ctx) {
-      return withEvents(events, ctx, 'CONFIG_ANALYTICS_RETRIEVE', async () => {
-        requirePermission(ctx, 'events:read');
-        return { loggingLevel: ctx.tenant.loggingLevel };
-      });
+      return reading.run(ctx, 'CONFIG_ANALYTICS_RETRIEVE', async () => ({ loggingLevel: ctx.tenant.loggingLevel }));
     },
 
     updateSettings(ctx, input) {
-      return withEvents(
-        events,
+      return writing.run(
         ctx,
         'CONFIG_ANALYTICS_UPDATE',
         async () => {
-          requirePermission(ctx, 'analytics:write');
           const loggingLevel = checkLoggingLevel(input.loggingLevel);
           await store.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
           return { loggingLevel };

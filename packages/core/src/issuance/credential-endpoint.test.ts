@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenant } from '../../test/harness.ts';
 import {
   encryptionKey,
   fakeCredentialEncryption,
@@ -13,6 +13,7 @@ import {
   walletKey,
   type WalletKey,
 } from '../../test/kit.ts';
+import { refusal } from '../../test/refusal.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
 import type { WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
 import type { DomainEvent, DomainEventSink } from '../shared/ports.ts';
@@ -76,7 +77,7 @@ function mdl(tenantId: string, over: Partial<MdocConfiguration> = {}): MdocConfi
 }
 
 async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
-  const h = harness();
+  const h = await withTenant();
   const walletTokens = fakeWalletTokens(h.clock);
   const proofs = fakeProofVerifier();
   const sink = recordingSink();
@@ -96,8 +97,7 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
     events: h.recorder,
     ...over,
   });
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const admin = contextFor(tenant);
+  const { tenant, ctx: admin } = h;
   await h.iacas.update(admin, (await h.iacas.create(admin, { country: 'US' })).id, { active: true });
   const configuration = mdl(tenant.id);
   await h.store.credentialConfigurations.insert(configuration);
@@ -162,13 +162,26 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
     return h.store.nonces.markUsed({ tenantId: t.id, nonce: value, expiresAt: new Date(h.clock.now().getTime() + 300_000).toISOString() });
   }
 
+  /** A good proof carrying `value` as its nonce, by `key` (a new P-256 wallet key unless given). */
+  const proofFor = (value: string, key: WalletKey = walletKey()) => proofJwt(key, { audience: issuer, nonce: value, iat: now() });
+
   /** A fresh nonce and a good proof by `key` (a new P-256 wallet key unless given). */
   async function proof(key: WalletKey = walletKey(), over: Partial<Parameters<typeof proofJwt>[1]> = {}) {
     return proofJwt(key, { audience: issuer, nonce: await nonce(), iat: now(), ...over });
   }
 
+  /** A current request for `configurationId` (the tenant's mDL unless given) carrying a fresh good proof. */
+  async function credentialRequest(configurationId = configuration.id) {
+    return { credential_configuration_id: configurationId, proofs: { jwt: [await proof()] } };
+  }
+
+  const wallet = contextFor(tenant, null);
   const post = (ctx: RequestContext, authorization: string | undefined, body: unknown, contentType = 'application/json') =>
     endpoint.issue(ctx, { authorization, contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  /** POSTs `request` encrypted to the key of `tenantId` (this tenant unless given), as application/jwt. */
+  const postEncrypted = (authorization: string, request: unknown, tenantId = tenant.id) =>
+    post(wallet, authorization, fakeRequestJwe(tenantId, request), 'application/jwt');
 
   return {
     ...h,
@@ -184,19 +197,13 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
     nonce,
     unused,
     proof,
+    proofFor,
+    credentialRequest,
     post,
+    postEncrypted,
     now,
-    wallet: contextFor(tenant, null),
+    wallet,
   };
-}
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; oauthError?: string; message: string }> {
-  return p.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: { code: string; oauthError?: string; message: string }) => e,
-  );
 }
 
 describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)', () => {
@@ -275,7 +282,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
     it('no, a malformed, an unknown or an expired access token: 401 invalid_token (RFC 6750 §3.1)', async () => {
       const s = await setup();
       const { token } = await s.flow();
-      const body = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+      const body = await s.credentialRequest();
       for (const authorization of [undefined, '', 'Basic abc', `Bearer`, `Bearer ${token} extra`, 'Bearer unknown-token', `DPoP ${token}`]) {
         await expectRefused(s, s.post(s.wallet, authorization, body), 'Unauthorized', 'invalid_token');
       }
@@ -287,12 +294,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       const s = await setup();
       const { tenant: other } = await s.tenants.createTenant({ subdomain: 'other', region: 'eu01' });
       const { authorization } = await s.flow({ for: other });
-      await expectRefused(
-        s,
-        s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }),
-        'Unauthorized',
-        'invalid_token',
-      );
+      await expectRefused(s, s.post(s.wallet, authorization, await s.credentialRequest()), 'Unauthorized', 'invalid_token');
     });
 
     it('a token checked before the body: garbage without a token is 401, not 400', async () => {
@@ -317,14 +319,14 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       const { authorization } = await s.flow();
       const key = walletKey();
       const request = (jwt: string) => s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } });
-      await expectRefused(s, request(proofJwt(key, { audience: s.issuer, nonce: 'never-issued', iat: s.now() })), 'BadRequest', 'invalid_nonce');
+      await expectRefused(s, request(s.proofFor('never-issued', key)), 'BadRequest', 'invalid_nonce');
       const stale = await s.nonce();
       s.clock.advance(301_000);
-      await expectRefused(s, request(proofJwt(key, { audience: s.issuer, nonce: stale, iat: s.now() })), 'BadRequest', 'invalid_nonce');
+      await expectRefused(s, request(s.proofFor(stale, key)), 'BadRequest', 'invalid_nonce');
 
       const used = await s.nonce();
-      await request(proofJwt(key, { audience: s.issuer, nonce: used, iat: s.now() }));
-      expect(await refusal(request(proofJwt(key, { audience: s.issuer, nonce: used, iat: s.now() })))).toMatchObject({ oauthError: 'invalid_nonce' });
+      await request(s.proofFor(used, key));
+      expect(await refusal(request(s.proofFor(used, key)))).toMatchObject({ oauthError: 'invalid_nonce' });
     });
 
     it('requests racing with one nonce: exactly one is issued, recorded and told; the rest are invalid_nonce and leave nothing', async () => {
@@ -345,7 +347,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       const { tenant: other } = await s.tenants.createTenant({ subdomain: 'other', region: 'eu01' });
       const { authorization } = await s.flow();
       const theirs = await s.nonce(other);
-      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce: theirs, iat: s.now() });
+      const jwt = s.proofFor(theirs);
       await expectRefused(
         s,
         s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }),
@@ -362,7 +364,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       const request = (nonce: string) =>
         s.post(s.wallet, authorization, {
           credential_configuration_id: s.configuration.id,
-          proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] },
+          proofs: { jwt: [s.proofFor(nonce)] },
         });
       const stale = await s.nonce();
       const markUsed = vi.spyOn(s.store.nonces, 'markUsed');
@@ -429,7 +431,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       await s.store.credentialConfigurations.insert(other);
       const { authorization } = await s.flow();
       const nonce = await s.nonce();
-      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
+      const jwt = s.proofFor(nonce);
       await expectRefused(
         s,
         s.post(s.wallet, authorization, { credential_configuration_id: other.id, proofs: { jwt: [jwt] } }),
@@ -440,12 +442,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
 
       const granted = await s.flow({ configurationIds: [other.id] });
       await s.store.credentialConfigurations.delete(s.tenant.id, other.id);
-      await expectRefused(
-        s,
-        s.post(s.wallet, granted.authorization, { credential_configuration_id: other.id, proofs: { jwt: [await s.proof()] } }),
-        'BadRequest',
-        'unknown_credential_configuration',
-      );
+      await expectRefused(s, s.post(s.wallet, granted.authorization, await s.credentialRequest(other.id)), 'BadRequest', 'unknown_credential_configuration');
     });
 
     it('malformed requests: not JSON, not an object, no configuration id, both forms at once, a credential_identifier', async () => {
@@ -469,15 +466,13 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
     it('no claims, or an expiry already past: credential_request_denied from the core’s rules (OpenID4VCI 1.0 §8, docs/decisions.md "Credential configurations")', async () => {
       const s = await setup();
       const none = await s.flow({ userClaims: {}, offerClaims: {} });
-      const failure = await refusal(
-        s.post(s.wallet, none.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }),
-      );
+      const failure = await refusal(s.post(s.wallet, none.authorization, await s.credentialRequest()));
       expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied' });
 
       const instant = mdl(s.tenant.id, { type: 'org.example.instant', expiresIn: { seconds: 0 } });
       await s.store.credentialConfigurations.insert(instant);
       const flow = await s.flow({ configurationIds: [instant.id] });
-      const expired = await refusal(s.post(s.wallet, flow.authorization, { credential_configuration_id: instant.id, proofs: { jwt: [await s.proof()] } }));
+      const expired = await refusal(s.post(s.wallet, flow.authorization, await s.credentialRequest(instant.id)));
       expect(expired).toMatchObject({ oauthError: 'credential_request_denied', message: expect.stringContaining('already be expired') });
       expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
     });
@@ -487,7 +482,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       const { authorization, offerId } = await s.flow();
       await s.store.offers.markDeleted(s.tenant.id, offerId, 'pre-authorized');
       const nonce = await s.nonce();
-      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
+      const jwt = s.proofFor(nonce);
       await expectRefused(
         s,
         s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] } }),
@@ -497,12 +492,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       expect(await s.unused(nonce)).toBe(true);
       const gone = await s.flow();
       await s.store.users.delete(s.tenant.id, gone.userId);
-      await expectRefused(
-        s,
-        s.post(s.wallet, gone.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } }),
-        'BadRequest',
-        'credential_request_denied',
-      );
+      await expectRefused(s, s.post(s.wallet, gone.authorization, await s.credentialRequest()), 'BadRequest', 'credential_request_denied');
     });
   });
 
@@ -510,9 +500,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
     const s = await setup();
     const { authorization } = await s.flow();
     s.sink.fail = new Error('outbox unavailable');
-    await expect(s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })).rejects.toThrow(
-      'outbox unavailable',
-    );
+    await expect(s.post(s.wallet, authorization, await s.credentialRequest())).rejects.toThrow('outbox unavailable');
     expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
   });
 });
@@ -557,20 +545,27 @@ describe('every format through the endpoint, each signed by its engine (issue 14
   const flatMappings = { familyName: { mapFrom: 'claims.familyName', required: true }, birthDate: { mapFrom: 'claims.birthDate' } };
   const fromBase64Url = (text: string) => JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
 
+  type Format = 'ldp_vc' | 'cwt' | 'cwt_vc' | 'dc+sd-jwt';
+
+  /** A stored configuration of `format` mapping the flat claims, and a flow whose token grants it. */
+  async function granted(s: Awaited<ReturnType<typeof setup>>, format: Format, revocable = false) {
+    const configuration = makeConfiguration(s.tenant.id, {
+      format,
+      revocable,
+      claimMappings: flatMappings,
+      ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
+    } as never);
+    await s.store.credentialConfigurations.insert(configuration);
+    return { configuration, ...(await s.flow({ configurationIds: [configuration.id] })) };
+  }
+
   /** The endpoint's setup plus the tenant's DIDs: an Ed25519 one (ldp_vc) and a P-256 one (cwt, cwt_vc, dc+sd-jwt). */
   async function withDids() {
     const s = await setup();
     const ed25519 = await s.dids.create(s.admin, { method: 'key', options: { keyType: 'Ed25519' } });
     const p256 = await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } });
-    const issue = async (format: 'ldp_vc' | 'cwt' | 'cwt_vc' | 'dc+sd-jwt', body: (id: string, type: string) => Record<string, unknown>) => {
-      const configuration = makeConfiguration(s.tenant.id, {
-        format,
-        revocable: false,
-        claimMappings: flatMappings,
-        ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
-      } as never);
-      await s.store.credentialConfigurations.insert(configuration);
-      const { authorization, userId } = await s.flow({ configurationIds: [configuration.id] });
+    const issue = async (format: Format, body: (id: string, type: string) => Record<string, unknown>) => {
+      const { configuration, authorization, userId } = await granted(s, format);
       const key = walletKey();
       const res = await s.post(s.wallet, authorization, { ...body(configuration.id, configuration.type), proofs: { jwt: [await s.proof(key)] } });
       return { res, key, configuration, userId };
@@ -625,20 +620,9 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     const s = await withDids();
     for (const format of ['ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
       const wallet = encryptionKey();
-      const configuration = makeConfiguration(s.tenant.id, {
-        format,
-        revocable: false,
-        claimMappings: flatMappings,
-        ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
-      } as never);
-      await s.store.credentialConfigurations.insert(configuration);
-      const { authorization } = await s.flow({ configurationIds: [configuration.id] });
-      const request = {
-        credential_configuration_id: configuration.id,
-        proofs: { jwt: [await s.proof()] },
-        credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' },
-      };
-      const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
+      const { configuration, authorization } = await granted(s, format);
+      const request = { ...(await s.credentialRequest(configuration.id)), credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' } };
+      const res = await s.postEncrypted(authorization, request);
       expect(res.contentType, format).toBe('application/jwt');
       const credential = format === 'ldp_vc' ? expect.objectContaining({ type: ['VerifiableCredential', configuration.type] }) : expect.any(String);
       expect(readFakeJwe(res.body), format).toMatchObject({ enc: 'A128GCM', x: wallet.publicJwk.x, json: { credentials: [{ credential }] } });
@@ -649,15 +633,8 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     const s = await withDids();
     const fromFake = (text: string) => JSON.parse(new TextDecoder().decode(typeof text === 'string' ? new TextEncoder().encode(text) : text));
     for (const format of ['ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
-      const configuration = makeConfiguration(s.tenant.id, {
-        format,
-        revocable: true,
-        claimMappings: flatMappings,
-        ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
-      } as never);
-      await s.store.credentialConfigurations.insert(configuration);
-      const { authorization } = await s.flow({ configurationIds: [configuration.id] });
-      const res = await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id, proofs: { jwt: [await s.proof()] } });
+      const { configuration, authorization } = await granted(s, format, true);
+      const res = await s.post(s.wallet, authorization, await s.credentialRequest(configuration.id));
       const credential = (JSON.parse(res.body) as { credentials: Array<{ credential: unknown }> }).credentials[0]?.credential;
       const reference =
         format === 'ldp_vc'
@@ -702,10 +679,8 @@ describe('every format through the endpoint, each signed by its engine (issue 14
 
   it('without a DID of the right key: credential_request_denied saying what to create, and nothing issued', async () => {
     const s = await setup();
-    const configuration = makeConfiguration(s.tenant.id, { format: 'cwt', revocable: false, claimMappings: flatMappings } as never);
-    await s.store.credentialConfigurations.insert(configuration);
-    const { authorization } = await s.flow({ configurationIds: [configuration.id] });
-    const failure = await refusal(s.post(s.wallet, authorization, { credential_configuration_id: configuration.id, proofs: { jwt: [await s.proof()] } }));
+    const { configuration, authorization } = await granted(s, 'cwt');
+    const failure = await refusal(s.post(s.wallet, authorization, await s.credentialRequest(configuration.id)));
     expect(failure).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied', message: expect.stringContaining('POST /v1/dids') });
     expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
   });
@@ -715,10 +690,9 @@ describe('one credential per configuration per access token (hardening: one offe
   it('a second request with the same token for the same configuration: credential_request_denied, and it leaves nothing', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
-    const body = async () => ({ credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
-    await s.post(s.wallet, authorization, await body());
+    await s.post(s.wallet, authorization, await s.credentialRequest());
     const nonce = await s.nonce();
-    const again = { credential_configuration_id: s.configuration.id, proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] } };
+    const again = { credential_configuration_id: s.configuration.id, proofs: { jwt: [s.proofFor(nonce)] } };
     expect(await refusal(s.post(s.wallet, authorization, again))).toMatchObject({ code: 'BadRequest', oauthError: 'credential_request_denied' });
     expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toHaveLength(1);
     expect(s.sink.published).toHaveLength(1);
@@ -726,7 +700,7 @@ describe('one credential per configuration per access token (hardening: one offe
     expect(await s.unused(nonce)).toBe(true);
     // Another flow (another token) for the same configuration is issued.
     const other = await s.flow();
-    await s.post(s.wallet, other.authorization, await body());
+    await s.post(s.wallet, other.authorization, await s.credentialRequest());
     expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toHaveLength(2);
   });
 
@@ -735,10 +709,9 @@ describe('one credential per configuration per access token (hardening: one offe
     const second = mdl(s.tenant.id, { type: 'org.example.second' });
     await s.store.credentialConfigurations.insert(second);
     const { authorization } = await s.flow({ configurationIds: [s.configuration.id, second.id] });
-    for (const id of [s.configuration.id, second.id])
-      await s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } });
+    for (const id of [s.configuration.id, second.id]) await s.post(s.wallet, authorization, await s.credentialRequest(id));
     for (const id of [s.configuration.id, second.id]) {
-      expect(await refusal(s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof()] } }))).toMatchObject({
+      expect(await refusal(s.post(s.wallet, authorization, await s.credentialRequest(id)))).toMatchObject({
         oauthError: 'credential_request_denied',
       });
     }
@@ -749,9 +722,7 @@ describe('one credential per configuration per access token (hardening: one offe
   it('requests racing with one token and different nonces: exactly one is issued; the rest are credential_request_denied', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
-    const bodies = await Promise.all(
-      Array.from({ length: 4 }, async () => ({ credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } })),
-    );
+    const bodies = await Promise.all(Array.from({ length: 4 }, () => s.credentialRequest()));
     const outcomes = await Promise.allSettled(bodies.map((b) => s.post(s.wallet, authorization, b)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ oauthError: 'credential_request_denied' });
@@ -764,7 +735,7 @@ describe('credential identifiers from the token response (OpenID4VCI 1.0 §6.2, 
   it('a token whose response gave credential_identifiers takes credential_identifier, and refuses credential_configuration_id', async () => {
     const s = await setup();
     const { authorization } = await s.flow({ credentialIdentifiers: true });
-    const configurationRequest = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+    const configurationRequest = await s.credentialRequest();
     expect(await refusal(s.post(s.wallet, authorization, configurationRequest))).toMatchObject({ oauthError: 'invalid_credential_request' });
     expect(await refusal(s.post(s.wallet, authorization, { credential_identifier: 'not-given', proofs: { jwt: [await s.proof()] } }))).toMatchObject({
       oauthError: 'unknown_credential_identifier',
@@ -782,24 +753,23 @@ describe('credential identifiers from the token response (OpenID4VCI 1.0 §6.2, 
 });
 
 describe('credential response encryption (docs/decisions.md "The credential endpoint"; OpenID4VCI 1.0 §8.2, §10)', () => {
-  it('answers application/jwt sealed to the wallet’s key with the requested enc', async () => {
-    const s = await setup();
-    const { authorization } = await s.flow();
-    const wallet = encryptionKey();
-    const request = {
-      credential_configuration_id: s.configuration.id,
-      proofs: { jwt: [await s.proof()] },
-      credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A256GCM' },
-    };
-    const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
-    expect(res.contentType).toBe('application/jwt');
-    const sealed = readFakeJwe(res.body);
-    expect(sealed).toMatchObject({
-      enc: 'A256GCM',
-      x: wallet.publicJwk.x,
-      json: { credentials: [{ credential: expect.any(String) }], notification_id: expect.any(String) },
-    });
-  });
+  it.each(['A128GCM', 'A256GCM'])(
+    'takes a request encrypted to the tenant’s key and answers application/jwt sealed to the wallet’s key with %s',
+    async (enc) => {
+      const s = await setup();
+      const { authorization } = await s.flow();
+      const wallet = encryptionKey();
+      const request = { ...(await s.credentialRequest()), credential_response_encryption: { jwk: wallet.publicJwk, enc } };
+      const res = await s.postEncrypted(authorization, request);
+      expect(res.contentType).toBe('application/jwt');
+      const sealed = readFakeJwe(res.body);
+      expect(sealed).toMatchObject({
+        enc,
+        x: wallet.publicJwk.x,
+        json: { credentials: [{ credential: expect.any(String) }], notification_id: expect.any(String) },
+      });
+    },
+  );
 
   it('refuses unusable parameters with invalid_encryption_parameters before issuing or using the nonce', async () => {
     const s = await setup();
@@ -817,7 +787,7 @@ describe('credential response encryption (docs/decisions.md "The credential endp
     ];
     for (const credential_response_encryption of cases) {
       const nonce = await s.nonce();
-      const jwt = proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() });
+      const jwt = s.proofFor(nonce);
       const failure = await refusal(
         s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [jwt] }, credential_response_encryption }),
       );
@@ -833,7 +803,7 @@ describe('credential response encryption (docs/decisions.md "The credential endp
     const nonce = await s.nonce();
     const request = {
       credential_configuration_id: s.configuration.id,
-      proofs: { jwt: [proofJwt(walletKey(), { audience: s.issuer, nonce, iat: s.now() })] },
+      proofs: { jwt: [s.proofFor(nonce)] },
       credential_response_encryption: { jwk: encryptionKey().publicJwk, enc: 'A128GCM' },
     };
     expect(await refusal(s.post(s.wallet, authorization, request))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_encryption_parameters' });
@@ -844,30 +814,21 @@ describe('credential response encryption (docs/decisions.md "The credential endp
   it('where the issuer requires encrypted requests (encryption_required), refuses every plain one: invalid_encryption_parameters', async () => {
     const s = await setup({ requestEncryptionRequired: true });
     const { authorization } = await s.flow();
-    const plain = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+    const plain = await s.credentialRequest();
     expect(await refusal(s.post(s.wallet, authorization, plain))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_encryption_parameters' });
     const request = { ...plain, credential_response_encryption: { jwk: encryptionKey().publicJwk, enc: 'A128GCM' } };
-    expect((await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt')).contentType).toBe('application/jwt');
+    expect((await s.postEncrypted(authorization, request)).contentType).toBe('application/jwt');
   });
 
-  it('takes requests encrypted to the tenant’s key (application/jwt), which must ask for an encrypted response', async () => {
+  it('refuses an encrypted request (application/jwt) that does not ask for an encrypted response, one sealed to another key, and an empty one', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
-    const wallet = encryptionKey();
-    const request = {
-      credential_configuration_id: s.configuration.id,
-      proofs: { jwt: [await s.proof()] },
-      credential_response_encryption: { jwk: wallet.publicJwk, enc: 'A128GCM' },
-    };
-    const res = await s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, request), 'application/jwt');
-    expect(res.contentType).toBe('application/jwt');
-    expect(readFakeJwe(res.body).json).toMatchObject({ credentials: [{ credential: expect.any(String) }] });
-
-    const plain = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
-    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe(s.tenant.id, plain), 'application/jwt'))).toMatchObject({
+    const request = { ...(await s.credentialRequest()), credential_response_encryption: { jwk: encryptionKey().publicJwk, enc: 'A128GCM' } };
+    const plain = await s.credentialRequest();
+    expect(await refusal(s.postEncrypted(authorization, plain))).toMatchObject({
       oauthError: 'invalid_encryption_parameters',
     });
-    expect(await refusal(s.post(s.wallet, authorization, fakeRequestJwe('another-tenant', request), 'application/jwt'))).toMatchObject({
+    expect(await refusal(s.postEncrypted(authorization, request, 'another-tenant'))).toMatchObject({
       oauthError: 'invalid_encryption_parameters',
     });
     expect(await refusal(s.post(s.wallet, authorization, '', 'application/jwt'))).toMatchObject({ oauthError: 'invalid_credential_request' });
@@ -878,7 +839,7 @@ describe('POST /v1/openid/notification (OpenID4VCI 1.0 §11)', () => {
   async function issued() {
     const s = await setup();
     const flow = await s.flow();
-    const res = await s.post(s.wallet, flow.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    const res = await s.post(s.wallet, flow.authorization, await s.credentialRequest());
     const { notification_id } = JSON.parse(res.body) as { notification_id: string };
     const notify = (authorization: string | undefined, body: unknown) =>
       s.endpoint.notify(s.wallet, { authorization, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) });
@@ -937,7 +898,7 @@ describe('analytic events OPENID_CREDENTIAL_* and OPENID_NOTIFICATION_* (docs/de
   it('keep no personal data at level 1, metadata at level 2, and masked payloads at level 3', async () => {
     const s = await setup();
     const { authorization } = await s.flow();
-    const body = { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } };
+    const body = await s.credentialRequest();
     const read = async () => {
       await s.recorder.flush();
       return (
@@ -975,8 +936,8 @@ describe('issued-credential records for the admin API (docs/decisions.md "The cr
     const service = createIssuedCredentialService({ store: s.store, events: s.recorder });
     const a = await s.flow();
     const b = await s.flow();
-    await s.post(s.wallet, a.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
-    await s.post(s.wallet, b.authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: [await s.proof()] } });
+    await s.post(s.wallet, a.authorization, await s.credentialRequest());
+    await s.post(s.wallet, b.authorization, await s.credentialRequest());
     const all = await service.list(s.admin, {});
     expect(all.data.map((r) => r.userId)).toEqual([a.userId, b.userId]);
     expect(all.data[0]).not.toHaveProperty('notificationId');

@@ -1,10 +1,10 @@
 import { isUuid } from '../configurations/input.ts';
 import { CREDENTIAL_FORMATS, type CredentialFormat } from '../configurations/model.ts';
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import { type ErrorDetail, notFound, validationError } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import { type Page, type PageQuery, type PageRequest, parsePageQuery, toPage } from '../shared/pagination.ts';
+import { adminOperations, countMeta } from '../shared/admin-resource.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { IssuedCredentialFilter, IssuedCredentialRecord } from './model.ts';
 
@@ -16,9 +16,7 @@ export interface IssuedCredentialDeps {
 /** An issued-credential record as the API shows it (docs/decisions.md "The credential endpoint"), with the wallet's last notification. */
 export type IssuedCredentialView = Omit<IssuedCredentialRecord, 'tenantId' | 'notificationId'>;
 
-export interface IssuedCredentialListQuery {
-  limit?: number | undefined;
-  cursor?: string | undefined;
+export interface IssuedCredentialListQuery extends PageQuery {
   format?: string | undefined;
   userId?: string | undefined;
   credentialConfigurationId?: string | undefined;
@@ -29,7 +27,7 @@ export interface IssuedCredentialService {
   /** `GET /v2/credentials` (permission `credentials`), filtered by format, user and configuration. */
   list(ctx: RequestContext, query: IssuedCredentialListQuery): Promise<Page<IssuedCredentialView>>;
   /** `GET /v1/users/{id}/credentials` (permission `users`): 404 for a user the tenant does not have. */
-  listForUser(ctx: RequestContext, userId: string, query: Pick<IssuedCredentialListQuery, 'limit' | 'cursor'>): Promise<Page<IssuedCredentialView>>;
+  listForUser(ctx: RequestContext, userId: string, query: PageQuery): Promise<Page<IssuedCredentialView>>;
 }
 
 /** Renders a record as the API shows it: no tenant, no notification id (the wallet's handle). */
@@ -71,38 +69,27 @@ function filterOf(query: IssuedCredentialListQuery): IssuedCredentialFilter {
 /** Issued-credential records (docs/decisions.md "The credential endpoint") for the admin API. */
 export function createIssuedCredentialService(deps: IssuedCredentialDeps): IssuedCredentialService {
   const { store, events } = deps;
-  const count = (page: Page<IssuedCredentialView>) => ({ count: page.data.length });
+  const credentials = adminOperations(events, 'credentials');
+  const users = adminOperations(events, 'users');
 
   return {
     list(ctx, query) {
-      return withEvents(
-        events,
-        ctx,
-        'ISSUED_CREDENTIAL_LIST',
-        async () => {
-          requirePermission(ctx, 'credentials');
-          const page = parsePageQuery(query);
-          const slice = await store.issuedCredentials.list(ctx.tenant.id, filterOf(query), page);
-          return toPage(slice, issuedCredentialView);
-        },
-        { input: query, meta: count },
-      );
+      const read = (page: PageRequest) => store.issuedCredentials.list(ctx.tenant.id, filterOf(query), page);
+      return credentials.list(ctx, 'ISSUED_CREDENTIAL_LIST', query, read, issuedCredentialView, { input: query });
     },
 
     listForUser(ctx, userId, query) {
-      return withEvents(
-        events,
+      return users.run(
         ctx,
         'USER_CREDENTIAL_LIST',
         async () => {
-          requirePermission(ctx, 'users');
           if (!isUuid(userId)) throw validationError([{ value: userId, msg: 'A user id (UUID)', param: 'id', location: 'params' }]);
           const id = userId.toLowerCase();
           const page = parsePageQuery(query);
           if (!(await store.users.get(ctx.tenant.id, id))) throw notFound('The tenant has no such user');
           return toPage(await store.issuedCredentials.list(ctx.tenant.id, { userId: id }, page), issuedCredentialView);
         },
-        { input: { userId, ...query }, meta: count },
+        { input: { userId, ...query }, meta: countMeta },
       );
     },
   };

@@ -1,24 +1,13 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
-import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, fakeX509Authority, readFakeMdoc } from '../../test/kit.ts';
-import { fakeIdentityProvider, fakeSessionTokens } from '../../test/kit.ts';
-import { fakeDigests, fakeWalletTokens } from '../../test/kit.ts';
-import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '../../test/kit.ts';
-import { fakeFormatSigners, fakeSecretBox } from '../../test/kit.ts';
+import { holderKey } from '../../test/format-issuance.ts';
+import { secondServer, withTenant } from '../../test/harness.ts';
+import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, readFakeMdoc } from '../../test/kit.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
-import { createVellum } from '../compose.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
-import type { PublicJwk } from '../keys/model.ts';
 
 const DAY = 86_400_000;
 const NOW = '2026-05-01T12:00:00.000Z';
 const NO_IACA = 'No active IACA: create or activate one at /v2/credentials/mobile/iacas';
-
-function holderKey(): PublicJwk {
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
-}
 
 function mdl(over: Partial<MdocConfiguration> = {}): MdocConfiguration {
   return {
@@ -45,9 +34,8 @@ function mdl(over: Partial<MdocConfiguration> = {}): MdocConfiguration {
 const subject = { claims: { familyName: 'Turner', birthDate: '1990-05-15', adult: true } };
 
 async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const ctx = contextFor(tenant);
+  const h = await withTenant();
+  const { tenant, ctx } = h;
   const configuration = mdl({ tenantId: tenant.id });
   const issue = (over: Partial<Parameters<typeof h.mdocIssuance.issue>[0]> = {}) =>
     h.mdocIssuance.issue({ tenant, configuration, subject, holderKey: holderKey(), ...over });
@@ -279,32 +267,7 @@ describe('imported IACAs at issuance', () => {
 describe('two servers sharing one store: the signing chain cache', () => {
   async function twoServers() {
     const a = await setup();
-    // A second server: its own use cases and caches over the same database and keys.
-    const b = createVellum({
-      store: a.store,
-      clock: a.clock,
-      ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-      hasher: { hash: async (s) => s, verify: async () => false },
-      tokens: { sign: async () => '', verify: async () => undefined },
-      dns: a.dns,
-      keys: a.keys,
-      ...fakeFormatSigners(a.keys),
-      linkedDataSigner: a.signer,
-      x509: fakeX509Authority(a.keys),
-      platformDomain: PLATFORM,
-      publicUrl: 'http://localhost:3000',
-      adminTokenTtlSeconds: 60,
-      digests: fakeDigests(),
-      walletTokens: fakeWalletTokens(a.clock),
-      proofVerifier: fakeProofVerifier(),
-      jwtProofs: fakeJwtProofVerifier(),
-      credentialEncryption: fakeCredentialEncryption(),
-      nonceCodec: a.nonceCodec,
-      secretBox: fakeSecretBox(),
-      identityProvider: fakeIdentityProvider(),
-      sessionTokens: fakeSessionTokens(a.clock),
-    });
-    return { a, b };
+    return { a, b: secondServer(a, { linkedDataSigner: a.signer }) };
   }
 
   it('keeps issuing under an IACA another server deactivated for at most the cache bound (1 s)', async () => {

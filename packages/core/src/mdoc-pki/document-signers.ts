@@ -1,15 +1,15 @@
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { KeyManager } from '../keys/ports.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
 import type { X509Authority } from './ports.ts';
 import { conflict, type DomainError, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import type { PageQuery, PageRequest } from '../shared/pagination.ts';
+import { adminOperations, type CollectionService, requireFound } from '../shared/admin-resource.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateData, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
 import { checkCreateDocumentSignerInput, checkUpdateDocumentSignerInput, type CreateDocumentSignerInput, type UpdateDocumentSignerInput } from './rules.ts';
-import { certificateDataOf, type IssuingChains, signerCommonName } from './signers.ts';
+import { certificateDataOf, type IssuingChains, signerCommonName, storeChange } from './signers.ts';
 import { isUuid } from '../configurations/input.ts';
 
 export interface DocumentSignerDeps {
@@ -37,17 +37,16 @@ export interface DocumentSignerView {
   revokedAt?: string;
 }
 
-export interface DocumentSignerService {
-  /** For an imported IACA: a new key and its CSR, for the IACA's owner to sign. */
-  create(ctx: RequestContext, input: CreateDocumentSignerInput): Promise<DocumentSignerView>;
-  list(ctx: RequestContext, query: { limit?: number | undefined; cursor?: string | undefined; iacaId?: string | undefined }): Promise<Page<DocumentSignerView>>;
-  get(ctx: RequestContext, id: string): Promise<DocumentSignerView>;
-  /** Sets the certificate the IACA issued for the CSR, and activates or deactivates the signer. */
-  update(ctx: RequestContext, id: string, input: UpdateDocumentSignerInput): Promise<DocumentSignerView>;
+/**
+ * A tenant's document signers. `create`, for an imported IACA, makes a new key and its CSR for the
+ * IACA's owner to sign; `update` sets the certificate the IACA issued for the CSR, and activates or
+ * deactivates the signer; `delete` removes the signer and destroys its key (credentials it signed
+ * stay valid unless it was revoked first). `list` takes an `iacaId` to list one IACA's signers.
+ */
+export interface DocumentSignerService
+  extends CollectionService<DocumentSignerView, CreateDocumentSignerInput, UpdateDocumentSignerInput, PageQuery & { iacaId?: string | undefined }> {
   /** Revokes the signer for good: it never signs again (its key is destroyed) and its IACA's CRL lists it. */
   revoke(ctx: RequestContext, id: string): Promise<DocumentSignerView>;
-  /** Removes the signer and destroys its key. Credentials it signed stay valid unless it was revoked first. */
-  delete(ctx: RequestContext, id: string): Promise<void>;
 }
 
 /** Renders a stored document signer as the API shows it. */
@@ -83,14 +82,10 @@ const sameKey = (a: { x?: string; y?: string }, b: { x?: string; y?: string }) =
 /** Document signers (docs/decisions.md "mDoc PKI"): the CSR flow for imported IACAs, revocation, and the view of managed ones. */
 export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentSignerService {
   const { store, clock, ids, keys, x509, events, chains } = deps;
+  const { run, list } = adminOperations(events, 'iacas:manage');
   const meta = (v: DocumentSignerView) => ({ id: v.id, iacaId: v.iacaId, isManaged: v.isManaged, active: v.active });
-
-  async function find(ctx: RequestContext, id: string): Promise<DocumentSignerRecord> {
-    // Ids are UUIDs: anything else names no signer, and is not sent to the store (PostgreSQL refuses NUL in text).
-    const record = isUuid(id) ? await store.documentSigners.get(ctx.tenant.id, id) : undefined;
-    if (!record) throw missing();
-    return record;
-  }
+  // Ids are UUIDs: anything else names no signer, and is not sent to the store (PostgreSQL refuses NUL in text).
+  const find = (ctx: RequestContext, id: string) => requireFound(isUuid(id) ? store.documentSigners.get(ctx.tenant.id, id) : undefined, missing);
 
   /** The checks of a certificate for a requested signer: issued by its IACA, for its key, a document signer, valid now. */
   function certificateProblems(
@@ -114,12 +109,10 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
 
   return {
     create(ctx, input) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'MOBILE_DOCUMENT_SIGNER_CREATE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const { iacaId } = checkCreateDocumentSignerInput(input);
           const iaca = isUuid(iacaId) ? await store.iacas.get(ctx.tenant.id, iacaId) : undefined;
           if (!iaca) throw invalidField('iacaId', 'The tenant has no such IACA', iacaId);
@@ -160,40 +153,19 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     },
 
     list(ctx, query) {
-      return withEvents(
-        events,
-        ctx,
-        'MOBILE_DOCUMENT_SIGNER_LIST',
-        async () => {
-          requirePermission(ctx, 'iacas:manage');
-          const page = parsePageQuery(query);
-          const filter = query.iacaId !== undefined ? { iacaId: query.iacaId } : {};
-          return toPage(await store.documentSigners.list(ctx.tenant.id, page, filter), documentSignerView);
-        },
-        { meta: (p) => ({ count: p.data.length }), keepResponse: false },
-      );
+      const read = (page: PageRequest) => store.documentSigners.list(ctx.tenant.id, page, query.iacaId !== undefined ? { iacaId: query.iacaId } : {});
+      return list(ctx, 'MOBILE_DOCUMENT_SIGNER_LIST', query, read, documentSignerView, { keepResponse: false });
     },
 
     get(ctx, id) {
-      return withEvents(
-        events,
-        ctx,
-        'MOBILE_DOCUMENT_SIGNER_RETRIEVE',
-        async () => {
-          requirePermission(ctx, 'iacas:manage');
-          return documentSignerView(await find(ctx, id));
-        },
-        { meta },
-      );
+      return run(ctx, 'MOBILE_DOCUMENT_SIGNER_RETRIEVE', async () => documentSignerView(await find(ctx, id)), { meta });
     },
 
     update(ctx, id, input) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'MOBILE_DOCUMENT_SIGNER_UPDATE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const checked = checkUpdateDocumentSignerInput(input);
           const signer = await find(ctx, id);
           if (signer.isManaged)
@@ -220,8 +192,7 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
           if (updated.active && updated.certificatePem === undefined) {
             throw invalidField('certificatePem', 'Required to activate the document signer: the certificate its IACA issued for the CSR');
           }
-          if (!(await store.documentSigners.update(updated))) throw missing();
-          chains.invalidate(ctx.tenant.id);
+          await storeChange(chains, ctx.tenant.id, store.documentSigners.update(updated), missing);
           return documentSignerView(updated);
         },
         { input, meta },
@@ -229,12 +200,10 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     },
 
     revoke(ctx, id) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'MOBILE_DOCUMENT_SIGNER_REVOKE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const signer = await find(ctx, id);
           if (signer.revokedAt !== undefined)
             throw conflict('The document signer is already revoked', [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
@@ -260,15 +229,12 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     },
 
     delete(ctx, id) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'MOBILE_DOCUMENT_SIGNER_DELETE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const signer = await find(ctx, id);
-          if (!(await store.documentSigners.delete(ctx.tenant.id, id))) throw missing();
-          chains.invalidate(ctx.tenant.id);
+          await storeChange(chains, ctx.tenant.id, store.documentSigners.delete(ctx.tenant.id, id), missing);
           await keys.destroy(ctx.tenant.id, signer.keyId);
         },
         { meta: () => ({ id }) },

@@ -3,14 +3,14 @@ import type { KeyManager } from '../keys/ports.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
 import type { X509Authority } from './ports.ts';
-import { conflict, DomainError, type ErrorDetail, isDomainError, notFound, validationError } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
+import { conflict, type DomainError, type ErrorDetail, notFound, validationError } from '../shared/errors.ts';
+import { parsePageQuery, toPage } from '../shared/pagination.ts';
+import { adminOperations, type CollectionService, conflictAs, requireFound } from '../shared/admin-resource.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateData, type IacaRecord, MAX_IACAS_PER_TENANT } from './model.ts';
 import { checkCreateIacaInput, checkUpdateIacaInput, type CreateIacaInput, type UpdateIacaInput } from './rules.ts';
-import { bestSigner, certificateDataOf, createManagedSigner, crlUriOf, type IssuingChains, rotationDue, validAt } from './signers.ts';
+import { bestSigner, certificateDataOf, createManagedSigner, crlUriOf, type IssuingChains, rotationDue, storeChange, validAt } from './signers.ts';
 import { isUuid } from '../configurations/input.ts';
 
 export interface IacaDeps {
@@ -36,15 +36,12 @@ export interface IacaView {
   certificateData: CertificateData;
 }
 
-export interface IacaService {
-  create(ctx: RequestContext, input: CreateIacaInput): Promise<IacaView>;
-  /** Public: active IACAs for anyone (the issuer metadata's `mdoc_iacas_uri`); every IACA for a caller with `iacas:manage`. */
-  list(ctx: RequestContext, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<IacaView>>;
-  get(ctx: RequestContext, id: string): Promise<IacaView>;
-  /** Activates or deactivates the IACA. */
-  update(ctx: RequestContext, id: string, input: UpdateIacaInput): Promise<IacaView>;
-  /** Removes an inactive IACA with its document signers, and destroys their keys. */
-  delete(ctx: RequestContext, id: string): Promise<void>;
+/**
+ * A tenant's IACAs. `list` is public: active IACAs for anyone (the issuer metadata's
+ * `mdoc_iacas_uri`), every IACA for a caller with `iacas:manage`. `update` activates or deactivates
+ * an IACA. `delete` removes an inactive IACA with its document signers, and destroys their keys.
+ */
+export interface IacaService extends CollectionService<IacaView, CreateIacaInput, UpdateIacaInput> {
   /** Public: the CRL (DER) of a managed IACA, listing the document signers revoked under it. */
   crl(ctx: RequestContext, id: string): Promise<Uint8Array>;
 }
@@ -82,20 +79,16 @@ function atLimit(): DomainError {
 export function createIacaService(deps: IacaDeps): IacaService {
   const { store, clock, ids, keys, x509, events, addressing, chains } = deps;
   const crls = new Map<string, { stamp: string; madeAt: number; der: Promise<Uint8Array> }>();
+  const creation = adminOperations(events, 'iacas:create');
+  const { run } = adminOperations(events, 'iacas:manage');
   const meta = (v: IacaView) => ({ id: v.id, isManaged: v.isManaged, active: v.active });
 
   async function insert(record: IacaRecord): Promise<void> {
-    let inserted: boolean;
-    try {
-      inserted = await store.iacas.insert(record, MAX_IACAS_PER_TENANT);
-    } catch (error) {
-      if (isDomainError(error) && error.code === 'Conflict') {
-        throw conflict('The tenant already holds this IACA certificate', [
-          { msg: `An IACA with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' },
-        ]);
-      }
-      throw error;
-    }
+    const inserted = await conflictAs(store.iacas.insert(record, MAX_IACAS_PER_TENANT), () =>
+      conflict('The tenant already holds this IACA certificate', [
+        { msg: `An IACA with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' },
+      ]),
+    );
     if (!inserted) throw atLimit();
   }
 
@@ -170,12 +163,8 @@ export function createIacaService(deps: IacaDeps): IacaService {
     return record;
   }
 
-  async function find(ctx: RequestContext, id: string): Promise<IacaRecord> {
-    // Ids are UUIDs: anything else names no IACA, and is not sent to the store (PostgreSQL refuses NUL in text).
-    const record = isUuid(id) ? await store.iacas.get(ctx.tenant.id, id) : undefined;
-    if (!record) throw missing();
-    return record;
-  }
+  // Ids are UUIDs: anything else names no IACA, and is not sent to the store (PostgreSQL refuses NUL in text).
+  const find = (ctx: RequestContext, id: string) => requireFound(isUuid(id) ? store.iacas.get(ctx.tenant.id, id) : undefined, missing);
 
   /** Makes sure a managed IACA about to issue has a document signer, so the first credential does not wait for one. */
   async function prepareSigner(ctx: RequestContext, iaca: IacaRecord, now: Date): Promise<void> {
@@ -207,12 +196,10 @@ export function createIacaService(deps: IacaDeps): IacaService {
 
   return {
     create(ctx, input) {
-      return withEvents(
-        events,
+      return creation.run(
         ctx,
         'MOBILE_IACA_CREATE',
         async () => {
-          requirePermission(ctx, 'iacas:create');
           const now = clock.now();
           const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name });
           // A cheap early refusal before a key is made; the store checks the limit again atomically.
@@ -238,25 +225,14 @@ export function createIacaService(deps: IacaDeps): IacaService {
     },
 
     get(ctx, id) {
-      return withEvents(
-        events,
-        ctx,
-        'MOBILE_IACA_RETRIEVE',
-        async () => {
-          requirePermission(ctx, 'iacas:manage');
-          return iacaView(await find(ctx, id));
-        },
-        { meta },
-      );
+      return run(ctx, 'MOBILE_IACA_RETRIEVE', async () => iacaView(await find(ctx, id)), { meta });
     },
 
     update(ctx, id, input) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'MOBILE_IACA_UPDATE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const { active } = checkUpdateIacaInput(input);
           const record = await find(ctx, id);
           const now = clock.now();
@@ -277,8 +253,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
             updatedAt: now.toISOString(),
             ...(active && !record.active ? { activatedAt: now.toISOString() } : {}),
           };
-          if (!(await store.iacas.update(updated))) throw missing();
-          chains.invalidate(ctx.tenant.id);
+          await storeChange(chains, ctx.tenant.id, store.iacas.update(updated), missing);
           return iacaView(updated);
         },
         { input, meta },
@@ -286,12 +261,10 @@ export function createIacaService(deps: IacaDeps): IacaService {
     },
 
     delete(ctx, id) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'MOBILE_IACA_DELETE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const record = await find(ctx, id);
           if (record.active) {
             throw conflict('Deactivate the IACA before deleting it: it is published to verifiers and may be signing credentials', [
@@ -299,8 +272,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
             ]);
           }
           const signers = await store.documentSigners.listByIaca(ctx.tenant.id, id);
-          if (!(await store.iacas.delete(ctx.tenant.id, id))) throw missing();
-          chains.invalidate(ctx.tenant.id);
+          await storeChange(chains, ctx.tenant.id, store.iacas.delete(ctx.tenant.id, id), missing);
           crls.delete(id);
           // The records are gone first: nothing can pick these keys any more, even if destroying one fails.
           if (record.keyId !== undefined) await keys.destroy(ctx.tenant.id, record.keyId);
@@ -311,8 +283,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
     },
 
     async crl(ctx, id) {
-      const record = isUuid(id) ? await store.iacas.get(ctx.tenant.id, id) : undefined;
-      if (!record) throw missing();
+      const record = await find(ctx, id);
       if (!record.isManaged || record.keyId === undefined) throw notFound('Vellum does not hold the key of this imported IACA: its owner publishes its CRL');
       return makeCrl(record, clock.now());
     },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { recordedEvents } from '../../test/events.ts';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody } from '../../test/kit.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
@@ -222,8 +223,7 @@ describe('activation, the public list and deletion (docs/decisions.md "mDoc PKI"
     const iaca = await iacas.create(ctx, { country: 'US' });
     await iacas.list(anonymous, {});
     await iacas.get(ctx, iaca.id);
-    await recorder.flush();
-    const events = (await store.events.list(tenant.id, {}, { limit: 100 })).items.reverse();
+    const events = (await recordedEvents({ recorder, store }, tenant.id)).reverse();
     expect(events.map((e) => [e.type, e.category])).toEqual([
       ['MOBILE_IACA_CREATE_START', 'mobile-credential'],
       ['MOBILE_IACA_CREATE_SUCCESS', 'mobile-credential'],

@@ -80,39 +80,41 @@ export interface HeldKeyRef {
   keyId: string;
 }
 
+/** The subject name of a certificate or CSR Vellum makes. */
+export interface SubjectName {
+  commonName: string;
+  country: string;
+  stateOrProvinceName?: string;
+}
+
+/** A certificate Vellum issues under an IACA's name: its subject, validity, and the IACA's `issuerAlternativeName` and CRL (ISO/IEC 18013-5 Annex B). */
+export interface IssuedCertificateFields extends SubjectName {
+  notBefore: Date;
+  notAfter: Date;
+  issuerAlternativeName: string;
+  crlDistributionPointUri: string;
+}
+
+/** The issuer of a certificate or CRL: a held IACA key and its certificate. */
+export interface IacaIssuer {
+  key: HeldKeyRef;
+  certificatePem: string;
+}
+
 /**
  * X.509 for mDocs (ISO/IEC 18013-5 Annex B) with keys the KeyManager holds: every signature goes
  * through it. Bad names, dates or URIs are DomainError `BadRequest` with details; a destroyed key is `NotFound`.
  */
 export interface X509Authority {
   /** A self-signed IACA certificate for a held P-256 key. */
-  createIacaCertificate(input: {
-    key: ManagedKey;
-    commonName: string;
-    country: string;
-    stateOrProvinceName?: string;
-    notBefore: Date;
-    notAfter: Date;
-    issuerAlternativeName: string;
-    crlDistributionPointUri: string;
-  }): Promise<CertificateInfo>;
+  createIacaCertificate(input: IssuedCertificateFields & { key: ManagedKey }): Promise<CertificateInfo>;
   /** A document signer certificate for `subjectPublicJwk`, issued by a held IACA key; within the IACA's validity. */
-  createDocumentSignerCertificate(input: {
-    issuer: { key: HeldKeyRef; certificatePem: string };
-    subjectPublicJwk: PublicJwk;
-    commonName: string;
-    country: string;
-    stateOrProvinceName?: string;
-    notBefore: Date;
-    notAfter: Date;
-    issuerAlternativeName: string;
-    crlDistributionPointUri: string;
-  }): Promise<CertificateInfo>;
+  createDocumentSignerCertificate(input: IssuedCertificateFields & { issuer: IacaIssuer; subjectPublicJwk: PublicJwk }): Promise<CertificateInfo>;
   /** A PKCS#10 request (PEM) for a held P-256 key, signed with it. */
-  createCsr(input: { key: ManagedKey; commonName: string; country: string; stateOrProvinceName?: string }): Promise<string>;
+  createCsr(input: SubjectName & { key: ManagedKey }): Promise<string>;
   /** The IACA's CRL (DER), signed with its held key. */
   createCrl(input: {
-    issuer: { key: HeldKeyRef; certificatePem: string };
+    issuer: IacaIssuer;
     revoked: ReadonlyArray<{ serialNumber: string; revokedAt: Date }>;
     thisUpdate: Date;
     nextUpdate: Date;

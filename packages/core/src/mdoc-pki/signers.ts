@@ -192,6 +192,15 @@ export interface IssuingChains {
   invalidate(tenantId: string): void;
 }
 
+/**
+ * Stores a change to an IACA or a document signer (`write` is false when it is gone: `missing`),
+ * then tells the chains, so that issuance stops using a deactivated or removed one at once.
+ */
+export async function storeChange(chains: IssuingChains, tenantId: string, write: Promise<boolean>, missing: () => DomainError): Promise<void> {
+  if (!(await write)) throw missing();
+  chains.invalidate(tenantId);
+}
+
 /** The 400 when a tenant has no IACA to issue under (docs/decisions.md "mDoc PKI"). */
 export function noActiveIaca(detail?: string): DomainError {
   return new DomainError('BadRequest', `No active IACA: create or activate one at ${IACAS_PATH}${detail ? ` (${detail})` : ''}`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CredentialConfiguration, LdpVcConfiguration, MdocConfiguration } from '../configurations/model.ts';
+import { MDL_DISPLAY } from '../../test/configurations.ts';
 import { formatsForMetadata } from '../../test/formats.ts';
+import type { CredentialConfiguration, CwtConfiguration, LdpVcConfiguration, MdocConfiguration } from '../configurations/model.ts';
 import { buildIssuerMetadata, configurationMetadata, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
 
 const formats = formatsForMetadata();
@@ -17,17 +18,7 @@ const mdl: MdocConfiguration = {
   claimMappings: {
     'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } },
   },
-  claimDisplay: {
-    'org.iso.18013.5.1': {
-      family_name: [
-        { name: 'Family name', locale: 'en' },
-        { name: 'Nom', locale: 'fr' },
-      ],
-    },
-  },
-  display: [
-    { name: 'Driver licence', locale: 'en', logo: { uri: 'https://x.example/l.png', alt_text: 'logo' }, background_color: '#123456', text_color: '#ffffff' },
-  ],
+  ...MDL_DISPLAY,
   ...times,
 };
 const degree: LdpVcConfiguration = {
@@ -43,29 +34,21 @@ const degree: LdpVcConfiguration = {
   claimMappings: { degree: { mapFrom: 'claims.degree', required: true } },
   ...times,
 };
+const badge = (id: string, format: CwtConfiguration['format']): CwtConfiguration => ({
+  id,
+  tenantId: 't',
+  format,
+  type: 'Badge',
+  expiresIn: { days: 1 },
+  revocable: false,
+  claimMappings: { name: { mapFrom: 'claims.name' } },
+  ...times,
+});
 const configs: CredentialConfiguration[] = [
   mdl,
   degree,
-  {
-    id: 'cfg-cwt',
-    tenantId: 't',
-    format: 'cwt',
-    type: 'Badge',
-    expiresIn: { days: 1 },
-    revocable: false,
-    claimMappings: { name: { mapFrom: 'claims.name' } },
-    ...times,
-  },
-  {
-    id: 'cfg-cwtvc',
-    tenantId: 't',
-    format: 'cwt_vc',
-    type: 'Badge',
-    expiresIn: { days: 1 },
-    revocable: false,
-    claimMappings: { name: { mapFrom: 'claims.name' } },
-    ...times,
-  },
+  badge('cfg-cwt', 'cwt'),
+  badge('cfg-cwtvc', 'cwt_vc'),
   {
     id: 'cfg-sd',
     tenantId: 't',

@@ -1,18 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { formatsForMetadata } from '../../test/formats.ts';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
 import { buildAuthorizationServerMetadata } from './authorization-server.ts';
 import { LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
 import { createIssuerMetadataService } from './service.ts';
 
-async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  return { ...h, tenant, other, ctx: contextFor(tenant) };
-}
+const setup = () => withTenants();
 
 const mapping = { mapFrom: 'claims.name' };
+
+/** What DPoP-bound tokens and client attestation add to either document (issue 16). */
+const DPOP_AND_ATTESTATION = {
+  dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+  client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
+  client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+};
+
+/** What the Authorization Code flow adds to either document under `origin` (issue 13). */
+const authorizationCodeFlow = (origin: string) => ({
+  authorization_endpoint: `${origin}/v1/oauth/authorize`,
+  pushed_authorization_request_endpoint: `${origin}/v1/oauth/par`,
+  require_pushed_authorization_requests: false,
+  response_modes_supported: ['query'],
+  code_challenge_methods_supported: ['S256'],
+  authorization_response_iss_parameter_supported: true,
+  token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+  response_types_supported: ['code'],
+  ...DPOP_AND_ATTESTATION,
+});
 
 describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => {
   it('publishes the tenant’s configurations of every format, in creation order, for the origin asked', async () => {
@@ -94,19 +109,7 @@ describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => 
       // The Pre-authorized Code grant at the token endpoint, and the access tokens' keys (issue 5).
       token_endpoint: `${origin}/v1/oauth/token`,
       jwks_uri: `${origin}/.well-known/jwks.json`,
-      // The Authorization Code flow (issue 13).
-      authorization_endpoint: `${origin}/v1/oauth/authorize`,
-      pushed_authorization_request_endpoint: `${origin}/v1/oauth/par`,
-      require_pushed_authorization_requests: false,
-      response_modes_supported: ['query'],
-      code_challenge_methods_supported: ['S256'],
-      authorization_response_iss_parameter_supported: true,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
-      // Issue 16: DPoP-bound tokens and client attestation.
-      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      response_types_supported: ['code'],
+      ...authorizationCodeFlow(origin),
       grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
       credential_endpoint: `${origin}/v1/openid/credential`,
       nonce_endpoint: `${origin}/v1/openid/nonce`,
@@ -127,18 +130,7 @@ describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => 
       issuer: origin,
       token_endpoint: `${origin}/v1/oauth/token`,
       jwks_uri: `${origin}/.well-known/jwks.json`,
-      authorization_endpoint: `${origin}/v1/oauth/authorize`,
-      pushed_authorization_request_endpoint: `${origin}/v1/oauth/par`,
-      require_pushed_authorization_requests: false,
-      response_modes_supported: ['query'],
-      code_challenge_methods_supported: ['S256'],
-      authorization_response_iss_parameter_supported: true,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
-      // Issue 16: DPoP-bound tokens and client attestation.
-      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      response_types_supported: ['code'],
+      ...authorizationCodeFlow(origin),
       grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
       'pre-authorized_grant_anonymous_access_supported': true,
     });
@@ -182,27 +174,14 @@ describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', 
       token_endpoint: `${issuer}/v1/oauth/token`,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
       response_types_supported: [],
-      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      ...DPOP_AND_ATTESTATION,
       grant_types_supported: [PRE_AUTHORIZED_GRANT],
       'pre-authorized_grant_anonymous_access_supported': true,
     });
     expect(buildAuthorizationServerMetadata(issuer, { ...LIVE_ISSUANCE_FEATURES, preAuthorizedCode: false, jwks: false, authorizationCode: true })).toEqual({
       issuer,
-      authorization_endpoint: `${issuer}/v1/oauth/authorize`,
       token_endpoint: `${issuer}/v1/oauth/token`,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      code_challenge_methods_supported: ['S256'],
-      authorization_response_iss_parameter_supported: true,
-      pushed_authorization_request_endpoint: `${issuer}/v1/oauth/par`,
-      require_pushed_authorization_requests: false,
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
-      // Issue 16: DPoP-bound tokens and client attestation.
-      dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
-      client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      ...authorizationCodeFlow(issuer),
       grant_types_supported: ['authorization_code'],
     });
   });

@@ -62,15 +62,20 @@ function parseBasic(header: string): { clientId: string; secret: string } {
   return { clientId, secret };
 }
 
+/** The client a token request names and how it authenticates (RFC 6749 §2.3): `secret` is undefined for a public client. */
+export interface ClientCredentials {
+  method: WalletClientAuthMethod;
+  clientId: string | undefined;
+  secret: string | undefined;
+}
+
 /**
- * Authenticates the wallet client of a token request (RFC 6749 §2.3, §3.2.1): finds it and checks
- * that it uses the method it registered: `none` sends `client_id` and no secret,
- * `client_secret_basic` the Authorization header, `client_secret_post` `client_id` and
- * `client_secret` in the form. One way only (RFC 6749 §2.3), else 400 `invalid_request`. Every
- * other failure is 401 `invalid_client` with one message for all causes; whenever a secret is
- * presented exactly one hasher check runs, so neither timing nor wording tells which ids exist.
+ * What a token request presents, read (RFC 6749 §2.3, §3.2.1): `none` sends `client_id` and no
+ * secret, `client_secret_basic` the Authorization header, `client_secret_post` `client_id` and
+ * `client_secret` in the form. One way only (RFC 6749 §2.3), else 400 `invalid_request`; a
+ * malformed Authorization header is 401 `invalid_client`.
  */
-export async function authenticateWalletClient(deps: WalletClientAuthDeps, tenantId: string, presented: PresentedClient): Promise<WalletClient> {
+export function clientCredentials(presented: PresentedClient): ClientCredentials {
   const basic = presented.authorization !== undefined && presented.authorization !== '' ? parseBasic(presented.authorization) : undefined;
   if (basic && presented.clientSecret !== undefined) {
     throw invalidRequest('Authenticate the client one way only: the Authorization header or client_secret, not both (RFC 6749 section 2.3)');
@@ -78,11 +83,21 @@ export async function authenticateWalletClient(deps: WalletClientAuthDeps, tenan
   if (basic && presented.clientId !== undefined && presented.clientId !== basic.clientId) {
     throw invalidRequest('client_id differs from the client the Authorization header names');
   }
-  const method: WalletClientAuthMethod = basic ? 'client_secret_basic' : presented.clientSecret !== undefined ? 'client_secret_post' : 'none';
-  const clientId = basic?.clientId ?? presented.clientId;
-  const secret = basic?.secret ?? presented.clientSecret;
-  const client = isWalletClientId(clientId) ? await deps.store.walletClients.get(tenantId, clientId) : undefined;
+  return {
+    method: basic ? 'client_secret_basic' : presented.clientSecret !== undefined ? 'client_secret_post' : 'none',
+    clientId: basic?.clientId ?? presented.clientId,
+    secret: basic?.secret ?? presented.clientSecret,
+  };
+}
 
+/**
+ * Checks `credentials` against `client`, the stored client they name (undefined for none): it must
+ * use the method it registered, with its secret. Every failure is 401 `invalid_client` with one
+ * message for all causes; whenever a secret is presented exactly one hasher check runs, so neither
+ * timing nor wording tells which ids exist.
+ */
+export async function checkClientCredentials(hasher: SecretHasher, credentials: ClientCredentials, client: WalletClient | undefined): Promise<WalletClient> {
+  const { method, secret } = credentials;
   if (secret === undefined) {
     // A public client: nothing to check but that it is one.
     if (client?.tokenEndpointAuthMethod === 'none') return client;
@@ -90,9 +105,16 @@ export async function authenticateWalletClient(deps: WalletClientAuthDeps, tenan
   }
   const expected = client && client.tokenEndpointAuthMethod === method && secret.length <= MAX_SECRET ? client.secretHash : undefined;
   // One slow check on every path that presents a secret: against the client's hash, or a decoy.
-  const ok = await deps.hasher.verify(secret.slice(0, MAX_SECRET), expected ?? NO_HASH);
+  const ok = await hasher.verify(secret.slice(0, MAX_SECRET), expected ?? NO_HASH);
   if (!ok || expected === undefined || !client) throw invalidClient();
   return client;
+}
+
+/** Authenticates the wallet client of a token request (RFC 6749 §2.3): its credentials read, its record found, the two checked. */
+export async function authenticateWalletClient(deps: WalletClientAuthDeps, tenantId: string, presented: PresentedClient): Promise<WalletClient> {
+  const credentials = clientCredentials(presented);
+  const client = isWalletClientId(credentials.clientId) ? await deps.store.walletClients.get(tenantId, credentials.clientId) : undefined;
+  return checkClientCredentials(deps.hasher, credentials, client);
 }
 
 /** Whether `uri` is one of the client's registered redirect URIs: exact string comparison, nothing normalised (RFC 9700 §4.1.3). */

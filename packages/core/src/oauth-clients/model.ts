@@ -1,4 +1,4 @@
-import type { PageRequest, Slice } from '../shared/pagination.ts';
+import type { TenantRecordRepository } from '../shared/ports.ts';
 
 /** How a wallet client authenticates at the token endpoint (RFC 7591 §2 names). */
 export const WALLET_CLIENT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
@@ -29,14 +29,5 @@ export interface WalletClient {
   updatedAt: string;
 }
 
-export interface WalletClientRepository {
-  /** Adds a client. Throws DomainError `Conflict` when the tenant already has this client id. */
-  insert(client: WalletClient): Promise<void>;
-  get(tenantId: string, clientId: string): Promise<WalletClient | undefined>;
-  /** The tenant's clients in creation order. */
-  list(tenantId: string, page: PageRequest): Promise<Slice<WalletClient>>;
-  /** Replaces every field but `tenantId`, `clientId` and `createdAt`. Returns false when the tenant has no such client. */
-  update(client: WalletClient): Promise<boolean>;
-  /** Returns false when the tenant has no such client. */
-  delete(tenantId: string, clientId: string): Promise<boolean>;
-}
+/** Named by `clientId`, unique within the tenant. */
+export type WalletClientRepository = TenantRecordRepository<WalletClient>;

@@ -1,10 +1,9 @@
-import type { EventPrefix } from '../events/catalogue.ts';
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids, SecretHasher } from '../shared/ports.ts';
-import { conflict, DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import { adminCollection, type CollectionService, conflictAs } from '../shared/admin-resource.ts';
+import { conflict, DomainError, invalidField, notFound } from '../shared/errors.ts';
+import type { PageQuery } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { WalletClient, WalletClientAuthMethod } from './model.ts';
 import { checkWalletClientId, checkWalletClientInput } from './rules.ts';
@@ -37,23 +36,17 @@ export interface WalletClientWithSecret extends WalletClientView {
   clientSecret?: string;
 }
 
-export interface WalletClientListQuery {
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
+export type WalletClientListQuery = PageQuery;
 
 /** `/v1/openid/clients` (docs/wallet-clients.md): the wallets the Authorization Code flow accepts. Permission `issuance-setup`. */
-export interface WalletClientService {
+export interface WalletClientService extends CollectionService<WalletClientView> {
   /** Registers a client; a confidential one gets a secret, in this answer only. */
   create(ctx: RequestContext, input: unknown): Promise<WalletClientWithSecret>;
-  list(ctx: RequestContext, query: WalletClientListQuery): Promise<Page<WalletClientView>>;
-  get(ctx: RequestContext, clientId: string): Promise<WalletClientView>;
   /**
    * Replaces the client's settings (PUT; its id never changes). A public client made confidential
    * gets a secret, in this answer only; a confidential one keeps its secret; one made public loses it.
    */
   update(ctx: RequestContext, clientId: string, input: unknown): Promise<WalletClientWithSecret>;
-  delete(ctx: RequestContext, clientId: string): Promise<void>;
   /** A new secret for a confidential client, in this answer only; the old one stops working at once. */
   rotateSecret(ctx: RequestContext, clientId: string): Promise<WalletClientView & { clientSecret: string }>;
 }
@@ -91,26 +84,20 @@ function withoutSecret(result: WalletClientWithSecret): WalletClientView {
 export function createWalletClientService(deps: WalletClientDeps): WalletClientService {
   const { store, clock, ids, hasher, events } = deps;
 
-  const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(
-      events,
-      ctx,
-      prefix,
-      async () => {
-        requirePermission(ctx, 'issuance-setup');
-        return work();
-      },
-      describe,
-    );
   // `authMethod`: a name with `token` in it would be masked as a secret (events/sanitize.ts).
   const meta = (v: WalletClientView) => ({ clientId: v.clientId, authMethod: v.tokenEndpointAuthMethod });
   const secretless = { meta, response: withoutSecret };
-
-  async function find(ctx: RequestContext, clientId: string): Promise<WalletClient> {
-    const client = await store.walletClients.get(ctx.tenant.id, checkWalletClientId(clientId));
-    if (!client) throw missing();
-    return client;
-  }
+  const clients = adminCollection({
+    events,
+    permission: 'issuance-setup',
+    stem: 'OPENID_CLIENT',
+    records: () => store.walletClients,
+    view: walletClientView,
+    meta,
+    checkId: checkWalletClientId,
+    missing,
+  });
+  const { run, find } = clients;
 
   /** A fresh secret and its hash. */
   async function newSecret(): Promise<{ clientSecret: string; secretHash: string }> {
@@ -135,31 +122,19 @@ export function createWalletClientService(deps: WalletClientDeps): WalletClientS
             createdAt: now,
             updatedAt: now,
           };
-          try {
-            await store.walletClients.insert(client);
-          } catch (error) {
-            if (isDomainError(error) && error.code === 'Conflict') {
-              throw conflict('The tenant already has a wallet client with this clientId', [
-                { value: client.clientId, msg: 'Taken', param: 'clientId', location: 'body' },
-              ]);
-            }
-            throw error;
-          }
+          await conflictAs(store.walletClients.insert(client), () =>
+            conflict('The tenant already has a wallet client with this clientId', [
+              { value: client.clientId, msg: 'Taken', param: 'clientId', location: 'body' },
+            ]),
+          );
           return { ...walletClientView(client), ...(secret ? { clientSecret: secret.clientSecret } : {}) };
         },
         { input, ...secretless },
       );
     },
 
-    list(ctx, query) {
-      return run(ctx, 'OPENID_CLIENT_LIST', async () => toPage(await store.walletClients.list(ctx.tenant.id, parsePageQuery(query)), walletClientView), {
-        meta: (p) => ({ count: p.data.length }),
-      });
-    },
-
-    get(ctx, clientId) {
-      return run(ctx, 'OPENID_CLIENT_RETRIEVE', async () => walletClientView(await find(ctx, clientId)), { meta });
-    },
+    list: clients.list,
+    get: clients.get,
 
     update(ctx, clientId, input) {
       return run(

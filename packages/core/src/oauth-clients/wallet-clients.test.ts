@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { recordedEvents } from '../../test/events.ts';
 import { contextFor } from '../../test/harness.ts';
 import { createMemoryStore, fakeClock, fakeHasher, fakeIds } from '../../test/kit.ts';
+import { refusal } from '../../test/refusal.ts';
 import { createEventRecorder } from '../events/recorder.ts';
 import type { SecretHasher } from '../shared/ports.ts';
 import { OAUTH_DESCRIPTION_CHARACTERS } from '../shared/errors.ts';
@@ -45,20 +47,12 @@ async function setup() {
   for (const t of [acme, other]) await store.tenants.insert(t);
   const auth = (tenantId: string, presented: Parameters<typeof authenticateWalletClient>[2]) =>
     authenticateWalletClient({ store, hasher }, tenantId, presented);
-  const events = async () => {
-    await recorder.flush();
-    return (await store.events.list(acme.id, {}, { limit: 1000 })).items;
-  };
-  return { store, clock, hasher, clients, acme, other, ctx: contextFor(acme), auth, events };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; oauthError?: string; details?: Array<{ param: string; msg: string }> }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e) => e,
-  );
+  const events = () => recordedEvents({ recorder, store }, acme.id);
+  const ctx = contextFor(acme);
+  /** Registers the client `clientId` of acme, named after its id, with `tokenEndpointAuthMethod`. */
+  const register = (clientId: string, tokenEndpointAuthMethod: string) =>
+    clients.create(ctx, { clientId, clientName: clientId, redirectUris: ['https://w.example/cb'], tokenEndpointAuthMethod });
+  return { store, clock, hasher, clients, acme, other, ctx, auth, events, register };
 }
 
 const basic = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
@@ -102,7 +96,7 @@ describe('wallet client rules (docs/wallet-clients.md; RFC 6749 §3.1.2, RFC 825
   });
 
   it('reports every problem of a body at once, each under its field', async () => {
-    const error = await failure(
+    const error = await refusal(
       Promise.resolve().then(() =>
         checkWalletClientInput({
           clientId: 'has space',
@@ -211,19 +205,14 @@ describe('wallet clients (docs/wallet-clients.md)', () => {
     expect((await clients.list(ctx, { cursor: first.nextCursor })).data).toEqual([named]);
 
     await clients.delete(ctx, 'my-wallet');
-    expect(await failure(clients.get(ctx, 'my-wallet'))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(clients.delete(ctx, 'my-wallet'))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(clients.get(ctx, 'bad id'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'clientId', location: 'params' }] });
+    expect(await refusal(clients.get(ctx, 'my-wallet'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.delete(ctx, 'my-wallet'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.get(ctx, 'bad id'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'clientId', location: 'params' }] });
   });
 
   it('makes the secret of a confidential client, stores only its hash and shows it in the create answer only', async () => {
-    const { clients, ctx, store, acme } = await setup();
-    const made = await clients.create(ctx, {
-      clientId: 'conf',
-      clientName: 'Confidential',
-      redirectUris: ['https://c.example/cb'],
-      tokenEndpointAuthMethod: 'client_secret_basic',
-    });
+    const { clients, ctx, store, acme, register } = await setup();
+    const made = await register('conf', 'client_secret_basic');
     expect(made.clientSecret).toEqual(expect.any(String));
     const secret = made.clientSecret as string;
     expect(secret.length).toBeGreaterThanOrEqual(43);
@@ -238,7 +227,7 @@ describe('wallet clients (docs/wallet-clients.md)', () => {
     const { clients, ctx, other } = await setup();
     const body = { clientId: 'taken', clientName: 'W', redirectUris: ['https://w.example/cb'] };
     await clients.create(ctx, body);
-    expect(await failure(clients.create(ctx, body))).toMatchObject({ code: 'Conflict', details: [{ param: 'clientId' }] });
+    expect(await refusal(clients.create(ctx, body))).toMatchObject({ code: 'Conflict', details: [{ param: 'clientId' }] });
     await expect(clients.create(contextFor(other), body)).resolves.toMatchObject({ clientId: 'taken' });
   });
 
@@ -269,38 +258,33 @@ describe('wallet clients (docs/wallet-clients.md)', () => {
     expect(publicAgain).not.toHaveProperty('clientSecret');
     expect(await store.walletClients.get(acme.id, 'w')).not.toHaveProperty('secretHash');
 
-    expect(await failure(clients.update(ctx, 'w', { ...base, clientId: 'renamed' }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'clientId' }] });
-    expect(await failure(clients.update(ctx, 'nobody', base))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.update(ctx, 'w', { ...base, clientId: 'renamed' }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'clientId' }] });
+    expect(await refusal(clients.update(ctx, 'nobody', base))).toMatchObject({ code: 'NotFound' });
   });
 
   it('rotates a confidential client’s secret: the new one authenticates, the old one no longer does', async () => {
-    const { clients, ctx, auth, acme } = await setup();
-    const made = await clients.create(ctx, {
-      clientId: 'rot',
-      clientName: 'R',
-      redirectUris: ['https://r.example/cb'],
-      tokenEndpointAuthMethod: 'client_secret_post',
-    });
+    const { clients, ctx, auth, acme, register } = await setup();
+    const made = await register('rot', 'client_secret_post');
     const old = made.clientSecret as string;
     await expect(auth(acme.id, { clientId: 'rot', clientSecret: old })).resolves.toMatchObject({ clientId: 'rot' });
     const rotated = await clients.rotateSecret(ctx, 'rot');
     expect(rotated.clientSecret).not.toBe(old);
     await expect(auth(acme.id, { clientId: 'rot', clientSecret: rotated.clientSecret })).resolves.toMatchObject({ clientId: 'rot' });
-    expect(await failure(auth(acme.id, { clientId: 'rot', clientSecret: old }))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
+    expect(await refusal(auth(acme.id, { clientId: 'rot', clientSecret: old }))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
 
     await clients.create(ctx, { clientId: 'pub', clientName: 'P', redirectUris: ['https://p.example/cb'] });
-    expect(await failure(clients.rotateSecret(ctx, 'pub'))).toMatchObject({ code: 'Conflict' });
-    expect(await failure(clients.rotateSecret(ctx, 'nobody'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.rotateSecret(ctx, 'pub'))).toMatchObject({ code: 'Conflict' });
+    expect(await refusal(clients.rotateSecret(ctx, 'nobody'))).toMatchObject({ code: 'NotFound' });
   });
 
   it('keeps tenants apart', async () => {
-    const { clients, ctx, other } = await setup();
-    await clients.create(ctx, { clientId: 'mine', clientName: 'M', redirectUris: ['https://m.example/cb'], tokenEndpointAuthMethod: 'client_secret_basic' });
+    const { clients, ctx, other, register } = await setup();
+    await register('mine', 'client_secret_basic');
     const theirs = contextFor(other);
-    expect(await failure(clients.get(theirs, 'mine'))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(clients.update(theirs, 'mine', { clientName: 'X', redirectUris: ['https://x.example/cb'] }))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(clients.rotateSecret(theirs, 'mine'))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(clients.delete(theirs, 'mine'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.get(theirs, 'mine'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.update(theirs, 'mine', { clientName: 'X', redirectUris: ['https://x.example/cb'] }))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.rotateSecret(theirs, 'mine'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(clients.delete(theirs, 'mine'))).toMatchObject({ code: 'NotFound' });
     expect((await clients.list(theirs, {})).data).toEqual([]);
     await expect(clients.get(ctx, 'mine')).resolves.toMatchObject({ clientId: 'mine' });
   });
@@ -309,20 +293,15 @@ describe('wallet clients (docs/wallet-clients.md)', () => {
     const { clients, acme } = await setup();
     for (const role of ['auditor', 'verifier'] as const) {
       const ctx = contextFor(acme, role);
-      expect(await failure(clients.list(ctx, {}))).toMatchObject({ code: 'Forbidden' });
-      expect(await failure(clients.create(ctx, { clientName: 'W', redirectUris: ['https://w.example/cb'] }))).toMatchObject({ code: 'Forbidden' });
+      expect(await refusal(clients.list(ctx, {}))).toMatchObject({ code: 'Forbidden' });
+      expect(await refusal(clients.create(ctx, { clientName: 'W', redirectUris: ['https://w.example/cb'] }))).toMatchObject({ code: 'Forbidden' });
     }
     await expect(clients.list(contextFor(acme, 'managed-issuer'), {})).resolves.toEqual({ data: [] });
   });
 
   it('records OPENID_CLIENT_* events and never the secret, even at logging level 3', async () => {
-    const { clients, ctx, events } = await setup();
-    const made = await clients.create(ctx, {
-      clientId: 'ev',
-      clientName: 'E',
-      redirectUris: ['https://e.example/cb'],
-      tokenEndpointAuthMethod: 'client_secret_basic',
-    });
+    const { clients, ctx, events, register } = await setup();
+    const made = await register('ev', 'client_secret_basic');
     await clients.get(ctx, 'ev');
     await clients.list(ctx, {});
     const updated = await clients.update(ctx, 'ev', {
@@ -334,7 +313,7 @@ describe('wallet clients (docs/wallet-clients.md)', () => {
     await clients.update(ctx, 'ev', { clientName: 'E3', redirectUris: ['https://e.example/cb'] });
     const again = await clients.update(ctx, 'ev', { clientName: 'E4', redirectUris: ['https://e.example/cb'], tokenEndpointAuthMethod: 'client_secret_basic' });
     await clients.delete(ctx, 'ev');
-    await failure(clients.get(ctx, 'ev'));
+    await refusal(clients.get(ctx, 'ev'));
     const all = await events();
     const types = all.map((e) => e.type);
     for (const op of ['CREATE', 'RETRIEVE', 'LIST', 'UPDATE', 'ROTATE_SECRET', 'DELETE']) expect(types).toContain(`OPENID_CLIENT_${op}_SUCCESS`);
@@ -356,11 +335,9 @@ describe('wallet clients (docs/wallet-clients.md)', () => {
 describe('authenticateWalletClient (RFC 6749 §2.3)', () => {
   async function withClients() {
     const h = await setup();
-    const make = (clientId: string, tokenEndpointAuthMethod: string) =>
-      h.clients.create(h.ctx, { clientId, clientName: clientId, redirectUris: ['https://w.example/cb'], tokenEndpointAuthMethod });
-    await make('public-w', 'none');
-    const basicSecret = (await make('basic-w', 'client_secret_basic')).clientSecret as string;
-    const postSecret = (await make('post-w', 'client_secret_post')).clientSecret as string;
+    await h.register('public-w', 'none');
+    const basicSecret = (await h.register('basic-w', 'client_secret_basic')).clientSecret as string;
+    const postSecret = (await h.register('post-w', 'client_secret_post')).clientSecret as string;
     return { ...h, basicSecret, postSecret };
   }
   const FAILED = { code: 'Unauthorized', oauthError: 'invalid_client' };
@@ -382,12 +359,12 @@ describe('authenticateWalletClient (RFC 6749 §2.3)', () => {
 
   it('refuses a method other than the registered one with invalid_client', async () => {
     const { auth, acme, basicSecret, postSecret } = await withClients();
-    expect(await failure(auth(acme.id, { clientId: 'public-w', clientSecret: 'anything' }))).toMatchObject(FAILED);
-    expect(await failure(auth(acme.id, { authorization: basic('public-w', 'anything') }))).toMatchObject(FAILED);
-    expect(await failure(auth(acme.id, { clientId: 'basic-w', clientSecret: basicSecret }))).toMatchObject(FAILED);
-    expect(await failure(auth(acme.id, { clientId: 'basic-w' }))).toMatchObject(FAILED);
-    expect(await failure(auth(acme.id, { authorization: basic('post-w', postSecret) }))).toMatchObject(FAILED);
-    expect(await failure(auth(acme.id, { clientId: 'post-w' }))).toMatchObject(FAILED);
+    expect(await refusal(auth(acme.id, { clientId: 'public-w', clientSecret: 'anything' }))).toMatchObject(FAILED);
+    expect(await refusal(auth(acme.id, { authorization: basic('public-w', 'anything') }))).toMatchObject(FAILED);
+    expect(await refusal(auth(acme.id, { clientId: 'basic-w', clientSecret: basicSecret }))).toMatchObject(FAILED);
+    expect(await refusal(auth(acme.id, { clientId: 'basic-w' }))).toMatchObject(FAILED);
+    expect(await refusal(auth(acme.id, { authorization: basic('post-w', postSecret) }))).toMatchObject(FAILED);
+    expect(await refusal(auth(acme.id, { clientId: 'post-w' }))).toMatchObject(FAILED);
   });
 
   it('answers unknown clients, wrong secrets and other tenants’ clients alike, with one hasher check whenever a secret is presented', async () => {
@@ -405,14 +382,14 @@ describe('authenticateWalletClient (RFC 6749 §2.3)', () => {
     const messages = new Set<string>();
     for (const [name, presented, checks] of cases) {
       const before = hasher.verifies;
-      const error = await failure(auth(acme.id, presented));
+      const error = await refusal(auth(acme.id, presented));
       expect(error, name).toMatchObject(FAILED);
       expect(hasher.verifies - before, name).toBe(checks);
       messages.add(error.message);
     }
     expect(messages.size).toBe(1);
     expect([...messages][0]).toMatch(OAUTH_DESCRIPTION_CHARACTERS);
-    expect(await failure(auth(other.id, { clientId: 'post-w', clientSecret: postSecret }))).toMatchObject(FAILED);
+    expect(await refusal(auth(other.id, { clientId: 'post-w', clientSecret: postSecret }))).toMatchObject(FAILED);
   });
 
   it('refuses malformed or non-Basic Authorization headers with invalid_client', async () => {
@@ -426,14 +403,14 @@ describe('authenticateWalletClient (RFC 6749 §2.3)', () => {
       `Basic ${btoa('basic-w:%zz')}`,
       `Basic ${'A'.repeat(4000)}`,
     ]) {
-      expect(await failure(auth(acme.id, { authorization })), authorization.slice(0, 40)).toMatchObject(FAILED);
+      expect(await refusal(auth(acme.id, { authorization })), authorization.slice(0, 40)).toMatchObject(FAILED);
     }
   });
 
   it('refuses two methods at once, and a client_id that differs from the header’s, with invalid_request', async () => {
     const { auth, acme, basicSecret } = await withClients();
-    const both = await failure(auth(acme.id, { authorization: basic('basic-w', basicSecret), clientSecret: basicSecret }));
-    const differs = await failure(auth(acme.id, { authorization: basic('basic-w', basicSecret), clientId: 'post-w' }));
+    const both = await refusal(auth(acme.id, { authorization: basic('basic-w', basicSecret), clientSecret: basicSecret }));
+    const differs = await refusal(auth(acme.id, { authorization: basic('basic-w', basicSecret), clientId: 'post-w' }));
     for (const error of [both, differs]) {
       expect(error).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request' });
       // RFC 6749 §5.2: what a wallet reads as error_description is what was written.

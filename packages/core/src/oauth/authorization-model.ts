@@ -52,19 +52,12 @@ export interface AuthorizationRecord {
 
 /**
  * What moving an authorization on changes (AuthorizationRepository.advance). The stage, the handle
- * and the expiry are always replaced; every other field left out keeps its stored value.
+ * digest and the expiry are always replaced: a new stage that opens no handle (`redeemed`, `failed`)
+ * has no `handleDigest`, and the stored one is cleared. Every other field left out keeps its stored
+ * value; `claims`, when given, replaces the stored claims.
  */
-export interface AuthorizationAdvance {
-  stage: AuthorizationStage;
-  /** The next stage's handle digest; absent when the new stage opens no handle (`redeemed`, `failed`): the stored one is then cleared. */
-  handleDigest?: string;
-  expiresAt: string;
-  providerNonce?: string;
-  providerCodeVerifier?: string;
-  userId?: string;
-  /** Replaces the stored claims when given. */
-  claims?: Record<string, unknown>;
-}
+export type AuthorizationAdvance = Pick<AuthorizationRecord, 'stage' | 'handleDigest' | 'expiresAt'> &
+  Partial<Pick<AuthorizationRecord, 'providerNonce' | 'providerCodeVerifier' | 'userId' | 'claims'>>;
 
 export interface AuthorizationRepository {
   /** Throws DomainError `Conflict` when the tenant already has the id or the handle digest (another tenant may hold the same). */

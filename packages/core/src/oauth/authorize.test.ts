@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
 import { readFakeSessionToken } from '../../test/kit.ts';
+import { refusal } from '../../test/refusal.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -18,10 +19,8 @@ const VERIFIER = 'a'.repeat(20) + 'B'.repeat(23);
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 async function setup(options: { hook?: boolean; confidential?: boolean } = {}) {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  const admin = contextFor(tenant);
+  const h = await withTenants();
+  const { tenant, other, ctx: admin } = h;
   const browser = contextFor(tenant, null);
   const mdoc = await h.configurations.create(admin, 'mso_mdoc', mdl());
   const now = h.clock.now().toISOString();
@@ -100,15 +99,6 @@ async function setup(options: { hook?: boolean; confidential?: boolean } = {}) {
   return { ...h, tenant, other, admin, browser, mdoc, request, signIn, codeFrom, redeem };
 }
 
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; oauthError?: string }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; oauthError?: string }) => e,
-  );
-}
-
 /** The error a wallet redirect carries. */
 function redirectError(location: string) {
   const url = new URL(location);
@@ -172,31 +162,31 @@ describe('the Authorization Code flow (OpenID4VCI 1.0 §5, §6; RFC 6749 §4.1, 
     expect(pushed.request_uri.startsWith(REQUEST_URI_PREFIX)).toBe(true);
     const { location } = await authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri: pushed.request_uri });
     expect(location).toBe(identityProvider.requests.at(-1)?.toString());
-    expect((await failure(authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri: pushed.request_uri }))).oauthError).toBe('invalid_request');
+    expect((await refusal(authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri: pushed.request_uri }))).oauthError).toBe('invalid_request');
     const again = await authorizationFlow.pushAuthorizationRequest(browser, request(), undefined);
-    expect((await failure(authorizationFlow.authorize(browser, { client_id: 'other-wallet', request_uri: again.request_uri }))).oauthError).toBe(
+    expect((await refusal(authorizationFlow.authorize(browser, { client_id: 'other-wallet', request_uri: again.request_uri }))).oauthError).toBe(
       'invalid_client',
     );
   });
 
   it('answers a pushed request’s problems directly, never by redirect', async () => {
     const { authorizationFlow, browser, request } = await setup();
-    const plain = await failure(authorizationFlow.pushAuthorizationRequest(browser, request({ code_challenge_method: 'plain' }), undefined));
+    const plain = await refusal(authorizationFlow.pushAuthorizationRequest(browser, request({ code_challenge_method: 'plain' }), undefined));
     expect(plain).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request' });
   });
 
   it('refuses with a 400 while the client or redirect URI is unknown', async () => {
     const { authorizationFlow, browser, request } = await setup();
-    expect(await failure(authorizationFlow.authorize(browser, request({ client_id: undefined })))).toMatchObject({
+    expect(await refusal(authorizationFlow.authorize(browser, request({ client_id: undefined })))).toMatchObject({
       code: 'BadRequest',
       oauthError: 'invalid_request',
     });
-    expect(await failure(authorizationFlow.authorize(browser, request({ client_id: 'nobody' })))).toMatchObject({ oauthError: 'invalid_client' });
-    expect(await failure(authorizationFlow.authorize(browser, request({ redirect_uri: 'https://evil.example/cb' })))).toMatchObject({
+    expect(await refusal(authorizationFlow.authorize(browser, request({ client_id: 'nobody' })))).toMatchObject({ oauthError: 'invalid_client' });
+    expect(await refusal(authorizationFlow.authorize(browser, request({ redirect_uri: 'https://evil.example/cb' })))).toMatchObject({
       oauthError: 'invalid_request',
     });
     // Exact comparison: a trailing slash or another case is another URI.
-    expect(await failure(authorizationFlow.authorize(browser, request({ redirect_uri: `${REDIRECT}/` })))).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await refusal(authorizationFlow.authorize(browser, request({ redirect_uri: `${REDIRECT}/` })))).toMatchObject({ oauthError: 'invalid_request' });
   });
 
   it('redirects with error, error_description, state and iss once the redirect URI is known', async () => {
@@ -243,7 +233,7 @@ describe('the Authorization Code flow (OpenID4VCI 1.0 §5, §6; RFC 6749 §4.1, 
     const cb = await signIn();
     const denied = await authorizationFlow.authenticationCallback(browser, { error: 'access_denied', state: cb.state });
     expect(redirectError(denied.location)).toMatchObject({ at: REDIRECT, error: 'access_denied', state: 'wallet-state' });
-    expect(await failure(authorizationFlow.authenticationCallback(browser, cb))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request' });
+    expect(await refusal(authorizationFlow.authenticationCallback(browser, cb))).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request' });
     const cb2 = await signIn();
     identityProvider.failNext('exchangeCode', 'the ID token signature does not verify');
     expect(redirectError((await authorizationFlow.authenticationCallback(browser, cb2)).location)).toMatchObject({ error: 'access_denied' });
@@ -263,13 +253,13 @@ describe('the Authorization Code flow (OpenID4VCI 1.0 §5, §6; RFC 6749 §4.1, 
     });
     // A token signed with another secret is refused; the right one issues the code.
     const forged = await sessionTokens.sign('not-the-secret', { state: outgoing.state, claims: {} }, 60);
-    expect(await failure(authorizationFlow.interactionCallback(browser, { session_token: forged }))).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await refusal(authorizationFlow.interactionCallback(browser, { session_token: forged }))).toMatchObject({ oauthError: 'invalid_request' });
     const answer = await sessionTokens.sign('hook-secret', { state: outgoing.state, claims: { memberNumber: 'M-1' } }, 60);
     const code = codeFrom((await authorizationFlow.interactionCallback(browser, { session_token: answer })).location);
     await redeem(code);
     const grant = await store.authorizations.get(tenant.id, walletTokens.issued.at(-1)?.offerId as string);
     expect(grant?.claims).toEqual({ memberNumber: 'M-1' });
-    expect(await failure(authorizationFlow.interactionCallback(browser, { session_token: answer }))).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await refusal(authorizationFlow.interactionCallback(browser, { session_token: answer }))).toMatchObject({ oauthError: 'invalid_request' });
   });
 
   it('lets the interaction hook refuse the user', async () => {
@@ -294,15 +284,15 @@ describe('the token endpoint, Authorization Code grant (OpenID4VCI 1.0 §6; RFC 
 
   it('refuses a wrong code_verifier without spending the code', async () => {
     const { redeem, code } = await withCode();
-    expect(await failure(redeem(code, { code_verifier: 'b'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant' });
-    expect(await failure(redeem(code, { code_verifier: 'short' }))).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await refusal(redeem(code, { code_verifier: 'b'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(redeem(code, { code_verifier: 'short' }))).toMatchObject({ oauthError: 'invalid_request' });
     await redeem(code);
   });
 
   it('takes a code once', async () => {
     const { redeem, code } = await withCode();
     await redeem(code);
-    expect(await failure(redeem(code))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(redeem(code))).toMatchObject({ oauthError: 'invalid_grant' });
   });
 
   it('of racing redemptions, exactly one wins', async () => {
@@ -314,27 +304,27 @@ describe('the token endpoint, Authorization Code grant (OpenID4VCI 1.0 §6; RFC 
   it('refuses a code after 60 seconds', async () => {
     const { redeem, code, clock } = await withCode();
     clock.advance(61_000);
-    expect(await failure(redeem(code))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(redeem(code))).toMatchObject({ oauthError: 'invalid_grant' });
   });
 
   it('checks the redirect URI and the client', async () => {
     const { redeem, code } = await withCode();
-    expect(await failure(redeem(code, { redirect_uri: 'com.example.wallet:/cb' }))).toMatchObject({ oauthError: 'invalid_grant' });
-    expect(await failure(redeem(code, { client_id: 'nobody' }))).toMatchObject({ oauthError: 'invalid_client' });
-    expect(await failure(redeem(code, { redirect_uri: undefined }))).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await refusal(redeem(code, { redirect_uri: 'com.example.wallet:/cb' }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(redeem(code, { client_id: 'nobody' }))).toMatchObject({ oauthError: 'invalid_client' });
+    expect(await refusal(redeem(code, { redirect_uri: undefined }))).toMatchObject({ oauthError: 'invalid_request' });
   });
 
   it('does not take tenant A’s code at tenant B', async () => {
     const { redeem, code, other } = await withCode();
     const elsewhere = contextFor(other as Tenant, null);
-    expect(await failure(redeem(code, {}, elsewhere))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(redeem(code, {}, elsewhere))).toMatchObject({ oauthError: 'invalid_grant' });
     await redeem(code);
   });
 
   it('makes a confidential client authenticate', async () => {
     const { redeem, code } = await withCode({ confidential: true });
-    expect(await failure(redeem(code))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
-    expect(await failure(redeem(code, { client_secret: 'wrong' }))).toMatchObject({ oauthError: 'invalid_client' });
+    expect(await refusal(redeem(code))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
+    expect(await refusal(redeem(code, { client_secret: 'wrong' }))).toMatchObject({ oauthError: 'invalid_client' });
     await redeem(code, { client_secret: 's3cret' });
   });
 });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
 import { dpopProof, fakeJwtProofVerifier, jwkThumbprint, walletKey, type WalletKey } from '../../test/kit.ts';
-import { createDpop, DPOP_MAX_AGE_SECONDS, DPOP_MAX_SKEW_SECONDS, DPOP_NONCE_TTL_SECONDS, type DpopTarget } from './dpop.ts';
 import { refusal } from '../../test/refusal.ts';
+import { createDpop, DPOP_MAX_AGE_SECONDS, DPOP_MAX_SKEW_SECONDS, DPOP_NONCE_TTL_SECONDS, type DpopTarget } from './dpop.ts';
 
 async function setup(options: { requireNonce?: boolean } = {}) {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
+  const h = await withTenants();
+  const { tenant, other } = h;
   const wallet = contextFor(tenant, null);
   const make = (requireNonce = options.requireNonce) =>
     createDpop({
@@ -26,7 +25,13 @@ async function setup(options: { requireNonce?: boolean } = {}) {
   const now = () => Math.floor(h.clock.now().getTime() / 1000);
   /** A proof by `key` for `htu`, issued now on the test's clock. */
   const proof = (key: WalletKey, htu: string, over: Parameters<typeof dpopProof>[2] = {}) => dpopProof(key, htu, { iat: now(), ...over });
-  return { ...h, tenant, other, wallet, make, dpop, tokenUrl, credentialUrl, token, resource, now, proof };
+  /** Why a proof by `key` for the token endpoint, made with `over`, is refused as invalid_dpop_proof (RFC 9449 §4.3). */
+  const badProof = async (key: WalletKey, over: Parameters<typeof dpopProof>[2] = {}) => {
+    const error = await refusal(dpop.check(wallet, proof(key, tokenUrl, over), token));
+    expect(error.oauthError).toBe('invalid_dpop_proof');
+    return error.message;
+  };
+  return { ...h, tenant, other, wallet, make, dpop, tokenUrl, credentialUrl, token, resource, now, proof, badProof };
 }
 
 /** Parses a `WWW-Authenticate` challenge of quoted auth-params (RFC 9110 §11.6.1). */
@@ -94,19 +99,13 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
   });
 
   it('refuses a proof whose typ is not dpop+jwt, or whose htm is not the request’s method', async () => {
-    const { dpop, wallet, token, tokenUrl, proof } = await setup();
+    const { badProof } = await setup();
     const key = walletKey();
     for (const typ of ['JWT', 'openid4vci-proof+jwt', undefined]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { header: { typ } }), token))).toMatchObject({
-        oauthError: 'invalid_dpop_proof',
-        message: 'The DPoP proof must have typ dpop+jwt',
-      });
+      expect(await badProof(key, { header: { typ } })).toEqual('The DPoP proof must have typ dpop+jwt');
     }
     for (const htm of ['GET', 'post', undefined]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { htm } }), token))).toMatchObject({
-        oauthError: 'invalid_dpop_proof',
-        message: "The DPoP proof's htm must be POST",
-      });
+      expect(await badProof(key, { payload: { htm } })).toEqual("The DPoP proof's htm must be POST");
     }
   });
 
@@ -132,37 +131,25 @@ describe('createDpop().check: a DPoP proof (RFC 9449 §4.3)', () => {
   });
 
   it('takes proofs issued at most 300 seconds ago and at most 60 seconds ahead; refuses anything older, later, or without iat', async () => {
-    const { dpop, wallet, token, tokenUrl, proof, now } = await setup();
+    const { dpop, wallet, token, tokenUrl, proof, now, badProof } = await setup();
     const key = walletKey();
     expect(DPOP_MAX_AGE_SECONDS).toBe(300);
     expect(DPOP_MAX_SKEW_SECONDS).toBe(60);
     expect(await dpop.check(wallet, proof(key, tokenUrl, { iat: now() - 300 }), token)).toBeDefined();
     expect(await dpop.check(wallet, proof(key, tokenUrl, { iat: now() + 60 }), token)).toBeDefined();
-    expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { iat: now() - 301 }), token))).toMatchObject({
-      oauthError: 'invalid_dpop_proof',
-      message: expect.stringContaining('too old'),
-    });
-    expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { iat: now() + 61 }), token))).toMatchObject({
-      oauthError: 'invalid_dpop_proof',
-      message: 'The DPoP proof was issued in the future',
-    });
+    expect(await badProof(key, { iat: now() - 301 })).toEqual(expect.stringContaining('too old'));
+    expect(await badProof(key, { iat: now() + 61 })).toEqual('The DPoP proof was issued in the future');
     for (const iat of [undefined, String(now()), null]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { iat } }), token))).toMatchObject({
-        oauthError: 'invalid_dpop_proof',
-        message: 'The DPoP proof needs iat (seconds)',
-      });
+      expect(await badProof(key, { payload: { iat } })).toEqual('The DPoP proof needs iat (seconds)');
     }
   });
 
   it('needs a jti of 1 to 256 characters', async () => {
-    const { dpop, wallet, token, tokenUrl, proof } = await setup();
+    const { dpop, wallet, token, tokenUrl, proof, badProof } = await setup();
     const key = walletKey();
     expect(await dpop.check(wallet, proof(key, tokenUrl, { jti: 'j'.repeat(256) }), token)).toBeDefined();
     for (const jti of [undefined, '', 'j'.repeat(257), 7]) {
-      expect(await refusal(dpop.check(wallet, proof(key, tokenUrl, { payload: { jti } }), token)), String(jti).slice(0, 10)).toMatchObject({
-        oauthError: 'invalid_dpop_proof',
-        message: 'The DPoP proof needs a jti of 1 to 256 characters',
-      });
+      expect(await badProof(key, { payload: { jti } }), String(jti).slice(0, 10)).toEqual('The DPoP proof needs a jti of 1 to 256 characters');
     }
   });
 

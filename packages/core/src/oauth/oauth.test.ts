@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
+import { refusal } from '../../test/refusal.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Tenant } from '../tenancy/model.ts';
@@ -12,10 +13,8 @@ const mdl = (type = 'org.iso.18013.5.1.mDL'): CredentialConfigurationInput => ({
 });
 
 async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  const admin = contextFor(tenant);
+  const h = await withTenants();
+  const { tenant, other, ctx: admin } = h;
   const wallet = contextFor(tenant, null);
   const mdoc = await h.configurations.create(admin, 'mso_mdoc', mdl());
   /** A pre-authorized offer and the code in its URI. */
@@ -28,15 +27,6 @@ async function setup() {
   };
   const token = (form: Record<string, unknown>, ctx = wallet) => h.tokenEndpoint.token(ctx, { grant_type: PRE_AUTHORIZED_CODE_GRANT, ...form });
   return { ...h, tenant, other, admin, wallet, mdoc, offer, token };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; oauthError?: string }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; oauthError?: string }) => e,
-  );
 }
 
 describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6.2; OpenID4VCI 1.0 §6)', () => {
@@ -111,7 +101,7 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
       JSON.stringify([{ type: 'openid_credential', format: 'mso_mdoc', doctype: mdoc.type }]),
       JSON.stringify([{ type: 'openid_credential', credential_configuration_id: elsewhere.id }]),
     ]) {
-      expect(await failure(token({ 'pre-authorized_code': o.code, authorization_details })), authorization_details).toMatchObject({
+      expect(await refusal(token({ 'pre-authorized_code': o.code, authorization_details })), authorization_details).toMatchObject({
         code: 'BadRequest',
         oauthError: 'invalid_authorization_details',
       });
@@ -124,7 +114,7 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
     const { offer, token } = await setup();
     const o = await offer();
     await token({ 'pre-authorized_code': o.code });
-    expect(await failure(token({ 'pre-authorized_code': o.code }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': o.code }))).toMatchObject({
       code: 'BadRequest',
       oauthError: 'invalid_grant',
       message: 'The pre-authorized code has been used',
@@ -142,14 +132,14 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
   it('asks for the transaction code the offer has (invalid_request when missing or unexpected, no attempt counted)', async () => {
     const { offer, token, store, tenant } = await setup();
     const withCode = await offer({ transactionCodeConfiguration: { inputMode: 'numeric' } });
-    expect(await failure(token({ 'pre-authorized_code': withCode.code }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': withCode.code }))).toMatchObject({
       oauthError: 'invalid_request',
       message: expect.stringContaining('tx_code is required'),
     });
-    expect(await failure(token({ 'pre-authorized_code': withCode.code, tx_code: '' }))).toMatchObject({ oauthError: 'invalid_request' });
+    expect(await refusal(token({ 'pre-authorized_code': withCode.code, tx_code: '' }))).toMatchObject({ oauthError: 'invalid_request' });
     expect((await store.offers.get(tenant.id, withCode.id))?.failedTxAttempts).toBe(0);
     const without = await offer();
-    expect(await failure(token({ 'pre-authorized_code': without.code, tx_code: '123456' }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': without.code, tx_code: '123456' }))).toMatchObject({
       oauthError: 'invalid_request',
       message: 'This offer takes no tx_code',
     });
@@ -160,19 +150,19 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
     const { offer, token, store, tenant } = await setup();
     const o = await offer({ transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } });
     const wrong = o.transactionCode === '000000' ? '111111' : '000000';
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: 'The transaction code is wrong (2 attempts left)',
     });
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: 'The transaction code is wrong (1 attempt left)',
     });
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': o.code, tx_code: wrong }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: expect.stringContaining('no longer valid'),
     });
-    expect(await failure(token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': o.code, tx_code: o.transactionCode }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: 'Too many wrong transaction codes: the offer is no longer valid',
     });
@@ -186,17 +176,17 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
     const foreign = await offer();
     await offers.deletePreAuthorizedOffer(admin, deleted.id);
     clock.advance(30_000);
-    expect(await failure(token({ 'pre-authorized_code': expiring.code }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': expiring.code }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: 'The pre-authorized code has expired',
     });
-    expect(await failure(token({ 'pre-authorized_code': deleted.code }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': deleted.code }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: 'The pre-authorized code is not valid',
     });
-    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant' });
-    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(5000) }))).toMatchObject({ oauthError: 'invalid_grant' });
-    expect(await failure(token({ 'pre-authorized_code': foreign.code }, contextFor(other, null)))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(token({ 'pre-authorized_code': 'x'.repeat(5000) }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(token({ 'pre-authorized_code': foreign.code }, contextFor(other, null)))).toMatchObject({ oauthError: 'invalid_grant' });
   });
 
   it('refuses a code Vellum cannot have made without asking the store (redeeming is a write)', async () => {
@@ -204,7 +194,7 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
     const redeem = vi.spyOn(store.offers, 'redeem');
     const find = vi.spyOn(store.offers, 'findByCodeDigest');
     for (const code of ['x'.repeat(201), 'short', 'has spaces in it, and commas', 'base64+with/padding==AAAAAAAAAAAA', 'ümlaut-ümlaut-ümlaut']) {
-      expect(await failure(token({ 'pre-authorized_code': code })), code).toMatchObject({
+      expect(await refusal(token({ 'pre-authorized_code': code })), code).toMatchObject({
         oauthError: 'invalid_grant',
         message: 'The pre-authorized code is not valid',
       });
@@ -212,7 +202,7 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
     expect(redeem).not.toHaveBeenCalled();
     expect(find).not.toHaveBeenCalled();
     // A well-formed code that names no offer is asked about, and refused the same way.
-    expect(await failure(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': 'x'.repeat(43) }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: 'The pre-authorized code is not valid',
     });
@@ -223,10 +213,10 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
     const { offer, token, users, admin, configurations, mdoc } = await setup();
     const o = await offer();
     await users.delete(admin, o.userId);
-    expect(await failure(token({ 'pre-authorized_code': o.code }))).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(await refusal(token({ 'pre-authorized_code': o.code }))).toMatchObject({ oauthError: 'invalid_grant' });
     const p = await offer();
     await configurations.delete(admin, 'mso_mdoc', mdoc.id);
-    expect(await failure(token({ 'pre-authorized_code': p.code }))).toMatchObject({
+    expect(await refusal(token({ 'pre-authorized_code': p.code }))).toMatchObject({
       oauthError: 'invalid_grant',
       message: 'The credentials offered are no longer issued',
     });
@@ -234,7 +224,7 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
 
   it('answers malformed requests with invalid_request and other grants with unsupported_grant_type', async () => {
     const { tokenEndpoint, wallet } = await setup();
-    const call = (form: Record<string, unknown>) => failure(tokenEndpoint.token(wallet, form));
+    const call = (form: Record<string, unknown>) => refusal(tokenEndpoint.token(wallet, form));
     expect(await call({})).toMatchObject({ code: 'BadRequest', oauthError: 'invalid_request', message: 'grant_type is required' });
     expect(await call({ grant_type: ['a', 'b'] })).toMatchObject({ oauthError: 'invalid_request' });
     expect(await call({ grant_type: 'authorization_code', code: 'x' })).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenant } from '../../test/harness.ts';
 import { dpopProof, jwkThumbprint, proofJwt, readFakeMdoc, walletKey, type WalletKey } from '../../test/kit.ts';
+import { refusal } from '../../test/refusal.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { DomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { TokenRequestProofs } from './token.ts';
-import { refusal } from '../../test/refusal.ts';
 
 // DPoP through the composed core (RFC 9449): the token endpoint binds the access token to the key
 // of the request's proof, and the credential endpoint then takes that token only with a proof by
@@ -25,9 +25,8 @@ const VERIFIER = 'v'.repeat(43);
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const admin = contextFor(tenant);
+  const h = await withTenant();
+  const { tenant, ctx: admin } = h;
   const wallet = contextFor(tenant, null);
   await h.iacas.update(admin, (await h.iacas.create(admin, { country: 'US' })).id, { active: true });
   const mdoc = await h.configurations.create(admin, 'mso_mdoc', mdl());
@@ -315,7 +314,7 @@ describe('dpop_jkt at the pushed authorization request (RFC 9449 §10), enforced
     };
     const redeem = (c: string, proofs?: TokenRequestProofs) =>
       s.token({ grant_type: 'authorization_code', client_id: 'wallet', code: c, redirect_uri: REDIRECT, code_verifier: VERIFIER }, proofs);
-    return { ...s, code, redeem, parUrl };
+    return { ...s, request, code, redeem, parUrl };
   }
 
   it('redeems a code bound by dpop_jkt only with a proof by that key; a refused attempt leaves the code usable', async () => {
@@ -338,16 +337,8 @@ describe('dpop_jkt at the pushed authorization request (RFC 9449 §10), enforced
   });
 
   it('refuses a pushed request whose dpop_jkt is not the thumbprint of its DPoP proof’s key', async () => {
-    const { authorizationFlow, wallet, parUrl, now } = await authorizationCode();
-    const form = {
-      response_type: 'code',
-      client_id: 'wallet',
-      redirect_uri: REDIRECT,
-      scope: `mso_mdoc:${DOCTYPE}`,
-      code_challenge_method: 'S256',
-      code_challenge: CHALLENGE,
-      dpop_jkt: jwkThumbprint(walletKey().publicJwk),
-    };
+    const { authorizationFlow, wallet, request, parUrl, now } = await authorizationCode();
+    const form = { ...request, dpop_jkt: jwkThumbprint(walletKey().publicJwk) };
     const error = await refusal(
       authorizationFlow.pushAuthorizationRequest(wallet, form, undefined, undefined, { dpop: dpopProof(walletKey(), parUrl, { iat: now() }) }),
     );

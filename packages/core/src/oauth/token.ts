@@ -7,7 +7,7 @@ import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Digests, SecretHasher } from '../shared/ports.ts';
 import type { WalletTokens } from './ports.ts';
-import { authenticateWalletClient, type PresentedClient } from '../oauth-clients/authenticate.ts';
+import { authenticateWalletClient, checkClientCredentials, clientCredentials, type PresentedClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
 import { type AttestationHeaders, type AttestedInstance, attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
@@ -82,6 +82,17 @@ export interface TokenEndpoint {
   ): Promise<TokenResponse>;
 }
 
+/** One token request, as each grant reads it. */
+interface GrantRequest {
+  ctx: RequestContext;
+  form: Readonly<Record<string, unknown>>;
+  basePath: string | undefined;
+  authorization: string | undefined;
+  proofs: TokenRequestProofs | undefined;
+  /** Tells the request's events which offer the grant redeemed. */
+  note: (offerId: string) => void;
+}
+
 /** A DPoP proof the grant or the client requires is missing (RFC 9449 §5, §10). */
 const dpopRequired = (message: string) => oauthError('invalid_dpop_proof', message);
 
@@ -152,11 +163,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
    * attested client may leave it out: its attestation's `sub` names it, and is checked to), and the
    * secret in the form or the Authorization header.
    */
-  function presentedClient(
-    form: Readonly<Record<string, unknown>>,
-    authorization: string | undefined,
-    proofs: TokenRequestProofs | undefined,
-  ): PresentedClient {
+  function presentedClient({ form, authorization, proofs }: GrantRequest): PresentedClient {
     const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
     const clientSecret = field(form, 'client_secret');
     return {
@@ -172,31 +179,20 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
    * does at every token request, and is then held to what it registered. A client id no client holds
    * is anonymous.
    */
-  async function preAuthorizedClient(
-    ctx: RequestContext,
-    form: Readonly<Record<string, unknown>>,
-    authorization: string | undefined,
-    proofs: TokenRequestProofs | undefined,
-  ) {
-    const presented = presentedClient(form, authorization, proofs);
-    const credentials = presented.clientSecret !== undefined || (presented.authorization ?? '') !== '';
-    const named = isWalletClientId(presented.clientId) ? await store.walletClients.get(ctx.tenant.id, presented.clientId) : undefined;
-    if (!named && !credentials) return undefined;
-    return authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presented);
+  async function preAuthorizedClient(request: GrantRequest) {
+    const { ctx } = request;
+    const credentials = clientCredentials(presentedClient(request));
+    const named = isWalletClientId(credentials.clientId) ? await store.walletClients.get(ctx.tenant.id, credentials.clientId) : undefined;
+    if (!named && credentials.secret === undefined) return undefined;
+    return checkClientCredentials(deps.hasher, credentials, named);
   }
 
-  async function preAuthorizedCode(
-    ctx: RequestContext,
-    form: Readonly<Record<string, unknown>>,
-    basePath: string | undefined,
-    authorization: string | undefined,
-    proofs: TokenRequestProofs | undefined,
-    note: (offerId: string) => void,
-  ): Promise<TokenResponse> {
+  async function preAuthorizedCode(request: GrantRequest): Promise<TokenResponse> {
+    const { ctx, form, basePath, proofs } = request;
     const code = field(form, 'pre-authorized_code');
     const txCode = field(form, 'tx_code');
     if (code === undefined) throw invalidRequest('pre-authorized_code is required');
-    const client = await preAuthorizedClient(ctx, form, authorization, proofs);
+    const client = await preAuthorizedClient(request);
     const dpop = await dpopOf(ctx, basePath, proofs);
     const attested = client ? await clientProofs(ctx, basePath, client, proofs, dpop) : undefined;
     const binding = bindingOf(dpop, client, attested);
@@ -232,7 +228,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       );
     }
     const redeemed = outcome.offer;
-    note(redeemed.id);
+    request.note(redeemed.id);
 
     // An offer whose configurations were all deleted is used up all the same: it could never be redeemed.
     let configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
@@ -247,29 +243,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (missing !== undefined) throw invalidDetails(`Credential configuration ${missing} is no longer issued`);
       configurations = configurations.filter((c) => requested.includes(c.id));
     }
-    const scope = configurations.map(scopeOf).join(' ');
-    const { token } = await walletTokens.issue(
-      {
-        tenantId: ctx.tenant.id,
-        issuer: issuerOf(ctx, basePath),
-        userId: redeemed.userId as string,
-        offerId: redeemed.id,
-        configurationIds: configurations.map((c) => c.id),
-        scope,
-        ...(requested === undefined ? {} : { credentialIdentifiers: true }),
-        ...binding.claims,
-      },
-      ttl,
-    );
-    const response: TokenResponse = { access_token: token, token_type: binding.tokenType, expires_in: ttl, scope };
-    if (requested !== undefined) {
-      response.authorization_details = configurations.map((c) => ({
-        type: 'openid_credential',
-        credential_configuration_id: c.id,
-        credential_identifiers: [c.id],
-      }));
-    }
-    return response;
+    return tokenResponse(request, redeemed, configurations, binding, requested !== undefined);
   }
 
   /**
@@ -277,18 +251,12 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
    * that asked, its exact redirect URI and the PKCE verifier, then the code is spent in one
    * conditional write (of racing requests one wins) and the token grants what was authorized.
    */
-  async function authorizationCode(
-    ctx: RequestContext,
-    form: Readonly<Record<string, unknown>>,
-    basePath: string | undefined,
-    authorization: string | undefined,
-    proofs: TokenRequestProofs | undefined,
-    note: (id: string) => void,
-  ): Promise<TokenResponse> {
+  async function authorizationCode(request: GrantRequest): Promise<TokenResponse> {
+    const { ctx, form, basePath, proofs } = request;
     const code = field(form, 'code');
     const redirectUri = field(form, 'redirect_uri');
     const verifier = field(form, 'code_verifier');
-    const client = await authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presentedClient(form, authorization, proofs));
+    const client = await authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presentedClient(request));
     if (code === undefined) throw invalidRequest('code is required');
     if (redirectUri === undefined) throw invalidRequest('redirect_uri is required: the one the authorization request used');
     if (verifier === undefined) throw invalidRequest('code_verifier is required (PKCE, RFC 7636)');
@@ -315,12 +283,28 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     const binding = bindingOf(dpop, client, attested);
     const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: now });
     if (!redeemed) throw invalidGrant('The authorization code is not valid or has been used');
-    note(redeemed.id);
+    request.note(redeemed.id);
 
     const configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
       (c): c is CredentialConfiguration => c !== undefined,
     );
     if (configurations.length === 0) throw invalidGrant('The credentials authorized are no longer issued');
+    return tokenResponse(request, redeemed, configurations, binding, redeemed.byAuthorizationDetails, 'authorization_code');
+  }
+
+  /**
+   * The access token for what a grant redeemed, and the token response (OpenID4VCI 1.0 §6.2). With
+   * `identifiers` (the request sent authorization_details), each configuration gets one credential
+   * identifier: its id.
+   */
+  async function tokenResponse(
+    { ctx, basePath }: GrantRequest,
+    redeemed: { id: string; userId?: string | undefined },
+    configurations: CredentialConfiguration[],
+    binding: ReturnType<typeof bindingOf>,
+    identifiers: boolean,
+    grant?: 'authorization_code',
+  ): Promise<TokenResponse> {
     const scope = configurations.map(scopeOf).join(' ');
     const { token } = await walletTokens.issue(
       {
@@ -328,16 +312,16 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
         issuer: issuerOf(ctx, basePath),
         userId: redeemed.userId as string,
         offerId: redeemed.id,
-        grant: 'authorization_code',
+        ...(grant ? { grant } : {}),
         configurationIds: configurations.map((c) => c.id),
         scope,
-        ...(redeemed.byAuthorizationDetails ? { credentialIdentifiers: true } : {}),
+        ...(identifiers ? { credentialIdentifiers: true } : {}),
         ...binding.claims,
       },
       ttl,
     );
     const response: TokenResponse = { access_token: token, token_type: binding.tokenType, expires_in: ttl, scope };
-    if (redeemed.byAuthorizationDetails) {
+    if (identifiers) {
       response.authorization_details = configurations.map((c) => ({
         type: 'openid_credential',
         credential_configuration_id: c.id,
@@ -374,8 +358,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
           const note = (id: string) => {
             offerId = id;
           };
-          if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(ctx, form, basePath, authorization, proofs, note);
-          if (grant === 'authorization_code') return authorizationCode(ctx, form, basePath, authorization, proofs, note);
+          const request: GrantRequest = { ctx, form, basePath, authorization, proofs, note };
+          if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(request);
+          if (grant === 'authorization_code') return authorizationCode(request);
           throw oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${PRE_AUTHORIZED_CODE_GRANT}`);
         },
         { input: form, meta: () => ({ grantType, ...(offerId ? { offerId } : {}) }) },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
+import { refusal } from '../../test/refusal.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from './uri.ts';
 import { credentialLabel, issuerDisplayName } from './page.ts';
 
@@ -25,15 +26,6 @@ async function setup() {
 
 /** The reference at the end of a by-reference offer URI (docs/decisions.md "Users, offers, the token and nonce endpoints"). */
 const referenceIn = (uri: string) => (new URL(uri).searchParams.get('credential_offer_uri') as string).split('/').pop() as string;
-
-async function failure(p: Promise<unknown>): Promise<{ code: string }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string }) => e,
-  );
-}
 
 describe('the offer page view (docs/offer-page.md)', () => {
   it('gives a by-reference pre-authorized offer’s URI, issuer name, credential labels and transaction code description, never the code', async () => {
@@ -75,27 +67,27 @@ describe('the offer page view (docs/offer-page.md)', () => {
     const code = JSON.parse(new URL(byValue.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
       'pre-authorized_code'
     ] as string;
-    expect(await failure(offers.offerPage(anonymous, code))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerPage(anonymous, code))).toMatchObject({ code: 'NotFound' });
 
     const used = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true });
     const usedRef = referenceIn(used.uri);
-    expect(await failure(offers.offerPage(contextFor(other, null), usedRef))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerPage(contextFor(other, null), usedRef))).toMatchObject({ code: 'NotFound' });
     const fetched = await offers.offerByReference(anonymous, usedRef);
     await tokenEndpoint.token(anonymous, {
       grant_type: PRE_AUTHORIZED_CODE_GRANT,
       'pre-authorized_code': fetched.grants[PRE_AUTHORIZED_CODE_GRANT]?.['pre-authorized_code'],
     });
-    expect(await failure(offers.offerPage(anonymous, usedRef))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerPage(anonymous, usedRef))).toMatchObject({ code: 'NotFound' });
 
     const deleted = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true });
     await expect(offers.offerPage(anonymous, referenceIn(deleted.uri))).resolves.toMatchObject({ uri: deleted.uri });
     await offers.deletePreAuthorizedOffer(ctx, deleted.id);
-    expect(await failure(offers.offerPage(anonymous, referenceIn(deleted.uri)))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerPage(anonymous, referenceIn(deleted.uri)))).toMatchObject({ code: 'NotFound' });
 
     const expiring = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true, expiresIn: { minutes: 1 } });
     clock.advance(60_000);
-    expect(await failure(offers.offerPage(anonymous, referenceIn(expiring.uri)))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(offers.offerPage(anonymous, '<script>'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerPage(anonymous, referenceIn(expiring.uri)))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerPage(anonymous, '<script>'))).toMatchObject({ code: 'NotFound' });
   });
 
   it('labels credentials by English display name, then first display name, then name, then type', () => {

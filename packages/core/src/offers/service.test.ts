@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
+import { refusal } from '../../test/refusal.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from './uri.ts';
@@ -18,22 +19,11 @@ const degree: CredentialConfigurationInput = {
 };
 
 async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  const ctx = contextFor(tenant);
+  const h = await withTenants();
+  const { tenant, other, ctx } = h;
   const mdoc = await h.configurations.create(ctx, 'mso_mdoc', mdl);
   const ldp = await h.configurations.create(ctx, 'ldp_vc', degree);
   return { ...h, tenant, other, ctx, mdoc, ldp, issuer: ctx.origin };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown[]; oauthError?: string }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; details?: unknown[] }) => e,
-  );
 }
 
 /** The offer object inside a by-value offer URI (OpenID4VCI 1.0 §4.1). */
@@ -131,7 +121,7 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
   it('takes mDoc configurations only, naming each unknown or other-format id in details', async () => {
     const { offers, ctx, mdoc, ldp, other } = await setup();
     const missing = crypto.randomUUID();
-    const error = await failure(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id, ldp.id, missing, 'not-a-uuid'] }));
+    const error = await refusal(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id, ldp.id, missing, 'not-a-uuid'] }));
     expect(error).toMatchObject({
       code: 'BadRequest',
       details: [
@@ -141,7 +131,7 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
       ],
     });
     // Another tenant's configuration is unknown here.
-    expect(await failure(offers.createPreAuthorizedOffer(contextFor(other), { credentials: [mdoc.id] }))).toMatchObject({
+    expect(await refusal(offers.createPreAuthorizedOffer(contextFor(other), { credentials: [mdoc.id] }))).toMatchObject({
       details: [{ param: 'credentials.0', value: mdoc.id }],
     });
   });
@@ -150,7 +140,7 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
     const { offers, ctx, mdoc, other, users } = await setup();
     const theirs = await users.create(contextFor(other), {});
     for (const userId of [crypto.randomUUID(), theirs.id, 'nope']) {
-      expect(await failure(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], userId }))).toMatchObject({
+      expect(await refusal(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], userId }))).toMatchObject({
         code: 'BadRequest',
         details: [{ param: 'userId', value: userId }],
       });
@@ -164,7 +154,7 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
     expect((await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 1, seconds: 30 } })).expiresAt).toBe(
       '2026-05-01T12:01:30.000Z',
     );
-    expect(await failure(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 10, seconds: 1 } }))).toMatchObject({
+    expect(await refusal(offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], expiresIn: { minutes: 10, seconds: 1 } }))).toMatchObject({
       details: [{ param: 'expiresIn' }],
     });
   });
@@ -184,24 +174,24 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
     expect(offer).toMatchObject({ credential_issuer: issuer, credential_configuration_ids: [mdoc.id], credentials: [mdoc.id] });
     const code = (offer.grants[PRE_AUTHORIZED_CODE_GRANT] as { 'pre-authorized_code': string })['pre-authorized_code'];
     await tokenEndpoint.token(anonymous, { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code, tx_code: created.transactionCode });
-    expect(await failure(offers.offerByReference(anonymous, reference))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerByReference(anonymous, reference))).toMatchObject({ code: 'NotFound' });
 
     const later = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true });
     const laterRef = (new URL(later.uri).searchParams.get('credential_offer_uri') as string).split('/').pop() as string;
     clock.advance(300_000);
-    expect(await failure(offers.offerByReference(anonymous, laterRef))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(offers.offerByReference(anonymous, 'x'.repeat(43)))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(offers.offerByReference(anonymous, '../etc'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerByReference(anonymous, laterRef))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerByReference(anonymous, 'x'.repeat(43)))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerByReference(anonymous, '../etc'))).toMatchObject({ code: 'NotFound' });
   });
 
   it('serves a by-value offer nowhere, and another tenant never', async () => {
     const { offers, ctx, mdoc, other } = await setup();
     const byValue = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id] });
     const code = offerIn(byValue.uri).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
-    expect(await failure(offers.offerByReference(contextFor(ctx.tenant, null), code))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerByReference(contextFor(ctx.tenant, null), code))).toMatchObject({ code: 'NotFound' });
     const byRef = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id], byReference: true });
     const reference = (new URL(byRef.uri).searchParams.get('credential_offer_uri') as string).split('/').pop() as string;
-    expect(await failure(offers.offerByReference(contextFor(other, null), reference))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.offerByReference(contextFor(other, null), reference))).toMatchObject({ code: 'NotFound' });
   });
 
   it('names the issuer with the mount path when the API is under a prefix', async () => {
@@ -215,14 +205,14 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
   it('deletes an offer (its code stops working); unknown, repeated or malformed ids are 404, 404 and 400', async () => {
     const { offers, ctx, mdoc, other, tokenEndpoint } = await setup();
     const created = await offers.createPreAuthorizedOffer(ctx, { credentials: [mdoc.id] });
-    expect(await failure(offers.deletePreAuthorizedOffer(contextFor(other), created.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.deletePreAuthorizedOffer(contextFor(other), created.id))).toMatchObject({ code: 'NotFound' });
     await offers.deletePreAuthorizedOffer(ctx, created.id);
-    expect(await failure(offers.deletePreAuthorizedOffer(ctx, created.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(offers.deletePreAuthorizedOffer(ctx, crypto.randomUUID()))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(offers.deletePreAuthorizedOffer(ctx, 'nope'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params' }] });
+    expect(await refusal(offers.deletePreAuthorizedOffer(ctx, created.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.deletePreAuthorizedOffer(ctx, crypto.randomUUID()))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(offers.deletePreAuthorizedOffer(ctx, 'nope'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params' }] });
     const code = offerIn(created.uri).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'];
     expect(
-      await failure(tokenEndpoint.token(contextFor(ctx.tenant, null), { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code })),
+      await refusal(tokenEndpoint.token(contextFor(ctx.tenant, null), { grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code })),
     ).toMatchObject({ oauthError: 'invalid_grant' });
   });
 
@@ -231,11 +221,11 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
     for (const role of ['admin', 'issuer', 'managed-issuer'] as const)
       await expect(offers.createPreAuthorizedOffer(contextFor(tenant, role), { credentials: [mdoc.id] })).resolves.toBeDefined();
     for (const role of ['verifier', 'auditor', 'dts-provider', 'dts-consumer'] as const) {
-      expect(await failure(offers.createPreAuthorizedOffer(contextFor(tenant, role), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Forbidden' });
-      expect(await failure(offers.createAuthorizationCodeOffer(contextFor(tenant, role), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Forbidden' });
-      expect(await failure(offers.deletePreAuthorizedOffer(contextFor(tenant, role), crypto.randomUUID()))).toMatchObject({ code: 'Forbidden' });
+      expect(await refusal(offers.createPreAuthorizedOffer(contextFor(tenant, role), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Forbidden' });
+      expect(await refusal(offers.createAuthorizationCodeOffer(contextFor(tenant, role), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Forbidden' });
+      expect(await refusal(offers.deletePreAuthorizedOffer(contextFor(tenant, role), crypto.randomUUID()))).toMatchObject({ code: 'Forbidden' });
     }
-    expect(await failure(offers.createPreAuthorizedOffer(contextFor(tenant, null), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Unauthorized' });
+    expect(await refusal(offers.createPreAuthorizedOffer(contextFor(tenant, null), { credentials: [mdoc.id] }))).toMatchObject({ code: 'Unauthorized' });
   });
 
   it('records OPENID_PRE_AUTHORIZED_OFFER_* events: claims only at level 3, codes and the URI never', async () => {
@@ -293,12 +283,12 @@ describe('Authorization Code offers (OpenID4VCI 1.0 §4.1, docs/authorization-co
     const offer = await offers.offerByReference(contextFor(ctx.tenant, null), url.split('/').pop() as string);
     expect(offer.grants.authorization_code?.issuer_state).toBe(url.split('/').pop());
     const missing = crypto.randomUUID();
-    expect(await failure(offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id, missing] }))).toMatchObject({
+    expect(await refusal(offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id, missing] }))).toMatchObject({
       code: 'BadRequest',
       details: [{ param: 'credentials.1', value: missing }],
     });
-    expect(await failure(offers.createAuthorizationCodeOffer(ctx, { credentials: [] }))).toMatchObject({ details: [{ param: 'credentials' }] });
-    expect(await failure(offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id], request_parameters: 'x', byReference: 'yes' }))).toMatchObject({
+    expect(await refusal(offers.createAuthorizationCodeOffer(ctx, { credentials: [] }))).toMatchObject({ details: [{ param: 'credentials' }] });
+    expect(await refusal(offers.createAuthorizationCodeOffer(ctx, { credentials: [mdoc.id], request_parameters: 'x', byReference: 'yes' }))).toMatchObject({
       details: [{ param: 'request_parameters' }, { param: 'byReference' }],
     });
   });

@@ -1,12 +1,12 @@
 import { isUuid } from '../configurations/input.ts';
 import type { CredentialConfiguration } from '../configurations/model.ts';
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Store } from '../ports.ts';
 import { isPlainObject } from '../shared/body-problems.ts';
 import type { Clock, Digests, Ids } from '../shared/ports.ts';
 import { type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import { adminOperations } from '../shared/admin-resource.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { UserRecord } from '../users/model.ts';
 import { claimProblems, MAX_CLAIM_DEPTH, nestsWithin } from '../users/rules.ts';
@@ -86,6 +86,7 @@ function offerUri(offer: OfferRecord, secret: string): string {
 /** Credential offers: Authorization Code and Pre-authorized Code, by value or by reference. Permission `offers`. */
 export function createOfferService(deps: OfferDeps): OfferService {
   const { store, clock, ids, digests, events } = deps;
+  const { run } = adminOperations(events, 'offers');
 
   /**
    * The tenant's configurations `ids` names, in order, with a `details` entry for each id that names
@@ -112,6 +113,28 @@ export function createOfferService(deps: OfferDeps): OfferService {
     return configurations;
   }
 
+  /** What every new offer holds: its kind, issuer, configurations and secret's digest; open until it expires `ttlSeconds` from `now`. */
+  function openOffer(
+    ctx: RequestContext,
+    offer: { kind: OfferRecord['kind']; basePath: string | undefined; configurations: CredentialConfiguration[]; secret: string; byReference: boolean },
+    now: Date,
+    ttlSeconds: number,
+  ) {
+    return {
+      id: ids.uuid(),
+      tenantId: ctx.tenant.id,
+      kind: offer.kind,
+      issuer: issuerOf(ctx, offer.basePath),
+      configurationIds: offer.configurations.map((c) => c.id),
+      codeDigest: digests.sha256(offer.secret),
+      byReference: offer.byReference,
+      status: 'open' as const,
+      failedTxAttempts: 0,
+      expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+      createdAt: now.toISOString(),
+    };
+  }
+
   const noSuchUser = (userId: string) => invalidField('userId', 'No user of this tenant has this id', userId);
 
   /** The open by-reference offer `reference` names; one 404 for every other case, so none can be told apart. */
@@ -125,12 +148,10 @@ export function createOfferService(deps: OfferDeps): OfferService {
 
   return {
     createAuthorizationCodeOffer(ctx, input, basePath) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'OPENID_OFFER_CREATE',
         async () => {
-          requirePermission(ctx, 'offers');
           const checked = checkAuthorizationCodeOffer(isPlainObject(input) ? input : {});
           const details: ErrorDetail[] = [];
           if (checked.requestParameters && !nestsWithin(checked.requestParameters, MAX_CLAIM_DEPTH)) {
@@ -138,22 +159,16 @@ export function createOfferService(deps: OfferDeps): OfferService {
           }
           const configurations = await configurationsOf(ctx, checked.credentials, false, details);
           if (details.length > 0) throw validationError(details);
-          const now = clock.now();
           const issuerState = ids.token(32);
           const offer: OfferRecord = {
-            id: ids.uuid(),
-            tenantId: ctx.tenant.id,
-            kind: 'authorization-code',
-            issuer: issuerOf(ctx, basePath),
-            configurationIds: configurations.map((c) => c.id),
+            ...openOffer(
+              ctx,
+              { kind: 'authorization-code', basePath, configurations, secret: issuerState, byReference: checked.byReference },
+              clock.now(),
+              AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
+            ),
             claims: {},
-            codeDigest: digests.sha256(issuerState),
             ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
-            byReference: checked.byReference,
-            status: 'open',
-            failedTxAttempts: 0,
-            expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_OFFER_TTL_SECONDS * 1000).toISOString(),
-            createdAt: now.toISOString(),
           };
           await store.offers.insert(offer);
           return { uri: offerUri(offer, issuerState) };
@@ -168,12 +183,10 @@ export function createOfferService(deps: OfferDeps): OfferService {
 
     createPreAuthorizedOffer(ctx, input, basePath) {
       let newUser = false;
-      return withEvents(
-        events,
+      return run(
         ctx,
         'OPENID_PRE_AUTHORIZED_OFFER_CREATE',
         async () => {
-          requirePermission(ctx, 'offers');
           const checked = checkPreAuthorizedOffer(isPlainObject(input) ? input : {});
           const details = claimProblems(checked.claims, 'claims');
           const configurations = await configurationsOf(ctx, checked.credentials, true, details);
@@ -190,20 +203,10 @@ export function createOfferService(deps: OfferDeps): OfferService {
           const transactionCode = checked.txCode ? makeTransactionCode(checked.txCode, (n) => ids.bytes(n)) : undefined;
           const persisted = pick(checked.claims, checked.claimsToPersist);
           const offer: OfferRecord = {
-            id: ids.uuid(),
-            tenantId: ctx.tenant.id,
-            kind: 'pre-authorized',
-            issuer: issuerOf(ctx, basePath),
-            configurationIds: configurations.map((c) => c.id),
+            ...openOffer(ctx, { kind: 'pre-authorized', basePath, configurations, secret: code, byReference: checked.byReference }, now, checked.ttlSeconds),
             userId: existing?.id ?? ids.uuid(),
             claims: checked.claims,
-            codeDigest: digests.sha256(code),
             ...(checked.txCode && transactionCode !== undefined ? { txCode: { ...checked.txCode, digest: digests.sha256(transactionCode) } } : {}),
-            byReference: checked.byReference,
-            status: 'open',
-            failedTxAttempts: 0,
-            expiresAt: new Date(now.getTime() + checked.ttlSeconds * 1000).toISOString(),
-            createdAt: nowIso,
           };
           const userId = offer.userId as string;
           await store.transaction(async (tx) => {
@@ -240,12 +243,10 @@ export function createOfferService(deps: OfferDeps): OfferService {
     },
 
     deletePreAuthorizedOffer(ctx, id) {
-      return withEvents(
-        events,
+      return run(
         ctx,
         'OPENID_PRE_AUTHORIZED_OFFER_DELETE',
         async () => {
-          requirePermission(ctx, 'offers');
           if (!isUuid(id)) throw invalidField('id', 'A pre-authorized offer id (UUID)', id, 'params');
           if (!(await store.offers.markDeleted(ctx.tenant.id, id.toLowerCase(), 'pre-authorized')))
             throw notFound('The tenant has no such pre-authorized offer');

@@ -1,20 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { createMemoryStore, fakeClock } from '../../test/kit.ts';
+import { refusal } from '../../test/refusal.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import { createAdminTokenLimiter, createTxCodeLimiter } from './limiters.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings, windowStartOf } from './model.ts';
 
 const LIMITS: RateLimitSettings = { adminTokenPerClient: 10, adminTokenPerIp: 15, txCodePerIp: 4, windowSeconds: 300 };
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; oauthError?: string; retryAfterSeconds?: number }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; oauthError?: string; retryAfterSeconds?: number }) => e,
-  );
-}
 
 describe('rate-limit windows', () => {
   it('fixed windows start at whole multiples of their length since the epoch', () => {
@@ -53,24 +45,24 @@ describe('admin POST /oauth/token limits (hardening issue 5: failed requests per
     const { auth, store, clock, request, caller } = await setup();
     for (let i = 0; i < 10; i++) {
       // From different addresses: the client id's own limit is what trips.
-      expect(await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller(`198.51.100.${i}`)))).toMatchObject({ code: 'Unauthorized' });
+      expect(await refusal(auth.issueToken(request({ client_secret: 'wrong' }), caller(`198.51.100.${i}`)))).toMatchObject({ code: 'Unauthorized' });
     }
     const lookups = vi.spyOn(store.clients, 'findByClientId');
-    const refused = await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.9')));
+    const refused = await refusal(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.9')));
     expect(refused).toMatchObject({ code: 'TooManyRequests', oauthError: 'invalid_request', retryAfterSeconds: 300 });
-    expect(await failure(auth.issueToken(request(), caller('203.0.113.9')))).toMatchObject({ code: 'TooManyRequests' });
+    expect(await refusal(auth.issueToken(request(), caller('203.0.113.9')))).toMatchObject({ code: 'TooManyRequests' });
     expect(lookups).not.toHaveBeenCalled();
     // The clock starts on a window boundary (12:00): the next window begins 300 s later.
     clock.advance(299_000);
-    expect(await failure(auth.issueToken(request(), caller('203.0.113.9')))).toMatchObject({ code: 'TooManyRequests', retryAfterSeconds: 1 });
+    expect(await refusal(auth.issueToken(request(), caller('203.0.113.9')))).toMatchObject({ code: 'TooManyRequests', retryAfterSeconds: 1 });
     clock.advance(1_000);
     expect((await auth.issueToken(request(), caller('203.0.113.9'))).response.token_type).toBe('Bearer');
   });
 
   it('refuses a source IP after its failed requests across client ids, whatever client id it names next', async () => {
     const { auth, request, caller } = await setup();
-    for (let i = 0; i < 15; i++) await failure(auth.issueToken(request({ client_id: `guess-${i}` }), caller('203.0.113.7')));
-    expect(await failure(auth.issueToken(request(), caller('203.0.113.7')))).toMatchObject({ code: 'TooManyRequests' });
+    for (let i = 0; i < 15; i++) await refusal(auth.issueToken(request({ client_id: `guess-${i}` }), caller('203.0.113.7')));
+    expect(await refusal(auth.issueToken(request(), caller('203.0.113.7')))).toMatchObject({ code: 'TooManyRequests' });
     // Another address, and a call without one (not HTTP), are not held back by that IP's count.
     expect((await auth.issueToken(request(), caller('203.0.113.8'))).response.token_type).toBe('Bearer');
     expect((await auth.issueToken(request())).response.token_type).toBe('Bearer');
@@ -80,13 +72,13 @@ describe('admin POST /oauth/token limits (hardening issue 5: failed requests per
     const { auth, request, caller } = await setup();
     for (let i = 0; i < 30; i++) await auth.issueToken(request(), caller('203.0.113.5'));
     for (let i = 0; i < 10; i++)
-      expect(await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.5')))).toMatchObject({ code: 'Unauthorized' });
-    expect(await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.5')))).toMatchObject({ code: 'TooManyRequests' });
+      expect(await refusal(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.5')))).toMatchObject({ code: 'Unauthorized' });
+    expect(await refusal(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.5')))).toMatchObject({ code: 'TooManyRequests' });
   });
 
   it('applies no limit when its setting is 0', async () => {
     const { auth, request, caller } = await setup({ ...LIMITS, adminTokenPerClient: 0, adminTokenPerIp: 0 });
-    for (let i = 0; i < 25; i++) await failure(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.4')));
+    for (let i = 0; i < 25; i++) await refusal(auth.issueToken(request({ client_secret: 'wrong' }), caller('203.0.113.4')));
     expect((await auth.issueToken(request(), caller('203.0.113.4'))).response.token_type).toBe('Bearer');
   });
 });
@@ -123,23 +115,23 @@ describe('wrong transaction codes per IP across offers (hardening issue 5; OpenI
     const { offer, token, clock } = await setup();
     for (let i = 0; i < 4; i++) {
       const o = await offer();
-      expect(await failure(token('203.0.113.1', { 'pre-authorized_code': o.code, tx_code: o.wrong }))).toMatchObject({ oauthError: 'invalid_grant' });
+      expect(await refusal(token('203.0.113.1', { 'pre-authorized_code': o.code, tx_code: o.wrong }))).toMatchObject({ oauthError: 'invalid_grant' });
     }
     const target = await offer();
-    const refused = await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.wrong }));
+    const refused = await refusal(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.wrong }));
     expect(refused).toMatchObject({ code: 'TooManyRequests', oauthError: 'invalid_request', retryAfterSeconds: 300 });
     // Even the right code: an address that guessed too often learns nothing more until the window ends.
-    expect(await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode }))).toMatchObject({
+    expect(await refusal(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode }))).toMatchObject({
       code: 'TooManyRequests',
     });
     // Other addresses are not held back, and a request without tx_code is not a guess.
     const other = await offer();
-    expect(await failure(token('203.0.113.2', { 'pre-authorized_code': other.code, tx_code: other.wrong }))).toMatchObject({
+    expect(await refusal(token('203.0.113.2', { 'pre-authorized_code': other.code, tx_code: other.wrong }))).toMatchObject({
       message: 'The transaction code is wrong (2 attempts left)',
     });
     clock.advance(300_000);
     // The refused guesses were never tried: the offer still has all three attempts.
-    expect(await failure(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.wrong }))).toMatchObject({
+    expect(await refusal(token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.wrong }))).toMatchObject({
       message: 'The transaction code is wrong (2 attempts left)',
     });
     expect((await token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode })).token_type).toBe('Bearer');

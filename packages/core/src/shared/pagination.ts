@@ -5,6 +5,12 @@ import { invalidField } from './errors.ts';
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
 
+/** The `limit` and `cursor` of a list operation's query, as the API takes them. */
+export interface PageQuery {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 /** What a repository receives: how many rows, and the position after which to start. */
 export interface PageRequest {
   limit: number;
@@ -40,7 +46,7 @@ export function decodeCursor(cursor: string): number {
 }
 
 /** Turns the `limit` and `cursor` query values into a repository page request, or a 400. */
-export function parsePageQuery(query: { limit?: number | undefined; cursor?: string | undefined }): PageRequest {
+export function parsePageQuery(query: PageQuery): PageRequest {
   const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
     throw invalidField('limit', `Must be an integer from 1 to ${MAX_PAGE_LIMIT}`, query.limit, 'query');

@@ -3,6 +3,7 @@
 // its contract. ../ports.ts gathers these with every feature's own.
 
 import type { Repositories } from '../ports.ts';
+import type { PageRequest, Slice } from './pagination.ts';
 
 export interface Clock {
   now(): Date;
@@ -125,4 +126,21 @@ export interface SecretBox {
   seal(plaintext: string, context: string): string;
   /** The plaintext, or undefined when the sealed text is corrupt or sealed for another context. Never throws. */
   open(sealed: string, context: string): string | undefined;
+}
+
+/**
+ * The Store's records of one of a tenant's collections, each named within the tenant by its id
+ * (`id`, or the collection's own key: a wallet client's `clientId`, a DID). A feature's repository
+ * is this, or extends it with its own methods and fuller contracts.
+ */
+export interface TenantRecordRepository<R> {
+  /** Adds a record. Throws DomainError `Conflict` when its id is taken. */
+  insert(record: R): Promise<void>;
+  get(tenantId: string, id: string): Promise<R | undefined>;
+  /** The tenant's records in creation order. */
+  list(tenantId: string, page: PageRequest): Promise<Slice<R>>;
+  /** Replaces every field but `tenantId`, the id and `createdAt`. Returns false when the tenant has no such record. */
+  update(record: R): Promise<boolean>;
+  /** Returns false when the tenant has no such record. */
+  delete(tenantId: string, id: string): Promise<boolean>;
 }

@@ -8,14 +8,13 @@ import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import { checkExpiresIn, checkKnownFields } from '../configurations/rules.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import { CREDENTIAL_PROFILES } from '../issuance/model.ts';
-import { withEvents } from '../events/recorder.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, DomainEventSink, Ids } from '../shared/ports.ts';
 import { bytesToBase64Url, base64UrlToBytes } from '../shared/encoding.ts';
 import { conflict, DomainError, invalidField, isDomainError, notFound } from '../shared/errors.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import { adminOperations, conflictAs, requireFound } from '../shared/admin-resource.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
 import { packStatuses } from './bits.ts';
 import {
@@ -201,22 +200,29 @@ function checkConfiguration(input: unknown): { docType: string; timeToLiveDurati
   };
 }
 
+/** A status change's body, `{ <field> }` and nothing else; the caller adds the field's own problems and throws them all. */
+function statusChangeBody(input: unknown, field: string): { body: Record<string, unknown>; problems: Problems } {
+  if (!isPlainObject(input)) throw invalidField('body', `A { ${field} } object`, input);
+  const problems = new Problems();
+  checkKnownFields('', input, [field], problems);
+  return { body: input, problems };
+}
+
 const view = ({ tenantId: _tenantId, ...rest }: StatusListConfiguration): StatusListConfigurationView => rest;
 
 /** The status list use cases over the store, the document signers and the token signer. */
 export function createStatusListService(deps: StatusListDeps): StatusListService {
   const { store, clock, ids, events, chains, tokens, tokenStatusLists, revocationLists, domainEvents } = deps;
   const listSize = deps.listSize ?? STATUS_LIST_SIZE;
+  const configurations = adminOperations(events, 'iacas:manage');
+  const credentials = adminOperations(events, 'credentials');
 
   async function settingsFor(tenantId: string, docType: string) {
     return (await store.statusListConfigurations.findByDocType(tenantId, docType)) ?? DEFAULT_STATUS_LIST_SETTINGS;
   }
 
-  async function findConfiguration(ctx: RequestContext, id: string): Promise<StatusListConfiguration> {
-    const found = await store.statusListConfigurations.get(ctx.tenant.id, checkId('id', id, 'status list configuration'));
-    if (!found) throw missingConfiguration();
-    return found;
-  }
+  const findConfiguration = async (ctx: RequestContext, id: string) =>
+    requireFound(store.statusListConfigurations.get(ctx.tenant.id, checkId('id', id, 'status list configuration')), missingConfiguration);
 
   /** The entry of a credential of `format`: another format's credential is as good as absent at this format's path. */
   async function entryOf(ctx: RequestContext, format: CredentialFormat, credentialId: string): Promise<StatusEntry> {
@@ -347,12 +353,10 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
 
   return {
     createConfiguration(ctx, input) {
-      return withEvents(
-        events,
+      return configurations.run(
         ctx,
         'MOBILE_STATUS_LIST_CONFIGURATION_CREATE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const now = clock.now().toISOString();
           const configuration: StatusListConfiguration = {
             id: ids.uuid(),
@@ -361,12 +365,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
             createdAt: now,
             updatedAt: now,
           };
-          try {
-            await store.statusListConfigurations.insert(configuration);
-          } catch (error) {
-            if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
-            throw error;
-          }
+          await conflictAs(store.statusListConfigurations.insert(configuration), () => docTypeTaken(configuration.docType));
           return view(configuration);
         },
         { input },
@@ -374,36 +373,24 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     listConfigurations(ctx) {
-      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_LIST', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        return { data: (await store.statusListConfigurations.list(ctx.tenant.id)).map(view) };
-      });
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_LIST', async () => ({
+        data: (await store.statusListConfigurations.list(ctx.tenant.id)).map(view),
+      }));
     },
 
     getConfiguration(ctx, id) {
-      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_RETRIEVE', async () => {
-        requirePermission(ctx, 'iacas:manage');
-        return view(await findConfiguration(ctx, id));
-      });
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_RETRIEVE', async () => view(await findConfiguration(ctx, id)));
     },
 
     updateConfiguration(ctx, id, input) {
-      return withEvents(
-        events,
+      return configurations.run(
         ctx,
         'MOBILE_STATUS_LIST_CONFIGURATION_UPDATE',
         async () => {
-          requirePermission(ctx, 'iacas:manage');
           const existing = await findConfiguration(ctx, id);
           const configuration: StatusListConfiguration = { ...existing, ...checkConfiguration(input), updatedAt: clock.now().toISOString() };
-          let replaced: boolean;
-          try {
-            replaced = await store.statusListConfigurations.update(configuration);
-          } catch (error) {
-            if (isDomainError(error) && error.code === 'Conflict') throw docTypeTaken(configuration.docType);
-            throw error;
-          }
-          if (!replaced) throw missingConfiguration();
+          if (!(await conflictAs(store.statusListConfigurations.update(configuration), () => docTypeTaken(configuration.docType))))
+            throw missingConfiguration();
           return view(configuration);
         },
         { input },
@@ -411,32 +398,24 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     deleteConfiguration(ctx, id) {
-      return withEvents(events, ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_DELETE', async () => {
-        requirePermission(ctx, 'iacas:manage');
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_DELETE', async () => {
         const existing = await findConfiguration(ctx, id);
         if (!(await store.statusListConfigurations.delete(ctx.tenant.id, existing.id))) throw missingConfiguration();
       });
     },
 
     getStatus(ctx, credentialId) {
-      return withEvents(events, ctx, 'MOBILE_CREDENTIAL_STATUS_RETRIEVE', async () => {
-        requirePermission(ctx, 'credentials');
-        return { status: (await entryOf(ctx, 'mso_mdoc', credentialId)).status };
-      });
+      return credentials.run(ctx, 'MOBILE_CREDENTIAL_STATUS_RETRIEVE', async () => ({ status: (await entryOf(ctx, 'mso_mdoc', credentialId)).status }));
     },
 
     setStatus(ctx, credentialId, input) {
-      return withEvents(
-        events,
+      return credentials.run(
         ctx,
         'MOBILE_CREDENTIAL_STATUS_UPDATE',
         async () => {
-          requirePermission(ctx, 'credentials');
-          if (!isPlainObject(input)) throw invalidField('body', 'A { status } object', input);
-          const problems = new Problems();
-          checkKnownFields('', input, ['status'], problems);
+          const { body, problems } = statusChangeBody(input, 'status');
           problems.throwIfAny();
-          const to = input.status;
+          const to = body.status;
           if (typeof to !== 'string' || !(CREDENTIAL_STATUSES as readonly string[]).includes(to))
             throw invalidField('status', `One of ${CREDENTIAL_STATUSES.join(', ')}`, to);
           const status = to as CredentialStatus;
@@ -539,26 +518,21 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     getRevocation(ctx, profile, credentialId) {
-      return withEvents(events, ctx, 'CREDENTIAL_REVOCATION_STATUS_RETRIEVE', async () => {
-        requirePermission(ctx, 'credentials');
-        return { isRevoked: (await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId)).status === 'invalid' };
-      });
+      return credentials.run(ctx, 'CREDENTIAL_REVOCATION_STATUS_RETRIEVE', async () => ({
+        isRevoked: (await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId)).status === 'invalid',
+      }));
     },
 
     setRevocation(ctx, profile, credentialId, input) {
-      return withEvents(
-        events,
+      return credentials.run(
         ctx,
         'CREDENTIAL_REVOCATION_STATUS_UPDATE',
         async () => {
-          requirePermission(ctx, 'credentials');
-          if (!isPlainObject(input)) throw invalidField('body', 'A { isRevoked } object', input);
-          const problems = new Problems();
-          checkKnownFields('', input, ['isRevoked'], problems);
-          if (typeof input.isRevoked !== 'boolean') problems.add('isRevoked', 'true or false', input.isRevoked);
+          const { body, problems } = statusChangeBody(input, 'isRevoked');
+          if (typeof body.isRevoked !== 'boolean') problems.add('isRevoked', 'true or false', body.isRevoked);
           problems.throwIfAny();
           const entry = await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId);
-          const status: CredentialStatus = input.isRevoked ? 'invalid' : 'valid';
+          const status: CredentialStatus = body.isRevoked ? 'invalid' : 'valid';
           // These lists have one bit: a revocation can be lifted (docs/status-lists.md `{ isRevoked }`), unlike an mDoc's.
           if (entry.status !== status) await change(ctx, entry, status);
           return { isRevoked: status === 'invalid' };

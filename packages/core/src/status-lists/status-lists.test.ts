@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenant } from '../../test/harness.ts';
 import { fakeStatusListTokenSigner, readFakeStatusListToken } from '../../test/kit.ts';
+import { refusal } from '../../test/refusal.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
 import type { DomainEvent } from '../shared/ports.ts';
 import { createIssuingChains } from '../mdoc-pki/signers.ts';
@@ -63,9 +64,8 @@ const DOCTYPE = 'org.iso.18013.5.1.mDL';
 const ORIGIN = 'https://acme.eu01.vellum.test';
 
 async function setup(listSize?: number) {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const admin = contextFor(tenant);
+  const h = await withTenant();
+  const { tenant, ctx: admin } = h;
   await h.iacas.update(admin, (await h.iacas.create(admin, { country: 'US' })).id, { active: true });
   const tokens = fakeStatusListTokenSigner(h.keys);
   const ids = { uuid: () => crypto.randomUUID(), token: () => '', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
@@ -94,15 +94,14 @@ async function setup(listSize?: number) {
     createdAt: '2026-05-01T12:00:00.000Z',
     updatedAt: '2026-05-01T12:00:00.000Z',
   };
-  /** An entry recorded for a new credential id, as the credential endpoint records it. */
-  async function issued(docType = DOCTYPE) {
+  /** A new credential of `format`, recorded with its list entry as the credential endpoint records them; its id. */
+  async function recordOn(entry: { listId: string; idx: number }, format: 'mso_mdoc' | 'cwt' = 'mso_mdoc', credentialConfigurationId = configuration.id) {
     const credentialId = crypto.randomUUID();
-    const entry = await statusLists.allocate(tenant, docType, ORIGIN);
     await h.store.issuedCredentials.insert({
       id: credentialId,
       tenantId: tenant.id,
-      format: 'mso_mdoc',
-      credentialConfigurationId: configuration.id,
+      format,
+      credentialConfigurationId,
       userId: crypto.randomUUID(),
       issuedAt: '2026-05-01T12:00:00.000Z',
       validFrom: '2026-05-01T12:00:00.000Z',
@@ -118,7 +117,12 @@ async function setup(listSize?: number) {
       status: 'valid',
       updatedAt: '2026-05-01T12:00:00.000Z',
     });
-    return { credentialId, ...entry };
+    return credentialId;
+  }
+  /** An entry recorded for a new credential id, as the credential endpoint records it. */
+  async function issued(docType = DOCTYPE) {
+    const entry = await statusLists.allocate(tenant, docType, ORIGIN);
+    return { credentialId: await recordOn(entry), ...entry };
   }
   const wallet = { ...contextFor(tenant, null), origin: ORIGIN };
   const bitOf = (token: Uint8Array, idx: number) => {
@@ -126,7 +130,7 @@ async function setup(listSize?: number) {
     const bit = idx * read.bits;
     return ((read.statuses[bit >> 3] as number) >> (bit & 7)) & (2 ** read.bits - 1);
   };
-  return { ...h, tenant, admin, wallet, statusLists, tokens, configuration, issued, bitOf, published };
+  return { ...h, tenant, admin, wallet, statusLists, tokens, configuration, recordOn, issued, bitOf, published };
 }
 
 describe('mDoc status lists (docs/status-lists.md)', () => {
@@ -234,27 +238,7 @@ describe('mDoc status lists (docs/status-lists.md)', () => {
     // Another format's credential and list are as good as absent on the mDoc paths, and out of the mDoc distribution.
     const did = (await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } })).did;
     const cwtEntry = await s.statusLists.allocateReferenced(s.tenant, 'token-cwt', did, ORIGIN);
-    const cwtId = crypto.randomUUID();
-    await s.store.issuedCredentials.insert({
-      id: cwtId,
-      tenantId: s.tenant.id,
-      format: 'cwt',
-      credentialConfigurationId: crypto.randomUUID(),
-      userId: crypto.randomUUID(),
-      issuedAt: '2026-05-01T12:00:00.000Z',
-      validFrom: '2026-05-01T12:00:00.000Z',
-      validUntil: '2027-05-01T12:00:00.000Z',
-      status: 'valid',
-      notificationId: crypto.randomUUID(),
-    });
-    await s.store.statusLists.insertEntry({
-      tenantId: s.tenant.id,
-      listId: cwtEntry.listId,
-      idx: cwtEntry.idx,
-      credentialId: cwtId,
-      status: 'valid',
-      updatedAt: '2026-05-01T12:00:00.000Z',
-    });
+    const cwtId = await s.recordOn(cwtEntry, 'cwt', crypto.randomUUID());
     await expect(s.statusLists.setStatus(s.admin, cwtId, { status: 'invalid' })).rejects.toMatchObject({ code: 'NotFound' });
     await expect(s.statusLists.token(s.wallet, cwtEntry.listId)).rejects.toMatchObject({ code: 'NotFound' });
     await expect(s.statusLists.getRevocation(s.admin, 'web-semantic', cwtId)).rejects.toMatchObject({ code: 'NotFound' });
@@ -264,22 +248,14 @@ describe('mDoc status lists (docs/status-lists.md)', () => {
 
   it('checks configurations whole, one per docType, and keeps them per tenant', async () => {
     const s = await setup();
-    const bad = await s.statusLists
-      .createConfiguration(s.admin, { docType: '', format: 'v3', timeToLiveDuration: { days: 2 }, expiryDuration: { weeks: 'one' } })
-      .then(
-        () => {
-          throw new Error('expected a refusal');
-        },
-        (e: { details: Array<{ param: string }> }) => e,
-      );
-    expect(bad.details.map((d) => d.param).sort()).toEqual(['docType', 'expiryDuration', 'expiryDuration.weeks', 'format']);
-    const longTtl = await s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE, timeToLiveDuration: { days: 2 }, expiryDuration: { days: 1 } }).then(
-      () => {
-        throw new Error('expected a refusal');
-      },
-      (e: { details: Array<{ param: string }> }) => e,
+    const bad = await refusal(
+      s.statusLists.createConfiguration(s.admin, { docType: '', format: 'v3', timeToLiveDuration: { days: 2 }, expiryDuration: { weeks: 'one' } }),
     );
-    expect(longTtl.details.map((d) => d.param)).toEqual(['timeToLiveDuration']);
+    expect(bad.details?.map((d) => d.param).sort()).toEqual(['docType', 'expiryDuration', 'expiryDuration.weeks', 'format']);
+    const longTtl = await refusal(
+      s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE, timeToLiveDuration: { days: 2 }, expiryDuration: { days: 1 } }),
+    );
+    expect(longTtl.details?.map((d) => d.param)).toEqual(['timeToLiveDuration']);
     const made = await s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE });
     expect(made).toMatchObject({ format: 'draft-14', timeToLiveDuration: { hours: 1 }, expiryDuration: { days: 1 } });
     await expect(s.statusLists.createConfiguration(s.admin, { docType: DOCTYPE })).rejects.toMatchObject({ code: 'Conflict' });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { recordedEvents } from '../../test/events.ts';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 
 // Hardening item 8 (docs/limits.md, Admin clients): admin clients can be rotated and revoked, a
@@ -11,10 +12,7 @@ async function setup() {
   const caller = { requestId: 'req-token', ip: '192.0.2.9', userAgent: 'test-agent' };
   const login = (clientId: string, secret: string, aud = audience) =>
     h.auth.issueToken({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, audience: aud }, caller);
-  const events = async (types?: string[]) => {
-    await h.recorder.flush();
-    return (await h.store.events.list(acme.tenant.id, types ? { types } : {}, { limit: 1000 })).items;
-  };
+  const events = (types?: string[]) => recordedEvents(h, acme.tenant.id, types ? { types } : {});
   return { ...h, acme, other, audience, login, events };
 }
 

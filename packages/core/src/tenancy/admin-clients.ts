@@ -1,12 +1,9 @@
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { EventPrefix } from '../events/catalogue.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids, SecretHasher } from '../shared/ports.ts';
-import { invalidField } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from './admin-auth.ts';
-import type { RequestContext } from './model.ts';
-import { isRole, ROLES } from './permissions.ts';
+import type { Page, PageQuery } from '../shared/pagination.ts';
+import { adminOperations } from '../shared/admin-resource.ts';
+import { checkAdminClientInput, type RequestContext } from './model.ts';
 import { type ClientView, clientView, type CreatedClient, revokeClient, rotateClientSecret, type TenantAdmin } from './tenants.ts';
 
 export interface AdminClientServiceDeps {
@@ -27,7 +24,7 @@ export interface AdminClientInput {
 /** The tenant's own admin clients, managed through the API by its admins (docs/limits.md, Admin clients). */
 export interface AdminClientService {
   /** Every client of the tenant, revoked ones included; never a secret or its hash. */
-  list(ctx: RequestContext, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<ClientView>>;
+  list(ctx: RequestContext, query: PageQuery): Promise<Page<ClientView>>;
   /** A new client; its secret is in this answer only. */
   create(ctx: RequestContext, input: AdminClientInput): Promise<CreatedClient>;
   /** A new secret, in this answer only; the old secret and every token issued under it stop working. */
@@ -38,25 +35,13 @@ export interface AdminClientService {
 
 /** Builds the admin client use cases; every one needs the `admin-clients` permission (role admin). */
 export function createAdminClientService(deps: AdminClientServiceDeps): AdminClientService {
-  const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(
-      deps.events,
-      ctx,
-      prefix,
-      async () => {
-        requirePermission(ctx, 'admin-clients');
-        return work();
-      },
-      describe,
-    );
+  const { run, list } = adminOperations(deps.events, 'admin-clients');
   // What the events keep of a created or rotated client: never the secret, at any logging level.
   const withoutSecret = { meta: (r: CreatedClient) => ({ adminClientId: r.client.clientId, role: r.client.role }), response: (r: CreatedClient) => r.client };
 
   return {
     list(ctx, query) {
-      return run(ctx, 'ADMIN_CLIENT_LIST', async () => toPage(await deps.store.clients.list(ctx.tenant.id, parsePageQuery(query)), clientView), {
-        meta: (p) => ({ count: p.data.length }),
-      });
+      return list(ctx, 'ADMIN_CLIENT_LIST', query, (page) => deps.store.clients.list(ctx.tenant.id, page), clientView);
     },
 
     create(ctx, input) {
@@ -64,10 +49,8 @@ export function createAdminClientService(deps: AdminClientServiceDeps): AdminCli
         ctx,
         'ADMIN_CLIENT_CREATE',
         async () => {
-          if (!isRole(input.role)) throw invalidField('role', `One of ${ROLES.join(', ')}`, input.role);
-          const name = input.name ?? input.role;
-          if (name.trim().length < 1 || name.length > 200) throw invalidField('name', '1 to 200 characters', name);
-          return deps.tenants.createClient({ subdomain: ctx.tenant.subdomain, role: input.role, name });
+          const { role, name } = checkAdminClientInput(input);
+          return deps.tenants.createClient({ subdomain: ctx.tenant.subdomain, role, name });
         },
         { input, ...withoutSecret },
       );

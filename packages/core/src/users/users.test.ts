@@ -1,24 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { contextFor, harness } from '../../test/harness.ts';
+import { contextFor, withTenants } from '../../test/harness.ts';
+import { refusal } from '../../test/refusal.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import { canonicalJson, userMatches } from './model.ts';
 import { MAX_CLAIM_DEPTH } from './rules.ts';
 
-async function setup() {
-  const h = harness();
-  const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-  const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
-  return { ...h, tenant, other, ctx: contextFor(tenant) };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown[] }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; details?: unknown[] }) => e,
-  );
-}
+const setup = () => withTenants();
 
 const nested = (depth: number): unknown => (depth === 0 ? 'leaf' : { x: nested(depth - 1) });
 
@@ -45,36 +32,36 @@ describe('users (docs/decisions.md "Users, offers, the token and nonce endpoints
     expect(await users.update(ctx, ada.id, {})).toMatchObject({ claims: {} });
 
     await users.delete(ctx, ada.id);
-    expect(await failure(users.get(ctx, ada.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(users.delete(ctx, ada.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(users.get(ctx, ada.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(users.delete(ctx, ada.id))).toMatchObject({ code: 'NotFound' });
   });
 
   it('keeps tenants apart and names a malformed id', async () => {
     const { users, ctx, other } = await setup();
     const u = await users.create(ctx, { claims: { a: 1 } });
     const theirs = contextFor(other);
-    expect(await failure(users.get(theirs, u.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(users.update(theirs, u.id, {}))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(users.delete(theirs, u.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(users.get(theirs, u.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(users.update(theirs, u.id, {}))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(users.delete(theirs, u.id))).toMatchObject({ code: 'NotFound' });
     expect((await users.list(theirs, {})).data).toEqual([]);
-    expect(await failure(users.get(ctx, 'nope'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params', value: 'nope' }] });
+    expect(await refusal(users.get(ctx, 'nope'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params', value: 'nope' }] });
   });
 
   it('refuses claims that are not an object, unnamed or too long names, and nesting deeper than the limit', async () => {
     const { users, ctx } = await setup();
-    expect(await failure(users.create(ctx, { claims: ['a'] }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'claims' }] });
-    expect(await failure(users.create(ctx, { claims: { '': 1, ['x'.repeat(257)]: 2 } }))).toMatchObject({
+    expect(await refusal(users.create(ctx, { claims: ['a'] }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'claims' }] });
+    expect(await refusal(users.create(ctx, { claims: { '': 1, ['x'.repeat(257)]: 2 } }))).toMatchObject({
       details: [{ param: 'claims', value: '' }, { param: 'claims' }],
     });
-    expect(await failure(users.create(ctx, { claims: { deep: nested(MAX_CLAIM_DEPTH) } }))).toMatchObject({
+    expect(await refusal(users.create(ctx, { claims: { deep: nested(MAX_CLAIM_DEPTH) } }))).toMatchObject({
       details: [{ msg: expect.stringContaining('nest') }],
     });
     await expect(users.create(ctx, { claims: { deep: nested(MAX_CLAIM_DEPTH - 2) } })).resolves.toBeDefined();
-    expect(await failure(users.create(ctx, { claims: {}, extra: true }))).toMatchObject({ details: [{ param: 'extra', msg: 'Unknown field' }] });
+    expect(await refusal(users.create(ctx, { claims: {}, extra: true }))).toMatchObject({ details: [{ param: 'extra', msg: 'Unknown field' }] });
     // A body nested far beyond any stack is refused, not walked recursively.
     let deep: unknown = 'leaf';
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    expect(await failure(users.create(ctx, { claims: { deep } }))).toMatchObject({ code: 'BadRequest' });
+    expect(await refusal(users.create(ctx, { claims: { deep } }))).toMatchObject({ code: 'BadRequest' });
   });
 
   it('searches by claims (all must be equal) and by authentication provider subject, paging in the body', async () => {
@@ -91,10 +78,10 @@ describe('users (docs/decisions.md "Users, offers, the token and nonce endpoints
     const page = await users.search(ctx, { claims: { age: 36 }, limit: 1 });
     expect(page.data.map((u) => u.id)).toEqual([ada.id]);
     expect((await users.search(ctx, { claims: { age: 36 }, limit: 1, cursor: page.nextCursor })).data.map((u) => u.id)).toEqual([bob.id]);
-    expect(await failure(users.search(ctx, { cursor: 'garbage!' }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'cursor', location: 'body' }] });
-    expect(await failure(users.search(ctx, { limit: 0 }))).toMatchObject({ details: [{ param: 'limit', location: 'body' }] });
-    expect(await failure(users.search(ctx, { authenticationProvider: { subjectId: '' } }))).toMatchObject({ details: [{ param: 'authenticationProvider' }] });
-    expect(await failure(users.search(ctx, { claims: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`c${i}`, i])) }))).toMatchObject({
+    expect(await refusal(users.search(ctx, { cursor: 'garbage!' }))).toMatchObject({ code: 'BadRequest', details: [{ param: 'cursor', location: 'body' }] });
+    expect(await refusal(users.search(ctx, { limit: 0 }))).toMatchObject({ details: [{ param: 'limit', location: 'body' }] });
+    expect(await refusal(users.search(ctx, { authenticationProvider: { subjectId: '' } }))).toMatchObject({ details: [{ param: 'authenticationProvider' }] });
+    expect(await refusal(users.search(ctx, { claims: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`c${i}`, i])) }))).toMatchObject({
       details: [{ param: 'claims' }],
     });
   });
@@ -103,9 +90,9 @@ describe('users (docs/decisions.md "Users, offers, the token and nonce endpoints
     const { users, tenant } = await setup();
     for (const role of ['admin', 'issuer', 'managed-issuer'] as const) await expect(users.create(contextFor(tenant, role), {})).resolves.toBeDefined();
     for (const role of ['verifier', 'auditor', 'dts-provider', 'dts-consumer'] as const) {
-      expect(await failure(users.list(contextFor(tenant, role), {})), role).toMatchObject({ code: 'Forbidden' });
+      expect(await refusal(users.list(contextFor(tenant, role), {})), role).toMatchObject({ code: 'Forbidden' });
     }
-    expect(await failure(users.create(contextFor(tenant, null), {}))).toMatchObject({ code: 'Unauthorized' });
+    expect(await refusal(users.create(contextFor(tenant, null), {}))).toMatchObject({ code: 'Unauthorized' });
   });
 
   it('records USER_* events (category user), with claims only at logging level 3', async () => {

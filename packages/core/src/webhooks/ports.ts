@@ -2,17 +2,11 @@
 // method's comment is its contract, which the Store contract suite in @vellum/testing asserts.
 
 import type { PageRequest, Slice } from '../shared/pagination.ts';
+import type { TenantRecordRepository } from '../shared/ports.ts';
 import type { ClaimedDelivery, DeliveryOutcome, Webhook, WebhookDelivery, WebhookSigningKey } from './model.ts';
 import type { WebhookEvent } from './rules.ts';
 
-export interface WebhookRepository {
-  /** Adds a webhook. Throws DomainError `Conflict` when the id exists. */
-  insert(webhook: Webhook): Promise<void>;
-  get(tenantId: string, id: string): Promise<Webhook | undefined>;
-  /** The tenant's webhooks in creation order. */
-  list(tenantId: string, page: PageRequest): Promise<Slice<Webhook>>;
-  /** Replaces `url`, `events`, `disabled` and `updatedAt`. Returns false when the tenant has no such webhook. */
-  update(webhook: Webhook): Promise<boolean>;
+export interface WebhookRepository extends TenantRecordRepository<Webhook> {
   /** Removes the webhook together with its deliveries. Returns false when the tenant has no such webhook. */
   delete(tenantId: string, id: string): Promise<boolean>;
   /** The tenant's enabled webhooks subscribed to at least one of `events`, in creation order (the outbox reads it on every issuance). */

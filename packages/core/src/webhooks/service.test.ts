@@ -1,6 +1,8 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { recordedEvents } from '../../test/events.ts';
 import { createMemoryStore, fakeClock, fakeIds, fakeKeyManager } from '../../test/kit.ts';
+import { refusal } from '../../test/refusal.ts';
 import { EVENT_PREFIXES } from '../events/catalogue.ts';
 import { createEventRecorder } from '../events/recorder.ts';
 import type { CredentialIssuedEvent, DomainEvent, HttpClient, OutboundRequest, OutboundResult } from '../shared/ports.ts';
@@ -69,16 +71,12 @@ function setup(script: Array<number | string> = [], options: { retryBaseDelayMs?
     },
   });
   const publish = (e: DomainEvent) => store.transaction((tx) => outbox.publish(tx, e));
-  return { store, clock, ids, keys, recorder, signingKeys, webhooks, outbox, http, worker, tenant, ctx, event, publish };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string; details?: Array<Record<string, unknown>> }> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { code: string; message: string; details?: Array<Record<string, unknown>> }) => e,
-  );
+  /** A new tenant with one webhook to HOOK for `events`. */
+  async function subscribed(events = ['OpenIdCredentialIssued']) {
+    const t = await tenant();
+    return { t, hook: await webhooks.create(ctx(t), { events, url: HOOK }) };
+  }
+  return { store, clock, ids, keys, recorder, signingKeys, webhooks, outbox, http, worker, tenant, ctx, event, publish, subscribed };
 }
 
 const HOOK = 'https://hooks.example.com/vellum';
@@ -104,8 +102,8 @@ describe('webhook subscriptions (docs/decisions.md "Webhooks")', () => {
     expect(disabled).toEqual({ id: created.id, events: ['OpenIdCredentialIssuedSummary'], url: HOOK, disabled: true });
     expect((await s.webhooks.update(s.ctx(t), created.id, { events: ['OpenIdCredentialIssued'], url: HOOK })).disabled).toBe(false);
     await s.webhooks.delete(s.ctx(t), created.id);
-    expect(await failure(s.webhooks.get(s.ctx(t), created.id))).toMatchObject({ code: 'NotFound' });
-    expect(await failure(s.webhooks.delete(s.ctx(t), created.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(s.webhooks.get(s.ctx(t), created.id))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(s.webhooks.delete(s.ctx(t), created.id))).toMatchObject({ code: 'NotFound' });
   });
 
   it('keeps tenants apart: another tenant’s webhook is 404 for every operation', async () => {
@@ -119,7 +117,7 @@ describe('webhook subscriptions (docs/decisions.md "Webhooks")', () => {
       s.webhooks.delete(s.ctx(b), hook.id),
       s.webhooks.listDeliveries(s.ctx(b), hook.id, {}),
     ]) {
-      expect(await failure(attempt)).toMatchObject({ code: 'NotFound' });
+      expect(await refusal(attempt)).toMatchObject({ code: 'NotFound' });
     }
     expect((await s.webhooks.list(s.ctx(b), {})).data).toEqual([]);
   });
@@ -127,29 +125,27 @@ describe('webhook subscriptions (docs/decisions.md "Webhooks")', () => {
   it('refuses bad input with 400 and a detail for each problem, and ids that are not UUIDs', async () => {
     const s = setup();
     const t = await s.tenant();
-    const bad = await failure(s.webhooks.create(s.ctx(t), { events: [], url: 'http://203.0.113.1/x?y=1' }));
+    const bad = await refusal(s.webhooks.create(s.ctx(t), { events: [], url: 'http://203.0.113.1/x?y=1' }));
     expect(bad).toMatchObject({ code: 'BadRequest', message: 'Validation Error' });
     expect(bad.details?.map((d) => d.param)).toEqual(['events', 'url']);
-    expect(await failure(s.webhooks.get(s.ctx(t), 'not-a-uuid'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params' }] });
+    expect(await refusal(s.webhooks.get(s.ctx(t), 'not-a-uuid'))).toMatchObject({ code: 'BadRequest', details: [{ param: 'id', location: 'params' }] });
   });
 
   it('needs the webhooks permission (roles admin, issuer, managed-issuer)', async () => {
     const s = setup();
     const t = await s.tenant();
-    expect(await failure(s.webhooks.list(s.ctx(t, 'verifier'), {}))).toMatchObject({ code: 'Forbidden' });
-    expect(await failure(s.webhooks.list(s.ctx(t, null), {}))).toMatchObject({ code: 'Unauthorized' });
+    expect(await refusal(s.webhooks.list(s.ctx(t, 'verifier'), {}))).toMatchObject({ code: 'Forbidden' });
+    expect(await refusal(s.webhooks.list(s.ctx(t, null), {}))).toMatchObject({ code: 'Unauthorized' });
     for (const role of ['admin', 'issuer', 'managed-issuer'] as const) await s.webhooks.list(s.ctx(t, role), {});
   });
 
   it('records WEBHOOK_* events in category webhook (docs/decisions.md "Webhooks": WEBHOOK_UPDATE, WEBHOOK_RETRIEVE)', async () => {
     const s = setup();
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: HOOK });
+    const { t, hook } = await s.subscribed();
     await s.webhooks.get(s.ctx(t), hook.id);
     await s.webhooks.update(s.ctx(t), hook.id, { events: ['OpenIdCredentialIssued'], url: HOOK, disabled: true });
-    await failure(s.webhooks.create(s.ctx(t), { events: ['Nope'], url: HOOK }));
-    await s.recorder.flush();
-    const types = (await s.store.events.list(t.id, {}, { limit: 100 })).items.map((e) => e.type).reverse();
+    await refusal(s.webhooks.create(s.ctx(t), { events: ['Nope'], url: HOOK }));
+    const types = (await recordedEvents(s, t.id)).map((e) => e.type).reverse();
     expect(types).toEqual([
       'WEBHOOK_CREATE_START',
       'WEBHOOK_CREATE_SUCCESS',
@@ -217,8 +213,7 @@ describe('the outbox (docs/decisions.md "Webhooks": written in the issuance tran
 
   it('writes nothing when the issuance transaction rolls back', async () => {
     const s = setup();
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: HOOK });
+    const { t, hook } = await s.subscribed();
     await expect(
       s.store.transaction(async (tx) => {
         await s.outbox.publish(tx, s.event(t));
@@ -232,8 +227,7 @@ describe('the outbox (docs/decisions.md "Webhooks": written in the issuance tran
 describe('delivering (docs/decisions.md "Webhooks"; RFC 9421, RFC 9530)', () => {
   it('posts the body, headers and an Ed25519 signature that verifies against the JWKS', async () => {
     const s = setup();
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: HOOK });
+    const { t, hook } = await s.subscribed();
     const e = s.event(t);
     await s.publish(e);
     expect(await s.worker.deliverDue()).toBe(1);
@@ -271,8 +265,7 @@ describe('delivering (docs/decisions.md "Webhooks"; RFC 9421, RFC 9530)', () => 
 
   it('retries non-2xx and failures three times with backoff and jitter, then fails and forgets the credential', async () => {
     const s = setup([500, 'The receiver did not answer within 3000 ms', 503, 404], { retryBaseDelayMs: 1000 });
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: HOOK });
+    const { t, hook } = await s.subscribed();
     await s.publish(s.event(t));
     const [d] = (await s.store.webhookDeliveries.list(t.id, hook.id, { limit: 1 })).items;
     const read = async () => (await s.webhooks.listDeliveries(s.ctx(t), hook.id, {})).data[0];
@@ -310,11 +303,10 @@ describe('delivering (docs/decisions.md "Webhooks"; RFC 9421, RFC 9530)', () => 
 
   it('retries a failed delivery by hand, once, without the credential it no longer keeps', async () => {
     const s = setup([500, 500, 500, 500, 500, 200], { retryBaseDelayMs: 10 });
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: HOOK });
+    const { t, hook } = await s.subscribed();
     await s.publish(s.event(t));
     const [d] = (await s.store.webhookDeliveries.list(t.id, hook.id, { limit: 1 })).items;
-    expect(await failure(s.webhooks.retryDelivery(s.ctx(t), hook.id, d!.id))).toMatchObject({ code: 'Conflict' });
+    expect(await refusal(s.webhooks.retryDelivery(s.ctx(t), hook.id, d!.id))).toMatchObject({ code: 'Conflict' });
     for (let i = 0; i < 4; i++) {
       await s.worker.deliverDue();
       s.clock.advance(100);
@@ -332,13 +324,12 @@ describe('delivering (docs/decisions.md "Webhooks"; RFC 9421, RFC 9530)', () => 
     expect(last.event.payload).not.toHaveProperty('credential');
     expect(last.event.payload).toHaveProperty('userClaims');
     expect(await s.webhooks.listDeliveries(s.ctx(t), hook.id, {})).toMatchObject({ data: [{ status: 'succeeded' }] });
-    expect(await failure(s.webhooks.retryDelivery(s.ctx(t), hook.id, '00000000-0000-4000-8000-00000000ffff'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(s.webhooks.retryDelivery(s.ctx(t), hook.id, '00000000-0000-4000-8000-00000000ffff'))).toMatchObject({ code: 'NotFound' });
   });
 
   it('sends nothing to a webhook disabled after the event was written', async () => {
     const s = setup();
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssuedSummary'], url: HOOK });
+    const { t, hook } = await s.subscribed(['OpenIdCredentialIssuedSummary']);
     await s.publish(s.event(t));
     await s.webhooks.update(s.ctx(t), hook.id, { events: ['OpenIdCredentialIssuedSummary'], url: HOOK, disabled: true });
     expect(await s.worker.deliverDue()).toBe(1);
@@ -351,8 +342,7 @@ describe('delivering (docs/decisions.md "Webhooks"; RFC 9421, RFC 9530)', () => 
 
   it('renders the summary without the credential', async () => {
     const s = setup();
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssuedSummary'], url: HOOK });
+    const { t, hook } = await s.subscribed(['OpenIdCredentialIssuedSummary']);
     const e = s.event(t);
     await s.publish(e);
     const [d] = (await s.store.webhookDeliveries.list(t.id, hook.id, { limit: 1 })).items;
@@ -378,8 +368,7 @@ describe('signing keys and rotation', () => {
 
   it('keeps the old key in the JWKS until its last pending delivery is done, then destroys it', async () => {
     const s = setup([500]);
-    const t = await s.tenant();
-    const hook = await s.webhooks.create(s.ctx(t), { events: ['OpenIdCredentialIssued'], url: HOOK });
+    const { t, hook } = await s.subscribed();
     const old = await s.signingKeys.ensureActive(t.id);
     await s.publish(s.event(t));
     await s.worker.deliverDue(); // 500: pending, signed with the old key

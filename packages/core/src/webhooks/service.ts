@@ -1,11 +1,10 @@
 import { isUuid } from '../configurations/input.ts';
-import type { EventPrefix } from '../events/catalogue.ts';
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
+import { adminCollection, type CollectionService } from '../shared/admin-resource.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
-import { type Page, parsePageQuery, toPage } from '../shared/pagination.ts';
-import { requirePermission } from '../tenancy/admin-auth.ts';
+import { type Page, type PageQuery, parsePageQuery, toPage } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { WebhookJwks, WebhookSigningKeys } from './keys.ts';
 import type { DeliveryAttempt, DeliveryStatus, Webhook, WebhookDelivery } from './model.ts';
@@ -39,20 +38,14 @@ export interface WebhookDeliveryView {
   createdAt: string;
 }
 
-export interface WebhookListQuery {
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
+export type WebhookListQuery = PageQuery;
 
-/** Webhooks (docs/decisions.md "Webhooks"): subscriptions, the delivery log, the signing keys. */
-export interface WebhookService {
-  create(ctx: RequestContext, input: WebhookInput): Promise<WebhookView>;
-  list(ctx: RequestContext, query: WebhookListQuery): Promise<Page<WebhookView>>;
-  get(ctx: RequestContext, id: string): Promise<WebhookView>;
-  /** Replaces the webhook (PUT): `disabled` left out means enabled (docs/decisions.md "Webhooks": notifications resume). */
-  update(ctx: RequestContext, id: string, input: WebhookInput): Promise<WebhookView>;
-  /** Removes the webhook; its pending deliveries are not sent. */
-  delete(ctx: RequestContext, id: string): Promise<void>;
+/**
+ * Webhooks (docs/decisions.md "Webhooks"): subscriptions, the delivery log, the signing keys. `update`
+ * replaces a webhook (PUT): `disabled` left out means enabled (notifications resume). `delete` removes
+ * it; its pending deliveries are not sent.
+ */
+export interface WebhookService extends CollectionService<WebhookView, WebhookInput> {
   listDeliveries(ctx: RequestContext, webhookId: string, query: WebhookListQuery): Promise<Page<WebhookDeliveryView>>;
   /** Sends a failed delivery once more, as soon as a worker is free. */
   retryDelivery(ctx: RequestContext, webhookId: string, deliveryId: string): Promise<WebhookDeliveryView>;
@@ -94,24 +87,18 @@ const noDelivery = () => notFound('The webhook has no such delivery');
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const { store, clock, ids, events, signingKeys } = deps;
 
-  async function find(ctx: RequestContext, id: string): Promise<Webhook> {
-    const found = await store.webhooks.get(ctx.tenant.id, checkId(id, 'id'));
-    if (!found) throw noWebhook();
-    return found;
-  }
-
-  const run = <T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: Parameters<typeof withEvents<T>>[4]) =>
-    withEvents(
-      events,
-      ctx,
-      prefix,
-      async () => {
-        requirePermission(ctx, 'webhooks');
-        return work();
-      },
-      describe,
-    );
-  const meta = (v: WebhookView | void) => (v ? { id: v.id, events: v.events, disabled: v.disabled } : {});
+  const meta = (v: WebhookView) => ({ id: v.id, events: v.events, disabled: v.disabled });
+  const webhooks = adminCollection({
+    events,
+    permission: 'webhooks',
+    stem: 'WEBHOOK',
+    records: () => store.webhooks,
+    view: webhookView,
+    meta,
+    checkId: (id) => checkId(id, 'id'),
+    missing: noWebhook,
+  });
+  const { run, find } = webhooks;
 
   return {
     create(ctx, input) {
@@ -131,42 +118,17 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       );
     },
 
-    list(ctx, query) {
-      return run(ctx, 'WEBHOOK_LIST', async () => toPage(await store.webhooks.list(ctx.tenant.id, parsePageQuery(query)), webhookView), {
-        meta: (p) => ({ count: p.data.length }),
+    list: webhooks.list,
+    get: webhooks.get,
+
+    update(ctx, id, input) {
+      return webhooks.update(ctx, input, async () => {
+        const checked = checkWebhookInput(input);
+        return { ...(await find(ctx, id)), ...checked, updatedAt: clock.now().toISOString() };
       });
     },
 
-    get(ctx, id) {
-      return run(ctx, 'WEBHOOK_RETRIEVE', async () => webhookView(await find(ctx, id)), { meta });
-    },
-
-    update(ctx, id, input) {
-      return run(
-        ctx,
-        'WEBHOOK_UPDATE',
-        async () => {
-          const checked = checkWebhookInput(input);
-          const existing = await find(ctx, id);
-          const webhook: Webhook = { ...existing, ...checked, updatedAt: clock.now().toISOString() };
-          if (!(await store.webhooks.update(webhook))) throw noWebhook();
-          return webhookView(webhook);
-        },
-        { input, meta },
-      );
-    },
-
-    delete(ctx, id) {
-      return run(
-        ctx,
-        'WEBHOOK_DELETE',
-        async () => {
-          const existing = await find(ctx, id);
-          if (!(await store.webhooks.delete(ctx.tenant.id, existing.id))) throw noWebhook();
-        },
-        { meta: () => ({ id }) },
-      );
-    },
+    delete: webhooks.delete,
 
     listDeliveries(ctx, webhookId, query) {
       return run(

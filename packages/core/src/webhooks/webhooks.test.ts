@@ -66,14 +66,16 @@ describe('retry schedule (docs/decisions.md "Webhooks")', () => {
   });
 });
 
+/** A delivery as it is signed (RFC 9421 §2): its method, target URI and covered headers, and the signature's parameters. */
+const request = {
+  method: 'post',
+  targetUri: 'https://hooks.example.com/vellum',
+  headers: { 'content-type': 'application/json', 'content-digest': 'sha-256=:abc=:', 'webhook-id': 'd1' },
+};
+const params = { keyId: 'k1', created: 1_700_000_000 };
+
 describe('RFC 9421 signature base', () => {
   it('lists the covered components in order, then the parameters', () => {
-    const request = {
-      method: 'post',
-      targetUri: 'https://hooks.example.com/vellum',
-      headers: { 'content-type': 'application/json', 'content-digest': 'sha-256=:abc=:', 'webhook-id': 'd1' },
-    };
-    const params = { keyId: 'k1', created: 1_700_000_000 };
     expect(signatureBase(request, params)).toBe(
       [
         '"@method": POST',
@@ -132,12 +134,6 @@ describe('RFC 9530 Content-Digest and RFC 9421 header parsing', () => {
   );
 
   it('rebuilds the signature base from the received components, the same as the sender’s', () => {
-    const request = {
-      method: 'POST',
-      targetUri: 'https://h.example.com/x',
-      headers: { 'content-type': 'application/json', 'content-digest': 'sha-256=:abc=:', 'webhook-id': 'd1' },
-    };
-    const params = { keyId: 'k1', created: 1_700_000_000 };
     const input = parseSignatureInput(signatureHeaders('AA==', params)['signature-input']).get('sig1')!;
     expect(receivedSignatureBase(request, input)).toBe(signatureBase(request, params));
     expect(() => receivedSignatureBase({ ...request, headers: {} }, input)).toThrow(/content-type/);
