@@ -1,11 +1,7 @@
 // The memory store's repositories for what the Authorization Code flow runs on (docs/authentication.md): the
 // tenant's authentication provider, its OpenID settings, and claim sources.
-import { type AuthenticationProvider, type ClaimSource, conflict, type OpenIdSettings, type PageRequest, type Repositories, type Slice } from '@vellum/core';
-
-interface Row<T> {
-  seq: number;
-  value: T;
-}
+import { type AuthenticationProvider, type ClaimSource, conflict, type OpenIdSettings, type Repositories } from '@vellum/core';
+import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, tenantPage } from './rows.ts';
 
 export interface AuthenticationState {
   /** By id; at most one per tenant (the SQL store's unique index on tenant_id). */
@@ -18,15 +14,6 @@ export interface AuthenticationState {
 
 export const emptyAuthenticationState = (): AuthenticationState => ({ providers: new Map(), openIdSettings: new Map(), claimSources: new Map() });
 
-const copy = <T>(v: T): T => structuredClone(v);
-
-function slice<T>(rows: Row<T>[], page: PageRequest): Slice<T> {
-  const after = page.after;
-  const taken = (after === undefined ? rows : rows.filter((r) => r.seq > after)).slice(0, page.limit);
-  const last = taken[taken.length - 1];
-  return last ? { items: taken.map((r) => copy(r.value)), last: last.seq } : { items: [] };
-}
-
 /** The three repositories over the state `get` returns; `next` hands out creation-order numbers. */
 export function authenticationRepositories(
   get: () => AuthenticationState,
@@ -36,10 +23,7 @@ export function authenticationRepositories(
     const p = get().providers.get(id);
     return p && p.tenantId === tenantId ? p : undefined;
   };
-  const sourceOf = (tenantId: string, id: string) => {
-    const r = get().claimSources.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
+  const sourceOf = (tenantId: string, id: string) => ownedRow(get().claimSources, tenantId, id);
 
   return {
     authenticationProviders: {
@@ -80,19 +64,13 @@ export function authenticationRepositories(
 
     claimSources: {
       async insert(source) {
-        const s = get();
-        if (s.claimSources.has(source.id)) throw conflict('Claim source id exists');
-        s.claimSources.set(source.id, { seq: next(), value: copy(source) });
+        insertRow(get().claimSources, source.id, source, next, 'Claim source id exists');
       },
       async get(tenantId, id) {
-        const r = sourceOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().claimSources, tenantId, id);
       },
       async list(tenantId, page) {
-        return slice(
-          [...get().claimSources.values()].filter((r) => r.value.tenantId === tenantId),
-          page,
-        );
+        return tenantPage(get().claimSources, tenantId, page);
       },
       async update(source) {
         const r = sourceOf(source.tenantId, source.id);
@@ -101,7 +79,7 @@ export function authenticationRepositories(
         return true;
       },
       async delete(tenantId, id) {
-        return sourceOf(tenantId, id) !== undefined && get().claimSources.delete(id);
+        return deleteOwned(get().claimSources, tenantId, id);
       },
     },
   };

@@ -4,6 +4,7 @@
 // restores it with the rest.
 
 import { type AuthorizationRecord, conflict, type Repositories } from '@vellum/core';
+import { copy } from './rows.ts';
 
 export interface AuthorizationState {
   /** By `${tenantId} ${id}` (the SQL store's unique index). */
@@ -14,7 +15,6 @@ export interface AuthorizationState {
 
 export const emptyAuthorizationState = (): AuthorizationState => ({ records: new Map(), handles: new Map() });
 
-const copy = <T>(v: T): T => structuredClone(v);
 const keyOf = (tenantId: string, value: string) => `${tenantId} ${value}`;
 
 /** The authorization repository over the state `get` returns. */

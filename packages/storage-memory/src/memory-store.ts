@@ -11,10 +11,8 @@ import {
   type IacaRevocation,
   type IssuedCredentialRecord,
   type EventFilter,
-  type PageRequest,
   type PlatformKeyRecord,
   type Repositories,
-  type Slice,
   type Store,
   type StoredKey,
   type Tenant,
@@ -26,11 +24,7 @@ import { type AuthorizationState, authorizationRepositories, emptyAuthorizationS
 import { createMemoryRateLimits } from './rate-limits.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
-
-interface Row<T> {
-  seq: number;
-  value: T;
-}
+import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, slice, tenantPage, tenantValues } from './rows.ts';
 
 interface State {
   seq: number;
@@ -88,18 +82,6 @@ const emptyState = (): State => ({
   statusLists: emptyStatusListState(),
 });
 
-// Values go in and out as copies, so a caller can never change stored state by mutating an object.
-const copy = <T>(v: T): T => structuredClone(v);
-
-function slice<T>(rows: Row<T>[], page: PageRequest, direction: 'asc' | 'desc' = 'asc'): Slice<T> {
-  const after = page.after;
-  const ordered = direction === 'asc' ? rows : [...rows].reverse();
-  const past = after === undefined ? ordered : ordered.filter((r) => (direction === 'asc' ? r.seq > after : r.seq < after));
-  const taken = past.slice(0, page.limit);
-  const last = taken[taken.length - 1];
-  return last ? { items: taken.map((r) => copy(r.value)), last: last.seq } : { items: [] };
-}
-
 function matches(e: AnalyticEvent, f: EventFilter): boolean {
   return (
     (!f.ids || f.ids.includes(e.id)) &&
@@ -122,14 +104,8 @@ function typeHolder(s: State, c: CredentialConfiguration): CredentialConfigurati
 
 function repositories(get: () => State): Repositories {
   const next = () => (get().seq += 1);
-  const iacaOf = (tenantId: string, id: string) => {
-    const r = get().iacas.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
-  const signerOf = (tenantId: string, id: string) => {
-    const r = get().documentSigners.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
+  const iacaOf = (tenantId: string, id: string) => ownedRow(get().iacas, tenantId, id);
+  const signerOf = (tenantId: string, id: string) => ownedRow(get().documentSigners, tenantId, id);
   return {
     ...webhookRepositories(() => get().webhooks, next),
     ...offerRepositories(() => get().offers, next),
@@ -148,14 +124,10 @@ function repositories(get: () => State): Repositories {
         return true;
       },
       async get(tenantId, id) {
-        const r = iacaOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().iacas, tenantId, id);
       },
       async list(tenantId, page, filter = {}) {
-        return slice(
-          [...get().iacas.values()].filter((r) => r.value.tenantId === tenantId && (!filter.activeOnly || r.value.active)),
-          page,
-        );
+        return tenantPage(get().iacas, tenantId, page, (i) => !filter.activeOnly || i.active);
       },
       async update(iaca) {
         const r = iacaOf(iaca.tenantId, iaca.id);
@@ -197,17 +169,13 @@ function repositories(get: () => State): Repositories {
         return true;
       },
       async get(tenantId, id) {
-        const r = signerOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().documentSigners, tenantId, id);
       },
       async list(tenantId, page, filter = {}) {
-        return slice(
-          [...get().documentSigners.values()].filter((r) => r.value.tenantId === tenantId && (filter.iacaId === undefined || r.value.iacaId === filter.iacaId)),
-          page,
-        );
+        return tenantPage(get().documentSigners, tenantId, page, (d) => filter.iacaId === undefined || d.iacaId === filter.iacaId);
       },
       async listByIaca(tenantId, iacaId) {
-        return [...get().documentSigners.values()].filter((r) => r.value.tenantId === tenantId && r.value.iacaId === iacaId).map((r) => copy(r.value));
+        return tenantValues(get().documentSigners, tenantId, (d) => d.iacaId === iacaId);
       },
       async update(signer) {
         const r = signerOf(signer.tenantId, signer.id);
@@ -218,7 +186,7 @@ function repositories(get: () => State): Repositories {
         return true;
       },
       async delete(tenantId, id) {
-        return signerOf(tenantId, id) !== undefined && get().documentSigners.delete(id);
+        return deleteOwned(get().documentSigners, tenantId, id);
       },
     },
     tenants: {
@@ -247,19 +215,14 @@ function repositories(get: () => State): Repositories {
     },
     clients: {
       async insert(c) {
-        const s = get();
-        if (s.clients.has(c.clientId)) throw conflict('Client id exists');
-        s.clients.set(c.clientId, { seq: next(), value: copy(c) });
+        insertRow(get().clients, c.clientId, c, next, 'Client id exists');
       },
       async findByClientId(clientId) {
         const r = get().clients.get(clientId);
         return r && copy(r.value);
       },
       async list(tenantId, page) {
-        return slice(
-          [...get().clients.values()].filter((r) => r.value.tenantId === tenantId),
-          page,
-        );
+        return tenantPage(get().clients, tenantId, page);
       },
       async rotateSecret(tenantId, clientId, secretHash, rotatedAt) {
         const r = get().clients.get(clientId);
@@ -349,20 +312,14 @@ function repositories(get: () => State): Repositories {
     },
     dids: {
       async insert(record) {
-        const s = get();
-        const key = `${record.tenantId} ${record.did}`;
-        if (s.dids.has(key)) throw conflict('The tenant already has this DID');
-        s.dids.set(key, { seq: next(), value: copy(record) });
+        insertRow(get().dids, `${record.tenantId} ${record.did}`, record, next, 'The tenant already has this DID');
       },
       async get(tenantId, did) {
         const r = get().dids.get(`${tenantId} ${did}`);
         return r && copy(r.value);
       },
       async list(tenantId, page) {
-        return slice(
-          [...get().dids.values()].filter((r) => r.value.tenantId === tenantId),
-          page,
-        );
+        return tenantPage(get().dids, tenantId, page);
       },
       async delete(tenantId, did) {
         return get().dids.delete(`${tenantId} ${did}`);
@@ -380,17 +337,18 @@ function repositories(get: () => State): Repositories {
         s.credentialConfigurations.set(c.id, { seq, value: copy(c), revision: seq });
       },
       async get(tenantId, id) {
-        const r = get().credentialConfigurations.get(id);
-        return r && r.value.tenantId === tenantId ? copy(r.value) : undefined;
+        return ownedValue(get().credentialConfigurations, tenantId, id);
       },
       async list(tenantId, filter, page) {
-        const rows = [...get().credentialConfigurations.values()].filter(
-          (r) => r.value.tenantId === tenantId && r.value.format === filter.format && (filter.type === undefined || r.value.type === filter.type),
+        return tenantPage(
+          get().credentialConfigurations,
+          tenantId,
+          page,
+          (c) => c.format === filter.format && (filter.type === undefined || c.type === filter.type),
         );
-        return slice(rows, page);
       },
       async listAll(tenantId) {
-        return [...get().credentialConfigurations.values()].filter((r) => r.value.tenantId === tenantId).map((r) => copy(r.value));
+        return tenantValues(get().credentialConfigurations, tenantId);
       },
       async listStamps(tenantId) {
         return [...get().credentialConfigurations.values()]
@@ -407,9 +365,7 @@ function repositories(get: () => State): Repositories {
         return true;
       },
       async delete(tenantId, id) {
-        const s = get();
-        const r = s.credentialConfigurations.get(id);
-        return r !== undefined && r.value.tenantId === tenantId && s.credentialConfigurations.delete(id);
+        return deleteOwned(get().credentialConfigurations, tenantId, id);
       },
     },
     issuedCredentials: {
@@ -422,32 +378,32 @@ function repositories(get: () => State): Repositories {
         s.issuedCredentials.set(record.id, { seq: next(), value: copy(record) });
       },
       async get(tenantId, id) {
-        const r = get().issuedCredentials.get(id);
-        return r && r.value.tenantId === tenantId ? copy(r.value) : undefined;
+        return ownedValue(get().issuedCredentials, tenantId, id);
       },
       async list(tenantId, filter, page) {
-        const rows = [...get().issuedCredentials.values()].filter(
-          ({ value: v }) =>
-            v.tenantId === tenantId &&
+        return tenantPage(
+          get().issuedCredentials,
+          tenantId,
+          page,
+          (v) =>
             (filter.format === undefined || v.format === filter.format) &&
             (filter.userId === undefined || v.userId === filter.userId) &&
             (filter.credentialConfigurationId === undefined || v.credentialConfigurationId === filter.credentialConfigurationId),
         );
-        return slice(rows, page);
       },
       async findByNotificationId(tenantId, notificationId) {
         const r = [...get().issuedCredentials.values()].find((x) => x.value.tenantId === tenantId && x.value.notificationId === notificationId);
         return r && copy(r.value);
       },
       async recordNotification(tenantId, id, notification) {
-        const r = get().issuedCredentials.get(id);
-        if (!r || r.value.tenantId !== tenantId) return false;
+        const r = ownedRow(get().issuedCredentials, tenantId, id);
+        if (!r) return false;
         r.value.notification = copy(notification);
         return true;
       },
       async setStatus(tenantId, id, status) {
-        const r = get().issuedCredentials.get(id);
-        if (!r || r.value.tenantId !== tenantId) return false;
+        const r = ownedRow(get().issuedCredentials, tenantId, id);
+        if (!r) return false;
         r.value.status = status;
         return true;
       },

@@ -8,19 +8,13 @@ import {
   type NonceRepository,
   type OfferRecord,
   type OfferRepository,
-  type PageRequest,
-  type Slice,
   type TenantSigningKeyRecord,
   type TenantSigningKeyRepository,
   type UserRecord,
   type UserRepository,
   userMatches,
 } from '@vellum/core';
-
-interface Row<T> {
-  seq: number;
-  value: T;
-}
+import { copy, insertRow, ownedRow, ownedValue, type Row, tenantPage } from './rows.ts';
 
 export interface OfferState {
   /** By id. */
@@ -46,14 +40,6 @@ export const emptyOfferState = (): OfferState => ({
   issuedConfigurations: new Map(),
 });
 
-const copy = <T>(v: T): T => structuredClone(v);
-
-function slice<T>(rows: Row<T>[], page: PageRequest): Slice<T> {
-  const taken = rows.filter((r) => page.after === undefined || r.seq > page.after).slice(0, page.limit);
-  const last = taken[taken.length - 1];
-  return last ? { items: taken.map((r) => copy(r.value)), last: last.seq } : { items: [] };
-}
-
 export interface OfferRepositories {
   users: UserRepository;
   offers: OfferRepository;
@@ -63,30 +49,19 @@ export interface OfferRepositories {
 
 /** The repositories over `get()`'s state; `next` hands out creation-order positions. */
 export function offerRepositories(get: () => OfferState, next: () => number): OfferRepositories {
-  const userOf = (tenantId: string, id: string) => {
-    const r = get().users.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
-  const offerOf = (tenantId: string, id: string) => {
-    const r = get().offers.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
+  const userOf = (tenantId: string, id: string) => ownedRow(get().users, tenantId, id);
+  const offerOf = (tenantId: string, id: string) => ownedRow(get().offers, tenantId, id);
 
   return {
     users: {
       async insert(user) {
-        if (get().users.has(user.id)) throw conflict('User id exists');
-        get().users.set(user.id, { seq: next(), value: copy(user) });
+        insertRow(get().users, user.id, user, next, 'User id exists');
       },
       async get(tenantId, id) {
-        const r = userOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().users, tenantId, id);
       },
       async list(tenantId, page, filter) {
-        return slice(
-          [...get().users.values()].filter((r) => r.value.tenantId === tenantId && (!filter || userMatches(r.value, filter))),
-          page,
-        );
+        return tenantPage(get().users, tenantId, page, (u) => !filter || userMatches(u, filter));
       },
       async update(user) {
         const r = userOf(user.tenantId, user.id);
@@ -128,8 +103,7 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         s.offerCodes.set(codeKey, offer.id);
       },
       async get(tenantId, id) {
-        const r = offerOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().offers, tenantId, id);
       },
       async findByCodeDigest(tenantId, codeDigest) {
         const id = get().offerCodes.get(`${tenantId} ${codeDigest}`);

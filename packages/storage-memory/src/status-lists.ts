@@ -13,11 +13,7 @@ import {
   type StatusListRecord,
   type StoredStatusToken,
 } from '@vellum/core';
-
-interface Row<T> {
-  seq: number;
-  value: T;
-}
+import { copy, deleteOwned, ownedRow, ownedValue, type Row, tenantValues } from './rows.ts';
 
 export interface StatusListState {
   /** By id (the SQL store's unique index). */
@@ -43,7 +39,6 @@ export const emptyStatusListState = (): StatusListState => ({
   tokens: new Map(),
 });
 
-const copy = <T>(v: T): T => structuredClone(v);
 const keyOf = (a: string, b: string | number) => `${a} ${b}`;
 
 /** Records (or clears) an entry's place among its list's non-valid entries. */
@@ -59,14 +54,8 @@ function track(s: StatusListState, entry: StatusEntry): void {
 
 /** The repositories over the state `get` returns; `next` hands out creation-order numbers. */
 export function statusListRepositories(get: () => StatusListState, next: () => number): Pick<Repositories, 'statusLists' | 'statusListConfigurations'> {
-  const configurationOf = (tenantId: string, id: string) => {
-    const r = get().configurations.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
-  const listOf = (tenantId: string, id: string) => {
-    const r = get().lists.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
+  const configurationOf = (tenantId: string, id: string) => ownedRow(get().configurations, tenantId, id);
+  const listOf = (tenantId: string, id: string) => ownedRow(get().lists, tenantId, id);
   /** Another configuration of the tenant for the same docType (the SQL store's unique index). */
   const docTypeHolder = (c: StatusListConfiguration) =>
     [...get().configurations.values()].find((r) => r.value.id !== c.id && r.value.tenantId === c.tenantId && r.value.docType === c.docType);
@@ -81,15 +70,14 @@ export function statusListRepositories(get: () => StatusListState, next: () => n
         s.configurations.set(configuration.id, { seq: next(), value: copy(configuration) });
       },
       async get(tenantId, id) {
-        const r = configurationOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().configurations, tenantId, id);
       },
       async findByDocType(tenantId, docType) {
         const r = [...get().configurations.values()].find((x) => x.value.tenantId === tenantId && x.value.docType === docType);
         return r && copy(r.value);
       },
       async list(tenantId) {
-        return [...get().configurations.values()].filter((r) => r.value.tenantId === tenantId).map((r) => copy(r.value));
+        return tenantValues(get().configurations, tenantId);
       },
       async update(configuration) {
         const r = configurationOf(configuration.tenantId, configuration.id);
@@ -101,7 +89,7 @@ export function statusListRepositories(get: () => StatusListState, next: () => n
         return true;
       },
       async delete(tenantId, id) {
-        return configurationOf(tenantId, id) !== undefined && get().configurations.delete(id);
+        return deleteOwned(get().configurations, tenantId, id);
       },
     },
 
@@ -116,13 +104,10 @@ export function statusListRepositories(get: () => StatusListState, next: () => n
         s.lists.set(list.id, { seq: next(), value: { ...copy(list), taken: 0, revision: 0 } });
       },
       async get(tenantId, id) {
-        const r = listOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().lists, tenantId, id);
       },
       async list(tenantId, kind) {
-        return [...get().lists.values()]
-          .filter((r) => r.value.tenantId === tenantId && (kind === undefined || r.value.kind === kind))
-          .map((r) => copy(r.value));
+        return tenantValues(get().lists, tenantId, (l) => kind === undefined || l.kind === kind);
       },
       async takePosition(tenantId, kind) {
         // The newest list of the kind with room: the last in creation order (Map keeps insertion order).

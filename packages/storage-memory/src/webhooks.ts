@@ -1,10 +1,6 @@
 // The webhook repositories of the memory store: subscriptions, the delivery outbox and the signing keys.
-import { conflict, type PageRequest, type Repositories, type Slice, type Webhook, type WebhookDelivery, type WebhookSigningKey } from '@vellum/core';
-
-interface Row<T> {
-  seq: number;
-  value: T;
-}
+import { conflict, type Repositories, type Webhook, type WebhookDelivery, type WebhookSigningKey } from '@vellum/core';
+import { copy, insertRow, ownedRow, ownedValue, type Row, tenantPage, tenantValues } from './rows.ts';
 
 /** A delivery and its lease. */
 interface DeliveryRow extends Row<WebhookDelivery> {
@@ -23,40 +19,22 @@ export interface WebhookState {
 
 export const emptyWebhookState = (): WebhookState => ({ webhooks: new Map(), deliveries: new Map(), keys: new Map() });
 
-const copy = <T>(v: T): T => structuredClone(v);
-
-function slice<T>(rows: Row<T>[], page: PageRequest): Slice<T> {
-  const after = page.after;
-  const taken = (after === undefined ? rows : rows.filter((r) => r.seq > after)).slice(0, page.limit);
-  const last = taken[taken.length - 1];
-  return last ? { items: taken.map((r) => copy(r.value)), last: last.seq } : { items: [] };
-}
-
 /** The webhook repositories over the state `get` returns; `next` hands out creation-order numbers. */
 export function webhookRepositories(get: () => WebhookState, next: () => number): Pick<Repositories, 'webhooks' | 'webhookDeliveries' | 'webhookKeys'> {
-  const webhookOf = (tenantId: string, id: string) => {
-    const r = get().webhooks.get(id);
-    return r && r.value.tenantId === tenantId ? r : undefined;
-  };
+  const webhookOf = (tenantId: string, id: string) => ownedRow(get().webhooks, tenantId, id);
   const pendingSignedWith = (tenantId: string, keyId: string) =>
     [...get().deliveries.values()].some((r) => r.value.tenantId === tenantId && r.value.keyId === keyId && r.value.status === 'pending');
 
   return {
     webhooks: {
       async insert(webhook) {
-        const s = get();
-        if (s.webhooks.has(webhook.id)) throw conflict('Webhook id exists');
-        s.webhooks.set(webhook.id, { seq: next(), value: copy(webhook) });
+        insertRow(get().webhooks, webhook.id, webhook, next, 'Webhook id exists');
       },
       async get(tenantId, id) {
-        const r = webhookOf(tenantId, id);
-        return r && copy(r.value);
+        return ownedValue(get().webhooks, tenantId, id);
       },
       async list(tenantId, page) {
-        return slice(
-          [...get().webhooks.values()].filter((r) => r.value.tenantId === tenantId),
-          page,
-        );
+        return tenantPage(get().webhooks, tenantId, page);
       },
       async update(webhook) {
         const r = webhookOf(webhook.tenantId, webhook.id);
@@ -73,9 +51,7 @@ export function webhookRepositories(get: () => WebhookState, next: () => number)
         return true;
       },
       async listSubscribed(tenantId, events) {
-        return [...get().webhooks.values()]
-          .filter((r) => r.value.tenantId === tenantId && !r.value.disabled && r.value.events.some((e) => events.includes(e)))
-          .map((r) => copy(r.value));
+        return tenantValues(get().webhooks, tenantId, (w) => !w.disabled && w.events.some((e) => events.includes(e)));
       },
     },
 
@@ -91,14 +67,10 @@ export function webhookRepositories(get: () => WebhookState, next: () => number)
         for (const d of deliveries) s.deliveries.set(d.id, { seq: next(), value: copy(d) });
       },
       async get(tenantId, id) {
-        const r = get().deliveries.get(id);
-        return r && r.value.tenantId === tenantId ? copy(r.value) : undefined;
+        return ownedValue(get().deliveries, tenantId, id);
       },
       async list(tenantId, webhookId, page) {
-        return slice(
-          [...get().deliveries.values()].filter((r) => r.value.tenantId === tenantId && r.value.webhookId === webhookId),
-          page,
-        );
+        return tenantPage(get().deliveries, tenantId, page, (d) => d.webhookId === webhookId);
       },
       async claimDue({ now, leaseUntil, limit, claimToken }) {
         const s = get();

@@ -1,7 +1,7 @@
 // The tenant's authentication provider, OpenID settings and claim sources on Kysely. The one
 // provider per tenant is a unique index on tenant_id, so two creates at once get one Conflict.
 
-import { conflict, type Repositories, type Slice } from '@vellum/core';
+import type { Repositories } from '@vellum/core';
 import {
   toAuthenticationProvider,
   toAuthenticationProviderRow,
@@ -10,23 +10,9 @@ import {
   toOpenIdSettings,
   toOpenIdSettingsRow,
 } from './authentication.table.ts';
-import { type Executor, seqOf } from './database.ts';
-import { uniqueViolation } from './errors.ts';
-
-function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R) => T): Slice<T> {
-  const last = rows[rows.length - 1];
-  return last === undefined ? { items: [] } : { items: rows.map(map), last: seqOf(last.seq) };
-}
-
-async function refusingDuplicates<T>(write: Promise<T>, describe: (violated: string) => string): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    const violated = uniqueViolation(error);
-    if (violated === undefined) throw error;
-    throw conflict(describe(violated));
-  }
-}
+import type { Executor } from './database.ts';
+import { refusingDuplicates } from './errors.ts';
+import { deleteOwned, findOwned, pageOf, updateOwned } from './queries.ts';
 
 /** Builds the three repositories on `db`, a Kysely instance or a transaction. */
 export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, 'authenticationProviders' | 'openIdSettings' | 'claimSources'> {
@@ -38,7 +24,7 @@ export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, '
         );
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('authentication_providers').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'authentication_providers', tenantId, id);
         return row && toAuthenticationProvider(row);
       },
       async current(tenantId) {
@@ -47,17 +33,10 @@ export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, '
       },
       async update(provider) {
         const { id: _id, tenant_id: _tenant, created_at: _created, ...columns } = toAuthenticationProviderRow(provider);
-        const result = await db
-          .updateTable('authentication_providers')
-          .set(columns)
-          .where('tenant_id', '=', provider.tenantId)
-          .where('id', '=', provider.id)
-          .executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'authentication_providers', provider.tenantId, provider.id, columns);
       },
       async delete(tenantId, id) {
-        const result = await db.deleteFrom('authentication_providers').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'authentication_providers', tenantId, id);
       },
     },
 
@@ -79,30 +58,21 @@ export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, '
 
     claimSources: {
       async insert(source) {
-        await refusingDuplicates(db.insertInto('claim_sources').values(toClaimSourceRow(source)).execute(), () => 'Claim source id exists');
+        await refusingDuplicates(db.insertInto('claim_sources').values(toClaimSourceRow(source)).execute(), 'Claim source id exists');
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('claim_sources').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'claim_sources', tenantId, id);
         return row && toClaimSource(row);
       },
       async list(tenantId, page) {
-        let query = db.selectFrom('claim_sources').selectAll().where('tenant_id', '=', tenantId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toClaimSource);
+        return pageOf(db.selectFrom('claim_sources').selectAll().where('tenant_id', '=', tenantId), page, toClaimSource);
       },
       async update(source) {
         const { id: _id, tenant_id: _tenant, created_at: _created, ...columns } = toClaimSourceRow(source);
-        const result = await db
-          .updateTable('claim_sources')
-          .set(columns)
-          .where('tenant_id', '=', source.tenantId)
-          .where('id', '=', source.id)
-          .executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'claim_sources', source.tenantId, source.id, columns);
       },
       async delete(tenantId, id) {
-        const result = await db.deleteFrom('claim_sources').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'claim_sources', tenantId, id);
       },
     },
   };

@@ -3,11 +3,12 @@
 // The single-use operations are one statement each (a conditional UPDATE … RETURNING), so of racing
 // callers, on one server or several sharing the database, exactly one moves an authorization on.
 
-import { type AuthorizationRecord, type AuthorizationStage, conflict, type Repositories } from '@vellum/core';
+import type { AuthorizationRecord, AuthorizationStage, Repositories } from '@vellum/core';
 import { type ColumnType, type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import { type Executor, fromSqlBoolean, type Seq, type SqlBoolean, type SqlDialectKind, toSqlBoolean } from './database.ts';
-import { uniqueViolation } from './errors.ts';
+import { refusingDuplicates } from './errors.ts';
+import { atomically } from './queries.ts';
 
 export interface AuthorizationsTable {
   seq: Seq;
@@ -166,25 +167,16 @@ const markIssuedUpdate = compiledOnce('authorizations.markIssued', (db, p: { ten
     .where(sql<SqlBool>`issued_configuration_ids not like ${p.pattern} escape '\\'`),
 );
 
-function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
-
-const handleTaken = () => conflict('The tenant already has an authorization with this handle');
+const handleTaken = 'The tenant already has an authorization with this handle';
 
 /** Builds the authorization repository on `db`, a Kysely instance or a transaction, for the given dialect. */
 export function authorizationRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Repositories, 'authorizations'> {
   return {
     authorizations: {
       async insert(record) {
-        try {
-          await db.insertInto('authorizations').values(toAuthorizationRow(record, kind)).execute();
-        } catch (error) {
-          // The unique indexes are the rules, so racing inserts get the same answer.
-          const violated = uniqueViolation(error);
-          if (violated === undefined) throw error;
-          throw violated.includes('handle_digest') ? handleTaken() : conflict('Authorization id exists');
-        }
+        await refusingDuplicates(db.insertInto('authorizations').values(toAuthorizationRow(record, kind)).execute(), (violated) =>
+          violated.includes('handle_digest') ? handleTaken : 'Authorization id exists',
+        );
       },
       async get(tenantId, id) {
         const row = await byId.first(db, { tenantId, id });
@@ -209,16 +201,11 @@ export function authorizationRepositoriesOn(db: Executor, kind: SqlDialectKind):
           userId: to.userId ?? null,
           claims: to.claims === undefined ? null : JSON.stringify(to.claims),
         };
-        try {
-          // One statement. On SQLite it runs as a transaction so that a grouped commit takes it in
-          // with the others (ImmediateSqliteDialect), as offers.redeem does.
-          const update = (executor: Executor) => advanceUpdate.first(executor, params);
-          const row = kind === 'sqlite' ? await atomically(db, update) : await update(db);
-          return row && toAuthorization(row);
-        } catch (error) {
-          if (uniqueViolation(error) === undefined) throw error;
-          throw handleTaken();
-        }
+        // One statement. On SQLite it runs as a transaction so that a grouped commit takes it in
+        // with the others (ImmediateSqliteDialect), as offers.redeem does.
+        const update = (executor: Executor) => advanceUpdate.first(executor, params);
+        const row = await refusingDuplicates(kind === 'sqlite' ? atomically(db, update) : update(db), handleTaken);
+        return row && toAuthorization(row);
       },
       async markIssued(tenantId, id, configurationId) {
         const mark = markOf(configurationId);

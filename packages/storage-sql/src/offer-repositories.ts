@@ -2,11 +2,12 @@
 // one statement each (a conditional UPDATE … RETURNING, or an insert the primary key refuses), so two
 // servers sharing a database never both accept one code or nonce.
 
-import { canonicalJson, conflict, notFound, type RedeemOutcome, type Repositories, type Slice, type UserFilter } from '@vellum/core';
+import { canonicalJson, conflict, notFound, type RedeemOutcome, type Repositories, type UserFilter } from '@vellum/core';
 import { type Expression, type Insertable, type SqlBool, sql } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
-import { type Executor, seqOf, type SqlDialectKind } from './database.ts';
-import { uniqueViolation } from './errors.ts';
+import type { Executor, SqlDialectKind } from './database.ts';
+import { refusingDuplicates, uniqueViolation } from './errors.ts';
+import { atomically, deleteOwned, pageOf, updateOwned } from './queries.ts';
 import {
   type NoncesTable,
   type OffersTable,
@@ -19,15 +20,6 @@ import {
   toUserRow,
   type UsersTable,
 } from './users-offers.table.ts';
-
-function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R) => T): Slice<T> {
-  const last = rows[rows.length - 1];
-  return last === undefined ? { items: [] } : { items: rows.map(map), last: seqOf(last.seq) };
-}
-
-function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
 
 const SQLITE_FOREIGN_KEY = 'SQLITE_CONSTRAINT_FOREIGNKEY';
 const PG_FOREIGN_KEY_VIOLATION = '23503';
@@ -129,12 +121,7 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
   return {
     users: {
       async insert(user) {
-        try {
-          await insertUser.execute(db, toUserRow(user));
-        } catch (error) {
-          if (uniqueViolation(error) === undefined) throw error;
-          throw conflict('User id exists');
-        }
+        await refusingDuplicates(insertUser.execute(db, toUserRow(user)), 'User id exists');
       },
       async get(tenantId, id) {
         const row = await userById.first(db, { tenantId, id });
@@ -144,18 +131,11 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         let query = db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId);
         if (filter.subjectId !== undefined) query = query.where('auth_subject_id', '=', filter.subjectId);
         for (const [key, value] of Object.entries(filter.claims ?? {})) query = query.where(claimEquals(kind, key, value));
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toUser);
+        return pageOf(query, page, toUser);
       },
       async update(user) {
         const { claims, auth_provider_url, auth_subject_id, updated_at } = toUserRow(user);
-        const result = await db
-          .updateTable('users')
-          .set({ claims, auth_provider_url, auth_subject_id, updated_at })
-          .where('tenant_id', '=', user.tenantId)
-          .where('id', '=', user.id)
-          .executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'users', user.tenantId, user.id, { claims, auth_provider_url, auth_subject_id, updated_at });
       },
       async mergeClaims(tenantId, id, claims, updatedAt) {
         return atomically(db, async (tx) => {
@@ -186,8 +166,7 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
       },
       async delete(tenantId, id) {
         // Its offers go with it (foreign key with on delete cascade).
-        const result = await db.deleteFrom('users').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'users', tenantId, id);
       },
     },
 

@@ -2,17 +2,18 @@
 // transaction inside `store.transaction`. Tenant-owned tables are always queried by tenant_id,
 // except the two lookups the ports define as global (client id, verified domain name).
 
-import { type AnalyticEvent, conflict, notFound, type EventFilter, type PageRequest, type Repositories, type Slice } from '@vellum/core';
+import { type AnalyticEvent, notFound, type EventFilter, type PageRequest, type Repositories, type Slice } from '@vellum/core';
 import { type Insertable, sql, type SqlBool } from 'kysely';
 import { toAdminClient, toAdminClientRow } from './admin-clients.table.ts';
 import { toAnalyticEvent, toAnalyticEventRow } from './analytic-events.table.ts';
 import { compiledOnce } from './compiled-once.ts';
 import { toCredentialConfiguration, toCredentialConfigurationRow } from './credential-configurations.table.ts';
 import { toCustomDomain, toCustomDomainRow } from './custom-domains.table.ts';
-import { type Executor, seqOf, type SqlDialectKind, toSqlBoolean } from './database.ts';
+import { type Executor, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { toDidRecord, toDidRow } from './dids.table.ts';
 import { type IssuedCredentialsTable, toIssuedCredential, toIssuedCredentialRow } from './issued-credentials.table.ts';
-import { uniqueViolation } from './errors.ts';
+import { refusingDuplicates } from './errors.ts';
+import { atomically, deleteOwned, findOwned, lockTenant, pageOf, toSlice, updateOwned } from './queries.ts';
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
@@ -27,37 +28,7 @@ import { statusListRepositoriesOn } from './status-lists.table.ts';
 // Well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters at 10 columns a row.
 const EVENT_BATCH_ROWS = 500;
 
-/** Runs a write, turning a unique violation into Conflict with the message `describe` picks from what was violated. */
-async function refusingDuplicates<T>(write: Promise<T>, describe: (violated: string) => string): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    const violated = uniqueViolation(error);
-    if (violated === undefined) throw error;
-    throw conflict(describe(violated));
-  }
-}
-
-function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R) => T): Slice<T> {
-  const last = rows[rows.length - 1];
-  return last === undefined ? { items: [] } : { items: rows.map(map), last: seqOf(last.seq) };
-}
-
 const isEmpty = (list: readonly string[] | undefined) => list !== undefined && list.length === 0;
-
-/** Runs `work` in a transaction, or in the one `db` already is. */
-function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
-
-/**
- * Serialises a check-then-write per tenant (a count against a limit). PostgreSQL locks the tenant
- * row until the transaction ends; SQLite needs nothing: its transactions begin immediate, holding the
- * database's write lock from the start, so no other connection or process writes in between.
- */
-async function lockTenant(tx: Executor, kind: SqlDialectKind, tenantId: string): Promise<void> {
-  if (kind === 'postgres') await tx.selectFrom('tenants').select('id').where('id', '=', tenantId).forUpdate().execute();
-}
 
 const noIaca = () => notFound('The tenant has no such IACA');
 
@@ -98,28 +69,24 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         );
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('mdoc_iacas').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'mdoc_iacas', tenantId, id);
         return row && toIacaRecord(row);
       },
       async list(tenantId, page, filter = {}) {
         let query = db.selectFrom('mdoc_iacas').selectAll().where('tenant_id', '=', tenantId);
         if (filter.activeOnly) query = query.where('active', '=', toSqlBoolean(kind, true));
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toIacaRecord);
+        return pageOf(query, page, toIacaRecord);
       },
       async update(iaca) {
-        const result = await db
-          .updateTable('mdoc_iacas')
-          .set({ active: toSqlBoolean(kind, iaca.active), activated_at: iaca.activatedAt ?? null, updated_at: iaca.updatedAt })
-          .where('tenant_id', '=', iaca.tenantId)
-          .where('id', '=', iaca.id)
-          .executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'mdoc_iacas', iaca.tenantId, iaca.id, {
+          active: toSqlBoolean(kind, iaca.active),
+          activated_at: iaca.activatedAt ?? null,
+          updated_at: iaca.updatedAt,
+        });
       },
       async delete(tenantId, id) {
         // Its document signers and revocations go with it (foreign keys with on delete cascade).
-        const result = await db.deleteFrom('mdoc_iacas').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'mdoc_iacas', tenantId, id);
       },
       async addRevocation(tenantId, iacaId, revocation) {
         await atomically(db, async (tx) => {
@@ -172,18 +139,17 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
             await tx.insertInto('mdoc_document_signers').values(toDocumentSignerRow(signer, kind)).execute();
             return true;
           }),
-          () => 'Document signer id exists',
+          'Document signer id exists',
         );
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'mdoc_document_signers', tenantId, id);
         return row && toDocumentSignerRecord(row);
       },
       async list(tenantId, page, filter = {}) {
         let query = db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId);
         if (filter.iacaId !== undefined) query = query.where('iaca_id', '=', filter.iacaId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toDocumentSignerRecord);
+        return pageOf(query, page, toDocumentSignerRecord);
       },
       async listByIaca(tenantId, iacaId) {
         const rows = await db
@@ -198,12 +164,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       async update(signer) {
         // The IACA, the key, the kind, the CSR and the creation time never change.
         const { id, tenant_id, iaca_id, is_managed, key_id, public_jwk, csr_pem, created_at, ...columns } = toDocumentSignerRow(signer, kind);
-        const result = await db.updateTable('mdoc_document_signers').set(columns).where('tenant_id', '=', tenant_id).where('id', '=', id).executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'mdoc_document_signers', tenant_id, id, columns);
       },
       async delete(tenantId, id) {
-        const result = await db.deleteFrom('mdoc_document_signers').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'mdoc_document_signers', tenantId, id);
       },
     },
 
@@ -222,9 +186,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return row && toTenant(row);
       },
       async list(page) {
-        let query = db.selectFrom('tenants').selectAll();
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toTenant);
+        return pageOf(db.selectFrom('tenants').selectAll(), page, toTenant);
       },
       async setLoggingLevel(id, level) {
         const result = await db.updateTable('tenants').set({ logging_level: level }).where('id', '=', id).executeTakeFirst();
@@ -234,30 +196,27 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
 
     keys: {
       async insert(key) {
-        await refusingDuplicates(db.insertInto('keys').values(toKeyRow(key)).execute(), () => 'Key id exists');
+        await refusingDuplicates(db.insertInto('keys').values(toKeyRow(key)).execute(), 'Key id exists');
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('keys').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'keys', tenantId, id);
         return row && toStoredKey(row);
       },
       async delete(tenantId, id) {
-        const result = await db.deleteFrom('keys').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'keys', tenantId, id);
       },
     },
 
     dids: {
       async insert(record) {
-        await refusingDuplicates(db.insertInto('dids').values(toDidRow(record)).execute(), () => 'The tenant already has this DID');
+        await refusingDuplicates(db.insertInto('dids').values(toDidRow(record)).execute(), 'The tenant already has this DID');
       },
       async get(tenantId, did) {
         const row = await db.selectFrom('dids').selectAll().where('tenant_id', '=', tenantId).where('did', '=', did).executeTakeFirst();
         return row && toDidRecord(row);
       },
       async list(tenantId, page) {
-        let query = db.selectFrom('dids').selectAll().where('tenant_id', '=', tenantId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toDidRecord);
+        return pageOf(db.selectFrom('dids').selectAll().where('tenant_id', '=', tenantId), page, toDidRecord);
       },
       async delete(tenantId, did) {
         const result = await db.deleteFrom('dids').where('tenant_id', '=', tenantId).where('did', '=', did).executeTakeFirst();
@@ -272,16 +231,14 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
 
     clients: {
       async insert(client) {
-        await refusingDuplicates(db.insertInto('admin_clients').values(toAdminClientRow(client)).execute(), () => 'Client id exists');
+        await refusingDuplicates(db.insertInto('admin_clients').values(toAdminClientRow(client)).execute(), 'Client id exists');
       },
       async findByClientId(clientId) {
         const row = await adminClientById.first(db, { clientId });
         return row && toAdminClient(row);
       },
       async list(tenantId, page) {
-        let query = db.selectFrom('admin_clients').selectAll().where('tenant_id', '=', tenantId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toAdminClient);
+        return pageOf(db.selectFrom('admin_clients').selectAll().where('tenant_id', '=', tenantId), page, toAdminClient);
       },
       async rotateSecret(tenantId, clientId, secretHash, rotatedAt) {
         // One statement: the version goes up exactly once per rotation, however many race.
@@ -339,7 +296,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         const { tenant_id, ...columns } = toCustomDomainRow(domain, kind);
         const result = await refusingDuplicates(
           db.updateTable('custom_domains').set(columns).where('tenant_id', '=', tenant_id).executeTakeFirst(),
-          () => 'This domain is verified by another tenant',
+          'This domain is verified by another tenant',
         );
         return result.numUpdatedRows > 0n;
       },
@@ -356,7 +313,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
             .set({ is_verified: toSqlBoolean(kind, true), verified_at: verifiedAt })
             .where('tenant_id', '=', tenantId)
             .executeTakeFirst(),
-          () => 'This domain is verified by another tenant',
+          'This domain is verified by another tenant',
         );
         return result.numUpdatedRows > 0n;
       },
@@ -405,14 +362,13 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         );
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'credential_configurations', tenantId, id);
         return row && toCredentialConfiguration(row);
       },
       async list(tenantId, filter, page) {
         let query = db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).where('format', '=', filter.format);
         if (filter.type !== undefined) query = query.where('type', '=', filter.type);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toCredentialConfiguration);
+        return pageOf(query, page, toCredentialConfiguration);
       },
       async listAll(tenantId) {
         const rows = await db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).orderBy('seq').execute();
@@ -431,13 +387,12 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
             .where('id', '=', id)
             .where('format', '=', format)
             .executeTakeFirst(),
-          () => `The tenant already has a ${configuration.format} configuration of this type`,
+          `The tenant already has a ${configuration.format} configuration of this type`,
         );
         return result.numUpdatedRows > 0n;
       },
       async delete(tenantId, id) {
-        const result = await db.deleteFrom('credential_configurations').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'credential_configurations', tenantId, id);
       },
     },
 
@@ -448,7 +403,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         );
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('issued_credentials').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'issued_credentials', tenantId, id);
         return row && toIssuedCredential(row);
       },
       async list(tenantId, filter, page) {
@@ -456,8 +411,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         if (filter.format !== undefined) query = query.where('format', '=', filter.format);
         if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
         if (filter.credentialConfigurationId !== undefined) query = query.where('credential_configuration_id', '=', filter.credentialConfigurationId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toIssuedCredential);
+        return pageOf(query, page, toIssuedCredential);
       },
       async findByNotificationId(tenantId, notificationId) {
         const row = await db
@@ -469,21 +423,14 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return row && toIssuedCredential(row);
       },
       async recordNotification(tenantId, id, notification) {
-        const result = await db
-          .updateTable('issued_credentials')
-          .set({
-            notification_event: notification.event,
-            notification_description: notification.eventDescription ?? null,
-            notification_at: notification.receivedAt,
-          })
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', id)
-          .executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'issued_credentials', tenantId, id, {
+          notification_event: notification.event,
+          notification_description: notification.eventDescription ?? null,
+          notification_at: notification.receivedAt,
+        });
       },
       async setStatus(tenantId, id, status) {
-        const result = await db.updateTable('issued_credentials').set({ status }).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'issued_credentials', tenantId, id, { status });
       },
     },
 

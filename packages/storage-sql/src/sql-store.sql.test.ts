@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DomainError, type Store } from '@vellum/core';
-import { describeStoreContract, makeClient, makeDomain, makeEvent, makeTenant } from '@vellum/testing';
+import { describeStoreContract, makeClient, makeDomain, makeEvent, makeOffer, makeTenant, makeUser } from '@vellum/testing';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +121,36 @@ describe('SQLite', () => {
       expect(await store.events.list(tenantId, { ids: [] }, { limit: 10 })).toEqual({ items: [] });
     } finally {
       await store.close();
+    }
+  });
+
+  it('with two connections on one file (two servers), an offer for an existing user is written whole even when the other writes meanwhile', async () => {
+    const a = await openSqlStore({ kind: 'sqlite', filename: file('two.db') });
+    const b = await openSqlStore({ kind: 'sqlite', filename: file('two.db'), busyTimeoutMs: 50 });
+    try {
+      const tenant = makeTenant();
+      await a.tenants.insert(tenant);
+      const user = makeUser(tenant.id);
+      await a.users.insert(user);
+      let other: unknown;
+      const offer = makeOffer(tenant.id, user.id);
+      await a.transaction(async (tx) => {
+        // No claims to persist: still the user is held (an offer for an existing user does this).
+        await tx.users.mergeClaims(tenant.id, user.id, {}, new Date().toISOString());
+        // Another server writes now. mergeClaims took the write lock with its first statement, so
+        // this waits (here briefly, then gives up) instead of invalidating the transaction's snapshot
+        // (in WAL mode a read-then-write transaction would fail with SQLITE_BUSY_SNAPSHOT).
+        other = await b.users.insert(makeUser(tenant.id)).then(
+          () => 'written',
+          (e: { code?: string }) => e.code,
+        );
+        await tx.offers.insert(offer);
+      });
+      expect(other).toBe('SQLITE_BUSY');
+      expect(await a.offers.get(tenant.id, offer.id)).toEqual(offer);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 });

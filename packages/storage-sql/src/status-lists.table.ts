@@ -7,22 +7,22 @@
 // index names one credential). `takePosition` is one conditional UPDATE … RETURNING, so the row lock
 // (PostgreSQL) or the write lock (SQLite) orders the racers and each one's increment is its own.
 
-import {
-  conflict,
-  type CredentialStatus,
-  type Duration,
-  type Repositories,
-  type StatusEntry,
-  type StatusListConfiguration,
-  type StatusListFormat,
-  type StatusListKind,
-  type StatusListRecord,
-  type StoredStatusToken,
+import type {
+  CredentialStatus,
+  Duration,
+  Repositories,
+  StatusEntry,
+  StatusListConfiguration,
+  StatusListFormat,
+  StatusListKind,
+  StatusListRecord,
+  StoredStatusToken,
 } from '@vellum/core';
 import { type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Executor, Seq, SqlDialectKind } from './database.ts';
-import { uniqueViolation } from './errors.ts';
+import { refusingDuplicates } from './errors.ts';
+import { atomically, deleteOwned, findOwned } from './queries.ts';
 
 export interface StatusListConfigurationsTable {
   seq: Seq;
@@ -249,22 +249,6 @@ const tokenOf = compiledOnce('statusLists.getToken', (db, p: { tenantId: string;
   db.selectFrom('status_list_tokens').selectAll().where('tenant_id', '=', p.tenantId).where('list_id', '=', p.listId),
 );
 
-/** Runs `work` in a transaction, or in the one `db` already is. */
-function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
-
-/** Runs a write, turning a unique violation into Conflict with the message `describe` picks from what was violated. */
-async function refusingDuplicates<T>(write: Promise<T>, describe: (violated: string) => string): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    const violated = uniqueViolation(error);
-    if (violated === undefined) throw error;
-    throw conflict(describe(violated));
-  }
-}
-
 const docTypeTaken = 'The tenant already has a status list configuration for this docType';
 
 /** Builds the status list repositories on `db`, a Kysely instance or a transaction, for the given dialect. */
@@ -278,7 +262,7 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
         );
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('status_list_configurations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'status_list_configurations', tenantId, id);
         return row && toStatusListConfiguration(row);
       },
       async findByDocType(tenantId, docType) {
@@ -304,13 +288,12 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
             .where('tenant_id', '=', configuration.tenantId)
             .where('id', '=', configuration.id)
             .executeTakeFirst(),
-          () => docTypeTaken,
+          docTypeTaken,
         );
         return result.numUpdatedRows > 0n;
       },
       async delete(tenantId, id) {
-        const result = await db.deleteFrom('status_list_configurations').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'status_list_configurations', tenantId, id);
       },
     },
 
@@ -318,7 +301,7 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
       async insert(list) {
         await refusingDuplicates(
           db.insertInto('status_lists').values(toStatusListRow(list)).execute(),
-          () => 'Status list id exists, or the tenant already has this generation of the kind',
+          'Status list id exists, or the tenant already has this generation of the kind',
         );
       },
       async get(tenantId, id) {

@@ -8,10 +8,11 @@ import { makeTenant } from '@vellum/testing';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlStoreFromKysely, migrateToLatest, migrationNames, openSqlStore, type SqlStoreOptions, type VellumDatabase } from './index.ts';
+import { createSqlStoreFromKysely, migrateToLatest, migrationNames, type VellumDatabase } from './index.ts';
 import { migrateTo } from './migrations.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
+import { describeRaces } from '../test/races.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
@@ -48,22 +49,18 @@ async function migrationForgetsIssuedNonces(db: Kysely<VellumDatabase>, kind: 's
   }
 }
 
-/** Two stores on one database, as two servers: of racing markUsed calls across them exactly one is true. */
-async function twoServersRace(options: SqlStoreOptions): Promise<void> {
-  const stores: Store[] = [await openSqlStore(options), await openSqlStore(options)];
-  try {
-    const [a, b] = stores as [Store, Store];
-    const tenant = makeTenant();
-    await a.tenants.insert(tenant);
-    for (let round = 0; round < 10; round++) {
-      const record = { tenantId: tenant.id, nonce: `race-${round}-${crypto.randomUUID()}`, expiresAt: iso(300_000) };
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).nonces.markUsed(record)));
-      expect(results.filter(Boolean)).toHaveLength(1);
-    }
-  } finally {
-    for (const store of stores) await store.close();
+/** Of racing markUsed calls for one nonce across both servers, exactly one is true. */
+async function nonceUsedOnce(a: Store, b: Store): Promise<void> {
+  const tenant = makeTenant();
+  await a.tenants.insert(tenant);
+  for (let round = 0; round < 10; round++) {
+    const record = { tenantId: tenant.id, nonce: `race-${round}-${crypto.randomUUID()}`, expiresAt: iso(300_000) };
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).nonces.markUsed(record)));
+    expect(results.filter(Boolean)).toHaveLength(1);
   }
 }
+
+describeRaces('used nonces', [['recording one nonce at once: exactly one is first', nonceUsedOnce]]);
 
 describe('used nonces on SQLite', () => {
   let dir = '';
@@ -78,25 +75,16 @@ describe('used nonces on SQLite', () => {
     });
     await migrationForgetsIssuedNonces(db, 'sqlite');
   });
-
-  it('two connections on one file recording one nonce at once: exactly one is first', async () => {
-    await twoServersRace({ kind: 'sqlite', filename: join(dir, 'race.db') });
-  });
 });
 
 // Skipped only when no PostgreSQL is configured (a developer machine without one); CI sets
 // VELLUM_TEST_DATABASE_URL, so this suite always runs there.
 describe.skipIf(pgAdminUrl === undefined)('used nonces on PostgreSQL', () => {
   const databases = freshDatabases();
-  const freshDatabase = () => databases.create();
   afterAll(() => databases.dropAll());
 
   it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
-    const db = new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await freshDatabase(), max: 2 }) }) });
+    const db = new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await databases.create(), max: 2 }) }) });
     await migrationForgetsIssuedNonces(db, 'postgres');
-  });
-
-  it('two servers sharing the database recording one nonce at once: exactly one is first', async () => {
-    await twoServersRace({ kind: 'postgres', connectionString: await freshDatabase() });
   });
 });

@@ -1,10 +1,11 @@
 // Wallet (OAuth) clients on Kysely (ports.ts: WalletClientRepository): the row type, its mapping
 // and the repository. Migration 0013_wallet_clients creates the table.
 
-import { conflict, type Repositories, type WalletClient, type WalletClientAuthMethod, type WalletClientGrantType } from '@vellum/core';
+import type { Repositories, WalletClient, WalletClientAuthMethod, WalletClientGrantType } from '@vellum/core';
 import type { Insertable, Selectable } from 'kysely';
-import { type Executor, type Seq, seqOf } from './database.ts';
-import { uniqueViolation } from './errors.ts';
+import type { Executor, Seq } from './database.ts';
+import { refusingDuplicates } from './errors.ts';
+import { pageOf } from './queries.ts';
 
 export interface WalletClientsTable {
   seq: Seq;
@@ -75,24 +76,18 @@ export function walletClientRepositoriesOn(db: Executor): Pick<Repositories, 'wa
   return {
     walletClients: {
       async insert(client) {
-        try {
-          await db.insertInto('wallet_clients').values(toWalletClientRow(client)).execute();
-        } catch (error) {
-          // The unique index on (tenant_id, client_id) is the rule, so racing creates get the same answer.
-          if (uniqueViolation(error) === undefined) throw error;
-          throw conflict('The tenant already has a wallet client with this client id');
-        }
+        // The unique index on (tenant_id, client_id) is the rule, so racing creates get the same answer.
+        await refusingDuplicates(
+          db.insertInto('wallet_clients').values(toWalletClientRow(client)).execute(),
+          'The tenant already has a wallet client with this client id',
+        );
       },
       async get(tenantId, clientId) {
         const row = await db.selectFrom('wallet_clients').selectAll().where('tenant_id', '=', tenantId).where('client_id', '=', clientId).executeTakeFirst();
         return row && toWalletClient(row);
       },
       async list(tenantId, page) {
-        let query = db.selectFrom('wallet_clients').selectAll().where('tenant_id', '=', tenantId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        const rows = await query.orderBy('seq').limit(page.limit).execute();
-        const last = rows[rows.length - 1];
-        return last === undefined ? { items: [] } : { items: rows.map(toWalletClient), last: seqOf(last.seq) };
+        return pageOf(db.selectFrom('wallet_clients').selectAll().where('tenant_id', '=', tenantId), page, toWalletClient);
       },
       async update(client) {
         // The tenant, the id and the creation time never change.

@@ -3,19 +3,15 @@
 // PostgreSQL, so servers sharing a database skip each other's rows instead of waiting on them; on
 // SQLite the same conditional UPDATE runs under the database's single write lock.
 
-import { conflict, type Repositories, type Slice } from '@vellum/core';
+import { conflict, type Repositories } from '@vellum/core';
 import { type ExpressionBuilder, sql, type SqlBool } from 'kysely';
 import { type Executor, seqOf, type VellumDatabase, type SqlDialectKind, toSqlBoolean, fromSqlBoolean } from './database.ts';
-import { uniqueViolation } from './errors.ts';
+import { refusingDuplicates } from './errors.ts';
+import { atomically, deleteOwned, findOwned, pageOf, updateOwned } from './queries.ts';
 import { toWebhook, toWebhookDelivery, toWebhookDeliveryRow, toWebhookRow, toWebhookSigningKey, toWebhookSigningKeyRow } from './webhooks.table.ts';
 
 // Well under both dialects' bound-parameter limits at 19 columns a row.
 const DELIVERY_BATCH_ROWS = 500;
-
-function toSlice<R extends { seq: number | string }, T>(rows: R[], map: (row: R) => T): Slice<T> {
-  const last = rows[rows.length - 1];
-  return last === undefined ? { items: [] } : { items: rows.map(map), last: seqOf(last.seq) };
-}
 
 /** Whether a delivery still pending was signed with the key `k` (both signing-key reads ask it). */
 function pendingDeliveryOf(w: ExpressionBuilder<VellumDatabase & { k: VellumDatabase['webhook_signing_keys'] }, 'k'>) {
@@ -29,19 +25,6 @@ function pendingDeliveryOf(w: ExpressionBuilder<VellumDatabase & { k: VellumData
   );
 }
 
-function atomically<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
-
-async function refusingDuplicates<T>(write: Promise<T>, message: string): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    if (uniqueViolation(error) === undefined) throw error;
-    throw conflict(message);
-  }
-}
-
 /** Builds the webhook repositories on `db`, a Kysely instance or a transaction. */
 export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Repositories, 'webhooks' | 'webhookDeliveries' | 'webhookKeys'> {
   return {
@@ -50,28 +33,19 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
         await refusingDuplicates(db.insertInto('webhooks').values(toWebhookRow(webhook, kind)).execute(), 'Webhook id exists');
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'webhooks', tenantId, id);
         return row && toWebhook(row);
       },
       async list(tenantId, page) {
-        let query = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toWebhook);
+        return pageOf(db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId), page, toWebhook);
       },
       async update(webhook) {
         const { url, events, disabled, updated_at } = toWebhookRow(webhook, kind);
-        const result = await db
-          .updateTable('webhooks')
-          .set({ url, events, disabled, updated_at })
-          .where('tenant_id', '=', webhook.tenantId)
-          .where('id', '=', webhook.id)
-          .executeTakeFirst();
-        return result.numUpdatedRows > 0n;
+        return updateOwned(db, 'webhooks', webhook.tenantId, webhook.id, { url, events, disabled, updated_at });
       },
       async delete(tenantId, id) {
         // Its deliveries go with it (foreign key with on delete cascade).
-        const result = await db.deleteFrom('webhooks').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-        return result.numDeletedRows > 0n;
+        return deleteOwned(db, 'webhooks', tenantId, id);
       },
       async listSubscribed(tenantId, events) {
         // A tenant has few webhooks: read the enabled ones and match their event lists here. They
@@ -99,13 +73,15 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
         );
       },
       async get(tenantId, id) {
-        const row = await db.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+        const row = await findOwned(db, 'webhook_deliveries', tenantId, id);
         return row && toWebhookDelivery(row);
       },
       async list(tenantId, webhookId, page) {
-        let query = db.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId);
-        if (page.after !== undefined) query = query.where('seq', '>', page.after);
-        return toSlice(await query.orderBy('seq').limit(page.limit).execute(), toWebhookDelivery);
+        return pageOf(
+          db.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId),
+          page,
+          toWebhookDelivery,
+        );
       },
       async claimDue({ now, leaseUntil, limit, claimToken }) {
         const claimed = await db

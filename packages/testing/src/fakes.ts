@@ -190,33 +190,51 @@ export function fakeLinkedDataSigner(keys: KeyManager): LinkedDataSigner & { cal
 }
 
 /**
+ * What the fake signers below share: each records its inputs, signs `data` of the input through the
+ * KeyManager (so a destroyed key fails as it would for real), then makes its output with `make`.
+ */
+function recordingSigner<I extends { tenantId: string }, O>(
+  keys: KeyManager,
+  signed: (input: I) => { keyId: string; data: Uint8Array },
+  make: (input: I) => O,
+): { inputs: I[]; sign(input: I): Promise<O> } {
+  const inputs: I[] = [];
+  return {
+    inputs,
+    async sign(input) {
+      inputs.push(input);
+      const { keyId, data } = signed(input);
+      await keys.sign(input.tenantId, keyId, data);
+      return make(input);
+    },
+  };
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+/**
  * A CwtSigner for tests of the core: the "credential" is base64url JSON of what it was asked to
  * sign (the claims, the key and kid), so a test reads back what the core built. Signs through the
  * KeyManager, so a destroyed key fails as it would for real.
  */
 export function fakeCwtSigner(keys: KeyManager): CwtSigner & { inputs: CwtSignInput[] } {
-  const inputs: CwtSignInput[] = [];
-  return {
-    inputs,
-    async sign(input) {
-      inputs.push(input);
-      await keys.sign(input.tenantId, input.keyId, new TextEncoder().encode(input.kid));
-      return Buffer.from(JSON.stringify({ fake: 'cwt', kid: input.kid, claims: input.claims })).toString('base64url');
-    },
-  };
+  return recordingSigner(
+    keys,
+    (input: CwtSignInput) => ({ keyId: input.keyId, data: utf8(input.kid) }),
+    (input) => Buffer.from(JSON.stringify({ fake: 'cwt', kid: input.kid, claims: input.claims })).toString('base64url'),
+  );
 }
 
 /** An SdJwtSigner for tests of the core: the "credential" is base64url JSON of its input, followed by `~`. */
 export function fakeSdJwtSigner(keys: KeyManager): SdJwtSigner & { inputs: SdJwtSignInput[] } {
-  const inputs: SdJwtSignInput[] = [];
-  return {
-    inputs,
-    async issue(input) {
-      inputs.push(input);
-      await keys.sign(input.tenantId, input.keyId, new TextEncoder().encode(input.kid));
-      return `${Buffer.from(JSON.stringify({ fake: 'sd-jwt', kid: input.kid, payload: input.payload, disclosable: input.disclosable })).toString('base64url')}~`;
-    },
-  };
+  const { inputs, sign } = recordingSigner(
+    keys,
+    (input: SdJwtSignInput) => ({ keyId: input.keyId, data: utf8(input.kid) }),
+    (input) =>
+      `${Buffer.from(JSON.stringify({ fake: 'sd-jwt', kid: input.kid, payload: input.payload, disclosable: input.disclosable })).toString('base64url')}~`,
+  );
+  return { inputs, issue: sign };
 }
 
 /**
@@ -224,16 +242,11 @@ export function fakeSdJwtSigner(keys: KeyManager): SdJwtSigner & { inputs: SdJwt
  * statuses as base64url), signed through the KeyManager so a destroyed signer key fails as it would.
  */
 export function fakeStatusListTokenSigner(keys: KeyManager): StatusListTokenSigner & { inputs: StatusListTokenInput[] } {
-  const inputs: StatusListTokenInput[] = [];
-  return {
-    inputs,
-    async sign(input) {
-      inputs.push(input);
-      await keys.sign(input.tenantId, input.signer.keyId, input.statuses);
-      const { statuses, signer: _signer, ...rest } = input;
-      return new TextEncoder().encode(JSON.stringify({ fake: 'status-list', ...rest, statuses: Buffer.from(statuses).toString('base64url') }));
-    },
-  };
+  return recordingSigner(
+    keys,
+    (input: StatusListTokenInput) => ({ keyId: input.signer.keyId, data: input.statuses }),
+    ({ statuses, signer: _signer, ...rest }) => utf8(JSON.stringify({ fake: 'status-list', ...rest, statuses: base64url(statuses) })),
+  );
 }
 
 /** Reads what fakeStatusListTokenSigner made. */
@@ -244,29 +257,22 @@ export function readFakeStatusListToken(token: Uint8Array): Omit<StatusListToken
 
 /** A TokenStatusListSigner for tests of the core: JSON of its input (statuses base64url), signed through the KeyManager. */
 export function fakeTokenStatusListSigner(keys: KeyManager): TokenStatusListSigner & { inputs: TokenStatusListInput[] } {
-  const inputs: TokenStatusListInput[] = [];
-  return {
-    inputs,
-    async sign(input) {
-      inputs.push(input);
-      await keys.sign(input.tenantId, input.keyId, input.statuses);
+  return recordingSigner(
+    keys,
+    (input: TokenStatusListInput) => ({ keyId: input.keyId, data: input.statuses }),
+    (input) => {
       const { statuses, ...rest } = input;
-      const json = JSON.stringify({ fake: 'token-status-list', ...rest, statuses: Buffer.from(statuses).toString('base64url') });
-      return input.form === 'jwt' ? json : new TextEncoder().encode(json);
+      const json = JSON.stringify({ fake: 'token-status-list', ...rest, statuses: base64url(statuses) });
+      return input.form === 'jwt' ? json : utf8(json);
     },
-  };
+  );
 }
 
 /** A RevocationListSigner for tests of the core: the unsigned fields and the statuses (base64url), signed through the KeyManager. */
 export function fakeRevocationListSigner(keys: KeyManager): RevocationListSigner & { inputs: RevocationListInput[] } {
-  const inputs: RevocationListInput[] = [];
-  return {
-    inputs,
-    async sign(input) {
-      inputs.push(input);
-      await keys.sign(input.tenantId, input.keyId, input.statuses);
-      const { statuses, ...rest } = input;
-      return { fake: 'revocation-list', ...rest, issuedAt: input.issuedAt.toISOString(), statuses: Buffer.from(statuses).toString('base64url') };
-    },
-  };
+  return recordingSigner(
+    keys,
+    (input: RevocationListInput) => ({ keyId: input.keyId, data: input.statuses }),
+    ({ statuses, ...rest }) => ({ fake: 'revocation-list', ...rest, issuedAt: rest.issuedAt.toISOString(), statuses: base64url(statuses) }),
+  );
 }

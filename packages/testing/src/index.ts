@@ -15,7 +15,8 @@ export {
   fakeTokenSigner,
 } from './fakes.ts';
 export type { FakeClock } from './fakes.ts';
-export { describeStoreContract, makeClient, makeConfiguration, makeDid, makeDomain, makeEvent, makeTenant } from './store-contract.ts';
+export { describeStoreContract, makeClient, makeConfiguration, makeDid, makeDomain, makeEvent } from './store-contract.ts';
+export { makeTenant } from './store-contract-support.ts';
 export { startDnsServer } from './dns-server.ts';
 export { children, tlv } from './der.ts';
 export type { Tlv } from './der.ts';

@@ -88,6 +88,27 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
     return info(fakeCertificatePem({ ...body, signature: Buffer.from(signature).toString('base64url') }));
   }
 
+  /** The body of a certificate with the subject, validity and URIs of `input`, and the rest from `of`. */
+  const bodyFor = (
+    input: Omit<Parameters<X509Authority['createIacaCertificate']>[0], 'key'>,
+    of: Pick<FakeCertificateBody, 'issuer' | 'publicKey' | 'isCa' | 'extendedKeyUsages'>,
+  ): Omit<FakeCertificateBody, 'kind' | 'signature'> => ({
+    serialNumber: nextSerial(),
+    subject: {
+      commonName: input.commonName,
+      country: input.country,
+      ...(input.stateOrProvinceName !== undefined ? { stateOrProvinceName: input.stateOrProvinceName } : {}),
+    },
+    issuer: of.issuer,
+    notBefore: input.notBefore.toISOString(),
+    notAfter: input.notAfter.toISOString(),
+    publicKey: of.publicKey,
+    isCa: of.isCa,
+    extendedKeyUsages: of.extendedKeyUsages,
+    issuerAlternativeName: input.issuerAlternativeName,
+    crlDistributionPointUri: input.crlDistributionPointUri,
+  });
+
   const checkWindow = (notBefore: Date, notAfter: Date) => {
     if (!(notAfter > notBefore))
       throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'notAfter must be after notBefore', param: 'notAfter', location: 'body' }] });
@@ -99,25 +120,8 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
       checkWindow(input.notBefore, input.notAfter);
       made.iacas += 1;
       const { key } = input;
-      return signed(
-        {
-          serialNumber: nextSerial(),
-          subject: {
-            commonName: input.commonName,
-            country: input.country,
-            ...(input.stateOrProvinceName !== undefined ? { stateOrProvinceName: input.stateOrProvinceName } : {}),
-          },
-          issuer: keyName(key.publicJwk),
-          notBefore: input.notBefore.toISOString(),
-          notAfter: input.notAfter.toISOString(),
-          publicKey: { ...key.publicJwk },
-          isCa: true,
-          extendedKeyUsages: [],
-          issuerAlternativeName: input.issuerAlternativeName,
-          crlDistributionPointUri: input.crlDistributionPointUri,
-        },
-        { tenantId: key.tenantId, keyId: key.id },
-      );
+      const body = bodyFor(input, { issuer: keyName(key.publicJwk), publicKey: { ...key.publicJwk }, isCa: true, extendedKeyUsages: [] });
+      return signed(body, { tenantId: key.tenantId, keyId: key.id });
     },
     async createDocumentSignerCertificate(input) {
       checkWindow(input.notBefore, input.notAfter);
@@ -131,25 +135,8 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
         throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'Outside the IACA’s validity', param: 'notAfter', location: 'body' }] });
       }
       made.signers += 1;
-      return signed(
-        {
-          serialNumber: nextSerial(),
-          subject: {
-            commonName: input.commonName,
-            country: input.country,
-            ...(input.stateOrProvinceName !== undefined ? { stateOrProvinceName: input.stateOrProvinceName } : {}),
-          },
-          issuer: issuer.fingerprint,
-          notBefore: input.notBefore.toISOString(),
-          notAfter: input.notAfter.toISOString(),
-          publicKey: { ...input.subjectPublicJwk },
-          isCa: false,
-          extendedKeyUsages: [DS_EKU],
-          issuerAlternativeName: input.issuerAlternativeName,
-          crlDistributionPointUri: input.crlDistributionPointUri,
-        },
-        input.issuer.key,
-      );
+      const body = bodyFor(input, { issuer: issuer.fingerprint, publicKey: { ...input.subjectPublicJwk }, isCa: false, extendedKeyUsages: [DS_EKU] });
+      return signed(body, input.issuer.key);
     },
     async createCsr(input) {
       made.csrs += 1;

@@ -1,13 +1,9 @@
 // The Store contract for the tenant's authentication provider, OpenID settings and claim sources
 // (authentication/model.ts: AuthenticationProviderRepository, OpenIdSettingsRepository;
 // claim-sources/model.ts: ClaimSourceRepository), run inside describeStoreContract against every adapter.
-import { type AuthenticationProvider, type ClaimSource, DomainError, type OpenIdSettings, type Store, type Tenant } from '@vellum/core';
+import type { AuthenticationProvider, ClaimSource, OpenIdSettings, Store, Tenant } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
-const iso = () => new Date().toISOString();
+import { expectDomainError, expectRolledBack, inserting, iso, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
 /** A provider of `tenantId` with every field set. */
 export function makeAuthenticationProvider(tenantId: string, over: Partial<AuthenticationProvider> = {}): AuthenticationProvider {
@@ -46,39 +42,56 @@ export function makeClaimSource(tenantId: string, over: Partial<ClaimSource> = {
   };
 }
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
+/** A repository of rows a tenant owns under an id, which `update` replaces whole but for tenant, id and creation time. */
+interface Replaceable<T> {
+  get(tenantId: string, id: string): Promise<T | undefined>;
+  update(value: T): Promise<boolean>;
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
+/**
+ * Replaces `stored` (of `owner`) by `replaced`, which only its owner may do and which keeps the
+ * creation time, then deletes it, which again only its owner may do, once.
+ */
+async function expectReplacedThenDeleted<T extends { tenantId: string; id: string; createdAt: string }>(
+  repo: Replaceable<T>,
+  [owner, other]: [Tenant, Tenant],
+  stored: T,
+  replaced: T,
+): Promise<void> {
+  expect(await repo.update({ ...replaced, tenantId: other.id })).toBe(false);
+  expect(await repo.update(replaced)).toBe(true);
+  expect(await repo.get(owner.id, stored.id)).toEqual({ ...replaced, createdAt: stored.createdAt });
+  expect(await repo.update({ ...replaced, id: uuid() })).toBe(false);
+  expect(await repo.delete(other.id, stored.id)).toBe(false);
+  expect(await repo.delete(owner.id, stored.id)).toBe(true);
+  expect(await repo.delete(owner.id, stored.id)).toBe(false);
+  expect(await repo.get(owner.id, stored.id)).toBeUndefined();
 }
 
 /** The authentication part of the Store contract; `store` is read when the tests run. */
 export function describeAuthenticationContract(store: () => Store): void {
-  async function tenant(): Promise<Tenant> {
-    const t: Tenant = { id: uuid(), subdomain: unique('a'), region: 'eu01', name: 'Authentication tenant', loggingLevel: 1, createdAt: iso() };
-    await store().tenants.insert(t);
-    return t;
-  }
+  const { tenant, tenants } = tenantMakers(store);
+  const provider = inserting(makeAuthenticationProvider, (p) => store().authenticationProviders.insert(p));
+  const claimSource = inserting(makeClaimSource, (c) => store().claimSources.insert(c));
 
   describe('authentication providers', () => {
     it('stores one per tenant, finds it by id and as the current one, within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       expect(await store().authenticationProviders.current(a.id)).toBeUndefined();
-      const p = makeAuthenticationProvider(a.id);
-      await store().authenticationProviders.insert(p);
+      const p = await provider(a.id);
       expect(await store().authenticationProviders.get(a.id, p.id)).toEqual(p);
       expect(await store().authenticationProviders.current(a.id)).toEqual(p);
       expect(await store().authenticationProviders.get(b.id, p.id)).toBeUndefined();
       expect(await store().authenticationProviders.current(b.id)).toBeUndefined();
       // Another tenant has its own.
-      const q = makeAuthenticationProvider(b.id);
-      await store().authenticationProviders.insert(q);
+      const q = await provider(b.id);
       expect(await store().authenticationProviders.current(b.id)).toEqual(q);
     });
 
     it('refuses a second provider for the tenant, and a taken id, with Conflict', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const p = makeAuthenticationProvider(a.id);
-      await store().authenticationProviders.insert(p);
+      const [a, b] = await tenants();
+      const p = await provider(a.id);
       await expectDomainError(store().authenticationProviders.insert(makeAuthenticationProvider(a.id)), 'Conflict');
       await expectDomainError(store().authenticationProviders.insert(makeAuthenticationProvider(b.id, { id: p.id })), 'Conflict');
       expect(await store().authenticationProviders.current(a.id)).toEqual(p);
@@ -94,9 +107,8 @@ export function describeAuthenticationContract(store: () => Store): void {
     });
 
     it('replaces every field but tenant, id and creation time; deletes within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const p = makeAuthenticationProvider(a.id);
-      await store().authenticationProviders.insert(p);
+      const [a, b] = await tenants();
+      const p = await provider(a.id);
       const replaced: AuthenticationProvider = {
         ...p,
         url: 'https://other.example.com/realms/x',
@@ -110,14 +122,7 @@ export function describeAuthenticationContract(store: () => Store): void {
         createdAt: '2000-01-01T00:00:00.000Z',
         updatedAt: iso(),
       };
-      expect(await store().authenticationProviders.update({ ...replaced, tenantId: b.id })).toBe(false);
-      expect(await store().authenticationProviders.update(replaced)).toBe(true);
-      expect(await store().authenticationProviders.get(a.id, p.id)).toEqual({ ...replaced, createdAt: p.createdAt });
-      expect(await store().authenticationProviders.update({ ...replaced, id: uuid() })).toBe(false);
-
-      expect(await store().authenticationProviders.delete(b.id, p.id)).toBe(false);
-      expect(await store().authenticationProviders.delete(a.id, p.id)).toBe(true);
-      expect(await store().authenticationProviders.delete(a.id, p.id)).toBe(false);
+      await expectReplacedThenDeleted(store().authenticationProviders, [a, b], p, replaced);
       expect(await store().authenticationProviders.current(a.id)).toBeUndefined();
       // Once deleted, the tenant may add a provider again.
       await store().authenticationProviders.insert(makeAuthenticationProvider(a.id));
@@ -125,19 +130,16 @@ export function describeAuthenticationContract(store: () => Store): void {
 
     it('rolls back with the transaction', async () => {
       const a = await tenant();
-      await expect(
-        store().transaction(async (tx) => {
-          await tx.authenticationProviders.insert(makeAuthenticationProvider(a.id));
-          throw new Error('boom');
-        }),
-      ).rejects.toThrow('boom');
+      await expectRolledBack(store(), 'boom', async (tx) => {
+        await tx.authenticationProviders.insert(makeAuthenticationProvider(a.id));
+      });
       expect(await store().authenticationProviders.current(a.id)).toBeUndefined();
     });
   });
 
   describe('OpenID settings', () => {
     it('has none at first, then keeps the last put whole, per tenant', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       expect(await store().openIdSettings.get(a.id)).toBeUndefined();
       const first: OpenIdSettings = {
         tenantId: a.id,
@@ -167,7 +169,7 @@ export function describeAuthenticationContract(store: () => Store): void {
 
   describe('claim sources', () => {
     it('stores, finds, lists in creation order and pages, within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const made = [
         makeClaimSource(a.id),
         makeClaimSource(a.id, {
@@ -196,9 +198,8 @@ export function describeAuthenticationContract(store: () => Store): void {
     });
 
     it('replaces every field but tenant, id and creation time; deletes within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const s = makeClaimSource(a.id);
-      await store().claimSources.insert(s);
+      const [a, b] = await tenants();
+      const s = await claimSource(a.id);
       const replaced: ClaimSource = {
         ...s,
         name: 'Other',
@@ -215,25 +216,15 @@ export function describeAuthenticationContract(store: () => Store): void {
         createdAt: '2000-01-01T00:00:00.000Z',
         updatedAt: iso(),
       };
-      expect(await store().claimSources.update({ ...replaced, tenantId: b.id })).toBe(false);
-      expect(await store().claimSources.update(replaced)).toBe(true);
-      expect(await store().claimSources.get(a.id, s.id)).toEqual({ ...replaced, createdAt: s.createdAt });
-      expect(await store().claimSources.update({ ...replaced, id: uuid() })).toBe(false);
-      expect(await store().claimSources.delete(b.id, s.id)).toBe(false);
-      expect(await store().claimSources.delete(a.id, s.id)).toBe(true);
-      expect(await store().claimSources.delete(a.id, s.id)).toBe(false);
-      expect(await store().claimSources.get(a.id, s.id)).toBeUndefined();
+      await expectReplacedThenDeleted(store().claimSources, [a, b], s, replaced);
     });
 
     it('rolls back with the transaction', async () => {
       const a = await tenant();
       const s = makeClaimSource(a.id);
-      await expect(
-        store().transaction(async (tx) => {
-          await tx.claimSources.insert(s);
-          throw new Error('boom');
-        }),
-      ).rejects.toThrow('boom');
+      await expectRolledBack(store(), 'boom', async (tx) => {
+        await tx.claimSources.insert(s);
+      });
       expect(await store().claimSources.get(a.id, s.id)).toBeUndefined();
     });
   });

@@ -1,13 +1,10 @@
 // The Store contract for authorizations, the runs of the Authorization Code flow (ports.ts:
 // AuthorizationRepository, in core/src/oauth/authorization-model.ts), run inside
 // describeStoreContract against every adapter.
-import { type AuthorizationAdvance, type AuthorizationRecord, DomainError, type Store, type Tenant } from '@vellum/core';
+import type { AuthorizationAdvance, AuthorizationRecord, Store } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
+import { expectDomainError, expectRolledBack, inserting, iso, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
-const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 /** A stand-in for a handle's SHA-256 digest: unique, and of the same form (base64url). */
 const digest = () => unique('h-').padEnd(43, 'x');
 
@@ -33,28 +30,15 @@ export function makeAuthorization(tenantId: string, over: Partial<AuthorizationR
   };
 }
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
-}
-
 /** The authorization part of the Store contract; `store` is read when the tests run. */
 export function describeAuthorizationContract(store: () => Store): void {
-  async function tenant(): Promise<Tenant> {
-    const t: Tenant = { id: uuid(), subdomain: unique('az'), region: 'eu01', name: 'Authorization tenant', loggingLevel: 1, createdAt: iso() };
-    await store().tenants.insert(t);
-    return t;
-  }
-  async function authorization(tenantId: string, over: Partial<AuthorizationRecord> = {}): Promise<AuthorizationRecord> {
-    const a = makeAuthorization(tenantId, over);
-    await store().authorizations.insert(a);
-    return a;
-  }
+  const { tenant, tenants } = tenantMakers(store);
+  const authorization = inserting(makeAuthorization, (a) => store().authorizations.insert(a));
   const repo = () => store().authorizations;
 
   describe('authorizations', () => {
     it('stores every field as given, found by id and by handle within the tenant only, absent fields absent', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const plain = await authorization(a.id);
       const full = await authorization(a.id, {
         state: 'wallet “state” ✓ &=',
@@ -88,7 +72,7 @@ export function describeAuthorizationContract(store: () => Store): void {
     });
 
     it('refuses an id or a handle digest the tenant already has with Conflict; another tenant may hold both', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const first = await authorization(a.id);
       await expectDomainError(repo().insert(makeAuthorization(a.id, { id: first.id })), 'Conflict');
       await expectDomainError(repo().insert(makeAuthorization(a.id, { handleDigest: first.handleDigest as string })), 'Conflict');
@@ -112,7 +96,7 @@ export function describeAuthorizationContract(store: () => Store): void {
     });
 
     it('advance moves on only from the right stage, with the right handle, before expiry, within the tenant', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const now = iso();
       const r = await authorization(a.id, { expiresAt: iso(60_000) });
       const handle = r.handleDigest as string;
@@ -210,7 +194,7 @@ export function describeAuthorizationContract(store: () => Store): void {
     });
 
     it('markIssued is true once per configuration, in order, per authorization and tenant; false for an unknown one', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const [r, other] = [await authorization(a.id), await authorization(a.id)];
       const configuration = uuid();
       expect(await repo().markIssued(a.id, r.id, configuration)).toBe(true);
@@ -240,14 +224,11 @@ export function describeAuthorizationContract(store: () => Store): void {
       const r = await authorization(t.id, { stage: 'code' });
       const fresh = makeAuthorization(t.id);
       const configuration = uuid();
-      await expect(
-        store().transaction(async (tx) => {
-          await tx.authorizations.insert(fresh);
-          expect(await tx.authorizations.advance(t.id, r.id, 'code', r.handleDigest as string, iso(), { stage: 'redeemed', expiresAt: iso() })).toBeDefined();
-          expect(await tx.authorizations.markIssued(t.id, r.id, configuration)).toBe(true);
-          throw new Error('boom');
-        }),
-      ).rejects.toThrow('boom');
+      await expectRolledBack(store(), 'boom', async (tx) => {
+        await tx.authorizations.insert(fresh);
+        expect(await tx.authorizations.advance(t.id, r.id, 'code', r.handleDigest as string, iso(), { stage: 'redeemed', expiresAt: iso() })).toBeDefined();
+        expect(await tx.authorizations.markIssued(t.id, r.id, configuration)).toBe(true);
+      });
       expect(await repo().get(t.id, fresh.id)).toBeUndefined();
       expect(await repo().findByHandle(t.id, fresh.handleDigest as string)).toBeUndefined();
       expect(await repo().get(t.id, r.id)).toEqual(r);
@@ -255,7 +236,7 @@ export function describeAuthorizationContract(store: () => Store): void {
     });
 
     it('deleteExpired forgets the tenant’s unredeemed authorizations expired at or before now, and only those', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const now = iso();
       const past = iso(-1000);
       const gone = [

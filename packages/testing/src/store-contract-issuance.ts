@@ -1,12 +1,9 @@
 // The Store contract for issued-credential records (ports.ts: IssuedCredentialRepository), run
 // inside describeStoreContract against every adapter.
-import { DomainError, type IssuedCredentialRecord, type Store, type Tenant } from '@vellum/core';
+import type { IssuedCredentialRecord, Store } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
+import { expectDomainError, expectRolledBack, inserting, tenantMakers, unique, uuid } from './store-contract-support.ts';
 import { makeOffer } from './store-contract-offers.ts';
-
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
 
 /** An issued-credential record of an mDoc unless told, valid for a year, with a unique notification id. */
 export function makeIssuedCredential(tenantId: string, over: Partial<IssuedCredentialRecord> = {}): IssuedCredentialRecord {
@@ -28,15 +25,12 @@ export function makeIssuedCredential(tenantId: string, over: Partial<IssuedCrede
 }
 
 export function describeIssuedCredentialContract(store: () => Store): void {
-  async function tenant(): Promise<Tenant> {
-    const t: Tenant = { id: uuid(), subdomain: unique('ic'), region: 'eu01', name: 'Issuer', loggingLevel: 1, createdAt: new Date().toISOString() };
-    await store().tenants.insert(t);
-    return t;
-  }
+  const { tenant, tenants } = tenantMakers(store);
+  const issuedCredential = inserting(makeIssuedCredential, (i) => store().issuedCredentials.insert(i));
 
   describe('issued credentials', () => {
     it('inserts and reads back by id and by notification id, only within the tenant', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       // With the wallet client and attested instance it went to (issue 16), and without.
       const record = makeIssuedCredential(a.id, { clientId: 'wallet-app', clientInstanceId: unique('instance') });
       const bare = makeIssuedCredential(a.id);
@@ -52,20 +46,17 @@ export function describeIssuedCredentialContract(store: () => Store): void {
     });
 
     it('refuses a second record with the same id, or the same notification id in one tenant, with Conflict', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const record = makeIssuedCredential(a.id);
-      await store().issuedCredentials.insert(record);
+      const [a, b] = await tenants();
+      const record = await issuedCredential(a.id);
       for (const again of [makeIssuedCredential(a.id, { id: record.id }), makeIssuedCredential(a.id, { notificationId: record.notificationId })]) {
-        const p = store().issuedCredentials.insert(again);
-        await expect(p).rejects.toBeInstanceOf(DomainError);
-        await expect(p).rejects.toMatchObject({ code: 'Conflict' });
+        await expectDomainError(store().issuedCredentials.insert(again), 'Conflict');
       }
       // Another tenant may hold the same notification id.
       await store().issuedCredentials.insert(makeIssuedCredential(b.id, { notificationId: record.notificationId }));
     });
 
     it('one credential per configuration per access token: an offer records each configuration its token issued once (markIssued)', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const [offer, other] = [makeOffer(a.id, undefined), makeOffer(a.id, undefined)];
       for (const o of [offer, other]) await store().offers.insert(o);
       const configuration = uuid();
@@ -115,12 +106,9 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       const offer = makeOffer(t.id, undefined);
       await store().offers.insert(offer);
       const configuration = uuid();
-      await expect(
-        store().transaction(async (tx) => {
-          expect(await tx.offers.markIssued(t.id, offer.id, configuration)).toBe(true);
-          throw new Error('signing failed');
-        }),
-      ).rejects.toThrow('signing failed');
+      await expectRolledBack(store(), 'signing failed', async (tx) => {
+        expect(await tx.offers.markIssued(t.id, offer.id, configuration)).toBe(true);
+      });
       expect(await store().offers.markIssued(t.id, offer.id, configuration)).toBe(true);
     });
 
@@ -156,9 +144,8 @@ export function describeIssuedCredentialContract(store: () => Store): void {
     });
 
     it('records the last wallet notification, only on the tenant’s own record', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const record = makeIssuedCredential(a.id);
-      await store().issuedCredentials.insert(record);
+      const [a, b] = await tenants();
+      const record = await issuedCredential(a.id);
       const accepted = { event: 'credential_accepted' as const, receivedAt: new Date().toISOString() };
       expect(await store().issuedCredentials.recordNotification(a.id, record.id, accepted)).toBe(true);
       expect((await store().issuedCredentials.get(a.id, record.id))?.notification).toEqual(accepted);
@@ -171,9 +158,8 @@ export function describeIssuedCredentialContract(store: () => Store): void {
     });
 
     it('sets the revocation state, only on the tenant’s own record', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const record = makeIssuedCredential(a.id);
-      await store().issuedCredentials.insert(record);
+      const [a, b] = await tenants();
+      const record = await issuedCredential(a.id);
       expect(await store().issuedCredentials.setStatus(a.id, record.id, 'suspended')).toBe(true);
       expect(await store().issuedCredentials.get(a.id, record.id)).toEqual({ ...record, status: 'suspended' });
       expect(await store().issuedCredentials.setStatus(b.id, record.id, 'invalid')).toBe(false);
@@ -184,12 +170,9 @@ export function describeIssuedCredentialContract(store: () => Store): void {
     it('rolls back with the transaction that wrote it', async () => {
       const t = await tenant();
       const record = makeIssuedCredential(t.id);
-      await expect(
-        store().transaction(async (tx) => {
-          await tx.issuedCredentials.insert(record);
-          throw new Error('the webhook outbox write failed');
-        }),
-      ).rejects.toThrow('the webhook outbox write failed');
+      await expectRolledBack(store(), 'the webhook outbox write failed', async (tx) => {
+        await tx.issuedCredentials.insert(record);
+      });
       expect(await store().issuedCredentials.get(t.id, record.id)).toBeUndefined();
     });
   });

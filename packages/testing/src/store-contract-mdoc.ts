@@ -1,11 +1,8 @@
 // The Store contract for the mDoc PKI repositories (ports.ts: IacaRepository, DocumentSignerRepository),
 // run inside describeStoreContract against every adapter.
-import { type DocumentSignerRecord, DomainError, type IacaRecord, type Store, type Tenant } from '@vellum/core';
+import type { DocumentSignerRecord, IacaRecord, Store } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
+import { expectDomainError, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
 /** An IACA record (managed unless told), inactive, with a unique fingerprint. */
 export function makeIaca(tenantId: string, over: Partial<IacaRecord> = {}): IacaRecord {
@@ -45,26 +42,13 @@ export function makeDocumentSigner(tenantId: string, iacaId: string, over: Parti
   };
 }
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
-}
-
 /** The mDoc PKI part of the Store contract; `store` is read when the tests run. */
 export function describeMdocPkiContract(store: () => Store): void {
-  async function tenants(n: number): Promise<Tenant[]> {
-    const made: Tenant[] = [];
-    for (let i = 0; i < n; i++) {
-      const t: Tenant = { id: uuid(), subdomain: unique('m'), region: 'eu01', name: 'PKI tenant', loggingLevel: 1, createdAt: new Date().toISOString() };
-      await store().tenants.insert(t);
-      made.push(t);
-    }
-    return made;
-  }
+  const { tenant, tenants } = tenantMakers(store);
 
   describe('IACAs', () => {
     it('stores an IACA whole, and finds it within its tenant only', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const managed = makeIaca(a.id, {
         activatedAt: '2026-02-01T00:00:00.000Z',
         active: true,
@@ -90,7 +74,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('refuses past the limit (false, nothing written), counting per tenant', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       for (let i = 0; i < 3; i++) expect(await store().iacas.insert(makeIaca(a.id), 3)).toBe(true);
       const fourth = makeIaca(a.id);
       expect(await store().iacas.insert(fourth, 3)).toBe(false);
@@ -100,14 +84,14 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('never lets racing inserts pass the limit together', async () => {
-      const [t] = (await tenants(1)) as [Tenant];
+      const t = await tenant();
       const results = await Promise.all(Array.from({ length: 6 }, () => store().iacas.insert(makeIaca(t.id), 3)));
       expect(results.filter(Boolean)).toHaveLength(3);
       expect((await store().iacas.list(t.id, { limit: 10 })).items).toHaveLength(3);
     });
 
     it('refuses the same certificate twice in a tenant with Conflict, and lets another tenant hold it', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const first = makeIaca(a.id);
       await store().iacas.insert(first, 3);
       await expectDomainError(store().iacas.insert(makeIaca(a.id, { fingerprint: first.fingerprint }), 3), 'Conflict');
@@ -116,7 +100,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('lists in creation order across pages, all or the active ones only', async () => {
-      const [t] = (await tenants(1)) as [Tenant];
+      const t = await tenant();
       const made = [makeIaca(t.id, { active: true }), makeIaca(t.id), makeIaca(t.id, { active: true })];
       for (const i of made) await store().iacas.insert(i, 3);
       const first = await store().iacas.list(t.id, { limit: 2 });
@@ -127,7 +111,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('updates active, activatedAt and updatedAt only, within the tenant', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const iaca = makeIaca(a.id);
       await store().iacas.insert(iaca, 3);
       const on = {
@@ -148,7 +132,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('keeps revocations in order, the first entry of a serial, and refuses an unknown IACA with NotFound', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const iaca = makeIaca(a.id);
       await store().iacas.insert(iaca, 3);
       const one = { serialNumber: '0a', revokedAt: '2026-03-01T00:00:00.000Z', notAfter: '2027-01-01T00:00:00.000Z' };
@@ -163,7 +147,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('deletes an IACA with its document signers and revocations, within its tenant only', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const iaca = makeIaca(a.id);
       const kept = makeIaca(a.id);
       await store().iacas.insert(iaca, 3);
@@ -185,7 +169,7 @@ export function describeMdocPkiContract(store: () => Store): void {
 
   describe('document signers', () => {
     it('stores a signer whole, within its tenant only, and only under one of the tenant’s IACAs', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const iaca = makeIaca(a.id);
       await store().iacas.insert(iaca, 3);
       const signer = makeDocumentSigner(a.id, iaca.id);
@@ -198,7 +182,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('counts only requested (not managed) signers against the limit, atomically', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const imported = makeIaca(a.id, { isManaged: false });
       const managed = makeIaca(a.id);
       await store().iacas.insert(imported, 3);
@@ -215,7 +199,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('lists in creation order across pages, by IACA when asked', async () => {
-      const [t] = (await tenants(1)) as [Tenant];
+      const t = await tenant();
       const [x, y] = [makeIaca(t.id), makeIaca(t.id)];
       await store().iacas.insert(x, 3);
       await store().iacas.insert(y, 3);
@@ -230,7 +214,7 @@ export function describeMdocPkiContract(store: () => Store): void {
     });
 
     it('updates the mutable fields only, within the tenant, and deletes for good', async () => {
-      const [a, b] = (await tenants(2)) as [Tenant, Tenant];
+      const [a, b] = await tenants();
       const iaca = makeIaca(a.id, { isManaged: false });
       await store().iacas.insert(iaca, 3);
       const signer = makeDocumentSigner(a.id, iaca.id);

@@ -1,13 +1,9 @@
 // The Store contract for users, offers, nonces and tenant signing keys (ports.ts: UserRepository,
 // OfferRepository, NonceRepository, TenantSigningKeyRepository), run inside describeStoreContract
 // against every adapter.
-import { DomainError, type OfferRecord, type RedeemOutcome, type Store, type Tenant, type UserRecord } from '@vellum/core';
+import type { OfferRecord, RedeemOutcome, Store, UserRecord } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
-const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+import { expectDomainError, inserting, iso, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
 /** A user of `tenantId` with a few claims. */
 export function makeUser(tenantId: string, over: Partial<UserRecord> = {}): UserRecord {
@@ -35,27 +31,14 @@ export function makeOffer(tenantId: string, userId: string | undefined, over: Pa
   };
 }
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
-}
-
 /** The users, offers, nonces and signing key part of the Store contract; `store` is read when the tests run. */
 export function describeOfferContract(store: () => Store): void {
-  async function tenant(): Promise<Tenant> {
-    const t: Tenant = { id: uuid(), subdomain: unique('o'), region: 'eu01', name: 'Offer tenant', loggingLevel: 1, createdAt: iso() };
-    await store().tenants.insert(t);
-    return t;
-  }
-  async function user(tenantId: string, over: Partial<UserRecord> = {}): Promise<UserRecord> {
-    const u = makeUser(tenantId, over);
-    await store().users.insert(u);
-    return u;
-  }
+  const { tenant, tenants } = tenantMakers(store);
+  const user = inserting(makeUser, (u) => store().users.insert(u));
 
   describe('users', () => {
     it('inserts, gets only within the tenant, and refuses a taken id with Conflict', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const u = await user(a.id, { authenticationProvider: { url: 'https://idp.example', subjectId: 'sub-1' } });
       expect(await store().users.get(a.id, u.id)).toEqual(u);
       expect(await store().users.get(b.id, u.id)).toBeUndefined();
@@ -63,7 +46,7 @@ export function describeOfferContract(store: () => Store): void {
     });
 
     it('lists in creation order across pages, only the tenant’s', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const mine = [await user(a.id), await user(a.id), await user(a.id)];
       await user(b.id);
       const first = await store().users.list(a.id, { limit: 2 });
@@ -103,7 +86,7 @@ export function describeOfferContract(store: () => Store): void {
     });
 
     it('update replaces claims; false for an unknown or another tenant’s user', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const u = await user(a.id);
       const replaced = { ...u, claims: { only: 'this' }, updatedAt: iso(1000) };
       expect(await store().users.update(replaced)).toBe(true);
@@ -131,7 +114,7 @@ export function describeOfferContract(store: () => Store): void {
     });
 
     it('delete removes the user and its offers; false when already gone or another tenant’s', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const u = await user(a.id);
       const offer = makeOffer(a.id, u.id);
       await store().offers.insert(offer);
@@ -146,7 +129,7 @@ export function describeOfferContract(store: () => Store): void {
 
   describe('offers', () => {
     it('round-trips both kinds, found by id and by code digest only within the tenant', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const u = await user(a.id);
       const pre = makeOffer(a.id, u.id, { txCode: { digest: unique('tx-'), inputMode: 'numeric', length: 6, description: 'By SMS' }, byReference: true });
       const auth = makeOffer(a.id, undefined, {
@@ -167,7 +150,7 @@ export function describeOfferContract(store: () => Store): void {
     });
 
     it('refuses a taken id or a code digest the tenant already has (Conflict), and a user the tenant does not have (NotFound)', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const ua = await user(a.id),
         ub = await user(b.id);
       const offer = makeOffer(a.id, ua.id);
@@ -281,7 +264,7 @@ export function describeOfferContract(store: () => Store): void {
 
   describe('used nonces', () => {
     it('markUsed is true the first time for a tenant’s nonce, false after; other tenants are apart', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const nonce = unique('n-');
       expect(await store().nonces.markUsed({ tenantId: a.id, nonce, expiresAt: iso(300_000) })).toBe(true);
       expect(await store().nonces.markUsed({ tenantId: a.id, nonce, expiresAt: iso(300_000) })).toBe(false);
@@ -315,7 +298,7 @@ export function describeOfferContract(store: () => Store): void {
     });
 
     it('deleteExpired forgets only the tenant’s records that expired at or before now', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const live = unique('live-'),
         old1 = unique('old-'),
         old2 = unique('old-'),
@@ -338,7 +321,7 @@ export function describeOfferContract(store: () => Store): void {
 
   describe('tenant signing keys', () => {
     it('insertIfAbsent keeps the first record per tenant and purpose; racers all get it', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const first = { tenantId: a.id, purpose: 'wallet-access-token', keyId: uuid(), createdAt: iso() };
       expect(await store().tenantSigningKeys.get(a.id, first.purpose)).toBeUndefined();
       const racers = await Promise.all(

@@ -2,10 +2,10 @@
 // describeStoreContract against every adapter.
 import type { Store } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
+import { unique, uuid } from './store-contract-support.ts';
 
-let counter = 0;
 /** A key no other test (nor an earlier run on the same database) uses. */
-const key = (p: string) => `contract:${p}:${Date.now().toString(36)}${((counter += 1)).toString(36)}:${crypto.randomUUID()}`;
+const key = (p: string) => `contract:${unique(`${p}:`)}:${uuid()}`;
 const at = (iso: string) => new Date(iso);
 const MINUTE = { limit: 3, windowMs: 60_000 };
 

@@ -4,7 +4,6 @@
 // (IETF Token Status List §13.1: an index names one credential), and a status moves only from the
 // status the caller saw, with the list's revision, so the next token shows the change.
 import {
-  DomainError,
   STATUS_LIST_SIZE,
   type StatusEntry,
   type StatusListConfiguration,
@@ -12,14 +11,10 @@ import {
   type StatusListRecord,
   type Store,
   type StoredStatusToken,
-  type Tenant,
 } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
+import { expectDomainError, expectRolledBack, inserting, iso, nextNumber, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
-const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const kindOf = (format: 'draft-14' | 'legacy' = 'draft-14'): StatusListKind => `mdoc:${format}:${unique('org.example.')}`;
 
 /**
@@ -32,7 +27,7 @@ export function makeStatusList(tenantId: string, over: Partial<StatusListRecord>
     tenantId,
     kind: kindOf(),
     size: STATUS_LIST_SIZE,
-    generation: (counter += 1),
+    generation: nextNumber(),
     taken: 0,
     shuffleKey: Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url'),
     revision: 0,
@@ -74,34 +69,17 @@ function makeToken(list: StatusListRecord, over: Partial<StoredStatusToken> = {}
   };
 }
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
-}
-
 /** The status list part of the Store contract; `store` is read when the tests run. */
 export function describeStatusListContract(store: () => Store): void {
-  async function tenant(): Promise<Tenant> {
-    const t: Tenant = { id: uuid(), subdomain: unique('sl'), region: 'eu01', name: 'Status list tenant', loggingLevel: 1, createdAt: iso() };
-    await store().tenants.insert(t);
-    return t;
-  }
-  async function list(tenantId: string, over: Partial<StatusListRecord> = {}): Promise<StatusListRecord> {
-    const l = makeStatusList(tenantId, over);
-    await store().statusLists.insert(l);
-    return l;
-  }
-  async function entry(l: StatusListRecord, idx: number, over: Partial<StatusEntry> = {}): Promise<StatusEntry> {
-    const e = makeEntry(l, idx, over);
-    await store().statusLists.insertEntry(e);
-    return e;
-  }
+  const { tenant, tenants } = tenantMakers(store);
+  const list = inserting(makeStatusList, (l) => store().statusLists.insert(l));
+  const entry = inserting(makeEntry, (e) => store().statusLists.insertEntry(e));
   const configurations = () => store().statusListConfigurations;
   const lists = () => store().statusLists;
 
   describe('status list configurations', () => {
     it('stores every field, found by id and by docType within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const c = makeStatusListConfiguration(a.id, { format: 'legacy', timeToLiveDuration: { minutes: 30, seconds: 15 }, expiryDuration: { weeks: 2 } });
       await configurations().insert(c);
       expect(await configurations().get(a.id, c.id)).toEqual(c);
@@ -113,7 +91,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('lists the tenant’s configurations in creation order', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const made = [makeStatusListConfiguration(a.id), makeStatusListConfiguration(a.id, { format: 'legacy' }), makeStatusListConfiguration(a.id)];
       for (const c of made) await configurations().insert(c);
       await configurations().insert(makeStatusListConfiguration(b.id));
@@ -122,7 +100,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('refuses a second configuration for a docType of the tenant, or an id that exists, with Conflict; another tenant may have the docType', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const c = makeStatusListConfiguration(a.id);
       await configurations().insert(c);
       await expectDomainError(configurations().insert(makeStatusListConfiguration(a.id, { docType: c.docType, format: 'legacy' })), 'Conflict');
@@ -143,7 +121,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('update replaces the tenant’s configuration, false when there is none, Conflict (nothing changed) when the docType is another’s', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const [c, other] = [makeStatusListConfiguration(a.id), makeStatusListConfiguration(a.id)];
       await configurations().insert(c);
       await configurations().insert(other);
@@ -173,7 +151,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('delete removes the tenant’s configuration only, freeing its docType', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const c = makeStatusListConfiguration(a.id);
       await configurations().insert(c);
       expect(await configurations().delete(b.id, c.id)).toBe(false);
@@ -188,7 +166,7 @@ export function describeStatusListContract(store: () => Store): void {
 
   describe('status lists', () => {
     it('insert adds a list with taken 0 and revision 0, found by id within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const l = await list(a.id, { kind: kindOf('legacy'), size: 1234 });
       expect(await lists().get(a.id, l.id)).toEqual(l);
       expect(await lists().get(b.id, l.id)).toBeUndefined();
@@ -207,7 +185,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('refuses a second list of one kind and generation with Conflict; another kind, generation or tenant is fine', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const l = await list(a.id, { generation: 0 });
       await expectDomainError(lists().insert(makeStatusList(a.id, { kind: l.kind, generation: 0 })), 'Conflict');
       expect(await lists().list(a.id, l.kind)).toEqual([l]);
@@ -226,7 +204,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('lists the tenant’s lists of one kind, or of every kind, in creation order', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const kind = kindOf();
       const first = await list(a.id, { kind });
       const legacy = await list(a.id, { kind: kindOf('legacy') });
@@ -252,7 +230,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('takePosition takes from the newest list of the kind with room, of the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const kind = kindOf();
       expect(await lists().takePosition(a.id, kind)).toBeUndefined();
       const older = await list(a.id, { kind, size: 3 });
@@ -291,7 +269,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('insertEntry records an entry, found by credential within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const l = await list(a.id);
       const e = await entry(l, 499_999, { status: 'suspended' });
       expect(await lists().entryOf(a.id, e.credentialId)).toEqual(e);
@@ -300,7 +278,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('insertEntry refuses an index the list holds, or a credential that has an entry, with Conflict', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const [l, other] = [await list(a.id), await list(a.id)];
       const e = await entry(l, 17);
       await expectDomainError(lists().insertEntry(makeEntry(l, 17)), 'Conflict');
@@ -334,7 +312,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('setStatus is false, and changes nothing, when the status is no longer `from`, the credential has no entry, or the entry is another tenant’s', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const l = await list(a.id);
       const e = await entry(l, 9, { status: 'invalid' });
       expect(await lists().setStatus(a.id, e.credentialId, 'valid', 'invalid', iso())).toBe(false);
@@ -360,7 +338,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('nonValidEntries gives the list’s entries that are not valid, in index order, of the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const [l, other] = [await list(a.id, { kind: kindOf('legacy') }), await list(a.id)];
       expect(await lists().nonValidEntries(a.id, l.id)).toEqual([]);
       const made = new Map<number, StatusEntry>();
@@ -387,7 +365,7 @@ export function describeStatusListContract(store: () => Store): void {
     });
 
     it('keeps one token per list: putToken replaces it, getToken reads it within the tenant only', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const [l, other] = [await list(a.id), await list(a.id)];
       expect(await lists().getToken(a.id, l.id)).toBeUndefined();
       const first = makeToken(l);
@@ -414,17 +392,14 @@ export function describeStatusListContract(store: () => Store): void {
       const fresh = makeStatusList(t.id, { kind: l.kind });
       const c = makeStatusListConfiguration(t.id);
       const newEntry = makeEntry(l, 2);
-      await expect(
-        store().transaction(async (tx) => {
-          await tx.statusListConfigurations.insert(c);
-          expect(await tx.statusLists.takePosition(t.id, l.kind)).toMatchObject({ position: 0 });
-          await tx.statusLists.insert(fresh);
-          await tx.statusLists.insertEntry(newEntry);
-          expect(await tx.statusLists.setStatus(t.id, e.credentialId, 'valid', 'invalid', iso())).toBe(true);
-          await tx.statusLists.putToken(makeToken(l));
-          throw new Error('boom');
-        }),
-      ).rejects.toThrow('boom');
+      await expectRolledBack(store(), 'boom', async (tx) => {
+        await tx.statusListConfigurations.insert(c);
+        expect(await tx.statusLists.takePosition(t.id, l.kind)).toMatchObject({ position: 0 });
+        await tx.statusLists.insert(fresh);
+        await tx.statusLists.insertEntry(newEntry);
+        expect(await tx.statusLists.setStatus(t.id, e.credentialId, 'valid', 'invalid', iso())).toBe(true);
+        await tx.statusLists.putToken(makeToken(l));
+      });
       expect(await configurations().get(t.id, c.id)).toBeUndefined();
       expect(await lists().get(t.id, fresh.id)).toBeUndefined();
       expect(await lists().get(t.id, l.id)).toEqual(l);

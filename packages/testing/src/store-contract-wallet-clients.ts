@@ -1,12 +1,8 @@
 // The Store contract for wallet (OAuth) clients (ports.ts: WalletClientRepository, in
 // core/src/oauth-clients/model.ts), run inside describeStoreContract against every adapter.
-import { DomainError, type Store, type Tenant, type WalletClient } from '@vellum/core';
+import type { Store, WalletClient } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
-const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+import { expectDomainError, expectRolledBack, inserting, iso, tenantMakers, unique } from './store-contract-support.ts';
 
 /** A public wallet client of `tenantId` with every optional setting left out unless given. */
 export function makeWalletClient(tenantId: string, over: Partial<WalletClient> = {}): WalletClient {
@@ -26,22 +22,14 @@ export function makeWalletClient(tenantId: string, over: Partial<WalletClient> =
 
 const ROOT = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUb3Jn\n-----END CERTIFICATE-----\n';
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
-}
-
 /** The wallet client part of the Store contract; `store` is read when the tests run. */
 export function describeWalletClientContract(store: () => Store): void {
-  async function tenant(): Promise<Tenant> {
-    const t: Tenant = { id: uuid(), subdomain: unique('wc'), region: 'eu01', name: 'Wallet client tenant', loggingLevel: 1, createdAt: iso() };
-    await store().tenants.insert(t);
-    return t;
-  }
+  const { tenant, tenants } = tenantMakers(store);
+  const walletClient = inserting(makeWalletClient, (w) => store().walletClients.insert(w));
 
   describe('wallet clients', () => {
     it('stores every field as given, finds it within the tenant only, and leaves absent fields absent', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const plain = makeWalletClient(a.id);
       const full = makeWalletClient(a.id, {
         clientName: 'Wallet “Ünïcode” ✓',
@@ -64,9 +52,8 @@ export function describeWalletClientContract(store: () => Store): void {
     });
 
     it('refuses a client id the tenant already has with Conflict; another tenant may use it', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const c = makeWalletClient(a.id);
-      await store().walletClients.insert(c);
+      const [a, b] = await tenants();
+      const c = await walletClient(a.id);
       await expectDomainError(store().walletClients.insert(makeWalletClient(a.id, { clientId: c.clientId, clientName: 'Other' })), 'Conflict');
       await store().walletClients.insert(makeWalletClient(b.id, { clientId: c.clientId }));
       expect((await store().walletClients.get(a.id, c.clientId))?.clientName).toBe(c.clientName);
@@ -84,7 +71,7 @@ export function describeWalletClientContract(store: () => Store): void {
     });
 
     it('lists in creation order across pages, only the tenant’s', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const mine = [makeWalletClient(a.id), makeWalletClient(a.id), makeWalletClient(a.id)];
       // Ids in reverse alphabetical order: the order must be creation order, not id order.
       mine.forEach((c, i) => (c.clientId = `${'z'.repeat(3 - i)}-${c.clientId}`));
@@ -98,7 +85,7 @@ export function describeWalletClientContract(store: () => Store): void {
     });
 
     it('update replaces every field but tenant, id and creation time, removing optional ones left out; false when there is none', async () => {
-      const [a, b] = [await tenant(), await tenant()];
+      const [a, b] = await tenants();
       const c = makeWalletClient(a.id, {
         tokenEndpointAuthMethod: 'client_secret_post',
         secretHash: 'h1',
@@ -129,9 +116,8 @@ export function describeWalletClientContract(store: () => Store): void {
     });
 
     it('delete removes the tenant’s client only; false when there is none', async () => {
-      const [a, b] = [await tenant(), await tenant()];
-      const c = makeWalletClient(a.id);
-      await store().walletClients.insert(c);
+      const [a, b] = await tenants();
+      const c = await walletClient(a.id);
       expect(await store().walletClients.delete(b.id, c.clientId)).toBe(false);
       expect(await store().walletClients.delete(a.id, c.clientId)).toBe(true);
       expect(await store().walletClients.delete(a.id, c.clientId)).toBe(false);
@@ -142,8 +128,7 @@ export function describeWalletClientContract(store: () => Store): void {
 
     it('values read are copies: changing one changes nothing stored', async () => {
       const t = await tenant();
-      const c = makeWalletClient(t.id);
-      await store().walletClients.insert(c);
+      const c = await walletClient(t.id);
       c.redirectUris.push('https://changed.example.com/cb');
       const got = (await store().walletClients.get(t.id, c.clientId)) as WalletClient;
       expect(got.redirectUris).toHaveLength(2);
@@ -154,12 +139,9 @@ export function describeWalletClientContract(store: () => Store): void {
     it('rolls back with the transaction', async () => {
       const t = await tenant();
       const c = makeWalletClient(t.id);
-      await expect(
-        store().transaction(async (tx) => {
-          await tx.walletClients.insert(c);
-          throw new Error('boom');
-        }),
-      ).rejects.toThrow('boom');
+      await expectRolledBack(store(), 'boom', async (tx) => {
+        await tx.walletClients.insert(c);
+      });
       expect(await store().walletClients.get(t.id, c.clientId)).toBeUndefined();
     });
   });

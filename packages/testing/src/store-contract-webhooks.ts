@@ -1,11 +1,8 @@
 // The Store contract for the webhook repositories (ports.ts: WebhookRepository,
 // WebhookDeliveryRepository, WebhookKeyRepository), run inside describeStoreContract against every adapter.
-import { type ClaimedDelivery, DomainError, type Store, type Tenant, type Webhook, type WebhookDelivery, type WebhookSigningKey } from '@vellum/core';
+import type { ClaimedDelivery, Store, Webhook, WebhookDelivery, WebhookSigningKey } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-
-let counter = 0;
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
+import { expectDomainError, expectRolledBack, inserting, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
 export function makeWebhook(tenantId: string, over: Partial<Webhook> = {}): Webhook {
   const now = new Date().toISOString();
@@ -54,18 +51,10 @@ export function makeSigningKey(tenantId: string, over: Partial<WebhookSigningKey
   return { tenantId, keyId: uuid(), publicJwk: { kty: 'OKP', crv: 'Ed25519', x: unique('x') }, status: 'active', createdAt: new Date().toISOString(), ...over };
 }
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
-}
-
 /** The webhook part of the Store contract; `store` is read when the tests run. */
 export function describeWebhookContract(store: () => Store): void {
-  async function tenant(): Promise<Tenant> {
-    const t: Tenant = { id: uuid(), subdomain: unique('w'), region: 'eu01', name: 'Webhook tenant', loggingLevel: 1, createdAt: new Date().toISOString() };
-    await store().tenants.insert(t);
-    return t;
-  }
+  const { tenant, tenants } = tenantMakers(store);
+  const webhook = inserting(makeWebhook, (w) => store().webhooks.insert(w));
 
   /**
    * Claims until every one of `mine` has been claimed (other tests' rows of the shared store may
@@ -98,8 +87,7 @@ export function describeWebhookContract(store: () => Store): void {
 
   describe('webhooks', () => {
     it('stores, finds, lists in creation order, replaces and deletes within the tenant only', async () => {
-      const a = await tenant();
-      const b = await tenant();
+      const [a, b] = await tenants();
       const made = [
         makeWebhook(a.id),
         makeWebhook(a.id, { events: ['OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued'], disabled: true }),
@@ -176,23 +164,18 @@ export function describeWebhookContract(store: () => Store): void {
 
     it('rolls back with the transaction that writes the event', async () => {
       const t = await tenant();
-      const w = makeWebhook(t.id);
-      await store().webhooks.insert(w);
+      const w = await webhook(t.id);
       const d = makeDelivery(w, { nextAttemptAt: '2999-01-01T00:00:00.000Z' });
-      await expect(
-        store().transaction(async (tx) => {
-          await tx.webhookDeliveries.insertMany([d]);
-          throw new Error('issuance failed');
-        }),
-      ).rejects.toThrow('issuance failed');
+      await expectRolledBack(store(), 'issuance failed', async (tx) => {
+        await tx.webhookDeliveries.insertMany([d]);
+      });
       expect(await store().webhookDeliveries.get(t.id, d.id)).toBeUndefined();
       await store().webhooks.delete(t.id, w.id);
     });
 
     it('claims due, unleased, pending deliveries only, earliest first, with the webhook’s current URL and state', async () => {
       const t = await tenant();
-      const w = makeWebhook(t.id);
-      await store().webhooks.insert(w);
+      const w = await webhook(t.id);
       const early = makeDelivery(w, { nextAttemptAt: '2001-01-01T00:00:00.000Z' });
       const late = makeDelivery(w, { nextAttemptAt: '2001-01-01T00:00:05.000Z' });
       const future = makeDelivery(w, { nextAttemptAt: '2001-01-01T01:00:00.000Z' });
@@ -225,8 +208,7 @@ export function describeWebhookContract(store: () => Store): void {
 
     it('records attempts: a retry stays pending with its credential, a final outcome drops the credential', async () => {
       const t = await tenant();
-      const w = makeWebhook(t.id);
-      await store().webhooks.insert(w);
+      const w = await webhook(t.id);
       const d = makeDelivery(w, { nextAttemptAt: '2002-01-01T00:00:00.000Z' });
       await store().webhookDeliveries.insertMany([d]);
       const keyId = uuid();
@@ -290,8 +272,7 @@ export function describeWebhookContract(store: () => Store): void {
     it('counts the pending deliveries of every tenant, leased or not, due or not, and no finished one', async () => {
       // The store is shared by the contract's tests: the count is compared with the one before.
       const before = await store().webhookDeliveries.countPending();
-      const a = await tenant();
-      const b = await tenant();
+      const [a, b] = await tenants();
       const wa = makeWebhook(a.id);
       const wb = makeWebhook(b.id);
       await store().webhooks.insert(wa);
@@ -325,8 +306,7 @@ export function describeWebhookContract(store: () => Store): void {
 
     it('never hands one delivery to two racing claimers (claim race)', async () => {
       const t = await tenant();
-      const w = makeWebhook(t.id);
-      await store().webhooks.insert(w);
+      const w = await webhook(t.id);
       const ds = Array.from({ length: 60 }, () => makeDelivery(w, { nextAttemptAt: '2003-01-01T00:00:00.000Z' }));
       await store().webhookDeliveries.insertMany(ds);
       const now = '2003-01-01T00:00:01.000Z';
@@ -369,8 +349,7 @@ export function describeWebhookContract(store: () => Store): void {
     it('rotates atomically, publishes a retired key while a pending delivery signs with it, then lets it go', async () => {
       const t = await tenant();
       const first = await store().webhookKeys.insertActive(makeSigningKey(t.id));
-      const w = makeWebhook(t.id);
-      await store().webhooks.insert(w);
+      const w = await webhook(t.id);
       const d = makeDelivery(w, { keyId: first.keyId, nextAttemptAt: '2004-01-01T00:00:00.000Z' });
       await store().webhookDeliveries.insertMany([d]);
 

@@ -1,13 +1,4 @@
-import {
-  type AdminClient,
-  type AnalyticEvent,
-  type CredentialConfiguration,
-  type CustomDomain,
-  type DidRecord,
-  DomainError,
-  type Store,
-  type Tenant,
-} from '@vellum/core';
+import type { AdminClient, AnalyticEvent, CredentialConfiguration, CustomDomain, DidRecord, Store } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMdocPkiContract } from './store-contract-mdoc.ts';
 import { describeWebhookContract } from './store-contract-webhooks.ts';
@@ -18,15 +9,7 @@ import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
-
-let counter = 0;
-/** A value unique within this process, so contract tests can share one store. */
-const unique = (p: string) => `${p}${Date.now().toString(36)}${((counter += 1)).toString(36)}`;
-const uuid = () => crypto.randomUUID();
-
-export function makeTenant(over: Partial<Tenant> = {}): Tenant {
-  return { id: uuid(), subdomain: unique('t'), region: 'eu01', name: 'Test tenant', loggingLevel: 1, createdAt: new Date().toISOString(), ...over };
-}
+import { expectDomainError, expectRolledBack, insertTenant, insertTenants, makeTenant, unique, uuid } from './store-contract-support.ts';
 
 export function makeClient(tenantId: string, over: Partial<AdminClient> = {}): AdminClient {
   return {
@@ -105,11 +88,6 @@ export function makeEvent(tenantId: string, over: Partial<AnalyticEvent> = {}): 
   };
 }
 
-async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
-  await expect(p).rejects.toBeInstanceOf(DomainError);
-  await expect(p).rejects.toMatchObject({ code });
-}
-
 /** Pages through a list with `limit` until it is empty, returning every item in order. */
 async function drain<T>(list: (page: { limit: number; after?: number }) => Promise<{ items: T[]; last?: number }>, limit: number): Promise<T[]> {
   const all: T[] = [];
@@ -141,8 +119,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
 
     describe('tenants', () => {
       it('inserts and finds by id and subdomain', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         expect(await store.tenants.findById(t.id)).toEqual(t);
         expect(await store.tenants.findBySubdomain(t.subdomain)).toEqual(t);
         expect(await store.tenants.findById(uuid())).toBeUndefined();
@@ -150,8 +127,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('refuses a taken subdomain with Conflict', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         await expectDomainError(store.tenants.insert(makeTenant({ subdomain: t.subdomain })), 'Conflict');
       });
 
@@ -167,8 +143,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('sets the logging level, and says false for an unknown tenant', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         expect(await store.tenants.setLoggingLevel(t.id, 3)).toBe(true);
         expect((await store.tenants.findById(t.id))?.loggingLevel).toBe(3);
         expect(await store.tenants.setLoggingLevel(uuid(), 2)).toBe(false);
@@ -177,8 +152,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
 
     describe('clients', () => {
       it('inserts, finds by client id, refuses duplicates', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const c = makeClient(t.id, { role: 'issuer' });
         await store.clients.insert(c);
         expect(await store.clients.findByClientId(c.clientId)).toEqual(c);
@@ -187,10 +161,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lists only the tenant’s own clients (tenant isolation)', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         const ca = [makeClient(a.id), makeClient(a.id), makeClient(a.id)];
         for (const c of ca) await store.clients.insert(c);
         await store.clients.insert(makeClient(b.id));
@@ -200,10 +171,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('rotates a secret: new hash, version up by one, rotatedAt set; only the tenant’s own unrevoked client', async () => {
-        const t = makeTenant(),
-          other = makeTenant();
-        await store.tenants.insert(t);
-        await store.tenants.insert(other);
+        const [t, other] = await insertTenants(store);
         const c = makeClient(t.id, { role: 'issuer' });
         await store.clients.insert(c);
         const at = new Date().toISOString();
@@ -219,10 +187,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('revokes a client once, only within its tenant, and never the tenant’s last admin', async () => {
-        const t = makeTenant(),
-          other = makeTenant();
-        await store.tenants.insert(t);
-        await store.tenants.insert(other);
+        const [t, other] = await insertTenants(store);
         const admin = makeClient(t.id),
           issuer = makeClient(t.id, { role: 'issuer' }),
           second = makeClient(t.id);
@@ -241,8 +206,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lets only one of two admins revoking each other at once succeed (no lock-out)', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const a = makeClient(t.id),
           b = makeClient(t.id);
         await store.clients.insert(a);
@@ -257,8 +221,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
 
     describe('custom domains', () => {
       it('holds at most one per tenant', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const d = makeDomain(t.id, { name: 'Acme', logoUrl: 'https://acme.example/logo.png' });
         await store.customDomains.insert(d);
         expect(await store.customDomains.get(t.id)).toEqual(d);
@@ -266,8 +229,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('updates, deletes, and reports a missing domain as false', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         expect(await store.customDomains.update(makeDomain(t.id))).toBe(false);
         expect(await store.customDomains.delete(t.id)).toBe(false);
         expect(await store.customDomains.markVerified(t.id, new Date().toISOString())).toBe(false);
@@ -281,10 +243,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('finds a domain by name only once verified, and lets one tenant verify a name', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         const name = `${unique('shared')}.example.net`;
         await store.customDomains.insert(makeDomain(a.id, { domain: name }));
         await store.customDomains.insert(makeDomain(b.id, { domain: name }));
@@ -297,10 +256,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('never shows tenant A’s domain to tenant B', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         await store.customDomains.insert(makeDomain(a.id));
         expect(await store.customDomains.get(b.id)).toBeUndefined();
         expect(await store.customDomains.delete(b.id)).toBe(false);
@@ -310,8 +266,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
 
     describe('events', () => {
       it('lists newest first, pages towards older ones, and keeps every field', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const base = Date.parse('2026-03-01T00:00:00.000Z');
         const events = Array.from({ length: 5 }, (_, i) =>
           makeEvent(t.id, { timestamp: new Date(base + i * 1000).toISOString(), clientId: 'c1', userAgent: 'ua', data: { n: i, nested: { ok: true } } }),
@@ -322,8 +277,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('filters: lists OR-ed within, AND-ed across, dates inclusive', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const e1 = makeEvent(t.id, { type: 'A_START', category: 'x', timestamp: '2026-04-01T00:00:00.000Z' });
         const e2 = makeEvent(t.id, { type: 'A_SUCCESS', category: 'x', timestamp: '2026-04-02T00:00:00.000Z' });
         const e3 = makeEvent(t.id, { type: 'B_START', category: 'y', timestamp: '2026-04-03T00:00:00.000Z', requestId: e1.requestId });
@@ -338,10 +292,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('never lists another tenant’s events', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         const ea = makeEvent(a.id);
         await store.events.insertMany([ea, makeEvent(b.id)]);
         expect((await store.events.list(a.id, {}, { limit: 100 })).items.map((e) => e.id)).toEqual([ea.id]);
@@ -361,10 +312,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('stores, finds and deletes a key within its tenant only', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         const k = key(a.id);
         await store.keys.insert(k);
         expect(await store.keys.get(a.id, k.id)).toEqual(k);
@@ -379,10 +327,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
 
     describe('dids', () => {
       it('stores a DID with its keys, and finds it within its tenant only', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         const d = makeDid(a.id);
         await store.dids.insert(d);
         expect(await store.dids.get(a.id, d.did)).toEqual(d);
@@ -392,10 +337,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('refuses the same DID twice in a tenant with Conflict, and lets another tenant hold it', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         const d = makeDid(a.id);
         await store.dids.insert(d);
         await expectDomainError(store.dids.insert({ ...d, keys: [] }), 'Conflict');
@@ -404,8 +346,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lists in creation order across pages, and deletes for good', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const mine = [makeDid(t.id), makeDid(t.id, { did: `did:key:z6Mk${unique('k')}`, method: 'key' }), makeDid(t.id)];
         for (const d of mine) await store.dids.insert(d);
         expect(await drain((p) => store.dids.list(t.id, p), 2)).toEqual(mine);
@@ -416,10 +357,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lists stamps in creation order, whose revision changes when a DID is created again', async () => {
-        const a = makeTenant(),
-          b = makeTenant();
-        await store.tenants.insert(a);
-        await store.tenants.insert(b);
+        const [a, b] = await insertTenants(store);
         const mine = [makeDid(a.id), makeDid(a.id)];
         for (const d of mine) await store.dids.insert(d);
         await store.dids.insert(makeDid(b.id));
@@ -438,10 +376,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
 
     describe('credential configurations', () => {
       it('stores every format’s fields, and finds a configuration within its tenant only', async () => {
-        const t = makeTenant();
-        const other = makeTenant();
-        await store.tenants.insert(t);
-        await store.tenants.insert(other);
+        const [t, other] = await insertTenants(store);
         for (const format of ['mso_mdoc', 'ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const) {
           const c = makeConfiguration(t.id, { format, display: [{ name: 'Shown', locale: 'en', logo: { uri: 'https://x.example/l.png' } }] });
           await store.credentialConfigurations.insert(c);
@@ -452,10 +387,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('refuses a type twice in one format of a tenant with Conflict; other formats and tenants may use it', async () => {
-        const t = makeTenant();
-        const other = makeTenant();
-        await store.tenants.insert(t);
-        await store.tenants.insert(other);
+        const [t, other] = await insertTenants(store);
         const first = makeConfiguration(t.id, { format: 'cwt' });
         await store.credentialConfigurations.insert(first);
         await expectDomainError(store.credentialConfigurations.insert(makeConfiguration(t.id, { format: 'cwt', type: first.type })), 'Conflict');
@@ -468,10 +400,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lists one format in creation order across pages, filters by type, and lists every format at once', async () => {
-        const t = makeTenant();
-        const other = makeTenant();
-        await store.tenants.insert(t);
-        await store.tenants.insert(other);
+        const [t, other] = await insertTenants(store);
         const mdocs = [makeConfiguration(t.id), makeConfiguration(t.id), makeConfiguration(t.id)];
         const ldp = makeConfiguration(t.id, { format: 'ldp_vc' });
         await store.credentialConfigurations.insert(mdocs[0] as CredentialConfiguration);
@@ -489,10 +418,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('replaces a configuration in place, refusing another’s type and another tenant’s or format’s row', async () => {
-        const t = makeTenant();
-        const other = makeTenant();
-        await store.tenants.insert(t);
-        await store.tenants.insert(other);
+        const [t, other] = await insertTenants(store);
         const a = makeConfiguration(t.id);
         const b = makeConfiguration(t.id);
         await store.credentialConfigurations.insert(a);
@@ -517,8 +443,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('lists stamps in creation order, whose revision changes with every write and only then', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const a = makeConfiguration(t.id);
         const b = makeConfiguration(t.id, { format: 'cwt' });
         await store.credentialConfigurations.insert(a);
@@ -540,10 +465,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('deletes within its tenant only, freeing the type', async () => {
-        const t = makeTenant();
-        const other = makeTenant();
-        await store.tenants.insert(t);
-        await store.tenants.insert(other);
+        const [t, other] = await insertTenants(store);
         const c = makeConfiguration(t.id, { format: 'dc+sd-jwt' });
         await store.credentialConfigurations.insert(c);
         expect(await store.credentialConfigurations.delete(other.id, c.id)).toBe(false);
@@ -554,15 +476,11 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       });
 
       it('rolls back with the transaction', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const c = makeConfiguration(t.id);
-        await expect(
-          store.transaction(async (tx) => {
-            await tx.credentialConfigurations.insert(c);
-            throw new Error('boom');
-          }),
-        ).rejects.toThrow('boom');
+        await expectRolledBack(store, 'boom', async (tx) => {
+          await tx.credentialConfigurations.insert(c);
+        });
         expect(await store.credentialConfigurations.get(t.id, c.id)).toBeUndefined();
       });
     });
@@ -604,20 +522,16 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       it('roll back every write when the work throws', async () => {
         const t = makeTenant();
         const c = makeClient(t.id);
-        await expect(
-          store.transaction(async (tx) => {
-            await tx.tenants.insert(t);
-            await tx.clients.insert(c);
-            throw new Error('boom');
-          }),
-        ).rejects.toThrow('boom');
+        await expectRolledBack(store, 'boom', async (tx) => {
+          await tx.tenants.insert(t);
+          await tx.clients.insert(c);
+        });
         expect(await store.tenants.findById(t.id)).toBeUndefined();
         expect(await store.clients.findByClientId(c.clientId)).toBeUndefined();
       });
 
       it('roll back when a write inside conflicts', async () => {
-        const t = makeTenant();
-        await store.tenants.insert(t);
+        const t = await insertTenant(store);
         const other = makeTenant();
         await expectDomainError(
           store.transaction(async (tx) => {

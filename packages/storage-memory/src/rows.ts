@@ -1,0 +1,63 @@
+// What the memory store's repositories share: rows kept with their place in creation order, copied
+// in and out, found within their tenant, and read a page at a time.
+import { conflict, type PageRequest, type Slice } from '@vellum/core';
+
+/** A stored value and its place in creation order. */
+export interface Row<T> {
+  seq: number;
+  value: T;
+}
+
+// Values go in and out as copies, so a caller can never change stored state by mutating an object.
+export const copy = <T>(v: T): T => structuredClone(v);
+
+/** A page of `rows` (in creation order) after the page's cursor; newest first when `direction` is 'desc'. */
+export function slice<T>(rows: Row<T>[], page: PageRequest, direction: 'asc' | 'desc' = 'asc'): Slice<T> {
+  const after = page.after;
+  const ordered = direction === 'asc' ? rows : [...rows].reverse();
+  const past = after === undefined ? ordered : ordered.filter((r) => (direction === 'asc' ? r.seq > after : r.seq < after));
+  const taken = past.slice(0, page.limit);
+  const last = taken[taken.length - 1];
+  return last ? { items: taken.map((r) => copy(r.value)), last: last.seq } : { items: [] };
+}
+
+/** The row of `rows` under `id`, when it is `tenantId`'s. */
+export function ownedRow<T extends { tenantId: string }>(rows: Map<string, Row<T>>, tenantId: string, id: string): Row<T> | undefined {
+  const r = rows.get(id);
+  return r && r.value.tenantId === tenantId ? r : undefined;
+}
+
+/** Copies of `tenantId`'s values that `where` keeps, in creation order. */
+export function tenantValues<T extends { tenantId: string }>(rows: Map<string, Row<T>>, tenantId: string, where: (value: T) => boolean = () => true): T[] {
+  return [...rows.values()].filter((r) => r.value.tenantId === tenantId && where(r.value)).map((r) => copy(r.value));
+}
+
+/** A page of `tenantId`'s rows that `where` keeps, in creation order. */
+export function tenantPage<T extends { tenantId: string }>(
+  rows: Map<string, Row<T>>,
+  tenantId: string,
+  page: PageRequest,
+  where: (value: T) => boolean = () => true,
+): Slice<T> {
+  return slice(
+    [...rows.values()].filter((r) => r.value.tenantId === tenantId && where(r.value)),
+    page,
+  );
+}
+
+/** Keeps a copy of `value` under `key` at the next place in creation order; Conflict with `message` when the key is taken. */
+export function insertRow<T>(rows: Map<string, Row<T>>, key: string, value: T, next: () => number, message: string): void {
+  if (rows.has(key)) throw conflict(message);
+  rows.set(key, { seq: next(), value: copy(value) });
+}
+
+/** A copy of the value under `id`, when it is `tenantId`'s. */
+export function ownedValue<T extends { tenantId: string }>(rows: Map<string, Row<T>>, tenantId: string, id: string): T | undefined {
+  const r = ownedRow(rows, tenantId, id);
+  return r && copy(r.value);
+}
+
+/** Deletes the row under `id` when it is `tenantId`'s: false when the tenant has no such row. */
+export function deleteOwned<T extends { tenantId: string }>(rows: Map<string, Row<T>>, tenantId: string, id: string): boolean {
+  return ownedRow(rows, tenantId, id) !== undefined && rows.delete(id);
+}
