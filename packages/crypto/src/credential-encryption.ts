@@ -1,7 +1,8 @@
-import { createECDH, hkdfSync, randomBytes } from 'node:crypto';
+import { createECDH, hkdfSync } from 'node:crypto';
 import { type Clock, type CredentialEncryption, JWE_ENCRYPTION_ALGORITHMS, type PlatformKeyRepository } from '@vellum/core';
 import { calculateJwkThumbprint, CompactEncrypt, compactDecrypt, type CryptoKey, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { hasPrivateMembers } from './jws.ts';
+import { loadPlatformSecret } from './platform-secret.ts';
 import type { Sealer } from './sealer.ts';
 
 /** The platform key record holding the seed every tenant's request encryption key derives from. */
@@ -52,21 +53,6 @@ async function deriveTenantKey(seed: Uint8Array, tenantId: string): Promise<Tena
   return { kid, privateKey, publicJwk: { ...publicPart, kid, use: 'enc', alg: KEY_ALG } };
 }
 
-async function loadSeed(options: LoadCredentialEncryptionOptions): Promise<Uint8Array> {
-  const { keys, sealer, clock } = options;
-  // The seed is sealed like every private key, bound to its record name; racing servers keep one.
-  const record =
-    (await keys.get(REQUEST_ENCRYPTION_SEED_NAME)) ??
-    (await keys.insertIfAbsent({
-      name: REQUEST_ENCRYPTION_SEED_NAME,
-      sealed: sealer.seal(randomBytes(SEED_BYTES), REQUEST_ENCRYPTION_SEED_NAME),
-      createdAt: clock.now().toISOString(),
-    }));
-  const seed = sealer.open(record.sealed, REQUEST_ENCRYPTION_SEED_NAME);
-  if (seed.length !== SEED_BYTES) throw new Error(`The platform key ${REQUEST_ENCRYPTION_SEED_NAME} is not ${SEED_BYTES} bytes after decryption`);
-  return seed;
-}
-
 /** Checks a wallet's `credential_response_encryption.jwk` is a usable public key agreement key. */
 function walletKeyProblem(jwk: Record<string, unknown>): string | undefined {
   if (hasPrivateMembers(jwk)) return 'The jwk holds private key material';
@@ -83,7 +69,7 @@ function walletKeyProblem(jwk: Record<string, unknown>): string | undefined {
  * Loading throws when the stored seed cannot be opened, so a wrong master key stops the server at start.
  */
 export async function loadCredentialEncryption(options: LoadCredentialEncryptionOptions): Promise<CredentialEncryption> {
-  const seed = await loadSeed(options);
+  const seed = await loadPlatformSecret(options, REQUEST_ENCRYPTION_SEED_NAME, SEED_BYTES);
   const cacheSize = options.cacheSize ?? 10_000;
   const cache = new Map<string, Promise<TenantKey>>();
   const keyOf = (tenantId: string): Promise<TenantKey> => {

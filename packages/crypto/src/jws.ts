@@ -10,6 +10,21 @@ export interface VerifiedJws {
   payload: Uint8Array;
 }
 
+/**
+ * A verified payload read as a JSON object, as JWT claims must be (RFC 7519 §7.2 step 10), or what
+ * it is instead, for the caller to name in its refusal.
+ */
+export function jsonObjectOf(payload: Uint8Array): { object: Record<string, unknown> } | { problem: 'is not JSON' | 'is not a JSON object' } {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(payload).toString('utf8'));
+  } catch {
+    return { problem: 'is not JSON' };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { problem: 'is not a JSON object' };
+  return { object: value as Record<string, unknown> };
+}
+
 /** JWK members that only a private (or symmetric) key has (RFC 7518 §6). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 

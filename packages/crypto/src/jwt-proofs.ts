@@ -1,6 +1,6 @@
 import { createHash, type KeyObject, X509Certificate } from 'node:crypto';
 import type { JwtCheck, JwtProofVerifier, PublicJwk, VerifiedJwt } from '@vellum/core';
-import { decodeJwsHeader, hasPrivateMembers, type JwsAlgorithm, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
+import { decodeJwsHeader, hasPrivateMembers, type JwsAlgorithm, jsonObjectOf, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
 
 /** DPoP proofs and attestations are small; an x5c of a few certificates fits well inside this. */
 const MAX_JWT_LENGTH = 32 * 1024;
@@ -74,14 +74,9 @@ function verifySigned(jwt: string, header: Record<string, unknown>, key: KeyObje
   if (Object.hasOwn(header, 'crit') || Object.hasOwn(header, 'b64')) return refuse('The JWT uses header extensions (crit, b64) that are not supported');
   const verified = verifyCompactJws(jwt, key, [keyAlgorithm]);
   if (!verified) return refuse("The JWT's signature does not verify");
-  let payload: unknown;
-  try {
-    payload = JSON.parse(Buffer.from(verified.payload).toString('utf8'));
-  } catch {
-    return refuse("The JWT's payload is not JSON");
-  }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return refuse("The JWT's payload is not a JSON object");
-  return { header: verified.header, payload: payload as Record<string, unknown> };
+  const payload = jsonObjectOf(verified.payload);
+  if ('problem' in payload) return refuse(`The JWT's payload ${payload.problem}`);
+  return { header: verified.header, payload: payload.object };
 }
 
 /**

@@ -1,19 +1,15 @@
 import { createPrivateKey } from 'node:crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, makeTenant } from '@vellum/testing';
 import { compactVerify, importJWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createKeyManager } from './key-manager.ts';
+import { memoryKeyManager } from '../test/key-manager.ts';
 import { createSealer } from './sealer.ts';
 
 const b64u = (b: Uint8Array | string) => Buffer.from(b).toString('base64url');
 
-async function setup(masterByte = 1) {
-  const store = createMemoryStore();
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
-  const manager = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(masterByte)), ids, clock: fakeClock() });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+async function setup() {
+  const { store, keys: manager, tenant, ids } = await memoryKeyManager({ masterByte: 1 });
   return { store, manager, tenant, ids };
 }
 

@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock, Ids, NonceCodec, PlatformKeyRepository } from '@vellum/core';
+import { loadPlatformSecret } from './platform-secret.ts';
 import type { Sealer } from './sealer.ts';
 
 /** The platform key record holding the HMAC key every server mints and opens c_nonces with. */
@@ -25,21 +26,6 @@ export interface LoadNonceCodecOptions {
   ids?: Pick<Ids, 'bytes'>;
 }
 
-async function loadKey(options: LoadNonceCodecOptions): Promise<KeyObject> {
-  const { keys, sealer, clock } = options;
-  // Sealed like every private key, bound to its record name; racing servers keep one.
-  const record =
-    (await keys.get(NONCE_MAC_KEY_NAME)) ??
-    (await keys.insertIfAbsent({
-      name: NONCE_MAC_KEY_NAME,
-      sealed: sealer.seal(randomBytes(KEY_BYTES), NONCE_MAC_KEY_NAME),
-      createdAt: clock.now().toISOString(),
-    }));
-  const key = sealer.open(record.sealed, NONCE_MAC_KEY_NAME);
-  if (key.length !== KEY_BYTES) throw new Error(`The platform key ${NONCE_MAC_KEY_NAME} is not ${KEY_BYTES} bytes after decryption`);
-  return createSecretKey(key);
-}
-
 /** HMAC-SHA-256 over version ‖ tenant id ‖ expiry ‖ random, truncated. The tenant id is the only part of variable length, so the input parses one way. */
 function tagOf(key: KeyObject, tenantId: string, body: Uint8Array): Buffer {
   return createHmac('sha256', key).update(body.subarray(0, 1)).update(tenantId, 'utf8').update(body.subarray(1, BODY_BYTES)).digest().subarray(0, TAG_BYTES);
@@ -53,7 +39,7 @@ function tagOf(key: KeyObject, tenantId: string, body: Uint8Array): Buffer {
  * Loading throws when the stored key cannot be opened, so a wrong master key stops the server at start.
  */
 export async function loadNonceCodec(options: LoadNonceCodecOptions): Promise<NonceCodec> {
-  const key = await loadKey(options);
+  const key = createSecretKey(await loadPlatformSecret(options, NONCE_MAC_KEY_NAME, KEY_BYTES));
   const random = options.ids?.bytes ?? ((n: number) => randomBytes(n));
   return {
     mint(tenantId, expiresAt) {

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type KeyProofVerification, parseDidKey, type ProofVerifier, type PublicJwk } from '@vellum/core';
-import { decodeJwsHeader, hasPrivateMembers, type JwsAlgorithm, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
+import { decodeJwsHeader, hasPrivateMembers, type JwsAlgorithm, jsonObjectOf, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
 
 /** Proofs are small; anything longer is refused before it is parsed. */
 const MAX_PROOF_LENGTH = 16 * 1024;
@@ -87,14 +87,9 @@ export function createProofVerifier(): ProofVerifier {
         }
         const verified = verifyCompactJws(jwt, key, [header.alg as JwsAlgorithm]);
         if (!verified) return refuse('The proof’s signature does not verify with the key it names');
-        let payload: unknown;
-        try {
-          payload = JSON.parse(Buffer.from(verified.payload).toString('utf8'));
-        } catch {
-          return refuse('The proof’s payload is not JSON');
-        }
-        if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return refuse('The proof’s payload is not a JSON object');
-        return { ok: true, proof: { header, payload: payload as Record<string, unknown>, holderKey } };
+        const payload = jsonObjectOf(verified.payload);
+        if ('problem' in payload) return refuse(`The proof’s payload ${payload.problem}`);
+        return { ok: true, proof: { header, payload: payload.object, holderKey } };
       } catch (error) {
         return { ok: false, reason: error instanceof Refusal ? error.message : 'The proof could not be verified' };
       }

@@ -1,22 +1,17 @@
 import type { KeyManager } from '@vellum/core';
-import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, makeTenant } from '@vellum/testing';
 import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { memoryKeyManager } from '../test/key-manager.ts';
 import { createDigests } from './digests.ts';
-import { createKeyManager } from './key-manager.ts';
 import { loadPlatformTokenSigner } from './platform-token-signer.ts';
-import { createSealer } from './sealer.ts';
 import { createWalletTokens, WALLET_TOKEN_KEY_PURPOSE } from './wallet-tokens.ts';
 
 const ISSUER = 'https://acme.eu01.vellum.test';
 
 async function setup() {
-  const store = createMemoryStore();
   const clock = fakeClock('2026-05-01T12:00:00.000Z');
-  const sealer = createSealer(new Uint8Array(32).fill(3));
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
-  const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
+  const { store, sealer, keys, tenant } = await memoryKeyManager({ clock });
   const created: string[] = [];
   const counting: KeyManager = {
     ...keys,
@@ -27,8 +22,7 @@ async function setup() {
     },
   };
   const server = () => createWalletTokens({ signingKeys: store.tenantSigningKeys, keys: counting, clock });
-  const [tenant, other] = [makeTenant(), makeTenant()];
-  await store.tenants.insert(tenant);
+  const other = makeTenant();
   await store.tenants.insert(other);
   return { store, clock, keys, sealer, created, server, tokens: server(), tenant, other };
 }

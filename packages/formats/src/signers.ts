@@ -1,13 +1,4 @@
-import type {
-  KeyManager,
-  LinkedDataSigner,
-  MdocEngine,
-  CwtSigner,
-  SdJwtSigner,
-  StatusListTokenSigner,
-  TokenStatusListSigner,
-  RevocationListSigner,
-} from '@vellum/core';
+import type { KeyManager, VellumDeps } from '@vellum/core';
 import { createCwtSigner } from './cwt/signer.ts';
 import { createRevocationListSigner } from './linked-data/revocation-list.ts';
 import { createLinkedDataSigner } from './linked-data/signer.ts';
@@ -16,16 +7,11 @@ import { createSdJwtSigner } from './sd-jwt/signer.ts';
 import { createStatusListTokenSigner } from './status-list/status-list-token.ts';
 import { createTokenStatusListSigner } from './status-list/token-status-list.ts';
 
-/** Every signing engine `createVellum` takes, over one KeyManager: what a host passes in one spread. */
-export interface FormatSigners {
-  linkedDataSigner: LinkedDataSigner;
-  mdocEngine: MdocEngine;
-  cwtSigner: CwtSigner;
-  sdJwtSigner: SdJwtSigner;
-  statusListTokens: StatusListTokenSigner;
-  tokenStatusLists: TokenStatusListSigner;
-  revocationLists: RevocationListSigner;
-}
+/** Every signing engine `createVellum` takes (VellumDeps), over one KeyManager: what a host passes in one spread. */
+export type FormatSigners = Pick<
+  VellumDeps,
+  'linkedDataSigner' | 'mdocEngine' | 'cwtSigner' | 'sdJwtSigner' | 'statusListTokens' | 'tokenStatusLists' | 'revocationLists'
+>;
 
 /** The credential and status list signers of every format, each signing inside `keys`. */
 export function createFormatSigners(options: { keys: KeyManager }): FormatSigners {

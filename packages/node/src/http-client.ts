@@ -170,21 +170,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
   return {
     send({ method, url, headers, body, timeoutMs }): Promise<OutboundResult> {
       return new Promise((settle) => {
-        let done = false;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const finish = (result: OutboundResult) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          settle(result);
-        };
+        const { finish, deadline } = settleOnce<OutboundResult>(settle);
         const target = vet(url, 'receiver');
         if (typeof target === 'string') return finish({ error: target });
         const req = request(target, { method, headers: { ...headers, 'content-length': String(body.byteLength) }, agent, lookup: guardedLookup });
-        timer = setTimeout(() => {
-          finish({ error: `The receiver did not answer within ${timeoutMs} ms` });
-          req.destroy();
-        }, timeoutMs);
+        deadline(timeoutMs, { error: `The receiver did not answer within ${timeoutMs} ms` }, () => req.destroy());
         req.on('response', (res) => {
           const status = res.statusCode ?? 0;
           // The body is read and dropped, so the connection can be reused.
@@ -199,14 +189,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
 
     fetch({ method, url, headers, body, timeoutMs, maxBytes = DEFAULT_MAX_RESPONSE_BYTES }): Promise<OutboundResponse> {
       return new Promise((settle) => {
-        let done = false;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const finish = (result: OutboundResponse) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          settle(result);
-        };
+        const settled = settleOnce<OutboundResponse>(settle);
+        const { finish } = settled;
         if (method !== 'GET' && method !== 'POST') return finish({ error: 'The request method must be GET or POST' });
         const target = vet(url, 'server');
         if (typeof target === 'string') return finish({ error: target });
@@ -214,10 +198,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
         if (body !== undefined) sent['content-length'] = String(body.byteLength);
         let req: ReturnType<typeof request> | undefined;
         // One deadline for everything: connecting, sending, the status line and the whole body (a retry included).
-        timer = setTimeout(() => {
-          finish({ error: `The server did not answer within ${timeoutMs} ms` });
-          req?.destroy();
-        }, timeoutMs);
+        settled.deadline(timeoutMs, { error: `The server did not answer within ${timeoutMs} ms` }, () => req?.destroy());
         const tooLarge = () => {
           finish({ error: `The answer is larger than ${maxBytes} bytes` });
           req?.destroy();
@@ -256,7 +237,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
             // A kept-alive connection the server closed as the request went out (its idle timeout,
             // which Node's agent does not know) fails before any answer: the request is sent again,
             // once, on a new connection, as Node's documentation advises.
-            if (mayRetry && !answered && !done && current.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return attempt(false);
+            if (mayRetry && !answered && !settled.done && current.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
+              return attempt(false);
             finish({ error: describe(error, 'server') });
           });
           current.end(body);
@@ -269,6 +251,30 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient & 
       agent.destroy();
     },
   };
+}
+
+/**
+ * Settles a request's promise once: the first `finish` wins and stops the deadline, later ones are
+ * ignored. When the deadline set by `deadline` passes first, it settles with `late`, then `abort` runs.
+ */
+function settleOnce<T>(settle: (result: T) => void) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const state = {
+    done: false,
+    finish(result: T) {
+      if (state.done) return;
+      state.done = true;
+      clearTimeout(timer);
+      settle(result);
+    },
+    deadline(ms: number, late: T, abort: () => void) {
+      timer = setTimeout(() => {
+        state.finish(late);
+        abort();
+      }, ms);
+    },
+  };
+  return state;
 }
 
 /** Header names as Node gives them (lower-case); a header sent more than once is joined with commas. */

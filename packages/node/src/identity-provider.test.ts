@@ -86,6 +86,17 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     return { request, authorizationUrl: new URL(built.url), back, code: back.searchParams.get('code') ?? '' };
   }
 
+  /** Exchanges `code` as the core does after the sign-in that sent `request`; `over` changes what is sent. */
+  function exchange(
+    idp: ReturnType<typeof createIdentityProvider>,
+    provider: ProviderSettings,
+    code: string,
+    request: { codeVerifier: string; nonce: string },
+    over: { codeVerifier?: string; nonce?: string } = {},
+  ) {
+    return idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce, ...over });
+  }
+
   it('builds the authentication request from discovery: code, openid scope, PKCE S256, state, nonce and the tenant’s parameters', async () => {
     const idp = createIdentityProvider({ http });
     // The tenant's static parameters cannot replace one the flow depends on.
@@ -117,7 +128,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     expect(back.searchParams.get('state')).toBe(request.state);
     expect(code).not.toBe('');
 
-    const result = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
+    const result = await exchange(idp, provider, code, request);
     if (!result.ok) throw new Error(result.reason);
     expect(result.subject).toBe('alice');
     expect(result.claims).toMatchObject({ sub: 'alice', iss: basic.issuer, aud: 'vellum', nonce: request.nonce, ...ACCOUNTS.alice });
@@ -125,7 +136,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     expect(typeof result.claims.exp).toBe('number');
 
     // A code works once.
-    const again = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
+    const again = await exchange(idp, provider, code, request);
     expect(again).toEqual({ ok: false, reason: 'the provider refused the code (invalid_grant)' });
   });
 
@@ -139,7 +150,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
       const provider = settings(at, { tokenEndpointAuthMethod: method });
       const { request, code } = await signIn(idp, provider, at);
       const before = at.tokenRequests.length;
-      const result = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
+      const result = await exchange(idp, provider, code, request);
       expect(result).toMatchObject({ ok: true, subject: 'alice' });
       expect(at.tokenRequests.slice(before)).toEqual([{ clientId: 'vellum', authentication: method }]);
     }
@@ -149,7 +160,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const idp = createIdentityProvider({ http });
     const { request, code } = await signIn(idp, settings(basic), basic);
     const wrong = settings(basic, { clientSecret: 'not-the-secret-at-all-0123456789' });
-    const result = await idp.exchangeCode(wrong, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
+    const result = await exchange(idp, wrong, code, request);
     expect(result).toEqual({ ok: false, reason: expect.stringMatching(/invalid_client/) });
     expect(JSON.stringify(result)).not.toContain('not-the-secret');
   });
@@ -158,7 +169,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const idp = createIdentityProvider({ http });
     const provider = settings(basic);
     const { request, code } = await signIn(idp, provider, basic);
-    const result = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: 'another-nonce' });
+    const result = await exchange(idp, provider, code, request, { nonce: 'another-nonce' });
     expect(result).toEqual({ ok: false, reason: 'the ID token nonce does not match' });
   });
 
@@ -166,7 +177,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const idp = createIdentityProvider({ http });
     const provider = settings(basic);
     const { request, code } = await signIn(idp, provider, basic);
-    const result = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: random(), nonce: request.nonce });
+    const result = await exchange(idp, provider, code, request, { codeVerifier: random() });
     expect(result).toEqual({ ok: false, reason: 'the provider refused the code (invalid_grant)' });
   });
 
@@ -179,12 +190,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe(request.state);
     expect(back.searchParams.has('code')).toBe(false);
-    const result = await idp.exchangeCode(provider, {
-      code: 'made-up-code',
-      redirectUri: REDIRECT_URI,
-      codeVerifier: request.codeVerifier,
-      nonce: request.nonce,
-    });
+    const result = await exchange(idp, provider, 'made-up-code', request);
     expect(result).toEqual({ ok: false, reason: 'the provider refused the code (invalid_grant)' });
   });
 
@@ -193,19 +199,15 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const provider = settings(basic);
     // The provider's keys are already known from an earlier sign-in; the forged token names the same kid.
     const good = await signIn(idp, provider, basic);
-    expect(
-      await idp.exchangeCode(provider, { code: good.code, redirectUri: REDIRECT_URI, codeVerifier: good.request.codeVerifier, nonce: good.request.nonce }),
-    ).toMatchObject({ ok: true });
+    expect(await exchange(idp, provider, good.code, good.request)).toMatchObject({ ok: true });
     const { request, code } = await signIn(idp, provider, basic, { badIdToken: true });
     expect(code).not.toBe('');
-    const result = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
+    const result = await exchange(idp, provider, code, request);
     expect(result).toEqual({ ok: false, reason: 'the ID token signature does not verify' });
     // A fresh client that fetches the keys first refuses it too.
     const fresh = createIdentityProvider({ http });
     const again = await signIn(fresh, provider, basic, { badIdToken: true });
-    expect(
-      await fresh.exchangeCode(provider, { code: again.code, redirectUri: REDIRECT_URI, codeVerifier: again.request.codeVerifier, nonce: again.request.nonce }),
-    ).toEqual({
+    expect(await exchange(fresh, provider, again.code, again.request)).toEqual({
       ok: false,
       reason: 'the ID token signature does not verify',
     });
@@ -215,41 +217,21 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const idp = createIdentityProvider({ http });
     const provider = settings(basic);
     const { request, code } = await signIn(idp, provider, basic, { account: 'bob-2' });
-    const result = await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce });
+    const result = await exchange(idp, provider, code, request);
     if (!result.ok) throw new Error(result.reason);
     expect(result.subject).toBe('bob-2');
     expect(result.claims.email).toBeUndefined();
   });
 
-  it('checks exp and iat against the given clock (§3.1.3.7 steps 9 and 10)', async () => {
+  it.each([
     // Two hours ahead: the provider's one-hour ID token has expired.
-    const late = createIdentityProvider({ http, clock: fakeClock(new Date(Date.now() + 2 * 3600_000)) });
-    const first = await signIn(late, settings(basic), basic);
-    expect(
-      await late.exchangeCode(settings(basic), {
-        code: first.code,
-        redirectUri: REDIRECT_URI,
-        codeVerifier: first.request.codeVerifier,
-        nonce: first.request.nonce,
-      }),
-    ).toEqual({
-      ok: false,
-      reason: 'the ID token has expired',
-    });
+    ['two hours ahead', 2 * 3600_000, 'the ID token has expired'],
     // Ten minutes behind: the token was issued in our future.
-    const early = createIdentityProvider({ http, clock: fakeClock(new Date(Date.now() - 10 * 60_000)) });
-    const second = await signIn(early, settings(basic), basic);
-    expect(
-      await early.exchangeCode(settings(basic), {
-        code: second.code,
-        redirectUri: REDIRECT_URI,
-        codeVerifier: second.request.codeVerifier,
-        nonce: second.request.nonce,
-      }),
-    ).toEqual({
-      ok: false,
-      reason: 'the ID token has no valid issue time',
-    });
+    ['ten minutes behind', -10 * 60_000, 'the ID token has no valid issue time'],
+  ])('checks exp and iat against the given clock (§3.1.3.7 steps 9 and 10): %s', async (_name, offsetMs, reason) => {
+    const idp = createIdentityProvider({ http, clock: fakeClock(new Date(Date.now() + offsetMs)) });
+    const { request, code } = await signIn(idp, settings(basic), basic);
+    expect(await exchange(idp, settings(basic), code, request)).toEqual({ ok: false, reason });
   });
 
   it('discovery of a URL that is not a provider, or of one that names another issuer, fails with a reason', async () => {
@@ -312,7 +294,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const provider = settings(basic);
     for (let i = 0; i < 2; i += 1) {
       const { request, code } = await signIn(idp, provider, basic);
-      expect(await idp.exchangeCode(provider, { code, redirectUri: REDIRECT_URI, codeVerifier: request.codeVerifier, nonce: request.nonce })).toMatchObject({
+      expect(await exchange(idp, provider, code, request)).toMatchObject({
         ok: true,
       });
     }

@@ -209,15 +209,31 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
     return config;
   }
 
+  /**
+   * Runs `step` with the provider's metadata: a failure to discover it is told as one, and so is any
+   * other failure of `step` as the step it is (`failing`).
+   */
+  async function withDiscovered<T>(
+    provider: ProviderSettings,
+    failing: 'discovery' | 'exchange',
+    step: (discovered: Discovered) => Promise<T>,
+  ): Promise<T | { ok: false; reason: string }> {
+    let discovered: Discovered;
+    try {
+      discovered = await discover(provider);
+    } catch (error) {
+      return { ok: false, reason: describeFailure(error, 'discovery') };
+    }
+    try {
+      return await step(discovered);
+    } catch (error) {
+      return { ok: false, reason: describeFailure(error, failing) };
+    }
+  }
+
   return {
-    async authorizationUrl(provider, request) {
-      let discovered: Discovered;
-      try {
-        discovered = await discover(provider);
-      } catch (error) {
-        return { ok: false, reason: describeFailure(error, 'discovery') };
-      }
-      try {
+    authorizationUrl(provider, request) {
+      return withDiscovered(provider, 'discovery', async (discovered) => {
         const config = configure(provider, discovered);
         // The tenant's parameters first, so none of them can replace a parameter the flow depends on.
         const parameters = new URLSearchParams({ ...provider.staticRequestParameters, ...request.extraParameters });
@@ -234,19 +250,11 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
         for (const [name, value] of Object.entries(own)) parameters.set(name, value);
         for (const name of ['request', 'request_uri', 'response_mode']) parameters.delete(name);
         return { ok: true, url: oidc.buildAuthorizationUrl(config, parameters).href };
-      } catch (error) {
-        return { ok: false, reason: describeFailure(error, 'discovery') };
-      }
+      });
     },
 
-    async exchangeCode(provider, exchange) {
-      let discovered: Discovered;
-      try {
-        discovered = await discover(provider);
-      } catch (error) {
-        return { ok: false, reason: describeFailure(error, 'discovery') };
-      }
-      try {
+    exchangeCode(provider, exchange) {
+      return withDiscovered(provider, 'exchange', async (discovered) => {
         const config = configure(provider, discovered, exchange.redirectUri);
         // Without this openid-client trusts an ID token from the token endpoint on TLS alone;
         // the port asks for its signature to be checked against the provider's JWKS.
@@ -273,9 +281,7 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
         if (typeof claims.iat !== 'number' || claims.iat > now() / 1000 + CLOCK_TOLERANCE_SECONDS) return { ok: false, reason: ID_TOKEN_CLAIMS.iat as string };
         if (typeof claims.sub !== 'string' || claims.sub === '') return { ok: false, reason: ID_TOKEN_CLAIMS.sub as string };
         return { ok: true, subject: claims.sub, claims: { ...claims } };
-      } catch (error) {
-        return { ok: false, reason: describeFailure(error, 'exchange') };
-      }
+      });
     },
   };
 }

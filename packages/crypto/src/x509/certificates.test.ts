@@ -2,8 +2,7 @@
 import 'reflect-metadata';
 import { createHash, createPublicKey, X509Certificate as NodeX509Certificate, verify as nodeVerify } from 'node:crypto';
 import type { PublicJwk } from '@vellum/core';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { children, fakeClock, makeTenant, type Tlv, tlv } from '@vellum/testing';
+import { children, type Tlv, tlv } from '@vellum/testing';
 import {
   AuthorityKeyIdentifierExtension,
   BasicConstraintsExtension,
@@ -18,10 +17,8 @@ import {
   X509Crl,
 } from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
-import { createKeyManager } from '../key-manager.ts';
-import { createSealer } from '../sealer.ts';
+import { managedKeys, managedPki } from '../../test/x509.ts';
 import { createCrl, createCsr, createDocumentSignerCertificate, createIacaCertificate, type CreateIacaCertificateInput } from './certificates.ts';
-import { managedSigningKey } from './signing.ts';
 
 // ----- reading DER (tlv, children: @vellum/testing), so extensions and signatures are checked by code that is not @peculiar's -----
 
@@ -78,54 +75,35 @@ const OID = {
 
 // ----- fixtures -----
 
-async function setup() {
-  const store = createMemoryStore();
-  const keys = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(3)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: fakeClock(),
-  });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
-  const newKey = async () => managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
-  return { keys, tenant, newKey };
-}
-
 const notBefore = new Date('2026-01-01T00:00:00.000Z');
 const notAfter = new Date('2036-01-01T00:00:00.000Z');
 
-function iacaInput(key: CreateIacaCertificateInput['key'], over: Partial<CreateIacaCertificateInput> = {}): CreateIacaCertificateInput {
-  return {
-    key,
-    commonName: 'Vellum Test IACA',
-    country: 'US',
-    stateOrProvinceName: 'US-CA',
-    notBefore,
-    notAfter,
-    issuerAlternativeName: 'https://issuer.example.com',
-    crlDistributionPointUri: 'https://issuer.example.com/v2/credentials/mobile/iacas/1/crl',
-    ...over,
-  };
-}
+const IACA = {
+  commonName: 'Vellum Test IACA',
+  country: 'US',
+  stateOrProvinceName: 'US-CA',
+  notBefore,
+  notAfter,
+  issuerAlternativeName: 'https://issuer.example.com',
+  crlDistributionPointUri: 'https://issuer.example.com/v2/credentials/mobile/iacas/1/crl',
+};
 
-async function managedPki() {
-  const { newKey } = await setup();
-  const iacaKey = await newKey();
-  const iaca = await createIacaCertificate(iacaInput(iacaKey));
-  const signerKey = await newKey();
-  const ds = await createDocumentSignerCertificate({
-    iaca: { certificateDer: iaca.der, key: iacaKey },
-    subjectPublicJwk: signerKey.publicJwk,
-    commonName: 'Vellum Test Document Signer',
-    country: 'US',
-    notBefore: new Date('2026-02-01T00:00:00.000Z'),
-    notAfter: new Date('2027-02-01T00:00:00.000Z'),
-    crlDistributionPointUri: 'https://issuer.example.com/v2/credentials/mobile/iacas/1/crl',
-    issuerAlternativeName: 'https://issuer.example.com',
-  });
-  return { newKey, iacaKey, iaca, signerKey, ds };
-}
+const DOCUMENT_SIGNER = {
+  commonName: 'Vellum Test Document Signer',
+  country: 'US',
+  notBefore: new Date('2026-02-01T00:00:00.000Z'),
+  notAfter: new Date('2027-02-01T00:00:00.000Z'),
+  crlDistributionPointUri: 'https://issuer.example.com/v2/credentials/mobile/iacas/1/crl',
+  issuerAlternativeName: 'https://issuer.example.com',
+};
+
+const iacaInput = (key: CreateIacaCertificateInput['key'], over: Partial<CreateIacaCertificateInput> = {}): CreateIacaCertificateInput => ({
+  key,
+  ...IACA,
+  ...over,
+});
+
+const pki = () => managedPki(IACA, DOCUMENT_SIGNER);
 
 const jwkOf = (der: Uint8Array) =>
   createPublicKey({ key: Buffer.from(new NodeX509Certificate(der).publicKey.export({ format: 'der', type: 'spki' })), format: 'der', type: 'spki' }).export({
@@ -140,7 +118,7 @@ const printableCountry = (c: string) => Buffer.concat([Buffer.from('060355040613
 
 describe('IACA certificate (ISO/IEC 18013-5 Annex B, Tables B.1 and B.2)', () => {
   it('is self-signed with ecdsa-with-SHA256 over the held P-256 key, and node:crypto accepts it as its own issuer', async () => {
-    const { newKey } = await setup();
+    const newKey = await managedKeys();
     const key = await newKey();
     const { der, pem } = await createIacaCertificate(iacaInput(key));
     const node = new NodeX509Certificate(der);
@@ -159,7 +137,7 @@ describe('IACA certificate (ISO/IEC 18013-5 Annex B, Tables B.1 and B.2)', () =>
   });
 
   it('carries exactly the Annex B extensions with the right criticality', async () => {
-    const { newKey } = await setup();
+    const newKey = await managedKeys();
     const key = await newKey();
     const { der } = await createIacaCertificate(iacaInput(key));
     const raw = extensionsOf(der);
@@ -186,7 +164,7 @@ describe('IACA certificate (ISO/IEC 18013-5 Annex B, Tables B.1 and B.2)', () =>
   });
 
   it('uses a positive random serial number of 16 octets (at least 63 random bits, at most 20 octets)', async () => {
-    const { newKey } = await setup();
+    const newKey = await managedKeys();
     const key = await newKey();
     const serials = await Promise.all([1, 2, 3].map(async () => new NodeX509Certificate((await createIacaCertificate(iacaInput(key))).der).serialNumber));
     for (const serial of serials) expect(serial).toMatch(/^[4-7][0-9A-F]{31}$/);
@@ -196,7 +174,7 @@ describe('IACA certificate (ISO/IEC 18013-5 Annex B, Tables B.1 and B.2)', () =>
   });
 
   it('keeps the requested validity (to the second) and writes an e-mail alternative name as rfc822Name', async () => {
-    const { newKey } = await setup();
+    const newKey = await managedKeys();
     const { der } = await createIacaCertificate(
       iacaInput(await newKey(), {
         notBefore: new Date('2026-01-01T00:00:00.750Z'),
@@ -221,13 +199,13 @@ describe('IACA certificate (ISO/IEC 18013-5 Annex B, Tables B.1 and B.2)', () =>
     ['a serial number of 21 octets', { serialNumber: '01'.repeat(21) }, 'serialNumber'],
     ['a zero serial number', { serialNumber: '00' }, 'serialNumber'],
   ])('refuses %s with a 400 naming the field', async (_name, over, param) => {
-    const { newKey } = await setup();
+    const newKey = await managedKeys();
     const error = await createIacaCertificate(iacaInput(await newKey(), over)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'BadRequest', details: [{ param }] });
   });
 
   it('refuses to return a certificate when the held key that signs is not the key it certifies', async () => {
-    const { newKey } = await setup();
+    const newKey = await managedKeys();
     const [key, other] = [await newKey(), await newKey()];
     const error = await createIacaCertificate(iacaInput({ publicJwk: key.publicJwk, sign: other.sign })).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'InternalServerError' });
@@ -236,7 +214,7 @@ describe('IACA certificate (ISO/IEC 18013-5 Annex B, Tables B.1 and B.2)', () =>
 
 describe('Document signer certificate (ISO/IEC 18013-5 Annex B, Tables B.3 and B.4)', () => {
   it('chains to its IACA for node:crypto (names, key identifiers, signature) and for @peculiar/x509', async () => {
-    const { iaca, ds, signerKey } = await managedPki();
+    const { iaca, ds, signerKey } = await pki();
     const [root, leaf] = [new NodeX509Certificate(iaca.der), new NodeX509Certificate(ds.der)];
     expect(leaf.issuer).toBe(root.subject);
     expect(leaf.checkIssued(root)).toBe(true);
@@ -256,7 +234,7 @@ describe('Document signer certificate (ISO/IEC 18013-5 Annex B, Tables B.3 and B
   });
 
   it('carries exactly the Annex B extensions with the right criticality, AKI = the IACA’s SKI', async () => {
-    const { iaca, ds, signerKey, iacaKey } = await managedPki();
+    const { iaca, ds, signerKey, iacaKey } = await pki();
     const raw = extensionsOf(ds.der);
     expect(new Map([...raw].map(([id, { critical }]) => [id, critical]))).toEqual(
       new Map([
@@ -286,16 +264,11 @@ describe('Document signer certificate (ISO/IEC 18013-5 Annex B, Tables B.3 and B
     ['of another country than its IACA', { country: 'NZ' }, 'country'],
     ['of another state than its IACA', { stateOrProvinceName: 'US-NY' }, 'stateOrProvinceName'],
   ])('refuses a document signer %s', async (_name, over, param) => {
-    const { newKey, iacaKey, iaca } = await managedPki();
+    const { newKey, iacaKey, iaca } = await pki();
     const error = await createDocumentSignerCertificate({
+      ...DOCUMENT_SIGNER,
       iaca: { certificateDer: iaca.der, key: iacaKey },
       subjectPublicJwk: (await newKey()).publicJwk,
-      commonName: 'DS',
-      country: 'US',
-      notBefore: new Date('2026-02-01T00:00:00Z'),
-      notAfter: new Date('2027-02-01T00:00:00Z'),
-      crlDistributionPointUri: 'https://issuer.example.com/crl',
-      issuerAlternativeName: 'https://issuer.example.com',
       ...over,
     }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'BadRequest', details: [{ param }] });
@@ -304,7 +277,7 @@ describe('Document signer certificate (ISO/IEC 18013-5 Annex B, Tables B.3 and B
 
 describe('Document signer CSR (PKCS#10, RFC 2986) for IACAs Vellum does not hold', () => {
   it('names the subject, carries the held public key and is signed by it (checked by @peculiar/x509 and node:crypto)', async () => {
-    const { newKey } = await setup();
+    const newKey = await managedKeys();
     const key = await newKey();
     const { der, pem } = await createCsr({ key, commonName: 'Vellum DS', country: 'NZ', stateOrProvinceName: 'Wellington' });
     expect(pem).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----\n/);
@@ -321,7 +294,7 @@ describe('Document signer CSR (PKCS#10, RFC 2986) for IACAs Vellum does not hold
 
 describe('IACA CRL (RFC 5280 §5, ISO/IEC 18013-5 Annex B)', () => {
   it('lists revoked serial numbers with their dates, carries AKI and CRLNumber, and verifies under the IACA key', async () => {
-    const { iaca, iacaKey, ds } = await managedPki();
+    const { iaca, iacaKey, ds } = await pki();
     const serial = new NodeX509Certificate(ds.der).serialNumber.toLowerCase();
     const der = await createCrl({
       iaca: { certificateDer: iaca.der, key: iacaKey },
@@ -347,7 +320,7 @@ describe('IACA CRL (RFC 5280 §5, ISO/IEC 18013-5 Annex B)', () => {
   });
 
   it('issues an empty CRL when nothing is revoked, and refuses nextUpdate before thisUpdate', async () => {
-    const { iaca, iacaKey } = await managedPki();
+    const { iaca, iacaKey } = await pki();
     const der = await createCrl({
       iaca: { certificateDer: iaca.der, key: iacaKey },
       revoked: [],

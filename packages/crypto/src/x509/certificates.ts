@@ -204,6 +204,25 @@ function checkSignedBy(der: Uint8Array, publicKey: Uint8Array | ArrayBuffer) {
     throw new DomainError('InternalServerError', 'The certificate signature does not verify: the signing key is not the issuer’s key');
 }
 
+/**
+ * Signs the certificate with `sign` (ES256, through the held stand-in key of signing.ts), with its
+ * times cut to whole seconds, and returns it once it verifies against `issuerKey` (SPKI DER).
+ */
+async function signCertificate(
+  fields: { serialNumber: string; subject: Name; issuer: Name; notBefore: Date; notAfter: Date; publicKey: Uint8Array; extensions: Extension[] },
+  sign: Es256Sign,
+  issuerKey: Uint8Array | ArrayBuffer,
+): Promise<EncodedCertificate> {
+  const privateKey = heldPrivateKey();
+  const certificate = await X509CertificateGenerator.create(
+    { ...fields, notBefore: seconds(fields.notBefore), notAfter: seconds(fields.notAfter), signingKey: privateKey, signingAlgorithm: ES256_ALGORITHM },
+    signingCrypto(sign, privateKey),
+  );
+  const result = encoded(certificate);
+  checkSignedBy(result.der, issuerKey);
+  return result;
+}
+
 // ----- the generators -----
 
 /**
@@ -222,17 +241,14 @@ export async function createIacaCertificate(input: CreateIacaCertificateInput): 
   failOn(problems);
 
   const name = subjectName(input.country, input.stateOrProvinceName, input.commonName);
-  const privateKey = heldPrivateKey();
-  const certificate = await X509CertificateGenerator.create(
+  return signCertificate(
     {
       serialNumber: serial,
       subject: name,
       issuer: name,
-      notBefore: seconds(input.notBefore),
-      notAfter: seconds(input.notAfter),
+      notBefore: input.notBefore,
+      notAfter: input.notAfter,
       publicKey: spki,
-      signingKey: privateKey,
-      signingAlgorithm: ES256_ALGORITHM,
       extensions: [
         new SubjectKeyIdentifierExtension(keyIdentifier(input.key.publicJwk), false),
         new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
@@ -241,11 +257,9 @@ export async function createIacaCertificate(input: CreateIacaCertificateInput): 
         new CRLDistributionPointsExtension([input.crlDistributionPointUri], false),
       ],
     },
-    signingCrypto(input.key.sign, privateKey),
+    input.key.sign,
+    spki,
   );
-  const result = encoded(certificate);
-  checkSignedBy(result.der, spki);
-  return result;
 }
 
 /**
@@ -283,18 +297,15 @@ export async function createDocumentSignerCertificate(input: CreateDocumentSigne
   const spki = p256Spki(input.subjectPublicJwk, 'subjectPublicJwk');
   failOn(problems);
 
-  const privateKey = heldPrivateKey();
-  const certificate = await X509CertificateGenerator.create(
+  return signCertificate(
     {
       serialNumber: serial,
       // The issuer is the IACA's subject exactly as encoded there, so that name chaining matches byte for byte.
       issuer: iaca.subjectName,
       subject: subjectName(input.country, stateOrProvinceName, input.commonName),
-      notBefore: seconds(input.notBefore),
-      notAfter: seconds(input.notAfter),
+      notBefore: input.notBefore,
+      notAfter: input.notAfter,
       publicKey: spki,
-      signingKey: privateKey,
-      signingAlgorithm: ES256_ALGORITHM,
       extensions: [
         new AuthorityKeyIdentifierExtension(iacaKeyIdentifier(iaca), false),
         new SubjectKeyIdentifierExtension(keyIdentifier(input.subjectPublicJwk), false),
@@ -304,11 +315,9 @@ export async function createDocumentSignerCertificate(input: CreateDocumentSigne
         new CRLDistributionPointsExtension([input.crlDistributionPointUri], false),
       ],
     },
-    signingCrypto(input.iaca.key.sign, privateKey),
+    input.iaca.key.sign,
+    iaca.publicKey.rawData,
   );
-  const result = encoded(certificate);
-  checkSignedBy(result.der, iaca.publicKey.rawData);
-  return result;
 }
 
 /**

@@ -1,44 +1,24 @@
 // Before @peculiar/x509, as in the modules under test.
 import 'reflect-metadata';
 import { X509Certificate as NodeX509Certificate, webcrypto } from 'node:crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
 import { X509CertificateGenerator } from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
-import { createKeyManager } from '../key-manager.ts';
-import { createSealer } from '../sealer.ts';
-import { createCsr, createDocumentSignerCertificate, createIacaCertificate } from './certificates.ts';
+import { managedPki } from '../../test/x509.ts';
+import { createCsr, createIacaCertificate } from './certificates.ts';
 import { parseCertificate, verifyIssuedBy } from './parse.ts';
-import { managedSigningKey } from './signing.ts';
+
+const IACA = {
+  commonName: 'Parse IACA',
+  country: 'NZ',
+  stateOrProvinceName: 'Wellington',
+  notBefore: new Date('2026-01-01T00:00:00Z'),
+  notAfter: new Date('2031-01-01T00:00:00Z'),
+  issuerAlternativeName: 'https://issuer.example.nz',
+  crlDistributionPointUri: 'https://issuer.example.nz/crl',
+};
 
 async function pki() {
-  const store = createMemoryStore();
-  const keys = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(5)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: fakeClock(),
-  });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
-  const newKey = async () => managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
-  const makeIaca = async (key: Awaited<ReturnType<typeof newKey>>) =>
-    createIacaCertificate({
-      key,
-      commonName: 'Parse IACA',
-      country: 'NZ',
-      stateOrProvinceName: 'Wellington',
-      notBefore: new Date('2026-01-01T00:00:00Z'),
-      notAfter: new Date('2031-01-01T00:00:00Z'),
-      issuerAlternativeName: 'https://issuer.example.nz',
-      crlDistributionPointUri: 'https://issuer.example.nz/crl',
-    });
-  const iacaKey = await newKey();
-  const iaca = await makeIaca(iacaKey);
-  const dsKey = await newKey();
-  const ds = await createDocumentSignerCertificate({
-    iaca: { certificateDer: iaca.der, key: iacaKey },
-    subjectPublicJwk: dsKey.publicJwk,
+  const made = await managedPki(IACA, {
     commonName: 'Parse DS',
     country: 'NZ',
     notBefore: new Date('2026-01-01T00:00:00Z'),
@@ -47,8 +27,8 @@ async function pki() {
     issuerAlternativeName: 'https://issuer.example.nz',
   });
   // The same name under another key: what an impostor IACA would look like.
-  const impostor = await makeIaca(await newKey());
-  return { iaca, iacaKey, ds, dsKey, impostor, newKey };
+  const impostor = await createIacaCertificate({ ...IACA, key: await made.newKey() });
+  return { ...made, impostor };
 }
 
 describe('parseCertificate (docs/decisions.md "mDoc PKI" certificateData)', () => {
@@ -75,13 +55,13 @@ describe('parseCertificate (docs/decisions.md "mDoc PKI" certificateData)', () =
   });
 
   it('reads a document signer as no CA', async () => {
-    const { ds, dsKey } = await pki();
+    const { ds, signerKey } = await pki();
     expect(parseCertificate(ds.pem)).toMatchObject({
       commonName: 'Parse DS',
       country: 'NZ',
       stateOrProvinceName: 'Wellington',
       isCa: false,
-      subjectPublicJwk: { x: dsKey.publicJwk.x },
+      subjectPublicJwk: { x: signerKey.publicJwk.x },
     });
   });
 

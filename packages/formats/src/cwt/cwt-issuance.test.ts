@@ -1,9 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { createCwtFormat, type CwtConfiguration, type DidKey, didKeyOf, parseDidKey, type PublicJwk } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { addDidKey, fakeClock, makeTenant } from '@vellum/testing';
+import { addDidKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { ed25519Holder, memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
 import { loadCoseTs } from './independent-cose.ts';
 import { createCwtSigner } from './signer.ts';
 
@@ -18,11 +16,7 @@ const EXPIRES = Date.parse('2027-05-01T12:00:00Z') / 1000;
 type Format = 'cwt' | 'cwt_vc';
 
 async function setup(format: Format) {
-  const store = createMemoryStore();
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids, clock: fakeClock() });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+  const { store, keys, tenant } = await memoryKeyManager();
   // A did:key on a KeyManager P-256 key, stored as the DID service stores one.
   const record = await addDidKey(store, keys, tenant.id, 'P-256', NOW.toISOString());
   const { did } = record;
@@ -50,16 +44,6 @@ async function setup(format: Format) {
   const issue = (holderKey: PublicJwk) =>
     handler.issue({ tenant, configuration, subject, holderKey, credentialIssuer: 'https://acme.eu01.vellum.test', now: NOW, form: 'current' });
   return { issue, did, didDocumentKeyId, signingKey: key.publicJwk };
-}
-
-function p256Holder(): PublicJwk {
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
-}
-
-function ed25519Holder(): PublicJwk {
-  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
-  return { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string };
 }
 
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');

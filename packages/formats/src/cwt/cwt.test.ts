@@ -1,9 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { type CwtClaims, type CwtSignInput, DomainError, type PublicJwk } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { ed25519Holder, memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
 import { loadCoseTs } from './independent-cose.ts';
 import { createCwtSigner } from './signer.ts';
 
@@ -14,23 +11,9 @@ const cose = await loadCoseTs();
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 
 async function setup() {
-  const store = createMemoryStore();
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(9)), ids, clock: fakeClock() });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+  const { keys, tenant } = await memoryKeyManager();
   const key = await keys.create(tenant.id, 'P-256');
   return { keys, tenant, key, signer: createCwtSigner({ keys }) };
-}
-
-function p256Holder(): PublicJwk {
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  return { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
-}
-
-function ed25519Holder(): PublicJwk {
-  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
-  return { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string };
 }
 
 /** cose-ts's verifying key for a P-256 public JWK (uncompressed SEC 1 point). */

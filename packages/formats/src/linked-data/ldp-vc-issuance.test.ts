@@ -1,11 +1,9 @@
 // End to end for ldp_vc: the core's handler, the real Linked Data signer and the real KeyManager
 // over the memory store issue a credential that @digitalbazaar/vc verifies, in each suite and form.
-import { generateKeyPairSync } from 'node:crypto';
-import { createLdpVcFormat, type DidKey, didKeyOf, type LdpVcConfiguration, type PublicJwk } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { addDidKey, fakeClock, makeTenant } from '@vellum/testing';
+import { createLdpVcFormat, type DidKey, didKeyOf, type LdpVcConfiguration } from '@vellum/core';
+import { addDidKey, fakeClock } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
 import { didKeyByDigitalBazaar, verifyWithDigitalBazaar } from './independent-verifier.ts';
 import { createLinkedDataSigner } from './signer.ts';
 
@@ -13,18 +11,13 @@ const NOW = new Date('2026-05-01T12:00:00.400Z');
 const LATER = new Date('2026-06-01T00:00:00Z');
 
 async function setup() {
-  const store = createMemoryStore();
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(9)), ids, clock: fakeClock(NOW) });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+  const { store, ids, keys, tenant } = await memoryKeyManager({ clock: fakeClock(NOW) });
   // A did:key DID stored as the DID service stores one: the KeyManager key and its DID URL.
   const record = await addDidKey(store, keys, tenant.id, 'Ed25519', NOW.toISOString());
   const { did } = record;
   const key = { publicJwk: (record.keys[0] as DidKey).publicJwk };
   const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
-  const holder = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  const holderKey: PublicJwk = { kty: 'EC', crv: 'P-256', x: holder.x as string, y: holder.y as string };
+  const holderKey = p256Holder();
   const configuration = (proofType: LdpVcConfiguration['proofType']): LdpVcConfiguration => ({
     id: 'cfg',
     tenantId: tenant.id,

@@ -1,13 +1,10 @@
 import { createPublicKey, type JsonWebKey, verify } from 'node:crypto';
-import { base58btcDecode, didKeyOf, type LinkedDataProof, type LinkedDataProofType, type PublicJwk } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import { base58btcDecode, didKeyOf, type PublicJwk } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
+import { ed25519Issuer, ISSUED, tamperProof } from '../../test/linked-data.ts';
 import { canonizeJsonLd, linkedDataVerifyData } from './canonize.ts';
 import { bundledContext } from './contexts.ts';
-import { didKeyByDigitalBazaar, independentContext, verifyWithDigitalBazaar } from './independent-verifier.ts';
-import { createLinkedDataSigner } from './signer.ts';
+import { independentContext, verifyWithDigitalBazaar } from './independent-verifier.ts';
 
 const CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 const ED25519_2020_V1 = 'https://w3id.org/security/suites/ed25519-2020/v1';
@@ -15,24 +12,7 @@ const ED25519_2020_V1 = 'https://w3id.org/security/suites/ed25519-2020/v1';
 // context defines (the configuration's type, its claims, the legacy issuer and branding members)
 // expand to https://schema.org/ IRIs without fetching anything.
 const VOCAB = { '@vocab': 'https://schema.org/' };
-const ISSUED = '2026-05-01T12:00:00Z';
 const NOW = new Date('2026-06-01T00:00:00Z');
-
-async function setup() {
-  const store = createMemoryStore();
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(7)), ids, clock: fakeClock() });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
-  const key = await keys.create(tenant.id, 'Ed25519');
-  const holder = await keys.create(tenant.id, 'P-256');
-  // The signer's DID and key id as Digital Bazaar's key class derives them from the public key.
-  const { did, verificationMethod } = await didKeyByDigitalBazaar(key.publicJwk);
-  const signer = createLinkedDataSigner({ keys });
-  const sign = (type: LinkedDataProofType, document: Record<string, unknown>) =>
-    signer.sign({ tenantId: tenant.id, keyId: key.id, type, verificationMethod, proofPurpose: 'assertionMethod', created: ISSUED, document });
-  return { keys, tenant, key, did, holderDid: didKeyOf(holder.publicJwk), signer, sign };
-}
 
 type Shape = 'current' | 'legacy';
 
@@ -56,28 +36,11 @@ function credentialOf(shape: Shape, issuerDid: string, holderDid: string): Recor
   };
 }
 
-/** The same text with the character at `index` replaced by another one of `alphabet`. */
-function changeOneCharacter(text: string, index: number, alphabet: string): string {
-  const old = text[index] as string;
-  const replacement = alphabet[(alphabet.indexOf(old) + 1) % alphabet.length] as string;
-  return text.slice(0, index) + replacement + text.slice(index + 1);
-}
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** The proof with one character of its signature changed (in the middle, where every character carries signature bits). */
-function tamperProof(proof: LinkedDataProof): LinkedDataProof {
-  if (proof.proofValue !== undefined) return { ...proof, proofValue: changeOneCharacter(proof.proofValue, 40, BASE58) };
-  const jws = proof.jws as string;
-  return { ...proof, jws: changeOneCharacter(jws, jws.lastIndexOf('.') + 40, BASE64URL) };
-}
-
 describe('ldp_vc: W3C VC Data Model 1.1 credentials signed by KeyManager keys verify with @digitalbazaar/vc', () => {
   for (const type of ['Ed25519Signature2018', 'Ed25519Signature2020'] as const) {
     for (const shape of ['current', 'legacy'] as const) {
       it(`${type}, ${shape} shape (docs/formats/ldp-vc.md): verifies, and a one-byte change to a claim or to the proof fails`, async () => {
-        const { key, did, holderDid, sign } = await setup();
+        const { key, did, holderDid, sign } = await ed25519Issuer();
         const signed = await sign(type, credentialOf(shape, did, holderDid));
         expect(signed.proof).toMatchObject({
           type,
@@ -109,14 +72,14 @@ describe('ldp_vc: W3C VC Data Model 1.1 credentials signed by KeyManager keys ve
   }
 
   it('the verifier is not a pushover: a proof checked against another key fails', async () => {
-    const { keys, tenant, did, holderDid, sign } = await setup();
+    const { keys, tenant, did, holderDid, sign } = await ed25519Issuer();
     const signed = await sign('Ed25519Signature2020', credentialOf('current', did, holderDid));
     const other = await keys.create(tenant.id, 'Ed25519');
     expect((await verifyWithDigitalBazaar(signed, other.publicJwk, NOW)).verified).toBe(false);
   });
 
   it('an Ed25519Signature2020 proof also verifies against the Ed25519VerificationKey2018 that Vellum’s DID documents publish', async () => {
-    const { key, did, holderDid, sign } = await setup();
+    const { key, did, holderDid, sign } = await ed25519Issuer();
     const signed = await sign('Ed25519Signature2020', credentialOf('legacy', did, holderDid));
     expect(await verifyWithDigitalBazaar(signed, key.publicJwk, NOW, 'Ed25519VerificationKey2018')).toEqual({ verified: true });
   });
@@ -124,7 +87,7 @@ describe('ldp_vc: W3C VC Data Model 1.1 credentials signed by KeyManager keys ve
 
 describe('Ed25519Signature2020 (W3C CCG Ed25519 Signature 2020)', () => {
   it('writes proofValue as multibase base58btc of the raw Ed25519 signature of SHA-256(proof options) ‖ SHA-256(document), with no JWS', async () => {
-    const { key, did, holderDid, sign } = await setup();
+    const { key, did, holderDid, sign } = await ed25519Issuer();
     const signed = await sign('Ed25519Signature2020', credentialOf('current', did, holderDid));
     expect(Object.keys(signed.proof).sort()).toEqual(['created', 'proofPurpose', 'proofValue', 'type', 'verificationMethod']);
     const proofValue = signed.proof.proofValue as string;
@@ -136,7 +99,7 @@ describe('Ed25519Signature2020 (W3C CCG Ed25519 Signature 2020)', () => {
   });
 
   it('adds the suite context, which credentials v1 does not define, after the document’s own contexts, once; the 2018 suite adds none', async () => {
-    const { did, holderDid, sign } = await setup();
+    const { did, holderDid, sign } = await ed25519Issuer();
     const unsigned = credentialOf('current', did, holderDid);
     expect((await sign('Ed25519Signature2020', unsigned))['@context']).toEqual([CREDENTIALS_V1, VOCAB, ED25519_2020_V1]);
     expect((await sign('Ed25519Signature2018', unsigned))['@context']).toEqual([CREDENTIALS_V1, VOCAB]);
@@ -145,7 +108,7 @@ describe('Ed25519Signature2020 (W3C CCG Ed25519 Signature 2020)', () => {
   });
 
   it('needs an Ed25519 key', async () => {
-    const { keys, tenant, signer, did, holderDid } = await setup();
+    const { keys, tenant, signer, did, holderDid } = await ed25519Issuer();
     const p256 = await keys.create(tenant.id, 'P-256');
     const input = {
       tenantId: tenant.id,
@@ -208,6 +171,6 @@ describe('the bundled contexts', () => {
 // Guard against a test helper that would accept anything: Vellum's did:key of the key is the one
 // Digital Bazaar's key class derives.
 it('did:key derivation agrees with Digital Bazaar (W3C CCG did:key)', async () => {
-  const { key, did } = await setup();
+  const { key, did } = await ed25519Issuer();
   expect(didKeyOf(key.publicJwk as PublicJwk)).toBe(did);
 });

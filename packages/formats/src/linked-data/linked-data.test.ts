@@ -1,9 +1,8 @@
 import { createPublicKey, type JsonWebKey, verify } from 'node:crypto';
 import { type LinkedDataProof, parseDidKey, type PublicJwk } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { DIF_DOMAIN_LINKAGE_CREDENTIAL as dif, fakeClock, makeTenant } from '@vellum/testing';
+import { DIF_DOMAIN_LINKAGE_CREDENTIAL as dif } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { memoryKeyManager } from '../../test/fixtures.ts';
 import { canonizeJsonLd, linkedDataVerifyData } from './canonize.ts';
 import { BUNDLED_CONTEXT_URLS, bundledContext } from './contexts.ts';
 import { createLinkedDataSigner } from './signer.ts';
@@ -24,15 +23,7 @@ async function verifyProof(document: Record<string, unknown> & { proof: LinkedDa
 const ed25519JwkOfDidKey = (did: string): PublicJwk => ({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(parseDidKey(did)!.publicKey).toString('base64url') });
 
 async function setup() {
-  const store = createMemoryStore();
-  const keys = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(3)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: fakeClock(),
-  });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+  const { keys, tenant } = await memoryKeyManager();
   return { keys, tenant, signer: createLinkedDataSigner({ keys }) };
 }
 

@@ -1,22 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Bitstring } from '@digitalbazaar/bitstring';
-import { didKeyOf, packStatuses, type LinkedDataProof, type LinkedDataProofType } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import { type LinkedDataProof, packStatuses } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
+import { BASE64URL, changeOneCharacter, ed25519Issuer, ISSUED, tamperProof } from '../../test/linked-data.ts';
 import { canonizeJsonLd } from './canonize.ts';
 import { bundledContext } from './contexts.ts';
-import {
-  didKeyByDigitalBazaar,
-  independentContext,
-  revocationList2020Check,
-  type RevocationCheckVerdict,
-  verifyWithDigitalBazaar,
-} from './independent-verifier.ts';
+import { independentContext, revocationList2020Check, type RevocationCheckVerdict, verifyWithDigitalBazaar } from './independent-verifier.ts';
 import { createRevocationListSigner, MINIMUM_LIST_BITS, revocationBitstring } from './revocation-list.ts';
-import { createLinkedDataSigner } from './signer.ts';
 
 const CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 const RL_2020_V1 = 'https://w3id.org/vc-revocation-list-2020/v1';
@@ -26,19 +17,12 @@ const VOCAB = { '@vocab': 'https://schema.org/' };
 const LIST_URL = 'https://acme.example/v2/credentials/web-semantic/revocation-lists/5f0c6a8e-2b1d-4c7e-9a3f-1d2e3f4a5b6c';
 // Milliseconds on purpose: the list credential is dated at whole seconds.
 const ISSUED_AT = new Date('2026-05-01T12:00:00.789Z');
-const ISSUED = '2026-05-01T12:00:00Z';
 const NOW = new Date('2026-06-01T00:00:00Z');
 
+/** An Ed25519 issuer (ed25519Issuer) that also signs revocation lists. */
 async function setup() {
-  const store = createMemoryStore();
-  const ids = { uuid: () => crypto.randomUUID(), token: () => 'x', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(7)), ids, clock: fakeClock() });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
-  const key = await keys.create(tenant.id, 'Ed25519');
-  const holder = await keys.create(tenant.id, 'P-256');
-  // The DID and key id as Digital Bazaar's key class derives them from the public key.
-  const { did, verificationMethod } = await didKeyByDigitalBazaar(key.publicJwk);
+  const ctx = await ed25519Issuer();
+  const { keys, tenant, key, did, verificationMethod } = ctx;
   const lists = createRevocationListSigner({ keys });
   const signList = (proofType: 'Ed25519Signature2018' | 'Ed25519Signature2020', size: number, revoked: readonly number[], issuer = did) =>
     lists.sign({
@@ -57,10 +41,7 @@ async function setup() {
       ),
       size,
     });
-  const credentials = createLinkedDataSigner({ keys });
-  const signCredential = (type: LinkedDataProofType, document: Record<string, unknown>) =>
-    credentials.sign({ tenantId: tenant.id, keyId: key.id, type, verificationMethod, proofPurpose: 'assertionMethod', created: ISSUED, document });
-  return { keys, tenant, key, did, verificationMethod, holderDid: didKeyOf(holder.publicJwk), signList, signCredential };
+  return { ...ctx, signList };
 }
 
 /** The credentialStatus the core's ldp_vc handler writes (Revocation List 2020, RevocationList2020Status). */
@@ -86,22 +67,6 @@ function revocableCredential(shape: 'current' | 'legacy', issuer: string, holder
     credentialSubject: { id: holderDid, givenName: 'Susan', degree: 'BSc Physics' },
     credentialStatus: statusOf(idx),
   };
-}
-
-/** The same text with the character at `index` replaced by the next one of `alphabet`. */
-function changeOneCharacter(text: string, index: number, alphabet: string): string {
-  const old = text[index] as string;
-  return text.slice(0, index) + (alphabet[(alphabet.indexOf(old) + 1) % alphabet.length] as string) + text.slice(index + 1);
-}
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** The proof with one character of its signature changed, in the middle where every character carries signature bits. */
-function tamperProof(proof: LinkedDataProof): LinkedDataProof {
-  if (proof.proofValue !== undefined) return { ...proof, proofValue: changeOneCharacter(proof.proofValue, 40, BASE58) };
-  const jws = proof.jws as string;
-  return { ...proof, jws: changeOneCharacter(jws, jws.lastIndexOf('.') + 40, BASE64URL) };
 }
 
 const subjectOf = (credential: Record<string, unknown>) => credential.credentialSubject as { id: string; type: string; encodedList: string };
@@ -187,7 +152,7 @@ describe('the credential side: credentialStatus { id, type RevocationList2020Sta
   ] as const;
   for (const { proofType, shape } of variants) {
     it(`${proofType}, ${shape} shape: signs, verifies with @digitalbazaar/vc, and a Revocation List 2020 check over the signed list finds 5 and 99,999 revoked, 6 not`, async () => {
-      const { key, did, holderDid, signList, signCredential } = await setup();
+      const { key, did, holderDid, signList, sign } = await setup();
       const list = await signList('Ed25519Signature2018', 100_000, [5, 99_999]);
       const lists = new Map([[LIST_URL, list]]);
       const check = async (credential: Record<string, unknown>) => {
@@ -207,11 +172,11 @@ describe('the credential side: credentialStatus { id, type RevocationList2020Sta
         return { verified, verdict: verdicts[0] };
       };
 
-      const valid = await signCredential(proofType, revocableCredential(shape, did, holderDid, 6));
+      const valid = await sign(proofType, revocableCredential(shape, did, holderDid, 6));
       expect(valid.credentialStatus).toEqual(statusOf(6));
       expect(await check(valid)).toEqual({ result: { verified: true }, verdicts: [{ list: { verified: true }, index: 6, revoked: false }] });
       for (const idx of [5, 99_999]) {
-        const revoked = await signCredential(proofType, revocableCredential(shape, did, holderDid, idx));
+        const revoked = await sign(proofType, revocableCredential(shape, did, holderDid, idx));
         // The proof holds, the list verifies, and the bit says revoked: it fails for that reason alone.
         expect(await check(revoked)).toEqual({
           result: { verified: false, error: expect.any(String) },

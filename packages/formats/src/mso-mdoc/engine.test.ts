@@ -1,10 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
-import type { MdocEngineInput, PublicJwk } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
+import type { MdocEngineInput } from '@vellum/core';
 import { Decoder, type Tag } from 'cbor-x';
 import { describe, expect, it } from 'vitest';
+import { mdocStatusEntry, memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
 import { createMdocEngine } from './engine.ts';
 
 // Reads the credential with a decoder of its own, not the engine's encoder.
@@ -12,22 +9,13 @@ const decoder = new Decoder({ mapsAsObjects: false, useRecords: false });
 const decode = (bytes: Uint8Array) => decoder.decode(bytes) as unknown;
 
 async function engineAndInput() {
-  const store = createMemoryStore();
-  const keys = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(3)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: fakeClock(),
-  });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+  const { keys, tenant } = await memoryKeyManager();
   const key = await keys.create(tenant.id, 'P-256');
-  const holder = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
   const input: MdocEngineInput = {
     tenantId: tenant.id,
     docType: 'org.iso.18013.5.1.mDL',
     namespaces: { 'org.iso.18013.5.1': { family_name: { type: 'string', value: 'Turner' } } },
-    deviceKey: { kty: 'EC', crv: 'P-256', x: holder.x as string, y: holder.y as string } as PublicJwk,
+    deviceKey: p256Holder(),
     validity: { signed: new Date('2026-01-01T00:00:00Z'), validFrom: new Date('2026-01-01T00:00:00Z'), validUntil: new Date('2027-01-01T00:00:00Z') },
     signer: { keyId: key.id, x5chain: [Uint8Array.of(0x30, 0x00)] },
   };
@@ -51,17 +39,7 @@ describe('createMdocEngine: the status list entry (docs/status-lists.md)', () =>
     const { engine, input } = await engineAndInput();
     const { credential } = await engine.issue({ ...input, status: { field, idx: 123_456, uri } });
     const mso = msoOf(credential);
-    expect(mso.get(field)).toEqual(
-      new Map([
-        [
-          'status_list',
-          new Map<string, unknown>([
-            ['idx', 123_456],
-            ['uri', uri],
-          ]),
-        ],
-      ]),
-    );
+    expect(mso.get(field)).toEqual(mdocStatusEntry(123_456, uri));
     expect(mso.has(other)).toBe(false);
   });
 

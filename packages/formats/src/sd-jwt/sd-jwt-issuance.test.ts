@@ -1,19 +1,9 @@
 import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject, sign, verify } from 'node:crypto';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import {
-  createSdJwtFormat,
-  type DidRecord,
-  didKeyOf,
-  type KeyManager,
-  keyFingerprint,
-  type PublicJwk,
-  type SdJwtConfiguration,
-  type Tenant,
-} from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant, resolveDidKey } from '@vellum/testing';
+import { createSdJwtFormat, type PublicJwk, type SdJwtConfiguration, type Tenant } from '@vellum/core';
+import { addDidKey, resolveDidKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { memoryKeyManager } from '../../test/fixtures.ts';
 import { createSdJwtSigner } from './signer.ts';
 
 // The core's dc+sd-jwt handler with the real signer and KeyManager over the memory store. The
@@ -57,26 +47,9 @@ function library(issuerJwk: PublicJwk, holder?: KeyObject) {
 const decodeJson = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 async function setup() {
-  const store = createMemoryStore();
-  const keys: KeyManager = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(3)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: fakeClock(),
-  });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+  const { store, keys, tenant } = await memoryKeyManager();
   // A did:key as the DID service makes one (docs/decisions.md "DIDs"), over a KeyManager P-256 key.
-  const key = await keys.create(tenant.id, 'P-256');
-  const did = didKeyOf(key.publicJwk);
-  const record: DidRecord = {
-    tenantId: tenant.id,
-    did,
-    method: 'key',
-    createdAt: NOW.toISOString(),
-    keys: [{ didDocumentKeyId: `${did}#${keyFingerprint(key.publicJwk)}`, kmsKeyId: key.id, algorithm: 'P-256', publicJwk: key.publicJwk }],
-  };
-  await store.dids.insert(record);
+  const record = await addDidKey(store, keys, tenant.id, 'P-256', NOW.toISOString());
   const handler = createSdJwtFormat({ store, signer: createSdJwtSigner({ keys }) });
   const holder = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = holder.publicKey.export({ format: 'jwk' });

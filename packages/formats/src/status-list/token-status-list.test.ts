@@ -2,12 +2,10 @@ import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import { Jwt } from '@sd-jwt/core';
 import { getListFromStatusListJWT, StatusList } from '@sd-jwt/jwt-status-list';
 import { DomainError, type PublicJwk, type TokenStatusListInput } from '@vellum/core';
-import { createKeyManager, createSealer } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, makeTenant } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
+import { memoryKeyManager } from '../../test/fixtures.ts';
+import { expectEveryChangeRefused, inflateList } from '../../test/status-list.ts';
 import { loadCoseTs } from '../cwt/independent-cose.ts';
-import { loadPako } from './independent-zlib.ts';
 import { createTokenStatusListSigner } from './token-status-list.ts';
 
 // Tokens are written with cbor-x, node:zlib and hand-made JSON, and read back only with other
@@ -15,18 +13,9 @@ import { createTokenStatusListSigner } from './token-status-list.ts';
 // JWT parsing for the JWT form, node:crypto for its ES256 signature; @ldclabs/cose-ts (cborg,
 // @noble/curves) and pako for the CWT form.
 const cose = await loadCoseTs();
-const pako = await loadPako();
 
 async function setup() {
-  const store = createMemoryStore();
-  const keys = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(9)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: fakeClock(),
-  });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
+  const { keys, tenant } = await memoryKeyManager();
   const key = await keys.create(tenant.id, 'P-256');
   const otherKey = await keys.create(tenant.id, 'P-256');
   const edKey = await keys.create(tenant.id, 'Ed25519');
@@ -109,14 +98,6 @@ function verifyCwt(token: Uint8Array, jwk: PublicJwk = ctx.key.publicJwk) {
     unprotected,
     claims: cose.decodeCBOR(message.payload) as Map<number, unknown>,
   };
-}
-
-/** `lst` inflated by pako as the ZLIB format only (RFC 1950: windowBits 15, no gzip autodetection). */
-function inflateList(lst: Uint8Array): Uint8Array {
-  // RFC 1950 §2.2: CMF says DEFLATE (CM 8); CMF·256 + FLG is a multiple of 31.
-  expect((lst[0] as number) & 0x0f).toBe(8);
-  expect((((lst[0] as number) << 8) | (lst[1] as number)) % 31).toBe(0);
-  return pako.inflate(lst, { windowBits: 15 });
 }
 
 /** A verifier's read of entry `i` of a 1-bit list (draft 14 §4.1, §8.3). */
@@ -266,18 +247,18 @@ describe('createTokenStatusListSigner, CWT form (IETF Token Status List draft 14
     const bytes = Buffer.from(token);
     const at = (part: Uint8Array, offset: number) => bytes.indexOf(Buffer.from(part)) + offset;
     const lst = (cose.decodeCBOR(payload) as Map<number, Map<string, Uint8Array>>).get(65533)?.get('lst') as Uint8Array;
-    for (const [what, offset] of [
-      ['the kid in the protected header', at(protectedBytes, protectedBytes.length - 1)],
-      ['the typ in the protected header', at(protectedBytes, Buffer.from(protectedBytes).indexOf('statuslist'))],
-      ['the iss claim', at(payload, Buffer.from(payload).indexOf('did:web'))],
-      ['the sub claim', at(payload, Buffer.from(payload).indexOf('status-lists'))],
-      ['a byte of lst', bytes.indexOf(Buffer.from(lst)) + 4],
-      ['the signature', token.length - 1],
-    ] as const) {
-      const tampered = Uint8Array.from(token);
-      tampered[offset] = (tampered[offset] as number) ^ 0x01;
-      expect(() => verifyCwt(tampered), what).toThrow(/signature mismatch/);
-    }
+    expectEveryChangeRefused(
+      token,
+      [
+        ['the kid in the protected header', at(protectedBytes, protectedBytes.length - 1)],
+        ['the typ in the protected header', at(protectedBytes, Buffer.from(protectedBytes).indexOf('statuslist'))],
+        ['the iss claim', at(payload, Buffer.from(payload).indexOf('did:web'))],
+        ['the sub claim', at(payload, Buffer.from(payload).indexOf('status-lists'))],
+        ['a byte of lst', bytes.indexOf(Buffer.from(lst)) + 4],
+        ['the signature', token.length - 1],
+      ],
+      verifyCwt,
+    );
   });
 
   it('does not verify against another P-256 key', async () => {
