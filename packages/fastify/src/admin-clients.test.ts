@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../test/app.ts';
 
 // Hardening item 8 (docs/limits.md, Admin clients): `/v1/admin-clients` rotates and revokes admin
 // clients; what a rotation or revocation retires is refused at once, and admin logins are events.
 describe.each(['standalone', 'prefixed'] as const)('admin clients over HTTP (%s)', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let acme: Awaited<ReturnType<TestApp['createTenant']>>;
   let admin: string;
   const url = (path: string) => `${t.prefix}${path}`;
   const as = (token: string) => ({ authorization: `Bearer ${token}`, host: acme.host });
 
   beforeAll(async () => {
-    t = await buildTestApp(mount);
     acme = await t.createTenant('acme');
     await t.createTenant('other');
     admin = await t.token('acme');
   });
-  afterAll(async () => t.close());
 
   const login = (clientId: string, clientSecret: string, host = acme.host) =>
     t.app.inject({

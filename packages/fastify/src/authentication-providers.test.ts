@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
 
 const PROVIDER = { url: 'https://login.example.com/realms/acme', clientId: 'vellum', clientSecret: 'provider-secret-1' };
 const HOOK = 'https://issuer.example.com/kyc';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('the authentication provider and the interaction hook over HTTP (docs/authentication.md) (%s)', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
-
-  async function tenant() {
-    const name = `ap${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const call = tenantCaller(t, name, created.host);
-    return { ...created, call };
-  }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp(mount);
+  const tenant = freshTenants(t, 'ap');
 
   it('creates (201), lists, gets, replaces and deletes (204) the provider; a second one is 409', async () => {
     const { call, host } = await tenant();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
 
 // OpenID4VCI 1.0 §5, §6 over HTTP (docs/authorization-code.md). The identity provider is the fake
 // of @vellum/testing (the real adapter is tested against a real provider in @vellum/node, and the
@@ -12,18 +12,12 @@ const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 const FORM = 'application/x-www-form-urlencoded';
 
 describe.each(['standalone', 'prefixed'] as const)('the Authorization Code flow over HTTP (%s)', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp(mount);
+  const tenant = freshTenants(t, 'ac');
 
   async function issuer(options: { hook?: boolean; confidential?: boolean } = {}) {
-    const name = `ac${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const call = tenantCaller(t, name, created.host);
+    const created = await tenant();
+    const { call } = created;
     const origin = `https://${created.host}${t.prefix}`;
     const configuration = await call('POST', '/v2/credentials/mobile/configurations', {
       type: 'org.iso.18013.5.1.mDL',

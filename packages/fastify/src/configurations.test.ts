@@ -1,6 +1,6 @@
 import { LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT } from '@vellum/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const mdlBody = {
@@ -60,22 +60,9 @@ const COLLECTIONS = [
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('credential configurations and metadata over HTTP (%s)', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
+  const t = useTestApp(mount);
+  const tenant = freshTenants(t, 't');
   const url = (path: string) => `${t.prefix}${path}`;
-
-  /** A fresh tenant whose calls carry a token of `role` (none when null). */
-  async function tenant() {
-    const name = `t${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const call = tenantCaller(t, name, created.host);
-    return { ...created, name, call };
-  }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
 
   describe.each(COLLECTIONS)('$path ($format)', ({ path, body, defaults }) => {
     it('creates (201), lists with a type filter, gets, replaces (PUT) and deletes (204)', async () => {

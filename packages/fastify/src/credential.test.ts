@@ -1,8 +1,8 @@
 import { PRE_AUTHORIZED_GRANT } from '@vellum/core';
 import { decryptJwe, encryptionKey, encryptJwe, proofJwt, readFakeMdoc, walletKey, type WalletKey } from '@vellum/testing';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type Method, type TestApp } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { bearerCaller, type Method, useTestApp } from '../test/app.ts';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const mdlBody = {
@@ -18,12 +18,8 @@ const mdlBody = {
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('the credential and notification endpoints over HTTP (%s)', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let tenants = 0;
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
 
   /** A tenant with an active IACA and an mDL configuration, and an admin caller. */
   async function issuer() {
@@ -31,13 +27,7 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     const subdomain = `issuer${tenants}`;
     const { host } = await t.createTenant(subdomain);
     const admin = await t.token(subdomain);
-    const call = (method: Method, path: string, body?: unknown, token = admin) =>
-      t.app.inject({
-        method,
-        url: `${t.prefix}${path}`,
-        headers: { host, authorization: `Bearer ${token}` },
-        ...(body === undefined ? {} : { payload: body as object }),
-      });
+    const call = bearerCaller(t, host, admin);
     const iaca = (await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' })).json() as { id: string };
     expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.id}`, { active: true })).statusCode).toBe(200);
     const configuration = (await call('POST', '/v2/credentials/mobile/configurations', mdlBody)).json() as { id: string };

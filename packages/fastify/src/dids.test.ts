@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
+import type { Role } from '@vellum/core';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../test/app.ts';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; docs/decisions.md "DIDs")', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let tenants = 0;
   const url = (path: string) => `${t.prefix}${path}`;
   const didPath = (did: string) => url(`/v1/dids/${encodeURIComponent(did)}`);
@@ -18,11 +19,6 @@ describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; docs/dec
       t.app.inject({ method, url: path, headers, ...(payload ? { payload } : {}) });
     return { ...created, name, headers, call };
   }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
 
   it('creates did:key (Ed25519 by default, P-256 on request) and did:web, answering 201 as docs/decisions.md "DIDs" shows', async () => {
     const { call, host } = await tenant();
@@ -132,25 +128,19 @@ describe.each(['standalone', 'prefixed'] as const)('DIDs over HTTP (%s; docs/dec
     const anonymous = await t.app.inject({ method: 'GET', url: url('/v1/dids'), headers: { host } });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.body).toBe('Unauthorized');
-    for (const role of ['auditor', 'managed-issuer'] as const) {
-      const res = await t.app.inject({
+    const createAs = async (role: Role) =>
+      t.app.inject({
         method: 'POST',
         url: url('/v1/dids'),
         headers: { host, authorization: `Bearer ${await t.token(name, role)}` },
         payload: { method: 'key' },
       });
+    for (const role of ['auditor', 'managed-issuer'] as const) {
+      const res = await createAs(role);
       expect(res.statusCode, role).toBe(403);
       expect(res.json()).toMatchObject({ code: 'Forbidden' });
     }
-    for (const role of ['issuer', 'verifier', 'dts-provider'] as const) {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: url('/v1/dids'),
-        headers: { host, authorization: `Bearer ${await t.token(name, role)}` },
-        payload: { method: 'key' },
-      });
-      expect(res.statusCode, role).toBe(201);
-    }
+    for (const role of ['issuer', 'verifier', 'dts-provider'] as const) expect((await createAs(role)).statusCode, role).toBe(201);
   });
 
   describe('public endpoints (no token; the tenant comes from the Host header)', () => {

@@ -14,17 +14,17 @@ import {
   createSecretBox,
   createSessionTokens,
 } from '@vellum/crypto';
-import { createDocumentSignerCertificate, createIacaCertificate, managedSigningKey } from '@vellum/crypto';
 import { createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeClock, fakeDns, fakeFormatSigners, fakeIdentityProvider, makeTenant, proofJwt, walletKey } from '@vellum/testing';
+import { fakeDns, fakeFormatSigners, fakeIdentityProvider, proofJwt, walletKey } from '@vellum/testing';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import fc from 'fast-check';
 import { base64url, calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vellumPlugin } from './index.ts';
-import { buildTestApp, type TestApp } from '../test/app.ts';
+import { useTestApp } from '../test/app.ts';
+import { foreignAuthority } from '../test/authority.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
 const MDL = {
@@ -76,43 +76,18 @@ async function proofFor(key: DpopKey, htu: string, options: ProofOptions = {}): 
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.jwk, ...options.header } as never).sign(key.privateKey);
 }
 
-const DAY = 86_400_000;
-
 /**
  * A wallet provider (docs/dpop-and-attestation.md): a root CA the issuer's clients register, and a signing key
  * certified by it that signs client attestations with its certificate in x5c. The certificates are
  * made with @vellum/crypto's X.509 writer, as fixtures; the JWTs with jose.
  */
 async function walletProvider() {
-  const store = createMemoryStore();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(5)), ids: createNodeIds(), clock: fakeClock() });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
-  const rootKey = managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
-  const now = Date.now();
-  const root = await createIacaCertificate({
-    key: rootKey,
-    commonName: 'Wallet Provider Root',
-    country: 'US',
-    notBefore: new Date(now - DAY),
-    notAfter: new Date(now + 365 * DAY),
-    issuerAlternativeName: 'https://wallet-provider.example',
-    crlDistributionPointUri: 'https://wallet-provider.example/crl',
-  });
+  const root = await foreignAuthority({ commonName: 'Wallet Provider Root', url: 'https://wallet-provider.example', days: 365 });
   const signer = await dpopKey();
-  const leaf = await createDocumentSignerCertificate({
-    iaca: { certificateDer: root.der, key: rootKey },
-    subjectPublicJwk: signer.jwk as PublicJwk,
-    commonName: 'Wallet Provider Attestations',
-    country: 'US',
-    notBefore: new Date(now - DAY / 2),
-    notAfter: new Date(now + 30 * DAY),
-    crlDistributionPointUri: 'https://wallet-provider.example/crl',
-    issuerAlternativeName: 'https://wallet-provider.example',
-  });
+  const leaf = await root.certify(signer.jwk as PublicJwk, 'Wallet Provider Attestations', 30);
   const x5c = [Buffer.from(leaf.der).toString('base64')];
   return {
-    rootPem: root.pem,
+    rootPem: root.certificate.pem,
     /** A client attestation for `clientId`, attesting `instance`'s key (cnf.jwk). */
     attest: (clientId: string, instance: DpopKey, instanceId?: string) =>
       new SignJWT({ sub: clientId, cnf: { jwk: instance.jwk }, ...(instanceId === undefined ? {} : { client_instance_id: instanceId }) })
@@ -219,12 +194,8 @@ async function walletSide(app: FastifyInstance, prefix: string, host: string, ad
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credential and notification endpoints over HTTP (RFC 9449) (%s)', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let tenants = 0;
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
 
   async function issuer() {
     const subdomain = `dpop${(tenants += 1)}`;

@@ -2,8 +2,8 @@
 // credential, and never secrets (codes, tokens, proofs); docs/limits.md "Analytic events".
 import { PRE_AUTHORIZED_GRANT } from '@vellum/core';
 import { proofJwt, walletKey } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type Method, type TestApp } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { bearerCaller, useTestApp } from '../test/app.ts';
 
 const mdl = {
   type: 'org.iso.18013.5.1.mDL',
@@ -12,24 +12,14 @@ const mdl = {
 };
 
 describe.each(['standalone', 'prefixed'] as const)('what an auditor reads of a level-3 issuance (docs/decisions.md "Analytic events") (%s)', (mount) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp(mount);
 
   it('holds the request bodies’ ordinary fields, but not the credential, the proof JWT, the access token, the code or the transaction code', async () => {
     const subdomain = `level3${mount}`;
     const { host } = await t.createTenant(subdomain);
     const admin = await t.token(subdomain);
     const auditor = await t.token(subdomain, 'auditor');
-    const call = (method: Method, path: string, body?: unknown, token = admin) =>
-      t.app.inject({
-        method,
-        url: `${t.prefix}${path}`,
-        headers: { host, authorization: `Bearer ${token}` },
-        ...(body === undefined ? {} : { payload: body as object }),
-      });
+    const call = bearerCaller(t, host, admin);
     const wallet = (path: string, contentType?: string, body?: string, authorization?: string) =>
       t.app.inject({
         method: 'POST',

@@ -4,8 +4,8 @@
 import { request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, useTestApp } from '../test/app.ts';
 import { vellumPlugin } from './index.ts';
 
 const DEEP = 5000;
@@ -13,17 +13,18 @@ const deepArray = `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`;
 const deepObject = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`;
 
 describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let host = '';
   let admin = '';
   const url = (path: string) => `${t.prefix}${path}`;
+  /** A raw admin request body of `contentType`. */
+  const adminSends = (method: 'POST' | 'PUT', path: string, contentType: string, payload: string) =>
+    t.app.inject({ method, url: url(path), headers: { host, authorization: `Bearer ${admin}`, 'content-type': contentType }, payload });
 
   beforeAll(async () => {
-    t = await buildTestApp(mount);
     ({ host } = await t.createTenant('edge'));
     admin = await t.token('edge');
   });
-  afterAll(async () => t?.close());
 
   describe('issue item 1: a body nested 5,000 deep is a 400 with the error body, never a 500', () => {
     const adminPosts = [
@@ -38,12 +39,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
 
     it.each(adminPosts)('POST %s (admin error body)', async (path) => {
       for (const payload of [deepArray, deepObject, `{"name":${deepArray}}`]) {
-        const res = await t.app.inject({
-          method: 'POST',
-          url: url(path),
-          headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-          payload,
-        });
+        const res = await adminSends('POST', path, 'application/json', payload);
         expect(res.statusCode, res.body.slice(0, 300)).toBe(400);
         expect(res.json()).toEqual({
           code: 'BadRequest',
@@ -55,12 +51,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
 
     it('PUT of a configuration and of a webhook too', async () => {
       for (const path of ['/v2/credentials/mobile/configurations/x', '/v1/webhooks/x', '/v1/config/domain']) {
-        const res = await t.app.inject({
-          method: 'PUT',
-          url: url(path),
-          headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-          payload: deepObject,
-        });
+        const res = await adminSends('PUT', path, 'application/json', deepObject);
         expect(res.statusCode, path).toBe(400);
         expect(res.json(), path).toMatchObject({ code: 'BadRequest', message: 'JSON body nests deeper than 64 levels' });
       }
@@ -119,24 +110,14 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
 
     it('XML nested 5,000 deep at POST /v1/config/domain is a 400 too', async () => {
       const payload = `<domain>${'<a>'.repeat(DEEP)}${'</a>'.repeat(DEEP)}</domain>`;
-      const res = await t.app.inject({
-        method: 'POST',
-        url: url('/v1/config/domain'),
-        headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/xml' },
-        payload,
-      });
+      const res = await adminSends('POST', '/v1/config/domain', 'application/xml', payload);
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ code: 'BadRequest', message: 'XML body nests deeper than 64 levels' });
     });
 
     it('a value within the limit is echoed in details bounded (strings cut, deep arrays summarised)', async () => {
       const payload = JSON.stringify({ domain: [[[['x']]]], name: 'n'.repeat(100_000) });
-      const res = await t.app.inject({
-        method: 'POST',
-        url: url('/v1/config/domain'),
-        headers: { host, authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-        payload,
-      });
+      const res = await adminSends('POST', '/v1/config/domain', 'application/json', payload);
       expect(res.statusCode).toBe(400);
       const details = res.json().details as Array<{ param: string; value?: unknown }>;
       expect(details.find((d) => d.param === 'domain')?.value).toEqual([['[array of 1]']]);

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, PLATFORM, type TestApp } from '../test/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PLATFORM, type TestApp, useTestApp } from '../test/app.ts';
 
 // STYLE 14: the whole HTTP suite runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let acme: Awaited<ReturnType<TestApp['createTenant']>>;
   let admin: string;
   const url = (path: string) => `${t.prefix}${path}`;
   const as = (token: string, host = acme.host) => ({ authorization: `Bearer ${token}`, host });
 
   beforeAll(async () => {
-    t = await buildTestApp(mount);
     acme = await t.createTenant('acme');
     await t.createTenant('other');
     admin = await t.token('acme');
   });
-  afterAll(async () => t.close());
 
   describe('admin token endpoint (docs/decisions.md "Tenancy and admin authentication")', () => {
     it('issues a bearer token for JSON and for form bodies, never cached', async () => {
@@ -64,6 +62,10 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
   });
 
   describe('custom domain (docs/decisions.md "Custom domains")', () => {
+    /** A raw body of `contentType` to the custom domain endpoint. */
+    const sendDomain = (method: 'POST' | 'PUT', contentType: string, payload: string, headers = as(admin)) =>
+      t.app.inject({ method, url: url('/v1/config/domain'), headers: { ...headers, 'content-type': contentType }, payload });
+
     it('runs the whole life cycle with the statuses of 4.1', async () => {
       const created = await t.app.inject({
         method: 'POST',
@@ -128,12 +130,12 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
     it('accepts an XML create body, and refuses malformed XML, DTDs and XML updates', async () => {
       const other = await t.token('other');
       const host = t.hostOf('other');
-      const xml = await t.app.inject({
-        method: 'POST',
-        url: url('/v1/config/domain'),
-        headers: { ...as(other, host), 'content-type': 'application/xml' },
-        payload: '<?xml version="1.0"?><customDomain><name>Other &amp; Co</name><domain>other.example.org</domain></customDomain>',
-      });
+      const xml = await sendDomain(
+        'POST',
+        'application/xml',
+        '<?xml version="1.0"?><customDomain><name>Other &amp; Co</name><domain>other.example.org</domain></customDomain>',
+        as(other, host),
+      );
       expect(xml.statusCode).toBe(201);
       expect(xml.json()).toMatchObject({ name: 'Other & Co', domain: 'other.example.org' });
       for (const payload of [
@@ -142,27 +144,17 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
         '<a><domain>a.example.org</domain><domain>b.example.org</domain></a>',
         'not xml',
       ]) {
-        const res = await t.app.inject({
-          method: 'POST',
-          url: url('/v1/config/domain'),
-          headers: { ...as(other, host), 'content-type': 'application/xml' },
-          payload,
-        });
+        const res = await sendDomain('POST', 'application/xml', payload, as(other, host));
         expect(res.statusCode, payload).toBe(400);
         expect(res.json().message).toMatch(/^Malformed XML/);
       }
-      const put = await t.app.inject({
-        method: 'PUT',
-        url: url('/v1/config/domain'),
-        headers: { ...as(other, host), 'content-type': 'application/xml' },
-        payload: '<a><domain>other.example.org</domain></a>',
-      });
+      const put = await sendDomain('PUT', 'application/xml', '<a><domain>other.example.org</domain></a>', as(other, host));
       expect(put.statusCode).toBe(415);
       expect(put.json()).toMatchObject({ code: 'UnsupportedMediaType' });
     });
 
     it.each([
-      [{}, [{ param: 'domain', msg: 'Required' }]],
+      [{}, [{ param: 'domain', msg: 'A domain name is required' }]],
       [{ domain: 42 }, [{ param: 'domain', value: 42 }]],
       [{ domain: 'x.example.com', extra: true }, [{ param: 'extra', msg: 'Unknown field' }]],
       [{ domain: '203.0.113.9' }, [{ param: 'domain', msg: 'Must not be an IP address' }]],
@@ -176,20 +168,10 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
     });
 
     it('refuses malformed JSON and unsupported media types without a 5xx', async () => {
-      const bad = await t.app.inject({
-        method: 'POST',
-        url: url('/v1/config/domain'),
-        headers: { ...as(admin), 'content-type': 'application/json' },
-        payload: '{"domain":',
-      });
+      const bad = await sendDomain('POST', 'application/json', '{"domain":');
       expect(bad.statusCode).toBe(400);
       expect(bad.json()).toMatchObject({ code: 'BadRequest' });
-      const media = await t.app.inject({
-        method: 'POST',
-        url: url('/v1/config/domain'),
-        headers: { ...as(admin), 'content-type': 'text/csv' },
-        payload: 'a,b',
-      });
+      const media = await sendDomain('POST', 'text/csv', 'a,b');
       expect(media.statusCode).toBe(415);
       expect(media.json()).toMatchObject({ code: 'UnsupportedMediaType' });
     });

@@ -1,10 +1,9 @@
 import { createPublicKey, X509Certificate, verify } from 'node:crypto';
-import type { PublicJwk } from '@vellum/core';
-import { createDocumentSignerCertificate, createIacaCertificate, createKeyManager, createSealer, managedSigningKey } from '@vellum/crypto';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { children, fakeClock, makeTenant, type Tlv, tlv } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
+import type { PublicJwk, Role } from '@vellum/core';
+import { children, type Tlv, tlv } from '@vellum/testing';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
+import { foreignAuthority } from '../test/authority.ts';
 
 // ----- reading DER (tlv, children: @vellum/testing): the test reads CSRs and CRLs with code that is not the issuer's -----
 
@@ -45,72 +44,28 @@ function subjectName(certificatePem: string): Buffer {
   return Buffer.from(der.subarray(fields[5]!.start, fields[5]!.end));
 }
 
-const DAY = 86_400_000;
-
 /** An IACA held by the test, as another authority's: its certificate to import and its key to certify CSRs with. */
 async function foreignIaca(commonName: string) {
-  const store = createMemoryStore();
-  const keys = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(4)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: fakeClock(),
-  });
-  const tenant = makeTenant();
-  await store.tenants.insert(tenant);
-  const key = managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
-  const now = Date.now();
-  const certificate = await createIacaCertificate({
-    key,
-    commonName,
-    country: 'US',
-    stateOrProvinceName: 'US-CA',
-    notBefore: new Date(now - DAY),
-    notAfter: new Date(now + 3650 * DAY),
-    issuerAlternativeName: 'https://dmv.example.gov',
-    crlDistributionPointUri: 'https://dmv.example.gov/crl',
-  });
-  const certify = async (publicJwk: PublicJwk) =>
-    (
-      await createDocumentSignerCertificate({
-        iaca: { certificateDer: certificate.der, key },
-        subjectPublicJwk: publicJwk,
-        commonName: 'DMV Document Signer',
-        country: 'US',
-        notBefore: new Date(now - DAY / 2),
-        notAfter: new Date(now + 365 * DAY),
-        crlDistributionPointUri: 'https://dmv.example.gov/crl',
-        issuerAlternativeName: 'https://dmv.example.gov',
-      })
-    ).pem;
-  return { pem: certificate.pem, certify };
+  const iaca = await foreignAuthority({ commonName, url: 'https://dmv.example.gov', days: 3650, stateOrProvinceName: 'US-CA' });
+  const certify = async (publicJwk: PublicJwk) => (await iaca.certify(publicJwk, 'DMV Document Signer', 365)).pem;
+  return { pem: iaca.certificate.pem, certify };
 }
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('mDoc PKI over HTTP (%s; docs/decisions.md "mDoc PKI")', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
+  const t = useTestApp(mount);
+  const fresh = freshTenants(t, 'm');
   const url = (path: string) => `${t.prefix}${path}`;
   const IACAS = '/v2/credentials/mobile/iacas';
   const SIGNERS = '/v2/credentials/mobile/document-signers';
 
-  /** A fresh tenant with a token of `role`, so each test sees only its own IACAs. */
-  async function tenant(role: Parameters<TestApp['token']>[1] = 'admin') {
-    const name = `m${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const token = await t.token(name, role);
-    const headers = { authorization: `Bearer ${token}`, host: created.host };
-    const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) =>
-      t.app.inject({ method, url: url(path), headers, ...(payload ? { payload } : {}) });
+  /** A fresh tenant whose calls carry a token of `role`, so each test sees only its own IACAs. */
+  async function tenant(role?: Role) {
+    const created = await fresh(role);
     const anonymous = (path: string, extra: Record<string, string> = {}) =>
       t.app.inject({ method: 'GET', url: url(path), headers: { host: created.host, ...extra } });
-    return { ...created, name, headers, call, anonymous };
+    return { ...created, anonymous };
   }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
 
   it('creates a managed IACA (201): an Annex B CA certificate for the tenant, inactive', async () => {
     const { call, host } = await tenant();

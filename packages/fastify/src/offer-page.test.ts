@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PRE_AUTHORIZED_CODE_GRANT } from '@vellum/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type Method, type TestApp } from '../test/app.ts';
+import { type Method, useTestApp } from '../test/app.ts';
 import { vellumPlugin } from './plugin.ts';
 import { escapeHtml, OFFER_PAGE_CSP, OFFER_PAGE_PATH } from './routes/offer-page.ts';
 import type { VellumServices } from './services.ts';
@@ -35,7 +35,7 @@ const textOf = (html: string) =>
     .replace(/\s+/g, ' ');
 
 describe.each(['standalone', 'prefixed'] as const)('GET /v1/openid/offers/{id}/page (docs/offer-page.md) (%s)', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let app: FastifyInstance;
   let tenants = 0;
 
@@ -59,13 +59,9 @@ describe.each(['standalone', 'prefixed'] as const)('GET /v1/openid/offers/{id}/p
   }
 
   beforeAll(async () => {
-    t = await buildTestApp(mount);
     app = await appWithPage(t.services, t.prefix);
   });
-  afterAll(async () => {
-    await app.close();
-    await t.close();
-  });
+  afterAll(async () => app.close());
 
   it('shows the tenant’s name, the credential, the offer URI as QR code and link, and the transaction code hint without the code', async () => {
     const { offer, browse } = await issuer();

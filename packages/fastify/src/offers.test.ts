@@ -1,7 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { PRE_AUTHORIZED_CODE_GRANT } from '@vellum/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type Method, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, type Method, useTestApp } from '../test/app.ts';
 
 const mdlBody = {
   type: 'org.iso.18013.5.1.mDL',
@@ -23,14 +23,13 @@ function verifyJwt(jwt: string, jwk: Record<string, unknown>) {
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce endpoints over HTTP (%s)', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
+  const t = useTestApp(mount);
+  const tenant = freshTenants(t, 'o');
 
   /** A tenant with an mDoc and an ldp_vc configuration, an admin caller and a wallet. */
   async function issuer() {
-    const name = `o${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const call = tenantCaller(t, name, created.host);
+    const created = await tenant();
+    const { call } = created;
     const wallet = (method: Method, path: string, body?: string, contentType = FORM, host = created.host) =>
       t.app.inject({
         method,
@@ -69,11 +68,6 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
       ...(status === 400 && error === 'invalid_request' && (res.json() as { details?: unknown }).details ? { details: expect.any(Array) } : {}),
     });
   }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
 
   describe('POST /v1/openid/offers/pre-authorized (docs/decisions.md "Users, offers, the token and nonce endpoints")', () => {
     it('answers { id, userId, uri, expiresAt, transactionCode } with the issuer, ids and grant in the URI', async () => {
@@ -118,12 +112,14 @@ describe.each(['standalone', 'prefixed'] as const)('offers, the token and nonce 
         details: [{ param: 'transactionCodeConfiguration.inputMode' }, { param: 'transactionCodeConfiguration.length' }],
       });
       expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], expiresIn: { hours: 1 } })).json()).toMatchObject({
-        details: [{ param: 'expiresIn.hours', msg: 'Unknown field' }],
+        details: [{ param: 'expiresIn', msg: 'Whole numbers of minutes and seconds, such as { "minutes": 5 }' }],
       });
       expect((await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [mdoc.id], pin: 1 })).json()).toMatchObject({
         details: [{ param: 'pin', msg: 'Unknown field' }],
       });
-      expect((await call('POST', '/v1/openid/offers/pre-authorized', {})).json()).toMatchObject({ details: [{ param: 'credentials', msg: 'Required' }] });
+      expect((await call('POST', '/v1/openid/offers/pre-authorized', {})).json()).toMatchObject({
+        details: [{ param: 'credentials', msg: 'A non-empty list of credential configuration ids' }],
+      });
     });
 
     it('takes bodies up to 500 KB and answers 413 PayloadTooLarge past it', async () => {

@@ -1,6 +1,6 @@
 import { PRE_AUTHORIZED_CODE_GRANT, type RateLimitSettings } from '@vellum/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { tenantCaller, useTestApp } from '../test/app.ts';
 
 const LIMITS: RateLimitSettings = { adminTokenPerClient: 100, adminTokenPerIp: 10, txCodePerIp: 3, windowSeconds: 300 };
 const FORM = 'application/x-www-form-urlencoded';
@@ -25,11 +25,7 @@ function expectTooManyRequests(res: Reply): void {
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('rate limits over HTTP (hardening issue 5) (%s)', (mount) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp(mount, { rateLimits: LIMITS });
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp(mount, { rateLimits: LIMITS });
 
   it('POST /oauth/token: the 11th failed request from one IP is 429 with Retry-After and the OAuth error body, and so is the right secret from there', async () => {
     const { clientId, clientSecret, host } = await t.createTenant(`rl-admin-${mount}`);

@@ -1,25 +1,40 @@
+import type { CredentialFormat } from '@vellum/core';
 import { readFakeStatusListToken } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
 
 const CONFIGURATIONS = '/v2/credentials/mobile/status-lists/configurations';
 const DOCTYPE = 'org.iso.18013.5.1.mDL';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP (%s; docs/status-lists.md)', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
+  const t = useTestApp(mount);
+  const fresh = freshTenants(t, 's');
 
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
+  /** An issued credential of `format` holding the status list entry `entry`, as issuance leaves it; its id. */
+  async function issue(tenantId: string, format: CredentialFormat, entry: { listId: string; idx: number }) {
+    const credentialId = crypto.randomUUID();
+    const at = new Date().toISOString();
+    await t.store.issuedCredentials.insert({
+      id: credentialId,
+      tenantId,
+      format,
+      credentialConfigurationId: crypto.randomUUID(),
+      userId: crypto.randomUUID(),
+      issuedAt: at,
+      validFrom: at,
+      validUntil: at,
+      status: 'valid',
+      notificationId: crypto.randomUUID(),
+    });
+    await t.store.statusLists.insertEntry({ tenantId, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: at });
+    return credentialId;
+  }
 
   /** A tenant with an active IACA and `count` issued mDocs with a status entry, as issuance leaves them. */
   async function tenant(count = 2) {
-    const name = `s${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const call = tenantCaller(t, name, created.host);
+    const created = await fresh();
+    const { call } = created;
     const iaca = (await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' })).json();
     await call('PUT', `/v2/credentials/mobile/iacas/${iaca.id}`, { active: true });
     const record = await t.store.tenants.findById(created.tenantId);
@@ -27,22 +42,7 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP 
     const issued = [];
     for (let i = 0; i < count; i += 1) {
       const entry = await t.services.statusLists.allocate(record!, DOCTYPE, origin);
-      const credentialId = crypto.randomUUID();
-      const at = new Date().toISOString();
-      await t.store.issuedCredentials.insert({
-        id: credentialId,
-        tenantId: created.tenantId,
-        format: 'mso_mdoc',
-        credentialConfigurationId: crypto.randomUUID(),
-        userId: crypto.randomUUID(),
-        issuedAt: at,
-        validFrom: at,
-        validUntil: at,
-        status: 'valid',
-        notificationId: crypto.randomUUID(),
-      });
-      await t.store.statusLists.insertEntry({ tenantId: created.tenantId, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: at });
-      issued.push({ credentialId, ...entry });
+      issued.push({ credentialId: await issue(created.tenantId, 'mso_mdoc', entry), ...entry });
     }
     return { call, issued, origin, host: created.host };
   }
@@ -109,21 +109,7 @@ describe.each(['standalone', 'prefixed'] as const)('mDoc status lists over HTTP 
     const tenantRecord = (await t.store.tenants.findBySubdomain(host.split('.')[0] as string))!;
     const entry = await t.services.statusLists.allocateReferenced(tenantRecord, 'token-jwt', did, origin);
     expect(entry.uri).toBe(`${origin}/v2/credentials/sd-jwt/status-lists/${entry.listId}`);
-    const credentialId = crypto.randomUUID();
-    const at = new Date().toISOString();
-    await t.store.issuedCredentials.insert({
-      id: credentialId,
-      tenantId: tenantRecord.id,
-      format: 'dc+sd-jwt',
-      credentialConfigurationId: crypto.randomUUID(),
-      userId: crypto.randomUUID(),
-      issuedAt: at,
-      validFrom: at,
-      validUntil: at,
-      status: 'valid',
-      notificationId: crypto.randomUUID(),
-    });
-    await t.store.statusLists.insertEntry({ tenantId: tenantRecord.id, listId: entry.listId, idx: entry.idx, credentialId, status: 'valid', updatedAt: at });
+    const credentialId = await issue(tenantRecord.id, 'dc+sd-jwt', entry);
 
     const revoked = await call('POST', `/v2/credentials/sd-jwt/${credentialId}/revocation-status`, { isRevoked: true });
     expect(revoked.statusCode, revoked.body).toBe(200);

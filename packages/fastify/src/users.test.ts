@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('users over HTTP (docs/decisions.md "Users, offers, the token and nonce endpoints") (%s)', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
-
-  async function tenant() {
-    const name = `u${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const call = tenantCaller(t, name, created.host);
-    return { ...created, call };
-  }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp(mount);
+  const tenant = freshTenants(t, 'u');
 
   it('creates (201), lists, gets, replaces, searches and deletes (204)', async () => {
     const { call } = await tenant();

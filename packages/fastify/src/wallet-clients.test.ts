@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, tenantCaller } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUb3Jn\n-----END CERTIFICATE-----\n';
 
 // docs/wallet-clients.md `/v1/openid/clients`; STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('wallet clients over HTTP (docs/wallet-clients.md) (%s)', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
-
-  async function tenant() {
-    const name = `wc${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const call = tenantCaller(t, name, created.host);
-    return { ...created, name, call };
-  }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
+  const t = useTestApp(mount);
+  const tenant = freshTenants(t, 'wc');
 
   it('creates a public client (201) with a client id Vellum makes; reads, lists, replaces and deletes (204) it', async () => {
     const { call } = await tenant();

@@ -3,8 +3,8 @@
 // tokens, mixed with valid values so that deeper paths are reached) and every answer must be < 500.
 import { PRE_AUTHORIZED_CODE_GRANT } from '@vellum/core';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../test/app.ts';
 
 const mdlBody = {
   type: 'org.iso.18013.5.1.mDL',
@@ -16,7 +16,7 @@ const mdlBody = {
 const RESERVED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect', 'content-type', 'authorization']);
 
 describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token and nonce endpoints never causes a 5xx (%s)', (mount) => {
-  let t: TestApp;
+  const t = useTestApp(mount);
   let host = '';
   let admin = '';
   let configurationId = '';
@@ -25,7 +25,6 @@ describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token 
   const txCodes: string[] = [];
 
   beforeAll(async () => {
-    t = await buildTestApp(mount);
     ({ host } = await t.createTenant('garbage'));
     admin = await t.token('garbage');
     const call = (path: string, payload: object) =>
@@ -57,7 +56,6 @@ describe.each(['standalone', 'prefixed'] as const)('garbage at the offer, token 
       );
     }
   });
-  afterAll(async () => t?.close());
 
   const json = fc.jsonValue({ maxDepth: 4 });
   const text = fc.string({ maxLength: 200 });

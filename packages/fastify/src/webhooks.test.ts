@@ -1,27 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app.ts';
+import { describe, expect, it } from 'vitest';
+import { freshTenants, useTestApp } from '../test/app.ts';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('webhooks over HTTP (%s; docs/decisions.md "Webhooks")', (mount) => {
-  let t: TestApp;
-  let tenants = 0;
+  const t = useTestApp(mount);
+  const tenant = freshTenants(t, 'w');
   const url = (path: string) => `${t.prefix}${path}`;
   const HOOK = 'https://hooks.example.com/vellum';
-
-  async function tenant(role: Parameters<TestApp['token']>[1] = 'admin') {
-    const name = `w${(tenants += 1)}`;
-    const created = await t.createTenant(name);
-    const token = await t.token(name, role);
-    const headers = { authorization: `Bearer ${token}`, host: created.host };
-    const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) =>
-      t.app.inject({ method, url: url(path), headers, ...(payload ? { payload } : {}) });
-    return { ...created, name, headers, call };
-  }
-
-  beforeAll(async () => {
-    t = await buildTestApp(mount);
-  });
-  afterAll(async () => t.close());
 
   it('creates (201), reads, lists in pages, replaces and deletes (204) a webhook', async () => {
     const { call } = await tenant();

@@ -8,6 +8,7 @@ import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeFormatSigners, fakeIdentityProvider, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { vellumPlugin, type VellumServices } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
@@ -127,17 +128,53 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
- * Calls the API on a tenant's host: each call carries a token of `role` (admin unless told; made
- * once per role and reused), or none when `role` is null.
+ * The TestApp the tests of one describe block share: built before the first (its fields are there
+ * when the block's own beforeAll hooks run, which come after this one) and closed after the last.
  */
-export function tenantCaller(t: TestApp, subdomain: string, host: string) {
+export function useTestApp(mount: 'standalone' | 'prefixed', options: { rateLimits?: RateLimitSettings } = {}): TestApp {
+  const t = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(t, await buildTestApp(mount, options));
+  });
+  afterAll(async () => t.close?.());
+  return t;
+}
+
+/** A request to the API, under the app's prefix. */
+function inject(t: TestApp, method: Method, path: string, headers: Record<string, string>, payload: unknown) {
+  return t.app.inject({ method, url: `${t.prefix}${path}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+}
+
+/** Calls the API on `host` with a bearer token: `token` unless the call names another. */
+export function bearerCaller(t: TestApp, host: string, token: string) {
+  return (method: Method, path: string, payload?: unknown, as = token) => inject(t, method, path, { host, authorization: `Bearer ${as}` }, payload);
+}
+
+/**
+ * Calls the API on a tenant's host: each call carries a token of `role` (`defaultRole`, admin
+ * unless told; made once per role and reused), or none when `role` is null.
+ */
+export function tenantCaller(t: TestApp, subdomain: string, host: string, defaultRole: Role = 'admin') {
   const tokens = new Map<string, string>();
-  return async (method: Method, path: string, payload?: unknown, role: Role | null = 'admin') => {
+  return async (method: Method, path: string, payload?: unknown, role: Role | null = defaultRole) => {
     const headers: Record<string, string> = { host };
     if (role) {
       if (!tokens.has(role)) tokens.set(role, await t.token(subdomain, role));
       headers.authorization = `Bearer ${tokens.get(role)}`;
     }
-    return t.app.inject({ method, url: `${t.prefix}${path}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    return inject(t, method, path, headers, payload);
+  };
+}
+
+/**
+ * Makes fresh tenants `${prefix}1`, `${prefix}2`, …, so each test sees only its own data, each with
+ * a caller whose calls carry a token of `role` unless told otherwise (tenantCaller).
+ */
+export function freshTenants(t: TestApp, prefix: string) {
+  let count = 0;
+  return async (role: Role = 'admin') => {
+    const name = `${prefix}${(count += 1)}`;
+    const created = await t.createTenant(name);
+    return { ...created, name, call: tenantCaller(t, name, created.host, role) };
   };
 }

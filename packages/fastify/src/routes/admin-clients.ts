@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CreatedClient } from '@vellum/core';
-import { requestContext } from '../context.ts';
 import {
   AdminClientBody,
   AdminClientListQuery,
@@ -9,13 +8,9 @@ import {
   AdminClientsPage,
   AdminClientWithSecretResponse,
 } from '../schemas/admin-clients.ts';
-import { ErrorBodySchema } from '../schemas/common.ts';
 import type { VellumServices } from '../services.ts';
+import { resourceRoutes } from './resource.ts';
 
-const tags = ['Admin clients'];
-
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
-const config = { permission: 'admin-clients' } as const;
 /** The one answer that carries a secret: flat, like `vellum clients create` prints it. */
 const withSecret = (created: CreatedClient) => ({ ...created.client, clientSecret: created.clientSecret });
 
@@ -23,36 +18,27 @@ const withSecret = (created: CreatedClient) => ({ ...created.client, clientSecre
 export const adminClientRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const clients = services.adminClients;
 
-  app.get(
-    '/v1/admin-clients',
-    { config, schema: { tags, summary: 'List admin clients', querystring: AdminClientListQuery, response: { 200: AdminClientsPage, ...errors } } },
-    async (request) => clients.list(requestContext(request), request.query),
-  );
-
-  app.post(
-    '/v1/admin-clients',
-    { config, schema: { tags, summary: 'Create an admin client', body: AdminClientBody, response: { 201: AdminClientWithSecretResponse, ...errors } } },
-    async (request, reply) => {
-      const created = await clients.create(requestContext(request), request.body);
-      return reply.code(201).header('cache-control', 'no-store').send(withSecret(created));
+  resourceRoutes(app, {
+    path: '/v1/admin-clients',
+    params: AdminClientParams,
+    tags: ['Admin clients'],
+    config: { permission: 'admin-clients' },
+    create: {
+      summary: 'Create an admin client',
+      body: AdminClientBody,
+      response: AdminClientWithSecretResponse,
+      noStore: true,
+      run: async (ctx, body) => withSecret(await clients.create(ctx, body)),
     },
-  );
-
-  app.post(
-    '/v1/admin-clients/:clientId/rotate-secret',
-    {
-      config,
-      schema: { tags, summary: 'Rotate an admin client’s secret', params: AdminClientParams, response: { 200: AdminClientWithSecretResponse, ...errors } },
+    list: { summary: 'List admin clients', querystring: AdminClientListQuery, response: AdminClientsPage, run: (ctx, query) => clients.list(ctx, query) },
+    actions: {
+      'rotate-secret': {
+        summary: 'Rotate an admin client’s secret',
+        response: AdminClientWithSecretResponse,
+        noStore: true,
+        run: async (ctx, id) => withSecret(await clients.rotateSecret(ctx, id)),
+      },
+      revoke: { summary: 'Revoke an admin client', response: AdminClientResponse, run: (ctx, id) => clients.revoke(ctx, id) },
     },
-    async (request, reply) => {
-      const rotated = await clients.rotateSecret(requestContext(request), request.params.clientId);
-      return reply.header('cache-control', 'no-store').send(withSecret(rotated));
-    },
-  );
-
-  app.post(
-    '/v1/admin-clients/:clientId/revoke',
-    { config, schema: { tags, summary: 'Revoke an admin client', params: AdminClientParams, response: { 200: AdminClientResponse, ...errors } } },
-    async (request) => clients.revoke(requestContext(request), request.params.clientId),
-  );
+  });
 };

@@ -26,22 +26,37 @@ export const authorizationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
   const redirect = (reply: FastifyReply, location: string) =>
     reply.code(303).header('location', location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
 
-  app.get(
-    '/v1/oauth/authorize',
+  // The browser's steps (the flow's method `step`), each answering 303 to the next.
+  const steps = [
     {
-      config: oauth,
-      schema: {
-        tags,
-        summary: 'Authorization endpoint (Authorization Code flow)',
-        documentOnly: {
-          responses: { 303: documentedResponses.redirect('On to the identity provider, the interaction hook, or back to the wallet with a code or an error.') },
-        },
-        querystring: AuthorizationFields,
-        response: errors,
-      },
+      path: '/v1/oauth/authorize',
+      summary: 'Authorization endpoint (Authorization Code flow)',
+      next: 'On to the identity provider, the interaction hook, or back to the wallet with a code or an error.',
+      step: 'authorize',
     },
-    async (request, reply) => redirect(reply, (await flow.authorize(requestContext(request), request.query, basePath)).location),
-  );
+    {
+      path: '/v1/oauth/authentication/callback',
+      summary: 'Return from the identity provider',
+      next: 'On to the interaction hook, or back to the wallet with a code or an error.',
+      step: 'authenticationCallback',
+    },
+    {
+      path: '/v1/oauth/interaction/callback',
+      summary: 'Return from the interaction hook',
+      next: 'Back to the wallet with a code or an error.',
+      step: 'interactionCallback',
+    },
+  ] as const;
+  for (const { path, summary, next, step } of steps) {
+    app.get(
+      path,
+      {
+        config: oauth,
+        schema: { tags, summary, documentOnly: { responses: { 303: documentedResponses.redirect(next) } }, querystring: AuthorizationFields, response: errors },
+      },
+      async (request, reply) => redirect(reply, (await flow[step](requestContext(request), request.query, basePath)).location),
+    );
+  }
 
   app.post(
     '/v1/oauth/par',
@@ -63,35 +78,5 @@ export const authorizationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
       sendDpopNonce(reply, services.dpop.freshNonce(ctx));
       return reply.code(201).header('cache-control', 'no-store').send(pushed);
     },
-  );
-
-  app.get(
-    '/v1/oauth/authentication/callback',
-    {
-      config: oauth,
-      schema: {
-        tags,
-        summary: 'Return from the identity provider',
-        documentOnly: { responses: { 303: documentedResponses.redirect('On to the interaction hook, or back to the wallet with a code or an error.') } },
-        querystring: AuthorizationFields,
-        response: errors,
-      },
-    },
-    async (request, reply) => redirect(reply, (await flow.authenticationCallback(requestContext(request), request.query, basePath)).location),
-  );
-
-  app.get(
-    '/v1/oauth/interaction/callback',
-    {
-      config: oauth,
-      schema: {
-        tags,
-        summary: 'Return from the interaction hook',
-        documentOnly: { responses: { 303: documentedResponses.redirect('Back to the wallet with a code or an error.') } },
-        querystring: AuthorizationFields,
-        response: errors,
-      },
-    },
-    async (request, reply) => redirect(reply, (await flow.interactionCallback(requestContext(request), request.query, basePath)).location),
   );
 };

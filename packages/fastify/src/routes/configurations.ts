@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TObject } from '@sinclair/typebox';
 import type { CredentialConfigurationInput, CredentialFormat } from '@vellum/core';
-import { requestContext } from '../context.ts';
-import { ErrorBodySchema, NoContent, PageSchema } from '../schemas/common.ts';
+import { PageSchema } from '../schemas/common.ts';
 import {
   ConfigurationListQuery,
   ConfigurationParams,
@@ -16,10 +15,10 @@ import {
   SdJwtConfigurationResponse,
 } from '../schemas/configurations.ts';
 import type { VellumServices } from '../services.ts';
+import { resourceRoutes } from './resource.ts';
 
 const tags = ['Credential configurations'];
 
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const read = { permission: 'configurations:read' } as const;
 const write = { permission: 'configurations:write' } as const;
 
@@ -40,54 +39,32 @@ export const configurationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
     // The body schema checks the shape; the core checks every value, so it takes the parsed body as input.
     const input = (parsed: unknown) => parsed as CredentialConfigurationInput;
 
-    app.post(
+    resourceRoutes(app, {
       path,
-      { config: write, schema: { tags, summary: `Create a ${format} credential configuration`, body, response: { 201: response, ...errors } } },
-      async (request, reply) => reply.code(201).send(await configurations.create(requestContext(request), format, input(request.body))),
-    );
-
-    app.get(
-      path,
-      {
+      params: ConfigurationParams,
+      tags,
+      config: write,
+      create: {
+        summary: `Create a ${format} credential configuration`,
+        body,
+        response,
+        run: (ctx, parsed) => configurations.create(ctx, format, input(parsed)),
+      },
+      list: {
+        summary: `List ${format} credential configurations`,
         config: read,
-        schema: {
-          tags,
-          summary: `List ${format} credential configurations`,
-          querystring: ConfigurationListQuery,
-          response: { 200: PageSchema(response), ...errors },
-        },
+        querystring: ConfigurationListQuery,
+        response: PageSchema(response),
+        run: (ctx, query) => configurations.list(ctx, format, query),
       },
-      async (request) => configurations.list(requestContext(request), format, request.query),
-    );
-
-    app.get(
-      `${path}/:id`,
-      {
-        config: read,
-        schema: { tags, summary: `Get a ${format} credential configuration`, params: ConfigurationParams, response: { 200: response, ...errors } },
+      get: { summary: `Get a ${format} credential configuration`, config: read, response, run: (ctx, id) => configurations.get(ctx, format, id) },
+      replace: {
+        summary: `Replace a ${format} credential configuration`,
+        body,
+        response,
+        run: (ctx, id, parsed) => configurations.update(ctx, format, id, input(parsed)),
       },
-      async (request) => configurations.get(requestContext(request), format, request.params.id),
-    );
-
-    app.put(
-      `${path}/:id`,
-      {
-        config: write,
-        schema: { tags, summary: `Replace a ${format} credential configuration`, params: ConfigurationParams, body, response: { 200: response, ...errors } },
-      },
-      async (request) => configurations.update(requestContext(request), format, request.params.id, input(request.body)),
-    );
-
-    app.delete(
-      `${path}/:id`,
-      {
-        config: write,
-        schema: { tags, summary: `Delete a ${format} credential configuration`, params: ConfigurationParams, response: { 204: NoContent, ...errors } },
-      },
-      async (request, reply) => {
-        await configurations.delete(requestContext(request), format, request.params.id);
-        return reply.code(204).send();
-      },
-    );
+      delete: { summary: `Delete a ${format} credential configuration`, run: (ctx, id) => configurations.delete(ctx, format, id) },
+    });
   }
 };

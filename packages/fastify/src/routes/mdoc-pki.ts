@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
 import {
   CreateDocumentSignerBody,
   CreateIacaBody,
@@ -15,11 +14,11 @@ import {
   UpdateIacaBody,
 } from '../schemas/mdoc-pki.ts';
 import type { VellumServices } from '../services.ts';
+import { adminErrors, resourceRoutes } from './resource.ts';
 import { Crl } from '../schemas/documented.ts';
 
 const tags = ['mDoc PKI'];
 
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const create = { permission: 'iacas:create' } as const;
 const manage = { permission: 'iacas:manage' } as const;
 const IACAS = '/v2/credentials/mobile/iacas';
@@ -33,11 +32,16 @@ const SIGNERS = '/v2/credentials/mobile/document-signers';
 export const mdocPkiRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const { iacas, documentSigners } = services;
 
-  app.post(
-    IACAS,
-    { config: create, schema: { tags, summary: 'Create an IACA', body: CreateIacaBody, response: { 201: IacaResponse, ...errors } } },
-    async (request, reply) => reply.code(201).send(await iacas.create(requestContext(request), request.body)),
-  );
+  resourceRoutes(app, {
+    path: IACAS,
+    params: IdParams,
+    tags,
+    config: manage,
+    create: { summary: 'Create an IACA', config: create, body: CreateIacaBody, response: IacaResponse, run: (ctx, body) => iacas.create(ctx, body) },
+    get: { summary: 'Get an IACA', response: IacaResponse, run: (ctx, id) => iacas.get(ctx, id) },
+    replace: { summary: 'Update an IACA', body: UpdateIacaBody, response: IacaResponse, run: (ctx, id, body) => iacas.update(ctx, id, body) },
+    delete: { summary: 'Delete an IACA', run: (ctx, id) => iacas.delete(ctx, id) },
+  });
 
   // Wallets and verifiers read it anonymously and often: requests are logged at warn, like every public endpoint.
   app.get(
@@ -45,30 +49,9 @@ export const mdocPkiRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
     {
       config: { authentication: 'optional' },
       logLevel: 'warn',
-      schema: { tags, summary: 'List IACAs (public: the active ones)', querystring: IacaListQuery, response: { 200: IacasPage, ...errors } },
+      schema: { tags, summary: 'List IACAs (public: the active ones)', querystring: IacaListQuery, response: { 200: IacasPage, ...adminErrors } },
     },
     async (request, reply) => reply.header('access-control-allow-origin', '*').send(await iacas.list(requestContext(request), request.query)),
-  );
-
-  app.get(
-    `${IACAS}/:id`,
-    { config: manage, schema: { tags, summary: 'Get an IACA', params: IdParams, response: { 200: IacaResponse, ...errors } } },
-    async (request) => iacas.get(requestContext(request), request.params.id),
-  );
-
-  app.put(
-    `${IACAS}/:id`,
-    { config: manage, schema: { tags, summary: 'Update an IACA', params: IdParams, body: UpdateIacaBody, response: { 200: IacaResponse, ...errors } } },
-    async (request) => iacas.update(requestContext(request), request.params.id, request.body),
-  );
-
-  app.delete(
-    `${IACAS}/:id`,
-    { config: manage, schema: { tags, summary: 'Delete an IACA', params: IdParams, response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await iacas.delete(requestContext(request), request.params.id);
-      return reply.code(204).send();
-    },
   );
 
   app.get(
@@ -91,57 +74,31 @@ export const mdocPkiRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
     },
   );
 
-  app.post(
-    SIGNERS,
-    {
-      config: manage,
-      schema: { tags, summary: 'Create a document signer', body: CreateDocumentSignerBody, response: { 201: DocumentSignerResponse, ...errors } },
+  resourceRoutes(app, {
+    path: SIGNERS,
+    params: IdParams,
+    tags,
+    config: manage,
+    create: {
+      summary: 'Create a document signer',
+      body: CreateDocumentSignerBody,
+      response: DocumentSignerResponse,
+      run: (ctx, body) => documentSigners.create(ctx, body),
     },
-    async (request, reply) => reply.code(201).send(await documentSigners.create(requestContext(request), request.body)),
-  );
-
-  app.get(
-    SIGNERS,
-    {
-      config: manage,
-      schema: { tags, summary: 'List document signers', querystring: DocumentSignerListQuery, response: { 200: DocumentSignersPage, ...errors } },
+    list: {
+      summary: 'List document signers',
+      querystring: DocumentSignerListQuery,
+      response: DocumentSignersPage,
+      run: (ctx, query) => documentSigners.list(ctx, query),
     },
-    async (request) => documentSigners.list(requestContext(request), request.query),
-  );
-
-  app.get(
-    `${SIGNERS}/:id`,
-    { config: manage, schema: { tags, summary: 'Get a document signer', params: IdParams, response: { 200: DocumentSignerResponse, ...errors } } },
-    async (request) => documentSigners.get(requestContext(request), request.params.id),
-  );
-
-  app.put(
-    `${SIGNERS}/:id`,
-    {
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Update a document signer',
-        params: IdParams,
-        body: UpdateDocumentSignerBody,
-        response: { 200: DocumentSignerResponse, ...errors },
-      },
+    get: { summary: 'Get a document signer', response: DocumentSignerResponse, run: (ctx, id) => documentSigners.get(ctx, id) },
+    replace: {
+      summary: 'Update a document signer',
+      body: UpdateDocumentSignerBody,
+      response: DocumentSignerResponse,
+      run: (ctx, id, body) => documentSigners.update(ctx, id, body),
     },
-    async (request) => documentSigners.update(requestContext(request), request.params.id, request.body),
-  );
-
-  app.post(
-    `${SIGNERS}/:id/revoke`,
-    { config: manage, schema: { tags, summary: 'Revoke a document signer', params: IdParams, response: { 200: DocumentSignerResponse, ...errors } } },
-    async (request) => documentSigners.revoke(requestContext(request), request.params.id),
-  );
-
-  app.delete(
-    `${SIGNERS}/:id`,
-    { config: manage, schema: { tags, summary: 'Delete a document signer', params: IdParams, response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await documentSigners.delete(requestContext(request), request.params.id);
-      return reply.code(204).send();
-    },
-  );
+    delete: { summary: 'Delete a document signer', run: (ctx, id) => documentSigners.delete(ctx, id) },
+    actions: { revoke: { summary: 'Revoke a document signer', response: DocumentSignerResponse, run: (ctx, id) => documentSigners.revoke(ctx, id) } },
+  });
 };

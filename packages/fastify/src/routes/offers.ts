@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
+import { ErrorBodySchema } from '../schemas/common.ts';
 import {
   AuthorizationCodeOfferBody,
   OfferParams,
@@ -11,6 +11,7 @@ import {
 } from '../schemas/offers.ts';
 import type { VellumServices } from '../services.ts';
 import { CredentialOffer, documentedResponses } from '../schemas/documented.ts';
+import { resourceRoutes } from './resource.ts';
 
 const tags = ['Offers'];
 
@@ -47,14 +48,14 @@ export const offerRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
     async (request) => offers.createPreAuthorizedOffer(requestContext(request), request.body, basePath),
   );
 
-  app.delete(
-    '/v1/openid/offers/pre-authorized/:id',
-    { config, schema: { tags, summary: 'Delete a Pre-authorized Code offer', params: OfferParams, response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await offers.deletePreAuthorizedOffer(requestContext(request), request.params.id);
-      return reply.code(204).send();
-    },
-  );
+  resourceRoutes(app, {
+    path: '/v1/openid/offers/pre-authorized',
+    params: OfferParams,
+    tags,
+    config,
+    errors,
+    delete: { summary: 'Delete a Pre-authorized Code offer', run: (ctx, id) => offers.deletePreAuthorizedOffer(ctx, id) },
+  });
 
   // Wallets fetch offers anonymously: logged at warn only, readable from browser-based wallets, and
   // never cached, since the offer carries a code.

@@ -9,7 +9,6 @@ import {
   STATUS_LIST_MEDIA_TYPES,
 } from '@vellum/core';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
 import { IdParams } from '../schemas/mdoc-pki.ts';
 import {
   CredentialIdParams,
@@ -27,11 +26,11 @@ import {
   StatusListIdParams,
 } from '../schemas/status-lists.ts';
 import type { VellumServices } from '../services.ts';
+import { adminErrors, resourceRoutes } from './resource.ts';
 import { StatusListToken } from '../schemas/documented.ts';
 
 const tags = ['Status lists'];
 
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const manage = { permission: 'iacas:manage' } as const;
 const credentials = { permission: 'credentials' } as const;
 const CONFIGURATIONS = '/v2/credentials/mobile/status-lists/configurations';
@@ -45,60 +44,37 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
   const { statusLists } = services;
   const basePath = app.prefix;
 
-  app.post(
-    CONFIGURATIONS,
-    {
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Create an mDoc status list configuration',
-        body: StatusListConfigurationBody,
-        response: { 201: StatusListConfigurationResponse, ...errors },
-      },
+  resourceRoutes(app, {
+    path: CONFIGURATIONS,
+    params: IdParams,
+    tags,
+    config: manage,
+    create: {
+      summary: 'Create an mDoc status list configuration',
+      body: StatusListConfigurationBody,
+      response: StatusListConfigurationResponse,
+      run: (ctx, body) => statusLists.createConfiguration(ctx, body),
     },
-    async (request, reply) => reply.code(201).send(await statusLists.createConfiguration(requestContext(request), request.body)),
-  );
-  app.get(
-    CONFIGURATIONS,
-    { config: manage, schema: { tags, summary: 'List mDoc status list configurations', response: { 200: StatusListConfigurationsPage, ...errors } } },
-    async (request) => statusLists.listConfigurations(requestContext(request)),
-  );
-  app.get(
-    `${CONFIGURATIONS}/:id`,
-    {
-      config: manage,
-      schema: { tags, summary: 'Get an mDoc status list configuration', params: IdParams, response: { 200: StatusListConfigurationResponse, ...errors } },
+    list: { summary: 'List mDoc status list configurations', response: StatusListConfigurationsPage, run: (ctx) => statusLists.listConfigurations(ctx) },
+    get: {
+      summary: 'Get an mDoc status list configuration',
+      response: StatusListConfigurationResponse,
+      run: (ctx, id) => statusLists.getConfiguration(ctx, id),
     },
-    async (request) => statusLists.getConfiguration(requestContext(request), request.params.id),
-  );
-  app.put(
-    `${CONFIGURATIONS}/:id`,
-    {
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Replace an mDoc status list configuration',
-        params: IdParams,
-        body: StatusListConfigurationBody,
-        response: { 200: StatusListConfigurationResponse, ...errors },
-      },
+    replace: {
+      summary: 'Replace an mDoc status list configuration',
+      body: StatusListConfigurationBody,
+      response: StatusListConfigurationResponse,
+      run: (ctx, id, body) => statusLists.updateConfiguration(ctx, id, body),
     },
-    async (request) => statusLists.updateConfiguration(requestContext(request), request.params.id, request.body),
-  );
-  app.delete(
-    `${CONFIGURATIONS}/:id`,
-    { config: manage, schema: { tags, summary: 'Delete an mDoc status list configuration', params: IdParams, response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await statusLists.deleteConfiguration(requestContext(request), request.params.id);
-      return reply.code(204).send();
-    },
-  );
+    delete: { summary: 'Delete an mDoc status list configuration', run: (ctx, id) => statusLists.deleteConfiguration(ctx, id) },
+  });
 
   app.get(
     '/v2/credentials/mobile/:credentialId/status',
     {
       config: credentials,
-      schema: { tags, summary: 'Get an mDoc’s status', params: CredentialIdParams, response: { 200: CredentialStatusResponse, ...errors } },
+      schema: { tags, summary: 'Get an mDoc’s status', params: CredentialIdParams, response: { 200: CredentialStatusResponse, ...adminErrors } },
     },
     async (request) => statusLists.getStatus(requestContext(request), request.params.credentialId),
   );
@@ -111,7 +87,7 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
         summary: 'Set an mDoc’s status',
         params: CredentialIdParams,
         body: CredentialStatusBody,
-        response: { 200: CredentialStatusResponse, ...errors },
+        response: { 200: CredentialStatusResponse, ...adminErrors },
       },
     },
     async (request) => statusLists.setStatus(requestContext(request), request.params.credentialId, request.body),
@@ -122,7 +98,7 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
     '/v2/credentials/mobile/status-lists/distribution',
     {
       logLevel: 'warn',
-      schema: { tags, summary: 'Status list distribution (public)', querystring: DistributionQuery, response: { 200: DistributionResponse, ...errors } },
+      schema: { tags, summary: 'Status list distribution (public)', querystring: DistributionQuery, response: { 200: DistributionResponse, ...adminErrors } },
     },
     async (request, reply) =>
       reply.header('access-control-allow-origin', '*').send(await statusLists.distribution(requestContext(request), request.query, basePath)),
@@ -138,7 +114,7 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
           tags,
           summary: `Get a ${profile} credential’s revocation status`,
           params: CredentialParams,
-          response: { 200: RevocationResponse, ...errors },
+          response: { 200: RevocationResponse, ...adminErrors },
         },
       },
       async (request) => statusLists.getRevocation(requestContext(request), profile, request.params.id),
@@ -152,7 +128,7 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
           summary: `Set a ${profile} credential’s revocation status`,
           params: CredentialParams,
           body: RevocationBody,
-          response: { 200: RevocationResponse, ...errors },
+          response: { 200: RevocationResponse, ...adminErrors },
         },
       },
       async (request) => statusLists.setRevocation(requestContext(request), profile, request.params.id, request.body),

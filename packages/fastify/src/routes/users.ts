@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
 import { UserBody, UserListQuery, UserParams, UserResponse, UserSearchBody, UsersPage } from '../schemas/users.ts';
 import type { VellumServices } from '../services.ts';
+import { adminErrors, resourceRoutes } from './resource.ts';
 
 const tags = ['Users'];
-
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'users' } as const;
 
 /** docs/decisions.md "Users, offers, the token and nonce endpoints": the tenant's users and their persisted claims. */
@@ -19,45 +17,30 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }>
   };
 
   app.post(
-    '/v1/users',
-    { config, preValidation: emptyBodyIsEmptyObject, schema: { tags, summary: 'Create a user', body: UserBody, response: { 201: UserResponse, ...errors } } },
-    async (request, reply) => reply.code(201).send(await users.create(requestContext(request), request.body)),
-  );
-
-  app.get(
-    '/v1/users',
-    { config, schema: { tags, summary: 'List users', querystring: UserListQuery, response: { 200: UsersPage, ...errors } } },
-    async (request) => users.list(requestContext(request), request.query),
-  );
-
-  app.post(
     '/v1/users/search',
     {
       config,
       preValidation: emptyBodyIsEmptyObject,
-      schema: { tags, summary: 'Search users by claims', body: UserSearchBody, response: { 200: UsersPage, ...errors } },
+      schema: { tags, summary: 'Search users by claims', body: UserSearchBody, response: { 200: UsersPage, ...adminErrors } },
     },
     async (request) => users.search(requestContext(request), request.body),
   );
 
-  app.get(
-    '/v1/users/:id',
-    { config, schema: { tags, summary: 'Get a user', params: UserParams, response: { 200: UserResponse, ...errors } } },
-    async (request) => users.get(requestContext(request), request.params.id),
-  );
-
-  app.put(
-    '/v1/users/:id',
-    { config, schema: { tags, summary: 'Replace a user’s claims', params: UserParams, body: UserBody, response: { 200: UserResponse, ...errors } } },
-    async (request) => users.update(requestContext(request), request.params.id, request.body),
-  );
-
-  app.delete(
-    '/v1/users/:id',
-    { config, schema: { tags, summary: 'Delete a user', params: UserParams, response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await users.delete(requestContext(request), request.params.id);
-      return reply.code(204).send();
+  resourceRoutes(app, {
+    path: '/v1/users',
+    params: UserParams,
+    tags,
+    config,
+    create: {
+      summary: 'Create a user',
+      body: UserBody,
+      response: UserResponse,
+      preValidation: emptyBodyIsEmptyObject,
+      run: (ctx, body) => users.create(ctx, body),
     },
-  );
+    list: { summary: 'List users', querystring: UserListQuery, response: UsersPage, run: (ctx, query) => users.list(ctx, query) },
+    get: { summary: 'Get a user', response: UserResponse, run: (ctx, id) => users.get(ctx, id) },
+    replace: { summary: 'Replace a user’s claims', body: UserBody, response: UserResponse, run: (ctx, id, body) => users.update(ctx, id, body) },
+    delete: { summary: 'Delete a user', run: (ctx, id) => users.delete(ctx, id) },
+  });
 };

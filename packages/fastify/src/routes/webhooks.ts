@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
+import { ErrorBodySchema } from '../schemas/common.ts';
 import {
   DeliveriesPage,
   DeliveryParams,
@@ -14,10 +14,10 @@ import {
   WebhooksPage,
 } from '../schemas/webhooks.ts';
 import type { VellumServices } from '../services.ts';
+import { adminErrors, resourceRoutes } from './resource.ts';
 
 const tags = ['Webhooks'];
 
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'webhooks' } as const;
 
 /** docs/decisions.md "Webhooks": webhooks, their delivery log and the public signing keys. */
@@ -37,42 +37,21 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
   // Makes a new signing key; the old one stays in the JWKS until its last pending delivery is done.
   app.post(
     '/v1/webhooks/jwks/rotate',
-    { config, schema: { tags, summary: 'Rotate the webhook signing key', response: { 200: RotatedJwksResponse, ...errors } } },
+    { config, schema: { tags, summary: 'Rotate the webhook signing key', response: { 200: RotatedJwksResponse, ...adminErrors } } },
     async (request) => webhooks.rotateSigningKey(requestContext(request)),
   );
 
-  app.post(
-    '/v1/webhooks',
-    { config, schema: { tags, summary: 'Create a webhook', body: WebhookBody, response: { 201: WebhookResponse, ...errors } } },
-    async (request, reply) => reply.code(201).send(await webhooks.create(requestContext(request), request.body)),
-  );
-
-  app.get(
-    '/v1/webhooks',
-    { config, schema: { tags, summary: 'List webhooks', querystring: WebhookListQuery, response: { 200: WebhooksPage, ...errors } } },
-    async (request) => webhooks.list(requestContext(request), request.query),
-  );
-
-  app.get(
-    '/v1/webhooks/:id',
-    { config, schema: { tags, summary: 'Get a webhook', params: WebhookParams, response: { 200: WebhookResponse, ...errors } } },
-    async (request) => webhooks.get(requestContext(request), request.params.id),
-  );
-
-  app.put(
-    '/v1/webhooks/:id',
-    { config, schema: { tags, summary: 'Replace a webhook', params: WebhookParams, body: WebhookBody, response: { 200: WebhookResponse, ...errors } } },
-    async (request) => webhooks.update(requestContext(request), request.params.id, request.body),
-  );
-
-  app.delete(
-    '/v1/webhooks/:id',
-    { config, schema: { tags, summary: 'Delete a webhook', params: WebhookParams, response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await webhooks.delete(requestContext(request), request.params.id);
-      return reply.code(204).send();
-    },
-  );
+  resourceRoutes(app, {
+    path: '/v1/webhooks',
+    params: WebhookParams,
+    tags,
+    config,
+    create: { summary: 'Create a webhook', body: WebhookBody, response: WebhookResponse, run: (ctx, body) => webhooks.create(ctx, body) },
+    list: { summary: 'List webhooks', querystring: WebhookListQuery, response: WebhooksPage, run: (ctx, query) => webhooks.list(ctx, query) },
+    get: { summary: 'Get a webhook', response: WebhookResponse, run: (ctx, id) => webhooks.get(ctx, id) },
+    replace: { summary: 'Replace a webhook', body: WebhookBody, response: WebhookResponse, run: (ctx, id, body) => webhooks.update(ctx, id, body) },
+    delete: { summary: 'Delete a webhook', run: (ctx, id) => webhooks.delete(ctx, id) },
+  });
 
   app.get(
     '/v1/webhooks/:id/deliveries',
@@ -83,7 +62,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
         summary: 'List a webhook’s deliveries',
         params: WebhookParams,
         querystring: WebhookListQuery,
-        response: { 200: DeliveriesPage, ...errors },
+        response: { 200: DeliveriesPage, ...adminErrors },
       },
     },
     async (request) => webhooks.listDeliveries(requestContext(request), request.params.id, request.query),
@@ -91,7 +70,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
 
   app.post(
     '/v1/webhooks/:id/deliveries/:deliveryId/retry',
-    { config, schema: { tags, summary: 'Retry a delivery', params: DeliveryParams, response: { 202: DeliveryResponse, ...errors } } },
+    { config, schema: { tags, summary: 'Retry a delivery', params: DeliveryParams, response: { 202: DeliveryResponse, ...adminErrors } } },
     async (request, reply) => reply.code(202).send(await webhooks.retryDelivery(requestContext(request), request.params.id, request.params.deliveryId)),
   );
 };
