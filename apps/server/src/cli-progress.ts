@@ -1,9 +1,9 @@
 // The short lines `vellum` writes to stderr while it works ("vellum: migrating the database …"), so
 // an operator sees what a slow start is waiting on. They never carry a secret and never touch
 // stdout, where scripts and tests read the printed JSON.
-import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import type { ServerConfig } from './config.ts';
+import type { OpeningStep } from './runtime.ts';
 
 /** Says what the command is doing, one line at a time. */
 export interface Progress {
@@ -40,18 +40,11 @@ export function describeDatabase(config: Pick<ServerConfig, 'databaseUrl' | 'dat
   return `PostgreSQL ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
-/**
- * Where the development master key will be written when this start has to generate it (runtime.ts
- * `masterKey`: no VELLUM_MASTER_KEY, SQLite, no key file yet); undefined when nothing is generated.
- */
-export function developmentKeyToGenerate(
-  config: Pick<ServerConfig, 'masterKey' | 'databaseUrl' | 'dataDir'>,
-  cwd: string = process.cwd(),
-  exists: (file: string) => boolean = existsSync,
-): string | undefined {
-  if (config.masterKey || config.databaseUrl) return undefined;
-  const file = join(config.dataDir, 'master.key');
-  return exists(file) ? undefined : shownPath(file, cwd);
+/** The progress line of a slow step of opening the runtime (runtime.ts `OpeningStep`). */
+export function describeOpeningStep(config: Pick<ServerConfig, 'databaseUrl' | 'dataDir'>, opening: OpeningStep, cwd: string = process.cwd()): string {
+  return opening.step === 'migrate'
+    ? `migrating the database (${describeDatabase(config, cwd)})…`
+    : `generating a development master key in ${shownPath(opening.file, cwd)}…`;
 }
 
 /** The URL a listening address is reached at: `http://127.0.0.1:3000`, `https://[::1]:8443`. */

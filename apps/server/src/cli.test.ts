@@ -1,6 +1,14 @@
 import { REGIONS, ROLES } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-import { createProgress, describeDatabase, developmentKeyToGenerate, listeningUrl } from './cli-progress.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { createProgress, describeDatabase, describeOpeningStep, listeningUrl } from './cli-progress.ts';
+import type { ServerConfig } from './config.ts';
+import { masterKey, type OpeningStep } from './runtime.ts';
+
+const silent = { warn: () => {} } as unknown as Logger;
 import { COMMANDS, commandHelp, EXIT_BAD_OPTIONS, EXIT_UNKNOWN_COMMAND, HELP_WIDTH, type Invocation, overviewHelp, parseInvocation, usageLine } from './cli.ts';
 
 /** The words a shell would pass for an example line: quotes removed, `NAME=value` prefixes and `vellum` dropped. */
@@ -196,12 +204,24 @@ describe('progress lines', () => {
     expect(text).not.toMatch(/s3cret|other-secret|vellum:/);
   });
 
-  it('announce a development master key only when this start generates one', () => {
-    const base = { masterKey: undefined, databaseUrl: undefined, dataDir: '/srv/data' };
-    expect(developmentKeyToGenerate(base, '/srv', () => false)).toBe('./data/master.key');
-    expect(developmentKeyToGenerate(base, '/srv', () => true)).toBeUndefined();
-    expect(developmentKeyToGenerate({ ...base, masterKey: 'a2V5' }, '/srv', () => false)).toBeUndefined();
-    expect(developmentKeyToGenerate({ ...base, databaseUrl: 'postgres://db/vellum' }, '/srv', () => false)).toBeUndefined();
+  it('announce a development master key only when this start generates one (runtime.ts masterKey)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'vellum-key-'));
+    try {
+      const steps: OpeningStep[] = [];
+      const base = { masterKey: undefined, databaseUrl: undefined, dataDir } as unknown as ServerConfig;
+      const first = masterKey(base, silent, (s) => steps.push(s));
+      expect(steps).toEqual([{ step: 'generate-master-key', file: join(dataDir, 'master.key') }]);
+      expect(masterKey(base, silent, (s) => steps.push(s))).toEqual(first);
+      masterKey({ ...base, masterKey: Buffer.alloc(32, 7).toString('base64') }, silent, (s) => steps.push(s));
+      expect(() => masterKey({ ...base, databaseUrl: 'postgres://db/vellum' }, silent, (s) => steps.push(s))).toThrow(/VELLUM_MASTER_KEY/);
+      expect(steps).toHaveLength(1);
+      expect(describeOpeningStep(base, { step: 'generate-master-key', file: '/srv/data/master.key' }, '/srv')).toBe(
+        'generating a development master key in ./data/master.key…',
+      );
+      expect(describeOpeningStep({ ...base, dataDir: '/srv/data' }, { step: 'migrate' }, '/srv')).toBe('migrating the database (SQLite ./data/vellum.db)…');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('give the listening address as a URL', () => {

@@ -3,9 +3,9 @@
 // Its commands, options and help live in cli.ts; the progress lines it writes to stderr in cli-progress.ts.
 import cluster from 'node:cluster';
 import { DomainError, parsePageQuery } from '@vellum/core';
-import type { Runtime } from './runtime.ts';
+import type { OpeningStep, Runtime } from './runtime.ts';
 import { parseInvocation, type CommandName } from './cli.ts';
-import { createProgress, describeDatabase, developmentKeyToGenerate, listeningUrl, type Progress } from './cli-progress.ts';
+import { createProgress, describeOpeningStep, listeningUrl, type Progress } from './cli-progress.ts';
 import { superviseWorkers } from './cluster.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -22,12 +22,8 @@ const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, 
 /** Progress lines go to stderr: stdout carries only what scripts read (JSON, the demo credentials, logs). */
 const progressOf = (config: ServerConfig): Progress => createProgress(config, (text) => process.stderr.write(text));
 
-/** Announces the slow part of opening a runtime that migrates: the migrations, and a first development key. */
-function announceOpening(config: ServerConfig, progress: Progress): void {
-  progress.step(`migrating the database (${describeDatabase(config)})…`);
-  const keyFile = developmentKeyToGenerate(config);
-  if (keyFile) progress.step(`generating a development master key in ${keyFile}…`);
-}
+/** Says each slow step of opening a runtime as openRuntime begins it: the migrations, a first development key. */
+const announcing = (config: ServerConfig, progress: Progress) => (opening: OpeningStep) => progress.step(describeOpeningStep(config, opening));
 
 /**
  * `vellum serve`. With one worker (the default) this process is the server. With more, it is the
@@ -46,9 +42,8 @@ async function serve(config: ServerConfig): Promise<number> {
   }
   const logger = createLogger(config.logLevel);
   const progress = progressOf(config);
-  announceOpening(config, progress);
   const { openRuntime } = await runtimeModule();
-  const runtime = await openRuntime(config, logger);
+  const runtime = await openRuntime(config, logger, { onStep: announcing(config, progress) });
   try {
     await ensureDefaultTenant(runtime, config, progress);
   } finally {
@@ -86,13 +81,12 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
   const logger = createLogger(config.logLevel);
   // A worker's primary has migrated the database, created the demo tenant and says what happens.
   const progress: Progress = worker ? { step: () => {} } : progressOf(config);
-  if (!worker) announceOpening(config, progress);
   const [{ openRuntime }, { buildApp, closeWithDeadline }, { startWebhookLoop }] = await Promise.all([
     runtimeModule(),
     import('./app.ts'),
     import('./webhook-worker.ts'),
   ]);
-  const runtime = await openRuntime(config, logger, { migrate: !worker });
+  const runtime = await openRuntime(config, logger, { migrate: !worker, onStep: announcing(config, progress) });
   if (!worker) await ensureDefaultTenant(runtime, config, progress);
   const app = await buildApp(runtime, config, logger);
   const flusher = setInterval(() => void runtime.vellum.recorder.flush(), config.eventFlushIntervalMs);
@@ -143,9 +137,9 @@ async function ensureDefaultTenant(runtime: Runtime, config: ServerConfig, progr
 /** Opens a migrated runtime for one command, says `doing` once it is open, runs `work` and closes it. */
 async function withRuntime<T>(config: ServerConfig, doing: string | undefined, work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const progress = progressOf(config);
-  announceOpening(config, progress);
   const { openRuntime } = await runtimeModule();
-  const runtime = await openRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never));
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never);
+  const runtime = await openRuntime(config, logger, { onStep: announcing(config, progress) });
   try {
     if (doing) progress.step(doing);
     return await work(runtime);

@@ -40,10 +40,16 @@ export interface Runtime {
 export interface OpenRuntimeOptions {
   /** Bring the schema up to date first (default true). Cluster workers pass false: their primary migrated. */
   migrate?: boolean;
+  /** Told each slow step of opening as it begins, for the command line's progress lines (cli-progress.ts). */
+  onStep?: (step: OpeningStep) => void;
 }
+
+/** A slow step of opening a runtime: the migrations, or writing a first development master key. */
+export type OpeningStep = { step: 'migrate' } | { step: 'generate-master-key'; file: string };
 
 /** Opens the configured database (SQLite in the data directory, or PostgreSQL) and migrates it unless told not to. */
 export async function openStore(config: ServerConfig, options: OpenRuntimeOptions = {}): Promise<Store> {
+  if (options.migrate !== false) options.onStep?.({ step: 'migrate' });
   const open = (o: SqlStoreOptions) => (options.migrate === false ? Promise.resolve(createSqlStore(o)) : openSqlStore(o));
   if (config.databaseUrl) return open({ kind: 'postgres', connectionString: config.databaseUrl });
   mkdirSync(config.dataDir, { recursive: true });
@@ -54,13 +60,14 @@ export async function openStore(config: ServerConfig, options: OpenRuntimeOption
  * The key that encrypts private keys at rest: VELLUM_MASTER_KEY, or for development one generated
  * once and kept beside the SQLite file, with a warning that production must set it.
  */
-export function masterKey(config: ServerConfig, logger: Logger): Uint8Array {
+export function masterKey(config: ServerConfig, logger: Logger, onStep?: OpenRuntimeOptions['onStep']): Uint8Array {
   if (config.masterKey) return parseMasterKey(config.masterKey);
   if (config.databaseUrl) {
     throw new Error('VELLUM_MASTER_KEY must be set when DATABASE_URL is: servers sharing a database must share the key');
   }
   const file = join(config.dataDir, 'master.key');
   if (!existsSync(file)) {
+    onStep?.({ step: 'generate-master-key', file });
     mkdirSync(config.dataDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
     chmodSync(file, 0o600);
@@ -82,7 +89,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     const clock = systemClock;
     const ids = createNodeIds();
     const hasher = createScryptHasher();
-    const sealer = createSealer(masterKey(config, logger));
+    const sealer = createSealer(masterKey(config, logger, options.onStep));
     const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
     // Tenants' keys are sealed under the same master key as the platform key: a master key that
     // cannot open the stored platform key has already stopped the start above.
