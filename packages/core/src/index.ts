@@ -184,7 +184,7 @@ export {
   MDL_DOCUMENT_SIGNER_EKU,
   SIGNER_ROTATION_DAYS,
 } from './mdoc-pki/model.ts';
-export type { CertificateData, DocumentSignerRecord, IacaRecord, IacaRevocation } from './mdoc-pki/model.ts';
+export type { CertificateData, CertificateView, DocumentSignerRecord, IacaRecord, IacaRevocation } from './mdoc-pki/model.ts';
 export { checkCreateIacaInput, defaultIacaCommonName, IACA_MAX_VALIDITY_YEARS } from './mdoc-pki/rules.ts';
 export type { CreateDocumentSignerInput, CreateIacaInput, UpdateDocumentSignerInput, UpdateIacaInput } from './mdoc-pki/rules.ts';
 export { createIacaService, CRL_REFRESH_MS, CRL_VALIDITY_MS, iacaView } from './mdoc-pki/iacas.ts';

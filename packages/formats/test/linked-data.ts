@@ -3,7 +3,7 @@
 import { didKeyOf, type LinkedDataProof, type LinkedDataProofType } from '@vellum/core';
 import { didKeyByDigitalBazaar } from '../src/linked-data/independent-verifier.ts';
 import { createLinkedDataSigner } from '../src/linked-data/signer.ts';
-import { memoryKeyManager, p256Holder } from './fixtures.ts';
+import { holderKey, memoryKeyManager } from './fixtures.ts';
 
 /** When the test credentials are issued and their proofs created. */
 export const ISSUED = '2026-05-01T12:00:00Z';
@@ -17,7 +17,7 @@ export async function ed25519Issuer() {
   const signer = createLinkedDataSigner({ keys });
   const sign = (type: LinkedDataProofType, document: Record<string, unknown>) =>
     signer.sign({ tenantId: tenant.id, keyId: key.id, type, verificationMethod, proofPurpose: 'assertionMethod', created: ISSUED, document });
-  return { keys, tenant, key, did, verificationMethod, holderDid: didKeyOf(p256Holder()), signer, sign };
+  return { keys, tenant, key, did, verificationMethod, holderDid: didKeyOf(holderKey()), signer, sign };
 }
 
 export const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -370,12 +370,10 @@ function repositories(get: () => State): Repositories {
     },
     issuedCredentials: {
       async insert(record) {
-        const s = get();
-        if (s.issuedCredentials.has(record.id)) throw conflict('Issued credential id exists');
-        for (const r of s.issuedCredentials.values()) {
-          if (r.value.tenantId === record.tenantId && r.value.notificationId === record.notificationId) throw conflict('The notification id exists');
-        }
-        s.issuedCredentials.set(record.id, { seq: next(), value: copy(record) });
+        insertRow(get().issuedCredentials, record.id, record, next, 'Issued credential id exists', {
+          taken: (r) => r.tenantId === record.tenantId && r.notificationId === record.notificationId,
+          message: 'The notification id exists',
+        });
       },
       async get(tenantId, id) {
         return ownedValue(get().issuedCredentials, tenantId, id);

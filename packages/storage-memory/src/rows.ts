@@ -45,9 +45,21 @@ export function tenantPage<T extends { tenantId: string }>(
   );
 }
 
-/** Keeps a copy of `value` under `key` at the next place in creation order; Conflict with `message` when the key is taken. */
-export function insertRow<T>(rows: Map<string, Row<T>>, key: string, value: T, next: () => number, message: string): void {
+/**
+ * Keeps a copy of `value` under `key` at the next place in creation order; Conflict with `message`
+ * when the key is taken, or with `unique.message` when a stored value is `unique.taken` (the SQL
+ * store's other unique index).
+ */
+export function insertRow<T>(
+  rows: Map<string, Row<T>>,
+  key: string,
+  value: T,
+  next: () => number,
+  message: string,
+  unique?: { taken: (stored: T) => boolean; message: string },
+): void {
   if (rows.has(key)) throw conflict(message);
+  if (unique && [...rows.values()].some((r) => unique.taken(r.value))) throw conflict(unique.message);
   rows.set(key, { seq: next(), value: copy(value) });
 }
 

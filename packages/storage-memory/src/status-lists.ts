@@ -13,7 +13,7 @@ import {
   type StatusListRecord,
   type StoredStatusToken,
 } from '@vellum/core';
-import { copy, deleteOwned, ownedRow, ownedValue, type Row, tenantValues } from './rows.ts';
+import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, tenantValues } from './rows.ts';
 
 export interface StatusListState {
   /** By id (the SQL store's unique index). */
@@ -95,13 +95,10 @@ export function statusListRepositories(get: () => StatusListState, next: () => n
 
     statusLists: {
       async insert(list) {
-        const s = get();
-        if (s.lists.has(list.id)) throw conflict('Status list id exists');
-        for (const r of s.lists.values()) {
-          if (r.value.tenantId === list.tenantId && r.value.kind === list.kind && r.value.generation === list.generation)
-            throw conflict('The tenant already has this generation of the kind');
-        }
-        s.lists.set(list.id, { seq: next(), value: { ...copy(list), taken: 0, revision: 0 } });
+        insertRow(get().lists, list.id, { ...list, taken: 0, revision: 0 }, next, 'Status list id exists', {
+          taken: (r) => r.tenantId === list.tenantId && r.kind === list.kind && r.generation === list.generation,
+          message: 'The tenant already has this generation of the kind',
+        });
       },
       async get(tenantId, id) {
         return ownedValue(get().lists, tenantId, id);

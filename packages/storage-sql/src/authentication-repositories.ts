@@ -12,7 +12,7 @@ import {
 } from './authentication.table.ts';
 import type { Executor } from './database.ts';
 import { refusingDuplicates } from './errors.ts';
-import { deleteOwned, findOwned, pageOf, updateOwned } from './queries.ts';
+import { deleteOwned, findOwned, listOwned, updateOwned } from './queries.ts';
 
 /** Builds the three repositories on `db`, a Kysely instance or a transaction. */
 export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, 'authenticationProviders' | 'openIdSettings' | 'claimSources'> {
@@ -24,8 +24,7 @@ export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, '
         );
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'authentication_providers', tenantId, id);
-        return row && toAuthenticationProvider(row);
+        return findOwned(db, 'authentication_providers', tenantId, id, toAuthenticationProvider);
       },
       async current(tenantId) {
         const row = await db.selectFrom('authentication_providers').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
@@ -61,11 +60,10 @@ export function authenticationRepositoriesOn(db: Executor): Pick<Repositories, '
         await refusingDuplicates(db.insertInto('claim_sources').values(toClaimSourceRow(source)).execute(), 'Claim source id exists');
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'claim_sources', tenantId, id);
-        return row && toClaimSource(row);
+        return findOwned(db, 'claim_sources', tenantId, id, toClaimSource);
       },
       async list(tenantId, page) {
-        return pageOf(db.selectFrom('claim_sources').selectAll().where('tenant_id', '=', tenantId), page, toClaimSource);
+        return listOwned(db, 'claim_sources', tenantId, page, toClaimSource);
       },
       async update(source) {
         const { id: _id, tenant_id: _tenant, created_at: _created, ...columns } = toClaimSourceRow(source);

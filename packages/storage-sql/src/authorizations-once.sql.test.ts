@@ -2,7 +2,7 @@
 // as two servers) on one database race to move one authorization on with the same handle, and to
 // mark one configuration issued on it, on SQLite and on PostgreSQL. Exactly one wins each race.
 import type { Store } from '@vellum/core';
-import { makeAuthorization, makeTenant } from '@vellum/testing';
+import { makeAuthorization, makeTenant, raceAdvances } from '@vellum/testing';
 import { expect } from 'vitest';
 import { describeRaces } from '../test/races.ts';
 
@@ -41,22 +41,8 @@ async function stageTakenOnce(a: Store, b: Store): Promise<void> {
   for (let round = 0; round < 5; round++) {
     const record = makeAuthorization(tenant.id, { stage: 'authenticating' });
     await b.authorizations.insert(record);
-    const nexts = Array.from({ length: RACERS }, () => crypto.randomUUID());
-    const results = await Promise.all(
-      nexts.map((next, i) =>
-        (i % 2 === 0 ? a : b).authorizations.advance(tenant.id, record.id, 'authenticating', record.handleDigest as string, iso(), {
-          stage: 'code',
-          handleDigest: next,
-          expiresAt: iso(60_000),
-          userId: `user-${i}`,
-        }),
-      ),
-    );
-    const winners = results.flatMap((r, i) => (r ? [i] : []));
-    expect(winners).toHaveLength(1);
-    const winner = winners[0] as number;
-    expect(await a.authorizations.get(tenant.id, record.id)).toMatchObject({ stage: 'code', handleDigest: nexts[winner], userId: `user-${winner}` });
-    for (const [i, next] of nexts.entries()) if (i !== winner) expect(await b.authorizations.findByHandle(tenant.id, next)).toBeUndefined();
+    const { handles, winner } = await raceAdvances([a, b], record, 'code', RACERS, () => crypto.randomUUID());
+    for (const [i, next] of handles.entries()) if (i !== winner) expect(await b.authorizations.findByHandle(tenant.id, next)).toBeUndefined();
   }
 }
 

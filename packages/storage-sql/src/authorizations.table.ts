@@ -8,7 +8,7 @@ import { type ColumnType, type Insertable, type Selectable, type SqlBool, sql } 
 import { compiledOnce } from './compiled-once.ts';
 import { type Executor, fromSqlBoolean, type Seq, type SqlBoolean, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { refusingDuplicates } from './errors.ts';
-import { atomically } from './queries.ts';
+import { atomically, compiledFindOwned, compiledFindOwnedBy } from './queries.ts';
 
 export interface AuthorizationsTable {
   seq: Seq;
@@ -108,13 +108,9 @@ export function toAuthorizationRow(a: AuthorizationRecord, kind: SqlDialectKind)
   };
 }
 
-const byId = compiledOnce('authorizations.get', (db, p: { tenantId: string; id: string }) =>
-  db.selectFrom('authorizations').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
-);
+const byId = compiledFindOwned('authorizations.get', 'authorizations');
 
-const byHandle = compiledOnce('authorizations.findByHandle', (db, p: { tenantId: string; handleDigest: string }) =>
-  db.selectFrom('authorizations').selectAll().where('tenant_id', '=', p.tenantId).where('handle_digest', '=', p.handleDigest),
-);
+const byHandle = compiledFindOwnedBy('authorizations.findByHandle', 'authorizations', 'handle_digest');
 
 interface AdvanceParams {
   tenantId: string;
@@ -183,7 +179,7 @@ export function authorizationRepositoriesOn(db: Executor, kind: SqlDialectKind):
         return row && toAuthorization(row);
       },
       async findByHandle(tenantId, handleDigest) {
-        const row = await byHandle.first(db, { tenantId, handleDigest });
+        const row = await byHandle.first(db, { tenantId, value: handleDigest });
         return row && toAuthorization(row);
       },
       async advance(tenantId, id, from, handleDigest, now, to) {

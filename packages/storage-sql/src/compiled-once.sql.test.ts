@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describeStoreContract, makeOffer, makeTenant, makeUser } from '@vellum/testing';
 import type { Store } from '@vellum/core';
 import { CamelCasePlugin, type Insertable, Kysely, PostgresDialect, sql } from 'kysely';
@@ -13,6 +10,7 @@ import { openSqliteDatabase } from './sqlite-database.ts';
 import { toTenantRow } from './tenants.table.ts';
 import { toOfferRow, toUserRow, type UsersTable } from './users-offers.table.ts';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
+import { tempFolder } from '../test/temp-folder.ts';
 
 type Db = Kysely<VellumDatabase>;
 
@@ -286,20 +284,16 @@ function describeCheckedContract(kind: 'sqlite' | 'postgres', open: () => Promis
 }
 
 describe('SQLite', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vellum-compiled-once-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = tempFolder('vellum-compiled-once-');
 
   describeCompiledOnce('sqlite', async () => {
-    const database = openSqliteDatabase({ filename: join(dir, 'compiled-once.db'), busyTimeoutMs: 0 });
+    const database = openSqliteDatabase({ filename: file('compiled-once.db'), busyTimeoutMs: 0 });
     const db = new Kysely<VellumDatabase>({ dialect: new ImmediateSqliteDialect({ database }, { busyRetryMs: 5000, groupCommit: true }) });
     await migrateToLatest(db, 'sqlite');
     return db;
   });
 
-  describeCheckedContract('sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, 'contract.db') }));
+  describeCheckedContract('sqlite', () => openSqlStore({ kind: 'sqlite', filename: file('contract.db') }));
 });
 
 describe.skipIf(pgAdminUrl === undefined)('PostgreSQL', () => {

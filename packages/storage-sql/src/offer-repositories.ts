@@ -7,7 +7,7 @@ import { type Expression, type Insertable, type SqlBool, sql } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Executor, SqlDialectKind } from './database.ts';
 import { refusingDuplicates, uniqueViolation } from './errors.ts';
-import { atomically, deleteOwned, pageOf, updateOwned } from './queries.ts';
+import { atomically, compiledFindOwned, compiledFindOwnedBy, deleteOwned, findOwnedBy, pageOf, updateOwned } from './queries.ts';
 import {
   type NoncesTable,
   type OffersTable,
@@ -44,19 +44,13 @@ function claimEquals(kind: SqlDialectKind, key: string, value: unknown): Express
 
 const insertUser = compiledOnce('users.insert', (db, row: Insertable<UsersTable>) => db.insertInto('users').values(row));
 
-const userById = compiledOnce('users.get', (db, p: { tenantId: string; id: string }) =>
-  db.selectFrom('users').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
-);
+const userById = compiledFindOwned('users.get', 'users');
 
 const insertOffer = compiledOnce('offers.insert', (db, row: Insertable<OffersTable>) => db.insertInto('offers').values(row));
 
-const offerById = compiledOnce('offers.get', (db, p: { tenantId: string; id: string }) =>
-  db.selectFrom('offers').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
-);
+const offerById = compiledFindOwned('offers.get', 'offers');
 
-const offerByCodeDigest = compiledOnce('offers.findByCodeDigest', (db, p: { tenantId: string; codeDigest: string }) =>
-  db.selectFrom('offers').selectAll().where('tenant_id', '=', p.tenantId).where('code_digest', '=', p.codeDigest),
-);
+const offerByCodeDigest = compiledFindOwnedBy('offers.findByCodeDigest', 'offers', 'code_digest');
 
 interface RedeemParams {
   tenantId: string;
@@ -186,7 +180,7 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         return row && toOffer(row);
       },
       async findByCodeDigest(tenantId, codeDigest) {
-        const row = await offerByCodeDigest.first(db, { tenantId, codeDigest });
+        const row = await offerByCodeDigest.first(db, { tenantId, value: codeDigest });
         return row && toOffer(row);
       },
       async redeem(tenantId, codeDigest, txCodeDigest, now, maxTxAttempts): Promise<RedeemOutcome> {
@@ -231,8 +225,7 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
 
     tenantSigningKeys: {
       async get(tenantId, purpose) {
-        const row = await db.selectFrom('tenant_signing_keys').selectAll().where('tenant_id', '=', tenantId).where('purpose', '=', purpose).executeTakeFirst();
-        return row && toTenantSigningKey(row);
+        return findOwnedBy(db, 'tenant_signing_keys', tenantId, 'purpose', purpose, toTenantSigningKey);
       },
       async insertIfAbsent(record) {
         // Insert-or-nothing, then read: whichever server's insert won, every racer reads the same row.

@@ -13,7 +13,7 @@ import { type Executor, type SqlDialectKind, toSqlBoolean } from './database.ts'
 import { toDidRecord, toDidRow } from './dids.table.ts';
 import { type IssuedCredentialsTable, toIssuedCredential, toIssuedCredentialRow } from './issued-credentials.table.ts';
 import { refusingDuplicates } from './errors.ts';
-import { atomically, deleteOwned, findOwned, lockTenant, pageOf, toSlice, updateOwned } from './queries.ts';
+import { allOwned, atomically, deleteOwned, findOwned, findOwnedBy, listOwned, lockTenant, pageOf, toSlice, updateOwned } from './queries.ts';
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
@@ -69,8 +69,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         );
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'mdoc_iacas', tenantId, id);
-        return row && toIacaRecord(row);
+        return findOwned(db, 'mdoc_iacas', tenantId, id, toIacaRecord);
       },
       async list(tenantId, page, filter = {}) {
         let query = db.selectFrom('mdoc_iacas').selectAll().where('tenant_id', '=', tenantId);
@@ -107,14 +106,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         });
       },
       async listRevocations(tenantId, iacaId) {
-        const rows = await db
-          .selectFrom('mdoc_iaca_revocations')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .where('iaca_id', '=', iacaId)
-          .orderBy('seq')
-          .execute();
-        return rows.map(toIacaRevocation);
+        return allOwned(db, 'mdoc_iaca_revocations', tenantId, toIacaRevocation, { column: 'iaca_id', value: iacaId });
       },
     },
 
@@ -143,8 +135,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         );
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'mdoc_document_signers', tenantId, id);
-        return row && toDocumentSignerRecord(row);
+        return findOwned(db, 'mdoc_document_signers', tenantId, id, toDocumentSignerRecord);
       },
       async list(tenantId, page, filter = {}) {
         let query = db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId);
@@ -152,14 +143,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return pageOf(query, page, toDocumentSignerRecord);
       },
       async listByIaca(tenantId, iacaId) {
-        const rows = await db
-          .selectFrom('mdoc_document_signers')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .where('iaca_id', '=', iacaId)
-          .orderBy('seq')
-          .execute();
-        return rows.map(toDocumentSignerRecord);
+        return allOwned(db, 'mdoc_document_signers', tenantId, toDocumentSignerRecord, { column: 'iaca_id', value: iacaId });
       },
       async update(signer) {
         // The IACA, the key, the kind, the CSR and the creation time never change.
@@ -199,8 +183,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         await refusingDuplicates(db.insertInto('keys').values(toKeyRow(key)).execute(), 'Key id exists');
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'keys', tenantId, id);
-        return row && toStoredKey(row);
+        return findOwned(db, 'keys', tenantId, id, toStoredKey);
       },
       async delete(tenantId, id) {
         return deleteOwned(db, 'keys', tenantId, id);
@@ -212,11 +195,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         await refusingDuplicates(db.insertInto('dids').values(toDidRow(record)).execute(), 'The tenant already has this DID');
       },
       async get(tenantId, did) {
-        const row = await db.selectFrom('dids').selectAll().where('tenant_id', '=', tenantId).where('did', '=', did).executeTakeFirst();
-        return row && toDidRecord(row);
+        return findOwnedBy(db, 'dids', tenantId, 'did', did, toDidRecord);
       },
       async list(tenantId, page) {
-        return pageOf(db.selectFrom('dids').selectAll().where('tenant_id', '=', tenantId), page, toDidRecord);
+        return listOwned(db, 'dids', tenantId, page, toDidRecord);
       },
       async delete(tenantId, did) {
         const result = await db.deleteFrom('dids').where('tenant_id', '=', tenantId).where('did', '=', did).executeTakeFirst();
@@ -238,7 +220,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return row && toAdminClient(row);
       },
       async list(tenantId, page) {
-        return pageOf(db.selectFrom('admin_clients').selectAll().where('tenant_id', '=', tenantId), page, toAdminClient);
+        return listOwned(db, 'admin_clients', tenantId, page, toAdminClient);
       },
       async rotateSecret(tenantId, clientId, secretHash, rotatedAt) {
         // One statement: the version goes up exactly once per rotation, however many race.
@@ -362,8 +344,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         );
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'credential_configurations', tenantId, id);
-        return row && toCredentialConfiguration(row);
+        return findOwned(db, 'credential_configurations', tenantId, id, toCredentialConfiguration);
       },
       async list(tenantId, filter, page) {
         let query = db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).where('format', '=', filter.format);
@@ -371,8 +352,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return pageOf(query, page, toCredentialConfiguration);
       },
       async listAll(tenantId) {
-        const rows = await db.selectFrom('credential_configurations').selectAll().where('tenant_id', '=', tenantId).orderBy('seq').execute();
-        return rows.map(toCredentialConfiguration);
+        return allOwned(db, 'credential_configurations', tenantId, toCredentialConfiguration);
       },
       async listStamps(tenantId) {
         return db.selectFrom('credential_configurations').select(['id', 'revision']).where('tenant_id', '=', tenantId).orderBy('seq').execute();
@@ -403,8 +383,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         );
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'issued_credentials', tenantId, id);
-        return row && toIssuedCredential(row);
+        return findOwned(db, 'issued_credentials', tenantId, id, toIssuedCredential);
       },
       async list(tenantId, filter, page) {
         let query = db.selectFrom('issued_credentials').selectAll().where('tenant_id', '=', tenantId);
@@ -414,13 +393,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return pageOf(query, page, toIssuedCredential);
       },
       async findByNotificationId(tenantId, notificationId) {
-        const row = await db
-          .selectFrom('issued_credentials')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .where('notification_id', '=', notificationId)
-          .executeTakeFirst();
-        return row && toIssuedCredential(row);
+        return findOwnedBy(db, 'issued_credentials', tenantId, 'notification_id', notificationId, toIssuedCredential);
       },
       async recordNotification(tenantId, id, notification) {
         return updateOwned(db, 'issued_credentials', tenantId, id, {

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DomainError, type Store } from '@vellum/core';
 import { describeStoreContract, makeClient, makeDomain, makeEvent, makeOffer, makeTenant, makeUser } from '@vellum/testing';
@@ -10,16 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlStore, createSqlStoreFromKysely, dialectKindOf, migrateToLatest, migrationNames, openSqlStore, type VellumDatabase } from './index.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
+import { tempFolder } from '../test/temp-folder.ts';
 
 describe('SQLite', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vellum-sql-'));
-  });
-  afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const file = (name: string) => join(dir, name);
+  const file = tempFolder('vellum-sql-');
 
   describeStoreContract('sqlite', () => openSqlStore({ kind: 'sqlite', filename: file('contract.db') }));
 

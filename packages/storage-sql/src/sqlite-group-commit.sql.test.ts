@@ -2,21 +2,18 @@
 // of the event loop share one SQLite transaction and one commit, and still succeed or fail each on
 // its own. A second connection to the same file (better-sqlite3, outside Kysely) shows what is
 // committed; the statements the driver sends are recorded to show how they were grouped.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, sql, type SqliteDatabase } from 'kysely';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ImmediateSqliteDialect } from './index.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
+import { tempFolder } from '../test/temp-folder.ts';
 
 interface Schema {
   items: { name: string };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'vellum-group-commit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const folder = tempFolder('vellum-group-commit-');
 
 let opened: Kysely<Schema>[] = [];
 afterEach(async () => {
@@ -28,7 +25,7 @@ let files = 0;
 
 /** A fresh file with an `items` table, opened through the dialect; `statements` records every SQL text run. */
 async function open(groupCommit = true) {
-  const file = join(dir, `db-${(files += 1)}.sqlite`);
+  const file = folder(`db-${(files += 1)}.sqlite`);
   const database = openSqliteDatabase({ filename: file, busyTimeoutMs: 0 });
   const statements: string[] = [];
   const recording = {

@@ -2,17 +2,15 @@
 // own connection. The stores here run in child processes, because better-sqlite3 waits for a lock
 // synchronously: two connections in one thread cannot both hold a transaction open and wait.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Store } from '@vellum/core';
 import Database from 'better-sqlite3';
 import { makeDelivery, makeTenant, makeUser, makeWebhook } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Kysely } from 'kysely';
 import type { VellumDatabase } from './database.ts';
 import { createSqlStoreFromKysely, ImmediateSqliteDialect, openSqlStore } from './index.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
+import { tempFolder } from '../test/temp-folder.ts';
 
 const STORE_MODULE = new URL('./index.ts', import.meta.url).href;
 
@@ -75,11 +73,7 @@ async function inProcesses(count: number, file: string, job: string, args: unkno
 }
 
 describe('SQLite shared by several processes', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vellum-processes-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const folder = tempFolder('vellum-processes-');
 
   /** The store as the server opens it, or as an embedder builds it on its own Kysely with the exported dialect. */
   const opened = {
@@ -96,7 +90,7 @@ describe('SQLite shared by several processes', () => {
     work: (store: Store, file: string) => Promise<T>,
     open: (file: string) => Promise<Store> = opened.server,
   ): Promise<T> {
-    const file = join(dir, name);
+    const file = folder(name);
     const store = await open(file);
     try {
       return await work(store, file);
@@ -161,7 +155,7 @@ describe('SQLite shared by several processes', () => {
   });
 
   it('gives up with SQLITE_BUSY once the busy timeout has passed', async () => {
-    const file = join(dir, 'busy-timeout.db');
+    const file = folder('busy-timeout.db');
     await (await openSqlStore({ kind: 'sqlite', filename: file })).close();
     const store = await openSqlStore({ kind: 'sqlite', filename: file, busyTimeoutMs: 50 });
     const other = new Database(file, { timeout: 0 });

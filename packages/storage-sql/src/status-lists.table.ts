@@ -22,7 +22,7 @@ import { type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Executor, Seq, SqlDialectKind } from './database.ts';
 import { refusingDuplicates } from './errors.ts';
-import { atomically, deleteOwned, findOwned } from './queries.ts';
+import { allOwned, atomically, compiledFindOwned, compiledFindOwnedBy, deleteOwned, findOwned, findOwnedBy } from './queries.ts';
 
 export interface StatusListConfigurationsTable {
   seq: Seq;
@@ -210,15 +210,11 @@ const takePositionUpdate = compiledOnce('statusLists.takePosition', (db, p: { te
 );
 
 // Read on every token request and every issuance: compiled once (compiled-once.ts).
-const listById = compiledOnce('statusLists.get', (db, p: { tenantId: string; id: string }) =>
-  db.selectFrom('status_lists').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
-);
+const listById = compiledFindOwned('statusLists.get', 'status_lists');
 
 const insertEntry = compiledOnce('statusLists.insertEntry', (db, row: Insertable<StatusEntriesTable>) => db.insertInto('status_entries').values(row));
 
-const entryByCredential = compiledOnce('statusLists.entryOf', (db, p: { tenantId: string; credentialId: string }) =>
-  db.selectFrom('status_entries').selectAll().where('tenant_id', '=', p.tenantId).where('credential_id', '=', p.credentialId),
-);
+const entryByCredential = compiledFindOwnedBy('statusLists.entryOf', 'status_entries', 'credential_id');
 
 const moveEntry = compiledOnce('statusLists.setStatus entry', (db, p: { tenantId: string; credentialId: string; from: string; to: string; at: string }) =>
   db
@@ -245,9 +241,7 @@ const nonValid = compiledOnce('statusLists.nonValidEntries', (db, p: { tenantId:
     .orderBy('idx'),
 );
 
-const tokenOf = compiledOnce('statusLists.getToken', (db, p: { tenantId: string; listId: string }) =>
-  db.selectFrom('status_list_tokens').selectAll().where('tenant_id', '=', p.tenantId).where('list_id', '=', p.listId),
-);
+const tokenOf = compiledFindOwnedBy('statusLists.getToken', 'status_list_tokens', 'list_id');
 
 const docTypeTaken = 'The tenant already has a status list configuration for this docType';
 
@@ -262,21 +256,13 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
         );
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'status_list_configurations', tenantId, id);
-        return row && toStatusListConfiguration(row);
+        return findOwned(db, 'status_list_configurations', tenantId, id, toStatusListConfiguration);
       },
       async findByDocType(tenantId, docType) {
-        const row = await db
-          .selectFrom('status_list_configurations')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .where('doc_type', '=', docType)
-          .executeTakeFirst();
-        return row && toStatusListConfiguration(row);
+        return findOwnedBy(db, 'status_list_configurations', tenantId, 'doc_type', docType, toStatusListConfiguration);
       },
       async list(tenantId) {
-        const rows = await db.selectFrom('status_list_configurations').selectAll().where('tenant_id', '=', tenantId).orderBy('seq').execute();
-        return rows.map(toStatusListConfiguration);
+        return allOwned(db, 'status_list_configurations', tenantId, toStatusListConfiguration);
       },
       async update(configuration) {
         // The tenant, the id and the creation time stay as inserted.
@@ -328,7 +314,7 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
         );
       },
       async entryOf(tenantId, credentialId) {
-        const row = await entryByCredential.first(db, { tenantId, credentialId });
+        const row = await entryByCredential.first(db, { tenantId, value: credentialId });
         return row && toStatusEntry(row);
       },
       async setStatus(tenantId, credentialId, from, to, at) {
@@ -347,7 +333,7 @@ export function statusListRepositoriesOn(db: Executor, kind: SqlDialectKind): Pi
         return rows.map((r) => ({ idx: Number(r.idx), status: r.status as CredentialStatus }));
       },
       async getToken(tenantId, listId) {
-        const row = await tokenOf.first(db, { tenantId, listId });
+        const row = await tokenOf.first(db, { tenantId, value: listId });
         return row && toStoredStatusToken(row);
       },
       async putToken(token) {

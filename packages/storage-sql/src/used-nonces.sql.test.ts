@@ -1,18 +1,16 @@
 // Used c_nonces on both dialects beyond the Store contract: the migration that turned `nonces` from
 // issued nonces into used ones, and two servers (two connections) recording one nonce at once.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Store } from '@vellum/core';
 import { makeTenant } from '@vellum/testing';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSqlStoreFromKysely, migrateToLatest, migrationNames, type VellumDatabase } from './index.ts';
 import { migrateTo } from './migrations.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 import { describeRaces } from '../test/races.ts';
+import { tempFolder } from '../test/temp-folder.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
@@ -63,15 +61,11 @@ async function nonceUsedOnce(a: Store, b: Store): Promise<void> {
 describeRaces('used nonces', [['recording one nonce at once: exactly one is first', nonceUsedOnce]]);
 
 describe('used nonces on SQLite', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vellum-nonces-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = tempFolder('vellum-nonces-');
 
   it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
     const db = new Kysely<VellumDatabase>({
-      dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: join(dir, 'migrate.db'), busyTimeoutMs: 1000 }) }),
+      dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: file('migrate.db'), busyTimeoutMs: 1000 }) }),
     });
     await migrationForgetsIssuedNonces(db, 'sqlite');
   });

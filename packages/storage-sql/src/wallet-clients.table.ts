@@ -5,7 +5,7 @@ import type { Repositories, WalletClient, WalletClientAuthMethod, WalletClientGr
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor, Seq } from './database.ts';
 import { refusingDuplicates } from './errors.ts';
-import { pageOf } from './queries.ts';
+import { findOwnedBy, listOwned } from './queries.ts';
 
 export interface WalletClientsTable {
   seq: Seq;
@@ -83,11 +83,10 @@ export function walletClientRepositoriesOn(db: Executor): Pick<Repositories, 'wa
         );
       },
       async get(tenantId, clientId) {
-        const row = await db.selectFrom('wallet_clients').selectAll().where('tenant_id', '=', tenantId).where('client_id', '=', clientId).executeTakeFirst();
-        return row && toWalletClient(row);
+        return findOwnedBy(db, 'wallet_clients', tenantId, 'client_id', clientId, toWalletClient);
       },
       async list(tenantId, page) {
-        return pageOf(db.selectFrom('wallet_clients').selectAll().where('tenant_id', '=', tenantId), page, toWalletClient);
+        return listOwned(db, 'wallet_clients', tenantId, page, toWalletClient);
       },
       async update(client) {
         // The tenant, the id and the creation time never change.

@@ -7,7 +7,7 @@ import { conflict, type Repositories } from '@vellum/core';
 import { type ExpressionBuilder, sql, type SqlBool } from 'kysely';
 import { type Executor, seqOf, type VellumDatabase, type SqlDialectKind, toSqlBoolean, fromSqlBoolean } from './database.ts';
 import { refusingDuplicates } from './errors.ts';
-import { atomically, deleteOwned, findOwned, pageOf, updateOwned } from './queries.ts';
+import { atomically, deleteOwned, findOwned, listOwned, pageOf, updateOwned } from './queries.ts';
 import { toWebhook, toWebhookDelivery, toWebhookDeliveryRow, toWebhookRow, toWebhookSigningKey, toWebhookSigningKeyRow } from './webhooks.table.ts';
 
 // Well under both dialects' bound-parameter limits at 19 columns a row.
@@ -33,11 +33,10 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
         await refusingDuplicates(db.insertInto('webhooks').values(toWebhookRow(webhook, kind)).execute(), 'Webhook id exists');
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'webhooks', tenantId, id);
-        return row && toWebhook(row);
+        return findOwned(db, 'webhooks', tenantId, id, toWebhook);
       },
       async list(tenantId, page) {
-        return pageOf(db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId), page, toWebhook);
+        return listOwned(db, 'webhooks', tenantId, page, toWebhook);
       },
       async update(webhook) {
         const { url, events, disabled, updated_at } = toWebhookRow(webhook, kind);
@@ -73,8 +72,7 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
         );
       },
       async get(tenantId, id) {
-        const row = await findOwned(db, 'webhook_deliveries', tenantId, id);
-        return row && toWebhookDelivery(row);
+        return findOwned(db, 'webhook_deliveries', tenantId, id, toWebhookDelivery);
       },
       async list(tenantId, webhookId, page) {
         return pageOf(

@@ -1,12 +1,10 @@
 // Races between two servers sharing one database: each race gets two stores on one fresh SQLite
 // file, and (when VELLUM_TEST_DATABASE_URL is set; CI always sets it) on one fresh PostgreSQL database.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Store } from '@vellum/core';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { openSqlStore, type SqlStoreOptions } from '../src/index.ts';
 import { freshDatabases, pgAdminUrl } from './postgres.ts';
+import { tempFolder } from './temp-folder.ts';
 
 export type Race = (a: Store, b: Store) => Promise<void>;
 
@@ -22,13 +20,9 @@ async function twoServers(options: SqlStoreOptions, race: Race): Promise<void> {
 /** Runs each named race on SQLite (`<what> across two connections on one SQLite file`) and on PostgreSQL. */
 export function describeRaces(what: string, races: ReadonlyArray<[string, Race]>): void {
   describe(`${what} across two connections on one SQLite file`, () => {
-    let dir = '';
-    beforeAll(() => {
-      dir = mkdtempSync(join(tmpdir(), 'vellum-races-'));
-    });
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const file = tempFolder('vellum-races-');
     it.each(races)('%s', async (_name, race) => {
-      await twoServers({ kind: 'sqlite', filename: join(dir, `${crypto.randomUUID()}.db`) }, race);
+      await twoServers({ kind: 'sqlite', filename: file(`${crypto.randomUUID()}.db`) }, race);
     });
   });
 

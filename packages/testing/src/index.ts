@@ -47,7 +47,7 @@ export {
 export type { ProofOptions, WalletKey } from './wallet.ts';
 export { makeDelivery, makeSigningKey, makeWebhook } from './store-contract-webhooks.ts';
 export { describeWalletClientContract, makeWalletClient } from './store-contract-wallet-clients.ts';
-export { describeAuthorizationContract, makeAuthorization } from './store-contract-authorizations.ts';
+export { describeAuthorizationContract, makeAuthorization, raceAdvances } from './store-contract-authorizations.ts';
 export { describeStatusListContract, makeStatusList, makeStatusListConfiguration } from './store-contract-status-lists.ts';
 export { localhostCertificate, startWebhookReceiver, writeLocalhostCertificate } from './webhook-receiver.ts';
 export type { LocalhostCertificate, ReceivedRequest, ReceiverAnswer, WebhookReceiver } from './webhook-receiver.ts';

@@ -3,7 +3,7 @@
 // claim-sources/model.ts: ClaimSourceRepository), run inside describeStoreContract against every adapter.
 import type { AuthenticationProvider, ClaimSource, OpenIdSettings, Store, Tenant } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-import { expectDomainError, expectRolledBack, inserting, iso, tenantMakers, unique, uuid } from './store-contract-support.ts';
+import { expectDomainError, expectWriteRolledBack, inserting, iso, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
 /** A provider of `tenantId` with every field set. */
 export function makeAuthenticationProvider(tenantId: string, over: Partial<AuthenticationProvider> = {}): AuthenticationProvider {
@@ -130,10 +130,10 @@ export function describeAuthenticationContract(store: () => Store): void {
 
     it('rolls back with the transaction', async () => {
       const a = await tenant();
-      await expectRolledBack(store(), 'boom', async (tx) => {
-        await tx.authenticationProviders.insert(makeAuthenticationProvider(a.id));
+      await expectWriteRolledBack(store(), 'boom', {
+        write: (tx) => tx.authenticationProviders.insert(makeAuthenticationProvider(a.id)),
+        read: (r) => r.authenticationProviders.current(a.id),
       });
-      expect(await store().authenticationProviders.current(a.id)).toBeUndefined();
     });
   });
 
@@ -222,10 +222,7 @@ export function describeAuthenticationContract(store: () => Store): void {
     it('rolls back with the transaction', async () => {
       const a = await tenant();
       const s = makeClaimSource(a.id);
-      await expectRolledBack(store(), 'boom', async (tx) => {
-        await tx.claimSources.insert(s);
-      });
-      expect(await store().claimSources.get(a.id, s.id)).toBeUndefined();
+      await expectWriteRolledBack(store(), 'boom', { write: (tx) => tx.claimSources.insert(s), read: (r) => r.claimSources.get(a.id, s.id) });
     });
   });
 }

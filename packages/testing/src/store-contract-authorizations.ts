@@ -1,7 +1,7 @@
 // The Store contract for authorizations, the runs of the Authorization Code flow (ports.ts:
 // AuthorizationRepository, in core/src/oauth/authorization-model.ts), run inside
 // describeStoreContract against every adapter.
-import type { AuthorizationAdvance, AuthorizationRecord, Store } from '@vellum/core';
+import type { AuthorizationAdvance, AuthorizationRecord, AuthorizationStage, Store } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
 import { expectDomainError, expectRolledBack, inserting, iso, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
@@ -28,6 +28,37 @@ export function makeAuthorization(tenantId: string, over: Partial<AuthorizationR
     createdAt: iso(),
     ...over,
   };
+}
+
+/**
+ * Races `racers` moves of `record` on from its stage with its handle to `stage`, each to a fresh
+ * handle of its own and as user `user-<i>`, spread over `stores` in turn: checks that exactly one
+ * lands and that the stored authorization is the winner's. Gives the fresh handles and the winner.
+ */
+export async function raceAdvances(
+  stores: ReadonlyArray<Pick<Store, 'authorizations'>>,
+  record: AuthorizationRecord,
+  stage: AuthorizationStage,
+  racers: number,
+  handle: () => string = digest,
+): Promise<{ handles: string[]; winner: number }> {
+  const handles = Array.from({ length: racers }, handle);
+  const racer = (i: number) => (stores[i % stores.length] as Pick<Store, 'authorizations'>).authorizations;
+  const results = await Promise.all(
+    handles.map((next, i) =>
+      racer(i).advance(record.tenantId, record.id, record.stage, record.handleDigest as string, iso(), {
+        stage,
+        handleDigest: next,
+        expiresAt: iso(60_000),
+        userId: `user-${i}`,
+      }),
+    ),
+  );
+  const winners = results.flatMap((r, i) => (r ? [i] : []));
+  expect(winners).toHaveLength(1);
+  const winner = winners[0] as number;
+  expect(await racer(0).get(record.tenantId, record.id)).toMatchObject({ stage, handleDigest: handles[winner], userId: `user-${winner}` });
+  return { handles, winner };
 }
 
 /** The authorization part of the Store contract; `store` is read when the tests run. */
@@ -174,22 +205,8 @@ export function describeAuthorizationContract(store: () => Store): void {
       const t = await tenant();
       for (let round = 0; round < 3; round++) {
         const r = await authorization(t.id, { stage: 'authenticating' });
-        const nexts = Array.from({ length: 8 }, () => digest());
-        const results = await Promise.all(
-          nexts.map((next, i) =>
-            repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, iso(), {
-              stage: 'interaction',
-              handleDigest: next,
-              expiresAt: iso(60_000),
-              userId: `user-${i}`,
-            }),
-          ),
-        );
-        const winners = results.flatMap((x, i) => (x ? [i] : []));
-        expect(winners).toHaveLength(1);
-        const winner = winners[0] as number;
-        expect(await repo().get(t.id, r.id)).toMatchObject({ stage: 'interaction', handleDigest: nexts[winner], userId: `user-${winner}` });
-        expect(await repo().findByHandle(t.id, nexts[winner] as string)).toMatchObject({ id: r.id });
+        const { handles, winner } = await raceAdvances([store()], r, 'interaction', 8);
+        expect(await repo().findByHandle(t.id, handles[winner] as string)).toMatchObject({ id: r.id });
       }
     });
 

@@ -2,7 +2,7 @@
 // inside describeStoreContract against every adapter.
 import type { IssuedCredentialRecord, Store } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-import { expectDomainError, expectRolledBack, inserting, tenantMakers, unique, uuid } from './store-contract-support.ts';
+import { expectDomainError, expectRolledBack, expectWriteRolledBack, inserting, tenantMakers, unique, uuid } from './store-contract-support.ts';
 import { makeOffer } from './store-contract-offers.ts';
 
 /** An issued-credential record of an mDoc unless told, valid for a year, with a unique notification id. */
@@ -170,10 +170,10 @@ export function describeIssuedCredentialContract(store: () => Store): void {
     it('rolls back with the transaction that wrote it', async () => {
       const t = await tenant();
       const record = makeIssuedCredential(t.id);
-      await expectRolledBack(store(), 'the webhook outbox write failed', async (tx) => {
-        await tx.issuedCredentials.insert(record);
+      await expectWriteRolledBack(store(), 'the webhook outbox write failed', {
+        write: (tx) => tx.issuedCredentials.insert(record),
+        read: (r) => r.issuedCredentials.get(t.id, record.id),
       });
-      expect(await store().issuedCredentials.get(t.id, record.id)).toBeUndefined();
     });
   });
 }

@@ -58,3 +58,13 @@ export async function expectRolledBack(store: Store, message: string, work: (tx:
     }),
   ).rejects.toThrow(message);
 }
+
+/** Writes with `write` in a transaction of `store` that then fails with `message`, and checks that `read` finds nothing of it. */
+export async function expectWriteRolledBack(
+  store: Store,
+  message: string,
+  { write, read }: { write: (tx: Repositories) => Promise<unknown>; read: (repositories: Repositories) => Promise<unknown> },
+): Promise<void> {
+  await expectRolledBack(store, message, write);
+  expect(await read(store)).toBeUndefined();
+}

@@ -2,7 +2,7 @@
 // core/src/oauth-clients/model.ts), run inside describeStoreContract against every adapter.
 import type { Store, WalletClient } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-import { expectDomainError, expectRolledBack, inserting, iso, tenantMakers, unique } from './store-contract-support.ts';
+import { expectDomainError, expectWriteRolledBack, inserting, iso, tenantMakers, unique } from './store-contract-support.ts';
 
 /** A public wallet client of `tenantId` with every optional setting left out unless given. */
 export function makeWalletClient(tenantId: string, over: Partial<WalletClient> = {}): WalletClient {
@@ -139,10 +139,7 @@ export function describeWalletClientContract(store: () => Store): void {
     it('rolls back with the transaction', async () => {
       const t = await tenant();
       const c = makeWalletClient(t.id);
-      await expectRolledBack(store(), 'boom', async (tx) => {
-        await tx.walletClients.insert(c);
-      });
-      expect(await store().walletClients.get(t.id, c.clientId)).toBeUndefined();
+      await expectWriteRolledBack(store(), 'boom', { write: (tx) => tx.walletClients.insert(c), read: (r) => r.walletClients.get(t.id, c.clientId) });
     });
   });
 }

@@ -2,7 +2,7 @@
 // WebhookDeliveryRepository, WebhookKeyRepository), run inside describeStoreContract against every adapter.
 import type { ClaimedDelivery, Store, Webhook, WebhookDelivery, WebhookSigningKey } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-import { expectDomainError, expectRolledBack, inserting, tenantMakers, unique, uuid } from './store-contract-support.ts';
+import { expectDomainError, expectWriteRolledBack, inserting, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
 export function makeWebhook(tenantId: string, over: Partial<Webhook> = {}): Webhook {
   const now = new Date().toISOString();
@@ -166,10 +166,10 @@ export function describeWebhookContract(store: () => Store): void {
       const t = await tenant();
       const w = await webhook(t.id);
       const d = makeDelivery(w, { nextAttemptAt: '2999-01-01T00:00:00.000Z' });
-      await expectRolledBack(store(), 'issuance failed', async (tx) => {
-        await tx.webhookDeliveries.insertMany([d]);
+      await expectWriteRolledBack(store(), 'issuance failed', {
+        write: (tx) => tx.webhookDeliveries.insertMany([d]),
+        read: (r) => r.webhookDeliveries.get(t.id, d.id),
       });
-      expect(await store().webhookDeliveries.get(t.id, d.id)).toBeUndefined();
       await store().webhooks.delete(t.id, w.id);
     });
 

@@ -9,7 +9,7 @@ import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
-import { expectDomainError, expectRolledBack, insertTenant, insertTenants, makeTenant, unique, uuid } from './store-contract-support.ts';
+import { expectDomainError, expectRolledBack, expectWriteRolledBack, insertTenant, insertTenants, makeTenant, unique, uuid } from './store-contract-support.ts';
 
 export function makeClient(tenantId: string, over: Partial<AdminClient> = {}): AdminClient {
   return {
@@ -478,10 +478,10 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
       it('rolls back with the transaction', async () => {
         const t = await insertTenant(store);
         const c = makeConfiguration(t.id);
-        await expectRolledBack(store, 'boom', async (tx) => {
-          await tx.credentialConfigurations.insert(c);
+        await expectWriteRolledBack(store, 'boom', {
+          write: (tx) => tx.credentialConfigurations.insert(c),
+          read: (r) => r.credentialConfigurations.get(t.id, c.id),
         });
-        expect(await store.credentialConfigurations.get(t.id, c.id)).toBeUndefined();
       });
     });
 

@@ -1,4 +1,4 @@
-import type { PageRequest, Slice } from '../shared/pagination.ts';
+import type { TenantRecord } from '../shared/ports.ts';
 
 /** How Vellum authenticates to the tenant's OpenID Connect provider at its token endpoint. */
 export const PROVIDER_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
@@ -8,9 +8,8 @@ export type ProviderAuthMethod = (typeof PROVIDER_AUTH_METHODS)[number];
  * The tenant's OpenID Connect provider (docs/authentication.md `/v1/users/authentication-providers`; one per
  * tenant): the Authorization Code flow sends the user there to sign in.
  */
-export interface AuthenticationProvider {
+export interface AuthenticationProvider extends TenantRecord {
   id: string;
-  tenantId: string;
   /** The provider's issuer URL (https); discovery is `{url}/.well-known/openid-configuration`. */
   url: string;
   clientId: string;
@@ -25,8 +24,6 @@ export interface AuthenticationProvider {
   forwardedRequestParameters: string[];
   /** ID token claims stored on the user after sign-in. */
   claimsToPersist: string[];
-  createdAt: string;
-  updatedAt: string;
 }
 
 export interface AuthenticationProviderRepository {

@@ -107,30 +107,25 @@ export function createAuthenticationProviderService(deps: AuthenticationDeps): A
 
   return {
     create(ctx, input, basePath) {
-      return run(
-        ctx,
-        'USER_AUTHENTICATION_PROVIDER_CREATE',
-        async () => {
-          const { clientSecret, ...checked } = checkProviderInput(input, true);
-          if (await store.authenticationProviders.current(ctx.tenant.id)) {
-            throw conflict('The tenant already has an authentication provider; replace it with PUT or delete it first');
-          }
-          const id = ids.uuid();
-          const now = clock.now().toISOString();
-          const provider: AuthenticationProvider = {
-            id,
-            tenantId: ctx.tenant.id,
-            ...checked,
-            sealedClientSecret: secrets.seal(clientSecret as string, providerSecretContext(ctx.tenant.id, id)),
-            createdAt: now,
-            updatedAt: now,
-          };
-          // Two creates at once: the store's one-per-tenant rule answers the second with Conflict.
-          await store.authenticationProviders.insert(provider);
-          return authenticationProviderView(provider, issuerOf(ctx, basePath));
-        },
-        { input, meta },
-      );
+      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_CREATE', { input, meta }, async () => {
+        const { clientSecret, ...checked } = checkProviderInput(input, true);
+        if (await store.authenticationProviders.current(ctx.tenant.id)) {
+          throw conflict('The tenant already has an authentication provider; replace it with PUT or delete it first');
+        }
+        const id = ids.uuid();
+        const now = clock.now().toISOString();
+        const provider: AuthenticationProvider = {
+          id,
+          tenantId: ctx.tenant.id,
+          ...checked,
+          sealedClientSecret: secrets.seal(clientSecret as string, providerSecretContext(ctx.tenant.id, id)),
+          createdAt: now,
+          updatedAt: now,
+        };
+        // Two creates at once: the store's one-per-tenant rule answers the second with Conflict.
+        await store.authenticationProviders.insert(provider);
+        return authenticationProviderView(provider, issuerOf(ctx, basePath));
+      });
     },
 
     list(ctx, query, basePath) {
@@ -148,40 +143,30 @@ export function createAuthenticationProviderService(deps: AuthenticationDeps): A
     },
 
     get(ctx, id, basePath) {
-      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_RETRIEVE', async () => authenticationProviderView(await find(ctx, id), issuerOf(ctx, basePath)), { meta });
+      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_RETRIEVE', { meta }, async () => authenticationProviderView(await find(ctx, id), issuerOf(ctx, basePath)));
     },
 
     update(ctx, id, input, basePath) {
-      return run(
-        ctx,
-        'USER_AUTHENTICATION_PROVIDER_UPDATE',
-        async () => {
-          const { clientSecret, ...checked } = checkProviderInput(input, false);
-          const existing = await find(ctx, id);
-          const provider: AuthenticationProvider = {
-            ...existing,
-            ...checked,
-            sealedClientSecret:
-              clientSecret === undefined ? existing.sealedClientSecret : secrets.seal(clientSecret, providerSecretContext(existing.tenantId, existing.id)),
-            updatedAt: clock.now().toISOString(),
-          };
-          // Deleted between the read and the write.
-          if (!(await store.authenticationProviders.update(provider))) throw noProvider();
-          return authenticationProviderView(provider, issuerOf(ctx, basePath));
-        },
-        { input, meta },
-      );
+      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_UPDATE', { input, meta }, async () => {
+        const { clientSecret, ...checked } = checkProviderInput(input, false);
+        const existing = await find(ctx, id);
+        const provider: AuthenticationProvider = {
+          ...existing,
+          ...checked,
+          sealedClientSecret:
+            clientSecret === undefined ? existing.sealedClientSecret : secrets.seal(clientSecret, providerSecretContext(existing.tenantId, existing.id)),
+          updatedAt: clock.now().toISOString(),
+        };
+        // Deleted between the read and the write.
+        if (!(await store.authenticationProviders.update(provider))) throw noProvider();
+        return authenticationProviderView(provider, issuerOf(ctx, basePath));
+      });
     },
 
     delete(ctx, id) {
-      return run(
-        ctx,
-        'USER_AUTHENTICATION_PROVIDER_DELETE',
-        async () => {
-          if (!(await store.authenticationProviders.delete(ctx.tenant.id, checkPathId(id, 'An authentication provider')))) throw noProvider();
-        },
-        { meta: () => ({ id }) },
-      );
+      return run(ctx, 'USER_AUTHENTICATION_PROVIDER_DELETE', { meta: () => ({ id }) }, async () => {
+        if (!(await store.authenticationProviders.delete(ctx.tenant.id, checkPathId(id, 'An authentication provider')))) throw noProvider();
+      });
     },
   };
 }
@@ -244,32 +229,27 @@ export function createOpenIdSettingsService(deps: AuthenticationDeps): OpenIdSet
 
   return {
     get(ctx) {
-      return run(ctx, 'OPENID_CONFIGURATION_RETRIEVE', async () => view(await store.openIdSettings.get(ctx.tenant.id)), { meta });
+      return run(ctx, 'OPENID_CONFIGURATION_RETRIEVE', { meta }, async () => view(await store.openIdSettings.get(ctx.tenant.id)));
     },
 
     update(ctx, input) {
-      return run(
-        ctx,
-        'OPENID_CONFIGURATION_UPDATE',
-        async () => {
-          const checked = checkOpenIdSettingsInput(input);
-          const tenantId = ctx.tenant.id;
-          const context = interactionHookSecretContext(tenantId);
-          return store.transaction(async (tx) => {
-            const existing = await tx.openIdSettings.get(tenantId);
-            const settings: OpenIdSettings = { tenantId, updatedAt: clock.now().toISOString() };
-            if (checked.interactionHook) {
-              const kept = existing?.interactionHook?.sealedSecret;
-              // A secret the master key can no longer open is replaced rather than kept broken.
-              const sealedSecret = kept !== undefined && secrets.open(kept, context) !== undefined ? kept : secrets.seal(ids.token(32), context);
-              settings.interactionHook = { ...checked.interactionHook, sealedSecret };
-            }
-            await tx.openIdSettings.put(settings);
-            return view(settings);
-          });
-        },
-        { input, meta },
-      );
+      return run(ctx, 'OPENID_CONFIGURATION_UPDATE', { input, meta }, async () => {
+        const checked = checkOpenIdSettingsInput(input);
+        const tenantId = ctx.tenant.id;
+        const context = interactionHookSecretContext(tenantId);
+        return store.transaction(async (tx) => {
+          const existing = await tx.openIdSettings.get(tenantId);
+          const settings: OpenIdSettings = { tenantId, updatedAt: clock.now().toISOString() };
+          if (checked.interactionHook) {
+            const kept = existing?.interactionHook?.sealedSecret;
+            // A secret the master key can no longer open is replaced rather than kept broken.
+            const sealedSecret = kept !== undefined && secrets.open(kept, context) !== undefined ? kept : secrets.seal(ids.token(32), context);
+            settings.interactionHook = { ...checked.interactionHook, sealedSecret };
+          }
+          await tx.openIdSettings.put(settings);
+          return view(settings);
+        });
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { TenantRecordRepository } from '../shared/ports.ts';
+import type { TenantRecord, TenantRecordRepository } from '../shared/ports.ts';
 
 /** A parameter sent to a claim source: a value from the user object, or a fixed one (docs/authentication.md). */
 export interface ClaimSourceParameter {
@@ -20,17 +20,14 @@ export type ClaimSourceAuthorization =
     };
 
 /** An HTTP API of the issuer that Vellum asks for a user's claims at issuance (docs/authentication.md `/v1/claim-sources`). */
-export interface ClaimSource {
+export interface ClaimSource extends TenantRecord {
   id: string;
-  tenantId: string;
   name: string;
   /** https, no fragment. GET sends the parameters in the query, POST as a JSON body. */
   url: string;
   requestMethod: 'GET' | 'POST';
   requestParameters: Record<string, ClaimSourceParameter>;
   authorization: ClaimSourceAuthorization;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export type ClaimSourceRepository = TenantRecordRepository<ClaimSource>;

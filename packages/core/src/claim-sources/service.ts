@@ -169,27 +169,20 @@ export function createClaimSourceService(deps: ClaimSourceDeps): ClaimSourceServ
     },
 
     delete(ctx, id) {
-      return sources.run(
-        ctx,
-        'CLAIM_SOURCE_DELETE',
-        async () => {
-          const sourceId = checkId(id);
-          await store.transaction(async (tx) => {
-            if (!(await tx.claimSources.get(ctx.tenant.id, sourceId))) throw noSource();
-            // Issuance with a configuration whose claim source is gone would quietly lose those
-            // claims: the configurations must let go of it first.
-            const users = (await tx.credentialConfigurations.listAll(ctx.tenant.id))
-              .filter((c) => c.claimSourceId?.toLowerCase() === sourceId)
-              .map((c) => c.id);
-            if (users.length > 0) {
-              const named = users.slice(0, NAMED_USERS).join(', ') + (users.length > NAMED_USERS ? ` and ${users.length - NAMED_USERS} more` : '');
-              throw conflict(`The claim source is used by credential configuration ${named}; remove claimSourceId from them (or delete them) first`);
-            }
-            if (!(await tx.claimSources.delete(ctx.tenant.id, sourceId))) throw noSource();
-          });
-        },
-        { meta: () => ({ id }) },
-      );
+      return sources.run(ctx, 'CLAIM_SOURCE_DELETE', { meta: () => ({ id }) }, async () => {
+        const sourceId = checkId(id);
+        await store.transaction(async (tx) => {
+          if (!(await tx.claimSources.get(ctx.tenant.id, sourceId))) throw noSource();
+          // Issuance with a configuration whose claim source is gone would quietly lose those
+          // claims: the configurations must let go of it first.
+          const users = (await tx.credentialConfigurations.listAll(ctx.tenant.id)).filter((c) => c.claimSourceId?.toLowerCase() === sourceId).map((c) => c.id);
+          if (users.length > 0) {
+            const named = users.slice(0, NAMED_USERS).join(', ') + (users.length > NAMED_USERS ? ` and ${users.length - NAMED_USERS} more` : '');
+            throw conflict(`The claim source is used by credential configuration ${named}; remove claimSourceId from them (or delete them) first`);
+          }
+          if (!(await tx.claimSources.delete(ctx.tenant.id, sourceId))) throw noSource();
+        });
+      });
     },
   };
 }

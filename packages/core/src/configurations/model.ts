@@ -1,3 +1,5 @@
+import type { TenantRecord } from '../shared/ports.ts';
+
 /** The credential formats Vellum issues (docs/credential-formats.md; `dc+sd-jwt` is a Vellum addition). */
 export const CREDENTIAL_FORMATS = ['mso_mdoc', 'ldp_vc', 'cwt', 'cwt_vc', 'dc+sd-jwt'] as const;
 export type CredentialFormat = (typeof CREDENTIAL_FORMATS)[number];
@@ -71,9 +73,8 @@ export interface KeyAttestationRequirement {
   rootCertificates: string[];
 }
 
-interface ConfigurationBase {
+interface ConfigurationBase extends TenantRecord {
   id: string;
-  tenantId: string;
   /** Unique per format within a tenant; for mDocs it is the docType. */
   type: string;
   name?: string;
@@ -84,8 +85,6 @@ interface ConfigurationBase {
   claimDisplay?: ClaimDisplay;
   /** Key proofs must carry a key attestation that meets this (metadata `key_attestations_required`). */
   keyAttestationsRequired?: KeyAttestationRequirement;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export interface MdocConfiguration extends ConfigurationBase {

@@ -103,18 +103,13 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
 
   return {
     create(ctx, format, input) {
-      return writing.run(
-        ctx,
-        configurationEventPrefix(format, 'CREATE'),
-        async () => {
-          const now = clock.now().toISOString();
-          const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
-          const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
-          await conflictAs(repository.insert(configuration), () => typeTaken(ctx, configuration));
-          return credentialConfigurationView(configuration);
-        },
-        { input, meta: meta(format) },
-      );
+      return writing.run(ctx, configurationEventPrefix(format, 'CREATE'), { input, meta: meta(format) }, async () => {
+        const now = clock.now().toISOString();
+        const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
+        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        await conflictAs(repository.insert(configuration), () => typeTaken(ctx, configuration));
+        return credentialConfigurationView(configuration);
+      });
     },
 
     list(ctx, format, query) {
@@ -130,37 +125,27 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     },
 
     get(ctx, format, id) {
-      return reading.run(ctx, configurationEventPrefix(format, 'RETRIEVE'), async () => credentialConfigurationView(await find(ctx, format, id)), {
-        meta: meta(format),
-      });
+      return reading.run(ctx, configurationEventPrefix(format, 'RETRIEVE'), { meta: meta(format) }, async () =>
+        credentialConfigurationView(await find(ctx, format, id)),
+      );
     },
 
     update(ctx, format, id, input) {
-      return writing.run(
-        ctx,
-        configurationEventPrefix(format, 'UPDATE'),
-        async () => {
-          const existing = await find(ctx, format, id);
-          const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
-          const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
-          // Deleted between the read and the write.
-          if (!(await conflictAs(repository.update(configuration), () => typeTaken(ctx, configuration)))) throw missing(format);
-          return credentialConfigurationView(configuration);
-        },
-        { input, meta: meta(format) },
-      );
+      return writing.run(ctx, configurationEventPrefix(format, 'UPDATE'), { input, meta: meta(format) }, async () => {
+        const existing = await find(ctx, format, id);
+        const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
+        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        // Deleted between the read and the write.
+        if (!(await conflictAs(repository.update(configuration), () => typeTaken(ctx, configuration)))) throw missing(format);
+        return credentialConfigurationView(configuration);
+      });
     },
 
     delete(ctx, format, id) {
-      return writing.run(
-        ctx,
-        configurationEventPrefix(format, 'DELETE'),
-        async () => {
-          const existing = await find(ctx, format, id);
-          if (!(await repository.delete(ctx.tenant.id, existing.id))) throw missing(format);
-        },
-        { meta: () => ({ id, format }) },
-      );
+      return writing.run(ctx, configurationEventPrefix(format, 'DELETE'), { meta: () => ({ id, format }) }, async () => {
+        const existing = await find(ctx, format, id);
+        if (!(await repository.delete(ctx.tenant.id, existing.id))) throw missing(format);
+      });
     },
   };
 }

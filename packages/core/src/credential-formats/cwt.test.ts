@@ -1,42 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { holderKey, issuing, signingTenant } from '../../test/format-issuance.ts';
+import { CWT_SUBJECT, cwtConfiguration, holderKey, issuing } from '../../test/credentials.ts';
+import { itRefusesAsADidSigner, signingTenant } from '../../test/format-issuance.ts';
 import { fakeCwtSigner } from '../../test/kit.ts';
-import type { CwtConfiguration } from '../configurations/model.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import { createCwtFormat } from './cwt.ts';
 
 const NOW = new Date('2026-05-01T12:00:00.750Z');
 const WHOLE_NOW = new Date('2026-05-01T12:00:00.000Z');
-
-function configurationOf(format: 'cwt' | 'cwt_vc', tenantId: string, over: Partial<CwtConfiguration> = {}): CwtConfiguration {
-  return {
-    id: 'cfg-cwt',
-    tenantId,
-    format,
-    type: 'EmployeeBadge',
-    expiresIn: { days: 30 },
-    revocable: false,
-    claimMappings: {
-      given_name: { mapFrom: 'claims.givenName', required: true },
-      employee_id: { mapFrom: 'claims.employee.id' },
-      department: { defaultValue: 'Research' },
-      nickname: { mapFrom: 'claims.nickname' },
-    },
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-    ...over,
-  };
-}
-
-const subject = { claims: { givenName: 'Susan', employee: { id: 4711 } } };
+const CLAIMS = { given_name: 'Susan', family_name: 'Turner', employee_id: 4711, department: 'Research', badges: ['lab', { floor: 3 }] };
 
 async function setup(format: 'cwt' | 'cwt_vc' = 'cwt') {
   const t = await signingTenant();
   const signer = fakeCwtSigner(t.keys);
   const handler = createCwtFormat({ store: t.store, signer, format });
   const holder = holderKey();
-  const issue = issuing(handler, { tenant: t.tenant, configuration: configurationOf(format, t.tenant.id), subject, holderKey: holder, now: NOW });
-  return { ...t, signer, handler, holder, issue };
+  const issue = issuing(handler, { tenant: t.tenant, configuration: cwtConfiguration(format, t.tenant.id), subject: CWT_SUBJECT, holderKey: holder, now: NOW });
+  return { ...t, signer, signed: signer.inputs, handler, holder, issue };
 }
 
 describe('cwt issuance (RFC 8392 claims, docs/decisions.md "Credential configurations" signing DID)', () => {
@@ -62,7 +41,7 @@ describe('cwt issuance (RFC 8392 claims, docs/decisions.md "Credential configura
     const { issue, signer, p256Did, handler } = await setup('cwt');
     await p256Did();
     await issue();
-    expect(signer.inputs[0]?.claims.claims).toEqual({ type: 'EmployeeBadge', given_name: 'Susan', employee_id: 4711, department: 'Research' });
+    expect(signer.inputs[0]?.claims.claims).toEqual({ type: 'EmployeeBadge', ...CLAIMS });
     expect(handler.claimPathPrefix).toEqual([]);
   });
 
@@ -74,7 +53,7 @@ describe('cwt issuance (RFC 8392 claims, docs/decisions.md "Credential configura
       vc: {
         '@context': ['https://www.w3.org/2018/credentials/v1'],
         type: ['VerifiableCredential', 'EmployeeBadge'],
-        credentialSubject: { given_name: 'Susan', employee_id: 4711, department: 'Research' },
+        credentialSubject: CLAIMS,
       },
     });
     expect(handler.claimPathPrefix).toEqual(['vc', 'credentialSubject']);
@@ -101,48 +80,15 @@ describe('cwt issuance (RFC 8392 claims, docs/decisions.md "Credential configura
     const { issue, signer, p256Did, tenant } = await setup();
     const pinned = await p256Did();
     await p256Did();
-    await issue({ configuration: configurationOf('cwt', tenant.id, { issuer: { id: pinned.did } }) });
+    await issue({ configuration: cwtConfiguration('cwt', tenant.id, { issuer: { id: pinned.did } }) });
     expect(signer.inputs[0]).toMatchObject({ keyId: pinned.localMetadata.keys[0]?.kmsKeyId, claims: { iss: pinned.did } });
   });
 
-  it('refuses with 400 when the tenant has no DID with a P-256 key, or the pinned DID is gone or has none', async () => {
-    const { issue, signer, ed25519Did, p256Did, tenant, dids, ctx } = await setup();
-    await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'issuer.id' }] });
-    const ed = await ed25519Did();
-    await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no DID with a P-256 key/) });
-    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { issuer: { id: ed.did } }) })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ value: ed.did, param: 'issuer.id' }],
-    });
-    const gone = await p256Did();
-    await dids.delete(ctx, gone.did);
-    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { issuer: { id: gone.did } }) })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ value: gone.did }],
-    });
-    expect(signer.inputs).toHaveLength(0);
-  });
-
-  it('refuses a required claim without a value, a credential with no claims and one already expired (docs/decisions.md "Credential configurations"), signing nothing', async () => {
-    const { issue, signer, p256Did, tenant } = await setup();
-    await p256Did();
-    await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ param: 'given_name', msg: 'Required claim has no value' }],
-    });
-    const optional = configurationOf('cwt', tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } });
-    await expect(issue({ configuration: optional })).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no claims/) });
-    await expect(issue({ configuration: configurationOf('cwt', tenant.id, { expiresIn: { seconds: 0 } }) })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ param: 'expiresIn' }],
-    });
-    expect(signer.inputs).toHaveLength(0);
-  });
-
-  it('passes on the NotFound of a signing key destroyed behind the DID', async () => {
-    const { issue, p256Did, keys, tenant } = await setup();
-    const did = await p256Did();
-    await keys.destroy(tenant.id, did.localMetadata.keys[0]?.kmsKeyId as string);
-    await expect(issue()).rejects.toMatchObject({ code: 'NotFound' });
+  itRefusesAsADidSigner({
+    keyType: 'P-256',
+    requiredClaim: 'given_name',
+    setup,
+    configurationOf: (tenantId, over) => cwtConfiguration('cwt', tenantId, over),
+    pin: (did) => ({ issuer: { id: did } }),
   });
 });

@@ -50,7 +50,6 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
     format,
     claimLayout: 'flat',
     claimPathPrefix: format === 'cwt_vc' ? ['vc', 'credentialSubject'] : [],
-    fields: ['issuer', 'revocable'],
     // The registered claims of a CWT (RFC 8392 §3.1) and the ones Vellum writes; in a cwt_vc the
     // claims sit in vc.credentialSubject, whose `id` is the holder's.
     reservedClaims: format === 'cwt' ? ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'cti', 'cnf', 'status', 'type'] : ['id'],

@@ -1,41 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { holderKey, issuing, signingTenant } from '../../test/format-issuance.ts';
+import { holderKey, issuing, LDP_VC_SUBJECT, ldpVcConfiguration } from '../../test/credentials.ts';
+import { itRefusesAsADidSigner, signingTenant } from '../../test/format-issuance.ts';
 import { fakeIds, fakeLinkedDataSigner } from '../../test/kit.ts';
-import type { LdpVcConfiguration } from '../configurations/model.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import { createLdpVcFormat, LDP_CLAIM_VOCABULARY } from './ldp-vc.ts';
 import type { LinkedDataSigner, LinkedDataSignInput } from './port.ts';
 
 const NOW = new Date('2026-05-01T12:00:00.750Z');
 const VC_V1 = 'https://www.w3.org/2018/credentials/v1';
-
-function configurationOf(tenantId: string, over: Partial<LdpVcConfiguration> = {}): LdpVcConfiguration {
-  return {
-    id: 'cfg-ldp',
-    tenantId,
-    format: 'ldp_vc',
-    type: 'UniversityDegreeCredential',
-    name: 'University degree',
-    description: 'A bachelor degree',
-    expiresIn: { days: 365 },
-    issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png', iconUrl: 'https://acme.example/icon.png' },
-    proofType: 'Ed25519Signature2018',
-    credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
-    revocable: false,
-    claimMappings: {
-      givenName: { mapFrom: 'claims.givenName', required: true },
-      degree: { mapFrom: 'claims.degree.title' },
-      graduationYear: { mapFrom: 'claims.degree.year' },
-      country: { defaultValue: 'NZ' },
-      nickname: { mapFrom: 'claims.nickname' },
-    },
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-    ...over,
-  };
-}
-
-const subject = { claims: { givenName: 'Susan', degree: { title: 'BSc Physics', year: 2024 } } };
 
 async function setup() {
   const t = await signingTenant();
@@ -45,8 +17,8 @@ async function setup() {
   const signer: LinkedDataSigner = { contexts: fake.contexts, sign: (input) => (inputs.push(structuredClone(input)), fake.sign(input)) };
   const handler = createLdpVcFormat({ store: t.store, ids: fakeIds(900), signer });
   const holder = holderKey();
-  const issue = issuing(handler, { tenant: t.tenant, configuration: configurationOf(t.tenant.id), subject, holderKey: holder, now: NOW });
-  return { ...t, inputs, handler, holder, issue };
+  const issue = issuing(handler, { tenant: t.tenant, configuration: ldpVcConfiguration(t.tenant.id), subject: LDP_VC_SUBJECT, holderKey: holder, now: NOW });
+  return { ...t, inputs, signed: inputs, handler, holder, issue };
 }
 
 describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () => {
@@ -62,7 +34,7 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () =
       issuer: did.did,
       issuanceDate: '2026-05-01T12:00:00Z',
       expirationDate: '2027-05-01T12:00:00Z',
-      credentialSubject: { id: didKeyOf(holder), givenName: 'Susan', degree: 'BSc Physics', graduationYear: 2024, country: 'NZ' },
+      credentialSubject: { id: didKeyOf(holder), givenName: 'Susan', degree: 'BSc Physics', graduationYear: 2024, honours: true, country: 'NZ' },
     });
     expect(issued).toEqual({
       credential: { ...inputs[0]?.document, proof: expect.objectContaining({ type: 'Ed25519Signature2018' }) },
@@ -86,7 +58,7 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () =
   it('legacy form leaves out what the configuration does not set', async () => {
     const { issue, inputs, ed25519Did, tenant } = await setup();
     const did = await ed25519Did();
-    const { credentialBranding: _b, name: _n, description: _d, ...bare } = configurationOf(tenant.id, { issuer: { name: 'Acme' } });
+    const { credentialBranding: _b, name: _n, description: _d, ...bare } = ldpVcConfiguration(tenant.id, { issuer: { name: 'Acme' } });
     await issue({ form: 'legacy', configuration: bare });
     const document = inputs[0]?.document as Record<string, unknown>;
     expect(document.issuer).toEqual({ id: did.did, name: 'Acme' });
@@ -97,7 +69,7 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () =
     const { issue, inputs, ed25519Did, tenant } = await setup();
     await ed25519Did();
     await issue({
-      configuration: configurationOf(tenant.id, {
+      configuration: ldpVcConfiguration(tenant.id, {
         contexts: ['https://schema.example/degree/v1'],
         additionalTypes: ['DegreeCredential', 'org.example:Diploma'],
       }),
@@ -109,7 +81,7 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () =
   it('signs with the configuration’s proof type, the DID key as verificationMethod, for assertionMethod, created at the issuance second', async () => {
     const { issue, inputs, ed25519Did, tenant } = await setup();
     const did = await ed25519Did();
-    await issue({ configuration: configurationOf(tenant.id, { proofType: 'Ed25519Signature2020' }) });
+    await issue({ configuration: ldpVcConfiguration(tenant.id, { proofType: 'Ed25519Signature2020' }) });
     const key = did.localMetadata.keys[0];
     expect(inputs[0]).toMatchObject({
       tenantId: tenant.id,
@@ -153,48 +125,15 @@ describe('ldp_vc issuance (W3C VC Data Model 1.1, docs/formats/ldp-vc.md)', () =
     const { issue, inputs, ed25519Did, tenant } = await setup();
     const pinned = await ed25519Did();
     await ed25519Did();
-    await issue({ form: 'legacy', configuration: configurationOf(tenant.id, { issuer: { id: pinned.did, name: 'Acme' } }) });
+    await issue({ form: 'legacy', configuration: ldpVcConfiguration(tenant.id, { issuer: { id: pinned.did, name: 'Acme' } }) });
     expect(inputs[0]).toMatchObject({ keyId: pinned.localMetadata.keys[0]?.kmsKeyId, document: { issuer: { id: pinned.did, name: 'Acme' } } });
   });
 
-  it('refuses with 400 when the tenant has no DID with an Ed25519 key, or the pinned DID is gone or has none, signing nothing', async () => {
-    const { issue, inputs, p256Did, ed25519Did, tenant, dids, ctx } = await setup();
-    await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'issuer.id' }] });
-    const p256 = await p256Did();
-    await expect(issue()).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no DID with a Ed25519 key/) });
-    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: p256.did, name: 'Acme' } }) })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ value: p256.did, param: 'issuer.id' }],
-    });
-    const gone = await ed25519Did();
-    await dids.delete(ctx, gone.did);
-    await expect(issue({ configuration: configurationOf(tenant.id, { issuer: { id: gone.did, name: 'Acme' } }) })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ value: gone.did }],
-    });
-    expect(inputs).toHaveLength(0);
-  });
-
-  it('refuses a required claim without a value, a credential with no claims and one already expired (docs/decisions.md "Credential configurations"), signing nothing', async () => {
-    const { issue, inputs, ed25519Did, tenant } = await setup();
-    await ed25519Did();
-    await expect(issue({ subject: { claims: {} } })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ param: 'givenName', msg: 'Required claim has no value' }],
-    });
-    const optional = configurationOf(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } });
-    await expect(issue({ configuration: optional })).rejects.toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/no claims/) });
-    await expect(issue({ configuration: configurationOf(tenant.id, { expiresIn: { seconds: 0 } }) })).rejects.toMatchObject({
-      code: 'BadRequest',
-      details: [{ param: 'expiresIn' }],
-    });
-    expect(inputs).toHaveLength(0);
-  });
-
-  it('passes on the NotFound of a signing key destroyed behind the DID', async () => {
-    const { issue, ed25519Did, keys, tenant } = await setup();
-    const did = await ed25519Did();
-    await keys.destroy(tenant.id, did.localMetadata.keys[0]?.kmsKeyId as string);
-    await expect(issue()).rejects.toMatchObject({ code: 'NotFound' });
+  itRefusesAsADidSigner({
+    keyType: 'Ed25519',
+    requiredClaim: 'givenName',
+    setup,
+    configurationOf: ldpVcConfiguration,
+    pin: (did) => ({ issuer: { id: did, name: 'Acme' } }),
   });
 });

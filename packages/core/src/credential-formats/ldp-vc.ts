@@ -102,7 +102,6 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
     format: 'ldp_vc',
     claimLayout: 'flat',
     claimPathPrefix: ['credentialSubject'],
-    fields: ['issuer', 'contexts', 'additionalTypes', 'proofType', 'credentialBranding', 'revocable'],
     // The holder's DID goes into credentialSubject.id; `type` would make a claim an RDF class, and
     // `proof` would read as a proof's IRI (JSON-LD 1.1 §4.3, VC Data Model 1.1 §4.3, §4.7).
     reservedClaims: ['id', 'type', 'proof'],

@@ -21,7 +21,6 @@ export function createMdocFormat(deps: MdocFormatDeps): CredentialFormatHandler<
     format: 'mso_mdoc',
     claimLayout: 'namespaced',
     claimPathPrefix: [],
-    fields: ['includeStatus'],
     reservedClaims: [],
     // Device keys are P-256, so their proofs are ES256 (ISO/IEC 18013-5 §9.1.2.4).
     proofAlgorithms: ['ES256'],

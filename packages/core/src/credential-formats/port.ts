@@ -75,8 +75,6 @@ export interface CredentialFormatHandler<C extends CredentialConfiguration = Cre
   readonly claimLayout: ClaimLayout;
   /** Where a flat claim sits in the credential, as metadata `claims[].path` starts (OpenID4VCI 1.0 §12.2). */
   readonly claimPathPrefix: readonly string[];
-  /** The fields this format adds to the common configuration fields (docs/decisions.md "Credential configurations"). */
-  readonly fields: readonly string[];
   /** Claim names the credential writes itself, so no mapping may use them. */
   readonly reservedClaims: readonly string[];
   /** The key algorithm of the DID that signs; a pinned `issuer.id` must hold one. Undefined: not signed by a DID. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, makeConfiguration, makeDid, makeTenant } from '../../test/kit.ts';
+import { SD_JWT_SUBJECT, sdJwtConfiguration } from '../../test/credentials.ts';
+import { createMemoryStore, makeDid, makeTenant } from '../../test/kit.ts';
 import type { ClaimSubject } from '../configurations/claims.ts';
 import type { SdJwtConfiguration } from '../configurations/model.ts';
 import type { DidRecord } from '../dids/model.ts';
@@ -10,7 +11,6 @@ import { createSdJwtFormat } from './sd-jwt.ts';
 
 const NOW = new Date('2026-05-01T12:00:00.400Z');
 const HOLDER: PublicJwk = { kty: 'EC', crv: 'P-256', x: 'holder-x', y: 'holder-y' };
-const subject: ClaimSubject = { claims: { givenName: 'Ada', familyName: 'Lovelace', born: '1815-12-10', adult: true } };
 
 async function setup(dids: Array<(tenantId: string) => DidRecord> = [(t) => makeDid(t)]) {
   const store = createMemoryStore();
@@ -39,27 +39,10 @@ function recordingSigner(): SdJwtSigner & { inputs: SdJwtSignInput[] } {
   };
 }
 
-function configurationOf(tenantId: string, over: Partial<SdJwtConfiguration> = {}): SdJwtConfiguration {
-  return makeConfiguration(tenantId, {
-    format: 'dc+sd-jwt',
-    type: 'https://credentials.example.com/person',
-    expiresIn: { days: 30 },
-    claimMappings: {
-      given_name: { mapFrom: 'claims.givenName', required: true },
-      family_name: { mapFrom: 'claims.familyName' },
-      birthdate: { mapFrom: 'claims.born' },
-      nickname: { mapFrom: 'claims.nickname' },
-      age_over_18: { mapFrom: 'claims.adult' },
-      issuing_country: { defaultValue: 'GB' },
-    },
-    ...over,
-  } as Partial<SdJwtConfiguration>) as SdJwtConfiguration;
-}
-
 const requestOf = (tenant: ReturnType<typeof makeTenant>, configuration: SdJwtConfiguration, over: { subject?: ClaimSubject; now?: Date } = {}) => ({
   tenant,
   configuration,
-  subject: over.subject ?? subject,
+  subject: over.subject ?? SD_JWT_SUBJECT,
   holderKey: HOLDER,
   credentialIssuer: 'https://acme.eu01.vellum.example',
   now: over.now ?? NOW,
@@ -71,7 +54,7 @@ const seconds = (iso: string) => Date.parse(iso) / 1000;
 describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
   it('signs iss, iat, nbf, exp, vct, cnf.jwk and the mapped claims with the tenant’s P-256 DID key, named by its DID URL', async () => {
     const { tenant, records, signer, handler } = await setup();
-    const issued = await handler.issue(requestOf(tenant, configurationOf(tenant.id)));
+    const issued = await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id)));
 
     expect(signer.inputs).toHaveLength(1);
     const input = signer.inputs[0]!;
@@ -85,13 +68,15 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
       iat,
       nbf: iat,
       exp: iat + 30 * 86_400,
-      vct: 'https://credentials.example.com/person',
+      vct: 'https://credentials.example.com/pid',
       cnf: { jwk: HOLDER },
-      given_name: 'Ada',
-      family_name: 'Lovelace',
-      birthdate: '1815-12-10',
+      given_name: 'Erika',
+      family_name: 'Mustermann',
+      birthdate: '1964-08-12',
+      nationalities: ['DE'],
+      address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147' },
       age_over_18: true,
-      issuing_country: 'GB',
+      issuing_country: 'DE',
     });
     expect(Object.keys(input.payload).slice(0, 6)).toEqual(['iss', 'iat', 'nbf', 'exp', 'vct', 'cnf']);
     expect(issued.validFrom).toBe('2026-05-01T12:00:00.000Z');
@@ -101,21 +86,29 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
 
   it('makes every mapped claim that has a value disclosable when the configuration names none', async () => {
     const { tenant, signer, handler } = await setup();
-    await handler.issue(requestOf(tenant, configurationOf(tenant.id)));
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id)));
     // nickname has no value, so it is neither in the payload nor disclosable.
-    expect([...signer.inputs[0]!.disclosable].sort()).toEqual(['age_over_18', 'birthdate', 'family_name', 'given_name', 'issuing_country']);
+    expect([...signer.inputs[0]!.disclosable].sort()).toEqual([
+      'address',
+      'age_over_18',
+      'birthdate',
+      'family_name',
+      'given_name',
+      'issuing_country',
+      'nationalities',
+    ]);
   });
 
   it('makes only the claims of selectivelyDisclosable disclosable, leaving out those without a value', async () => {
     const { tenant, signer, handler } = await setup();
-    await handler.issue(requestOf(tenant, configurationOf(tenant.id, { selectivelyDisclosable: ['birthdate', 'nickname', 'given_name'] })));
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { selectivelyDisclosable: ['birthdate', 'nickname', 'given_name'] })));
     expect(signer.inputs[0]!.disclosable).toEqual(['birthdate', 'given_name']);
-    expect(signer.inputs[0]!.payload.family_name).toBe('Lovelace');
+    expect(signer.inputs[0]!.payload.family_name).toBe('Mustermann');
   });
 
   it('an empty selectivelyDisclosable issues every claim in the clear', async () => {
     const { tenant, signer, handler } = await setup();
-    await handler.issue(requestOf(tenant, configurationOf(tenant.id, { selectivelyDisclosable: [] })));
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { selectivelyDisclosable: [] })));
     expect(signer.inputs[0]!.disclosable).toEqual([]);
   });
 
@@ -125,23 +118,23 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
       return { ...record, keys: record.keys.filter((k) => k.algorithm === 'Ed25519') };
     };
     const { tenant, records, signer, handler } = await setup([(t) => makeDid(t), (t) => makeDid(t), ed25519Only]);
-    await handler.issue(requestOf(tenant, configurationOf(tenant.id)));
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id)));
     expect(signer.inputs[0]!.payload.iss).toBe(records[1]!.did);
 
-    await handler.issue(requestOf(tenant, configurationOf(tenant.id, { issuer: { id: records[0]!.did } })));
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { issuer: { id: records[0]!.did } })));
     expect(signer.inputs[1]!.payload.iss).toBe(records[0]!.did);
     expect(signer.inputs[1]!.kid).toBe(records[0]!.keys.find((k) => k.algorithm === 'P-256')!.didDocumentKeyId);
   });
 
   it('a mapped claim never replaces a registered one', async () => {
     const { tenant, records, signer, handler } = await setup();
-    const configuration = configurationOf(tenant.id, {
+    const configuration = sdJwtConfiguration(tenant.id, {
       claimMappings: { iss: { defaultValue: 'did:example:forged' }, vct: { defaultValue: 'other' }, given_name: { mapFrom: 'claims.givenName' } },
     });
     await handler.issue(requestOf(tenant, configuration));
     const input = signer.inputs[0]!;
     expect(input.payload.iss).toBe(records[0]!.did);
-    expect(input.payload.vct).toBe('https://credentials.example.com/person');
+    expect(input.payload.vct).toBe('https://credentials.example.com/pid');
     expect(input.disclosable).toEqual(['given_name']);
   });
 
@@ -157,30 +150,31 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
 
     it('a required claim without a value', () =>
       refused(
-        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id), { subject: { claims: { familyName: 'Lovelace' } } })),
+        ({ tenant, handler }) => handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id), { subject: { claims: { familyName: 'Mustermann' } } })),
         undefined,
         /do not satisfy/,
       ));
 
     it('no claim at all (OpenID4VCI 1.0 §8, docs/decisions.md "Credential configurations")', () =>
       refused(
-        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } }))),
+        ({ tenant, handler }) =>
+          handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { claimMappings: { nickname: { mapFrom: 'claims.nickname' } } }))),
         undefined,
         /no claims/,
       ));
 
     it('a credential that would already be expired (docs/decisions.md "Credential configurations")', () =>
       refused(
-        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { expiresIn: { seconds: 0 } }))),
+        ({ tenant, handler }) => handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { expiresIn: { seconds: 0 } }))),
         undefined,
         /already be expired/,
       ));
 
-    it('no DID with a P-256 key', () => refused(({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id))), [], /P-256/));
+    it('no DID with a P-256 key', () => refused(({ tenant, handler }) => handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id))), [], /P-256/));
 
     it('a pinned issuer DID that is gone', () =>
       refused(
-        ({ tenant, handler }) => handler.issue(requestOf(tenant, configurationOf(tenant.id, { issuer: { id: 'did:web:gone.example.com' } }))),
+        ({ tenant, handler }) => handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { issuer: { id: 'did:web:gone.example.com' } }))),
         undefined,
         /did:web:gone\.example\.com/,
       ));

@@ -36,7 +36,6 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     format: 'dc+sd-jwt',
     claimLayout: 'flat',
     claimPathPrefix: [],
-    fields: ['issuer', 'selectivelyDisclosable', 'revocable'],
     // The claims an SD-JWT VC registers or SD-JWT reserves (IETF SD-JWT VC §3.2.2, SD-JWT §4.1).
     reservedClaims: ['iss', 'nbf', 'exp', 'iat', 'cnf', 'vct', 'status', '_sd', '_sd_alg'],
     signingKey: 'P-256',

@@ -1,6 +1,7 @@
+import type { TenantRecord } from '../shared/ports.ts';
+
 /** docs/decisions.md "Custom domains": a tenant's custom domain (at most one per tenant). */
-export interface CustomDomain {
-  tenantId: string;
+export interface CustomDomain extends TenantRecord {
   name?: string;
   logoUrl?: string;
   /** ASCII (punycode) host name, lowercase, without a trailing dot. */
@@ -8,6 +9,4 @@ export interface CustomDomain {
   verificationToken: string;
   isVerified: boolean;
   verifiedAt?: string;
-  createdAt: string;
-  updatedAt: string;
 }

@@ -58,70 +58,60 @@ export function createCustomDomainService(deps: CustomDomainDeps): CustomDomainS
 
   return {
     create(ctx, input) {
-      return run(
-        ctx,
-        'CONFIG_CUSTOM_DOMAIN_CREATE',
-        async () => {
-          const checked = checkCustomDomainInput(input, deps.platformDomain);
-          await refuseIfClaimed(ctx, checked.domain);
-          const now = clock.now().toISOString();
-          const record: CustomDomain = {
-            tenantId: ctx.tenant.id,
-            ...checked,
-            verificationToken: TOKEN_PREFIX + ids.token(24),
-            isVerified: false,
-            createdAt: now,
-            updatedAt: now,
-          };
-          await store.customDomains.insert(record);
-          return customDomainView(record);
-        },
-        { input, meta },
-      );
-    },
-
-    get(ctx) {
-      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_RETRIEVE', async () => customDomainView(await requireFound(store.customDomains.get(ctx.tenant.id), missing)), {
-        meta,
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_CREATE', { input, meta }, async () => {
+        const checked = checkCustomDomainInput(input, deps.platformDomain);
+        await refuseIfClaimed(ctx, checked.domain);
+        const now = clock.now().toISOString();
+        const record: CustomDomain = {
+          tenantId: ctx.tenant.id,
+          ...checked,
+          verificationToken: TOKEN_PREFIX + ids.token(24),
+          isVerified: false,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await store.customDomains.insert(record);
+        return customDomainView(record);
       });
     },
 
-    update(ctx, input) {
-      return run(
-        ctx,
-        'CONFIG_CUSTOM_DOMAIN_UPDATE',
-        async () => {
-          const checked = checkCustomDomainInput(input, deps.platformDomain);
-          return store.transaction(async (tx) => {
-            const current = await requireFound(tx.customDomains.get(ctx.tenant.id), missing);
-            const sameDomain = current.domain === checked.domain;
-            if (!sameDomain) await refuseIfClaimed(ctx, checked.domain);
-            // A new name must be proven again: it gets a fresh token and loses its verification.
-            const next: CustomDomain = {
-              tenantId: ctx.tenant.id,
-              ...checked,
-              verificationToken: sameDomain ? current.verificationToken : TOKEN_PREFIX + ids.token(24),
-              isVerified: sameDomain && current.isVerified,
-              ...(sameDomain && current.verifiedAt ? { verifiedAt: current.verifiedAt } : {}),
-              createdAt: current.createdAt,
-              updatedAt: clock.now().toISOString(),
-            };
-            await tx.customDomains.update(next);
-            return customDomainView(next);
-          });
-        },
-        { input, meta },
+    get(ctx) {
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_RETRIEVE', { meta }, async () =>
+        customDomainView(await requireFound(store.customDomains.get(ctx.tenant.id), missing)),
       );
     },
 
+    update(ctx, input) {
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_UPDATE', { input, meta }, async () => {
+        const checked = checkCustomDomainInput(input, deps.platformDomain);
+        return store.transaction(async (tx) => {
+          const current = await requireFound(tx.customDomains.get(ctx.tenant.id), missing);
+          const sameDomain = current.domain === checked.domain;
+          if (!sameDomain) await refuseIfClaimed(ctx, checked.domain);
+          // A new name must be proven again: it gets a fresh token and loses its verification.
+          const next: CustomDomain = {
+            tenantId: ctx.tenant.id,
+            ...checked,
+            verificationToken: sameDomain ? current.verificationToken : TOKEN_PREFIX + ids.token(24),
+            isVerified: sameDomain && current.isVerified,
+            ...(sameDomain && current.verifiedAt ? { verifiedAt: current.verifiedAt } : {}),
+            createdAt: current.createdAt,
+            updatedAt: clock.now().toISOString(),
+          };
+          await tx.customDomains.update(next);
+          return customDomainView(next);
+        });
+      });
+    },
+
     delete(ctx) {
-      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_DELETE', async () => {
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_DELETE', {}, async () => {
         if (!(await store.customDomains.delete(ctx.tenant.id))) throw missing();
       });
     },
 
     verify(ctx) {
-      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_VERIFY', async () => {
+      return run(ctx, 'CONFIG_CUSTOM_DOMAIN_VERIFY', {}, async () => {
         const current = await requireFound(store.customDomains.get(ctx.tenant.id), missing);
         const lookup = await dns.resolveTxt(current.domain);
         if (lookup.status === 'failed') {

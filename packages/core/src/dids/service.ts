@@ -1,6 +1,7 @@
 import type { EventRecorder } from '../events/recorder.ts';
 import type { KeyAlgorithm, ManagedKey } from '../keys/model.ts';
 import type { KeyManager } from '../keys/ports.ts';
+import { withNewKeys } from '../keys/new-keys.ts';
 import type { Store } from '../ports.ts';
 import type { Clock } from '../shared/ports.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
@@ -85,57 +86,47 @@ export function createDidService(deps: DidDeps): DidService {
   const { run, list } = adminOperations(events, 'dids');
 
   /** Creates the keys, then the record; keys made for a record that could not be stored are destroyed. */
-  async function createWithKeys(ctx: RequestContext, algorithms: KeyAlgorithm[], build: (made: ManagedKey[]) => DidRecord): Promise<DidRecord> {
-    const made: ManagedKey[] = [];
-    try {
-      for (const algorithm of algorithms) made.push(await keys.create(ctx.tenant.id, algorithm));
+  function createWithKeys(ctx: RequestContext, algorithms: KeyAlgorithm[], build: (made: ManagedKey[]) => DidRecord): Promise<DidRecord> {
+    return withNewKeys(keys, ctx.tenant.id, algorithms, async (made) => {
       const record = build(made);
       await store.dids.insert(record);
       return record;
-    } catch (error) {
-      for (const key of made) await keys.destroy(ctx.tenant.id, key.id).catch(() => false);
-      throw error;
-    }
+    });
   }
 
   const meta = (v: { did: string }) => ({ did: v.did, method: v.did.split(':')[1] });
 
   return {
     create(ctx, input) {
-      return run(
-        ctx,
-        'DID_CREATE',
-        async () => {
-          const checked = checkCreateDidInput(input);
-          const createdAt = clock.now().toISOString();
-          let record: DidRecord;
-          if (checked.method === 'key') {
-            record = await createWithKeys(ctx, [checked.keyType], ([key]) => {
-              const did = didKeyOf((key as ManagedKey).publicJwk);
-              return { tenantId: ctx.tenant.id, did, method: 'key', keys: [didKeyOfManaged(did, key as ManagedKey)], createdAt };
-            });
-          } else {
-            const hosts = (await addressing.originsOf(ctx.tenant)).map((origin) => new URL(origin).host);
-            if (!hosts.includes(checked.location.host)) {
-              throw invalidField('options.url', `Must be on the tenant’s own host or its verified custom domain (${hosts.join(', ')})`, input.options?.url);
-            }
-            const did = didWebOf(checked.location);
-            if (await store.dids.get(ctx.tenant.id, did)) {
-              throw conflict('The tenant already has this DID', [{ value: input.options?.url, msg: `${did} exists`, param: 'options.url', location: 'body' }]);
-            }
-            // A did:web gets both key types, so it can sign Ed25519 and P-256 suites alike.
-            record = await createWithKeys(ctx, ['Ed25519', 'P-256'], (made) => ({
-              tenantId: ctx.tenant.id,
-              did,
-              method: 'web',
-              keys: made.map((key) => didKeyOfManaged(did, key)),
-              createdAt,
-            }));
+      return run(ctx, 'DID_CREATE', { input, meta }, async () => {
+        const checked = checkCreateDidInput(input);
+        const createdAt = clock.now().toISOString();
+        let record: DidRecord;
+        if (checked.method === 'key') {
+          record = await createWithKeys(ctx, [checked.keyType], ([key]) => {
+            const did = didKeyOf((key as ManagedKey).publicJwk);
+            return { tenantId: ctx.tenant.id, did, method: 'key', keys: [didKeyOfManaged(did, key as ManagedKey)], createdAt };
+          });
+        } else {
+          const hosts = (await addressing.originsOf(ctx.tenant)).map((origin) => new URL(origin).host);
+          if (!hosts.includes(checked.location.host)) {
+            throw invalidField('options.url', `Must be on the tenant’s own host or its verified custom domain (${hosts.join(', ')})`, input.options?.url);
           }
-          return { did: record.did, registrationStatus: 'COMPLETED' as const, localMetadata: localMetadataOf(record) };
-        },
-        { input, meta },
-      );
+          const did = didWebOf(checked.location);
+          if (await store.dids.get(ctx.tenant.id, did)) {
+            throw conflict('The tenant already has this DID', [{ value: input.options?.url, msg: `${did} exists`, param: 'options.url', location: 'body' }]);
+          }
+          // A did:web gets both key types, so it can sign Ed25519 and P-256 suites alike.
+          record = await createWithKeys(ctx, ['Ed25519', 'P-256'], (made) => ({
+            tenantId: ctx.tenant.id,
+            did,
+            method: 'web',
+            keys: made.map((key) => didKeyOfManaged(did, key)),
+            createdAt,
+          }));
+        }
+        return { did: record.did, registrationStatus: 'COMPLETED' as const, localMetadata: localMetadataOf(record) };
+      });
     },
 
     list(ctx, query) {
@@ -143,22 +134,17 @@ export function createDidService(deps: DidDeps): DidService {
     },
 
     get(ctx, did) {
-      return run(ctx, 'DID_RETRIEVE', async () => didView(await requireFound(store.dids.get(ctx.tenant.id, checkDidParam(did)), missing)), { meta });
+      return run(ctx, 'DID_RETRIEVE', { meta }, async () => didView(await requireFound(store.dids.get(ctx.tenant.id, checkDidParam(did)), missing)));
     },
 
     delete(ctx, did) {
-      return run(
-        ctx,
-        'DID_DELETE',
-        async () => {
-          const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
-          // The record goes first: from then on the DID is in no listing, document or configuration,
-          // even if destroying a key fails below.
-          if (!record || !(await store.dids.delete(ctx.tenant.id, record.did))) throw missing();
-          for (const key of record.keys) await keys.destroy(ctx.tenant.id, key.kmsKeyId);
-        },
-        { meta: () => ({ did }) },
-      );
+      return run(ctx, 'DID_DELETE', { meta: () => ({ did }) }, async () => {
+        const record = await store.dids.get(ctx.tenant.id, checkDidParam(did));
+        // The record goes first: from then on the DID is in no listing, document or configuration,
+        // even if destroying a key fails below.
+        if (!record || !(await store.dids.delete(ctx.tenant.id, record.did))) throw missing();
+        for (const key of record.keys) await keys.destroy(ctx.tenant.id, key.kmsKeyId);
+      });
     },
 
     async webDocument(ctx, path) {

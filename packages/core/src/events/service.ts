@@ -77,20 +77,15 @@ export function createAnalyticsService(deps: { store: Store; events: EventRecord
     },
 
     getSettings(ctx) {
-      return reading.run(ctx, 'CONFIG_ANALYTICS_RETRIEVE', async () => ({ loggingLevel: ctx.tenant.loggingLevel }));
+      return reading.run(ctx, 'CONFIG_ANALYTICS_RETRIEVE', {}, async () => ({ loggingLevel: ctx.tenant.loggingLevel }));
     },
 
     updateSettings(ctx, input) {
-      return writing.run(
-        ctx,
-        'CONFIG_ANALYTICS_UPDATE',
-        async () => {
-          const loggingLevel = checkLoggingLevel(input.loggingLevel);
-          await store.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
-          return { loggingLevel };
-        },
-        { input },
-      );
+      return writing.run(ctx, 'CONFIG_ANALYTICS_UPDATE', { input }, async () => {
+        const loggingLevel = checkLoggingLevel(input.loggingLevel);
+        await store.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
+        return { loggingLevel };
+      });
     },
   };
 }

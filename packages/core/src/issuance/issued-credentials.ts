@@ -79,18 +79,13 @@ export function createIssuedCredentialService(deps: IssuedCredentialDeps): Issue
     },
 
     listForUser(ctx, userId, query) {
-      return users.run(
-        ctx,
-        'USER_CREDENTIAL_LIST',
-        async () => {
-          if (!isUuid(userId)) throw validationError([{ value: userId, msg: 'A user id (UUID)', param: 'id', location: 'params' }]);
-          const id = userId.toLowerCase();
-          const page = parsePageQuery(query);
-          if (!(await store.users.get(ctx.tenant.id, id))) throw notFound('The tenant has no such user');
-          return toPage(await store.issuedCredentials.list(ctx.tenant.id, { userId: id }, page), issuedCredentialView);
-        },
-        { input: { userId, ...query }, meta: countMeta },
-      );
+      return users.run(ctx, 'USER_CREDENTIAL_LIST', { input: { userId, ...query }, meta: countMeta }, async () => {
+        if (!isUuid(userId)) throw validationError([{ value: userId, msg: 'A user id (UUID)', param: 'id', location: 'params' }]);
+        const id = userId.toLowerCase();
+        const page = parsePageQuery(query);
+        if (!(await store.users.get(ctx.tenant.id, id))) throw notFound('The tenant has no such user');
+        return toPage(await store.issuedCredentials.list(ctx.tenant.id, { userId: id }, page), issuedCredentialView);
+      });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holderKey } from '../../test/format-issuance.ts';
+import { holderKey } from '../../test/credentials.ts';
 import { secondServer, withTenant } from '../../test/harness.ts';
 import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody, readFakeMdoc } from '../../test/kit.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';

@@ -3,15 +3,16 @@ import type { KeyManager } from '../keys/ports.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
 import type { X509Authority } from './ports.ts';
-import { conflict, type DomainError, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
+import { conflict, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
 import type { PageQuery, PageRequest } from '../shared/pagination.ts';
-import { adminOperations, type CollectionService, requireFound } from '../shared/admin-resource.ts';
+import { adminOperations, type CollectionService } from '../shared/admin-resource.ts';
+import { withNewKey } from '../keys/new-keys.ts';
 import type { RequestContext } from '../tenancy/model.ts';
-import { type CertificateData, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
+import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
 import { checkCreateDocumentSignerInput, checkUpdateDocumentSignerInput, type CreateDocumentSignerInput, type UpdateDocumentSignerInput } from './rules.ts';
-import { certificateDataOf, type IssuingChains, signerCommonName, storeChange } from './signers.ts';
-import { isUuid } from '../configurations/input.ts';
+import { certificateDataOf, certificateViewOf, findByUuid, type IssuingChains, limitReached, signerCommonName, storeChange } from './signers.ts';
 
+/** What the document signer service needs; the IACA service needs the same and more. */
 export interface DocumentSignerDeps {
   store: Store;
   clock: Clock;
@@ -19,21 +20,18 @@ export interface DocumentSignerDeps {
   keys: KeyManager;
   x509: X509Authority;
   events: EventRecorder;
-  /** Told about every change, so that issuance stops using a revoked or deactivated signer at once. */
+  /** Told about every change, so that issuance stops using a revoked or deactivated IACA or signer at once. */
   chains: IssuingChains;
 }
 
-/** docs/decisions.md "mDoc PKI": a document signer as the API shows it. */
-export interface DocumentSignerView {
+/** docs/decisions.md "mDoc PKI": a document signer as the API shows it; a requested one has no certificate until `update` sets it. */
+export interface DocumentSignerView extends Partial<CertificateView> {
   id: string;
   iacaId: string;
   active: boolean;
   /** Created and rotated by Vellum for a managed IACA (true), or requested with a CSR (false). */
   isManaged: boolean;
   csrPem?: string;
-  certificatePem?: string;
-  certificateFingerprint?: string;
-  certificateData?: CertificateData;
   revokedAt?: string;
 }
 
@@ -57,25 +55,14 @@ export function documentSignerView(s: DocumentSignerRecord): DocumentSignerView 
     active: s.active,
     isManaged: s.isManaged,
     ...(s.csrPem !== undefined ? { csrPem: s.csrPem } : {}),
-    ...(s.certificatePem !== undefined ? { certificatePem: s.certificatePem } : {}),
-    ...(s.fingerprint !== undefined ? { certificateFingerprint: s.fingerprint } : {}),
-    ...(s.certificateData !== undefined ? { certificateData: s.certificateData } : {}),
+    ...certificateViewOf(s),
     ...(s.revokedAt !== undefined ? { revokedAt: s.revokedAt } : {}),
   };
 }
 
 const missing = () => notFound('The tenant has no such document signer');
 
-function atLimit(): DomainError {
-  return conflict(`A tenant holds at most ${MAX_REQUESTED_DOCUMENT_SIGNERS} document signers for imported IACAs; delete one first`, [
-    {
-      value: MAX_REQUESTED_DOCUMENT_SIGNERS,
-      msg: `The tenant already holds ${MAX_REQUESTED_DOCUMENT_SIGNERS} requested document signers, the most it may`,
-      param: 'iacaId',
-      location: 'body',
-    },
-  ]);
-}
+const atLimit = () => limitReached(MAX_REQUESTED_DOCUMENT_SIGNERS, 'document signers for imported IACAs', 'requested document signers', 'iacaId');
 
 const sameKey = (a: { x?: string; y?: string }, b: { x?: string; y?: string }) => a.x !== undefined && a.x === b.x && a.y === b.y;
 
@@ -84,8 +71,7 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
   const { store, clock, ids, keys, x509, events, chains } = deps;
   const { run, list } = adminOperations(events, 'iacas:manage');
   const meta = (v: DocumentSignerView) => ({ id: v.id, iacaId: v.iacaId, isManaged: v.isManaged, active: v.active });
-  // Ids are UUIDs: anything else names no signer, and is not sent to the store (PostgreSQL refuses NUL in text).
-  const find = (ctx: RequestContext, id: string) => requireFound(isUuid(id) ? store.documentSigners.get(ctx.tenant.id, id) : undefined, missing);
+  const find = (ctx: RequestContext, id: string) => findByUuid(store.documentSigners, ctx, id, missing);
 
   /** The checks of a certificate for a requested signer: issued by its IACA, for its key, a document signer, valid now. */
   function certificateProblems(
@@ -109,47 +95,37 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
 
   return {
     create(ctx, input) {
-      return run(
-        ctx,
-        'MOBILE_DOCUMENT_SIGNER_CREATE',
-        async () => {
-          const { iacaId } = checkCreateDocumentSignerInput(input);
-          const iaca = isUuid(iacaId) ? await store.iacas.get(ctx.tenant.id, iacaId) : undefined;
-          if (!iaca) throw invalidField('iacaId', 'The tenant has no such IACA', iacaId);
-          if (iaca.isManaged)
-            throw invalidField('iacaId', 'Vellum creates and rotates the document signers of the IACAs it manages; this request is for imported IACAs', iacaId);
-          const country = iaca.certificateData.country;
-          if (country === undefined) throw invalidField('iacaId', 'The IACA’s certificate names no country', iacaId);
-          const now = clock.now().toISOString();
-          const key = await keys.create(ctx.tenant.id, 'P-256');
-          try {
-            const csrPem = await x509.createCsr({
-              key,
-              commonName: signerCommonName(iaca.certificateData.commonName),
-              country,
-              ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
-            });
-            const record: DocumentSignerRecord = {
-              id: ids.uuid(),
-              tenantId: ctx.tenant.id,
-              iacaId,
-              isManaged: false,
-              active: false,
-              keyId: key.id,
-              publicJwk: key.publicJwk,
-              csrPem,
-              createdAt: now,
-              updatedAt: now,
-            };
-            if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw atLimit();
-            return documentSignerView(record);
-          } catch (error) {
-            await keys.destroy(ctx.tenant.id, key.id).catch(() => false);
-            throw error;
-          }
-        },
-        { input, meta },
-      );
+      return run(ctx, 'MOBILE_DOCUMENT_SIGNER_CREATE', { input, meta }, async () => {
+        const { iacaId } = checkCreateDocumentSignerInput(input);
+        const iaca = await findByUuid(store.iacas, ctx, iacaId, () => invalidField('iacaId', 'The tenant has no such IACA', iacaId));
+        if (iaca.isManaged)
+          throw invalidField('iacaId', 'Vellum creates and rotates the document signers of the IACAs it manages; this request is for imported IACAs', iacaId);
+        const country = iaca.certificateData.country;
+        if (country === undefined) throw invalidField('iacaId', 'The IACA’s certificate names no country', iacaId);
+        const now = clock.now().toISOString();
+        return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
+          const csrPem = await x509.createCsr({
+            key,
+            commonName: signerCommonName(iaca.certificateData.commonName),
+            country,
+            ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
+          });
+          const record: DocumentSignerRecord = {
+            id: ids.uuid(),
+            tenantId: ctx.tenant.id,
+            iacaId,
+            isManaged: false,
+            active: false,
+            keyId: key.id,
+            publicJwk: key.publicJwk,
+            csrPem,
+            createdAt: now,
+            updatedAt: now,
+          };
+          if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw atLimit();
+          return documentSignerView(record);
+        });
+      });
     },
 
     list(ctx, query) {
@@ -158,87 +134,72 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     },
 
     get(ctx, id) {
-      return run(ctx, 'MOBILE_DOCUMENT_SIGNER_RETRIEVE', async () => documentSignerView(await find(ctx, id)), { meta });
+      return run(ctx, 'MOBILE_DOCUMENT_SIGNER_RETRIEVE', { meta }, async () => documentSignerView(await find(ctx, id)));
     },
 
     update(ctx, id, input) {
-      return run(
-        ctx,
-        'MOBILE_DOCUMENT_SIGNER_UPDATE',
-        async () => {
-          const checked = checkUpdateDocumentSignerInput(input);
-          const signer = await find(ctx, id);
-          if (signer.isManaged)
-            throw invalidField('id', 'Vellum manages this document signer of a managed IACA; revoke or delete it to have it replaced', id, 'params');
-          if (signer.revokedAt !== undefined)
-            throw conflict('The document signer is revoked; it cannot be changed', [
-              { value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' },
-            ]);
-          const now = clock.now();
-          let updated: DocumentSignerRecord = { ...signer, active: checked.active, updatedAt: now.toISOString() };
-          if (checked.certificatePem !== undefined) {
-            const iaca = await store.iacas.get(ctx.tenant.id, signer.iacaId);
-            if (!iaca) throw missing();
-            const { info, problems } = certificateProblems(signer, iaca.certificatePem, checked.certificatePem, now.getTime());
-            if (problems.length > 0) throw validationError(problems);
-            updated = {
-              ...updated,
-              certificatePem: info.pem,
-              fingerprint: info.fingerprint,
-              serialNumber: info.serialNumber,
-              certificateData: certificateDataOf(info),
-            };
-          }
-          if (updated.active && updated.certificatePem === undefined) {
-            throw invalidField('certificatePem', 'Required to activate the document signer: the certificate its IACA issued for the CSR');
-          }
-          await storeChange(chains, ctx.tenant.id, store.documentSigners.update(updated), missing);
-          return documentSignerView(updated);
-        },
-        { input, meta },
-      );
+      return run(ctx, 'MOBILE_DOCUMENT_SIGNER_UPDATE', { input, meta }, async () => {
+        const checked = checkUpdateDocumentSignerInput(input);
+        const signer = await find(ctx, id);
+        if (signer.isManaged)
+          throw invalidField('id', 'Vellum manages this document signer of a managed IACA; revoke or delete it to have it replaced', id, 'params');
+        if (signer.revokedAt !== undefined)
+          throw conflict('The document signer is revoked; it cannot be changed', [
+            { value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' },
+          ]);
+        const now = clock.now();
+        let updated: DocumentSignerRecord = { ...signer, active: checked.active, updatedAt: now.toISOString() };
+        if (checked.certificatePem !== undefined) {
+          const iaca = await store.iacas.get(ctx.tenant.id, signer.iacaId);
+          if (!iaca) throw missing();
+          const { info, problems } = certificateProblems(signer, iaca.certificatePem, checked.certificatePem, now.getTime());
+          if (problems.length > 0) throw validationError(problems);
+          updated = {
+            ...updated,
+            certificatePem: info.pem,
+            fingerprint: info.fingerprint,
+            serialNumber: info.serialNumber,
+            certificateData: certificateDataOf(info),
+          };
+        }
+        if (updated.active && updated.certificatePem === undefined) {
+          throw invalidField('certificatePem', 'Required to activate the document signer: the certificate its IACA issued for the CSR');
+        }
+        await storeChange(chains, ctx.tenant.id, store.documentSigners.update(updated), missing);
+        return documentSignerView(updated);
+      });
     },
 
     revoke(ctx, id) {
-      return run(
-        ctx,
-        'MOBILE_DOCUMENT_SIGNER_REVOKE',
-        async () => {
-          const signer = await find(ctx, id);
-          if (signer.revokedAt !== undefined)
-            throw conflict('The document signer is already revoked', [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
-          const now = clock.now().toISOString();
-          const revoked: DocumentSignerRecord = { ...signer, active: false, revokedAt: now, updatedAt: now };
-          await store.transaction(async (tx) => {
-            if (!(await tx.documentSigners.update(revoked))) throw missing();
-            if (signer.serialNumber !== undefined && signer.certificateData !== undefined) {
-              await tx.iacas.addRevocation(ctx.tenant.id, signer.iacaId, {
-                serialNumber: signer.serialNumber,
-                revokedAt: now,
-                notAfter: signer.certificateData.notAfter,
-              });
-            }
-          });
-          chains.invalidate(ctx.tenant.id);
-          // Destroyed after the revocation is stored: from then on no server can sign with it, whatever it has cached.
-          await keys.destroy(ctx.tenant.id, signer.keyId);
-          return documentSignerView(revoked);
-        },
-        { meta },
-      );
+      return run(ctx, 'MOBILE_DOCUMENT_SIGNER_REVOKE', { meta }, async () => {
+        const signer = await find(ctx, id);
+        if (signer.revokedAt !== undefined)
+          throw conflict('The document signer is already revoked', [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
+        const now = clock.now().toISOString();
+        const revoked: DocumentSignerRecord = { ...signer, active: false, revokedAt: now, updatedAt: now };
+        await store.transaction(async (tx) => {
+          if (!(await tx.documentSigners.update(revoked))) throw missing();
+          if (signer.serialNumber !== undefined && signer.certificateData !== undefined) {
+            await tx.iacas.addRevocation(ctx.tenant.id, signer.iacaId, {
+              serialNumber: signer.serialNumber,
+              revokedAt: now,
+              notAfter: signer.certificateData.notAfter,
+            });
+          }
+        });
+        chains.invalidate(ctx.tenant.id);
+        // Destroyed after the revocation is stored: from then on no server can sign with it, whatever it has cached.
+        await keys.destroy(ctx.tenant.id, signer.keyId);
+        return documentSignerView(revoked);
+      });
     },
 
     delete(ctx, id) {
-      return run(
-        ctx,
-        'MOBILE_DOCUMENT_SIGNER_DELETE',
-        async () => {
-          const signer = await find(ctx, id);
-          await storeChange(chains, ctx.tenant.id, store.documentSigners.delete(ctx.tenant.id, id), missing);
-          await keys.destroy(ctx.tenant.id, signer.keyId);
-        },
-        { meta: () => ({ id }) },
-      );
+      return run(ctx, 'MOBILE_DOCUMENT_SIGNER_DELETE', { meta: () => ({ id }) }, async () => {
+        const signer = await find(ctx, id);
+        await storeChange(chains, ctx.tenant.id, store.documentSigners.delete(ctx.tenant.id, id), missing);
+        await keys.destroy(ctx.tenant.id, signer.keyId);
+      });
     },
   };
 }

@@ -1,39 +1,36 @@
-import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { KeyManager } from '../keys/ports.ts';
-import type { Store } from '../ports.ts';
-import type { Clock, Ids } from '../shared/ports.ts';
-import type { X509Authority } from './ports.ts';
-import { conflict, type DomainError, type ErrorDetail, notFound, validationError } from '../shared/errors.ts';
+import { withEvents } from '../events/recorder.ts';
+import { withNewKey } from '../keys/new-keys.ts';
+import { conflict, type ErrorDetail, notFound, validationError } from '../shared/errors.ts';
 import { parsePageQuery, toPage } from '../shared/pagination.ts';
-import { adminOperations, type CollectionService, conflictAs, requireFound } from '../shared/admin-resource.ts';
+import { adminOperations, type CollectionService, conflictAs } from '../shared/admin-resource.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
 import type { RequestContext } from '../tenancy/model.ts';
-import { type CertificateData, type IacaRecord, MAX_IACAS_PER_TENANT } from './model.ts';
+import type { DocumentSignerDeps } from './document-signers.ts';
+import { type CertificateView, type IacaRecord, MAX_IACAS_PER_TENANT } from './model.ts';
 import { checkCreateIacaInput, checkUpdateIacaInput, type CreateIacaInput, type UpdateIacaInput } from './rules.ts';
-import { bestSigner, certificateDataOf, createManagedSigner, crlUriOf, type IssuingChains, rotationDue, storeChange, validAt } from './signers.ts';
-import { isUuid } from '../configurations/input.ts';
+import {
+  bestSigner,
+  certificateDataOf,
+  certificateViewOf,
+  createManagedSigner,
+  crlUriOf,
+  findByUuid,
+  limitReached,
+  rotationDue,
+  storeChange,
+  validAt,
+} from './signers.ts';
 
-export interface IacaDeps {
-  store: Store;
-  clock: Clock;
-  ids: Ids;
-  keys: KeyManager;
-  x509: X509Authority;
-  events: EventRecorder;
+/** What the IACA service needs: what the document signer service does, and where the tenant is served (a managed IACA's CRL address). */
+export interface IacaDeps extends DocumentSignerDeps {
   addressing: Addressing;
-  /** Told about every change, so that issuance stops using a deactivated IACA at once. */
-  chains: IssuingChains;
 }
 
 /** docs/decisions.md "mDoc PKI": an IACA as the API shows it (the same for admins and, for active IACAs, the public). */
-export interface IacaView {
+export interface IacaView extends CertificateView {
   id: string;
   active: boolean;
   isManaged: boolean;
-  certificatePem: string;
-  /** SHA-256 of the certificate's DER, lower-case hex. */
-  certificateFingerprint: string;
-  certificateData: CertificateData;
 }
 
 /**
@@ -52,9 +49,7 @@ export function iacaView(r: IacaRecord): IacaView {
     id: r.id,
     active: r.active,
     isManaged: r.isManaged,
-    certificatePem: r.certificatePem,
-    certificateFingerprint: r.fingerprint,
-    certificateData: r.certificateData,
+    ...certificateViewOf(r),
   };
 }
 
@@ -64,16 +59,7 @@ export const CRL_REFRESH_MS = 86_400_000;
 
 const missing = () => notFound('The tenant has no such IACA');
 
-function atLimit(): DomainError {
-  return conflict(`A tenant holds at most ${MAX_IACAS_PER_TENANT} IACAs; delete one first`, [
-    {
-      value: MAX_IACAS_PER_TENANT,
-      msg: `The tenant already holds ${MAX_IACAS_PER_TENANT} IACAs, the most it may`,
-      param: 'iacas',
-      location: 'body',
-    },
-  ]);
-}
+const atLimit = () => limitReached(MAX_IACAS_PER_TENANT, 'IACAs', 'IACAs', 'iacas');
 
 /** IACAs of a tenant (docs/decisions.md "mDoc PKI"): managed ones Vellum creates, imported ones, activation, CRLs. */
 export function createIacaService(deps: IacaDeps): IacaService {
@@ -100,8 +86,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
     const id = ids.uuid();
     const origin = await addressing.publicOrigin(ctx.tenant);
     const crlUri = crlUriOf(origin, id);
-    const key = await keys.create(ctx.tenant.id, 'P-256');
-    try {
+    return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
       const certificate = await x509.createIacaCertificate({
         key,
         commonName: checked.commonName,
@@ -129,10 +114,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
       };
       await insert(record);
       return record;
-    } catch (error) {
-      await keys.destroy(ctx.tenant.id, key.id).catch(() => false);
-      throw error;
-    }
+    });
   }
 
   async function createImported(ctx: RequestContext, certificatePem: string, now: Date): Promise<IacaRecord> {
@@ -163,8 +145,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
     return record;
   }
 
-  // Ids are UUIDs: anything else names no IACA, and is not sent to the store (PostgreSQL refuses NUL in text).
-  const find = (ctx: RequestContext, id: string) => requireFound(isUuid(id) ? store.iacas.get(ctx.tenant.id, id) : undefined, missing);
+  const find = (ctx: RequestContext, id: string) => findByUuid(store.iacas, ctx, id, missing);
 
   /** Makes sure a managed IACA about to issue has a document signer, so the first credential does not wait for one. */
   async function prepareSigner(ctx: RequestContext, iaca: IacaRecord, now: Date): Promise<void> {
@@ -196,19 +177,14 @@ export function createIacaService(deps: IacaDeps): IacaService {
 
   return {
     create(ctx, input) {
-      return creation.run(
-        ctx,
-        'MOBILE_IACA_CREATE',
-        async () => {
-          const now = clock.now();
-          const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name });
-          // A cheap early refusal before a key is made; the store checks the limit again atomically.
-          if ((await store.iacas.list(ctx.tenant.id, { limit: MAX_IACAS_PER_TENANT })).items.length >= MAX_IACAS_PER_TENANT) throw atLimit();
-          const record = checked.kind === 'managed' ? await createManaged(ctx, checked, now) : await createImported(ctx, checked.certificatePem, now);
-          return iacaView(record);
-        },
-        { input, meta },
-      );
+      return creation.run(ctx, 'MOBILE_IACA_CREATE', { input, meta }, async () => {
+        const now = clock.now();
+        const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name });
+        // A cheap early refusal before a key is made; the store checks the limit again atomically.
+        if ((await store.iacas.list(ctx.tenant.id, { limit: MAX_IACAS_PER_TENANT })).items.length >= MAX_IACAS_PER_TENANT) throw atLimit();
+        const record = checked.kind === 'managed' ? await createManaged(ctx, checked, now) : await createImported(ctx, checked.certificatePem, now);
+        return iacaView(record);
+      });
     },
 
     async list(ctx, query) {
@@ -225,61 +201,51 @@ export function createIacaService(deps: IacaDeps): IacaService {
     },
 
     get(ctx, id) {
-      return run(ctx, 'MOBILE_IACA_RETRIEVE', async () => iacaView(await find(ctx, id)), { meta });
+      return run(ctx, 'MOBILE_IACA_RETRIEVE', { meta }, async () => iacaView(await find(ctx, id)));
     },
 
     update(ctx, id, input) {
-      return run(
-        ctx,
-        'MOBILE_IACA_UPDATE',
-        async () => {
-          const { active } = checkUpdateIacaInput(input);
-          const record = await find(ctx, id);
-          const now = clock.now();
-          if (active && Date.parse(record.certificateData.notAfter) <= now.getTime()) {
-            throw validationError([
-              {
-                value: true,
-                msg: `The IACA certificate expired at ${record.certificateData.notAfter}; it cannot be activated`,
-                param: 'active',
-                location: 'body',
-              },
-            ]);
-          }
-          if (active) await prepareSigner(ctx, record, now);
-          const updated: IacaRecord = {
-            ...record,
-            active,
-            updatedAt: now.toISOString(),
-            ...(active && !record.active ? { activatedAt: now.toISOString() } : {}),
-          };
-          await storeChange(chains, ctx.tenant.id, store.iacas.update(updated), missing);
-          return iacaView(updated);
-        },
-        { input, meta },
-      );
+      return run(ctx, 'MOBILE_IACA_UPDATE', { input, meta }, async () => {
+        const { active } = checkUpdateIacaInput(input);
+        const record = await find(ctx, id);
+        const now = clock.now();
+        if (active && Date.parse(record.certificateData.notAfter) <= now.getTime()) {
+          throw validationError([
+            {
+              value: true,
+              msg: `The IACA certificate expired at ${record.certificateData.notAfter}; it cannot be activated`,
+              param: 'active',
+              location: 'body',
+            },
+          ]);
+        }
+        if (active) await prepareSigner(ctx, record, now);
+        const updated: IacaRecord = {
+          ...record,
+          active,
+          updatedAt: now.toISOString(),
+          ...(active && !record.active ? { activatedAt: now.toISOString() } : {}),
+        };
+        await storeChange(chains, ctx.tenant.id, store.iacas.update(updated), missing);
+        return iacaView(updated);
+      });
     },
 
     delete(ctx, id) {
-      return run(
-        ctx,
-        'MOBILE_IACA_DELETE',
-        async () => {
-          const record = await find(ctx, id);
-          if (record.active) {
-            throw conflict('Deactivate the IACA before deleting it: it is published to verifiers and may be signing credentials', [
-              { value: true, msg: 'The IACA is active', param: 'active', location: 'body' },
-            ]);
-          }
-          const signers = await store.documentSigners.listByIaca(ctx.tenant.id, id);
-          await storeChange(chains, ctx.tenant.id, store.iacas.delete(ctx.tenant.id, id), missing);
-          crls.delete(id);
-          // The records are gone first: nothing can pick these keys any more, even if destroying one fails.
-          if (record.keyId !== undefined) await keys.destroy(ctx.tenant.id, record.keyId);
-          for (const signer of signers) await keys.destroy(ctx.tenant.id, signer.keyId);
-        },
-        { meta: () => ({ id }) },
-      );
+      return run(ctx, 'MOBILE_IACA_DELETE', { meta: () => ({ id }) }, async () => {
+        const record = await find(ctx, id);
+        if (record.active) {
+          throw conflict('Deactivate the IACA before deleting it: it is published to verifiers and may be signing credentials', [
+            { value: true, msg: 'The IACA is active', param: 'active', location: 'body' },
+          ]);
+        }
+        const signers = await store.documentSigners.listByIaca(ctx.tenant.id, id);
+        await storeChange(chains, ctx.tenant.id, store.iacas.delete(ctx.tenant.id, id), missing);
+        crls.delete(id);
+        // The records are gone first: nothing can pick these keys any more, even if destroying one fails.
+        if (record.keyId !== undefined) await keys.destroy(ctx.tenant.id, record.keyId);
+        for (const signer of signers) await keys.destroy(ctx.tenant.id, signer.keyId);
+      });
     },
 
     async crl(ctx, id) {

@@ -1,4 +1,5 @@
 import type { PublicJwk } from '../keys/model.ts';
+import type { TenantRecord } from '../shared/ports.ts';
 
 /** docs/decisions.md "mDoc PKI": a tenant holds at most this many IACAs. */
 export const MAX_IACAS_PER_TENANT = 3;
@@ -38,10 +39,17 @@ export interface CertificateData {
   stateOrProvinceName?: string;
 }
 
+/** A certificate as the API shows it, an IACA's or a document signer's (docs/decisions.md "mDoc PKI"). */
+export interface CertificateView {
+  certificatePem: string;
+  /** SHA-256 of the certificate's DER, lower-case hex. */
+  certificateFingerprint: string;
+  certificateData: CertificateData;
+}
+
 /** An IACA (issuing authority certificate authority, ISO/IEC 18013-5 Annex B) of a tenant. */
-export interface IacaRecord {
+export interface IacaRecord extends TenantRecord {
   id: string;
-  tenantId: string;
   active: boolean;
   /** When it was last activated: of the active IACAs valid now, the one activated last signs. */
   activatedAt?: string;
@@ -56,14 +64,11 @@ export interface IacaRecord {
   /** Managed IACAs: the IssuerAlternativeName and CRL distribution point its certificates carry. */
   issuerAlternativeName?: string;
   crlUri?: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** A document signer: the key and certificate that sign mDocs (the MSO's issuerAuth) under an IACA. */
-export interface DocumentSignerRecord {
+export interface DocumentSignerRecord extends TenantRecord {
   id: string;
-  tenantId: string;
   iacaId: string;
   /** Created and rotated by Vellum for a managed IACA; otherwise requested with a CSR (docs/decisions.md "mDoc PKI"). */
   isManaged: boolean;
@@ -79,8 +84,6 @@ export interface DocumentSignerRecord {
   serialNumber?: string;
   certificateData?: CertificateData;
   revokedAt?: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** A certificate an IACA issued and Vellum revoked: an entry of the IACA's CRL until it expires. */

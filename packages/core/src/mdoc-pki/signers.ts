@@ -2,13 +2,17 @@
 // document signer that sign a tenant's next mDoc.
 
 import type { KeyManager } from '../keys/ports.ts';
+import { withNewKey } from '../keys/new-keys.ts';
 import type { Store } from '../ports.ts';
 import type { Clock } from '../shared/ports.ts';
 import type { CertificateInfo, X509Authority } from './ports.ts';
-import { DomainError } from '../shared/errors.ts';
-import type { Tenant } from '../tenancy/model.ts';
+import { conflict, DomainError } from '../shared/errors.ts';
+import { requireFound } from '../shared/admin-resource.ts';
+import type { RequestContext, Tenant } from '../tenancy/model.ts';
+import { isUuid } from '../configurations/input.ts';
 import {
   type CertificateData,
+  type CertificateView,
   DOCUMENT_SIGNERS_PATH,
   type DocumentSignerRecord,
   IACAS_PATH,
@@ -47,6 +51,19 @@ export function certificateDataOf(info: CertificateInfo): CertificateData {
     ...(info.country !== undefined ? { country: info.country } : {}),
     ...(info.commonName !== undefined ? { commonName: info.commonName } : {}),
     ...(info.stateOrProvinceName !== undefined ? { stateOrProvinceName: info.stateOrProvinceName } : {}),
+  };
+}
+
+type HeldCertificate = Pick<IacaRecord, 'certificatePem' | 'fingerprint' | 'certificateData'>;
+
+/** The certificate an IACA or a document signer holds, as the API shows it; a requested signer may hold none yet. */
+export function certificateViewOf(record: HeldCertificate): CertificateView;
+export function certificateViewOf(record: Partial<HeldCertificate>): Partial<CertificateView>;
+export function certificateViewOf(record: Partial<HeldCertificate>): Partial<CertificateView> {
+  return {
+    ...(record.certificatePem !== undefined ? { certificatePem: record.certificatePem } : {}),
+    ...(record.fingerprint !== undefined ? { certificateFingerprint: record.fingerprint } : {}),
+    ...(record.certificateData !== undefined ? { certificateData: record.certificateData } : {}),
   };
 }
 
@@ -108,24 +125,24 @@ export interface ManagedSignerDeps {
  */
 export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenant, iaca: IacaRecord, now: Date): Promise<DocumentSignerRecord> {
   const { store, keys, x509, ids } = deps;
-  if (!iaca.isManaged || iaca.keyId === undefined || iaca.crlUri === undefined || iaca.issuerAlternativeName === undefined) {
+  const { keyId, crlUri, issuerAlternativeName } = iaca;
+  if (!iaca.isManaged || keyId === undefined || crlUri === undefined || issuerAlternativeName === undefined) {
     throw new DomainError('InternalServerError', 'Only a managed IACA gets document signers from Vellum');
   }
   const iacaNotBefore = time(iaca.certificateData.notBefore);
   const iacaNotAfter = time(iaca.certificateData.notAfter);
   const notBefore = Math.max(iacaNotBefore, now.getTime() - SIGNER_BACKDATE_MS);
-  const key = await keys.create(tenant.id, 'P-256');
-  try {
+  return withNewKey(keys, tenant.id, 'P-256', async (key) => {
     const certificate = await x509.createDocumentSignerCertificate({
-      issuer: { key: { tenantId: tenant.id, keyId: iaca.keyId }, certificatePem: iaca.certificatePem },
+      issuer: { key: { tenantId: tenant.id, keyId }, certificatePem: iaca.certificatePem },
       subjectPublicJwk: key.publicJwk,
       commonName: signerCommonName(iaca.certificateData.commonName),
       country: iaca.certificateData.country ?? '',
       ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
       notBefore: new Date(notBefore),
       notAfter: new Date(Math.min(iacaNotAfter, notBefore + MANAGED_SIGNER_VALIDITY_DAYS * DAY_MS)),
-      issuerAlternativeName: iaca.issuerAlternativeName,
-      crlDistributionPointUri: iaca.crlUri,
+      issuerAlternativeName,
+      crlDistributionPointUri: crlUri,
     });
     const at = now.toISOString();
     const signer: DocumentSignerRecord = {
@@ -145,10 +162,7 @@ export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenan
     };
     await store.documentSigners.insert(signer);
     return signer;
-  } catch (error) {
-    await keys.destroy(tenant.id, key.id).catch(() => false);
-    throw error;
-  }
+  });
 }
 
 /** Removes a managed IACA's signers whose certificates have expired, and destroys their keys. Revocations stay. */
@@ -199,6 +213,29 @@ export interface IssuingChains {
 export async function storeChange(chains: IssuingChains, tenantId: string, write: Promise<boolean>, missing: () => DomainError): Promise<void> {
   if (!(await write)) throw missing();
   chains.invalidate(tenantId);
+}
+
+/**
+ * The Conflict when a tenant already holds the most IACAs or requested document signers it may
+ * (docs/decisions.md "mDoc PKI"): `limited` names what the limit counts, `held` what the tenant holds.
+ */
+export function limitReached(limit: number, limited: string, held: string, param: string): DomainError {
+  return conflict(`A tenant holds at most ${limit} ${limited}; delete one first`, [
+    { value: limit, msg: `The tenant already holds ${limit} ${held}, the most it may`, param, location: 'body' },
+  ]);
+}
+
+/**
+ * The tenant's IACA or document signer `id` names, or `missing`. Ids are UUIDs: anything else names
+ * none, and is not sent to the store (PostgreSQL refuses NUL in text).
+ */
+export function findByUuid<R>(
+  records: { get(tenantId: string, id: string): Promise<R | undefined> },
+  ctx: RequestContext,
+  id: string,
+  missing: () => DomainError,
+): Promise<R> {
+  return requireFound(isUuid(id) ? records.get(ctx.tenant.id, id) : undefined, missing);
 }
 
 /** The 400 when a tenant has no IACA to issue under (docs/decisions.md "mDoc PKI"). */

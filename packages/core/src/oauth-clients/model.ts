@@ -1,4 +1,4 @@
-import type { TenantRecordRepository } from '../shared/ports.ts';
+import type { TenantRecord, TenantRecordRepository } from '../shared/ports.ts';
 
 /** How a wallet client authenticates at the token endpoint (RFC 7591 §2 names). */
 export const WALLET_CLIENT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
@@ -12,8 +12,7 @@ export type WalletClientGrantType = (typeof WALLET_CLIENT_GRANT_TYPES)[number];
  * A wallet (OAuth) client of a tenant (docs/wallet-clients.md `/v1/openid/clients`). The Authorization Code flow
  * accepts only registered clients, and only their registered redirect URIs, compared exactly.
  */
-export interface WalletClient {
-  tenantId: string;
+export interface WalletClient extends TenantRecord {
   /** Unique within the tenant; given on create or made by Vellum. */
   clientId: string;
   clientName: string;
@@ -25,8 +24,6 @@ export interface WalletClient {
   dpop?: { required: boolean };
   clientAttestation?: { rootCertificates: string[]; dpopRequired?: boolean };
   credentialResponseEncryption?: { required: boolean };
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** Named by `clientId`, unique within the tenant. */

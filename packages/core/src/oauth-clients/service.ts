@@ -107,93 +107,73 @@ export function createWalletClientService(deps: WalletClientDeps): WalletClientS
 
   return {
     create(ctx, input) {
-      return run(
-        ctx,
-        'OPENID_CLIENT_CREATE',
-        async () => {
-          const settings = checkWalletClientInput(input);
-          const now = clock.now().toISOString();
-          const secret = isConfidential(settings.tokenEndpointAuthMethod) ? await newSecret() : undefined;
-          const client: WalletClient = {
-            ...settings,
-            tenantId: ctx.tenant.id,
-            clientId: settings.clientId ?? ids.token(CLIENT_ID_BYTES),
-            ...(secret ? { secretHash: secret.secretHash } : {}),
-            createdAt: now,
-            updatedAt: now,
-          };
-          await conflictAs(store.walletClients.insert(client), () =>
-            conflict('The tenant already has a wallet client with this clientId', [
-              { value: client.clientId, msg: 'Taken', param: 'clientId', location: 'body' },
-            ]),
-          );
-          return { ...walletClientView(client), ...(secret ? { clientSecret: secret.clientSecret } : {}) };
-        },
-        { input, ...secretless },
-      );
+      return run(ctx, 'OPENID_CLIENT_CREATE', { input, ...secretless }, async () => {
+        const settings = checkWalletClientInput(input);
+        const now = clock.now().toISOString();
+        const secret = isConfidential(settings.tokenEndpointAuthMethod) ? await newSecret() : undefined;
+        const client: WalletClient = {
+          ...settings,
+          tenantId: ctx.tenant.id,
+          clientId: settings.clientId ?? ids.token(CLIENT_ID_BYTES),
+          ...(secret ? { secretHash: secret.secretHash } : {}),
+          createdAt: now,
+          updatedAt: now,
+        };
+        await conflictAs(store.walletClients.insert(client), () =>
+          conflict('The tenant already has a wallet client with this clientId', [
+            { value: client.clientId, msg: 'Taken', param: 'clientId', location: 'body' },
+          ]),
+        );
+        return { ...walletClientView(client), ...(secret ? { clientSecret: secret.clientSecret } : {}) };
+      });
     },
 
     list: clients.list,
     get: clients.get,
 
     update(ctx, clientId, input) {
-      return run(
-        ctx,
-        'OPENID_CLIENT_UPDATE',
-        async () => {
-          const existing = await find(ctx, clientId);
-          const settings = checkWalletClientInput(input);
-          if (settings.clientId !== undefined && settings.clientId !== existing.clientId) {
-            throw invalidField('clientId', 'A client id never changes: leave it out, or repeat the one in the path', settings.clientId);
-          }
-          const confidential = isConfidential(settings.tokenEndpointAuthMethod);
-          // A client already confidential keeps its secret across methods; a public one made confidential gets one.
-          const secret = confidential && existing.secretHash === undefined ? await newSecret() : undefined;
-          const secretHash = confidential ? (secret?.secretHash ?? existing.secretHash) : undefined;
-          const { clientId: _given, ...rest } = settings;
-          const client: WalletClient = {
-            ...rest,
-            tenantId: existing.tenantId,
-            clientId: existing.clientId,
-            ...(secretHash !== undefined ? { secretHash } : {}),
-            createdAt: existing.createdAt,
-            updatedAt: clock.now().toISOString(),
-          };
-          // Deleted between the read and the write.
-          if (!(await store.walletClients.update(client))) throw missing();
-          return { ...walletClientView(client), ...(secret ? { clientSecret: secret.clientSecret } : {}) };
-        },
-        { input, ...secretless },
-      );
+      return run(ctx, 'OPENID_CLIENT_UPDATE', { input, ...secretless }, async () => {
+        const existing = await find(ctx, clientId);
+        const settings = checkWalletClientInput(input);
+        if (settings.clientId !== undefined && settings.clientId !== existing.clientId) {
+          throw invalidField('clientId', 'A client id never changes: leave it out, or repeat the one in the path', settings.clientId);
+        }
+        const confidential = isConfidential(settings.tokenEndpointAuthMethod);
+        // A client already confidential keeps its secret across methods; a public one made confidential gets one.
+        const secret = confidential && existing.secretHash === undefined ? await newSecret() : undefined;
+        const secretHash = confidential ? (secret?.secretHash ?? existing.secretHash) : undefined;
+        const { clientId: _given, ...rest } = settings;
+        const client: WalletClient = {
+          ...rest,
+          tenantId: existing.tenantId,
+          clientId: existing.clientId,
+          ...(secretHash !== undefined ? { secretHash } : {}),
+          createdAt: existing.createdAt,
+          updatedAt: clock.now().toISOString(),
+        };
+        // Deleted between the read and the write.
+        if (!(await store.walletClients.update(client))) throw missing();
+        return { ...walletClientView(client), ...(secret ? { clientSecret: secret.clientSecret } : {}) };
+      });
     },
 
     delete(ctx, clientId) {
-      return run(
-        ctx,
-        'OPENID_CLIENT_DELETE',
-        async () => {
-          if (!(await store.walletClients.delete(ctx.tenant.id, checkWalletClientId(clientId)))) throw missing();
-        },
-        { meta: () => ({ clientId }) },
-      );
+      return run(ctx, 'OPENID_CLIENT_DELETE', { meta: () => ({ clientId }) }, async () => {
+        if (!(await store.walletClients.delete(ctx.tenant.id, checkWalletClientId(clientId)))) throw missing();
+      });
     },
 
     rotateSecret(ctx, clientId) {
-      return run(
-        ctx,
-        'OPENID_CLIENT_ROTATE_SECRET',
-        async () => {
-          const existing = await find(ctx, clientId);
-          if (!isConfidential(existing.tokenEndpointAuthMethod)) {
-            throw new DomainError('Conflict', 'This client is public (tokenEndpointAuthMethod none): it has no secret to rotate');
-          }
-          const { clientSecret, secretHash } = await newSecret();
-          const client: WalletClient = { ...existing, secretHash, updatedAt: clock.now().toISOString() };
-          if (!(await store.walletClients.update(client))) throw missing();
-          return { ...walletClientView(client), clientSecret };
-        },
-        { input: { clientId }, ...secretless },
-      );
+      return run(ctx, 'OPENID_CLIENT_ROTATE_SECRET', { input: { clientId }, ...secretless }, async () => {
+        const existing = await find(ctx, clientId);
+        if (!isConfidential(existing.tokenEndpointAuthMethod)) {
+          throw new DomainError('Conflict', 'This client is public (tokenEndpointAuthMethod none): it has no secret to rotate');
+        }
+        const { clientSecret, secretHash } = await newSecret();
+        const client: WalletClient = { ...existing, secretHash, updatedAt: clock.now().toISOString() };
+        if (!(await store.walletClients.update(client))) throw missing();
+        return { ...walletClientView(client), clientSecret };
+      });
     },
   };
 }

@@ -151,6 +151,11 @@ export function createOfferService(deps: OfferDeps): OfferService {
       return run(
         ctx,
         'OPENID_OFFER_CREATE',
+        {
+          input,
+          meta: () => ({ configurations: checkedCount(input), byReference: isPlainObject(input) && input.byReference === true }),
+          response: () => ({ uri: '***' }),
+        },
         async () => {
           const checked = checkAuthorizationCodeOffer(isPlainObject(input) ? input : {});
           const details: ErrorDetail[] = [];
@@ -173,11 +178,6 @@ export function createOfferService(deps: OfferDeps): OfferService {
           await store.offers.insert(offer);
           return { uri: offerUri(offer, issuerState) };
         },
-        {
-          input,
-          meta: () => ({ configurations: checkedCount(input), byReference: isPlainObject(input) && input.byReference === true }),
-          response: () => ({ uri: '***' }),
-        },
       );
     },
 
@@ -186,6 +186,18 @@ export function createOfferService(deps: OfferDeps): OfferService {
       return run(
         ctx,
         'OPENID_PRE_AUTHORIZED_OFFER_CREATE',
+        {
+          input,
+          meta: (v) => ({
+            id: v.id,
+            newUser,
+            configurations: checkedCount(input),
+            transactionCode: v.transactionCode !== undefined,
+            byReference: isPlainObject(input) && input.byReference === true,
+          }),
+          // The URI carries the pre-authorized code: never kept, whatever the logging level.
+          response: (v) => ({ ...v, uri: '***' }),
+        },
         async () => {
           const checked = checkPreAuthorizedOffer(isPlainObject(input) ? input : {});
           const details = claimProblems(checked.claims, 'claims');
@@ -227,32 +239,14 @@ export function createOfferService(deps: OfferDeps): OfferService {
             ...(transactionCode !== undefined ? { transactionCode } : {}),
           };
         },
-        {
-          input,
-          meta: (v) => ({
-            id: v.id,
-            newUser,
-            configurations: checkedCount(input),
-            transactionCode: v.transactionCode !== undefined,
-            byReference: isPlainObject(input) && input.byReference === true,
-          }),
-          // The URI carries the pre-authorized code: never kept, whatever the logging level.
-          response: (v) => ({ ...v, uri: '***' }),
-        },
       );
     },
 
     deletePreAuthorizedOffer(ctx, id) {
-      return run(
-        ctx,
-        'OPENID_PRE_AUTHORIZED_OFFER_DELETE',
-        async () => {
-          if (!isUuid(id)) throw invalidField('id', 'A pre-authorized offer id (UUID)', id, 'params');
-          if (!(await store.offers.markDeleted(ctx.tenant.id, id.toLowerCase(), 'pre-authorized')))
-            throw notFound('The tenant has no such pre-authorized offer');
-        },
-        { meta: () => ({ id }) },
-      );
+      return run(ctx, 'OPENID_PRE_AUTHORIZED_OFFER_DELETE', { meta: () => ({ id }) }, async () => {
+        if (!isUuid(id)) throw invalidField('id', 'A pre-authorized offer id (UUID)', id, 'params');
+        if (!(await store.offers.markDeleted(ctx.tenant.id, id.toLowerCase(), 'pre-authorized'))) throw notFound('The tenant has no such pre-authorized offer');
+      });
     },
 
     async offerByReference(ctx, reference) {

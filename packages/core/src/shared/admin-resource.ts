@@ -31,8 +31,11 @@ export const countMeta = (page: Page<unknown>) => ({ count: page.data.length });
 
 /** Admin operations that all need one permission. */
 export interface AdminOperations {
-  /** Runs `work` between the operation's START and SUCCESS or FAIL events, once the caller is found to hold the permission. */
-  run<T>(ctx: RequestContext, prefix: EventPrefix, work: () => Promise<T>, describe?: EventDescription<T>): Promise<T>;
+  /**
+   * Runs `work` between the operation's START and SUCCESS or FAIL events, once the caller is found
+   * to hold the permission; `describe` says what the events keep of it (`{}`: the defaults).
+   */
+  run<T>(ctx: RequestContext, prefix: EventPrefix, describe: EventDescription<T>, work: () => Promise<T>): Promise<T>;
   /**
    * A list operation: the query's limit and cursor checked, then a page of `view`s of what `read`
    * returns for them; its events keep the count unless `describe` says otherwise.
@@ -49,7 +52,7 @@ export interface AdminOperations {
 
 /** The admin operations that need `permission`, recorded by `events`. */
 export function adminOperations(events: EventRecorder, permission: Permission): AdminOperations {
-  const run: AdminOperations['run'] = (ctx, prefix, work, describe) =>
+  const run: AdminOperations['run'] = (ctx, prefix, describe, work) =>
     withEvents(
       events,
       ctx,
@@ -63,7 +66,7 @@ export function adminOperations(events: EventRecorder, permission: Permission): 
   return {
     run,
     list: (ctx, prefix, query, read, view, describe) =>
-      run(ctx, prefix, async () => toPage(await read(parsePageQuery(query)), view), { meta: countMeta, ...describe }),
+      run(ctx, prefix, { meta: countMeta, ...describe }, async () => toPage(await read(parsePageQuery(query)), view)),
   };
 }
 
@@ -131,34 +134,24 @@ export function adminCollection<R, V>(spec: CollectionSpec<R, V>): AdminCollecti
   const find = async (ctx: RequestContext, id: string) => requireFound(records().get(ctx.tenant.id, checkId(id)), missing);
   /** Create and update: the record built, written, and shown. */
   const save = (ctx: RequestContext, operation: 'CREATE' | 'UPDATE', input: unknown, build: () => R | Promise<R>, write: (record: R) => Promise<void>) =>
-    run(
-      ctx,
-      prefix(operation),
-      async () => {
-        const record = await build();
-        await write(record);
-        return view(record);
-      },
-      { input, meta },
-    );
+    run(ctx, prefix(operation), { input, meta }, async () => {
+      const record = await build();
+      await write(record);
+      return view(record);
+    });
   return {
     run,
     find,
     list: (ctx, query) => list(ctx, prefix('LIST'), query, (page) => records().list(ctx.tenant.id, page), view),
-    get: (ctx, id) => run(ctx, prefix('RETRIEVE'), async () => view(await find(ctx, id)), { meta }),
+    get: (ctx, id) => run(ctx, prefix('RETRIEVE'), { meta }, async () => view(await find(ctx, id))),
     create: (ctx, input, make) => save(ctx, 'CREATE', input, make, (record) => records().insert(record)),
     update: (ctx, input, replace) =>
       save(ctx, 'UPDATE', input, replace, async (record) => {
         if (!(await records().update(record))) throw missing();
       }),
     delete: (ctx, id) =>
-      run(
-        ctx,
-        prefix('DELETE'),
-        async () => {
-          if (!(await records().delete(ctx.tenant.id, checkId(id)))) throw missing();
-        },
-        { meta: () => ({ id }) },
-      ),
+      run(ctx, prefix('DELETE'), { meta: () => ({ id }) }, async () => {
+        if (!(await records().delete(ctx.tenant.id, checkId(id)))) throw missing();
+      }),
   };
 }

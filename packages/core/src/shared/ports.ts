@@ -128,6 +128,13 @@ export interface SecretBox {
   open(sealed: string, context: string): string | undefined;
 }
 
+/** What every record of a tenant's collections carries: its tenant, and when it was created and last changed (ISO 8601). */
+export interface TenantRecord {
+  tenantId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /**
  * The Store's records of one of a tenant's collections, each named within the tenant by its id
  * (`id`, or the collection's own key: a wallet client's `clientId`, a DID). A feature's repository

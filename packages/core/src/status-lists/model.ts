@@ -2,6 +2,7 @@
 // credentials a tenant has revoked or suspended, published as signed lists of bits.
 
 import type { Duration } from '../configurations/model.ts';
+import type { TenantRecord } from '../shared/ports.ts';
 
 /** The two mDoc status list formats (docs/status-lists.md): the IETF draft 14 one and MATTR's legacy one. */
 export const STATUS_LIST_FORMATS = ['draft-14', 'legacy'] as const;
@@ -36,17 +37,14 @@ export const REFERENCED_LIST_FORMS = ['token-jwt', 'token-cwt', 'revocation-list
 export type ReferencedListForm = (typeof REFERENCED_LIST_FORMS)[number];
 
 /** How a tenant's mDocs of one docType are listed (docs/status-lists.md); without one, draft 14 with the defaults. */
-export interface StatusListConfiguration {
+export interface StatusListConfiguration extends TenantRecord {
   id: string;
-  tenantId: string;
   docType: string;
   /** How long a verifier may keep a token before fetching a new one (the token's `ttl`). */
   timeToLiveDuration: Duration;
   /** How long a token is valid after it is signed (its `exp`). */
   expiryDuration: Duration;
   format: StatusListFormat;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** One status list of a tenant: up to `size` entries, handed out in a shuffled order. */

@@ -353,87 +353,69 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
 
   return {
     createConfiguration(ctx, input) {
-      return configurations.run(
-        ctx,
-        'MOBILE_STATUS_LIST_CONFIGURATION_CREATE',
-        async () => {
-          const now = clock.now().toISOString();
-          const configuration: StatusListConfiguration = {
-            id: ids.uuid(),
-            tenantId: ctx.tenant.id,
-            ...checkConfiguration(input),
-            createdAt: now,
-            updatedAt: now,
-          };
-          await conflictAs(store.statusListConfigurations.insert(configuration), () => docTypeTaken(configuration.docType));
-          return view(configuration);
-        },
-        { input },
-      );
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_CREATE', { input }, async () => {
+        const now = clock.now().toISOString();
+        const configuration: StatusListConfiguration = {
+          id: ids.uuid(),
+          tenantId: ctx.tenant.id,
+          ...checkConfiguration(input),
+          createdAt: now,
+          updatedAt: now,
+        };
+        await conflictAs(store.statusListConfigurations.insert(configuration), () => docTypeTaken(configuration.docType));
+        return view(configuration);
+      });
     },
 
     listConfigurations(ctx) {
-      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_LIST', async () => ({
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_LIST', {}, async () => ({
         data: (await store.statusListConfigurations.list(ctx.tenant.id)).map(view),
       }));
     },
 
     getConfiguration(ctx, id) {
-      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_RETRIEVE', async () => view(await findConfiguration(ctx, id)));
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_RETRIEVE', {}, async () => view(await findConfiguration(ctx, id)));
     },
 
     updateConfiguration(ctx, id, input) {
-      return configurations.run(
-        ctx,
-        'MOBILE_STATUS_LIST_CONFIGURATION_UPDATE',
-        async () => {
-          const existing = await findConfiguration(ctx, id);
-          const configuration: StatusListConfiguration = { ...existing, ...checkConfiguration(input), updatedAt: clock.now().toISOString() };
-          if (!(await conflictAs(store.statusListConfigurations.update(configuration), () => docTypeTaken(configuration.docType))))
-            throw missingConfiguration();
-          return view(configuration);
-        },
-        { input },
-      );
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_UPDATE', { input }, async () => {
+        const existing = await findConfiguration(ctx, id);
+        const configuration: StatusListConfiguration = { ...existing, ...checkConfiguration(input), updatedAt: clock.now().toISOString() };
+        if (!(await conflictAs(store.statusListConfigurations.update(configuration), () => docTypeTaken(configuration.docType)))) throw missingConfiguration();
+        return view(configuration);
+      });
     },
 
     deleteConfiguration(ctx, id) {
-      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_DELETE', async () => {
+      return configurations.run(ctx, 'MOBILE_STATUS_LIST_CONFIGURATION_DELETE', {}, async () => {
         const existing = await findConfiguration(ctx, id);
         if (!(await store.statusListConfigurations.delete(ctx.tenant.id, existing.id))) throw missingConfiguration();
       });
     },
 
     getStatus(ctx, credentialId) {
-      return credentials.run(ctx, 'MOBILE_CREDENTIAL_STATUS_RETRIEVE', async () => ({ status: (await entryOf(ctx, 'mso_mdoc', credentialId)).status }));
+      return credentials.run(ctx, 'MOBILE_CREDENTIAL_STATUS_RETRIEVE', {}, async () => ({ status: (await entryOf(ctx, 'mso_mdoc', credentialId)).status }));
     },
 
     setStatus(ctx, credentialId, input) {
-      return credentials.run(
-        ctx,
-        'MOBILE_CREDENTIAL_STATUS_UPDATE',
-        async () => {
-          const { body, problems } = statusChangeBody(input, 'status');
-          problems.throwIfAny();
-          const to = body.status;
-          if (typeof to !== 'string' || !(CREDENTIAL_STATUSES as readonly string[]).includes(to))
-            throw invalidField('status', `One of ${CREDENTIAL_STATUSES.join(', ')}`, to);
-          const status = to as CredentialStatus;
-          const entry = await entryOf(ctx, 'mso_mdoc', credentialId);
-          const list = await store.statusLists.get(ctx.tenant.id, entry.listId);
-          if (status === 'suspended' && (!list || formatOfKind(list.kind) !== 'legacy')) {
-            throw invalidField('status', 'Suspension exists in legacy status lists only (draft 14 lists have valid and invalid)', to);
-          }
-          if (entry.status === status) return { status };
-          if (entry.status === 'invalid')
-            throw conflict('The credential is revoked (invalid), which is final', [
-              { value: to, msg: 'Revocation is final', param: 'status', location: 'body' },
-            ]);
-          await change(ctx, entry, status);
-          return { status };
-        },
-        { input, meta: (r) => ({ credentialId, status: r.status }) },
-      );
+      return credentials.run(ctx, 'MOBILE_CREDENTIAL_STATUS_UPDATE', { input, meta: (r) => ({ credentialId, status: r.status }) }, async () => {
+        const { body, problems } = statusChangeBody(input, 'status');
+        problems.throwIfAny();
+        const to = body.status;
+        if (typeof to !== 'string' || !(CREDENTIAL_STATUSES as readonly string[]).includes(to))
+          throw invalidField('status', `One of ${CREDENTIAL_STATUSES.join(', ')}`, to);
+        const status = to as CredentialStatus;
+        const entry = await entryOf(ctx, 'mso_mdoc', credentialId);
+        const list = await store.statusLists.get(ctx.tenant.id, entry.listId);
+        if (status === 'suspended' && (!list || formatOfKind(list.kind) !== 'legacy')) {
+          throw invalidField('status', 'Suspension exists in legacy status lists only (draft 14 lists have valid and invalid)', to);
+        }
+        if (entry.status === status) return { status };
+        if (entry.status === 'invalid')
+          throw conflict('The credential is revoked (invalid), which is final', [{ value: to, msg: 'Revocation is final', param: 'status', location: 'body' }]);
+        await change(ctx, entry, status);
+        return { status };
+      });
     },
 
     async distribution(ctx, query, basePath) {
@@ -518,7 +500,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     },
 
     getRevocation(ctx, profile, credentialId) {
-      return credentials.run(ctx, 'CREDENTIAL_REVOCATION_STATUS_RETRIEVE', async () => ({
+      return credentials.run(ctx, 'CREDENTIAL_REVOCATION_STATUS_RETRIEVE', {}, async () => ({
         isRevoked: (await entryOf(ctx, REVOCATION_PROFILES[profile], credentialId)).status === 'invalid',
       }));
     },
@@ -527,6 +509,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       return credentials.run(
         ctx,
         'CREDENTIAL_REVOCATION_STATUS_UPDATE',
+        { input, meta: (r) => ({ credentialId, profile, isRevoked: r.isRevoked }) },
         async () => {
           const { body, problems } = statusChangeBody(input, 'isRevoked');
           if (typeof body.isRevoked !== 'boolean') problems.add('isRevoked', 'true or false', body.isRevoked);
@@ -537,7 +520,6 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
           if (entry.status !== status) await change(ctx, entry, status);
           return { isRevoked: status === 'invalid' };
         },
-        { input, meta: (r) => ({ credentialId, profile, isRevoked: r.isRevoked }) },
       );
     },
   };

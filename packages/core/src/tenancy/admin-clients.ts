@@ -45,26 +45,20 @@ export function createAdminClientService(deps: AdminClientServiceDeps): AdminCli
     },
 
     create(ctx, input) {
-      return run(
-        ctx,
-        'ADMIN_CLIENT_CREATE',
-        async () => {
-          const { role, name } = checkAdminClientInput(input);
-          return deps.tenants.createClient({ subdomain: ctx.tenant.subdomain, role, name });
-        },
-        { input, ...withoutSecret },
-      );
+      return run(ctx, 'ADMIN_CLIENT_CREATE', { input, ...withoutSecret }, async () => {
+        const { role, name } = checkAdminClientInput(input);
+        return deps.tenants.createClient({ subdomain: ctx.tenant.subdomain, role, name });
+      });
     },
 
     rotateSecret(ctx, clientId) {
-      return run(ctx, 'ADMIN_CLIENT_ROTATE_SECRET', () => rotateClientSecret(deps, ctx.tenant, clientId), { input: { clientId }, ...withoutSecret });
+      return run(ctx, 'ADMIN_CLIENT_ROTATE_SECRET', { input: { clientId }, ...withoutSecret }, () => rotateClientSecret(deps, ctx.tenant, clientId));
     },
 
     revoke(ctx, clientId) {
-      return run(ctx, 'ADMIN_CLIENT_REVOKE', () => revokeClient(deps, ctx.tenant, clientId), {
-        input: { clientId },
-        meta: (v) => ({ adminClientId: v.clientId, role: v.role }),
-      });
+      return run(ctx, 'ADMIN_CLIENT_REVOKE', { input: { clientId }, meta: (v) => ({ adminClientId: v.clientId, role: v.role }) }, () =>
+        revokeClient(deps, ctx.tenant, clientId),
+      );
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { TenantRecord } from '../shared/ports.ts';
+
 /** Where a user signed in, when an authentication provider knows them (docs/authentication.md). */
 export interface AuthenticationProviderRef {
   url: string;
@@ -8,13 +10,10 @@ export interface AuthenticationProviderRef {
  * A user of a tenant: the subject credentials are issued to. `claims` are the ones persisted for
  * later offers and issuance (`claimsToPersist`, docs/authentication.md; docs/decisions.md "Users, offers, the token and nonce endpoints").
  */
-export interface UserRecord {
+export interface UserRecord extends TenantRecord {
   id: string;
-  tenantId: string;
   claims: Record<string, unknown>;
   authenticationProvider?: AuthenticationProviderRef;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** What a user search may ask for; every part given must hold (docs/decisions.md "Users, offers, the token and nonce endpoints" `POST /v1/users/search`). */

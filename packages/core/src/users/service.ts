@@ -96,15 +96,10 @@ export function createUserService(deps: UserDeps): UserService {
     delete: users.delete,
 
     search(ctx, input) {
-      return users.run(
-        ctx,
-        'USER_SEARCH',
-        async () => {
-          const { filter, limit, cursor } = checkUserSearch(input);
-          return toPage(await store.users.list(ctx.tenant.id, pageFromBody(limit, cursor), filter), userView);
-        },
-        { input, meta: countMeta },
-      );
+      return users.run(ctx, 'USER_SEARCH', { input, meta: countMeta }, async () => {
+        const { filter, limit, cursor } = checkUserSearch(input);
+        return toPage(await store.users.list(ctx.tenant.id, pageFromBody(limit, cursor), filter), userView);
+      });
     },
   };
 }

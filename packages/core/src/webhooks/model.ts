@@ -1,17 +1,15 @@
 import type { PublicJwk } from '../keys/model.ts';
 import type { WebhookEvent } from './rules.ts';
+import type { TenantRecord } from '../shared/ports.ts';
 
 /** docs/decisions.md "Webhooks": a receiver and the events it subscribes to. */
-export interface Webhook {
+export interface Webhook extends TenantRecord {
   id: string;
-  tenantId: string;
   /** Normalised by the rules of docs/decisions.md "Webhooks". */
   url: string;
   events: WebhookEvent[];
   /** docs/decisions.md "Webhooks": a disabled webhook is sent nothing. */
   disabled: boolean;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** The event types Vellum emits today; `OidcIssuerCredentialIssued` is accepted in subscriptions but never emitted. */
@@ -39,9 +37,8 @@ export interface DeliveryAttempt {
  * A row of the webhook outbox: one event for one subscribed webhook and event type. It is written
  * in the transaction of the event that causes it, and a worker sends it.
  */
-export interface WebhookDelivery {
+export interface WebhookDelivery extends TenantRecord {
   id: string;
-  tenantId: string;
   webhookId: string;
   eventId: string;
   eventType: EmittedWebhookEvent;
@@ -62,8 +59,6 @@ export interface WebhookDelivery {
   nextAttemptAt?: string;
   /** The KeyManager id of the key that signs every attempt, fixed when the delivery is written or first sent. */
   keyId?: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** A delivery a worker has leased, with the webhook's state as it is now. */

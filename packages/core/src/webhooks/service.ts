@@ -102,20 +102,15 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
 
   return {
     create(ctx, input) {
-      return run(
-        ctx,
-        'WEBHOOK_CREATE',
-        async () => {
-          const checked = checkWebhookInput(input);
-          const now = clock.now().toISOString();
-          const webhook: Webhook = { id: ids.uuid(), tenantId: ctx.tenant.id, ...checked, createdAt: now, updatedAt: now };
-          await store.webhooks.insert(webhook);
-          // The tenant's signing key is made with its first webhook, so deliveries are signed from the start.
-          await signingKeys.ensureActive(ctx.tenant.id);
-          return webhookView(webhook);
-        },
-        { input, meta },
-      );
+      return run(ctx, 'WEBHOOK_CREATE', { input, meta }, async () => {
+        const checked = checkWebhookInput(input);
+        const now = clock.now().toISOString();
+        const webhook: Webhook = { id: ids.uuid(), tenantId: ctx.tenant.id, ...checked, createdAt: now, updatedAt: now };
+        await store.webhooks.insert(webhook);
+        // The tenant's signing key is made with its first webhook, so deliveries are signed from the start.
+        await signingKeys.ensureActive(ctx.tenant.id);
+        return webhookView(webhook);
+      });
     },
 
     list: webhooks.list,
@@ -131,34 +126,24 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     delete: webhooks.delete,
 
     listDeliveries(ctx, webhookId, query) {
-      return run(
-        ctx,
-        'WEBHOOK_DELIVERY_LIST',
-        async () => {
-          const webhook = await find(ctx, webhookId);
-          return toPage(await store.webhookDeliveries.list(ctx.tenant.id, webhook.id, parsePageQuery(query)), webhookDeliveryView);
-        },
-        { meta: (p) => ({ webhookId, count: p.data.length }), keepResponse: false },
-      );
+      return run(ctx, 'WEBHOOK_DELIVERY_LIST', { meta: (p) => ({ webhookId, count: p.data.length }), keepResponse: false }, async () => {
+        const webhook = await find(ctx, webhookId);
+        return toPage(await store.webhookDeliveries.list(ctx.tenant.id, webhook.id, parsePageQuery(query)), webhookDeliveryView);
+      });
     },
 
     retryDelivery(ctx, webhookId, deliveryId) {
-      return run(
-        ctx,
-        'WEBHOOK_DELIVERY_RETRY',
-        async () => {
-          const webhook = await find(ctx, webhookId);
-          const found = await store.webhookDeliveries.get(ctx.tenant.id, checkId(deliveryId, 'deliveryId'));
-          if (!found || found.webhookId !== webhook.id) throw noDelivery();
-          if (found.status !== 'failed') throw conflict(`Only a failed delivery can be retried; this one is ${found.status}`);
-          // One more attempt: a manual retry does not start another automatic retry cycle.
-          const at = clock.now().toISOString();
-          if (!(await store.webhookDeliveries.requeue(ctx.tenant.id, found.id, at, 0))) throw conflict('The delivery changed meanwhile; read it again');
-          const { credential: _credential, ...rest } = found;
-          return webhookDeliveryView({ ...rest, status: 'pending', nextAttemptAt: at, retriesLeft: 0 });
-        },
-        { meta: () => ({ webhookId, deliveryId }) },
-      );
+      return run(ctx, 'WEBHOOK_DELIVERY_RETRY', { meta: () => ({ webhookId, deliveryId }) }, async () => {
+        const webhook = await find(ctx, webhookId);
+        const found = await store.webhookDeliveries.get(ctx.tenant.id, checkId(deliveryId, 'deliveryId'));
+        if (!found || found.webhookId !== webhook.id) throw noDelivery();
+        if (found.status !== 'failed') throw conflict(`Only a failed delivery can be retried; this one is ${found.status}`);
+        // One more attempt: a manual retry does not start another automatic retry cycle.
+        const at = clock.now().toISOString();
+        if (!(await store.webhookDeliveries.requeue(ctx.tenant.id, found.id, at, 0))) throw conflict('The delivery changed meanwhile; read it again');
+        const { credential: _credential, ...rest } = found;
+        return webhookDeliveryView({ ...rest, status: 'pending', nextAttemptAt: at, retriesLeft: 0 });
+      });
     },
 
     jwks(ctx) {
@@ -166,15 +151,10 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     },
 
     rotateSigningKey(ctx) {
-      return run(
-        ctx,
-        'WEBHOOK_SIGNING_KEY_ROTATE',
-        async () => {
-          const { active, retired } = await signingKeys.rotate(ctx.tenant.id);
-          return { activeKid: active.keyId, retiredKid: retired.keyId, ...(await signingKeys.jwks(ctx.tenant.id)) };
-        },
-        { meta: (r) => ({ activeKid: r.activeKid, retiredKid: r.retiredKid }) },
-      );
+      return run(ctx, 'WEBHOOK_SIGNING_KEY_ROTATE', { meta: (r) => ({ activeKid: r.activeKid, retiredKid: r.retiredKid }) }, async () => {
+        const { active, retired } = await signingKeys.rotate(ctx.tenant.id);
+        return { activeKid: active.keyId, retiredKid: retired.keyId, ...(await signingKeys.jwks(ctx.tenant.id)) };
+      });
     },
   };
 }

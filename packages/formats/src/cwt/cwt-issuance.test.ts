@@ -1,7 +1,7 @@
-import { createCwtFormat, type CwtConfiguration, type DidKey, didKeyOf, parseDidKey, type PublicJwk } from '@vellum/core';
+import { createCwtFormat, type DidKey, didKeyOf, parseDidKey, type PublicJwk } from '@vellum/core';
 import { addDidKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
-import { ed25519Holder, memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
+import { CWT_SUBJECT, cwtConfiguration, holderKey, memoryKeyManager } from '../../test/fixtures.ts';
 import { loadCoseTs } from './independent-cose.ts';
 import { createCwtSigner } from './signer.ts';
 
@@ -21,29 +21,11 @@ async function setup(format: Format) {
   const record = await addDidKey(store, keys, tenant.id, 'P-256', NOW.toISOString());
   const { did } = record;
   const { didDocumentKeyId, publicJwk } = record.keys[0] as DidKey;
-  const key = { publicJwk };
   const handler = createCwtFormat({ store, signer: createCwtSigner({ keys }), format });
-  const configuration: CwtConfiguration = {
-    id: 'cfg',
-    tenantId: tenant.id,
-    format,
-    type: 'ProofOfEmployment',
-    expiresIn: { years: 1 },
-    revocable: false,
-    claimMappings: {
-      given_name: { mapFrom: 'claims.givenName', required: true },
-      family_name: { mapFrom: 'claims.familyName', required: true },
-      employee_number: { mapFrom: 'claims.number' },
-      employer: { defaultValue: 'Acme Research' },
-      badges: { mapFrom: 'claims.badges' },
-    },
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-  };
-  const subject = { claims: { givenName: 'Susan', familyName: 'Turner', number: 4711, badges: ['lab', { floor: 3 }] } };
+  const configuration = cwtConfiguration(format, tenant.id, { expiresIn: { years: 1 } });
   const issue = (holderKey: PublicJwk) =>
-    handler.issue({ tenant, configuration, subject, holderKey, credentialIssuer: 'https://acme.eu01.vellum.test', now: NOW, form: 'current' });
-  return { issue, did, didDocumentKeyId, signingKey: key.publicJwk };
+    handler.issue({ tenant, configuration, subject: CWT_SUBJECT, holderKey, credentialIssuer: 'https://acme.eu01.vellum.test', now: NOW, form: 'current' });
+  return { issue, did, didDocumentKeyId, signingKey: publicJwk };
 }
 
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
@@ -60,7 +42,7 @@ const claimsMap = (payload: Uint8Array) => cose.decodeCBOR(payload) as Map<strin
 describe.each(['cwt', 'cwt_vc'] as const)('%s issued by the core handler with the real signer, verified by cose-ts', (format) => {
   it('verifies against the key its kid names, and carries iss, sub, iat, nbf, exp and cnf (RFC 8392 §3.1, RFC 8747)', async () => {
     const { issue, did, didDocumentKeyId, signingKey } = await setup(format);
-    const holder = p256Holder();
+    const holder = holderKey();
     const issued = await issue(holder);
     expect(issued.validFrom).toBe('2026-05-01T12:00:00.000Z');
     expect(issued.validUntil).toBe('2027-05-01T12:00:00.000Z');
@@ -92,24 +74,24 @@ describe.each(['cwt', 'cwt_vc'] as const)('%s issued by the core handler with th
     format === 'cwt' ? 'writes type and the claims flat, under text labels' : 'writes a vc claim: @context, type and credentialSubject holding the claims',
     async () => {
       const { issue, signingKey } = await setup(format);
-      const raw = claimsMap(verify(bytesOf((await issue(p256Holder())).credential), signingKey).payload);
+      const raw = claimsMap(verify(bytesOf((await issue(holderKey())).credential), signingKey).payload);
       const expected = new Map<string, unknown>([
         ['given_name', 'Susan'],
         ['family_name', 'Turner'],
-        ['employee_number', 4711],
-        ['employer', 'Acme Research'],
+        ['employee_id', 4711],
+        ['department', 'Research'],
         ['badges', ['lab', new Map([['floor', 3]])]],
       ]);
       if (format === 'cwt') {
         expect([...raw.keys()]).toEqual([1, 2, 4, 5, 6, 8, 'type', ...expected.keys()]);
-        expect(raw.get('type')).toBe('ProofOfEmployment');
+        expect(raw.get('type')).toBe('EmployeeBadge');
         for (const [name, value] of expected) expect(raw.get(name)).toEqual(value);
       } else {
         expect([...raw.keys()]).toEqual([1, 2, 4, 5, 6, 8, 'vc']);
         expect(raw.get('vc')).toEqual(
           new Map<string, unknown>([
             ['@context', ['https://www.w3.org/2018/credentials/v1']],
-            ['type', ['VerifiableCredential', 'ProofOfEmployment']],
+            ['type', ['VerifiableCredential', 'EmployeeBadge']],
             ['credentialSubject', expected],
           ]),
         );
@@ -119,7 +101,7 @@ describe.each(['cwt', 'cwt_vc'] as const)('%s issued by the core handler with th
 
   it('binds an Ed25519 holder key as an OKP COSE_Key and names it by its did:key', async () => {
     const { issue, signingKey } = await setup(format);
-    const holder = ed25519Holder();
+    const holder = holderKey('Ed25519');
     const claims = cose.Claims.fromBytes(verify(bytesOf((await issue(holder)).credential), signingKey).payload);
     expect(claims.sub).toBe(didKeyOf(holder));
     expect(claims.sub).toMatch(/^did:key:z6Mk/);
@@ -133,7 +115,7 @@ describe.each(['cwt', 'cwt_vc'] as const)('%s issued by the core handler with th
 
   it('fails verification when one byte of the payload changes', async () => {
     const { issue, signingKey } = await setup(format);
-    const bytes = bytesOf((await issue(p256Holder())).credential);
+    const bytes = bytesOf((await issue(holderKey())).credential);
     const at = Buffer.from(bytes).indexOf('Turner');
     expect(at).toBeGreaterThan(0);
     const tampered = new Uint8Array(bytes);
@@ -144,7 +126,7 @@ describe.each(['cwt', 'cwt_vc'] as const)('%s issued by the core handler with th
 
   it('fails verification when one byte of the signature changes', async () => {
     const { issue, signingKey } = await setup(format);
-    const bytes = bytesOf((await issue(p256Holder())).credential);
+    const bytes = bytesOf((await issue(holderKey())).credential);
     const tampered = new Uint8Array(bytes);
     tampered[tampered.length - 20] = (tampered[tampered.length - 20] as number) ^ 0x80;
     expect(() => verify(tampered, signingKey)).toThrow(/signature mismatch/);

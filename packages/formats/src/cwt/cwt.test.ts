@@ -1,6 +1,6 @@
 import { type CwtClaims, type CwtSignInput, DomainError, type PublicJwk } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-import { ed25519Holder, memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
+import { holderKey, memoryKeyManager } from '../../test/fixtures.ts';
 import { loadCoseTs } from './independent-cose.ts';
 import { createCwtSigner } from './signer.ts';
 
@@ -60,7 +60,7 @@ function claimsFor(holder: PublicJwk, over: Partial<CwtClaims> = {}): CwtClaims 
   };
 }
 
-async function signed(over: Partial<CwtClaims> = {}, holder = p256Holder()) {
+async function signed(over: Partial<CwtClaims> = {}, holder = holderKey()) {
   const ctx = await setup();
   const input: CwtSignInput = { tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(holder, over) };
   const credential = await ctx.signer.sign(input);
@@ -127,7 +127,7 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
   });
 
   it('binds an Ed25519 holder key as COSE_Key OKP {1: 1, -1: 6, -2: x} (RFC 9053 §7.2)', async () => {
-    const holder = ed25519Holder();
+    const holder = holderKey('Ed25519');
     const { bytes, key } = await signed({}, holder);
     const cnf = cose.Claims.fromBytes(verify(bytes, key.publicJwk).payload).cnf as Map<number, Map<number, unknown>>;
     const coseKey = cnf.get(1) as Map<number, unknown>;
@@ -195,7 +195,7 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
   it('refuses a status reference with a negative or fractional idx, or a uri that is no URI', async () => {
     const ctx = await setup();
     const sign = (status: CwtClaims['status']) =>
-      ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(p256Holder(), { status }) });
+      ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(holderKey(), { status }) });
     await expect(sign({ idx: -1, uri: 'https://issuer.example/s/1' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.idx' }] });
     await expect(sign({ idx: 1.5, uri: 'https://issuer.example/s/1' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.idx' }] });
     await expect(sign({ idx: 1, uri: 'not a uri' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'status.uri' }] });
@@ -221,12 +221,12 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
 
   it('fails verification against another P-256 key', async () => {
     const { bytes } = await signed();
-    expect(() => verify(bytes, p256Holder())).toThrow(/signature mismatch/);
+    expect(() => verify(bytes, holderKey())).toThrow(/signature mismatch/);
   });
 
   it('refuses a holder key it cannot write as a COSE_Key, a bad coordinate, a bad date and a non-JSON claim value', async () => {
     const ctx = await setup();
-    const holder = p256Holder();
+    const holder = holderKey();
     const sign = (claims: CwtClaims) => ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims });
     await expect(sign(claimsFor({ ...holder, crv: 'P-384' } as unknown as PublicJwk))).rejects.toMatchObject({
       code: 'BadRequest',
@@ -241,7 +241,7 @@ describe('createCwtSigner (RFC 8392 CWT as an RFC 9052 COSE_Sign1 with ES256)', 
   it('passes on the KeyManager NotFound for a destroyed key', async () => {
     const ctx = await setup();
     await ctx.keys.destroy(ctx.tenant.id, ctx.key.id);
-    await expect(ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(p256Holder()) })).rejects.toMatchObject({
+    await expect(ctx.signer.sign({ tenantId: ctx.tenant.id, keyId: ctx.key.id, kid: KID, claims: claimsFor(holderKey()) })).rejects.toMatchObject({
       code: 'NotFound',
     });
   });

@@ -3,7 +3,7 @@
 import { createLdpVcFormat, type DidKey, didKeyOf, type LdpVcConfiguration } from '@vellum/core';
 import { addDidKey, fakeClock } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
-import { memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
+import { holderKey, LDP_VC_SUBJECT, ldpVcConfiguration, memoryKeyManager } from '../../test/fixtures.ts';
 import { didKeyByDigitalBazaar, verifyWithDigitalBazaar } from './independent-verifier.ts';
 import { createLinkedDataSigner } from './signer.ts';
 
@@ -17,39 +17,18 @@ async function setup() {
   const { did } = record;
   const key = { publicJwk: (record.keys[0] as DidKey).publicJwk };
   const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
-  const holderKey = p256Holder();
-  const configuration = (proofType: LdpVcConfiguration['proofType']): LdpVcConfiguration => ({
-    id: 'cfg',
-    tenantId: tenant.id,
-    format: 'ldp_vc',
-    type: 'UniversityDegreeCredential',
-    name: 'University degree',
-    description: 'A bachelor degree awarded by Acme University',
-    expiresIn: { days: 365 },
-    issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png', iconUrl: 'https://acme.example/icon.png' },
-    proofType,
-    credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
-    revocable: false,
-    claimMappings: {
-      givenName: { mapFrom: 'claims.givenName', required: true },
-      degree: { mapFrom: 'claims.degree' },
-      graduationYear: { mapFrom: 'claims.year' },
-      honours: { mapFrom: 'claims.honours' },
-    },
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-  });
+  const holder = holderKey();
   const issue = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') =>
     handler.issue({
       tenant,
-      configuration: configuration(proofType),
-      subject: { claims: { givenName: 'Susan', degree: 'BSc Physics', year: 2024, honours: true } },
-      holderKey,
+      configuration: ldpVcConfiguration(tenant.id, { proofType }),
+      subject: LDP_VC_SUBJECT,
+      holderKey: holder,
       credentialIssuer: 'https://acme.example',
       now: NOW,
       form,
     });
-  return { key, did, holderKey, issue };
+  return { key, did, holderKey: holder, issue };
 }
 
 describe('ldp_vc issuance end to end: createLdpVcFormat + createLinkedDataSigner + KeyManager, verified by @digitalbazaar/vc', () => {

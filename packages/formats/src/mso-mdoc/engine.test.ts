@@ -1,7 +1,7 @@
 import type { MdocEngineInput } from '@vellum/core';
 import { Decoder, type Tag } from 'cbor-x';
 import { describe, expect, it } from 'vitest';
-import { mdocStatusEntry, memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
+import { holderKey, mdocStatusEntry, memoryKeyManager } from '../../test/fixtures.ts';
 import { createMdocEngine } from './engine.ts';
 
 // Reads the credential with a decoder of its own, not the engine's encoder.
@@ -15,7 +15,7 @@ async function engineAndInput() {
     tenantId: tenant.id,
     docType: 'org.iso.18013.5.1.mDL',
     namespaces: { 'org.iso.18013.5.1': { family_name: { type: 'string', value: 'Turner' } } },
-    deviceKey: p256Holder(),
+    deviceKey: holderKey(),
     validity: { signed: new Date('2026-01-01T00:00:00Z'), validFrom: new Date('2026-01-01T00:00:00Z'), validUntil: new Date('2027-01-01T00:00:00Z') },
     signer: { keyId: key.id, x5chain: [Uint8Array.of(0x30, 0x00)] },
   };

@@ -2,7 +2,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import { DomainError, type PublicJwk } from '@vellum/core';
 import { Decoder, Encoder, Tag } from 'cbor-x';
 import { describe, expect, it } from 'vitest';
-import { mdocStatusEntry, memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
+import { holderKey, mdocStatusEntry, memoryKeyManager } from '../../test/fixtures.ts';
 import { type IssueMdocInput, issueMdoc, type MdocSigner } from './issue.ts';
 import type { MdocValue } from './values.ts';
 
@@ -35,7 +35,7 @@ const elements: Record<string, MdocValue> = {
 
 async function issue(over: Partial<IssueMdocInput> = {}) {
   const { signer, publicJwk } = await keyManagerSigner();
-  const deviceKey = p256Holder();
+  const deviceKey = holderKey();
   const input: IssueMdocInput = {
     docType: 'org.iso.18013.5.1.mDL',
     namespaces: { [NS]: elements },

@@ -3,7 +3,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createSdJwtFormat, type PublicJwk, type SdJwtConfiguration, type Tenant } from '@vellum/core';
 import { addDidKey, resolveDidKey } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
-import { memoryKeyManager } from '../../test/fixtures.ts';
+import { memoryKeyManager, SD_JWT_SUBJECT, sdJwtConfiguration } from '../../test/fixtures.ts';
 import { createSdJwtSigner } from './signer.ts';
 
 // The core's dc+sd-jwt handler with the real signer and KeyManager over the memory store. The
@@ -57,45 +57,13 @@ async function setup() {
   return { store, keys, tenant, record, handler, holder, holderKey };
 }
 
-function configurationOf(tenantId: string, over: Partial<SdJwtConfiguration> = {}): SdJwtConfiguration {
-  return {
-    id: 'pid',
-    tenantId,
-    format: 'dc+sd-jwt',
-    type: 'https://credentials.example.com/pid',
-    expiresIn: { days: 365 },
-    claimMappings: {
-      given_name: { mapFrom: 'claims.givenName', required: true },
-      family_name: { mapFrom: 'claims.familyName', required: true },
-      birthdate: { mapFrom: 'claims.birthDate' },
-      nationalities: { mapFrom: 'claims.nationalities' },
-      address: { mapFrom: 'claims.address' },
-      age_over_18: { mapFrom: 'claims.adult' },
-      issuing_country: { defaultValue: 'DE' },
-    },
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-    ...over,
-  };
-}
-
-const subject = {
-  claims: {
-    givenName: 'Erika',
-    familyName: 'Mustermann',
-    birthDate: '1964-08-12',
-    nationalities: ['DE'],
-    address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147' },
-    adult: true,
-  },
-};
 const CLAIMS = ['given_name', 'family_name', 'birthdate', 'nationalities', 'address', 'age_over_18', 'issuing_country'];
 
 async function issue(s: Awaited<ReturnType<typeof setup>>, tenant: Tenant, configuration: SdJwtConfiguration) {
   return s.handler.issue({
     tenant,
     configuration,
-    subject,
+    subject: SD_JWT_SUBJECT,
     holderKey: s.holderKey,
     credentialIssuer: 'https://acme.eu01.vellum.example',
     now: NOW,
@@ -115,7 +83,7 @@ function issuerKeyOf(compact: string): PublicJwk {
 describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified by @sd-jwt/sd-jwt-vc', () => {
   it('issues an SD-JWT VC whose Issuer is the tenant’s DID, bound to the holder key, every claim disclosable by default', async () => {
     const s = await setup();
-    const issued = await issue(s, s.tenant, configurationOf(s.tenant.id));
+    const issued = await issue(s, s.tenant, sdJwtConfiguration(s.tenant.id));
     const compact = issued.credential as string;
 
     const issuerJwk = issuerKeyOf(compact);
@@ -129,17 +97,17 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
       cnf: { jwk: s.holderKey },
       iat: NOW_S,
       nbf: NOW_S,
-      exp: NOW_S + 365 * 86_400,
+      exp: NOW_S + 30 * 86_400,
       given_name: 'Erika',
       family_name: 'Mustermann',
       birthdate: '1964-08-12',
       nationalities: ['DE'],
-      address: subject.claims.address,
+      address: SD_JWT_SUBJECT.claims.address,
       age_over_18: true,
       issuing_country: 'DE',
     });
     expect(issued.validFrom).toBe(new Date(NOW_S * 1000).toISOString());
-    expect(issued.validUntil).toBe(new Date((NOW_S + 365 * 86_400) * 1000).toISOString());
+    expect(issued.validUntil).toBe(new Date((NOW_S + 30 * 86_400) * 1000).toISOString());
 
     // All seven claims are Disclosures; the signed payload shows none of them.
     const [jwt, ...rest] = compact.split('~');
@@ -154,7 +122,7 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
 
   it('keeps the claims selectivelyDisclosable does not name plain in the signed payload', async () => {
     const s = await setup();
-    const issued = await issue(s, s.tenant, configurationOf(s.tenant.id, { selectivelyDisclosable: ['birthdate', 'address'] }));
+    const issued = await issue(s, s.tenant, sdJwtConfiguration(s.tenant.id, { selectivelyDisclosable: ['birthdate', 'address'] }));
     const compact = issued.credential as string;
     const raw = decodeJson(compact.split('~')[0]!.split('.')[1]!);
     expect(raw).toMatchObject({ given_name: 'Erika', family_name: 'Mustermann', nationalities: ['DE'], age_over_18: true, issuing_country: 'DE' });
@@ -165,7 +133,7 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
 
   it('lets the holder present a subset with a Key Binding JWT signed by the cnf key (RFC 9901 §4.3), which the library accepts', async () => {
     const s = await setup();
-    const compact = (await issue(s, s.tenant, configurationOf(s.tenant.id))).credential as string;
+    const compact = (await issue(s, s.tenant, sdJwtConfiguration(s.tenant.id))).credential as string;
     const issuerJwk = issuerKeyOf(compact);
     const wallet = library(issuerJwk, s.holder.privateKey);
     const presentation = await wallet.present(
@@ -189,7 +157,7 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
 
   it('is refused by the library once expired (exp, RFC 7519 §4.1.4)', async () => {
     const s = await setup();
-    const compact = (await issue(s, s.tenant, configurationOf(s.tenant.id, { expiresIn: { hours: 1 } }))).credential as string;
+    const compact = (await issue(s, s.tenant, sdJwtConfiguration(s.tenant.id, { expiresIn: { hours: 1 } }))).credential as string;
     const lib = library(issuerKeyOf(compact));
     await lib.verify(compact, { currentDate: NOW_S + 3599 });
     await expect(lib.verify(compact, { currentDate: NOW_S + 3601 })).rejects.toThrow(/expired/);
@@ -198,7 +166,7 @@ describe('dc+sd-jwt issuance: createSdJwtFormat with the real signer, verified b
   describe('a one-byte tamper fails verification (RFC 9901 §7.1)', () => {
     async function issued() {
       const s = await setup();
-      const compact = (await issue(s, s.tenant, configurationOf(s.tenant.id, { selectivelyDisclosable: ['birthdate', 'address'] }))).credential as string;
+      const compact = (await issue(s, s.tenant, sdJwtConfiguration(s.tenant.id, { selectivelyDisclosable: ['birthdate', 'address'] }))).credential as string;
       const lib = library(issuerKeyOf(compact));
       await lib.verify(compact, { currentDate: NOW_S, requiredClaimKeys: CLAIMS });
       const [jwt, ...rest] = compact.split('~');

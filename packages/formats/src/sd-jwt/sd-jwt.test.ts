@@ -2,7 +2,7 @@ import { createHash, createPublicKey, type JsonWebKey, verify } from 'node:crypt
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { DomainError, type KeyAlgorithm, type PublicJwk, type SdJwtSignInput } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
-import { memoryKeyManager, p256Holder } from '../../test/fixtures.ts';
+import { holderKey, memoryKeyManager } from '../../test/fixtures.ts';
 import { createSdJwtSigner } from './signer.ts';
 
 // Everything below reads and checks the credential with @sd-jwt/sd-jwt-vc and node:crypto; the
@@ -72,7 +72,7 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
   ] as const) {
     it(`issues an SD-JWT VC signed with a KeyManager ${algorithm} key that @sd-jwt/sd-jwt-vc verifies (${alg})`, async () => {
       const { signer, key, tenant } = await setup(algorithm);
-      const cnf = p256Holder();
+      const cnf = holderKey();
       const input = inputOf(key.id, tenant.id, alg, cnf);
       const compact = await signer.issue(input);
 
@@ -92,7 +92,7 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
 
   it('puts the disclosable claims in Disclosures and only their digests in _sd; the others stay plain in the signed payload (RFC 9901 §4.2)', async () => {
     const { signer, key, tenant } = await setup('P-256');
-    const compact = await signer.issue(inputOf(key.id, tenant.id, 'ES256', p256Holder()));
+    const compact = await signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey()));
     const parts = split(compact);
     expect(compact.endsWith('~')).toBe(true);
     expect(parts.keyBinding).toBe('');
@@ -121,7 +121,7 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
 
   it('draws fresh salts: the same payload issued again shares no salt and no digest, past the signer’s random pool too', async () => {
     const { signer, key, tenant } = await setup('P-256');
-    const input = inputOf(key.id, tenant.id, 'ES256', p256Holder());
+    const input = inputOf(key.id, tenant.id, 'ES256', holderKey());
     // 70 credentials of 4 Disclosures: 280 salts, more than one 4 KB draw of 256 salts.
     const issued = await Promise.all(Array.from({ length: 70 }, () => signer.issue(input)));
     const salts = issued.flatMap((c) => split(c).disclosures.map((d) => (decodeJson(d) as string[])[0] as string));
@@ -134,7 +134,7 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
 
   it('with nothing disclosable writes no _sd and no Disclosure (draft-ietf-oauth-sd-jwt-vc §3.2.2.4)', async () => {
     const { signer, key, tenant } = await setup('Ed25519');
-    const compact = await signer.issue(inputOf(key.id, tenant.id, 'EdDSA', p256Holder(), { disclosable: [] }));
+    const compact = await signer.issue(inputOf(key.id, tenant.id, 'EdDSA', holderKey(), { disclosable: [] }));
     const parts = split(compact);
     expect(parts.disclosures).toEqual([]);
     expect(compact).toBe(`${parts.jwt}~`);
@@ -146,17 +146,17 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
   it('refuses to disclose the claims an SD-JWT VC keeps signed (draft-ietf-oauth-sd-jwt-vc §3.2.2.2) and names missing from the payload', async () => {
     const { signer, key, tenant } = await setup('P-256');
     for (const name of ['iss', 'nbf', 'exp', 'cnf', 'vct', 'status']) {
-      await expect(signer.issue(inputOf(key.id, tenant.id, 'ES256', p256Holder(), { disclosable: [name] }))).rejects.toThrow(
+      await expect(signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey(), { disclosable: [name] }))).rejects.toThrow(
         /may not be selectively disclosable/,
       );
     }
-    await expect(signer.issue(inputOf(key.id, tenant.id, 'ES256', p256Holder(), { disclosable: ['nickname'] }))).rejects.toThrow(/not in the payload/);
+    await expect(signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey(), { disclosable: ['nickname'] }))).rejects.toThrow(/not in the payload/);
   });
 
   it('a destroyed key does not sign: the KeyManager’s NotFound comes through', async () => {
     const { signer, key, tenant, keys } = await setup('P-256');
     await keys.destroy(tenant.id, key.id);
-    const failure = await signer.issue(inputOf(key.id, tenant.id, 'ES256', p256Holder())).catch((e: unknown) => e);
+    const failure = await signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey())).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(DomainError);
     expect((failure as DomainError).code).toBe('NotFound');
   });
@@ -164,7 +164,7 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
   describe('tampering (RFC 9901 §7.1): a one-byte change anywhere fails verification', () => {
     async function issued() {
       const { signer, key, tenant } = await setup('P-256');
-      const compact = await signer.issue(inputOf(key.id, tenant.id, 'ES256', p256Holder()));
+      const compact = await signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey()));
       const library = verifierFor(key.publicJwk);
       // The untouched credential verifies, so each failure below is the tamper's doing.
       await library.verify(compact, { currentDate: NOW, requiredClaimKeys: Object.keys(claims) });
@@ -217,7 +217,7 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
   it('the verifier used above is a real check: another key’s signature is refused', async () => {
     const { signer, key, tenant } = await setup('P-256');
     const other = await setup('P-256');
-    const compact = await signer.issue(inputOf(key.id, tenant.id, 'ES256', p256Holder()));
+    const compact = await signer.issue(inputOf(key.id, tenant.id, 'ES256', holderKey()));
     await expect(verifierFor(other.key.publicJwk).verify(compact, { currentDate: NOW })).rejects.toThrow(/Invalid JWT Signature/);
   });
 });
