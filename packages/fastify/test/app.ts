@@ -8,7 +8,7 @@ import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeFormatSigners, fakeIdentityProvider, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { vellumPlugin, type VellumServices } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
@@ -177,4 +177,35 @@ export function freshTenants(t: TestApp, prefix: string) {
     const created = await t.createTenant(name);
     return { ...created, name, call: tenantCaller(t, name, created.host, role) };
   };
+}
+
+/** A tenant freshTenants made, with its caller. */
+export type FreshTenant = Awaited<ReturnType<ReturnType<typeof freshTenants>>>;
+
+/**
+ * A collection at `path` under the issuance-setup permission, `id` naming one of tenant `a`'s items:
+ * roles without it are refused (403) the list and each call of `refused`, issuers read the item, no
+ * token is 401; tenant `b` neither finds nor deletes the item and lists none, and an id that is not a
+ * UUID is a 400 naming it.
+ */
+export async function expectIssuanceSetupCollection(
+  a: FreshTenant,
+  b: FreshTenant,
+  path: string,
+  id: string,
+  refused: ReadonlyArray<readonly [Method, string, unknown?]>,
+): Promise<void> {
+  for (const role of ['verifier', 'auditor', 'dts-provider'] as const) {
+    expect((await a.call('GET', path, undefined, role)).statusCode, role).toBe(403);
+    for (const [method, url, payload] of refused) expect((await a.call(method, url, payload, role)).statusCode, `${role} ${method} ${url}`).toBe(403);
+  }
+  for (const role of ['issuer', 'managed-issuer'] as const) expect((await a.call('GET', `${path}/${id}`, undefined, role)).statusCode, role).toBe(200);
+  expect((await a.call('GET', path, undefined, null)).statusCode).toBe(401);
+
+  expect((await b.call('GET', `${path}/${id}`)).statusCode).toBe(404);
+  expect((await b.call('DELETE', `${path}/${id}`)).statusCode).toBe(404);
+  expect((await b.call('GET', path)).json()).toEqual({ data: [] });
+  const bad = await a.call('GET', `${path}/not-a-uuid`);
+  expect(bad.statusCode).toBe(400);
+  expect(bad.json()).toMatchObject({ details: [{ param: 'id', location: 'params' }] });
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageSchema } from './common.ts';
 
 /** An admin client as the API shows it: never its secret nor the secret's hash (docs/limits.md, Admin clients). */
 export const AdminClientResponse = Type.Object({
@@ -24,4 +24,4 @@ export const AdminClientsPage = PageSchema(AdminClientResponse);
 export { AdminClientBody } from '@vellum/core/schemas';
 
 export const AdminClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 256 }) });
-export const AdminClientListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+export const AdminClientListQuery = PageQuery;

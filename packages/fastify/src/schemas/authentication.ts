@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageSchema } from './common.ts';
 
 // docs/authentication.md: the authentication provider and the interaction hook. The bodies are the core's own
 // schemas (one validation path); the core also checks the values (URL rules, reserved parameter names).
 export { OpenIdConfigurationBody, ProviderBody } from '@vellum/core/schemas';
-
-const strict = { additionalProperties: false } as const;
 
 /** The provider as returned: never its client secret. */
 export const ProviderResponse = Type.Object({
@@ -24,7 +22,7 @@ export const ProviderResponse = Type.Object({
 
 export const ProvidersPage = PageSchema(ProviderResponse);
 export const ProviderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-export const ProviderListQuery = Type.Object({ ...PageQuerySchema }, strict);
+export const ProviderListQuery = PageQuery;
 
 /** The settings as returned: the hook with its HS256 secret, the tenant's own shared key; `{}` when none. */
 export const OpenIdConfigurationResponse = Type.Object({

@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageSchema } from './common.ts';
 
 // docs/authentication.md: claim sources. The body is the core's own schema (one validation path); the core also
 // checks the values (URL rules, mapFrom paths, which fields each authorization type takes, secrets on replace).
 export { ClaimSourceBody } from '@vellum/core/schemas';
-
-const strict = { additionalProperties: false } as const;
 
 /** A claim source as returned: the authorization without its key or client secret. */
 export const ClaimSourceResponse = Type.Object({
@@ -30,4 +28,4 @@ export const ClaimSourceResponse = Type.Object({
 
 export const ClaimSourcesPage = PageSchema(ClaimSourceResponse);
 export const ClaimSourceParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-export const ClaimSourceListQuery = Type.Object({ ...PageQuerySchema }, strict);
+export const ClaimSourceListQuery = PageQuery;

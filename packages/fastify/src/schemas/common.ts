@@ -39,6 +39,9 @@ export const PageQuerySchema = {
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 };
 
+/** docs/decisions.md "Pagination": the query of a list that takes nothing but `limit` and `cursor`. */
+export const PageQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+
 /** docs/decisions.md "Pagination": a page of `item`. */
 export function PageSchema<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), nextCursor: Type.Optional(Type.String()) });

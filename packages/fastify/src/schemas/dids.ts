@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageSchema } from './common.ts';
 
 /** docs/decisions.md "DIDs": `POST /v1/dids`, the core's own schema (one validation path). */
 export { CreateDidBody } from '@vellum/core/schemas';
@@ -7,7 +7,7 @@ export { CreateDidBody } from '@vellum/core/schemas';
 /** The DID in the path, URL-encoded by the client (`/v1/dids/did%3Akey%3Az6Mk…`). */
 export const DidParams = Type.Object({ did: Type.String({ minLength: 1, maxLength: 2048 }) });
 
-export const DidListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+export const DidListQuery = PageQuery;
 
 const PublicJwkSchema = Type.Object({ kty: Type.String(), crv: Type.String(), x: Type.String(), y: Type.Optional(Type.String()) });
 

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageQuerySchema, PageSchema } from './common.ts';
 
 const strict = { additionalProperties: false } as const;
 const Filter = Type.Optional(Type.String({ minLength: 1, maxLength: 200 }));
 
 /** docs/decisions.md "The credential endpoint": `GET /v2/credentials` filters. */
 export const IssuedCredentialListQuery = Type.Object({ ...PageQuerySchema, format: Filter, userId: Filter, credentialConfigurationId: Filter }, strict);
-export const UserCredentialListQuery = Type.Object({ ...PageQuerySchema }, strict);
+export const UserCredentialListQuery = PageQuery;
 export const UserCredentialParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /** An issued-credential record: what was issued, never the credential itself. */

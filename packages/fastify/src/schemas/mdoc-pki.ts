@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageQuerySchema, PageSchema } from './common.ts';
 
 // docs/decisions.md "mDoc PKI". The request bodies are the core's own schemas (one validation path).
 export { CreateDocumentSignerBody, CreateIacaBody, UpdateDocumentSignerBody, UpdateIacaBody } from '@vellum/core/schemas';
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const IacaListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+export const IacaListQuery = PageQuery;
 
 const CertificateDataSchema = Type.Object({
   notBefore: Type.String(),
@@ -16,13 +16,18 @@ const CertificateDataSchema = Type.Object({
   stateOrProvinceName: Type.Optional(Type.String()),
 });
 
+/** An X.509 certificate as the API shows it: the PEM, its fingerprint and what it names. */
+const Certificate = Type.Object({
+  certificatePem: Type.String(),
+  certificateFingerprint: Type.String(),
+  certificateData: CertificateDataSchema,
+});
+
 export const IacaResponse = Type.Object({
   id: Type.String(),
   active: Type.Boolean(),
   isManaged: Type.Boolean(),
-  certificatePem: Type.String(),
-  certificateFingerprint: Type.String(),
-  certificateData: CertificateDataSchema,
+  ...Certificate.properties,
 });
 
 export const IacasPage = PageSchema(IacaResponse);
@@ -32,15 +37,14 @@ export const DocumentSignerListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A document signer, with its certificate's fields once it has one. */
 export const DocumentSignerResponse = Type.Object({
   id: Type.String(),
   iacaId: Type.String(),
   active: Type.Boolean(),
   isManaged: Type.Boolean(),
   csrPem: Type.Optional(Type.String()),
-  certificatePem: Type.Optional(Type.String()),
-  certificateFingerprint: Type.Optional(Type.String()),
-  certificateData: Type.Optional(CertificateDataSchema),
+  ...Type.Partial(Certificate).properties,
   revokedAt: Type.Optional(Type.String()),
 });
 

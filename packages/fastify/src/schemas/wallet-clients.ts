@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageSchema } from './common.ts';
 
 // docs/wallet-clients.md `/v1/openid/clients`. The body is the core's own schema (one validation path); the core
 // also checks the rules (redirect URI schemes and hosts, PEM armour) and reports them as details.
 export { WalletClientBody } from '@vellum/core/schemas';
-
-const strict = { additionalProperties: false } as const;
 
 /** A wallet client as the API shows it: never its secret's hash. */
 export const WalletClientResponse = Type.Object({
@@ -35,7 +33,7 @@ export const WalletClientRotatedResponse = Type.Object({
 
 export const WalletClientsPage = PageSchema(WalletClientResponse);
 
-export const WalletClientListQuery = Type.Object({ ...PageQuerySchema }, strict);
+export const WalletClientListQuery = PageQuery;
 
 /** The client id in the path; the core says when its characters are not allowed. */
 export const WalletClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 256 }) });

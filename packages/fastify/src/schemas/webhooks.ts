@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuerySchema, PageSchema } from './common.ts';
+import { PageQuery, PageSchema } from './common.ts';
 
 /** docs/decisions.md "Webhooks": create and replace body, the core's own schema (one validation path). */
 export { WebhookBody } from '@vellum/core/schemas';
@@ -16,7 +16,7 @@ export const WebhooksPage = PageSchema(WebhookResponse);
 
 export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const DeliveryParams = Type.Object({ id: Type.String({ maxLength: 64 }), deliveryId: Type.String({ maxLength: 64 }) });
-export const WebhookListQuery = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+export const WebhookListQuery = PageQuery;
 
 /** docs/decisions.md "Webhooks": one try at sending. */
 const AttemptSchema = Type.Object({
