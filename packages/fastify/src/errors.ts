@@ -81,6 +81,14 @@ function oauthErrorFor(code: ErrorCode): OAuthErrorCode {
   return code === 'Unauthorized' || code === 'Forbidden' ? 'access_denied' : 'invalid_request';
 }
 
+/** The OAuth `error` each refusal in the OAuth style answered with, for the metrics plugin to count. */
+const answeredOAuthErrors = new WeakMap<FastifyReply, string>();
+
+/** The OAuth `error` this reply answered with, if `sendError` wrote one. */
+export function answeredOAuthError(reply: FastifyReply): string | undefined {
+  return answeredOAuthErrors.get(reply);
+}
+
 /** Renders a DomainError in the style the route asks for. */
 export function sendError(reply: FastifyReply, error: DomainError, style: ErrorStyle): FastifyReply {
   const status = STATUS_BY_CODE[error.code];
@@ -97,6 +105,7 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
   if (error.details?.length) body.details = boundDetails(error.details);
   if (style === 'oauth') {
     body.error = error.oauthError ?? oauthErrorFor(error.code);
+    answeredOAuthErrors.set(reply, body.error);
     // RFC 6749 §5.2: printable ASCII without `"` and `\`, whatever the message says.
     body.error_description = oauthErrorDescription(error.message);
     reply.header('cache-control', 'no-store');

@@ -1,9 +1,10 @@
 // Prometheus metrics (docs/metrics.md). This package owns the prom-client dependency: the core never
 // sees it, and the host (apps/server) records what happens outside HTTP — issued credentials, webhook
 // deliveries, store calls — through the narrow recorders below, from decorators around the core's ports.
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyPluginCallback, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { answeredOAuthError } from './errors.ts';
 
 /** What a webhook delivery attempt ended as: delivered, due again after its backoff, or given up on. */
 export type WebhookDeliveryOutcome = 'succeeded' | 'retry' | 'failed';
@@ -222,17 +223,6 @@ const ROUTE_METRICS = Symbol('vellum.routeMetrics');
 /** The label of requests no route matched (the not-found handler). */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
-/** The `error` member of an OAuth error body, if the payload is one. */
-function oauthErrorOf(payload: unknown): string | undefined {
-  if (typeof payload !== 'string' || !payload.includes('"error"')) return undefined;
-  try {
-    const body = JSON.parse(payload) as { error?: unknown };
-    return typeof body.error === 'string' ? body.error : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export interface MetricsPluginOptions {
   metrics: VellumMetrics;
 }
@@ -240,8 +230,8 @@ export interface MetricsPluginOptions {
 /**
  * Counts the requests of every route registered after it (register it before `vellumPlugin`): one
  * counter increment and one histogram observation per answer, labelled by the route pattern, never
- * the raw URL. Routes whose errors take the OAuth style (`config.errorStyle: 'oauth'`) also count
- * the `error` of their refusals; only those routes pay for that, and only on answers of 400 and up.
+ * the raw URL. A refusal in the OAuth style (`config.errorStyle: 'oauth'`) also counts its `error`,
+ * as the error handler noted it (errors.ts `answeredOAuthError`): nothing re-reads the answer.
  */
 export const metricsPlugin = fp<MetricsPluginOptions>(
   ((app, { metrics }, done) => {
@@ -251,21 +241,14 @@ export const metricsPlugin = fp<MetricsPluginOptions>(
       const state: RouteMetrics = { route: route.url, children: new Map() };
       // A fresh config object: routes may share theirs (one constant for several routes).
       route.config = { ...route.config, [ROUTE_METRICS]: state } as RouteOptions['config'];
-      if ((route.config as { errorStyle?: string } | undefined)?.errorStyle !== 'oauth') return;
-      const countError = (_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (err?: Error | null, value?: unknown) => void) => {
-        if (reply.statusCode >= 400) {
-          const error = oauthErrorOf(payload);
-          if (error !== undefined) metrics.oauthError(state.route, error);
-        }
-        next(null, payload);
-      };
-      const existing = route.onSend;
-      route.onSend = (existing === undefined ? [countError] : [...(Array.isArray(existing) ? existing : [existing]), countError]) as RouteOptions['onSend'];
     });
 
     app.addHook('onResponse', (request, reply, next) => {
       const state = (request.routeOptions.config as unknown as Record<symbol, RouteMetrics | undefined>)[ROUTE_METRICS] ?? unmatched;
       metrics.httpRequest(state, request.method, reply.statusCode, reply.elapsedTime / 1000);
+      // Written by sendError on the routes whose errors take the OAuth style (errors.ts).
+      const error = answeredOAuthError(reply);
+      if (error !== undefined) metrics.oauthError(state.route, error);
       next();
     });
     done();
