@@ -2,17 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { requestContext } from '../context.ts';
 import { sendDpopNonce, walletProofHeaders } from '../proof-headers.ts';
-import { ErrorBodySchema } from '../schemas/common.ts';
 import { AuthorizationFields, PushedAuthorizationResponse } from '../schemas/oauth.ts';
 import type { VellumServices } from '../services.ts';
-import { WALLET_CLIENT_SECURITY } from '../openapi.ts';
-import { documentedResponses, WalletProofHeaders } from '../schemas/documented.ts';
+import { documentedResponses } from '../schemas/documented.ts';
+import { walletClientRequest, walletOAuth } from './oauth.ts';
 
-const tags = ['Wallet authorization'];
-
-// Wallet-facing: errors carry the OAuth fields and no-store (docs/errors.md); no token needed.
-const oauth = { errorStyle: 'oauth' } as const;
-const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
+const { tags, config: oauth, errors } = walletOAuth;
 
 /**
  * The browser's side of the Authorization Code flow (OpenID4VCI 1.0 §5; RFC 9126; docs/authorization-code.md):
@@ -66,8 +61,7 @@ export const authorizationRoutes: FastifyPluginAsyncTypebox<{ services: VellumSe
         tags,
         summary: 'Push an authorization request (RFC 9126)',
         consumes: ['application/x-www-form-urlencoded'],
-        security: WALLET_CLIENT_SECURITY,
-        documentOnly: { headers: WalletProofHeaders },
+        ...walletClientRequest,
         body: AuthorizationFields,
         response: { 201: PushedAuthorizationResponse, ...errors },
       },

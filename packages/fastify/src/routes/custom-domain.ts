@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { DomainError } from '@vellum/core';
+import { DomainError, type RequestContext } from '@vellum/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
+import { NoContent } from '../schemas/common.ts';
 import { CustomDomainBody, CustomDomainResponse } from '../schemas/custom-domain.ts';
 import type { VellumServices } from '../services.ts';
 import { parseFlatXml } from '../xml.ts';
+import { adminErrors } from './resource.ts';
 
 const tags = ['Custom domain'];
 
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
 const config = { permission: 'custom-domain' } as const;
 
 /** docs/decisions.md "Custom domains": the custom domain of the tenant. */
@@ -32,7 +33,7 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
         summary: 'Set the custom domain',
         consumes: ['application/json', 'application/xml'],
         body: CustomDomainBody,
-        response: { 201: CustomDomainResponse, ...errors },
+        response: { 201: CustomDomainResponse, ...adminErrors },
       },
     },
     async (request, reply) => {
@@ -42,7 +43,7 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
 
   app.get(
     '/v1/config/domain',
-    { config, schema: { tags, summary: 'Get the custom domain', response: { 200: CustomDomainResponse, ...errors } } },
+    { config, schema: { tags, summary: 'Get the custom domain', response: { 200: CustomDomainResponse, ...adminErrors } } },
     async (request) => {
       return domains.get(requestContext(request));
     },
@@ -52,7 +53,7 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     '/v1/config/domain',
     {
       config,
-      schema: { tags, summary: 'Update the custom domain', body: CustomDomainBody, response: { 200: CustomDomainResponse, ...errors } },
+      schema: { tags, summary: 'Update the custom domain', body: CustomDomainBody, response: { 200: CustomDomainResponse, ...adminErrors } },
       preValidation: async (request) => {
         if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
           throw new DomainError('UnsupportedMediaType', 'Update takes application/json');
@@ -62,21 +63,21 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     async (request) => domains.update(requestContext(request), request.body),
   );
 
+  // Remove and verify answer 204, with no content.
+  const noContent = (run: (ctx: RequestContext) => Promise<void>) => async (request: FastifyRequest, reply: FastifyReply) => {
+    await run(requestContext(request));
+    return reply.code(204).send();
+  };
+
   app.delete(
     '/v1/config/domain',
-    { config, schema: { tags, summary: 'Remove the custom domain', response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await domains.delete(requestContext(request));
-      return reply.code(204).send();
-    },
+    { config, schema: { tags, summary: 'Remove the custom domain', response: { 204: NoContent, ...adminErrors } } },
+    noContent((ctx) => domains.delete(ctx)),
   );
 
   app.post(
     '/v1/config/domain/verify',
-    { config, schema: { tags, summary: 'Verify the custom domain’s DNS TXT record', response: { 204: NoContent, ...errors } } },
-    async (request, reply) => {
-      await domains.verify(requestContext(request));
-      return reply.code(204).send();
-    },
+    { config, schema: { tags, summary: 'Verify the custom domain’s DNS TXT record', response: { 204: NoContent, ...adminErrors } } },
+    noContent((ctx) => domains.verify(ctx)),
   );
 };

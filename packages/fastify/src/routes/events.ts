@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema } from '../schemas/common.ts';
 import { AnalyticsSettings, EventsPage, EventsQuery } from '../schemas/events.ts';
 import type { VellumServices } from '../services.ts';
+import { adminErrorsWithoutConflict } from './resource.ts';
 
 const tags = ['Analytics'];
-
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema };
 
 /** docs/decisions.md "Analytic events": analytic events and the tenant's logging level. */
 export const eventRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
@@ -14,14 +12,17 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
     '/v1/events',
     {
       config: { permission: 'events:read' },
-      schema: { tags, summary: 'List analytic events', querystring: EventsQuery, response: { 200: EventsPage, ...errors } },
+      schema: { tags, summary: 'List analytic events', querystring: EventsQuery, response: { 200: EventsPage, ...adminErrorsWithoutConflict } },
     },
     async (request) => services.analytics.listEvents(requestContext(request), request.query),
   );
 
   app.get(
     '/v1/config/analytics',
-    { config: { permission: 'events:read' }, schema: { tags, summary: 'Get the analytics settings', response: { 200: AnalyticsSettings, ...errors } } },
+    {
+      config: { permission: 'events:read' },
+      schema: { tags, summary: 'Get the analytics settings', response: { 200: AnalyticsSettings, ...adminErrorsWithoutConflict } },
+    },
     async (request) => services.analytics.getSettings(requestContext(request)),
   );
 
@@ -29,7 +30,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
     '/v1/config/analytics',
     {
       config: { permission: 'analytics:write' },
-      schema: { tags, summary: 'Update the analytics settings', body: AnalyticsSettings, response: { 200: AnalyticsSettings, ...errors } },
+      schema: { tags, summary: 'Update the analytics settings', body: AnalyticsSettings, response: { 200: AnalyticsSettings, ...adminErrorsWithoutConflict } },
     },
     async (request) => services.analytics.updateSettings(requestContext(request), request.body),
   );

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { ErrorBodySchema } from '../schemas/common.ts';
 import { IssuedCredentialListQuery, IssuedCredentialPage, UserCredentialListQuery, UserCredentialParams } from '../schemas/issued-credentials.ts';
 import type { VellumServices } from '../services.ts';
+import { adminErrorsWithoutConflict } from './resource.ts';
 
 const tags = ['Issued credentials'];
-
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema };
 
 /** docs/decisions.md "The credential endpoint", docs/decisions.md "Users, offers, the token and nonce endpoints": issued-credential records, of every format and per user. */
 export const issuedCredentialRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
@@ -14,7 +12,12 @@ export const issuedCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Vellu
     '/v2/credentials',
     {
       config: { permission: 'credentials' },
-      schema: { tags, summary: 'List issued credentials', querystring: IssuedCredentialListQuery, response: { 200: IssuedCredentialPage, ...errors } },
+      schema: {
+        tags,
+        summary: 'List issued credentials',
+        querystring: IssuedCredentialListQuery,
+        response: { 200: IssuedCredentialPage, ...adminErrorsWithoutConflict },
+      },
     },
     async (request) => services.issuedCredentials.list(requestContext(request), request.query),
   );
@@ -28,7 +31,7 @@ export const issuedCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Vellu
         summary: 'List a user’s issued credentials',
         params: UserCredentialParams,
         querystring: UserCredentialListQuery,
-        response: { 200: IssuedCredentialPage, ...errors },
+        response: { 200: IssuedCredentialPage, ...adminErrorsWithoutConflict },
       },
     },
     async (request) => services.issuedCredentials.listForUser(requestContext(request), request.params.id, request.query),

@@ -37,10 +37,11 @@ export const mdocPkiRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
     params: IdParams,
     tags,
     config: manage,
-    create: { summary: 'Create an IACA', config: create, body: CreateIacaBody, response: IacaResponse, run: (ctx, body) => iacas.create(ctx, body) },
-    get: { summary: 'Get an IACA', response: IacaResponse, run: (ctx, id) => iacas.get(ctx, id) },
-    replace: { summary: 'Update an IACA', body: UpdateIacaBody, response: IacaResponse, run: (ctx, id, body) => iacas.update(ctx, id, body) },
-    delete: { summary: 'Delete an IACA', run: (ctx, id) => iacas.delete(ctx, id) },
+    service: iacas,
+    create: { summary: 'Create an IACA', config: create, body: CreateIacaBody, response: IacaResponse },
+    get: { summary: 'Get an IACA', response: IacaResponse },
+    replace: { summary: 'Update an IACA', body: UpdateIacaBody, response: IacaResponse },
+    delete: { summary: 'Delete an IACA' },
   });
 
   // Wallets and verifiers read it anonymously and often: requests are logged at warn, like every public endpoint.
@@ -79,26 +80,12 @@ export const mdocPkiRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
     params: IdParams,
     tags,
     config: manage,
-    create: {
-      summary: 'Create a document signer',
-      body: CreateDocumentSignerBody,
-      response: DocumentSignerResponse,
-      run: (ctx, body) => documentSigners.create(ctx, body),
-    },
-    list: {
-      summary: 'List document signers',
-      querystring: DocumentSignerListQuery,
-      response: DocumentSignersPage,
-      run: (ctx, query) => documentSigners.list(ctx, query),
-    },
-    get: { summary: 'Get a document signer', response: DocumentSignerResponse, run: (ctx, id) => documentSigners.get(ctx, id) },
-    replace: {
-      summary: 'Update a document signer',
-      body: UpdateDocumentSignerBody,
-      response: DocumentSignerResponse,
-      run: (ctx, id, body) => documentSigners.update(ctx, id, body),
-    },
-    delete: { summary: 'Delete a document signer', run: (ctx, id) => documentSigners.delete(ctx, id) },
+    service: documentSigners,
+    create: { summary: 'Create a document signer', body: CreateDocumentSignerBody, response: DocumentSignerResponse },
+    list: { summary: 'List document signers', querystring: DocumentSignerListQuery, response: DocumentSignersPage },
+    get: { summary: 'Get a document signer', response: DocumentSignerResponse },
+    replace: { summary: 'Update a document signer', body: UpdateDocumentSignerBody, response: DocumentSignerResponse },
+    delete: { summary: 'Delete a document signer' },
     actions: { revoke: { summary: 'Revoke a document signer', response: DocumentSignerResponse, run: (ctx, id) => documentSigners.revoke(ctx, id) } },
   });
 };

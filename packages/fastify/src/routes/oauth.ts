@@ -7,13 +7,23 @@ import type { VellumServices } from '../services.ts';
 import { WALLET_CLIENT_SECURITY } from '../openapi.ts';
 import { WalletProofHeaders } from '../schemas/documented.ts';
 
-const tags = ['Wallet authorization'];
+/** The wallet's OAuth endpoints, here and in authorization.ts: one tag, the same config and failures. */
+export const walletOAuth = {
+  tags: ['Wallet authorization'],
+  // Wallet-facing: errors carry the OAuth fields and no-store (docs/errors.md); no token needed.
+  config: { errorStyle: 'oauth' } as const,
+  errors: { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema },
+};
 
-// Wallet-facing: errors carry the OAuth fields and no-store (docs/errors.md); no token needed.
-const oauth = { errorStyle: 'oauth' } as const;
+/**
+ * A wallet client's request at the token and PAR endpoints: how it authenticates (RFC 6749 §2.3.1)
+ * and the proof headers it may send (docs/dpop-and-attestation.md).
+ */
+export const walletClientRequest = { security: WALLET_CLIENT_SECURITY, documentOnly: { headers: WalletProofHeaders } };
+
+const { tags, config: oauth, errors } = walletOAuth;
 // RFC 6749 §4.1.3: form-encoded; JSON is taken too.
 const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
-const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema };
 
 /**
  * The wallet's side of the Pre-authorized Code flow: the token endpoint (OpenID4VCI 1.0 §6), the
@@ -31,8 +41,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
         tags,
         summary: 'Token endpoint (Pre-authorized and Authorization Code grants)',
         consumes: FORM_OR_JSON,
-        security: WALLET_CLIENT_SECURITY,
-        documentOnly: { headers: WalletProofHeaders },
+        ...walletClientRequest,
         body: WalletTokenBody,
         response: { 200: WalletTokenResponse, ...errors },
       },

@@ -11,11 +11,11 @@ import {
 } from '../schemas/offers.ts';
 import type { VellumServices } from '../services.ts';
 import { CredentialOffer, documentedResponses } from '../schemas/documented.ts';
-import { resourceRoutes } from './resource.ts';
+import { adminErrorsWithoutConflict, resourceRoutes } from './resource.ts';
 
 const tags = ['Offers'];
 
-const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 413: ErrorBodySchema };
+const errors = { ...adminErrorsWithoutConflict, 413: ErrorBodySchema };
 const config = { permission: 'offers' } as const;
 
 /** docs/limits.md: pre-authorized offers take at most 500 KB. */

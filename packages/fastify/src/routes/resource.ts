@@ -4,9 +4,13 @@ import type { RequestContext } from '@vellum/core';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '../context.ts';
 import { ErrorBodySchema, NoContent } from '../schemas/common.ts';
+import type { VellumServices } from '../services.ts';
+
+/** The failures an admin route that never conflicts documents (docs/errors.md). */
+export const adminErrorsWithoutConflict = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema };
 
 /** The failures an admin route documents (docs/errors.md). */
-export const adminErrors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema };
+export const adminErrors = { ...adminErrorsWithoutConflict, 409: ErrorBodySchema };
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
@@ -19,20 +23,8 @@ interface Operation<Response extends TSchema> {
   noStore?: boolean;
 }
 
-/**
- * An admin collection at `path` and its items at `path/:id`, each operation the service's method it
- * runs: create (201), list, get, replace (PUT), delete (204) and actions, all optional.
- */
-export interface Resource<
-  CreateBody extends TSchema,
-  Created extends TSchema,
-  Query extends TSchema,
-  Page extends TSchema,
-  Item extends TSchema,
-  ReplaceBody extends TSchema,
-  Replaced extends TSchema,
-  Actions extends Record<string, TSchema>,
-> {
+/** Where an admin collection lives: at `path`, its items at `path/:id`. */
+interface Collection {
   path: string;
   /** The schema of the one path parameter that names an item. */
   params: TObject;
@@ -40,26 +32,21 @@ export interface Resource<
   config: FastifyContextConfig;
   /** The failures it documents: adminErrors unless given. */
   errors?: Record<number, TSchema>;
-  create?: Operation<Created> & {
-    body: CreateBody;
-    preValidation?: (request: FastifyRequest) => Promise<void>;
-    run: (ctx: RequestContext, body: Static<CreateBody>) => Promise<Static<Created>>;
-  };
-  list?: Operation<Page> & { querystring?: Query; run: (ctx: RequestContext, query: Static<Query>) => Promise<Static<Page>> };
-  get?: Operation<Item> & { run: (ctx: RequestContext, id: string) => Promise<Static<Item>> };
-  replace?: Operation<Replaced> & {
-    body: ReplaceBody;
-    run: (ctx: RequestContext, id: string, body: Static<ReplaceBody>) => Promise<Static<Replaced>>;
-  };
-  delete?: Omit<Operation<TSchema>, 'response'> & { run: (ctx: RequestContext, id: string) => Promise<void> };
-  /** `POST path/:id/<name>`: an action on one item, that answers 200. */
-  actions?: { [Name in keyof Actions]: Action<Actions[Name]> };
 }
 
 type Action<Answer extends TSchema> = Operation<Answer> & { run: (ctx: RequestContext, id: string) => Promise<Static<Answer>> };
 
-/** Registers a resource's routes, in the order create, list, get, replace, delete, actions. */
+/** An operation's `run`, which it may leave out when the service's method `Method` takes and answers what the operation does. */
+type Runs<Service, Method extends string, Run> = [Service] extends [Record<Method, Run>] ? { run?: Run } : { run: Run };
+
+/**
+ * Registers an admin collection's routes, in the order create (201), list, get, replace (PUT),
+ * delete (204) and actions, all optional. Each runs its own `run`, or else the `service`'s method
+ * of the same name (`update` for replace), which must then take the operation's body and query and
+ * answer its response.
+ */
 export function resourceRoutes<
+  Service,
   CreateBody extends TSchema,
   Created extends TSchema,
   Query extends TSchema,
@@ -68,7 +55,26 @@ export function resourceRoutes<
   ReplaceBody extends TSchema,
   Replaced extends TSchema,
   Actions extends Record<string, TSchema>,
->(app: App, resource: Resource<CreateBody, Created, Query, Page, Item, ReplaceBody, Replaced, Actions>): void {
+>(
+  app: App,
+  resource: Collection & {
+    service?: Service;
+    create?: Operation<Created> & {
+      body: CreateBody;
+      preValidation?: (request: FastifyRequest) => Promise<void>;
+    } & Runs<Service, 'create', (ctx: RequestContext, body: Static<CreateBody>) => Promise<Static<Created>>>;
+    list?: Operation<Page> & { querystring?: Query } & Runs<Service, 'list', (ctx: RequestContext, query: Static<Query>) => Promise<Static<Page>>>;
+    get?: Operation<Item> & Runs<Service, 'get', (ctx: RequestContext, id: string) => Promise<Static<Item>>>;
+    replace?: Operation<Replaced> & { body: ReplaceBody } & Runs<
+        Service,
+        'update',
+        (ctx: RequestContext, id: string, body: Static<ReplaceBody>) => Promise<Static<Replaced>>
+      >;
+    delete?: Omit<Operation<TSchema>, 'response'> & Runs<Service, 'delete', (ctx: RequestContext, id: string) => Promise<void>>;
+    /** `POST path/:id/<name>`: an action on one item, that answers 200. */
+    actions?: { [Name in keyof Actions]: Action<Actions[Name]> };
+  },
+): void {
   const { path, params, tags } = resource;
   const errors: Record<number, TSchema> = resource.errors ?? adminErrors;
   const [id, ...more] = Object.keys(params.properties);
@@ -81,34 +87,47 @@ export function resourceRoutes<
   });
   const send = (reply: FastifyReply, status: number, noStore: boolean | undefined, answer: unknown) =>
     (noStore ? reply.header('cache-control', 'no-store') : reply).code(status).send(answer);
+  const service = resource.service as Record<string, unknown> | undefined;
+  /** The operation's own run, or else the service's `method` (the types above make sure it fits). */
+  const runOf = <Run>(operation: { summary: string; run?: Run }, method: string): Run => {
+    if (operation.run) return operation.run;
+    const bound = service?.[method];
+    if (typeof bound !== 'function') throw new Error(`${path}: "${operation.summary}" has no run, and the service no ${method}`);
+    return bound.bind(service) as Run;
+  };
 
   const { create, list, get, replace } = resource;
   if (create) {
+    const run = runOf(create, 'create');
     app.post(
       path,
       { ...options(create, 201, create.response, { body: create.body }), ...(create.preValidation ? { preValidation: create.preValidation } : {}) },
-      async (request, reply) => send(reply, 201, create.noStore, await create.run(requestContext(request), request.body as Static<CreateBody>)),
+      async (request, reply) => send(reply, 201, create.noStore, await run(requestContext(request), request.body as Static<CreateBody>)),
     );
   }
   if (list) {
+    const run = runOf(list, 'list');
     app.get(path, options(list, 200, list.response, list.querystring ? { querystring: list.querystring } : {}), async (request, reply) =>
-      send(reply, 200, list.noStore, await list.run(requestContext(request), request.query as Static<Query>)),
+      send(reply, 200, list.noStore, await run(requestContext(request), request.query as Static<Query>)),
     );
   }
   if (get) {
+    const run = runOf(get, 'get');
     app.get(item, options(get, 200, get.response, { params }), async (request, reply) =>
-      send(reply, 200, get.noStore, await get.run(requestContext(request), idOf(request))),
+      send(reply, 200, get.noStore, await run(requestContext(request), idOf(request))),
     );
   }
   if (replace) {
+    const run = runOf(replace, 'update');
     app.put(item, options(replace, 200, replace.response, { params, body: replace.body }), async (request, reply) =>
-      send(reply, 200, replace.noStore, await replace.run(requestContext(request), idOf(request), request.body as Static<ReplaceBody>)),
+      send(reply, 200, replace.noStore, await run(requestContext(request), idOf(request), request.body as Static<ReplaceBody>)),
     );
   }
   const remove = resource.delete;
   if (remove) {
+    const run = runOf(remove, 'delete');
     app.delete(item, options(remove, 204, NoContent, { params }), async (request, reply) => {
-      await remove.run(requestContext(request), idOf(request));
+      await run(requestContext(request), idOf(request));
       return reply.code(204).send();
     });
   }
@@ -118,3 +137,20 @@ export function resourceRoutes<
     );
   }
 }
+
+/**
+ * `routes` as a plugin over the services: it registers the table `describe` makes of them (and of
+ * the app, for its prefix). A generic `routes` stays generic, its type parameters inferred from the table.
+ */
+function overServices<Table>(routes: (app: App, table: Table) => void) {
+  return (describe: (services: VellumServices, app: App) => Table): FastifyPluginAsyncTypebox<{ services: VellumServices }> =>
+    async (app, { services }) =>
+      routes(app, describe(services, app));
+}
+
+/**
+ * A plugin that serves one admin collection: resourceRoutes of the table `describe` makes. Inside
+ * `describe`, a `run` that hands its body or query to a typed parameter names their type
+ * (`Static<typeof Schema>`): TypeScript infers it there only after the run.
+ */
+export const resourcePlugin = overServices(resourceRoutes);

@@ -31,16 +31,16 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }>
     params: UserParams,
     tags,
     config,
+    service: users,
     create: {
       summary: 'Create a user',
       body: UserBody,
       response: UserResponse,
       preValidation: emptyBodyIsEmptyObject,
-      run: (ctx, body) => users.create(ctx, body),
     },
-    list: { summary: 'List users', querystring: UserListQuery, response: UsersPage, run: (ctx, query) => users.list(ctx, query) },
-    get: { summary: 'Get a user', response: UserResponse, run: (ctx, id) => users.get(ctx, id) },
-    replace: { summary: 'Replace a user’s claims', body: UserBody, response: UserResponse, run: (ctx, id, body) => users.update(ctx, id, body) },
-    delete: { summary: 'Delete a user', run: (ctx, id) => users.delete(ctx, id) },
+    list: { summary: 'List users', querystring: UserListQuery, response: UsersPage },
+    get: { summary: 'Get a user', response: UserResponse },
+    replace: { summary: 'Replace a user’s claims', body: UserBody, response: UserResponse },
+    delete: { summary: 'Delete a user' },
   });
 };

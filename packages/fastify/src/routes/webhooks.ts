@@ -46,11 +46,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices
     params: WebhookParams,
     tags,
     config,
-    create: { summary: 'Create a webhook', body: WebhookBody, response: WebhookResponse, run: (ctx, body) => webhooks.create(ctx, body) },
-    list: { summary: 'List webhooks', querystring: WebhookListQuery, response: WebhooksPage, run: (ctx, query) => webhooks.list(ctx, query) },
-    get: { summary: 'Get a webhook', response: WebhookResponse, run: (ctx, id) => webhooks.get(ctx, id) },
-    replace: { summary: 'Replace a webhook', body: WebhookBody, response: WebhookResponse, run: (ctx, id, body) => webhooks.update(ctx, id, body) },
-    delete: { summary: 'Delete a webhook', run: (ctx, id) => webhooks.delete(ctx, id) },
+    service: webhooks,
+    create: { summary: 'Create a webhook', body: WebhookBody, response: WebhookResponse },
+    list: { summary: 'List webhooks', querystring: WebhookListQuery, response: WebhooksPage },
+    get: { summary: 'Get a webhook', response: WebhookResponse },
+    replace: { summary: 'Replace a webhook', body: WebhookBody, response: WebhookResponse },
+    delete: { summary: 'Delete a webhook' },
   });
 
   app.get(
