@@ -235,10 +235,11 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   const body = JSON.stringify({ code, message });
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   // RFC 9110 §9.3.2: no content in an answer to HEAD (a client would read it as a broken next answer).
-  // Headers too long come with the last chunk Node read, which may not show the method; then the
-  // answer is the status line alone, right for HEAD and still saying why for the rest.
+  // A parse failure's chunk may not show the method: headers too long come with the last chunk Node
+  // read, and on a kept-alive connection a request line can begin in the chunk before. Then the
+  // answer is the status line alone, right for HEAD and still saying why (its status) for the rest.
   const method = requestMethodOf(error as ParseError);
-  const content = method === 'HEAD' || (method === undefined && error.code === 'HPE_HEADER_OVERFLOW') ? '' : body;
+  const content = method === 'HEAD' || (method === undefined && error.code?.startsWith('HPE_')) ? '' : body;
   const length = method === 'HEAD' ? Buffer.byteLength(body) : Buffer.byteLength(content);
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${RAW_SECURITY_HEADERS}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${length}\r\n\r\n${content}`,
