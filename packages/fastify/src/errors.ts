@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, isSecretName, type OAuthErrorCode, oauthErrorDescription } from '@vellum/core';
+import { DomainError, type ErrorCode, type ErrorDetail, isDomainError, type OAuthErrorCode, oauthErrorDescription } from '@vellum/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { boundDetails } from './body-limits.ts';
 import { RAW_SECURITY_HEADERS } from './http-policy.ts';
@@ -37,44 +37,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     errorStyle?: ErrorStyle;
   }
-}
-
-type Location = ErrorDetail['location'];
-const LOCATIONS: Record<string, Location> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
-
-/** A schema failure as the TypeBox validator compiler reports it. */
-interface AjvIssue {
-  instancePath: string;
-  message?: string;
-}
-
-function valueAt(source: unknown, path: string[]): unknown {
-  let v: unknown = source;
-  for (const p of path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
-  return v;
-}
-
-/** Turns schema validation failures into one `details` entry per problem field (the first problem of each). */
-export function validationDetails(request: FastifyRequest, issues: AjvIssue[], context: string | undefined): ErrorDetail[] {
-  const location = LOCATIONS[context ?? 'body'] ?? 'body';
-  const source = { body: request.body, query: request.query, params: request.params, headers: request.headers }[location];
-  const seen = new Set<string>();
-  const details: ErrorDetail[] = [];
-  for (const issue of issues) {
-    const path = issue.instancePath.split('/').filter(Boolean);
-    const param = path.join('.') || location;
-    if (seen.has(param)) continue;
-    seen.add(param);
-    // A secret that failed the schema is not echoed back (a client secret, an API key).
-    const value = path.length > 0 && isSecretName(path[path.length - 1] as string) ? undefined : valueAt(source, path);
-    const msg = /required property/i.test(issue.message ?? '')
-      ? 'Required'
-      : /unexpected property/i.test(issue.message ?? '')
-        ? 'Unknown field'
-        : (issue.message ?? 'Invalid value');
-    details.push({ ...(value === undefined ? {} : { value }), msg, param, location });
-  }
-  return details;
 }
 
 function oauthErrorFor(code: ErrorCode): OAuthErrorCode {
@@ -124,14 +86,7 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
 export function handleError(error: FastifyError | DomainError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void> {
   const style = request.routeOptions.config?.errorStyle ?? 'api';
   if (isDomainError(error)) return sendError(reply, error, style);
-  const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
-  if (fe.validation) {
-    return sendError(
-      reply,
-      new DomainError('BadRequest', 'Validation Error', { details: validationDetails(request, fe.validation, fe.validationContext) }),
-      style,
-    );
-  }
+  const fe = error as FastifyError;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   const code = CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'InternalServerError' : 'BadRequest');
   if (status === 413 && !request.raw.complete) {

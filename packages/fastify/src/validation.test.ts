@@ -19,8 +19,14 @@ import {
   ROLE_PERMISSIONS,
   type Tenant,
 } from '@vellum/core';
+import { type TSchema, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { Problems } from '@vellum/core/schemas';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, PLATFORM, type TestApp } from '../test/app.ts';
+import { handleError } from './errors.ts';
+import { validatorCompiler } from './validation.ts';
 
 // docs/decisions.md "One validation path": a body that misses its schema gets the same details over
 // HTTP (Fastify runs the core's schema with the core's check) as from the core called directly. (The
@@ -239,5 +245,69 @@ describe('one validation path: the same bad body, the same answer through either
       (error: DomainError) => error.details,
     );
     expect(answer.json().details).toEqual(refused);
+  });
+});
+
+// The query string, path parameters and headers go through the same check, with their location,
+// after their text is converted to the schema's types.
+describe('one validation path: query strings, path parameters and headers', () => {
+  const Query = Type.Object(
+    { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })), flag: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  );
+  const Params = Type.Object({ id: Type.String({ pattern: '^[0-9a-f-]{36}$', errorMessage: 'A UUID' }) });
+  const Headers = Type.Object({ 'x-count': Type.Integer() });
+  const app = Fastify();
+
+  beforeAll(async () => {
+    app.setValidatorCompiler(validatorCompiler);
+    app.setErrorHandler(handleError);
+    app.get('/things/:id', { schema: { querystring: Query, params: Params, headers: Headers } }, async (request) => ({
+      query: request.query,
+      count: (request.headers as Record<string, unknown>)['x-count'],
+    }));
+    await app.ready();
+  });
+  afterAll(async () => app.close());
+
+  const ID = '0b5f1d0c-3f4e-4c4a-9d53-3b2b8d1c6a10';
+  /** What the core's check says of `input` at `location`. */
+  function expected(schema: TSchema, input: object, location: 'query' | 'params' | 'headers'): unknown {
+    const problems = new Problems(location);
+    problems.checkShape(schema, Value.Convert(schema, input));
+    return problems.error(schema)?.details;
+  }
+
+  it('converts text to the types of a schema that fits', async () => {
+    const answer = await app.inject({ url: `/things/${ID}?limit=3&flag=true`, headers: { 'x-count': '7' } });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toEqual({ query: { limit: 3, flag: true }, count: 7 });
+  });
+
+  it.each([
+    ['a limit too large', 'limit=11', { limit: '11' }],
+    ['a limit that is no number and an unknown field', 'limit=ten&colour=red', { limit: 'ten', colour: 'red' }],
+  ])('a query with %s is refused with its location', async (_, search, query) => {
+    const answer = await app.inject({ url: `/things/${ID}?${search}`, headers: { 'x-count': '1' } });
+    expect(answer.statusCode).toBe(400);
+    const details = answer.json().details;
+    expect(details.length).toBeGreaterThan(0);
+    expect(details.every((d: { location: string }) => d.location === 'query')).toBe(true);
+    expect(details).toEqual(expected(Query, query, 'query'));
+  });
+
+  it('a path parameter that misses its schema is refused with the schema’s words', async () => {
+    const answer = await app.inject({ url: '/things/nope', headers: { 'x-count': '1' } });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().details).toEqual([{ value: 'nope', msg: 'A UUID', param: 'id', location: 'params' }]);
+  });
+
+  it('a header that misses its schema is refused with its location', async () => {
+    const missing = await app.inject({ url: `/things/${ID}` });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().details).toEqual([{ msg: 'Required', param: 'x-count', location: 'headers' }]);
+    const wrong = await app.inject({ url: `/things/${ID}`, headers: { 'x-count': 'many' } });
+    expect(wrong.json().details).toEqual(expected(Headers, { 'x-count': 'many' }, 'headers'));
+    expect(wrong.json().details[0]).toMatchObject({ param: 'x-count', location: 'headers', value: 'many' });
   });
 });

@@ -13,15 +13,22 @@ import { normaliseOutboundUrl } from './outbound-url.ts';
 /** A JSON object: not null, not an array. */
 export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Collects the problems of one body, so one answer lists them all. */
+/**
+ * Collects the problems of one body, so one answer lists them all. A body by default; an HTTP adapter
+ * names the query string, path parameters or headers when it checks those with their schema.
+ */
 export class Problems {
   readonly details: ErrorDetail[] = [];
-  add(param: string, msg: string, value?: unknown): void {
-    this.details.push({ ...(value === undefined ? {} : { value }), msg, param, location: 'body' });
+  readonly location: ErrorDetail['location'];
+  constructor(location: ErrorDetail['location'] = 'body') {
+    this.location = location;
   }
-  /** Whether a problem with this field (or the whole body) was found: its value rules then have nothing sound to check. */
+  add(param: string, msg: string, value?: unknown): void {
+    this.details.push({ ...(value === undefined ? {} : { value }), msg, param, location: this.location });
+  }
+  /** Whether a problem with this field (or the whole input) was found: its value rules then have nothing sound to check. */
   has(param: string): boolean {
-    return this.details.some((d) => d.param === param || d.param === 'body');
+    return this.details.some((d) => d.param === param || d.param === this.location);
   }
   unknownFields(input: Record<string, unknown>, known: readonly string[], prefix = ''): void {
     // The value is repeated unless its name says it is a secret.
@@ -45,7 +52,7 @@ export class Problems {
       const named = unknown ? undefined : nearestMessage(schema, path);
       const at = named?.path ?? path;
       const joined = at.join('.');
-      const param = joined ? prefix + joined : prefix.replace(/\.$/, '') || 'body';
+      const param = joined ? prefix + joined : prefix.replace(/\.$/, '') || this.location;
       if (seen.has(param)) continue;
       seen.add(param);
       const secret = named?.secret === true || isSecretName(at[at.length - 1] ?? '') || (error.schema as Annotated).writeOnly === true;
