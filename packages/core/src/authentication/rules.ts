@@ -2,7 +2,7 @@
 // checked here so the HTTP layer and an embedding host get the same answers.
 
 import type { Static } from '@sinclair/typebox';
-import { isUuid } from '../configurations/input.ts';
+import { isUuid } from '../shared/ids.ts';
 import { invalidField } from '../shared/errors.ts';
 import { outboundUrl, Problems } from '../shared/body-problems.ts';
 import type { ProviderAuthMethod } from './model.ts';

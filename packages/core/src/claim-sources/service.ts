@@ -3,7 +3,7 @@ import type { Store } from '../ports.ts';
 import type { Clock, Ids, SecretBox } from '../shared/ports.ts';
 import { adminCollection, type CollectionService } from '../shared/admin-resource.ts';
 import { conflict, invalidField, notFound } from '../shared/errors.ts';
-import { isUuid } from '../configurations/input.ts';
+import { isUuid } from '../shared/ids.ts';
 import type { PageQuery } from '../shared/pagination.ts';
 import type { ClaimSource, ClaimSourceAuthorization, ClaimSourceParameter } from './model.ts';
 import { type CheckedClaimSource, checkClaimSourceInput } from './rules.ts';

@@ -12,12 +12,7 @@ import {
   isSigningDid,
   present,
 } from './rules.ts';
-import { CONFIGURATION_BODIES, UUID } from './schema.ts';
-
-/** Whether a value is a UUID (ids in paths and bodies). */
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
-}
+import { CONFIGURATION_BODIES } from './schema.ts';
 
 /** What Vellum assigns to a configuration rather than the caller. */
 export interface AssignedFields {

@@ -1,4 +1,5 @@
 import { type TObject, Type } from '@sinclair/typebox';
+import { UUID } from '../shared/ids.ts';
 import { MAX_ROOT_CERTIFICATE_LENGTH, MAX_ROOT_CERTIFICATES } from '../shared/root-certificates.ts';
 import type { CredentialFormat } from './model.ts';
 import { COLOR, LOCALE, MAX_DESCRIPTION, MAX_LABEL, MAX_LIST, SIGNING_DID } from './rules.ts';
@@ -10,9 +11,6 @@ import { COLOR, LOCALE, MAX_DESCRIPTION, MAX_LABEL, MAX_LIST, SIGNING_DID } from
 // checks one by one, naming each).
 
 const strict = { additionalProperties: false } as const;
-
-/** Ids in paths and bodies. */
-export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Text of 1 to `max` characters, not only spaces. */
 const Text = (max: number) => Type.String({ maxLength: max, pattern: '\\S', errorMessage: `Text of 1 to ${max} characters` });

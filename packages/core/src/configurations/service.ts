@@ -7,7 +7,8 @@ import { adminOperations, conflictAs } from '../shared/admin-resource.ts';
 import { conflict, type DomainError, invalidField, notFound } from '../shared/errors.ts';
 import type { Page, PageQuery } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
-import { checkConfigurationInput, isUuid } from './input.ts';
+import { isUuid } from '../shared/ids.ts';
+import { checkConfigurationInput } from './input.ts';
 import type { CredentialConfiguration, CredentialConfigurationInput, CredentialFormat } from './model.ts';
 import { isSigningDid } from './rules.ts';
 

@@ -1,4 +1,4 @@
-import { isUuid } from '../configurations/input.ts';
+import { isUuid } from '../shared/ids.ts';
 import { CREDENTIAL_FORMATS, type CredentialFormat } from '../configurations/model.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';

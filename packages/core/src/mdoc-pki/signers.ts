@@ -9,7 +9,7 @@ import type { CertificateInfo, X509Authority } from './ports.ts';
 import { conflict, DomainError } from '../shared/errors.ts';
 import { requireFound } from '../shared/admin-resource.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
-import { isUuid } from '../configurations/input.ts';
+import { isUuid } from '../shared/ids.ts';
 import {
   type CertificateData,
   type CertificateView,

@@ -1,4 +1,4 @@
-import { isUuid } from '../configurations/input.ts';
+import { isUuid } from '../shared/ids.ts';
 import type { CredentialConfiguration } from '../configurations/model.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import { issuerOf } from '../metadata/service.ts';

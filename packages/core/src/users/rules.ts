@@ -1,4 +1,4 @@
-import { isUuid } from '../configurations/input.ts';
+import { isUuid } from '../shared/ids.ts';
 import type { Static } from '@sinclair/typebox';
 import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import { type ErrorDetail, invalidField } from '../shared/errors.ts';

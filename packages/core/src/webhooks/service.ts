@@ -1,4 +1,4 @@
-import { isUuid } from '../configurations/input.ts';
+import { isUuid } from '../shared/ids.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
