@@ -4,6 +4,9 @@
 // scraped from its own port and its counters must have moved by exactly what was done. The scrape is
 // read as the Prometheus text format (0.0.4) by the small reader below, not by prom-client.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localhostCertificate, type LocalhostCertificate, proofJwt, startWebhookReceiver, walletKey, type WebhookReceiver } from '@vellum/testing';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
@@ -227,11 +230,14 @@ describe.skipIf(process.platform !== 'linux')('GET /metrics with VELLUM_WORKERS=
   let metricsPort: number;
   let proc: ReturnType<typeof spawn>;
   let out = '';
+  let dataDir: string;
 
   beforeAll(async () => {
     apiPort = await freePort();
     metricsPort = await freePort();
-    const env = serverEnv({ ...(await backend.env()), VELLUM_PORT: String(apiPort), VELLUM_METRICS_PORT: String(metricsPort), VELLUM_WORKERS: '2' });
+    const backendEnv = await backend.env();
+    dataDir = backendEnv.VELLUM_DATA_DIR as string;
+    const env = serverEnv({ ...backendEnv, VELLUM_PORT: String(apiPort), VELLUM_METRICS_PORT: String(metricsPort), VELLUM_WORKERS: '2' });
     // `vellum serve` itself: the primary forks the workers and serves their metrics.
     proc = spawn(process.execPath, [new URL('./main.ts', import.meta.url).pathname, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout?.on('data', (c: Buffer) => (out += c.toString()));
@@ -265,5 +271,25 @@ describe.skipIf(process.platform !== 'linux')('GET /metrics with VELLUM_WORKERS=
     const pids = new Set(out.split('\n').flatMap((l) => (l.includes('"url":"/health"') ? [JSON.parse(l).pid as number] : [])));
     expect(pids.size).toBe(2);
     expect(total(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('reports the webhook backlog once, not once per worker: both read the same database', async () => {
+    // A backlog written straight into the database the workers share: three deliveries pending, due
+    // long after this test, so that no worker claims them. (Node's own SQLite driver, foreign keys off:
+    // the rows need no tenant or webhook to be counted.)
+    const db = new DatabaseSync(join(dataDir, 'vellum.db'), { enableForeignKeyConstraints: false, timeout: 5000 });
+    try {
+      const insert = db.prepare(
+        `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, occurred_at, payload, status, attempts, retries_left, next_attempt_at, created_at, updated_at)
+         VALUES (?, 't', 'w', ?, 'OpenIdCredentialIssued', ?, '{}', 'pending', '[]', 3, '2100-01-01T00:00:00.000Z', ?, ?)`,
+      );
+      const now = new Date().toISOString();
+      for (let i = 0; i < 3; i++) insert.run(randomUUID(), randomUUID(), now, now, now);
+    } finally {
+      db.close();
+    }
+    const pending = samples((await http(metricsPort, 'GET', '/metrics')).text).filter((s) => s.name === 'vellum_webhook_deliveries_pending');
+    // prom-client sums a gauge across workers unless told otherwise: the sum would say 6.
+    expect(pending.map((s) => s.value)).toEqual([3]);
   });
 });
