@@ -1,7 +1,8 @@
 import { startDnsServer, type DnsTestServer } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
-import { cli, freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
+import { cli, freePort, http, type RunningServer, serverEnv } from '../test/process.ts';
+import { startWithTenant } from '../test/tenant.ts';
 
 const PLATFORM = 'vellum.test';
 const TTL_MS = 500;
@@ -36,10 +37,7 @@ describe.each(backends)('vellum clients rotate-secret and revoke, against a runn
       VELLUM_DNS_SERVERS: dns.address,
       VELLUM_READ_CACHE_TTL_MS: String(TTL_MS),
     });
-    const created = cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], env);
-    expect(created.status, created.stderr).toBe(0);
-    creds = JSON.parse(created.stdout);
-    server = await startServer(env);
+    ({ server, creds } = await startWithTenant(env));
   });
 
   afterAll(async () => {

@@ -8,7 +8,8 @@
 import { decryptJwe, encryptionKey, encryptJwe, proofJwt, walletKey } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
-import { cli, freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
+import { freePort, http, type RunningServer, serverEnv } from '../test/process.ts';
+import { activeIaca, adminAuthorization, startWithTenant } from '../test/tenant.ts';
 
 const PLATFORM = 'vellum.test';
 const HOST = `acme.eu01.${PLATFORM}`;
@@ -140,18 +141,10 @@ describe.each(backends)('a wallet by hand over real HTTP on %s: offer → token 
     if (skip) return;
     backend = makeBackend();
     const env = serverEnv({ ...(await backend.env()), VELLUM_PORT: String(await freePort()), VELLUM_PLATFORM_DOMAIN: PLATFORM, VELLUM_DEFAULT_TENANT: '' });
-    const created = cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01', '--name', 'Acme'], env);
-    expect(created.status, created.stderr).toBe(0);
-    const creds = JSON.parse(created.stdout);
-    server = await startServer(env);
-    const token = await http(server.port, 'POST', '/oauth/token', {
-      host: HOST,
-      body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience },
-    });
-    admin = { authorization: `Bearer ${token.json().access_token}` };
-    const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US' });
-    expect(iaca.status, iaca.text).toBe(201);
-    expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
+    const started = await startWithTenant(env, 'Acme');
+    server = started.server;
+    admin = await adminAuthorization(server, HOST, started.creds);
+    await activeIaca(call);
     const configuration = await call('POST', '/v2/credentials/mobile/configurations', {
       type: DOC_TYPE,
       expiresIn: { days: 365 },

@@ -10,7 +10,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localhostCertificate, type LocalhostCertificate, proofJwt, startWebhookReceiver, walletKey, type WebhookReceiver } from '@vellum/testing';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
-import { cli, freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
+import { freePort, http, type RunningServer, serverEnv } from '../test/process.ts';
+import { activeIaca, adminAuthorization, startWithTenant } from '../test/tenant.ts';
 
 const PLATFORM = 'vellum.test';
 const HOST = `acme.eu01.${PLATFORM}`;
@@ -99,18 +100,10 @@ describe.each(backends)('GET /metrics on VELLUM_METRICS_PORT after a real flow o
       VELLUM_OUTBOUND_CA_FILE: tls.certFile,
       VELLUM_WEBHOOK_POLL_INTERVAL_MS: '50',
     });
-    const created = cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], env);
-    expect(created.status, created.stderr).toBe(0);
-    const creds = JSON.parse(created.stdout);
-    server = await startServer(env);
-    const token = await http(server.port, 'POST', '/oauth/token', {
-      host: HOST,
-      body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience },
-    });
-    admin = { authorization: `Bearer ${token.json().access_token}` };
-    const iaca = await api('POST', '/v2/credentials/mobile/iacas', { country: 'US' });
-    expect(iaca.status, iaca.text).toBe(201);
-    expect((await api('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
+    const started = await startWithTenant(env);
+    server = started.server;
+    admin = await adminAuthorization(server, HOST, started.creds);
+    await activeIaca(api);
     const configuration = await api('POST', '/v2/credentials/mobile/configurations', {
       type: DOC_TYPE,
       expiresIn: { days: 365 },

@@ -5,6 +5,7 @@ import { startDnsServer, type DnsTestServer } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
 import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../test/process.ts';
+import { startWithTenant } from '../test/tenant.ts';
 
 const PLATFORM = 'vellum.test';
 
@@ -34,10 +35,7 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       VELLUM_DEFAULT_TENANT: '',
       VELLUM_DNS_SERVERS: dns.address,
     });
-    const created = cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01', '--name', 'Acme Licensing'], env);
-    expect(created.status, created.stderr).toBe(0);
-    creds = JSON.parse(created.stdout);
-    server = await startServer(env);
+    ({ server, creds } = await startWithTenant(env, 'Acme Licensing'));
   });
 
   afterAll(async () => {

@@ -17,7 +17,8 @@ import {
 } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
-import { cli, freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
+import { freePort, http, type RunningServer, serverEnv, startServer } from '../test/process.ts';
+import { activeIaca, adminAuthorization, type CreatedTenant, startWithTenant } from '../test/tenant.ts';
 // An HTTP Message Signatures implementation we did not write (RFC 9421).
 import { createVerifier, httpbis } from 'http-message-signatures';
 
@@ -53,7 +54,7 @@ describe.each(backends)('webhooks end to end on %s (docs/decisions.md "Webhooks"
   let receiver: WebhookReceiver;
   let env: Record<string, string>;
   let server: RunningServer;
-  let creds: { tenantId: string; clientId: string; clientSecret: string; audience: string };
+  let creds: CreatedTenant;
   let auth: Record<string, string>;
   let configurationId: string;
   let metadata: { credential_issuer: string; nonce_endpoint: string; credential_endpoint: string };
@@ -75,19 +76,10 @@ describe.each(backends)('webhooks end to end on %s (docs/decisions.md "Webhooks"
       VELLUM_WEBHOOK_POLL_INTERVAL_MS: '50',
       VELLUM_WEBHOOK_LEASE_MS: '5000',
     });
-    const created = cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], env);
-    expect(created.status, created.stderr).toBe(0);
-    creds = JSON.parse(created.stdout);
-    server = await startServer(env);
-    const token = await http(server.port, 'POST', '/oauth/token', {
-      host: HOST,
-      body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience },
-    });
-    auth = { authorization: `Bearer ${token.json().access_token}` };
+    ({ server, creds } = await startWithTenant(env));
+    auth = await adminAuthorization(server, HOST, creds);
     // What the tenant issues: an mDL under a managed IACA.
-    const iaca = await api('POST', '/v2/credentials/mobile/iacas', { country: 'US' });
-    expect(iaca.status, iaca.text).toBe(201);
-    expect((await api('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
+    await activeIaca(api);
     const configuration = await api('POST', '/v2/credentials/mobile/configurations', {
       type: DOC_TYPE,
       expiresIn: { days: 365 },
