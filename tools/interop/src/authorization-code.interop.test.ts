@@ -6,36 +6,30 @@
 // key and receives an mDoc that @auth0/mdl verifies against the IACA, holding claims from the ID
 // token and from the hook. The browser is a few lines here that follow each redirect by hand.
 // The refusals are each checked for the error the standards name, and never a 5xx.
-import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, randomBytes, verify as verifySignature } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { createHash, createPublicKey, type JsonWebKey, randomBytes, verify as verifySignature } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  type AuthorizationServerMetadata,
-  type CallbackContext,
-  clientAuthenticationClientSecretBasic,
-  clientAuthenticationNone,
-  type HashAlgorithm,
-  type Jwk,
-} from '@openid4vc/oauth2';
-import { type IssuerMetadataResult, Openid4vciClient } from '@openid4vc/openid4vci';
+import { type AuthorizationServerMetadata, type CallbackContext, clientAuthenticationClientSecretBasic, clientAuthenticationNone } from '@openid4vc/oauth2';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import pako from 'pako';
-import { resolveDidKey, startOidcProvider, writeLocalhostCertificate } from '@vellum/testing';
-import { importJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { resolveDidKey } from '@vellum/testing';
+import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../../../apps/server/test/backends.ts';
-import { cli, freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
+import type { Backend } from '../../../apps/server/test/backends.ts';
+import { cli } from '../../../apps/server/test/process.ts';
 import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
 import {
   type RevocationCheckVerdict,
   revocationList2020Check,
   verifyWithDigitalBazaar,
 } from '../../../packages/formats/src/linked-data/independent-verifier.ts';
-import { fetchTrusting } from './tls.ts';
+import { type IdentityProvider, PROVIDER_CLIENT, registerIdentityProvider, startIdentityProvider } from './identity-provider.ts';
+import { activeIaca, type IssuerServer, issuerDatabases, prepareIssuerServer } from './issuer-server.ts';
+import { libraryWallet, requestCredential, withoutPar } from './library-wallet.ts';
 import { ISSUED_AND_VALID, presentAndVerify } from './mdoc-verify.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
@@ -49,12 +43,6 @@ const TENANT_B_HOST = 'beta.eu01.vellum.localhost';
 /** The user at the identity provider: the ID token carries family_name, the hook adds the rest. */
 const ADA = 'ada-1991';
 
-const backends: Array<[string, () => Backend, boolean]> = [
-  ['SQLite', () => sqliteBackend({ masterKey: true }), false],
-  // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
-  ['PostgreSQL', () => postgresBackend('vellum_authz'), !pgAdminUrl],
-];
-
 /** Imported by a second server process (NODE_OPTIONS=--import): its clock runs CLOCK_AHEAD_MS ahead. Nothing in the product changes. */
 const CLOCK_AHEAD = `const ahead = Number(process.env.CLOCK_AHEAD_MS);
 const RealDate = Date;
@@ -66,19 +54,19 @@ globalThis.Date = class extends RealDate {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
+const backends = issuerDatabases('vellum_authz');
+
 describe.each(backends)('the Authorization Code flow with wallet libraries we did not write, on %s (issue 13)', (_name, makeBackend, skip) => {
   let backend: Backend;
-  let backendEnv: Record<string, string>;
-  let dir: string;
-  let cert: ReturnType<typeof writeLocalhostCertificate>;
-  let server: RunningServer;
+  let issuer: IssuerServer;
+  let cert: IssuerServer['cert'];
   let origin: string;
   let tlsFetch: typeof fetch;
-  let admin: Record<string, string>;
+  let call: IssuerServer['call'];
   let iacaPem: string;
   let configurationId: string;
   let memberConfigurationId: string;
-  let provider: Awaited<ReturnType<typeof startOidcProvider>>;
+  let provider: IdentityProvider;
   let publicClientId: string;
   let confidential: { clientId: string; clientSecret: string };
   let tenantB: { clientId: string; clientSecret: string; audience: string };
@@ -94,16 +82,6 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   let silent: Server;
   const silentSockets = new Set<Socket>();
   const silentRequests: Array<{ url: string; apiKey: string | undefined }> = [];
-
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = admin) {
-    const res = await tlsFetch(`${origin}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: () => JSON.parse(text), text };
-  }
 
   /** A request over TLS to the server on loopback with any Host (the second tenant has its own). */
   function hostCall(
@@ -146,12 +124,8 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   beforeAll(async () => {
     if (skip) return;
     backend = makeBackend();
-    backendEnv = await backend.env();
-    dir = tempDir();
-    cert = writeLocalhostCertificate(dir);
-    tlsFetch = fetchTrusting(cert.certPem);
-    const port = await freePort();
-    origin = `https://localhost:${port}`;
+    issuer = await prepareIssuerServer({ database: await backend.env(), outboundToLoopback: true });
+    ({ cert, origin, tlsFetch, call } = issuer);
 
     // The interaction hook and the silent claim source, on loopback with the localhost certificate.
     hook = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
@@ -188,43 +162,14 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     hookUrl = `https://localhost:${(hook.address() as { port: number }).port}/interaction`;
 
     // The identity provider knows Vellum as a confidential client, redirecting to the tenant's callback.
-    provider = await startOidcProvider({
-      certPem: cert.certPem,
-      keyPem: cert.keyPem,
-      clients: [{ clientId: 'vellum', clientSecret: 'vellum-secret-at-the-provider', redirectUris: [`${origin}/v1/oauth/authentication/callback`] }],
-      accounts: { [ADA]: { family_name: 'Okafor', given_name: 'Adaeze', email: 'ada@example.com' } },
-    });
+    provider = await startIdentityProvider(issuer, { [ADA]: { family_name: 'Okafor', given_name: 'Adaeze', email: 'ada@example.com' } });
 
     // A second tenant, for a code carried across tenants; then the server, trusting the localhost certificate outbound.
-    const env = serverEnv({
-      ...backendEnv,
-      VELLUM_PORT: String(port),
-      VELLUM_PUBLIC_URL: origin,
-      VELLUM_TLS_CERT_FILE: cert.certFile,
-      VELLUM_TLS_KEY_FILE: cert.keyFile,
-      VELLUM_OUTBOUND_ALLOW_PRIVATE: 'true',
-      VELLUM_OUTBOUND_CA_FILE: cert.certFile,
-    });
-    const created = cli(['tenants', 'create', '--subdomain', 'beta', '--region', 'eu01', '--name', 'Beta'], env);
+    const created = cli(['tenants', 'create', '--subdomain', 'beta', '--region', 'eu01', '--name', 'Beta'], issuer.env);
     expect(created.status, created.stderr).toBe(0);
     tenantB = JSON.parse(created.stdout);
-    server = await startServer(env);
-    const printed = server.output();
-    const start = printed.indexOf('{', printed.indexOf('shown only this once'));
-    const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-    const token = await call(
-      'POST',
-      '/oauth/token',
-      { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin },
-      {},
-    );
-    expect(token.status, token.text).toBe(200);
-    admin = { authorization: `Bearer ${token.json().access_token}` };
-
-    const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US', commonName: 'Acme IACA' });
-    expect(iaca.status, iaca.text).toBe(201);
-    expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
-    iacaPem = (await call('GET', '/v2/credentials/mobile/iacas', undefined, {})).json().data[0].certificatePem;
+    await issuer.start();
+    iacaPem = await activeIaca(issuer);
 
     // family_name comes from the ID token (claimsToPersist); given_name and birth_date from the hook.
     const mdl = await call('POST', '/v2/credentials/mobile/configurations', {
@@ -267,16 +212,9 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(member.status, member.text).toBe(201);
     memberConfigurationId = member.json().id;
 
-    const idp = await call('POST', '/v1/users/authentication-providers', {
-      url: provider.issuer,
-      clientId: 'vellum',
-      clientSecret: 'vellum-secret-at-the-provider',
-      claimsToPersist: ['family_name'],
-      forwardedRequestParameters: ['login_hint'],
-    });
-    expect(idp.status, idp.text).toBe(201);
+    const idp = await registerIdentityProvider(issuer, provider, { forwardedRequestParameters: ['login_hint'] });
     expect(idp.json().redirectUrl).toBe(`${origin}/v1/oauth/authentication/callback`);
-    expect(idp.text).not.toContain('vellum-secret-at-the-provider');
+    expect(idp.text).not.toContain(PROVIDER_CLIENT.clientSecret);
 
     const settings = await call('PUT', '/v1/openid/configuration', { interactionHook: { url: hookUrl, claims: ['family_name'], sessionTimeoutInSec: 300 } });
     expect(settings.status, settings.text).toBe(200);
@@ -302,33 +240,14 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
 
   afterAll(async () => {
     if (skip) return;
-    await server?.stop();
+    await issuer?.stop();
     await provider?.close();
     for (const s of silentSockets) s.destroy();
     await Promise.all([hook, silent].map((s) => (s ? new Promise<void>((resolve) => s.close(() => resolve())) : undefined)));
     await backend?.cleanup();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A wallet: its own P-256 key, and the library's client with callbacks over node:crypto and jose. */
-  function wallet(clientAuthentication: CallbackContext['clientAuthentication']) {
-    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const publicJwk = publicKey.export({ format: 'jwk' }) as Jwk;
-    const client = new Openid4vciClient({
-      callbacks: {
-        fetch: tlsFetch,
-        hash: (data: Uint8Array, alg: HashAlgorithm) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
-        generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
-        clientAuthentication,
-        signJwt: async (_signer, { header, payload }) => {
-          const key = await importJWK(privateKey.export({ format: 'jwk' }), 'ES256');
-          const jwt = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(key);
-          return { jwt, signerJwk: publicJwk };
-        },
-      },
-    });
-    return { client, publicJwk, privateKey };
-  }
+  const wallet = (clientAuthentication: CallbackContext['clientAuthentication']) => libraryWallet(tlsFetch, clientAuthentication);
 
   async function offer(configurationIds: string[], requestParameters?: Record<string, string>) {
     const res = await call('POST', '/v1/openid/offers', {
@@ -384,12 +303,6 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     return Object.fromEntries((document?.getIssuerNameSpace(namespace) ? Object.entries(document.getIssuerNameSpace(namespace)) : []) as [string, unknown][]);
   }
 
-  /** The issuer metadata as a wallet that does not use PAR sees it. */
-  const withoutPar = (metadata: IssuerMetadataResult): IssuerMetadataResult => ({
-    ...metadata,
-    authorizationServers: metadata.authorizationServers.map(({ pushed_authorization_request_endpoint: _par, ...rest }) => rest as AuthorizationServerMetadata),
-  });
-
   /**
    * The wallet library's whole run: resolve the offer, start authorization (PAR or not), the browser,
    * the code with PKCE, a nonce, a proof, the credential. Returns the credential and what it saw.
@@ -429,20 +342,12 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
       pkceCodeVerifier: started.pkce?.codeVerifier,
       redirectUri: options.redirectUri,
     });
-    const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
-    const { jwt } = await device.client.createCredentialRequestJwtProof({
+    const body = await requestCredential(device.client, {
       issuerMetadata,
       credentialConfigurationId: options.configurationId,
-      signer: { method: 'jwk', publicJwk: device.publicJwk, alg: 'ES256' },
-      nonce: c_nonce,
-    });
-    const credentialResponse = await device.client.retrieveCredentials({
-      issuerMetadata,
+      signer: device.signer,
       accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: options.configurationId,
-      proofs: { jwt: [jwt] },
     });
-    const body = credentialResponse.credentialResponse as { credentials?: Array<{ credential: string }>; notification_id?: string };
     return { requestUrl, trail, landed, accessTokenResponse, body, issuerMetadata, pkce: started.pkce };
   }
 
@@ -869,19 +774,19 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   });
 
   it.skipIf(skip)('a code from tenant A is invalid_grant at tenant B, even for a client of the same id there', async () => {
-    const tokenB = await hostCall(server.port, TENANT_B_HOST, 'POST', '/oauth/token', {
+    const tokenB = await hostCall(issuer.server.port, TENANT_B_HOST, 'POST', '/oauth/token', {
       json: { grant_type: 'client_credentials', client_id: tenantB.clientId, client_secret: tenantB.clientSecret, audience: tenantB.audience },
     });
     expect(tokenB.status, tokenB.text).toBe(200);
     const adminB = { authorization: `Bearer ${tokenB.json().access_token}` };
-    const twin = await hostCall(server.port, TENANT_B_HOST, 'POST', '/v1/openid/clients', {
+    const twin = await hostCall(issuer.server.port, TENANT_B_HOST, 'POST', '/v1/openid/clients', {
       headers: adminB,
       json: { clientId: publicClientId, clientName: 'The same wallet at B', redirectUris: [PUBLIC_REDIRECT], tokenEndpointAuthMethod: 'none' },
     });
     expect(twin.status, twin.text).toBe(201);
 
     const got = await codeByHand();
-    const atB = await hostCall(server.port, TENANT_B_HOST, 'POST', '/v1/oauth/token', {
+    const atB = await hostCall(issuer.server.port, TENANT_B_HOST, 'POST', '/v1/oauth/token', {
       form: { grant_type: 'authorization_code', client_id: publicClientId, code: got.code ?? '', redirect_uri: got.redirectUri, code_verifier: got.verifier },
     });
     expect(atB.status, atB.text).toBe(400);
@@ -992,22 +897,13 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     });
     const requestUri = JSON.parse(await pushed.text()).request_uri as string;
 
-    const clockFile = join(dir, 'clock-ahead.mjs');
+    const clockFile = join(issuer.dir, 'clock-ahead.mjs');
     writeFileSync(clockFile, CLOCK_AHEAD);
-    const laterPort = await freePort();
-    const later = await startServer(
-      serverEnv({
-        ...backendEnv,
-        VELLUM_PORT: String(laterPort),
-        VELLUM_PUBLIC_URL: origin,
-        VELLUM_TLS_CERT_FILE: cert.certFile,
-        VELLUM_TLS_KEY_FILE: cert.keyFile,
-        NODE_OPTIONS: `--import=${pathToFileURL(clockFile).href}`,
-        CLOCK_AHEAD_MS: '61000',
-      }),
-    );
+    const { server: later, base: laterBase } = await issuer.secondServer({
+      NODE_OPTIONS: `--import=${pathToFileURL(clockFile).href}`,
+      CLOCK_AHEAD_MS: '61000',
+    });
     try {
-      const laterBase = `https://localhost:${laterPort}`;
       const expired = await redeem(got, laterBase);
       expect(expired.status, expired.text).toBe(400);
       expect(expired.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('expired') });
@@ -1025,6 +921,6 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   });
 
   it.skipIf(skip)('answered no request of these runs with a 5xx', () => {
-    expect(server.output()).not.toMatch(/"statusCode":5\d\d/);
+    expect(issuer.server.output()).not.toMatch(/"statusCode":5\d\d/);
   });
 });

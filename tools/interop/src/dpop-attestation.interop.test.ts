@@ -12,7 +12,6 @@
 // process on the same database refuses a proof the first one took: single use holds across
 // servers, not only inside one.
 import { createHash, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import {
   type AuthorizationServerMetadata,
   type CallbackContext,
@@ -31,13 +30,14 @@ import {
   type SignJwtCallback,
 } from '@openid4vc/oauth2';
 import { type IssuerMetadataResult, Openid4vciClient } from '@openid4vc/openid4vci';
-import { startOidcProvider, writeLocalhostCertificate } from '@vellum/testing';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../../../apps/server/test/backends.ts';
-import { freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
+import type { Backend } from '../../../apps/server/test/backends.ts';
+import type { RunningServer } from '../../../apps/server/test/process.ts';
 import { makeWalletProviderCa, type WalletProviderCa } from './attestation-ca.ts';
-import { fetchTrusting } from './tls.ts';
+import { type IdentityProvider, registerIdentityProvider, startIdentityProvider } from './identity-provider.ts';
+import { activeIaca, type IssuerServer, issuerDatabases, prepareIssuerServer } from './issuer-server.ts';
+import { keyProof, preAuthorizedToken as libraryPreAuthorizedToken, requestCredential, withoutPar } from './library-wallet.ts';
 import { presentAndVerify } from './mdoc-verify.ts';
 
 /** An mDoc (pre-authorized offers issue mDocs only) whose namespace is its docType. */
@@ -50,12 +50,6 @@ const DPOP_CLIENT = 'dpop-wallet';
 const ATTESTED_CLIENT = 'attested-wallet';
 const COMBINED_CLIENT = 'combined-wallet';
 const GRANT_TYPES = ['authorization_code', 'urn:ietf:params:oauth:grant-type:pre-authorized_code'];
-
-const backends: Array<[string, () => Backend, boolean]> = [
-  ['SQLite', () => sqliteBackend({ masterKey: true }), false],
-  // PostgreSQL runs when VELLUM_TEST_DATABASE_URL names a server; CI always sets it.
-  ['PostgreSQL', () => postgresBackend('vellum_dpop'), !pgAdminUrl],
-];
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
@@ -82,16 +76,15 @@ interface Refusal {
   headers: Headers;
 }
 
+const backends = issuerDatabases('vellum_dpop');
+
 describe.each(backends)('DPoP and client attestation with wallet libraries we did not write, on %s (issue 16)', (_name, makeBackend, skip) => {
   let backend: Backend;
-  let backendEnv: Record<string, string>;
-  let dir: string;
-  let cert: ReturnType<typeof writeLocalhostCertificate>;
-  let server: RunningServer;
+  let issuer: IssuerServer;
   let origin: string;
   let tlsFetch: typeof fetch;
-  let admin: Record<string, string>;
-  let provider: Awaited<ReturnType<typeof startOidcProvider>>;
+  let call: IssuerServer['call'];
+  let provider: IdentityProvider;
   let iacaPem: string;
   let configurationId: string;
   /** The wallet provider whose root the attested clients registered, and one nobody registered. */
@@ -101,16 +94,6 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
 
   /** Every private key a wallet or wallet provider here signs with, by JWK `x` or by the leaf certificate of an x5c. */
   const keyring = new Map<string, KeyObject>();
-
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = admin) {
-    const res = await tlsFetch(`${origin}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: () => JSON.parse(text), text };
-  }
 
   /** A raw request, as a wallet that does not follow the rules would send it. */
   async function send(
@@ -205,6 +188,38 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       headers.set('OAuth-Client-Attestation', clientAttestationJwt);
     };
 
+  /** A request sent in Standard Mode: the attestation and a proof of possession for the issuer. Returns the proof's claims. */
+  function standardModeProof(sent: Sent, clientAttestationJwt: string) {
+    expect(sent.headers['oauth-client-attestation']).toBe(clientAttestationJwt);
+    const pop = decodeJwt(sent.headers['oauth-client-attestation-pop'] as string);
+    expect(pop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+    return pop;
+  }
+
+  /** A request sent in Combined Mode: the attestation alone, no proof of possession of its own. */
+  function combinedModeHeaders(sent: Sent, clientAttestationJwt: string) {
+    expect(sent.headers['oauth-client-attestation']).toBe(clientAttestationJwt);
+    expect(sent.headers['oauth-client-attestation-pop']).toBeUndefined();
+  }
+
+  /** A Standard Mode token: a bearer token naming the attested client and its instance, bound to no key. */
+  function expectStandardModeToken(accessTokenResponse: { token_type: string; access_token: string }, clientInstanceId: string) {
+    expect(accessTokenResponse.token_type).toBe('Bearer');
+    const claims = decodeJwt(accessTokenResponse.access_token);
+    expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: clientInstanceId });
+    expect(claims.cnf).toBeUndefined();
+  }
+
+  /** A Combined Mode token: a DPoP token naming the attested client and its instance, bound to the attested key. */
+  async function expectCombinedModeToken(accessTokenResponse: { token_type: string; access_token: string }, instance: WalletKey, clientInstanceId: string) {
+    expect(accessTokenResponse.token_type).toBe('DPoP');
+    expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({
+      cnf: { jkt: await calculateJwkThumbprint(instance.publicJwk as JWK, 'sha256') },
+      client_id: COMBINED_CLIENT,
+      client_instance_id: clientInstanceId,
+    });
+  }
+
   async function preAuthorizedOffer() {
     const res = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims: { family_name: 'Okafor' } });
     expect(res.status, res.text).toBe(200);
@@ -219,49 +234,36 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     return code as string;
   }
 
+  /** A token request the wallet sent, its form with a fresh offer's code in place of the spent one: to send it again. */
+  async function withFreshCode(sent: Sent) {
+    const code = await freshCode();
+    const form = new URLSearchParams(sent.body);
+    form.set('pre-authorized_code', code);
+    return { code, form };
+  }
+
   /** The wallet library's Pre-authorized Code run up to the token, with DPoP when `dpop` is given. */
   async function preAuthorizedToken(device: Wallet, dpop?: JwtSignerJwk) {
     const created = await preAuthorizedOffer();
-    const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
-    const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse, dpop: dpopAfter } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
-      ...(dpop ? { dpop: { signer: dpop } } : {}),
-    });
-    return { accessTokenResponse, issuerMetadata, credentialOffer, dpopNonce: dpopAfter?.nonce };
+    return libraryPreAuthorizedToken(device.client, created.uri, dpop ? { dpop: { signer: dpop } } : {});
   }
 
   /** The credential request, by the library: a nonce, a proof of the wallet's key, DPoP when `dpop` is given. */
   async function credential(device: Wallet, issuerMetadata: IssuerMetadataResult, accessToken: string, dpop?: JwtSignerJwk) {
-    const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
-    const { jwt } = await device.client.createCredentialRequestJwtProof({
+    const body = await requestCredential(device.client, {
       issuerMetadata,
       credentialConfigurationId: configurationId,
       signer: device.key.signer,
-      nonce: c_nonce,
-    });
-    const response = await device.client.retrieveCredentials({
-      issuerMetadata,
       accessToken,
-      credentialConfigurationId: configurationId,
-      proofs: { jwt: [jwt] },
       ...(dpop ? { dpop: { signer: dpop } } : {}),
     });
-    const body = response.credentialResponse as { credentials?: Array<{ credential: string }> };
     expect(body.credentials).toHaveLength(1);
     return body.credentials?.[0]?.credential as string;
   }
 
   /** A credential request body as the library makes it (a fresh nonce and proof), for requests sent by hand. */
   async function credentialBody(device: Wallet, issuerMetadata: IssuerMetadataResult) {
-    const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
-    const { jwt } = await device.client.createCredentialRequestJwtProof({
-      issuerMetadata,
-      credentialConfigurationId: configurationId,
-      signer: device.key.signer,
-      nonce: c_nonce,
-    });
+    const jwt = await keyProof(device.client, issuerMetadata, configurationId, device.key.signer);
     return JSON.stringify({ credential_configuration_id: configurationId, proofs: { jwt: [jwt] } });
   }
 
@@ -333,70 +335,52 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     return response.code;
   }
 
+  /** The library redeems the code it was sent back with, with the PKCE verifier of its request (and DPoP when `dpop` is given). */
+  function codeToken(
+    device: Wallet,
+    offer: Awaited<ReturnType<typeof authorizationCodeOffer>>,
+    code: string,
+    pkceCodeVerifier: string | undefined,
+    dpop?: JwtSignerJwk,
+  ) {
+    return device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      ...offer,
+      authorizationCode: code,
+      pkceCodeVerifier,
+      redirectUri: REDIRECT,
+      ...(dpop ? { dpop: { signer: dpop } } : {}),
+    });
+  }
+
+  /** The Authorization Code token request sent by hand (with `headers` such as a DPoP proof), for requests the library would not send. */
+  function redeemByHand(got: { clientId: string; code: string; codeVerifier: string | undefined }, headers: Record<string, string> = {}) {
+    const form = { grant_type: 'authorization_code', client_id: got.clientId, code: got.code, redirect_uri: REDIRECT, code_verifier: got.codeVerifier ?? '' };
+    return send(`${origin}/v1/oauth/token`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+  }
+
   /** A second server process on the same database, with the same public URL, on its own port (and `extra` settings). */
   async function secondServer(extra: Record<string, string> = {}): Promise<string> {
-    const port = await freePort();
-    const started = await startServer(
-      serverEnv({
-        ...backendEnv,
-        VELLUM_PORT: String(port),
-        VELLUM_PUBLIC_URL: origin,
-        VELLUM_TLS_CERT_FILE: cert.certFile,
-        VELLUM_TLS_KEY_FILE: cert.keyFile,
-        ...extra,
-      }),
-    );
-    secondServers.push(started);
-    return `https://localhost:${port}`;
+    const { server, base } = await issuer.secondServer(extra);
+    secondServers.push(server);
+    return base;
   }
 
   beforeAll(async () => {
     if (skip) return;
     backend = makeBackend();
-    backendEnv = await backend.env();
-    dir = tempDir();
-    cert = writeLocalhostCertificate(dir);
-    tlsFetch = fetchTrusting(cert.certPem);
-    const port = await freePort();
-    origin = `https://localhost:${port}`;
+    issuer = await prepareIssuerServer({ database: await backend.env(), outboundToLoopback: true });
+    ({ origin, tlsFetch, call } = issuer);
     trustedCa = makeWalletProviderCa('Acme Wallets');
     untrustedCa = makeWalletProviderCa('Mallory Wallets');
 
     // The identity provider of the Authorization Code flow knows Vellum as a confidential client.
-    provider = await startOidcProvider({
-      certPem: cert.certPem,
-      keyPem: cert.keyPem,
-      clients: [{ clientId: 'vellum', clientSecret: 'vellum-secret-at-the-provider', redirectUris: [`${origin}/v1/oauth/authentication/callback`] }],
-      accounts: { [ADA]: { family_name: 'Okafor' } },
-    });
+    provider = await startIdentityProvider(issuer, { [ADA]: { family_name: 'Okafor' } });
 
-    server = await startServer(
-      serverEnv({
-        ...backendEnv,
-        VELLUM_PORT: String(port),
-        VELLUM_PUBLIC_URL: origin,
-        VELLUM_TLS_CERT_FILE: cert.certFile,
-        VELLUM_TLS_KEY_FILE: cert.keyFile,
-        VELLUM_OUTBOUND_ALLOW_PRIVATE: 'true',
-        VELLUM_OUTBOUND_CA_FILE: cert.certFile,
-      }),
-    );
-    const printed = server.output();
-    const start = printed.indexOf('{', printed.indexOf('shown only this once'));
-    const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-    const token = await call(
-      'POST',
-      '/oauth/token',
-      { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin },
-      {},
-    );
-    expect(token.status, token.text).toBe(200);
-    admin = { authorization: `Bearer ${token.json().access_token}` };
-
-    const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US', commonName: 'Acme IACA' });
-    expect(iaca.status, iaca.text).toBe(201);
-    expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
-    iacaPem = (await call('GET', '/v2/credentials/mobile/iacas', undefined, {})).json().data[0].certificatePem;
+    await issuer.start();
+    iacaPem = await activeIaca(issuer);
     // family_name: from the offer's claims (Pre-authorized Code) or the ID token (Authorization Code).
     const configuration = await call('POST', '/v2/credentials/mobile/configurations', {
       type: DOC_TYPE,
@@ -407,13 +391,7 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     expect(configuration.status, configuration.text).toBe(201);
     configurationId = configuration.json().id;
 
-    const idp = await call('POST', '/v1/users/authentication-providers', {
-      url: provider.issuer,
-      clientId: 'vellum',
-      clientSecret: 'vellum-secret-at-the-provider',
-      claimsToPersist: ['family_name'],
-    });
-    expect(idp.status, idp.text).toBe(201);
+    await registerIdentityProvider(issuer, provider);
 
     const clients = [
       { clientId: DPOP_CLIENT, clientName: 'A wallet that always uses DPoP', dpop: { required: true } },
@@ -425,7 +403,12 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       },
     ];
     for (const body of clients) {
-      const created = await call('POST', '/v1/openid/clients', { ...body, redirectUris: [REDIRECT], grantTypes: GRANT_TYPES, tokenEndpointAuthMethod: 'none' });
+      const created = await call('POST', '/v1/openid/clients', {
+        ...body,
+        redirectUris: [REDIRECT],
+        grantTypes: GRANT_TYPES,
+        tokenEndpointAuthMethod: 'none',
+      });
       expect(created.status, created.text).toBe(201);
       expect(created.json()).toMatchObject(body);
     }
@@ -434,10 +417,9 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
   afterAll(async () => {
     if (skip) return;
     for (const s of secondServers) await s.stop();
-    await server?.stop();
+    await issuer?.stop();
     await provider?.close();
     await backend?.cleanup();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   // ----- the wallet libraries' runs -----
@@ -494,14 +476,7 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       const device = wallet(clientAuthenticationNone({ clientId: DPOP_CLIENT }));
       const { credentialOffer, issuerMetadata: resolved } = await authorizationCodeOffer(device);
       // Without PAR, the library names the key by dpop_jkt in the authorization request (RFC 9449 §10).
-      const issuerMetadata: IssuerMetadataResult = par
-        ? resolved
-        : {
-            ...resolved,
-            authorizationServers: resolved.authorizationServers.map(
-              ({ pushed_authorization_request_endpoint: _par, ...rest }) => rest as AuthorizationServerMetadata,
-            ),
-          };
+      const issuerMetadata = par ? resolved : withoutPar(resolved);
       const started = await device.client.initiateAuthorization({
         credentialOffer,
         issuerMetadata,
@@ -523,30 +498,16 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
 
       // The code is bound to the key: a proof by another key is refused, and does not spend the code.
-      const form = { grant_type: 'authorization_code', client_id: DPOP_CLIENT, code, redirect_uri: REDIRECT, code_verifier: started.pkce?.codeVerifier ?? '' };
-      const tokenUrl = `${origin}/v1/oauth/token`;
+      const byHand = { clientId: DPOP_CLIENT, code, codeVerifier: started.pkce?.codeVerifier };
       const otherKey = newKey();
-      const byOtherKey = await send(tokenUrl, {
-        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(otherKey, { htm: 'POST', htu: tokenUrl }) },
-        body: new URLSearchParams(form).toString(),
-      });
+      const byOtherKey = await redeemByHand(byHand, { dpop: await handProof(otherKey, { htm: 'POST', htu: `${origin}/v1/oauth/token` }) });
       expect(byOtherKey.status, byOtherKey.text).toBe(400);
       expect(byOtherKey.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('dpop_jkt') });
-      const withoutProof = await send(tokenUrl, {
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form).toString(),
-      });
+      const withoutProof = await redeemByHand(byHand);
       expect(withoutProof.status, withoutProof.text).toBe(400);
       expect(withoutProof.body.error).toBe('invalid_dpop_proof');
 
-      const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
-        credentialOffer,
-        issuerMetadata,
-        authorizationCode: code,
-        pkceCodeVerifier: started.pkce?.codeVerifier,
-        redirectUri: REDIRECT,
-        dpop: { signer: device.key.signer },
-      });
+      const { accessTokenResponse } = await codeToken(device, { credentialOffer, issuerMetadata }, code, started.pkce?.codeVerifier, device.key.signer);
       expect(accessTokenResponse.token_type).toBe('DPoP');
       expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({ cnf: { jkt }, client_id: DPOP_CLIENT });
       const issued = await credential(device, issuerMetadata, accessTokenResponse.access_token, device.key.signer);
@@ -563,14 +524,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(attested);
       // The library sent the attestation and a proof of possession for the issuer, and no client_id.
       const sent = attested.last('/v1/oauth/token');
-      expect(sent.headers['oauth-client-attestation']).toBe(jwt);
-      expect(decodeJwt(sent.headers['oauth-client-attestation-pop'] as string)).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+      standardModeProof(sent, jwt);
       expect(new URLSearchParams(sent.body).get('client_id')).toBeNull();
 
-      expect(accessTokenResponse.token_type).toBe('Bearer');
-      const claims = decodeJwt(accessTokenResponse.access_token);
-      expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-1' });
-      expect(claims.cnf).toBeUndefined();
+      expectStandardModeToken(accessTokenResponse, 'instance-standard-1');
       await verifyCredential(await credential(attested, issuerMetadata, accessTokenResponse.access_token), attested);
       // The issued-credential record names the client and the instance the wallet provider attested.
       const records = await call('GET', '/v2/credentials?format=mso_mdoc&limit=100');
@@ -588,15 +545,8 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       const jwt = await attestation(trustedCa, COMBINED_CLIENT, instance, { clientInstanceId: 'instance-combined-1' });
       const device = wallet(combinedMode(jwt), instance);
       const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, instance.signer);
-      const sent = device.last('/v1/oauth/token');
-      expect(sent.headers['oauth-client-attestation']).toBe(jwt);
-      expect(sent.headers['oauth-client-attestation-pop']).toBeUndefined();
-      expect(accessTokenResponse.token_type).toBe('DPoP');
-      expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({
-        cnf: { jkt: await calculateJwkThumbprint(instance.publicJwk as JWK, 'sha256') },
-        client_id: COMBINED_CLIENT,
-        client_instance_id: 'instance-combined-1',
-      });
+      combinedModeHeaders(device.last('/v1/oauth/token'), jwt);
+      await expectCombinedModeToken(accessTokenResponse, instance, 'instance-combined-1');
       await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
     },
   );
@@ -619,46 +569,23 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
       expect([...new URL(started.authorizationRequestUrl).searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
       const pushed = device.last('/v1/oauth/par');
-      expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
-      const parPop = decodeJwt(pushed.headers['oauth-client-attestation-pop'] as string);
-      expect(parPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+      const parPop = standardModeProof(pushed, jwt);
       expect(new URLSearchParams(pushed.body).get('client_id')).toBe(ATTESTED_CLIENT);
 
       const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
       // The code redeemed without the attestation: 401 invalid_client, and the code is not spent.
-      const form = {
-        grant_type: 'authorization_code',
-        client_id: ATTESTED_CLIENT,
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: started.pkce?.codeVerifier ?? '',
-      };
-      const withoutAttestation = await send(`${origin}/v1/oauth/token`, {
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form).toString(),
-      });
+      const withoutAttestation = await redeemByHand({ clientId: ATTESTED_CLIENT, code, codeVerifier: started.pkce?.codeVerifier });
       expect(withoutAttestation.status, withoutAttestation.text).toBe(401);
       expect(withoutAttestation.body).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('attestation') });
 
-      const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
-        credentialOffer,
-        issuerMetadata,
-        authorizationCode: code,
-        pkceCodeVerifier: started.pkce?.codeVerifier,
-        redirectUri: REDIRECT,
-      });
+      const { accessTokenResponse } = await codeToken(device, { credentialOffer, issuerMetadata }, code, started.pkce?.codeVerifier);
       // The library sent the attestation again with a proof of its own, and no client_id: the attestation names the client.
       const tokenRequest = device.last('/v1/oauth/token');
-      expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
-      const tokenPop = decodeJwt(tokenRequest.headers['oauth-client-attestation-pop'] as string);
-      expect(tokenPop).toMatchObject({ iss: ATTESTED_CLIENT, aud: origin, jti: expect.any(String) });
+      const tokenPop = standardModeProof(tokenRequest, jwt);
       expect(tokenPop.jti).not.toBe(parPop.jti);
       expect(new URLSearchParams(tokenRequest.body).get('client_id')).toBeNull();
 
-      expect(accessTokenResponse.token_type).toBe('Bearer');
-      const claims = decodeJwt(accessTokenResponse.access_token);
-      expect(claims).toMatchObject({ client_id: ATTESTED_CLIENT, client_instance_id: 'instance-standard-code-1' });
-      expect(claims.cnf).toBeUndefined();
+      expectStandardModeToken(accessTokenResponse, 'instance-standard-code-1');
       await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token), device);
     },
   );
@@ -693,29 +620,14 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       const started = await device.client.initiateAuthorization({ ...request, dpop: { signer: instance.signer } });
       if (!('authorizationRequestUrl' in started)) throw new Error(`Expected a redirect-based authorization, got ${started.authorizationFlow}`);
       const pushed = device.last('/v1/oauth/par');
-      expect(pushed.headers['oauth-client-attestation']).toBe(jwt);
-      expect(pushed.headers['oauth-client-attestation-pop']).toBeUndefined();
+      combinedModeHeaders(pushed, jwt);
       expect(decodeJwt(pushed.headers.dpop as string)).toMatchObject({ htm: 'POST', htu: `${origin}/v1/oauth/par` });
       expect(await calculateJwkThumbprint(decodeProtectedHeader(pushed.headers.dpop as string).jwk as JWK, 'sha256')).toBe(jkt);
 
       const code = await signIn(device, started.authorizationRequestUrl, issuerMetadata);
-      const { accessTokenResponse } = await device.client.retrieveAuthorizationCodeAccessTokenFromOffer({
-        credentialOffer,
-        issuerMetadata,
-        authorizationCode: code,
-        pkceCodeVerifier: started.pkce?.codeVerifier,
-        redirectUri: REDIRECT,
-        dpop: { signer: instance.signer },
-      });
-      const tokenRequest = device.last('/v1/oauth/token');
-      expect(tokenRequest.headers['oauth-client-attestation']).toBe(jwt);
-      expect(tokenRequest.headers['oauth-client-attestation-pop']).toBeUndefined();
-      expect(accessTokenResponse.token_type).toBe('DPoP');
-      expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({
-        cnf: { jkt },
-        client_id: COMBINED_CLIENT,
-        client_instance_id: 'instance-combined-code-1',
-      });
+      const { accessTokenResponse } = await codeToken(device, { credentialOffer, issuerMetadata }, code, started.pkce?.codeVerifier, instance.signer);
+      combinedModeHeaders(device.last('/v1/oauth/token'), jwt);
+      await expectCombinedModeToken(accessTokenResponse, instance, 'instance-combined-code-1');
       await verifyCredential(await credential(device, issuerMetadata, accessTokenResponse.access_token, instance.signer), device);
     },
   );
@@ -746,7 +658,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
       // What the library was told the first time: the status, the body and the challenge.
       const refused = await send(`${nonceServer}/v1/oauth/token`, {
         headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(device.key, { htm: 'POST', htu: `${origin}/v1/oauth/token` }) },
-        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': await freshCode() }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+          'pre-authorized_code': await freshCode(),
+        }).toString(),
       });
       expect(refused.status, refused.text).toBe(400);
       expect(refused.body).toMatchObject({ error: 'use_dpop_nonce', error_description: expect.any(String) });
@@ -756,17 +671,19 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
 
   // ----- refusals: each the error its standard names, never a 5xx -----
 
-  it.skipIf(skip)('a DPoP proof works once: replayed on the same server it is refused at the token and the credential endpoints (RFC 9449 §11.1)', async () => {
+  /** A whole run with DPoP by the library, token and credential, and the two requests it sent: to replay them. */
+  async function dpopRun() {
     const device = wallet();
     const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, device.key.signer);
     await credential(device, issuerMetadata, accessTokenResponse.access_token, device.key.signer);
-    const tokenRequest = device.last('/v1/oauth/token');
-    const credentialRequest = device.last('/v1/openid/credential');
+    return { device, tokenRequest: device.last('/v1/oauth/token'), credentialRequest: device.last('/v1/openid/credential') };
+  }
+
+  it.skipIf(skip)('a DPoP proof works once: replayed on the same server it is refused at the token and the credential endpoints (RFC 9449 §11.1)', async () => {
+    const { device, tokenRequest, credentialRequest } = await dpopRun();
 
     // The token request's proof, with a fresh code: refused, and the code is not spent.
-    const fresh = await freshCode();
-    const form = new URLSearchParams(tokenRequest.body);
-    form.set('pre-authorized_code', fresh);
+    const { form } = await withFreshCode(tokenRequest);
     const replayed = await send(tokenRequest.url, { headers: tokenRequest.headers, body: form.toString() });
     expect(replayed.status, replayed.text).toBe(400);
     expect(replayed.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('has been used') });
@@ -785,16 +702,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
   });
 
   it.skipIf(skip)('a DPoP proof one server took is refused by a second server process on the same database (RFC 9449 §11.1)', async () => {
-    const device = wallet();
-    const { accessTokenResponse, issuerMetadata } = await preAuthorizedToken(device, device.key.signer);
-    await credential(device, issuerMetadata, accessTokenResponse.access_token, device.key.signer);
-    const tokenRequest = device.last('/v1/oauth/token');
-    const credentialRequest = device.last('/v1/openid/credential');
+    const { device, tokenRequest, credentialRequest } = await dpopRun();
 
     const other = await secondServer();
-    const fresh = await freshCode();
-    const form = new URLSearchParams(tokenRequest.body);
-    form.set('pre-authorized_code', fresh);
+    const { form } = await withFreshCode(tokenRequest);
     const replayed = await send(`${other}/v1/oauth/token`, { headers: tokenRequest.headers, body: form.toString() });
     expect(replayed.status, replayed.text).toBe(400);
     expect(replayed.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining('has been used') });
@@ -829,7 +740,10 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
         ['another key', handProof(otherKey, { htm: 'POST', htu: credentialUrl, ath }), 'bound to'],
       ];
       for (const [what, proof, about] of cases) {
-        const refused = await send(credentialUrl, { headers: { authorization: `DPoP ${token}`, dpop: await proof, 'content-type': 'application/json' }, body });
+        const refused = await send(credentialUrl, {
+          headers: { authorization: `DPoP ${token}`, dpop: await proof, 'content-type': 'application/json' },
+          body,
+        });
         expect(refused.status, `${what}: ${refused.text}`).toBe(401);
         expect(refused.body, what).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringContaining(about) });
         expect(challengeOf(refused), what).toMatchObject({ scheme: 'DPoP', error: 'invalid_dpop_proof' });
@@ -915,9 +829,7 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
     await preAuthorizedToken(attested);
     const first = attested.last('/v1/oauth/token');
 
-    const fresh = await freshCode();
-    const form = new URLSearchParams(first.body);
-    form.set('pre-authorized_code', fresh);
+    const { code: fresh, form } = await withFreshCode(first);
     const replayed = await send(first.url, { headers: first.headers, body: form.toString() });
     expect(replayed.status, replayed.text).toBe(400);
     expect(replayed.body).toMatchObject({ error: 'invalid_client_attestation', error_description: expect.stringContaining('has been used') });
@@ -951,7 +863,7 @@ describe.each(backends)('DPoP and client attestation with wallet libraries we di
 
   it.skipIf(skip)('answered no request of these runs with a 5xx, on either server process', () => {
     expect(secondServers.length).toBeGreaterThan(0);
-    for (const s of [server, ...secondServers]) {
+    for (const s of [issuer.server, ...secondServers]) {
       // The log does carry each answer's status (the refusals above were 400 and 401), and none is a 5xx.
       expect(s.output()).toMatch(/"statusCode":4\d\d/);
       expect(s.output()).not.toMatch(/"statusCode":5\d\d/);

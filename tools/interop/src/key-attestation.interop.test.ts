@@ -7,18 +7,13 @@
 // attested key, which @auth0/mdl (another team's verifier) checks through a device signature made
 // with that key; each way an attestation can fail is answered 400 invalid_proof; a configuration
 // without the requirement issues without any attestation. (Pre-authorized offers issue mDocs only.)
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
-import { clientAuthenticationAnonymous, type HashAlgorithm, type Jwk, type JwtSigner } from '@openid4vc/oauth2';
-import {
-  createKeyAttestationJwt,
-  type IssuerMetadataResult,
-  Openid4vciClient,
-  Openid4vciRetrieveCredentialsError,
-  Openid4vciWalletProvider,
-} from '@openid4vc/openid4vci';
+import { generateKeyPairSync, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
+import type { Jwk, JwtSigner } from '@openid4vc/oauth2';
+import { createKeyAttestationJwt, type IssuerMetadataResult, Openid4vciRetrieveCredentialsError, Openid4vciWalletProvider } from '@openid4vc/openid4vci';
 import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IssuerServer, startIssuerServer } from './issuer-server.ts';
+import { activeIaca, type IssuerServer, startIssuerServer } from './issuer-server.ts';
+import { libraryWallet, preAuthorizedToken } from './library-wallet.ts';
 import { presentAndVerify } from './mdoc-verify.ts';
 
 const DOC_TYPE = 'com.example.attested-membership.1';
@@ -149,10 +144,7 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
     expect([root?.ca, intermediate?.ca, signer?.ca]).toEqual([true, true, false]);
 
     server = await startIssuerServer();
-    const iaca = await server.call('POST', '/v2/credentials/mobile/iacas', { country: 'US', commonName: 'Acme IACA' });
-    expect(iaca.status, iaca.text).toBe(201);
-    expect((await server.call('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
-    iacaPem = (await server.call('GET', '/v2/credentials/mobile/iacas', undefined, {})).json().data[0].certificatePem;
+    iacaPem = await activeIaca(server);
     const members = { given_name: { mapFrom: 'claims.givenName', required: true }, member_number: { mapFrom: 'claims.memberNumber' } };
     const attested = await server.call('POST', '/v2/credentials/mobile/configurations', {
       type: DOC_TYPE,
@@ -187,21 +179,7 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
     return new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(key);
   }
 
-  /** A wallet: its own P-256 key, and the library's client with callbacks over node:crypto and jose. */
-  function wallet() {
-    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const publicJwk = publicKey.export({ format: 'jwk' }) as Jwk;
-    const client = new Openid4vciClient({
-      callbacks: {
-        fetch: server.tlsFetch,
-        hash: (data: Uint8Array, alg: HashAlgorithm) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
-        generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
-        clientAuthentication: clientAuthenticationAnonymous(),
-        signJwt: async (_signer, { header, payload }) => ({ jwt: await es256(privateKey, header, payload), signerJwk: publicJwk }),
-      },
-    });
-    return { client, publicJwk, privateKey };
-  }
+  const wallet = () => libraryWallet(server.tlsFetch);
   type Wallet = ReturnType<typeof wallet>;
 
   /** The wallet provider's side: the library's key attestation, signed by a certificate of `ca`. */
@@ -236,9 +214,7 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
       claims: { givenName: 'Ada', memberNumber: 'M-1042' },
     });
     expect(created.status, created.text).toBe(200);
-    const credentialOffer = await device.client.resolveCredentialOffer(created.json().uri);
-    const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata });
+    const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(device.client, created.json().uri);
     const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
     return { issuerMetadata, accessToken: accessTokenResponse.access_token, cNonce: c_nonce, configurationId };
   }
@@ -249,7 +225,7 @@ describe('Key attestations in key proofs, made by a wallet library we did not wr
     const { jwt } = await device.client.createCredentialRequestJwtProof({
       issuerMetadata: s.issuerMetadata,
       credentialConfigurationId: s.configurationId,
-      signer: { method: 'jwk', publicJwk: device.publicJwk, alg: 'ES256' },
+      signer: device.signer,
       nonce: s.cNonce,
       ...(keyAttestationJwt === undefined ? {} : { keyAttestationJwt }),
     });

@@ -2,7 +2,8 @@
 // IssuerSigned exactly as Vellum issued it, with a device signature over a SessionTranscript
 // (ISO/IEC 18013-5 §8.3.2.1.2.2 and §9.1.3; ISO/IEC 18013-7 Annex B for the OpenID4VP handover).
 // It writes CBOR with its own small encoder, independent of the cbor-x setup the issuer uses.
-import { createHash, type KeyObject, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import type { PublicJwk } from '@vellum/core';
 
 /** A CBOR data item: `{ tag, value }` is a tagged item, `{ encoded }` bytes already encoded, kept verbatim. */
 export type CborValue =
@@ -73,6 +74,21 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 export function oid4vpSessionTranscript(input: { clientId: string; responseUri: string; nonce: string; mdocGeneratedNonce: string }): CborValue {
   const { clientId, responseUri, nonce, mdocGeneratedNonce } = input;
   return [null, null, [sha256(cborEncode([clientId, mdocGeneratedNonce])), sha256(cborEncode([responseUri, mdocGeneratedNonce])), nonce]];
+}
+
+/** The transcript of the suites' one reader, an OpenID4VP verifier at verifier.example.org. */
+export const readerTranscript = oid4vpSessionTranscript({
+  clientId: 'verifier.example.org',
+  responseUri: 'https://verifier.example.org/response',
+  nonce: 'n-0S6_WzA2Mj',
+  mdocGeneratedNonce: 'mdoc-nonce-1',
+});
+
+/** A holder's P-256 device key: the private key that signs DeviceAuth, and the public JWK the MSO binds. */
+export function holder() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  return { privateKey, publicJwk: { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string } satisfies PublicJwk };
 }
 
 export interface DeviceResponseInput {

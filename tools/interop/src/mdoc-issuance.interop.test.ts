@@ -6,14 +6,15 @@
 // The server runs as a child process on SQLite; the test opens a second runtime in this process on
 // the same database file and master key (as a second server would) and issues through
 // `vellum.mdocIssuance`, since no wallet-facing endpoint issues mDocs yet.
-import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { Verifier } from '@auth0/mdl';
-import type { MdocConfiguration, PublicJwk, Tenant } from '@vellum/core';
+import type { MdocConfiguration, Tenant } from '@vellum/core';
 import { createLogger, loadConfig, openRuntime, type Runtime } from '@vellum/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
-import { deviceResponse, oid4vpSessionTranscript } from './mdoc-device.ts';
+import { deviceResponse, holder, readerTranscript } from './mdoc-device.ts';
+import { expectFullDates } from './mdoc-verify.ts';
 
 const PLATFORM = 'vellum.test';
 const HOST = `acme.eu01.${PLATFORM}`;
@@ -70,19 +71,6 @@ const subject = {
     verifiedAt: '2026-03-01T10:20:30+02:00',
   },
 };
-
-function holder() {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = publicKey.export({ format: 'jwk' });
-  return { privateKey, publicJwk: { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string } satisfies PublicJwk };
-}
-
-const transcript = oid4vpSessionTranscript({
-  clientId: 'verifier.example.org',
-  responseUri: 'https://verifier.example.org/response',
-  nonce: 'n-0S6_WzA2Mj',
-  mdocGeneratedNonce: 'mdoc-nonce-1',
-});
 
 describe('mDocs issued through the core use case, verified by @auth0/mdl against the public IACA list (issue 4)', () => {
   let dir: string;
@@ -147,7 +135,7 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
     const presented = deviceResponse({
       docType: DOC_TYPE,
       issuerSigned: Buffer.from(issued.credential, 'base64url'),
-      sessionTranscript: transcript,
+      sessionTranscript: readerTranscript,
       devicePrivateKey: device.privateKey,
     });
     const checks: Check[] = [];
@@ -206,15 +194,7 @@ describe('mDocs issued through the core use case, verified by @auth0/mdl against
       age_over_18: true,
       height: 172,
     });
-    // full-date (tag 1004) comes back as @auth0/mdl's DateOnly; tdate (tag 0) as a Date.
-    for (const [name, text] of [
-      ['birth_date', '1990-05-15'],
-      ['issue_date', '2026-01-10'],
-      ['expiry_date', '2031-01-10'],
-    ] as const) {
-      expect(Object.prototype.toString.call(values[name])).toBe('[object DateOnly]');
-      expect((values[name] as Date).toISOString()).toBe(text);
-    }
+    expectFullDates(values, { birth_date: '1990-05-15', issue_date: '2026-01-10', expiry_date: '2031-01-10' });
     const verifiedAt = document.getIssuerNameSpace('org.example.acme.1').verified_at;
     expect(verifiedAt).toBeInstanceOf(Date);
     expect((verifiedAt as Date).toISOString()).toBe('2026-03-01T08:20:30.000Z');

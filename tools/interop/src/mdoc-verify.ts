@@ -50,3 +50,14 @@ export async function presentAndVerify(
 
 /** The full set a wallet library's mDoc is held to: also the certificate's and the MSO's validity now. */
 export const ISSUED_AND_VALID = ['ISSUER_CERTIFICATE_VALIDITY', 'MSO_VALIDITY_AT_VERIFICATION_TIME', ...ISSUED_TO_HOLDER] as const;
+
+/**
+ * Each named element is a full-date (tag 1004) of the given day: @auth0/mdl decodes those into its
+ * DateOnly (a Date printing as YYYY-MM-DD), where a tdate (tag 0) would be a plain Date.
+ */
+export function expectFullDates(values: Record<string, unknown>, days: Record<string, string>) {
+  for (const [name, day] of Object.entries(days)) {
+    expect(Object.prototype.toString.call(values[name]), name).toBe('[object DateOnly]');
+    expect((values[name] as Date).toISOString(), name).toBe(day);
+  }
+}

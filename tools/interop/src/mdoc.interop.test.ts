@@ -1,12 +1,12 @@
-import { generateKeyPairSync, X509Certificate as NodeX509Certificate } from 'node:crypto';
+import { X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { Verifier } from '@auth0/mdl';
-import type { PublicJwk } from '@vellum/core';
 import { createDocumentSignerCertificate, createIacaCertificate, createKeyManager, createSealer, managedSigningKey, verifyIssuedBy } from '@vellum/crypto';
 import { issueMdoc, type MdocValue } from '@vellum/formats';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeClock, makeTenant } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
-import { deviceResponse, oid4vpSessionTranscript } from './mdoc-device.ts';
+import { deviceResponse, holder, readerTranscript } from './mdoc-device.ts';
+import { expectFullDates } from './mdoc-verify.ts';
 
 // mDocs issued by Vellum, verified by @auth0/mdl (another team's verifier) the way a reader would:
 // a DeviceResponse with our IssuerSigned and a device signature, checked against the IACA as the
@@ -71,19 +71,6 @@ async function issuerWithPki() {
   return { iaca, ds, signerKey, keys, tenant };
 }
 
-function holder() {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = publicKey.export({ format: 'jwk' });
-  return { privateKey, publicJwk: { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string } satisfies PublicJwk };
-}
-
-const transcript = oid4vpSessionTranscript({
-  clientId: 'verifier.example.org',
-  responseUri: 'https://verifier.example.org/response',
-  nonce: 'n-0S6_WzA2Mj',
-  mdocGeneratedNonce: 'mdoc-nonce-1',
-});
-
 async function issueAndPresent(over: { status?: { uri: string; idx: number } } = {}) {
   const pki = await issuerWithPki();
   const device = holder();
@@ -99,7 +86,7 @@ async function issueAndPresent(over: { status?: { uri: string; idx: number } } =
   const presented = deviceResponse({
     docType: DOC_TYPE,
     issuerSigned: issued.issuerSigned,
-    sessionTranscript: transcript,
+    sessionTranscript: readerTranscript,
     devicePrivateKey: device.privateKey,
   });
   return { ...pki, device, issued, ...presented };
@@ -151,15 +138,7 @@ describe('mso_mdoc issued by Vellum, verified by @auth0/mdl against the IACA (IS
     expect(values.issuing_country).toBe('US');
     expect(values.age_over_18).toBe(true);
     expect(Buffer.from(values.portrait as Uint8Array).equals(portrait)).toBe(true);
-    // @auth0/mdl decodes tag 1004 into its DateOnly (a Date printing as YYYY-MM-DD); tag 0 would be a plain Date.
-    for (const [name, text] of [
-      ['birth_date', '1990-05-15'],
-      ['issue_date', '2026-01-10'],
-      ['expiry_date', '2031-01-10'],
-    ] as const) {
-      expect(Object.prototype.toString.call(values[name])).toBe('[object DateOnly]');
-      expect((values[name] as Date).toISOString()).toBe(text);
-    }
+    expectFullDates(values, { birth_date: '1990-05-15', issue_date: '2026-01-10', expiry_date: '2031-01-10' });
     const privileges = values.driving_privileges as Map<string, unknown>[];
     expect(privileges.map((p) => p.get('vehicle_category_code'))).toEqual(['B', 'A']);
     expect(Object.prototype.toString.call(privileges[0]!.get('issue_date'))).toBe('[object DateOnly]');
@@ -178,7 +157,7 @@ describe('mso_mdoc issued by Vellum, verified by @auth0/mdl against the IACA (IS
     const forged = deviceResponse({
       docType: DOC_TYPE,
       issuerSigned: issued.issuerSigned,
-      sessionTranscript: transcript,
+      sessionTranscript: readerTranscript,
       devicePrivateKey: stranger.privateKey,
     });
     const { failed } = await verifyWithAuth0(iaca.pem, forged.deviceResponse, forged.sessionTranscriptBytes);
@@ -190,7 +169,7 @@ describe('mso_mdoc issued by Vellum, verified by @auth0/mdl against the IACA (IS
     const tampered = Buffer.from(issued.issuerSigned);
     const at = tampered.indexOf(Buffer.from('Turner'));
     tampered.write('Tarner', at);
-    const changed = deviceResponse({ docType: DOC_TYPE, issuerSigned: tampered, sessionTranscript: transcript, devicePrivateKey: device.privateKey });
+    const changed = deviceResponse({ docType: DOC_TYPE, issuerSigned: tampered, sessionTranscript: readerTranscript, devicePrivateKey: device.privateKey });
     const { failed } = await verifyWithAuth0(iaca.pem, changed.deviceResponse, changed.sessionTranscriptBytes);
     expect(failed.map((c) => c.id)).toEqual(['ATTRIBUTE_DIGEST_MATCH']);
 

@@ -5,71 +5,25 @@
 // mDoc, which @auth0/mdl (another team's verifier) verifies against the IACA from the public list,
 // with the wallet's key as device key and the offer's claims as element values. A second run sends
 // the deprecated draft-13 request and checks the deprecated answer and its headers.
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { clientAuthenticationAnonymous, type HashAlgorithm, type Jwk } from '@openid4vc/oauth2';
-import { Openid4vciClient } from '@openid4vc/openid4vci';
-import { writeLocalhostCertificate } from '@vellum/testing';
-import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type RunningServer, serverEnv, startServer, tempDir } from '../../../apps/server/test/process.ts';
-import { fetchTrusting } from './tls.ts';
+import { activeIaca, type IssuerServer, startIssuerServer } from './issuer-server.ts';
+import { keyProof, libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
 import { ISSUED_AND_VALID, presentAndVerify } from './mdoc-verify.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
 
 describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not write (issue 5)', () => {
-  let dir: string;
-  let server: RunningServer;
+  let issuer: IssuerServer;
   let origin: string;
-  let tlsFetch: typeof fetch;
-  let admin: Record<string, string>;
+  let call: IssuerServer['call'];
   let configurationId: string;
   let iacaPem: string;
 
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = admin) {
-    const res = await tlsFetch(`${origin}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: () => JSON.parse(text), text };
-  }
-
   beforeAll(async () => {
-    dir = tempDir();
-    const cert = writeLocalhostCertificate(dir);
-    const port = await freePort();
-    origin = `https://localhost:${port}`;
-    tlsFetch = fetchTrusting(cert.certPem);
-    server = await startServer(
-      serverEnv({
-        VELLUM_DATA_DIR: dir,
-        VELLUM_PORT: String(port),
-        VELLUM_PUBLIC_URL: origin,
-        VELLUM_TLS_CERT_FILE: cert.certFile,
-        VELLUM_TLS_KEY_FILE: cert.keyFile,
-      }),
-    );
-    const printed = server.output();
-    const start = printed.indexOf('{', printed.indexOf('shown only this once'));
-    const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2));
-    const token = await call(
-      'POST',
-      '/oauth/token',
-      { grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret, audience: origin },
-      {},
-    );
-    expect(token.status, token.text).toBe(200);
-    admin = { authorization: `Bearer ${token.json().access_token}` };
-
-    const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US', commonName: 'Acme IACA' });
-    expect(iaca.status, iaca.text).toBe(201);
-    expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
-    const publicList = await call('GET', '/v2/credentials/mobile/iacas', undefined, {});
-    iacaPem = publicList.json().data[0].certificatePem;
+    issuer = await startIssuerServer();
+    ({ origin, call } = issuer);
+    iacaPem = await activeIaca(issuer);
 
     const configuration = await call('POST', '/v2/credentials/mobile/configurations', {
       type: DOC_TYPE,
@@ -91,29 +45,10 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
   });
 
   afterAll(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await issuer?.stop();
   });
 
-  /** A wallet: its own P-256 key, and the library's client with callbacks over node:crypto and jose. */
-  function wallet() {
-    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const publicJwk = publicKey.export({ format: 'jwk' }) as Jwk;
-    const client = new Openid4vciClient({
-      callbacks: {
-        fetch: tlsFetch,
-        hash: (data: Uint8Array, alg: HashAlgorithm) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
-        generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
-        clientAuthentication: clientAuthenticationAnonymous(),
-        signJwt: async (_signer, { header, payload }) => {
-          const key = await importJWK(privateKey.export({ format: 'jwk' }), 'ES256');
-          const jwt = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(key);
-          return { jwt, signerJwk: publicJwk };
-        },
-      },
-    });
-    return { client, publicJwk, privateKey };
-  }
+  const wallet = () => libraryWallet(issuer.tlsFetch);
 
   async function offer(byReference: boolean) {
     const res = await call('POST', '/v1/openid/offers/pre-authorized', {
@@ -138,29 +73,17 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
     const created = await offer(byReference);
     expect(created.uri).toContain(byReference ? 'credential_offer_uri=' : 'credential_offer=');
     const device = wallet();
-    const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
-    expect(credentialOffer.credential_issuer).toBe(origin);
-    expect(credentialOffer.credential_configuration_ids).toEqual([configurationId]);
-    const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
+    const { credentialOffer, issuerMetadata, accessTokenResponse } = await preAuthorizedToken(device.client, created.uri, {
       txCode: created.transactionCode,
     });
-    const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
-    const { jwt } = await device.client.createCredentialRequestJwtProof({
+    expect(credentialOffer.credential_issuer).toBe(origin);
+    expect(credentialOffer.credential_configuration_ids).toEqual([configurationId]);
+    const body = await requestCredential(device.client, {
       issuerMetadata,
       credentialConfigurationId: configurationId,
-      signer: { method: 'jwk', publicJwk: device.publicJwk, alg: 'ES256' },
-      nonce: c_nonce,
-    });
-    const response = await device.client.retrieveCredentials({
-      issuerMetadata,
+      signer: device.signer,
       accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: configurationId,
-      proofs: { jwt: [jwt] },
     });
-    const body = response.credentialResponse as { credentials?: Array<{ credential: string }>; notification_id?: string };
     expect(body.credentials).toHaveLength(1);
     expect(body.notification_id).toEqual(expect.any(String));
     await verifyMdoc(body.credentials?.[0]?.credential as string, device);
@@ -174,20 +97,8 @@ describe('OpenID4VCI Pre-authorized Code flow with a wallet library we did not w
   it('answers the deprecated draft-13 request with the deprecated response and its Deprecation and Sunset headers', async () => {
     const created = await offer(false);
     const device = wallet();
-    const credentialOffer = await device.client.resolveCredentialOffer(created.uri);
-    const issuerMetadata = await device.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse } = await device.client.retrievePreAuthorizedCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
-      txCode: created.transactionCode,
-    });
-    const { c_nonce } = await device.client.requestNonce({ issuerMetadata });
-    const { jwt } = await device.client.createCredentialRequestJwtProof({
-      issuerMetadata,
-      credentialConfigurationId: configurationId,
-      signer: { method: 'jwk', publicJwk: device.publicJwk, alg: 'ES256' },
-      nonce: c_nonce,
-    });
+    const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(device.client, created.uri, { txCode: created.transactionCode });
+    const jwt = await keyProof(device.client, issuerMetadata, configurationId, device.signer);
     const legacy = await call(
       'POST',
       '/v1/openid/credential',

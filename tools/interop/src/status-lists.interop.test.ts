@@ -5,15 +5,13 @@
 // URI the MSO names and reads it with other people's code: @ldclabs/cose-ts (on cborg) checks the
 // COSE_Sign1 against the document signer in its x5chain, node:crypto checks that the IACA issued
 // that certificate, and pako inflates the bits. The revoked mDoc reads invalid, the others valid.
-import { createHash, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
-import { clientAuthenticationAnonymous, type HashAlgorithm, type Jwk } from '@openid4vc/oauth2';
-import { Openid4vciClient } from '@openid4vc/openid4vci';
-import { importJWK, SignJWT } from 'jose';
+import { X509Certificate } from 'node:crypto';
 import * as cborg from 'cborg';
 import pako from 'pako';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
-import { type IssuerServer, startIssuerServer } from './issuer-server.ts';
+import { activeIaca, type IssuerServer, startIssuerServer } from './issuer-server.ts';
+import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
 import { presentAndVerify } from './mdoc-verify.ts';
 
 const MDL = 'org.iso.18013.5.1.mDL';
@@ -35,9 +33,7 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
   beforeAll(async () => {
     issuer = await startIssuerServer();
     ({ origin, tlsFetch, call } = issuer);
-    const iaca = await call('POST', '/v2/credentials/mobile/iacas', { country: 'US', commonName: 'Acme IACA' });
-    expect((await call('PUT', `/v2/credentials/mobile/iacas/${iaca.json().id}`, { active: true })).status).toBe(200);
-    iacaPem = (await call('GET', '/v2/credentials/mobile/iacas', undefined, {})).json().data[0].certificatePem;
+    iacaPem = await activeIaca(issuer);
 
     // The card's mDocs go into legacy (two-bit) lists; the mDL's into draft 14 ones, the default.
     const legacy = await call('POST', '/v2/credentials/mobile/status-lists/configurations', {
@@ -65,40 +61,18 @@ describe('mDoc status lists read by a verifier that shares no code with Vellum (
 
   /** A Pre-authorized flow played by the wallet library; the mDoc, the device key and the record id. */
   async function issue(docType: string, familyName: string) {
-    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const publicJwk = publicKey.export({ format: 'jwk' }) as Jwk;
-    const client = new Openid4vciClient({
-      callbacks: {
-        fetch: tlsFetch,
-        hash: (data: Uint8Array, alg: HashAlgorithm) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
-        generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
-        clientAuthentication: clientAuthenticationAnonymous(),
-        signJwt: async (_signer, { header, payload }) => ({
-          jwt: await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(await importJWK(privateKey.export({ format: 'jwk' }), 'ES256')),
-          signerJwk: publicJwk,
-        }),
-      },
-    });
+    const { client, signer, privateKey } = libraryWallet(tlsFetch);
     const configurationId = configurations[docType] as string;
     const offer = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims: { familyName, givenName: 'Ada' } });
     expect(offer.status, offer.text).toBe(200);
-    const credentialOffer = await client.resolveCredentialOffer(offer.json().uri);
-    const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer);
-    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata });
-    const { c_nonce } = await client.requestNonce({ issuerMetadata });
-    const { jwt } = await client.createCredentialRequestJwtProof({
+    const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(client, offer.json().uri);
+    const response = await requestCredential(client, {
       issuerMetadata,
       credentialConfigurationId: configurationId,
-      signer: { method: 'jwk', publicJwk, alg: 'ES256' },
-      nonce: c_nonce,
-    });
-    const response = await client.retrieveCredentials({
-      issuerMetadata,
+      signer,
       accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: configurationId,
-      proofs: { jwt: [jwt] },
     });
-    const credential = (response.credentialResponse as { credentials: Array<{ credential: string }> }).credentials[0]?.credential as string;
+    const credential = response.credentials?.[0]?.credential as string;
 
     // @auth0/mdl checks the issuer signature, the digests and the device signature.
     await presentAndVerify(credential, docType, privateKey, iacaPem);
