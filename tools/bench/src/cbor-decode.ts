@@ -12,15 +12,13 @@
 // cbor-extract's install script has built it and CBOR_NATIVE_ACCELERATION_DISABLED is not "true".
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import type { PublicJwk } from '@vellum/core';
-import { createDocumentSignerCertificate, createIacaCertificate, createKeyManager, createSealer, managedSigningKey } from '@vellum/crypto';
-import { issueMdoc, type MdocValue } from '@vellum/formats';
+import { issueMdoc } from '@vellum/formats';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { holderKeys, printMachine } from './throughput.ts';
+import { benchTenant, MDL_CLAIMS, rawMdocSigner } from './in-process.ts';
+import { holderKeys, printMachine, secondsOption } from './throughput.ts';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
-const SECONDS = Number(args.seconds);
+const SECONDS = secondsOption(4);
 const DAY = 86_400_000;
 
 /** The part of cbor-x used here. */
@@ -41,56 +39,15 @@ const decoder = new cborX.Decoder({ mapsAsObjects: false, useRecords: false });
 
 async function issueSample(): Promise<Uint8Array> {
   const store = createMemoryStore();
-  const keys = createKeyManager({
-    keys: store.keys,
-    sealer: createSealer(new Uint8Array(32).fill(1)),
-    ids: { uuid: () => crypto.randomUUID(), token: () => 'unused', bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
-    clock: { now: () => new Date() },
-  });
-  const tenantId = crypto.randomUUID();
-  await store.tenants.insert({ id: tenantId, subdomain: 'bench', region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() });
-  const now = Date.now();
-  const iacaKey = managedSigningKey(keys, await keys.create(tenantId, 'P-256'));
-  const iaca = await createIacaCertificate({
-    key: iacaKey,
-    commonName: 'Bench IACA',
-    country: 'US',
-    notBefore: new Date(now - DAY),
-    notAfter: new Date(now + 3650 * DAY),
-    issuerAlternativeName: 'https://issuer.example.com',
-    crlDistributionPointUri: 'https://issuer.example.com/crl',
-  });
-  const signerKey = await keys.create(tenantId, 'P-256');
-  const ds = await createDocumentSignerCertificate({
-    iaca: { certificateDer: iaca.der, key: iacaKey },
-    subjectPublicJwk: signerKey.publicJwk,
-    commonName: 'Bench Document Signer',
-    country: 'US',
-    notBefore: new Date(now - DAY),
-    notAfter: new Date(now + 365 * DAY),
-    crlDistributionPointUri: 'https://issuer.example.com/crl',
-    issuerAlternativeName: 'https://issuer.example.com',
-  });
-  // The ten claims of mdoc-issue.ts, so that the two benchmarks speak of the same credential.
-  const claims: Record<string, MdocValue> = {
-    family_name: { type: 'string', value: 'Turner' },
-    given_name: { type: 'string', value: 'Susan' },
-    birth_date: { type: 'date', value: '1990-05-15' },
-    issue_date: { type: 'date', value: '2026-01-10' },
-    expiry_date: { type: 'date', value: '2031-01-10' },
-    issuing_country: { type: 'string', value: 'US' },
-    issuing_authority: { type: 'string', value: 'Bench DMV' },
-    document_number: { type: 'string', value: 'DL-1234-5678' },
-    age_over_18: { type: 'boolean', value: true },
-    height: { type: 'number', value: 172 },
-  };
+  const { keys, tenant } = await benchTenant(store);
   const signed = new Date();
   const { issuerSigned } = await issueMdoc({
     docType: 'org.iso.18013.5.1.mDL',
-    namespaces: { 'org.iso.18013.5.1': claims },
+    // The ten claims of mdoc-issue.ts, so that the two benchmarks speak of the same credential.
+    namespaces: { 'org.iso.18013.5.1': MDL_CLAIMS },
     deviceKey: holderKeys(1)[0] as PublicJwk,
     validity: { signed, validFrom: signed, validUntil: new Date(signed.getTime() + 365 * DAY) },
-    signer: { sign: (data) => keys.sign(tenantId, signerKey.id, data), x5chain: [ds.der] },
+    signer: await rawMdocSigner(keys, tenant.id),
   });
   return issuerSigned;
 }

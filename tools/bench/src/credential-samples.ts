@@ -5,22 +5,16 @@
 //   node tools/bench/src/credential-samples.ts [--format ldp_vc]
 import { generateKeyPairSync } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { type CredentialConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS } from '@vellum/core';
+import type { CredentialConfiguration, PublicJwk } from '@vellum/core';
 import { createMemoryStore } from '@vellum/storage-memory';
-import { inProcessVellum } from './in-process.ts';
+import { adminContext, inProcessVellum } from './in-process.ts';
 
 const { values } = parseArgs({ options: { format: { type: 'string' } } });
 
 const store = createMemoryStore();
 const { vellum } = await inProcessVellum(store, { publicUrl: 'https://acme.eu01.vellum.example' });
 const { tenant } = await vellum.tenants.createTenant({ subdomain: 'acme', region: 'eu01', name: 'Acme' });
-const ctx: RequestContext = {
-  tenant,
-  origin: 'https://acme.eu01.vellum.example',
-  requestId: 'samples',
-  ip: '127.0.0.1',
-  requestor: { clientId: 'samples', role: 'admin', permissions: new Set(ROLE_PERMISSIONS.admin) },
-};
+const ctx = adminContext(tenant, 'https://acme.eu01.vellum.example', 'samples');
 await vellum.dids.create(ctx, { method: 'key', options: { keyType: 'Ed25519' } });
 await vellum.dids.create(ctx, { method: 'key', options: { keyType: 'P-256' } });
 const iaca = await vellum.iacas.create(ctx, { country: 'US', commonName: 'Acme IACA' });

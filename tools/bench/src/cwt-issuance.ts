@@ -6,21 +6,12 @@
 // table shows where the time goes. Target: at least 3,000 credentials/s on one core. Run it pinned:
 //
 //   taskset -c 0 node tools/bench/src/cwt-issuance.ts [--seconds 4]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createCwtFormat, type CwtConfiguration, type CwtSignInput, type DidKey, type PublicJwk, type Store, type Tenant } from '@vellum/core';
-import { addDidKey } from '@vellum/testing/fakes';
-import { createKeyManager, createSealer } from '@vellum/crypto';
+import { createCwtFormat, type CwtConfiguration, type CwtSignInput, type PublicJwk, type Store } from '@vellum/core';
 import { createCwtSigner } from '@vellum/formats';
-import { createNodeIds, systemClock } from '@vellum/node';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { openSqlStore } from '@vellum/storage-sql';
-import { holderKeys, printMachine, type Rate, rate } from './throughput.ts';
+import { eachStore, tenantWithDidKey } from './in-process.ts';
+import { alternate, handlerIssue, holderKeys, printMachine, type Rate, secondsOption, thousands as f } from './throughput.ts';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
-const SECONDS = Number(args.seconds);
+const SECONDS = secondsOption(4);
 
 const configurationOf = (tenantId: string, format: 'cwt' | 'cwt_vc'): CwtConfiguration => ({
   id: `bench-${format}`,
@@ -52,40 +43,19 @@ const holders = holderKeys(256);
 
 /** A tenant with one P-256 did:key on a KeyManager key, and the handlers of both formats, on `store`. */
 async function prepare(store: Store) {
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids: createNodeIds(), clock: systemClock });
-  const tenant: Tenant = {
-    id: crypto.randomUUID(),
-    subdomain: `bench${Math.random().toString(36).slice(2, 8)}`,
-    region: 'eu01',
-    name: 'Bench',
-    loggingLevel: 1,
-    createdAt: new Date().toISOString(),
-  };
-  await store.tenants.insert(tenant);
-  const record = await addDidKey(store, keys, tenant.id, 'P-256');
-  const { did } = record;
-  const { didDocumentKeyId, kmsKeyId } = record.keys[0] as DidKey;
-  const key = { id: kmsKeyId };
+  const { keys, tenant, did, didKey } = await tenantWithDidKey(store, 'P-256');
   const signer = createCwtSigner({ keys });
-  const issuerOf = (format: 'cwt' | 'cwt_vc') => {
-    const handler = createCwtFormat({ store, signer, format });
-    const configuration = configurationOf(tenant.id, format);
-    return (i: number) =>
-      handler.issue({
-        tenant,
-        configuration,
-        subject,
-        holderKey: holders[i % holders.length] as PublicJwk,
-        credentialIssuer: 'https://bench.eu01.vellum.bench',
-        now: new Date(),
-        form: 'current',
-      });
-  };
+  const issuerOf = (format: 'cwt' | 'cwt_vc') =>
+    handlerIssue(
+      createCwtFormat({ store, signer, format }),
+      { tenant, configuration: configurationOf(tenant.id, format), subject, credentialIssuer: 'https://bench.eu01.vellum.bench', form: 'current' },
+      holders,
+    );
   const now = new Date();
   const signInput = (i: number): CwtSignInput => ({
     tenantId: tenant.id,
-    keyId: key.id,
-    kid: didDocumentKeyId,
+    keyId: didKey.kmsKeyId,
+    kid: didKey.didDocumentKeyId,
     claims: {
       iss: did,
       sub: did,
@@ -101,53 +71,25 @@ async function prepare(store: Store) {
     cwt: issuerOf('cwt'),
     cwtVc: issuerOf('cwt_vc'),
     signOnly: (i: number) => signer.sign(signInput(i)),
-    rawSign: () => keys.sign(tenant.id, key.id, message),
+    rawSign: () => keys.sign(tenant.id, didKey.kmsKeyId, message),
   };
 }
 
 printMachine();
 
-const mean = (a: Rate, b: Rate): Rate => ({
-  count: a.count + b.count,
-  perSecond: (a.perSecond + b.perSecond) / 2,
-  perCpuSecond: (a.perCpuSecond + b.perCpuSecond) / 2,
-});
-/** Two half-length runs of each operation, interleaved so drift hits all alike. */
-async function measure(ops: Record<string, (i: number) => Promise<unknown>>): Promise<Record<string, Rate>> {
-  for (const op of Object.values(ops)) await rate(0.5, op);
-  const first: Record<string, Rate> = {};
-  const out: Record<string, Rate> = {};
-  for (const [name, op] of Object.entries(ops)) first[name] = await rate(SECONDS / 2, op);
-  for (const [name, op] of Object.entries(ops)) out[name] = mean(first[name] as Rate, await rate(SECONDS / 2, op));
-  return out;
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-cwt-'));
 const rows: Array<{ store: string; rates: Record<string, Rate> }> = [];
-try {
-  for (const [name, open] of [
-    ['sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, `bench-${Date.now()}.db`) })],
-    ['memory', async () => createMemoryStore()],
-  ] as const) {
-    const store = await open();
-    try {
-      const ops = await prepare(store);
-      if (rows.length === 0) {
-        const [a, b] = [await ops.cwt(0), await ops.cwtVc(0)];
-        console.log(
-          `cwt: ${(a.credential as string).length} characters of base64url, cwt_vc: ${(b.credential as string).length}; valid ${a.validFrom} to ${a.validUntil}`,
-        );
-      }
-      rows.push({ store: name, rates: await measure({ cwt: ops.cwt, cwtVc: ops.cwtVc, signOnly: ops.signOnly, rawSign: ops.rawSign }) });
-    } finally {
-      await store.close();
-    }
+await eachStore('cwt', ['sqlite', 'memory'], async (store, name) => {
+  const ops = await prepare(store);
+  if (rows.length === 0) {
+    const [a, b] = [await ops.cwt(0), await ops.cwtVc(0)];
+    console.log(
+      `cwt: ${(a.credential as string).length} characters of base64url, cwt_vc: ${(b.credential as string).length}; valid ${a.validFrom} to ${a.validUntil}`,
+    );
   }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+  // Two half-length runs of each operation, interleaved so drift hits all alike.
+  rows.push({ store: name, rates: await alternate(ops, { cwt: 0.5, cwtVc: 0.5, signOnly: 0.5, rawSign: 0.5 }, SECONDS / 2) });
+});
 
-const f = (n: number) => Math.round(n).toLocaleString('en-US');
 const cpu = (r: Record<string, Rate>, k: string) => (r[k] as Rate).perCpuSecond;
 console.log(
   '\n| store | cwt/s (wall) | cwt/s (CPU) | cwt_vc/s (wall) | cwt_vc/s (CPU) | CwtSigner.sign alone/s (CPU) | raw ES256 KeyManager.sign/s (CPU) | µs per cwt | µs per cwt_vc | µs per raw signature |',

@@ -3,15 +3,7 @@
 // Prints requests per second, latency and requests per server CPU-second.
 //
 //   node src/issuer-metadata.ts [--seconds 10] [--connections 32] [--log-level info]
-import { parseArgs } from 'node:util';
-import { benchGet, startBenchServer } from './http-load.ts';
-
-const { values: args } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' }, 'log-level': { type: 'string', default: 'info' } },
-});
-const seconds = Number(args.seconds);
-const connections = Number(args.connections);
-const PATH = '/.well-known/openid-credential-issuer';
+import { runGetBench } from './well-known-get.ts';
 
 const mappings = {
   given_name: { mapFrom: 'claims.givenName', required: true },
@@ -48,25 +40,13 @@ const CONFIGURATIONS: Array<[string, object]> = [1, 2].flatMap(
     ] as Array<[string, object]>,
 );
 
-async function main(): Promise<void> {
-  const server = await startBenchServer({ connections, logLevel: args['log-level'] as string });
-  try {
-    const auth = await server.auth();
-    for (const [path, body] of CONFIGURATIONS) {
-      const res = await server.call('POST', path, { headers: auth, body });
-      if (res.status !== 201) throw new Error(`creating a configuration failed: ${res.status} ${res.text}`);
-    }
-    const first = await server.call('GET', PATH);
+runGetBench({
+  path: '/.well-known/openid-credential-issuer',
+  creating: 'a configuration',
+  posts: CONFIGURATIONS,
+  details: (first) => {
     const count = Object.keys((JSON.parse(first.text) as { credential_configurations_supported: object }).credential_configurations_supported).length;
     if (count !== CONFIGURATIONS.length) throw new Error(`expected ${CONFIGURATIONS.length} configurations, got ${count}`);
-
-    await benchGet(server, { path: PATH, seconds, connections, logLevel: args['log-level'], sample: first, details: { configurations: count } });
-  } finally {
-    await server.stop();
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
+    return { configurations: count };
+  },
 });

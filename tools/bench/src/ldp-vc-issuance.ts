@@ -12,21 +12,13 @@
 // Run it pinned to one core:
 //
 //   taskset -c 0 node tools/bench/src/ldp-vc-issuance.ts [--seconds 4]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createLdpVcFormat, type DidKey, type LdpVcConfiguration, type PublicJwk, type Store, type Tenant } from '@vellum/core';
-import { addDidKey } from '@vellum/testing/fakes';
-import { createKeyManager, createSealer } from '@vellum/crypto';
+import { createLdpVcFormat, type LdpVcConfiguration, type Store } from '@vellum/core';
 import { canonizeQuads, createLinkedDataSigner, linkedDataVerifyData, toQuads } from '@vellum/formats';
-import { createNodeIds, systemClock } from '@vellum/node';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { openSqlStore } from '@vellum/storage-sql';
-import { holderKeys, printMachine, type Rate, rate } from './throughput.ts';
+import { createNodeIds } from '@vellum/node';
+import { eachStore, tenantWithDidKey } from './in-process.ts';
+import { handlerIssue, holderKeys, printMachine, type Rate, rate, secondsOption, thousands as f } from './throughput.ts';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
-const SECONDS = Number(args.seconds);
+const SECONDS = secondsOption(4);
 
 const configurationOf = (tenantId: string, proofType: LdpVcConfiguration['proofType']): LdpVcConfiguration => ({
   id: 'bench-ldp',
@@ -74,33 +66,15 @@ const holders = holderKeys(256);
 
 /** A tenant with one did:key DID over a KeyManager Ed25519 key, stored as the DID service stores one, and the handler. */
 async function prepare(store: Store) {
-  const ids = createNodeIds();
-  const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(1)), ids, clock: systemClock });
-  const tenant: Tenant = { id: ids.uuid(), subdomain: 'bench', region: 'eu01', name: 'Bench', loggingLevel: 1, createdAt: new Date().toISOString() };
-  await store.tenants.insert(tenant);
-  const record = await addDidKey(store, keys, tenant.id, 'Ed25519');
-  const { did } = record;
-  const key = { id: (record.keys[0] as DidKey).kmsKeyId, publicJwk: (record.keys[0] as DidKey).publicJwk };
-  const handler = createLdpVcFormat({ store, ids, signer: createLinkedDataSigner({ keys }) });
-  const issueWith = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') => {
-    const configuration = configurationOf(tenant.id, proofType);
-    return (i: number) =>
-      handler.issue({
-        tenant,
-        configuration,
-        subject,
-        holderKey: holders[i % holders.length] as PublicJwk,
-        credentialIssuer: 'https://acme.example',
-        now: new Date(),
-        form,
-      });
-  };
-  return { keys, tenant, key, issueWith };
+  const { keys, tenant, didKey } = await tenantWithDidKey(store, 'Ed25519');
+  const handler = createLdpVcFormat({ store, ids: createNodeIds(), signer: createLinkedDataSigner({ keys }) });
+  const issueWith = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') =>
+    handlerIssue(handler, { tenant, configuration: configurationOf(tenant.id, proofType), subject, credentialIssuer: 'https://acme.example', form }, holders);
+  return { keys, tenant, keyId: didKey.kmsKeyId, issueWith };
 }
 
 printMachine();
 
-const f = (n: number) => Math.round(n).toLocaleString('en-US');
 const us = (r: Rate) => 1e6 / r.perCpuSecond;
 const cases = [
   ['Ed25519Signature2018', 'current'],
@@ -109,61 +83,48 @@ const cases = [
   ['Ed25519Signature2020', 'legacy'],
 ] as const;
 
-const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-ldp-'));
 const rows: Array<{ store: string; proofType: string; form: string; rate: Rate }> = [];
 let parts: Array<[string, number]> = [];
 let totalUs = 0;
 let sample = '';
-try {
-  for (const [name, open] of [
-    ['memory', async () => createMemoryStore()],
-    ['sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, `bench-${Date.now()}.db`) })],
-  ] as const) {
-    const store: Store = await open();
-    try {
-      const { keys, tenant, key, issueWith } = await prepare(store);
-      for (const [proofType, form] of cases) {
-        const issueOne = issueWith(proofType, form);
-        await rate(1, issueOne);
-        rows.push({ store: name, proofType, form, rate: await rate(SECONDS, issueOne) });
-      }
-      if (name !== 'memory') continue;
-
-      // The parts, on the document the handler signs (2020 suite, legacy form: the largest).
-      const issueOne = issueWith('Ed25519Signature2020', 'legacy');
-      const signed = (await issueOne(0)).credential as Record<string, unknown> & { proof: Record<string, unknown> };
-      const { proof, ...document } = signed;
-      const { proofValue: _signature, ...options } = proof;
-      const optionsDocument = { '@context': document['@context'], ...options };
-      const [documentQuads, optionsQuads] = [await toQuads(document), await toQuads(optionsDocument)];
-      sample = `${JSON.stringify(signed).length} bytes of JSON; ${documentQuads.length} quads in the document, ${optionsQuads.length} in the proof options`;
-      const message = new Uint8Array(64).fill(7);
-      const measured = {
-        issue: await rate(SECONDS, issueOne),
-        verifyData: await rate(SECONDS / 2, () => linkedDataVerifyData(signed, proof)),
-        parse: await rate(SECONDS / 2, () => Promise.all([toQuads(document), toQuads(optionsDocument)])),
-        rdfc: await rate(SECONDS / 2, () => Promise.all([canonizeQuads(documentQuads), canonizeQuads(optionsQuads)])),
-        sign: await rate(SECONDS / 2, () => keys.sign(tenant.id, key.id, message)),
-      };
-      totalUs = us(measured.issue);
-      const parse = us(measured.parse);
-      const rdfc = us(measured.rdfc);
-      const verifyData = us(measured.verifyData);
-      const sign = us(measured.sign);
-      parts = [
-        ['JSON-LD → RDF (document + proof options)', parse],
-        ['RDFC-1.0 (document + proof options)', rdfc],
-        ['SHA-256 and the rest of the bytes to sign', verifyData - parse - rdfc],
-        ['Ed25519 signing (KeyManager.sign)', sign],
-        ['the rest (claims, DID lookup, document, proof)', totalUs - verifyData - sign],
-      ];
-    } finally {
-      await store.close();
-    }
+await eachStore('ldp', ['memory', 'sqlite'], async (store, name) => {
+  const { keys, tenant, keyId, issueWith } = await prepare(store);
+  for (const [proofType, form] of cases) {
+    const issueOne = issueWith(proofType, form);
+    await rate(1, issueOne);
+    rows.push({ store: name, proofType, form, rate: await rate(SECONDS, issueOne) });
   }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+  if (name !== 'memory') return;
+
+  // The parts, on the document the handler signs (2020 suite, legacy form: the largest).
+  const issueOne = issueWith('Ed25519Signature2020', 'legacy');
+  const signed = (await issueOne(0)).credential as Record<string, unknown> & { proof: Record<string, unknown> };
+  const { proof, ...document } = signed;
+  const { proofValue: _signature, ...options } = proof;
+  const optionsDocument = { '@context': document['@context'], ...options };
+  const [documentQuads, optionsQuads] = [await toQuads(document), await toQuads(optionsDocument)];
+  sample = `${JSON.stringify(signed).length} bytes of JSON; ${documentQuads.length} quads in the document, ${optionsQuads.length} in the proof options`;
+  const message = new Uint8Array(64).fill(7);
+  const measured = {
+    issue: await rate(SECONDS, issueOne),
+    verifyData: await rate(SECONDS / 2, () => linkedDataVerifyData(signed, proof)),
+    parse: await rate(SECONDS / 2, () => Promise.all([toQuads(document), toQuads(optionsDocument)])),
+    rdfc: await rate(SECONDS / 2, () => Promise.all([canonizeQuads(documentQuads), canonizeQuads(optionsQuads)])),
+    sign: await rate(SECONDS / 2, () => keys.sign(tenant.id, keyId, message)),
+  };
+  totalUs = us(measured.issue);
+  const parse = us(measured.parse);
+  const rdfc = us(measured.rdfc);
+  const verifyData = us(measured.verifyData);
+  const sign = us(measured.sign);
+  parts = [
+    ['JSON-LD → RDF (document + proof options)', parse],
+    ['RDFC-1.0 (document + proof options)', rdfc],
+    ['SHA-256 and the rest of the bytes to sign', verifyData - parse - rdfc],
+    ['Ed25519 signing (KeyManager.sign)', sign],
+    ['the rest (claims, DID lookup, document, proof)', totalUs - verifyData - sign],
+  ];
+});
 
 console.log(`\nsample credential (2020 suite, legacy form): ${sample}`);
 console.log('\n| store | proof type | form | credentials/s (wall) | credentials/s (CPU) | µs per credential |');

@@ -8,18 +8,11 @@
 //
 // Each store runs twice: with the signing chain cached (the default, 1 s) and re-read from the
 // store for every credential (cache 0), to show what the cache buys.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { type MdocConfiguration, type PublicJwk, type RequestContext, ROLE_PERMISSIONS, type Store } from '@vellum/core';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { openSqlStore } from '@vellum/storage-sql';
-import { inProcessVellum } from './in-process.ts';
-import { holderKeys, printMachine, type Rate, rate } from './throughput.ts';
+import type { MdocConfiguration, PublicJwk, Store } from '@vellum/core';
+import { eachStore, tenantWithIaca } from './in-process.ts';
+import { alternate, holderKeys, printMachine, type Rate, secondsOption, thousands as f } from './throughput.ts';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
-const SECONDS = Number(args.seconds);
+const SECONDS = secondsOption(4);
 
 const NS = 'org.iso.18013.5.1';
 const configurationOf = (tenantId: string): MdocConfiguration => ({
@@ -65,17 +58,7 @@ const holders = holderKeys(256);
 
 /** A tenant with an active managed IACA, through the use cases, on `store`. */
 async function prepare(store: Store, cacheMs: number) {
-  const { vellum, keys } = await inProcessVellum(store, { mdocSignerCacheMs: cacheMs });
-  const { tenant } = await vellum.tenants.createTenant({ subdomain: `bench${Math.random().toString(36).slice(2, 8)}`, region: 'eu01', name: 'Bench' });
-  const ctx: RequestContext = {
-    tenant,
-    origin: `https://${tenant.subdomain}.eu01.vellum.bench`,
-    requestId: 'bench',
-    ip: '127.0.0.1',
-    requestor: { clientId: 'bench', role: 'admin', permissions: new Set(ROLE_PERMISSIONS.admin) },
-  };
-  const iaca = await vellum.iacas.create(ctx, { country: 'US' });
-  await vellum.iacas.update(ctx, iaca.id, { active: true });
+  const { vellum, keys, tenant } = await tenantWithIaca(store, { mdocSignerCacheMs: cacheMs });
   const configuration = configurationOf(tenant.id);
   const issueOne = (i: number) => vellum.mdocIssuance.issue({ tenant, configuration, subject, holderKey: holders[i % holders.length] as PublicJwk });
   const first = await issueOne(0);
@@ -87,43 +70,21 @@ async function prepare(store: Store, cacheMs: number) {
 
 printMachine();
 
-const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-mdoc-'));
 const rows: Array<{ store: string; cache: string; mdocs: Rate; signs: Rate }> = [];
-try {
-  for (const [name, open] of [
-    ['sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, `bench-${Date.now()}.db`) })],
-    ['memory', async () => createMemoryStore()],
-  ] as const) {
-    for (const cacheMs of [1000, 0]) {
-      const store = await open();
-      try {
-        const { issueOne, signOne, first } = await prepare(store, cacheMs);
-        if (rows.length === 0)
-          console.log(`mDoc: ${first.credential.length} characters of base64url IssuerSigned, valid ${first.validFrom} to ${first.validUntil}`);
-        // Warm both paths up, then alternate so drift hits both alike.
-        await rate(1, issueOne);
-        await rate(0.5, signOne);
-        const half = SECONDS / 2;
-        const s1 = await rate(half, signOne);
-        const m1 = await rate(half, issueOne);
-        const s2 = await rate(half, signOne);
-        const m2 = await rate(half, issueOne);
-        const mean = (a: Rate, b: Rate): Rate => ({
-          count: a.count + b.count,
-          perSecond: (a.perSecond + b.perSecond) / 2,
-          perCpuSecond: (a.perCpuSecond + b.perCpuSecond) / 2,
-        });
-        rows.push({ store: name, cache: cacheMs === 0 ? 're-read every credential' : `${cacheMs} ms`, mdocs: mean(m1, m2), signs: mean(s1, s2) });
-      } finally {
-        await store.close();
-      }
-    }
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+await eachStore(
+  'mdoc',
+  ['sqlite', 'memory'],
+  async (store, name, cacheMs) => {
+    const { issueOne, signOne, first } = await prepare(store, cacheMs);
+    if (rows.length === 0)
+      console.log(`mDoc: ${first.credential.length} characters of base64url IssuerSigned, valid ${first.validFrom} to ${first.validUntil}`);
+    // Warm both paths up, then alternate so drift hits both alike.
+    const { signs, mdocs } = await alternate({ signs: signOne, mdocs: issueOne }, { mdocs: 1, signs: 0.5 }, SECONDS / 2);
+    rows.push({ store: name, cache: cacheMs === 0 ? 're-read every credential' : `${cacheMs} ms`, mdocs, signs });
+  },
+  [1000, 0],
+);
 
-const f = (n: number) => Math.round(n).toLocaleString('en-US');
 console.log('\n| store | signing chain cache | mDocs/s (wall) | mDocs/s (CPU) | raw ES256 KeyManager.sign/s (CPU) | µs per mDoc | mDocs ÷ signatures |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {

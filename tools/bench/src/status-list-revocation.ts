@@ -24,27 +24,12 @@
 // reads and updates that one record by id); the memory store's insert checks every record for a
 // duplicate notification id, which would make 500,000 of them quadratic.
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { constants as zlib, deflateSync } from 'node:zlib';
-import {
-  type CredentialStatus,
-  packStatuses,
-  type RequestContext,
-  ROLE_PERMISSIONS,
-  type Repositories,
-  shuffledIndex,
-  shuffleKeyWords,
-  STATUS_BITS,
-  type Store,
-} from '@vellum/core';
+import { type CredentialStatus, packStatuses, type Repositories, shuffledIndex, shuffleKeyWords, STATUS_BITS, type Store } from '@vellum/core';
 import { createStatusListTokenSigner } from '@vellum/formats';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { openSqlStore } from '@vellum/storage-sql';
-import { inProcessVellum } from './in-process.ts';
+import { eachStore, tenantWithIaca } from './in-process.ts';
 import { printMachine } from './throughput.ts';
 
 const { values: args } = parseArgs({
@@ -85,17 +70,7 @@ interface Scenario {
 
 /** A tenant with an active managed IACA and one full list, made through the use cases where it counts. */
 async function prepare(store: Store, name: string) {
-  const { vellum, keys } = await inProcessVellum(store);
-  const { tenant } = await vellum.tenants.createTenant({ subdomain: `bench${Math.random().toString(36).slice(2, 8)}`, region: 'eu01', name: 'Bench' });
-  const ctx: RequestContext = {
-    tenant,
-    origin: `https://${tenant.subdomain}.eu01.vellum.bench`,
-    requestId: 'bench',
-    ip: '127.0.0.1',
-    requestor: { clientId: 'bench', role: 'admin', permissions: new Set(ROLE_PERMISSIONS.admin) },
-  };
-  const iaca = await vellum.iacas.create(ctx, { country: 'US' });
-  await vellum.iacas.update(ctx, iaca.id, { active: true });
+  const { vellum, keys, tenant, ctx, iacaId } = await tenantWithIaca(store);
 
   const filling = performance.now();
   // The first entry through the use case: it opens the list, with its random shuffle key.
@@ -147,7 +122,7 @@ async function prepare(store: Store, name: string) {
     });
     return id;
   };
-  return { vellum, keys, store, tenant, ctx, iacaId: iaca.id, list, credentialIds, toRevoke, fillMs };
+  return { vellum, keys, store, tenant, ctx, iacaId, list, credentialIds, toRevoke, fillMs };
 }
 
 type Prepared = Awaited<ReturnType<typeof prepare>>;
@@ -252,31 +227,18 @@ async function measure(p: Prepared, name: string, revokedBefore: number): Promis
 printMachine();
 console.log(`one ${FORMAT} mDoc status list of ${ENTRIES.toLocaleString('en-US')} entries; ${REPEAT} measured rounds after ${WARMUP} warm-up rounds\n`);
 
-const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-status-'));
 const scenarios: Scenario[] = [];
 const fills: string[] = [];
-try {
-  for (const [name, open] of [
-    ['sqlite', () => openSqlStore({ kind: 'sqlite', filename: join(dir, `bench-${Date.now()}.db`) })],
-    ['memory', async () => createMemoryStore()],
-  ] as const) {
-    const store = await open();
-    try {
-      const p = await prepare(store, name);
-      fills.push(
-        `${name}: filled ${ENTRIES.toLocaleString('en-US')} entries in ${(p.fillMs / 1000).toFixed(1)} s (${Math.round(ENTRIES / (p.fillMs / 1000)).toLocaleString('en-US')}/s)`,
-      );
-      console.log(fills.at(-1));
-      scenarios.push(await measure(p, name, 0));
-      await bulkRevoke(p, name, BULK_REVOKED);
-      scenarios.push(await measure(p, name, BULK_REVOKED));
-    } finally {
-      await store.close();
-    }
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+await eachStore('status', ['sqlite', 'memory'], async (store, name) => {
+  const p = await prepare(store, name);
+  fills.push(
+    `${name}: filled ${ENTRIES.toLocaleString('en-US')} entries in ${(p.fillMs / 1000).toFixed(1)} s (${Math.round(ENTRIES / (p.fillMs / 1000)).toLocaleString('en-US')}/s)`,
+  );
+  console.log(fills.at(-1));
+  scenarios.push(await measure(p, name, 0));
+  await bulkRevoke(p, name, BULK_REVOKED);
+  scenarios.push(await measure(p, name, BULK_REVOKED));
+});
 
 const revokedLabel = (s: Scenario) =>
   s.revokedBefore === 0 ? `≤ ${WARMUP + REPEAT} (the bench's own)` : `${s.revokedBefore.toLocaleString('en-US')} + the bench's`;
