@@ -18,6 +18,14 @@ function exchange(port: number, request: string): Promise<string> {
   });
 }
 
+/** What handleClientError writes for `error` on a socket it can still write to. */
+function answerTo(error: Error): string {
+  let written = '';
+  const socket = { writable: true, end: (text: string) => (written = text), destroy: () => undefined } as unknown as Parameters<typeof handleClientError>[1];
+  handleClientError(error, socket);
+  return written;
+}
+
 describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, docs/decisions.md "HTTP")', () => {
   const app = Fastify({ http: { maxHeaderSize: 16 * 1024 }, clientErrorHandler: handleClientError } as Parameters<typeof Fastify>[0]);
   let port = 0;
@@ -46,9 +54,7 @@ describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, docs/dec
   });
 
   it('answers with the status line alone when the chunk Node hands over does not show the method', () => {
-    let written = '';
-    const socket = { writable: true, end: (text: string) => (written = text), destroy: () => undefined } as unknown as Parameters<typeof handleClientError>[1];
-    handleClientError(Object.assign(new Error('Header overflow'), { code: 'HPE_HEADER_OVERFLOW', rawPacket: Buffer.from('qqqqqqqq HTTP/1.1\r\n') }), socket);
+    const written = answerTo(Object.assign(new Error('Header overflow'), { code: 'HPE_HEADER_OVERFLOW', rawPacket: Buffer.from('qqqqqqqq HTTP/1.1\r\n') }));
     expect(written).toMatch(/^HTTP\/1\.1 431 /);
     expect(written).toContain('Content-Length: 0\r\n');
     expect(written.endsWith('\r\n\r\n')).toBe(true);
@@ -63,30 +69,24 @@ describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, docs/dec
   });
 
   it('sends no content to a HEAD whose request line follows the rest of the previous body (RFC 9110 §9.3.2)', () => {
-    let written = '';
-    const socket = { writable: true, end: (text: string) => (written = text), destroy: () => undefined } as unknown as Parameters<typeof handleClientError>[1];
     const packet = Buffer.from('{"a":1}HEAD /\xe9 HTTP/1.1\r\n', 'latin1');
-    handleClientError(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }), socket);
+    const written = answerTo(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }));
     expect(written).toMatch(/^HTTP\/1\.1 400 /);
     expect(written.endsWith('\r\n\r\n')).toBe(true);
   });
 
   it('sends no content when a malformed request line began in the chunk before, so its method is unknown', () => {
-    let written = '';
-    const socket = { writable: true, end: (text: string) => (written = text), destroy: () => undefined } as unknown as Parameters<typeof handleClientError>[1];
     // What Node hands over when `HEAD /v1/` came in the previous chunk of a kept-alive connection.
     const packet = Buffer.from('users/\xe9\xe9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1');
-    handleClientError(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }), socket);
+    const written = answerTo(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }));
     expect(written).toMatch(/^HTTP\/1\.1 400 /);
     expect(written).toContain('Content-Length: 0\r\n');
     expect(written.endsWith('\r\n\r\n')).toBe(true);
   });
 
   it('still sends the error body to a malformed GET whose request line the chunk shows', () => {
-    let written = '';
-    const socket = { writable: true, end: (text: string) => (written = text), destroy: () => undefined } as unknown as Parameters<typeof handleClientError>[1];
     const packet = Buffer.from('GET /v1/users/\xe9 HTTP/1.1\r\n', 'latin1');
-    handleClientError(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }), socket);
+    const written = answerTo(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }));
     expect(written).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(written.slice(written.indexOf('\r\n\r\n') + 4))).toEqual({ code: 'BadRequest', message: 'Malformed HTTP request' });
   });
