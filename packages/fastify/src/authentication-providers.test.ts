@@ -1,7 +1,7 @@
+import { AUTHENTICATION_PROVIDER as PROVIDER, AUTHENTICATION_PROVIDER_VIEW } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { expectIssuanceSetupCollection, freshTenants, useTestApp } from '../test/app.ts';
 
-const PROVIDER = { url: 'https://login.example.com/realms/acme', clientId: 'vellum', clientSecret: 'provider-secret-1' };
 const HOOK = 'https://issuer.example.com/kyc';
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
@@ -20,12 +20,8 @@ describe.each(['standalone', 'prefixed'] as const)('the authentication provider 
     expect(created.statusCode, created.body).toBe(201);
     const provider = created.json();
     expect(provider).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      url: PROVIDER.url,
-      clientId: 'vellum',
+      ...AUTHENTICATION_PROVIDER_VIEW,
       scope: 'openid email',
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      staticRequestParameters: {},
       forwardedRequestParameters: ['login_hint'],
       claimsToPersist: ['email'],
       redirectUrl: `https://${host}${t.prefix}/v1/oauth/authentication/callback`,

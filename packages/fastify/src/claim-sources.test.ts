@@ -1,26 +1,11 @@
+import {
+  API_KEY_CLAIM_SOURCE as API_KEY_SOURCE,
+  API_KEY_CLAIM_SOURCE_VIEW,
+  OAUTH_CLAIM_SOURCE as OAUTH_SOURCE,
+  OAUTH_CLAIM_SOURCE_AUTHORIZATION_VIEW,
+} from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { expectIssuanceSetupCollection, freshTenants, useTestApp } from '../test/app.ts';
-
-const API_KEY_SOURCE = {
-  name: 'CRM',
-  url: 'https://crm.example.com/claims',
-  requestMethod: 'GET',
-  requestParameters: { email: { mapFrom: 'claims.email' }, tier: { defaultValue: 3 }, vip: { defaultValue: false } },
-  authorization: { type: 'api-key', value: 'api-key-secret-1' },
-};
-
-const OAUTH_SOURCE = {
-  name: 'HR',
-  url: 'https://hr.example.com/people',
-  requestMethod: 'POST',
-  authorization: {
-    type: 'oauth-client-credentials',
-    tokenEndpoint: 'https://auth.example.com/oauth/token',
-    clientId: 'vellum',
-    clientSecret: 'oauth-secret-1',
-    audience: 'hr',
-  },
-};
 
 // STYLE 14: runs standalone and mounted under a prefix inside another app.
 describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (docs/authentication.md) (%s)', (mount) => {
@@ -32,26 +17,11 @@ describe.each(['standalone', 'prefixed'] as const)('claim sources over HTTP (doc
     const created = await call('POST', '/v1/claim-sources', API_KEY_SOURCE);
     expect(created.statusCode, created.body).toBe(201);
     const crm = created.json();
-    expect(crm).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      name: 'CRM',
-      url: 'https://crm.example.com/claims',
-      requestMethod: 'GET',
-      requestParameters: API_KEY_SOURCE.requestParameters,
-      authorization: { type: 'api-key' },
-      createdAt: expect.any(String),
-      updatedAt: crm.createdAt,
-    });
+    expect(crm).toEqual({ ...API_KEY_CLAIM_SOURCE_VIEW, createdAt: expect.any(String), updatedAt: crm.createdAt });
     const hrRes = await call('POST', '/v1/claim-sources', OAUTH_SOURCE);
     expect(hrRes.statusCode, hrRes.body).toBe(201);
     const hr = hrRes.json();
-    expect(hr.authorization).toEqual({
-      type: 'oauth-client-credentials',
-      tokenEndpoint: 'https://auth.example.com/oauth/token',
-      clientId: 'vellum',
-      audience: 'hr',
-      tokenEndpointAuthMethod: 'client_secret_basic',
-    });
+    expect(hr.authorization).toEqual(OAUTH_CLAIM_SOURCE_AUTHORIZATION_VIEW);
     expect(created.body + hrRes.body).not.toMatch(/secret-1/);
 
     const first = await call('GET', '/v1/claim-sources?limit=1');

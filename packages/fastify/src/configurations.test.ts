@@ -1,4 +1,5 @@
 import { LIVE_ISSUANCE_FEATURES, PRE_AUTHORIZED_GRANT } from '@vellum/core';
+import { MDL_DISPLAY, mdlIssuerMetadata } from '@vellum/testing';
 import { describe, expect, it } from 'vitest';
 import { freshTenants, useTestApp } from '../test/app.ts';
 
@@ -15,23 +16,7 @@ const mdlBody = {
       issuing_country: { defaultValue: 'NZ' },
     },
   },
-  claimDisplay: {
-    'org.iso.18013.5.1': {
-      family_name: [
-        { name: 'Family name', locale: 'en' },
-        { name: 'Nom de famille', locale: 'fr' },
-      ],
-    },
-  },
-  display: [
-    {
-      name: 'Driver licence',
-      locale: 'en',
-      logo: { uri: 'https://licensing.example/logo.png', alt_text: 'Licensing' },
-      background_color: '#12107c',
-      text_color: '#ffffff',
-    },
-  ],
+  ...MDL_DISPLAY,
 };
 const flatBody = {
   expiresIn: { years: 2 },
@@ -322,30 +307,13 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
       expect(Object.keys(m.credential_configurations_supported)).toEqual(Object.values(ids));
 
       const supported = m.credential_configurations_supported;
-      expect(supported[ids.mso_mdoc as string]).toEqual({
-        format: 'mso_mdoc',
-        id: ids.mso_mdoc,
-        scope: `mso_mdoc:${MDL}`,
-        doctype: MDL,
-        credential_signing_alg_values_supported: [-7],
-        cryptographic_binding_methods_supported: ['cose_key'],
-        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
-        credential_metadata: {
-          display: mdlBody.display,
-          claims: [
-            {
-              path: ['org.iso.18013.5.1', 'family_name'],
-              mandatory: true,
-              display: [
-                { name: 'Family name', locale: 'en' },
-                { name: 'Nom de famille', locale: 'fr' },
-              ],
-            },
-            { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: true },
-            { path: ['org.iso.18013.5.1', 'issuing_country'], mandatory: false },
-          ],
-        },
-      });
+      expect(supported[ids.mso_mdoc as string]).toEqual(
+        mdlIssuerMetadata(ids.mso_mdoc as string, [
+          { path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: MDL_DISPLAY.claimDisplay['org.iso.18013.5.1'].family_name },
+          { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: true },
+          { path: ['org.iso.18013.5.1', 'issuing_country'], mandatory: false },
+        ]),
+      );
       const flatClaims = (prefix: string[]) => [
         { path: [...prefix, 'name'], mandatory: true, display: [{ name: 'Name', locale: 'en' }] },
         { path: [...prefix, 'level'], mandatory: false },

@@ -58,3 +58,14 @@ export type { FakeIdentityProvider } from './auth-fakes.ts';
 export { resolveDidKey } from './did-key-resolver.ts';
 export { addDidKey } from './did-records.ts';
 export { fakeFormatSigners } from './format-fakes.ts';
+export {
+  API_KEY_CLAIM_SOURCE,
+  API_KEY_CLAIM_SOURCE_VIEW,
+  AUTHENTICATION_PROVIDER,
+  AUTHENTICATION_PROVIDER_VIEW,
+  documentSignerAwaitingCertificate,
+  MDL_DISPLAY,
+  mdlIssuerMetadata,
+  OAUTH_CLAIM_SOURCE,
+  OAUTH_CLAIM_SOURCE_AUTHORIZATION_VIEW,
+} from './samples.ts';

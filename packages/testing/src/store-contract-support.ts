@@ -1,6 +1,6 @@
 // What every part of the Store contract (ports.ts) shares: values unique within the process, so
 // the parts can share one store, tenants to own the rows a test makes, fixtures written as they are
-// made, and the checks for a refused write and a rolled-back transaction.
+// made, and the checks for a refused write, a row only its tenant reaches and a rolled-back transaction.
 import { DomainError, type Repositories, type Store, type Tenant } from '@vellum/core';
 import { expect } from 'vitest';
 
@@ -47,6 +47,19 @@ export function inserting<A extends unknown[], T>(make: (...args: A) => T, inser
 export async function expectDomainError(p: Promise<unknown>, code: string): Promise<void> {
   await expect(p).rejects.toBeInstanceOf(DomainError);
   await expect(p).rejects.toMatchObject({ code });
+}
+
+/** What `expectOwnedBy` reads and deletes through: rows a tenant owns under a key. */
+interface TenantRows<T> {
+  get(tenantId: string, key: string): Promise<T | undefined>;
+  delete(tenantId: string, key: string): Promise<boolean>;
+}
+
+/** Checks that `row`, stored under `key`, is found by `owner` only, and that `other` cannot delete it. */
+export async function expectOwnedBy<T>(rows: TenantRows<T>, [owner, other]: [Tenant, Tenant], key: string, row: T): Promise<void> {
+  expect(await rows.get(owner.id, key)).toEqual(row);
+  expect(await rows.get(other.id, key)).toBeUndefined();
+  expect(await rows.delete(other.id, key)).toBe(false);
 }
 
 /** Runs `work` in a transaction of `store` that then fails with `message`, and checks that it failed. */

@@ -9,7 +9,17 @@ import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
-import { expectDomainError, expectRolledBack, expectWriteRolledBack, insertTenant, insertTenants, makeTenant, unique, uuid } from './store-contract-support.ts';
+import {
+  expectDomainError,
+  expectOwnedBy,
+  expectRolledBack,
+  expectWriteRolledBack,
+  insertTenant,
+  insertTenants,
+  makeTenant,
+  unique,
+  uuid,
+} from './store-contract-support.ts';
 
 export function makeClient(tenantId: string, over: Partial<AdminClient> = {}): AdminClient {
   return {
@@ -315,9 +325,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         const [a, b] = await insertTenants(store);
         const k = key(a.id);
         await store.keys.insert(k);
-        expect(await store.keys.get(a.id, k.id)).toEqual(k);
-        expect(await store.keys.get(b.id, k.id)).toBeUndefined();
-        expect(await store.keys.delete(b.id, k.id)).toBe(false);
+        await expectOwnedBy(store.keys, [a, b], k.id, k);
         await expectDomainError(store.keys.insert(k), 'Conflict');
         expect(await store.keys.delete(a.id, k.id)).toBe(true);
         expect(await store.keys.get(a.id, k.id)).toBeUndefined();
@@ -330,9 +338,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         const [a, b] = await insertTenants(store);
         const d = makeDid(a.id);
         await store.dids.insert(d);
-        expect(await store.dids.get(a.id, d.did)).toEqual(d);
-        expect(await store.dids.get(b.id, d.did)).toBeUndefined();
-        expect(await store.dids.delete(b.id, d.did)).toBe(false);
+        await expectOwnedBy(store.dids, [a, b], d.did, d);
         expect((await store.dids.list(b.id, { limit: 100 })).items).toEqual([]);
       });
 

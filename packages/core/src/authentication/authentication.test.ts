@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { recordedEvents } from '../../test/events.ts';
 import { contextFor, withTenants } from '../../test/harness.ts';
+import { AUTHENTICATION_PROVIDER as PROVIDER, AUTHENTICATION_PROVIDER_VIEW } from '../../test/kit.ts';
 import { badBodyField, refusal } from '../../test/refusal.ts';
 import { openInteractionHook, providerSettings } from './service.ts';
 
 const setup = () => withTenants(3);
 
-const PROVIDER = { url: 'https://login.example.com/realms/acme', clientId: 'vellum', clientSecret: 'provider-secret-1' };
 const ORIGIN = 'https://acme.eu01.vellum.test';
 
 describe('the authentication provider (docs/authentication.md /v1/users/authentication-providers)', () => {
@@ -14,14 +14,7 @@ describe('the authentication provider (docs/authentication.md /v1/users/authenti
     const { authenticationProviders: providers, ctx } = await setup();
     const created = await providers.create(ctx, PROVIDER);
     expect(created).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      url: PROVIDER.url,
-      clientId: 'vellum',
-      scope: 'openid profile email',
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      staticRequestParameters: {},
-      forwardedRequestParameters: [],
-      claimsToPersist: [],
+      ...AUTHENTICATION_PROVIDER_VIEW,
       redirectUrl: `${ORIGIN}/v1/oauth/authentication/callback`,
       createdAt: '2026-05-01T12:00:00.000Z',
       updatedAt: '2026-05-01T12:00:00.000Z',

@@ -1,34 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { recordedEvents } from '../../test/events.ts';
 import { contextFor, withTenants } from '../../test/harness.ts';
+import {
+  API_KEY_CLAIM_SOURCE as API_KEY_SOURCE,
+  API_KEY_CLAIM_SOURCE_VIEW,
+  OAUTH_CLAIM_SOURCE as OAUTH_SOURCE,
+  OAUTH_CLAIM_SOURCE_AUTHORIZATION_VIEW,
+} from '../../test/kit.ts';
 import { badBodyField, refusal } from '../../test/refusal.ts';
 
 const setup = () => withTenants(3);
-
-const API_KEY_SOURCE = {
-  name: 'CRM',
-  url: 'https://crm.example.com/claims',
-  requestMethod: 'GET',
-  requestParameters: {
-    email: { mapFrom: 'claims.email' },
-    subject: { mapFrom: 'authenticationProvider.subjectId', defaultValue: 'anonymous' },
-    tier: { defaultValue: 3 },
-  },
-  authorization: { type: 'api-key', value: 'api-key-secret-1' },
-};
-
-const OAUTH_SOURCE = {
-  name: 'HR',
-  url: 'https://hr.example.com/people',
-  requestMethod: 'POST',
-  authorization: {
-    type: 'oauth-client-credentials',
-    tokenEndpoint: 'https://auth.example.com/oauth/token',
-    clientId: 'vellum',
-    clientSecret: 'oauth-secret-1',
-    audience: 'hr-api',
-  },
-};
 
 /** OAUTH_SOURCE with `authorization` fields changed. */
 const oauthSource = (authorization: Record<string, unknown>) => ({ ...OAUTH_SOURCE, authorization: { ...OAUTH_SOURCE.authorization, ...authorization } });
@@ -37,27 +18,9 @@ describe('claim sources (docs/authentication.md /v1/claim-sources)', () => {
   it('creates, reads, lists in pages, replaces and deletes, never showing a secret', async () => {
     const { claimSources: sources, ctx } = await setup();
     const crm = await sources.create(ctx, API_KEY_SOURCE);
-    expect(crm).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      name: 'CRM',
-      url: 'https://crm.example.com/claims',
-      requestMethod: 'GET',
-      requestParameters: API_KEY_SOURCE.requestParameters,
-      authorization: { type: 'api-key' },
-      createdAt: '2026-05-01T12:00:00.000Z',
-      updatedAt: '2026-05-01T12:00:00.000Z',
-    });
+    expect(crm).toEqual({ ...API_KEY_CLAIM_SOURCE_VIEW, createdAt: '2026-05-01T12:00:00.000Z', updatedAt: '2026-05-01T12:00:00.000Z' });
     const hr = await sources.create(ctx, OAUTH_SOURCE);
-    expect(hr).toMatchObject({
-      requestParameters: {},
-      authorization: {
-        type: 'oauth-client-credentials',
-        tokenEndpoint: 'https://auth.example.com/oauth/token',
-        clientId: 'vellum',
-        audience: 'hr-api',
-        tokenEndpointAuthMethod: 'client_secret_basic',
-      },
-    });
+    expect(hr).toMatchObject({ requestParameters: {}, authorization: OAUTH_CLAIM_SOURCE_AUTHORIZATION_VIEW });
     expect(JSON.stringify([crm, hr])).not.toMatch(/secret-1/);
     expect(await sources.get(ctx, hr.id)).toEqual(hr);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recordedEvents } from '../../test/events.ts';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
-import { type FakeCertificateBody, fakeCertificatePem, fakeCsrBody } from '../../test/kit.ts';
+import { documentSignerAwaitingCertificate, type FakeCertificateBody, fakeCertificatePem, fakeCsrBody } from '../../test/kit.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
 import type { Role } from '../tenancy/permissions.ts';
 
@@ -256,13 +256,7 @@ describe('document signers of imported IACAs: the CSR flow (docs/decisions.md "m
   it('creates a key and its CSR with the IACA’s country and state; the signer stays inactive until certified', async () => {
     const { documentSigners, ctx, iaca, keys, tenant } = await withImported();
     const created = await documentSigners.create(ctx, { iacaId: iaca.id });
-    expect(created).toEqual({
-      id: expect.any(String),
-      iacaId: iaca.id,
-      active: false,
-      isManaged: false,
-      csrPem: expect.stringMatching(/^-----BEGIN CERTIFICATE REQUEST-----/),
-    });
+    expect(created).toEqual(documentSignerAwaitingCertificate(iaca.id));
     expect(fakeCsrBody(created.csrPem!)).toMatchObject({
       subject: { commonName: 'State DMV Document Signer', country: 'US', stateOrProvinceName: 'US-CA' },
       publicKey: { kty: 'EC', crv: 'P-256' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MDL_DISPLAY } from '../../test/configurations.ts';
+import { MDL_DISPLAY, mdlIssuerMetadata } from '../../test/configurations.ts';
 import { formatsForMetadata } from '../../test/formats.ts';
 import type { CredentialConfiguration, CwtConfiguration, LdpVcConfiguration, MdocConfiguration } from '../configurations/model.ts';
 import { buildIssuerMetadata, configurationMetadata, PRE_AUTHORIZED_GRANT } from './issuer-metadata.ts';
@@ -115,29 +115,12 @@ describe('issuer metadata (OpenID4VCI 1.0 §12.2)', () => {
   });
 
   it('describes an mDoc configuration with doctype, COSE algorithm and localised claim labels', () => {
-    expect(configurationMetadata(mdl, formats)).toEqual({
-      format: 'mso_mdoc',
-      id: 'cfg-mdl',
-      scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
-      doctype: 'org.iso.18013.5.1.mDL',
-      credential_signing_alg_values_supported: [-7],
-      cryptographic_binding_methods_supported: ['cose_key'],
-      proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
-      credential_metadata: {
-        display: mdl.display,
-        claims: [
-          {
-            path: ['org.iso.18013.5.1', 'family_name'],
-            mandatory: true,
-            display: [
-              { name: 'Family name', locale: 'en' },
-              { name: 'Nom', locale: 'fr' },
-            ],
-          },
-          { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false },
-        ],
-      },
-    });
+    expect(configurationMetadata(mdl, formats)).toEqual(
+      mdlIssuerMetadata('cfg-mdl', [
+        { path: ['org.iso.18013.5.1', 'family_name'], mandatory: true, display: MDL_DISPLAY.claimDisplay['org.iso.18013.5.1'].family_name },
+        { path: ['org.iso.18013.5.1', 'birth_date'], mandatory: false },
+      ]),
+    );
   });
 
   it('uses each format’s claim path and type fields', () => {
