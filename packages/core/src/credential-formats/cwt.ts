@@ -10,18 +10,15 @@ import { didKeyOf } from '../dids/did-key.ts';
 import type { CommonConfiguration, CredentialFormatHandler, CwtSigner } from './port.ts';
 import {
   checkSignedFields,
-  claimsAndValidity,
   COSE_ES256,
   DID_SIGNED_HANDLER,
   holderProofTypes,
   issuedCredential,
-  pinnedDid,
-  referencedEntry,
   revocableStatus,
   signedConfigurationOf,
   VC_CONTEXT,
 } from './shared.ts';
-import { signingDidOf } from './signing-did.ts';
+import { planSigning } from './signing-did.ts';
 
 export interface CwtFormatDeps {
   store: Store;
@@ -34,7 +31,7 @@ export interface CwtFormatDeps {
 
 /** The cwt or cwt_vc handler. */
 export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<CwtConfiguration> {
-  const { format, store, signer } = deps;
+  const { format, signer } = deps;
 
   /**
    * The private claims (RFC 8392 §3, text names). `cwt` writes the mapped claims flat beside the
@@ -76,10 +73,8 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
       const { tenant, configuration, holderKey } = request;
-      const { claims, validFrom, validUntil } = claimsAndValidity(request);
-      const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'P-256');
       // IETF Token Status List §6.2: a Referenced Token in CWT form names its list in claim 65535.
-      const entry = await referencedEntry(deps.statusLists, configuration.revocable, 'token-cwt', { tenant, did, credentialIssuer: request.credentialIssuer });
+      const { claims, validFrom, validUntil, did, key, entry } = await planSigning(request, deps, 'P-256', 'token-cwt');
       const credential = await signer.sign({
         tenantId: tenant.id,
         keyId: key.kmsKeyId,

@@ -10,19 +10,8 @@ import type { StatusListService } from '../status-lists/service.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, LinkedDataSigner } from './port.ts';
-import {
-  checkSignedFields,
-  claimsAndValidity,
-  DID_SIGNED_HANDLER,
-  holderProofTypes,
-  issuedCredential,
-  pinnedDid,
-  referencedEntry,
-  revocableStatus,
-  signedConfigurationOf,
-  VC_CONTEXT,
-} from './shared.ts';
-import { signingDidOf } from './signing-did.ts';
+import { checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf, VC_CONTEXT } from './shared.ts';
+import { planSigning } from './signing-did.ts';
 import { isoSeconds } from './validity.ts';
 
 /** The Linked Data proof suites an ldp_vc configuration may ask for; the first is the default. */
@@ -96,7 +85,7 @@ export interface LdpVcFormatDeps {
 
 /** The ldp_vc handler. */
 export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandler<LdpVcConfiguration> {
-  const { signer, store, ids } = deps;
+  const { signer, ids } = deps;
   const bundled = new Set(signer.contexts);
   return {
     format: 'ldp_vc',
@@ -173,13 +162,7 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
     statusEntry: revocableStatus('status-list-credential'),
     async issue(request) {
       const { tenant, configuration } = request;
-      const { claims, validFrom, validUntil } = claimsAndValidity(request);
-      const { did, key } = await signingDidOf(store, tenant.id, pinnedDid(configuration), 'Ed25519');
-      const status = await referencedEntry(deps.statusLists, configuration.revocable, 'revocation-list', {
-        tenant,
-        did,
-        credentialIssuer: request.credentialIssuer,
-      });
+      const { claims, validFrom, validUntil, did, key, entry: status } = await planSigning(request, deps, 'Ed25519', 'revocation-list');
       const document = unsignedCredential(request, { id: `urn:uuid:${ids.uuid()}`, issuer: did, claims, validFrom, validUntil, status });
       const credential = await signer
         .sign({

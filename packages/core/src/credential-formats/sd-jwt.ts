@@ -7,18 +7,8 @@ import { checkList, checkType, present, VCT_TYPE } from '../configurations/rules
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { CommonConfiguration, CredentialFormatHandler, SdJwtSigner } from './port.ts';
-import {
-  checkSignedFields,
-  claimsAndValidity,
-  DID_SIGNED_HANDLER,
-  holderProofTypes,
-  issuedCredential,
-  pinnedDid,
-  referencedEntry,
-  revocableStatus,
-  signedConfigurationOf,
-} from './shared.ts';
-import { signingDidOf } from './signing-did.ts';
+import { checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf } from './shared.ts';
+import { planSigning } from './signing-did.ts';
 
 /** A JWT NumericDate: whole seconds since the epoch (RFC 7519 §2). */
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -70,13 +60,11 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
       const { tenant, configuration, holderKey } = request;
-      const { claims, validFrom, validUntil } = claimsAndValidity(request);
-      const { did, key } = await signingDidOf(deps.store, tenant.id, pinnedDid(configuration), 'P-256');
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
       // SD-JWT VC defines (§3.5), as that section allows. JWT times are whole seconds (RFC 7519 §2).
       // IETF Token Status List §6.1: a Referenced Token in JWT form names its list in `status`.
-      const entry = await referencedEntry(deps.statusLists, configuration.revocable, 'token-jwt', { tenant, did, credentialIssuer: request.credentialIssuer });
+      const { claims, validFrom, validUntil, did, key, entry } = await planSigning(request, deps, 'P-256', 'token-jwt');
       const registered = {
         iss: did,
         iat: seconds(validFrom),

@@ -1,7 +1,12 @@
+import type { FlatClaimMappings, Duration, IssuerProfile } from '../configurations/model.ts';
 import type { DidKey } from '../dids/model.ts';
 import type { KeyAlgorithm } from '../keys/model.ts';
 import type { Store } from '../ports.ts';
 import { DomainError } from '../shared/errors.ts';
+import type { ReferencedListForm } from '../status-lists/model.ts';
+import type { ReferencedStatusAllocation, StatusListService } from '../status-lists/service.ts';
+import type { FormatIssueRequest } from './port.ts';
+import { claimsAndValidity, pinnedDid, referencedEntry } from './shared.ts';
 
 /** The DID and key a credential is signed with. */
 export interface SigningDid {
@@ -46,4 +51,33 @@ export async function signingDidOf(store: Pick<Store, 'dids'>, tenantId: string,
   }
   if (!newest) throw noDid(algorithm, undefined);
   return newest;
+}
+
+/** What a DID-signed format has in hand before it signs. */
+export interface SigningPlan extends SigningDid {
+  claims: Record<string, unknown>;
+  validFrom: Date;
+  validUntil: Date;
+  /** The status entry, when the configuration is revocable. */
+  entry: ReferencedStatusAllocation | undefined;
+}
+
+/**
+ * The steps every DID-signed format (cwt, cwt_vc, dc+sd-jwt, ldp_vc) takes before it signs, in this
+ * order: the claims and the validity from the issuance time; the DID and `algorithm` key that sign;
+ * then, for a revocable configuration, an entry in a status list of `form` that this DID signs.
+ */
+export async function planSigning(
+  request: Pick<FormatIssueRequest, 'tenant' | 'subject' | 'now' | 'credentialIssuer'> & {
+    configuration: { claimMappings: FlatClaimMappings; expiresIn: Duration; issuer?: IssuerProfile; revocable?: boolean };
+  },
+  deps: { store: Pick<Store, 'dids'>; statusLists?: Pick<StatusListService, 'allocateReferenced'> },
+  algorithm: KeyAlgorithm,
+  form: ReferencedListForm,
+): Promise<SigningPlan> {
+  const { tenant, configuration } = request;
+  const { claims, validFrom, validUntil } = claimsAndValidity(request);
+  const { did, key } = await signingDidOf(deps.store, tenant.id, pinnedDid(configuration), algorithm);
+  const entry = await referencedEntry(deps.statusLists, configuration.revocable, form, { tenant, did, credentialIssuer: request.credentialIssuer });
+  return { claims, validFrom, validUntil, did, key, entry };
 }
