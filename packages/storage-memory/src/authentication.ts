@@ -1,7 +1,7 @@
 // The memory store's repositories for what the Authorization Code flow runs on (docs/authentication.md): the
 // tenant's authentication provider, its OpenID settings, and claim sources.
 import { type AuthenticationProvider, type ClaimSource, conflict, type OpenIdSettings, type Repositories } from '@vellum/core';
-import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, tenantPage } from './rows.ts';
+import { copy, deleteOwned, ownedById, ownedRow, type Row } from './rows.ts';
 
 export interface AuthenticationState {
   /** By id; at most one per tenant (the SQL store's unique index on tenant_id). */
@@ -63,15 +63,7 @@ export function authenticationRepositories(
     },
 
     claimSources: {
-      async insert(source) {
-        insertRow(get().claimSources, source.id, source, next, 'Claim source id exists');
-      },
-      async get(tenantId, id) {
-        return ownedValue(get().claimSources, tenantId, id);
-      },
-      async list(tenantId, page) {
-        return tenantPage(get().claimSources, tenantId, page);
-      },
+      ...ownedById(() => get().claimSources, next, 'Claim source id exists'),
       async update(source) {
         const r = sourceOf(source.tenantId, source.id);
         if (!r) return false;

@@ -14,7 +14,7 @@ import {
   type UserRepository,
   userMatches,
 } from '@vellum/core';
-import { copy, insertRow, ownedRow, ownedValue, type Row, tenantPage } from './rows.ts';
+import { copy, ownedById, ownedRow, ownedValue, type Row, tenantPage } from './rows.ts';
 
 export interface OfferState {
   /** By id. */
@@ -54,12 +54,7 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
 
   return {
     users: {
-      async insert(user) {
-        insertRow(get().users, user.id, user, next, 'User id exists');
-      },
-      async get(tenantId, id) {
-        return ownedValue(get().users, tenantId, id);
-      },
+      ...ownedById(() => get().users, next, 'User id exists'),
       async list(tenantId, page, filter) {
         return tenantPage(get().users, tenantId, page, (u) => !filter || userMatches(u, filter));
       },

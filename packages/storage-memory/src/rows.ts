@@ -73,3 +73,22 @@ export function ownedValue<T extends { tenantId: string }>(rows: Map<string, Row
 export function deleteOwned<T extends { tenantId: string }>(rows: Map<string, Row<T>>, tenantId: string, id: string): boolean {
   return ownedRow(rows, tenantId, id) !== undefined && rows.delete(id);
 }
+
+/**
+ * The insert and reads of a repository whose rows are keyed by their id and owned by a tenant:
+ * insert (Conflict with `exists` when the id is taken), get within the tenant, and a page of the
+ * tenant's rows in creation order. A repository spreads them and adds its own updates and deletes.
+ */
+export function ownedById<T extends { tenantId: string; id: string }>(rows: () => Map<string, Row<T>>, next: () => number, exists: string) {
+  return {
+    async insert(value: T): Promise<void> {
+      insertRow(rows(), value.id, value, next, exists);
+    },
+    async get(tenantId: string, id: string): Promise<T | undefined> {
+      return ownedValue(rows(), tenantId, id);
+    },
+    async list(tenantId: string, page: PageRequest): Promise<Slice<T>> {
+      return tenantPage(rows(), tenantId, page);
+    },
+  };
+}

@@ -1,6 +1,6 @@
 // The webhook repositories of the memory store: subscriptions, the delivery outbox and the signing keys.
 import { conflict, type Repositories, type Webhook, type WebhookDelivery, type WebhookSigningKey } from '@vellum/core';
-import { copy, insertRow, ownedRow, ownedValue, type Row, tenantPage, tenantValues } from './rows.ts';
+import { copy, ownedById, ownedRow, ownedValue, type Row, tenantPage, tenantValues } from './rows.ts';
 
 /** A delivery and its lease. */
 interface DeliveryRow extends Row<WebhookDelivery> {
@@ -27,15 +27,7 @@ export function webhookRepositories(get: () => WebhookState, next: () => number)
 
   return {
     webhooks: {
-      async insert(webhook) {
-        insertRow(get().webhooks, webhook.id, webhook, next, 'Webhook id exists');
-      },
-      async get(tenantId, id) {
-        return ownedValue(get().webhooks, tenantId, id);
-      },
-      async list(tenantId, page) {
-        return tenantPage(get().webhooks, tenantId, page);
-      },
+      ...ownedById(() => get().webhooks, next, 'Webhook id exists'),
       async update(webhook) {
         const r = webhookOf(webhook.tenantId, webhook.id);
         if (!r) return false;
