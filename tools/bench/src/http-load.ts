@@ -21,8 +21,6 @@ export interface Answer {
 
 export interface BenchServer {
   pinned: boolean;
-  /** The server process's id (under `wrap`, the wrapper's, which runs the server in the same process). */
-  pid: number;
   /** The server's port on 127.0.0.1 (requests must carry `host: HOST`). */
   port: number;
   /** One request to the server, on the tenant's host. */
@@ -61,18 +59,8 @@ export function clockTicksPerSecond(): number {
   return ticksPerSecond;
 }
 
-export async function startBenchServer(options: {
-  connections: number;
-  logLevel: string;
-  workers?: number;
-  /** Another checkout's `apps/server/src/main.ts`, to measure its code with this driver. */
-  main?: string;
-  /** A command the server runs under (e.g. valgrind and its options); it is then given minutes to start. */
-  wrap?: string[];
-}): Promise<BenchServer> {
+export async function startBenchServer(options: { connections: number; logLevel: string; workers?: number }): Promise<BenchServer> {
   const workers = options.workers ?? 1;
-  const main = options.main ?? MAIN;
-  const wrap = options.wrap ?? [];
   const pinned = workers === 1 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && availableParallelism() > 1;
   const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-'));
   const port = await freePort();
@@ -91,14 +79,13 @@ export async function startBenchServer(options: {
     // e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server.
     ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
   };
-  const created = spawnSync(process.execPath, [main, 'tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], { env, encoding: 'utf8' });
+  const created = spawnSync(process.execPath, [MAIN, 'tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], { env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`tenants create failed: ${created.stderr}`);
   const tenant = JSON.parse(created.stdout) as { clientId: string; clientSecret: string; audience: string };
 
   // The server's log goes nowhere: a benchmark should not measure a terminal.
-  const serve = [...wrap, process.execPath, main, 'serve'];
-  const command = pinned ? ['taskset', '-c', '0', ...serve] : serve;
-  const child = spawn(command[0] as string, command.slice(1), { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const command = pinned ? (['taskset', ['-c', '0', process.execPath, MAIN, 'serve']] as const) : ([process.execPath, [MAIN, 'serve']] as const);
+  const child = spawn(command[0], [...command[1]], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   if (pinned) spawnSync('taskset', ['-cp', `1-${availableParallelism() - 1}`, String(process.pid)], { stdio: 'ignore' });
   // undici rather than node:http: the driver shares the machine with the server, and node:http's
   // client cost about 1.4 ms of CPU per four-request flow, more than the server it measured.
@@ -123,7 +110,7 @@ export async function startBenchServer(options: {
   try {
     for (let i = 0; ; i++) {
       if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-      if (i >= (wrap.length > 0 ? 6000 : 200)) throw new Error(`the server did not start within ${wrap.length > 0 ? 600 : 20} s`);
+      if (i >= 200) throw new Error('the server did not start within 20 s');
       const up = await call('GET', '/health').then(
         (r) => r.status === 200,
         () => false,
@@ -138,7 +125,6 @@ export async function startBenchServer(options: {
 
   return {
     pinned,
-    pid: child.pid as number,
     port,
     call,
     async auth() {

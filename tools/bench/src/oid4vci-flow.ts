@@ -16,20 +16,7 @@
 // (VELLUM_DPOP_NONCE_REQUIRED unset). Without `--dpop` the flow is the plain one, with no extra work.
 //
 //   node tools/bench/src/oid4vci-flow.ts [--seconds 10] [--wallets 48] [--rate 400] [--log-level info] [--workers 1] [--client wire|undici] [--dpop]
-//
-// `--instructions N` counts instead of timing: the server runs under valgrind's callgrind, one
-// wallet runs 150 flows to warm it up, then N flows one after another, and the run prints the
-// server's instructions per flow. Wall-clock figures on a shared machine wander by tens of per
-// cent from minute to minute; an instruction count does not, so two versions of the code can be
-// compared to a per cent or better. `--server-main` points at another checkout's
-// apps/server/src/main.ts to count its code with this driver (docs/performance.md).
-//
-//   node tools/bench/src/oid4vci-flow.ts --instructions 200 [--server-main ../other/apps/server/src/main.ts]
-import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { b64u, checked, coresLine, cpuSecondsSince, derToJose, machineSpeed, machineTicks, makeWallet, proof, queryParam, type Wallet } from './flow-common.ts';
 import { HOST, percentile, startBenchServer, type BenchServer } from './http-load.ts';
@@ -44,8 +31,6 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     client: { type: 'string', default: 'wire' },
     dpop: { type: 'boolean', default: false },
-    instructions: { type: 'string' },
-    'server-main': { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -264,11 +249,7 @@ function report(label: string, samples: Record<Step, number>[], failures: number
 }
 
 const workers = Number(values.workers);
-if (values.instructions !== undefined) {
-  await countInstructions(Number(values.instructions), values['server-main']);
-  process.exit(0);
-}
-const server = await startBenchServer({ connections: walletCount * 2, logLevel: values['log-level'] as string, workers, main: values['server-main'] });
+const server = await startBenchServer({ connections: walletCount * 2, logLevel: values['log-level'] as string, workers });
 const connections: WireConnection[] = [];
 try {
   const { admin, configurationId } = await setUp(server);
@@ -374,49 +355,4 @@ try {
 } finally {
   for (const c of connections) c.close();
   await server.stop();
-}
-
-/** `--instructions`: the server's instructions per flow, counted by callgrind over `flows` flows after a warm-up. */
-async function countInstructions(flows: number, main: string | undefined): Promise<void> {
-  if (!Number.isInteger(flows) || flows < 1) throw new Error('--instructions takes a whole number of flows');
-  const WARM_UP_FLOWS = 150;
-  const dir = mkdtempSync(join(tmpdir(), 'vellum-callgrind-'));
-  // --smc-check=all: V8 writes and rewrites machine code at run time, which valgrind must see.
-  const wrap = [
-    'valgrind',
-    '--tool=callgrind',
-    '--smc-check=all',
-    `--log-file=${join(dir, 'valgrind.log')}`,
-    `--callgrind-out-file=${join(dir, 'callgrind.out')}`,
-  ];
-  const counted = await startBenchServer({ connections: 2, logLevel: values['log-level'] as string, workers: 1, main, wrap });
-  const [c] = await openWireConnections(1, counted.port, HOST);
-  try {
-    const { admin, configurationId } = await setUp(counted);
-    const requests = wireRequests(admin, configurationId);
-    const wallet = makeWallet();
-    const run = async (n: number) => {
-      for (let i = 0; i < n; i++) await wireFlow(c as WireConnection, requests, wallet, undefined);
-    };
-    await run(WARM_UP_FLOWS);
-    const control = (option: string) => {
-      const done = spawnSync('callgrind_control', [option, String(counted.pid)], { encoding: 'utf8' });
-      if (done.status !== 0) throw new Error(`callgrind_control ${option}: ${done.stderr || done.stdout}`);
-    };
-    control('-z');
-    await run(flows);
-    control('-d');
-    // The dump just asked for is numbered (callgrind.out.1: the counts since the zeroing); the
-    // unnumbered file is the one callgrind opens for its final dump at exit.
-    const dump = readdirSync(dir).find((f) => /^callgrind\.out\.\d+$/.test(f));
-    const measured = Number(/^(?:totals|summary): (\d+)/m.exec(dump === undefined ? '' : readFileSync(join(dir, dump), 'utf8'))?.[1]);
-    if (!Number.isFinite(measured)) throw new Error(`no numbered callgrind dump with totals in ${dir}: ${readdirSync(dir).join(', ')}`);
-    console.log(
-      `${main ?? 'this checkout'}: ${flows} flows, ${(measured / flows / 1e6).toFixed(3)} million server instructions per flow (callgrind, after ${WARM_UP_FLOWS} warm-up flows)`,
-    );
-  } finally {
-    c?.close();
-    await counted.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
