@@ -8,6 +8,7 @@
 //   taskset -c 0 node tools/bench/src/sd-jwt-issuance.ts [--seconds 4]
 import { createSdJwtFormat, signingDidOf, type SdJwtConfiguration, type SdJwtSignInput, type Store } from '@vellum/core';
 import { createSdJwtSigner } from '@vellum/formats';
+import { SD_JWT_SUBJECT } from '../../../packages/core/test/credentials.ts';
 import { eachStore, tenantWithDidKey } from './in-process.ts';
 import { alternate, handlerIssue, holderKeys, printMachine, type Rate, secondsOption, thousands as f } from './throughput.ts';
 
@@ -32,16 +33,8 @@ const configurationOf = (tenantId: string): SdJwtConfiguration => ({
   updatedAt: new Date().toISOString(),
 });
 
-const subject = {
-  claims: {
-    givenName: 'Erika',
-    familyName: 'Mustermann',
-    birthDate: '1964-08-12',
-    nationalities: ['DE'],
-    address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147' },
-    adult: true,
-  },
-};
+// The person the core's and the formats' SD-JWT tests issue to (a test fixture shared by path).
+const subject = SD_JWT_SUBJECT;
 
 // Each credential binds another holder key, as real issuance does.
 const holders = holderKeys(256);
