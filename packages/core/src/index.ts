@@ -215,6 +215,7 @@ export type { ProofExpectations, VerifiedProof } from './issuance/proof-rules.ts
 export { createIssuedCredentialService, issuedCredentialView } from './issuance/issued-credentials.ts';
 export type { IssuedCredentialDeps, IssuedCredentialListQuery, IssuedCredentialService, IssuedCredentialView } from './issuance/issued-credentials.ts';
 export { JWE_ENCRYPTION_ALGORITHMS } from './ports.ts';
+export { completeWalletClaims } from './oauth/ports.ts';
 
 export { checkWebhookInput, nextAttemptDelay, normaliseWebhookUrl, WEBHOOK_EVENTS, WEBHOOK_RETRIES } from './webhooks/rules.ts';
 export type { WebhookEvent, WebhookInput } from './webhooks/rules.ts';

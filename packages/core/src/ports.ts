@@ -47,7 +47,7 @@ export type { KeyManager, KeyRepository, PlatformKeyRecord, PlatformKeyRepositor
 export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaRepository, X509Authority } from './mdoc-pki/ports.ts';
 export type { WalletClientRepository } from './oauth-clients/model.ts';
 export type { AuthorizationRepository } from './oauth/authorization-model.ts';
-export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletTokens } from './oauth/ports.ts';
+export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletClaimsToIssue, WalletTokens } from './oauth/ports.ts';
 export type { OfferRepository } from './offers/ports.ts';
 export type { RateLimitRepository } from './rate-limits/ports.ts';
 export type {

@@ -1,5 +1,13 @@
 import { type KeyObject, randomBytes } from 'node:crypto';
-import type { Clock, Ids, KeyManager, TenantSigningKeyRepository, WalletAccessClaims, WalletTokens } from '@vellum/core';
+import {
+  type Clock,
+  completeWalletClaims,
+  type Ids,
+  type KeyManager,
+  type TenantSigningKeyRepository,
+  type WalletAccessClaims,
+  type WalletTokens,
+} from '@vellum/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { decodeJwsHeader, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
 
@@ -111,14 +119,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
   return {
     async issue(claims, ttlSeconds) {
       const key = await signingKey(claims.tenantId);
-      const issuedAt = Math.floor(clock.now().getTime() / 1000);
-      const full: WalletAccessClaims = {
-        ...claims,
-        configurationIds: [...claims.configurationIds],
-        jti: tokenId(),
-        issuedAt,
-        expiresAt: issuedAt + ttlSeconds,
-      };
+      const full = completeWalletClaims(claims, ttlSeconds, clock.now(), tokenId());
       const payload = {
         iss: full.issuer,
         aud: full.issuer,

@@ -1,7 +1,7 @@
 // Stand-ins for the Digests, WalletTokens and NonceCodec ports in tests of the core (no jose, no
 // KeyManager, no platform keys).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Clock, Digests, NonceCodec, WalletAccessClaims, WalletTokens } from '@vellum/core';
+import { type Clock, completeWalletClaims, type Digests, type NonceCodec, type WalletAccessClaims, type WalletTokens } from '@vellum/core';
 
 /** SHA-256 from node:crypto, as @vellum/crypto's createDigests computes it. */
 export function fakeDigests(): Digests {
@@ -18,14 +18,7 @@ export function fakeWalletTokens(clock: Clock): WalletTokens & { issued: WalletA
   return {
     issued,
     async issue(claims, ttlSeconds) {
-      const issuedAt = Math.floor(clock.now().getTime() / 1000);
-      const full: WalletAccessClaims = {
-        ...claims,
-        configurationIds: [...claims.configurationIds],
-        jti: randomUUID(),
-        issuedAt,
-        expiresAt: issuedAt + ttlSeconds,
-      };
+      const full = completeWalletClaims(claims, ttlSeconds, clock.now(), randomUUID());
       issued.push(full);
       return { token: `fakewt.${Buffer.from(JSON.stringify(full)).toString('base64url')}`, claims: full };
     },

@@ -75,6 +75,18 @@ export interface WalletAccessClaims {
   expiresAt: number;
 }
 
+/** What a WalletTokens adapter is given to sign: the claims without the token's own id and times. */
+export type WalletClaimsToIssue = Omit<WalletAccessClaims, 'jti' | 'issuedAt' | 'expiresAt'>;
+
+/**
+ * The whole claims of a token issued now: `iat` is the current second, `exp` is `ttlSeconds` later.
+ * Every WalletTokens adapter (the signed one, the test stand-in) completes its claims this way.
+ */
+export function completeWalletClaims(claims: WalletClaimsToIssue, ttlSeconds: number, now: Date, jti: string): WalletAccessClaims {
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  return { ...claims, configurationIds: [...claims.configurationIds], jti, issuedAt, expiresAt: issuedAt + ttlSeconds };
+}
+
 /**
  * Wallet access tokens: JWTs (ES256, header `typ: at+jwt` and `kid`) signed with a per-tenant key
  * the KeyManager holds, made on first use. Claims: `iss` and `aud` (the issuer), `sub` (user id),
@@ -82,7 +94,7 @@ export interface WalletAccessClaims {
  */
 export interface WalletTokens {
   /** Signs a wallet access token (a JWT, ES256, with the tenant's token key, `typ: at+jwt`). */
-  issue(claims: Omit<WalletAccessClaims, 'jti' | 'issuedAt' | 'expiresAt'>, ttlSeconds: number): Promise<{ token: string; claims: WalletAccessClaims }>;
+  issue(claims: WalletClaimsToIssue, ttlSeconds: number): Promise<{ token: string; claims: WalletAccessClaims }>;
   /** The verified claims of a token for this tenant and issuer, or undefined (bad signature, expired, other tenant or issuer). Never throws. */
   verify(tenantId: string, issuer: string, token: string): Promise<WalletAccessClaims | undefined>;
   /** The tenant's public token keys as a JWKS (`GET /.well-known/jwks.json`). */
