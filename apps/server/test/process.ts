@@ -41,10 +41,25 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Where the server runs from, when not from this checkout with this process's Node (a replayed image, say). */
+export interface ServerProcessOptions {
+  main?: string;
+  args?: string[];
+  execPath?: string;
+  uid?: number;
+  gid?: number;
+}
+
 /** Starts `vellum serve` and resolves once it listens; rejects if it exits first. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+export async function startServer(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<RunningServer> {
   const port = Number(env.VELLUM_PORT);
-  const proc = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { main = MAIN, args = ['serve'], execPath = process.execPath, uid, gid } = options;
+  const proc = spawn(execPath, [main, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(uid === undefined ? {} : { uid }),
+    ...(gid === undefined ? {} : { gid }),
+  });
   let out = '';
   proc.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   proc.stderr?.on('data', (c: Buffer) => (out += c.toString()));
