@@ -10,23 +10,11 @@
 // `corepack enable`, the pnpm that package.json pins, installed in the workspace. pnpm's store is
 // the build's cache mount, read `--offline`: the test never downloads.
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Backend, pgAdminUrl, postgresBackend } from '../../../apps/server/test/backends.ts';
 import { freePort, http, type RunningServer, startServer } from '../../../apps/server/test/process.ts';
 import { contextFiles, copyPaths, envPairs, execForm, instructions, parseDockerfile, parseDockerignore, type Stage, splitFlags } from './dockerfile.ts';
 
@@ -104,24 +92,83 @@ function replayBuild(root: string): Replayed {
 /** The paths of a pnpm `node_modules/.pnpm` folder: one per installed package version. */
 const installedPackages = (app: string) => readdirSync(join(app, 'node_modules/.pnpm')).filter((n) => n !== 'node_modules' && !n.startsWith('lock'));
 
+/** The runtime stage over a replayed build: its RUN lines done, a Node its USER may run, its command. */
+interface Runtime {
+  dataDir: string;
+  node: string;
+  main: string;
+  args: string[];
+  env: Record<string, string>;
+  user: { uid: number; gid: number } | undefined;
+  healthcheck: string;
+}
+
+function prepareRuntime(root: string): Runtime {
+  const [uid, gid] = last(runtime, 'USER').split(':').map(Number) as [number, number];
+  const image = envOf(runtime);
+  const dataDir = join(root, image.VELLUM_DATA_DIR as string);
+  // The runtime stage's RUN lines make the data directory and give it to USER. As root they run as
+  // written, on the directory standing for the image's root; otherwise this (already unprivileged)
+  // user makes it.
+  if (asRoot) {
+    for (const step of instructions(runtime, 'RUN')) {
+      const r = spawnSync('bash', ['-c', step.args.split(image.VELLUM_DATA_DIR as string).join(dataDir)], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`RUN ${step.args} (line ${step.line}) failed:\n${r.stderr}`);
+    }
+  } else mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Node stands where that user can run it (the image's is /usr/local/bin/node); a hard link costs nothing.
+  const node = join(root, 'node');
+  try {
+    linkSync(process.execPath, node);
+  } catch {
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+  }
+  const command = [...(execForm(last(runtime, 'ENTRYPOINT')) ?? []), ...(execForm(last(runtime, 'CMD')) ?? [])];
+  if (command[0] !== 'node') throw new Error(`the image's command does not start with node: ${command.join(' ')}`);
+  const [, healthcheck] = execForm(splitFlags(last(runtime, 'HEALTHCHECK')).rest.replace(/^CMD\s+/, '')) ?? [];
+  return {
+    dataDir,
+    node,
+    main: join(root, command[1] as string),
+    args: command.slice(2),
+    env: { PATH: `${root}:/usr/bin:/bin`, ...image, VELLUM_DATA_DIR: dataDir },
+    user: asRoot ? { uid, gid } : undefined,
+    healthcheck: join(root, healthcheck as string),
+  };
+}
+
 describe("the Dockerfile's build stage, replayed without an engine", () => {
   let root: string;
   let replayed: Replayed;
-  let server: RunningServer | undefined;
-  let dataDir: string;
-  let port: number;
+  let image: Runtime;
+  const servers: RunningServer[] = [];
+  let database: Backend | undefined;
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'vellum-image-'));
     // The stand-in for the image's root: others may enter it, as they may enter /.
     chmodSync(root, 0o755);
     replayed = replayBuild(root);
+    image = prepareRuntime(root);
   }, 180_000);
 
   afterAll(async () => {
-    await server?.stop();
+    for (const server of servers) await server.stop();
+    await database?.cleanup();
     if (root) rmSync(root, { recursive: true, force: true });
   });
+
+  /** The image's command with its ENV and `extra`, as its USER; the HEALTHCHECK must then pass. */
+  async function startImage(extra: Record<string, string>): Promise<{ port: number; env: Record<string, string> }> {
+    const port = await freePort();
+    const env = { ...image.env, VELLUM_PORT: String(port), VELLUM_PUBLIC_URL: `http://127.0.0.1:${port}`, ...extra };
+    servers.push(await startServer(env, { main: image.main, args: image.args, execPath: image.node, ...image.user }));
+    const health = spawnSync(image.node, [image.healthcheck], { env, encoding: 'utf8', timeout: 15_000 });
+    expect(health.stderr).toBe('');
+    expect(health.status).toBe(0);
+    return { port, env };
+  }
 
   it('runs every RUN line of the build stage with the pnpm that package.json pins', () => {
     expect(replayed.steps.find((s) => s.startsWith('pnpm --version'))).toContain(pinnedPnpm);
@@ -140,47 +187,31 @@ describe("the Dockerfile's build stage, replayed without an engine", () => {
     expect(existsSync(join(replayed.app, 'apps/server/node_modules/@vellum/core'))).toBe(true);
   });
 
-  it("starts the runtime stage's command as its USER and answers the HEALTHCHECK and the issuer metadata", async () => {
+  it("starts the runtime stage's command as its USER on SQLite: HEALTHCHECK, issuer metadata, data on the volume", async () => {
     // The runtime stage copies the build stage's /app whole and installs nothing itself (container.test.ts).
     expect(instructions(runtime, 'COPY').map((i) => copyPaths(i.args))).toEqual([{ from: 'build', sources: ['/app'], destination: '/app' }]);
-    const [uid, gid] = last(runtime, 'USER').split(':').map(Number) as [number, number];
-    const image = envOf(runtime);
-    dataDir = join(root, image.VELLUM_DATA_DIR as string);
-    // The runtime stage's RUN lines make the data directory and give it to USER. As root they run
-    // as written, on this directory standing for the image's root; otherwise the directory is made
-    // by this (already unprivileged) user.
-    if (asRoot) {
-      for (const step of instructions(runtime, 'RUN')) {
-        const command = step.args.split(image.VELLUM_DATA_DIR as string).join(dataDir);
-        const r = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
-        if (r.status !== 0) throw new Error(`RUN ${step.args} (line ${step.line}) failed:\n${r.stderr}`);
-      }
-    } else mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    // Node stands where that user can run it (the image's is /usr/local/bin/node); a hard link costs nothing.
-    const node = join(root, 'node');
-    try {
-      linkSync(process.execPath, node);
-    } catch {
-      copyFileSync(process.execPath, node);
-      chmodSync(node, 0o755);
-    }
-    const command = [...(execForm(last(runtime, 'ENTRYPOINT')) ?? []), ...(execForm(last(runtime, 'CMD')) ?? [])];
-    expect(command[0]).toBe('node');
-    const main = join(root, command[1] as string);
-    port = await freePort();
-    const env = { PATH: `${root}:/usr/bin:/bin`, ...image, VELLUM_PORT: String(port), VELLUM_DATA_DIR: dataDir, VELLUM_PUBLIC_URL: `http://127.0.0.1:${port}` };
-    server = await startServer(env, { main, args: command.slice(2), execPath: node, ...(asRoot ? { uid, gid } : {}) });
-
-    const [healthScript] = (execForm(splitFlags(last(runtime, 'HEALTHCHECK')).rest.replace(/^CMD\s+/, '')) ?? []).slice(1);
-    const health = spawnSync(node, [join(root, healthScript as string)], { env, encoding: 'utf8', timeout: 15_000 });
-    expect(health.stderr).toBe('');
-    expect(health.status).toBe(0);
-
+    const { port } = await startImage({});
     const metadata = await http(port, 'GET', '/.well-known/openid-credential-issuer');
     expect(metadata.status).toBe(200);
     expect(JSON.parse(metadata.text).credential_issuer).toBe(`http://127.0.0.1:${port}`);
     // It wrote its database and development key where the volume is, as that user.
-    expect(readdirSync(dataDir).sort()).toEqual(expect.arrayContaining(['master.key', 'vellum.db']));
-    if (asRoot) expect(statSync(join(dataDir, 'vellum.db')).uid).toBe(uid);
+    expect(readdirSync(image.dataDir)).toEqual(expect.arrayContaining(['master.key', 'vellum.db']));
+    if (image.user) expect(statSync(join(image.dataDir, 'vellum.db')).uid).toBe(image.user.uid);
   }, 60_000);
+
+  // compose.yaml's way: DATABASE_URL and a master key. Runs where VELLUM_TEST_DATABASE_URL names a
+  // PostgreSQL server (CI always sets it); without one there is no database to point the image at.
+  it.skipIf(!pgAdminUrl)(
+    'starts it on PostgreSQL, as compose.yaml does: ready, with the issuer metadata read from the database',
+    async () => {
+      database = postgresBackend('vellum_image');
+      const { DATABASE_URL, VELLUM_MASTER_KEY } = await database.env();
+      const { port } = await startImage({ DATABASE_URL: DATABASE_URL as string, VELLUM_MASTER_KEY: VELLUM_MASTER_KEY as string });
+      expect((await http(port, 'GET', '/ready')).status).toBe(200);
+      const metadata = await http(port, 'GET', '/.well-known/openid-credential-issuer');
+      expect(metadata.status).toBe(200);
+      expect(JSON.parse(metadata.text).credential_issuer).toBe(`http://127.0.0.1:${port}`);
+    },
+    60_000,
+  );
 });
