@@ -71,6 +71,42 @@ export function compressStatuses(statuses: Uint8Array): Uint8Array {
   return deflateSync(statuses, { level: zlib.Z_BEST_COMPRESSION });
 }
 
+/** What a status list token in CWT form says, before its claim keys are chosen. */
+export interface StatusListClaims {
+  /** The issuer, when the token names one (the mDoc token does not: its certificate does). */
+  iss?: string;
+  /** The URI the token is served at. */
+  sub: string;
+  iat: number;
+  exp: number;
+  ttl: number;
+  bits: number;
+  /** The compressed statuses (compressStatuses). */
+  lst: Uint8Array;
+}
+
+/**
+ * The CBOR-encoded claims of a status list token in CWT form, in the order of draft 14's example
+ * (§5.2): `iss` when there is one, `sub`, `iat`, `exp`, `ttl` and the Status List `{ "bits", "lst" }`,
+ * `ttl` and the Status List under the claim keys `keys` gives (draft 14's own unless a profile
+ * uses others).
+ */
+export function encodeStatusListClaims(claims: StatusListClaims, keys = { ttl: CWT_TTL, statusList: CWT_STATUS_LIST }): Uint8Array {
+  const map = new Map<number, unknown>(claims.iss === undefined ? [] : [[CWT_ISS, claims.iss]]);
+  map.set(CWT_SUB, claims.sub);
+  map.set(CWT_IAT, cborInteger(claims.iat));
+  map.set(CWT_EXP, cborInteger(claims.exp));
+  map.set(keys.ttl, cborInteger(claims.ttl));
+  map.set(
+    keys.statusList,
+    new Map<string, number | Uint8Array>([
+      ['bits', claims.bits],
+      ['lst', claims.lst],
+    ]),
+  );
+  return cbor.encode(map);
+}
+
 /**
  * An untagged ES256 COSE_Sign1 (RFC 9052 §4.2) over `payload`: the protected header map encoded
  * into a byte string, the Sig_structure `["Signature1", protected, h'', payload]` (§4.4, no

@@ -1,15 +1,11 @@
 import { invalidField, type KeyManager, STATUS_BITS, type StatusListFormat, type StatusListTokenInput, type StatusListTokenSigner } from '@vellum/core';
-import { cbor } from '../mso-mdoc/cbor.ts';
 import {
-  CWT_EXP,
-  CWT_IAT,
   CWT_STATUS_LIST,
-  CWT_SUB,
   CWT_TTL,
   checkTokenTimes,
-  cborInteger,
   compressStatuses,
   ES256,
+  encodeStatusListClaims,
   HEADER_ALG,
   HEADER_TYP,
   HEADER_X5CHAIN,
@@ -36,17 +32,17 @@ const PROFILES: Readonly<Record<StatusListFormat, { typ: string; statusListKey: 
 /** The bit widths a Status List may use (IETF Token Status List draft 14 §4.1 step 1). */
 const ALLOWED_BITS = new Set([1, 2, 4, 8]);
 
-/** Refuses what would make a token no verifier can use; returns `iat` and `exp` as written. */
-function check(input: StatusListTokenInput): { iat: number | bigint; exp: number | bigint } {
+/** Refuses what would make a token no verifier can use; returns `iat` and `exp` in whole seconds. */
+function check(input: StatusListTokenInput): { iat: number; exp: number } {
   const { format, bits, signer } = input;
   if (!Object.hasOwn(PROFILES, format)) throw invalidField('format', 'Expected draft-14 or legacy', format);
   // The width is the format's (docs/status-lists.md: draft 14 1 bit, legacy 2 bits); a token that
   // declared another would make every verifier read every index wrong.
   if (!ALLOWED_BITS.has(bits) || bits !== STATUS_BITS[format])
     throw invalidField('bits', `Expected ${STATUS_BITS[format]} bit(s) per entry for a ${format} list`, bits);
-  const { iat, exp } = checkTokenTimes(input);
+  const times = checkTokenTimes(input);
   if (signer.x5chain.length === 0) throw invalidField('signer.x5chain', 'The document signer certificate is missing', []);
-  return { iat: cborInteger(iat), exp: cborInteger(exp) };
+  return times;
 }
 
 /**
@@ -75,19 +71,6 @@ export function createStatusListTokenSigner(options: StatusListTokenSignerOption
       const profile = PROFILES[format];
       const lst = compressStatuses(statuses);
       const x5chain = signer.x5chain.length === 1 ? signer.x5chain[0] : [...signer.x5chain];
-      const claims = new Map<number, unknown>([
-        [CWT_SUB, uri],
-        [CWT_IAT, iat],
-        [CWT_EXP, exp],
-        [profile.ttlKey, ttlSeconds],
-        [
-          profile.statusListKey,
-          new Map<string, number | Uint8Array>([
-            ['bits', bits],
-            ['lst', lst],
-          ]),
-        ],
-      ]);
       return signCoseSign1(
         keys,
         { tenantId, keyId: signer.keyId },
@@ -96,7 +79,7 @@ export function createStatusListTokenSigner(options: StatusListTokenSignerOption
           [HEADER_TYP, profile.typ],
         ]),
         new Map([[HEADER_X5CHAIN, x5chain]]),
-        cbor.encode(claims),
+        encodeStatusListClaims({ sub: uri, iat, exp, ttl: ttlSeconds, bits, lst }, { ttl: profile.ttlKey, statusList: profile.statusListKey }),
       );
     },
   };

@@ -1,16 +1,9 @@
 import { DomainError, invalidField, type KeyManager, type TokenStatusListInput, type TokenStatusListSigner } from '@vellum/core';
-import { cbor } from '../mso-mdoc/cbor.ts';
 import {
-  CWT_EXP,
-  CWT_IAT,
-  CWT_ISS,
-  CWT_STATUS_LIST,
-  CWT_SUB,
-  CWT_TTL,
   checkTokenTimes,
-  cborInteger,
   compressStatuses,
   ES256,
+  encodeStatusListClaims,
   HEADER_ALG,
   HEADER_KID,
   HEADER_TYP,
@@ -76,26 +69,13 @@ async function signJwt(keys: KeyManager, input: TokenStatusListInput, iat: numbe
  * an x5chain: a verifier resolves the key from the issuer's DID document, as for the credential.
  */
 async function signCwt(keys: KeyManager, input: TokenStatusListInput, iat: number, exp: number, lst: Uint8Array): Promise<Uint8Array> {
-  const claims = new Map<number, unknown>([
-    [CWT_ISS, input.issuer],
-    [CWT_SUB, input.uri],
-    [CWT_IAT, cborInteger(iat)],
-    [CWT_EXP, cborInteger(exp)],
-    [CWT_TTL, cborInteger(input.ttlSeconds)],
-    [
-      CWT_STATUS_LIST,
-      new Map<string, number | Uint8Array>([
-        ['bits', BITS],
-        ['lst', lst],
-      ]),
-    ],
-  ]);
   const protectedHeader = new Map<number, number | string | Uint8Array>([
     [HEADER_ALG, ES256],
     [HEADER_TYP, STATUS_LIST_CWT_TYP],
     [HEADER_KID, utf8.encode(input.kid)],
   ]);
-  return signCoseSign1(keys, input, protectedHeader, UNPROTECTED, cbor.encode(claims));
+  const claims = { iss: input.issuer, sub: input.uri, iat, exp, ttl: input.ttlSeconds, bits: BITS, lst };
+  return signCoseSign1(keys, input, protectedHeader, UNPROTECTED, encodeStatusListClaims(claims));
 }
 
 /**
