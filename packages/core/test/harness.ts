@@ -11,50 +11,40 @@ export const PLATFORM = 'vellum.test';
 
 /** `rateLimits`: the limits to apply (none unless given). */
 export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
-  const store = createMemoryStore();
   const clock = fakeClock('2026-05-01T12:00:00.000Z');
-  const ids = fakeIds();
-  const hasher = fakeHasher();
-  const tokens = fakeTokenSigner(clock);
-  const dns = fakeDns();
   const keys = fakeKeyManager({ clock });
   const signers = fakeFormatSigners(keys);
-  const { linkedDataSigner, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, tokenStatusLists, revocationLists } = signers;
-  const x509 = fakeX509Authority(keys);
-  const digests = fakeDigests();
-  const walletTokens = fakeWalletTokens(clock);
-  const proofVerifier = fakeProofVerifier();
-  const jwtProofs = fakeJwtProofVerifier();
-  const credentialEncryption = fakeCredentialEncryption();
-  const nonceCodec = fakeNonceCodec();
-  const identityProvider = fakeIdentityProvider();
-  const sessionTokens = fakeSessionTokens(clock);
-  const secretBox = fakeSecretBox();
-  const vellum = createVellum({
-    identityProvider,
-    sessionTokens,
-    secretBox,
-    store,
+  // Every port the core asks for, as fakes; the tests reach most of them through the harness too.
+  const ports = {
+    store: createMemoryStore(),
     clock,
-    ids,
-    hasher,
-    tokens,
-    dns,
+    ids: fakeIds(),
+    hasher: fakeHasher(),
+    tokens: fakeTokenSigner(clock),
+    dns: fakeDns(),
     keys,
     ...signers,
-    x509,
-    digests,
-    walletTokens,
-    proofVerifier,
-    jwtProofs,
-    credentialEncryption,
-    nonceCodec,
+    x509: fakeX509Authority(keys),
+    digests: fakeDigests(),
+    walletTokens: fakeWalletTokens(clock),
+    proofVerifier: fakeProofVerifier(),
+    jwtProofs: fakeJwtProofVerifier(),
+    credentialEncryption: fakeCredentialEncryption(),
+    nonceCodec: fakeNonceCodec(),
+    identityProvider: fakeIdentityProvider(),
+    sessionTokens: fakeSessionTokens(clock),
+    secretBox: fakeSecretBox(),
+  };
+  const vellum = createVellum({
+    ...ports,
     platformDomain: PLATFORM,
     publicUrl: 'http://localhost:3000',
     defaultTenant: 'demo',
     adminTokenTtlSeconds: 3600,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
   });
+  const { store, dns, x509, digests, walletTokens, nonceCodec, proofVerifier, identityProvider, sessionTokens, secretBox, hasher } = ports;
+  const { linkedDataSigner, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, tokenStatusLists, revocationLists } = signers;
   return {
     store,
     clock,

@@ -3,26 +3,12 @@
 // garbage in the DPoP and client attestation headers. The proofs are made with jose, a library the
 // product does not use to make them, so that both sides of RFC 9449 are not the same code.
 import { createHash, randomUUID } from 'node:crypto';
-import { createVellum, PRE_AUTHORIZED_GRANT, type PublicJwk } from '@vellum/core';
-import {
-  createDigests,
-  createJwtProofVerifier,
-  createKeyManager,
-  createProofVerifier,
-  createScryptHasher,
-  createSealer,
-  createSecretBox,
-  createSessionTokens,
-} from '@vellum/crypto';
-import { createWalletTokens, createX509Authority, loadCredentialEncryption, loadNonceCodec, loadPlatformTokenSigner } from '@vellum/crypto';
-import { createNodeIds, systemClock } from '@vellum/node';
-import { createMemoryStore } from '@vellum/storage-memory';
-import { fakeDns, fakeFormatSigners, fakeIdentityProvider, proofJwt, walletKey } from '@vellum/testing';
-import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import { PRE_AUTHORIZED_GRANT, type PublicJwk } from '@vellum/core';
+import { proofJwt, walletKey } from '@vellum/testing';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import fc from 'fast-check';
 import { base64url, calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vellumPlugin } from './index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../test/app.ts';
 import { foreignAuthority } from '../test/authority.ts';
 
@@ -564,56 +550,11 @@ describe.each(['standalone', 'prefixed'] as const)('DPoP at the token, credentia
 });
 
 describe('DPoP with server nonces (RFC 9449 §8; VELLUM_DPOP_NONCE_REQUIRED)', () => {
-  // buildTestApp has no dpopNonceRequired option, so this app is composed here, from the same adapters.
-  let app: FastifyInstance;
-  let createTenant: (subdomain: string) => Promise<Awaited<ReturnType<typeof walletSide>>>;
-
-  beforeAll(async () => {
-    const store = createMemoryStore();
-    const clock = systemClock;
-    const ids = createNodeIds();
-    const sealer = createSealer(new Uint8Array(32).fill(9));
-    const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
-    const services = createVellum({
-      identityProvider: fakeIdentityProvider(),
-      sessionTokens: createSessionTokens(),
-      secretBox: createSecretBox(sealer),
-      store,
-      clock,
-      ids,
-      hasher: createScryptHasher({ N: 1024 }),
-      tokens: await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock }),
-      dns: fakeDns(),
-      keys,
-      x509: createX509Authority({ keys }),
-      ...fakeFormatSigners(keys),
-      digests: createDigests(),
-      walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock }),
-      proofVerifier: createProofVerifier(),
-      jwtProofs: createJwtProofVerifier(),
-      dpopNonceRequired: true,
-      credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock }),
-      nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock }),
-      platformDomain: 'vellum.test',
-      publicUrl: 'http://localhost:3000',
-      adminTokenTtlSeconds: 600,
-    });
-    app = Fastify();
-    await app.register(vellumPlugin, { services });
-    await app.ready();
-    createTenant = async (subdomain) => {
-      const created = await services.tenants.createTenant({ subdomain, region: 'eu01' });
-      const host = `${subdomain}.eu01.vellum.test`;
-      const admin = await app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        payload: { grant_type: 'client_credentials', client_id: created.client.clientId, client_secret: created.clientSecret, audience: `https://${host}` },
-      });
-      expect(admin.statusCode, admin.body).toBe(200);
-      return walletSide(app, '', host, (admin.json() as { access_token: string }).access_token);
-    };
-  });
-  afterAll(async () => app?.close());
+  const t = useTestApp('standalone', { dpopNonceRequired: true });
+  const createTenant = async (subdomain: string) => {
+    const { host } = await t.createTenant(subdomain);
+    return walletSide(t.app, '', host, await t.token(subdomain));
+  };
 
   it('hands out a DPoP-Nonce with each c_nonce at the nonce endpoint', async () => {
     const s = await createTenant('nonce1');

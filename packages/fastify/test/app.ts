@@ -32,52 +32,49 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** `rateLimits`: the limits the app applies (none unless given). */
-export async function buildTestApp(mount: 'standalone' | 'prefixed', options: { rateLimits?: RateLimitSettings } = {}): Promise<TestApp> {
+/** What a test app may be built with besides the defaults. */
+export interface TestAppOptions {
+  /** The limits the app applies (none unless given). */
+  rateLimits?: RateLimitSettings;
+  /** Whether DPoP proofs must carry a server nonce (RFC 9449 §8; VELLUM_DPOP_NONCE_REQUIRED). */
+  dpopNonceRequired?: boolean;
+}
+
+export async function buildTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): Promise<TestApp> {
   const store = createMemoryStore();
   const clock = systemClock;
   const ids = createNodeIds();
-  const hasher = createScryptHasher({ N: 1024 });
   const sealer = createSealer(new Uint8Array(32).fill(7));
   const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock });
   const dnsServer = await startDnsServer({});
-  const dns = createDnsResolver({ servers: [dnsServer.address], timeoutMs: 500, tries: 1 });
   const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
-  // Real X.509 (the HTTP tests read the certificates and CRLs); mDocs themselves are issued in core and interop tests.
-  const x509 = createX509Authority({ keys });
-  const digests = createDigests();
-  const walletTokens = createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock });
-  const proofVerifier = createProofVerifier();
-  const jwtProofs = createJwtProofVerifier();
-  const credentialEncryption = await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock });
-  const nonceCodec = await loadNonceCodec({ keys: store.platformKeys, sealer, clock });
   const identityProvider = fakeIdentityProvider();
-  const sessionTokens = createSessionTokens();
-  const secretBox = createSecretBox(sealer);
   const services = createVellum({
-    identityProvider,
-    sessionTokens,
-    secretBox,
     store,
     clock,
     ids,
-    hasher,
     tokens,
-    dns,
     keys,
-    x509,
+    identityProvider,
+    sessionTokens: createSessionTokens(),
+    secretBox: createSecretBox(sealer),
+    hasher: createScryptHasher({ N: 1024 }),
+    dns: createDnsResolver({ servers: [dnsServer.address], timeoutMs: 500, tries: 1 }),
+    // Real X.509 (the HTTP tests read the certificates and CRLs); mDocs themselves are issued in core and interop tests.
+    x509: createX509Authority({ keys }),
     // Real keys, fake formats: the credentials themselves are proven against others' verifiers in tools/interop.
     ...fakeFormatSigners(keys),
-    digests,
-    walletTokens,
-    proofVerifier,
-    jwtProofs,
-    credentialEncryption,
-    nonceCodec,
+    digests: createDigests(),
+    walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock }),
+    proofVerifier: createProofVerifier(),
+    jwtProofs: createJwtProofVerifier(),
+    credentialEncryption: await loadCredentialEncryption({ keys: store.platformKeys, sealer, clock }),
+    nonceCodec: await loadNonceCodec({ keys: store.platformKeys, sealer, clock }),
     platformDomain: PLATFORM,
     publicUrl: 'http://localhost:3000',
     adminTokenTtlSeconds: 600,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.dpopNonceRequired ? { dpopNonceRequired: true } : {}),
   });
   const { tenants } = services;
 
@@ -131,7 +128,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
  * The TestApp the tests of one describe block share: built before the first (its fields are there
  * when the block's own beforeAll hooks run, which come after this one) and closed after the last.
  */
-export function useTestApp(mount: 'standalone' | 'prefixed', options: { rateLimits?: RateLimitSettings } = {}): TestApp {
+export function useTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): TestApp {
   const t = {} as TestApp;
   beforeAll(async () => {
     Object.assign(t, await buildTestApp(mount, options));
