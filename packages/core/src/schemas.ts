@@ -15,7 +15,7 @@ export { AdminClientBody } from './tenancy/schema.ts';
 export { CustomDomainBody } from './custom-domains/schema.ts';
 
 // Credential configurations:
-export { CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from './configurations/schema.ts';
+export { CONFIGURATION_BODIES, CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from './configurations/schema.ts';
 export { AuthorizationCodeOfferBody, PreAuthorizedOfferBody } from './offers/schema.ts';
 
 // Offers, custom domains, DIDs, mDoc PKI, status lists:

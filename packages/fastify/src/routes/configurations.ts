@@ -1,19 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TObject } from '@sinclair/typebox';
 import type { CredentialConfigurationInput, CredentialFormat } from '@vellum/core';
 import { PageSchema } from '../schemas/common.ts';
-import {
-  ConfigurationListQuery,
-  ConfigurationParams,
-  CwtConfigurationBody,
-  CwtConfigurationResponse,
-  LdpVcConfigurationBody,
-  LdpVcConfigurationResponse,
-  MdocConfigurationBody,
-  MdocConfigurationResponse,
-  SdJwtConfigurationBody,
-  SdJwtConfigurationResponse,
-} from '../schemas/configurations.ts';
+import { CONFIGURATION_SCHEMAS, ConfigurationListQuery, ConfigurationParams } from '../schemas/configurations.ts';
 import type { VellumServices } from '../services.ts';
 import { resourceRoutes } from './resource.ts';
 
@@ -22,20 +10,21 @@ const tags = ['Credential configurations'];
 const read = { permission: 'configurations:read' } as const;
 const write = { permission: 'configurations:write' } as const;
 
-/** docs/decisions.md "Credential configurations": where each format's configurations live, and the shapes of their bodies and answers. */
-const COLLECTIONS: ReadonlyArray<{ format: CredentialFormat; path: string; body: TObject; response: TObject }> = [
-  { format: 'mso_mdoc', path: '/v2/credentials/mobile/configurations', body: MdocConfigurationBody, response: MdocConfigurationResponse },
-  { format: 'ldp_vc', path: '/v2/credentials/web-semantic/configurations', body: LdpVcConfigurationBody, response: LdpVcConfigurationResponse },
-  { format: 'cwt', path: '/v2/credentials/compact/configurations', body: CwtConfigurationBody, response: CwtConfigurationResponse },
-  { format: 'cwt_vc', path: '/v2/credentials/compact-semantic/configurations', body: CwtConfigurationBody, response: CwtConfigurationResponse },
-  { format: 'dc+sd-jwt', path: '/v2/credentials/sd-jwt/configurations', body: SdJwtConfigurationBody, response: SdJwtConfigurationResponse },
-];
+/** docs/decisions.md "Credential configurations": where each format's configurations live. */
+const PATHS: Readonly<Record<CredentialFormat, string>> = {
+  mso_mdoc: '/v2/credentials/mobile/configurations',
+  ldp_vc: '/v2/credentials/web-semantic/configurations',
+  cwt: '/v2/credentials/compact/configurations',
+  cwt_vc: '/v2/credentials/compact-semantic/configurations',
+  'dc+sd-jwt': '/v2/credentials/sd-jwt/configurations',
+};
 
 /** docs/decisions.md "Credential configurations": one collection of credential configurations per format, the same five routes on each. */
 export const configurationRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const configurations = services.credentialConfigurations;
 
-  for (const { format, path, body, response } of COLLECTIONS) {
+  for (const [format, path] of Object.entries(PATHS) as [CredentialFormat, string][]) {
+    const { body, response } = CONFIGURATION_SCHEMAS[format];
     // The body schema checks the shape; the core checks every value, so it takes the parsed body as input.
     const input = (parsed: unknown) => parsed as CredentialConfigurationInput;
 

@@ -1,5 +1,6 @@
 import { type TObject, type TProperties, Type } from '@sinclair/typebox';
-import { CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from '@vellum/core/schemas';
+import type { CredentialFormat } from '@vellum/core';
+import { CONFIGURATION_BODIES, CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from '@vellum/core/schemas';
 import { PageQuerySchema } from './common.ts';
 
 /** docs/decisions.md "Credential configurations": each format's create and replace body, the core's own schemas (one validation path). */
@@ -10,10 +11,24 @@ function response(body: TObject, defaults: TProperties): TObject {
   return Type.Object({ id: Type.String(), ...body.properties, ...defaults, createdAt: Type.String(), updatedAt: Type.String() });
 }
 
-export const MdocConfigurationResponse = response(MdocConfigurationBody, { includeStatus: Type.Boolean() });
-export const LdpVcConfigurationResponse = response(LdpVcConfigurationBody, { proofType: Type.String(), revocable: Type.Boolean() });
-export const CwtConfigurationResponse = response(CwtConfigurationBody, { revocable: Type.Boolean() });
-export const SdJwtConfigurationResponse = response(SdJwtConfigurationBody, { revocable: Type.Boolean() });
+/** What each body's answer adds to it: the defaults Vellum fills in (cwt and cwt_vc share their body, so their answer too). */
+const FILLED_IN = new Map<TObject, TProperties>([
+  [MdocConfigurationBody, { includeStatus: Type.Boolean() }],
+  [LdpVcConfigurationBody, { proofType: Type.String(), revocable: Type.Boolean() }],
+  [CwtConfigurationBody, { revocable: Type.Boolean() }],
+  [SdJwtConfigurationBody, { revocable: Type.Boolean() }],
+]);
+
+function schemasOf(body: TObject): { body: TObject; response: TObject } {
+  const defaults = FILLED_IN.get(body);
+  if (!defaults) throw new Error('A credential configuration body has no answer schema here');
+  return { body, response: response(body, defaults) };
+}
+
+/** Each format's body (the core's table, CONFIGURATION_BODIES) and its answer. */
+export const CONFIGURATION_SCHEMAS = Object.fromEntries(Object.entries(CONFIGURATION_BODIES).map(([format, body]) => [format, schemasOf(body)])) as Readonly<
+  Record<CredentialFormat, { body: TObject; response: TObject }>
+>;
 
 /** The configuration id in the path; the core says when it is not a UUID. */
 export const ConfigurationParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
