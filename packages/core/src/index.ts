@@ -115,7 +115,7 @@ export type { WalletRequest } from './issuance/wallet-request.ts';
 export * from './issuance/proof-rules.ts';
 export * from './issuance/issued-credentials.ts';
 export { JWE_ENCRYPTION_ALGORITHMS } from './ports.ts';
-export { completeWalletClaims } from './oauth/ports.ts';
+export * from './oauth/wallet-claims.ts';
 
 export * from './webhooks/rules.ts';
 export * from './webhooks/signature.ts';

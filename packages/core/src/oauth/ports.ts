@@ -79,15 +79,6 @@ export interface WalletAccessClaims {
 export type WalletClaimsToIssue = Omit<WalletAccessClaims, 'jti' | 'issuedAt' | 'expiresAt'>;
 
 /**
- * The whole claims of a token issued now: `iat` is the current second, `exp` is `ttlSeconds` later.
- * Every WalletTokens adapter (the signed one, the test stand-in) completes its claims this way.
- */
-export function completeWalletClaims(claims: WalletClaimsToIssue, ttlSeconds: number, now: Date, jti: string): WalletAccessClaims {
-  const issuedAt = Math.floor(now.getTime() / 1000);
-  return { ...claims, configurationIds: [...claims.configurationIds], jti, issuedAt, expiresAt: issuedAt + ttlSeconds };
-}
-
-/**
  * Wallet access tokens: JWTs (ES256, header `typ: at+jwt` and `kid`) signed with a per-tenant key
  * the KeyManager holds, made on first use. Claims: `iss` and `aud` (the issuer), `sub` (user id),
  * `tid` (tenant id), `oid` (offer id), `cfg` (configuration ids), `scope`, `cids` (when true), `jti`, `iat`, `exp`.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { completeWalletClaims, type WalletClaimsToIssue } from './ports.ts';
+import type { WalletClaimsToIssue } from './ports.ts';
+import { completeWalletClaims } from './wallet-claims.ts';
 
 describe('completeWalletClaims', () => {
   const claims: WalletClaimsToIssue = {
