@@ -126,25 +126,23 @@ const DAY = 86_400_000;
 export async function rawMdocSigner(keys: ReturnType<typeof createKeyManager>, tenantId: string) {
   const now = Date.now();
   const iacaKey = managedSigningKey(keys, await keys.create(tenantId, 'P-256'));
+  // What both certificates say of their issuer, as an IACA and the signers it certifies agree.
+  const issuer = { country: 'US', issuerAlternativeName: 'https://issuer.example.com', crlDistributionPointUri: 'https://issuer.example.com/crl' };
   const iaca = await createIacaCertificate({
+    ...issuer,
     key: iacaKey,
     commonName: 'Bench IACA',
-    country: 'US',
     notBefore: new Date(now - DAY),
     notAfter: new Date(now + 3650 * DAY),
-    issuerAlternativeName: 'https://issuer.example.com',
-    crlDistributionPointUri: 'https://issuer.example.com/crl',
   });
   const signerKey = await keys.create(tenantId, 'P-256');
   const ds = await createDocumentSignerCertificate({
     iaca: { certificateDer: iaca.der, key: iacaKey },
+    ...issuer,
     subjectPublicJwk: signerKey.publicJwk,
     commonName: 'Bench Document Signer',
-    country: 'US',
     notBefore: new Date(now - DAY),
     notAfter: new Date(now + 365 * DAY),
-    crlDistributionPointUri: 'https://issuer.example.com/crl',
-    issuerAlternativeName: 'https://issuer.example.com',
   });
   return { sign: (data: Uint8Array) => keys.sign(tenantId, signerKey.id, data), x5chain: [ds.der] };
 }

@@ -170,7 +170,7 @@ describe("the Dockerfile's build stage, replayed without an engine", () => {
     return { port, env };
   }
 
-  it('runs every RUN line of the build stage with the pnpm that package.json pins', () => {
+  it("runs the build stage's RUN lines (corepack enable aside) with the pnpm that package.json pins", () => {
     expect(replayed.steps.find((s) => s.startsWith('pnpm --version'))).toContain(pinnedPnpm);
     expect(replayed.steps.some((s) => /^pnpm install --offline .*--prod/.test(s))).toBe(true);
     expect(existsSync(join(replayed.app, 'node_modules/.modules.yaml'))).toBe(true);
