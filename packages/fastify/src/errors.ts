@@ -155,24 +155,71 @@ interface ParseError extends Error {
 
 const METHOD_AT = /(?:^|[^A-Z])(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|TRACE|CONNECT) [/*a-z]/g;
 
-/**
- * The method of the request a parse failure belongs to, when the chunk shows it: the last request
- * line begun before the point of failure. On a kept-alive connection the chunk can start with the
- * rest of the previous request's body, so the request line is looked for, not taken from the start.
- */
-export function requestMethodOf(error: ParseError): string | undefined {
-  const packet = error.rawPacket;
-  if (packet === undefined) return undefined;
-  const end = typeof error.bytesParsed === 'number' && error.bytesParsed > 0 ? Math.min(error.bytesParsed + 1, packet.length) : packet.length;
-  const text = packet.subarray(Math.max(0, end - 64 * 1024), end).toString('latin1');
+/** The method of the last request line begun in `text`, if it shows one. */
+function lastMethodIn(text: string): string | undefined {
   let method: string | undefined;
   for (const m of text.matchAll(METHOD_AT)) method = m[1];
   return method;
 }
 
+/** What a connection followed by `followRequestLines` remembers of the bytes read before the current chunk. */
+interface RequestLineTrail {
+  /** The method of the last request line seen in earlier chunks. */
+  method: string | undefined;
+  /** The last bytes of the previous chunk, for a request line split between two chunks. */
+  carry: string;
+}
+
+const TRAIL = Symbol('vellum.requestLineTrail');
+type FollowedSocket = Socket & { [TRAIL]?: RequestLineTrail };
+/** Longer than any method and the space and byte after it. */
+const CARRY_BYTES = 16;
+
+/**
+ * Keeps track of where request lines begin on the connection of a request that is being answered
+ * before its body has all arrived (a refusal in a hook, a GET with a body, an unsupported type).
+ * The rest of that body is then read after the answer, and the client's next request can share a
+ * read with it and be split across two reads: if that request is malformed, the chunk Node hands
+ * `handleClientError` may hold only the end of its request line, not its method. From the early
+ * answer on, the connection's bytes pass through here as well (Node then parses them in JavaScript
+ * instead of natively, for that connection only), so the method is known whatever the reads.
+ * Call it before an answer is written (an `onSend` hook), with the request's raw message.
+ */
+export function followRequestLines(request: { readonly complete: boolean; readonly socket: Socket }): void {
+  if (request.complete) return;
+  const socket = request.socket as FollowedSocket;
+  if (socket[TRAIL] !== undefined) return;
+  const trail: RequestLineTrail = { method: undefined, carry: '' };
+  socket[TRAIL] = trail;
+  // Node's own parser reads each chunk first, so a parse failure is reported before this sees the
+  // chunk that caused it: the trail then holds only what came before.
+  socket.on('data', (chunk: Buffer) => {
+    const text = trail.carry + chunk.toString('latin1');
+    trail.method = lastMethodIn(text) ?? trail.method;
+    trail.carry = text.slice(-CARRY_BYTES);
+  });
+}
+
+/**
+ * The method of the request a parse failure belongs to: the last request line begun before the
+ * point of failure, in the chunk being parsed or, on a connection `followRequestLines` follows,
+ * in the chunks before it. On a kept-alive connection the chunk can start with the rest of the
+ * previous request's body, so the request line is looked for, not taken from the start.
+ */
+export function requestMethodOf(error: ParseError, socket?: Socket): string | undefined {
+  const trail = (socket as FollowedSocket | undefined)?.[TRAIL];
+  const packet = error.rawPacket;
+  if (packet === undefined) return undefined;
+  const end = typeof error.bytesParsed === 'number' && error.bytesParsed > 0 ? Math.min(error.bytesParsed + 1, packet.length) : packet.length;
+  const text = (trail?.carry ?? '') + packet.subarray(Math.max(0, end - 64 * 1024), end).toString('latin1');
+  return lastMethodIn(text) ?? trail?.method;
+}
+
 /**
  * Answers connection-level parse failures (e.g. headers over the 16 KB limit, docs/decisions.md "HTTP")
- * with the error body instead of Node's bare status line. Pass it as Fastify's `clientErrorHandler`.
+ * with the error body instead of Node's bare status line. Pass it as Fastify's `clientErrorHandler`,
+ * and call `followRequestLines` from a root `onSend` hook so that it knows the method of a request
+ * that follows an early answer.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) {
@@ -191,9 +238,11 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   // RFC 9110 §9.3.2: no content in an answer to HEAD (a client would read it as a broken next answer).
   // A parse failure's chunk may not show the method: headers too long come with the last chunk Node
-  // read, and on a kept-alive connection a request line can begin in the chunk before. Then the
-  // answer is the status line alone, right for HEAD and still saying why (its status) for the rest.
-  const method = requestMethodOf(error as ParseError);
+  // read, and a request line can begin in the chunk before (after an early answer on a kept-alive
+  // connection, which `followRequestLines` follows, so that its method is still known; or from a
+  // client that pipelines). Where it stays unknown, the answer is the status line alone, right for
+  // HEAD and still saying why (its status) for the rest.
+  const method = requestMethodOf(error as ParseError, socket);
   const content = method === 'HEAD' || (method === undefined && error.code?.startsWith('HPE_')) ? '' : body;
   const length = method === 'HEAD' ? Buffer.byteLength(body) : Buffer.byteLength(content);
   socket.end(
