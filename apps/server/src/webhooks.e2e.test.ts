@@ -274,12 +274,13 @@ describe.each(backends)('webhooks end to end on %s (docs/decisions.md "Webhooks"
     expect(hits).toHaveLength(3);
     expect(new Set(hits.map(idOf))).toEqual(new Set([delivery?.id]));
     // docs/decisions.md "Webhooks" with base B: the first retry after B/2..B, the second after B..2B (jitter in the
-    // upper half), plus at most one poll interval and the time to record and claim.
+    // upper half). Each retry is due that long after the failure was recorded, which follows its arrival
+    // here, so these lower bounds hold however busy the machine is. How late a retry may come depends on
+    // the machine's load, not on the schedule, so there is no upper bound here: the schedule itself is
+    // checked exactly in packages/core/src/webhooks/webhooks.test.ts.
     const gaps = [(hits[1]?.at ?? 0) - (hits[0]?.at ?? 0), (hits[2]?.at ?? 0) - (hits[1]?.at ?? 0)];
     expect(gaps[0]).toBeGreaterThanOrEqual(BASE_DELAY_MS / 2);
-    expect(gaps[0]).toBeLessThanOrEqual(BASE_DELAY_MS + 1000);
     expect(gaps[1]).toBeGreaterThanOrEqual(BASE_DELAY_MS);
-    expect(gaps[1]).toBeLessThanOrEqual(2 * BASE_DELAY_MS + 1000);
   });
 
   it.skipIf(skip)('two servers sharing the database deliver each event once per attempt, never twice', async () => {
