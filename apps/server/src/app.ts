@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DomainError } from '@vellum/core';
-import { applySecurityHeaders, followRequestLines, handleClientError, handleFrameworkError, metricsPlugin, sendError, vellumPlugin } from '@vellum/fastify';
+import {
+  applySecurityHeaders,
+  handleClientError,
+  handleFrameworkError,
+  metricsPlugin,
+  readBodyBeforeEarlyAnswer,
+  sendError,
+  vellumPlugin,
+} from '@vellum/fastify';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
@@ -76,12 +84,9 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
-  // An answer sent before its request's body has all arrived: the connection's next request may then
-  // come split across reads, and a malformed one still needs its method known (handleClientError).
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    followRequestLines(request.raw);
-    done(null, payload);
-  });
+  // docs/decisions.md "HTTP": an answer ready before its request's body has all arrived waits for the
+  // rest of it, so that the connection's next request starts a read of its own (handleClientError).
+  app.addHook('onSend', readBodyBeforeEarlyAnswer);
   // docs/decisions.md "HTTP": headers over 16 KB are refused with 431 and the error body, before any route runs.
   app.addHook('onRequest', (request, reply, done) => {
     if (headerBytes(request.raw) <= MAX_HEADER_BYTES) return done();

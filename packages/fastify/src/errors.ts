@@ -106,46 +106,79 @@ function sendInternalError(error: Error, request: FastifyRequest, reply: Fastify
   return sendError(reply, new DomainError('InternalServerError', `Something went wrong; quote request id ${request.id}`), style);
 }
 
-/** How much of an oversized body is read and thrown away so that the client can read the 413. */
+/** How much of an unread body is read and thrown away before an early answer (such as a 413) goes out. */
 export const MAX_DISCARDED_BODY_BYTES = 4 * 1024 * 1024;
-/** How long an oversized body may take to arrive before the 413 is sent anyway. */
+/** How long the rest of an unread body may take to arrive before the early answer is sent anyway. */
 const DISCARD_TIMEOUT_MS = 10_000;
 
+/** The discarding of a request's unread body, once begun: true when the body ended, false when a bound was met. */
+const discarding = new WeakMap<FastifyRequest['raw'], Promise<boolean>>();
+
 /**
- * Reads and drops the rest of a request body. Settles when the body has ended, or at once when its
- * declared length is over MAX_DISCARDED_BODY_BYTES, or when that many bytes or DISCARD_TIMEOUT_MS
- * have passed: the 413 is then sent while the client is still sending, as Fastify does (clients
- * that read early answers still get it), and the connection closes after it.
+ * Reads and drops the rest of a request body. Settles true when the body has ended; false at once
+ * when its declared length is over MAX_DISCARDED_BODY_BYTES, or when that many bytes or
+ * DISCARD_TIMEOUT_MS have passed: the answer is then sent while the client is still sending, as
+ * Fastify does (clients that read early answers still get it), and the connection closes after it.
+ * Called twice for one request (the error handler, then the `onSend` hook), it discards once.
  */
-function discardRestOfBody(request: FastifyRequest): Promise<void> {
+function discardRestOfBody(request: FastifyRequest): Promise<boolean> {
   const raw = request.raw;
+  const begun = discarding.get(raw);
+  if (begun !== undefined) return begun;
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_DISCARDED_BODY_BYTES) return Promise.resolve();
-  return new Promise((resolve) => {
-    let discarded = 0;
-    const finish = () => {
-      clearTimeout(timer);
-      raw.off('data', onData);
-      raw.off('end', finish);
-      raw.off('error', finish);
-      raw.off('close', finish);
-      resolve();
-    };
-    const onData = (chunk: Buffer | string) => {
-      discarded += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      if (discarded > MAX_DISCARDED_BODY_BYTES) finish();
-    };
-    const timer = setTimeout(finish, DISCARD_TIMEOUT_MS);
-    raw.on('data', onData);
-    raw.on('end', finish);
-    raw.on('error', finish);
-    raw.on('close', finish);
-    raw.resume();
+  const discarded =
+    Number.isFinite(declared) && declared > MAX_DISCARDED_BODY_BYTES
+      ? Promise.resolve(false)
+      : new Promise<boolean>((resolve) => {
+          let bytes = 0;
+          const finish = (ended: boolean) => {
+            clearTimeout(timer);
+            raw.off('data', onData);
+            raw.off('end', onEnd);
+            raw.off('error', onFailure);
+            raw.off('close', onFailure);
+            resolve(ended);
+          };
+          const onEnd = () => finish(true);
+          const onFailure = () => finish(false);
+          const onData = (chunk: Buffer | string) => {
+            bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+            if (bytes > MAX_DISCARDED_BODY_BYTES) finish(false);
+          };
+          const timer = setTimeout(onFailure, DISCARD_TIMEOUT_MS);
+          raw.on('data', onData);
+          raw.on('end', onEnd);
+          raw.on('error', onFailure);
+          raw.on('close', onFailure);
+          raw.resume();
+        });
+  discarding.set(raw, discarded);
+  return discarded;
+}
+
+/**
+ * An `onSend` hook for the host's root: an answer that is ready before its request's body has all
+ * arrived (a refusal in a hook, an unsupported media type, a GET with a body) waits until the rest
+ * of that body has been read and dropped, within the bounds above; past them it goes at once and
+ * closes the connection. A client sends its next request on the connection only after this answer,
+ * so that request starts a read of its own instead of sharing one with the rest of this body: a
+ * malformed one is then seen from its request line on, and `handleClientError` knows its method.
+ */
+export function readBodyBeforeEarlyAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  if (request.raw.complete) {
+    done(null, payload);
+    return;
+  }
+  void discardRestOfBody(request).then((ended) => {
+    if (!ended) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 
 /** How long a connection answered by `handleClientError` stays open for the client to read the answer. */
 const CLIENT_ERROR_LINGER_MS = 2000;
+/** The connections `handleClientError` has answered. */
+const answered = new WeakSet<Socket>();
 
 /** A parse failure as Node's HTTP server reports it: the chunk it was reading and how far it got. */
 interface ParseError extends Error {
@@ -155,77 +188,37 @@ interface ParseError extends Error {
 
 const METHOD_AT = /(?:^|[^A-Z])(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|TRACE|CONNECT) [/*a-z]/g;
 
-/** The method of the last request line begun in `text`, if it shows one. */
-function lastMethodIn(text: string): string | undefined {
+/**
+ * The method of the request a parse failure belongs to, when the chunk shows it: the last request
+ * line begun before the point of failure. On a kept-alive connection the chunk can start with the
+ * rest of the previous request's body, so the request line is looked for, not taken from the start.
+ */
+export function requestMethodOf(error: ParseError): string | undefined {
+  const packet = error.rawPacket;
+  if (packet === undefined) return undefined;
+  const end = typeof error.bytesParsed === 'number' && error.bytesParsed > 0 ? Math.min(error.bytesParsed + 1, packet.length) : packet.length;
+  const text = packet.subarray(Math.max(0, end - 64 * 1024), end).toString('latin1');
   let method: string | undefined;
   for (const m of text.matchAll(METHOD_AT)) method = m[1];
   return method;
 }
 
-/** What a connection followed by `followRequestLines` remembers of the bytes read before the current chunk. */
-interface RequestLineTrail {
-  /** The method of the last request line seen in earlier chunks. */
-  method: string | undefined;
-  /** The last bytes of the previous chunk, for a request line split between two chunks. */
-  carry: string;
-}
-
-const TRAIL = Symbol('vellum.requestLineTrail');
-type FollowedSocket = Socket & { [TRAIL]?: RequestLineTrail };
-/** Longer than any method and the space and byte after it. */
-const CARRY_BYTES = 16;
-
-/**
- * Keeps track of where request lines begin on the connection of a request that is being answered
- * before its body has all arrived (a refusal in a hook, a GET with a body, an unsupported type).
- * The rest of that body is then read after the answer, and the client's next request can share a
- * read with it and be split across two reads: if that request is malformed, the chunk Node hands
- * `handleClientError` may hold only the end of its request line, not its method. From the early
- * answer on, the connection's bytes pass through here as well (Node then parses them in JavaScript
- * instead of natively, for that connection only), so the method is known whatever the reads.
- * Call it before an answer is written (an `onSend` hook), with the request's raw message.
- */
-export function followRequestLines(request: { readonly complete: boolean; readonly socket: Socket }): void {
-  if (request.complete) return;
-  const socket = request.socket as FollowedSocket;
-  if (socket[TRAIL] !== undefined) return;
-  const trail: RequestLineTrail = { method: undefined, carry: '' };
-  socket[TRAIL] = trail;
-  // Node's own parser reads each chunk first, so a parse failure is reported before this sees the
-  // chunk that caused it: the trail then holds only what came before.
-  socket.on('data', (chunk: Buffer) => {
-    const text = trail.carry + chunk.toString('latin1');
-    trail.method = lastMethodIn(text) ?? trail.method;
-    trail.carry = text.slice(-CARRY_BYTES);
-  });
-}
-
-/**
- * The method of the request a parse failure belongs to: the last request line begun before the
- * point of failure, in the chunk being parsed or, on a connection `followRequestLines` follows,
- * in the chunks before it. On a kept-alive connection the chunk can start with the rest of the
- * previous request's body, so the request line is looked for, not taken from the start.
- */
-export function requestMethodOf(error: ParseError, socket?: Socket): string | undefined {
-  const trail = (socket as FollowedSocket | undefined)?.[TRAIL];
-  const packet = error.rawPacket;
-  if (packet === undefined) return undefined;
-  const end = typeof error.bytesParsed === 'number' && error.bytesParsed > 0 ? Math.min(error.bytesParsed + 1, packet.length) : packet.length;
-  const text = (trail?.carry ?? '') + packet.subarray(Math.max(0, end - 64 * 1024), end).toString('latin1');
-  return lastMethodIn(text) ?? trail?.method;
-}
-
 /**
  * Answers connection-level parse failures (e.g. headers over the 16 KB limit, docs/decisions.md "HTTP")
  * with the error body instead of Node's bare status line. Pass it as Fastify's `clientErrorHandler`,
- * and call `followRequestLines` from a root `onSend` hook so that it knows the method of a request
- * that follows an early answer.
+ * with `readBodyBeforeEarlyAnswer` as a root `onSend` hook so that a malformed request that follows an
+ * early answer is seen from its request line on.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
+  // Once answered, the connection's parser fails again on each chunk that still comes (the rest of
+  // the failed request's body): the answer stands, and the linger below ends the connection. Ending
+  // it at once, with those bytes unread, would reset it under a client still reading the answer.
+  if (answered.has(socket)) return;
   if (!socket.writable) {
     socket.destroy();
     return;
   }
+  answered.add(socket);
   // The answer half-closes the connection; a client that never closes its side must not keep it.
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
   const [status, code, message] =
@@ -238,11 +231,9 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   // RFC 9110 §9.3.2: no content in an answer to HEAD (a client would read it as a broken next answer).
   // A parse failure's chunk may not show the method: headers too long come with the last chunk Node
-  // read, and a request line can begin in the chunk before (after an early answer on a kept-alive
-  // connection, which `followRequestLines` follows, so that its method is still known; or from a
-  // client that pipelines). Where it stays unknown, the answer is the status line alone, right for
-  // HEAD and still saying why (its status) for the rest.
-  const method = requestMethodOf(error as ParseError, socket);
+  // read, and on a kept-alive connection a request line can begin in the chunk before. Then the
+  // answer is the status line alone, right for HEAD and still saying why (its status) for the rest.
+  const method = requestMethodOf(error as ParseError);
   const content = method === 'HEAD' || (method === undefined && error.code?.startsWith('HPE_')) ? '' : body;
   const length = method === 'HEAD' ? Buffer.byteLength(body) : Buffer.byteLength(content);
   socket.end(

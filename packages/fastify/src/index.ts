@@ -1,7 +1,7 @@
 export { vellumPlugin } from './plugin.ts';
 export type { VellumPluginOptions } from './plugin.ts';
 export type { VellumServices } from './services.ts';
-export { followRequestLines, handleClientError, handleError, handleFrameworkError, sendError, STATUS_BY_CODE } from './errors.ts';
+export { handleClientError, handleError, handleFrameworkError, readBodyBeforeEarlyAnswer, sendError, STATUS_BY_CODE } from './errors.ts';
 export type { ErrorBody, ErrorStyle } from './errors.ts';
 export { requestContext } from './context.ts';
 export { parseFlatXml } from './xml.ts';
