@@ -1,6 +1,6 @@
 // The public surface of @vellum/core: what hosts and adapters may import. A module re-exported
 // with `export *` is public as a whole; one whose names are listed keeps its other exports for the
-// core's own features and tests (docs/architecture.md, "The public surface").
+// core's own features and tests (docs/architecture.md "Inside the core", its point "The public surface").
 
 // Every port the core asks the world for, as ports.ts gathers them.
 export type * from './ports.ts';
