@@ -264,7 +264,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const request = { redirectUri: REDIRECT_URI, state: 's', nonce: 'n', codeVerifier: random(), extraParameters: {} };
     expect(await createIdentityProvider({ http: guarded }).authorizationUrl(settings(basic), request)).toEqual({
       ok: false,
-      reason: 'the provider could not be reached: The server resolves to a loopback, private or link-local address',
+      reason: 'the provider could not be reached: The server resolves to a loopback, private or other special-purpose address',
     });
     guarded.close();
     expect(await createIdentityProvider({ http }).authorizationUrl(settings(basic, { url: 'https://localhost:1' }), request)).toEqual({
