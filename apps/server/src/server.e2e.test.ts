@@ -165,6 +165,57 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
   );
 
   it.skipIf(skip)(
+    'tells a wallet only temporarily_unavailable when the SSRF guard refuses the tenant’s identity provider, and logs why (docs/limits.md "Outbound calls")',
+    async () => {
+      const auth = { authorization: `Bearer ${await token()}` };
+      const create = async (path: string, body: unknown) => {
+        const res = await http(server.port, 'POST', path, { host, headers: auth, body });
+        expect(res.status, res.text).toBe(201);
+      };
+      await create('/v2/credentials/mobile/configurations', {
+        type: 'org.example.guarded.1',
+        claimMappings: { 'org.example.guarded.1': { family_name: { mapFrom: 'claims.familyName' } } },
+      });
+      await create('/v1/openid/clients', { clientId: 'guarded-wallet', clientName: 'Wallet', redirectUris: ['https://wallet.example.com/cb'] });
+      // localhost is a host name the API takes; it resolves to loopback, which the guard refuses (the server runs without VELLUM_OUTBOUND_ALLOW_PRIVATE).
+      await create('/v1/users/authentication-providers', { url: 'https://localhost:1', clientId: 'vellum', clientSecret: 'idp-secret-never-logged' });
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: 'guarded-wallet',
+        redirect_uri: 'https://wallet.example.com/cb',
+        scope: 'mso_mdoc:org.example.guarded.1',
+        state: 'xyz',
+        code_challenge_method: 'S256',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      });
+      const answer = await http(server.port, 'GET', `/v1/oauth/authorize?${query}`, { host });
+      expect(answer.status, answer.text).toBe(303);
+      const back = new URL(answer.headers.location as string);
+      expect(`${back.origin}${back.pathname}`).toBe('https://wallet.example.com/cb');
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        error: 'temporarily_unavailable',
+        error_description: 'Sign-in is temporarily unavailable; try again later',
+        state: 'xyz',
+        iss: `https://${host}`,
+      });
+      // The operator's log says which provider and why, without its secret.
+      const logged = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('identity provider failed'))
+        .map((line) => JSON.parse(line));
+      expect(logged.at(-1)).toMatchObject({
+        level: 40,
+        step: 'authorize',
+        providerUrl: 'https://localhost:1/',
+        reason: 'the provider could not be reached: The server resolves to a loopback, private or other special-purpose address',
+        unavailable: true,
+      });
+      expect(server.output()).not.toContain('idp-secret-never-logged');
+    },
+  );
+
+  it.skipIf(skip)(
     'creates an mDoc configuration and publishes it in the issuer metadata (docs/decisions.md "Credential configurations", OpenID4VCI 1.0 §12.2)',
     async () => {
       const auth = { authorization: `Bearer ${await token()}` };
