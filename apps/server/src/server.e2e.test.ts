@@ -2,7 +2,7 @@ import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { startDnsServer, type DnsTestServer } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
 import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../test/process.ts';
 import { startWithTenant } from '../test/tenant.ts';
@@ -168,17 +168,32 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     'tells a wallet only temporarily_unavailable when the SSRF guard refuses the tenant’s identity provider, and logs why (docs/limits.md "Outbound calls")',
     async () => {
       const auth = { authorization: `Bearer ${await token()}` };
-      const create = async (path: string, body: unknown) => {
+      // What this test makes is removed at its end: the tenant is shared with the other tests.
+      const made: string[] = [];
+      const create = async (path: string, body: unknown, id: (created: Record<string, string>) => string) => {
         const res = await http(server.port, 'POST', path, { host, headers: auth, body });
         expect(res.status, res.text).toBe(201);
+        made.unshift(`${path}/${id(res.json())}`);
       };
-      await create('/v2/credentials/mobile/configurations', {
-        type: 'org.example.guarded.1',
-        claimMappings: { 'org.example.guarded.1': { family_name: { mapFrom: 'claims.familyName' } } },
+      onTestFinished(async () => {
+        for (const path of made) expect((await http(server.port, 'DELETE', path, { host, headers: auth })).status, path).toBe(204);
       });
-      await create('/v1/openid/clients', { clientId: 'guarded-wallet', clientName: 'Wallet', redirectUris: ['https://wallet.example.com/cb'] });
+      await create(
+        '/v2/credentials/mobile/configurations',
+        { type: 'org.example.guarded.1', claimMappings: { 'org.example.guarded.1': { family_name: { mapFrom: 'claims.familyName' } } } },
+        (c) => c.id as string,
+      );
+      await create(
+        '/v1/openid/clients',
+        { clientId: 'guarded-wallet', clientName: 'Wallet', redirectUris: ['https://wallet.example.com/cb'] },
+        (c) => c.clientId as string,
+      );
       // localhost is a host name the API takes; it resolves to loopback, which the guard refuses (the server runs without VELLUM_OUTBOUND_ALLOW_PRIVATE).
-      await create('/v1/users/authentication-providers', { url: 'https://localhost:1', clientId: 'vellum', clientSecret: 'idp-secret-never-logged' });
+      await create(
+        '/v1/users/authentication-providers',
+        { url: 'https://localhost:1', clientId: 'vellum', clientSecret: 'idp-secret-never-logged' },
+        (c) => c.id as string,
+      );
       const query = new URLSearchParams({
         response_type: 'code',
         client_id: 'guarded-wallet',
