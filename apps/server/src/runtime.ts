@@ -124,6 +124,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       secretBox: createSecretBox(sealer),
       sessionTokens: createSessionTokens(),
       identityProvider: createIdentityProvider({ http, clock }),
+      // The wallet hears only temporarily_unavailable; the operator reads why here (no secret in it).
+      onProviderFailure: (report) => logger.warn(report, 'a tenant’s identity provider failed'),
       http,
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,

@@ -2,7 +2,7 @@ import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { startDnsServer, type DnsTestServer } from '@vellum/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
 import { cli, freePort, http, type RunningServer, serverEnv, startServer, tempDir } from '../test/process.ts';
 import { startWithTenant } from '../test/tenant.ts';
@@ -161,6 +161,72 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
       ]);
       const listed = (await http(server.port, 'GET', '/v1/dids', { host, headers: auth })).json();
       expect(listed.data.map((d: { did: string }) => d.did)).toEqual([web.json().did]);
+    },
+  );
+
+  it.skipIf(skip)(
+    'tells a wallet only temporarily_unavailable when the SSRF guard refuses the tenant’s identity provider, and logs why (docs/limits.md "Outbound calls")',
+    async () => {
+      const auth = { authorization: `Bearer ${await token()}` };
+      // What this test makes is removed at its end: the tenant is shared with the other tests.
+      const made: string[] = [];
+      const create = async (path: string, body: unknown, id: (created: Record<string, string>) => string) => {
+        const res = await http(server.port, 'POST', path, { host, headers: auth, body });
+        expect(res.status, res.text).toBe(201);
+        made.unshift(`${path}/${id(res.json())}`);
+      };
+      onTestFinished(async () => {
+        for (const path of made) expect((await http(server.port, 'DELETE', path, { host, headers: auth })).status, path).toBe(204);
+      });
+      await create(
+        '/v2/credentials/mobile/configurations',
+        { type: 'org.example.guarded.1', claimMappings: { 'org.example.guarded.1': { family_name: { mapFrom: 'claims.familyName' } } } },
+        (c) => c.id as string,
+      );
+      await create(
+        '/v1/openid/clients',
+        { clientId: 'guarded-wallet', clientName: 'Wallet', redirectUris: ['https://wallet.example.com/cb'] },
+        (c) => c.clientId as string,
+      );
+      // localhost is a host name the API takes; it resolves to loopback, which the guard refuses (the server runs without VELLUM_OUTBOUND_ALLOW_PRIVATE).
+      await create(
+        '/v1/users/authentication-providers',
+        { url: 'https://localhost:1', clientId: 'vellum', clientSecret: 'idp-secret-never-logged' },
+        (c) => c.id as string,
+      );
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: 'guarded-wallet',
+        redirect_uri: 'https://wallet.example.com/cb',
+        scope: 'mso_mdoc:org.example.guarded.1',
+        state: 'xyz',
+        code_challenge_method: 'S256',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      });
+      const answer = await http(server.port, 'GET', `/v1/oauth/authorize?${query}`, { host });
+      expect(answer.status, answer.text).toBe(303);
+      const back = new URL(answer.headers.location as string);
+      expect(`${back.origin}${back.pathname}`).toBe('https://wallet.example.com/cb');
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        error: 'temporarily_unavailable',
+        error_description: 'Sign-in is temporarily unavailable; try again later',
+        state: 'xyz',
+        iss: `https://${host}`,
+      });
+      // The operator's log says which provider and why, without its secret.
+      const logged = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('identity provider failed'))
+        .map((line) => JSON.parse(line));
+      expect(logged.at(-1)).toMatchObject({
+        level: 40,
+        step: 'authorize',
+        providerUrl: 'https://localhost:1/',
+        reason: 'the provider could not be reached: The server resolves to a loopback, private or other special-purpose address',
+        unavailable: true,
+      });
+      expect(server.output()).not.toContain('idp-secret-never-logged');
     },
   );
 

@@ -40,7 +40,7 @@ import { createDpop, type Dpop } from './oauth/dpop.ts';
 import type { JwtProofVerifier } from './oauth/jwt-proofs.ts';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
 import { type AuthorizationFlow, createAuthorizationFlow } from './oauth/authorize.ts';
-import type { IdentityProvider, SessionTokens } from './authentication/ports.ts';
+import type { IdentityProvider, ProviderFailureReport, SessionTokens } from './authentication/ports.ts';
 import { createClaimSourceClient } from './claim-sources/fetch.ts';
 import { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
 import type { RateLimitSettings } from './rate-limits/model.ts';
@@ -118,6 +118,8 @@ export interface VellumDeps extends AddressingOptions {
   domainEvents?: DomainEventSink;
   /** Federates sign-in to tenants' OpenID Connect providers: @vellum/node's createIdentityProvider. */
   identityProvider: IdentityProvider;
+  /** Told why a tenant's identity provider failed (the wallet is told less), for the operator's log. */
+  onProviderFailure?: (report: ProviderFailureReport) => void;
   /**
    * Outbound HTTP for claim sources (docs/authentication.md): @vellum/node's createHttpClient. Without it,
    * configurations' claim sources are not asked, and their claims are missing at issuance.
@@ -291,6 +293,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       events: recorder,
       dpop,
       jwtProofs,
+      ...(deps.onProviderFailure ? { onProviderFailure: deps.onProviderFailure } : {}),
     }),
     nonces: createNonceService({ store, clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,

@@ -26,7 +26,7 @@ import type { UserRepository } from './users/ports.ts';
 import type { WebhookDeliveryRepository, WebhookKeyRepository, WebhookRepository } from './webhooks/ports.ts';
 
 export type { AuthenticationProviderRepository, OpenIdSettingsRepository } from './authentication/model.ts';
-export type { IdentityProvider, ProviderSettings, SessionTokens } from './authentication/ports.ts';
+export type { IdentityProvider, ProviderFailure, ProviderFailureReport, ProviderSettings, SessionTokens } from './authentication/ports.ts';
 export type { ClaimSourceRepository } from './claim-sources/model.ts';
 export type { ConfigurationStamp, CredentialConfigurationRepository } from './configurations/ports.ts';
 export type { LinkedDataProof, LinkedDataProofType, LinkedDataSigner, LinkedDataSignInput, MdocEngine, MdocEngineInput } from './credential-formats/port.ts';

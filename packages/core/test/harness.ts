@@ -5,7 +5,16 @@ import { fakeDigests, fakeNonceCodec, fakeWalletTokens } from '@vellum/testing';
 import { fakeCredentialEncryption, fakeJwtProofVerifier, fakeProofVerifier } from '@vellum/testing';
 import { fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing';
 import { fakeSecretBox } from '@vellum/testing';
-import { createVellum, type RateLimitSettings, ROLE_PERMISSIONS, type RequestContext, type Role, type Tenant, type VellumDeps } from '../src/index.ts';
+import {
+  createVellum,
+  type ProviderFailureReport,
+  type RateLimitSettings,
+  ROLE_PERMISSIONS,
+  type RequestContext,
+  type Role,
+  type Tenant,
+  type VellumDeps,
+} from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
 
@@ -35,8 +44,11 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     sessionTokens: fakeSessionTokens(clock),
     secretBox: fakeSecretBox(),
   };
+  // What the core tells the host's log about tenants' identity providers.
+  const providerFailures: ProviderFailureReport[] = [];
   const vellum = createVellum({
     ...ports,
+    onProviderFailure: (report) => providerFailures.push(report),
     platformDomain: PLATFORM,
     publicUrl: 'http://localhost:3000',
     defaultTenant: 'demo',
@@ -87,6 +99,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     credentialEndpoint: vellum.credentialEndpoint,
     authorizationFlow: vellum.authorizationFlow,
     identityProvider,
+    providerFailures,
     sessionTokens,
     issuedCredentials: vellum.issuedCredentials,
     secretBox,

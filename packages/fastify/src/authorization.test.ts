@@ -199,4 +199,21 @@ describe.each(['standalone', 'prefixed'] as const)('the Authorization Code flow 
     const unknown = await i.browse('/v1/oauth/authentication/callback?code=x&state=nothing-we-made');
     expect(unknown.statusCode).toBe(400);
   });
+
+  // docs/limits.md "Outbound calls": the wallet is not told where the tenant's provider is or why it failed.
+  it('tells the wallet only temporarily_unavailable when the provider cannot be reached, at authorize and at the callback', async () => {
+    const i = await issuer();
+    const reason = 'the provider could not be reached: The server resolves to a loopback, private or other special-purpose address';
+    const told = { error: 'temporarily_unavailable', error_description: 'Sign-in is temporarily unavailable; try again later', state: 'xyz', iss: i.origin };
+    t.identityProvider.failNext('authorizationUrl', reason, { unavailable: true });
+    const atAuthorize = seeOther(await i.browse(`/v1/oauth/authorize?${i.query()}`));
+    expect(`${atAuthorize.origin}${atAuthorize.pathname}`).toBe(REDIRECT);
+    expect(Object.fromEntries(atAuthorize.searchParams)).toEqual(told);
+
+    const idp = seeOther(await i.browse(`/v1/oauth/authorize?${i.query()}`));
+    const { code, state } = t.identityProvider.signIn(idp.toString(), 'alice', { familyName: 'Lovelace' });
+    t.identityProvider.failNext('exchangeCode', reason, { unavailable: true });
+    const atCallback = seeOther(await i.browse(`/v1/oauth/authentication/callback?code=${code}&state=${state}`));
+    expect(Object.fromEntries(atCallback.searchParams)).toEqual(told);
+  });
 });

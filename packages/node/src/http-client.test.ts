@@ -81,9 +81,11 @@ describe('outbound HTTPS (docs/limits.md "Outbound calls", docs/decisions.md "We
     tls.dispose();
   });
 
+  const REFUSED_RECEIVER = { error: 'The receiver resolves to a loopback, private or other special-purpose address' };
+
   it('refuses a receiver that resolves to loopback unless private addresses are allowed', async () => {
     const guarded = createHttpClient({ extraCaPem: tls.certPem });
-    expect(await guarded.send(post(receiver.url()))).toEqual({ error: 'The receiver resolves to a loopback, private or link-local address' });
+    expect(await guarded.send(post(receiver.url()))).toEqual(REFUSED_RECEIVER);
     // A name that resolves to a public and a private address is refused too.
     const mixed = createHttpClient({
       extraCaPem: tls.certPem,
@@ -92,8 +94,8 @@ describe('outbound HTTPS (docs/limits.md "Outbound calls", docs/decisions.md "We
         { address: '10.0.0.7', family: 4 },
       ],
     });
-    expect(await mixed.send(post('https://mixed.example.com/hook'))).toEqual({ error: 'The receiver resolves to a loopback, private or link-local address' });
-    expect(await guarded.send(post('https://127.0.0.1:1/hook'))).toEqual({ error: 'The receiver resolves to a loopback, private or link-local address' });
+    expect(await mixed.send(post('https://mixed.example.com/hook'))).toEqual(REFUSED_RECEIVER);
+    expect(await guarded.send(post('https://127.0.0.1:1/hook'))).toEqual(REFUSED_RECEIVER);
     expect(await guarded.send(post('http://localhost/hook'))).toEqual({ error: 'The receiver URL must use https' });
     guarded.close();
     mixed.close();
@@ -296,10 +298,10 @@ describe('outbound requests that read the answer (HttpClient.fetch, docs/limits.
     const guarded = createHttpClient({ extraCaPem: tls.certPem });
     const before = received.length;
     expect(await guarded.fetch({ method: 'GET', url: `${base}/json`, headers: {}, timeoutMs: 3000 })).toEqual({
-      error: 'The server resolves to a loopback, private or link-local address',
+      error: 'The server resolves to a loopback, private or other special-purpose address',
     });
     expect(await guarded.fetch({ method: 'GET', url: 'https://127.0.0.1:1/json', headers: {}, timeoutMs: 3000 })).toEqual({
-      error: 'The server resolves to a loopback, private or link-local address',
+      error: 'The server resolves to a loopback, private or other special-purpose address',
     });
     expect(await guarded.fetch({ method: 'GET', url: 'http://localhost/json', headers: {}, timeoutMs: 3000 })).toEqual({
       error: 'The server URL must use https',

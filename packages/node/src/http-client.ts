@@ -21,34 +21,90 @@ export interface HttpClientOptions {
   resolve?: (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 }
 
-/** Addresses a delivery must never reach unless private destinations are allowed (docs/limits.md "Outbound calls"). */
-const FORBIDDEN = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // this network
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT, shared address space
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata services live here)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  FORBIDDEN.addSubnet(net, prefix, 'ipv4');
+/** One block of addresses an outbound call never reaches unless private destinations are allowed. */
+export interface RefusedBlock {
+  /** The block in CIDR notation. */
+  readonly block: string;
+  /** What it is, as its registry or RFC names it. */
+  readonly name: string;
+  /** Why it is refused. */
+  readonly why: string;
 }
-for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates into the operator's own network
-  ['100::', 64], // discard-only
-  ['2001:db8::', 32], // documentation
-] as const) {
-  FORBIDDEN.addSubnet(net, prefix, 'ipv6');
+
+const NOT_GLOBAL = 'not globally reachable';
+const NEAREST = 'anycast: the nearest instance answers, which may be in the operator’s own network';
+const NOT_A_HOST = 'identifiers, not addresses of hosts';
+
+/**
+ * Every block the SSRF guard refuses (docs/limits.md "Outbound calls" lists exactly these). It holds
+ * every entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and its updates,
+ * as of 2025-10) but four that carry an IPv4 address (IPv4-mapped `::ffff:0:0/96`, NAT64
+ * `64:ff9b::/96`, Teredo `2001::/32`, 6to4 `2002::/16`), which are judged by that address instead.
+ * Entries the registry marks globally reachable are refused too: they are anycast services or
+ * identifiers, never a webhook receiver, claim source or identity provider. Last come the blocks
+ * other registries set apart (multicast, the deprecated site-local and IPv4-compatible forms).
+ */
+export const REFUSED_BLOCKS: readonly RefusedBlock[] = [
+  // The IANA IPv4 Special-Purpose Address Registry.
+  { block: '0.0.0.0/8', name: '"This network" (RFC 791)', why: NOT_GLOBAL },
+  { block: '0.0.0.0/32', name: '"This host on this network" (RFC 1122)', why: NOT_GLOBAL },
+  { block: '10.0.0.0/8', name: 'Private-Use (RFC 1918)', why: NOT_GLOBAL },
+  { block: '100.64.0.0/10', name: 'Shared Address Space, carrier-grade NAT (RFC 6598)', why: NOT_GLOBAL },
+  { block: '127.0.0.0/8', name: 'Loopback (RFC 1122)', why: NOT_GLOBAL },
+  { block: '169.254.0.0/16', name: 'Link Local, where cloud metadata services live (RFC 3927)', why: NOT_GLOBAL },
+  { block: '172.16.0.0/12', name: 'Private-Use (RFC 1918)', why: NOT_GLOBAL },
+  { block: '192.0.0.0/24', name: 'IETF Protocol Assignments (RFC 6890)', why: NOT_GLOBAL },
+  { block: '192.0.0.0/29', name: 'IPv4 Service Continuity Prefix (RFC 7335)', why: NOT_GLOBAL },
+  { block: '192.0.0.8/32', name: 'IPv4 dummy address (RFC 7600)', why: NOT_GLOBAL },
+  { block: '192.0.0.9/32', name: 'Port Control Protocol Anycast (RFC 7723)', why: NEAREST },
+  { block: '192.0.0.10/32', name: 'Traversal Using Relays around NAT Anycast (RFC 8155)', why: NEAREST },
+  { block: '192.0.0.170/32', name: 'NAT64/DNS64 Discovery (RFC 8880)', why: NOT_GLOBAL },
+  { block: '192.0.0.171/32', name: 'NAT64/DNS64 Discovery (RFC 8880)', why: NOT_GLOBAL },
+  { block: '192.0.2.0/24', name: 'Documentation, TEST-NET-1 (RFC 5737)', why: NOT_GLOBAL },
+  { block: '192.31.196.0/24', name: 'AS112-v4 (RFC 7535)', why: NEAREST },
+  { block: '192.52.193.0/24', name: 'AMT (RFC 7450)', why: NEAREST },
+  { block: '192.88.99.0/24', name: 'Deprecated (6to4 Relay Anycast) (RFC 7526)', why: 'deprecated' },
+  { block: '192.88.99.2/32', name: '6a44-relay anycast address (RFC 6751)', why: NOT_GLOBAL },
+  { block: '192.168.0.0/16', name: 'Private-Use (RFC 1918)', why: NOT_GLOBAL },
+  { block: '192.175.48.0/24', name: 'Direct Delegation AS112 Service (RFC 7534)', why: NEAREST },
+  { block: '198.18.0.0/15', name: 'Benchmarking (RFC 2544)', why: NOT_GLOBAL },
+  { block: '198.51.100.0/24', name: 'Documentation, TEST-NET-2 (RFC 5737)', why: NOT_GLOBAL },
+  { block: '203.0.113.0/24', name: 'Documentation, TEST-NET-3 (RFC 5737)', why: NOT_GLOBAL },
+  { block: '240.0.0.0/4', name: 'Reserved (RFC 1112)', why: NOT_GLOBAL },
+  { block: '255.255.255.255/32', name: 'Limited Broadcast (RFC 919)', why: NOT_GLOBAL },
+  // The IANA IPv6 Special-Purpose Address Registry.
+  { block: '::1/128', name: 'Loopback Address (RFC 4291)', why: NOT_GLOBAL },
+  { block: '::/128', name: 'Unspecified Address (RFC 4291)', why: NOT_GLOBAL },
+  { block: '64:ff9b:1::/48', name: 'IPv4-IPv6 Translation, local use: into the operator’s own network (RFC 8215)', why: NOT_GLOBAL },
+  { block: '100::/64', name: 'Discard-Only Address Block (RFC 6666)', why: NOT_GLOBAL },
+  { block: '100:0:0:1::/64', name: 'Dummy IPv6 Prefix (RFC 9780)', why: NOT_GLOBAL },
+  { block: '2001::/23', name: 'IETF Protocol Assignments (RFC 2928)', why: NOT_GLOBAL },
+  { block: '2001:1::1/128', name: 'Port Control Protocol Anycast (RFC 7723)', why: NEAREST },
+  { block: '2001:1::2/128', name: 'Traversal Using Relays around NAT Anycast (RFC 8155)', why: NEAREST },
+  { block: '2001:1::3/128', name: 'DNS-SD Service Registration Protocol Anycast (RFC 9665)', why: NEAREST },
+  { block: '2001:2::/48', name: 'Benchmarking (RFC 5180)', why: NOT_GLOBAL },
+  { block: '2001:3::/32', name: 'AMT (RFC 7450)', why: NEAREST },
+  { block: '2001:4:112::/48', name: 'AS112-v6 (RFC 7535)', why: NEAREST },
+  { block: '2001:10::/28', name: 'Deprecated (previously ORCHID) (RFC 4843)', why: 'deprecated' },
+  { block: '2001:20::/28', name: 'ORCHIDv2 (RFC 7343)', why: NOT_A_HOST },
+  { block: '2001:30::/28', name: 'Drone Remote ID Protocol Entity Tags (RFC 9374)', why: NOT_A_HOST },
+  { block: '2001:db8::/32', name: 'Documentation (RFC 3849)', why: NOT_GLOBAL },
+  { block: '2620:4f:8000::/48', name: 'Direct Delegation AS112 Service (RFC 7534)', why: NEAREST },
+  { block: '3fff::/20', name: 'Documentation (RFC 9637)', why: NOT_GLOBAL },
+  { block: '5f00::/16', name: 'Segment Routing (SRv6) SIDs (RFC 9602)', why: NOT_GLOBAL },
+  { block: 'fc00::/7', name: 'Unique-Local (RFC 4193)', why: NOT_GLOBAL },
+  { block: 'fe80::/10', name: 'Link-Local Unicast (RFC 4291)', why: NOT_GLOBAL },
+  // Outside the special-purpose registries.
+  { block: '224.0.0.0/4', name: 'Multicast (RFC 5771)', why: 'multicast' },
+  { block: 'ff00::/8', name: 'Multicast (RFC 4291)', why: 'multicast' },
+  { block: 'fec0::/10', name: 'Site-Local (RFC 3879)', why: 'deprecated, not globally reachable' },
+  { block: '::/96', name: 'IPv4-compatible (RFC 4291)', why: 'deprecated' },
+];
+
+const REFUSED = new BlockList();
+for (const { block } of REFUSED_BLOCKS) {
+  const [net, prefix] = block.split('/') as [string, string];
+  REFUSED.addSubnet(net, Number(prefix), net.includes(':') ? 'ipv6' : 'ipv4');
 }
 
 /** The 16 bytes of an IPv6 address (zone id dropped, a trailing dotted quad allowed); undefined if it is not one. */
@@ -85,13 +141,13 @@ const zeros = (b: Uint8Array, from: number, to: number) => b.subarray(from, to).
 
 /**
  * The IPv4 addresses an IPv6 address carries and would reach through a translator or tunnel:
- * IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96), NAT64 (64:ff9b::/96,
- * RFC 6052), 6to4 (2002::/16, RFC 3056) and Teredo (2001::/32, RFC 4380: server and obfuscated client).
+ * IPv4-mapped (::ffff:0:0/96), SIIT (::ffff:0:0:0/96), NAT64 (64:ff9b::/96, RFC 6052), 6to4
+ * (2002::/16, RFC 3056) and Teredo (2001::/32, RFC 4380: server and obfuscated client). Empty for
+ * any other address. (The deprecated IPv4-compatible ::/96 is refused whole, see REFUSED_BLOCKS.)
  */
 function embeddedIpv4(b: Uint8Array): string[] {
   const word = (i: number) => ((b[i * 2] as number) << 8) | (b[i * 2 + 1] as number);
   if (zeros(b, 0, 10) && word(5) === 0xffff) return [dotted(b, 12)];
-  if (zeros(b, 0, 12)) return [dotted(b, 12)];
   if (zeros(b, 0, 8) && word(4) === 0xffff && word(5) === 0) return [dotted(b, 12)];
   if (word(0) === 0x64 && word(1) === 0xff9b && zeros(b, 4, 12)) return [dotted(b, 12)];
   if (word(0) === 0x2002) return [dotted(b, 2)];
@@ -103,19 +159,21 @@ function embeddedIpv4(b: Uint8Array): string[] {
 }
 
 /**
- * Whether a delivery may not go to `address` (IPv4 or IPv6). An IPv6 address that embeds an IPv4
- * address (mapped, compatible, NAT64, 6to4, Teredo) is judged by the IPv4 address too, since a
- * translator on the path would deliver it there.
+ * Whether an outbound call may not go to `address` (IPv4 or IPv6; anything else is refused): it lies
+ * in one of REFUSED_BLOCKS. An IPv6 address that carries an IPv4 address (mapped, SIIT, NAT64, 6to4,
+ * Teredo) is judged by the IPv4 address alone, since a translator on the path delivers it there:
+ * so a DNS64 answer for a public host passes on an IPv6-only network.
  */
 export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return FORBIDDEN.check(address, 'ipv4');
+  if (family === 4) return REFUSED.check(address, 'ipv4');
   if (family !== 6) return true;
   const bytes = ipv6Bytes(address);
   if (!bytes) return true;
+  const carried = embeddedIpv4(bytes);
+  if (carried.length > 0) return carried.some((v4) => REFUSED.check(v4, 'ipv4'));
   const canonical = [0, 2, 4, 6, 8, 10, 12, 14].map((i) => (((bytes[i] as number) << 8) | (bytes[i + 1] as number)).toString(16)).join(':');
-  if (FORBIDDEN.check(canonical, 'ipv6')) return true;
-  return embeddedIpv4(bytes).some((v4) => FORBIDDEN.check(v4, 'ipv4'));
+  return REFUSED.check(canonical, 'ipv6');
 }
 
 /** The guarded lookup's refusal; `describe` words it for the request's kind. */
@@ -124,7 +182,7 @@ class RefusedAddress extends Error {}
 /** The most an answer's body may hold unless the request says otherwise (OutboundFetch.maxBytes). */
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
-const privateRefused = (who: 'receiver' | 'server') => `The ${who} resolves to a loopback, private or link-local address`;
+const privateRefused = (who: 'receiver' | 'server') => `The ${who} resolves to a loopback, private or other special-purpose address`;
 
 const defaultResolve = (hostname: string) => dnsLookup(hostname, { all: true, verbatim: true });
 

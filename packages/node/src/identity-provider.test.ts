@@ -165,6 +165,25 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     expect(JSON.stringify(result)).not.toContain('not-the-secret');
   });
 
+  it('a token endpoint that cannot be reached makes the provider unavailable, unlike a provider that refuses', async () => {
+    // Discovery passes; the token request (the one POST) is refused as the SSRF guard refuses it.
+    const guardedToken: HttpClient = {
+      send: (request) => http.send(request),
+      fetch: (request) =>
+        request.method === 'POST'
+          ? Promise.resolve({ error: 'The server resolves to a loopback, private or other special-purpose address' })
+          : http.fetch(request),
+    };
+    const idp = createIdentityProvider({ http: guardedToken });
+    const provider = settings(basic);
+    const { request, code } = await signIn(idp, provider, basic);
+    expect(await exchange(idp, provider, code, request)).toEqual({
+      ok: false,
+      reason: 'the provider could not be reached: The server resolves to a loopback, private or other special-purpose address',
+      unavailable: true,
+    });
+  });
+
   it('refuses an ID token whose nonce is not the one sent (§3.1.3.7 step 11)', async () => {
     const idp = createIdentityProvider({ http });
     const provider = settings(basic);
@@ -240,11 +259,13 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     expect(await idp.authorizationUrl(settings(basic, { url: `${basic.issuer}/not-a-provider` }), request)).toEqual({
       ok: false,
       reason: 'the provider’s discovery document could not be read (HTTP 404)',
+      unavailable: true,
     });
     // The document is there, but for `https://localhost:<port>`, not for 127.0.0.1.
     expect(await idp.authorizationUrl(settings(basic, { url: basic.issuer.replace('localhost', '127.0.0.1') }), request)).toEqual({
       ok: false,
       reason: 'the provider’s discovery document names another issuer',
+      unavailable: true,
     });
     expect(
       await idp.exchangeCode(settings(basic, { url: `${basic.issuer}/not-a-provider` }), {
@@ -256,6 +277,7 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     ).toEqual({
       ok: false,
       reason: 'the provider’s discovery document could not be read (HTTP 404)',
+      unavailable: true,
     });
   });
 
@@ -264,26 +286,31 @@ describe('createIdentityProvider against a real OpenID Connect provider over HTT
     const request = { redirectUri: REDIRECT_URI, state: 's', nonce: 'n', codeVerifier: random(), extraParameters: {} };
     expect(await createIdentityProvider({ http: guarded }).authorizationUrl(settings(basic), request)).toEqual({
       ok: false,
-      reason: 'the provider could not be reached: The server resolves to a loopback, private or link-local address',
+      reason: 'the provider could not be reached: The server resolves to a loopback, private or other special-purpose address',
+      unavailable: true,
     });
     guarded.close();
     expect(await createIdentityProvider({ http }).authorizationUrl(settings(basic, { url: 'https://localhost:1' }), request)).toEqual({
       ok: false,
       reason: 'the provider could not be reached: The server refused the connection',
+      unavailable: true,
     });
     expect(await createIdentityProvider({ http }).authorizationUrl(settings(basic, { url: 'not a url' }), request)).toEqual({
       ok: false,
       reason: 'the provider could not be reached: The server URL is not valid',
+      unavailable: true,
     });
     expect(await createIdentityProvider({ http }).authorizationUrl(settings(basic, { url: basic.issuer.replace('https:', 'http:') }), request)).toEqual({
       ok: false,
       reason: 'the provider’s URL and endpoints must use https',
+      unavailable: true,
     });
     // An HttpClient that breaks its promise and throws still yields a reason.
     const throwing: HttpClient = { send: () => Promise.reject(new Error('boom')), fetch: () => Promise.reject(new Error('boom')) };
     expect(await createIdentityProvider({ http: throwing }).authorizationUrl(settings(basic), request)).toEqual({
       ok: false,
       reason: 'the provider could not be reached: The request failed',
+      unavailable: true,
     });
   });
 

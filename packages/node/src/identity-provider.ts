@@ -1,7 +1,7 @@
 // The IdentityProvider port over openid-client (OpenID Connect Core 1.0, Discovery 1.0). Every
 // request the library makes (discovery, the token endpoint, the JWKS) goes through its `customFetch`
 // hook into our HttpClient, so each one passes the SSRF guard, the TLS check and the size limit.
-import type { Clock, HttpClient, IdentityProvider, ProviderSettings } from '@vellum/core';
+import type { Clock, HttpClient, IdentityProvider, ProviderFailure, ProviderSettings } from '@vellum/core';
 import * as oidc from 'openid-client';
 
 export interface IdentityProviderOptions {
@@ -65,14 +65,21 @@ const ID_TOKEN_CLAIMS: Record<string, string> = {
   sub: 'the ID token has no subject',
 };
 
+/** Our HttpClient's failure behind `error`, if it is one: the provider was not reached, or not fully (the SSRF guard, the network, the deadline). */
+function unreachableCause(error: unknown): Unreachable | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth += 1) {
+    if (e instanceof Unreachable) return e;
+  }
+  return undefined;
+}
+
 /**
- * Words a failure of openid-client or of our client for the tenant and the wallet: what went wrong,
+ * Words a failure of openid-client or of our client for the tenant: what went wrong,
  * never a secret, a token or a stack. The library's codes and the claim it names decide the words.
  */
 function describeFailure(error: unknown, step: 'discovery' | 'exchange'): string {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth += 1) {
-    if (e instanceof Unreachable) return `the provider could not be reached: ${e.reason}`;
-  }
+  const cut = unreachableCause(error);
+  if (cut) return `the provider could not be reached: ${cut.reason}`;
   if (error instanceof oidc.ResponseBodyError) {
     const code = oauthError(error.error);
     const what = step === 'exchange' ? 'the provider refused the code' : 'the provider refused the request';
@@ -217,17 +224,19 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
     provider: ProviderSettings,
     failing: 'discovery' | 'exchange',
     step: (discovered: Discovered) => Promise<T>,
-  ): Promise<T | { ok: false; reason: string }> {
+  ): Promise<T | ProviderFailure> {
     let discovered: Discovered;
     try {
       discovered = await discover(provider);
     } catch (error) {
-      return { ok: false, reason: describeFailure(error, 'discovery') };
+      // Without its metadata the provider cannot be used at all, whatever the reason.
+      return { ok: false, reason: describeFailure(error, 'discovery'), unavailable: true };
     }
     try {
       return await step(discovered);
     } catch (error) {
-      return { ok: false, reason: describeFailure(error, failing) };
+      const reason = describeFailure(error, failing);
+      return unreachableCause(error) ? { ok: false, reason, unavailable: true } : { ok: false, reason };
     }
   }
 

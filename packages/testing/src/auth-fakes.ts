@@ -2,7 +2,7 @@
 // the test says, and session tokens that are readable JSON bound to their secret. Real adapters
 // (@vellum/node's createIdentityProvider, @vellum/crypto's createSessionTokens) are tested on their own.
 
-import type { Clock, IdentityProvider, ProviderSettings, SessionTokens } from '@vellum/core';
+import type { Clock, IdentityProvider, ProviderFailure, ProviderSettings, SessionTokens } from '@vellum/core';
 
 interface PendingSignIn {
   nonce: string;
@@ -19,23 +19,26 @@ export interface FakeIdentityProvider extends IdentityProvider {
    * provider would send to the callback, with its state. `claims` are the ID token's.
    */
   signIn(authorizationUrl: string, subject: string, claims?: Record<string, unknown>): { code: string; state: string };
-  /** Makes the next `authorizationUrl` (discovery) or `exchangeCode` fail with this reason. */
-  failNext(step: 'authorizationUrl' | 'exchangeCode', reason: string): void;
+  /**
+   * Makes the next `authorizationUrl` (discovery) or `exchangeCode` fail with this reason;
+   * `unavailable` as when the provider cannot be reached (ProviderFailure.unavailable).
+   */
+  failNext(step: 'authorizationUrl' | 'exchangeCode', reason: string, options?: { unavailable?: boolean }): void;
 }
 
 export function fakeIdentityProvider(): FakeIdentityProvider {
   const pending = new Map<string, PendingSignIn>();
   const codes = new Map<string, PendingSignIn & { subject: string; claims: Record<string, unknown> }>();
-  const failures: { authorizationUrl?: string; exchangeCode?: string } = {};
+  const failures: { authorizationUrl?: ProviderFailure; exchangeCode?: ProviderFailure } = {};
   const requests: URL[] = [];
   let next = 0;
   return {
     requests,
     async authorizationUrl(provider: ProviderSettings, request) {
       if (failures.authorizationUrl !== undefined) {
-        const reason = failures.authorizationUrl;
+        const failure = failures.authorizationUrl;
         delete failures.authorizationUrl;
-        return { ok: false, reason };
+        return failure;
       }
       const url = new URL(`${provider.url}/authorize`);
       url.searchParams.set('client_id', provider.clientId);
@@ -54,14 +57,14 @@ export function fakeIdentityProvider(): FakeIdentityProvider {
       codes.set(code, { ...signIn, subject, claims });
       return { code, state };
     },
-    failNext(step, reason) {
-      failures[step] = reason;
+    failNext(step, reason, options = {}) {
+      failures[step] = options.unavailable ? { ok: false, reason, unavailable: true } : { ok: false, reason };
     },
     async exchangeCode(provider, exchange) {
       if (failures.exchangeCode !== undefined) {
-        const reason = failures.exchangeCode;
+        const failure = failures.exchangeCode;
         delete failures.exchangeCode;
-        return { ok: false, reason };
+        return failure;
       }
       const signedIn = codes.get(exchange.code);
       codes.delete(exchange.code);

@@ -8,8 +8,23 @@ export interface ProviderSettings extends Omit<AuthenticationProvider, 'sealedCl
   clientSecret: string;
 }
 
-/** Why a provider step failed, in words safe to show the tenant and the wallet (no secret, no internal detail). */
-export type ProviderFailure = { ok: false; reason: string };
+/**
+ * Why a provider step failed, in words safe to show the tenant (no secret, no internal detail).
+ * `unavailable` when the provider could not be used at all (not reached, refused by the SSRF guard,
+ * or its discovery document unusable): nothing about this sign-in, so the wallet may try again later.
+ */
+export type ProviderFailure = { ok: false; reason: string; unavailable?: true };
+
+/** A provider step that failed, as the host is told of it (AuthorizationFlowDeps.onProviderFailure) for its log. */
+export interface ProviderFailureReport {
+  tenantId: string;
+  /** `authorize`: discovery before the browser is sent on; `callback`: the code exchange. */
+  step: 'authorize' | 'callback';
+  /** The provider's URL as the tenant set it, without a query. */
+  providerUrl: string;
+  reason: string;
+  unavailable: boolean;
+}
 
 /**
  * Federation to an OpenID Connect provider (OpenID Connect Core 1.0, Discovery 1.0), through the

@@ -239,6 +239,46 @@ describe('the Authorization Code flow (OpenID4VCI 1.0 §5, §6; RFC 6749 §4.1, 
     expect(redirectError((await authorizationFlow.authenticationCallback(browser, cb2)).location)).toMatchObject({ error: 'access_denied' });
   });
 
+  // docs/limits.md "Outbound calls": where the provider is and why it failed describe the tenant's
+  // configuration; the wallet hears temporarily_unavailable, the host's log hears why.
+  it('tells the wallet only temporarily_unavailable when the provider cannot be used, and the host why', async () => {
+    const { authorizationFlow, browser, request, signIn, identityProvider, providerFailures, tenant } = await setup();
+    const reason = 'the provider could not be reached: The server resolves to a loopback, private or other special-purpose address';
+    identityProvider.failNext('authorizationUrl', reason, { unavailable: true });
+    const atAuthorize = redirectError((await authorizationFlow.authorize(browser, request())).location);
+    expect(atAuthorize).toEqual({
+      at: REDIRECT,
+      error: 'temporarily_unavailable',
+      description: 'Sign-in is temporarily unavailable; try again later',
+      state: 'wallet-state',
+      iss: expect.any(String),
+    });
+    // Discovery that fails for another reason (a document naming another issuer) is told the same way.
+    identityProvider.failNext('authorizationUrl', 'the provider’s discovery document names another issuer');
+    expect(redirectError((await authorizationFlow.authorize(browser, request())).location)).toMatchObject({
+      error: 'temporarily_unavailable',
+      description: 'Sign-in is temporarily unavailable; try again later',
+    });
+
+    const cb = await signIn();
+    identityProvider.failNext('exchangeCode', reason, { unavailable: true });
+    const atCallback = redirectError((await authorizationFlow.authenticationCallback(browser, cb)).location);
+    expect(atCallback).toMatchObject({ at: REDIRECT, error: 'temporarily_unavailable', description: 'Sign-in is temporarily unavailable; try again later' });
+    for (const told of [atAuthorize, atCallback]) expect(told.description).not.toMatch(/idp\.example|loopback|reached/);
+
+    expect(providerFailures).toEqual([
+      { tenantId: tenant.id, step: 'authorize', providerUrl: 'https://idp.example/', reason, unavailable: true },
+      {
+        tenantId: tenant.id,
+        step: 'authorize',
+        providerUrl: 'https://idp.example/',
+        reason: 'the provider’s discovery document names another issuer',
+        unavailable: false,
+      },
+      { tenantId: tenant.id, step: 'callback', providerUrl: 'https://idp.example/', reason, unavailable: true },
+    ]);
+  });
+
   it('sends the browser through the interaction hook, whose claims join the user’s for this authorization only', async () => {
     const { authorizationFlow, browser, signIn, codeFrom, redeem, sessionTokens, store, tenant, walletTokens } = await setup({ hook: true });
     const cb = await signIn();

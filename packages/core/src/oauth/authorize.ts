@@ -4,7 +4,7 @@
 // claims, and the wallet receives a code at its registered redirect URI.
 
 import { openInteractionHook, providerSettings } from '../authentication/service.ts';
-import type { IdentityProvider, ProviderSettings, SessionTokens } from '../authentication/ports.ts';
+import type { IdentityProvider, ProviderFailure, ProviderFailureReport, ProviderSettings, SessionTokens } from '../authentication/ports.ts';
 import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { ISSUER_PATHS, scopeOf } from '../metadata/issuer-metadata.ts';
@@ -75,7 +75,16 @@ export interface AuthorizationFlowDeps {
   dpop: Dpop;
   /** Verifies client attestations at the pushed request. */
   jwtProofs: JwtProofVerifier;
+  /**
+   * Told why a tenant's identity provider failed, for the operator's log: the wallet hears only
+   * `temporarily_unavailable` when the provider cannot be used, since where it is and why it failed
+   * describe the tenant's configuration.
+   */
+  onProviderFailure?: (report: ProviderFailureReport) => void;
 }
+
+/** What the wallet is told when the tenant's identity provider cannot be used: no host, address or reason. */
+export const PROVIDER_UNAVAILABLE_DESCRIPTION = 'Sign-in is temporarily unavailable; try again later';
 
 /** Where to send the browser (a 303 See Other). */
 export interface Redirect {
@@ -296,6 +305,19 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     };
   }
 
+  /** Tells the host why the tenant's provider failed; a throwing listener does not change the wallet's answer. */
+  function report(ctx: RequestContext, step: ProviderFailureReport['step'], provider: ProviderSettings, failure: ProviderFailure): void {
+    if (!deps.onProviderFailure) return;
+    // Without a query, where a careless tenant might have put something that is not the log's to keep.
+    const url = URL.parse(provider.url);
+    const providerUrl = url ? `${url.origin}${url.pathname}` : '(not a URL)';
+    try {
+      deps.onProviderFailure({ tenantId: ctx.tenant.id, step, providerUrl, reason: failure.reason, unavailable: failure.unavailable === true });
+    } catch {
+      // The log is the host's; the sign-in answer stands without it.
+    }
+  }
+
   /** The tenant's identity provider with its secret opened, or undefined when it has none (or it cannot be opened). */
   async function providerOf(ctx: RequestContext): Promise<ProviderSettings | undefined> {
     const provider = await store.authenticationProviders.current(ctx.tenant.id);
@@ -326,7 +348,11 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       codeVerifier,
       extraParameters: extra,
     });
-    if (!url.ok) throw refuse('temporarily_unavailable', `The sign-in provider of the issuer cannot be reached: ${url.reason}`);
+    if (!url.ok) {
+      // Any failure here is the provider's or its configuration's, never the wallet's request.
+      report(ctx, 'authorize', provider, url);
+      throw refuse('temporarily_unavailable', PROVIDER_UNAVAILABLE_DESCRIPTION);
+    }
     const next = {
       stage: 'authenticating' as const,
       handleDigest: handleDigest(handle),
@@ -500,7 +526,11 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
           codeVerifier: record.providerCodeVerifier ?? '',
           nonce: record.providerNonce ?? '',
         });
-        if (!exchanged.ok) return fail(ctx, record, spent, 'access_denied', `Sign-in could not be verified: ${exchanged.reason}`);
+        if (!exchanged.ok) {
+          report(ctx, 'callback', provider, exchanged);
+          if (exchanged.unavailable) return fail(ctx, record, spent, 'temporarily_unavailable', PROVIDER_UNAVAILABLE_DESCRIPTION);
+          return fail(ctx, record, spent, 'access_denied', `Sign-in could not be verified: ${exchanged.reason}`);
+        }
         const user = await userFor(ctx, provider, exchanged.subject, exchanged.claims);
 
         const hook = await hookOf(ctx);

@@ -109,7 +109,7 @@ export type OutboundResponse = { status: number; headers: Record<string, string>
 
 /**
  * Outbound HTTP with the SSRF guard of docs/limits.md "Outbound calls": https only, and the resolved address must not be
- * loopback, private or link-local unless the host allows it. Redirects are not followed. Never
+ * in a block that guard refuses (loopback, private, link-local, special-purpose) unless the host allows it. Redirects are not followed. Never
  * throws: every failure is `{ error }`.
  */
 export interface HttpClient {
