@@ -220,7 +220,11 @@ function repositories(get: () => State): Repositories {
         if (!r) return false;
         const { eventRetentionDays: _events, webhookDeliveryRetentionDays: _deliveries, ...rest } = r.value;
         const { eventRetentionDays: events, webhookDeliveryRetentionDays: deliveries } = retention;
-        r.value = { ...rest, ...(events !== undefined ? { eventRetentionDays: events } : {}), ...(deliveries !== undefined ? { webhookDeliveryRetentionDays: deliveries } : {}) };
+        r.value = {
+          ...rest,
+          ...(events !== undefined ? { eventRetentionDays: events } : {}),
+          ...(deliveries !== undefined ? { webhookDeliveryRetentionDays: deliveries } : {}),
+        };
         return true;
       },
     },

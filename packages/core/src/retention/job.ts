@@ -97,7 +97,10 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
 
       const everything = async (): Promise<boolean> => {
         const before = (kind: ExpiringKind) => new Date(started.getTime() - RETENTION_GRACE_MS[kind]).toISOString();
-        for (const [kind, purge] of Object.entries(IN_TRANSACTION) as [Exclude<ExpiringKind, 'rate_limits'>, (tx: Repositories, before: string, limit: number) => Promise<number>][]) {
+        for (const [kind, purge] of Object.entries(IN_TRANSACTION) as [
+          Exclude<ExpiringKind, 'rate_limits'>,
+          (tx: Repositories, before: string, limit: number) => Promise<number>,
+        ][]) {
           const cutoff = before(kind);
           if (!(await purgeAll(kind, (tx, limit) => purge(tx, cutoff, limit)))) return false;
         }
