@@ -292,7 +292,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       dpop,
       jwtProofs,
     }),
-    nonces: createNonceService({ store, clock, codec: deps.nonceCodec, events: recorder }),
+    nonces: createNonceService({ clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,
     addressing,
     webhooks: createWebhookService({ store, clock, ids, events: recorder, signingKeys: webhookSigningKeys }),

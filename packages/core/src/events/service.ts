@@ -97,12 +97,14 @@ export function createAnalyticsService(deps: { store: Store; events: EventRecord
     updateSettings(ctx, input) {
       return writing.run(ctx, 'CONFIG_ANALYTICS_UPDATE', { input }, async () => {
         const loggingLevel = checkLoggingLevel(input.loggingLevel);
+        // A period left out keeps the tenant's current one.
+        const period = (param: keyof TenantRetention) => {
+          const days = input[param];
+          return days === undefined ? ctx.tenant[param] : checkRetentionDays(param, days);
+        };
         const retention: TenantRetention = {
-          eventRetentionDays: input.eventRetentionDays === undefined ? ctx.tenant.eventRetentionDays : checkRetentionDays('eventRetentionDays', input.eventRetentionDays),
-          webhookDeliveryRetentionDays:
-            input.webhookDeliveryRetentionDays === undefined
-              ? ctx.tenant.webhookDeliveryRetentionDays
-              : checkRetentionDays('webhookDeliveryRetentionDays', input.webhookDeliveryRetentionDays),
+          eventRetentionDays: period('eventRetentionDays'),
+          webhookDeliveryRetentionDays: period('webhookDeliveryRetentionDays'),
         };
         await store.transaction(async (tx) => {
           await tx.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);

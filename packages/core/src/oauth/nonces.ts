@@ -1,5 +1,4 @@
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
-import type { Store } from '../ports.ts';
 import type { Clock } from '../shared/ports.ts';
 import type { NonceCodec } from './ports.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -8,7 +7,6 @@ import type { RequestContext } from '../tenancy/model.ts';
 export const NONCE_TTL_SECONDS = 300;
 
 export interface NonceDeps {
-  store: Store;
   clock: Clock;
   /** Mints self-authenticating nonces: @vellum/crypto's loadNonceCodec. */
   codec: NonceCodec;
@@ -25,7 +23,7 @@ export interface NonceService {
 
 /** Single-use nonces with a 5-minute life; the retention job deletes the records of used ones after expiry (docs/retention.md). */
 export function createNonceService(deps: NonceDeps): NonceService {
-  const { store, clock, codec, events } = deps;
+  const { clock, codec, events } = deps;
   return {
     issue(ctx) {
       return withEvents(events, ctx, 'OPENID_NONCE', async () => {
