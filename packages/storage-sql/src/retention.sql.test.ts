@@ -5,13 +5,30 @@ import { createRetentionJob, type Store } from '@vellum/core';
 import { fakeClock, makeTenant, presence, seedRetention } from '@vellum/testing';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlStore, type SqlStoreOptions, type VellumDatabase } from './index.ts';
+import { createSqlStoreFromKysely, migrateToLatest, openSqlStore, type SqlStoreOptions, type VellumDatabase } from './index.ts';
+import { migrateTo } from './migrations.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import pg from 'pg';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 import { tempFolder } from '../test/temp-folder.ts';
 
 const EXPIRED = '2025-01-01T00:00:00.000Z';
+
+/** 0018_retention over a database of 0017 that holds a tenant: the tenant keeps the default periods, and the lease table works. */
+async function upgradeKeepsDefaults(db: Kysely<VellumDatabase>, kind: 'sqlite' | 'postgres'): Promise<void> {
+  await migrateTo(db, '0017_issued_credential_clients', kind);
+  const tenant = makeTenant();
+  const { id, subdomain, region, name, loggingLevel, createdAt } = tenant;
+  await db.insertInto('tenants').values({ id, subdomain, region, name, logging_level: loggingLevel, created_at: createdAt }).execute();
+  expect(await migrateToLatest(db, kind)).toContain('0018_retention');
+  const store = createSqlStoreFromKysely(db, kind);
+  try {
+    expect(await store.tenants.findById(tenant.id)).toEqual(tenant);
+    expect(await store.leases.acquire('retention', 'a', '2100-01-01T00:00:00.000Z', EXPIRED)).toBe(true);
+  } finally {
+    await store.close();
+  }
+}
 
 function describeRetention(kind: 'sqlite' | 'postgres', options: () => Promise<SqlStoreOptions>, raw: () => Promise<Kysely<VellumDatabase>>) {
   const opened: Store[] = [];
@@ -95,6 +112,11 @@ function describeRetention(kind: 'sqlite' | 'postgres', options: () => Promise<S
 
 describe('retention on SQLite', () => {
   const file = tempFolder('vellum-retention-');
+  it('sqlite: migration 0018 keeps existing tenants on the default periods', () =>
+    upgradeKeepsDefaults(
+      new Kysely<VellumDatabase>({ dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: file('upgrade.db'), busyTimeoutMs: 1000 }) }) }),
+      'sqlite',
+    ));
   describeRetention(
     'sqlite',
     async () => ({ kind: 'sqlite', filename: file('retention.db') }),
@@ -112,6 +134,13 @@ describe.skipIf(pgAdminUrl === undefined)('retention on PostgreSQL', () => {
     url = await databases.create();
   });
   afterAll(() => databases.dropAll());
+  it('postgres: migration 0018 keeps existing tenants on the default periods', async () => {
+    const fresh = await databases.create();
+    await upgradeKeepsDefaults(
+      new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh, max: 2 }) }) }),
+      'postgres',
+    );
+  });
   describeRetention(
     'postgres',
     async () => ({ kind: 'postgres', connectionString: url }),
