@@ -47,8 +47,12 @@ const DEFAULT_BATCH_SIZE = 500;
 const DEFAULT_LEASE_MS = 60_000;
 const TENANT_PAGE = 100;
 
+/** Deletes one batch of a kind past `before`, on a transaction's repositories. */
+type TxPurge = (tx: Repositories, before: string, limit: number) => Promise<number>;
+type TxKind = Exclude<ExpiringKind, 'rate_limits'>;
+
 /** The kinds purged past their expiry inside a transaction, with the renewal of the lease. */
-const IN_TRANSACTION: Readonly<Record<Exclude<ExpiringKind, 'rate_limits'>, (tx: Repositories, before: string, limit: number) => Promise<number>>> = {
+const IN_TRANSACTION: Readonly<Record<TxKind, TxPurge>> = {
   authorizations: (tx, before, limit) => tx.authorizations.purgeExpired(before, limit),
   offers: (tx, before, limit) => tx.offers.purgeExpired(before, limit),
   nonces: (tx, before, limit) => tx.nonces.purgeExpired(before, limit),
@@ -97,10 +101,7 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
 
       const everything = async (): Promise<boolean> => {
         const before = (kind: ExpiringKind) => new Date(started.getTime() - RETENTION_GRACE_MS[kind]).toISOString();
-        for (const [kind, purge] of Object.entries(IN_TRANSACTION) as [
-          Exclude<ExpiringKind, 'rate_limits'>,
-          (tx: Repositories, before: string, limit: number) => Promise<number>,
-        ][]) {
+        for (const [kind, purge] of Object.entries(IN_TRANSACTION) as [TxKind, TxPurge][]) {
           const cutoff = before(kind);
           if (!(await purgeAll(kind, (tx, limit) => purge(tx, cutoff, limit)))) return false;
         }
