@@ -134,3 +134,16 @@ describe('VELLUM_METRICS_PORT and VELLUM_METRICS_HOST (docs/metrics.md)', () => 
     expect(() => config(env)).toThrow(message);
   });
 });
+
+describe('VELLUM_RETENTION_INTERVAL_MS (docs/retention.md)', () => {
+  const config = (env: Record<string, string>) => loadConfig(env);
+
+  it('defaults to an hour, takes 0 to turn the job off, and refuses less than a second or more than a week', () => {
+    expect(config({}).retentionIntervalMs).toBe(3_600_000);
+    expect(config({ VELLUM_RETENTION_INTERVAL_MS: '0' }).retentionIntervalMs).toBe(0);
+    expect(config({ VELLUM_RETENTION_INTERVAL_MS: '60000' }).retentionIntervalMs).toBe(60_000);
+    for (const bad of ['500', '604800001', '-1', 'hourly']) {
+      expect(() => config({ VELLUM_RETENTION_INTERVAL_MS: bad }), bad).toThrow(/VELLUM_RETENTION_INTERVAL_MS/);
+    }
+  });
+});

@@ -56,6 +56,8 @@ export interface ServerConfig {
   metricsPort: number | undefined;
   /** VELLUM_METRICS_HOST: the address the metrics listener binds (default VELLUM_HOST). */
   metricsHost: string;
+  /** VELLUM_RETENTION_INTERVAL_MS: how often the retention job runs (docs/retention.md); 0 turns it off. */
+  retentionIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -132,6 +134,18 @@ function workers(env: Env, cores: () => number): number {
     throw new ConfigError(`VELLUM_WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}; got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** Most VELLUM_RETENTION_INTERVAL_MS may be: a week. */
+const MAX_RETENTION_INTERVAL_MS = 604_800_000;
+
+/** VELLUM_RETENTION_INTERVAL_MS: 0 (off) or from a second to a week; default an hour. */
+function retentionInterval(env: Env): number {
+  const ms = integer(env, 'VELLUM_RETENTION_INTERVAL_MS', 3_600_000, 0, MAX_RETENTION_INTERVAL_MS);
+  if (ms !== 0 && ms < 1000) {
+    throw new ConfigError(`VELLUM_RETENTION_INTERVAL_MS must be 0 (off) or a whole number from 1000 to ${MAX_RETENTION_INTERVAL_MS}; got "${ms}"`);
+  }
+  return ms;
 }
 
 /** VELLUM_METRICS_PORT: unset (metrics off) or a port other than the API's. */
@@ -218,5 +232,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     },
     metricsPort: metricsPort(env, port),
     metricsHost: read(env, 'VELLUM_METRICS_HOST') ?? host,
+    retentionIntervalMs: retentionInterval(env),
   };
 }

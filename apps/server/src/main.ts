@@ -81,10 +81,11 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
   const logger = createLogger(config.logLevel);
   // A worker's primary has migrated the database, created the demo tenant and says what happens.
   const progress: Progress = worker ? { step: () => {} } : progressOf(config);
-  const [{ openRuntime }, { buildApp, closeWithDeadline }, { startWebhookLoop }] = await Promise.all([
+  const [{ openRuntime }, { buildApp, closeWithDeadline }, { startWebhookLoop }, { startRetentionLoop }] = await Promise.all([
     runtimeModule(),
     import('./app.ts'),
     import('./webhook-worker.ts'),
+    import('./retention-loop.ts'),
   ]);
   const runtime = await openRuntime(config, logger, { migrate: !worker, onStep: announcing(config, progress) });
   if (!worker) await ensureDefaultTenant(runtime, config, progress);
@@ -98,6 +99,8 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
     logger,
     pollIntervalMs: config.webhookPollIntervalMs,
   });
+  // Every worker runs one too: the job's lease lets one process purge at a time (docs/retention.md).
+  const retention = config.retentionIntervalMs > 0 ? startRetentionLoop({ job: runtime.retention, logger, intervalMs: config.retentionIntervalMs }) : undefined;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -113,6 +116,7 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
     }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref();
     await closeWithDeadline(app, config.shutdownTimeoutMs, logger); // stop taking requests; those in flight get until the deadline
     await webhooks.stop(); // then let the delivery round in flight record its attempts
+    await retention?.stop(); // and the retention batch in flight commit
     await runtime.close(); // then flush analytic events and close storage
     progress.step('stopped');
     process.exit(0);

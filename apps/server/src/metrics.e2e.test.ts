@@ -230,7 +230,14 @@ describe.skipIf(process.platform !== 'linux')('GET /metrics with VELLUM_WORKERS=
     metricsPort = await freePort();
     const backendEnv = await backend.env();
     dataDir = backendEnv.VELLUM_DATA_DIR as string;
-    const env = serverEnv({ ...backendEnv, VELLUM_PORT: String(apiPort), VELLUM_METRICS_PORT: String(metricsPort), VELLUM_WORKERS: '2' });
+    const env = serverEnv({
+      ...backendEnv,
+      VELLUM_PORT: String(apiPort),
+      VELLUM_METRICS_PORT: String(metricsPort),
+      VELLUM_WORKERS: '2',
+      // The retention job's first run comes a tenth of this after start, then one a second (docs/retention.md).
+      VELLUM_RETENTION_INTERVAL_MS: '1000',
+    });
     // `vellum serve` itself: the primary forks the workers and serves their metrics.
     proc = spawn(process.execPath, [new URL('./main.ts', import.meta.url).pathname, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout?.on('data', (c: Buffer) => (out += c.toString()));
@@ -284,5 +291,29 @@ describe.skipIf(process.platform !== 'linux')('GET /metrics with VELLUM_WORKERS=
     const pending = samples((await http(metricsPort, 'GET', '/metrics')).text).filter((s) => s.name === 'vellum_webhook_deliveries_pending');
     // prom-client sums a gauge across workers unless told otherwise: the sum would say 6.
     expect(pending.map((s) => s.value)).toEqual([3]);
+  });
+
+  it('runs the retention job: expired rows in the shared database are deleted, each counted once by kind (docs/retention.md)', async () => {
+    const rows = 1200; // more than two batches of 500
+    const db = new DatabaseSync(join(dataDir, 'vellum.db'), { enableForeignKeyConstraints: false, timeout: 5000 });
+    try {
+      const insert = db.prepare(`INSERT INTO nonces (tenant_id, nonce, expires_at) VALUES ('t', ?, '2020-01-01T00:00:00.000Z')`);
+      db.exec('BEGIN');
+      for (let i = 0; i < rows; i++) insert.run(`e2e-${i}`);
+      db.exec('COMMIT');
+    } finally {
+      db.close();
+    }
+    const purged = async () => total(samples((await http(metricsPort, 'GET', '/metrics')).text), 'vellum_retention_purged_total', { kind: 'nonces' });
+    await until('the expired nonces purged', async () => ((await purged()) >= rows ? true : undefined), 30_000);
+    // The workers' counts are summed: a row purged twice would show here.
+    expect(await purged()).toBe(rows);
+    const check = new DatabaseSync(join(dataDir, 'vellum.db'), { readOnly: true, timeout: 5000 });
+    try {
+      expect(check.prepare(`SELECT count(*) AS n FROM nonces WHERE nonce LIKE 'e2e-%'`).get()).toEqual({ n: 0 });
+    } finally {
+      check.close();
+    }
+    expect(out).toContain('"msg":"retention run"');
   });
 });

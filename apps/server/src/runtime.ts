@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createVellum, createWebhookOutbox, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
+import { createRetentionJob, createVellum, createWebhookOutbox, type RetentionJob, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
 import {
   createKeyManager,
   createScryptHasher,
@@ -31,6 +32,8 @@ export interface Runtime {
   vellum: Vellum;
   /** Sends due webhook deliveries; `serve` runs it in a loop (webhook-worker.ts). */
   webhookDelivery: WebhookDeliveryWorker;
+  /** Deletes what is past its life (docs/retention.md); `serve` runs it every VELLUM_RETENTION_INTERVAL_MS (retention-loop.ts). */
+  retention: RetentionJob;
   /** The Prometheus metrics when VELLUM_METRICS_PORT is set (docs/metrics.md); undefined when they are off. */
   metrics?: VellumMetrics;
   close(): Promise<void>;
@@ -156,10 +159,19 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       leaseMs: config.webhookLeaseMs,
       sha256: (data) => createHash('sha256').update(data).digest(),
     });
+    const retention = createRetentionJob({
+      store,
+      clock,
+      // Unique per process: each cluster worker and each server is its own runner.
+      holder: `${hostname()}/${process.pid}/${randomUUID()}`,
+      holdAfterRunMs: config.retentionIntervalMs,
+      ...(metrics ? { onPurged: (kind, count) => metrics.retentionPurged(kind, count) } : {}),
+    });
     return {
       store,
       vellum,
       webhookDelivery,
+      retention,
       ...(metrics ? { metrics } : {}),
       async close() {
         http.close();

@@ -295,7 +295,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       jwtProofs,
       ...(deps.onProviderFailure ? { onProviderFailure: deps.onProviderFailure } : {}),
     }),
-    nonces: createNonceService({ store, clock, codec: deps.nonceCodec, events: recorder }),
+    nonces: createNonceService({ clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,
     addressing,
     webhooks: createWebhookService({ store, clock, ids, events: recorder, signingKeys: webhookSigningKeys }),

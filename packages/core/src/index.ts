@@ -168,3 +168,17 @@ export * from './status-lists/ports.ts';
 export * from './status-lists/service.ts';
 export * from './status-lists/bits.ts';
 export * from './status-lists/shuffle.ts';
+// The retention job (docs/retention.md).
+export {
+  checkRetentionDays,
+  DEFAULT_EVENT_RETENTION_DAYS,
+  DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS,
+  MAX_RETENTION_DAYS,
+  RETENTION_GRACE_MS,
+  RETENTION_KINDS,
+  retentionCutoff,
+  retentionOf,
+} from './retention/policy.ts';
+export type { ExpiringKind, RetentionKind, TenantRetention } from './retention/policy.ts';
+export { createRetentionJob, RETENTION_LEASE } from './retention/job.ts';
+export type { RetentionJob, RetentionJobDeps, RetentionRun } from './retention/job.ts';

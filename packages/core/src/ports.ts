@@ -20,6 +20,7 @@ import type { AuthorizationRepository } from './oauth/authorization-model.ts';
 import type { NonceRepository } from './oauth/ports.ts';
 import type { OfferRepository } from './offers/ports.ts';
 import type { RateLimitRepository } from './rate-limits/ports.ts';
+import type { LeaseRepository } from './retention/ports.ts';
 import type { StatusListConfigurationRepository, StatusListRepository } from './status-lists/model.ts';
 import type { ClientRepository, TenantRepository } from './tenancy/ports.ts';
 import type { UserRepository } from './users/ports.ts';
@@ -50,6 +51,7 @@ export type { AuthorizationRepository } from './oauth/authorization-model.ts';
 export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletClaimsToIssue, WalletTokens } from './oauth/ports.ts';
 export type { OfferRepository } from './offers/ports.ts';
 export type { RateLimitRepository } from './rate-limits/ports.ts';
+export type { LeaseRepository } from './retention/ports.ts';
 export type {
   Clock,
   CredentialIssuedEvent,
@@ -104,6 +106,8 @@ export interface Repositories {
   statusLists: StatusListRepository;
   /** How each docType's mDocs are listed (docs/status-lists.md). */
   statusListConfigurations: StatusListConfigurationRepository;
+  /** Leases that keep background jobs to one runner at a time across processes (docs/retention.md). */
+  leases: LeaseRepository;
 }
 
 /** Persistence. Repositories used directly run on their own; `transaction` makes several atomic. */

@@ -241,13 +241,42 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
 
     it('lets admins set the logging level, and auditors only read it', async () => {
       const auditor = await t.token('acme', 'auditor');
-      expect((await t.app.inject({ method: 'GET', url: url('/v1/config/analytics'), headers: as(auditor) })).json()).toEqual({ loggingLevel: 1 });
+      const defaults = { eventRetentionDays: 90, webhookDeliveryRetentionDays: 30 };
+      expect((await t.app.inject({ method: 'GET', url: url('/v1/config/analytics'), headers: as(auditor) })).json()).toEqual({ loggingLevel: 1, ...defaults });
       expect((await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(auditor), payload: { loggingLevel: 2 } })).statusCode).toBe(
         403,
       );
       expect((await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(admin), payload: { loggingLevel: 4 } })).statusCode).toBe(400);
       const set = await t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(admin), payload: { loggingLevel: 2 } });
-      expect(set.json()).toEqual({ loggingLevel: 2 });
+      expect(set.json()).toEqual({ loggingLevel: 2, ...defaults });
+    });
+
+    it('lets admins set how long events and finished webhook deliveries are kept (docs/retention.md); one left out keeps its value', async () => {
+      const put = (payload: Record<string, unknown>) => t.app.inject({ method: 'PUT', url: url('/v1/config/analytics'), headers: as(admin), payload });
+      const get = async () => (await t.app.inject({ method: 'GET', url: url('/v1/config/analytics'), headers: as(admin) })).json();
+      expect((await put({ loggingLevel: 1, eventRetentionDays: 7, webhookDeliveryRetentionDays: 365 })).json()).toEqual({
+        loggingLevel: 1,
+        eventRetentionDays: 7,
+        webhookDeliveryRetentionDays: 365,
+      });
+      expect(await get()).toEqual({ loggingLevel: 1, eventRetentionDays: 7, webhookDeliveryRetentionDays: 365 });
+      expect((await put({ loggingLevel: 2, eventRetentionDays: 30 })).json()).toEqual({
+        loggingLevel: 2,
+        eventRetentionDays: 30,
+        webhookDeliveryRetentionDays: 365,
+      });
+      for (const bad of [
+        { eventRetentionDays: 0 },
+        { eventRetentionDays: 3651 },
+        { webhookDeliveryRetentionDays: 1.5 },
+        { webhookDeliveryRetentionDays: '30' },
+      ]) {
+        const res = await put({ loggingLevel: 1, ...bad });
+        expect(res.statusCode, JSON.stringify(bad)).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param: Object.keys(bad)[0], location: 'body' })] });
+      }
+      expect(await get()).toEqual({ loggingLevel: 2, eventRetentionDays: 30, webhookDeliveryRetentionDays: 365 });
+      await put({ loggingLevel: 1, eventRetentionDays: 90, webhookDeliveryRetentionDays: 30 });
     });
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PRE_AUTHORIZED_GRANT } from '@vellum/core';
+import { PRE_AUTHORIZED_GRANT, RETENTION_KINDS } from '@vellum/core';
 import { proofJwt, walletKey } from '@vellum/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,6 +215,22 @@ describe('the recorders the host calls (docs/metrics.md)', () => {
     expect(valueOf(text, 'vellum_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(3);
     expect(valueOf(text, 'vellum_webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
     expect(samples(text).some((s) => s.name === 'vellum_webhook_deliveries_total' && s.labels.outcome === 'failed')).toBe(false);
+  });
+
+  it('count rows the retention job purged by kind, every kind shown from the first scrape (docs/retention.md)', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    expect(valueOf(await metrics.render(), 'vellum_retention_purged_total', { kind: 'analytic_events' })).toBe(0);
+    metrics.retentionPurged('nonces', 500);
+    metrics.retentionPurged('nonces', 12);
+    metrics.retentionPurged('offers', 0);
+    const text = await metrics.render();
+    expect(valueOf(text, 'vellum_retention_purged_total', { kind: 'nonces' })).toBe(512);
+    expect(valueOf(text, 'vellum_retention_purged_total', { kind: 'offers' })).toBe(0);
+    for (const kind of RETENTION_KINDS)
+      expect(
+        samples(text).some((s) => s.name === 'vellum_retention_purged_total' && s.labels.kind === kind),
+        kind,
+      ).toBe(true);
   });
 
   it('observe store operations into a histogram with one series per operation', async () => {

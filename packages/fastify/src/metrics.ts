@@ -4,6 +4,7 @@
 import type { FastifyPluginCallback, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RETENTION_KINDS, type RetentionKind } from '@vellum/core';
 import { answeredOAuthError } from './errors.ts';
 
 /** What a webhook delivery attempt ended as: delivered, due again after its backoff, or given up on. */
@@ -19,6 +20,8 @@ export interface VellumMetrics {
   credentialIssued(format: string): void;
   /** Counts `count` recorded webhook delivery attempts that ended as `outcome`. */
   webhookDeliveries(outcome: WebhookDeliveryOutcome, count: number): void;
+  /** Counts `count` rows of `kind` the retention job deleted (docs/retention.md). */
+  retentionPurged(kind: RetentionKind, count: number): void;
   /**
    * A recorder of the duration of one store operation (`offers.consumePreAuthorizedCode`,
    * `transaction`): made once per operation, so that a call costs one observation.
@@ -96,6 +99,14 @@ export function createMetrics(options: CreateMetricsOptions = {}): VellumMetrics
     labelNames: ['outcome'] as const,
     registers,
   });
+  const purged = new Counter({
+    name: 'vellum_retention_purged_total',
+    help: 'Rows past their life the retention job deleted, by kind (docs/retention.md).',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  // Every kind shows from the first scrape, at 0 until the job deletes one.
+  for (const kind of RETENTION_KINDS) purged.inc({ kind }, 0);
   const store = new Histogram({
     name: 'vellum_store_operation_duration_seconds',
     help: 'Time of store operations (a repository method outside a transaction, or a whole transaction), by operation.',
@@ -172,6 +183,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): VellumMetrics
     },
     webhookDeliveries(outcome, count) {
       if (count > 0) deliveries.inc({ outcome }, count);
+    },
+    retentionPurged(kind, count) {
+      if (count > 0) purged.inc({ kind }, count);
     },
     storeOperation(operation) {
       const child = store.labels(operation);

@@ -4,7 +4,7 @@
 // restores it with the rest.
 
 import { type AuthorizationRecord, conflict, type Repositories } from '@vellum/core';
-import { copy } from './rows.ts';
+import { copy, purgeWhere } from './rows.ts';
 
 export interface AuthorizationState {
   /** By `${tenantId} ${id}` (the SQL store's unique index). */
@@ -73,16 +73,16 @@ export function authorizationRepositories(get: () => AuthorizationState): Pick<R
         r.issuedConfigurationIds.push(configurationId);
         return true;
       },
-      async deleteExpired(tenantId, now) {
+      async purgeExpired(before, limit) {
         const s = get();
-        let removed = 0;
-        for (const [key, r] of s.records) {
-          if (r.tenantId !== tenantId || r.stage === 'redeemed' || r.expiresAt > now) continue;
-          s.records.delete(key);
-          if (r.handleDigest !== undefined) s.handles.delete(keyOf(tenantId, r.handleDigest));
-          removed += 1;
-        }
-        return removed;
+        return purgeWhere(
+          s.records,
+          limit,
+          (r) => r.expiresAt <= before,
+          (r) => {
+            if (r.handleDigest !== undefined) s.handles.delete(keyOf(r.tenantId, r.handleDigest));
+          },
+        );
       },
     },
   };

@@ -58,6 +58,8 @@ interface State {
   authorizations: AuthorizationState;
   /** Status lists, their entries and tokens, and their configurations (./status-lists.ts). */
   statusLists: StatusListState;
+  /** Leases by name (LeaseRepository). */
+  leases: Map<string, { holder: string; until: string }>;
 }
 
 const emptyState = (): State => ({
@@ -80,6 +82,7 @@ const emptyState = (): State => ({
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
   statusLists: emptyStatusListState(),
+  leases: new Map(),
 });
 
 function matches(e: AnalyticEvent, f: EventFilter): boolean {
@@ -212,6 +215,18 @@ function repositories(get: () => State): Repositories {
         r.value.loggingLevel = level;
         return true;
       },
+      async setRetention(id, retention) {
+        const r = get().tenants.get(id);
+        if (!r) return false;
+        const { eventRetentionDays: _events, webhookDeliveryRetentionDays: _deliveries, ...rest } = r.value;
+        const { eventRetentionDays: events, webhookDeliveryRetentionDays: deliveries } = retention;
+        r.value = {
+          ...rest,
+          ...(events !== undefined ? { eventRetentionDays: events } : {}),
+          ...(deliveries !== undefined ? { webhookDeliveryRetentionDays: deliveries } : {}),
+        };
+        return true;
+      },
     },
     clients: {
       async insert(c) {
@@ -292,6 +307,27 @@ function repositories(get: () => State): Repositories {
           page,
           'desc',
         );
+      },
+      async purgeBefore(tenantId, before, limit) {
+        const s = get();
+        let removed = 0;
+        s.events = s.events.filter((r) => {
+          const purge = removed < limit && r.value.tenantId === tenantId && r.value.timestamp < before;
+          if (purge) removed += 1;
+          return !purge;
+        });
+        return removed;
+      },
+    },
+    leases: {
+      async acquire(name, holder, until, now) {
+        const held = get().leases.get(name);
+        if (held && held.holder !== holder && held.until > now) return false;
+        get().leases.set(name, { holder, until });
+        return true;
+      },
+      async release(name, holder) {
+        if (get().leases.get(name)?.holder === holder) get().leases.delete(name);
       },
     },
     keys: {

@@ -14,7 +14,7 @@ import {
   type UserRepository,
   userMatches,
 } from '@vellum/core';
-import { copy, ownedById, ownedRow, ownedValue, type Row, tenantPage } from './rows.ts';
+import { copy, ownedById, ownedRow, ownedValue, purgeWhere, type Row, tenantPage } from './rows.ts';
 
 export interface OfferState {
   /** By id. */
@@ -134,6 +134,18 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         get().issuedConfigurations.set(id, issued.add(configurationId));
         return true;
       },
+      async purgeExpired(before, limit) {
+        const s = get();
+        return purgeWhere(
+          s.offers,
+          limit,
+          (r) => r.value.expiresAt <= before,
+          (r) => {
+            s.offerCodes.delete(`${r.value.tenantId} ${r.value.codeDigest}`);
+            s.issuedConfigurations.delete(r.value.id);
+          },
+        );
+      },
     },
 
     nonces: {
@@ -143,16 +155,8 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         get().nonces.set(key, n.expiresAt);
         return true;
       },
-      async deleteExpired(tenantId, now) {
-        let removed = 0;
-        const prefix = `${tenantId} `;
-        for (const [key, expiresAt] of get().nonces) {
-          if (key.startsWith(prefix) && expiresAt <= now) {
-            get().nonces.delete(key);
-            removed += 1;
-          }
-        }
-        return removed;
+      async purgeExpired(before, limit) {
+        return purgeWhere(get().nonces, limit, (expiresAt) => expiresAt <= before);
       },
     },
 

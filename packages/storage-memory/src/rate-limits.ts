@@ -1,4 +1,5 @@
 import { type RateLimitRepository, secondsLeft, windowStartOf } from '@vellum/core';
+import { purgeWhere } from './rows.ts';
 
 interface Counter {
   windowStart: string;
@@ -51,6 +52,10 @@ export function createMemoryRateLimits(): RateLimitRepository {
     },
     async deleteExpired(now) {
       return deleteExpired(now.getTime());
+    },
+    async purgeExpired(before, limit) {
+      const beforeMs = Date.parse(before);
+      return purgeWhere(counters, limit, (c) => c.endsAt <= beforeMs);
     },
   };
 }

@@ -92,3 +92,16 @@ export function ownedById<T extends { tenantId: string; id: string }>(rows: () =
     },
   };
 }
+
+/** Deletes up to `limit` entries of `map` that `due` picks, telling `forget` of each (to drop what indexes it); returns how many. */
+export function purgeWhere<K, V>(map: Map<K, V>, limit: number, due: (value: V, key: K) => boolean, forget?: (value: V, key: K) => void): number {
+  let removed = 0;
+  for (const [key, value] of map) {
+    if (removed >= limit) break;
+    if (!due(value, key)) continue;
+    map.delete(key);
+    forget?.(value, key);
+    removed += 1;
+  }
+  return removed;
+}

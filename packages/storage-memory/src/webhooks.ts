@@ -1,6 +1,6 @@
 // The webhook repositories of the memory store: subscriptions, the delivery outbox and the signing keys.
 import { conflict, type Repositories, type Webhook, type WebhookDelivery, type WebhookSigningKey } from '@vellum/core';
-import { copy, ownedById, ownedRow, ownedValue, type Row, tenantPage, tenantValues } from './rows.ts';
+import { copy, ownedById, ownedRow, ownedValue, purgeWhere, type Row, tenantPage, tenantValues } from './rows.ts';
 
 /** A delivery and its lease. */
 interface DeliveryRow extends Row<WebhookDelivery> {
@@ -126,6 +126,9 @@ export function webhookRepositories(get: () => WebhookState, next: () => number)
         let n = 0;
         for (const r of get().deliveries.values()) if (r.value.status === 'pending') n += 1;
         return n;
+      },
+      async purgeFinishedBefore(tenantId, before, limit) {
+        return purgeWhere(get().deliveries, limit, (r) => r.value.tenantId === tenantId && r.value.status !== 'pending' && r.value.updatedAt < before);
       },
     },
 

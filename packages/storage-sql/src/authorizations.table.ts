@@ -8,6 +8,7 @@ import { type ColumnType, type Insertable, type Selectable, type SqlBool, sql } 
 import { compiledOnce } from './compiled-once.ts';
 import { type Executor, fromSqlBoolean, type Seq, type SqlBoolean, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { refusingDuplicates } from './errors.ts';
+import { deleteBatch } from './retention.table.ts';
 import { atomically, compiledFindOwned, compiledFindOwnedBy } from './queries.ts';
 
 export interface AuthorizationsTable {
@@ -207,15 +208,8 @@ export function authorizationRepositoriesOn(db: Executor, kind: SqlDialectKind):
         const mark = markOf(configurationId);
         return (await markIssuedUpdate.affectedRows(db, { tenantId, id, mark, pattern: containing(mark) })) > 0n;
       },
-      async deleteExpired(tenantId, now) {
-        // The literal `stage <> 'redeemed'` is the partial index's own condition, so PostgreSQL uses it.
-        const result = await db
-          .deleteFrom('authorizations')
-          .where('tenant_id', '=', tenantId)
-          .where(sql<SqlBool>`stage <> 'redeemed'`)
-          .where('expires_at', '<=', now)
-          .executeTakeFirst();
-        return Number(result.numDeletedRows);
+      async purgeExpired(before, limit) {
+        return deleteBatch(db, 'authorizations', ['seq'], limit, sql<SqlBool>`expires_at <= ${before}`);
       },
     },
   };

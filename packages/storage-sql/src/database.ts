@@ -13,6 +13,7 @@ import type { KeysTable } from './keys.table.ts';
 import type { MdocDocumentSignersTable, MdocIacaRevocationsTable, MdocIacasTable } from './mdoc-pki.table.ts';
 import type { PlatformKeysTable } from './platform-keys.table.ts';
 import type { RateLimitsTable } from './rate-limits.table.ts';
+import type { LeasesTable } from './retention.table.ts';
 import type { StatusEntriesTable, StatusListConfigurationsTable, StatusListsTable, StatusListTokensTable } from './status-lists.table.ts';
 import type { TenantsTable } from './tenants.table.ts';
 import type { NoncesTable, OffersTable, TenantSigningKeysTable, UsersTable } from './users-offers.table.ts';
@@ -53,6 +54,7 @@ export interface VellumDatabase {
   status_lists: StatusListsTable;
   status_entries: StatusEntriesTable;
   status_list_tokens: StatusListTokensTable;
+  leases: LeasesTable;
 }
 
 /** A Kysely instance or a transaction on it: repositories run on either. */

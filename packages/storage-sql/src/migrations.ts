@@ -719,6 +719,42 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.alterTable('issued_credentials').addColumn('client_instance_id', 'text').execute();
       },
     },
+
+    '0018_retention': {
+      async up(db: Kysely<any>) {
+        // The retention job (docs/retention.md). Its runners take this lease, one at a time across
+        // processes: a row per name, taken or renewed by one conditional upsert (retention.table.ts).
+        await db.schema
+          .createTable('leases')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('holder', 'text', (c) => c.notNull())
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .execute();
+
+        // Each tenant's retention periods in days; null is the default.
+        await db.schema.alterTable('tenants').addColumn('event_retention_days', 'integer').execute();
+        await db.schema.alterTable('tenants').addColumn('webhook_delivery_retention_days', 'integer').execute();
+
+        // The job deletes expired rows of every tenant at once, in batches found by expiry: one index
+        // on the expiry each. Authorizations of any stage go (the sweep of unredeemed ones per tenant
+        // that had its own index is gone), as do used nonces of any tenant (nothing sweeps per tenant now).
+        await db.schema.createIndex('authorizations_expires_at').on('authorizations').column('expires_at').execute();
+        await db.schema.dropIndex('authorizations_unredeemed_tenant_id_expires_at').execute();
+        await db.schema.createIndex('offers_expires_at').on('offers').column('expires_at').execute();
+        await db.schema.createIndex('nonces_expires_at').on('nonces').column('expires_at').execute();
+        await db.schema.dropIndex('nonces_tenant_id_expires_at').execute();
+
+        // Analytic events and finished webhook deliveries past the tenant's retention period. The
+        // events index also serves the dateFrom/dateTo filters of GET /v1/events.
+        await db.schema.createIndex('analytic_events_tenant_id_timestamp').on('analytic_events').columns(['tenant_id', 'timestamp']).execute();
+        await db.schema
+          .createIndex('webhook_deliveries_finished_tenant_id_updated_at')
+          .on('webhook_deliveries')
+          .columns(['tenant_id', 'updated_at'])
+          .where(sql.ref('status'), '<>', 'pending')
+          .execute();
+      },
+    },
   };
 }
 

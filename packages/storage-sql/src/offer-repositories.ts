@@ -7,6 +7,7 @@ import { type Expression, type Insertable, type SqlBool, sql } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Executor, SqlDialectKind } from './database.ts';
 import { refusingDuplicates, uniqueViolation } from './errors.ts';
+import { deleteBatch } from './retention.table.ts';
 import { atomically, compiledFindOwned, compiledFindOwnedBy, deleteOwned, findOwnedBy, pageOf, updateOwned } from './queries.ts';
 import {
   type NoncesTable,
@@ -199,6 +200,9 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         const mark = `|${configurationId}|`;
         return (await markIssuedOnOffer.affectedRows(db, { tenantId, id, mark, pattern: `%${mark}%` })) > 0n;
       },
+      async purgeExpired(before, limit) {
+        return deleteBatch(db, 'offers', ['seq'], limit, sql<SqlBool>`expires_at <= ${before}`);
+      },
       async markDeleted(tenantId, id, offerKind) {
         const result = await db
           .updateTable('offers')
@@ -217,9 +221,8 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         // Inserts the nonce or nothing (insertNonceIfAbsent): whether it inserted is whether it was unused.
         return (await insertNonceIfAbsent.affectedRows(db, toNonceRow(record))) > 0n;
       },
-      async deleteExpired(tenantId, now) {
-        const result = await db.deleteFrom('nonces').where('tenant_id', '=', tenantId).where('expires_at', '<=', now).executeTakeFirst();
-        return Number(result.numDeletedRows);
+      async purgeExpired(before, limit) {
+        return deleteBatch(db, 'nonces', ['tenant_id', 'nonce'], limit, sql<SqlBool>`expires_at <= ${before}`);
       },
     },
 

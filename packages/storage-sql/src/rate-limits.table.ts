@@ -1,8 +1,9 @@
 // Rate-limit counters: one row per key, holding the count of its latest window.
 
 import { type RateLimitRepository, secondsLeft, windowStartOf } from '@vellum/core';
-import { sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import type { Executor } from './database.ts';
+import { deleteBatch } from './retention.table.ts';
 
 export interface RateLimitsTable {
   key: string;
@@ -61,5 +62,8 @@ export function rateLimitsOn(db: Executor): RateLimitRepository {
         .execute();
     },
     deleteExpired,
+    async purgeExpired(before, limit) {
+      return deleteBatch(db, 'rate_limits', ['key'], limit, sql<SqlBool>`expires_at <= ${before}`);
+    },
   };
 }

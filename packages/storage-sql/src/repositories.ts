@@ -17,7 +17,8 @@ import { allOwned, atomically, deleteOwned, findOwned, findOwnedBy, listOwned, l
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
-import { toTenant, toTenantRow } from './tenants.table.ts';
+import { toRetentionColumns, toTenant, toTenantRow } from './tenants.table.ts';
+import { deleteBatch, leaseRepositoryOn } from './retention.table.ts';
 import { webhookRepositoriesOn } from './webhook-repositories.ts';
 import { offerRepositoriesOn } from './offer-repositories.ts';
 import { walletClientRepositoriesOn } from './wallet-clients.table.ts';
@@ -51,6 +52,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
     ...authenticationRepositoriesOn(db),
     ...authorizationRepositoriesOn(db, kind),
     ...statusListRepositoriesOn(db, kind),
+    ...leaseRepositoryOn(db),
     iacas: {
       async insert(iaca, limit) {
         return refusingDuplicates(
@@ -174,6 +176,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       },
       async setLoggingLevel(id, level) {
         const result = await db.updateTable('tenants').set({ logging_level: level }).where('id', '=', id).executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async setRetention(id, retention) {
+        const result = await db.updateTable('tenants').set(toRetentionColumns(retention)).where('id', '=', id).executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
     },
@@ -321,6 +327,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         // A batch larger than one statement still lands whole or not at all.
         if (rows.length <= EVENT_BATCH_ROWS || db.isTransaction) await write(db);
         else await db.transaction().execute(write);
+      },
+      async purgeBefore(tenantId, before, limit) {
+        // Reads the (tenant_id, timestamp) index.
+        return deleteBatch(db, 'analytic_events', ['seq'], limit, sql<SqlBool>`tenant_id = ${tenantId} and ${sql.ref('timestamp')} < ${before}`);
       },
       async list(tenantId: string, filter: EventFilter, page: PageRequest): Promise<Slice<AnalyticEvent>> {
         // An empty list matches nothing (and `in ()` is not valid SQL).

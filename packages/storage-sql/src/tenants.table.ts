@@ -1,4 +1,4 @@
-import type { LoggingLevel, Region, Tenant } from '@vellum/core';
+import type { LoggingLevel, Region, Tenant, TenantRetention } from '@vellum/core';
 import type { Insertable, Selectable } from 'kysely';
 import type { Seq } from './database.ts';
 
@@ -10,6 +10,9 @@ export interface TenantsTable {
   name: string;
   logging_level: number;
   created_at: string;
+  /** Null: the default (docs/retention.md). */
+  event_retention_days: number | null;
+  webhook_delivery_retention_days: number | null;
 }
 
 /** Maps a stored tenant row to the domain type. */
@@ -22,10 +25,24 @@ export function toTenant(row: Selectable<TenantsTable>): Tenant {
     name: row.name,
     loggingLevel: row.logging_level as LoggingLevel,
     createdAt: row.created_at,
+    ...retentionOfRow(row),
   };
+}
+
+/** The retention periods a row sets (absent where it holds null). */
+function retentionOfRow(row: Pick<Selectable<TenantsTable>, 'event_retention_days' | 'webhook_delivery_retention_days'>): TenantRetention {
+  return {
+    ...(row.event_retention_days !== null ? { eventRetentionDays: row.event_retention_days } : {}),
+    ...(row.webhook_delivery_retention_days !== null ? { webhookDeliveryRetentionDays: row.webhook_delivery_retention_days } : {}),
+  };
+}
+
+/** The columns that store a tenant's retention periods (null: the default). */
+export function toRetentionColumns(r: TenantRetention): Pick<TenantsTable, 'event_retention_days' | 'webhook_delivery_retention_days'> {
+  return { event_retention_days: r.eventRetentionDays ?? null, webhook_delivery_retention_days: r.webhookDeliveryRetentionDays ?? null };
 }
 
 /** Maps a domain tenant to the row that stores it. */
 export function toTenantRow(t: Tenant): Insertable<TenantsTable> {
-  return { id: t.id, subdomain: t.subdomain, region: t.region, name: t.name, logging_level: t.loggingLevel, created_at: t.createdAt };
+  return { id: t.id, subdomain: t.subdomain, region: t.region, name: t.name, logging_level: t.loggingLevel, created_at: t.createdAt, ...toRetentionColumns(t) };
 }

@@ -7,6 +7,7 @@ import { conflict, type Repositories } from '@vellum/core';
 import { type ExpressionBuilder, sql, type SqlBool } from 'kysely';
 import { type Executor, seqOf, type VellumDatabase, type SqlDialectKind, toSqlBoolean, fromSqlBoolean } from './database.ts';
 import { refusingDuplicates } from './errors.ts';
+import { deleteBatch } from './retention.table.ts';
 import { atomically, deleteOwned, findOwned, listOwned, pageOf, updateOwned } from './queries.ts';
 import { toWebhook, toWebhookDelivery, toWebhookDeliveryRow, toWebhookRow, toWebhookSigningKey, toWebhookSigningKeyRow } from './webhooks.table.ts';
 
@@ -162,6 +163,10 @@ export function webhookRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<
           .where('status', '=', 'pending')
           .executeTakeFirstOrThrow();
         return Number(row.pending);
+      },
+      async purgeFinishedBefore(tenantId, before, limit) {
+        // `status <> 'pending'` as the literal predicate of webhook_deliveries_finished_tenant_id_updated_at, so both planners use it.
+        return deleteBatch(db, 'webhook_deliveries', ['seq'], limit, sql<SqlBool>`tenant_id = ${tenantId} and status <> 'pending' and updated_at < ${before}`);
       },
     },
 

@@ -23,3 +23,5 @@ export * from './did-key-resolver.ts';
 export * from './did-records.ts';
 export * from './format-fakes.ts';
 export * from './samples.ts';
+export { presence, seedRetention } from './retention-seed.ts';
+export type { RetentionSeed } from './retention-seed.ts';

@@ -252,30 +252,30 @@ export function describeAuthorizationContract(store: () => Store): void {
       expect(await repo().markIssued(t.id, r.id, configuration)).toBe(true);
     });
 
-    it('deleteExpired forgets the tenant’s unredeemed authorizations expired at or before now, and only those', async () => {
+    it('purgeExpired deletes authorizations of any tenant and stage expired at or before the cutoff, a batch at a time, and only those', async () => {
+      // Purges span tenants: these rows are dated in 1971, where no other test puts any.
       const [a, b] = await tenants();
-      const now = iso();
-      const past = iso(-1000);
+      const cutoff = '1971-01-02T00:00:00.000Z';
+      const old = '1971-01-01T00:00:00.000Z';
       const gone = [
-        await authorization(a.id, { expiresAt: past }),
-        await authorization(a.id, { stage: 'code', expiresAt: now }),
-        await authorization(a.id, { stage: 'interaction', expiresAt: past }),
+        await authorization(a.id, { expiresAt: old }),
+        await authorization(a.id, { stage: 'code', expiresAt: cutoff }),
+        await authorization(b.id, { stage: 'interaction', expiresAt: old }),
       ];
-      const { handleDigest: _h, ...failed } = makeAuthorization(a.id, { stage: 'failed', expiresAt: past });
-      await repo().insert(failed);
-      const { handleDigest: _r, ...redeemed } = makeAuthorization(a.id, { stage: 'redeemed', expiresAt: past });
+      const { handleDigest: _r, ...redeemed } = makeAuthorization(a.id, { stage: 'redeemed', expiresAt: old });
       await repo().insert(redeemed);
-      const live = await authorization(a.id, { expiresAt: iso(60_000) });
-      const foreign = await authorization(b.id, { expiresAt: past });
+      const live = await authorization(a.id, { expiresAt: '1971-01-02T00:00:00.001Z' });
 
-      expect(await repo().deleteExpired(a.id, now)).toBe(gone.length + 1);
-      for (const r of [...gone, failed]) expect(await repo().get(a.id, r.id)).toBeUndefined();
-      for (const r of gone) expect(await repo().findByHandle(a.id, r.handleDigest as string)).toBeUndefined();
-      expect(await repo().get(a.id, redeemed.id)).toEqual(redeemed);
+      expect(await repo().purgeExpired(cutoff, 3)).toBe(3);
+      expect(await repo().purgeExpired(cutoff, 3)).toBe(1);
+      expect(await repo().purgeExpired(cutoff, 3)).toBe(0);
+      for (const r of gone) {
+        expect(await repo().get(r.tenantId, r.id)).toBeUndefined();
+        expect(await repo().findByHandle(r.tenantId, r.handleDigest as string)).toBeUndefined();
+      }
+      expect(await repo().get(a.id, redeemed.id)).toBeUndefined();
       expect(await repo().get(a.id, live.id)).toEqual(live);
-      expect(await repo().get(b.id, foreign.id)).toEqual(foreign);
-      expect(await repo().deleteExpired(a.id, now)).toBe(0);
-      // A deleted one's handle is free again.
+      // A purged one's handle is free again.
       await authorization(a.id, { handleDigest: gone[0]?.handleDigest as string });
     });
 

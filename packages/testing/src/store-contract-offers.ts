@@ -297,25 +297,25 @@ export function describeOfferContract(store: () => Store): void {
       expect(await store().nonces.markUsed({ tenantId: t.id, nonce: later, expiresAt: iso(300_000) })).toBe(false);
     });
 
-    it('deleteExpired forgets only the tenant’s records that expired at or before now', async () => {
+    it('purgeExpired deletes records of any tenant that expired at or before the cutoff, a batch at a time, and only those', async () => {
+      // Purges span tenants: these records are dated in 1971, where no other test puts any.
       const [a, b] = await tenants();
+      const cutoff = '1971-01-02T00:00:00.000Z';
       const live = unique('live-'),
         old1 = unique('old-'),
         old2 = unique('old-'),
         theirs = unique('theirs-');
-      const now = iso();
-      await store().nonces.markUsed({ tenantId: a.id, nonce: live, expiresAt: iso(300_000) });
-      await store().nonces.markUsed({ tenantId: a.id, nonce: old1, expiresAt: iso(-2000) });
-      await store().nonces.markUsed({ tenantId: a.id, nonce: old2, expiresAt: now });
-      await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) });
-      expect(await store().nonces.deleteExpired(a.id, now)).toBe(2);
-      expect(await store().nonces.deleteExpired(a.id, now)).toBe(0);
-      // The live record stays; the swept ones are gone, so they could be recorded again.
+      await store().nonces.markUsed({ tenantId: a.id, nonce: live, expiresAt: '1971-01-02T00:00:00.001Z' });
+      await store().nonces.markUsed({ tenantId: a.id, nonce: old1, expiresAt: '1971-01-01T00:00:00.000Z' });
+      await store().nonces.markUsed({ tenantId: a.id, nonce: old2, expiresAt: cutoff });
+      await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: '1971-01-01T00:00:00.000Z' });
+      expect(await store().nonces.purgeExpired(cutoff, 2)).toBe(2);
+      expect(await store().nonces.purgeExpired(cutoff, 2)).toBe(1);
+      expect(await store().nonces.purgeExpired(cutoff, 2)).toBe(0);
+      // The live record stays; the purged ones are gone, so they could be recorded again.
       expect(await store().nonces.markUsed({ tenantId: a.id, nonce: live, expiresAt: iso(300_000) })).toBe(false);
       expect(await store().nonces.markUsed({ tenantId: a.id, nonce: old1, expiresAt: iso(1000) })).toBe(true);
-      expect(await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) })).toBe(false);
-      expect(await store().nonces.deleteExpired(b.id, iso())).toBe(1);
-      expect(await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: iso(-1000) })).toBe(true);
+      expect(await store().nonces.markUsed({ tenantId: b.id, nonce: theirs, expiresAt: iso(1000) })).toBe(true);
     });
   });
 

@@ -9,6 +9,7 @@ import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
+import { describeRetentionContract } from './store-contract-retention.ts';
 import {
   expectDomainError,
   expectOwnedBy,
@@ -500,6 +501,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeWalletClientContract(() => store);
     describeAuthorizationContract(() => store);
     describeStatusListContract(() => store);
+    describeRetentionContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

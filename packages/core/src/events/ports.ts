@@ -8,4 +8,6 @@ export interface EventRepository {
   insertMany(events: readonly AnalyticEvent[]): Promise<void>;
   /** The tenant's events matching the filter, newest first; `after` pages towards older ones. */
   list(tenantId: string, filter: EventFilter, page: PageRequest): Promise<Slice<AnalyticEvent>>;
+  /** Deletes up to `limit` of the tenant's events dated before `before` (the retention job, docs/retention.md); returns how many. */
+  purgeBefore(tenantId: string, before: string, limit: number): Promise<number>;
 }

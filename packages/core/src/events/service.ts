@@ -5,6 +5,7 @@ import { adminOperations } from '../shared/admin-resource.ts';
 import { checkLoggingLevel, type LoggingLevel, type RequestContext } from '../tenancy/model.ts';
 import type { EventRecorder } from './recorder.ts';
 import type { AnalyticEvent, EventFilter } from './model.ts';
+import { checkRetentionDays, retentionOf, type TenantRetention } from '../retention/policy.ts';
 
 /** docs/decisions.md "Analytic events": the query of `GET /v1/events`, as strings from the URL. */
 export interface EventQuery {
@@ -18,10 +19,23 @@ export interface EventQuery {
   dateTo?: string;
 }
 
+/**
+ * `GET`/`PUT /v1/config/analytics`: the logging level, and how many days analytic events and
+ * finished webhook deliveries are kept (docs/retention.md; the defaults are filled in).
+ */
+export interface AnalyticsSettings extends Required<TenantRetention> {
+  loggingLevel: LoggingLevel;
+}
+
+/** What `PUT /v1/config/analytics` takes: a retention period left out keeps its current value. */
+export interface AnalyticsSettingsInput extends TenantRetention {
+  loggingLevel: number;
+}
+
 export interface AnalyticsService {
   listEvents(ctx: RequestContext, query: EventQuery): Promise<Page<AnalyticEvent>>;
-  getSettings(ctx: RequestContext): Promise<{ loggingLevel: LoggingLevel }>;
-  updateSettings(ctx: RequestContext, input: { loggingLevel: number }): Promise<{ loggingLevel: LoggingLevel }>;
+  getSettings(ctx: RequestContext): Promise<AnalyticsSettings>;
+  updateSettings(ctx: RequestContext, input: AnalyticsSettingsInput): Promise<AnalyticsSettings>;
 }
 
 const list = (v: string | undefined) =>
@@ -77,14 +91,26 @@ export function createAnalyticsService(deps: { store: Store; events: EventRecord
     },
 
     getSettings(ctx) {
-      return reading.run(ctx, 'CONFIG_ANALYTICS_RETRIEVE', {}, async () => ({ loggingLevel: ctx.tenant.loggingLevel }));
+      return reading.run(ctx, 'CONFIG_ANALYTICS_RETRIEVE', {}, async () => ({ loggingLevel: ctx.tenant.loggingLevel, ...retentionOf(ctx.tenant) }));
     },
 
     updateSettings(ctx, input) {
       return writing.run(ctx, 'CONFIG_ANALYTICS_UPDATE', { input }, async () => {
         const loggingLevel = checkLoggingLevel(input.loggingLevel);
-        await store.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
-        return { loggingLevel };
+        // A period left out keeps the tenant's current one.
+        const period = (param: keyof TenantRetention) => {
+          const days = input[param];
+          return days === undefined ? ctx.tenant[param] : checkRetentionDays(param, days);
+        };
+        const retention: TenantRetention = {
+          eventRetentionDays: period('eventRetentionDays'),
+          webhookDeliveryRetentionDays: period('webhookDeliveryRetentionDays'),
+        };
+        await store.transaction(async (tx) => {
+          await tx.tenants.setLoggingLevel(ctx.tenant.id, loggingLevel);
+          await tx.tenants.setRetention(ctx.tenant.id, retention);
+        });
+        return { loggingLevel, ...retentionOf(retention) };
       });
     },
   };

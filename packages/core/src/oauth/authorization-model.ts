@@ -86,6 +86,9 @@ export interface AuthorizationRepository {
    * there is no such authorization. Exactly one of racing callers gets true.
    */
   markIssued(tenantId: string, id: string, configurationId: string): Promise<boolean>;
-  /** Forgets the tenant's authorizations that were never redeemed and expired at or before `now` (housekeeping); returns how many. */
-  deleteExpired(tenantId: string, now: string): Promise<number>;
+  /**
+   * Deletes up to `limit` authorizations of any tenant, whatever their stage, whose `expiresAt` is at
+   * or before `before` (the retention job, docs/retention.md); returns how many.
+   */
+  purgeExpired(before: string, limit: number): Promise<number>;
 }

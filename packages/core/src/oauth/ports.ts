@@ -5,7 +5,7 @@
 /**
  * A `c_nonce` that was used (OpenID4VCI 1.0 §7; docs/decisions.md "Users, offers, the token and nonce endpoints"). Nonces are self-authenticating
  * (NonceCodec) and written nowhere when issued; the store remembers only the used ones, until they
- * expire, so that each is accepted once.
+ * expire, so that each is accepted once (the retention job then deletes them, docs/retention.md).
  */
 export interface NonceRecord {
   tenantId: string;
@@ -20,8 +20,8 @@ export interface NonceRepository {
    * several sharing the database, exactly one gets true. Never throws for a repeat.
    */
   markUsed(record: NonceRecord): Promise<boolean>;
-  /** Forgets the tenant's used nonces that expired at or before `now` (housekeeping); returns how many. */
-  deleteExpired(tenantId: string, now: string): Promise<number>;
+  /** Deletes up to `limit` records of any tenant that expired at or before `before` (the retention job, docs/retention.md); returns how many. */
+  purgeExpired(before: string, limit: number): Promise<number>;
 }
 
 /**

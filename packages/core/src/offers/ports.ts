@@ -33,4 +33,10 @@ export interface OfferRepository {
    * rolls back, nothing is recorded.
    */
   markIssued(tenantId: string, id: string, configurationId: string): Promise<boolean>;
+  /**
+   * Deletes up to `limit` offers of any tenant, whatever their status, whose `expiresAt` is at or
+   * before `before` (the retention job, docs/retention.md); returns how many. Issued credentials
+   * that name a deleted offer keep its id.
+   */
+  purgeExpired(before: string, limit: number): Promise<number>;
 }

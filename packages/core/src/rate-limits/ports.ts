@@ -20,4 +20,6 @@ export interface RateLimitRepository {
   release(key: string, windowStart: string): Promise<void>;
   /** Deletes the counters whose window ended at or before `now`, returning how many. Adapters also do this themselves now and then. */
   deleteExpired(now: Date): Promise<number>;
+  /** Deletes up to `limit` counters whose window ended at or before `before` (the retention job, docs/retention.md); returns how many. */
+  purgeExpired(before: string, limit: number): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { TenantRetention } from '../retention/policy.ts';
 import { Problems } from '../shared/body-problems.ts';
 import { invalidField, type ErrorDetail, validationError } from '../shared/errors.ts';
 import type { Permission, Role } from './permissions.ts';
@@ -11,7 +12,8 @@ export type Region = (typeof REGIONS)[number];
 /** docs/decisions.md "Analytic events": how much an analytic event keeps (1 basic, 2 metadata, 3 full payloads). */
 export type LoggingLevel = 1 | 2 | 3;
 
-export interface Tenant {
+/** A tenant; its retention periods (docs/retention.md), when absent, are the defaults. */
+export interface Tenant extends TenantRetention {
   id: string;
   subdomain: string;
   region: Region;

@@ -3,6 +3,7 @@
 // @vellum/testing asserts against every adapter.
 
 import type { PageRequest, Slice } from '../shared/pagination.ts';
+import type { TenantRetention } from '../retention/policy.ts';
 import type { AdminClient, LoggingLevel, Tenant } from './model.ts';
 
 export interface TenantRepository {
@@ -14,6 +15,8 @@ export interface TenantRepository {
   list(page: PageRequest): Promise<Slice<Tenant>>;
   /** Returns false when there is no such tenant. */
   setLoggingLevel(id: string, level: LoggingLevel): Promise<boolean>;
+  /** Replaces the tenant's retention periods (an absent one: the default). Returns false when there is no such tenant. */
+  setRetention(id: string, retention: TenantRetention): Promise<boolean>;
 }
 
 export interface ClientRepository {

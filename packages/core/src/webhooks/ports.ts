@@ -50,6 +50,11 @@ export interface WebhookDeliveryRepository {
    * outbox's depth, read at each metrics scrape). Succeeded and failed deliveries are not counted.
    */
   countPending(): Promise<number>;
+  /**
+   * Deletes up to `limit` of the tenant's finished deliveries (succeeded or failed, never pending)
+   * last updated before `before` (the retention job, docs/retention.md); returns how many.
+   */
+  purgeFinishedBefore(tenantId: string, before: string, limit: number): Promise<number>;
 }
 
 /** Tenants' webhook signing keys: at most one active per tenant, and the retired ones still in use. */

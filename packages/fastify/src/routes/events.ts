@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { AnalyticsSettings, EventsPage, EventsQuery } from '../schemas/events.ts';
+import { AnalyticsSettings, AnalyticsSettingsInput, EventsPage, EventsQuery } from '../schemas/events.ts';
 import type { VellumServices } from '../services.ts';
 import { adminErrorsWithoutConflict } from './resource.ts';
 
@@ -30,7 +30,12 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }
     '/v1/config/analytics',
     {
       config: { permission: 'analytics:write' },
-      schema: { tags, summary: 'Update the analytics settings', body: AnalyticsSettings, response: { 200: AnalyticsSettings, ...adminErrorsWithoutConflict } },
+      schema: {
+        tags,
+        summary: 'Update the analytics settings',
+        body: AnalyticsSettingsInput,
+        response: { 200: AnalyticsSettings, ...adminErrorsWithoutConflict },
+      },
     },
     async (request) => services.analytics.updateSettings(requestContext(request), request.body),
   );

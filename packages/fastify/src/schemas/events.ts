@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { DEFAULT_EVENT_RETENTION_DAYS, DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS, MAX_RETENTION_DAYS } from '@vellum/core';
 import { PageQuerySchema, PageSchema } from './common.ts';
 
 const csv = Type.Optional(Type.String({ maxLength: 4000 }));
@@ -32,7 +33,26 @@ export const AnalyticEventSchema = Type.Object({
 
 export const EventsPage = PageSchema(AnalyticEventSchema);
 
+const LoggingLevel = Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]);
+const retentionDays = (what: string) =>
+  Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS, description: `How many days ${what} are kept (docs/retention.md).` });
+
+/** docs/retention.md: the analytics settings as `GET /v1/config/analytics` answers them, defaults filled in. */
 export const AnalyticsSettings = Type.Object(
-  { loggingLevel: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]) },
+  {
+    loggingLevel: LoggingLevel,
+    eventRetentionDays: retentionDays(`analytic events (default ${DEFAULT_EVENT_RETENTION_DAYS})`),
+    webhookDeliveryRetentionDays: retentionDays(`finished webhook deliveries (default ${DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS})`),
+  },
+  { additionalProperties: false },
+);
+
+/** `PUT /v1/config/analytics`: a retention period left out keeps its current value. */
+export const AnalyticsSettingsInput = Type.Object(
+  {
+    loggingLevel: LoggingLevel,
+    eventRetentionDays: Type.Optional(retentionDays('analytic events')),
+    webhookDeliveryRetentionDays: Type.Optional(retentionDays('finished webhook deliveries')),
+  },
   { additionalProperties: false },
 );
