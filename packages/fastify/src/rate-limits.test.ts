@@ -2,7 +2,7 @@ import { PRE_AUTHORIZED_CODE_GRANT, type RateLimitSettings } from '@vellum/core'
 import { describe, expect, it } from 'vitest';
 import { tenantCaller, useTestApp } from '../test/app.ts';
 
-const LIMITS: RateLimitSettings = { adminTokenPerClient: 100, adminTokenPerIp: 10, txCodePerIp: 3, windowSeconds: 300 };
+const LIMITS: RateLimitSettings = { adminTokenPerClient: 100, adminTokenPerIp: 10, txCodePerIp: 3, parPerClientIp: 4, windowSeconds: 300 };
 const FORM = 'application/x-www-form-urlencoded';
 const codeIn = (uri: string) =>
   JSON.parse(new URL(uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;

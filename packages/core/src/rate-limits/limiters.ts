@@ -107,3 +107,29 @@ export function createTxCodeLimiter(deps: RateLimitDeps): TxCodeLimiter | undefi
     },
   };
 }
+
+/** The limit on pushed authorization requests per wallet client and source IP (docs/limits.md). */
+export interface ParLimiter {
+  /**
+   * Counts one pushed request of the tenant's registered client `clientId` from `ip`, before anything
+   * of it is stored or a secret hashed; throws DomainError `TooManyRequests` when that client has
+   * sent the limit from that address in the current window. Refused requests are counted too.
+   */
+  attempt(tenantId: string, clientId: string, ip: string): Promise<void>;
+}
+
+/** The pushed request limiter for `settings`, or undefined when its limit is off (0). */
+export function createParLimiter(deps: RateLimitDeps): ParLimiter | undefined {
+  const { repository, clock, settings } = deps;
+  const limit = settings.parPerClientIp;
+  if (limit <= 0) return undefined;
+  const windowMs = settings.windowSeconds * 1000;
+  return {
+    async attempt(tenantId, clientId, ip) {
+      // A public client's id is no secret: the address is part of the key, so that one sender cannot
+      // use up the limit of every user of a wallet, and the tenant, since client ids are per tenant.
+      const hit = await repository.hit(`par:${tenantId}:${clientId}:${ip}`, { limit, windowMs }, clock.now());
+      if (!hit.allowed) throw tooManyRequests('Too many pushed authorization requests from this address for this client', hit.retryAfterSeconds);
+    },
+  };
+}

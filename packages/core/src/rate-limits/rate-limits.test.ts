@@ -6,7 +6,7 @@ import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import { createAdminTokenLimiter, createTxCodeLimiter } from './limiters.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings, windowStartOf } from './model.ts';
 
-const LIMITS: RateLimitSettings = { adminTokenPerClient: 10, adminTokenPerIp: 15, txCodePerIp: 4, windowSeconds: 300 };
+const LIMITS: RateLimitSettings = { adminTokenPerClient: 10, adminTokenPerIp: 15, txCodePerIp: 4, parPerClientIp: 5, windowSeconds: 300 };
 
 describe('rate-limit windows', () => {
   it('fixed windows start at whole multiples of their length since the epoch', () => {
