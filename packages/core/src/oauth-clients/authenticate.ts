@@ -111,7 +111,11 @@ export async function checkClientCredentials(hasher: SecretHasher, credentials: 
 }
 
 /** The tenant's registered client that `credentials` name, or undefined (none named, or none such); reads nothing for ids no client can have. */
-export async function findNamedClient(deps: Pick<WalletClientAuthDeps, 'store'>, tenantId: string, credentials: ClientCredentials): Promise<WalletClient | undefined> {
+export async function findNamedClient(
+  deps: Pick<WalletClientAuthDeps, 'store'>,
+  tenantId: string,
+  credentials: ClientCredentials,
+): Promise<WalletClient | undefined> {
   return isWalletClientId(credentials.clientId) ? deps.store.walletClients.get(tenantId, credentials.clientId) : undefined;
 }
 
