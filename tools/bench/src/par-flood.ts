@@ -4,8 +4,8 @@
 // `--seconds`, each request as large as the server used to keep (a 1,000-character `state` and 20
 // extra parameters of 1,000 characters, forwarded to the identity provider). Printed: requests
 // sent, answers by status, and how much the database grew, as files (vellum.db and its WAL) and as
-// the database's own size (pages in use, WAL included), with the rows of the tables a pushed
-// request writes to.
+// the database's own size (pages in use, WAL included), with the rows and bytes (table and indexes,
+// from SQLite's dbstat) of each table a pushed request writes to.
 //
 // `--extra` and `--extra-length` shape the extra parameters (e.g. `--extra 3` for a request within
 // the byte bound, which the rate limit then meets); `--addresses N` spreads the requests over N
@@ -79,6 +79,8 @@ interface DatabaseSize {
   /** Pages in use times the page size, as a reader sees the database (what the WAL holds included). */
   databaseBytes: number;
   rows: Record<(typeof TABLES)[number], number>;
+  /** Pages of each table and its indexes, in bytes. */
+  tableBytes: Record<(typeof TABLES)[number], number>;
 }
 
 function sizeOf(dataDir: string): DatabaseSize {
@@ -94,10 +96,13 @@ function sizeOf(dataDir: string): DatabaseSize {
   try {
     const pragma = (name: string) => Number(Object.values(db.prepare(`pragma ${name}`).get() ?? {})[0]);
     const rows = Object.fromEntries(TABLES.map((t) => [t, Number((db.prepare(`select count(*) as n from ${t}`).get() as { n: number }).n)]));
+    const pages = db.prepare('select sum(d.pgsize) as b from dbstat d join sqlite_schema s on s.name = d.name where s.tbl_name = ?');
+    const tableBytes = Object.fromEntries(TABLES.map((t) => [t, Number((pages.get(t) as { b: number | null }).b ?? 0)]));
     return {
       fileBytes: bytes(file) + bytes(`${file}-wal`),
       databaseBytes: (pragma('page_count') - pragma('freelist_count')) * pragma('page_size'),
       rows: rows as DatabaseSize['rows'],
+      tableBytes: tableBytes as DatabaseSize['tableBytes'],
     };
   } finally {
     db.close();
@@ -135,6 +140,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
     const after = sizeOf(server.dataDir);
     const grew = (pick: (s: DatabaseSize) => number) => pick(after) - pick(before);
+    const added = (pick: (s: DatabaseSize) => Record<(typeof TABLES)[number], number>) =>
+      Object.fromEntries(TABLES.map((t) => [t, pick(after)[t] - pick(before)[t]])) as Record<(typeof TABLES)[number], number>;
     const result = {
       benchmark: 'par-flood',
       seconds: Number(elapsed.toFixed(1)),
@@ -145,7 +152,8 @@ async function main(): Promise<void> {
       statuses: Object.fromEntries([...statuses].sort()),
       fileBytes: { before: before.fileBytes, after: after.fileBytes, growth: grew((s) => s.fileBytes) },
       databaseBytes: { before: before.databaseBytes, after: after.databaseBytes, growth: grew((s) => s.databaseBytes) },
-      rowsAdded: Object.fromEntries(TABLES.map((t) => [t, after.rows[t] - before.rows[t]])),
+      rowsAdded: added((s) => s.rows),
+      tableBytesAdded: added((s) => s.tableBytes),
     };
     console.log(JSON.stringify(result));
     const mb = (n: number) => (n / 1e6).toFixed(1);
@@ -154,7 +162,8 @@ async function main(): Promise<void> {
         `${Object.entries(result.statuses)
           .map(([s, n]) => `${n} × ${s}`)
           .join(', ')}; database +${mb(result.databaseBytes.growth)} MB (files +${mb(result.fileBytes.growth)} MB), ` +
-        `${result.rowsAdded.authorizations} authorizations kept`,
+        `${result.rowsAdded.authorizations} authorizations kept (+${mb(result.tableBytesAdded.authorizations)} MB), ` +
+        `${result.rowsAdded.analytic_events} analytic events (+${mb(result.tableBytesAdded.analytic_events)} MB)`,
     );
   } finally {
     await server.stop();
