@@ -337,13 +337,21 @@ describe('pushed requests cannot fill the disk (Vellum issue 26; RFC 9126 ยง2, ย
   const LARGEST_BEFORE = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x_${i}`, 'a'.repeat(1000)]));
 
   it('counts pushed requests per wallet client and source IP: past the limit TooManyRequests with Retry-After, and nothing stored', async () => {
-    const { authorizationFlow, browser, other, request, store, clock } = await setup({ rateLimits: LIMITS });
+    const { authorizationFlow, browser, other, request, store, clock, recorder } = await setup({ rateLimits: LIMITS });
     const push = (ctx: RequestContext, over: Record<string, unknown> = {}) => authorizationFlow.pushAuthorizationRequest(ctx, request(over), undefined);
     for (let i = 0; i < 3; i++) await push(from(browser, '203.0.113.1'));
     const inserts = vi.spyOn(store.authorizations, 'insert');
+    const recorded = vi.spyOn(recorder, 'record');
     expect(await refusal(push(from(browser, '203.0.113.1')))).toMatchObject({ code: 'TooManyRequests', oauthError: 'invalid_request', retryAfterSeconds: 300 });
+    // The window's first refusal is recorded (START and FAIL); later ones are not, so a flood records no more than the limit allows.
+    expect(recorded.mock.calls.map(([, prefix, outcome]) => `${prefix}_${outcome}`)).toEqual([
+      'OPENID_PUSHED_AUTHORIZATION_START',
+      'OPENID_PUSHED_AUTHORIZATION_FAIL',
+    ]);
     // The count comes before the request is read: a request that would be refused anyway is refused so too.
     expect(await refusal(push(from(browser, '203.0.113.1'), { code_challenge_method: 'plain' }))).toMatchObject({ code: 'TooManyRequests' });
+    expect(await refusal(push(from(browser, '203.0.113.1')))).toMatchObject({ code: 'TooManyRequests' });
+    expect(recorded).toHaveBeenCalledTimes(2);
     expect(inserts).not.toHaveBeenCalled();
     // Another address, and the same address at another tenant (whose client has the same id), have counts of their own:
     // the other tenant offers no such credential, which it can say only once past the count.

@@ -9,7 +9,7 @@ import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { ISSUER_PATHS, scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import { checkClientCredentials, clientCredentials, findNamedClient } from '../oauth-clients/authenticate.ts';
+import { type ClientCredentials, checkClientCredentials, clientCredentials, findNamedClient } from '../oauth-clients/authenticate.ts';
 import { attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
 import type { Dpop, VerifiedDpopProof } from './dpop.ts';
 import type { JwtProofVerifier } from './jwt-proofs.ts';
@@ -18,7 +18,7 @@ import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
 import { isOfferCode, offerState } from '../offers/model.ts';
 import type { Store } from '../ports.ts';
-import type { ParLimiter } from '../rate-limits/limiters.ts';
+import type { ParLimiter, ParRefusal } from '../rate-limits/limiters.ts';
 import type { Clock, Digests, Ids, SecretBox, SecretHasher } from '../shared/ports.ts';
 import { DomainError, isDomainError, type OAuthErrorCode } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -473,35 +473,38 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
   }
 
   return {
-    pushAuthorizationRequest(ctx, form, authorization, basePath, proofs) {
-      return withEvents(
-        events,
-        ctx,
-        'OPENID_PUSHED_AUTHORIZATION',
-        async () => {
-          const issuer = issuerOf(ctx, basePath);
-          if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
-          const dpop = await authenticateClient(ctx, form, authorization, issuer, proofs);
-          let checked: CheckedRequest;
-          try {
-            checked = await checkRequest(ctx, form, issuer);
-          } catch (error) {
-            // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
-            if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
-            throw error;
-          }
-          // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
-          if (dpop) {
-            if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt)
-              throw oauthError('invalid_dpop_proof', "dpop_jkt is not the thumbprint of the DPoP proof's key");
-            checked = { ...checked, dpopJkt: dpop.jkt };
-          }
-          const handle = ids.token(32);
-          await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
-          return { request_uri: `${REQUEST_URI_PREFIX}${handle}`, expires_in: PUSHED_REQUEST_TTL_SECONDS };
-        },
-        { input: form, response: () => ({ request_uri: '***' }) },
-      );
+    async pushAuthorizationRequest(ctx, form, authorization, basePath, proofs) {
+      const recorded = <T>(work: () => Promise<T>) =>
+        withEvents(events, ctx, 'OPENID_PUSHED_AUTHORIZATION', work, { input: form, response: () => ({ request_uri: '***' }) });
+      const { named, refused } = await countPushedRequest(ctx, form, authorization, proofs);
+      if (refused) {
+        // Past the limit only the window's first refusal is recorded, so that a flood records no
+        // more events than the limit lets requests through (docs/limits.md).
+        if (refused.first) return recorded(() => Promise.reject(refused.error));
+        throw refused.error;
+      }
+      return recorded(async () => {
+        const issuer = issuerOf(ctx, basePath);
+        if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
+        const dpop = await authenticateClient(ctx, form, authorization, issuer, proofs, named);
+        let checked: CheckedRequest;
+        try {
+          checked = await checkRequest(ctx, form, issuer);
+        } catch (error) {
+          // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
+          if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
+          throw error;
+        }
+        // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
+        if (dpop) {
+          if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt)
+            throw oauthError('invalid_dpop_proof', "dpop_jkt is not the thumbprint of the DPoP proof's key");
+          checked = { ...checked, dpopJkt: dpop.jkt };
+        }
+        const handle = ids.token(32);
+        await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
+        return { request_uri: `${REQUEST_URI_PREFIX}${handle}`, expires_in: PUSHED_REQUEST_TTL_SECONDS };
+      });
     },
 
     authorize(ctx, query, basePath) {
@@ -592,11 +595,45 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     },
   };
 
+  /** What a pushed request presents to authenticate its client (RFC 6749 §2.3; the attested client when it sends no `client_id`). */
+  function presentedClient(form: RequestFields, authorization: string | undefined, proofs: TokenRequestProofs | undefined): ClientCredentials {
+    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
+    const clientSecret = field(form, 'client_secret');
+    return clientCredentials({
+      ...(clientId !== undefined ? { clientId } : {}),
+      ...(authorization !== undefined ? { authorization } : {}),
+      ...(clientSecret !== undefined ? { clientSecret } : {}),
+    });
+  }
+
   /**
-   * Client authentication at the pushed request (RFC 9126 §2), then its DPoP proof, which it returns.
-   * The client is counted against the pushed request limit as soon as it is found, before a secret
-   * is hashed or a proof's `jti` recorded; a request that names no registered client is refused
-   * having written nothing, not even a count.
+   * Finds the registered client a pushed request names and counts the request against the limit,
+   * before its events and before a secret is hashed, a proof's `jti` recorded or the request read
+   * (docs/limits.md). A request that names no registered client, or whose credentials cannot be
+   * read, is not counted and writes nothing here: `named` is then undefined, and authenticateClient
+   * refuses it within the events.
+   */
+  async function countPushedRequest(
+    ctx: RequestContext,
+    form: RequestFields,
+    authorization: string | undefined,
+    proofs: TokenRequestProofs | undefined,
+  ): Promise<{ named?: WalletClient; refused?: ParRefusal }> {
+    let credentials: ClientCredentials;
+    try {
+      credentials = presentedClient(form, authorization, proofs);
+    } catch {
+      return {};
+    }
+    const named = await findNamedClient({ store }, ctx.tenant.id, credentials);
+    if (!named) return {};
+    const refused = await deps.parLimiter?.attempt(ctx.tenant.id, named.clientId, ctx.ip);
+    return refused ? { named, refused } : { named };
+  }
+
+  /**
+   * Client authentication at the pushed request (RFC 9126 §2), against `named` (countPushedRequest),
+   * then its DPoP proof, which it returns.
    */
   async function authenticateClient(
     ctx: RequestContext,
@@ -604,15 +641,9 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     authorization: string | undefined,
     issuer: string,
     proofs: TokenRequestProofs | undefined,
+    named: WalletClient | undefined,
   ): Promise<VerifiedDpopProof | undefined> {
-    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
-    const credentials = clientCredentials({
-      ...(clientId !== undefined ? { clientId } : {}),
-      ...(authorization !== undefined ? { authorization } : {}),
-      ...(field(form, 'client_secret') !== undefined ? { clientSecret: field(form, 'client_secret') as string } : {}),
-    });
-    const named = await findNamedClient({ store }, ctx.tenant.id, credentials);
-    if (named) await deps.parLimiter?.attempt(ctx.tenant.id, named.clientId, ctx.ip);
+    const credentials = presentedClient(form, authorization, proofs);
     const client = await checkClientCredentials(deps.hasher, credentials, named);
     const dpop = await deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuer}${ISSUER_PATHS.par}`, endpoint: 'token' });
     // An attested client is attested here too (RFC 9126 §2: the pushed request authenticates the client).
