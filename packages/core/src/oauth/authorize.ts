@@ -374,7 +374,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     const unusable = () => invalidRequest('The request_uri is unknown, used, expired or pushed by another client');
     const handle = requestUri.startsWith(REQUEST_URI_PREFIX) ? requestUri.slice(REQUEST_URI_PREFIX.length) : '';
     const found = isOfferCode(handle) ? await store.authorizations.findByHandle(ctx.tenant.id, handleDigest(handle)) : undefined;
-    if (!found || found.stage !== 'pushed') throw unusable();
+    if (found?.stage !== 'pushed') throw unusable();
     const leg = signInLeg();
     // `advance` refuses an expired handle as well as a used one.
     const record = await store.authorizations.advance(ctx.tenant.id, found.id, 'pushed', handleDigest(handle), clock.now().toISOString(), leg.stage);
