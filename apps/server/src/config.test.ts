@@ -59,8 +59,8 @@ describe('VELLUM_SQLITE_SYNCHRONOUS, VELLUM_SQLITE_GROUP_COMMIT and VELLUM_READ_
 describe('VELLUM_RATE_LIMIT_* (hardening issue 5, docs/limits.md)', () => {
   const config = (env: Record<string, string>) => loadConfig(env, '/srv').rateLimits;
 
-  it('default to 10 failed admin token requests per client id, 30 per IP, 30 wrong transaction codes per IP, in 300 s windows', () => {
-    expect(config({})).toEqual({ adminTokenPerClient: 10, adminTokenPerIp: 30, txCodePerIp: 30, windowSeconds: 300 });
+  it('default to 10 failed admin token requests per client id, 30 per IP, 30 wrong transaction codes per IP, 60 pushed requests per wallet client and IP, in 300 s windows', () => {
+    expect(config({})).toEqual({ adminTokenPerClient: 10, adminTokenPerIp: 30, txCodePerIp: 30, parPerClientIp: 60, windowSeconds: 300 });
   });
 
   it('take 0 to turn a limit off, and a window from 1 s to a day', () => {
@@ -69,12 +69,14 @@ describe('VELLUM_RATE_LIMIT_* (hardening issue 5, docs/limits.md)', () => {
         VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_CLIENT: '0',
         VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP: '5',
         VELLUM_RATE_LIMIT_TX_CODE_PER_IP: '0',
+        VELLUM_RATE_LIMIT_PAR_PER_CLIENT_IP: '7',
         VELLUM_RATE_LIMIT_WINDOW: '60',
       }),
     ).toEqual({
       adminTokenPerClient: 0,
       adminTokenPerIp: 5,
       txCodePerIp: 0,
+      parPerClientIp: 7,
       windowSeconds: 60,
     });
   });
@@ -82,6 +84,7 @@ describe('VELLUM_RATE_LIMIT_* (hardening issue 5, docs/limits.md)', () => {
   it.each([
     [{ VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP: 'ten' }, /VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP must be a whole number/],
     [{ VELLUM_RATE_LIMIT_TX_CODE_PER_IP: '-1' }, /VELLUM_RATE_LIMIT_TX_CODE_PER_IP/],
+    [{ VELLUM_RATE_LIMIT_PAR_PER_CLIENT_IP: '1.5' }, /VELLUM_RATE_LIMIT_PAR_PER_CLIENT_IP must be a whole number/],
     [{ VELLUM_RATE_LIMIT_WINDOW: '0' }, /VELLUM_RATE_LIMIT_WINDOW must be a whole number from 1 to 86400/],
   ])('refuses %j', (env, message) => {
     expect(() => config(env)).toThrow(ConfigError);

@@ -228,6 +228,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
       adminTokenPerClient: integer(env, 'VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_CLIENT', DEFAULT_RATE_LIMITS.adminTokenPerClient, 0, 1_000_000),
       adminTokenPerIp: integer(env, 'VELLUM_RATE_LIMIT_ADMIN_TOKEN_PER_IP', DEFAULT_RATE_LIMITS.adminTokenPerIp, 0, 1_000_000),
       txCodePerIp: integer(env, 'VELLUM_RATE_LIMIT_TX_CODE_PER_IP', DEFAULT_RATE_LIMITS.txCodePerIp, 0, 1_000_000),
+      parPerClientIp: integer(env, 'VELLUM_RATE_LIMIT_PAR_PER_CLIENT_IP', DEFAULT_RATE_LIMITS.parPerClientIp, 0, 1_000_000),
       windowSeconds: integer(env, 'VELLUM_RATE_LIMIT_WINDOW', DEFAULT_RATE_LIMITS.windowSeconds, 1, 86_400),
     },
     metricsPort: metricsPort(env, port),

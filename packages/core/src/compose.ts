@@ -42,7 +42,7 @@ import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
 import { type AuthorizationFlow, createAuthorizationFlow } from './oauth/authorize.ts';
 import type { IdentityProvider, ProviderFailureReport, SessionTokens } from './authentication/ports.ts';
 import { createClaimSourceClient } from './claim-sources/fetch.ts';
-import { createAdminTokenLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
+import { createAdminTokenLimiter, createParLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
 import type { RateLimitSettings } from './rate-limits/model.ts';
 import { createUserService, type UserService } from './users/service.ts';
 import {
@@ -140,8 +140,9 @@ export interface VellumDeps extends AddressingOptions {
   /** Self-authenticating c_nonces, with a key every server sharing the store has: @vellum/crypto's loadNonceCodec. */
   nonceCodec: NonceCodec;
   /**
-   * Limits on failed admin token requests and wrong transaction codes, counted in `store.rateLimits`
-   * (docs/limits.md). Absent: no limits (the server passes DEFAULT_RATE_LIMITS unless configured).
+   * Limits on failed admin token requests, wrong transaction codes and pushed authorization
+   * requests, counted in `store.rateLimits` (docs/limits.md). Absent: no limits (the server passes
+   * DEFAULT_RATE_LIMITS unless configured).
    */
   rateLimits?: RateLimitSettings;
 }
@@ -251,6 +252,7 @@ export function createVellum(deps: VellumDeps): Vellum {
   const limits = deps.rateLimits && { repository: store.rateLimits, clock, settings: deps.rateLimits };
   const adminTokenLimiter = limits && createAdminTokenLimiter(limits);
   const txCodeLimiter = limits && createTxCodeLimiter(limits);
+  const parLimiter = limits && createParLimiter(limits);
   const tenants = createTenantAdmin({ store, clock, ids, hasher });
   const dpop = createDpop({
     store,
@@ -294,6 +296,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       dpop,
       jwtProofs,
       ...(deps.onProviderFailure ? { onProviderFailure: deps.onProviderFailure } : {}),
+      ...(parLimiter ? { parLimiter } : {}),
     }),
     nonces: createNonceService({ clock, codec: deps.nonceCodec, events: recorder }),
     walletTokens: deps.walletTokens,

@@ -134,8 +134,8 @@ export async function withTenant(role: Role | null = 'admin') {
  * The harness with two tenants, acme (eu01) and other (us01), and acme's admin context; `loggingLevel`
  * is the level that context carries (docs/decisions.md "Analytic events"), the tenant's own unless given.
  */
-export async function withTenants(loggingLevel?: Tenant['loggingLevel']) {
-  const h = harness();
+export async function withTenants(loggingLevel?: Tenant['loggingLevel'], options: { rateLimits?: RateLimitSettings } = {}) {
+  const h = harness(options);
   const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
   const { tenant: other } = await h.tenants.createTenant({ subdomain: 'other', region: 'us01' });
   return { ...h, tenant, other, ctx: contextFor(loggingLevel === undefined ? tenant : { ...tenant, loggingLevel }) };

@@ -2,7 +2,7 @@ import { PRE_AUTHORIZED_CODE_GRANT, type RateLimitSettings } from '@vellum/core'
 import { describe, expect, it } from 'vitest';
 import { tenantCaller, useTestApp } from '../test/app.ts';
 
-const LIMITS: RateLimitSettings = { adminTokenPerClient: 100, adminTokenPerIp: 10, txCodePerIp: 3, windowSeconds: 300 };
+const LIMITS: RateLimitSettings = { adminTokenPerClient: 100, adminTokenPerIp: 10, txCodePerIp: 3, parPerClientIp: 4, windowSeconds: 300 };
 const FORM = 'application/x-www-form-urlencoded';
 const codeIn = (uri: string) =>
   JSON.parse(new URL(uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
@@ -89,5 +89,56 @@ describe.each(['standalone', 'prefixed'] as const)('rate limits over HTTP (harde
     // The refused requests did not touch the offer: from another address the right code still works.
     const res = await token('198.51.100.31', target.code, target.right);
     expect(res.statusCode, res.body).toBe(200);
+  });
+
+  it('POST /v1/oauth/par: past the limit for one wallet client from one IP, 429 with Retry-After; a request keeping too many bytes is 400 invalid_request (Vellum issue 26)', async () => {
+    const name = `rl-par-${mount}`;
+    const { host } = await t.createTenant(name);
+    const call = tenantCaller(t, name, host);
+    const created = await call('POST', '/v2/credentials/mobile/configurations', {
+      type: 'org.iso.18013.5.1.mDL',
+      expiresIn: { days: 365 },
+      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const client = await call('POST', '/v1/openid/clients', {
+      clientName: 'Wallet',
+      redirectUris: ['https://wallet.example/cb'],
+      tokenEndpointAuthMethod: 'none',
+    });
+    expect(client.statusCode, client.body).toBe(201);
+    const clientId = client.json().clientId as string;
+    const par = (ip: string, extra: Record<string, string> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: `${t.prefix}/v1/oauth/par`,
+        remoteAddress: ip,
+        headers: { host, 'content-type': FORM },
+        payload: new URLSearchParams({
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: 'https://wallet.example/cb',
+          scope: 'mso_mdoc:org.iso.18013.5.1.mDL',
+          code_challenge_method: 'S256',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          ...extra,
+        }).toString(),
+      });
+    // Five parameters of 1,000 characters: more than the 4,096 bytes a pushed request may keep.
+    const oversized = await par('198.51.100.40', Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`hint_${i}`, 'h'.repeat(1000)])));
+    expect(oversized.statusCode, oversized.body).toBe(400);
+    expect(oversized.json()).toEqual({
+      code: 'BadRequest',
+      message: expect.stringContaining('at most 4096 are kept'),
+      error: 'invalid_request',
+      error_description: expect.stringContaining('at most 4096 are kept'),
+    });
+    for (let i = 1; i < LIMITS.parPerClientIp; i++) {
+      const res = await par('198.51.100.40');
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    expectTooManyRequests(await par('198.51.100.40'));
+    const other = await par('198.51.100.41');
+    expect(other.statusCode, other.body).toBe(201);
   });
 });

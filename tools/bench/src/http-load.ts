@@ -21,6 +21,8 @@ export interface Answer {
 
 export interface BenchServer {
   pinned: boolean;
+  /** The server's data directory (its SQLite database is `vellum.db` there); removed by `stop`. */
+  dataDir: string;
   /** The server's port on 127.0.0.1 (requests must carry `host: HOST`). */
   port: number;
   /** One request to the server, on the tenant's host. */
@@ -125,6 +127,7 @@ export async function startBenchServer(options: { connections: number; logLevel:
 
   return {
     pinned,
+    dataDir: dir,
     port,
     call,
     async auth() {

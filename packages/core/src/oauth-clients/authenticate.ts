@@ -110,11 +110,19 @@ export async function checkClientCredentials(hasher: SecretHasher, credentials: 
   return client;
 }
 
+/** The tenant's registered client that `credentials` name, or undefined (none named, or none such); reads nothing for ids no client can have. */
+export async function findNamedClient(
+  deps: Pick<WalletClientAuthDeps, 'store'>,
+  tenantId: string,
+  credentials: ClientCredentials,
+): Promise<WalletClient | undefined> {
+  return isWalletClientId(credentials.clientId) ? deps.store.walletClients.get(tenantId, credentials.clientId) : undefined;
+}
+
 /** Authenticates the wallet client of a token request (RFC 6749 §2.3): its credentials read, its record found, the two checked. */
 export async function authenticateWalletClient(deps: WalletClientAuthDeps, tenantId: string, presented: PresentedClient): Promise<WalletClient> {
   const credentials = clientCredentials(presented);
-  const client = isWalletClientId(credentials.clientId) ? await deps.store.walletClients.get(tenantId, credentials.clientId) : undefined;
-  return checkClientCredentials(deps.hasher, credentials, client);
+  return checkClientCredentials(deps.hasher, credentials, await findNamedClient(deps, tenantId, credentials));
 }
 
 /** Whether `uri` is one of the client's registered redirect URIs: exact string comparison, nothing normalised (RFC 9700 §4.1.3). */

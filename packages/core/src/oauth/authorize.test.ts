@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { contextFor, withTenants } from '../../test/harness.ts';
 import { readFakeSessionToken } from '../../test/kit.ts';
 import { refusal } from '../../test/refusal.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import type { RequestContext } from '../tenancy/model.ts';
-import { REQUEST_URI_PREFIX } from './authorize.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../rate-limits/model.ts';
+import { MAX_KEPT_REQUEST_BYTES, REQUEST_URI_PREFIX } from './authorize.ts';
 
 const mdl = (type = 'org.iso.18013.5.1.mDL'): CredentialConfigurationInput => ({
   type,
@@ -18,8 +19,8 @@ const REDIRECT = 'https://wallet.example/cb';
 const VERIFIER = 'a'.repeat(20) + 'B'.repeat(23);
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
-async function setup(options: { hook?: boolean; confidential?: boolean } = {}) {
-  const h = await withTenants();
+async function setup(options: { hook?: boolean; confidential?: boolean; rateLimits?: RateLimitSettings } = {}) {
+  const h = await withTenants(undefined, options.rateLimits ? { rateLimits: options.rateLimits } : {});
   const { tenant, other, ctx: admin } = h;
   const browser = contextFor(tenant, null);
   const mdoc = await h.configurations.create(admin, 'mso_mdoc', mdl());
@@ -366,5 +367,145 @@ describe('the token endpoint, Authorization Code grant (OpenID4VCI 1.0 §6; RFC 
     expect(await refusal(redeem(code))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
     expect(await refusal(redeem(code, { client_secret: 'wrong' }))).toMatchObject({ oauthError: 'invalid_client' });
     await redeem(code, { client_secret: 's3cret' });
+  });
+});
+
+describe('pushed requests cannot fill the disk (Vellum issue 26; RFC 9126 §2, §4; docs/limits.md)', () => {
+  const LIMITS: RateLimitSettings = { ...DEFAULT_RATE_LIMITS, parPerClientIp: 3 };
+  const from = (ctx: RequestContext, ip: string): RequestContext => ({ ...ctx, ip });
+  /** 20 extra parameters of 1,000 characters: with a 1,000-character state, about 22 KB kept per request before the byte bound. */
+  const LARGEST_BEFORE = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x_${i}`, 'a'.repeat(1000)]));
+
+  it('counts pushed requests per wallet client and source IP: past the limit TooManyRequests with Retry-After, and nothing stored', async () => {
+    const { authorizationFlow, browser, other, request, store, clock, recorder } = await setup({ rateLimits: LIMITS });
+    const push = (ctx: RequestContext, over: Record<string, unknown> = {}) => authorizationFlow.pushAuthorizationRequest(ctx, request(over), undefined);
+    for (let i = 0; i < 3; i++) await push(from(browser, '203.0.113.1'));
+    const inserts = vi.spyOn(store.authorizations, 'insert');
+    const recorded = vi.spyOn(recorder, 'record');
+    expect(await refusal(push(from(browser, '203.0.113.1')))).toMatchObject({ code: 'TooManyRequests', oauthError: 'invalid_request', retryAfterSeconds: 300 });
+    // The window's first refusal is recorded (START and FAIL); later ones are not, so a flood records no more than the limit allows.
+    expect(recorded.mock.calls.map(([, prefix, outcome]) => `${prefix}_${outcome}`)).toEqual([
+      'OPENID_PUSHED_AUTHORIZATION_START',
+      'OPENID_PUSHED_AUTHORIZATION_FAIL',
+    ]);
+    // The count comes before the request is read: a request that would be refused anyway is refused so too.
+    expect(await refusal(push(from(browser, '203.0.113.1'), { code_challenge_method: 'plain' }))).toMatchObject({ code: 'TooManyRequests' });
+    expect(await refusal(push(from(browser, '203.0.113.1')))).toMatchObject({ code: 'TooManyRequests' });
+    expect(recorded).toHaveBeenCalledTimes(2);
+    expect(inserts).not.toHaveBeenCalled();
+    // Another address, and the same address at another tenant (whose client has the same id), have counts of their own:
+    // the other tenant offers no such credential, which it can say only once past the count.
+    await push(from(browser, '203.0.113.2'));
+    expect(await refusal(push(from(contextFor(other, null), '203.0.113.1')))).toMatchObject({ oauthError: 'invalid_scope' });
+    clock.advance(300_000);
+    await push(from(browser, '203.0.113.1'));
+  });
+
+  it('writes nothing, not even a count, for a request that names no registered client', async () => {
+    const { authorizationFlow, browser, request, store } = await setup({ rateLimits: LIMITS });
+    const hits = vi.spyOn(store.rateLimits, 'hit');
+    for (let i = 0; i < 5; i++) {
+      expect(await refusal(authorizationFlow.pushAuthorizationRequest(browser, request({ client_id: `guess-${i}` }), undefined))).toMatchObject({
+        oauthError: 'invalid_client',
+      });
+    }
+    expect(hits).not.toHaveBeenCalled();
+  });
+
+  it('counts a confidential client before its secret is checked, so wrong secrets use the limit up too', async () => {
+    const { authorizationFlow, browser, request } = await setup({ confidential: true, rateLimits: LIMITS });
+    const push = (secret: string) => authorizationFlow.pushAuthorizationRequest(browser, request({ client_secret: secret }), undefined);
+    for (let i = 0; i < 3; i++) expect(await refusal(push('wrong'))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
+    expect(await refusal(push('s3cret'))).toMatchObject({ code: 'TooManyRequests' });
+  });
+
+  it(`keeps at most ${MAX_KEPT_REQUEST_BYTES} bytes of state and extra parameters, in UTF-8 as stored: more is invalid_request, before anything is stored`, async () => {
+    const { authorizationFlow, browser, request, store } = await setup();
+    const push = (over: Record<string, unknown>) => authorizationFlow.pushAuthorizationRequest(browser, request(over), undefined);
+    const state = 's'.repeat(1000);
+    // The bound counts the state and the stored JSON of the parameters kept for the identity provider.
+    const hints = (last: number) => ({ x_a: 'a'.repeat(900), x_b: 'b'.repeat(900), x_c: 'c'.repeat(900), x_d: 'd'.repeat(last) });
+    const last = MAX_KEPT_REQUEST_BYTES - 1000 - new TextEncoder().encode(JSON.stringify(hints(0))).length;
+    expect(last).toBeGreaterThan(0);
+    const inserts = vi.spyOn(store.authorizations, 'insert');
+    const tooLarge = [
+      { state, ...hints(last + 1) },
+      { state, ...LARGEST_BEFORE },
+      { x_a: 'é'.repeat(1000), x_b: 'é'.repeat(1000), x_c: 'é'.repeat(100) },
+    ];
+    for (const over of tooLarge) {
+      expect(await refusal(push(over))).toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'invalid_request',
+        message: expect.stringContaining(`at most ${MAX_KEPT_REQUEST_BYTES} are kept`),
+      });
+    }
+    expect(inserts).not.toHaveBeenCalled();
+    // Exactly at the bound is kept.
+    await push({ state, ...hints(last) });
+    expect(inserts).toHaveBeenCalledTimes(1);
+    // The authorization endpoint keeps the same bound, and says so at the wallet's redirect URI.
+    const { location } = await authorizationFlow.authorize(browser, request(LARGEST_BEFORE));
+    expect(redirectError(location)).toMatchObject({ at: REDIRECT, error: 'invalid_request', state: 'wallet-state' });
+  });
+
+  it('spends a request_uri at its first use at the authorization endpoint, even when that attempt fails', async () => {
+    const { authorizationFlow, browser, request, store, tenant, identityProvider, clock } = await setup();
+    const now = clock.now().toISOString();
+    await store.walletClients.insert({
+      tenantId: tenant.id,
+      clientId: 'wallet-b',
+      clientName: 'Another wallet',
+      redirectUris: [REDIRECT],
+      grantTypes: ['authorization_code'],
+      tokenEndpointAuthMethod: 'none',
+      createdAt: now,
+      updatedAt: now,
+    });
+    const failures: Array<[string, (uri: string) => Promise<unknown>, Record<string, unknown>]> = [
+      [
+        'another registered client',
+        (uri) => refusal(authorizationFlow.authorize(browser, { client_id: 'wallet-b', request_uri: uri })),
+        { oauthError: 'invalid_request' },
+      ],
+      [
+        'an unknown client',
+        (uri) => refusal(authorizationFlow.authorize(browser, { client_id: 'nobody', request_uri: uri })),
+        { oauthError: 'invalid_client' },
+      ],
+      ['no client_id', (uri) => refusal(authorizationFlow.authorize(browser, { request_uri: uri })), { oauthError: 'invalid_request' }],
+      [
+        'an identity provider that cannot be reached',
+        async (uri) => {
+          identityProvider.failNext('authorizationUrl', 'discovery failed');
+          return redirectError((await authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri: uri })).location);
+        },
+        { error: 'temporarily_unavailable', state: 'wallet-state' },
+      ],
+    ];
+    for (const [what, attempt, outcome] of failures) {
+      const { request_uri } = await authorizationFlow.pushAuthorizationRequest(browser, request(), undefined);
+      expect(await attempt(request_uri), what).toMatchObject(outcome);
+      // The wallet that pushed it cannot use it now.
+      expect(await refusal(authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri })), what).toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'invalid_request',
+        message: 'The request_uri is unknown, used, expired or pushed by another client',
+      });
+    }
+    // An expired one goes nowhere either.
+    const { request_uri } = await authorizationFlow.pushAuthorizationRequest(browser, request(), undefined);
+    clock.advance(60_000);
+    expect(await refusal(authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri }))).toMatchObject({ oauthError: 'invalid_request' });
+  });
+
+  it('of racing attempts with one request_uri, exactly one goes on to sign-in', async () => {
+    const { authorizationFlow, browser, request, identityProvider } = await setup();
+    const { request_uri } = await authorizationFlow.pushAuthorizationRequest(browser, request(), undefined);
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => authorizationFlow.authorize(browser, { client_id: 'wallet', request_uri })));
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    expect(won[0]?.value.location).toBe(identityProvider.requests.at(-1)?.toString());
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ oauthError: 'invalid_request' });
   });
 });

@@ -9,7 +9,7 @@ import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { ISSUER_PATHS, scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import { authenticateWalletClient } from '../oauth-clients/authenticate.ts';
+import { type ClientCredentials, checkClientCredentials, clientCredentials, findNamedClient } from '../oauth-clients/authenticate.ts';
 import { attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
 import type { Dpop, VerifiedDpopProof } from './dpop.ts';
 import type { JwtProofVerifier } from './jwt-proofs.ts';
@@ -18,6 +18,7 @@ import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
 import { isOfferCode, offerState } from '../offers/model.ts';
 import type { Store } from '../ports.ts';
+import type { ParLimiter, ParRefusal } from '../rate-limits/limiters.ts';
 import type { Clock, Digests, Ids, SecretBox, SecretHasher } from '../shared/ports.ts';
 import { DomainError, isDomainError, type OAuthErrorCode } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -55,6 +56,14 @@ const REQUEST_PARAMETERS = [
 /** Parameters a wallet may send for the identity provider (docs/authorization-code.md `request_parameters`). */
 const FORWARDABLE = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_FORWARDED = 20;
+/**
+ * The most an authorization request may have Vellum keep of the text it chooses: `state` and the
+ * forwarded parameters (names and values, as their stored JSON), in UTF-8 bytes (docs/limits.md).
+ * Room for a 1,000-character state and a few hints for the identity provider; without it, 20
+ * parameters of 1,000 characters made a pushed request keep about 22 KB.
+ */
+export const MAX_KEPT_REQUEST_BYTES = 4096;
+const utf8 = new TextEncoder();
 
 /** RFC 7636 §4.2: a S256 challenge is the base64url SHA-256 of the verifier, 43 characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -81,6 +90,8 @@ export interface AuthorizationFlowDeps {
    * describe the tenant's configuration.
    */
   onProviderFailure?: (report: ProviderFailureReport) => void;
+  /** Limits pushed requests per wallet client and source IP (docs/limits.md); none without it. */
+  parLimiter?: ParLimiter;
 }
 
 /** What the wallet is told when the tenant's identity provider cannot be used: no host, address or reason. */
@@ -268,6 +279,11 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       if (typeof value === 'string' && value.length <= 1000) forwarded[name] = value;
     }
     if (Object.keys(forwarded).length > MAX_FORWARDED) throw refuse('invalid_request', `At most ${MAX_FORWARDED} extra request parameters`);
+    // Bounded in bytes too, before anything is stored: the count alone let one request keep 22 KB.
+    const kept = utf8.encode(state ?? '').length + utf8.encode(JSON.stringify(forwarded)).length;
+    if (kept > MAX_KEPT_REQUEST_BYTES) {
+      throw refuse('invalid_request', `state and the extra request parameters take ${kept} bytes; at most ${MAX_KEPT_REQUEST_BYTES} are kept`);
+    }
 
     return {
       client,
@@ -324,18 +340,27 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     return provider && providerSettings(provider, secrets);
   }
 
-  /**
-   * Sends the browser on to the identity provider: the authorization moves to `authenticating`
-   * with a fresh single-use state (from `pushed` when it was pushed, or inserted so).
-   */
-  async function startSignIn(ctx: RequestContext, record: AuthorizationRecord, pushedHandle: string | undefined): Promise<Redirect> {
+  /** A fresh sign-in leg: the single-use state sent to the identity provider, the OIDC nonce and PKCE verifier, and the stage that holds them. */
+  function signInLeg() {
+    const handle = ids.token(32);
+    const nonce = ids.token(32);
+    const codeVerifier = ids.token(48);
+    const stage = {
+      stage: 'authenticating' as const,
+      handleDigest: handleDigest(handle),
+      expiresAt: isoIn(SIGN_IN_TTL_SECONDS),
+      providerNonce: nonce,
+      providerCodeVerifier: codeVerifier,
+    };
+    return { handle, nonce, codeVerifier, stage };
+  }
+
+  /** Where the identity provider signs the user in for `record`; a wallet redirect with the error when the tenant has no provider or it cannot be reached. */
+  async function providerLocation(ctx: RequestContext, record: AuthorizationRecord, leg: ReturnType<typeof signInLeg>): Promise<string> {
     const issuer = record.issuer;
     const refuse = (error: OAuthErrorCode, description: string) => toWallet(record.redirectUri, issuer, record.state, error, description);
     const provider = await providerOf(ctx);
     if (!provider) throw refuse('server_error', 'The issuer has not set up sign-in (no authentication provider)');
-    const handle = ids.token(32);
-    const nonce = ids.token(32);
-    const codeVerifier = ids.token(48);
     const extra: Record<string, string> = {};
     for (const name of provider.forwardedRequestParameters) {
       const value = record.forwardedParameters[name];
@@ -343,9 +368,9 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     }
     const url = await identityProvider.authorizationUrl(provider, {
       redirectUri: `${issuer}${AUTHENTICATION_CALLBACK_PATH}`,
-      state: handle,
-      nonce,
-      codeVerifier,
+      state: leg.handle,
+      nonce: leg.nonce,
+      codeVerifier: leg.codeVerifier,
       extraParameters: extra,
     });
     if (!url.ok) {
@@ -353,32 +378,48 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       report(ctx, 'authorize', provider, url);
       throw refuse('temporarily_unavailable', PROVIDER_UNAVAILABLE_DESCRIPTION);
     }
-    const next = {
-      stage: 'authenticating' as const,
-      handleDigest: handleDigest(handle),
-      expiresAt: isoIn(SIGN_IN_TTL_SECONDS),
-      providerNonce: nonce,
-      providerCodeVerifier: codeVerifier,
-    };
-    if (pushedHandle === undefined) {
-      await store.authorizations.insert({ ...record, ...next });
-    } else if (!(await store.authorizations.advance(ctx.tenant.id, record.id, 'pushed', handleDigest(pushedHandle), clock.now().toISOString(), next))) {
-      throw oauthError('invalid_request', 'The request_uri has been used or has expired');
-    }
-    return { location: url.url };
+    return url.url;
   }
 
-  /** A pushed request named by `request_uri`, for the client that pushed it. */
-  async function pushedRequest(ctx: RequestContext, query: RequestFields, requestUri: string): Promise<{ record: AuthorizationRecord; handle: string }> {
-    const clientId = field(query, 'client_id');
-    const client = await clientOf(ctx, clientId);
+  /** Sends the browser of a request made at the authorization endpoint on to the identity provider; the authorization is stored only then, at `authenticating`. */
+  async function startSignIn(ctx: RequestContext, record: AuthorizationRecord): Promise<Redirect> {
+    const leg = signInLeg();
+    const location = await providerLocation(ctx, record, leg);
+    await store.authorizations.insert({ ...record, ...leg.stage });
+    return { location };
+  }
+
+  /**
+   * Sends the browser of a pushed request on to the identity provider (RFC 9126 §4). The
+   * `request_uri` is spent first, in one conditional write that moves the authorization from `pushed`
+   * to `authenticating`, before the client, the provider or anything else is checked: of racing
+   * attempts exactly one gets that far, and an attempt that then fails leaves it spent (the
+   * authorization ends `failed`), so no `request_uri` is tried twice.
+   */
+  async function startPushedSignIn(ctx: RequestContext, query: RequestFields, requestUri: string): Promise<Redirect> {
+    const unusable = () => invalidRequest('The request_uri is unknown, used, expired or pushed by another client');
     const handle = requestUri.startsWith(REQUEST_URI_PREFIX) ? requestUri.slice(REQUEST_URI_PREFIX.length) : '';
-    const record = isOfferCode(handle) ? await store.authorizations.findByHandle(ctx.tenant.id, handleDigest(handle)) : undefined;
-    // RFC 9126 §4: the request_uri must be one this client pushed, unused and unexpired.
-    if (!record || record.stage !== 'pushed' || record.clientId !== client.clientId || record.expiresAt <= clock.now().toISOString()) {
-      throw oauthError('invalid_request', 'The request_uri is unknown, used, expired or pushed by another client');
+    const found = isOfferCode(handle) ? await store.authorizations.findByHandle(ctx.tenant.id, handleDigest(handle)) : undefined;
+    if (found?.stage !== 'pushed') throw unusable();
+    const leg = signInLeg();
+    // `advance` refuses an expired handle as well as a used one.
+    const record = await store.authorizations.advance(ctx.tenant.id, found.id, 'pushed', handleDigest(handle), clock.now().toISOString(), leg.stage);
+    if (!record) throw unusable();
+    try {
+      // RFC 9126 §4: only the client that pushed the request may use it.
+      const client = await clientOf(ctx, field(query, 'client_id'));
+      if (record.clientId !== client.clientId) throw unusable();
+      return { location: await providerLocation(ctx, record, leg) };
+    } catch (error) {
+      await close(ctx, record, leg.handle);
+      throw error;
     }
-    return { record, handle };
+  }
+
+  /** Ends an authorization at its current stage: the handle is spent and the authorization is `failed` (expired at once, for the retention run). */
+  async function close(ctx: RequestContext, record: AuthorizationRecord, handle: string): Promise<void> {
+    const now = clock.now().toISOString();
+    await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), now, { stage: 'failed', expiresAt: now });
   }
 
   /** The authorization a callback's single-use handle names, at the stage it must be at. */
@@ -393,10 +434,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
 
   /** Ends a flow that failed after sign-in began: its handle is spent, and the wallet is told. */
   async function fail(ctx: RequestContext, record: AuthorizationRecord, handle: string, error: OAuthErrorCode, description: string): Promise<never> {
-    await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), clock.now().toISOString(), {
-      stage: 'failed',
-      expiresAt: clock.now().toISOString(),
-    });
+    await close(ctx, record, handle);
     throw toWallet(record.redirectUri, record.issuer, record.state, error, description);
   }
 
@@ -461,48 +499,47 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
   }
 
   return {
-    pushAuthorizationRequest(ctx, form, authorization, basePath, proofs) {
-      return withEvents(
-        events,
-        ctx,
-        'OPENID_PUSHED_AUTHORIZATION',
-        async () => {
-          const issuer = issuerOf(ctx, basePath);
-          if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
-          const dpop = await deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuer}${ISSUER_PATHS.par}`, endpoint: 'token' });
-          await authenticateClient(ctx, form, authorization, issuer, proofs, dpop);
-          let checked: CheckedRequest;
-          try {
-            checked = await checkRequest(ctx, form, issuer);
-          } catch (error) {
-            // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
-            if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
-            throw error;
-          }
-          // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
-          if (dpop) {
-            if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt)
-              throw oauthError('invalid_dpop_proof', "dpop_jkt is not the thumbprint of the DPoP proof's key");
-            checked = { ...checked, dpopJkt: dpop.jkt };
-          }
-          const handle = ids.token(32);
-          await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
-          return { request_uri: `${REQUEST_URI_PREFIX}${handle}`, expires_in: PUSHED_REQUEST_TTL_SECONDS };
-        },
-        { input: form, response: () => ({ request_uri: '***' }) },
-      );
+    async pushAuthorizationRequest(ctx, form, authorization, basePath, proofs) {
+      const recorded = <T>(work: () => Promise<T>) =>
+        withEvents(events, ctx, 'OPENID_PUSHED_AUTHORIZATION', work, { input: form, response: () => ({ request_uri: '***' }) });
+      const { named, refused } = await countPushedRequest(ctx, form, authorization, proofs);
+      if (refused) {
+        // Past the limit only the window's first refusal is recorded, so that a flood records no
+        // more events than the limit lets requests through (docs/limits.md).
+        if (refused.first) return recorded(() => Promise.reject(refused.error));
+        throw refused.error;
+      }
+      return recorded(async () => {
+        const issuer = issuerOf(ctx, basePath);
+        if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
+        const dpop = await authenticateClient(ctx, form, authorization, issuer, proofs, named);
+        let checked: CheckedRequest;
+        try {
+          checked = await checkRequest(ctx, form, issuer);
+        } catch (error) {
+          // RFC 9126 §2.3: the pushed request's errors are answered directly, never by redirect.
+          if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
+          throw error;
+        }
+        // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
+        if (dpop) {
+          if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt)
+            throw oauthError('invalid_dpop_proof', "dpop_jkt is not the thumbprint of the DPoP proof's key");
+          checked = { ...checked, dpopJkt: dpop.jkt };
+        }
+        const handle = ids.token(32);
+        await store.authorizations.insert({ ...recordOf(ctx, issuer, checked), handleDigest: handleDigest(handle) });
+        return { request_uri: `${REQUEST_URI_PREFIX}${handle}`, expires_in: PUSHED_REQUEST_TTL_SECONDS };
+      });
     },
 
     authorize(ctx, query, basePath) {
       return step(ctx, 'OPENID_AUTHORIZE', query.request_uri === undefined ? query : { ...query, request_uri: '***' }, async () => {
         const issuer = issuerOf(ctx, basePath);
         const requestUri = field(query, 'request_uri');
-        if (requestUri !== undefined) {
-          const { record, handle } = await pushedRequest(ctx, query, requestUri);
-          return startSignIn(ctx, record, handle);
-        }
+        if (requestUri !== undefined) return startPushedSignIn(ctx, query, requestUri);
         const checked = await checkRequest(ctx, query, issuer);
-        return startSignIn(ctx, recordOf(ctx, issuer, checked), undefined);
+        return startSignIn(ctx, recordOf(ctx, issuer, checked));
       });
     },
 
@@ -588,21 +625,57 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     },
   };
 
-  /** Client authentication where a confidential client must authenticate (PAR). */
+  /** What a pushed request presents to authenticate its client (RFC 6749 §2.3; the attested client when it sends no `client_id`). */
+  function presentedClient(form: RequestFields, authorization: string | undefined, proofs: TokenRequestProofs | undefined): ClientCredentials {
+    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
+    const clientSecret = field(form, 'client_secret');
+    return clientCredentials({
+      ...(clientId !== undefined ? { clientId } : {}),
+      ...(authorization !== undefined ? { authorization } : {}),
+      ...(clientSecret !== undefined ? { clientSecret } : {}),
+    });
+  }
+
+  /**
+   * Finds the registered client a pushed request names and counts the request against the limit,
+   * before its events and before a secret is hashed, a proof's `jti` recorded or the request read
+   * (docs/limits.md). A request that names no registered client, or whose credentials cannot be
+   * read, is not counted and writes nothing here: `named` is then undefined, and authenticateClient
+   * refuses it within the events.
+   */
+  async function countPushedRequest(
+    ctx: RequestContext,
+    form: RequestFields,
+    authorization: string | undefined,
+    proofs: TokenRequestProofs | undefined,
+  ): Promise<{ named?: WalletClient; refused?: ParRefusal }> {
+    let credentials: ClientCredentials;
+    try {
+      credentials = presentedClient(form, authorization, proofs);
+    } catch {
+      return {};
+    }
+    const named = await findNamedClient({ store }, ctx.tenant.id, credentials);
+    if (!named) return {};
+    const refused = await deps.parLimiter?.attempt(ctx.tenant.id, named.clientId, ctx.ip);
+    return refused ? { named, refused } : { named };
+  }
+
+  /**
+   * Client authentication at the pushed request (RFC 9126 §2), against `named` (countPushedRequest),
+   * then its DPoP proof, which it returns.
+   */
   async function authenticateClient(
     ctx: RequestContext,
     form: RequestFields,
     authorization: string | undefined,
     issuer: string,
     proofs: TokenRequestProofs | undefined,
-    dpop: VerifiedDpopProof | undefined,
-  ): Promise<void> {
-    const clientId = field(form, 'client_id') ?? attestedClientId(proofs?.attestation);
-    const client = await authenticateWalletClient({ store, hasher: deps.hasher }, ctx.tenant.id, {
-      ...(clientId !== undefined ? { clientId } : {}),
-      ...(authorization !== undefined ? { authorization } : {}),
-      ...(field(form, 'client_secret') !== undefined ? { clientSecret: field(form, 'client_secret') as string } : {}),
-    });
+    named: WalletClient | undefined,
+  ): Promise<VerifiedDpopProof | undefined> {
+    const credentials = presentedClient(form, authorization, proofs);
+    const client = await checkClientCredentials(deps.hasher, credentials, named);
+    const dpop = await deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuer}${ISSUER_PATHS.par}`, endpoint: 'token' });
     // An attested client is attested here too (RFC 9126 §2: the pushed request authenticates the client).
     const { origin, host } = new URL(issuer);
     await checkClientAttestation({ store, clock, digests: deps.digests, verifier: deps.jwtProofs }, client, proofs?.attestation, {
@@ -610,5 +683,6 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       audiences: [issuer, `${issuer}${ISSUER_PATHS.par}`, origin, host],
       dpop,
     });
+    return dpop;
   }
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/ports.ts';
 import type { RateLimitRepository } from './ports.ts';
+import type { DomainError } from '../shared/errors.ts';
 import { type RateLimitSettings, tooManyRequests } from './model.ts';
 
 export interface RateLimitDeps {
@@ -104,6 +105,45 @@ export function createTxCodeLimiter(deps: RateLimitDeps): TxCodeLimiter | undefi
       const hit = await repository.hit(`tx-code:ip:${ip}`, { limit, windowMs }, now);
       if (hit.count >= limit) block(ip, Date.parse(hit.windowStart) + windowMs, now.getTime());
       if (!hit.allowed) throw tooManyRequests('Too many wrong transaction codes from this address', hit.retryAfterSeconds);
+    },
+  };
+}
+
+/** A pushed request refused by its limit (ParLimiter.attempt). */
+export interface ParRefusal {
+  /** DomainError `TooManyRequests`, with the seconds to wait. */
+  error: DomainError;
+  /** Whether it is the first refusal of its key in the window: the only one whose events are recorded (docs/limits.md). */
+  first: boolean;
+}
+
+/** The limit on pushed authorization requests per wallet client and source IP (docs/limits.md). */
+export interface ParLimiter {
+  /**
+   * Counts one pushed request of the tenant's registered client `clientId` from `ip`, before anything
+   * of it is stored or a secret hashed: undefined within the limit, else the refusal. Refused
+   * requests are counted too; of any number of concurrent ones, from any process, exactly one in a
+   * window is the `first` refused.
+   */
+  attempt(tenantId: string, clientId: string, ip: string): Promise<ParRefusal | undefined>;
+}
+
+/** The pushed request limiter for `settings`, or undefined when its limit is off (0). */
+export function createParLimiter(deps: RateLimitDeps): ParLimiter | undefined {
+  const { repository, clock, settings } = deps;
+  const limit = settings.parPerClientIp;
+  if (limit <= 0) return undefined;
+  const windowMs = settings.windowSeconds * 1000;
+  return {
+    async attempt(tenantId, clientId, ip) {
+      // A public client's id is no secret: the address is part of the key, so that one sender cannot
+      // use up the limit of every user of a wallet, and the tenant, since client ids are per tenant.
+      const hit = await repository.hit(`par:${tenantId}:${clientId}:${ip}`, { limit, windowMs }, clock.now());
+      if (hit.allowed) return undefined;
+      return {
+        error: tooManyRequests('Too many pushed authorization requests from this address for this client', hit.retryAfterSeconds),
+        first: hit.count === limit + 1,
+      };
     },
   };
 }

@@ -21,7 +21,8 @@ export interface RateLimitHit {
 /**
  * The limits the platform applies (docs/limits.md). A limit of 0 turns that limit off. Admin token
  * limits count failed requests (a request is counted before the secret is checked and taken back
- * when it was right); the transaction code limit counts wrong codes.
+ * when it was right); the transaction code limit counts wrong codes; the pushed request limit
+ * counts every pushed request of a registered client.
  */
 export interface RateLimitSettings {
   /** Failed `POST /oauth/token` requests per client id per window. */
@@ -30,6 +31,8 @@ export interface RateLimitSettings {
   adminTokenPerIp: number;
   /** Wrong transaction codes at `POST /v1/oauth/token` per source IP per window, across offers. */
   txCodePerIp: number;
+  /** `POST /v1/oauth/par` requests per wallet client and source IP per window, in each tenant. */
+  parPerClientIp: number;
   /** The length of a window, in seconds. */
   windowSeconds: number;
 }
@@ -39,6 +42,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = {
   adminTokenPerClient: 10,
   adminTokenPerIp: 30,
   txCodePerIp: 30,
+  parPerClientIp: 60,
   windowSeconds: 300,
 };
 

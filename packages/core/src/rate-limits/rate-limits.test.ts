@@ -3,10 +3,10 @@ import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { createMemoryStore, fakeClock } from '../../test/kit.ts';
 import { refusal } from '../../test/refusal.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
-import { createAdminTokenLimiter, createTxCodeLimiter } from './limiters.ts';
+import { createAdminTokenLimiter, createParLimiter, createTxCodeLimiter } from './limiters.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings, windowStartOf } from './model.ts';
 
-const LIMITS: RateLimitSettings = { adminTokenPerClient: 10, adminTokenPerIp: 15, txCodePerIp: 4, windowSeconds: 300 };
+const LIMITS: RateLimitSettings = { adminTokenPerClient: 10, adminTokenPerIp: 15, txCodePerIp: 4, parPerClientIp: 5, windowSeconds: 300 };
 
 describe('rate-limit windows', () => {
   it('fixed windows start at whole multiples of their length since the epoch', () => {
@@ -18,10 +18,11 @@ describe('rate-limit windows', () => {
     const deps = {
       repository: createMemoryStore().rateLimits,
       clock: fakeClock(),
-      settings: { ...DEFAULT_RATE_LIMITS, adminTokenPerClient: 0, adminTokenPerIp: 0, txCodePerIp: 0 },
+      settings: { ...DEFAULT_RATE_LIMITS, adminTokenPerClient: 0, adminTokenPerIp: 0, txCodePerIp: 0, parPerClientIp: 0 },
     };
     expect(createAdminTokenLimiter(deps)).toBeUndefined();
     expect(createTxCodeLimiter(deps)).toBeUndefined();
+    expect(createParLimiter(deps)).toBeUndefined();
   });
 });
 
