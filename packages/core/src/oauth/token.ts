@@ -48,7 +48,7 @@ export interface TokenEndpointDeps {
   events: EventRecorder;
   /** Lifetime of wallet access tokens in seconds (default 600). */
   accessTokenTtlSeconds?: number;
-  /** Limits wrong transaction codes per source IP across offers (docs/limits.md); none without it. */
+  /** Limits wrong transaction codes per tenant and source IP across the tenant's offers (docs/limits.md); none without it. */
   txCodeLimiter?: TxCodeLimiter;
   /** Checks wallet clients' secrets (the Authorization Code grant's confidential clients). */
   hasher: SecretHasher;
@@ -208,7 +208,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (unknown !== undefined) throw invalidDetails(`The offer grants no credential configuration ${unknown}`);
     }
     // An address that guessed too often is refused before its guess is tried; no store read (docs/limits.md).
-    if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.ip);
+    if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.tenant.id, ctx.ip);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
     const outcome = await store.offers.redeem(
       ctx.tenant.id,
@@ -219,7 +219,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     );
     if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined);
     if (outcome.outcome === 'wrong-tx-code') {
-      await deps.txCodeLimiter?.wrong(ctx.ip);
+      await deps.txCodeLimiter?.wrong(ctx.tenant.id, ctx.ip);
       const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
       throw invalidGrant(
         outcome.locked

@@ -28,7 +28,7 @@ export interface RateLimitSettings {
   adminTokenPerClient: number;
   /** Failed `POST /oauth/token` requests per source IP per window. */
   adminTokenPerIp: number;
-  /** Wrong transaction codes at `POST /v1/oauth/token` per source IP per window, across offers. */
+  /** Wrong transaction codes at `POST /v1/oauth/token` per tenant and source IP per window, across the tenant's offers. */
   txCodePerIp: number;
   /** The length of a window, in seconds. */
   windowSeconds: number;
