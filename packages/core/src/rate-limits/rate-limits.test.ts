@@ -142,7 +142,7 @@ describe('wrong transaction codes per tenant and IP across offers (hardening iss
     expect((await token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode })).token_type).toBe('Bearer');
   });
 
-  it('wrong codes at one tenant do not hold back another tenant\'s wallets behind the same address (a carrier NAT)', async () => {
+  it("wrong codes at one tenant do not hold back another tenant's wallets behind the same address (a carrier NAT)", async () => {
     const { offer, token, tenantWithOffers } = await setup();
     const globex = await tenantWithOffers('globex');
     for (let i = 0; i < 4; i++) {
