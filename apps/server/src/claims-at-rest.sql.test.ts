@@ -6,13 +6,10 @@
 // code's digest is not the bare SHA-256 of the code (point 5), and the offers' claims are erased
 // once used up, locked or deleted.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { proofJwt, walletKey } from '@vellum/testing';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
+import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend, storedText } from '../test/backends.ts';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -101,25 +98,6 @@ describe.each(backends)('claims at rest on %s (issue 26 points 4 and 5; docs/dec
     return { ...created, code, wrong: created.transactionCode === '000000' ? '111111' : '000000' };
   }
 
-  /** Everything the database holds as an attacker would read it: the SQLite file and its WAL, or every row of every table. */
-  async function dump(): Promise<string> {
-    if (name === 'SQLite') {
-      const file = join(env.VELLUM_DATA_DIR as string, 'vellum.db');
-      const parts = [file, `${file}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f).toString('latin1'));
-      expect(parts.length, 'the WAL is there while the server runs').toBe(2);
-      return parts.join('\n');
-    }
-    const client = new pg.Client({ connectionString: env.DATABASE_URL });
-    await client.connect();
-    try {
-      const tables = await client.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'");
-      const rows = await Promise.all(tables.rows.map((t) => client.query(`select t::text as row from "${t.table_name}" t`)));
-      return rows.flatMap((r) => r.rows.map((row: { row: string }) => row.row)).join('\n');
-    } finally {
-      await client.end();
-    }
-  }
-
   it.skipIf(skip)('after flows that issue, lock, delete and leave offers open, no claim that was not persisted is in the database', async () => {
     // Issued: offer, token with the transaction code, nonce, credential.
     const issued = await offer(secret('Issued'));
@@ -153,7 +131,9 @@ describe.each(backends)('claims at rest on %s (issue 26 points 4 and 5; docs/dec
     expect(txDigest).toMatch(/^k1\./);
     expect(txDigest).not.toContain(createHash('sha256').update(open.transactionCode).digest('base64url'));
 
-    const stored = await dump();
+    const { text: stored, files } = await storedText(env);
+    // On SQLite: the file and its WAL, which holds the latest pages while the server runs.
+    if (name === 'SQLite') expect(files.map((f) => f.slice(-4))).toEqual(['s.db', '-wal']);
     expect(stored).toContain(persisted);
     for (const what of ['Issued', 'Locked', 'Deleted', 'Open']) expect(stored, what).not.toContain(secret(what));
   });
