@@ -13,7 +13,7 @@ import {
   loadPlatformTokenSigner,
   parseMasterKey,
 } from '@vellum/crypto';
-import { createDigests, createWalletTokens } from '@vellum/crypto';
+import { createWalletTokens, loadDigests } from '@vellum/crypto';
 import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
@@ -113,7 +113,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       x509: createX509Authority({ keys }),
       // The credential and status list signers of every format (@vellum/formats).
       ...createFormatSigners({ keys }),
-      digests: createDigests(),
+      // The transaction code MAC key, sealed alike (docs/decisions.md "Transaction codes at rest").
+      digests: await loadDigests({ keys: store.platformKeys, sealer, clock }),
       walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock, ids }),
       proofVerifier: createProofVerifier(),
       // DPoP proofs, client and key attestations (RFC 9449; docs/dpop-and-attestation.md).

@@ -1,7 +1,8 @@
 // The databases an end-to-end test runs the server on: SQLite in a temporary folder, and a fresh
 // PostgreSQL database when VELLUM_TEST_DATABASE_URL names a server (CI always sets it).
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { tempDir } from './process.ts';
 
@@ -50,4 +51,26 @@ export function postgresBackend(prefix: string): Backend {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Everything the database of a server started with `env` holds, as someone with the disk or a dump
+ * would read it: on SQLite the raw bytes of the file and of its WAL (Latin-1, so every byte is one
+ * character), on PostgreSQL every row of every table as text. For searching what must not be stored.
+ */
+export async function storedText(env: Record<string, string>): Promise<{ text: string; files: string[] }> {
+  if (env.DATABASE_URL === undefined) {
+    const file = join(env.VELLUM_DATA_DIR as string, 'vellum.db');
+    const files = [file, `${file}-wal`].filter((f) => existsSync(f));
+    return { text: files.map((f) => readFileSync(f).toString('latin1')).join('\n'), files };
+  }
+  const client = new pg.Client({ connectionString: env.DATABASE_URL });
+  await client.connect();
+  try {
+    const tables = await client.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'");
+    const rows = await Promise.all(tables.rows.map((t) => client.query<{ row: string }>(`select t::text as row from "${t.table_name}" t`)));
+    return { text: rows.flatMap((r) => r.rows.map((row) => row.row)).join('\n'), files: [] };
+  } finally {
+    await client.end();
+  }
 }

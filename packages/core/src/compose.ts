@@ -61,7 +61,7 @@ import { createWebhookService, type WebhookService } from './webhooks/service.ts
 
 /** Everything the use cases need from the world, plus the few settings they read. */
 export interface VellumDeps extends AddressingOptions {
-  /** SHA-256 for values kept only as digests (pre-authorized and transaction codes): @vellum/crypto's createDigests. */
+  /** SHA-256 and HMAC for values kept only as digests (pre-authorized and transaction codes): @vellum/crypto's loadDigests. */
   digests: Digests;
   /** Signs and verifies wallet access tokens with per-tenant keys: @vellum/crypto's createWalletTokens. */
   walletTokens: WalletTokens;
@@ -127,7 +127,10 @@ export interface VellumDeps extends AddressingOptions {
   http?: HttpClient;
   /** HS256 session tokens for the interaction hook: @vellum/crypto's createSessionTokens. */
   sessionTokens: SessionTokens;
-  /** Seals secrets Vellum must read again (provider and claim source secrets, the interaction hook key): @vellum/crypto's createSecretBox. */
+  /**
+   * Seals secrets Vellum must read again (provider and claim source secrets, the interaction hook
+   * key) and the claims of offers and authorizations at rest: @vellum/crypto's createSecretBox.
+   */
   secretBox: SecretBox;
   /** Verifies the signatures of wallets' key proof JWTs: @vellum/crypto's createProofVerifier. */
   proofVerifier: ProofVerifier;
@@ -270,7 +273,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     openIdSettings: createOpenIdSettingsService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
     claimSources: createClaimSourceService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
     walletClients: createWalletClientService({ store, clock, ids, hasher, events: recorder }),
-    offers: createOfferService({ store, clock, ids, digests: deps.digests, events: recorder }),
+    offers: createOfferService({ store, clock, ids, digests: deps.digests, secrets: deps.secretBox, events: recorder }),
     tokenEndpoint: createTokenEndpoint({
       store,
       clock,
@@ -324,6 +327,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       formats,
       domainEvents,
       events: recorder,
+      secrets: deps.secretBox,
       ...(deps.http ? { claimSources: createClaimSourceClient({ http: deps.http, secrets: deps.secretBox, clock }) } : {}),
     }),
     issuedCredentials: createIssuedCredentialService({ store, events: recorder }),

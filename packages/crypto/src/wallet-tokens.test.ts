@@ -1,9 +1,10 @@
+import { createHmac } from 'node:crypto';
 import type { KeyManager } from '@vellum/core';
 import { fakeClock, makeTenant } from '@vellum/testing';
 import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { memoryKeyManager } from '../test/key-manager.ts';
-import { createDigests } from './digests.ts';
+import { createDigests, DIGEST_MAC_KEY_NAME, loadDigests } from './digests.ts';
 import { loadPlatformTokenSigner } from './platform-token-signer.ts';
 import { createWalletTokens, WALLET_TOKEN_KEY_PURPOSE } from './wallet-tokens.ts';
 
@@ -156,8 +157,29 @@ describe('wallet access tokens (docs/decisions.md "Users, offers, the token and 
 });
 
 describe('digests', () => {
+  const key = new Uint8Array(32).fill(3);
+
   it('are SHA-256, base64url without padding', () => {
-    expect(createDigests().sha256('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
-    expect(createDigests().sha256('\u00e9')).toBe('SplVfkAzw1Od4utlRyAXytX5VX96BiWgnxw_biumnEw');
+    expect(createDigests(key).sha256('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+    expect(createDigests(key).sha256('\u00e9')).toBe('SplVfkAzw1Od4utlRyAXytX5VX96BiWgnxw_biumnEw');
+  });
+
+  it('MACs are HMAC-SHA-256 under the key (RFC 2104), base64url: another key gives another MAC, and none is the bare SHA-256', () => {
+    const expected = createHmac('sha256', Buffer.from(key)).update('123456', 'utf8').digest('base64url');
+    expect(createDigests(key).mac('123456')).toBe(expected);
+    expect(createDigests(new Uint8Array(32).fill(4)).mac('123456')).not.toBe(expected);
+    expect(createDigests(key).mac('123456')).not.toBe(createDigests(key).sha256('123456'));
+    expect(() => createDigests(new Uint8Array(16))).toThrow(/32 bytes/);
+  });
+
+  it('loadDigests keeps one MAC key as a sealed platform key: two servers sharing the store compute the same MACs', async () => {
+    const { store, sealer } = await memoryKeyManager();
+    const options = { keys: store.platformKeys, sealer, clock: fakeClock() };
+    const [a, b] = await Promise.all([loadDigests(options), loadDigests(options)]);
+    expect(a.mac('042117')).toBe(b.mac('042117'));
+    const stored = await store.platformKeys.get(DIGEST_MAC_KEY_NAME);
+    expect(stored?.sealed).toMatch(/^v1\./);
+    const other = await memoryKeyManager({ masterByte: 8 });
+    await expect(loadDigests({ ...options, sealer: other.sealer })).rejects.toThrow(/master key/);
   });
 });

@@ -2,7 +2,7 @@
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
 import { createVellum, type KeyManager, type RateLimitSettings, type Role, type Store } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
-import { createDigests, createSecretBox, createSessionTokens, createWalletTokens } from '@vellum/crypto';
+import { createSecretBox, loadDigests, createSessionTokens, createWalletTokens } from '@vellum/crypto';
 import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
@@ -64,7 +64,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
     x509: createX509Authority({ keys }),
     // Real keys, fake formats: the credentials themselves are proven against others' verifiers in tools/interop.
     ...fakeFormatSigners(keys),
-    digests: createDigests(),
+    digests: await loadDigests({ keys: store.platformKeys, sealer, clock }),
     walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock }),
     proofVerifier: createProofVerifier(),
     jwtProofs: createJwtProofVerifier(),

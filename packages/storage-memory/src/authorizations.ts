@@ -4,6 +4,7 @@
 // restores it with the rest.
 
 import { type AuthorizationRecord, conflict, type Repositories } from '@vellum/core';
+import { withoutClaims } from './offers.ts';
 import { copy, purgeWhere } from './rows.ts';
 
 export interface AuthorizationState {
@@ -60,18 +61,30 @@ export function authorizationRepositories(get: () => AuthorizationState): Pick<R
           ...(to.providerNonce !== undefined ? { providerNonce: to.providerNonce } : {}),
           ...(to.providerCodeVerifier !== undefined ? { providerCodeVerifier: to.providerCodeVerifier } : {}),
           ...(to.userId !== undefined ? { userId: to.userId } : {}),
-          ...(to.claims !== undefined ? { claims: copy(to.claims) } : {}),
+          ...(to.sealedClaims !== undefined ? { sealedClaims: to.sealedClaims } : {}),
         };
         s.handles.delete(keyOf(tenantId, handleDigest));
         if (next.handleDigest !== undefined) s.handles.set(keyOf(tenantId, next.handleDigest), key);
         s.records.set(key, next);
         return copy(next);
       },
-      async markIssued(tenantId, id, configurationId) {
-        const r = get().records.get(keyOf(tenantId, id));
+      async markIssued(tenantId, id, configurationId, granted) {
+        const key = keyOf(tenantId, id);
+        const r = get().records.get(key);
         if (!r || r.issuedConfigurationIds.includes(configurationId)) return false;
         r.issuedConfigurationIds.push(configurationId);
+        if (r.issuedConfigurationIds.length >= granted) get().records.set(key, withoutClaims(r));
         return true;
+      },
+      async eraseExpiredClaims(now, limit) {
+        let erased = 0;
+        for (const [key, r] of get().records) {
+          if (erased >= limit) break;
+          if (r.sealedClaims === undefined || r.expiresAt > now) continue;
+          get().records.set(key, withoutClaims(r));
+          erased += 1;
+        }
+        return erased;
       },
       async purgeExpired(before, limit) {
         const s = get();

@@ -27,8 +27,6 @@ export interface OfferState {
   nonces: Map<string, string>;
   /** By `${tenantId} ${purpose}`. */
   signingKeys: Map<string, TenantSigningKeyRecord>;
-  /** The configurations each offer's access token has issued, by offer id (the SQL store's column on the offer). */
-  issuedConfigurations: Map<string, Set<string>>;
 }
 
 export const emptyOfferState = (): OfferState => ({
@@ -37,7 +35,6 @@ export const emptyOfferState = (): OfferState => ({
   offerCodes: new Map(),
   nonces: new Map(),
   signingKeys: new Map(),
-  issuedConfigurations: new Map(),
 });
 
 export interface OfferRepositories {
@@ -45,6 +42,12 @@ export interface OfferRepositories {
   offers: OfferRepository;
   nonces: NonceRepository;
   tenantSigningKeys: TenantSigningKeyRepository;
+}
+
+/** The record without its claims (docs/decisions.md "Claims at rest"). */
+export function withoutClaims<T extends { sealedClaims?: string }>(record: T): T {
+  const { sealedClaims: _erased, ...rest } = record;
+  return rest as T;
 }
 
 /** The repositories over `get()`'s state; `next` hands out creation-order positions. */
@@ -105,33 +108,34 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         const r = id === undefined ? undefined : offerOf(tenantId, id);
         return r && copy(r.value);
       },
-      async redeem(tenantId, codeDigest, txCodeDigest, now, maxTxAttempts) {
+      async redeem(tenantId, codeDigest, { txCodeDigests, now, maxTxAttempts, claimsUntil }) {
         const id = get().offerCodes.get(`${tenantId} ${codeDigest}`);
         const r = id === undefined ? undefined : offerOf(tenantId, id);
         const o = r?.value;
         if (!r || !o || o.kind !== 'pre-authorized' || o.status !== 'open' || !(o.expiresAt > now)) return { outcome: 'not-open' };
         // A transaction code missing, or sent for an offer that has none, counts for nothing.
-        if ((o.txCode === undefined) !== (txCodeDigest === undefined)) return { outcome: 'not-open' };
-        if (o.txCode?.digest === txCodeDigest) {
-          r.value = { ...o, status: 'used', usedAt: now };
+        if ((o.txCode === undefined) !== (txCodeDigests === undefined)) return { outcome: 'not-open' };
+        if (o.txCode === undefined || txCodeDigests?.includes(o.txCode.digest)) {
+          r.value = { ...o, status: 'used', usedAt: now, expiresAt: claimsUntil };
           return { outcome: 'redeemed', offer: copy(r.value) };
         }
         const failedTxAttempts = o.failedTxAttempts + 1;
         const locked = failedTxAttempts >= maxTxAttempts;
-        r.value = { ...o, failedTxAttempts, status: locked ? 'locked' : 'open' };
+        r.value = locked ? withoutClaims({ ...o, failedTxAttempts, status: 'locked' }) : { ...o, failedTxAttempts };
         return { outcome: 'wrong-tx-code', failedTxAttempts, locked };
       },
       async markDeleted(tenantId, id, kind) {
         const r = offerOf(tenantId, id);
         if (!r || r.value.kind !== kind || r.value.status === 'deleted') return false;
-        r.value = { ...r.value, status: 'deleted' };
+        r.value = withoutClaims({ ...r.value, status: 'deleted' });
         return true;
       },
-      async markIssued(tenantId, id, configurationId) {
-        if (!offerOf(tenantId, id)) return false;
-        const issued = get().issuedConfigurations.get(id) ?? new Set<string>();
-        if (issued.has(configurationId)) return false;
-        get().issuedConfigurations.set(id, issued.add(configurationId));
+      async markIssued(tenantId, id, configurationId, granted) {
+        const r = offerOf(tenantId, id);
+        const issued = r?.value.issuedConfigurationIds ?? [];
+        if (!r || issued.includes(configurationId)) return false;
+        r.value = { ...r.value, issuedConfigurationIds: [...issued, configurationId] };
+        if (issued.length + 1 >= granted) r.value = withoutClaims(r.value);
         return true;
       },
       async purgeExpired(before, limit) {
@@ -142,9 +146,18 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
           (r) => r.value.expiresAt <= before,
           (r) => {
             s.offerCodes.delete(`${r.value.tenantId} ${r.value.codeDigest}`);
-            s.issuedConfigurations.delete(r.value.id);
           },
         );
+      },
+      async eraseExpiredClaims(now, limit) {
+        let erased = 0;
+        for (const r of get().offers.values()) {
+          if (erased >= limit) break;
+          if (r.value.sealedClaims === undefined || r.value.expiresAt > now) continue;
+          r.value = withoutClaims(r.value);
+          erased += 1;
+        }
+        return erased;
       },
     },
 

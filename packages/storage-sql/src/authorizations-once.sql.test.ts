@@ -57,7 +57,7 @@ async function issuedOnce(a: Store, b: Store): Promise<void> {
     const outcomes = await Promise.allSettled(
       Array.from({ length: RACERS }, (_, i) =>
         (i % 2 === 0 ? a : b).transaction(async (tx) => {
-          if (!(await tx.authorizations.markIssued(tenant.id, record.id, configuration))) throw new Error('already issued');
+          if (!(await tx.authorizations.markIssued(tenant.id, record.id, configuration, 10))) throw new Error('already issued');
         }),
       ),
     );
@@ -65,7 +65,9 @@ async function issuedOnce(a: Store, b: Store): Promise<void> {
     for (const o of outcomes) if (o.status === 'rejected') expect(String(o.reason)).toContain('already issued');
     // And outside transactions, for a second configuration.
     const second = crypto.randomUUID();
-    const marks = await Promise.all(Array.from({ length: RACERS }, (_, i) => (i % 2 === 0 ? a : b).authorizations.markIssued(tenant.id, record.id, second)));
+    const marks = await Promise.all(
+      Array.from({ length: RACERS }, (_, i) => (i % 2 === 0 ? a : b).authorizations.markIssued(tenant.id, record.id, second, 10)),
+    );
     expect(marks.filter(Boolean)).toHaveLength(1);
     expect((await b.authorizations.get(tenant.id, record.id))?.issuedConfigurationIds).toEqual([configuration, second]);
   }

@@ -10,6 +10,8 @@ import { type Executor, fromSqlBoolean, type Seq, type SqlBoolean, type SqlDiale
 import { refusingDuplicates } from './errors.ts';
 import { deleteBatch } from './retention.table.ts';
 import { atomically, compiledFindOwned, compiledFindOwnedBy } from './queries.ts';
+import { claimsAfterIssuing, eraseExpiredClaimsOf } from './claims-at-rest.ts';
+import { markedIds, NO_CLAIMS, storedClaims } from './users-offers.table.ts';
 
 export interface AuthorizationsTable {
   seq: Seq;
@@ -34,7 +36,7 @@ export interface AuthorizationsTable {
   provider_nonce: string | null;
   provider_code_verifier: string | null;
   user_id: string | null;
-  /** JSON object. */
+  /** Sealed by the core (AuthorizationRecord.sealedClaims); '' when there are none or they were erased (as offers.claims). */
   claims: string;
   /**
    * The configurations the authorization's access token has issued, each as `|id|` with the id
@@ -50,10 +52,7 @@ const markOf = (configurationId: string) => `|${encodeURIComponent(configuration
 /** A LIKE pattern matching `text` anywhere, its wildcards escaped (the queries say `escape '\'`). */
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function issuedIds(column: string): string[] {
-  // `|a||b|`: strip the outer bars, split on the inner pairs.
-  return column === '' ? [] : column.slice(1, -1).split('||').map(decodeURIComponent);
-}
+const issuedIds = (column: string): string[] => markedIds(column).map(decodeURIComponent);
 
 /** Maps a stored authorization row to the domain type. */
 export function toAuthorization(row: Selectable<AuthorizationsTable>): AuthorizationRecord {
@@ -76,7 +75,7 @@ export function toAuthorization(row: Selectable<AuthorizationsTable>): Authoriza
     ...(row.provider_nonce !== null ? { providerNonce: row.provider_nonce } : {}),
     ...(row.provider_code_verifier !== null ? { providerCodeVerifier: row.provider_code_verifier } : {}),
     ...(row.user_id !== null ? { userId: row.user_id } : {}),
-    claims: JSON.parse(row.claims) as Record<string, unknown>,
+    ...storedClaims(row.claims),
     issuedConfigurationIds: issuedIds(row.issued_configuration_ids),
     createdAt: row.created_at,
   };
@@ -103,7 +102,7 @@ export function toAuthorizationRow(a: AuthorizationRecord, kind: SqlDialectKind)
     provider_nonce: a.providerNonce ?? null,
     provider_code_verifier: a.providerCodeVerifier ?? null,
     user_id: a.userId ?? null,
-    claims: JSON.stringify(a.claims),
+    claims: a.sealedClaims ?? NO_CLAIMS,
     issued_configuration_ids: a.issuedConfigurationIds.map(markOf).join(''),
     created_at: a.createdAt,
   };
@@ -154,11 +153,15 @@ const advanceUpdate = compiledOnce('authorizations.advance', (db, p: AdvancePara
     .returningAll(),
 );
 
-// As offers.markIssued: one conditional update appends the mark unless it is there already.
-const markIssuedUpdate = compiledOnce('authorizations.markIssued', (db, p: { tenantId: string; id: string; mark: string; pattern: string }) =>
+// As offers.markIssued: one conditional update appends the mark unless it is there already, and
+// erases the claims with the token's last credential.
+const markIssuedUpdate = compiledOnce('authorizations.markIssued', (db, p: { tenantId: string; id: string; mark: string; pattern: string; granted: number }) =>
   db
     .updateTable('authorizations')
-    .set({ issued_configuration_ids: sql<string>`issued_configuration_ids || ${p.mark}` })
+    .set({
+      issued_configuration_ids: sql<string>`issued_configuration_ids || ${p.mark}`,
+      claims: claimsAfterIssuing(p.granted),
+    })
     .where('tenant_id', '=', p.tenantId)
     .where('id', '=', p.id)
     .where(sql<SqlBool>`issued_configuration_ids not like ${p.pattern} escape '\\'`),
@@ -196,7 +199,7 @@ export function authorizationRepositoriesOn(db: Executor, kind: SqlDialectKind):
           providerNonce: to.providerNonce ?? null,
           providerCodeVerifier: to.providerCodeVerifier ?? null,
           userId: to.userId ?? null,
-          claims: to.claims === undefined ? null : JSON.stringify(to.claims),
+          claims: to.sealedClaims ?? null,
         };
         // One statement. On SQLite it runs as a transaction so that a grouped commit takes it in
         // with the others (ImmediateSqliteDialect), as offers.redeem does.
@@ -204,9 +207,12 @@ export function authorizationRepositoriesOn(db: Executor, kind: SqlDialectKind):
         const row = await refusingDuplicates(kind === 'sqlite' ? atomically(db, update) : update(db), handleTaken);
         return row && toAuthorization(row);
       },
-      async markIssued(tenantId, id, configurationId) {
+      async markIssued(tenantId, id, configurationId, granted) {
         const mark = markOf(configurationId);
-        return (await markIssuedUpdate.affectedRows(db, { tenantId, id, mark, pattern: containing(mark) })) > 0n;
+        return (await markIssuedUpdate.affectedRows(db, { tenantId, id, mark, pattern: containing(mark), granted })) > 0n;
+      },
+      async eraseExpiredClaims(now, limit) {
+        return eraseExpiredClaimsOf(db, 'authorizations', now, limit);
       },
       async purgeExpired(before, limit) {
         return deleteBatch(db, 'authorizations', ['seq'], limit, sql<SqlBool>`expires_at <= ${before}`);

@@ -20,7 +20,7 @@ async function issuedOnce(a: Store, b: Store): Promise<void> {
       Array.from({ length: 6 }, (_, i) =>
         (i % 2 === 0 ? a : b).transaction(async (tx) => {
           if (!(await tx.nonces.markUsed({ tenantId: tenant.id, nonce: `n-${round}-${i}-${crypto.randomUUID()}`, expiresAt }))) throw new Error('nonce used');
-          if (!(await tx.offers.markIssued(tenant.id, offer.id, configuration))) throw new Error('already issued');
+          if (!(await tx.offers.markIssued(tenant.id, offer.id, configuration, 10))) throw new Error('already issued');
           await tx.issuedCredentials.insert(makeIssuedCredential(tenant.id, { offerId: offer.id, credentialConfigurationId: configuration }));
         }),
       ),

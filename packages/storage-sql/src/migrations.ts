@@ -755,6 +755,52 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .execute();
       },
     },
+    '0019_claims_at_rest': {
+      async up(db: Kysely<any>) {
+        // From this release the core seals the claims of offers and authorizations, and the store
+        // erases them ('' in `claims`) once they cannot be used (docs/decisions.md "Claims at rest").
+        // Earlier releases kept them in plaintext for ever. Those that can no longer be used are
+        // erased here; those of offers and authorizations still open, or whose access token may
+        // still be in use, stay readable as they are and get an `expires_at` at most an hour away,
+        // so the housekeeping sweep (eraseExpiredClaims) erases them then.
+        const now = Date.now();
+        const nowIso = new Date(now).toISOString();
+        const hourAgo = new Date(now - 3_600_000).toISOString();
+        const inAnHour = new Date(now + 3_600_000).toISOString();
+        await db
+          .updateTable('offers')
+          .set({ claims: '' })
+          .where((eb) =>
+            eb.or([
+              eb('claims', '=', '{}'),
+              eb('kind', '<>', 'pre-authorized'),
+              eb('status', 'in', ['locked', 'deleted']),
+              eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', nowIso)]),
+              eb.and([eb('status', '=', 'used'), eb('used_at', '<=', hourAgo)]),
+            ]),
+          )
+          .execute();
+        await db.updateTable('offers').set({ expires_at: inAnHour }).where('status', '=', 'used').where('claims', '<>', '').execute();
+        await db
+          .updateTable('authorizations')
+          .set({ claims: '' })
+          .where((eb) =>
+            eb.or([
+              eb('claims', '=', '{}'),
+              eb('stage', 'not in', ['code', 'redeemed']),
+              eb.and([eb('stage', '=', 'code'), eb('expires_at', '<=', nowIso)]),
+              // A redeemed authorization's expires_at was its redemption.
+              eb.and([eb('stage', '=', 'redeemed'), eb('expires_at', '<=', hourAgo)]),
+            ]),
+          )
+          .execute();
+        await db.updateTable('authorizations').set({ expires_at: inAnHour }).where('stage', '=', 'redeemed').where('claims', '<>', '').execute();
+        // The sweep reads only rows that still hold claims.
+        for (const table of ['offers', 'authorizations']) {
+          await db.schema.createIndex(`${table}_with_claims_expires_at`).on(table).column('expires_at').where(sql.ref('claims'), '<>', '').execute();
+        }
+      },
+    },
   };
 }
 

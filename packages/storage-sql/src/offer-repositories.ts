@@ -9,7 +9,9 @@ import type { Executor, SqlDialectKind } from './database.ts';
 import { refusingDuplicates, uniqueViolation } from './errors.ts';
 import { deleteBatch } from './retention.table.ts';
 import { atomically, compiledFindOwned, compiledFindOwnedBy, deleteOwned, findOwnedBy, pageOf, updateOwned } from './queries.ts';
+import { claimsAfterIssuing, eraseExpiredClaimsOf } from './claims-at-rest.ts';
 import {
+  NO_CLAIMS,
   type NoncesTable,
   type OffersTable,
   toNonceRow,
@@ -58,20 +60,25 @@ interface RedeemParams {
   codeDigest: string;
   now: string;
   maxTxAttempts: number;
+  claimsUntil: string;
 }
 
 /**
  * One statement decides and writes: the row lock (PostgreSQL) or the write lock (SQLite) orders
  * racing redeemers, and each sees the state the one before it left. `present` keeps to offers that
- * take a transaction code exactly when one was sent; `matches` says whether it is right.
+ * take a transaction code exactly when one was sent; `matches` says whether it is right. A lock
+ * erases the claims; a redemption keeps them (sealed) until its access token expires.
  */
 function redeemUpdate(db: Executor, p: RedeemParams, present: Expression<SqlBool>, matches: Expression<SqlBool>) {
+  const locks = sql<SqlBool>`(not ${matches} and failed_tx_attempts + 1 >= ${p.maxTxAttempts})`;
   return db
     .updateTable('offers')
     .set({
-      status: sql<string>`case when ${matches} then 'used' when failed_tx_attempts + 1 >= ${p.maxTxAttempts} then 'locked' else 'open' end`,
+      status: sql<string>`case when ${matches} then 'used' when ${locks} then 'locked' else 'open' end`,
       failed_tx_attempts: sql<number>`case when ${matches} then failed_tx_attempts else failed_tx_attempts + 1 end`,
       used_at: sql<string | null>`case when ${matches} then cast(${p.now} as text) else used_at end`,
+      expires_at: sql<string>`case when ${matches} then cast(${p.claimsUntil} as text) else expires_at end`,
+      claims: sql<string>`case when ${locks} then ${NO_CLAIMS} else claims end`,
     })
     .where('tenant_id', '=', p.tenantId)
     .where('code_digest', '=', p.codeDigest)
@@ -82,13 +89,15 @@ function redeemUpdate(db: Executor, p: RedeemParams, present: Expression<SqlBool
     .returningAll();
 }
 
-// The two variants of "the transaction code matches" are two shapes, so two queries.
+// The two variants of "the transaction code matches" are two shapes, so two queries. The code
+// matches either of two stored forms (RedeemAttempt.txCodeDigests): the keyed digest, and the bare
+// SHA-256 of offers made before it.
 const redeemWithoutTxCode = compiledOnce('offers.redeem', (db, p: RedeemParams) =>
   redeemUpdate(db, p, sql<SqlBool>`tx_code_digest is null`, sql<SqlBool>`tx_code_digest is null`),
 );
 
-const redeemWithTxCode = compiledOnce('offers.redeem (transaction code)', (db, p: RedeemParams & { txCodeDigest: string }) =>
-  redeemUpdate(db, p, sql<SqlBool>`tx_code_digest is not null`, sql<SqlBool>`tx_code_digest = ${p.txCodeDigest}`),
+const redeemWithTxCode = compiledOnce('offers.redeem (transaction code)', (db, p: RedeemParams & { digest: string; otherDigest: string }) =>
+  redeemUpdate(db, p, sql<SqlBool>`tx_code_digest is not null`, sql<SqlBool>`tx_code_digest in (${p.digest}, ${p.otherDigest})`),
 );
 
 // ON CONFLICT DO NOTHING (PostgreSQL and SQLite): a repeat inserts no row rather than raising, so it
@@ -102,10 +111,11 @@ const insertNonceIfAbsent = compiledOnce('nonces.markUsed', (db, row: Insertable
 
 // Written once per issued credential, in its transaction: one conditional update of the offer the
 // token came from (its page is one the flow has just written), instead of a unique index of its own.
-const markIssuedOnOffer = compiledOnce('offers.markIssued', (db, p: { tenantId: string; id: string; mark: string; pattern: string }) =>
+// The token's last credential erases the offer's claims in the same write.
+const markIssuedOnOffer = compiledOnce('offers.markIssued', (db, p: { tenantId: string; id: string; mark: string; pattern: string; granted: number }) =>
   db
     .updateTable('offers')
-    .set({ issued_configuration_ids: sql<string>`issued_configuration_ids || ${p.mark}` })
+    .set({ issued_configuration_ids: sql<string>`issued_configuration_ids || ${p.mark}`, claims: claimsAfterIssuing(p.granted) })
     .where('tenant_id', '=', p.tenantId)
     .where('id', '=', p.id)
     .where('issued_configuration_ids', 'not like', p.pattern),
@@ -184,21 +194,27 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         const row = await offerByCodeDigest.first(db, { tenantId, value: codeDigest });
         return row && toOffer(row);
       },
-      async redeem(tenantId, codeDigest, txCodeDigest, now, maxTxAttempts): Promise<RedeemOutcome> {
-        const params: RedeemParams = { tenantId, codeDigest, now, maxTxAttempts };
+      async redeem(tenantId, codeDigest, { txCodeDigests, now, maxTxAttempts, claimsUntil }): Promise<RedeemOutcome> {
+        const params: RedeemParams = { tenantId, codeDigest, now, maxTxAttempts, claimsUntil };
         // One statement (redeemUpdate). On SQLite it runs as a transaction so that a grouped commit
         // takes it in with the others (ImmediateSqliteDialect).
+        const [digest, otherDigest] = txCodeDigests ?? [];
         const update = (executor: Executor) =>
-          txCodeDigest === undefined ? redeemWithoutTxCode.first(executor, params) : redeemWithTxCode.first(executor, { ...params, txCodeDigest });
+          digest === undefined
+            ? redeemWithoutTxCode.first(executor, params)
+            : redeemWithTxCode.first(executor, { ...params, digest, otherDigest: otherDigest ?? digest });
         const row = kind === 'sqlite' ? await atomically(db, update) : await update(db);
         if (!row) return { outcome: 'not-open' };
         const offer = toOffer(row);
         if (offer.status === 'used') return { outcome: 'redeemed', offer };
         return { outcome: 'wrong-tx-code', failedTxAttempts: offer.failedTxAttempts, locked: offer.status === 'locked' };
       },
-      async markIssued(tenantId, id, configurationId) {
+      async markIssued(tenantId, id, configurationId, granted) {
         const mark = `|${configurationId}|`;
-        return (await markIssuedOnOffer.affectedRows(db, { tenantId, id, mark, pattern: `%${mark}%` })) > 0n;
+        return (await markIssuedOnOffer.affectedRows(db, { tenantId, id, mark, pattern: `%${mark}%`, granted })) > 0n;
+      },
+      async eraseExpiredClaims(now, limit) {
+        return eraseExpiredClaimsOf(db, 'offers', now, limit);
       },
       async purgeExpired(before, limit) {
         return deleteBatch(db, 'offers', ['seq'], limit, sql<SqlBool>`expires_at <= ${before}`);
@@ -206,7 +222,7 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
       async markDeleted(tenantId, id, offerKind) {
         const result = await db
           .updateTable('offers')
-          .set({ status: 'deleted' })
+          .set({ status: 'deleted', claims: NO_CLAIMS })
           .where('tenant_id', '=', tenantId)
           .where('id', '=', id)
           .where('kind', '=', offerKind)

@@ -24,6 +24,10 @@ export interface OffersTable {
   configuration_ids: string;
   /** With tenant_id, references users (on delete cascade). */
   user_id: string | null;
+  /**
+   * The offer's claims, sealed by the core (OfferRecord.sealedClaims); '' when there are none or
+   * they were erased (migration 0018). Rows written before sealing hold JSON text until erased.
+   */
   claims: string;
   /** Unique per tenant: the only form the pre-authorized code (or issuer state) is kept in. */
   code_digest: string;
@@ -85,8 +89,26 @@ export function toUserRow(u: UserRecord): Insertable<UsersTable> {
   };
 }
 
+/** What the claims column of offers and authorizations holds when there are none, or once they are erased. */
+export const NO_CLAIMS = '';
+
+/**
+ * The record's `sealedClaims` from a claims column: none for '' (and for the '{}' rows written
+ * before claims were sealed); anything else as it is, sealed text or an older row's JSON, which the
+ * core reads either way (openClaims).
+ */
+export function storedClaims(column: string): { sealedClaims?: string } {
+  return column === NO_CLAIMS || column === '{}' ? {} : { sealedClaims: column };
+}
+
+/** The ids of an issued_configuration_ids column, `|a||b|`, in the order marked (as written: the caller decodes). */
+export function markedIds(column: string): string[] {
+  return column === '' ? [] : column.slice(1, -1).split('||');
+}
+
 /** Maps a stored offer row to the domain type. */
 export function toOffer(row: Selectable<OffersTable>): OfferRecord {
+  const issued = markedIds(row.issued_configuration_ids);
   const txCode =
     row.tx_code !== null && row.tx_code_digest !== null
       ? ({ ...(JSON.parse(row.tx_code) as Omit<StoredTxCode, 'digest'>), digest: row.tx_code_digest } satisfies StoredTxCode)
@@ -98,7 +120,7 @@ export function toOffer(row: Selectable<OffersTable>): OfferRecord {
     issuer: row.issuer,
     configurationIds: JSON.parse(row.configuration_ids) as string[],
     ...(row.user_id !== null ? { userId: row.user_id } : {}),
-    claims: JSON.parse(row.claims) as Record<string, unknown>,
+    ...storedClaims(row.claims),
     codeDigest: row.code_digest,
     ...(txCode ? { txCode } : {}),
     ...(row.request_parameters !== null ? { requestParameters: JSON.parse(row.request_parameters) as Record<string, unknown> } : {}),
@@ -108,6 +130,7 @@ export function toOffer(row: Selectable<OffersTable>): OfferRecord {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     ...(row.used_at !== null ? { usedAt: row.used_at } : {}),
+    ...(issued.length > 0 ? { issuedConfigurationIds: issued } : {}),
   };
 }
 
@@ -121,7 +144,7 @@ export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<Off
     issuer: o.issuer,
     configuration_ids: JSON.stringify(o.configurationIds),
     user_id: o.userId ?? null,
-    claims: JSON.stringify(o.claims),
+    claims: o.sealedClaims ?? NO_CLAIMS,
     code_digest: o.codeDigest,
     tx_code_digest: digest,
     tx_code: o.txCode ? JSON.stringify(settings) : null,
@@ -132,6 +155,7 @@ export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<Off
     expires_at: o.expiresAt,
     created_at: o.createdAt,
     used_at: o.usedAt ?? null,
+    issued_configuration_ids: (o.issuedConfigurationIds ?? []).map((id) => `|${id}|`).join(''),
   };
 }
 

@@ -41,15 +41,19 @@ export async function seedRetention(store: Store, now: Date): Promise<RetentionS
 
   // Authorizations, offers and used nonces: past their expiry and grace; within the grace; live.
   const expiring = async (kind: 'authorizations' | 'offers' | 'nonces', expiresAt: string, into: Record<RetentionKind, Present[]>) => {
+    // Their sealed claims are erased once they expire, grace or not (docs/decisions.md "Claims at rest").
+    const claims = expiresAt <= now.toISOString() ? pastLife : alive;
     if (kind === 'authorizations') {
-      const r = makeAuthorization(a.id, { expiresAt, stage: 'redeemed' });
+      const r = makeAuthorization(a.id, { expiresAt, stage: 'redeemed', sealedClaims: unique('v1.sealed-claims-') });
       delete r.handleDigest;
       await store.authorizations.insert(r);
       into.authorizations.push(async () => (await store.authorizations.get(a.id, r.id)) !== undefined);
+      claims.authorization_claims.push(async () => (await store.authorizations.get(a.id, r.id))?.sealedClaims !== undefined);
     } else if (kind === 'offers') {
       const o = makeOffer(a.id, undefined, { expiresAt });
       await store.offers.insert(o);
       into.offers.push(async () => (await store.offers.get(a.id, o.id)) !== undefined);
+      claims.offer_claims.push(async () => (await store.offers.get(a.id, o.id))?.sealedClaims !== undefined);
     } else {
       const nonce = `dpop:${unique('jti-')}`;
       await store.nonces.markUsed({ tenantId: a.id, nonce, expiresAt });

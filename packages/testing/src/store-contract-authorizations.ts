@@ -23,7 +23,6 @@ export function makeAuthorization(tenantId: string, over: Partial<AuthorizationR
     stage: 'pushed',
     handleDigest: digest(),
     expiresAt: iso(60_000),
-    claims: {},
     issuedConfigurationIds: [],
     createdAt: iso(),
     ...over,
@@ -82,12 +81,13 @@ export function describeAuthorizationContract(store: () => Store): void {
         providerNonce: 'nonce-1',
         providerCodeVerifier: 'verifier-1',
         userId: uuid(),
-        claims: { givenName: 'Ada', nested: { list: [1, 'two', null], flag: true } },
+        sealedClaims: 'v1.sealed-claims',
         issuedConfigurationIds: ['already-issued'],
       });
       const gotPlain = await repo().get(a.id, plain.id);
       expect(gotPlain).toEqual(plain);
-      for (const key of ['state', 'offerId', 'dpopJkt', 'providerNonce', 'providerCodeVerifier', 'userId']) expect(gotPlain).not.toHaveProperty(key);
+      for (const key of ['state', 'offerId', 'dpopJkt', 'providerNonce', 'providerCodeVerifier', 'userId', 'sealedClaims'])
+        expect(gotPlain).not.toHaveProperty(key);
       expect(await repo().get(a.id, full.id)).toEqual(full);
       expect(await repo().findByHandle(a.id, full.handleDigest as string)).toEqual(full);
       expect(await repo().get(b.id, full.id)).toBeUndefined();
@@ -161,21 +161,21 @@ export function describeAuthorizationContract(store: () => Store): void {
     it('advance keeps the fields `to` leaves out, replaces claims only when given, and clears the handle when none is given', async () => {
       const t = await tenant();
       const now = iso();
-      const r = await authorization(t.id, { stage: 'authenticating', providerNonce: 'n1', providerCodeVerifier: 'v1', claims: { kept: 1 } });
+      const r = await authorization(t.id, { stage: 'authenticating', providerNonce: 'n1', providerCodeVerifier: 'v1', sealedClaims: 'v1.kept' });
       const interaction = await repo().advance(t.id, r.id, 'authenticating', r.handleDigest as string, now, {
         stage: 'interaction',
         handleDigest: digest(),
         expiresAt: iso(600_000),
         userId: 'user-1',
       });
-      expect(interaction).toMatchObject({ stage: 'interaction', providerNonce: 'n1', providerCodeVerifier: 'v1', userId: 'user-1', claims: { kept: 1 } });
+      expect(interaction).toMatchObject({ stage: 'interaction', providerNonce: 'n1', providerCodeVerifier: 'v1', userId: 'user-1', sealedClaims: 'v1.kept' });
       const code = await repo().advance(t.id, r.id, 'interaction', interaction?.handleDigest as string, now, {
         stage: 'code',
         handleDigest: digest(),
         expiresAt: iso(60_000),
-        claims: { replaced: { deep: ['x'] } },
+        sealedClaims: 'v1.replaced',
       });
-      expect(code?.claims).toEqual({ replaced: { deep: ['x'] } });
+      expect(code?.sealedClaims).toBe('v1.replaced');
       expect(code).toMatchObject({ stage: 'code', providerNonce: 'n1', userId: 'user-1' });
       const redeemed = await repo().advance(t.id, r.id, 'code', code?.handleDigest as string, now, { stage: 'redeemed', expiresAt: now });
       expect(redeemed).toEqual({ ...code, stage: 'redeemed', handleDigest: undefined, expiresAt: now });
@@ -214,15 +214,15 @@ export function describeAuthorizationContract(store: () => Store): void {
       const [a, b] = await tenants();
       const [r, other] = [await authorization(a.id), await authorization(a.id)];
       const configuration = uuid();
-      expect(await repo().markIssued(a.id, r.id, configuration)).toBe(true);
-      expect(await repo().markIssued(a.id, r.id, configuration)).toBe(false);
-      expect(await repo().markIssued(a.id, other.id, configuration)).toBe(true);
+      expect(await repo().markIssued(a.id, r.id, configuration, 10)).toBe(true);
+      expect(await repo().markIssued(a.id, r.id, configuration, 10)).toBe(false);
+      expect(await repo().markIssued(a.id, other.id, configuration, 10)).toBe(true);
       // Ids that look like LIKE wildcards or the store's separators are each their own.
-      for (const id of ['abc', 'a_c', 'a%c', 'a|c', 'a\\c', '|']) expect(await repo().markIssued(a.id, r.id, id), id).toBe(true);
-      for (const id of ['a_c', 'a%c', 'a|c', 'a\\c', '|']) expect(await repo().markIssued(a.id, r.id, id), id).toBe(false);
-      expect(await repo().markIssued(a.id, r.id, 'a')).toBe(true);
-      expect(await repo().markIssued(b.id, r.id, uuid())).toBe(false);
-      expect(await repo().markIssued(a.id, uuid(), configuration)).toBe(false);
+      for (const id of ['abc', 'a_c', 'a%c', 'a|c', 'a\\c', '|']) expect(await repo().markIssued(a.id, r.id, id, 10), id).toBe(true);
+      for (const id of ['a_c', 'a%c', 'a|c', 'a\\c', '|']) expect(await repo().markIssued(a.id, r.id, id, 10), id).toBe(false);
+      expect(await repo().markIssued(a.id, r.id, 'a', 10)).toBe(true);
+      expect(await repo().markIssued(b.id, r.id, uuid(), 10)).toBe(false);
+      expect(await repo().markIssued(a.id, uuid(), configuration, 10)).toBe(false);
       expect((await repo().get(a.id, r.id))?.issuedConfigurationIds).toEqual([configuration, 'abc', 'a_c', 'a%c', 'a|c', 'a\\c', '|', 'a']);
       expect((await repo().get(a.id, other.id))?.issuedConfigurationIds).toEqual([configuration]);
     });
@@ -231,7 +231,7 @@ export function describeAuthorizationContract(store: () => Store): void {
       const t = await tenant();
       const r = await authorization(t.id, { stage: 'redeemed', issuedConfigurationIds: ['earlier'] });
       const configuration = uuid();
-      const results = await Promise.all(Array.from({ length: 8 }, () => repo().markIssued(t.id, r.id, configuration)));
+      const results = await Promise.all(Array.from({ length: 8 }, () => repo().markIssued(t.id, r.id, configuration, 10)));
       expect(results.filter(Boolean)).toHaveLength(1);
       expect((await repo().get(t.id, r.id))?.issuedConfigurationIds).toEqual(['earlier', configuration]);
     });
@@ -244,12 +244,12 @@ export function describeAuthorizationContract(store: () => Store): void {
       await expectRolledBack(store(), 'boom', async (tx) => {
         await tx.authorizations.insert(fresh);
         expect(await tx.authorizations.advance(t.id, r.id, 'code', r.handleDigest as string, iso(), { stage: 'redeemed', expiresAt: iso() })).toBeDefined();
-        expect(await tx.authorizations.markIssued(t.id, r.id, configuration)).toBe(true);
+        expect(await tx.authorizations.markIssued(t.id, r.id, configuration, 10)).toBe(true);
       });
       expect(await repo().get(t.id, fresh.id)).toBeUndefined();
       expect(await repo().findByHandle(t.id, fresh.handleDigest as string)).toBeUndefined();
       expect(await repo().get(t.id, r.id)).toEqual(r);
-      expect(await repo().markIssued(t.id, r.id, configuration)).toBe(true);
+      expect(await repo().markIssued(t.id, r.id, configuration, 10)).toBe(true);
     });
 
     it('purgeExpired deletes authorizations of any tenant and stage expired at or before the cutoff, a batch at a time, and only those', async () => {
@@ -279,15 +279,42 @@ export function describeAuthorizationContract(store: () => Store): void {
       await authorization(a.id, { handleDigest: gone[0]?.handleDigest as string });
     });
 
+    it('markIssued erases the claims with the last credential the token grants (issue 26 point 4; docs/decisions.md "Claims at rest")', async () => {
+      const t = await tenant();
+      const r = await authorization(t.id, { stage: 'redeemed', sealedClaims: 'v1.hook-claims' });
+      expect(await repo().markIssued(t.id, r.id, 'first', 2)).toBe(true);
+      expect((await repo().get(t.id, r.id))?.sealedClaims).toBe('v1.hook-claims');
+      expect(await repo().markIssued(t.id, r.id, 'first', 1)).toBe(false);
+      expect((await repo().get(t.id, r.id))?.sealedClaims).toBe('v1.hook-claims');
+      expect(await repo().markIssued(t.id, r.id, 'second', 2)).toBe(true);
+      expect(await repo().get(t.id, r.id)).toMatchObject({ issuedConfigurationIds: ['first', 'second'] });
+      expect(await repo().get(t.id, r.id)).not.toHaveProperty('sealedClaims');
+    });
+
+    it('eraseExpiredClaims erases, across tenants and at most `limit` at a time, the claims of authorizations whose expiry has passed, and no others', async () => {
+      const [a, b] = await tenants();
+      const now = iso();
+      const expired = [
+        await authorization(a.id, { stage: 'code', sealedClaims: 'v1.a', expiresAt: iso(-1_000) }),
+        await authorization(b.id, { stage: 'code', sealedClaims: 'v1.b', expiresAt: now }),
+      ];
+      const live = await authorization(a.id, { stage: 'code', sealedClaims: 'v1.live', expiresAt: iso(60_000) });
+      expect(await repo().eraseExpiredClaims(now, 1)).toBe(1);
+      while ((await repo().eraseExpiredClaims(now, 100)) > 0);
+      for (const r of expired) expect(await repo().get(r.tenantId, r.id)).not.toHaveProperty('sealedClaims');
+      expect((await repo().get(a.id, live.id))?.sealedClaims).toBe('v1.live');
+      expect(await repo().eraseExpiredClaims(now, 100)).toBe(0);
+    });
+
     it('values read are copies: changing one changes nothing stored', async () => {
       const t = await tenant();
-      const r = await authorization(t.id, { claims: { list: [1] } });
+      const r = await authorization(t.id, { forwardedParameters: { prompt: 'login' } });
       r.configurationIds.push('changed');
       const got = (await repo().get(t.id, r.id)) as AuthorizationRecord;
       expect(got.configurationIds).toHaveLength(1);
-      (got.claims.list as number[]).push(2);
+      got.forwardedParameters.prompt = 'none';
       got.issuedConfigurationIds.push('changed');
-      expect(await repo().get(t.id, r.id)).toMatchObject({ claims: { list: [1] }, issuedConfigurationIds: [] });
+      expect(await repo().get(t.id, r.id)).toMatchObject({ forwardedParameters: { prompt: 'login' }, issuedConfigurationIds: [] });
     });
   });
 }

@@ -60,16 +60,17 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       const [offer, other] = [makeOffer(a.id, undefined), makeOffer(a.id, undefined)];
       for (const o of [offer, other]) await store().offers.insert(o);
       const configuration = uuid();
-      expect(await store().offers.markIssued(a.id, offer.id, configuration)).toBe(true);
-      expect(await store().offers.markIssued(a.id, offer.id, configuration)).toBe(false);
+      expect(await store().offers.markIssued(a.id, offer.id, configuration, 10)).toBe(true);
+      expect(await store().offers.markIssued(a.id, offer.id, configuration, 10)).toBe(false);
       // Another configuration of the same offer, or another offer: recorded.
-      expect(await store().offers.markIssued(a.id, offer.id, uuid())).toBe(true);
-      expect(await store().offers.markIssued(a.id, other.id, configuration)).toBe(true);
+      expect(await store().offers.markIssued(a.id, offer.id, uuid(), 10)).toBe(true);
+      expect(await store().offers.markIssued(a.id, other.id, configuration, 10)).toBe(true);
       // An offer that does not exist, or one of another tenant: nothing to record.
-      expect(await store().offers.markIssued(a.id, uuid(), configuration)).toBe(false);
-      expect(await store().offers.markIssued(b.id, other.id, uuid())).toBe(false);
-      // The offer itself reads as before.
-      expect(await store().offers.get(a.id, offer.id)).toEqual(offer);
+      expect(await store().offers.markIssued(a.id, uuid(), configuration, 10)).toBe(false);
+      expect(await store().offers.markIssued(b.id, other.id, uuid(), 10)).toBe(false);
+      // The offer reads as before, with what its token issued, in order.
+      expect(await store().offers.get(a.id, offer.id)).toEqual({ ...offer, issuedConfigurationIds: [configuration, expect.any(String)] });
+      expect(await store().offers.get(a.id, other.id)).toEqual({ ...other, issuedConfigurationIds: [configuration] });
     });
 
     it('one credential per configuration per access token: of racing issuing transactions exactly one commits, the others leave nothing', async () => {
@@ -87,7 +88,7 @@ export function describeIssuedCredentialContract(store: () => Store): void {
         attempts.map(({ nonce, record }) =>
           store().transaction(async (tx) => {
             if (!(await tx.nonces.markUsed(nonce))) throw new Error('nonce used');
-            if (!(await tx.offers.markIssued(t.id, offer.id, configuration))) throw new Error('already issued');
+            if (!(await tx.offers.markIssued(t.id, offer.id, configuration, 10))) throw new Error('already issued');
             await tx.issuedCredentials.insert(record);
           }),
         ),
@@ -107,9 +108,9 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       await store().offers.insert(offer);
       const configuration = uuid();
       await expectRolledBack(store(), 'signing failed', async (tx) => {
-        expect(await tx.offers.markIssued(t.id, offer.id, configuration)).toBe(true);
+        expect(await tx.offers.markIssued(t.id, offer.id, configuration, 10)).toBe(true);
       });
-      expect(await store().offers.markIssued(t.id, offer.id, configuration)).toBe(true);
+      expect(await store().offers.markIssued(t.id, offer.id, configuration, 10)).toBe(true);
     });
 
     it('lists in creation order across pages, with every filter AND-ed', async () => {

@@ -1,7 +1,7 @@
 // The Store contract for users, offers, nonces and tenant signing keys (ports.ts: UserRepository,
 // OfferRepository, NonceRepository, TenantSigningKeyRepository), run inside describeStoreContract
 // against every adapter.
-import type { OfferRecord, RedeemOutcome, Store, UserRecord } from '@vellum/core';
+import type { OfferRecord, RedeemAttempt, RedeemOutcome, Store, UserRecord } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
 import { expectDomainError, inserting, iso, tenantMakers, unique, uuid } from './store-contract-support.ts';
 
@@ -20,7 +20,8 @@ export function makeOffer(tenantId: string, userId: string | undefined, over: Pa
     issuer: 'https://t.eu01.vellum.test',
     configurationIds: [uuid()],
     ...(userId !== undefined ? { userId } : {}),
-    claims: { givenName: 'Ada', nested: { a: [1, 2] } },
+    // Opaque to the store: the core seals the claims.
+    ...(over.kind === 'authorization-code' ? {} : { sealedClaims: unique('v1.sealed-claims-') }),
     codeDigest: unique('code-'),
     byReference: false,
     status: 'open',
@@ -29,6 +30,11 @@ export function makeOffer(tenantId: string, userId: string | undefined, over: Pa
     createdAt: iso(),
     ...over,
   };
+}
+
+/** A redeem attempt at `now` with the transaction code digest `digest` (or none); a redeemed offer then expires 10 minutes after the call. */
+export function attempt(digest: string | undefined, now: string, claimsUntil = iso(600_000)): RedeemAttempt {
+  return { ...(digest !== undefined ? { txCodeDigests: [digest] } : {}), now, maxTxAttempts: 3, claimsUntil };
 }
 
 /** The users, offers, nonces and signing key part of the Store contract; `store` is read when the tests run. */
@@ -134,7 +140,6 @@ export function describeOfferContract(store: () => Store): void {
       const pre = makeOffer(a.id, u.id, { txCode: { digest: unique('tx-'), inputMode: 'numeric', length: 6, description: 'By SMS' }, byReference: true });
       const auth = makeOffer(a.id, undefined, {
         kind: 'authorization-code',
-        claims: {},
         requestParameters: { login_hint: 'ada', prompt: 'login' },
         expiresAt: iso(86_400_000),
       });
@@ -169,9 +174,11 @@ export function describeOfferContract(store: () => Store): void {
       const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
       await store().offers.insert(offer);
       const now = iso();
-      const first = await store().offers.redeem(t.id, offer.codeDigest, 'right', now, 3);
-      expect(first).toEqual({ outcome: 'redeemed', offer: { ...offer, status: 'used', usedAt: now } });
-      expect(await store().offers.redeem(t.id, offer.codeDigest, 'right', iso(), 3)).toEqual({ outcome: 'not-open' });
+      const claimsUntil = iso(600_000);
+      const first = await store().offers.redeem(t.id, offer.codeDigest, attempt('right', now, claimsUntil));
+      // Used, its claims kept (sealed) until its access token expires: its expiry moves there.
+      expect(first).toEqual({ outcome: 'redeemed', offer: { ...offer, status: 'used', usedAt: now, expiresAt: claimsUntil } });
+      expect(await store().offers.redeem(t.id, offer.codeDigest, attempt('right', iso()))).toEqual({ outcome: 'not-open' });
       expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'used', usedAt: now, failedTxAttempts: 0 });
     });
 
@@ -181,18 +188,19 @@ export function describeOfferContract(store: () => Store): void {
       const plain = makeOffer(t.id, u.id);
       const expired = makeOffer(t.id, u.id, { expiresAt: iso(-1) });
       const deleted = makeOffer(t.id, u.id);
-      const auth = makeOffer(t.id, undefined, { kind: 'authorization-code', claims: {} });
+      const auth = makeOffer(t.id, undefined, { kind: 'authorization-code' });
       for (const o of [plain, expired, deleted, auth]) await store().offers.insert(o);
       expect(await store().offers.markDeleted(t.id, deleted.id, 'pre-authorized')).toBe(true);
       const now = iso();
-      expect(await store().offers.redeem(other.id, plain.codeDigest, undefined, now, 3)).toEqual({ outcome: 'not-open' });
-      for (const o of [expired, deleted, auth]) expect(await store().offers.redeem(t.id, o.codeDigest, undefined, now, 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.redeem(other.id, plain.codeDigest, attempt(undefined, now))).toEqual({ outcome: 'not-open' });
+      for (const o of [expired, deleted, auth])
+        expect(await store().offers.redeem(t.id, o.codeDigest, attempt(undefined, now))).toEqual({ outcome: 'not-open' });
       // At the instant it expires, it is expired.
-      expect(await store().offers.redeem(t.id, plain.codeDigest, undefined, plain.expiresAt, 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.redeem(t.id, plain.codeDigest, attempt(undefined, plain.expiresAt))).toEqual({ outcome: 'not-open' });
       // A transaction code sent to an offer that takes none changes nothing.
-      expect(await store().offers.redeem(t.id, plain.codeDigest, 'unasked', now, 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.redeem(t.id, plain.codeDigest, attempt('unasked', now))).toEqual({ outcome: 'not-open' });
       expect(await store().offers.get(t.id, plain.id)).toMatchObject({ status: 'open', failedTxAttempts: 0 });
-      expect((await store().offers.redeem(t.id, plain.codeDigest, undefined, now, 3)).outcome).toBe('redeemed');
+      expect((await store().offers.redeem(t.id, plain.codeDigest, attempt(undefined, now))).outcome).toBe('redeemed');
     });
 
     it('redeem: wrong transaction codes count, and the third locks the offer for good', async () => {
@@ -200,14 +208,14 @@ export function describeOfferContract(store: () => Store): void {
       const u = await user(t.id);
       const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'text', length: 8 } });
       await store().offers.insert(offer);
-      const wrong = () => store().offers.redeem(t.id, offer.codeDigest, 'wrong', iso(), 3);
+      const wrong = () => store().offers.redeem(t.id, offer.codeDigest, attempt('wrong', iso()));
       expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 1, locked: false });
       // A missing code, for an offer that has one, counts for nothing: the caller says it is missing.
-      expect(await store().offers.redeem(t.id, offer.codeDigest, undefined, iso(), 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.redeem(t.id, offer.codeDigest, attempt(undefined, iso()))).toEqual({ outcome: 'not-open' });
       expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'open', failedTxAttempts: 1 });
       expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 2, locked: false });
       expect(await wrong()).toEqual({ outcome: 'wrong-tx-code', failedTxAttempts: 3, locked: true });
-      expect(await store().offers.redeem(t.id, offer.codeDigest, 'right', iso(), 3)).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.redeem(t.id, offer.codeDigest, attempt('right', iso()))).toEqual({ outcome: 'not-open' });
       expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'locked', failedTxAttempts: 3 });
     });
 
@@ -217,7 +225,7 @@ export function describeOfferContract(store: () => Store): void {
       for (let round = 0; round < 5; round++) {
         const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
         await store().offers.insert(offer);
-        const outcomes = await Promise.all(Array.from({ length: 10 }, () => store().offers.redeem(t.id, offer.codeDigest, 'right', iso(), 3)));
+        const outcomes = await Promise.all(Array.from({ length: 10 }, () => store().offers.redeem(t.id, offer.codeDigest, attempt('right', iso()))));
         expect(outcomes.filter((o) => o.outcome === 'redeemed')).toHaveLength(1);
         expect(outcomes.filter((o) => o.outcome === 'not-open')).toHaveLength(9);
       }
@@ -228,7 +236,9 @@ export function describeOfferContract(store: () => Store): void {
       const u = await user(t.id);
       const offer = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
       await store().offers.insert(offer);
-      const outcomes: RedeemOutcome[] = await Promise.all(Array.from({ length: 10 }, () => store().offers.redeem(t.id, offer.codeDigest, 'wrong', iso(), 3)));
+      const outcomes: RedeemOutcome[] = await Promise.all(
+        Array.from({ length: 10 }, () => store().offers.redeem(t.id, offer.codeDigest, attempt('wrong', iso()))),
+      );
       const counted = outcomes.flatMap((o) => (o.outcome === 'wrong-tx-code' ? [o.failedTxAttempts] : []));
       expect(counted.sort()).toEqual([1, 2, 3]);
       expect(outcomes.filter((o) => o.outcome === 'not-open')).toHaveLength(7);
@@ -236,7 +246,9 @@ export function describeOfferContract(store: () => Store): void {
 
       const second = makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } });
       await store().offers.insert(second);
-      const mixed = await Promise.all(['wrong', 'wrong', 'wrong', 'right', 'wrong'].map((d) => store().offers.redeem(t.id, second.codeDigest, d, iso(), 3)));
+      const mixed = await Promise.all(
+        ['wrong', 'wrong', 'wrong', 'right', 'wrong'].map((d) => store().offers.redeem(t.id, second.codeDigest, attempt(d, iso()))),
+      );
       const wins = mixed.filter((o) => o.outcome === 'redeemed');
       const wrongs = mixed.filter((o): o is Extract<RedeemOutcome, { outcome: 'wrong-tx-code' }> => o.outcome === 'wrong-tx-code');
       expect(wins.length).toBeLessThanOrEqual(1);
@@ -250,15 +262,93 @@ export function describeOfferContract(store: () => Store): void {
       const t = await tenant();
       const u = await user(t.id);
       const used = makeOffer(t.id, u.id);
-      const auth = makeOffer(t.id, undefined, { kind: 'authorization-code', claims: {} });
+      const auth = makeOffer(t.id, undefined, { kind: 'authorization-code' });
       await store().offers.insert(used);
       await store().offers.insert(auth);
-      await store().offers.redeem(t.id, used.codeDigest, undefined, iso(), 3);
+      await store().offers.redeem(t.id, used.codeDigest, attempt(undefined, iso()));
       expect(await store().offers.markDeleted(t.id, auth.id, 'pre-authorized')).toBe(false);
       expect(await store().offers.markDeleted(t.id, used.id, 'pre-authorized')).toBe(true);
       expect(await store().offers.markDeleted(t.id, used.id, 'pre-authorized')).toBe(false);
       expect(await store().offers.markDeleted(t.id, uuid(), 'pre-authorized')).toBe(false);
       expect(await store().offers.get(t.id, used.id)).toMatchObject({ status: 'deleted' });
+    });
+  });
+
+  describe('offer claims at rest (issue 26 point 4; docs/decisions.md "Claims at rest")', () => {
+    it("redeem matches either stored form of the transaction code (the keyed digest, or an earlier release's), and nothing else", async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const [keyed, legacy] = [
+        makeOffer(t.id, u.id, { txCode: { digest: 'k1.new', inputMode: 'numeric', length: 6 } }),
+        makeOffer(t.id, u.id, { txCode: { digest: 'old', inputMode: 'numeric', length: 6 } }),
+      ];
+      for (const o of [keyed, legacy]) await store().offers.insert(o);
+      const both = (o: OfferRecord, digests: string[]) => store().offers.redeem(t.id, o.codeDigest, { ...attempt(undefined, iso()), txCodeDigests: digests });
+      expect(await both(keyed, ['k1.other', 'other'])).toMatchObject({ outcome: 'wrong-tx-code', failedTxAttempts: 1 });
+      expect(await both(keyed, ['k1.new', 'old'])).toMatchObject({ outcome: 'redeemed' });
+      expect(await both(legacy, ['k1.new', 'old'])).toMatchObject({ outcome: 'redeemed' });
+    });
+
+    it('the claims go in the write that locks or deletes the offer; redeeming keeps them', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const [locked, deleted, used] = [
+        makeOffer(t.id, u.id, { txCode: { digest: 'right', inputMode: 'numeric', length: 6 } }),
+        makeOffer(t.id, u.id),
+        makeOffer(t.id, u.id),
+      ];
+      for (const o of [locked, deleted, used]) await store().offers.insert(o);
+      for (let i = 0; i < 2; i++) await store().offers.redeem(t.id, locked.codeDigest, attempt('wrong', iso()));
+      expect((await store().offers.get(t.id, locked.id))?.sealedClaims).toBe(locked.sealedClaims);
+      await store().offers.redeem(t.id, locked.codeDigest, attempt('wrong', iso()));
+      const afterLock = await store().offers.get(t.id, locked.id);
+      expect(afterLock).toMatchObject({ status: 'locked' });
+      expect(afterLock).not.toHaveProperty('sealedClaims');
+      await store().offers.markDeleted(t.id, deleted.id, 'pre-authorized');
+      expect(await store().offers.get(t.id, deleted.id)).not.toHaveProperty('sealedClaims');
+      await store().offers.redeem(t.id, used.codeDigest, attempt(undefined, iso()));
+      expect(await store().offers.get(t.id, used.id)).toMatchObject({ status: 'used', sealedClaims: used.sealedClaims });
+    });
+
+    it('markIssued erases the claims with the last credential the token grants, not before; a rolled-back issue erases nothing', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const offer = makeOffer(t.id, u.id);
+      await store().offers.insert(offer);
+      const [first, second] = [uuid(), uuid()];
+      expect(await store().offers.markIssued(t.id, offer.id, first, 2)).toBe(true);
+      expect((await store().offers.get(t.id, offer.id))?.sealedClaims).toBe(offer.sealedClaims);
+      await expect(
+        store().transaction(async (tx) => {
+          expect(await tx.offers.markIssued(t.id, offer.id, second, 2)).toBe(true);
+          throw new Error('signing failed');
+        }),
+      ).rejects.toThrow('signing failed');
+      expect((await store().offers.get(t.id, offer.id))?.sealedClaims).toBe(offer.sealedClaims);
+      // A repeat changes nothing, the claims included.
+      expect(await store().offers.markIssued(t.id, offer.id, first, 1)).toBe(false);
+      expect((await store().offers.get(t.id, offer.id))?.sealedClaims).toBe(offer.sealedClaims);
+      expect(await store().offers.markIssued(t.id, offer.id, second, 2)).toBe(true);
+      expect(await store().offers.get(t.id, offer.id)).not.toHaveProperty('sealedClaims');
+    });
+
+    it('eraseExpiredClaims erases, across tenants and at most `limit` at a time, the claims of offers whose expiry has passed, and no others', async () => {
+      const [a, b] = await tenants();
+      const [ua, ub] = [await user(a.id), await user(b.id)];
+      const now = iso();
+      const expired = [
+        makeOffer(a.id, ua.id, { expiresAt: iso(-2_000) }),
+        makeOffer(b.id, ub.id, { expiresAt: iso(-1_000) }),
+        makeOffer(a.id, ua.id, { expiresAt: now }),
+      ];
+      const live = makeOffer(a.id, ua.id, { expiresAt: iso(60_000) });
+      for (const o of [...expired, live]) await store().offers.insert(o);
+      // Other tests' offers may be due as well: erase until none is left.
+      expect(await store().offers.eraseExpiredClaims(now, 2)).toBe(2);
+      while ((await store().offers.eraseExpiredClaims(now, 100)) > 0);
+      for (const o of expired) expect(await store().offers.get(o.tenantId, o.id)).not.toHaveProperty('sealedClaims');
+      expect((await store().offers.get(a.id, live.id))?.sealedClaims).toBe(live.sealedClaims);
+      expect(await store().offers.eraseExpiredClaims(now, 100)).toBe(0);
     });
   });
 

@@ -1,11 +1,17 @@
 // Stand-ins for the Digests, WalletTokens and NonceCodec ports in tests of the core (no jose, no
 // KeyManager, no platform keys).
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { type Clock, completeWalletClaims, type Digests, type NonceCodec, type WalletAccessClaims, type WalletTokens } from '@vellum/core';
 
-/** SHA-256 from node:crypto, as @vellum/crypto's createDigests computes it. */
+/** A fixed MAC key for tests: the real one is a random platform secret. */
+const TEST_MAC_KEY = Buffer.alloc(32, 7);
+
+/** SHA-256 and HMAC-SHA-256 (under a fixed test key) from node:crypto, as @vellum/crypto's createDigests computes them. */
 export function fakeDigests(): Digests {
-  return { sha256: (text) => createHash('sha256').update(text, 'utf8').digest('base64url') };
+  return {
+    sha256: (text) => createHash('sha256').update(text, 'utf8').digest('base64url'),
+    mac: (text) => createHmac('sha256', TEST_MAC_KEY).update(text, 'utf8').digest('base64url'),
+  };
 }
 
 /**

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVellum, type DidKey, type KeyAlgorithm, type RequestContext, ROLE_PERMISSIONS, type Store, type Tenant, type Vellum } from '@vellum/core';
 import {
-  createDigests,
   createDocumentSignerCertificate,
   createIacaCertificate,
   createKeyManager,
@@ -15,9 +14,11 @@ import {
   createProofVerifier,
   createScryptHasher,
   createSealer,
+  createSecretBox,
   createWalletTokens,
   createX509Authority,
   loadCredentialEncryption,
+  loadDigests,
   loadNonceCodec,
   loadPlatformTokenSigner,
   managedSigningKey,
@@ -26,7 +27,7 @@ import { createFormatSigners, type MdocValue } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { openSqlStore } from '@vellum/storage-sql';
-import { addDidKey, fakeIdentityProvider, fakeSecretBox, fakeSessionTokens } from '@vellum/testing/fakes';
+import { addDidKey, fakeIdentityProvider, fakeSessionTokens } from '@vellum/testing/fakes';
 
 export async function inProcessVellum(
   store: Store,
@@ -45,7 +46,7 @@ export async function inProcessVellum(
     keys,
     x509: createX509Authority({ keys }),
     ...createFormatSigners({ keys }),
-    digests: createDigests(),
+    digests: await loadDigests({ keys: store.platformKeys, sealer, clock: systemClock }),
     walletTokens: createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock: systemClock }),
     proofVerifier: createProofVerifier(),
     jwtProofs: createJwtProofVerifier(),
@@ -55,7 +56,8 @@ export async function inProcessVellum(
     // Not used in process: sign-in belongs to the Authorization Code flow.
     identityProvider: fakeIdentityProvider(),
     sessionTokens: fakeSessionTokens(systemClock),
-    secretBox: fakeSecretBox(),
+    // Real: offers' claims are sealed with it on the issuance path (docs/decisions.md "Claims at rest").
+    secretBox: createSecretBox(sealer),
     platformDomain: 'vellum.bench',
     publicUrl: options.publicUrl ?? 'http://localhost:3000',
     adminTokenTtlSeconds: 600,

@@ -19,7 +19,7 @@ import pako from 'pako';
 import { resolveDidKey } from '@vellum/testing';
 import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Backend } from '../../../apps/server/test/backends.ts';
+import { type Backend, storedText } from '../../../apps/server/test/backends.ts';
 import { cli } from '../../../apps/server/test/process.ts';
 import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
 import {
@@ -458,6 +458,22 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     expect(users.json().data).toHaveLength(1);
     expect(users.json().data[0].id).toBe(hookSeen[0]?.sub);
     expect(users.json().data[0].claims).toEqual({ family_name: 'Okafor' });
+  });
+
+  it.skipIf(skip)('keeps no claim of the hook in the database once the credential is issued, only what the provider persisted (issue 26 point 4)', async () => {
+    const marker = `HookOnly${randomBytes(6).toString('hex')}`;
+    hookAnswer = () => ({ claims: { givenName: 'Ada', birthDate: '1991-07-14', memberNote: marker } });
+    try {
+      const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+      const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId, scope: `mso_mdoc:${DOC_TYPE}`, par: true });
+      expect(run.body.credentials).toHaveLength(1);
+    } finally {
+      hookAnswer = () => ({ claims: { givenName: 'Ada', birthDate: '1991-07-14' } });
+    }
+    // The SQLite file and its WAL as the disk holds them, or every PostgreSQL row as text.
+    const { text } = await storedText(issuer.env);
+    expect(text).toContain('Okafor');
+    expect(text).not.toContain(marker);
   });
 
   it.skipIf(skip)('the offer’s login_hint reaches the identity provider (docs/authorization-code.md request_parameters)', async () => {

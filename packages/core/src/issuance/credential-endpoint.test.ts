@@ -20,6 +20,7 @@ import type { DomainEvent, DomainEventSink } from '../shared/ports.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
 import { createCredentialEndpoint, LEGACY_DEPRECATION_HEADERS } from './credential-endpoint.ts';
 import { createIssuedCredentialService } from './issued-credentials.ts';
+import { offerClaimsContext, sealClaims } from '../shared/sealed-claims.ts';
 
 const NOW = '2026-05-01T12:00:00.000Z';
 const DOCTYPE = 'org.iso.18013.5.1.mDL';
@@ -95,6 +96,7 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
     formats: h.formats,
     domainEvents: sink,
     events: h.recorder,
+    secrets: h.secretBox,
     ...over,
   });
   const { tenant, ctx: admin } = h;
@@ -125,6 +127,7 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
       createdAt: at,
       updatedAt: at,
     });
+    const sealed = sealClaims(h.secretBox, options.offerClaims ?? { birthDate: '1990-05-15' }, offerClaimsContext(t.id, offerId));
     await h.store.offers.insert({
       id: offerId,
       tenantId: t.id,
@@ -132,7 +135,7 @@ async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
       issuer,
       configurationIds: options.configurationIds ?? [configuration.id],
       userId,
-      claims: options.offerClaims ?? { birthDate: '1990-05-15' },
+      ...(sealed !== undefined ? { sealedClaims: sealed } : {}),
       codeDigest: crypto.randomUUID(),
       byReference: false,
       status: 'used',
@@ -708,11 +711,17 @@ describe('one credential per configuration per access token (hardening: one offe
     const s = await setup();
     const second = mdl(s.tenant.id, { type: 'org.example.second' });
     await s.store.credentialConfigurations.insert(second);
-    const { authorization } = await s.flow({ configurationIds: [s.configuration.id, second.id] });
-    for (const id of [s.configuration.id, second.id]) await s.post(s.wallet, authorization, await s.credentialRequest(id));
+    const { authorization, offerId } = await s.flow({ configurationIds: [s.configuration.id, second.id] });
+    const sealed = async () => (await s.store.offers.get(s.tenant.id, offerId))?.sealedClaims;
+    await s.post(s.wallet, authorization, await s.credentialRequest(s.configuration.id));
+    // Its claims are kept (sealed) for the second credential, and erased with it (issue 26 point 4).
+    expect(await sealed()).toEqual(expect.any(String));
+    await s.post(s.wallet, authorization, await s.credentialRequest(second.id));
+    expect(await sealed()).toBeUndefined();
     for (const id of [s.configuration.id, second.id]) {
       expect(await refusal(s.post(s.wallet, authorization, await s.credentialRequest(id)))).toMatchObject({
         oauthError: 'credential_request_denied',
+        message: expect.stringContaining('already issued'),
       });
     }
     const items = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;

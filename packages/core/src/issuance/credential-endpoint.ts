@@ -11,9 +11,10 @@ import { ISSUER_PATHS, LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadat
 import type { Dpop } from '../oauth/dpop.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { issuerOf } from '../metadata/service.ts';
-import type { NonceCodec, WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
+import type { NonceCodec, NonceRecord, WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
 import type { Store } from '../ports.ts';
-import type { Clock, CredentialIssuedEvent, DomainEventSink, Ids } from '../shared/ports.ts';
+import type { Clock, CredentialIssuedEvent, DomainEventSink, Ids, SecretBox } from '../shared/ports.ts';
+import { authorizationClaimsContext, offerClaimsContext, openClaims } from '../shared/sealed-claims.ts';
 import type { CredentialEncryption, ProofVerifier } from './ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -42,6 +43,8 @@ export interface CredentialEndpointDeps {
   formats: FormatRegistry;
   /** Asks configurations' claim sources for claims at issuance (docs/authentication.md); without it, claim sources are not called. */
   claimSources?: ClaimSourceClient;
+  /** Opens the claims offers and authorizations keep sealed (docs/decisions.md "Claims at rest"). */
+  secrets: SecretBox;
   /** Takes the `OpenIdCredentialIssued` event inside the transaction that records the credential (the webhook outbox). */
   domainEvents: DomainEventSink;
   events: EventRecorder;
@@ -111,7 +114,7 @@ const failureCode = (error: unknown) => (isDomainError(error) ? (error.oauthErro
 
 /** The credential endpoint and its notification endpoint over the core's ports. */
 export function createCredentialEndpoint(deps: CredentialEndpointDeps): CredentialEndpoint {
-  const { store, clock, ids, walletTokens, proofs, jwtProofs, nonces, encryption, issuance, formats, domainEvents, events, claimSources } = deps;
+  const { store, clock, ids, walletTokens, proofs, jwtProofs, nonces, encryption, issuance, formats, domainEvents, events, claimSources, secrets } = deps;
   const auth = { walletTokens, dpop: deps.dpop };
   const requestEncryptionRequired = deps.requestEncryptionRequired ?? LIVE_ISSUANCE_FEATURES.credentialRequestEncryption?.encryption_required === true;
 
@@ -201,6 +204,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     ctx: RequestContext,
     token: WalletAccessClaims,
     configuration: CredentialConfiguration,
+    nonce: NonceRecord,
   ): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
     const byAuthorization = token.grant === 'authorization_code';
     const [user, grant] = await Promise.all([
@@ -210,8 +214,18 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     if (!user) throw denied('The user this access token was issued for no longer exists');
     if (!grant || ('status' in grant && grant.status === 'deleted'))
       throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');
+    // A repeat is refused before anything is issued: the grant's claims may be erased by now (its
+    // token issued everything it grants). It is refused as the issuing transaction would refuse it,
+    // a used nonce first, and, rolled back, uses nothing up.
+    if (grant.issuedConfigurationIds?.includes(configuration.id)) {
+      await store.transaction(async (tx) => {
+        if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
+        throw alreadyIssued(configuration.id);
+      });
+    }
     const provider = user.authenticationProvider ? { authenticationProvider: user.authenticationProvider } : {};
-    let claims = { ...user.claims, ...grant.claims };
+    const context = byAuthorization ? authorizationClaimsContext(ctx.tenant.id, grant.id) : offerClaimsContext(ctx.tenant.id, grant.id);
+    let claims = { ...user.claims, ...openClaims(secrets, grant.sealedClaims, context) };
     if (configuration.claimSourceId !== undefined && claimSources) {
       const source = await store.claimSources.get(ctx.tenant.id, configuration.claimSourceId);
       const fetched = source ? await claimSources.fetchClaims(source, { claims, ...provider }) : undefined;
@@ -259,7 +273,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     }
     // The proof before the claims: a wallet that cannot prove its key makes no claim source call.
     const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request, configuration);
-    const { subject, userClaims } = await subjectOf(ctx, token, configuration);
+    const { subject, userClaims } = await subjectOf(ctx, token, configuration, nonce);
     const now = clock.now();
     const issued = await issuance
       .issue({ tenant: ctx.tenant, configuration, subject, holderKey, credentialIssuer: issuer, now, form: request.form })
@@ -312,7 +326,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     await store.transaction(async (tx) => {
       if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
       const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
-      if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id))) throw alreadyIssued(configuration.id);
+      // The token's last credential erases the grant's claims in the same write (docs/decisions.md "Claims at rest").
+      if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id, token.configurationIds.length))) throw alreadyIssued(configuration.id);
       await tx.issuedCredentials.insert(record);
       if (issued.statusEntry)
         await tx.statusLists.insertEntry({

@@ -36,15 +36,23 @@ export interface AuthorizationRecord {
   stage: AuthorizationStage;
   /** SHA-256 of the current stage's handle; unique per tenant. */
   handleDigest?: string;
-  /** When the current stage's handle stops working. */
+  /**
+   * When the current stage's handle stops working; once `redeemed`, when the access token it was
+   * redeemed for expires (its claims are kept for the credential endpoint until then at most).
+   */
   expiresAt: string;
   /** Identity provider leg: the OIDC nonce and the PKCE verifier Vellum used there. */
   providerNonce?: string;
   providerCodeVerifier?: string;
   /** The signed-in user. */
   userId?: string;
-  /** Claims gathered during the flow (the interaction hook's) that are not persisted on the user. */
-  claims: Record<string, unknown>;
+  /**
+   * Claims gathered during the flow (the interaction hook's) that are not persisted on the user,
+   * sealed (sealClaims, SecretBox context `authorization-claims:{tenantId}:{id}`). Absent when there
+   * are none, and once erased (docs/decisions.md "Claims at rest"): when the access token has issued
+   * every credential it grants, or (eraseExpiredClaims) once `expiresAt` has passed.
+   */
+  sealedClaims?: string;
   /** Configurations an access token from this authorization has issued (one credential each). */
   issuedConfigurationIds: string[];
   createdAt: string;
@@ -54,10 +62,10 @@ export interface AuthorizationRecord {
  * What moving an authorization on changes (AuthorizationRepository.advance). The stage, the handle
  * digest and the expiry are always replaced: a new stage that opens no handle (`redeemed`, `failed`)
  * has no `handleDigest`, and the stored one is cleared. Every other field left out keeps its stored
- * value; `claims`, when given, replaces the stored claims.
+ * value; `sealedClaims`, when given, replaces the stored claims.
  */
 export type AuthorizationAdvance = Pick<AuthorizationRecord, 'stage' | 'handleDigest' | 'expiresAt'> &
-  Partial<Pick<AuthorizationRecord, 'providerNonce' | 'providerCodeVerifier' | 'userId' | 'claims'>>;
+  Partial<Pick<AuthorizationRecord, 'providerNonce' | 'providerCodeVerifier' | 'userId' | 'sealedClaims'>>;
 
 export interface AuthorizationRepository {
   /** Throws DomainError `Conflict` when the tenant already has the id or the handle digest (another tenant may hold the same). */
@@ -83,9 +91,16 @@ export interface AuthorizationRepository {
   /**
    * Records that the access token of this authorization issued its credential of `configurationId`,
    * in one conditional write: true the first time; false (nothing changes) when recorded before or
-   * there is no such authorization. Exactly one of racing callers gets true.
+   * there is no such authorization. When the token has then issued `granted` credentials (every
+   * configuration it grants), the same write erases `sealedClaims`. Exactly one of racing callers
+   * gets true.
    */
-  markIssued(tenantId: string, id: string, configurationId: string): Promise<boolean>;
+  markIssued(tenantId: string, id: string, configurationId: string, granted: number): Promise<boolean>;
+  /**
+   * Housekeeping across tenants: erases the `sealedClaims` of at most `limit` authorizations whose
+   * `expiresAt` is at or before `now`, returning how many. Authorizations without claims are not counted.
+   */
+  eraseExpiredClaims(now: string, limit: number): Promise<number>;
   /**
    * Deletes up to `limit` authorizations of any tenant, whatever their stage, whose `expiresAt` is at
    * or before `before` (the retention job, docs/retention.md); returns how many.

@@ -8,6 +8,7 @@ import type { Tenant } from '../tenancy/model.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../rate-limits/model.ts';
 import { MAX_KEPT_REQUEST_BYTES, REQUEST_URI_PREFIX } from './authorize.ts';
+import { authorizationClaimsContext, openClaims } from '../shared/sealed-claims.ts';
 
 const mdl = (type = 'org.iso.18013.5.1.mDL'): CredentialConfigurationInput => ({
   type,
@@ -281,7 +282,7 @@ describe('the Authorization Code flow (OpenID4VCI 1.0 §5, §6; RFC 6749 §4.1, 
   });
 
   it('sends the browser through the interaction hook, whose claims join the user’s for this authorization only', async () => {
-    const { authorizationFlow, browser, signIn, codeFrom, redeem, sessionTokens, store, tenant, walletTokens } = await setup({ hook: true });
+    const { authorizationFlow, browser, signIn, codeFrom, redeem, sessionTokens, store, tenant, walletTokens, secretBox } = await setup({ hook: true });
     const cb = await signIn();
     const { location } = await authorizationFlow.authenticationCallback(browser, cb);
     const hook = new URL(location);
@@ -299,7 +300,9 @@ describe('the Authorization Code flow (OpenID4VCI 1.0 §5, §6; RFC 6749 §4.1, 
     const code = codeFrom((await authorizationFlow.interactionCallback(browser, { session_token: answer })).location);
     await redeem(code);
     const grant = await store.authorizations.get(tenant.id, walletTokens.issued.at(-1)?.offerId as string);
-    expect(grant?.claims).toEqual({ memberNumber: 'M-1' });
+    // Kept sealed, for issuance only (docs/decisions.md "Claims at rest").
+    expect(openClaims(secretBox, grant?.sealedClaims, authorizationClaimsContext(tenant.id, grant?.id as string))).toEqual({ memberNumber: 'M-1' });
+    expect(grant?.sealedClaims).not.toContain('M-1');
     expect(await refusal(authorizationFlow.interactionCallback(browser, { session_token: answer }))).toMatchObject({ oauthError: 'invalid_request' });
   });
 

@@ -20,6 +20,7 @@ import { isOfferCode, offerState } from '../offers/model.ts';
 import type { Store } from '../ports.ts';
 import type { ParLimiter, ParRefusal } from '../rate-limits/limiters.ts';
 import type { Clock, Digests, Ids, SecretBox, SecretHasher } from '../shared/ports.ts';
+import { authorizationClaimsContext, sealClaims } from '../shared/sealed-claims.ts';
 import { DomainError, isDomainError, type OAuthErrorCode } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { UserRecord } from '../users/model.ts';
@@ -315,7 +316,6 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       forwardedParameters: checked.forwarded,
       stage: 'pushed',
       expiresAt: isoIn(PUSHED_REQUEST_TTL_SECONDS),
-      claims: {},
       issuedConfigurationIds: [],
       createdAt: clock.now().toISOString(),
     };
@@ -473,11 +473,14 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     change: { userId?: string; claims?: Record<string, unknown> },
   ): Promise<Redirect> {
     const code = ids.token(32);
+    // Sealed at rest: kept for issuance only, and erased by the store once issued (docs/decisions.md "Claims at rest").
+    const sealedClaims = change.claims && sealClaims(secrets, change.claims, authorizationClaimsContext(ctx.tenant.id, record.id));
     const moved = await store.authorizations.advance(ctx.tenant.id, record.id, record.stage, handleDigest(handle), clock.now().toISOString(), {
       stage: 'code',
       handleDigest: handleDigest(code),
       expiresAt: isoIn(AUTHORIZATION_CODE_TTL_SECONDS),
-      ...change,
+      ...(change.userId !== undefined ? { userId: change.userId } : {}),
+      ...(sealedClaims !== undefined ? { sealedClaims } : {}),
     });
     if (!moved) throw invalidRequest('This step of the authorization has already been taken');
     return { location: withQuery(record.redirectUri, { code, state: record.state, iss: record.issuer }) };

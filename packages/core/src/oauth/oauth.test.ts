@@ -170,6 +170,27 @@ describe('the token endpoint, Pre-authorized Code grant (OpenID4VCI 1.0 §6, §6
     expect(await store.offers.get(tenant.id, o.id)).toMatchObject({ status: 'locked', failedTxAttempts: 3 });
   });
 
+  it('checks the transaction code against its keyed digest, and still against the bare SHA-256 an offer made before kept (issue 26 point 5)', async () => {
+    const { offer, token, store, tenant, digests, admin, offers, mdoc } = await setup();
+    const keyed = await offer({ transactionCodeConfiguration: { inputMode: 'numeric', length: 6 } });
+    expect((await store.offers.get(tenant.id, keyed.id))?.txCode?.digest).toMatch(/^k1\./);
+    await expect(token({ 'pre-authorized_code': keyed.code, tx_code: keyed.transactionCode })).resolves.toBeDefined();
+    // An offer as an earlier release stored it: the code's unsalted SHA-256, no prefix.
+    const created = await offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id], claims: { familyName: 'Lovelace' } });
+    const legacy = await store.offers.get(tenant.id, created.id);
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'];
+    await store.offers.markDeleted(tenant.id, created.id, 'pre-authorized');
+    await store.offers.insert({
+      ...(legacy as NonNullable<typeof legacy>),
+      id: crypto.randomUUID(),
+      codeDigest: digests.sha256(`${code}-legacy`),
+      txCode: { digest: digests.sha256('042117'), inputMode: 'numeric', length: 6 },
+    });
+    const wrong = await refusal(token({ 'pre-authorized_code': `${code}-legacy`, tx_code: '042118' }));
+    expect(wrong).toMatchObject({ message: 'The transaction code is wrong (2 attempts left)' });
+    await expect(token({ 'pre-authorized_code': `${code}-legacy`, tx_code: '042117' })).resolves.toBeDefined();
+  });
+
   it('refuses an expired, deleted, unknown or another tenant’s code with invalid_grant', async () => {
     const { offer, token, clock, offers, admin, other } = await setup();
     const expiring = await offer({ expiresIn: { seconds: 30 } });

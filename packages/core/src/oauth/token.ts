@@ -2,7 +2,7 @@ import type { CredentialConfiguration } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState } from '../offers/model.ts';
+import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState, txCodeDigests } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Digests, SecretHasher } from '../shared/ports.ts';
@@ -48,7 +48,7 @@ export interface TokenEndpointDeps {
   events: EventRecorder;
   /** Lifetime of wallet access tokens in seconds (default 600). */
   accessTokenTtlSeconds?: number;
-  /** Limits wrong transaction codes per source IP across offers (docs/limits.md); none without it. */
+  /** Limits wrong transaction codes per tenant and source IP across the tenant's offers (docs/limits.md); none without it. */
   txCodeLimiter?: TxCodeLimiter;
   /** Checks wallet clients' secrets (the Authorization Code grant's confidential clients). */
   hasher: SecretHasher;
@@ -117,6 +117,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   const ttl = deps.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS;
 
   const attestationDeps = { store, clock, digests, verifier: deps.jwtProofs };
+
+  /** When an access token issued now expires. */
+  const tokenExpiry = () => new Date(clock.now().getTime() + ttl * 1000).toISOString();
 
   /** The request's DPoP proof for the token endpoint, checked and spent; undefined without one. */
   function dpopOf(ctx: RequestContext, basePath: string | undefined, proofs: TokenRequestProofs | undefined): Promise<VerifiedDpopProof | undefined> {
@@ -208,18 +211,18 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (unknown !== undefined) throw invalidDetails(`The offer grants no credential configuration ${unknown}`);
     }
     // An address that guessed too often is refused before its guess is tried; no store read (docs/limits.md).
-    if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.ip);
+    if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.tenant.id, ctx.ip);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
-    const outcome = await store.offers.redeem(
-      ctx.tenant.id,
-      codeDigest,
-      txCode === undefined ? undefined : digests.sha256(txCode),
-      clock.now().toISOString(),
-      MAX_TX_CODE_ATTEMPTS,
-    );
+    const outcome = await store.offers.redeem(ctx.tenant.id, codeDigest, {
+      ...(txCode !== undefined ? { txCodeDigests: txCodeDigests(digests, codeDigest, txCode) } : {}),
+      now: clock.now().toISOString(),
+      maxTxAttempts: MAX_TX_CODE_ATTEMPTS,
+      // The offer's claims are kept (sealed) for the credential endpoint while the token lives.
+      claimsUntil: tokenExpiry(),
+    });
     if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined);
     if (outcome.outcome === 'wrong-tx-code') {
-      await deps.txCodeLimiter?.wrong(ctx.ip);
+      await deps.txCodeLimiter?.wrong(ctx.tenant.id, ctx.ip);
       const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
       throw invalidGrant(
         outcome.locked
@@ -281,7 +284,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     }
     const attested = await clientProofs(ctx, basePath, client, proofs, dpop);
     const binding = bindingOf(dpop, client, attested);
-    const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: now });
+    // Redeemed, its claims are kept (sealed) for the credential endpoint while the token lives.
+    const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: tokenExpiry() });
     if (!redeemed) throw invalidGrant('The authorization code is not valid or has been used');
     request.note(redeemed.id);
 

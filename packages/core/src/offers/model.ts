@@ -1,3 +1,5 @@
+import type { Digests } from '../shared/ports.ts';
+
 /** Authorization Code and Pre-authorized Code offers (OpenID4VCI 1.0 §4.1) share one store. */
 export type OfferKind = 'pre-authorized' | 'authorization-code';
 
@@ -19,7 +21,7 @@ export const isOfferCode = (value: string): boolean => /^[A-Za-z0-9_-]{16,200}$/
 
 /** An offer's transaction code: only its digest is kept, with what the offer tells the wallet about it. */
 export interface StoredTxCode {
-  /** SHA-256 of the code (Digests.sha256). */
+  /** The code's keyed digest (txCodeDigest); offers made before it keep the bare SHA-256 of the code. */
   digest: string;
   inputMode: 'numeric' | 'text';
   length: number;
@@ -36,8 +38,14 @@ export interface OfferRecord {
   configurationIds: string[];
   /** Pre-authorized offers: the user the credentials are for. */
   userId?: string;
-  /** Pre-authorized offers: the offer's claims (docs/decisions.md "Users, offers, the token and nonce endpoints" `claims`), for issuance. */
-  claims: Record<string, unknown>;
+  /**
+   * Pre-authorized offers: the offer's claims (docs/decisions.md "Users, offers, the token and nonce
+   * endpoints" `claims`) for issuance, sealed (sealClaims, SecretBox context
+   * `offer-claims:{tenantId}:{id}`). Absent when there are none, and once the store erased them
+   * (docs/decisions.md "Claims at rest"): when the offer is locked or deleted, when its access token
+   * has issued every credential it grants, and (eraseExpiredClaims) once `expiresAt` has passed.
+   */
+  sealedClaims?: string;
   /**
    * SHA-256 of the pre-authorized code (or, for an Authorization Code offer, of its `issuer_state`):
    * the code itself is never stored. Unique per tenant.
@@ -50,9 +58,32 @@ export interface OfferRecord {
   byReference: boolean;
   status: OfferStatus;
   failedTxAttempts: number;
+  /**
+   * Until it is used: when the offer expires. Once used: when the access token it was redeemed for
+   * expires (RedeemAttempt.claimsUntil), until which its claims are kept for the credential endpoint.
+   */
   expiresAt: string;
   createdAt: string;
   usedAt?: string;
+  /** The configurations the access token redeemed from it has issued (OfferRepository.markIssued); absent before the first. */
+  issuedConfigurationIds?: string[];
+}
+
+/** One attempt at redeeming a pre-authorized code (OfferRepository.redeem). */
+export interface RedeemAttempt {
+  /**
+   * The forms the transaction code sent may be stored in (one or two; txCodeDigests), or undefined
+   * when none was sent. The code matches when the offer's stored digest is one of them.
+   */
+  txCodeDigests?: readonly string[];
+  now: string;
+  /** At this many wrong transaction codes the offer is locked (and its claims erased). */
+  maxTxAttempts: number;
+  /**
+   * A redeemed offer's new `expiresAt`: when the access token it is redeemed for expires. Its
+   * sealed claims are kept until then at most, for the credential endpoint.
+   */
+  claimsUntil: string;
 }
 
 /** What redeeming a pre-authorized code did (OfferRepository.redeem). */
@@ -68,4 +99,23 @@ export type RedeemOutcome =
 export function offerState(offer: Pick<OfferRecord, 'status' | 'expiresAt'>, now: Date): OfferStatus | 'expired' {
   if (offer.status === 'open' && offer.expiresAt <= now.toISOString()) return 'expired';
   return offer.status;
+}
+
+/**
+ * What an offer keeps of its transaction code (docs/decisions.md "Transaction codes at rest"):
+ * `k1.` and the HMAC (Digests.mac, under a platform secret) of the offer's code digest and the
+ * code. A database dump then gives no way to test the few million candidates without the secret,
+ * and equal codes of two offers have different digests.
+ */
+export function txCodeDigest(digests: Digests, codeDigest: string, txCode: string): string {
+  return `k1.${digests.mac(`${codeDigest}.${txCode}`)}`;
+}
+
+/**
+ * The digests a transaction code sent for the offer with `codeDigest` matches: the keyed one, and
+ * the bare SHA-256 that offers made before it keep (those live 10 minutes at most, so after that
+ * only the first can match).
+ */
+export function txCodeDigests(digests: Digests, codeDigest: string, txCode: string): [string, string] {
+  return [txCodeDigest(digests, codeDigest, txCode), digests.sha256(txCode)];
 }

@@ -4,6 +4,7 @@ import { refusal } from '../../test/refusal.ts';
 import type { CredentialConfigurationInput } from '../configurations/model.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from './uri.ts';
+import { offerClaimsContext, openClaims } from '../shared/sealed-claims.ts';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const mdl: CredentialConfigurationInput = {
@@ -54,8 +55,8 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
     expect(await users.get(ctx, created.userId)).toMatchObject({ id: created.userId, claims: {} });
   });
 
-  it('keeps the codes only as SHA-256 digests, with the claims, configurations, user and expiry', async () => {
-    const { offers, ctx, mdoc, store, tenant, digests } = await setup();
+  it('keeps the code as a SHA-256 digest and the transaction code as a keyed digest (issue 26 point 5), with the claims sealed, configurations, user and expiry', async () => {
+    const { offers, ctx, mdoc, store, tenant, digests, secretBox } = await setup();
     const created = await offers.createPreAuthorizedOffer(ctx, {
       credentials: [mdoc.id],
       claims: { familyName: 'Lovelace' },
@@ -63,6 +64,7 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
     });
     const code = offerIn(created.uri).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
     const stored = await store.offers.get(tenant.id, created.id);
+    const txCode = created.transactionCode as string;
     expect(stored).toEqual({
       id: created.id,
       tenantId: tenant.id,
@@ -70,17 +72,21 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
       issuer: ctx.origin,
       configurationIds: [mdoc.id],
       userId: created.userId,
-      claims: { familyName: 'Lovelace' },
+      sealedClaims: expect.any(String),
       codeDigest: digests.sha256(code),
-      txCode: { digest: digests.sha256(created.transactionCode as string), inputMode: 'numeric', length: 6, description: 'Sent by SMS' },
+      // HMAC under the platform secret, of the offer's code digest and the code: not the bare SHA-256 a dump could reverse.
+      txCode: { digest: `k1.${digests.mac(`${digests.sha256(code)}.${txCode}`)}`, inputMode: 'numeric', length: 6, description: 'Sent by SMS' },
       byReference: false,
       status: 'open',
       failedTxAttempts: 0,
       expiresAt: created.expiresAt,
       createdAt: '2026-05-01T12:00:00.000Z',
     });
+    expect(stored?.txCode?.digest).not.toContain(digests.sha256(txCode));
+    expect(openClaims(secretBox, stored?.sealedClaims, offerClaimsContext(tenant.id, created.id))).toEqual({ familyName: 'Lovelace' });
     expect(JSON.stringify(stored)).not.toContain(code);
-    expect(JSON.stringify(stored)).not.toContain(`"${created.transactionCode}"`);
+    expect(JSON.stringify(stored)).not.toContain(`"${txCode}"`);
+    expect(JSON.stringify(stored)).not.toContain('Lovelace');
   });
 
   it('generates the transaction code the configuration asks for, and tells the wallet about it', async () => {
@@ -97,15 +103,17 @@ describe('pre-authorized offers (OpenID4VCI 1.0 §4.1, docs/decisions.md "Users,
   });
 
   it('persists only the claims named in claimsToPersist: on a new user, or merged into an existing one', async () => {
-    const { offers, ctx, mdoc, users, store, tenant } = await setup();
+    const { offers, ctx, mdoc, users, store, tenant, secretBox } = await setup();
     const fresh = await offers.createPreAuthorizedOffer(ctx, {
       credentials: [mdoc.id],
       claims: { familyName: 'Lovelace', oneOff: 'x' },
       claimsToPersist: ['familyName'],
     });
     expect((await users.get(ctx, fresh.userId)).claims).toEqual({ familyName: 'Lovelace' });
-    // The offer keeps all its claims, for issuance.
-    expect((await store.offers.get(tenant.id, fresh.id))?.claims).toEqual({ familyName: 'Lovelace', oneOff: 'x' });
+    // The offer keeps all its claims for issuance, sealed (docs/decisions.md "Claims at rest").
+    const sealed = (await store.offers.get(tenant.id, fresh.id))?.sealedClaims;
+    expect(sealed).not.toContain('oneOff');
+    expect(openClaims(secretBox, sealed, offerClaimsContext(tenant.id, fresh.id))).toEqual({ familyName: 'Lovelace', oneOff: 'x' });
 
     const existing = await users.create(ctx, { claims: { givenName: 'Ada', familyName: 'Byron' } });
     const again = await offers.createPreAuthorizedOffer(ctx, {

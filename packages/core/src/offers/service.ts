@@ -4,13 +4,14 @@ import type { EventRecorder } from '../events/recorder.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Store } from '../ports.ts';
 import { isPlainObject } from '../shared/body-problems.ts';
-import type { Clock, Digests, Ids } from '../shared/ports.ts';
+import type { Clock, Digests, Ids, SecretBox } from '../shared/ports.ts';
+import { offerClaimsContext, sealClaims } from '../shared/sealed-claims.ts';
 import { type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
 import { adminOperations } from '../shared/admin-resource.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { UserRecord } from '../users/model.ts';
 import { claimProblems, MAX_CLAIM_DEPTH, nestsWithin } from '../users/rules.ts';
-import { isOfferCode, offerState, type OfferRecord } from './model.ts';
+import { isOfferCode, offerState, type OfferRecord, txCodeDigest } from './model.ts';
 import { credentialLabel, issuerDisplayName, type OfferPageView } from './page.ts';
 import {
   AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
@@ -28,6 +29,8 @@ export interface OfferDeps {
   clock: Clock;
   ids: Ids;
   digests: Digests;
+  /** Seals the claims of pre-authorized offers at rest (docs/decisions.md "Claims at rest"). */
+  secrets: SecretBox;
   events: EventRecorder;
 }
 
@@ -85,7 +88,7 @@ function offerUri(offer: OfferRecord, secret: string): string {
 
 /** Credential offers: Authorization Code and Pre-authorized Code, by value or by reference. Permission `offers`. */
 export function createOfferService(deps: OfferDeps): OfferService {
-  const { store, clock, ids, digests, events } = deps;
+  const { store, clock, ids, digests, secrets, events } = deps;
   const { run } = adminOperations(events, 'offers');
 
   /**
@@ -172,7 +175,6 @@ export function createOfferService(deps: OfferDeps): OfferService {
               clock.now(),
               AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
             ),
-            claims: {},
             ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
           };
           await store.offers.insert(offer);
@@ -214,11 +216,21 @@ export function createOfferService(deps: OfferDeps): OfferService {
           const code = ids.token(32);
           const transactionCode = checked.txCode ? makeTransactionCode(checked.txCode, (n) => ids.bytes(n)) : undefined;
           const persisted = pick(checked.claims, checked.claimsToPersist);
+          const opened = openOffer(
+            ctx,
+            { kind: 'pre-authorized', basePath, configurations, secret: code, byReference: checked.byReference },
+            now,
+            checked.ttlSeconds,
+          );
+          // Sealed: the claims are kept only for issuance, and only until the store erases them.
+          const sealedClaims = sealClaims(secrets, checked.claims, offerClaimsContext(ctx.tenant.id, opened.id));
           const offer: OfferRecord = {
-            ...openOffer(ctx, { kind: 'pre-authorized', basePath, configurations, secret: code, byReference: checked.byReference }, now, checked.ttlSeconds),
+            ...opened,
             userId: existing?.id ?? ids.uuid(),
-            claims: checked.claims,
-            ...(checked.txCode && transactionCode !== undefined ? { txCode: { ...checked.txCode, digest: digests.sha256(transactionCode) } } : {}),
+            ...(sealedClaims !== undefined ? { sealedClaims } : {}),
+            ...(checked.txCode && transactionCode !== undefined
+              ? { txCode: { ...checked.txCode, digest: txCodeDigest(digests, opened.codeDigest, transactionCode) } }
+              : {}),
           };
           const userId = offer.userId as string;
           await store.transaction(async (tx) => {

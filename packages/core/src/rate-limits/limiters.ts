@@ -52,15 +52,19 @@ export function createAdminTokenLimiter(deps: RateLimitDeps): AdminTokenLimiter 
   };
 }
 
-/** The limit on wrong transaction codes per source IP, across offers (docs/limits.md). */
+/**
+ * The limit on wrong transaction codes per tenant and source IP, across the tenant's offers
+ * (docs/limits.md): guesses at one tenant never hold back another tenant's wallets behind the same
+ * address (a carrier NAT).
+ */
 export interface TxCodeLimiter {
   /**
-   * Throws DomainError `TooManyRequests` when this process has seen `ip` reach the limit in the
-   * current window. Reads no store, so a request with the right code costs nothing more.
+   * Throws DomainError `TooManyRequests` when this process has seen `ip` reach the limit at
+   * `tenantId` in the current window. Reads no store, so a request with the right code costs nothing more.
    */
-  check(ip: string): void;
-  /** Counts a wrong transaction code from `ip`; throws DomainError `TooManyRequests` when it went over the limit. */
-  wrong(ip: string): Promise<void>;
+  check(tenantId: string, ip: string): void;
+  /** Counts a wrong transaction code from `ip` at `tenantId`; throws DomainError `TooManyRequests` when it went over the limit. */
+  wrong(tenantId: string, ip: string): Promise<void>;
 }
 
 // Bounds the memory the per-process list of blocked IPs may take under a flood from many addresses.
@@ -77,33 +81,35 @@ export function createTxCodeLimiter(deps: RateLimitDeps): TxCodeLimiter | undefi
   const limit = settings.txCodePerIp;
   if (limit <= 0) return undefined;
   const windowMs = settings.windowSeconds * 1000;
-  /** IP → when its block ends (ms since the epoch). */
+  /** `${tenantId} ${ip}` → when its block ends (ms since the epoch). */
   const blocked = new Map<string, number>();
 
-  function block(ip: string, untilMs: number, nowMs: number): void {
-    blocked.delete(ip);
+  function block(key: string, untilMs: number, nowMs: number): void {
+    blocked.delete(key);
     if (blocked.size >= MAX_BLOCKED) {
       for (const [other, until] of blocked) if (until <= nowMs) blocked.delete(other);
       if (blocked.size >= MAX_BLOCKED) blocked.delete(blocked.keys().next().value as string);
     }
-    blocked.set(ip, untilMs);
+    blocked.set(key, untilMs);
   }
 
   return {
-    check(ip) {
-      const until = blocked.get(ip);
+    check(tenantId, ip) {
+      const key = `${tenantId} ${ip}`;
+      const until = blocked.get(key);
       if (until === undefined) return;
       const nowMs = clock.now().getTime();
       if (until <= nowMs) {
-        blocked.delete(ip);
+        blocked.delete(key);
         return;
       }
       throw tooManyRequests('Too many wrong transaction codes from this address', Math.max(1, Math.ceil((until - nowMs) / 1000)));
     },
-    async wrong(ip) {
+    async wrong(tenantId, ip) {
       const now = clock.now();
-      const hit = await repository.hit(`tx-code:ip:${ip}`, { limit, windowMs }, now);
-      if (hit.count >= limit) block(ip, Date.parse(hit.windowStart) + windowMs, now.getTime());
+      // Tenant ids are UUIDs (no colon), so the key names one tenant and one address.
+      const hit = await repository.hit(`tx-code:${tenantId}:ip:${ip}`, { limit, windowMs }, now);
+      if (hit.count >= limit) block(`${tenantId} ${ip}`, Date.parse(hit.windowStart) + windowMs, now.getTime());
       if (!hit.allowed) throw tooManyRequests('Too many wrong transaction codes from this address', hit.retryAfterSeconds);
     },
   };

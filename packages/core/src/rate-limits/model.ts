@@ -29,7 +29,7 @@ export interface RateLimitSettings {
   adminTokenPerClient: number;
   /** Failed `POST /oauth/token` requests per source IP per window. */
   adminTokenPerIp: number;
-  /** Wrong transaction codes at `POST /v1/oauth/token` per source IP per window, across offers. */
+  /** Wrong transaction codes at `POST /v1/oauth/token` per tenant and source IP per window, across the tenant's offers. */
   txCodePerIp: number;
   /** `POST /v1/oauth/par` requests per wallet client and source IP per window, in each tenant. */
   parPerClientIp: number;

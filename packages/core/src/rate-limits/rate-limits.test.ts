@@ -84,32 +84,37 @@ describe('admin POST /oauth/token limits (hardening issue 5: failed requests per
   });
 });
 
-describe('wrong transaction codes per IP across offers (hardening issue 5; OpenID4VCI 1.0 §6 tx_code)', () => {
+describe('wrong transaction codes per tenant and IP across offers (hardening issue 5, issue 26 point 6; OpenID4VCI 1.0 §6 tx_code)', () => {
   async function setup(settings: RateLimitSettings = LIMITS) {
     const h = harness({ rateLimits: settings });
-    const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
-    const admin = contextFor(tenant);
-    const config = await h.configurations.create(admin, 'mso_mdoc', {
-      type: 'org.iso.18013.5.1.mDL',
-      expiresIn: { days: 365 },
-      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
-    });
-    const offer = async () => {
-      const created = await h.offers.createPreAuthorizedOffer(admin, {
-        credentials: [config.id],
-        claims: { familyName: 'Lovelace' },
-        transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
-        expiresIn: { minutes: 10 },
+    /** A tenant with one mDL configuration: its offers and its token requests. */
+    async function tenantWithOffers(subdomain: string) {
+      const { tenant } = await h.tenants.createTenant({ subdomain, region: 'eu01' });
+      const admin = contextFor(tenant);
+      const config = await h.configurations.create(admin, 'mso_mdoc', {
+        type: 'org.iso.18013.5.1.mDL',
+        expiresIn: { days: 365 },
+        claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
       });
-      const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
-        'pre-authorized_code'
-      ] as string;
-      const wrong = created.transactionCode === '000000' ? '111111' : '000000';
-      return { ...created, code, wrong };
-    };
-    const from = (ip: string) => ({ ...contextFor(tenant, null), ip });
-    const token = (ip: string, form: Record<string, unknown>) => h.tokenEndpoint.token(from(ip), { grant_type: PRE_AUTHORIZED_CODE_GRANT, ...form });
-    return { ...h, offer, token };
+      const offer = async () => {
+        const created = await h.offers.createPreAuthorizedOffer(admin, {
+          credentials: [config.id],
+          claims: { familyName: 'Lovelace' },
+          transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
+          expiresIn: { minutes: 10 },
+        });
+        const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
+          'pre-authorized_code'
+        ] as string;
+        const wrong = created.transactionCode === '000000' ? '111111' : '000000';
+        return { ...created, code, wrong };
+      };
+      const from = (ip: string) => ({ ...contextFor(tenant, null), ip });
+      const token = (ip: string, form: Record<string, unknown>) => h.tokenEndpoint.token(from(ip), { grant_type: PRE_AUTHORIZED_CODE_GRANT, ...form });
+      return { offer, token };
+    }
+    const acme = await tenantWithOffers('acme');
+    return { ...h, ...acme, tenantWithOffers };
   }
 
   it('after the limit of wrong codes from one IP, its next code is refused with TooManyRequests before it is tried (the offer keeps its attempts)', async () => {
@@ -138,6 +143,25 @@ describe('wrong transaction codes per IP across offers (hardening issue 5; OpenI
     expect((await token('203.0.113.1', { 'pre-authorized_code': target.code, tx_code: target.transactionCode })).token_type).toBe('Bearer');
   });
 
+  it("wrong codes at one tenant do not hold back another tenant's wallets behind the same address (a carrier NAT)", async () => {
+    const { offer, token, tenantWithOffers } = await setup();
+    const globex = await tenantWithOffers('globex');
+    for (let i = 0; i < 4; i++) {
+      const o = await offer();
+      await refusal(token('198.51.100.20', { 'pre-authorized_code': o.code, tx_code: o.wrong }));
+    }
+    const blocked = await offer();
+    expect(await refusal(token('198.51.100.20', { 'pre-authorized_code': blocked.code, tx_code: blocked.transactionCode }))).toMatchObject({
+      code: 'TooManyRequests',
+    });
+    // The same address at the other tenant: a wrong code is only a wrong code, and the right one works.
+    const theirs = await globex.offer();
+    expect(await refusal(globex.token('198.51.100.20', { 'pre-authorized_code': theirs.code, tx_code: theirs.wrong }))).toMatchObject({
+      message: 'The transaction code is wrong (2 attempts left)',
+    });
+    expect((await globex.token('198.51.100.20', { 'pre-authorized_code': theirs.code, tx_code: theirs.transactionCode })).token_type).toBe('Bearer');
+  });
+
   it('a right transaction code costs no rate-limit call: the happy path stays as it was', async () => {
     const { offer, token, store } = await setup();
     const calls = [vi.spyOn(store.rateLimits, 'hit'), vi.spyOn(store.rateLimits, 'release'), vi.spyOn(store.rateLimits, 'deleteExpired')];
@@ -151,13 +175,16 @@ describe('wrong transaction codes per IP across offers (hardening issue 5; OpenI
     const clock = fakeClock('2026-05-01T12:00:00.000Z');
     const [a, b] = [createTxCodeLimiter({ repository, clock, settings: LIMITS }), createTxCodeLimiter({ repository, clock, settings: LIMITS })];
     if (!a || !b) throw new Error('limits are on');
-    for (let i = 0; i < 4; i++) await a.wrong('203.0.113.6');
-    expect(() => a.check('203.0.113.6')).toThrow(expect.objectContaining({ code: 'TooManyRequests' }));
+    for (let i = 0; i < 4; i++) await a.wrong('tenant-a', '203.0.113.6');
+    expect(() => a.check('tenant-a', '203.0.113.6')).toThrow(expect.objectContaining({ code: 'TooManyRequests' }));
     // b has not seen the address reach the limit; its first wrong code there finds the shared count over it.
-    expect(() => b.check('203.0.113.6')).not.toThrow();
-    await expect(b.wrong('203.0.113.6')).rejects.toMatchObject({ code: 'TooManyRequests', retryAfterSeconds: 300 });
-    expect(() => b.check('203.0.113.6')).toThrow(expect.objectContaining({ code: 'TooManyRequests' }));
+    expect(() => b.check('tenant-a', '203.0.113.6')).not.toThrow();
+    await expect(b.wrong('tenant-a', '203.0.113.6')).rejects.toMatchObject({ code: 'TooManyRequests', retryAfterSeconds: 300 });
+    expect(() => b.check('tenant-a', '203.0.113.6')).toThrow(expect.objectContaining({ code: 'TooManyRequests' }));
+    // Another tenant's count from the same address is its own, in the store and in each process.
+    expect(() => a.check('tenant-b', '203.0.113.6')).not.toThrow();
+    await expect(b.wrong('tenant-b', '203.0.113.6')).resolves.toBeUndefined();
     clock.advance(300_000);
-    expect(() => a.check('203.0.113.6')).not.toThrow();
+    expect(() => a.check('tenant-a', '203.0.113.6')).not.toThrow();
   });
 });

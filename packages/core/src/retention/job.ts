@@ -101,6 +101,11 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
 
       const everything = async (): Promise<boolean> => {
         const before = (kind: ExpiringKind) => new Date(started.getTime() - RETENTION_GRACE_MS[kind]).toISOString();
+        // Claims that can no longer be used are erased at their expiry, with no grace: a redeemed offer's
+        // or authorization's expiry is that of its access token.
+        const now = started.toISOString();
+        if (!(await purgeAll('offer_claims', (tx, limit) => tx.offers.eraseExpiredClaims(now, limit)))) return false;
+        if (!(await purgeAll('authorization_claims', (tx, limit) => tx.authorizations.eraseExpiredClaims(now, limit)))) return false;
         for (const [kind, purge] of Object.entries(IN_TRANSACTION) as [TxKind, TxPurge][]) {
           const cutoff = before(kind);
           if (!(await purgeAll(kind, (tx, limit) => purge(tx, cutoff, limit)))) return false;

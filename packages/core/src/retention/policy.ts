@@ -5,8 +5,21 @@
 
 import { invalidField } from '../shared/errors.ts';
 
-/** What the retention job purges, one label each on `vellum_retention_purged_total`. */
-export const RETENTION_KINDS = ['authorizations', 'offers', 'nonces', 'rate_limits', 'webhook_deliveries', 'analytic_events'] as const;
+/**
+ * What the retention job purges, one label each on `vellum_retention_purged_total`. The two
+ * `*_claims` kinds are not rows but the sealed claims of offers and authorizations, erased as soon
+ * as they expire (docs/decisions.md "Claims at rest"); the rows themselves go after their grace.
+ */
+export const RETENTION_KINDS = [
+  'offer_claims',
+  'authorization_claims',
+  'authorizations',
+  'offers',
+  'nonces',
+  'rate_limits',
+  'webhook_deliveries',
+  'analytic_events',
+] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 /** The kinds purged past their own expiry (the rest are purged per tenant, past the tenant's retention period). */

@@ -67,6 +67,12 @@ export interface DomainEventSink {
 export interface Digests {
   /** SHA-256 of the UTF-8 text, base64url without padding. */
   sha256(text: string): string;
+  /**
+   * HMAC-SHA-256 of the UTF-8 text under a platform secret every server sharing the store has,
+   * base64url without padding: for short values a database dump must not give back by trying every
+   * candidate (transaction codes).
+   */
+  mac(text: string): string;
 }
 
 /** Slow, salted hashing of client secrets. */
