@@ -165,7 +165,8 @@ function discardRestOfBody(request: FastifyRequest): Promise<boolean> {
  * malformed one is then seen from its request line on, and `handleClientError` knows its method.
  */
 export function readBodyBeforeEarlyAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  if (request.raw.complete) {
+  // `readableEnded` too: a request injected by light-my-request (app.inject) never sets `complete`.
+  if (request.raw.complete || request.raw.readableEnded) {
     done(null, payload);
     return;
   }
