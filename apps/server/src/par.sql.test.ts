@@ -2,14 +2,10 @@
 // SQLite (Vellum issue 26, docs/limits.md "Pushed authorization requests"): the limit per wallet
 // client and source IP is one count across both servers, and a `request_uri` is spent by its first
 // use at the authorization endpoint, on whichever server, even when that attempt fails.
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
-import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { createMdlConfiguration, type InProcessServers, serversOnOneDatabase, tenantAdmin } from '../test/in-process.ts';
 
 const REDIRECT = 'https://wallet.example/cb';
 const LIMIT = 6;
@@ -24,48 +20,18 @@ const backends: Array<[string, () => Backend, boolean]> = [
 describe.each(backends)('pushed authorization requests on two servers sharing one %s database', (_name, make, skip) => {
   const host = 'par.eu01.vellum.test';
   let backend: Backend;
-  const runtimes: Runtime[] = [];
+  let servers: InProcessServers;
   const apps: FastifyInstance[] = [];
   const clients: string[] = [];
 
   beforeAll(async () => {
     if (skip) return;
     backend = make();
-    const env = {
-      ...(await backend.env()),
-      VELLUM_MASTER_KEY: randomBytes(32).toString('base64'),
-      VELLUM_PLATFORM_DOMAIN: 'vellum.test',
-      VELLUM_DEFAULT_TENANT: '',
-      VELLUM_LOG_LEVEL: 'silent',
-      VELLUM_RATE_LIMIT_PAR_PER_CLIENT_IP: String(LIMIT),
-    };
-    const config = loadConfig(env);
-    const logger = createLogger('silent');
-    // One after the other: the first migrates the fresh database.
-    for (let i = 0; i < 2; i++) {
-      const runtime = await openRuntime(config, logger);
-      runtimes.push(runtime);
-      apps.push(await buildApp(runtime, config, logger));
-    }
-    const [a] = apps as [FastifyInstance];
-    const { client, clientSecret } = await (runtimes[0] as Runtime).vellum.tenants.createTenant({ subdomain: 'par', region: 'eu01' });
-    const token = await a.inject({
-      method: 'POST',
-      url: '/oauth/token',
-      payload: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret, audience: `https://${host}` },
-    });
-    const admin = { host, authorization: `Bearer ${token.json().access_token}` };
-    const configuration = await a.inject({
-      method: 'POST',
-      url: '/v2/credentials/mobile/configurations',
-      headers: admin,
-      payload: {
-        type: 'org.iso.18013.5.1.mDL',
-        expiresIn: { days: 30 },
-        claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
-      },
-    });
-    expect(configuration.statusCode, configuration.body).toBe(201);
+    servers = await serversOnOneDatabase(backend, 2, { VELLUM_RATE_LIMIT_PAR_PER_CLIENT_IP: String(LIMIT) });
+    apps.push(...servers.apps);
+    const a = apps[0] as FastifyInstance;
+    const admin = await tenantAdmin(servers, 'par');
+    await createMdlConfiguration(a, admin);
     // Two public wallet clients. The tenant has no authentication provider: an authorization that gets
     // past the request_uri ends at the wallet's redirect URI with server_error, after spending it.
     for (const clientName of ['Wallet A', 'Wallet B']) {
@@ -82,8 +48,7 @@ describe.each(backends)('pushed authorization requests on two servers sharing on
 
   afterAll(async () => {
     if (skip) return;
-    for (const app of apps) await app.close();
-    for (const runtime of runtimes) await runtime.close();
+    await servers.close();
     await backend.cleanup();
   });
 

@@ -1,14 +1,10 @@
 // Two servers sharing one database (PostgreSQL, and SQLite from two connections): racing token
 // requests for one pre-authorized code get exactly one access token (OpenID4VCI 1.0 §6; docs/decisions.md "Users, offers, the token and nonce endpoints":
 // "a code is single-use"), and racing wrong transaction codes lock the offer after exactly three.
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, pgAdminUrl, postgresBackend, sqliteBackend } from '../test/backends.ts';
-import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { createMdlConfiguration, type InProcessServers, serversOnOneDatabase, tenantAdmin } from '../test/in-process.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
@@ -21,7 +17,7 @@ const backends: Array<[string, () => Backend, boolean]> = [
 describe.each(backends)('two servers on one %s database', (_name, make, skip) => {
   const host = 'race.eu01.vellum.test';
   let backend: Backend;
-  const runtimes: Runtime[] = [];
+  let servers: InProcessServers;
   const apps: FastifyInstance[] = [];
   let auth = '';
   let configurationId = '';
@@ -29,45 +25,16 @@ describe.each(backends)('two servers on one %s database', (_name, make, skip) =>
   beforeAll(async () => {
     if (skip) return;
     backend = make();
-    const env = {
-      ...(await backend.env()),
-      VELLUM_MASTER_KEY: randomBytes(32).toString('base64'),
-      VELLUM_PLATFORM_DOMAIN: 'vellum.test',
-      VELLUM_DEFAULT_TENANT: '',
-      VELLUM_LOG_LEVEL: 'silent',
-    };
-    const config = loadConfig(env);
-    const logger = createLogger('silent');
-    // One after the other: the first migrates the fresh database.
-    for (let i = 0; i < 2; i++) {
-      const runtime = await openRuntime(config, logger);
-      runtimes.push(runtime);
-      apps.push(await buildApp(runtime, config, logger));
-    }
-    const { client, clientSecret } = await (runtimes[0] as Runtime).vellum.tenants.createTenant({ subdomain: 'race', region: 'eu01' });
-    const token = await (apps[0] as FastifyInstance).inject({
-      method: 'POST',
-      url: '/oauth/token',
-      payload: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret, audience: `https://${host}` },
-    });
-    auth = `Bearer ${token.json().access_token}`;
-    const configuration = await (apps[1] as FastifyInstance).inject({
-      method: 'POST',
-      url: '/v2/credentials/mobile/configurations',
-      headers: { host, authorization: auth },
-      payload: {
-        type: 'org.iso.18013.5.1.mDL',
-        expiresIn: { days: 30 },
-        claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
-      },
-    });
-    configurationId = configuration.json().id;
+    servers = await serversOnOneDatabase(backend, 2);
+    apps.push(...servers.apps);
+    const admin = await tenantAdmin(servers, 'race');
+    auth = admin.authorization;
+    configurationId = await createMdlConfiguration(apps[1] as FastifyInstance, admin);
   });
 
   afterAll(async () => {
     if (skip) return;
-    for (const app of apps) await app.close();
-    for (const runtime of runtimes) await runtime.close();
+    await servers.close();
     await backend.cleanup();
   });
 
