@@ -3,7 +3,7 @@
 // authorizations hold their claims in plaintext.
 import { openClaims } from '@vellum/core';
 import { fakeSecretBox, makeAuthorization, makeOffer, makeTenant, makeUser } from '@vellum/testing';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { type Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { toAuthorizationRow } from './authorizations.table.ts';
@@ -12,12 +12,13 @@ import { migrateTo } from './migrations.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { toOfferRow, toUserRow } from './users-offers.table.ts';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
+import { describeMigration } from '../test/migration-tests.ts';
 import { tempFolder } from '../test/temp-folder.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const HOUR = 3_600_000;
 
-/** 0018 erases the plaintext claims that can no longer be used and keeps the others readable, for an hour at most. */
+/** 0019 erases the plaintext claims that can no longer be used and keeps the others readable, for an hour at most. */
 async function migrationErasesOldClaims(db: Kysely<VellumDatabase>, kind: 'sqlite' | 'postgres'): Promise<void> {
   await migrateTo(db, '0017_issued_credential_clients', kind);
   const tenant = makeTenant();
@@ -87,25 +88,8 @@ async function migrationErasesOldClaims(db: Kysely<VellumDatabase>, kind: 'sqlit
   }
 }
 
-describe('claims at rest on SQLite', () => {
-  const file = tempFolder('vellum-claims-');
-
-  it('0019_claims_at_rest erases the plaintext claims an earlier release kept, except those still in use', async () => {
-    const db = new Kysely<VellumDatabase>({
-      dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: file('migrate.db'), busyTimeoutMs: 1000 }) }),
-    });
-    await migrationErasesOldClaims(db, 'sqlite');
-  });
-});
-
-// Skipped only when no PostgreSQL is configured (a developer machine without one); CI sets
-// VELLUM_TEST_DATABASE_URL, so this suite always runs there.
-describe.skipIf(pgAdminUrl === undefined)('claims at rest on PostgreSQL', () => {
-  const databases = freshDatabases();
-  afterAll(() => databases.dropAll());
-
-  it('0019_claims_at_rest erases the plaintext claims an earlier release kept, except those still in use', async () => {
-    const db = new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await databases.create(), max: 2 }) }) });
-    await migrationErasesOldClaims(db, 'postgres');
-  });
-});
+describeMigration(
+  'claims at rest',
+  '0019_claims_at_rest erases the plaintext claims an earlier release kept, except those still in use',
+  migrationErasesOldClaims,
+);

@@ -2,7 +2,7 @@
 // issued nonces into used ones, and two servers (two connections) recording one nonce at once.
 import type { Store } from '@vellum/core';
 import { makeTenant } from '@vellum/testing';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { type Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqlStoreFromKysely, migrateToLatest, migrationNames, type VellumDatabase } from './index.ts';
@@ -10,6 +10,7 @@ import { migrateTo } from './migrations.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 import { describeRaces } from '../test/races.ts';
+import { describeMigration } from '../test/migration-tests.ts';
 import { tempFolder } from '../test/temp-folder.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
@@ -60,25 +61,4 @@ async function nonceUsedOnce(a: Store, b: Store): Promise<void> {
 
 describeRaces('used nonces', [['recording one nonce at once: exactly one is first', nonceUsedOnce]]);
 
-describe('used nonces on SQLite', () => {
-  const file = tempFolder('vellum-nonces-');
-
-  it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
-    const db = new Kysely<VellumDatabase>({
-      dialect: new SqliteDialect({ database: openSqliteDatabase({ filename: file('migrate.db'), busyTimeoutMs: 1000 }) }),
-    });
-    await migrationForgetsIssuedNonces(db, 'sqlite');
-  });
-});
-
-// Skipped only when no PostgreSQL is configured (a developer machine without one); CI sets
-// VELLUM_TEST_DATABASE_URL, so this suite always runs there.
-describe.skipIf(pgAdminUrl === undefined)('used nonces on PostgreSQL', () => {
-  const databases = freshDatabases();
-  afterAll(() => databases.dropAll());
-
-  it('0009_used_nonces forgets the nonces the old scheme issued', async () => {
-    const db = new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await databases.create(), max: 2 }) }) });
-    await migrationForgetsIssuedNonces(db, 'postgres');
-  });
-});
+describeMigration('used nonces', '0009_used_nonces forgets the nonces the old scheme issued', migrationForgetsIssuedNonces);
