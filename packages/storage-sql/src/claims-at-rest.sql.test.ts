@@ -3,17 +3,13 @@
 // authorizations hold their claims in plaintext.
 import { openClaims } from '@vellum/core';
 import { fakeSecretBox, makeAuthorization, makeOffer, makeTenant, makeUser } from '@vellum/testing';
-import { type Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import { expect } from 'vitest';
 import { toAuthorizationRow } from './authorizations.table.ts';
 import { createSqlStoreFromKysely, migrateToLatest, type VellumDatabase } from './index.ts';
 import { migrateTo } from './migrations.ts';
-import { openSqliteDatabase } from './sqlite-database.ts';
 import { toOfferRow, toUserRow } from './users-offers.table.ts';
-import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 import { describeMigration } from '../test/migration-tests.ts';
-import { tempFolder } from '../test/temp-folder.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const HOUR = 3_600_000;

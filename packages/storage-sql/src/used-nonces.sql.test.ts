@@ -2,16 +2,12 @@
 // issued nonces into used ones, and two servers (two connections) recording one nonce at once.
 import type { Store } from '@vellum/core';
 import { makeTenant } from '@vellum/testing';
-import { type Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import { expect } from 'vitest';
 import { createSqlStoreFromKysely, migrateToLatest, migrationNames, type VellumDatabase } from './index.ts';
 import { migrateTo } from './migrations.ts';
-import { openSqliteDatabase } from './sqlite-database.ts';
-import { freshDatabases, pgAdminUrl } from '../test/postgres.ts';
 import { describeRaces } from '../test/races.ts';
 import { describeMigration } from '../test/migration-tests.ts';
-import { tempFolder } from '../test/temp-folder.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
