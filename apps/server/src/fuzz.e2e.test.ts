@@ -1181,7 +1181,7 @@ describe.each(backends)('the keeper: generated malformed requests at every route
     expect(health.status).toBe(200);
     const auth = { host: HOST, authorization: `Bearer ${fixtures.adminToken}` };
     const settings = await send(port, agent, { method: 'GET', path: '/v1/config/analytics', headers: auth, body: undefined });
-    expect(JSON.parse(settings.text)).toEqual({ loggingLevel: 3 });
+    expect(JSON.parse(settings.text)).toEqual({ loggingLevel: 3, eventRetentionDays: 90, webhookDeliveryRetentionDays: 30 });
     // A fresh operation: its events must show up in the log within a few flushes.
     const fresh = await send(port, agent, {
       method: 'POST',

@@ -213,12 +213,17 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
         state: 'xyz',
         iss: `https://${host}`,
       });
-      // The operator's log says which provider and why, without its secret.
-      const logged = server
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('identity provider failed'))
-        .map((line) => JSON.parse(line));
+      // The operator's log says which provider and why, without its secret. The server writes it
+      // before it answers, but its output comes through a pipe: wait for the line to arrive here.
+      const loggedLines = () =>
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('identity provider failed'));
+      for (const deadline = Date.now() + 30_000; loggedLines().length === 0 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const logged = loggedLines().map((line) => JSON.parse(line));
       expect(logged.at(-1)).toMatchObject({
         level: 40,
         step: 'authorize',
