@@ -33,7 +33,8 @@ export interface BenchServer {
   drive(path: string, ms: number): Promise<{ latencies: number[]; failures: number; elapsed: number }>;
   /** CPU seconds the server process has used so far (Linux /proc), or undefined elsewhere. */
   cpuSeconds(): number | undefined;
-  stop(): Promise<void>;
+  /** Stops the server and removes its data directory, unless `keepData` (a later `stop` removes it). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -100,13 +101,15 @@ export async function startBenchServer(options: { connections: number; logLevel:
     return { status: res.statusCode, text: await res.body.text() };
   };
 
-  const stop = async () => {
-    await pool.destroy();
+  let destroyed = false;
+  const stop = async ({ keepData = false } = {}) => {
+    if (!destroyed) await pool.destroy();
+    destroyed = true;
     if (child.exitCode === null) {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }
-    rmSync(dir, { recursive: true, force: true });
+    if (!keepData) rmSync(dir, { recursive: true, force: true });
   };
 
   try {

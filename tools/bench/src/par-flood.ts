@@ -5,7 +5,9 @@
 // extra parameters of 1,000 characters, forwarded to the identity provider). Printed: requests
 // sent, answers by status, and how much the database grew, as files (vellum.db and its WAL) and as
 // the database's own size (pages in use, WAL included), with the rows and bytes (table and indexes,
-// from SQLite's dbstat) of each table a pushed request writes to.
+// from SQLite's dbstat) of each table a pushed request writes to. Then, the server stopped, the
+// retention job runs on its file as it would two days on, and the rows left above the baseline are
+// printed: the flood's pushed requests are gone, its analytic events stay for the tenant's period.
 //
 // `--extra` and `--extra-length` shape the extra parameters (e.g. `--extra 3` for a request within
 // the byte bound, which the rate limit then meets); `--addresses N` spreads the requests over N
@@ -18,6 +20,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
+import { createRetentionJob } from '@vellum/core';
+import { openSqlStore } from '@vellum/storage-sql';
 import { type BenchServer, startBenchServer } from './http-load.ts';
 
 const { values } = parseArgs({
@@ -164,6 +168,25 @@ async function main(): Promise<void> {
           .join(', ')}; database +${mb(result.databaseBytes.growth)} MB (files +${mb(result.fileBytes.growth)} MB), ` +
         `${result.rowsAdded.authorizations} authorizations kept (+${mb(result.tableBytesAdded.authorizations)} MB), ` +
         `${result.rowsAdded.analytic_events} analytic events (+${mb(result.tableBytesAdded.analytic_events)} MB)`,
+    );
+    // docs/retention.md: the retention job as it would run two days on, past every pushed request's
+    // expiry and the authorizations' grace of a day, on the file the server left; what is left of
+    // the flood then is its analytic events, kept for the tenant's event period.
+    await server.stop({ keepData: true });
+    const store = await openSqlStore({ kind: 'sqlite', filename: join(server.dataDir, 'vellum.db') });
+    const later = new Date(Date.now() + 2 * 86_400_000);
+    let purged: Record<string, number>;
+    try {
+      purged = (await createRetentionJob({ store, clock: { now: () => later }, holder: 'par-flood' }).run()).purged;
+    } finally {
+      await store.close();
+    }
+    const retained = sizeOf(server.dataDir);
+    const kept = Object.fromEntries(TABLES.map((t) => [t, retained.rows[t] - before.rows[t]]));
+    console.log(JSON.stringify({ afterRetentionRun: { purged, rowsAboveBaseline: kept } }));
+    console.log(
+      `after a retention run two days on: ${purged.authorizations} authorizations and ${purged.rate_limits} rate-limit windows purged; ` +
+        `${kept.authorizations} authorizations above the baseline`,
     );
   } finally {
     await server.stop();
