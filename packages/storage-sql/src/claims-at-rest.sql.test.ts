@@ -2,14 +2,14 @@
 // "Claims at rest"): 0019_claims_at_rest over a database an earlier release wrote, whose offers and
 // authorizations hold their claims in plaintext.
 import { openClaims } from '@vellum/core';
-import { fakeSecretBox, makeAuthorization, makeOffer, makeTenant, makeUser } from '@vellum/testing';
+import { fakeSecretBox, makeAuthorization, makeOffer, makeUser } from '@vellum/testing';
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
 import { toAuthorizationRow } from './authorizations.table.ts';
 import { createSqlStoreFromKysely, migrateToLatest, type VellumDatabase } from './index.ts';
 import { migrateTo } from './migrations.ts';
 import { toOfferRow, toUserRow } from './users-offers.table.ts';
-import { describeMigration } from '../test/migration-tests.ts';
+import { describeMigration, insertTenantRow } from '../test/migration-tests.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const HOUR = 3_600_000;
@@ -17,18 +17,7 @@ const HOUR = 3_600_000;
 /** 0019 erases the plaintext claims that can no longer be used and keeps the others readable, for an hour at most. */
 async function migrationErasesOldClaims(db: Kysely<VellumDatabase>, kind: 'sqlite' | 'postgres'): Promise<void> {
   await migrateTo(db, '0017_issued_credential_clients', kind);
-  const tenant = makeTenant();
-  await db
-    .insertInto('tenants')
-    .values({
-      id: tenant.id,
-      subdomain: tenant.subdomain,
-      region: tenant.region,
-      name: tenant.name,
-      logging_level: tenant.loggingLevel,
-      created_at: tenant.createdAt,
-    })
-    .execute();
+  const tenant = await insertTenantRow(db);
   const user = makeUser(tenant.id);
   await db.insertInto('users').values(toUserRow(user)).execute();
   // As an earlier release wrote them: the claims as JSON text.

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { createSqlStoreFromKysely, migrateToLatest, migrationNames, type VellumDatabase } from './index.ts';
 import { migrateTo } from './migrations.ts';
 import { describeRaces } from '../test/races.ts';
-import { describeMigration } from '../test/migration-tests.ts';
+import { describeMigration, insertTenantRow } from '../test/migration-tests.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
@@ -17,18 +17,7 @@ async function migrationForgetsIssuedNonces(db: Kysely<VellumDatabase>, kind: 's
   await migrateTo(db, '0008_webhooks', kind);
   const store = createSqlStoreFromKysely(db, kind);
   try {
-    const tenant = makeTenant();
-    await db
-      .insertInto('tenants')
-      .values({
-        id: tenant.id,
-        subdomain: tenant.subdomain,
-        region: tenant.region,
-        name: tenant.name,
-        logging_level: tenant.loggingLevel,
-        created_at: tenant.createdAt,
-      })
-      .execute();
+    const tenant = await insertTenantRow(db);
     const issued = ['issued-1', 'issued-2'];
     await db
       .insertInto('nonces')

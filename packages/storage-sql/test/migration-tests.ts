@@ -1,5 +1,7 @@
 // A migration's test over data an earlier release wrote, run on a fresh SQLite file and (when
 // VELLUM_TEST_DATABASE_URL is set; CI always sets it) on a fresh PostgreSQL database.
+import type { Tenant } from '@vellum/core';
+import { makeTenant } from '@vellum/testing';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, it } from 'vitest';
@@ -33,4 +35,21 @@ export function describeMigration(what: string, title: string, test: MigrationTe
       await test(db, 'postgres');
     });
   });
+}
+
+/** Inserts a new tenant's row as the earliest schema has it (the columns every migration since keeps); the tenant. */
+export async function insertTenantRow(db: Kysely<VellumDatabase>): Promise<Tenant> {
+  const tenant = makeTenant();
+  await db
+    .insertInto('tenants')
+    .values({
+      id: tenant.id,
+      subdomain: tenant.subdomain,
+      region: tenant.region,
+      name: tenant.name,
+      logging_level: tenant.loggingLevel,
+      created_at: tenant.createdAt,
+    })
+    .execute();
+  return tenant;
 }
