@@ -1,0 +1,126 @@
+// Vellum started the way the peer kit's compare.mjs starts it (../shared/peer-bench): `vellum serve`
+// on a fresh SQLite data directory, the default tenant `bench`, log level info to a stdout this
+// process keeps reading (as a log collector would), and an mDL mDoc configuration made over the
+// admin API. Used by flow-profile.ts and flow-cost.ts so that their numbers are those of the kit.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Started {
+  readonly child: ChildProcess;
+  readonly base: string;
+  /** The kit driver's arguments that point it at this server's offer endpoint and configuration. */
+  readonly driverArgs: readonly string[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitForAnswer(url: string, ms = 30_000): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+/** SIGTERM to the process group, then SIGKILL after 5 s. */
+export async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  process.kill(-child.pid, 'SIGTERM');
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }, 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function startKitVellum(options: {
+  vellumDir: string;
+  port: number;
+  workers: number;
+  nodeArgs?: readonly string[];
+  env?: Record<string, string>;
+}): Promise<Started> {
+  const { vellumDir, port } = options;
+  const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-'));
+  const env = {
+    ...process.env,
+    VELLUM_DATA_DIR: dir,
+    VELLUM_PORT: String(port),
+    VELLUM_HOST: '127.0.0.1',
+    VELLUM_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    VELLUM_DEFAULT_TENANT: 'bench',
+    VELLUM_WORKERS: String(options.workers),
+    VELLUM_LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  let out = '';
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(vellumDir, 'apps/server/src/main.ts'), 'serve'], {
+    cwd: vellumDir,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  child.stdout!.on('data', (d: Buffer) => {
+    if (out.length < 20_000) out += d;
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForAnswer(`${base}/ready`);
+  const printed = /\{[^{}]*"clientSecret"[^{}]*\}/s.exec(out);
+  if (!printed) throw new Error(`no tenant credentials printed: ${out.slice(0, 500)}`);
+  const creds = JSON.parse(printed[0]) as { clientId: string; clientSecret: string; audience: string };
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}, method = 'POST') => {
+    const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return (await res.json()) as Record<string, string>;
+  };
+  const token = (
+    await post('/oauth/token', { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, audience: creds.audience })
+  ).access_token!;
+  const admin = { authorization: `Bearer ${token}` };
+  const iaca = await post('/v2/credentials/mobile/iacas', { country: 'US' }, admin);
+  await post(`/v2/credentials/mobile/iacas/${iaca.id}`, { active: true }, admin, 'PUT');
+  const configuration = await post(
+    '/v2/credentials/mobile/configurations',
+    {
+      type: 'org.iso.18013.5.1.mDL',
+      expiresIn: { days: 365 },
+      claimMappings: {
+        'org.iso.18013.5.1': {
+          family_name: { mapFrom: 'claims.family_name', required: true },
+          given_name: { mapFrom: 'claims.given_name' },
+          birth_date: { mapFrom: 'claims.birth_date', type: 'date' },
+          document_number: { mapFrom: 'claims.document_number' },
+          issuing_country: { defaultValue: 'US' },
+        },
+      },
+    },
+    admin,
+  );
+  if (!configuration.id) throw new Error(`configuration: ${JSON.stringify(configuration)}`);
+  return {
+    child,
+    base,
+    driverArgs: [
+      '--preset',
+      'ours',
+      '--config-id',
+      configuration.id,
+      '--offer-header',
+      `authorization: Bearer ${token}`,
+      '--offer-body',
+      '{"credentials":["{{config}}"],"claims":{"family_name":"Okafor","given_name":"Ada","birth_date":"1991-07-14","document_number":"{{n}}"}}',
+    ],
+  };
+}
