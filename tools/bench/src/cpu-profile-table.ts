@@ -67,9 +67,12 @@ export function analyseProfile(profile: CpuProfile): ProfileBreakdown {
     if (name === '(program)') return ['V8 and native, not attributed', 'not within a step'] as const;
     let area: string | undefined;
     let step: string | undefined;
-    if (leaf.callFrame.url === '' && (name === 'parse' || name === 'stringify')) area = 'JSON parse and stringify';
+    const native = leaf.callFrame.url === '';
+    if (native && (name === 'parse' || name === 'stringify')) area = 'JSON parse and stringify';
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const { url, functionName } = byId.get(at)!.callFrame;
+      // better-sqlite3's statements are native functions called straight from Kysely's driver.
+      if (area === undefined && native && /dialect\/sqlite\/sqlite-driver|sqlite-database\.ts/.test(url)) area = AREAS[0]![0];
       if (area === undefined && url !== '') area = AREAS.find(([, re]) => re.test(url))?.[0] ?? 'other';
       if (step === undefined) step = STEPS.find(([, re]) => re.test(url) || re.test(functionName))?.[0];
     }

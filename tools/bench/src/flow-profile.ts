@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyseProfile, type CpuProfile, printProfileTables } from './cpu-profile-table.ts';
-import { startKitVellum, type Started, stopGroup, waitForAnswer } from './kit-servers.ts';
+import { startKitPeer, startKitVellum, stopGroup } from './kit-servers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -64,20 +64,10 @@ async function inspector(port: number) {
   };
 }
 
-async function startPeer(port: number): Promise<Started> {
-  const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, join(kit, 'peer-sphereon/server.mjs'), '--port', String(port), '--quiet'], {
-    cwd: kit,
-    detached: true,
-    stdio: 'ignore',
-  });
-  await waitForAnswer(`http://127.0.0.1:${port}/.well-known/openid-credential-issuer`);
-  return { child, base: `http://127.0.0.1:${port}`, driverArgs: ['--preset', 'sphereon'] };
-}
-
 const server =
   system === 'vellum'
     ? await startKitVellum({ vellumDir: resolve(values.vellum), port: 3950, workers: 1, nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`] })
-    : await startPeer(8195);
+    : await startKitPeer({ kit, port: 8195, nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`] });
 const results = join(mkdtempSync(join(tmpdir(), 'vellum-profile-')), 'driver.json');
 try {
   const driver = spawn(

@@ -3,15 +3,23 @@
 // process keeps reading (as a log collector would), and an mDL mDoc configuration made over the
 // admin API. Used by flow-profile.ts and flow-cost.ts so that their numbers are those of the kit.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clockTicksPerSecond } from './http-load.ts';
 
 export interface Started {
   readonly child: ChildProcess;
   readonly base: string;
   /** The kit driver's arguments that point it at this server's offer endpoint and configuration. */
   readonly driverArgs: readonly string[];
+  /** The issuer's offer call, as the driver makes it: flow `n`'s request. */
+  readonly offer: (n: number) => { path: string; headers: Record<string, string>; body: string };
+  /** The configuration the wallet asks for. */
+  readonly configurationId: string;
+  /** Endpoints the kit's driver is told rather than discovers (`ours` preset). */
+  readonly paths?: { token: string; credential: string };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,6 +52,34 @@ export async function stopGroup(child: ChildProcess): Promise<void> {
   }, 5_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** The kit's peer (the Sphereon issuer server, state in memory), as compare.mjs starts it. */
+export async function startKitPeer(options: { kit: string; port: number; nodeArgs?: readonly string[] }): Promise<Started> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(options.kit, 'peer-sphereon/server.mjs'), '--port', String(options.port), '--quiet'], {
+    cwd: options.kit,
+    detached: true,
+    stdio: 'ignore',
+  });
+  const base = `http://127.0.0.1:${options.port}`;
+  await waitForAnswer(`${base}/.well-known/openid-credential-issuer`);
+  const configurationId = 'UniversityDegree_jwt_vc_json';
+  return {
+    child,
+    base,
+    driverArgs: ['--preset', 'sphereon'],
+    configurationId,
+    // The body of the kit's `sphereon` preset, with a fresh code per flow.
+    offer: (n) => ({
+      path: '/webapp/credential-offers',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        credential_configuration_ids: [configurationId],
+        grants: { 'urn:ietf:params:oauth:grant-type:pre-authorized_code': { 'pre-authorized_code': randomBytes(16).toString('base64url') } },
+        credentialDataSupplierInput: { given_name: 'Erika', family_name: 'Mustermann', document_number: String(n) },
+      }),
+    }),
+  };
 }
 
 export async function startKitVellum(options: {
@@ -109,9 +145,14 @@ export async function startKitVellum(options: {
     admin,
   );
   if (!configuration.id) throw new Error(`configuration: ${JSON.stringify(configuration)}`);
+  const offerBody = (n: number) =>
+    JSON.stringify({ credentials: [configuration.id], claims: { family_name: 'Okafor', given_name: 'Ada', birth_date: '1991-07-14', document_number: String(n) } });
   return {
     child,
     base,
+    configurationId: configuration.id!,
+    paths: { token: '/v1/oauth/token', credential: '/v1/openid/credential' },
+    offer: (n) => ({ path: '/v1/openid/offers/pre-authorized', headers: { 'content-type': 'application/json', ...admin }, body: offerBody(n) }),
     driverArgs: [
       '--preset',
       'ours',
@@ -120,7 +161,40 @@ export async function startKitVellum(options: {
       '--offer-header',
       `authorization: Bearer ${token}`,
       '--offer-body',
-      '{"credentials":["{{config}}"],"claims":{"family_name":"Okafor","given_name":"Ada","birth_date":"1991-07-14","document_number":"{{n}}"}}',
+      offerBody(0).replace('"0"', '"{{n}}"').replace(configuration.id!, '{{config}}'),
     ],
   };
 }
+
+/** The process and its descendants (the cluster's workers), by /proc's parent links. */
+export function family(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, parent] of parents) if (parent === out[i]) out.push(pid);
+  return out;
+}
+
+/** CPU seconds (user + system) of the processes, all threads. */
+export function cpuSeconds(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks / clockTicksPerSecond();
+}
+

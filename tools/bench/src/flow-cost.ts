@@ -1,0 +1,53 @@
+// Server CPU per Pre-authorized flow, from the server processes' own counters (/proc), under the
+// peer kit's driver (../shared/peer-bench/flow-load.mjs). Throughput on a shared two-core machine
+// moves with everything else running on it; the CPU a flow costs the server moves far less, so
+// this is the figure to compare two checkouts by when the machine is not quiet. With `--workers 2`
+// it sums the primary and both workers.
+//
+//   node tools/bench/src/flow-cost.ts --kit DIR [--vellum DIR] [--workers 1] [--conc 48] [--seconds 12]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cpuSeconds, family, startKitVellum, stopGroup } from './kit-servers.ts';
+
+const { values } = parseArgs({
+  options: {
+    kit: { type: 'string' },
+    vellum: { type: 'string', default: resolve(import.meta.dirname, '../../..') },
+    workers: { type: 'string', default: '1' },
+    conc: { type: 'string', default: '48' },
+    seconds: { type: 'string', default: '12' },
+    port: { type: 'string', default: '3970' },
+  },
+});
+if (!values.kit) throw new Error('--kit DIR: the peer-bench kit, installed as its README.md says');
+const kit = resolve(values.kit);
+
+const server = await startKitVellum({ vellumDir: resolve(values.vellum), port: Number(values.port), workers: Number(values.workers) });
+try {
+  const pids = family(server.child.pid!);
+  const out = join(mkdtempSync(join(tmpdir(), 'vellum-cost-')), 'driver.json');
+  const seconds = Number(values.seconds);
+  // A warm-up run, then the measured one: the counters are read around the second only.
+  const drive = (s: number, file: string) =>
+    new Promise<void>((done, fail) => {
+      const driver = spawn(
+        process.execPath,
+        [join(kit, 'flow-load.mjs'), '--base', server.base, ...server.driverArgs, '--concurrency', values.conc, '--max-seconds', String(s), '--max-flows', '200000', '--warmup-flows', '0', '--out', file],
+        { cwd: kit, stdio: ['ignore', 'ignore', 'inherit'] },
+      );
+      driver.once('exit', (code) => (code === 0 ? done() : fail(new Error(`the driver exited with ${code}`))));
+    });
+  await drive(3, `${out}.warm`);
+  const before = cpuSeconds(pids);
+  await drive(seconds, out);
+  const used = cpuSeconds(pids) - before;
+  const run = JSON.parse(readFileSync(out, 'utf8')) as { flows_ok: number; flows_failed: number; flows_per_sec: number; seconds: number };
+  console.log(
+    `workers ${values.workers}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
+  );
+} finally {
+  await stopGroup(server.child);
+}
