@@ -17,7 +17,7 @@ import { createWalletTokens, loadDigests } from '@vellum/crypto';
 import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createFormatSigners } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
-import { createSqlStore, openSqlStore, type SqlStoreOptions } from '@vellum/storage-sql';
+import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
 import { cacheReads } from '@vellum/store-cache';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
@@ -45,6 +45,8 @@ export interface OpenRuntimeOptions {
   migrate?: boolean;
   /** Told each slow step of opening as it begins, for the command line's progress lines (cli-progress.ts). */
   onStep?: (step: OpeningStep) => void;
+  /** Counts what the store runs on the database (the flow's store budget, flow-budget.sql.test.ts); unset, nothing is counted. */
+  statementCounter?: StatementCounter;
 }
 
 /** A slow step of opening a runtime: the migrations, or writing a first development master key. */
@@ -53,10 +55,17 @@ export type OpeningStep = { step: 'migrate' } | { step: 'generate-master-key'; f
 /** Opens the configured database (SQLite in the data directory, or PostgreSQL) and migrates it unless told not to. */
 export async function openStore(config: ServerConfig, options: OpenRuntimeOptions = {}): Promise<Store> {
   if (options.migrate !== false) options.onStep?.({ step: 'migrate' });
+  const counting = options.statementCounter ? { statementCounter: options.statementCounter } : {};
   const open = (o: SqlStoreOptions) => (options.migrate === false ? Promise.resolve(createSqlStore(o)) : openSqlStore(o));
-  if (config.databaseUrl) return open({ kind: 'postgres', connectionString: config.databaseUrl });
+  if (config.databaseUrl) return open({ kind: 'postgres', connectionString: config.databaseUrl, ...counting });
   mkdirSync(config.dataDir, { recursive: true });
-  return open({ kind: 'sqlite', filename: join(config.dataDir, 'vellum.db'), synchronous: config.sqliteSynchronous, groupCommit: config.sqliteGroupCommit });
+  return open({
+    kind: 'sqlite',
+    filename: join(config.dataDir, 'vellum.db'),
+    synchronous: config.sqliteSynchronous,
+    groupCommit: config.sqliteGroupCommit,
+    ...counting,
+  });
 }
 
 /**

@@ -18,6 +18,13 @@ export {
   openSqlStore,
 } from './sql-store.ts';
 export type { PostgresStoreOptions, SqliteStoreOptions, SqlStoreOptions } from './sql-store.ts';
+export {
+  // countStatements: a Kysely dialect whose statements, transactions and commits a counter counts.
+  countStatements,
+  // createStatementCounter: the counter a store takes as `statementCounter`, for budget tests and benchmarks.
+  createStatementCounter,
+} from './statement-counter.ts';
+export type { StatementCounter, StatementCounterOptions, StatementCounts } from './statement-counter.ts';
 // ImmediateSqliteDialect: Kysely's SqliteDialect with transactions that begin immediate and an
 // optional group commit, for an embedder's own Kysely on a SQLite file that several processes share.
 export { ImmediateSqliteDialect, type ImmediateSqliteOptions } from './sqlite-dialect.ts';

@@ -1,5 +1,5 @@
 import type { Repositories, Store } from '@vellum/core';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { type Dialect, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { SqlDialectKind, VellumDatabase } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -7,12 +7,23 @@ import { repositoriesOn } from './repositories.ts';
 import { rateLimitsOn } from './rate-limits.table.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
+import { countStatements, type StatementCounter } from './statement-counter.ts';
+
+/** What both kinds of store take besides where the database is. */
+interface CommonStoreOptions {
+  /**
+   * Counts the statements, transactions and commits the store runs (createStatementCounter), for
+   * tests and benchmarks that hold a use case to a budget. Unset (the default), nothing is counted
+   * and the store runs on its dialect unwrapped.
+   */
+  statementCounter?: StatementCounter;
+}
 
 /**
  * A SQLite database file (created when missing, with its directory), in WAL mode with foreign keys
  * on. Its transactions begin immediate, so several processes may share the file (see below).
  */
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends CommonStoreOptions {
   kind: 'sqlite';
   filename: string;
   /** How long a write waits for another process's lock before failing, in ms (default 5000); the wait does not block the event loop. */
@@ -27,7 +38,7 @@ export interface SqliteStoreOptions {
 }
 
 /** A PostgreSQL database, reached through a connection pool. */
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends CommonStoreOptions {
   kind: 'postgres';
   connectionString: string;
   /** Most connections the pool opens (default 10). */
@@ -36,13 +47,17 @@ export interface PostgresStoreOptions {
 
 export type SqlStoreOptions = SqliteStoreOptions | PostgresStoreOptions;
 
+/** The dialect, counted when the options name a counter. */
+function counted(dialect: Dialect, options: CommonStoreOptions): Dialect {
+  return options.statementCounter ? countStatements(dialect, options.statementCounter) : dialect;
+}
+
 function openSqlite(options: SqliteStoreOptions): Kysely<VellumDatabase> {
   // SQLite does not wait for a lock itself (timeout 0); the driver retries without blocking, for as
   // long as the busy timeout says.
   const database = openSqliteDatabase({ filename: options.filename, busyTimeoutMs: 0, ...(options.synchronous ? { synchronous: options.synchronous } : {}) });
-  return new Kysely<VellumDatabase>({
-    dialect: new ImmediateSqliteDialect({ database }, { busyRetryMs: options.busyTimeoutMs ?? 5000, groupCommit: options.groupCommit ?? true }),
-  });
+  const dialect = new ImmediateSqliteDialect({ database }, { busyRetryMs: options.busyTimeoutMs ?? 5000, groupCommit: options.groupCommit ?? true });
+  return new Kysely<VellumDatabase>({ dialect: counted(dialect, options) });
 }
 
 function openPostgres(options: PostgresStoreOptions): Kysely<VellumDatabase> {
@@ -51,7 +66,7 @@ function openPostgres(options: PostgresStoreOptions): Kysely<VellumDatabase> {
   // would crash the process unheard. The pool discards that connection; the next query opens a
   // fresh one or fails where a caller sees it, and ping() reports readiness.
   pool.on('error', () => {});
-  return new Kysely<VellumDatabase>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<VellumDatabase>({ dialect: counted(new PostgresDialect({ pool }), options) });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
+import { REPORT_COMMITS, type ReportsCommits } from './statement-counter.ts';
 
 /** Options of ImmediateSqliteDialect. */
 export interface ImmediateSqliteOptions {
@@ -121,12 +122,14 @@ const raw = (text: string) => CompiledQuery.raw(text);
  * When SQLite itself abandons the transaction (a full disk, an I/O error), every transaction that
  * ran in it fails, and those that had not run yet go on in the next batch.
  */
-class ImmediateSqliteDriver extends SqliteDriver {
+class ImmediateSqliteDriver extends SqliteDriver implements ReportsCommits {
   readonly #busyRetryMs: number | undefined;
   readonly #groupCommit: boolean;
   readonly #database: SqliteDialectConfig['database'];
   /** Grouped transactions waiting for the end of this turn of the event loop. */
   #waiting: Ticket[] = [];
+  /** Told after each commit SQLite ran, when a statement counter asked (statement-counter.ts). */
+  #onCommit: (() => void) | undefined;
 
   constructor(config: SqliteDialectConfig, options: ImmediateSqliteOptions) {
     super(config);
@@ -135,6 +138,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
     this.#database = config.database;
     if (this.#groupCommit && typeof config.database === 'function')
       throw new TypeError('Group commit needs the SQLite database itself, not a function that opens it');
+  }
+
+  /** With group commit a SQLite commit may end several transactions: a counter learns of each commit here. */
+  [REPORT_COMMITS](listener: () => void): void {
+    this.#onCommit = listener;
   }
 
   /** Whether SQLite holds an open transaction on the connection (better-sqlite3's `inTransaction`). */
@@ -176,6 +184,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
     const lease = connection as Lease;
     if (!this.#groupCommit) {
       await lease.executeQuery(raw('commit'));
+      this.#onCommit?.();
       return;
     }
     const ticket = lease.ticket as Ticket;
@@ -261,6 +270,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
         }
         try {
           await executeRetrying(inner, raw('commit'), this.#busyRetryMs);
+          this.#onCommit?.();
           for (const ticket of ran) ticket.committed.resolve();
         } catch (error) {
           if (this.#inTransaction()) await inner.executeQuery(raw('rollback')).catch(() => {});

@@ -238,7 +238,7 @@ function report(label: string, samples: Record<Step, number>[], failures: number
   const flowsPerSecond = samples.length / (elapsedMs / 1000);
   console.log(
     `\n${label}: ${samples.length} flows in ${(elapsedMs / 1000).toFixed(1)} s = ${flowsPerSecond.toFixed(0)} flows/s, ${failures} failed` +
-      (cpu ? `, ${(samples.length / cpu).toFixed(0)} flows per server CPU-second` : '') +
+      (cpu ? `, ${(samples.length / cpu).toFixed(0)} flows per server CPU-second, server CPU ${((cpu / samples.length) * 1000).toFixed(2)} ms per flow` : '') +
       `, driver ${((driverCpu / samples.length) * 1000).toFixed(2)} ms CPU per flow`,
   );
   for (const step of STEPS) {
