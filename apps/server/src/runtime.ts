@@ -101,7 +101,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     const clock = systemClock;
     const ids = createNodeIds();
     const hasher = createScryptHasher();
-    const sealer = createSealer(masterKey(config, logger, options.onStep));
+    const sealer = createSealer(masterKey(config, logger, options.onStep), { random: ids.bytes });
     const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
     // Tenants' keys are sealed under the same master key as the platform key: a master key that
     // cannot open the stored platform key has already stopped the start above.
