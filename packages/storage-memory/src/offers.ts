@@ -103,6 +103,9 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
       async get(tenantId, id) {
         return ownedValue(get().offers, tenantId, id);
       },
+      async getWithUser(tenantId, id, userId) {
+        return { offer: ownedValue(get().offers, tenantId, id), user: ownedValue(get().users, tenantId, userId) };
+      },
       async findByCodeDigest(tenantId, codeDigest) {
         const id = get().offerCodes.get(`${tenantId} ${codeDigest}`);
         const r = id === undefined ? undefined : offerOf(tenantId, id);

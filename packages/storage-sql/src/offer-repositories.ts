@@ -3,7 +3,7 @@
 // servers sharing a database never both accept one code or nonce.
 
 import { canonicalJson, conflict, notFound, type RedeemOutcome, type Repositories, type UserFilter } from '@vellum/core';
-import { type Expression, type Insertable, type SqlBool, sql } from 'kysely';
+import { type Expression, type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Executor, SqlDialectKind } from './database.ts';
 import { refusingDuplicates, uniqueViolation } from './errors.ts';
@@ -52,6 +52,19 @@ const userById = compiledFindOwned('users.get', 'users');
 const insertOffer = compiledOnce('offers.insert', (db, row: Insertable<OffersTable>) => db.insertInto('offers').values(row));
 
 const offerById = compiledFindOwned('offers.get', 'offers');
+
+const USER_COLUMNS = ['seq', 'id', 'tenant_id', 'claims', 'auth_provider_url', 'auth_subject_id', 'created_at', 'updated_at'] as const;
+
+// The offer and the user behind a Pre-authorized token, in one statement: a one-row derived table
+// with both left-joined to it, so either may be missing without hiding the other.
+const offerWithUser = compiledOnce('offers.getWithUser', (db, p: { tenantId: string; id: string; userId: string }) =>
+  db
+    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('k'))
+    .leftJoin('offers as o', (join) => join.on('o.tenant_id', '=', p.tenantId).on('o.id', '=', p.id))
+    .leftJoin('users as u', (join) => join.on('u.tenant_id', '=', p.tenantId).on('u.id', '=', p.userId))
+    .selectAll('o')
+    .select(USER_COLUMNS.map((c) => `u.${c} as u__${c}` as const)),
+);
 
 const offerByCodeDigest = compiledFindOwnedBy('offers.findByCodeDigest', 'offers', 'code_digest');
 
@@ -189,6 +202,15 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
       async get(tenantId, id) {
         const row = await offerById.first(db, { tenantId, id });
         return row && toOffer(row);
+      },
+      async getWithUser(tenantId, id, userId) {
+        const row = (await offerWithUser.first(db, { tenantId, id, userId })) as Record<string, unknown> | undefined;
+        if (!row) return { offer: undefined, user: undefined };
+        const user = Object.fromEntries(USER_COLUMNS.map((c) => [c, row[`u__${c}`]])) as unknown as Selectable<UsersTable>;
+        return {
+          offer: row.id === null || row.id === undefined ? undefined : toOffer(row as unknown as Selectable<OffersTable>),
+          user: user.id === null || user.id === undefined ? undefined : toUser(user),
+        };
       },
       async findByCodeDigest(tenantId, codeDigest) {
         const row = await offerByCodeDigest.first(db, { tenantId, value: codeDigest });

@@ -154,6 +154,24 @@ export function describeOfferContract(store: () => Store): void {
       expect(await store().offers.findByCodeDigest(a.id, unique('none-'))).toBeUndefined();
     });
 
+    it('getWithUser gives the offer and the user as get gives them, each undefined when missing or another tenant’s', async () => {
+      const [a, b] = await tenants();
+      const u = await user(a.id, { authenticationProvider: { url: 'https://idp.example', subjectId: 'sub-1' } });
+      const other = await user(a.id);
+      const offer = makeOffer(a.id, u.id, { txCode: { digest: unique('tx-'), inputMode: 'numeric', length: 6 } });
+      await store().offers.insert(offer);
+      expect(await store().offers.getWithUser(a.id, offer.id, u.id)).toEqual({ offer, user: u });
+      // The pair is read as asked, whichever user the offer names.
+      expect(await store().offers.getWithUser(a.id, offer.id, other.id)).toEqual({ offer, user: other });
+      expect(await store().offers.getWithUser(a.id, uuid(), u.id)).toEqual({ offer: undefined, user: u });
+      expect(await store().offers.getWithUser(a.id, offer.id, uuid())).toEqual({ offer, user: undefined });
+      expect(await store().offers.getWithUser(b.id, offer.id, u.id)).toEqual({ offer: undefined, user: undefined });
+      expect(await store().offers.getWithUser(a.id, uuid(), uuid())).toEqual({ offer: undefined, user: undefined });
+      // A deleted offer is still read (the credential endpoint says why it refuses).
+      await store().offers.markDeleted(a.id, offer.id, 'pre-authorized');
+      expect((await store().offers.getWithUser(a.id, offer.id, u.id)).offer).toMatchObject({ id: offer.id, status: 'deleted' });
+    });
+
     it('refuses a taken id or a code digest the tenant already has (Conflict), and a user the tenant does not have (NotFound)', async () => {
       const [a, b] = await tenants();
       const ua = await user(a.id),

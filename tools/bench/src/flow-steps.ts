@@ -6,7 +6,7 @@
 // no step); counting each step alone can. Run in phases, the steps batch their commits the same
 // way as in whole flows (many requests in flight), so the sum is close to a flow's cost.
 //
-//   node tools/bench/src/flow-steps.ts --kit DIR [--system vellum|peer] [--vellum DIR] [--flows 3000] [--conc 48]
+//   node tools/bench/src/flow-steps.ts --kit DIR [--system vellum|peer] [--vellum DIR] [--flows 3000] [--conc 48] [--rounds 2] [--env K=V,...]
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,8 @@ const { values } = parseArgs({
     flows: { type: 'string', default: '3000' },
     conc: { type: 'string', default: '48' },
     rounds: { type: 'string', default: '2' },
+    // Settings for Vellum's server, e.g. `--env VELLUM_LOG_LEVEL=warn` to see what its request log line costs.
+    env: { type: 'string', default: '' },
   },
 });
 if (!values.kit) throw new Error('--kit DIR: the peer-bench kit, installed as its README.md says');
@@ -36,7 +38,7 @@ interface Answer {
 
 const server: Started =
   system === 'vellum'
-    ? await startKitVellum({ vellumDir: resolve(values.vellum), port: 3980, workers: 1 })
+    ? await startKitVellum({ vellumDir: resolve(values.vellum), port: 3980, workers: 1, env: Object.fromEntries(values.env.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) })
     : await startKitPeer({ kit: resolve(values.kit), port: 8196 });
 const pool = new Pool(server.base, { connections: conc, pipelining: 1 });
 const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> => {

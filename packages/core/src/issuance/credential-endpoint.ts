@@ -207,10 +207,13 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     nonce: NonceRecord,
   ): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
     const byAuthorization = token.grant === 'authorization_code';
-    const [user, grant] = await Promise.all([
-      store.users.get(ctx.tenant.id, token.userId),
-      byAuthorization ? store.authorizations.get(ctx.tenant.id, token.offerId) : store.offers.get(ctx.tenant.id, token.offerId),
-    ]);
+    // A Pre-authorized token's offer and user come in one read (one statement on SQL stores).
+    const { user, grant } = byAuthorization
+      ? await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.authorizations.get(ctx.tenant.id, token.offerId)]).then(([user, grant]) => ({
+          user,
+          grant,
+        }))
+      : await store.offers.getWithUser(ctx.tenant.id, token.offerId, token.userId).then(({ offer, user }) => ({ user, grant: offer }));
     if (!user) throw denied('The user this access token was issued for no longer exists');
     if (!grant || ('status' in grant && grant.status === 'deleted'))
       throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');

@@ -1,6 +1,7 @@
 // What offers ask of the world: the Store's offers. Each method's comment is its contract, which the
 // Store contract suite in @vellum/testing asserts.
 
+import type { UserRecord } from '../users/model.ts';
 import type { OfferKind, OfferRecord, RedeemAttempt, RedeemOutcome } from './model.ts';
 
 export interface OfferRepository {
@@ -10,6 +11,12 @@ export interface OfferRepository {
    */
   insert(offer: OfferRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<OfferRecord | undefined>;
+  /**
+   * The tenant's offer `id` and the tenant's user `userId`, each as `get` gives it (undefined when
+   * missing), read together: one statement on SQL stores, where the credential endpoint reads both
+   * for every Pre-authorized token (docs/performance.md, "The flow's store budget (issue 27)").
+   */
+  getWithUser(tenantId: string, id: string, userId: string): Promise<{ offer: OfferRecord | undefined; user: UserRecord | undefined }>;
   /** The tenant's offer whose code (or issuer state) has this digest, in whatever state it is. */
   findByCodeDigest(tenantId: string, codeDigest: string): Promise<OfferRecord | undefined>;
   /**
