@@ -5,7 +5,9 @@
 // it sums the primary and both workers.
 //
 //   node tools/bench/src/flow-cost.ts --kit DIR [--vellum DIR] [--workers 1] [--conc 48] [--seconds 12]
-import { spawn } from 'node:child_process';
+//     [--postgres postgres://postgres@127.0.0.1:5432/postgres]   (instead of the embedded SQLite)
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,12 +22,38 @@ const { values } = parseArgs({
     conc: { type: 'string', default: '48' },
     seconds: { type: 'string', default: '12' },
     port: { type: 'string', default: '3970' },
+    // A fresh PostgreSQL database made for the run and dropped after it, on this server (postgres://…/postgres).
+    postgres: { type: 'string' },
   },
 });
 if (!values.kit) throw new Error('--kit DIR: the peer-bench kit, installed as its README.md says');
 const kit = resolve(values.kit);
 
-const server = await startKitVellum({ vellumDir: resolve(values.vellum), port: Number(values.port), workers: Number(values.workers) });
+let database: { url: string; drop(): Promise<void> } | undefined;
+if (values.postgres) {
+  // psql rather than a client library: the benchmark needs two statements, and the machine's
+  // PostgreSQL comes with it.
+  const admin = values.postgres;
+  const psql = (statement: string) => {
+    const done = spawnSync('psql', [admin, '-v', 'ON_ERROR_STOP=1', '-qc', statement], { encoding: 'utf8' });
+    if (done.status !== 0) throw new Error(`psql: ${done.stderr || done.error}`);
+  };
+  const name = `vellum_flow_cost_${process.pid}_${Date.now()}`;
+  psql(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  database = { url: url.toString(), drop: async () => psql(`drop database if exists ${name} with (force)`) };
+}
+const server = await startKitVellum({
+  vellumDir: resolve(values.vellum),
+  port: Number(values.port),
+  workers: Number(values.workers),
+  // PostgreSQL wants the master key given (servers sharing a database share it): a fresh one per run.
+  ...(database ? { env: { DATABASE_URL: database.url, VELLUM_MASTER_KEY: randomBytes(32).toString('base64') } } : {}),
+}).catch(async (error: unknown) => {
+  await database?.drop();
+  throw error;
+});
 try {
   const pids = family(server.child.pid!);
   const out = join(mkdtempSync(join(tmpdir(), 'vellum-cost-')), 'driver.json');
@@ -35,7 +63,22 @@ try {
     new Promise<void>((done, fail) => {
       const driver = spawn(
         process.execPath,
-        [join(kit, 'flow-load.mjs'), '--base', server.base, ...server.driverArgs, '--concurrency', values.conc, '--max-seconds', String(s), '--max-flows', '200000', '--warmup-flows', '0', '--out', file],
+        [
+          join(kit, 'flow-load.mjs'),
+          '--base',
+          server.base,
+          ...server.driverArgs,
+          '--concurrency',
+          values.conc,
+          '--max-seconds',
+          String(s),
+          '--max-flows',
+          '200000',
+          '--warmup-flows',
+          '0',
+          '--out',
+          file,
+        ],
         { cwd: kit, stdio: ['ignore', 'ignore', 'inherit'] },
       );
       driver.once('exit', (code) => (code === 0 ? done() : fail(new Error(`the driver exited with ${code}`))));
@@ -46,8 +89,9 @@ try {
   const used = cpuSeconds(pids) - before;
   const run = JSON.parse(readFileSync(out, 'utf8')) as { flows_ok: number; flows_failed: number; flows_per_sec: number; seconds: number };
   console.log(
-    `workers ${values.workers}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
+    `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
   );
 } finally {
   await stopGroup(server.child);
+  await database?.drop();
 }
