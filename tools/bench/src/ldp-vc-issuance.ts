@@ -12,66 +12,12 @@
 // Run it pinned to one core:
 //
 //   taskset -c 0 node tools/bench/src/ldp-vc-issuance.ts [--seconds 4]
-import { createLdpVcFormat, type LdpVcConfiguration, type Store } from '@vellum/core';
-import { canonizeQuads, createLinkedDataSigner, linkedDataVerifyData, toQuads } from '@vellum/formats';
-import { createNodeIds } from '@vellum/node';
-import { eachStore, tenantWithDidKey } from './in-process.ts';
-import { handlerIssue, holderKeys, printMachine, type Rate, rate, secondsOption, thousands as f } from './throughput.ts';
+import { canonizeQuads, linkedDataVerifyData, toQuads } from '@vellum/formats';
+import { prepareLdpVc } from './format-issuers.ts';
+import { eachStore } from './in-process.ts';
+import { printMachine, type Rate, rate, secondsOption, thousands as f } from './throughput.ts';
 
 const SECONDS = secondsOption(4);
-
-const configurationOf = (tenantId: string, proofType: LdpVcConfiguration['proofType']): LdpVcConfiguration => ({
-  id: 'bench-ldp',
-  tenantId,
-  format: 'ldp_vc',
-  type: 'UniversityDegreeCredential',
-  name: 'University degree',
-  description: 'A bachelor degree awarded by Acme University',
-  expiresIn: { days: 365 },
-  issuer: { name: 'Acme University', logoUrl: 'https://acme.example/logo.png', iconUrl: 'https://acme.example/icon.png' },
-  proofType,
-  credentialBranding: { backgroundColor: '#1a2b3c', watermarkImageUrl: 'https://acme.example/watermark.png' },
-  revocable: false,
-  // Ten claims, as the mDoc benchmark has.
-  claimMappings: {
-    givenName: { mapFrom: 'claims.givenName', required: true },
-    familyName: { mapFrom: 'claims.familyName', required: true },
-    birthDate: { mapFrom: 'claims.birthDate' },
-    degree: { mapFrom: 'claims.degree' },
-    major: { mapFrom: 'claims.major' },
-    graduationYear: { mapFrom: 'claims.year' },
-    gpa: { mapFrom: 'claims.gpa' },
-    honours: { mapFrom: 'claims.honours' },
-    studentId: { mapFrom: 'claims.studentId' },
-    awardedBy: { defaultValue: 'Acme University' },
-  },
-  createdAt: new Date().toISOString(),
-  updatedAt: new Date().toISOString(),
-});
-
-const subject = {
-  claims: {
-    givenName: 'Susan',
-    familyName: 'Turner',
-    birthDate: '1990-05-15',
-    degree: 'Bachelor of Science',
-    major: 'Physics',
-    year: 2024,
-    gpa: 3.8,
-    honours: true,
-    studentId: 'S-2020-0042',
-  },
-};
-const holders = holderKeys(256);
-
-/** A tenant with one did:key DID over a KeyManager Ed25519 key, stored as the DID service stores one, and the handler. */
-async function prepare(store: Store) {
-  const { keys, tenant, didKey } = await tenantWithDidKey(store, 'Ed25519');
-  const handler = createLdpVcFormat({ store, ids: createNodeIds(), signer: createLinkedDataSigner({ keys }) });
-  const issueWith = (proofType: LdpVcConfiguration['proofType'], form: 'current' | 'legacy') =>
-    handlerIssue(handler, { tenant, configuration: configurationOf(tenant.id, proofType), subject, credentialIssuer: 'https://acme.example', form }, holders);
-  return { keys, tenant, keyId: didKey.kmsKeyId, issueWith };
-}
 
 printMachine();
 
@@ -88,7 +34,7 @@ let parts: Array<[string, number]> = [];
 let totalUs = 0;
 let sample = '';
 await eachStore('ldp', ['memory', 'sqlite'], async (store, name) => {
-  const { keys, tenant, keyId, issueWith } = await prepare(store);
+  const { keys, tenant, keyId, issueWith } = await prepareLdpVc(store);
   for (const [proofType, form] of cases) {
     const issueOne = issueWith(proofType, form);
     await rate(1, issueOne);

@@ -6,65 +6,17 @@
 // where the time goes. Target: at least 3,000 credentials/s on one core. Run it pinned to one core:
 //
 //   taskset -c 0 node tools/bench/src/sd-jwt-issuance.ts [--seconds 4]
-import { createSdJwtFormat, signingDidOf, type SdJwtConfiguration, type SdJwtSignInput, type Store } from '@vellum/core';
-import { createSdJwtSigner } from '@vellum/formats';
-import { SD_JWT_SUBJECT } from '../../../packages/core/test/credentials.ts';
-import { eachStore, tenantWithDidKey } from './in-process.ts';
-import { alternate, handlerIssue, holderKeys, printMachine, type Rate, secondsOption, thousands as f } from './throughput.ts';
+import { prepareSdJwt } from './format-issuers.ts';
+import { eachStore } from './in-process.ts';
+import { alternate, printMachine, type Rate, secondsOption, thousands as f } from './throughput.ts';
 
 const SECONDS = secondsOption(4);
-
-const configurationOf = (tenantId: string): SdJwtConfiguration => ({
-  id: 'bench-pid',
-  tenantId,
-  format: 'dc+sd-jwt',
-  type: 'https://credentials.example.com/pid',
-  expiresIn: { days: 365 },
-  claimMappings: {
-    given_name: { mapFrom: 'claims.givenName', required: true },
-    family_name: { mapFrom: 'claims.familyName', required: true },
-    birthdate: { mapFrom: 'claims.birthDate', required: true },
-    nationalities: { mapFrom: 'claims.nationalities' },
-    address: { mapFrom: 'claims.address' },
-    age_over_18: { mapFrom: 'claims.adult' },
-    issuing_country: { defaultValue: 'DE' },
-  },
-  createdAt: new Date().toISOString(),
-  updatedAt: new Date().toISOString(),
-});
-
-// The person the core's and the formats' SD-JWT tests issue to (a test fixture shared by path).
-const subject = SD_JWT_SUBJECT;
-
-// Each credential binds another holder key, as real issuance does.
-const holders = holderKeys(256);
-
-/** A tenant with a did:key over a KeyManager P-256 key (as the DID service makes it), on `store`. */
-async function prepare(store: Store) {
-  const { keys, tenant, didKey } = await tenantWithDidKey(store, 'P-256');
-  const signer = createSdJwtSigner({ keys });
-  const handler = createSdJwtFormat({ store, signer });
-  const configuration = configurationOf(tenant.id);
-  const request = { tenant, configuration, subject, credentialIssuer: 'https://bench.eu01.vellum.bench', form: 'current' } as const;
-  const issueOne = handlerIssue(handler, request, holders);
-  const first = await issueOne(0);
-  // The signer alone, on the payload the handler built: what the handler adds is the difference.
-  let recorded: SdJwtSignInput | undefined;
-  await handlerIssue(createSdJwtFormat({ store, signer: { issue: async (input) => ((recorded = input), '') } }), request, holders)(0);
-  const input = recorded as SdJwtSignInput;
-  const signOnly = () => signer.issue(input);
-  const message = new Uint8Array(400).fill(0x5a);
-  const rawSign = () => keys.sign(tenant.id, didKey.kmsKeyId, message);
-  // What the handler asks the store for on every credential: the signing DID and its key.
-  const lookup = () => signingDidOf(store, tenant.id, undefined, 'P-256');
-  return { issueOne, signOnly, rawSign, lookup, first };
-}
 
 printMachine();
 
 const rows: Array<{ store: string; issued: Rate; signer: Rate; signs: Rate; lookups: Rate }> = [];
 await eachStore('sd-jwt', ['sqlite', 'memory'], async (store, name) => {
-  const { issueOne, signOnly, rawSign, lookup, first } = await prepare(store);
+  const { issueOne, signOnly, rawSign, lookup, first } = await prepareSdJwt(store);
   if (rows.length === 0)
     console.log(
       `SD-JWT VC: ${(first.credential as string).length} characters, ${(first.credential as string).split('~').length - 2} disclosures, valid ${first.validFrom} to ${first.validUntil}`,
