@@ -6,13 +6,13 @@
 //
 //   node tools/bench/src/flow-cost.ts --kit DIR [--vellum DIR] [--workers 1] [--conc 48] [--seconds 12]
 //     [--postgres postgres://postgres@127.0.0.1:5432/postgres]   (instead of the embedded SQLite)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuSeconds, family, startKitVellum, stopGroup } from './kit-servers.ts';
+import { cpuSeconds, family, runKitDriver, startKitVellum, stopGroup } from './kit-servers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -59,30 +59,7 @@ try {
   const out = join(mkdtempSync(join(tmpdir(), 'vellum-cost-')), 'driver.json');
   const seconds = Number(values.seconds);
   // A warm-up run, then the measured one: the counters are read around the second only.
-  const drive = (s: number, file: string) =>
-    new Promise<void>((done, fail) => {
-      const driver = spawn(
-        process.execPath,
-        [
-          join(kit, 'flow-load.mjs'),
-          '--base',
-          server.base,
-          ...server.driverArgs,
-          '--concurrency',
-          values.conc,
-          '--max-seconds',
-          String(s),
-          '--max-flows',
-          '200000',
-          '--warmup-flows',
-          '0',
-          '--out',
-          file,
-        ],
-        { cwd: kit, stdio: ['ignore', 'ignore', 'inherit'] },
-      );
-      driver.once('exit', (code) => (code === 0 ? done() : fail(new Error(`the driver exited with ${code}`))));
-    });
+  const drive = (s: number, file: string) => runKitDriver(kit, server, { concurrency: values.conc, seconds: s, warmupFlows: 0, out: file });
   await drive(3, `${out}.warm`);
   const before = cpuSeconds(pids);
   await drive(seconds, out);

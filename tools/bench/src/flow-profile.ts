@@ -10,13 +10,12 @@
 //
 //   node tools/bench/src/flow-profile.ts --kit DIR [--system vellum|peer] [--vellum DIR]
 //     [--conc 48] [--seconds 12] [--skip 4] [--out FILE.cpuprofile]
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyseProfile, type CpuProfile, printProfileTables } from './cpu-profile-table.ts';
-import { startKitPeer, startKitVellum, stopGroup } from './kit-servers.ts';
+import { runKitDriver, startKitPeer, startKitVellum, stopGroup } from './kit-servers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -70,29 +69,13 @@ const server =
     : await startKitPeer({ kit, port: 8195, nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`] });
 const results = join(mkdtempSync(join(tmpdir(), 'vellum-profile-')), 'driver.json');
 try {
-  const driver = spawn(
-    process.execPath,
-    [
-      join(kit, 'flow-load.mjs'),
-      '--base',
-      server.base,
-      ...server.driverArgs,
-      '--concurrency',
-      values.conc,
-      '--max-seconds',
-      String(skip + seconds + 2),
-      '--max-flows',
-      '200000',
-      '--warmup-flows',
-      '300',
-      '--server-pid',
-      String(server.child.pid),
-      '--out',
-      results,
-    ],
-    { cwd: kit, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const done = new Promise((r) => driver.once('exit', r));
+  const done = runKitDriver(kit, server, {
+    concurrency: values.conc,
+    seconds: skip + seconds + 2,
+    warmupFlows: 300,
+    out: results,
+    serverPid: server.child.pid!,
+  });
   const session = await inspector(inspectPort);
   await session.send('Profiler.enable');
   await session.send('Profiler.setSamplingInterval', { interval: 200 });

@@ -38,7 +38,17 @@ interface Answer {
 
 const server: Started =
   system === 'vellum'
-    ? await startKitVellum({ vellumDir: resolve(values.vellum), port: 3980, workers: 1, env: Object.fromEntries(values.env.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) })
+    ? await startKitVellum({
+        vellumDir: resolve(values.vellum),
+        port: 3980,
+        workers: 1,
+        env: Object.fromEntries(
+          values.env
+            .split(',')
+            .filter(Boolean)
+            .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+        ),
+      })
     : await startKitPeer({ kit: resolve(values.kit), port: 8196 });
 const pool = new Pool(server.base, { connections: conc, pipelining: 1 });
 const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> => {
@@ -48,7 +58,8 @@ const call = async (method: 'GET' | 'POST', path: string, headers: Record<string
   return { status: res.statusCode, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 };
 const expect = (step: string, answer: Answer, status = 200) => {
-  if (answer.status !== status && !(step === 'offer' && answer.status === 201)) throw new Error(`${step}: ${answer.status} ${JSON.stringify(answer.json).slice(0, 300)}`);
+  if (answer.status !== status && !(step === 'offer' && answer.status === 201))
+    throw new Error(`${step}: ${answer.status} ${JSON.stringify(answer.json).slice(0, 300)}`);
   return answer.json;
 };
 
@@ -116,7 +127,10 @@ async function round(n: number, offset: number) {
   const nonces = await phase(n, async () => expect('nonce', await call('POST', noncePath!, { 'content-length': '0' })).c_nonce as string);
   const credentials = await phase(n, async (i) => {
     const body = JSON.stringify({ credential_configuration_id: server.configurationId, proofs: { jwt: [proof(wallets[i % conc]!, nonces.results[i]!)] } });
-    const answer = expect('credential', await call('POST', credentialPath, { 'content-type': 'application/json', authorization: `Bearer ${tokens.results[i]}` }, body));
+    const answer = expect(
+      'credential',
+      await call('POST', credentialPath, { 'content-type': 'application/json', authorization: `Bearer ${tokens.results[i]}` }, body),
+    );
     if (!(answer.credentials ?? answer.credential)) throw new Error('credential: no credential in the answer');
   });
   return { offer: offers, token: tokens, nonce: nonces, credential: credentials };

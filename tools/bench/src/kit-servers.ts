@@ -38,6 +38,38 @@ export async function waitForAnswer(url: string, ms = 30_000): Promise<void> {
   throw new Error(`no answer from ${url}`);
 }
 
+/**
+ * Runs the kit's driver (`flow-load.mjs`) against `server` for `seconds` at `concurrency` wallets,
+ * its JSON result written to `out`; settles when the driver exits (rejects unless it exits 0).
+ */
+export function runKitDriver(
+  kit: string,
+  server: Started,
+  options: { concurrency: string; seconds: number; warmupFlows: number; out: string; serverPid?: number },
+): Promise<void> {
+  const args = [
+    join(kit, 'flow-load.mjs'),
+    '--base',
+    server.base,
+    ...server.driverArgs,
+    '--concurrency',
+    options.concurrency,
+    '--max-seconds',
+    String(options.seconds),
+    '--max-flows',
+    '200000',
+    '--warmup-flows',
+    String(options.warmupFlows),
+    ...(options.serverPid === undefined ? [] : ['--server-pid', String(options.serverPid)]),
+    '--out',
+    options.out,
+  ];
+  return new Promise((done, fail) => {
+    const driver = spawn(process.execPath, args, { cwd: kit, stdio: ['ignore', 'ignore', 'inherit'] });
+    driver.once('exit', (code) => (code === 0 ? done() : fail(new Error(`the driver exited with ${code}`))));
+  });
+}
+
 /** SIGTERM to the process group, then SIGKILL after 5 s. */
 export async function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return;
@@ -56,11 +88,15 @@ export async function stopGroup(child: ChildProcess): Promise<void> {
 
 /** The kit's peer (the Sphereon issuer server, state in memory), as compare.mjs starts it. */
 export async function startKitPeer(options: { kit: string; port: number; nodeArgs?: readonly string[] }): Promise<Started> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(options.kit, 'peer-sphereon/server.mjs'), '--port', String(options.port), '--quiet'], {
-    cwd: options.kit,
-    detached: true,
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), join(options.kit, 'peer-sphereon/server.mjs'), '--port', String(options.port), '--quiet'],
+    {
+      cwd: options.kit,
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
   const base = `http://127.0.0.1:${options.port}`;
   await waitForAnswer(`${base}/.well-known/openid-credential-issuer`);
   const configurationId = 'UniversityDegree_jwt_vc_json';
@@ -146,7 +182,10 @@ export async function startKitVellum(options: {
   );
   if (!configuration.id) throw new Error(`configuration: ${JSON.stringify(configuration)}`);
   const offerBody = (n: number) =>
-    JSON.stringify({ credentials: [configuration.id], claims: { family_name: 'Okafor', given_name: 'Ada', birth_date: '1991-07-14', document_number: String(n) } });
+    JSON.stringify({
+      credentials: [configuration.id],
+      claims: { family_name: 'Okafor', given_name: 'Ada', birth_date: '1991-07-14', document_number: String(n) },
+    });
   return {
     child,
     base,
@@ -197,4 +236,3 @@ export function cpuSeconds(pids: readonly number[]): number {
   }
   return ticks / clockTicksPerSecond();
 }
-
