@@ -21,6 +21,7 @@ import {
   toTenantSigningKeyRow,
   toUser,
   toUserRow,
+  USER_COLUMNS,
   type UsersTable,
 } from './users-offers.table.ts';
 
@@ -52,8 +53,6 @@ const userById = compiledFindOwned('users.get', 'users');
 const insertOffer = compiledOnce('offers.insert', (db, row: Insertable<OffersTable>) => db.insertInto('offers').values(row));
 
 const offerById = compiledFindOwned('offers.get', 'offers');
-
-const USER_COLUMNS = ['seq', 'id', 'tenant_id', 'claims', 'auth_provider_url', 'auth_subject_id', 'created_at', 'updated_at'] as const;
 
 // The offer and the user behind a Pre-authorized token, in one statement: a one-row derived table
 // with both left-joined to it, so either may be missing without hiding the other.

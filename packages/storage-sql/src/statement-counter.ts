@@ -1,6 +1,6 @@
 // Counting what a SQL store runs on its database: statements, transactions and commits. For tests
 // and benchmarks that hold a use case to a budget of database work (docs/performance.md, "The
-// flow's store budget"). A store opened without a counter runs on the dialect as it is: nothing is
+// flow's store budget (issue 27)"). A store opened without a counter runs on the dialect as it is: nothing is
 // wrapped and nothing is counted.
 
 import type {

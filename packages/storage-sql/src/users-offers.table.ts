@@ -14,6 +14,20 @@ export interface UsersTable {
   updated_at: string;
 }
 
+/** Every column of `users`, for reads that select them under other names (offers.getWithUser); the check below fails to compile when one is missing. */
+export const USER_COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'claims',
+  'auth_provider_url',
+  'auth_subject_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof UsersTable)[];
+const everyUserColumn: Exclude<keyof UsersTable, (typeof USER_COLUMNS)[number]> extends never ? true : never = true;
+void everyUserColumn;
+
 export interface OffersTable {
   seq: Seq;
   id: string;

@@ -181,27 +181,17 @@ export async function startKitVellum(options: {
     admin,
   );
   if (!configuration.id) throw new Error(`configuration: ${JSON.stringify(configuration)}`);
-  const offerBody = (n: number) =>
-    JSON.stringify({
-      credentials: [configuration.id],
-      claims: { family_name: 'Okafor', given_name: 'Ada', birth_date: '1991-07-14', document_number: String(n) },
-    });
+  // The kit's offer body, as compare.mjs gives it to the driver: `{{config}}` and `{{n}}` are the driver's placeholders.
+  const offerTemplate =
+    '{"credentials":["{{config}}"],"claims":{"family_name":"Okafor","given_name":"Ada","birth_date":"1991-07-14","document_number":"{{n}}"}}';
+  const offerBody = (n: number) => offerTemplate.replace('{{config}}', configuration.id!).replace('{{n}}', String(n));
   return {
     child,
     base,
     configurationId: configuration.id!,
     paths: { token: '/v1/oauth/token', credential: '/v1/openid/credential' },
     offer: (n) => ({ path: '/v1/openid/offers/pre-authorized', headers: { 'content-type': 'application/json', ...admin }, body: offerBody(n) }),
-    driverArgs: [
-      '--preset',
-      'ours',
-      '--config-id',
-      configuration.id,
-      '--offer-header',
-      `authorization: Bearer ${token}`,
-      '--offer-body',
-      offerBody(0).replace('"0"', '"{{n}}"').replace(configuration.id!, '{{config}}'),
-    ],
+    driverArgs: ['--preset', 'ours', '--config-id', configuration.id, '--offer-header', `authorization: Bearer ${token}`, '--offer-body', offerTemplate],
   };
 }
 

@@ -9,6 +9,9 @@ import type { FormatRegistry } from '../credential-formats/port.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import { ISSUER_PATHS, LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadata.ts';
 import type { Dpop } from '../oauth/dpop.ts';
+import type { AuthorizationRecord } from '../oauth/authorization-model.ts';
+import type { OfferRecord } from '../offers/model.ts';
+import type { UserRecord } from '../users/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { NonceCodec, NonceRecord, WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
@@ -208,12 +211,11 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   ): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
     const byAuthorization = token.grant === 'authorization_code';
     // A Pre-authorized token's offer and user come in one read (one statement on SQL stores).
-    const { user, grant } = byAuthorization
-      ? await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.authorizations.get(ctx.tenant.id, token.offerId)]).then(([user, grant]) => ({
-          user,
-          grant,
-        }))
-      : await store.offers.getWithUser(ctx.tenant.id, token.offerId, token.userId).then(({ offer, user }) => ({ user, grant: offer }));
+    let user: UserRecord | undefined;
+    let grant: OfferRecord | AuthorizationRecord | undefined;
+    if (byAuthorization)
+      [user, grant] = await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.authorizations.get(ctx.tenant.id, token.offerId)]);
+    else ({ offer: grant, user } = await store.offers.getWithUser(ctx.tenant.id, token.offerId, token.userId));
     if (!user) throw denied('The user this access token was issued for no longer exists');
     if (!grant || ('status' in grant && grant.status === 'deleted'))
       throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');
