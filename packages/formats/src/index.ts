@@ -17,7 +17,7 @@ export * from './mso-mdoc/engine.ts';
 export * from './cwt/signer.ts';
 
 // dc+sd-jwt (IETF SD-JWT VC).
-// The core's SdJwtSigner port: SD-JWT VCs built with @sd-jwt/core, signed with a KeyManager-held key.
+// The core's SdJwtSigner port: SD-JWT VCs built here (RFC 9901), signed with a KeyManager-held key.
 export * from './sd-jwt/signer.ts';
 
 // mDoc status list tokens (IETF Token Status List draft 14, and the legacy format).

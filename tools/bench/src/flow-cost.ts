@@ -6,13 +6,14 @@
 //
 //   node tools/bench/src/flow-cost.ts --kit DIR [--vellum DIR] [--workers 1] [--conc 48] [--seconds 12]
 //     [--postgres postgres://postgres@127.0.0.1:5432/postgres]   (instead of the embedded SQLite)
+//   node tools/bench/src/flow-cost.ts --kit DIR --system peer      (the kit's peer, its one process)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuSeconds, family, runKitDriver, startKitVellum, stopGroup } from './kit-servers.ts';
+import { cpuSeconds, family, runKitDriver, startKitPeer, startKitVellum, stopGroup } from './kit-servers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,10 +25,14 @@ const { values } = parseArgs({
     port: { type: 'string', default: '3970' },
     // A fresh PostgreSQL database made for the run and dropped after it, on this server (postgres://…/postgres).
     postgres: { type: 'string' },
+    system: { type: 'string', default: 'vellum' },
   },
 });
 if (!values.kit) throw new Error('--kit DIR: the peer-bench kit, installed as its README.md says');
+if (values.system !== 'vellum' && values.system !== 'peer') throw new Error('--system vellum|peer');
+if (values.system === 'peer' && values.postgres) throw new Error('--postgres is for Vellum; the peer keeps nothing');
 const kit = resolve(values.kit);
+const peer = values.system === 'peer';
 
 let database: { url: string; drop(): Promise<void> } | undefined;
 if (values.postgres) {
@@ -44,13 +49,16 @@ if (values.postgres) {
   url.pathname = `/${name}`;
   database = { url: url.toString(), drop: async () => psql(`drop database if exists ${name} with (force)`) };
 }
-const server = await startKitVellum({
-  vellumDir: resolve(values.vellum),
-  port: Number(values.port),
-  workers: Number(values.workers),
-  // PostgreSQL wants the master key given (servers sharing a database share it): a fresh one per run.
-  ...(database ? { env: { DATABASE_URL: database.url, VELLUM_MASTER_KEY: randomBytes(32).toString('base64') } } : {}),
-}).catch(async (error: unknown) => {
+const server = await (peer
+  ? startKitPeer({ kit, port: Number(values.port) })
+  : startKitVellum({
+      vellumDir: resolve(values.vellum),
+      port: Number(values.port),
+      workers: Number(values.workers),
+      // PostgreSQL wants the master key given (servers sharing a database share it): a fresh one per run.
+      ...(database ? { env: { DATABASE_URL: database.url, VELLUM_MASTER_KEY: randomBytes(32).toString('base64') } } : {}),
+    })
+).catch(async (error: unknown) => {
   await database?.drop();
   throw error;
 });
@@ -66,7 +74,7 @@ try {
   const used = cpuSeconds(pids) - before;
   const run = JSON.parse(readFileSync(out, 'utf8')) as { flows_ok: number; flows_failed: number; flows_per_sec: number; seconds: number };
   console.log(
-    `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
+    `${peer ? 'peer (in memory)' : `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}`}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
   );
 } finally {
   await stopGroup(server.child);

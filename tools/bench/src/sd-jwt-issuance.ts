@@ -1,5 +1,5 @@
 // dc+sd-jwt issuance throughput (issue 14): the core's format handler `issue` (claims, validity,
-// signing DID, payload) with the real SD-JWT signer (@sd-jwt/core, SHA-256 disclosures, ES256
+// signing DID, payload) with the real SD-JWT signer (built by @vellum/formats, SHA-256 disclosures, ES256
 // through the KeyManager), a 7-claim PID-like configuration with every claim disclosable, on
 // SQLite (the server's default store) and in memory. Beside it, in the same run: the signer alone
 // (the same payload, no store lookups) and the raw ES256 KeyManager.sign rate, so the table shows

@@ -114,6 +114,8 @@ describe('createSdJwtSigner (draft-ietf-oauth-sd-jwt-vc §3, RFC 9901 §4)', () 
     // Each digest is SHA-256 over the Disclosure exactly as sent (RFC 9901 §4.2.3), computed here independently.
     const digests = disclosed.map(({ d }) => createHash('sha256').update(d).digest('base64url'));
     expect([...(raw._sd as string[])].sort()).toEqual(digests.sort());
+    // RFC 9901 §4.2.4.1: the order of _sd must not give away the order of the claims; ours is sorted.
+    expect(raw._sd).toEqual([...(raw._sd as string[])].sort());
 
     const library = verifierFor(key.publicJwk);
     expect((await library.presentableKeys(compact)).sort()).toEqual(['address', 'birthdate', 'family_name', 'given_name']);

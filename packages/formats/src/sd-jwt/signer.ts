@@ -1,5 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { Jwt, pack, SDJwt } from '@sd-jwt/core';
+import { hash, randomBytes } from 'node:crypto';
 import type { KeyManager, SdJwtSigner } from '@vellum/core';
 
 export interface SdJwtSignerOptions {
@@ -20,15 +19,13 @@ const TYP = 'dc+sd-jwt';
  */
 const NEVER_DISCLOSED = new Set(['iss', 'nbf', 'exp', 'cnf', 'vct', 'vct#integrity', 'status', '_sd', '_sd_alg', '...']);
 
-const sha256 = (data: string | ArrayBuffer, alg: string): Uint8Array => {
-  if (alg !== SD_ALG) throw new Error(`Unsupported disclosure hash ${alg}`);
-  return createHash('sha256')
-    .update(typeof data === 'string' ? data : new Uint8Array(data))
-    .digest();
-};
-
 /** Random bytes drawn from the CSPRNG 4 KB at a time (256 salts), as node's randomUUID does: one call per salt cost a sixth of the build. */
 const POOL_BYTES = 4096;
+
+/** RFC 9901 §9.3: every salt is at least 128 bits of fresh randomness. */
+const SALT_BYTES = 16;
+
+const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
 function checkDisclosable(payload: Record<string, unknown>, disclosable: readonly string[]): void {
   for (const name of disclosable) {
@@ -38,45 +35,55 @@ function checkDisclosable(payload: Record<string, unknown>, disclosable: readonl
 }
 
 /**
- * The core's SdJwtSigner port: an SD-JWT VC (draft-ietf-oauth-sd-jwt-vc §3) built with @sd-jwt/core.
- * Each `disclosable` top-level claim becomes a Disclosure `[salt, name, value]` whose SHA-256 digest
- * goes into the payload's `_sd` (RFC 9901 §4.2); the rest stays in the payload as it is. The
- * Issuer-signed JWT is a JWS (RFC 7515) whose signature the KeyManager makes over the ASCII signing
- * input: r‖s for ES256 (RFC 7518 §3.4), the raw Ed25519 signature for EdDSA (RFC 8037 §3.1). The
- * result is the compact form with no Key Binding JWT: the JWT, each Disclosure, each followed by `~`.
+ * The core's SdJwtSigner port: an SD-JWT VC (draft-ietf-oauth-sd-jwt-vc §3), built here rather
+ * than with a library (docs/decisions.md says why). Each `disclosable` top-level claim becomes a
+ * Disclosure, the base64url of the JSON array `[salt, name, value]` (RFC 9901 §4.2.1), whose
+ * SHA-256 digest over those base64url characters goes into the payload's `_sd` (§4.2.3). The
+ * digests are sorted, so the order of `_sd` says nothing about the order of the claims (§4.2.4.1).
+ * The rest of the payload stays as it is. The Issuer-signed JWT is a JWS (RFC 7515) whose
+ * signature the KeyManager makes over the ASCII signing input: r‖s for ES256 (RFC 7518 §3.4), the
+ * raw Ed25519 signature for EdDSA (RFC 8037 §3.1). The result is the compact form with no Key
+ * Binding JWT: the JWT, each Disclosure, each followed by `~` (§4).
  */
 export function createSdJwtSigner(options: SdJwtSignerOptions): SdJwtSigner {
   const { keys } = options;
-  const hash = { hasher: sha256, alg: SD_ALG };
   let pool = Buffer.alloc(0);
   let used = 0;
-  // RFC 9901 §9.3: every salt is at least 128 bits of fresh randomness (here 16 bytes), so no one
-  // can recover a concealed value by hashing guesses. Each pooled byte is handed out once.
-  const salt = (length: number): string => {
-    if (used + length > pool.length) {
-      pool = randomBytes(Math.max(POOL_BYTES, length));
+  // Each pooled byte is handed out once.
+  const salt = (): string => {
+    if (used + SALT_BYTES > pool.length) {
+      pool = randomBytes(POOL_BYTES);
       used = 0;
     }
-    const drawn = pool.subarray(used, used + length).toString('base64url');
-    used += length;
+    const drawn = pool.toString('base64url', used, used + SALT_BYTES);
+    used += SALT_BYTES;
     return drawn;
   };
   return {
     async issue(input) {
       const { tenantId, keyId, payload, disclosable } = input;
       checkDisclosable(payload, disclosable);
-      // The frame names the top-level members to conceal; nothing nested is concealed on its own.
-      const frame = { _sd: [...disclosable] } as Parameters<typeof pack>[1];
-      const { packedClaims, disclosures } = await pack(payload, frame, hash, salt);
-      const jwt = new Jwt({
-        header: { typ: TYP, alg: input.alg, kid: input.kid },
-        payload: { ...(packedClaims as Record<string, unknown>), _sd_alg: SD_ALG },
-      });
-      await jwt.sign(async (signingInput) => {
-        const signature = await keys.sign(tenantId, keyId, Buffer.from(signingInput, 'utf8'));
-        return Buffer.from(signature).toString('base64url');
-      });
-      return new SDJwt({ jwt, disclosures }).encodeSDJwt();
+      const concealed = new Set(disclosable);
+      const signed: Record<string, unknown> = {};
+      const disclosures: string[] = [];
+      const digests: string[] = [];
+      for (const name of Object.keys(payload)) {
+        const value = payload[name];
+        if (!concealed.has(name)) {
+          signed[name] = value;
+          continue;
+        }
+        const disclosure = base64url(JSON.stringify([salt(), name, value]));
+        disclosures.push(disclosure);
+        digests.push(hash('sha256', disclosure, 'base64url'));
+      }
+      if (digests.length > 0) signed._sd = digests.sort();
+      signed._sd_alg = SD_ALG;
+      const header = { typ: TYP, alg: input.alg, kid: input.kid };
+      const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(signed))}`;
+      const signature = await keys.sign(tenantId, keyId, Buffer.from(signingInput, 'ascii'));
+      const jwt = `${signingInput}.${Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString('base64url')}`;
+      return disclosures.length > 0 ? `${jwt}~${disclosures.join('~')}~` : `${jwt}~`;
     },
   };
 }
