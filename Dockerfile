@@ -16,7 +16,7 @@ ENV COREPACK_ENABLE_DOWNLOAD_PROMPT=0 \
     CI=true
 WORKDIR /app
 RUN corepack enable
-COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 # corepack downloads that pnpm once, into this layer.
 RUN pnpm --version
 COPY packages packages

@@ -1,22 +1,31 @@
 #!/usr/bin/env node
 // Entry point behind the root `start`, `test` and `vellum` scripts. It lets a fresh machine with
-// nothing but Node 22.18+ and npm run `npm start` or `npm test`: the first run installs the
-// workspace with the pinned pnpm (fetched through npx), later runs go straight to the command.
+// nothing but Node and npm run `npm start` or `npm test`: on a Node older than 22.18 it fetches
+// Node 24 from the npm registry once (as .ci/run does) and runs itself again with it; the first run
+// installs the workspace with the pinned pnpm (fetched through npx), later runs go straight to the
+// command. It loads on old Node too: plain JavaScript, node: imports only.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureRecentNode, MINIMUM_NODE, manualInstructions, nodeIsRecentEnough } from './node-check.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const [command = 'help', ...args] = process.argv.slice(2);
 
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 6)) {
-  console.error(`Vellum needs Node 22 or newer; this is Node ${process.versions.node}.`);
-  process.exit(1);
+if (!nodeIsRecentEnough(process.versions.node)) {
+  // Set on the second run, so that a cached Node that is somehow old too cannot loop.
+  const node = process.env.VELLUM_NODE_REEXEC ? undefined : ensureRecentNode();
+  if (!node) {
+    console.error(`vellum: Vellum needs Node ${MINIMUM_NODE} or newer; this is Node ${process.versions.node}.\n${manualInstructions()}`);
+    process.exit(1);
+  }
+  console.error(`vellum: Node ${process.versions.node} is older than ${MINIMUM_NODE}: running with ${node}`);
+  // First on PATH too, so that npx, pnpm and the tests' child processes run on it as well.
+  const env = { ...process.env, VELLUM_NODE_REEXEC: '1', PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  const r = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env });
+  process.exit(r.status ?? 1);
 }
-// Node 22.18+ and 23.6+ run TypeScript sources directly; earlier 22.x needs the flag.
-const nodeFlags = major === 22 && minor < 18 ? ['--experimental-strip-types', '--no-warnings'] : [];
 
 function run(cmd, argv, env = process.env) {
   const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', env });
@@ -45,9 +54,9 @@ switch (command) {
   case 'install':
     process.exit(0);
   case 'start':
-    process.exit(run(process.execPath, [...nodeFlags, server, 'serve', ...args]));
+    process.exit(run(process.execPath, [server, 'serve', ...args]));
   case 'vellum':
-    process.exit(run(process.execPath, [...nodeFlags, server, ...args]));
+    process.exit(run(process.execPath, [server, ...args]));
   case 'test':
     process.exit(run(bin('vitest'), ['run', ...args]));
   default:

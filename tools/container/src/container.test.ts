@@ -199,7 +199,6 @@ describe('.dockerignore', () => {
     for (const file of [
       'pnpm-lock.yaml',
       'pnpm-workspace.yaml',
-      '.npmrc',
       'apps/server/src/main.ts',
       'packages/core/src/index.ts',
       'packages/storage-sql/src/migrations.ts',
