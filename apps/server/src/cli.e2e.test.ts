@@ -1,5 +1,6 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pgAdminUrl, postgresBackend } from '../test/backends.ts';
 import { cli, freePort, serverEnv, startServer, tempDir } from '../test/process.ts';
@@ -43,6 +44,28 @@ describe('node apps/server/src/main.ts --help, as a child process', () => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`vellum: unknown command "frobnicate"\n\n${overviewHelp()}\n`);
+  });
+});
+
+describe('the workspace’s `vellum` bin (issue 28: `npx vellum --help` works in the workspace)', () => {
+  const repo = new URL('../../../', import.meta.url).pathname;
+  const bin = join(repo, 'node_modules', '.bin', 'vellum');
+  const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  // The shim runs `node` from PATH: this Node, as npx would find it.
+  const run = (args: string[]) =>
+    spawnSync(bin, args, { encoding: 'utf8', timeout: 30_000, env: serverEnv({ PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` }) });
+
+  it('prints the version for --version, and nothing else', () => {
+    const r = run(['--version']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`vellum ${version}\n`);
+    expect(r.stderr).toBe('');
+  });
+
+  it('prints the overview for --help, as main.ts does', () => {
+    const r = run(['--help']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${overviewHelp()}\n`);
   });
 });
 

@@ -35,6 +35,20 @@ const helpText = (invocation: Invocation): string => {
   return invocation.text;
 };
 
+describe('vellum --version', () => {
+  it('is asked for by --version, -V or version alone', () => {
+    for (const argv of [['--version'], ['-V'], ['version']]) expect(parseInvocation(argv), argv.join(' ')).toEqual({ kind: 'version' });
+  });
+
+  it('is not a command option: after a command it is refused like any unknown option', () => {
+    expectUsageError(parseInvocation(['migrate', '--version']), EXIT_BAD_OPTIONS, /has no option --version/);
+  });
+
+  it('is listed in the overview', () => {
+    expect(overviewHelp()).toContain('\n  vellum --version\n');
+  });
+});
+
 describe('vellum --help: the overview', () => {
   const overview = overviewHelp();
 

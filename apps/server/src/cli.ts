@@ -156,6 +156,7 @@ export function overviewHelp(): string {
     'Usage:',
     '  vellum <command> [options]',
     '  vellum help [command]          or: vellum <command> --help',
+    '  vellum --version',
     '',
     'Commands:',
   ];
@@ -202,6 +203,8 @@ const GROUPS = [
 export type Invocation =
   /** Print `text` to stdout and exit 0. */
   | { kind: 'help'; text: string }
+  /** Print the version (`vellum --version`) and exit 0. */
+  | { kind: 'version' }
   /** Print `vellum: ${message}`, then `text`, to stderr and exit with `exitCode`. */
   | { kind: 'usage-error'; message: string; text: string; exitCode: number }
   | { kind: 'run'; command: CommandName; options: Record<string, string | undefined> };
@@ -265,6 +268,7 @@ function readOptions(command: CliCommand, args: string[]): Record<string, string
 /** Picks what `vellum ...argv` should do: print help, refuse, or run a command with its options. */
 export function parseInvocation(argv: readonly string[]): Invocation {
   if (argv[0] === 'help') return helpAbout(argv.slice(1).filter((a) => !isHelpFlag(a)));
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version')) return { kind: 'version' };
   const wantsHelp = argv.some(isHelpFlag);
   const first = argv[0];
   if (first === undefined) return unknown([]);

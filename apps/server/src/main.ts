@@ -2,6 +2,7 @@
 // The `vellum` command: serve | migrate | tenants create|list | clients create|list|rotate-secret|revoke.
 // Its commands, options and help live in cli.ts; the progress lines it writes to stderr in cli-progress.ts.
 import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
 import { DomainError, parsePageQuery } from '@vellum/core';
 import type { OpeningStep, Runtime } from './runtime.ts';
 import { parseInvocation, type CommandName } from './cli.ts';
@@ -195,8 +196,17 @@ const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConf
   },
 };
 
+/** This package's version, from its package.json (beside src/ and dist/ alike). */
+function serverVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const invocation = parseInvocation(argv);
+  if (invocation.kind === 'version') {
+    process.stdout.write(`vellum ${serverVersion()}\n`);
+    return 0;
+  }
   if (invocation.kind === 'help') {
     process.stdout.write(`${invocation.text}\n`);
     return 0;

@@ -12,13 +12,16 @@ describe('the Node version rule (issue 28: one rule everywhere, 22.18)', () => {
     for (const v of ['18.19.1', '20.20.2', '22.0.0', '22.6.0', '22.17.9', '21.7.3']) expect(nodeIsRecentEnough(v), v).toBe(false);
   });
 
-  it('is the same in package.json, .ci/run, the README and the architecture notes', () => {
+  it('is the same in package.json, .ci/run, the vellum bin, the README and the architecture notes', () => {
     expect(MINIMUM_NODE).toBe('22.18');
     expect((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node).toBe(`>=${MINIMUM_NODE}`);
     // need_node: older than 22, or 22 with a minor below 18.
     expect(read('.ci/run')).toMatch(/\[ "\$M" -lt 22 \] \|\| \{ \[ "\$M" -eq 22 \] && \[ "\$m" -lt 18 \]; \}/);
     expect(read('README.md')).toContain(`Node ${MINIMUM_NODE} or newer`);
     expect(read('docs/architecture.md')).toContain(`Node ${MINIMUM_NODE}+`);
+    // The `vellum` bin checks it again, for a Node that did not come through tools/run.mjs.
+    expect(read('apps/server/bin/vellum.mjs')).toContain(`(major === 22 && minor < 18)`);
+    expect(read('apps/server/bin/vellum.mjs')).toContain(`needs Node ${MINIMUM_NODE} or newer`);
   });
 
   it('names the cached Node 24 where .ci/run installs it, and the commands to get it by hand', () => {
