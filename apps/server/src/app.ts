@@ -13,6 +13,7 @@ import {
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import { landing, landingHtml, wantsJson } from './landing.ts';
 import { serveMetrics } from './metrics.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -100,6 +101,14 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
       done(null, payload);
     });
     host.get('/health', async () => ({ status: 'ok' }));
+    // A tenant's host answers `/` with where to go next (landing.ts); a host that names no tenant, 404.
+    host.get('/', async (request, reply) => {
+      const resolved = await runtime.vellum.addressing.resolveHost(request.host);
+      if (!resolved) return sendError(reply, new DomainError('NotFound', 'No tenant is served at this host'), 'api');
+      const input = { tenantName: resolved.tenant.name, credentialIssuer: resolved.origin };
+      reply.header('cache-control', 'no-cache').header('vary', 'accept');
+      return wantsJson(request.headers.accept) ? landing(input) : reply.type('text/html; charset=utf-8').send(landingHtml(input));
+    });
     host.get('/ready', async (_request, reply) => {
       try {
         await runtime.store.ping();

@@ -238,6 +238,22 @@ describe('progress lines', () => {
     }
   });
 
+  it('warn about a development master key only where a logger is given: once by the server, not by each CLI command (issue 28)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'vellum-key-'));
+    try {
+      const base = { masterKey: undefined, databaseUrl: undefined, dataDir } as unknown as ServerConfig;
+      const warnings: unknown[][] = [];
+      const recording = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+      masterKey(base, recording);
+      expect(warnings).toEqual([[{ file: join(dataDir, 'master.key') }, expect.stringContaining('VELLUM_MASTER_KEY is not set')]]);
+      masterKey(base, undefined);
+      masterKey({ ...base, masterKey: Buffer.alloc(32, 7).toString('base64') }, recording);
+      expect(warnings).toHaveLength(1);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('give the listening address as a URL', () => {
     expect(listeningUrl({ address: '127.0.0.1', port: 3000 }, false, 'localhost')).toBe('http://127.0.0.1:3000');
     expect(listeningUrl({ address: '::1', port: 8443 }, true, 'localhost')).toBe('https://[::1]:8443');

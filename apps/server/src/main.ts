@@ -88,7 +88,8 @@ async function serveInThisProcess(config: ServerConfig, { worker }: { worker: bo
     import('./webhook-worker.ts'),
     import('./retention-loop.ts'),
   ]);
-  const runtime = await openRuntime(config, logger, { migrate: !worker, onStep: announcing(config, progress) });
+  // A worker's primary has warned about a development master key already.
+  const runtime = await openRuntime(config, logger, { migrate: !worker, warnDevelopmentKey: !worker, onStep: announcing(config, progress) });
   if (!worker) await ensureDefaultTenant(runtime, config, progress);
   const app = await buildApp(runtime, config, logger);
   const flusher = setInterval(() => void runtime.vellum.recorder.flush(), config.eventFlushIntervalMs);
@@ -144,7 +145,8 @@ async function withRuntime<T>(config: ServerConfig, doing: string | undefined, w
   const progress = progressOf(config);
   const { openRuntime } = await runtimeModule();
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never);
-  const runtime = await openRuntime(config, logger, { onStep: announcing(config, progress) });
+  // The server warns about a development master key; a command an operator types does not repeat it each time.
+  const runtime = await openRuntime(config, logger, { warnDevelopmentKey: false, onStep: announcing(config, progress) });
   try {
     if (doing) progress.step(doing);
     return await work(runtime);

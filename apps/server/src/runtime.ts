@@ -47,6 +47,12 @@ export interface OpenRuntimeOptions {
   onStep?: (step: OpeningStep) => void;
   /** Counts what the store runs on the database (the flow's store budget, flow-budget.sql.test.ts); unset, nothing is counted. */
   statementCounter?: StatementCounter;
+  /**
+   * Log the warning that a development master key is in use (default true). The server's process
+   * says it once; the CLI commands and cluster workers pass false, so that it is not repeated for
+   * every command an operator types or every worker a primary forks (docs/decisions.md "First run").
+   */
+  warnDevelopmentKey?: boolean;
 }
 
 /** A slow step of opening a runtime: the migrations, or writing a first development master key. */
@@ -70,9 +76,9 @@ export async function openStore(config: ServerConfig, options: OpenRuntimeOption
 
 /**
  * The key that encrypts private keys at rest: VELLUM_MASTER_KEY, or for development one generated
- * once and kept beside the SQLite file, with a warning that production must set it.
+ * once and kept beside the SQLite file, with a warning to `logger` (when given) that production must set it.
  */
-export function masterKey(config: ServerConfig, logger: Logger, onStep?: OpenRuntimeOptions['onStep']): Uint8Array {
+export function masterKey(config: ServerConfig, logger: Logger | undefined, onStep?: OpenRuntimeOptions['onStep']): Uint8Array {
   if (config.masterKey) return parseMasterKey(config.masterKey);
   if (config.databaseUrl) {
     throw new Error('VELLUM_MASTER_KEY must be set when DATABASE_URL is: servers sharing a database must share the key');
@@ -84,7 +90,7 @@ export function masterKey(config: ServerConfig, logger: Logger, onStep?: OpenRun
     writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
     chmodSync(file, 0o600);
   }
-  logger.warn({ file }, 'VELLUM_MASTER_KEY is not set: using a development key kept in the data directory. Set it in production.');
+  logger?.warn({ file }, 'VELLUM_MASTER_KEY is not set: using a development key kept in the data directory. Set it in production.');
   return parseMasterKey(readFileSync(file, 'utf8').trim());
 }
 
@@ -101,7 +107,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     const clock = systemClock;
     const ids = createNodeIds();
     const hasher = createScryptHasher();
-    const sealer = createSealer(masterKey(config, logger, options.onStep), { random: ids.bytes });
+    const sealer = createSealer(masterKey(config, options.warnDevelopmentKey === false ? undefined : logger, options.onStep), { random: ids.bytes });
     const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
     // Tenants' keys are sealed under the same master key as the platform key: a master key that
     // cannot open the stored platform key has already stopped the start above.

@@ -70,6 +70,33 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     }
   });
 
+  it.skipIf(skip)('answers GET / on a tenant’s host with a page (or JSON) pointing to /docs, the metadata and the README (issue 28)', async () => {
+    const page = await http(server.port, 'GET', '/', { host, headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.status, page.text).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    for (const href of ['/docs', '/.well-known/openid-credential-issuer']) expect(page.text).toContain(`href="${href}"`);
+    expect(page.text).toContain('<h1>Acme Licensing</h1>');
+    expect(page.text).toContain('README.md');
+    // What the page points to is there.
+    expect((await http(server.port, 'GET', '/docs/', { host })).status).toBe(200);
+    expect((await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host })).status).toBe(200);
+
+    const json = await http(server.port, 'GET', '/', { host, headers: { accept: 'application/json' } });
+    expect(json.status, json.text).toBe(200);
+    expect(json.json()).toMatchObject({
+      tenant: 'Acme Licensing',
+      credentialIssuer: creds.tenantUrl,
+      links: { docs: '/docs', issuerMetadata: '/.well-known/openid-credential-issuer' },
+      readme: expect.stringContaining('README.md'),
+    });
+
+    // A host that names no tenant gets the error body, never a page or a 5xx.
+    const nobody = await http(server.port, 'GET', '/', { host: `nobody.eu01.${PLATFORM}` });
+    expect(nobody.status).toBe(404);
+    expect(nobody.json()).toMatchObject({ code: 'NotFound' });
+  });
+
   it.skipIf(skip)('takes a custom domain through create, read, update, DNS verification and delete, with events for each step', async () => {
     const auth = { authorization: `Bearer ${await token()}` };
     const created = await http(server.port, 'POST', '/v1/config/domain', {
