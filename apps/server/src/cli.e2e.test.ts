@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pgAdminUrl, postgresBackend } from '../test/backends.ts';
-import { cli, freePort, serverEnv, startServer, tempDir } from '../test/process.ts';
+import { cli, freePort, http, serverEnv, startServer, tempDir } from '../test/process.ts';
 import { COMMANDS, commandHelp, overviewHelp } from './cli.ts';
 
 /** The progress lines in some output, in the order they were written (they all go to stderr). */
@@ -130,6 +130,14 @@ describe('progress lines on stderr', () => {
       const start = printed.indexOf('{', printed.indexOf('shown only this once'));
       const demo = JSON.parse(printed.slice(start, printed.indexOf('\n}', start) + 2)) as Record<string, string>;
       expect(demo).toMatchObject({ tenantUrl: `http://localhost:${port}`, clientId: expect.any(String), clientSecret: expect.any(String) });
+      // After the credentials, the next commands (issue 28); the token request printed there works as printed.
+      const next = printed.slice(printed.indexOf('\n}', start) + 2);
+      expect(next).toContain(`curl -s http://localhost:${port}/oauth/token`);
+      expect(next).toContain(`http://localhost:${port}/docs`);
+      const body = JSON.parse(/-d '(\{.*\})'/.exec(next)?.[1] ?? 'null') as Record<string, string>;
+      const token = await http(port, 'POST', '/oauth/token', { host: `localhost:${port}`, body });
+      expect(token.status, token.text).toBe(200);
+      expect((await http(port, 'GET', '/', { host: `localhost:${port}` })).status).toBe(200);
       expect(await server.stop('SIGTERM')).toBe(0);
       stopped = true;
       const lines = progressLines(server.output());

@@ -9,7 +9,18 @@ import type { ServerConfig } from './config.ts';
 import { masterKey, type OpeningStep } from './runtime.ts';
 
 const silent = { warn: () => {} } as unknown as Logger;
-import { COMMANDS, commandHelp, EXIT_BAD_OPTIONS, EXIT_UNKNOWN_COMMAND, HELP_WIDTH, type Invocation, overviewHelp, parseInvocation, usageLine } from './cli.ts';
+import {
+  COMMANDS,
+  commandHelp,
+  EXIT_BAD_OPTIONS,
+  nextSteps,
+  EXIT_UNKNOWN_COMMAND,
+  HELP_WIDTH,
+  type Invocation,
+  overviewHelp,
+  parseInvocation,
+  usageLine,
+} from './cli.ts';
 
 /** The words a shell would pass for an example line: quotes removed, `NAME=value` prefixes and `vellum` dropped. */
 function argvOf(example: string): string[] {
@@ -34,6 +45,31 @@ const helpText = (invocation: Invocation): string => {
   if (invocation.kind !== 'help') throw new Error(`expected help, got ${JSON.stringify(invocation)}`);
   return invocation.text;
 };
+
+describe('the next steps the first start prints after the credentials (issue 28)', () => {
+  const creds = {
+    tenantUrl: 'http://localhost:3000',
+    authUrl: 'http://auth.localhost:3000',
+    audience: 'http://localhost:3000',
+    clientId: 'cid',
+    clientSecret: 's3cr3t',
+  };
+
+  it('give a token request with those credentials, at the auth URL, for the tenant as audience', () => {
+    const text = nextSteps(creds);
+    const command = text.split('\n').find((line) => line.trimStart().startsWith('curl '));
+    expect(command).toBe(
+      `  curl -s http://auth.localhost:3000/oauth/token -H 'content-type: application/json' -d '{"grant_type":"client_credentials","client_id":"cid","client_secret":"s3cr3t","audience":"http://localhost:3000"}'`,
+    );
+  });
+
+  it('point to the API reference and the tenant’s page', () => {
+    const text = nextSteps(creds);
+    expect(text).toContain('http://localhost:3000/docs');
+    expect(text).toContain('http://localhost:3000/.well-known/openid-credential-issuer');
+    expect(text.startsWith('Next:\n')).toBe(true);
+  });
+});
 
 describe('vellum --version', () => {
   it('is asked for by --version, -V or version alone', () => {

@@ -287,3 +287,28 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     return { kind: 'usage-error', message: (error as Error).message, text: commandHelp(found.command), exitCode: EXIT_BAD_OPTIONS };
   }
 }
+
+/** The credentials `tenants create` and the first start print (runtime.ts tenantCredentials). */
+export interface PrintedCredentials {
+  tenantUrl: string;
+  authUrl: string;
+  audience: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * What to type after the first start (issue 28): an admin token request with the credentials just
+ * printed, the API reference and the tenant's page. Printed to stdout right after the credentials, once.
+ */
+export function nextSteps(c: PrintedCredentials): string {
+  const body = JSON.stringify({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: c.audience });
+  return [
+    'Next:',
+    '  # an admin access token for this tenant (README.md, "Calling the API with curl")',
+    `  curl -s ${c.authUrl}/oauth/token -H 'content-type: application/json' -d '${body}'`,
+    `  # the API reference, in a browser: ${c.tenantUrl}/docs`,
+    `  # the tenant's page and its issuer metadata: ${c.tenantUrl}/ and ${c.tenantUrl}/.well-known/openid-credential-issuer`,
+    '',
+  ].join('\n');
+}

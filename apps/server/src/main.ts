@@ -5,7 +5,7 @@ import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { DomainError, parsePageQuery } from '@vellum/core';
 import type { OpeningStep, Runtime } from './runtime.ts';
-import { parseInvocation, type CommandName } from './cli.ts';
+import { nextSteps, parseInvocation, type CommandName } from './cli.ts';
 import { createProgress, describeOpeningStep, listeningUrl, type Progress } from './cli-progress.ts';
 import { superviseWorkers } from './cluster.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
@@ -137,7 +137,9 @@ async function ensureDefaultTenant(runtime: Runtime, config: ServerConfig, progr
   const { tenantCredentials } = await runtimeModule();
   const created = await runtime.vellum.tenants.createTenant({ subdomain: config.defaultTenant, region: 'eu01', name: 'Demo tenant' });
   process.stdout.write('Created the demo tenant. Its admin credentials are shown only this once:\n');
-  print(await tenantCredentials(runtime, config, created));
+  const credentials = await tenantCredentials(runtime, config, created);
+  print(credentials);
+  process.stdout.write(`\n${nextSteps(credentials)}`);
 }
 
 /** Opens a migrated runtime for one command, says `doing` once it is open, runs `work` and closes it. */
