@@ -37,7 +37,7 @@ export const COMMANDS = [
     options: [],
     examples: ['vellum serve', 'VELLUM_PORT=8080 VELLUM_WORKERS=auto vellum serve'],
     details: [
-      'Settings come from environment variables (README.md, Configuration). On the first start with VELLUM_DEFAULT_TENANT unset, it creates the `demo` tenant and prints its admin credentials once, as JSON on stdout. Logs are JSON lines on stdout; progress lines on stderr end with `vellum: ready at URL`. SIGTERM or SIGINT stops it gracefully.',
+      'Settings come from environment variables (README.md, Configuration). On the first start with VELLUM_DEFAULT_TENANT unset, it creates the `demo` tenant and prints its admin credentials once, as JSON on stdout. Logs go to stdout, as readable lines on a terminal and JSON lines otherwise (VELLUM_LOG_FORMAT); progress lines on stderr end with `vellum: ready at URL`. SIGTERM or SIGINT stops it gracefully.',
     ],
   },
   {

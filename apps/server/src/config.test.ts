@@ -150,3 +150,17 @@ describe('VELLUM_RETENTION_INTERVAL_MS (docs/retention.md)', () => {
     }
   });
 });
+
+describe('VELLUM_LOG_FORMAT (issue 28)', () => {
+  const format = (value: string | undefined) => loadConfig(value === undefined ? {} : { VELLUM_LOG_FORMAT: value }, '/srv', () => 1).logFormat;
+
+  it('defaults to auto and takes json or pretty, any case', () => {
+    expect(format(undefined)).toBe('auto');
+    expect(format('JSON')).toBe('json');
+    expect(format('pretty')).toBe('pretty');
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    expect(() => format('yaml')).toThrow(/VELLUM_LOG_FORMAT must be one of auto, json, pretty; got "yaml"/);
+  });
+});

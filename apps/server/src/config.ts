@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '@vellum/core';
+import { LOG_FORMATS, type LogFormat } from './logger.ts';
 
 /** Every setting of the server, read from the environment (each is in the README). */
 export interface ServerConfig {
@@ -22,6 +23,8 @@ export interface ServerConfig {
   /** VELLUM_DPOP_NONCE_REQUIRED: DPoP proofs must carry a nonce the server handed out (RFC 9449 §8). */
   dpopNonceRequired: boolean;
   logLevel: string;
+  /** VELLUM_LOG_FORMAT: `auto` (pretty on a terminal, JSON otherwise), `json` or `pretty`. */
+  logFormat: LogFormat;
   adminTokenTtl: number;
   eventFlushIntervalMs: number;
   /** At most this many analytic events wait in memory for the database; past it new ones are dropped and counted. */
@@ -206,6 +209,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     outboundAllowPrivate: flag(env, 'VELLUM_OUTBOUND_ALLOW_PRIVATE'),
     dpopNonceRequired: flag(env, 'VELLUM_DPOP_NONCE_REQUIRED'),
     logLevel,
+    logFormat: oneOf(env, 'VELLUM_LOG_FORMAT', LOG_FORMATS, 'auto'),
     adminTokenTtl: integer(env, 'VELLUM_ADMIN_TOKEN_TTL', 3600, 60, 86_400),
     eventFlushIntervalMs: integer(env, 'VELLUM_EVENT_FLUSH_INTERVAL_MS', 250, 10, 600_000),
     eventQueueMax: integer(env, 'VELLUM_EVENT_QUEUE_MAX', 10_000, 100, 10_000_000),

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logger.ts';
+import { chooseLogFormat, createLogger } from './logger.ts';
 
 /** A logger writing into an array of parsed lines. */
 function capture() {
@@ -76,5 +76,35 @@ describe('the server log keeps secrets out', () => {
     expect(reference?.req.url).toBe('/v1/openid/offers/[redacted]');
     expect(create?.req.url).toBe('/v1/openid/offers/pre-authorized');
     expect(lines.join('')).not.toMatch(/S3CRET/);
+  });
+});
+
+describe('the log format: readable on a terminal, JSON otherwise (issue 28)', () => {
+  it('auto is pretty when the log goes to a TTY, JSON when it does not; json and pretty are kept as asked', () => {
+    expect(chooseLogFormat('auto', true)).toBe('pretty');
+    expect(chooseLogFormat('auto', false)).toBe('json');
+    expect(chooseLogFormat('auto', undefined)).toBe('json');
+    expect(chooseLogFormat('json', true)).toBe('json');
+    expect(chooseLogFormat('pretty', false)).toBe('pretty');
+  });
+
+  it('pretty lines are readable text, not JSON, and still carry no secret', () => {
+    const text: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        text.push(String(chunk));
+        done();
+      },
+    });
+    const logger = createLogger('info', sink, { format: 'pretty' });
+    logger.info({ client_secret: 'S3CRET-9', req: { url: '/v1/oauth/token?code=S3CRET-10', method: 'POST' } }, 'request completed');
+    const out = text.join('');
+    expect(out).toContain('request completed');
+    expect(out).toContain('INFO');
+    expect(out).toContain('[redacted]');
+    expect(out).not.toMatch(/S3CRET/);
+    expect(() => JSON.parse(out.trim().split('\n')[0] ?? '')).toThrow();
+    // No colour codes unless asked for (a file or a pipe gets plain text).
+    expect(out).not.toContain('\u001b[');
   });
 });

@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
+import type { PrettyOptions } from 'pino-pretty';
 
 /**
  * Fields whose values never reach the log: at the top level of a line, and in any object logged
@@ -70,25 +72,54 @@ export function redactLogObject(object: Record<string, unknown>): Record<string,
   return out;
 }
 
-/** The server's pino logger: JSON lines, secrets redacted, URLs logged without their query. */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      formatters: { log: redactLogObject },
-      serializers: {
-        // Only these fields of a request are logged: never its headers or body.
-        req: (req: { method?: string; url?: string; host?: string; ip?: string; id?: string }) => ({
-          id: req.id,
-          method: req.method,
-          // Query strings can carry codes and tokens; the path is enough to trace a request. The
-          // path of a by-reference offer is its pre-authorized code (or issuer state): hidden too.
-          url: req.url?.split('?')[0]?.replace(OFFER_REFERENCE, '$1[redacted]'),
-          host: req.host,
-          remoteAddress: req.ip,
-        }),
-      },
+/** VELLUM_LOG_FORMAT: `auto` is `pretty` on a terminal and `json` otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** How a log line is written: JSON for machines, or pretty (one readable line each) for a person at a terminal. */
+export function chooseLogFormat(setting: LogFormat, isTTY: boolean | undefined): 'json' | 'pretty' {
+  if (setting !== 'auto') return setting;
+  return isTTY ? 'pretty' : 'json';
+}
+
+/** How createLogger writes: pretty or JSON, and colours (only for a terminal). */
+export interface LogOutput {
+  format?: 'json' | 'pretty';
+  colorize?: boolean;
+}
+
+// Loaded only when a terminal reads the log: servers writing JSON never load it.
+const loadPretty = () => createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => pino.DestinationStream;
+
+/**
+ * The server's pino logger: JSON lines (or, for a terminal, pino-pretty's readable ones), secrets
+ * redacted before either is written, URLs logged without their query. `destination` defaults to stdout.
+ */
+export function createLogger(level: string, destination?: pino.DestinationStream, output: LogOutput = {}): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    formatters: { log: redactLogObject },
+    serializers: {
+      // Only these fields of a request are logged: never its headers or body.
+      req: (req: { method?: string; url?: string; host?: string; ip?: string; id?: string }) => ({
+        id: req.id,
+        method: req.method,
+        // Query strings can carry codes and tokens; the path is enough to trace a request. The
+        // path of a by-reference offer is its pre-authorized code (or issuer state): hidden too.
+        url: req.url?.split('?')[0]?.replace(OFFER_REFERENCE, '$1[redacted]'),
+        host: req.host,
+        remoteAddress: req.ip,
+      }),
     },
-    destination,
-  );
+  };
+  if (output.format !== 'pretty') return pino(options, destination);
+  // pino-pretty reads the JSON line pino made (already redacted) and rewrites it, in this thread.
+  const pretty = loadPretty()({
+    destination: (destination ?? 1) as PrettyOptions['destination'],
+    sync: true,
+    colorize: output.colorize ?? false,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  });
+  return pino(options, pretty);
 }

@@ -9,7 +9,7 @@ import { nextSteps, parseInvocation, type CommandName } from './cli.ts';
 import { createProgress, describeOpeningStep, listeningUrl, type Progress } from './cli-progress.ts';
 import { superviseWorkers } from './cluster.ts';
 import { ConfigError, loadConfig, type ServerConfig } from './config.ts';
-import { createLogger } from './logger.ts';
+import { chooseLogFormat, createLogger } from './logger.ts';
 
 // The server's modules (Fastify, the database drivers, the crypto adapters) load only when a command
 // runs: help and usage errors answer at once, and do not depend on them.
@@ -19,6 +19,10 @@ const runtimeModule = () => import('./runtime.ts');
 const SHUTDOWN_GRACE_MS = 5000;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+/** The server's log on stdout: readable lines on a terminal, JSON otherwise (VELLUM_LOG_FORMAT). */
+const serverLogger = (config: ServerConfig) =>
+  createLogger(config.logLevel, undefined, { format: chooseLogFormat(config.logFormat, process.stdout.isTTY), colorize: process.stdout.isTTY });
 
 /** Progress lines go to stderr: stdout carries only what scripts read (JSON, the demo credentials, logs). */
 const progressOf = (config: ServerConfig): Progress => createProgress(config, (text) => process.stderr.write(text));
@@ -41,7 +45,7 @@ async function serve(config: ServerConfig): Promise<number> {
     await serveInThisProcess(config, { worker: false });
     return -1;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = serverLogger(config);
   const progress = progressOf(config);
   const { openRuntime } = await runtimeModule();
   const runtime = await openRuntime(config, logger, { onStep: announcing(config, progress) });
@@ -79,7 +83,7 @@ async function serve(config: ServerConfig): Promise<number> {
 
 /** Runs the app, the event flusher and the webhook delivery loop here, and stops them in order on SIGTERM. */
 async function serveInThisProcess(config: ServerConfig, { worker }: { worker: boolean }): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = serverLogger(config);
   // A worker's primary has migrated the database, created the demo tenant and says what happens.
   const progress: Progress = worker ? { step: () => {} } : progressOf(config);
   const [{ openRuntime }, { buildApp, closeWithDeadline }, { startWebhookLoop }, { startRetentionLoop }] = await Promise.all([
@@ -146,7 +150,8 @@ async function ensureDefaultTenant(runtime: Runtime, config: ServerConfig, progr
 async function withRuntime<T>(config: ServerConfig, doing: string | undefined, work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const progress = progressOf(config);
   const { openRuntime } = await runtimeModule();
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never);
+  const output = { format: chooseLogFormat(config.logFormat, process.stderr.isTTY), colorize: process.stderr.isTTY };
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never, output);
   // The server warns about a development master key; a command an operator types does not repeat it each time.
   const runtime = await openRuntime(config, logger, { warnDevelopmentKey: false, onStep: announcing(config, progress) });
   try {
