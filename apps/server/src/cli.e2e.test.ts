@@ -95,6 +95,8 @@ describe('progress lines on stderr', () => {
     expect(created.status, created.stderr).toBe(0);
     const credentials = JSON.parse(created.stdout) as Record<string, string>;
     expect(Object.keys(credentials)).toEqual(['tenantId', 'tenantUrl', 'authUrl', 'audience', 'clientId', 'clientSecret']);
+    // Under the default platform domain (vellum.localhost) the printed URL is one a browser here opens (issue 28).
+    expect(credentials.tenantUrl).toBe('http://acme.eu01.vellum.localhost:3000');
     expect(progressLines(created.stderr)).toEqual([
       `vellum: migrating the database (SQLite ${join(dir, 'vellum.db')})…`,
       'vellum: creating the tenant "acme" in eu01 and its admin client…',
@@ -121,7 +123,8 @@ describe('progress lines on stderr', () => {
 
   it('follow serve from the migrations to "ready at" and "stopped", around demo credentials that still parse', async () => {
     const port = await freePort();
-    const server = await startServer(serverEnv({ VELLUM_DATA_DIR: dataDir(), VELLUM_PORT: String(port) }));
+    const env = serverEnv({ VELLUM_DATA_DIR: dataDir(), VELLUM_PORT: String(port) });
+    const server = await startServer(env);
     let stopped = false;
     try {
       await until('the ready line', () => server.output().includes('vellum: ready at'));
@@ -138,6 +141,17 @@ describe('progress lines on stderr', () => {
       const token = await http(port, 'POST', '/oauth/token', { host: `localhost:${port}`, body });
       expect(token.status, token.text).toBe(200);
       expect((await http(port, 'GET', '/', { host: `localhost:${port}` })).status).toBe(200);
+      // A tenant made beside it answers at the URL printed for it (*.localhost is loopback in browsers).
+      const acme = JSON.parse(cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], env).stdout) as Record<string, string>;
+      expect(acme.tenantUrl).toBe(`http://acme.eu01.vellum.localhost:${port}`);
+      const acmeHost = new URL(acme.tenantUrl as string).host;
+      const acmePage = await http(port, 'GET', '/', { host: acmeHost, headers: { accept: 'application/json' } });
+      expect(acmePage.json()).toMatchObject({ credentialIssuer: acme.tenantUrl });
+      const acmeToken = await http(port, 'POST', '/oauth/token', {
+        host: acmeHost,
+        body: { grant_type: 'client_credentials', client_id: acme.clientId, client_secret: acme.clientSecret, audience: acme.audience },
+      });
+      expect(acmeToken.status, acmeToken.text).toBe(200);
       expect(await server.stop('SIGTERM')).toBe(0);
       stopped = true;
       const lines = progressLines(server.output());

@@ -3,7 +3,10 @@ import type { Tenant } from './model.ts';
 
 /** How tenants are addressed (docs/decisions.md "Tenancy and admin authentication"). */
 export interface AddressingOptions {
-  /** Tenants live at `https://{subdomain}.{region}.{platformDomain}`. */
+  /**
+   * Tenants live at `https://{subdomain}.{region}.{platformDomain}`; under `localhost` (development),
+   * with the scheme and port of `publicUrl` instead.
+   */
   platformDomain: string;
   /** Single-tenant mode: hosts that name no tenant reach this one, at `publicUrl`. */
   defaultTenant?: string;
@@ -33,10 +36,23 @@ export function hostName(host: string): string {
   return name.replace(/\.$/, '');
 }
 
+/** The scheme and port (`:3000`, or empty) of tenants' own origins under `platform`. */
+function ownScheme(platform: string, publicUrl: string): { scheme: string; port: string } {
+  const loopback = platform === 'localhost' || platform.endsWith('.localhost');
+  if (!loopback || !URL.canParse(publicUrl)) return { scheme: 'https', port: '' };
+  const url = new URL(publicUrl);
+  return { scheme: url.protocol.slice(0, -1), port: url.port ? `:${url.port}` : '' };
+}
+
 export function createAddressing(store: Pick<Store, 'tenants' | 'customDomains'>, options: AddressingOptions): Addressing {
   const platform = options.platformDomain.toLowerCase().replace(/\.$/, '');
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
-  const ownOrigin = (t: Tenant) => `https://${t.subdomain}.${t.region}.${platform}`;
+  // `localhost` and names under it always mean this machine (RFC 6761 §6.3): a platform domain there
+  // is development, and tenants' own origins take the scheme and port of `publicUrl`
+  // (`http://acme.eu01.vellum.localhost:3000`), which a browser on this machine opens. Anywhere
+  // else they are https on the default port.
+  const own = ownScheme(platform, publicUrl);
+  const ownOrigin = (t: Tenant) => `${own.scheme}://${t.subdomain}.${t.region}.${platform}${own.port}`;
 
   return {
     async resolveHost(host) {
@@ -45,7 +61,7 @@ export function createAddressing(store: Pick<Store, 'tenants' | 'customDomains'>
         const labels = name.slice(0, -(platform.length + 1)).split('.');
         if (labels.length === 2) {
           const tenant = await store.tenants.findBySubdomain(labels[0] ?? '');
-          if (tenant && tenant.region === labels[1]) return { tenant, origin: `https://${name}` };
+          if (tenant && tenant.region === labels[1]) return { tenant, origin: `${own.scheme}://${name}${own.port}` };
         }
         // A host under the platform domain that names no tenant never falls back to the default.
         return undefined;

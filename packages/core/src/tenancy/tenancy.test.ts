@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { decodePermissions, encodePermissions, PERMISSIONS, ROLE_PERMISSIONS, ROLES } from './permissions.ts';
-import { hostName } from './addressing.ts';
+import { createAddressing, hostName } from './addressing.ts';
 import { createTenantAdmin } from './tenants.ts';
 
 describe('compact permissions (docs/decisions.md "Tenancy and admin authentication")', () => {
@@ -88,6 +88,21 @@ describe('tenant addressing (docs/decisions.md "Tenancy and admin authentication
     const { tenant } = await h.tenants.createTenant({ subdomain: 'demo', region: 'eu01' });
     expect(await h.addressing.resolveHost('localhost:3000')).toEqual({ tenant, origin: 'http://localhost:3000' });
     expect(await h.addressing.originsOf(tenant)).toEqual([`https://demo.eu01.${PLATFORM}`, 'http://localhost:3000']);
+  });
+
+  it('gives tenants under a localhost platform domain origins a browser here opens: the public URL’s scheme and port (RFC 6761 §6.3; issue 28)', async () => {
+    const { store, tenants } = harness();
+    const addressing = createAddressing(store, { platformDomain: 'vellum.localhost', publicUrl: 'http://localhost:3000' });
+    const { tenant } = await tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+    expect(await addressing.publicOrigin(tenant)).toBe('http://acme.eu01.vellum.localhost:3000');
+    expect(await addressing.resolveHost('acme.eu01.vellum.localhost:3000')).toEqual({ tenant, origin: 'http://acme.eu01.vellum.localhost:3000' });
+    expect(await addressing.originsOf(tenant)).toEqual(['http://acme.eu01.vellum.localhost:3000']);
+    // Any other platform domain keeps https on the default port, whatever the public URL.
+    const production = createAddressing(store, { platformDomain: 'vellum.example', publicUrl: 'http://localhost:3000' });
+    expect(await production.publicOrigin(tenant)).toBe('https://acme.eu01.vellum.example');
+    // A public URL on https and its default port gives https without a port.
+    const tls = createAddressing(store, { platformDomain: 'localhost', publicUrl: 'https://localhost' });
+    expect(await tls.resolveHost('acme.eu01.localhost')).toEqual({ tenant, origin: 'https://acme.eu01.localhost' });
   });
 
   it('normalises Host values', () => {
