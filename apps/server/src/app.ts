@@ -39,7 +39,10 @@ function refuseLongHeaders(reply: FastifyReply): void {
 }
 
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorBody' };
-const MALFORMED = { description: 'The request line or URL is malformed.', content: { 'application/json': { schema: ERROR_BODY } } };
+const HEADERS_TOO_LARGE = {
+  description: 'The request headers exceed 16 KB, refused before any route runs.',
+  content: { 'application/json': { schema: ERROR_BODY } },
+};
 
 /** The host's own routes in the plugin's OpenAPI document (docs/api-reference.md). */
 const HEALTH_PATHS = {
@@ -55,7 +58,7 @@ const HEALTH_PATHS = {
           description: 'The process is up.',
           content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] } } },
         },
-        400: MALFORMED,
+        431: HEADERS_TOO_LARGE,
       },
     },
   },
@@ -71,7 +74,7 @@ const HEALTH_PATHS = {
           description: 'The storage is reachable.',
           content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ready' } }, required: ['status'] } } },
         },
-        400: MALFORMED,
+        431: HEADERS_TOO_LARGE,
         503: { description: 'The storage is not reachable.', content: { 'application/json': { schema: ERROR_BODY } } },
       },
     },

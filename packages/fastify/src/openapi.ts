@@ -84,9 +84,9 @@ const UNAUTHORIZED: DocumentedResponse = {
   headers: { 'www-authenticate': Type.Literal('Bearer', { description: 'The challenge.' }) },
 };
 
-/** The 4xx answer of a route that takes no input: a request line or URL that does not parse. */
-export const MALFORMED_REQUEST: DocumentedResponse = {
-  description: 'The request line or URL is malformed (a percent-escape that does not decode, say).',
+/** The 4xx answer of a route that takes no input and needs no tenant: headers too large for the host. */
+const HEADERS_TOO_LARGE: DocumentedResponse = {
+  description: 'The request headers exceed what the host takes (16 KB on the reference server), refused before any route runs.',
   content: { 'application/json': ErrorBodySchema },
 };
 
@@ -352,7 +352,7 @@ export const apiReferenceRoutes: FastifyPluginAsync = async (app) => {
     documentOnly: {
       responses: {
         200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': Type.Object({}, { additionalProperties: true }) } },
-        400: MALFORMED_REQUEST,
+        431: HEADERS_TOO_LARGE,
       },
     },
   };

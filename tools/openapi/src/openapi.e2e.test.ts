@@ -49,7 +49,7 @@ describe('the OpenAPI document of the reference server, for client generators', 
   let server: LoopbackServer;
   let dir: string;
   let file: string;
-  let document: { paths: Record<string, Record<string, { operationId?: string }>> };
+  let document: { paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>> };
 
   beforeAll(async () => {
     server = await startLoopbackServer();
@@ -124,6 +124,14 @@ describe('the OpenAPI document of the reference server, for client generators', 
     const users = await client.GET('/v1/users', { headers: { authorization: `Bearer ${accessToken}` } });
     expect(users.response.status, JSON.stringify(users.error)).toBe(200);
     expect(users.data).toBeDefined();
+
+    // The 4xx answer the document lists for the routes that take no input, over real HTTP.
+    for (const path of ['/health', '/ready', '/openapi.json'] as const) {
+      expect(Object.keys(document.paths[path]?.get?.responses ?? {}), path).toContain('431');
+      const res = await fetch(`${server.baseUrl}${path}`, { headers: { 'x-padding': 'a'.repeat(17 * 1024) } });
+      expect(res.status, path).toBe(431);
+      expect(await res.json(), path).toMatchObject({ code: 'RequestHeaderFieldsTooLarge' });
+    }
 
     // An error answer is typed by the document too: the error body the specification names.
     const denied = await client.GET('/v1/users', { headers: { authorization: 'Bearer not-a-token' } });

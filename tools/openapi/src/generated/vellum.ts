@@ -2339,8 +2339,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request line or URL is malformed. */
-            400: {
+            /** @description The request headers exceed 16 KB, refused before any route runs. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2437,8 +2437,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request line or URL is malformed (a percent-escape that does not decode, say). */
-            400: {
+            /** @description The request headers exceed what the host takes (16 KB on the reference server), refused before any route runs. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2478,8 +2478,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request line or URL is malformed. */
-            400: {
+            /** @description The request headers exceed 16 KB, refused before any route runs. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
