@@ -287,7 +287,7 @@ export async function addOpenApi(app: FastifyInstance, hostPaths: HostPaths = {}
         version: '1',
         description: [
           'Vellum’s HTTP API: the admin API of each tenant, the wallet-facing OpenID4VCI endpoints and the public documents. A tenant is chosen by the Host the request is sent to: its own subdomain, its verified custom domain, or the server’s public URL in single-tenant mode. The paths below are the same on every tenant’s host, and an admin token is taken only on the tenant that issued it.',
-          'Some paths overlap in shape, such as `/v2/credentials/sd-jwt/{id}/revocation-status` and `/v2/credentials/sd-jwt/status-lists/{listId}`: a literal segment always wins over a parameter, so `configurations`, `status-lists`, `revocation-lists` and `pre-authorized` are never read as an id.',
+          'Some paths overlap in shape, such as `/v2/credentials/sd-jwt/{id}/revocation-status` and `/v2/credentials/sd-jwt/status-lists/{listId}`: a literal segment always wins over a parameter, so `configurations`, `status-lists`, `revocation-lists`, `pre-authorized` and `authentication-providers` are never read as an id.',
         ].join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         contact: { name: 'Vellum maintainers' },

@@ -78,16 +78,24 @@ describe('the OpenAPI document of the reference server, for client generators', 
     expect(status).toBe(0);
   });
 
-  it('the linter fails a document that breaks the ruleset (a missing operationId)', async () => {
+  it('the linter fails a document that breaks the ruleset (a missing operationId, a validator keyword)', async () => {
     // So that the check above cannot pass by linting nothing.
-    const broken = structuredClone(document);
+    const broken = structuredClone(document) as typeof document & { components: { schemas: Record<string, Record<string, unknown>> } };
     const health = broken.paths['/health']?.get;
     expect(health?.operationId).toBe('getHealth');
     delete health?.operationId;
+    const errorBody = broken.components.schemas.ErrorBody;
+    expect(errorBody).toBeDefined();
+    if (errorBody) errorBody.errorMessage = 'what ajv-errors would show';
     const brokenFile = join(dir, 'broken.json');
     writeFileSync(brokenFile, JSON.stringify(broken));
     const { status, problems } = await lint(brokenFile);
-    expect(problems.filter((p) => p.severity === 'error').map((p) => p.ruleId)).toEqual(['operation-operationId']);
+    expect(
+      problems
+        .filter((p) => p.severity === 'error')
+        .map((p) => p.ruleId)
+        .sort(),
+    ).toEqual(['operation-operationId', 'struct']);
     expect(status).not.toBe(0);
   });
 
