@@ -2,7 +2,7 @@
 // up a tenant that issues mDLs (mso_mdoc), and issues one for a holder's key.
 // Run it with `node examples/embed-core/src/main.ts`; README.md beside this file says more.
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { type CredentialConfiguration, createVellum, type PublicJwk, ROLE_PERMISSIONS, type RequestContext, type Vellum } from '@vellum/core';
+import { createVellum, type PublicJwk, ROLE_PERMISSIONS, type RequestContext, type Store, type Vellum } from '@vellum/core';
 import {
   createJwtProofVerifier,
   createKeyManager,
@@ -31,7 +31,7 @@ const ISSUER = 'https://issuer.example';
  * Every Vellum use case over the in-memory store and the Node adapters. The OAuth and HTTP-facing
  * adapters are wired too (createVellum builds every use case), though this script uses none of them.
  */
-async function buildVellum(): Promise<{ vellum: Vellum; close(): Promise<void> }> {
+async function buildVellum(): Promise<{ vellum: Vellum; store: Store; close(): Promise<void> }> {
   const store = createMemoryStore();
   const clock = systemClock;
   const ids = createNodeIds();
@@ -66,6 +66,7 @@ async function buildVellum(): Promise<{ vellum: Vellum; close(): Promise<void> }
   });
   return {
     vellum,
+    store,
     async close() {
       await vellum.recorder.flush();
       http.close();
@@ -82,7 +83,7 @@ export interface Issued {
 
 /** Sets up a tenant (an active IACA and an mDL configuration) and issues one mDL bound to `holderKey`. */
 export async function issueMdl(holderKey: PublicJwk): Promise<Issued> {
-  const { vellum, close } = await buildVellum();
+  const { vellum, store, close } = await buildVellum();
   try {
     const { tenant } = await vellum.tenants.createTenant({ subdomain: 'dmv', region: 'us01', name: 'Example DMV' });
     // The script calls the core as the tenant's administrator: trusted code, with no token to check.
@@ -107,7 +108,9 @@ export async function issueMdl(holderKey: PublicJwk): Promise<Issued> {
         },
       },
     });
-    const configuration = { ...view, tenantId: tenant.id, format: 'mso_mdoc' } as CredentialConfiguration;
+    // Issuance takes the configuration as stored (the service's view leaves out its tenant and format).
+    const configuration = await store.credentialConfigurations.get(tenant.id, view.id);
+    if (!configuration) throw new Error('the configuration just created is missing');
 
     // The one call that issues, whatever the format and whatever the flow around it.
     const { credential } = await vellum.credentialIssuance.issue({

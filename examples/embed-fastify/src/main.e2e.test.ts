@@ -10,12 +10,22 @@ import { DOC_TYPE, type Host, NAMESPACE, PREFIX, startHost } from './main.ts';
 
 const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
-/** Fetches JSON, failing with the answer's text on any status but `status`. */
-async function json(url: string, init: RequestInit = {}, status = 200): Promise<Record<string, any>> {
+/** Fetches JSON of the shape `T` the caller reads, failing with the answer's text on any status but `status`. */
+async function json<T>(url: string, init: RequestInit = {}, status = 200): Promise<T> {
   const res = await fetch(url, init);
   const text = await res.text();
   expect(res.status, `${init.method ?? 'GET'} ${url}: ${text}`).toBe(status);
-  return JSON.parse(text);
+  return JSON.parse(text) as T;
+}
+
+/** The fields of the issuer metadata a wallet uses here (OpenID4VCI 1.0 §12.2.4). */
+interface IssuerMetadata {
+  credential_issuer: string;
+  token_endpoint: string;
+  nonce_endpoint: string;
+  credential_endpoint: string;
+  mdoc_iacas_uri: string;
+  credential_configurations_supported: Record<string, { format: string; doctype?: string }>;
 }
 
 // Just enough CBOR (RFC 8949) to wrap bytes for @auth0/mdl: heads of lengths below 256, text strings.
@@ -43,31 +53,31 @@ describe('the embed-fastify example: a wallet gets an mDoc from Vellum mounted u
 
   it('leaves the host’s own routes alone and answers 404 under the prefix for what Vellum does not serve', async () => {
     expect((await fetch(`${host.url}/v1/openid/nonce`, { method: 'POST' })).status).toBe(404);
-    const unknown = await json(`${host.url}${PREFIX}/no-such-route`, {}, 404);
+    const unknown = await json<{ code: string }>(`${host.url}${PREFIX}/no-such-route`, {}, 404);
     expect(unknown).toMatchObject({ code: 'NotFound' });
   });
 
   it('issues an mDL bound to the wallet’s key that @auth0/mdl verifies under the published IACA', async () => {
     // The offer, from the host's own route, names the issuer under the prefix.
-    const { offerUri } = await json(`${host.url}/account/mdl-offer`, { method: 'POST' });
+    const { offerUri } = await json<{ offerUri: string }>(`${host.url}/account/mdl-offer`, { method: 'POST' });
     const offer = JSON.parse(new URL(offerUri).searchParams.get('credential_offer') as string);
     expect(offer.credential_issuer).toBe(`${host.url}${PREFIX}`);
     const code = offer.grants[PRE_AUTHORIZED_GRANT]['pre-authorized_code'];
 
     // Issuer metadata at the issuer's well-known path (OpenID4VCI 1.0 §12.2.2, prefix form).
-    const metadata = await json(`${offer.credential_issuer}/.well-known/openid-credential-issuer`);
+    const metadata = await json<IssuerMetadata>(`${offer.credential_issuer}/.well-known/openid-credential-issuer`);
     expect(metadata.credential_issuer).toBe(offer.credential_issuer);
     const [configurationId] = offer.credential_configuration_ids;
     expect(metadata.credential_configurations_supported[configurationId]).toMatchObject({ format: 'mso_mdoc', doctype: DOC_TYPE });
 
     // Token (OpenID4VCI 1.0 §6), then a c_nonce (§7).
-    const token = await json(metadata.token_endpoint, {
+    const token = await json<{ access_token: string; token_type: string }>(metadata.token_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': code }),
     });
     expect(token.token_type).toBe('Bearer');
-    const { c_nonce: nonce } = await json(metadata.nonce_endpoint, { method: 'POST' });
+    const { c_nonce: nonce } = await json<{ c_nonce: string }>(metadata.nonce_endpoint, { method: 'POST' });
 
     // The holder's key, and a key proof JWT over the nonce (§8.2.1.1, Appendix F.1).
     const holder = await generateKeyPair('ES256', { extractable: true });
@@ -77,12 +87,13 @@ describe('the embed-fastify example: a wallet gets an mDoc from Vellum mounted u
       .setAudience(metadata.credential_issuer)
       .setIssuedAt()
       .sign(holder.privateKey);
-    const issued = await json(metadata.credential_endpoint, {
+    const issued = await json<{ credentials: Array<{ credential: string }> }>(metadata.credential_endpoint, {
       method: 'POST',
       headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ credential_configuration_id: configurationId, proofs: { jwt: [proof] } }),
     });
-    const credential: string = issued.credentials[0].credential;
+    expect(issued.credentials).toHaveLength(1);
+    const credential = issued.credentials[0]?.credential ?? '';
 
     // A presentation with the holder's key, built and verified by @auth0/mdl.
     const transcript = sessionTranscriptBytes('a verifier’s session with this wallet');
@@ -108,9 +119,9 @@ describe('the embed-fastify example: a wallet gets an mDoc from Vellum mounted u
       .sign();
 
     // The verifier trusts the IACA the issuer publishes (metadata's mdoc_iacas_uri).
-    const iacas = await json(metadata.mdoc_iacas_uri);
+    const iacas = await json<{ data: Array<{ certificatePem: string }> }>(metadata.mdoc_iacas_uri);
     const checks: Array<{ status: string; id?: string; check: string }> = [];
-    const verifier = new Verifier(iacas.data.map((iaca: { certificatePem: string }) => iaca.certificatePem));
+    const verifier = new Verifier(iacas.data.map((iaca) => iaca.certificatePem));
     const verified = await verifier.verify(presented.encode(), {
       encodedSessionTranscript: transcript,
       onCheck: (check) => checks.push(check as (typeof checks)[number]),
