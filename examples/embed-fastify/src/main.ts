@@ -136,10 +136,14 @@ export async function startHost({ port = 3000, host = '127.0.0.1' } = {}): Promi
   });
   await app.register(vellumPlugin, { services: vellum, prefix: PREFIX });
   await app.ready();
+  // Analytic events wait in memory until the host writes them to the store, as the server does.
+  const flusher = setInterval(() => void vellum.recorder.flush(), 1000);
+  flusher.unref();
 
   return {
     url,
     async close() {
+      clearInterval(flusher);
       await app.close();
       await vellum.recorder.flush();
       server.closeAllConnections();
