@@ -22,6 +22,7 @@ RUN pnpm --version
 COPY packages packages
 COPY apps apps
 COPY tools tools
+COPY examples examples
 # Only the server and the packages it depends on, without devDependencies (--filter-prod follows
 # no devDependency edge, so the test helpers and vitest stay out). pnpm-workspace.yaml's
 # onlyBuiltDependencies decides which install scripts may run: better-sqlite3 ships prebuilt N-API

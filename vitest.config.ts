@@ -6,14 +6,16 @@ import { defineConfig } from 'vitest/config';
 // liveness bound (60 s), not a speed check, so a loaded machine does not fail them (issue 26).
 const slow = ['**/*.sql.test.ts', '**/*.e2e.test.ts', '**/*.interop.test.ts'];
 const common = { exclude: ['**/node_modules/**', '**/dist/**'] };
+// Tests live in the sources of every package, app, tool and example.
+const tests = (suffix: string) => [`{packages,apps,tools,examples}/*/src/**/*${suffix}`];
 
 export default defineConfig({
   test: {
     projects: [
-      { test: { ...common, name: 'unit', include: ['{packages,apps,tools}/*/src/**/*.test.ts'], exclude: [...common.exclude, ...slow] } },
-      { test: { ...common, name: 'sql', include: ['{packages,apps,tools}/*/src/**/*.sql.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 } },
-      { test: { ...common, name: 'e2e', include: ['{packages,apps,tools}/*/src/**/*.e2e.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
-      { test: { ...common, name: 'interop', include: ['{packages,apps,tools}/*/src/**/*.interop.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { test: { ...common, name: 'unit', include: tests('.test.ts'), exclude: [...common.exclude, ...slow] } },
+      { test: { ...common, name: 'sql', include: tests('.sql.test.ts'), testTimeout: 30_000, hookTimeout: 60_000 } },
+      { test: { ...common, name: 'e2e', include: tests('.e2e.test.ts'), testTimeout: 60_000, hookTimeout: 60_000 } },
+      { test: { ...common, name: 'interop', include: tests('.interop.test.ts'), testTimeout: 60_000, hookTimeout: 60_000 } },
     ],
   },
 });

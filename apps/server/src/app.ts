@@ -39,6 +39,49 @@ function refuseLongHeaders(reply: FastifyReply): void {
   void sendError(reply.header('connection', 'close'), new DomainError('RequestHeaderFieldsTooLarge', 'Request headers exceed 16 KB'), 'api');
 }
 
+const ERROR_BODY = { $ref: '#/components/schemas/ErrorBody' };
+const HEADERS_TOO_LARGE = {
+  description: 'The request headers exceed 16 KB, refused before any route runs.',
+  content: { 'application/json': { schema: ERROR_BODY } },
+};
+
+/** The host's own routes in the plugin's OpenAPI document (docs/api-reference.md). */
+const HEALTH_PATHS = {
+  '/health': {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Liveness',
+      description: 'Answers while the process serves requests; it checks nothing else.',
+      tags: ['Operations'],
+      security: [],
+      responses: {
+        200: {
+          description: 'The process is up.',
+          content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] } } },
+        },
+        431: HEADERS_TOO_LARGE,
+      },
+    },
+  },
+  '/ready': {
+    get: {
+      operationId: 'getReadiness',
+      summary: 'Readiness',
+      description: 'Answers 200 when the storage answers, 503 when it does not: take the server out of rotation then.',
+      tags: ['Operations'],
+      security: [],
+      responses: {
+        200: {
+          description: 'The storage is reachable.',
+          content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ready' } }, required: ['status'] } } },
+        },
+        431: HEADERS_TOO_LARGE,
+        503: { description: 'The storage is not reachable.', content: { 'application/json': { schema: ERROR_BODY } } },
+      },
+    },
+  },
+};
+
 /** Builds the Fastify app around a runtime, without listening (STYLE 15). */
 export async function buildApp(runtime: Runtime, config: ServerConfig, logger: Logger): Promise<FastifyInstance> {
   // A client that sends its headers or body too slowly is answered 408 and disconnected, so it cannot
@@ -119,7 +162,7 @@ export async function buildApp(runtime: Runtime, config: ServerConfig, logger: L
       }
     });
   });
-  await app.register(vellumPlugin, { services: runtime.vellum });
+  await app.register(vellumPlugin, { services: runtime.vellum, hostPaths: HEALTH_PATHS });
   return app;
 }
 

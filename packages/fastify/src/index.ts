@@ -1,5 +1,6 @@
 export { vellumPlugin } from './plugin.ts';
 export type { VellumPluginOptions } from './plugin.ts';
+export type { HostPaths } from './openapi.ts';
 export type { VellumServices } from './services.ts';
 export { handleClientError, handleError, handleFrameworkError, readBodyBeforeEarlyAnswer, sendError, STATUS_BY_CODE } from './errors.ts';
 export type { ErrorBody, ErrorStyle } from './errors.ts';

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../test/app.ts';
 import { vellumPlugin } from './index.ts';
+import { OPERATION_IDS, OPERATION_VERBS } from './operation-ids.ts';
 import { ErrorBodySchema, OAuthErrorBodySchema } from './schemas/common.ts';
 
 // docs/api-reference.md: the document is generated from the schemas that validate, covers every
@@ -10,7 +11,9 @@ import { ErrorBodySchema, OAuthErrorBodySchema } from './schemas/common.ts';
 
 type Json = Record<string, unknown>;
 interface Operation {
+  operationId?: string;
   summary?: string;
+  description?: string;
   tags?: string[];
   security?: Array<Record<string, string[]>>;
   parameters?: Array<{ in: string; name: string; required?: boolean; schema: unknown; style?: string; explode?: boolean }>;
@@ -19,7 +22,9 @@ interface Operation {
 }
 interface OpenApiDocument {
   openapi: string;
-  info: { title: string; version: string };
+  info: { title: string; version: string; description: string; license?: { name: string }; contact?: { name?: string } };
+  servers?: Array<{ url: string }>;
+  tags: Array<{ name: string; description: string }>;
   paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, { type: string; scheme?: string }>; schemas: Record<string, unknown> };
 }
@@ -38,7 +43,8 @@ function documented(schema: unknown): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Json = {};
   for (const [key, value] of Object.entries(JSON.parse(JSON.stringify(schema)) as Json)) {
-    if (key === '$id') continue;
+    // The document drops the validator's own keywords (ajv-errors' messages); the routes keep them.
+    if (key === '$id' || key === 'errorMessage') continue;
     if (key === 'patternProperties') {
       const patterns = Object.entries(value as Json);
       expect(
@@ -138,6 +144,60 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
     }
   });
 
+  it('gives every operation a unique, verb-first operationId from the table (docs/api-reference.md)', () => {
+    const verbs = new RegExp(`^(${OPERATION_VERBS.join('|')})[A-Z][A-Za-z0-9]*$`);
+    const ids: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.operationId, `${method} ${path}`).toMatch(verbs);
+        // The id does not depend on where a host mounts the plugin.
+        expect(OPERATION_IDS.get(`${method.toUpperCase()} ${path.slice(prefix.length)}`), `${method} ${path}`).toBe(op.operationId);
+        ids.push(op.operationId as string);
+      }
+    }
+    expect(new Set(ids).size, 'operationIds are unique').toBe(ids.length);
+    expect(ids.length).toBe(documentedRoutes().length);
+    // No stale row: each id in the table names an operation of the document.
+    expect([...OPERATION_IDS.values()].sort()).toEqual([...ids].sort());
+  });
+
+  it('names who serves it, under which licence, and the host it is served from as its server', () => {
+    expect(doc.info.license).toMatchObject({ name: 'Apache-2.0' });
+    expect(doc.info.contact?.name).toMatch(/\S/);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it('says each rule in its descriptions rather than pointing readers to docs/decisions.md', () => {
+    expect(JSON.stringify(doc)).not.toContain('decisions.md');
+  });
+
+  it('shows only OpenAPI’s keywords: the validator’s errorMessage stays with the validating schemas', () => {
+    expect(JSON.stringify(doc)).not.toContain('"errorMessage"');
+    const withMessages = documentedRoutes().filter((r) => JSON.stringify(r.schema ?? {}).includes('"errorMessage"'));
+    expect(withMessages.length).toBeGreaterThan(10);
+  });
+
+  it('lists a 4xx answer for every operation; the ones that name only the tenant lookup answer 404 on a host with no tenant', async () => {
+    let checked = 0;
+    for (const route of documentedRoutes()) {
+      const op = operationOf(route) as Operation;
+      const name = `${String(route.method)} ${route.url}`;
+      const clientErrors = Object.keys(op.responses).filter((s) => /^4\d\d$/.test(s));
+      expect(clientErrors.length, `${name} lists a 4xx answer`).toBeGreaterThan(0);
+      for (const status of clientErrors) {
+        const content = op.responses[status]?.content ?? {};
+        expect(Object.keys(content).length, `${name} ${status} has a body`).toBeGreaterThan(0);
+      }
+      if (clientErrors.join() === '404' && op.responses['404']?.description === 'Not found, or no tenant is served at this host.') {
+        const url = route.url.replace(/:([A-Za-z0-9_]+)/g, 'x');
+        const res = await app.inject({ method: route.method as 'GET', url, headers: { host: 'no-tenant.example' } });
+        expect(res.statusCode, name).toBe(404);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(5);
+  });
+
   it('documents every route the plugin registers, and no other', () => {
     const registered = documentedRoutes()
       .map((r) => `${String(r.method)} ${openApiPath(r.url)}`)
@@ -152,7 +212,7 @@ describe.each(['standalone', 'prefixed'] as const)('OpenAPI document and API ref
       .filter((r) => r.schema?.hide === true)
       .map((r) => r.url)
       .sort();
-    expect(hidden).toEqual([`${prefix}/docs`, `${prefix}/docs/`, `${prefix}/docs/js/scalar.js`, `${prefix}/openapi.json`].sort());
+    expect(hidden).toEqual([`${prefix}/docs`, `${prefix}/docs/`, `${prefix}/docs/js/scalar.js`].sort());
     expect(Object.keys(doc.paths)).not.toContain('/host-route');
   });
 

@@ -6,6 +6,7 @@ import apiReference from '@scalar/fastify-api-reference';
 import { DomainError } from '@vellum/core';
 import { Kind, type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
+import { OPERATION_IDS } from './operation-ids.ts';
 import { ErrorBodySchema, OAuthErrorBodySchema } from './schemas/common.ts';
 
 /** An answer the route's handler renders itself, described for the document only. */
@@ -34,6 +35,9 @@ declare module 'fastify' {
     documentOnly?: DocumentOnly;
   }
 }
+
+/** Operations of the host's own routes, beside the plugin's, for its document (`paths` of OpenAPI 3.1). */
+export type HostPaths = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 /** Names of the security schemes in `components.securitySchemes`. */
 export const SECURITY_SCHEMES = {
@@ -80,6 +84,12 @@ const UNAUTHORIZED: DocumentedResponse = {
   headers: { 'www-authenticate': Type.Literal('Bearer', { description: 'The challenge.' }) },
 };
 
+/** The 4xx answer of a route that takes no input and needs no tenant: headers too large for the host. */
+const HEADERS_TOO_LARGE: DocumentedResponse = {
+  description: 'The request headers exceed what the host takes (16 KB on the reference server), refused before any route runs.',
+  content: { 'application/json': ErrorBodySchema },
+};
+
 /** What each status means, for answers whose route does not say. */
 const STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
   200: 'OK',
@@ -96,6 +106,9 @@ const STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
   503: 'A service this operation needs is not available.',
   default: 'Any other failure, with the error body (docs/errors.md).',
 };
+
+/** The 4xx answer of an operation that names none: every route is served for a tenant chosen by the Host. */
+const NO_TENANT = 'Not found, or no tenant is served at this host.';
 
 /** The error bodies, as components the operations refer to. */
 const ERROR_COMPONENTS = new Map<TSchema, string>([
@@ -138,7 +151,7 @@ type RouteSchema = NonNullable<RouteOptions['schema']>;
  * Builds the schema @fastify/swagger documents from a route's own: its validating schemas as they
  * are, and what only the document says (security from the route's permission, error answers).
  */
-function documentRoute(route: RouteOptions): RouteSchema {
+function documentRoute(route: RouteOptions, prefix: string): RouteSchema {
   const method = [route.method].flat()[0];
   const schema: RouteSchema = route.schema ?? {};
   // CORS preflights are answers of the HTTP policy, not operations (docs/limits.md).
@@ -157,6 +170,9 @@ function documentRoute(route: RouteOptions): RouteSchema {
   for (const [status, value] of Object.entries(documentOnly?.responses ?? {})) responses[status] ??= response(status, value);
   if (permission || optional) responses[401] ??= response('401', UNAUTHORIZED);
   if (permission) responses[403] ??= response('403', errorBody);
+  // Every operation names at least one 4xx answer, so that a client generated from it has a type for it.
+  if (!Object.keys(responses).some((status) => status.startsWith('4')))
+    responses[404] = response('404', { description: NO_TENANT, content: { 'application/json': errorBody } });
   responses.default = response('default', errorBody);
   const description = [
     own.description,
@@ -168,8 +184,11 @@ function documentRoute(route: RouteOptions): RouteSchema {
   const security = permission ? [{ [SECURITY_SCHEMES.admin]: [] }] : optional ? [{}, { [SECURITY_SCHEMES.admin]: [] }] : (own.security ?? []);
   // A query of free-form parameters (a TypeBox Record) is one object parameter, not one per keyword.
   const freeQuery = querystring !== undefined && (querystring as TSchema).properties === undefined;
+  const path = route.url.slice(prefix.length).replace(/:([A-Za-z0-9_]+)/g, '{$1}') || '/';
+  const operationId = (own.operationId as string | undefined) ?? OPERATION_IDS.get(`${method} ${path}`);
   return {
     ...own,
+    ...(operationId ? { operationId } : {}),
     tags: own.tags ?? [UNTAGGED],
     ...(description ? { description } : {}),
     security,
@@ -181,6 +200,25 @@ function documentRoute(route: RouteOptions): RouteSchema {
     response: responses,
   };
 }
+
+/** JSON Schema keywords the validator reads that are not OpenAPI's (ajv-errors' messages). */
+const VALIDATION_ONLY_KEYWORDS = new Set(['errorMessage']);
+
+/**
+ * A copy of a document without the validation-only keywords. The keys of a `properties` (or
+ * `patternProperties`, `$defs`) map are names, not keywords: a field called `errorMessage` stays.
+ */
+function withoutValidationKeywords(value: unknown, names = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutValidationKeywords(v));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!names && VALIDATION_ONLY_KEYWORDS.has(key)) continue;
+    out[key] = withoutValidationKeywords(v, !names && NAME_MAPS.has(key));
+  }
+  return out;
+}
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'paths', 'schemas', 'responses', 'content', 'headers']);
 
 /** Writes each free-form query as one `form`-style object parameter (OpenAPI 3.1 §4.8.12.4). */
 function writeQueryObjects(document: { paths?: Record<string, Record<string, Record<string, unknown>>> }): void {
@@ -203,15 +241,21 @@ function writeQueryObjects(document: { paths?: Record<string, Record<string, Rec
 }
 
 const TAGS = [
-  ['Admin token', 'Admin access tokens for a tenant’s admin clients (docs/decisions.md "Tenancy and admin authentication").'],
+  [
+    'Admin token',
+    'Admin access tokens for a tenant’s admin clients. A token is taken only by the tenant that issued it, and only at the origin named as its `audience`.',
+  ],
   ['Wallet authorization', 'The wallet’s OAuth side: token, nonce, authorization and PAR endpoints.'],
   ['Credential issuance', 'The credential and notification endpoints (OpenID4VCI 1.0 §8, §11).'],
-  ['Metadata', 'Public issuer and authorization server metadata.'],
+  ['Metadata', 'Public issuer and authorization server metadata, and this document.'],
   ['Offers', 'Credential offers.'],
-  ['Credential configurations', 'Credential configurations, one collection per format (docs/decisions.md "Credential configurations").'],
+  [
+    'Credential configurations',
+    'Credential configurations, one collection per format (`/v2/credentials/{format}/configurations`), all with the same operations; `expiresIn` counts a year as 365 days and a month as 30.',
+  ],
   ['Issued credentials', 'Records of issued credentials.'],
   ['Status lists', 'Revocation and status lists, and their public documents.'],
-  ['mDoc PKI', 'IACAs and document signers (docs/decisions.md "mDoc PKI").'],
+  ['mDoc PKI', 'IACAs (the tenant’s mDoc root certificates) and the document signers they certify; creating an IACA needs its `country`.'],
   ['DIDs', 'The tenant’s DIDs and their public did:web documents.'],
   ['Users', 'Users and their persisted claims.'],
   ['Authentication providers', 'The OpenID Connect provider users sign in with.'],
@@ -219,16 +263,21 @@ const TAGS = [
   ['OpenID settings', 'OpenID settings and the interaction hook.'],
   ['Wallet clients', 'OAuth clients of wallets.'],
   ['Webhooks', 'Webhooks, their deliveries and signing keys.'],
-  ['Custom domain', 'The tenant’s custom domain (docs/decisions.md "Custom domains").'],
+  [
+    'Custom domain',
+    'The tenant’s custom domain. It is verified by a DNS TXT record holding its `verificationToken`; changing the domain starts verification again.',
+  ],
   ['Analytics', 'Analytic events and their settings.'],
   ['Admin clients', 'The tenant’s admin clients.'],
+  ['Operations', 'Health and readiness checks, where the host serves them (the reference server does).'],
 ].map(([name, description]) => ({ name: name as string, description: description as string }));
 
 /**
  * Registers @fastify/swagger on the plugin's instance: call it before the first route, so that
  * every route the plugin adds (and only those) is in the document.
  */
-export async function addOpenApi(app: FastifyInstance): Promise<void> {
+export async function addOpenApi(app: FastifyInstance, hostPaths: HostPaths = {}): Promise<void> {
+  const prefix = app.prefix;
   await app.register(swagger, {
     mode: 'dynamic',
     openapi: {
@@ -236,9 +285,15 @@ export async function addOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Vellum',
         version: '1',
-        description:
-          'Vellum’s HTTP API: the admin API of each tenant, the wallet-facing OpenID4VCI endpoints and the public documents. A tenant is chosen by the Host the request is sent to (docs/decisions.md "Tenancy and admin authentication"); the paths below are the same on every tenant’s host.',
+        description: [
+          'Vellum’s HTTP API: the admin API of each tenant, the wallet-facing OpenID4VCI endpoints and the public documents. A tenant is chosen by the Host the request is sent to: its own subdomain, its verified custom domain, or the server’s public URL in single-tenant mode. The paths below are the same on every tenant’s host, and an admin token is taken only on the tenant that issued it.',
+          'Some paths overlap in shape, such as `/v2/credentials/sd-jwt/{id}/revocation-status` and `/v2/credentials/sd-jwt/status-lists/{listId}`: a literal segment always wins over a parameter, so `configurations`, `status-lists`, `revocation-lists`, `pre-authorized` and `authentication-providers` are never read as an id.',
+        ].join('\n\n'),
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+        contact: { name: 'Vellum maintainers' },
       },
+      // Relative: the document describes the host it is served from, whichever tenant’s that is.
+      servers: [{ url: '/', description: 'The host this document is served from; each tenant has its own.' }],
       tags: TAGS,
       // Copies: @fastify/swagger's resolver writes into the schemas it is given (a `title`).
       components: {
@@ -248,11 +303,14 @@ export async function addOpenApi(app: FastifyInstance): Promise<void> {
     },
     // TypeBox writes JSON Schema 2020-12, which OpenAPI 3.1 takes as it is: keep `const`.
     convertConstToEnum: false,
-    transform: ({ route, url }) => ({ schema: documentRoute(route), url }),
+    transform: ({ route, url }) => ({ schema: documentRoute(route, prefix), url }),
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
-      writeQueryObjects(document.openapiObject as Parameters<typeof writeQueryObjects>[0]);
-      return document.openapiObject;
+      const openapi = document.openapiObject as Parameters<typeof writeQueryObjects>[0];
+      writeQueryObjects(openapi);
+      openapi.paths = { ...(hostPaths as typeof openapi.paths), ...openapi.paths };
+      // A copy: the validating schemas keep their messages, the document shows only OpenAPI's keywords.
+      return withoutValidationKeywords(openapi) as typeof document.openapiObject;
     },
   });
 }
@@ -287,7 +345,18 @@ function pageSecurityPolicy(html: string): string {
  */
 export const apiReferenceRoutes: FastifyPluginAsync = async (app) => {
   let json: string | undefined;
-  app.get('/openapi.json', { logLevel: 'warn', schema: { hide: true } }, async (_request, reply) => {
+  const schema = {
+    summary: 'This OpenAPI document',
+    description: 'The same document on every host, served without a token, whether or not the host serves a tenant.',
+    tags: ['Metadata'],
+    documentOnly: {
+      responses: {
+        200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': Type.Object({}, { additionalProperties: true }) } },
+        431: HEADERS_TOO_LARGE,
+      },
+    },
+  };
+  app.get('/openapi.json', { logLevel: 'warn', schema }, async (_request, reply) => {
     // The routes are fixed once the app is ready: the document is rendered once.
     json ??= JSON.stringify(app.swagger());
     return reply.header('access-control-allow-origin', '*').header('cache-control', 'no-cache').type('application/json; charset=utf-8').send(json);

@@ -5,7 +5,7 @@ import { jsonNestsDeeperThan, tooDeep } from './body-limits.ts';
 import { addTenantHooks } from './context.ts';
 import { handleError, sendError } from './errors.ts';
 import { addHttpPolicy } from './http-policy.ts';
-import { addOpenApi, apiReferenceRoutes } from './openapi.ts';
+import { addOpenApi, apiReferenceRoutes, type HostPaths } from './openapi.ts';
 import { adminClientRoutes } from './routes/admin-clients.ts';
 import { adminTokenRoutes } from './routes/admin-token.ts';
 import { configurationRoutes } from './routes/configurations.ts';
@@ -43,15 +43,20 @@ export interface VellumPluginOptions {
    * (docs/api-reference.md). Default true.
    */
   apiReference?: boolean;
+  /**
+   * The host's own routes beside the plugin (its health checks, say), as OpenAPI path items keyed by
+   * path, to show in the same document. Each operation needs an `operationId`.
+   */
+  hostPaths?: HostPaths;
 }
 
 /**
  * Vellum's HTTP API as one Fastify plugin. It is encapsulated (its validator, error handler and
  * parsers stay inside), so a host can register it at the root or under a prefix beside its own routes.
  */
-export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services, securityHeaders = true, apiReference = true }) => {
+export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app, { services, securityHeaders = true, apiReference = true, hostPaths }) => {
   // First, so that it sees every route added below.
-  if (apiReference) await addOpenApi(app);
+  if (apiReference) await addOpenApi(app, hostPaths);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The rule of arrows (ARCHITECTURE.md, STYLE 18), checked by machine over every package's sources:
@@ -66,6 +66,31 @@ describe('the rule of arrows', () => {
       expect(offences).toEqual([]);
     });
   }
+
+  it('examples, tests included, reach Vellum only through its public packages, never by path (issue 28)', () => {
+    const publicPackages = Object.keys(ALLOWED);
+    const tsFiles = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
+    const examples = readdirSync(join(repo, 'examples'), { withFileTypes: true }).filter((e) => e.isDirectory());
+    const offences = examples.flatMap((example) => {
+      const src = join(repo, 'examples', example.name, 'src');
+      const files = tsFiles(src);
+      expect(files.length, example.name).toBeGreaterThan(0);
+      return files.flatMap((file) =>
+        [...withoutComments(readFileSync(file, 'utf8')).matchAll(/(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]/g)]
+          .map((m) => m[1] as string)
+          .filter((spec) => {
+            if (spec.startsWith('.')) return !resolve(dirname(file), spec).startsWith(`${src}/`);
+            const vellum = /^@vellum\/([^/]+)/.exec(spec)?.[1];
+            return vellum !== undefined && !publicPackages.includes(vellum);
+          })
+          .map((spec) => `${relative(repo, file)} imports ${spec}`),
+      );
+    });
+    expect(offences).toEqual([]);
+  });
 
   it('has a rule for every package, so a new one cannot slip past the check', () => {
     const packages = readdirSync(join(repo, 'packages'), { withFileTypes: true })

@@ -82,4 +82,22 @@ describe('the workspace', () => {
       ),
     ).toEqual([]);
   });
+
+  it('examples are private and depend only on our public packages, as an embedder would (issue 28)', () => {
+    const manifests = new Map(projectDirs().map((dir) => [dir, JSON.parse(readFileSync(join(repo, dir, 'package.json'), 'utf8')) as Record<string, unknown>]));
+    const privateNames = new Set([...manifests.values()].filter((m) => m.private === true).map((m) => m.name as string));
+    const examples = [...manifests].filter(([dir]) => dir.startsWith('examples/'));
+    expect(examples.map(([dir]) => dir)).toEqual(expect.arrayContaining(['examples/embed-core', 'examples/embed-fastify']));
+    for (const [dir, manifest] of examples) {
+      expect(manifest.private, dir).toBe(true);
+      const named = ['dependencies', 'devDependencies'].flatMap((f) => Object.keys((manifest[f] ?? {}) as object));
+      expect(
+        named.filter((d) => privateNames.has(d)),
+        dir,
+      ).toEqual([]);
+    }
+    // The check can fail: @vellum/testing and @vellum/server are private, so an example naming one would.
+    expect(privateNames).toContain('@vellum/testing');
+    expect(privateNames).toContain('@vellum/server');
+  });
 });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AdminTokenBody, AdminTokenResponseSchema } from '../schemas/admin-token.ts';
+import { OAuthErrorBodySchema } from '../schemas/common.ts';
 import type { VellumServices } from '../services.ts';
 
 const tags = ['Admin token'];
@@ -19,6 +20,18 @@ export const adminTokenRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
         consumes: FORM_OR_JSON,
         body: AdminTokenBody,
         response: { 200: AdminTokenResponseSchema },
+        documentOnly: {
+          responses: {
+            400: {
+              description: 'The body is invalid, or `grant_type` is not `client_credentials` (`unsupported_grant_type`).',
+              content: { 'application/json': OAuthErrorBodySchema },
+            },
+            401: {
+              description: 'The client, its secret or the `audience` is not one this tenant takes (`access_denied`); which one is not said.',
+              content: { 'application/json': OAuthErrorBodySchema },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {

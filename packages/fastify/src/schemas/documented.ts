@@ -40,7 +40,7 @@ export const CredentialRequest = Type.Object(
   {
     additionalProperties: true,
     description:
-      'One of credential_configuration_id and credential_identifier; the legacy form (format, proof) is read too (docs/decisions.md "The credential endpoint").',
+      'One of credential_configuration_id and credential_identifier; the deprecated draft-13 form (`format`, no configuration id) is read too; both at once is `invalid_credential_request`.',
   },
 );
 
