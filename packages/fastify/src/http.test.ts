@@ -127,7 +127,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
       expect(gone.json()).toMatchObject({ code: 'NotFound', message: 'No tenant is served at this host' });
     });
 
-    it('accepts an XML create body, and refuses malformed XML, DTDs and XML updates', async () => {
+    it('accepts XML bodies on create and update, and refuses malformed XML and DTDs on both', async () => {
       const other = await t.token('other');
       const host = t.hostOf('other');
       const xml = await sendDomain(
@@ -144,13 +144,22 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP API (%s)', (mount) => {
         '<a><domain>a.example.org</domain><domain>b.example.org</domain></a>',
         'not xml',
       ]) {
-        const res = await sendDomain('POST', 'application/xml', payload, as(other, host));
-        expect(res.statusCode, payload).toBe(400);
-        expect(res.json().message).toMatch(/^Malformed XML/);
+        for (const method of ['POST', 'PUT'] as const) {
+          const res = await sendDomain(method, 'application/xml', payload, as(other, host));
+          expect(res.statusCode, `${method} ${payload}`).toBe(400);
+          expect(res.json().message).toMatch(/^Malformed XML/);
+        }
       }
-      const put = await sendDomain('PUT', 'application/xml', '<a><domain>other.example.org</domain></a>', as(other, host));
-      expect(put.statusCode).toBe(415);
-      expect(put.json()).toMatchObject({ code: 'UnsupportedMediaType' });
+      // Update takes the same XML as create (text/xml too), checked by the same schema.
+      const put = await sendDomain('PUT', 'text/xml', '<a><domain>other.example.org</domain><name>Renamed</name></a>', as(other, host));
+      expect(put.statusCode, put.body).toBe(200);
+      expect(put.json()).toMatchObject({ domain: 'other.example.org', name: 'Renamed' });
+      const unknown = await sendDomain('PUT', 'application/xml', '<a><domain>other.example.org</domain><colour>red</colour></a>', as(other, host));
+      expect(unknown.statusCode).toBe(400);
+      expect(unknown.json()).toMatchObject({ details: [{ param: 'colour', msg: 'Unknown field', location: 'body' }] });
+      const media = await sendDomain('PUT', 'text/csv', 'a,b', as(other, host));
+      expect(media.statusCode).toBe(415);
+      expect(media.json()).toMatchObject({ code: 'UnsupportedMediaType' });
     });
 
     it.each([

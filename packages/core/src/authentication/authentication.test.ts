@@ -24,9 +24,11 @@ describe('the authentication provider (docs/authentication.md /v1/users/authenti
     // Mounted under a prefix, the redirect URL carries it.
     expect((await providers.get(ctx, created.id, '/issuance/')).redirectUrl).toBe(`${ORIGIN}/issuance/v1/oauth/authentication/callback`);
 
-    const page = await providers.list(ctx, {});
-    expect(page).toEqual({ data: [created], nextCursor: expect.any(String) });
-    expect(await providers.list(ctx, { cursor: page.nextCursor })).toEqual({ data: [] });
+    // A page that is not full is the last one: no nextCursor (docs/decisions.md "Pagination").
+    expect(await providers.list(ctx, {})).toEqual({ data: [created] });
+    const full = await providers.list(ctx, { limit: 1 });
+    expect(full).toEqual({ data: [created], nextCursor: expect.any(String) });
+    expect(await providers.list(ctx, { cursor: full.nextCursor })).toEqual({ data: [] });
     expect(await refusal(providers.list(ctx, { cursor: 'garbage!' }))).toMatchObject({ code: 'BadRequest' });
   });
 

@@ -286,8 +286,10 @@ describe('reading, replacing and deleting credential configurations (docs/decisi
     const first = await configurations.list(ctx, 'mso_mdoc', { limit: 2 });
     expect(first.data.map((c) => c.type)).toEqual(['org.example.a', 'org.example.b']);
     const second = await configurations.list(ctx, 'mso_mdoc', { limit: 2, cursor: first.nextCursor });
-    expect(second.data).toEqual([made[2]]);
-    expect(await configurations.list(ctx, 'mso_mdoc', { cursor: second.nextCursor })).toEqual({ data: [] });
+    expect(second).toEqual({ data: [made[2]] }); // not full: the last page, no nextCursor
+    const upToB = await configurations.list(ctx, 'mso_mdoc', { limit: 1, cursor: first.nextCursor });
+    expect(upToB.data).toEqual([made[2]]);
+    expect(await configurations.list(ctx, 'mso_mdoc', { cursor: upToB.nextCursor })).toEqual({ data: [] });
     expect((await configurations.list(ctx, 'mso_mdoc', { type: 'org.example.b' })).data).toEqual([made[1]]);
     expect((await configurations.list(ctx, 'cwt', {})).data.map((c) => c.type)).toEqual(['org.example.a']);
     expect((await configurations.list(ctx, 'ldp_vc', {})).data).toEqual([]);

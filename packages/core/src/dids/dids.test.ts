@@ -210,13 +210,19 @@ describe('reading and deleting DIDs (docs/decisions.md "DIDs")', () => {
     let cursor: string | undefined;
     for (;;) {
       const page = await dids.list(ctx, { limit: 2, ...(cursor ? { cursor } : {}) });
-      if (page.data.length === 0) break;
-      expect(page.nextCursor).toBeDefined();
       for (const item of page.data) expect(Object.keys(item).sort()).toEqual(['did', 'didDocument', 'localMetadata']);
       seen.push(...page.data.map((d) => d.did));
+      // Full pages carry a cursor; the short last page (one of five) carries none.
+      expect(page.nextCursor === undefined).toBe(page.data.length < 2);
+      if (page.nextCursor === undefined) break;
       cursor = page.nextCursor;
     }
     expect(seen).toEqual(made);
+    // Past a full last page: an empty page without a cursor.
+    const firstFour = await dids.list(ctx, { limit: 4 });
+    const rest = await dids.list(ctx, { limit: 1, cursor: firstFour.nextCursor });
+    expect(rest.data.map((d) => d.did)).toEqual([made[4]]);
+    expect(await dids.list(ctx, { cursor: rest.nextCursor })).toEqual({ data: [] });
     await expect(dids.list(ctx, { cursor: 'nonsense' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'cursor', location: 'query' }] });
   });
 

@@ -84,7 +84,7 @@ export function createIssuedCredentialService(deps: IssuedCredentialDeps): Issue
         const id = userId.toLowerCase();
         const page = parsePageQuery(query);
         if (!(await store.users.get(ctx.tenant.id, id))) throw notFound('The tenant has no such user');
-        return toPage(await store.issuedCredentials.list(ctx.tenant.id, { userId: id }, page), issuedCredentialView);
+        return toPage(await store.issuedCredentials.list(ctx.tenant.id, { userId: id }, page), page, issuedCredentialView);
       });
     },
   };

@@ -192,9 +192,9 @@ export function createIacaService(deps: IacaDeps): IacaService {
       if (!ctx.requestor?.permissions.has('iacas:manage')) {
         // The public view (no token, or one without the permission): no analytic event, as for
         // every public endpoint that anyone may read as often as they like.
-        return toPage(await store.iacas.list(ctx.tenant.id, page, { activeOnly: true }), iacaView);
+        return toPage(await store.iacas.list(ctx.tenant.id, page, { activeOnly: true }), page, iacaView);
       }
-      return withEvents(events, ctx, 'MOBILE_IACA_LIST', async () => toPage(await store.iacas.list(ctx.tenant.id, page), iacaView), {
+      return withEvents(events, ctx, 'MOBILE_IACA_LIST', async () => toPage(await store.iacas.list(ctx.tenant.id, page), page, iacaView), {
         meta: (p) => ({ count: p.data.length }),
         keepResponse: false,
       });

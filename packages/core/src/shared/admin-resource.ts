@@ -66,7 +66,10 @@ export function adminOperations(events: EventRecorder, permission: Permission): 
   return {
     run,
     list: (ctx, prefix, query, read, view, describe) =>
-      run(ctx, prefix, { meta: countMeta, ...describe }, async () => toPage(await read(parsePageQuery(query)), view)),
+      run(ctx, prefix, { meta: countMeta, ...describe }, async () => {
+        const page = parsePageQuery(query);
+        return toPage(await read(page), page, view);
+      }),
   };
 }
 

@@ -54,8 +54,12 @@ export function parsePageQuery(query: PageQuery): PageRequest {
   return query.cursor === undefined ? { limit } : { limit, after: decodeCursor(query.cursor) };
 }
 
-/** Renders a repository slice as an API page; `nextCursor` names the last item whenever there is one. */
-export function toPage<T, U>(slice: Slice<T>, render: (item: T) => U): Page<U> {
+/**
+ * Renders a repository slice as an API page. `nextCursor` names the last item only when the page is
+ * full (as many items as `request.limit`): a shorter page is the last one, and carries none
+ * (docs/decisions.md "Pagination"). A full page may still be the last; the page after it is empty.
+ */
+export function toPage<T, U>(slice: Slice<T>, request: PageRequest, render: (item: T) => U): Page<U> {
   const data = slice.items.map(render);
-  return data.length > 0 && slice.last !== undefined ? { data, nextCursor: encodeCursor(slice.last) } : { data };
+  return data.length >= request.limit && slice.last !== undefined ? { data, nextCursor: encodeCursor(slice.last) } : { data };
 }

@@ -152,12 +152,12 @@ export function createTenantAdmin(deps: TenantAdminDeps): TenantAdmin {
     findTenant: (subdomain) => store.tenants.findBySubdomain(subdomain),
 
     async listTenants(page) {
-      return toPage(await store.tenants.list(page), (t) => t);
+      return toPage(await store.tenants.list(page), page, (t) => t);
     },
 
     async listClients(subdomain, page) {
       const tenant = await tenantBySubdomain(subdomain);
-      return toPage(await store.clients.list(tenant.id, page), clientView);
+      return toPage(await store.clients.list(tenant.id, page), page, clientView);
     },
 
     async rotateClientSecret(input) {

@@ -98,7 +98,8 @@ export function createUserService(deps: UserDeps): UserService {
     search(ctx, input) {
       return users.run(ctx, 'USER_SEARCH', { input, meta: countMeta }, async () => {
         const { filter, limit, cursor } = checkUserSearch(input);
-        return toPage(await store.users.list(ctx.tenant.id, pageFromBody(limit, cursor), filter), userView);
+        const page = pageFromBody(limit, cursor);
+        return toPage(await store.users.list(ctx.tenant.id, page, filter), page, userView);
       });
     },
   };

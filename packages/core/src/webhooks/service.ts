@@ -128,7 +128,8 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     listDeliveries(ctx, webhookId, query) {
       return run(ctx, 'WEBHOOK_DELIVERY_LIST', { meta: (p) => ({ webhookId, count: p.data.length }), keepResponse: false }, async () => {
         const webhook = await find(ctx, webhookId);
-        return toPage(await store.webhookDeliveries.list(ctx.tenant.id, webhook.id, parsePageQuery(query)), webhookDeliveryView);
+        const page = parsePageQuery(query);
+        return toPage(await store.webhookDeliveries.list(ctx.tenant.id, webhook.id, page), page, webhookDeliveryView);
       });
     },
 

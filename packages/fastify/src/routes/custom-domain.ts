@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { DomainError, type RequestContext } from '@vellum/core';
+import type { RequestContext } from '@vellum/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '../context.ts';
 import { NoContent } from '../schemas/common.ts';
@@ -15,7 +15,7 @@ const config = { permission: 'custom-domain' } as const;
 /** docs/decisions.md "Custom domains": the custom domain of the tenant. */
 export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const domains = services.customDomains;
-  // docs/decisions.md "Custom domains": create also accepts XML; the parsed fields go through the same schema.
+  // docs/decisions.md "Custom domains": create and update also accept XML; the parsed fields go through the same schema.
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_req, body, done) => {
     try {
       done(null, parseFlatXml(body as string));
@@ -53,11 +53,12 @@ export const customDomainRoutes: FastifyPluginAsyncTypebox<{ services: VellumSer
     '/v1/config/domain',
     {
       config,
-      schema: { tags, summary: 'Update the custom domain', body: CustomDomainBody, response: { 200: CustomDomainResponse, ...adminErrors } },
-      preValidation: async (request) => {
-        if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
-          throw new DomainError('UnsupportedMediaType', 'Update takes application/json');
-        }
+      schema: {
+        tags,
+        summary: 'Update the custom domain',
+        consumes: ['application/json', 'application/xml'],
+        body: CustomDomainBody,
+        response: { 200: CustomDomainResponse, ...adminErrors },
       },
     },
     async (request) => domains.update(requestContext(request), request.body),

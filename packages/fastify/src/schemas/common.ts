@@ -44,7 +44,12 @@ export const PageQuery = Type.Object({ ...PageQuerySchema }, { additionalPropert
 
 /** docs/decisions.md "Pagination": a page of `item`. */
 export function PageSchema<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item), nextCursor: Type.Optional(Type.String()) });
+  return Type.Object({
+    data: Type.Array(item),
+    nextCursor: Type.Optional(
+      Type.String({ description: 'Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last.' }),
+    ),
+  });
 }
 
 export const errorResponses = {
