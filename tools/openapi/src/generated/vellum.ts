@@ -2526,6 +2526,7 @@ export interface operations {
                             rotatedAt?: string;
                             tenantId: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -2893,6 +2894,7 @@ export interface operations {
                             updatedAt: string;
                             url: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -3622,6 +3624,11 @@ export interface operations {
                     logoUrl?: string;
                     name?: string;
                 };
+                "application/xml": {
+                    domain: string;
+                    logoUrl?: string;
+                    name?: string;
+                };
             };
         };
         responses: {
@@ -4008,6 +4015,7 @@ export interface operations {
                                 registered: string;
                             };
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -4423,6 +4431,7 @@ export interface operations {
                             type: string;
                             userAgent?: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -4962,6 +4971,7 @@ export interface operations {
                             tokenEndpointAuthMethod: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -6291,6 +6301,7 @@ export interface operations {
                             id: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -6749,6 +6760,7 @@ export interface operations {
                             validFrom: string;
                             validUntil: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -6836,6 +6848,7 @@ export interface operations {
                             updatedAt: string;
                             url: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -7319,6 +7332,7 @@ export interface operations {
                             id: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -7406,6 +7420,7 @@ export interface operations {
                             id: string;
                             url: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -7843,6 +7858,7 @@ export interface operations {
                             status: "pending" | "succeeded" | "failed";
                             webhookId: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -8176,6 +8192,7 @@ export interface operations {
                             validFrom: string;
                             validUntil: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -8463,6 +8480,7 @@ export interface operations {
                             type: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -9304,6 +9322,7 @@ export interface operations {
                             type: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -10179,6 +10198,7 @@ export interface operations {
                             type: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -10793,6 +10813,7 @@ export interface operations {
                             isManaged: boolean;
                             revokedAt?: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -11351,6 +11372,7 @@ export interface operations {
                             id: string;
                             isManaged: boolean;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -12694,6 +12716,7 @@ export interface operations {
                             type: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
@@ -13587,6 +13610,7 @@ export interface operations {
                             type: string;
                             updatedAt: string;
                         }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
                     };
                 };
