@@ -305,7 +305,7 @@ describe('compose.yaml', () => {
     expect(read('compose.yaml')).not.toMatch(/POSTGRES_PASSWORD:-/);
   });
 
-  it("reports the server healthy by its readiness route, /ready, which apps/server registers", () => {
+  it('reports the server healthy by its readiness route, /ready, which apps/server registers', () => {
     const healthcheck = vellum.healthcheck as { test: string[]; interval: string };
     expect(healthcheck.test.slice(0, 2)).toEqual(['CMD', 'node']);
     expect(existsSync(join(repo, repoPathOf(healthcheck.test[2] as string)))).toBe(true);
