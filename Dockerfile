@@ -51,17 +51,6 @@ RUN cd packages/storage-sql \
 
 # ---- runtime: the sources and node_modules, owned by root and run by an unprivileged user -------
 FROM ${NODE_IMAGE} AS runtime
-ARG NODE_IMAGE
-# OCI annotations (image-spec "Pre-Defined Annotation Keys"); version and revision are given by the
-# build (`--build-arg VERSION=… --build-arg REVISION=$(git rev-parse HEAD)`) and stay empty otherwise.
-ARG VERSION=""
-ARG REVISION=""
-LABEL org.opencontainers.image.title="Vellum" \
-      org.opencontainers.image.description="Vellum reference server: an OpenID4VCI credential issuer (vellum serve) and its CLI" \
-      org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.base.name="${NODE_IMAGE}"
 ENV NODE_ENV=production \
     VELLUM_HOST=0.0.0.0 \
     VELLUM_PORT=3000 \
@@ -78,6 +67,18 @@ EXPOSE 3000
 # Liveness: GET /health on this container's own port (tools/container/healthcheck.mjs).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
     CMD ["node", "/app/tools/container/healthcheck.mjs"]
+ARG NODE_IMAGE
+# OCI annotations (image-spec "Pre-Defined Annotation Keys"), last so that a new revision rebuilds
+# no other layer. Version and revision come from the build (`--build-arg VERSION=…
+# --build-arg REVISION=$(git rev-parse HEAD)`) and stay empty otherwise.
+ARG VERSION=""
+ARG REVISION=""
+LABEL org.opencontainers.image.title="Vellum" \
+      org.opencontainers.image.description="Vellum reference server: an OpenID4VCI credential issuer (vellum serve) and its CLI" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="${NODE_IMAGE}"
 # Node as PID 1 is fine here: `vellum serve` handles SIGTERM and SIGINT itself and drains requests.
 # Other commands replace `serve`: `docker run --rm -v vellum-data:/var/lib/vellum vellum tenants list`.
 ENTRYPOINT ["node", "/app/apps/server/src/main.ts"]
