@@ -93,7 +93,7 @@ fi
 echo "container: buildah bud -t $image ${build_args[*]} ."
 build_log="$(mktemp)"
 # --format docker keeps the HEALTHCHECK, which the OCI image format has no field for.
-if ! nice -n 19 buildah bud "${runtime[@]}" "${limits[@]}" --format docker --layers --pull=missing \
+if ! nice -n 19 buildah bud "${runtime[@]}" "${limits[@]}" --format docker --layers --force-rm --pull=missing \
   --build-arg "REVISION=$(git rev-parse HEAD 2>/dev/null || true)" --tag "$image" "${build_args[@]}" . >"$build_log" 2>&1; then
   tail -n 40 "$build_log"
   echo "container: build failed"
