@@ -7,7 +7,12 @@
 # Node 24 runs the TypeScript sources directly (type stripping), as `npm start` does, so the image
 # holds the sources and their production dependencies and nothing is compiled.
 
-ARG NODE_IMAGE=node:24-bookworm-slim
+# The base, pinned by digest: the official image's multi-platform index for node:24-bookworm-slim
+# (Node 24.18.0), read from public Dockerfiles that pin it, not from the registry, which the machines
+# this was written on cannot reach; confirm or update it with
+# `docker buildx imagetools inspect node:24-bookworm-slim`. tools/container/build.sh builds a
+# substitute from Debian packages where it cannot be pulled, and says so.
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 
 # ---- build: install the production dependencies with the pinned pnpm and the lockfile ----------
 FROM ${NODE_IMAGE} AS build
@@ -15,6 +20,15 @@ FROM ${NODE_IMAGE} AS build
 ENV COREPACK_ENABLE_DOWNLOAD_PROMPT=0 \
     CI=true
 WORKDIR /app
+# better-sqlite3 has a binding.gyp, so pnpm runs node-gyp for it, and node-gyp wants Python, make and
+# Node's headers even where the package's prebuilt binary leaves it nothing to compile; the slim
+# image has neither Python nor make, and its headers (/usr/local/include/node) are named here so
+# that node-gyp does not download them. No compiler: a platform without a prebuilt binary still
+# fails the build (the check below).
+ENV npm_config_nodedir=/usr/local
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 make \
+    && rm -rf /var/lib/apt/lists/*
 RUN corepack enable
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 # corepack downloads that pnpm once, into this layer.
@@ -54,6 +68,18 @@ EXPOSE 3000
 # Liveness: GET /health on this container's own port (tools/container/healthcheck.mjs).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
     CMD ["node", "/app/tools/container/healthcheck.mjs"]
+ARG NODE_IMAGE
+# OCI annotations (image-spec "Pre-Defined Annotation Keys"), last so that a new revision rebuilds
+# no other layer. Version and revision come from the build (`--build-arg VERSION=…
+# --build-arg REVISION=$(git rev-parse HEAD)`) and stay empty otherwise.
+ARG VERSION=""
+ARG REVISION=""
+LABEL org.opencontainers.image.title="Vellum" \
+      org.opencontainers.image.description="Vellum reference server: an OpenID4VCI credential issuer (vellum serve) and its CLI" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="${NODE_IMAGE}"
 # Node as PID 1 is fine here: `vellum serve` handles SIGTERM and SIGINT itself and drains requests.
 # Other commands replace `serve`: `docker run --rm -v vellum-data:/var/lib/vellum vellum tenants list`.
 ENTRYPOINT ["node", "/app/apps/server/src/main.ts"]

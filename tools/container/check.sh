@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Builds the container image and runs compose.yaml end to end (docs/container.md): the server on
 # PostgreSQL 16, healthy, answering its issuer metadata, as a non-root user; then removes it all.
-# Where no container engine answers (`docker info` fails), it says so and succeeds: the recipe is
-# still checked without an engine by tools/container/src/container.test.ts.
+# Where no Docker engine answers (`docker info` fails) it hands over to tools/container/build.sh when
+# podman and buildah are installed, and otherwise says so and succeeds: the recipe is still checked
+# without an engine by tools/container/src/container.test.ts.
 #
 #   tools/container/check.sh          HOST_PORT=3100 tools/container/check.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
+  # Debian's podman and buildah, as CI installs them: build and start the image with those.
+  if command -v podman >/dev/null 2>&1 && command -v buildah >/dev/null 2>&1; then
+    exec bash tools/container/build.sh
+  fi
   echo "no container runtime: image not built"
   exit 0
 fi
@@ -19,6 +24,9 @@ export VELLUM_PUBLIC_URL="http://localhost:${HOST_PORT}"
 # A key for this run only; the volumes holding what it sealed are removed at the end.
 VELLUM_MASTER_KEY="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
 export VELLUM_MASTER_KEY
+# compose.yaml refuses to start without a database password; one for this run only.
+POSTGRES_PASSWORD="$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')"
+export POSTGRES_PASSWORD
 compose() { docker compose --project-name "$project" --file compose.yaml "$@"; }
 
 teardown() {

@@ -60,8 +60,9 @@ interface Replayed {
 
 /**
  * Runs the build stage in a directory standing for its WORKDIR. A RUN's cache mount becomes pnpm's
- * store; `pnpm install` is told `--offline`; `corepack enable` is the one step not run (the pinned
- * pnpm is already on PATH).
+ * store; `pnpm install` is told `--offline`; `corepack enable` is not run (the pinned pnpm is already
+ * on PATH), nor the `apt-get` step (this machine's Python and make stand in; tools/container/build.sh
+ * runs it in a real build), and npm_config_nodedir names this Node's own headers.
  */
 function replayBuild(root: string): Replayed {
   const workdirOf = last(build, 'WORKDIR');
@@ -71,14 +72,19 @@ function replayBuild(root: string): Replayed {
   mkdirSync(bin);
   writeFileSync(join(bin, 'pnpm'), `#!/bin/sh\nexec '${join(repo, 'node_modules/.bin/pnpm')}' "$@"\n`);
   chmodSync(join(bin, 'pnpm'), 0o755);
-  const env = { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: process.env.HOME ?? root, ...envOf(build) };
+  const env = {
+    PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: process.env.HOME ?? root,
+    ...envOf(build),
+    npm_config_nodedir: dirname(dirname(process.execPath)),
+  };
   const store = storeDir();
   const steps: string[] = [];
   for (const step of build.instructions) {
     if (step.keyword === 'COPY') copyFromContext(step.args, app);
     if (step.keyword !== 'RUN') continue;
     const { flags, rest } = splitFlags(step.args);
-    if (/^corepack enable$/.test(rest)) continue;
+    if (/^corepack enable$/.test(rest) || /^apt-get update\b/.test(rest)) continue;
     const cache = /(?:^|,)target=([^,]+)/.exec(flags.mount ?? '')?.[1];
     let command = cache ? rest.split(cache).join(store) : rest;
     command = command.replace(/\bpnpm install\b/, 'pnpm install --offline');
@@ -170,7 +176,7 @@ describe("the Dockerfile's build stage, replayed without an engine", () => {
     return { port, env };
   }
 
-  it("runs the build stage's RUN lines (corepack enable aside) with the pnpm that package.json pins", () => {
+  it("runs the build stage's RUN lines (corepack enable and apt-get aside) with the pnpm that package.json pins", () => {
     expect(replayed.steps.find((s) => s.startsWith('pnpm --version'))).toContain(pinnedPnpm);
     expect(replayed.steps.some((s) => /^pnpm install --offline .*--prod/.test(s))).toBe(true);
     expect(existsSync(join(replayed.app, 'node_modules/.modules.yaml'))).toBe(true);

@@ -21,9 +21,9 @@ const imageEnv = Object.assign({}, ...instructions(stages[stages.length - 1] as 
 const run = promisify(execFile);
 
 /** Runs the script as Docker would, without blocking this process (which may be serving the request). */
-async function healthcheck(env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
+async function healthcheck(env: Record<string, string>, args: string[] = []): Promise<{ status: number | null; stderr: string }> {
   try {
-    const { stderr } = await run(process.execPath, [HEALTHCHECK], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 });
+    const { stderr } = await run(process.execPath, [HEALTHCHECK, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 });
     return { status: 0, stderr };
   } catch (error) {
     const failed = error as { code?: unknown; stderr?: string };
@@ -60,6 +60,18 @@ describe('the HEALTHCHECK script (tools/container/healthcheck.mjs)', () => {
     expect(result.status).toBe(0);
   });
 
+  it("exits 0 with the argument /ready (compose.yaml's health check) while the server is ready", async () => {
+    const result = await healthcheck(env, ['/ready']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('asks no route but /health and /ready: exits 2 for another', async () => {
+    const result = await healthcheck(env, ['/admin']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe('health check: asks /health or /ready, not /admin\n');
+  });
+
   it('exits 1 and says why once the server has stopped', async () => {
     await server.stop();
     const result = await healthcheck(env);
@@ -67,13 +79,20 @@ describe('the HEALTHCHECK script (tools/container/healthcheck.mjs)', () => {
     expect(result.stderr).toMatch(/^health check failed: .*ECONNREFUSED/);
   });
 
-  it('exits 1 on an answer other than 200 from /health', async () => {
-    const unhealthy = createServer((_req, res) => res.writeHead(503).end());
+  it('exits 1 on an answer other than 200 from /health or /ready', async () => {
+    const asked: string[] = [];
+    const unhealthy = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(503).end();
+    });
     const port = await new Promise<number>((resolve) => unhealthy.listen(0, '127.0.0.1', () => resolve((unhealthy.address() as { port: number }).port)));
     try {
-      const result = await healthcheck({ VELLUM_PORT: String(port) });
-      expect(result.status).toBe(1);
-      expect(result.stderr).toBe('health check failed: HTTP 503\n');
+      for (const args of [[], ['/ready']]) {
+        const result = await healthcheck({ VELLUM_PORT: String(port) }, args);
+        expect(result.status).toBe(1);
+        expect(result.stderr).toBe('health check failed: HTTP 503\n');
+      }
+      expect(asked).toEqual(['/health', '/ready']);
     } finally {
       unhealthy.close();
     }

@@ -131,8 +131,29 @@ describe('Dockerfile', () => {
     const script = repoPathOf(command?.[1] as string);
     expect(existsSync(join(repo, script))).toBe(true);
     expect(context).toContain(script);
-    expect(read(script)).toMatch(/path: '\/health'/);
+    // Without an argument the script asks /health (tools/container/src/container.e2e.test.ts runs it).
+    expect(rest).toBe(`CMD ["node", "${command?.[1]}"]`);
+    expect(read(script)).toMatch(/process\.argv\[2\] \?\? '\/health'/);
     expect(read('apps/server/src/app.ts')).toMatch(/\.get\('\/health'/);
+  });
+
+  it('pins its base image by digest, and both stages use it', () => {
+    const args = dockerfile.args as Record<string, string | undefined>;
+    expect(args.NODE_IMAGE).toMatch(/^node:24-bookworm-slim@sha256:[0-9a-f]{64}$/);
+    expect((build as Stage).image).toBe('${NODE_IMAGE}');
+    expect(runtime.image).toBe('${NODE_IMAGE}');
+  });
+
+  it('labels the image with OCI annotations: title, licence as package.json says, version, revision and base', () => {
+    const labels = Object.assign({}, ...instructions(runtime, 'LABEL').map((i) => envPairs(i.args))) as Record<string, string>;
+    expect(labels['org.opencontainers.image.title']).toBe('Vellum');
+    expect(labels['org.opencontainers.image.licenses']).toBe(JSON.parse(read('package.json')).license);
+    expect(labels['org.opencontainers.image.version']).toBe('${VERSION}');
+    expect(labels['org.opencontainers.image.revision']).toBe('${REVISION}');
+    expect(labels['org.opencontainers.image.base.name']).toBe('${NODE_IMAGE}');
+    const declared = instructions(runtime, 'ARG').map((i) => i.args.split('=')[0]);
+    for (const arg of ['NODE_IMAGE', 'VERSION', 'REVISION']) expect(declared, `ARG ${arg} in the runtime stage`).toContain(arg);
+    for (const key of Object.keys(labels)) expect(key).toMatch(/^org\.opencontainers\.image\.[a-z.]+$/);
   });
 
   it("starts `vellum serve` from the sources, as apps/server's start script does", () => {
@@ -214,9 +235,10 @@ describe('compose.yaml', () => {
   const vellum = services.vellum as Record<string, unknown>;
   const postgres = services.postgres as Record<string, unknown>;
   const key = Buffer.alloc(32, 7).toString('base64');
-  /** A service's environment as Compose hands it over, with only the master key set on the host. */
+  const password = 'a-password-of-our-own';
+  /** A service's environment as Compose hands it over, with only the master key and the database password set on the host. */
   const environmentWithKey = (service: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(environmentOf(service)).map(([k, v]) => [k, interpolate(v, { VELLUM_MASTER_KEY: key })]));
+    Object.fromEntries(Object.entries(environmentOf(service)).map(([k, v]) => [k, interpolate(v, { VELLUM_MASTER_KEY: key, POSTGRES_PASSWORD: password })]));
 
   it('runs the server and PostgreSQL 16, and starts the server only once PostgreSQL is healthy', () => {
     expect(Object.keys(services).sort()).toEqual(['postgres', 'vellum']);
@@ -242,6 +264,7 @@ describe('compose.yaml', () => {
     expect(url.port).toBe('5432');
     expect(decodeURIComponent(url.username)).toBe(db.POSTGRES_USER);
     expect(decodeURIComponent(url.password)).toBe(db.POSTGRES_PASSWORD);
+    expect(db.POSTGRES_PASSWORD).toBe(password);
     expect(url.pathname).toBe(`/${db.POSTGRES_DB}`);
     expect(config.masterKey).toBe(key);
     expect(config.host).toBe('0.0.0.0');
@@ -262,6 +285,32 @@ describe('compose.yaml', () => {
     expect(Object.keys(compose.volumes ?? {})).toContain((data as string[])[0]);
     const ports = (vellum.ports as string[]).map((p) => interpolate(p, {}).split(':'));
     expect(ports.map((p) => p[p.length - 1])).toEqual([last(runtime, 'EXPOSE')]);
+  });
+
+  it("publishes on the host's loopback unless HOST_ADDRESS says otherwise", () => {
+    const [port] = vellum.ports as string[];
+    expect(interpolate(port as string, {})).toBe(`127.0.0.1:3000:${last(runtime, 'EXPOSE')}`);
+    expect(interpolate(port as string, { HOST_ADDRESS: '0.0.0.0', HOST_PORT: '8080' })).toBe(`0.0.0.0:8080:${last(runtime, 'EXPOSE')}`);
+  });
+
+  it('refuses to start without a PostgreSQL password of your own, in both services, instead of a default one', () => {
+    const required = [environmentOf(postgres).POSTGRES_PASSWORD as string, environmentOf(vellum).DATABASE_URL as string];
+    for (const value of required) {
+      expect(value).toMatch(/\$\{POSTGRES_PASSWORD:\?[^}]+\}/);
+      expect(value).not.toMatch(/\$\{POSTGRES_PASSWORD:?-/);
+      expect(() => interpolate(value, { VELLUM_MASTER_KEY: key })).toThrow(MissingVariable);
+      expect(() => interpolate(value, { VELLUM_MASTER_KEY: key, POSTGRES_PASSWORD: '' })).toThrow(MissingVariable);
+    }
+    expect(read('compose.yaml')).not.toMatch(/POSTGRES_PASSWORD:-/);
+  });
+
+  it('reports the server healthy by its readiness route, /ready, which apps/server registers', () => {
+    const healthcheck = vellum.healthcheck as { test: string[]; interval: string };
+    expect(healthcheck.test.slice(0, 2)).toEqual(['CMD', 'node']);
+    expect(existsSync(join(repo, repoPathOf(healthcheck.test[2] as string)))).toBe(true);
+    expect(healthcheck.test[3]).toBe('/ready');
+    expect(healthcheck.interval).toMatch(/^\d+s$/);
+    expect(read('apps/server/src/app.ts')).toMatch(/\.get\('\/ready'/);
   });
 
   it('gives a stopping server its whole shutdown deadline and grace before Docker kills it', () => {

@@ -99,10 +99,10 @@ export function execForm(args: string): string[] | undefined {
   return parsed;
 }
 
-/** ENV's `name=value` pairs (values may be double-quoted); the legacy `ENV name value` form is refused. */
+/** ENV's and LABEL's `name=value` pairs (values may be double-quoted; LABEL keys may hold dots and dashes); the legacy `ENV name value` form is refused. */
 export function envPairs(args: string): Record<string, string> {
   const pairs: Record<string, string> = {};
-  const re = /([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)\s*/y;
+  const re = /([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\]|\\.)*"|\S*)\s*/y;
   let at = 0;
   while (at < args.length) {
     re.lastIndex = at;
