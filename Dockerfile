@@ -8,11 +8,12 @@
 # holds the sources and their production dependencies and nothing is compiled.
 
 # The base, pinned by digest: the official image's multi-platform index for node:24-bookworm-slim
-# (Node 24.18.0), read from public Dockerfiles that pin it, not from the registry, which the machines
-# this was written on cannot reach; confirm or update it with
+# (Node 24.18.1, built 2026-07-30) as the Docker Official Images' own record lists it
+# (github.com/docker-library/repo-info, repos/node/remote/24-bookworm-slim.md); the machines this was
+# written on cannot reach the registry to read it; confirm or update it with
 # `docker buildx imagetools inspect node:24-bookworm-slim`. tools/container/build.sh builds a
 # substitute from Debian packages where it cannot be pulled, and says so.
-ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7
 
 # ---- build: install the production dependencies with the pinned pnpm and the lockfile ----------
 FROM ${NODE_IMAGE} AS build
