@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectDirs as listProjectDirs } from '../../pack/src/manifest.ts';
 
 // The workspace has no dependency cycle (issue 17, docs/decisions.md "Workspace without cycles"):
 // pnpm warns on every install when one package reaches itself through others, and it counts
@@ -9,20 +10,7 @@ import { describe, expect, it } from 'vitest';
 const repo = new URL('../../../', import.meta.url).pathname;
 
 /** The project directories pnpm-workspace.yaml lists (`dir` or `dir/*` entries). */
-function projectDirs(): string[] {
-  const yaml = readFileSync(join(repo, 'pnpm-workspace.yaml'), 'utf8');
-  const block = /^packages:\n((?:[ \t]+.*\n|\n)*)/m.exec(yaml)?.[1] ?? '';
-  const patterns = [...block.matchAll(/^[ \t]+-[ \t]+['"]?([^'"#\s]+)/gm)].map((m) => m[1] as string);
-  return patterns
-    .flatMap((pattern) => {
-      if (!pattern.endsWith('/*')) return [pattern];
-      const parent = pattern.slice(0, -2);
-      return readdirSync(join(repo, parent), { withFileTypes: true })
-        .filter((e) => e.isDirectory())
-        .map((e) => `${parent}/${e.name}`);
-    })
-    .filter((dir) => existsSync(join(repo, dir, 'package.json')));
-}
+const projectDirs = (): string[] => listProjectDirs(repo, readFileSync(join(repo, 'pnpm-workspace.yaml'), 'utf8'));
 
 type Graph = Map<string, string[]>;
 

@@ -80,7 +80,7 @@ export function publishedManifest(source: Manifest, r: Resolution): Manifest {
 }
 
 /** The project directories pnpm-workspace.yaml lists (`dir` or `dir/*` entries). */
-function projectDirs(repo: string, yaml: string): string[] {
+export function projectDirs(repo: string, yaml: string): string[] {
   const block = /^packages:\n((?:[ \t]+.*\n|\n)*)/m.exec(yaml)?.[1] ?? '';
   const patterns = [...block.matchAll(/^[ \t]+-[ \t]+['"]?([^'"#\s]+)/gm)].map((m) => m[1] as string);
   return patterns
