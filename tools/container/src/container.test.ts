@@ -228,6 +228,18 @@ describe('.dockerignore', () => {
       expect(context, file).toContain(file);
     }
   });
+
+  it("names each example's manifest without a wildcard, since buildah drops a folder whose only way in is a `*` pattern", () => {
+    const lines = new Set(
+      read('.dockerignore')
+        .split('\n')
+        .map((line) => line.trim()),
+    );
+    const lock = yaml.parse(read('pnpm-lock.yaml')) as { importers: Record<string, unknown> };
+    const examples = Object.keys(lock.importers).filter((project) => project.startsWith('examples/'));
+    expect(examples.length).toBeGreaterThan(0);
+    for (const project of examples) expect(lines, project).toContain(`!${project}/package.json`);
+  });
 });
 
 describe('compose.yaml', () => {
