@@ -321,6 +321,7 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
         token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+        authorization_details_types_supported: ['openid_credential'],
         grant_types_supported: ['authorization_code', 'urn:ietf:params:oauth:grant-type:pre-authorized_code'],
         'pre-authorized_grant_anonymous_access_supported': true,
         // Issue 16: sender-constrained tokens and attested clients.

@@ -434,6 +434,7 @@ describe.each(['standalone', 'prefixed'] as const)('credential configurations an
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
         token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'attest_jwt_client_auth'],
+        authorization_details_types_supported: ['openid_credential'],
         dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
         client_attestation_signing_alg_values_supported: ['ES256', 'EdDSA'],
         client_attestation_pop_signing_alg_values_supported: ['ES256', 'EdDSA'],

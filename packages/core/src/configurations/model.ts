@@ -38,7 +38,9 @@ export interface CredentialDisplay {
   name: string;
   locale?: string;
   logo?: { uri: string; alt_text?: string };
+  description?: string;
   background_color?: string;
+  background_image?: { uri: string };
   text_color?: string;
 }
 

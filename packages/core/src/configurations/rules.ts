@@ -221,11 +221,13 @@ export function checkKnownFields(param: string, value: Record<string, unknown>, 
   for (const key of Object.keys(value)) if (!allowed.includes(key)) problems.add(param ? `${param}.${key}` : key, 'Unknown field', value[key]);
 }
 
-/** OpenID4VCI 1.0 §12.2 `credential_metadata.display`, past its shape (schema.ts): https logos, and one entry per locale. */
+/** OpenID4VCI 1.0 §12.2 `credential_metadata.display`, past its shape (schema.ts): https logos and background images, and one entry per locale. */
 export function checkDisplay(display: unknown, problems: Problems): void {
   if (!Array.isArray(display)) return;
   display.forEach((entry: unknown, i) => {
-    if (isPlainObject(entry) && isPlainObject(entry.logo)) checkHttpsUrl(`display.${i}.logo.uri`, entry.logo.uri, problems);
+    if (!isPlainObject(entry)) return;
+    if (isPlainObject(entry.logo)) checkHttpsUrl(`display.${i}.logo.uri`, entry.logo.uri, problems);
+    if (isPlainObject(entry.background_image)) checkHttpsUrl(`display.${i}.background_image.uri`, entry.background_image.uri, problems);
   });
   checkLocales('display', display, problems);
 }

@@ -30,12 +30,14 @@ const Display = Type.Array(
       name: Text(MAX_LABEL),
       locale: Type.Optional(Locale),
       logo: Type.Optional(Type.Object({ uri: HttpsUrl, alt_text: Type.Optional(Text(MAX_LABEL)) }, { ...strict, errorMessage: 'A { uri, alt_text } object' })),
+      description: Type.Optional(Text(MAX_DESCRIPTION)),
       background_color: Type.Optional(Color),
+      background_image: Type.Optional(Type.Object({ uri: HttpsUrl }, { ...strict, errorMessage: 'A { uri } object' })),
       text_color: Type.Optional(Color),
     },
-    { ...strict, errorMessage: 'A { name, locale, logo, background_color, text_color } object' },
+    { ...strict, errorMessage: 'A { name, locale, logo, description, background_color, background_image, text_color } object' },
   ),
-  { maxItems: 50, errorMessage: 'A list of up to 50 { name, locale, logo, background_color, text_color } entries' },
+  { maxItems: 50, errorMessage: 'A list of up to 50 { name, locale, logo, description, background_color, background_image, text_color } entries' },
 );
 
 const Count = Type.Optional(Type.Integer({ minimum: 0, errorMessage: 'A whole number, 0 or more' }));

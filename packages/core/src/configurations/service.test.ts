@@ -153,7 +153,13 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
       claimMappings: { ns: { a: {}, b: { mapFrom: 'nowhere' } } },
       claimDisplay: { ns: { c: [{ name: 'C' }] } },
       display: [
-        { name: 'One', locale: 'en', logo: { uri: 'http://insecure.example/l.png' }, background_color: 'blue-ish' },
+        {
+          name: 'One',
+          locale: 'en',
+          logo: { uri: 'http://insecure.example/l.png' },
+          background_color: 'blue-ish',
+          background_image: { uri: 'http://insecure.example/b.png' },
+        },
         { name: 'Two', locale: 'en' },
       ],
       claimSourceId: 'source-1',
@@ -169,6 +175,7 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
       'claimSourceId',
       'display.0.background_color',
       'display.0.logo.uri',
+      'display.0.background_image.uri',
       'display.1.locale',
       'claimDisplay.ns.c',
       'revocable',

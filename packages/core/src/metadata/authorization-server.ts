@@ -16,6 +16,9 @@ export function buildAuthorizationServerMetadata(issuer: string, features: Issua
     ...(features.jwks ? { jwks_uri: at(ISSUER_PATHS.jwks) } : {}),
     response_types_supported: [],
     ...(features.authorizationCode ? authorizationCodeMetadata(at, features) : {}),
+    // RFC 9396 §10, OpenID4VCI 1.0 §5.1.1: the authorization and PAR endpoints take
+    // authorization_details of type openid_credential.
+    ...(features.authorizationCode ? { authorization_details_types_supported: ['openid_credential'] } : {}),
     ...(grants.length > 0 ? proofMetadata(features) : {}),
     grant_types_supported: grants,
     // OpenID4VCI 1.0 §12.3: wallets may redeem a pre-authorized code without client authentication.

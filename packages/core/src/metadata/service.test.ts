@@ -78,6 +78,26 @@ describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => 
     expect(JSON.stringify(m)).not.toContain('BEGIN CERTIFICATE');
   });
 
+  it('publishes every display field of a configuration per locale: logo with alt_text, description, colours and background image (OpenID4VCI 1.0 §12.2.4)', async () => {
+    const { configurations, metadata, ctx, tenant } = await setup();
+    const display = [
+      {
+        name: 'Staff badge',
+        locale: 'en',
+        logo: { uri: 'https://issuer.example/logo.png', alt_text: 'The Acme logo' },
+        description: 'Shows that you work at Acme',
+        background_color: '#12107c',
+        background_image: { uri: 'https://issuer.example/card.png' },
+        text_color: '#ffffff',
+      },
+      { name: 'Badge du personnel', locale: 'fr', description: 'Atteste que vous travaillez chez Acme' },
+    ];
+    const created = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping }, display });
+    const m = await metadata.issuerMetadata(contextFor(tenant, null));
+    const published = (m.credential_configurations_supported as Record<string, { credential_metadata: { display: unknown } }>)[created.id];
+    expect(published?.credential_metadata.display).toEqual(display);
+  });
+
   it('answers the same frozen document while nothing changes, and a new one after any write, per origin', async () => {
     const { configurations, metadata, store, ctx, tenant } = await setup();
     const created = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
@@ -131,6 +151,8 @@ describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => 
       token_endpoint: `${origin}/v1/oauth/token`,
       jwks_uri: `${origin}/.well-known/jwks.json`,
       ...authorizationCodeFlow(origin),
+      // RFC 9396 §10: the authorization and PAR endpoints take openid_credential authorization_details.
+      authorization_details_types_supported: ['openid_credential'],
       grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
       'pre-authorized_grant_anonymous_access_supported': true,
     });
@@ -182,6 +204,7 @@ describe('authorization server metadata (RFC 8414 §2, OpenID4VCI 1.0 §12.3)', 
       issuer,
       token_endpoint: `${issuer}/v1/oauth/token`,
       ...authorizationCodeFlow(issuer),
+      authorization_details_types_supported: ['openid_credential'],
       grant_types_supported: ['authorization_code'],
     });
   });

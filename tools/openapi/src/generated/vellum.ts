@@ -8446,6 +8446,10 @@ export interface operations {
                             description?: string;
                             display?: {
                                 background_color?: string;
+                                background_image?: {
+                                    uri: string;
+                                };
+                                description?: string;
                                 locale?: string;
                                 logo?: {
                                     alt_text?: string;
@@ -8565,6 +8569,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -8620,6 +8628,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -8745,6 +8757,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -8863,6 +8879,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -8918,6 +8938,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -9288,6 +9312,10 @@ export interface operations {
                             description?: string;
                             display?: {
                                 background_color?: string;
+                                background_image?: {
+                                    uri: string;
+                                };
+                                description?: string;
                                 locale?: string;
                                 logo?: {
                                     alt_text?: string;
@@ -9407,6 +9435,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -9462,6 +9494,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -9587,6 +9623,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -9705,6 +9745,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -9760,6 +9804,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -10170,6 +10218,10 @@ export interface operations {
                             description?: string;
                             display?: {
                                 background_color?: string;
+                                background_image?: {
+                                    uri: string;
+                                };
+                                description?: string;
                                 locale?: string;
                                 logo?: {
                                     alt_text?: string;
@@ -10283,6 +10335,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -10332,6 +10388,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -10451,6 +10511,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -10563,6 +10627,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -10612,6 +10680,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -12681,6 +12753,10 @@ export interface operations {
                             description?: string;
                             display?: {
                                 background_color?: string;
+                                background_image?: {
+                                    uri: string;
+                                };
+                                description?: string;
                                 locale?: string;
                                 logo?: {
                                     alt_text?: string;
@@ -12801,6 +12877,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -12857,6 +12937,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -12983,6 +13067,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -13102,6 +13190,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -13158,6 +13250,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -13575,6 +13671,10 @@ export interface operations {
                             description?: string;
                             display?: {
                                 background_color?: string;
+                                background_image?: {
+                                    uri: string;
+                                };
+                                description?: string;
                                 locale?: string;
                                 logo?: {
                                     alt_text?: string;
@@ -13701,6 +13801,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -13763,6 +13867,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -13895,6 +14003,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
@@ -14020,6 +14132,10 @@ export interface operations {
                     description?: string;
                     display?: {
                         background_color?: string;
+                        background_image?: {
+                            uri: string;
+                        };
+                        description?: string;
                         locale?: string;
                         logo?: {
                             alt_text?: string;
@@ -14082,6 +14198,10 @@ export interface operations {
                         description?: string;
                         display?: {
                             background_color?: string;
+                            background_image?: {
+                                uri: string;
+                            };
+                            description?: string;
                             locale?: string;
                             logo?: {
                                 alt_text?: string;
