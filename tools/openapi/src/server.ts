@@ -2,25 +2,17 @@
 // the single-tenant mode's default tenant, so that a client needs no Host header of its own.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, createLogger, loadConfig, openRuntime, tenantCredentials } from '@vellum/server';
+// The port helper the server's own end-to-end tests use: a port nothing listens on now.
+import { freePort } from '../../../apps/server/test/process.ts';
 
 /** A running server and the credentials of its default tenant's first admin client. */
 export interface LoopbackServer {
   baseUrl: string;
   credentials: { clientId: string; clientSecret: string; audience: string };
   close(): Promise<void>;
-}
-
-/** A port nothing listens on now; the server needs it before it starts, for its public URL. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** Starts the reference server on 127.0.0.1 with a fresh database and a default tenant. */
