@@ -368,7 +368,7 @@ export function createVellum(deps: VellumDeps): Vellum {
         formats,
         requestEncryptionKeys: (tenantId) => deps.credentialEncryption.requestEncryptionKeys(tenantId),
       }),
-      { stamps: (tenantId) => store.credentialConfigurations.listStamps(tenantId) },
+      { stamps: (tenantId) => store.credentialConfigurations.listStamps(tenantId), clock },
     ),
   };
 }

@@ -96,6 +96,8 @@ export type { IssuanceFeatures } from './metadata/issuer-metadata.ts';
 export * from './metadata/authorization-server.ts';
 export * from './metadata/service.ts';
 export * from './metadata/cached-service.ts';
+export { buildJwtVcIssuerMetadata, SIGNED_METADATA_LIFETIME_SECONDS, SIGNED_METADATA_TYP, signIssuerMetadata } from './metadata/signed-metadata.ts';
+export type { SignedIssuerMetadata, SignIssuerMetadataInput } from './metadata/signed-metadata.ts';
 
 export * from './mdoc-pki/model.ts';
 export { checkCreateIacaInput, defaultIacaCommonName, IACA_MAX_VALIDITY_YEARS } from './mdoc-pki/rules.ts';

@@ -80,6 +80,7 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   // Metadata.
   ['GET /.well-known/openid-credential-issuer', 'getCredentialIssuerMetadata'],
   ['GET /.well-known/oauth-authorization-server', 'getAuthorizationServerMetadata'],
+  ['GET /.well-known/jwt-vc-issuer', 'getJwtVcIssuerMetadata'],
   ['GET /.well-known/jwks.json', 'getIssuerJwks'],
   // mDoc PKI.
   ...collection('/v2/credentials/mobile/iacas', '{id}', 'Iaca'),

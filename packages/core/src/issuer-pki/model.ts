@@ -40,6 +40,13 @@ export interface IssuerSigners {
    * what to do when the tenant has no active issuer CA, or (imported CA) no usable leaf for `issuer`.
    */
   current(tenant: Tenant, use: IssuerSignerUse, issuer: string, now: Date, lifetimeMs?: number): Promise<X509Signer>;
+  /**
+   * Every leaf of `use` whose SAN names `issuer` and which is valid at `now` (within its validity,
+   * not revoked, under an active issuer CA of the tenant that is valid too), the current signer
+   * first: the keys `/.well-known/jwt-vc-issuer` publishes, so that what an earlier leaf signed still
+   * verifies while that leaf lasts. Creates and rotates nothing; empty when the tenant has no active issuer CA.
+   */
+  published(tenant: Tenant, use: IssuerSignerUse, issuer: string, now: Date): Promise<X509Signer[]>;
   /** Whether the tenant has an active issuer CA valid at `now` (the default key resolution of new configurations depends on it). */
   available(tenant: Tenant, now: Date): Promise<boolean>;
   /** Told that the tenant's issuer CAs or leaves changed: a cache in front forgets the tenant. */

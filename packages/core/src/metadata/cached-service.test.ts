@@ -1,3 +1,4 @@
+import { fakeClock } from '../../test/kit.ts';
 import { describe, expect, it } from 'vitest';
 import { contextFor, harness } from '../../test/harness.ts';
 import type { ConfigurationStamp } from '../configurations/ports.ts';
@@ -12,8 +13,11 @@ async function setup(maxDocuments?: number) {
   const inner: IssuerMetadataService = {
     issuerMetadata: async (ctx, basePath = '') => ({ credential_issuer: `${ctx.origin}${basePath}`, build: ++builds, nested: { list: [1] } }),
     authorizationServerMetadata: async () => ({ issuer: 'as', build: ++builds }),
+    metadataSigner: async () => undefined,
+    signedIssuerMetadata: async () => undefined,
+    jwtVcIssuerMetadata: async () => ({ issuer: 'jwt-vc', build: ++builds }),
   };
-  const cached = cacheIssuerMetadata(inner, { stamps: async () => stamps, ...(maxDocuments ? { maxDocuments } : {}) });
+  const cached = cacheIssuerMetadata(inner, { stamps: async () => stamps, clock: fakeClock(), ...(maxDocuments ? { maxDocuments } : {}) });
   return {
     cached,
     ctx: contextFor(tenant, null),
@@ -51,9 +55,11 @@ describe('cacheIssuerMetadata', () => {
     expect(builds()).toBe(3);
   });
 
-  it('passes the authorization server metadata through uncached', async () => {
+  it('passes the authorization server metadata and the JWT VC Issuer Metadata through uncached', async () => {
     const { cached, ctx } = await setup();
     expect((await cached.authorizationServerMetadata(ctx)).build).toBe(1);
     expect((await cached.authorizationServerMetadata(ctx)).build).toBe(2);
+    expect((await cached.jwtVcIssuerMetadata(ctx)).build).toBe(3);
+    expect((await cached.jwtVcIssuerMetadata(ctx)).build).toBe(4);
   });
 });

@@ -1,8 +1,22 @@
 import type { FormatRegistry } from '../credential-formats/port.ts';
+import type { IssuerSigners, X509Signer } from '../issuer-pki/model.ts';
+import type { KeyManager } from '../keys/ports.ts';
 import type { Store } from '../ports.ts';
+import { isDomainError, notFound } from '../shared/errors.ts';
+import type { Clock } from '../shared/ports.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { buildAuthorizationServerMetadata } from './authorization-server.ts';
 import { buildIssuerMetadata, type IssuanceFeatures } from './issuer-metadata.ts';
+import { buildJwtVcIssuerMetadata, type SignedIssuerMetadata, signIssuerMetadata } from './signed-metadata.ts';
+
+/** What signs the issuer metadata and publishes the JWT VC Issuer Metadata: the tenant's issuer CA (docs/decisions.md "Signed issuer metadata"). */
+export interface IssuerMetadataSigning {
+  signers: IssuerSigners;
+  keys: KeyManager;
+  clock: Clock;
+  /** `exp` − `iat` of the signed metadata (default SIGNED_METADATA_LIFETIME_SECONDS, a day), never past the leaf's end. */
+  lifetimeSeconds?: number;
+}
 
 export interface IssuerMetadataDeps {
   store: Store;
@@ -16,6 +30,8 @@ export interface IssuerMetadataDeps {
    * keys must not change while the process runs (cacheIssuerMetadata rebuilds documents on configuration changes only).
    */
   requestEncryptionKeys?: (tenantId: string) => Promise<Record<string, unknown>[]>;
+  /** Without it no tenant signs its metadata (`application/jwt` gets the JSON) and none serves JWT VC Issuer Metadata (404). */
+  signing?: IssuerMetadataSigning;
 }
 
 /**
@@ -30,6 +46,25 @@ export interface IssuerMetadataService {
    * while nothing changes, so a host may keep its serialisation.
    */
   issuerMetadata(ctx: RequestContext, basePath?: string): Promise<Readonly<Record<string, unknown>>>;
+  /**
+   * The leaf certificate that signs this origin's metadata now (its SAN names the issuer identifier),
+   * or undefined when the tenant has none: no active issuer CA, or (imported CA) no leaf for this
+   * origin. A cache compares it with the one that signed the copy it keeps.
+   */
+  metadataSigner(ctx: RequestContext, basePath?: string): Promise<X509Signer | undefined>;
+  /**
+   * The same metadata as a JWT (OpenID4VCI 1.0 §12.2.3) signed by `metadataSigner`, or undefined
+   * when there is none: the host then answers with the JSON, which OpenID4VCI 1.0 §12.2.2 requires
+   * every issuer to serve. Behind cacheIssuerMetadata the same frozen object is served while the
+   * configurations and the signer are unchanged and it is not yet due for renewal.
+   */
+  signedIssuerMetadata(ctx: RequestContext, basePath?: string): Promise<Readonly<SignedIssuerMetadata> | undefined>;
+  /**
+   * JWT VC Issuer Metadata (SD-JWT VC draft) for the issuer identifier: `issuer` and the `jwks` of
+   * every valid credential leaf whose SAN names it. NotFound when the tenant has no issuer CA (its
+   * SD-JWT VCs name a DID as `iss`) or no valid leaf names this origin.
+   */
+  jwtVcIssuerMetadata(ctx: RequestContext, basePath?: string): Promise<Readonly<Record<string, unknown>>>;
   /** The authorization server metadata (RFC 8414) for the same issuer identifier. */
   authorizationServerMetadata(ctx: RequestContext, basePath?: string): Promise<Readonly<Record<string, unknown>>>;
 }
@@ -39,10 +74,13 @@ export function issuerOf(ctx: RequestContext, basePath = ''): string {
   return `${ctx.origin}${basePath.replace(/\/+$/, '')}`;
 }
 
+const noIssuerCa = () => notFound('The tenant has no issuer certificate authority: its SD-JWT VCs name a DID as issuer, whose DID document holds the key');
+
 /**
- * Issuer metadata from the tenant's configurations, built afresh on every call: the domain keeps no
- * cache. createVellum wraps it in cacheIssuerMetadata (cached-service.ts), which serves the last
- * document while the configurations' stamps are unchanged.
+ * Issuer metadata from the tenant's configurations, built (and signed) afresh on every call: the
+ * domain keeps no cache. createVellum wraps it in cacheIssuerMetadata (cached-service.ts), which
+ * serves the last document while the configurations' stamps are unchanged, and the last signed
+ * document while the signer is unchanged too and the JWT is not due for renewal.
  */
 export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMetadataService {
   const { store, features, formats } = deps;
@@ -51,11 +89,48 @@ export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMet
     features.credentialRequestEncryption && deps.requestEncryptionKeys
       ? { ...features, credentialRequestEncryption: { ...features.credentialRequestEncryption, jwks: { keys: await deps.requestEncryptionKeys(tenantId) } } }
       : features;
+  const { signing } = deps;
+
+  async function issuerMetadata(ctx: RequestContext, basePath?: string): Promise<Record<string, unknown>> {
+    const configurations = await store.credentialConfigurations.listAll(ctx.tenant.id);
+    return buildIssuerMetadata(issuerOf(ctx, basePath), configurations, await tenantFeatures(ctx.tenant.id), formats);
+  }
+
+  async function metadataSigner(ctx: RequestContext, basePath?: string): Promise<X509Signer | undefined> {
+    if (!signing) return undefined;
+    const now = signing.clock.now();
+    if (!(await signing.signers.available(ctx.tenant, now))) return undefined;
+    try {
+      return await signing.signers.current(ctx.tenant, 'credential', issuerOf(ctx, basePath), now);
+    } catch (error) {
+      // An imported CA with no leaf for this origin: a 400 for the operator, but the wallet still gets the JSON.
+      if (isDomainError(error) && error.code === 'BadRequest') return undefined;
+      throw error;
+    }
+  }
 
   return {
-    async issuerMetadata(ctx, basePath) {
-      const configurations = await store.credentialConfigurations.listAll(ctx.tenant.id);
-      return buildIssuerMetadata(issuerOf(ctx, basePath), configurations, await tenantFeatures(ctx.tenant.id), formats);
+    issuerMetadata,
+    metadataSigner,
+    async signedIssuerMetadata(ctx, basePath) {
+      const signer = await metadataSigner(ctx, basePath);
+      if (!signing || !signer) return undefined;
+      return signIssuerMetadata({
+        keys: signing.keys,
+        signer,
+        issuer: issuerOf(ctx, basePath),
+        metadata: await issuerMetadata(ctx, basePath),
+        now: signing.clock.now(),
+        ...(signing.lifetimeSeconds !== undefined ? { lifetimeSeconds: signing.lifetimeSeconds } : {}),
+      });
+    },
+    async jwtVcIssuerMetadata(ctx, basePath) {
+      const now = signing?.clock.now();
+      if (!signing || !now || !(await signing.signers.available(ctx.tenant, now))) throw noIssuerCa();
+      const issuer = issuerOf(ctx, basePath);
+      const signers = await signing.signers.published(ctx.tenant, 'credential', issuer, now);
+      if (signers.length === 0) throw notFound('No valid credential signing certificate of the tenant names this issuer identifier');
+      return buildJwtVcIssuerMetadata(issuer, signers);
     },
     async authorizationServerMetadata(ctx, basePath) {
       return buildAuthorizationServerMetadata(issuerOf(ctx, basePath), features);

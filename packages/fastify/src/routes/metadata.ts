@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { prefersJwt } from '../accept.ts';
 import { requestContext } from '../context.ts';
 import type { VellumServices } from '../services.ts';
-import { AuthorizationServerMetadata, documentedResponses, IssuerMetadata } from '../schemas/documented.ts';
+import { AuthorizationServerMetadata, documentedResponses, IssuerMetadata, JwtVcIssuerMetadata, SignedIssuerMetadata } from '../schemas/documented.ts';
 
 const tags = ['Metadata'];
 
@@ -15,36 +16,38 @@ interface Rendered {
 }
 
 /**
- * Sends public metadata as JSON that caches may keep but must revalidate (`no-cache`), with a
- * strong ETag so an unchanged document costs a 304: a configuration change shows at once.
+ * Sends public metadata (JSON unless `type` says otherwise) that caches may keep but must
+ * revalidate (`no-cache`), with a strong ETag so an unchanged document costs a 304: a
+ * configuration change shows at once.
  */
-function sendMetadata(request: FastifyRequest, reply: FastifyReply, { body, etag }: Rendered): FastifyReply {
+function sendMetadata(request: FastifyRequest, reply: FastifyReply, { body, etag }: Rendered, type = 'application/json; charset=utf-8'): FastifyReply {
   reply.header('cache-control', 'no-cache').header('etag', etag).header('access-control-allow-origin', '*');
   const match = request.headers['if-none-match'];
   if (typeof match === 'string' && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
     return reply.code(304).send();
   }
-  return reply.type('application/json; charset=utf-8').send(body);
+  return reply.type(type).send(body);
 }
 
 /**
- * Public issuer metadata (OpenID4VCI 1.0 §12.2.2) and authorization server metadata (RFC 8414), per
- * tenant and per origin the request came on (no token; the tenant comes from the Host header).
+ * Public issuer metadata (OpenID4VCI 1.0 §12.2.2, signed per §12.2.3 on request), JWT VC Issuer
+ * Metadata (SD-JWT VC) and authorization server metadata (RFC 8414), per tenant and per origin the
+ * request came on (no token; the tenant comes from the Host header).
  */
 export const metadataRoutes: FastifyPluginAsync<{ services: VellumServices }> = async (app, { services }) => {
   // Under a prefix, the issuer identifier and its URLs carry it.
   const basePath = app.prefix;
   // The core hands back the same document while nothing changed: keep its JSON and ETag by identity.
   const rendered = new WeakMap<object, Rendered>();
-  const render = (document: object): Rendered => {
-    let r = rendered.get(document);
+  const renderBody = (key: object, body: string): Rendered => {
+    let r = rendered.get(key);
     if (r === undefined) {
-      const body = JSON.stringify(document);
       r = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` };
-      rendered.set(document, r);
+      rendered.set(key, r);
     }
     return r;
   };
+  const render = (document: object): Rendered => rendered.get(document) ?? renderBody(document, JSON.stringify(document));
   app.get(
     '/.well-known/openid-credential-issuer',
     {
@@ -52,10 +55,43 @@ export const metadataRoutes: FastifyPluginAsync<{ services: VellumServices }> = 
       schema: {
         tags,
         summary: 'Credential issuer metadata (OpenID4VCI §12.2)',
-        documentOnly: { responses: { 200: documentedResponses.json('The metadata.', IssuerMetadata), 304: documentedResponses.notModified } },
+        description:
+          'JSON, or with `Accept: application/jwt` a JWT signed under the tenant’s issuer CA (`x5c`, OpenID4VCI 1.0 §12.2.3); a tenant without one answers with the JSON.',
+        documentOnly: {
+          responses: {
+            200: {
+              description: 'The metadata; `Content-Type` says which form.',
+              content: { 'application/json': IssuerMetadata, 'application/jwt': SignedIssuerMetadata },
+            },
+            304: documentedResponses.notModified,
+          },
+        },
       },
     },
-    async (request, reply) => sendMetadata(request, reply, render(await services.issuerMetadata.issuerMetadata(requestContext(request), basePath))),
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      // The answer depends on Accept: shared caches must keep the two forms apart.
+      reply.header('vary', 'accept');
+      if (prefersJwt(request.headers.accept)) {
+        const signed = await services.issuerMetadata.signedIssuerMetadata(ctx, basePath);
+        if (signed) return sendMetadata(request, reply, renderBody(signed, signed.jwt), 'application/jwt');
+      }
+      return sendMetadata(request, reply, render(await services.issuerMetadata.issuerMetadata(ctx, basePath)));
+    },
+  );
+  app.get(
+    '/.well-known/jwt-vc-issuer',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'JWT VC Issuer Metadata (SD-JWT VC)',
+        description:
+          'The issuer identifier and the keys of the tenant’s valid credential signing certificates, for verifiers that resolve an SD-JWT VC’s https `iss` this way; 404 for a tenant without an issuer CA.',
+        documentOnly: { responses: { 200: documentedResponses.json('The metadata.', JwtVcIssuerMetadata), 304: documentedResponses.notModified } },
+      },
+    },
+    async (request, reply) => sendMetadata(request, reply, render(await services.issuerMetadata.jwtVcIssuerMetadata(requestContext(request), basePath))),
   );
   app.get(
     '/.well-known/oauth-authorization-server',

@@ -73,6 +73,17 @@ export const CredentialOffer = Type.Object(
 );
 
 export const IssuerMetadata = JsonDocument('Credential issuer metadata (OpenID4VCI 1.0 §12.2), per tenant and per origin the request came on.');
+export const SignedIssuerMetadata = Jwt('The credential issuer metadata as a JWT (OpenID4VCI 1.0 §12.2.3): `typ` openidvci-issuer-metadata+jwt, `x5c`.');
+export const JwtVcIssuerMetadata = Type.Object(
+  {
+    issuer: Type.String({ description: 'The issuer identifier, the `iss` of the SD-JWT VCs signed under the tenant’s issuer CA.' }),
+    jwks: Type.Object(
+      { keys: Type.Array(Type.Object({}, { additionalProperties: true })) },
+      { description: 'The keys of the valid credential signing certificates, each with `kid` and its chain in `x5c`.' },
+    ),
+  },
+  { description: 'JWT VC Issuer Metadata (SD-JWT VC).' },
+);
 export const AuthorizationServerMetadata = JsonDocument('OAuth 2.0 authorization server metadata (RFC 8414).');
 export const DidDocument = JsonDocument('A DID document (W3C DID Core).');
 export const DidConfiguration = JsonDocument('A DID configuration resource (DIF Well Known DID Configuration): domain linkage credentials.');

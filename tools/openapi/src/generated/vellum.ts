@@ -68,6 +68,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwt-vc-issuer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JWT VC Issuer Metadata (SD-JWT VC)
+         * @description The issuer identifier and the keys of the tenant’s valid credential signing certificates, for verifiers that resolve an SD-JWT VC’s https `iss` this way; 404 for a tenant without an issuer CA.
+         */
+        get: operations["getJwtVcIssuerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-authorization-server": {
         parameters: {
             query?: never;
@@ -92,7 +112,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credential issuer metadata (OpenID4VCI §12.2) */
+        /**
+         * Credential issuer metadata (OpenID4VCI §12.2)
+         * @description JSON, or with `Accept: application/jwt` a JWT signed under the tenant’s issuer CA (`x5c`, OpenID4VCI 1.0 §12.2.3); a tenant without one answers with the JSON.
+         */
         get: operations["getCredentialIssuerMetadata"];
         put?: never;
         post?: never;
@@ -2004,6 +2027,60 @@ export interface operations {
             };
         };
     };
+    getJwtVcIssuerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The issuer identifier, the `iss` of the SD-JWT VCs signed under the tenant’s issuer CA. */
+                        issuer: string;
+                        /** @description The keys of the valid credential signing certificates, each with `kid` and its chain in `x5c`. */
+                        jwks: {
+                            keys: {
+                                [key: string]: unknown;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is current. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getAuthorizationServerMetadata: {
         parameters: {
             query?: never;
@@ -2060,7 +2137,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The metadata. */
+            /** @description The metadata; `Content-Type` says which form. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2069,6 +2146,7 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                    "application/jwt": string;
                 };
             };
             /** @description Not modified: the `If-None-Match` tag is current. */
