@@ -11,6 +11,7 @@ import type {
   DidService,
   DocumentSignerService,
   IacaService,
+  IssuerSignerService,
   IssuerMetadataService,
   WebhookService,
   NonceService,
@@ -39,6 +40,9 @@ export interface VellumServices {
   analytics: AnalyticsService;
   iacas: IacaService;
   documentSigners: DocumentSignerService;
+  /** Issuer CAs and their leaves (docs/decisions.md "Issuer certificates"). */
+  issuerCas: IacaService;
+  issuerSigners: IssuerSignerService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
   /** Webhook subscriptions, the delivery log and the public signing keys (docs/decisions.md "Webhooks"). */
