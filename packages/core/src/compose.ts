@@ -382,14 +382,16 @@ export function createVellum(deps: VellumDeps): Vellum {
       formats,
       x509: { signers: issuerSigners, addressing },
     }),
-    // Built afresh by the domain service; the cache around it serves the last document while the
-    // configurations' stamps are unchanged (docs/architecture.md, Caches live outside the core).
+    // Built (and signed) afresh by the domain service; the cache around it serves the last document
+    // while the configurations' stamps are unchanged, and the last signed one while its signer is
+    // too and it is not due for renewal (docs/architecture.md, Caches live outside the core).
     issuerMetadata: cacheIssuerMetadata(
       createIssuerMetadataService({
         store,
         features: deps.issuanceFeatures ?? LIVE_ISSUANCE_FEATURES,
         formats,
         requestEncryptionKeys: (tenantId) => deps.credentialEncryption.requestEncryptionKeys(tenantId),
+        signing: { signers: issuerSigners, keys, clock },
       }),
       { stamps: (tenantId) => store.credentialConfigurations.listStamps(tenantId), clock },
     ),

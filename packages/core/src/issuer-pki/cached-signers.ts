@@ -46,6 +46,8 @@ export function cacheIssuerSigners(inner: IssuerSigners, options: IssuerSignersC
       }
       return signer;
     },
+    // What /.well-known/jwt-vc-issuer publishes is read afresh: a new or revoked leaf shows at once.
+    published: (tenant, use, issuer, now) => inner.published(tenant, use, issuer, now),
     available: (tenant, now) => inner.available(tenant, now),
     invalidate(tenantId) {
       cache.delete(tenantId);

@@ -5,7 +5,7 @@
 import { withNewKey } from '../keys/new-keys.ts';
 import { type DocumentSignerRecord, type IacaRecord, MANAGED_SIGNER_VALIDITY_DAYS, MAX_IACAS_PER_TENANT, SIGNER_BACKDATE_MS } from '../mdoc-pki/model.ts';
 import { ISSUER_CAS_PATH, ISSUER_SIGNERS_PATH } from '../mdoc-pki/profiles.ts';
-import { type ManagedSignerDeps, bestSigner, certificateDataOf, pemToDer, pruneExpiredSigners, rotationDue, validAt } from '../mdoc-pki/signers.ts';
+import { type ManagedSignerDeps, bestSigner, canSign, certificateDataOf, pemToDer, pruneExpiredSigners, rotationDue, validAt } from '../mdoc-pki/signers.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { Clock } from '../shared/ports.ts';
 import { hostName } from '../tenancy/addressing.ts';
@@ -107,11 +107,15 @@ const noLeaf = (ca: IacaRecord, use: IssuerSignerUse, issuer: string) =>
     `No usable ${use} signer for ${issuer} under the active issuer CA ${ca.id}, which Vellum does not hold the key of: create one at ${ISSUER_SIGNERS_PATH}, have the CA sign its CSR with ${issuer} as a URI subject alternative name, and activate it with the certificate`,
   );
 
+/** The active issuer CAs valid at `at`, the one activated last first. */
+async function activeCas(store: ManagedSignerDeps['store'], tenantId: string, at: number): Promise<IacaRecord[]> {
+  const active = (await store.iacas.list(tenantId, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true, profile: 'issuer' })).items;
+  return active.filter((ca) => validAt(ca.certificateData, at)).sort((a, b) => ((b.activatedAt ?? '') > (a.activatedAt ?? '') ? 1 : -1));
+}
+
 /** The active issuer CA that signs now: of those valid at `at`, the one activated last. */
 async function activeCa(store: ManagedSignerDeps['store'], tenantId: string, at: number): Promise<IacaRecord | undefined> {
-  const active = (await store.iacas.list(tenantId, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true, profile: 'issuer' })).items;
-  const valid = active.filter((ca) => validAt(ca.certificateData, at));
-  return valid.length === 0 ? undefined : valid.reduce((a, b) => ((b.activatedAt ?? '') >= (a.activatedAt ?? '') ? b : a));
+  return (await activeCas(store, tenantId, at))[0];
 }
 
 /** A stored leaf as a signer, its chain the leaf alone (the CA is the verifier's trust anchor). */
@@ -157,6 +161,17 @@ export function createIssuerSigners(deps: IssuerSignersDeps): IssuerSigners {
         throw noLeaf(ca, use, issuer);
       }
       return x509SignerOf(leaf as DocumentSignerRecord);
+    },
+    async published(tenant, use, issuer, now) {
+      const at = now.getTime();
+      const published: X509Signer[] = [];
+      // Under every active CA, not only the one that signs now: what an earlier CA's leaf signed still verifies while both last.
+      for (const ca of await activeCas(store, tenant.id, at)) {
+        const leaves = (await store.documentSigners.listByIaca(tenant.id, ca.id)).filter((l) => l.use === use && namesIssuer(l, issuer) && canSign(l, at));
+        leaves.sort((a, b) => time(b.certificateData?.notAfter) - time(a.certificateData?.notAfter));
+        published.push(...leaves.map(x509SignerOf));
+      }
+      return published;
     },
     async available(tenant, now) {
       return (await activeCa(store, tenant.id, now.getTime())) !== undefined;
