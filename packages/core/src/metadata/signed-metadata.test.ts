@@ -5,6 +5,7 @@ import { formatsForMetadata } from '../../test/formats.ts';
 import { contextFor, harness } from '../../test/harness.ts';
 import type { IssuerSigners, X509Signer } from '../issuer-pki/model.ts';
 import type { KeyManager } from '../keys/ports.ts';
+import { SIGNER_ROTATION_DAYS } from '../mdoc-pki/model.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import { cacheIssuerMetadata } from './cached-service.ts';
@@ -238,5 +239,59 @@ describe('cacheIssuerMetadata, signed form: signed once, again on a change of co
     await service.signedIssuerMetadata(ctx);
     expect(await service.issuerMetadata(ctx)).toBe(json);
     expect(json).not.toHaveProperty('sub');
+  });
+});
+
+describe('signed metadata and JWT VC Issuer Metadata through createVellum, over the issuer CA’s own leaves', () => {
+  /** A tenant with an active managed issuer CA (the harness's fake X.509 authority). */
+  async function withIssuerCa() {
+    const h = harness();
+    const { tenant } = await h.tenants.createTenant({ subdomain: 'acme', region: 'eu01' });
+    const admin = contextFor(tenant);
+    const ca = await h.issuerCas.create(admin, { country: 'US', commonName: 'Acme Issuer CA' });
+    await h.issuerCas.update(admin, ca.id, { active: true });
+    return { h, tenant, admin, ca, wallet: contextFor(tenant, null) };
+  }
+
+  it('signs with the leaf made for the origin, and publishes that leaf, its SAN naming the issuer', async () => {
+    const { h, wallet, ca } = await withIssuerCa();
+    const signed = await h.metadata.signedIssuerMetadata(wallet);
+    if (!signed) throw new Error('not signed');
+    const signer = await h.issuerSigning.current(wallet.tenant, 'credential', wallet.origin, h.clock.now());
+    expect(signed.signerId).toBe(signer.signerId);
+    expect(signer.caId).toBe(ca.id);
+    expect(decode(signed.jwt).header.x5c).toEqual(signer.x5c);
+    expect(verifies(signed.jwt, signer)).toBe(true);
+    expect(await h.metadata.jwtVcIssuerMetadata(wallet)).toEqual(buildJwtVcIssuerMetadata(wallet.origin, [signer]));
+    // Another origin of the tenant (a mount path here) has no leaf yet: nothing to publish for it.
+    await expect(h.metadata.jwtVcIssuerMetadata(wallet, '/elsewhere')).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  it('after a revocation: signs again with a new leaf and publishes only the leaves that can still sign', async () => {
+    const { h, wallet, admin } = await withIssuerCa();
+    const first = await h.metadata.signedIssuerMetadata(wallet);
+    if (!first) throw new Error('not signed');
+    await h.issuerSigners.revoke(admin, first.signerId);
+    const second = await h.metadata.signedIssuerMetadata(wallet);
+    expect(second?.signerId).toBeDefined();
+    expect(second?.signerId).not.toBe(first.signerId);
+    const published = (await h.metadata.jwtVcIssuerMetadata(wallet)) as { jwks: { keys: Array<{ kid: string }> } };
+    expect(published.jwks.keys.map((k) => k.kid)).toEqual([second?.signerId]);
+  });
+
+  it('publishes every valid leaf, the current one first, and none past its end', async () => {
+    const { h, wallet } = await withIssuerCa();
+    const old = await h.issuerSigning.current(wallet.tenant, 'credential', wallet.origin, h.clock.now());
+    // Within the rotation window a new leaf signs; the old one still verifies what it signed.
+    h.clock.set(new Date(old.notAfter.getTime() - SIGNER_ROTATION_DAYS * DAY + 60_000));
+    const fresh = await h.issuerSigning.current(wallet.tenant, 'credential', wallet.origin, h.clock.now());
+    expect(fresh.signerId).not.toBe(old.signerId);
+    const kids = async () => ((await h.metadata.jwtVcIssuerMetadata(wallet)) as { jwks: { keys: Array<{ kid: string }> } }).jwks.keys.map((k) => k.kid);
+    expect(await kids()).toEqual([fresh.signerId, old.signerId]);
+    // A status list leaf is never published as a credential key.
+    await h.issuerSigning.current(wallet.tenant, 'status-list', wallet.origin, h.clock.now());
+    expect(await kids()).toEqual([fresh.signerId, old.signerId]);
+    h.clock.set(old.notAfter);
+    expect(await kids()).toEqual([fresh.signerId]);
   });
 });
