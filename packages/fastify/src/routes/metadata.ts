@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { prefersJwt } from '../accept.ts';
 import { requestContext } from '../context.ts';
+import { ErrorBodySchema } from '../schemas/common.ts';
 import type { VellumServices } from '../services.ts';
 import { AuthorizationServerMetadata, documentedResponses, IssuerMetadata, JwtVcIssuerMetadata, SignedIssuerMetadata } from '../schemas/documented.ts';
 
@@ -88,7 +89,13 @@ export const metadataRoutes: FastifyPluginAsync<{ services: VellumServices }> = 
         summary: 'JWT VC Issuer Metadata (SD-JWT VC)',
         description:
           'The issuer identifier and the keys of the tenant’s valid credential signing certificates, for verifiers that resolve an SD-JWT VC’s https `iss` this way; 404 for a tenant without an issuer CA.',
-        documentOnly: { responses: { 200: documentedResponses.json('The metadata.', JwtVcIssuerMetadata), 304: documentedResponses.notModified } },
+        documentOnly: {
+          responses: {
+            200: documentedResponses.json('The metadata.', JwtVcIssuerMetadata),
+            304: documentedResponses.notModified,
+            404: documentedResponses.json('The tenant has no issuer CA, or no valid credential signing certificate names this issuer.', ErrorBodySchema),
+          },
+        },
       },
     },
     async (request, reply) => sendMetadata(request, reply, render(await services.issuerMetadata.jwtVcIssuerMetadata(requestContext(request), basePath))),

@@ -2202,7 +2202,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not found, or no tenant is served at this host. */
+            /** @description The tenant has no issuer CA, or no valid credential signing certificate names this issuer. */
             404: {
                 headers: {
                     [name: string]: unknown;
