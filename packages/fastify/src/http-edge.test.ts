@@ -153,6 +153,7 @@ describe.each(['standalone', 'prefixed'] as const)('HTTP edge (%s)', (mount) => 
     const publicGets = [
       '/.well-known/openid-credential-issuer',
       '/.well-known/oauth-authorization-server',
+      '/.well-known/jwt-vc-issuer',
       '/.well-known/jwks.json',
       '/.well-known/did.json',
       '/v1/openid/offers/some-offer',
