@@ -12,6 +12,7 @@ import type {
   DocumentSignerService,
   IacaService,
   IssuerMetadataService,
+  IssuerDisplayService,
   WebhookService,
   NonceService,
   Dpop,
@@ -41,6 +42,8 @@ export interface VellumServices {
   documentSigners: DocumentSignerService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
+  /** `GET`/`PUT /v1/config/issuer-display`: the issuer's `display` in its metadata. */
+  issuerDisplay: IssuerDisplayService;
   /** Webhook subscriptions, the delivery log and the public signing keys (docs/decisions.md "Webhooks"). */
   webhooks: WebhookService;
   users: UserService;

@@ -1,6 +1,7 @@
 import type { ClaimLabel, ClaimMapping, CredentialConfiguration, CredentialDisplay } from '../configurations/model.ts';
 import type { CredentialFormatHandler, FormatRegistry } from '../credential-formats/port.ts';
 import { PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
+import type { IssuerDisplay } from './issuer-display.ts';
 
 /** The parts of the issuance protocol that are live; metadata advertises exactly these. */
 export interface IssuanceFeatures {
@@ -163,19 +164,22 @@ function legacyEntry(c: CredentialConfiguration, formats: FormatRegistry): Recor
 
 /**
  * The credential issuer metadata of a tenant as seen from `origin` (OpenID4VCI 1.0 §12.2, OpenID4VCI
- * 1.0 §12.2), advertising only the features that are live.
+ * 1.0 §12.2), advertising only the features that are live. `issuerDisplay` is the tenant's
+ * (OpenID4VCI 1.0 §12.2.4 `display`), left out when there is none: the member is a non-empty array.
  */
 export function buildIssuerMetadata(
   origin: string,
   configurations: readonly CredentialConfiguration[],
   features: IssuanceFeatures,
   formats: FormatRegistry,
+  issuerDisplay: readonly IssuerDisplay[] = [],
 ): Record<string, unknown> {
   const at = (path: string) => `${origin}${path}`;
   const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
   return {
     issuer: origin,
     credential_issuer: origin,
+    ...(issuerDisplay.length > 0 ? { display: issuerDisplay.map((d) => ({ ...d })) } : {}),
     ...(features.authorizationCode ? { authorization_endpoint: at(ISSUER_PATHS.authorization) } : {}),
     ...(grants.length > 0 ? { token_endpoint: at(ISSUER_PATHS.token) } : {}),
     ...(features.jwks ? { jwks_uri: at(ISSUER_PATHS.jwks) } : {}),
