@@ -7,7 +7,7 @@ import { checkList, checkType, present, VCT_TYPE } from '../configurations/rules
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { CommonConfiguration, CredentialFormatHandler, SdJwtSigner } from './port.ts';
-import { checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf } from './shared.ts';
+import { bindingKeyOf, checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf } from './shared.ts';
 import { planSigning } from './signing-did.ts';
 
 /** A JWT NumericDate: whole seconds since the epoch (RFC 7519 §2). */
@@ -59,7 +59,8 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['jwk'], cryptographic_suites_supported: ['ES256'] }),
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      const { tenant, configuration, holderKey } = request;
+      const { tenant, configuration } = request;
+      const holderKey = bindingKeyOf(request);
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
       // SD-JWT VC defines (§3.5), as that section allows. JWT times are whole seconds (RFC 7519 §2).
@@ -71,7 +72,8 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         nbf: seconds(validFrom),
         exp: seconds(validUntil),
         vct: configuration.type,
-        cnf: { jwk: holderKey },
+        // An unbound configuration's credential names no key (SD-JWT VC §3.2.2.2: cnf is for Key Binding).
+        ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
         ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
       };
       // Registered claims first for a readable payload, and again last so that no mapped claim can
