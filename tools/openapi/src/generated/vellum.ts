@@ -456,6 +456,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/issuer-display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the issuer display
+         * @description Needs an admin token whose role holds the `configurations:read` permission.
+         */
+        get: operations["getIssuerDisplay"];
+        /**
+         * Replace the issuer display
+         * @description The credential issuer metadata publishes it as `display` (OpenID4VCI 1.0 §12.2.4); an empty list removes it.
+         *
+         *     Needs an admin token whose role holds the `configurations:write` permission.
+         */
+        put: operations["updateIssuerDisplay"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dids": {
         parameters: {
             query?: never;
@@ -3932,6 +3958,171 @@ export interface operations {
             };
             /** @description Conflicts with what exists. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIssuerDisplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display: {
+                            locale?: string;
+                            logo?: {
+                                alt_text?: string;
+                                uri: string;
+                            };
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateIssuerDisplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display: {
+                        locale?: string;
+                        logo?: {
+                            alt_text?: string;
+                            uri: string;
+                        };
+                        name: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display: {
+                            locale?: string;
+                            logo?: {
+                                alt_text?: string;
+                                uri: string;
+                            };
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8467,6 +8658,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -8590,6 +8782,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -8649,6 +8842,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -8778,6 +8972,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -8900,6 +9095,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -8959,6 +9155,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9333,6 +9530,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -9456,6 +9654,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -9515,6 +9714,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9644,6 +9844,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9766,6 +9967,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -9825,6 +10027,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -10239,6 +10442,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             includeStatus: boolean;
                             keyAttestationsRequired?: {
@@ -10356,6 +10560,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
@@ -10409,6 +10614,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -10532,6 +10738,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -10648,6 +10855,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
@@ -10701,6 +10909,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -12774,6 +12983,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -12898,6 +13108,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -12958,6 +13169,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -13088,6 +13300,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -13211,6 +13424,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -13271,6 +13485,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -13692,6 +13907,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer: {
                                 iconUrl?: string;
@@ -13822,6 +14038,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer: {
                         iconUrl?: string;
                         id?: string;
@@ -13888,6 +14105,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
@@ -14024,6 +14242,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
@@ -14153,6 +14372,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer: {
                         iconUrl?: string;
                         id?: string;
@@ -14219,6 +14439,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
