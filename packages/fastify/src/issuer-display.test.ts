@@ -58,7 +58,12 @@ describe.each(['standalone', 'prefixed'] as const)('the issuer display over HTTP
       method: 'PUT',
       url: url('/v1/config/issuer-display'),
       headers: as(admin),
-      payload: { display: [{ name: 'A', locale: 'en', logo: { uri: 'data:image/png;base64,AAAA' } }, { name: 'B', locale: 'en' }] },
+      payload: {
+        display: [
+          { name: 'A', locale: 'en', logo: { uri: 'data:image/png;base64,AAAA' } },
+          { name: 'B', locale: 'en' },
+        ],
+      },
     });
     expect(values.statusCode).toBe(400);
     expect(values.json().details).toEqual([

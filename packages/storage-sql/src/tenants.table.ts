@@ -53,5 +53,14 @@ export function toIssuerDisplayColumn(display: readonly IssuerDisplay[] | undefi
 
 /** Maps a domain tenant to the row that stores it. */
 export function toTenantRow(t: Tenant): Insertable<TenantsTable> {
-  return { id: t.id, subdomain: t.subdomain, region: t.region, name: t.name, logging_level: t.loggingLevel, created_at: t.createdAt, ...toRetentionColumns(t), ...toIssuerDisplayColumn(t.issuerDisplay) };
+  return {
+    id: t.id,
+    subdomain: t.subdomain,
+    region: t.region,
+    name: t.name,
+    logging_level: t.loggingLevel,
+    created_at: t.createdAt,
+    ...toRetentionColumns(t),
+    ...toIssuerDisplayColumn(t.issuerDisplay),
+  };
 }

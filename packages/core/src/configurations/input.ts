@@ -44,7 +44,11 @@ function checkHolderBinding(handler: CredentialFormatHandler, body: Record<strin
   if (body.holderBinding !== false) return;
   if (handler.holderBindingRequired !== undefined) problems.add('holderBinding', handler.holderBindingRequired, false);
   else if (body.keyAttestationsRequired !== undefined)
-    problems.add('holderBinding', 'Key attestations (keyAttestationsRequired) are about the key a credential is bound to: leave them out of an unbound configuration', false);
+    problems.add(
+      'holderBinding',
+      'Key attestations (keyAttestationsRequired) are about the key a credential is bound to: leave them out of an unbound configuration',
+      false,
+    );
 }
 
 /** A pinned issuer DID must be the tenant's, with a key of the kind the format signs with. */

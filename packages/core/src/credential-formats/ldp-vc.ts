@@ -11,7 +11,16 @@ import { didKeyOf } from '../dids/did-key.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, LinkedDataSigner } from './port.ts';
-import { bindingKeyOf, checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf, VC_CONTEXT } from './shared.ts';
+import {
+  bindingKeyOf,
+  checkSignedFields,
+  DID_SIGNED_HANDLER,
+  holderProofTypes,
+  issuedCredential,
+  revocableStatus,
+  signedConfigurationOf,
+  VC_CONTEXT,
+} from './shared.ts';
 import { planSigning } from './signing-did.ts';
 import { isoSeconds } from './validity.ts';
 

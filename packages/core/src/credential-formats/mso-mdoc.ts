@@ -24,7 +24,8 @@ export function createMdocFormat(deps: MdocFormatDeps): CredentialFormatHandler<
     reservedClaims: [],
     // Device keys are P-256, so their proofs are ES256 (ISO/IEC 18013-5 §9.1.2.4).
     proofAlgorithms: ['ES256'],
-    holderBindingRequired: 'An mDoc is always bound to a device key (the MSO’s deviceKey, ISO/IEC 18013-5 §9.1.2.4): mso_mdoc configurations cannot turn holder binding off',
+    holderBindingRequired:
+      'An mDoc is always bound to a device key (the MSO’s deviceKey, ISO/IEC 18013-5 §9.1.2.4): mso_mdoc configurations cannot turn holder binding off',
     maxValidityDays: (type) => (typeof type === 'string' && isMdlDocType(type) ? MAX_MDL_VALIDITY_DAYS : MAX_VALIDITY_DAYS),
     checkType: (type, problems) => checkType(type, CREDENTIAL_TYPE, 'A docType such as org.iso.18013.5.1.mDL', problems),
     checkFields(body: Record<string, unknown>, problems: Problems) {

@@ -618,7 +618,7 @@ describe('every format through the endpoint, each signed by its engine (issue 14
       await s.store.credentialConfigurations.insert(configuration);
       return { configuration, ...(await s.flow({ configurationIds: [configuration.id] })) };
     }
-    const credentialOf = (res: { body: string }) => (JSON.parse(res.body) as { credentials: Array<{ credential: any }> }).credentials[0]!.credential;
+    const credentialOf = (res: { body: string }) => (JSON.parse(res.body) as { credentials: Array<{ credential: unknown }> }).credentials[0]!.credential;
 
     it('dc+sd-jwt: issued without a proof and without cnf; a second request with the token is refused', async () => {
       const s = await withDids();
@@ -654,13 +654,13 @@ describe('every format through the endpoint, each signed by its engine (issue 14
       const s = await withDids();
       for (const format of ['cwt', 'cwt_vc'] as const) {
         const { configuration, authorization } = await unbound(s, format);
-        const signed = fromBase64Url(credentialOf(await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })));
+        const signed = fromBase64Url(credentialOf(await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })) as string);
         expect(signed.claims.iss, format).toBe(s.p256);
         expect(signed.claims, format).not.toHaveProperty('cnf');
         expect(signed.claims, format).not.toHaveProperty('sub');
       }
       const { configuration, authorization } = await unbound(s, 'ldp_vc');
-      const vc = credentialOf(await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })) as Record<string, any>;
+      const vc = credentialOf(await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })) as Record<string, unknown>;
       expect(vc.credentialSubject).toEqual({ familyName: 'Turner', birthDate: '1990-05-15' });
       expect(vc.issuer).toBe(s.ed25519);
     });
@@ -668,12 +668,20 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     it('a bound configuration still needs its proof (invalid_proof), and the handler refuses to issue it without a key', async () => {
       const s = await withDids();
       const { configuration, authorization } = await granted(s, 'dc+sd-jwt');
-      await expect(s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });
+      await expect(s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })).rejects.toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'invalid_proof',
+      });
       await expect(
         s.credentialIssuance.issue({ tenant: s.tenant, configuration, subject: { claims: { familyName: 'Turner' } }, credentialIssuer: s.issuer }),
       ).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });
       await expect(
-        s.credentialIssuance.issue({ tenant: s.tenant, configuration: s.configuration, subject: { claims: { familyName: 'Turner' } }, credentialIssuer: s.issuer }),
+        s.credentialIssuance.issue({
+          tenant: s.tenant,
+          configuration: s.configuration,
+          subject: { claims: { familyName: 'Turner' } },
+          credentialIssuer: s.issuer,
+        }),
       ).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });
     });
   });

@@ -83,7 +83,9 @@ describe('the issuer display (OpenID4VCI 1.0 §12.2.4 `display`, docs/decisions.
     const many = Array.from({ length: MAX_ISSUER_DISPLAYS + 1 }, (_, i) => ({ name: 'Acme', locale: `x-${i}`.replace('x-', 'en-') }));
     await expect(h.issuerDisplay.update(h.ctx, { display: many })).rejects.toMatchObject({ details: [{ param: 'display' }] });
     await expect(h.issuerDisplay.update(h.ctx, { display: [{ name: 'a'.repeat(201) }] })).rejects.toMatchObject({ details: [{ param: 'display.0.name' }] });
-    await expect(h.issuerDisplay.update(h.ctx, {})).rejects.toMatchObject({ details: [{ param: 'display', msg: 'A list of up to 50 { name, locale, logo } entries' }] });
+    await expect(h.issuerDisplay.update(h.ctx, {})).rejects.toMatchObject({
+      details: [{ param: 'display', msg: 'A list of up to 50 { name, locale, logo } entries' }],
+    });
     expect(await h.issuerDisplay.update(h.ctx, { display: many.slice(0, MAX_ISSUER_DISPLAYS) })).toMatchObject({ display: { length: MAX_ISSUER_DISPLAYS } });
   });
 
