@@ -801,7 +801,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         }
       },
     },
-    '0020_issuer_display': {
+    '0021_issuer_display': {
       async up(db: Kysely<any>) {
         // The credential issuer's display in its metadata (OpenID4VCI 1.0 §12.2.4), as JSON text;
         // null is none. On the tenant row, which every request reads already.

@@ -13,7 +13,7 @@ export interface TenantsTable {
   /** Null: the default (docs/retention.md). */
   event_retention_days: number | null;
   webhook_delivery_retention_days: number | null;
-  /** The issuer display as JSON text (an array of { name, locale?, logo? }); null: none (migration 0020). */
+  /** The issuer display as JSON text (an array of { name, locale?, logo? }); null: none (migration 0021). */
   issuer_display: string | null;
 }
 
