@@ -18,6 +18,11 @@ import { createStatusListService, type StatusListService } from './status-lists/
 import { createDocumentSignerService, type DocumentSignerService } from './mdoc-pki/document-signers.ts';
 import { createIacaService, type IacaService } from './mdoc-pki/iacas.ts';
 import { cacheIssuingChains } from './mdoc-pki/cached-chains.ts';
+import { ISSUER_CA_PROFILE } from './mdoc-pki/profiles.ts';
+import { cacheIssuerSigners } from './issuer-pki/cached-signers.ts';
+import type { IssuerSigners } from './issuer-pki/model.ts';
+import { createIssuerSignerService, type IssuerSignerService } from './issuer-pki/service.ts';
+import { createIssuerSigners } from './issuer-pki/signers.ts';
 import { createIssuingChains } from './mdoc-pki/signers.ts';
 import { type IssuanceFeatures, LIVE_ISSUANCE_FEATURES } from './metadata/issuer-metadata.ts';
 import { cacheIssuerMetadata } from './metadata/cached-service.ts';
@@ -191,6 +196,12 @@ export interface Vellum {
   /** mDoc PKI (docs/decisions.md "mDoc PKI"; ISO/IEC 18013-5 Annex B): IACAs and document signers. */
   iacas: IacaService;
   documentSigners: DocumentSignerService;
+  /** Issuer CAs (docs/decisions.md "Issuer certificates"): the roots of SD-JWT VC, signed metadata and status list chains. */
+  issuerCas: IacaService;
+  /** The leaves under issuer CAs: the CSR flow for imported ones, revocation. */
+  issuerSigners: IssuerSignerService;
+  /** The leaf that signs for a tenant now, per use and issuer identifier (made and rotated under a managed issuer CA). */
+  issuerSigning: IssuerSigners;
   /** Issues mDocs for a configuration, a user's claims and a holder key, independent of OpenID4VCI. */
   mdocIssuance: MdocIssuance;
   /** Issues a credential of any format for a configuration, a user's claims and a holder key, independent of OpenID4VCI. */
@@ -233,6 +244,8 @@ export function createVellum(deps: VellumDeps): Vellum {
   // Chosen (and rotated) afresh by the domain service; the cache in front reuses each tenant's chain
   // for mdocSignerCacheMs and shares concurrent loads (docs/decisions.md, Caches live outside the core).
   const chains = cacheIssuingChains(createIssuingChains({ store, clock, ids, keys, x509 }), { cacheMs: deps.mdocSignerCacheMs ?? 1000, clock });
+  // The same for the leaves of issuer CAs, per use and issuer identifier (docs/decisions.md "Issuer certificates").
+  const issuerSigners = cacheIssuerSigners(createIssuerSigners({ store, clock, ids, keys, x509 }), { cacheMs: deps.mdocSignerCacheMs ?? 1000, clock });
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
   const statusLists = createStatusListService({
@@ -252,7 +265,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     createLdpVcFormat({ store, ids, signer: deps.linkedDataSigner, statusLists }),
     createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt', statusLists }),
     createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt_vc', statusLists }),
-    createSdJwtFormat({ store, signer: deps.sdJwtSigner, statusLists }),
+    createSdJwtFormat({ store, signer: deps.sdJwtSigner, statusLists, issuerSigners }),
   ]);
   const credentialIssuance = createCredentialIssuance({ clock, formats });
   const limits = deps.rateLimits && { repository: store.rateLimits, clock, settings: deps.rateLimits };
@@ -312,6 +325,9 @@ export function createVellum(deps: VellumDeps): Vellum {
     domainEvents,
     iacas: createIacaService({ store, clock, ids, keys, x509, events: recorder, addressing, chains }),
     documentSigners: createDocumentSignerService({ store, clock, ids, keys, x509, events: recorder, chains }),
+    issuerCas: createIacaService({ store, clock, ids, keys, x509, events: recorder, addressing, chains: issuerSigners, profile: ISSUER_CA_PROFILE }),
+    issuerSigners: createIssuerSignerService({ store, clock, ids, keys, x509, events: recorder, addressing, signers: issuerSigners }),
+    issuerSigning: issuerSigners,
     mdocIssuance,
     credentialIssuance,
     formats,
@@ -362,7 +378,14 @@ export function createVellum(deps: VellumDeps): Vellum {
     issuerDisplay: createIssuerDisplayService({ store, events: recorder }),
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
-    credentialConfigurations: createCredentialConfigurationService({ store, clock, ids, events: recorder, formats }),
+    credentialConfigurations: createCredentialConfigurationService({
+      store,
+      clock,
+      ids,
+      events: recorder,
+      formats,
+      x509: { signers: issuerSigners, addressing },
+    }),
     // Built afresh by the domain service; the cache around it serves the last document while the
     // configurations' stamps are unchanged (docs/architecture.md, Caches live outside the core).
     issuerMetadata: cacheIssuerMetadata(

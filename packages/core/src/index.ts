@@ -107,6 +107,12 @@ export * from './mdoc-pki/document-signers.ts';
 export { createIssuingChains, noActiveIaca } from './mdoc-pki/signers.ts';
 export * from './mdoc-pki/cached-chains.ts';
 export type { IssuingChain, IssuingChains, IssuingChainsDeps } from './mdoc-pki/signers.ts';
+export * from './mdoc-pki/profiles.ts';
+export * from './issuer-pki/model.ts';
+export * from './issuer-pki/service.ts';
+export { createIssuerSigners, leafCommonName, leafNamesFor, x509SignerOf } from './issuer-pki/signers.ts';
+export type { IssuerSignersDeps } from './issuer-pki/signers.ts';
+export * from './issuer-pki/cached-signers.ts';
 export * from './mdoc-issuance/service.ts';
 
 export * from './issuance/model.ts';

@@ -22,5 +22,6 @@ export { AuthorizationCodeOfferBody, PreAuthorizedOfferBody } from './offers/sch
 // Offers, custom domains, DIDs, mDoc PKI, status lists:
 export { CreateDidBody } from './dids/schema.ts';
 export { CreateDocumentSignerBody, CreateIacaBody, UpdateDocumentSignerBody, UpdateIacaBody } from './mdoc-pki/schema.ts';
+export { CreateIssuerSignerBody, UpdateIssuerSignerBody } from './issuer-pki/schema.ts';
 
 // Wallet requests (token, PAR, credential, notification):

@@ -38,6 +38,8 @@ export const WALLET_CORS_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: s
   { method: 'GET', path: '/v1/openid/offers/:id' },
   { method: 'GET', path: '/v2/credentials/mobile/iacas' },
   { method: 'GET', path: '/v2/credentials/mobile/iacas/:id/crl' },
+  { method: 'GET', path: '/v2/credentials/issuer-cas' },
+  { method: 'GET', path: '/v2/credentials/issuer-cas/:id/crl' },
 ];
 
 /** Request headers a browser may send cross-origin to those endpoints. */

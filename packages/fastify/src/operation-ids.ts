@@ -88,6 +88,10 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['GET /v2/credentials/mobile/iacas/{id}/crl', 'getIacaCrl'],
   ...collection('/v2/credentials/mobile/document-signers', '{id}', 'DocumentSigner'),
   ['POST /v2/credentials/mobile/document-signers/{id}/revoke', 'revokeDocumentSigner'],
+  ...collection('/v2/credentials/issuer-cas', '{id}', 'IssuerCa'),
+  ['GET /v2/credentials/issuer-cas/{id}/crl', 'getIssuerCaCrl'],
+  ...collection('/v2/credentials/issuer-signers', '{id}', 'IssuerSigner'),
+  ['POST /v2/credentials/issuer-signers/{id}/revoke', 'revokeIssuerSigner'],
   // Status lists.
   ...collection('/v2/credentials/mobile/status-lists/configurations', '{id}', 'MobileStatusListConfiguration'),
   ['GET /v2/credentials/mobile/status-lists/distribution', 'getMobileStatusListDistribution'],

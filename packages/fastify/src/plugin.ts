@@ -16,6 +16,7 @@ import { eventRoutes } from './routes/events.ts';
 import { issuerDisplayRoutes } from './routes/issuer-display.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { mdocPkiRoutes } from './routes/mdoc-pki.ts';
+import { issuerPkiRoutes } from './routes/issuer-pki.ts';
 import { statusListRoutes } from './routes/status-lists.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { authorizationRoutes } from './routes/authorization.ts';
@@ -91,6 +92,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(configurationRoutes, { services });
     await tenantScope.register(metadataRoutes, { services });
     await tenantScope.register(mdocPkiRoutes, { services });
+    await tenantScope.register(issuerPkiRoutes, { services });
     await tenantScope.register(statusListRoutes, { services });
     await tenantScope.register(webhookRoutes, { services });
     await tenantScope.register(userRoutes, { services });

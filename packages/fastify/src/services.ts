@@ -11,6 +11,7 @@ import type {
   DidService,
   DocumentSignerService,
   IacaService,
+  IssuerSignerService,
   IssuerMetadataService,
   IssuerDisplayService,
   WebhookService,
@@ -40,6 +41,9 @@ export interface VellumServices {
   analytics: AnalyticsService;
   iacas: IacaService;
   documentSigners: DocumentSignerService;
+  /** Issuer CAs and their leaves (docs/decisions.md "Issuer certificates"). */
+  issuerCas: IacaService;
+  issuerSigners: IssuerSignerService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
   /** `GET`/`PUT /v1/config/issuer-display`: the issuer's `display` in its metadata. */

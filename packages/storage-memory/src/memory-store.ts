@@ -121,7 +121,7 @@ function repositories(get: () => State): Repositories {
         const s = get();
         if (s.iacas.has(iaca.id)) throw conflict('IACA id exists');
         const mine = [...s.iacas.values()].filter((r) => r.value.tenantId === iaca.tenantId);
-        if (mine.length >= limit) return false;
+        if (mine.filter((r) => r.value.profile === iaca.profile).length >= limit) return false;
         if (mine.some((r) => r.value.fingerprint === iaca.fingerprint)) throw conflict('The tenant already holds this IACA certificate');
         s.iacas.set(iaca.id, { seq: next(), value: copy(iaca) });
         return true;
@@ -130,7 +130,8 @@ function repositories(get: () => State): Repositories {
         return ownedValue(get().iacas, tenantId, id);
       },
       async list(tenantId, page, filter = {}) {
-        return tenantPage(get().iacas, tenantId, page, (i) => !filter.activeOnly || i.active);
+        const profile = filter.profile === 'issuer' ? 'issuer' : undefined;
+        return tenantPage(get().iacas, tenantId, page, (i) => i.profile === profile && (!filter.activeOnly || i.active));
       },
       async update(iaca) {
         const r = iacaOf(iaca.tenantId, iaca.id);
@@ -165,7 +166,10 @@ function repositories(get: () => State): Repositories {
         if (!iacaOf(signer.tenantId, signer.iacaId)) throw notFound('The tenant has no such IACA');
         if (s.documentSigners.has(signer.id)) throw conflict('Document signer id exists');
         if (limit !== undefined) {
-          const requested = [...s.documentSigners.values()].filter((r) => r.value.tenantId === signer.tenantId && !r.value.isManaged).length;
+          const family = (d: DocumentSignerRecord) => d.use === undefined;
+          const requested = [...s.documentSigners.values()].filter(
+            (r) => r.value.tenantId === signer.tenantId && !r.value.isManaged && family(r.value) === family(signer),
+          ).length;
           if (requested >= limit) return false;
         }
         s.documentSigners.set(signer.id, { seq: next(), value: copy(signer) });
@@ -175,7 +179,13 @@ function repositories(get: () => State): Repositories {
         return ownedValue(get().documentSigners, tenantId, id);
       },
       async list(tenantId, page, filter = {}) {
-        return tenantPage(get().documentSigners, tenantId, page, (d) => filter.iacaId === undefined || d.iacaId === filter.iacaId);
+        const issuer = filter.profile === 'issuer';
+        return tenantPage(
+          get().documentSigners,
+          tenantId,
+          page,
+          (d) => (d.use !== undefined) === issuer && (filter.iacaId === undefined || d.iacaId === filter.iacaId),
+        );
       },
       async listByIaca(tenantId, iacaId) {
         return tenantValues(get().documentSigners, tenantId, (d) => d.iacaId === iacaId);
@@ -184,8 +194,10 @@ function repositories(get: () => State): Repositories {
         const r = signerOf(signer.tenantId, signer.id);
         if (!r) return false;
         // Only the mutable fields change: the IACA, the key and the kind stay as inserted.
-        const { id, tenantId, iacaId, isManaged, keyId, publicJwk, csrPem, createdAt } = r.value;
+        const { id, tenantId, iacaId, isManaged, keyId, publicJwk, csrPem, createdAt, use } = r.value;
         r.value = { ...copy(signer), id, tenantId, iacaId, isManaged, keyId, publicJwk, createdAt, ...(csrPem !== undefined ? { csrPem } : {}) };
+        if (use === undefined) delete r.value.use;
+        else r.value.use = use;
         return true;
       },
       async delete(tenantId, id) {

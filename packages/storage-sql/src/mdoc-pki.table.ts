@@ -17,6 +17,8 @@ export interface MdocIacasTable {
   certificate_data: string;
   issuer_alternative_name: string | null;
   crl_uri: string | null;
+  /** `mdoc` for an IACA, `issuer` for an issuer CA (docs/decisions.md "Issuer certificates"). */
+  profile: string;
   created_at: string;
   updated_at: string;
 }
@@ -38,6 +40,10 @@ export interface MdocDocumentSignersTable {
   /** JSON of CertificateData, once certified. */
   certificate_data: string | null;
   revoked_at: string | null;
+  /** `mdoc` for a document signer; `credential` or `status-list` for an issuer CA's leaf. */
+  use: string;
+  /** JSON array of an issuer leaf's subject alternative names. */
+  subject_alt_names: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -65,6 +71,7 @@ export function toIacaRecord(row: Selectable<MdocIacasTable>): IacaRecord {
     certificateData: JSON.parse(row.certificate_data) as CertificateData,
     ...(row.issuer_alternative_name === null ? {} : { issuerAlternativeName: row.issuer_alternative_name }),
     ...(row.crl_uri === null ? {} : { crlUri: row.crl_uri }),
+    ...(row.profile === 'issuer' ? { profile: 'issuer' as const } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -84,6 +91,7 @@ export function toIacaRow(r: IacaRecord, kind: SqlDialectKind): Insertable<MdocI
     certificate_data: JSON.stringify(r.certificateData),
     issuer_alternative_name: r.issuerAlternativeName ?? null,
     crl_uri: r.crlUri ?? null,
+    profile: r.profile ?? 'mdoc',
     created_at: r.createdAt,
     updated_at: r.updatedAt,
   };
@@ -105,6 +113,8 @@ export function toDocumentSignerRecord(row: Selectable<MdocDocumentSignersTable>
     ...(row.serial_number === null ? {} : { serialNumber: row.serial_number }),
     ...(row.certificate_data === null ? {} : { certificateData: JSON.parse(row.certificate_data) as CertificateData }),
     ...(row.revoked_at === null ? {} : { revokedAt: row.revoked_at }),
+    ...(row.use === 'credential' || row.use === 'status-list' ? { use: row.use } : {}),
+    ...(row.subject_alt_names === null ? {} : { subjectAltNames: JSON.parse(row.subject_alt_names) as string[] }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -126,6 +136,8 @@ export function toDocumentSignerRow(s: DocumentSignerRecord, kind: SqlDialectKin
     serial_number: s.serialNumber ?? null,
     certificate_data: s.certificateData === undefined ? null : JSON.stringify(s.certificateData),
     revoked_at: s.revokedAt ?? null,
+    use: s.use ?? 'mdoc',
+    subject_alt_names: s.subjectAltNames === undefined ? null : JSON.stringify(s.subjectAltNames),
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };

@@ -801,6 +801,21 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         }
       },
     },
+    '0020_issuer_certificates': {
+      async up(db: Kysely<any>) {
+        // Issuer CAs live beside IACAs, and their leaves beside document signers (docs/decisions.md
+        // "Issuer certificates"): every row so far is an IACA or a document signer.
+        await db.schema
+          .alterTable('mdoc_iacas')
+          .addColumn('profile', 'text', (c) => c.notNull().defaultTo('mdoc'))
+          .execute();
+        await db.schema
+          .alterTable('mdoc_document_signers')
+          .addColumn('use', 'text', (c) => c.notNull().defaultTo('mdoc'))
+          .execute();
+        await db.schema.alterTable('mdoc_document_signers').addColumn('subject_alt_names', 'text').execute();
+      },
+    },
     '0021_issuer_display': {
       async up(db: Kysely<any>) {
         // The credential issuer's display in its metadata (OpenID4VCI 1.0 §12.2.4), as JSON text;

@@ -88,6 +88,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
               .selectFrom('mdoc_iacas')
               .select((eb) => eb.fn.countAll().as('count'))
               .where('tenant_id', '=', iaca.tenantId)
+              .where('profile', '=', iaca.profile ?? 'mdoc')
               .executeTakeFirstOrThrow();
             if (Number(count) >= limit) return false;
             await tx.insertInto('mdoc_iacas').values(toIacaRow(iaca, kind)).execute();
@@ -100,7 +101,11 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return findOwned(db, 'mdoc_iacas', tenantId, id, toIacaRecord);
       },
       async list(tenantId, page, filter = {}) {
-        let query = db.selectFrom('mdoc_iacas').selectAll().where('tenant_id', '=', tenantId);
+        let query = db
+          .selectFrom('mdoc_iacas')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('profile', '=', filter.profile ?? 'mdoc');
         if (filter.activeOnly) query = query.where('active', '=', toSqlBoolean(kind, true));
         return pageOf(query, page, toIacaRecord);
       },
@@ -153,6 +158,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
                 .select((eb) => eb.fn.countAll().as('count'))
                 .where('tenant_id', '=', signer.tenantId)
                 .where('is_managed', '=', toSqlBoolean(kind, false))
+                .where('use', signer.use === undefined ? '=' : '<>', 'mdoc')
                 .executeTakeFirstOrThrow();
               if (Number(count) >= limit) return false;
             }
@@ -166,7 +172,11 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return findOwned(db, 'mdoc_document_signers', tenantId, id, toDocumentSignerRecord);
       },
       async list(tenantId, page, filter = {}) {
-        let query = db.selectFrom('mdoc_document_signers').selectAll().where('tenant_id', '=', tenantId);
+        let query = db
+          .selectFrom('mdoc_document_signers')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('use', filter.profile === 'issuer' ? '<>' : '=', 'mdoc');
         if (filter.iacaId !== undefined) query = query.where('iaca_id', '=', filter.iacaId);
         return pageOf(query, page, toDocumentSignerRecord);
       },
@@ -175,7 +185,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       },
       async update(signer) {
         // The IACA, the key, the kind, the CSR and the creation time never change.
-        const { id, tenant_id, iaca_id, is_managed, key_id, public_jwk, csr_pem, created_at, ...columns } = toDocumentSignerRow(signer, kind);
+        const { id, tenant_id, iaca_id, is_managed, key_id, public_jwk, csr_pem, created_at, use, ...columns } = toDocumentSignerRow(signer, kind);
         return updateOwned(db, 'mdoc_document_signers', tenant_id, id, columns);
       },
       async delete(tenantId, id) {

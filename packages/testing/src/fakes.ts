@@ -230,9 +230,9 @@ export function fakeCwtSigner(keys: KeyManager): CwtSigner & { inputs: CwtSignIn
 export function fakeSdJwtSigner(keys: KeyManager): SdJwtSigner & { inputs: SdJwtSignInput[] } {
   const { inputs, sign } = recordingSigner(
     keys,
-    (input: SdJwtSignInput) => ({ keyId: input.keyId, data: utf8(input.kid) }),
+    (input: SdJwtSignInput) => ({ keyId: input.keyId, data: utf8(input.kid ?? input.x5c?.join('.') ?? '') }),
     (input) =>
-      `${Buffer.from(JSON.stringify({ fake: 'sd-jwt', kid: input.kid, payload: input.payload, disclosable: input.disclosable })).toString('base64url')}~`,
+      `${Buffer.from(JSON.stringify({ fake: 'sd-jwt', kid: input.kid, x5c: input.x5c, payload: input.payload, disclosable: input.disclosable })).toString('base64url')}~`,
   );
   return { inputs, issue: sign };
 }

@@ -19,6 +19,7 @@ export interface FakeCertificateBody {
   publicKey: CertificateInfo['publicKey'];
   isCa: boolean;
   extendedKeyUsages: string[];
+  subjectAltNames?: string[];
   issuerAlternativeName?: string;
   crlDistributionPointUri?: string;
   signature?: string;
@@ -63,6 +64,7 @@ function info(pem: string): CertificateInfo {
     isCa: body.isCa,
     extendedKeyUsages: body.extendedKeyUsages,
     fingerprint: fingerprint(der),
+    subjectAltNames: body.subjectAltNames ?? [],
   };
 }
 
@@ -135,8 +137,14 @@ export function fakeX509Authority(keys: KeyManager): X509Authority & { made: { i
         throw new DomainError('BadRequest', 'Validation Error', { details: [{ msg: 'Outside the IACA’s validity', param: 'notAfter', location: 'body' }] });
       }
       made.signers += 1;
-      const body = bodyFor(input, { issuer: issuer.fingerprint, publicKey: { ...input.subjectPublicJwk }, isCa: false, extendedKeyUsages: [DS_EKU] });
-      return signed(body, input.issuer.key);
+      const leaf = input.subjectAltNames;
+      const body = bodyFor(input, {
+        issuer: issuer.fingerprint,
+        publicKey: { ...input.subjectPublicJwk },
+        isCa: false,
+        extendedKeyUsages: leaf ? [] : [DS_EKU],
+      });
+      return signed(leaf ? { ...body, subjectAltNames: [...leaf] } : body, input.issuer.key);
     },
     async createCsr(input) {
       made.csrs += 1;

@@ -127,7 +127,17 @@ export interface SdJwtConfiguration extends ConfigurationBase {
   selectivelyDisclosable?: string[];
   /** Give every credential a Token Status List entry, so it can be revoked (absent in configurations saved before it existed: false). */
   revocable?: boolean;
+  /**
+   * How verifiers find the issuer's key (docs/decisions.md "Issuer certificates"): `x5c`, a chain to
+   * the tenant's issuer CA with `iss` the credential issuer (HAIP 1.0), or `did`, the DID's key by
+   * `kid` with `iss` the DID. Absent (configurations saved before it existed): `did`.
+   */
+  keyResolution?: KeyResolution;
 }
+
+/** How an SD-JWT VC names its issuer's key. */
+export const KEY_RESOLUTIONS = ['x5c', 'did'] as const;
+export type KeyResolution = (typeof KEY_RESOLUTIONS)[number];
 
 /** A credential configuration (docs/decisions.md "Credential configurations"): what an issuer issues, in one format. */
 export type CredentialConfiguration = MdocConfiguration | LdpVcConfiguration | CwtConfiguration | SdJwtConfiguration;

@@ -122,7 +122,17 @@ export const LdpVcConfigurationBody = Type.Object(
 );
 export const CwtConfigurationBody = Type.Object({ ...common, issuer: Type.Optional(Issuer), revocable: Type.Optional(Flag) }, strict);
 export const SdJwtConfigurationBody = Type.Object(
-  { ...common, issuer: Type.Optional(Issuer), selectivelyDisclosable: Type.Optional(List('claim names', 1000)), revocable: Type.Optional(Flag) },
+  {
+    ...common,
+    issuer: Type.Optional(Issuer),
+    selectivelyDisclosable: Type.Optional(List('claim names', 1000)),
+    revocable: Type.Optional(Flag),
+    keyResolution: Type.Optional(
+      Type.Union([Type.Literal('x5c'), Type.Literal('did')], {
+        errorMessage: 'x5c (a certificate chain to the tenant’s issuer CA, as HAIP asks) or did (a DID key named by kid)',
+      }),
+    ),
+  },
   strict,
 );
 

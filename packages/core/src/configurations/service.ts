@@ -4,12 +4,14 @@ import type { EventRecorder } from '../events/recorder.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
 import { adminOperations, conflictAs } from '../shared/admin-resource.ts';
-import { conflict, type DomainError, invalidField, notFound } from '../shared/errors.ts';
+import { conflict, DomainError, invalidField, notFound } from '../shared/errors.ts';
+import type { IssuerSigners } from '../issuer-pki/model.ts';
+import type { Addressing } from '../tenancy/addressing.ts';
 import type { Page, PageQuery } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { isUuid } from '../shared/ids.ts';
 import { checkConfigurationInput } from './input.ts';
-import type { CredentialConfiguration, CredentialConfigurationInput, CredentialFormat } from './model.ts';
+import type { CredentialConfiguration, CredentialConfigurationInput, CredentialFormat, KeyResolution } from './model.ts';
 import { isSigningDid } from './rules.ts';
 
 export interface CredentialConfigurationDeps {
@@ -19,6 +21,13 @@ export interface CredentialConfigurationDeps {
   events: EventRecorder;
   /** The format handlers, which check each format's own fields. */
   formats: FormatRegistry;
+  /**
+   * The leaves of issuer CAs and where the tenant is served: a dc+sd-jwt configuration's key
+   * resolution defaults to `x5c` on an https issuer with an active issuer CA, and `x5c` is refused
+   * when no leaf can sign for the issuer (docs/decisions.md "Issuer certificates"). Without them,
+   * configurations default to `did`.
+   */
+  x509?: { signers: Pick<IssuerSigners, 'current' | 'available'>; addressing: Pick<Addressing, 'publicOrigin'> };
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -74,7 +83,7 @@ const missing = (format: CredentialFormat) => notFound(`The tenant has no such $
 
 /** Credential configurations of every format (docs/decisions.md "Credential configurations"): create, list, read, replace, delete. */
 export function createCredentialConfigurationService(deps: CredentialConfigurationDeps): CredentialConfigurationService {
-  const { store, clock, ids, events, formats } = deps;
+  const { store, clock, ids, events, formats, x509 } = deps;
   const repository = store.credentialConfigurations;
   const reading = adminOperations(events, 'configurations:read');
   const writing = adminOperations(events, 'configurations:write');
@@ -100,6 +109,43 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     ]);
   }
 
+  /**
+   * A dc+sd-jwt body without `keyResolution` gets one: a replaced configuration keeps its own (`did`
+   * when it predates the field), a new one takes `x5c` when the tenant presents itself over https
+   * and has an active issuer CA (HAIP 1.0), else `did`. Other formats' bodies pass as they are.
+   */
+  async function withKeyResolution(
+    ctx: RequestContext,
+    format: CredentialFormat,
+    input: CredentialConfigurationInput,
+    existing: CredentialConfiguration | undefined,
+  ) {
+    if (format !== 'dc+sd-jwt' || input === null || typeof input !== 'object' || Array.isArray(input) || Object.hasOwn(input, 'keyResolution')) return input;
+    if (input.issuer !== undefined && (input.issuer as { id?: unknown }).id !== undefined) return { ...input, keyResolution: 'did' };
+    let keyResolution: KeyResolution = 'did';
+    if (existing) keyResolution = existing.format === 'dc+sd-jwt' ? (existing.keyResolution ?? 'did') : 'did';
+    else if (x509 && (await x509.addressing.publicOrigin(ctx.tenant)).startsWith('https://') && (await x509.signers.available(ctx.tenant, clock.now())))
+      keyResolution = 'x5c';
+    return { ...input, keyResolution };
+  }
+
+  /**
+   * A configuration that signs with x5c needs a leaf that can sign for the tenant's issuer
+   * identifier now: under a managed issuer CA one is made if needed; under an imported one, its
+   * certificate must name the identifier, or verifiers would refuse every credential (SD-JWT VC §3.5).
+   */
+  async function checkX5cSigner(ctx: RequestContext, configuration: CredentialConfiguration): Promise<void> {
+    if (configuration.format !== 'dc+sd-jwt' || configuration.keyResolution !== 'x5c') return;
+    if (!x509) throw invalidField('keyResolution', 'This host signs no credentials with X.509 certificates', 'x5c');
+    const issuer = await x509.addressing.publicOrigin(ctx.tenant);
+    try {
+      await x509.signers.current(ctx.tenant, 'credential', issuer, clock.now());
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'BadRequest') throw invalidField('keyResolution', error.message, 'x5c');
+      throw error;
+    }
+  }
+
   const meta = (format: CredentialFormat) => (v: CredentialConfigurationView | void) => (v ? { id: v.id, format, type: v.type } : { format });
 
   return {
@@ -107,7 +153,9 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
       return writing.run(ctx, configurationEventPrefix(format, 'CREATE'), { input, meta: meta(format) }, async () => {
         const now = clock.now().toISOString();
         const assigned = { id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: now, updatedAt: now };
-        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        const given = await withKeyResolution(ctx, format, input, undefined);
+        const configuration = checkConfigurationInput(formats.get(format), given, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        await checkX5cSigner(ctx, configuration);
         await conflictAs(repository.insert(configuration), () => typeTaken(ctx, configuration));
         return credentialConfigurationView(configuration);
       });
@@ -135,7 +183,9 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
       return writing.run(ctx, configurationEventPrefix(format, 'UPDATE'), { input, meta: meta(format) }, async () => {
         const existing = await find(ctx, format, id);
         const assigned = { id: existing.id, tenantId: existing.tenantId, createdAt: existing.createdAt, updatedAt: clock.now().toISOString() };
-        const configuration = checkConfigurationInput(formats.get(format), input, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        const given = await withKeyResolution(ctx, format, input, existing);
+        const configuration = checkConfigurationInput(formats.get(format), given, assigned, { issuerDid: await issuerDidOf(ctx, input) });
+        await checkX5cSigner(ctx, configuration);
         // Deleted between the read and the write.
         if (!(await conflictAs(repository.update(configuration), () => typeTaken(ctx, configuration)))) throw missing(format);
         return credentialConfigurationView(configuration);

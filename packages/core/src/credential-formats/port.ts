@@ -182,8 +182,12 @@ export interface SdJwtSignInput {
   keyId: string;
   /** `ES256` for a P-256 key, `EdDSA` for an Ed25519 one. */
   alg: 'ES256' | 'EdDSA';
-  /** The DID URL of the key, as the header's `kid`. */
-  kid: string;
+  /**
+   * How a verifier finds the key: the DID URL of the key as the header's `kid`, or the certificate
+   * chain as `x5c` (standard base64 DER, leaf first, no root; HAIP 1.0, docs/decisions.md "Issuer certificates").
+   */
+  kid?: string;
+  x5c?: readonly string[];
   /** The whole payload, disclosable claims included (iss, iat, exp, vct, cnf and the claims). */
   payload: Record<string, unknown>;
   /** Top-level payload members to make selectively disclosable (each becomes a disclosure). */

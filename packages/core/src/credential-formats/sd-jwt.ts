@@ -6,8 +6,19 @@ import { isPlainObject, type Problems } from '../shared/body-problems.ts';
 import { checkList, checkType, present, VCT_TYPE } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
-import type { CommonConfiguration, CredentialFormatHandler, SdJwtSigner } from './port.ts';
-import { bindingKeyOf, checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf } from './shared.ts';
+import type { IssuerSigners } from '../issuer-pki/model.ts';
+import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner } from './port.ts';
+import { DomainError } from '../shared/errors.ts';
+import {
+  bindingKeyOf,
+  checkSignedFields,
+  claimsAndValidity,
+  DID_SIGNED_HANDLER,
+  holderProofTypes,
+  issuedCredential,
+  revocableStatus,
+  signedConfigurationOf,
+} from './shared.ts';
 import { planSigning } from './signing-did.ts';
 
 /** A JWT NumericDate: whole seconds since the epoch (RFC 7519 §2). */
@@ -18,10 +29,50 @@ export interface SdJwtFormatDeps {
   signer: SdJwtSigner;
   /** Gives revocable configurations' credentials their Token Status List entry (a JWT list). */
   statusLists?: Pick<StatusListService, 'allocateReferenced'>;
+  /** The leaves of issuer CAs, for configurations whose key resolution is `x5c` (docs/decisions.md "Issuer certificates"). */
+  issuerSigners?: Pick<IssuerSigners, 'current'>;
+}
+
+/** Absent a list, every claim is disclosable; a listed claim the subject has no value for is simply not there. */
+function disclosableOf(configuration: SdJwtConfiguration, claims: Record<string, unknown>, registered: Record<string, unknown>): string[] {
+  return (configuration.selectivelyDisclosable ?? Object.keys(claims)).filter((name) => Object.hasOwn(claims, name) && !Object.hasOwn(registered, name));
 }
 
 /** The dc+sd-jwt handler. */
 export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandler<SdJwtConfiguration> {
+  /**
+   * HAIP 1.0: the issuer is the credential issuer identifier (an https URL where HAIP applies) and
+   * the header's x5c carries the leaf that signs, which names that identifier in its SAN, and
+   * chains to the tenant's issuer CA, the verifier's trust anchor (SD-JWT VC §3.5).
+   */
+  async function issueWithX5c(request: FormatIssueRequest<SdJwtConfiguration>) {
+    const { tenant, configuration, credentialIssuer, now } = request;
+    const holderKey = bindingKeyOf(request);
+    if (!deps.issuerSigners)
+      throw new DomainError('BadRequest', 'This host issues no SD-JWT VC signed with X.509 certificates (no issuer signers are configured)');
+    const { claims, validFrom, validUntil } = claimsAndValidity(request);
+    const signer = await deps.issuerSigners.current(tenant, 'credential', credentialIssuer, now, validUntil.getTime() - validFrom.getTime());
+    const registered = {
+      iss: credentialIssuer,
+      iat: seconds(validFrom),
+      nbf: seconds(validFrom),
+      exp: seconds(validUntil),
+      vct: configuration.type,
+      // An unbound configuration's credential names no key (docs/decisions.md "Issuer display and unbound credentials (issue 29)").
+      ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
+    };
+    const payload = { ...registered, ...claims, ...registered };
+    const credential = await deps.signer.issue({
+      tenantId: signer.key.tenantId,
+      keyId: signer.key.keyId,
+      alg: 'ES256',
+      x5c: signer.x5c,
+      payload,
+      disclosable: disclosableOf(configuration, claims, registered),
+    });
+    return issuedCredential(credential, { validFrom, validUntil }, undefined);
+  }
+
   return {
     format: 'dc+sd-jwt',
     claimLayout: 'flat',
@@ -41,6 +92,13 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       checkSignedFields(body, false, problems);
       const mapped = isPlainObject(body.claimMappings) ? body.claimMappings : {};
       checkList('selectivelyDisclosable', body.selectivelyDisclosable, (claim) => Object.hasOwn(mapped, claim), 'claim named in claimMappings', problems);
+      if (body.keyResolution === 'x5c') {
+        const pinned = isPlainObject(body.issuer) ? body.issuer.id : undefined;
+        if (pinned !== undefined)
+          problems.add('issuer.id', 'A DID to sign with has no place with keyResolution x5c: a leaf of the tenant’s issuer CA signs', pinned);
+        if (body.revocable === true)
+          problems.add('revocable', 'Not yet with keyResolution x5c: status lists signed under the issuer CA are not built; use keyResolution did', true);
+      }
     },
     build: (common: CommonConfiguration, body) =>
       present({
@@ -49,6 +107,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         ...signedConfigurationOf<SdJwtConfiguration>(body),
         selectivelyDisclosable: body.selectivelyDisclosable as string[] | undefined,
         revocable: body.revocable === true,
+        keyResolution: body.keyResolution as SdJwtConfiguration['keyResolution'],
       }),
     metadata: (c) => ({
       vct: c.type,
@@ -60,6 +119,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
       const { tenant, configuration } = request;
+      if (configuration.keyResolution === 'x5c') return issueWithX5c(request);
       const holderKey = bindingKeyOf(request);
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
@@ -79,10 +139,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       // Registered claims first for a readable payload, and again last so that no mapped claim can
       // replace one (configurations already refuse those names; this holds for older ones too).
       const payload = { ...registered, ...claims, ...registered };
-      // Absent a list, every claim is disclosable; a listed claim the subject has no value for is simply not there.
-      const disclosable = (configuration.selectivelyDisclosable ?? Object.keys(claims)).filter(
-        (name) => Object.hasOwn(claims, name) && !Object.hasOwn(registered, name),
-      );
+      const disclosable = disclosableOf(configuration, claims, registered);
       const credential = await deps.signer.issue({ tenantId: tenant.id, keyId: key.kmsKeyId, alg: 'ES256', kid: key.didDocumentKeyId, payload, disclosable });
       return issuedCredential(credential, { validFrom, validUntil }, entry);
     },

@@ -56,6 +56,18 @@ export const EVENT_PREFIXES = {
   MOBILE_DOCUMENT_SIGNER_UPDATE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_REVOKE: 'mobile-credential',
   MOBILE_DOCUMENT_SIGNER_DELETE: 'mobile-credential',
+  // Issuer CAs and their leaves for SD-JWT VC, metadata and status lists (docs/decisions.md "Issuer certificates").
+  ISSUER_CA_CREATE: 'x509',
+  ISSUER_CA_LIST: 'x509',
+  ISSUER_CA_RETRIEVE: 'x509',
+  ISSUER_CA_UPDATE: 'x509',
+  ISSUER_CA_DELETE: 'x509',
+  ISSUER_SIGNER_CREATE: 'x509',
+  ISSUER_SIGNER_LIST: 'x509',
+  ISSUER_SIGNER_RETRIEVE: 'x509',
+  ISSUER_SIGNER_UPDATE: 'x509',
+  ISSUER_SIGNER_REVOKE: 'x509',
+  ISSUER_SIGNER_DELETE: 'x509',
   // mDoc status lists and revocation (docs/status-lists.md).
   MOBILE_STATUS_LIST_CONFIGURATION_CREATE: 'mobile-credential',
   MOBILE_STATUS_LIST_CONFIGURATION_LIST: 'mobile-credential',

@@ -10,6 +10,7 @@ import { withNewKey } from '../keys/new-keys.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
 import { checkCreateDocumentSignerInput, checkUpdateDocumentSignerInput, type CreateDocumentSignerInput, type UpdateDocumentSignerInput } from './rules.ts';
+import { IACA_PROFILE, isOfProfile } from './profiles.ts';
 import { certificateDataOf, certificateViewOf, findByUuid, type IssuingChains, limitReached, signerCommonName, storeChange } from './signers.ts';
 
 /** What the document signer service needs; the IACA service needs the same and more. */
@@ -21,7 +22,7 @@ export interface DocumentSignerDeps {
   x509: X509Authority;
   events: EventRecorder;
   /** Told about every change, so that issuance stops using a revoked or deactivated IACA or signer at once. */
-  chains: IssuingChains;
+  chains: Pick<IssuingChains, 'invalidate'>;
 }
 
 /** docs/decisions.md "mDoc PKI": a document signer as the API shows it; a requested one has no certificate until `update` sets it. */
@@ -71,7 +72,12 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
   const { store, clock, ids, keys, x509, events, chains } = deps;
   const { run, list } = adminOperations(events, 'iacas:manage');
   const meta = (v: DocumentSignerView) => ({ id: v.id, iacaId: v.iacaId, isManaged: v.isManaged, active: v.active });
-  const find = (ctx: RequestContext, id: string) => findByUuid(store.documentSigners, ctx, id, missing);
+  const find = async (ctx: RequestContext, id: string) => {
+    const signer = await findByUuid(store.documentSigners, ctx, id, missing);
+    // An issuer CA's leaf is no document signer: it has routes of its own.
+    if (signer.use !== undefined) throw missing();
+    return signer;
+  };
 
   /** The checks of a certificate for a requested signer: issued by its IACA, for its key, a document signer, valid now. */
   function certificateProblems(
@@ -97,7 +103,9 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     create(ctx, input) {
       return run(ctx, 'MOBILE_DOCUMENT_SIGNER_CREATE', { input, meta }, async () => {
         const { iacaId } = checkCreateDocumentSignerInput(input);
-        const iaca = await findByUuid(store.iacas, ctx, iacaId, () => invalidField('iacaId', 'The tenant has no such IACA', iacaId));
+        const noIaca = () => invalidField('iacaId', 'The tenant has no such IACA', iacaId);
+        const iaca = await findByUuid(store.iacas, ctx, iacaId, noIaca);
+        if (!isOfProfile(iaca, IACA_PROFILE)) throw noIaca();
         if (iaca.isManaged)
           throw invalidField('iacaId', 'Vellum creates and rotates the document signers of the IACAs it manages; this request is for imported IACAs', iacaId);
         const country = iaca.certificateData.country;

@@ -7,6 +7,7 @@ import type { Addressing } from '../tenancy/addressing.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { DocumentSignerDeps } from './document-signers.ts';
 import { type CertificateView, type IacaRecord, MAX_IACAS_PER_TENANT } from './model.ts';
+import { IACA_PROFILE, isOfProfile, type PkiProfile } from './profiles.ts';
 import { checkCreateIacaInput, checkUpdateIacaInput, type CreateIacaInput, type UpdateIacaInput } from './rules.ts';
 import {
   bestSigner,
@@ -24,6 +25,8 @@ import {
 /** What the IACA service needs: what the document signer service does, and where the tenant is served (a managed IACA's CRL address). */
 export interface IacaDeps extends DocumentSignerDeps {
   addressing: Addressing;
+  /** IACAs (the default) or issuer CAs (docs/decisions.md "Issuer certificates"). */
+  profile?: PkiProfile;
 }
 
 /** docs/decisions.md "mDoc PKI": an IACA as the API shows it (the same for admins and, for active IACAs, the public). */
@@ -57,13 +60,18 @@ export function iacaView(r: IacaRecord): IacaView {
 export const CRL_VALIDITY_MS = 7 * 86_400_000;
 export const CRL_REFRESH_MS = 86_400_000;
 
-const missing = () => notFound('The tenant has no such IACA');
-
-const atLimit = () => limitReached(MAX_IACAS_PER_TENANT, 'IACAs', 'IACAs', 'iacas');
-
-/** IACAs of a tenant (docs/decisions.md "mDoc PKI"): managed ones Vellum creates, imported ones, activation, CRLs. */
+/**
+ * IACAs of a tenant (docs/decisions.md "mDoc PKI"): managed ones Vellum creates, imported ones,
+ * activation, CRLs. With the issuer CA profile, the same for issuer CAs (docs/decisions.md "Issuer certificates").
+ */
 export function createIacaService(deps: IacaDeps): IacaService {
   const { store, clock, ids, keys, x509, events, addressing, chains } = deps;
+  const pki = deps.profile ?? IACA_PROFILE;
+  const { noun } = pki;
+  const plural = `${noun}s`;
+  const missing = () => notFound(`The tenant has no such ${noun}`);
+  const atLimit = () => limitReached(MAX_IACAS_PER_TENANT, plural, plural, pki.profile === 'mdoc' ? 'iacas' : 'issuerCas');
+  const profileOf = pki.profile === 'issuer' ? { profile: 'issuer' as const } : {};
   const crls = new Map<string, { stamp: string; madeAt: number; der: Promise<Uint8Array> }>();
   const creation = adminOperations(events, 'iacas:create');
   const { run } = adminOperations(events, 'iacas:manage');
@@ -71,8 +79,8 @@ export function createIacaService(deps: IacaDeps): IacaService {
 
   async function insert(record: IacaRecord): Promise<void> {
     const inserted = await conflictAs(store.iacas.insert(record, MAX_IACAS_PER_TENANT), () =>
-      conflict('The tenant already holds this IACA certificate', [
-        { msg: `An IACA with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' },
+      conflict(`The tenant already holds this ${noun} certificate`, [
+        { msg: `An ${noun} with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' },
       ]),
     );
     if (!inserted) throw atLimit();
@@ -85,7 +93,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
   ): Promise<IacaRecord> {
     const id = ids.uuid();
     const origin = await addressing.publicOrigin(ctx.tenant);
-    const crlUri = crlUriOf(origin, id);
+    const crlUri = crlUriOf(origin, id, pki.path);
     return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
       const certificate = await x509.createIacaCertificate({
         key,
@@ -100,6 +108,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
       const at = now.toISOString();
       const record: IacaRecord = {
         id,
+        ...profileOf,
         tenantId: ctx.tenant.id,
         active: false,
         isManaged: true,
@@ -123,15 +132,16 @@ export function createIacaService(deps: IacaDeps): IacaService {
     const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
     if (!info.isCa) problem('Not a CA certificate (BasicConstraints cA is not set)');
     else if (!x509.verifyIssuedBy(certificatePem, certificatePem))
-      problem('Not a self-signed root allowed to sign certificates: an IACA is the root of its mDocs’ chain');
+      problem(`Not a self-signed root allowed to sign certificates: an ${noun} is the root of the chain its credentials carry`);
     if (info.publicKey.kty !== 'EC' || info.publicKey.crv !== 'P-256')
-      problem(`The key must be EC P-256 (ISO/IEC 18013-5 Annex B), not ${info.publicKey.crv ?? info.publicKey.kty}`);
-    if (info.country === undefined) problem('The subject has no country (C), which ISO/IEC 18013-5 Annex B requires');
+      problem(`The key must be EC P-256 (${pki.standard}), not ${info.publicKey.crv ?? info.publicKey.kty}`);
+    if (info.country === undefined) problem(`The subject has no country (C), which Vellum requires of an ${noun}`);
     if (info.notAfter.getTime() <= now.getTime()) problem(`The certificate expired at ${info.notAfter.toISOString()}`);
     if (problems.length > 0) throw validationError(problems);
     const at = now.toISOString();
     const record: IacaRecord = {
       id: ids.uuid(),
+      ...profileOf,
       tenantId: ctx.tenant.id,
       active: false,
       isManaged: false,
@@ -145,12 +155,18 @@ export function createIacaService(deps: IacaDeps): IacaService {
     return record;
   }
 
-  const find = (ctx: RequestContext, id: string) => findByUuid(store.iacas, ctx, id, missing);
+  const find = async (ctx: RequestContext, id: string) => {
+    const record = await findByUuid(store.iacas, ctx, id, missing);
+    // An IACA is no issuer CA, nor the other way round: each route sees its own kind only.
+    if (!isOfProfile(record, pki)) throw missing();
+    return record;
+  };
 
   /** Makes sure a managed IACA about to issue has a document signer, so the first credential does not wait for one. */
   async function prepareSigner(ctx: RequestContext, iaca: IacaRecord, now: Date): Promise<void> {
     const at = now.getTime();
-    if (!iaca.isManaged || !validAt(iaca.certificateData, at)) return;
+    // An issuer CA's leaves name the issuer they sign for, so they are made when first needed.
+    if (pki.profile !== 'mdoc' || !iaca.isManaged || !validAt(iaca.certificateData, at)) return;
     const best = bestSigner(await store.documentSigners.listByIaca(ctx.tenant.id, iaca.id), at);
     const notAfter = best?.certificateData ? Date.parse(best.certificateData.notAfter) : undefined;
     if (rotationDue(notAfter, Date.parse(iaca.certificateData.notAfter), at)) await createManagedSigner({ store, keys, x509, ids }, ctx.tenant, iaca, now);
@@ -177,11 +193,12 @@ export function createIacaService(deps: IacaDeps): IacaService {
 
   return {
     create(ctx, input) {
-      return creation.run(ctx, 'MOBILE_IACA_CREATE', { input, meta }, async () => {
+      return creation.run(ctx, pki.events.create, { input, meta }, async () => {
         const now = clock.now();
-        const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name });
+        const checked = checkCreateIacaInput(input, { now, tenantName: ctx.tenant.name, commonNameSuffix: pki.commonNameSuffix });
         // A cheap early refusal before a key is made; the store checks the limit again atomically.
-        if ((await store.iacas.list(ctx.tenant.id, { limit: MAX_IACAS_PER_TENANT })).items.length >= MAX_IACAS_PER_TENANT) throw atLimit();
+        const held = await store.iacas.list(ctx.tenant.id, { limit: MAX_IACAS_PER_TENANT }, { profile: pki.profile });
+        if (held.items.length >= MAX_IACAS_PER_TENANT) throw atLimit();
         const record = checked.kind === 'managed' ? await createManaged(ctx, checked, now) : await createImported(ctx, checked.certificatePem, now);
         return iacaView(record);
       });
@@ -192,20 +209,21 @@ export function createIacaService(deps: IacaDeps): IacaService {
       if (!ctx.requestor?.permissions.has('iacas:manage')) {
         // The public view (no token, or one without the permission): no analytic event, as for
         // every public endpoint that anyone may read as often as they like.
-        return toPage(await store.iacas.list(ctx.tenant.id, page, { activeOnly: true }), page, iacaView);
+        return toPage(await store.iacas.list(ctx.tenant.id, page, { activeOnly: true, profile: pki.profile }), page, iacaView);
       }
-      return withEvents(events, ctx, 'MOBILE_IACA_LIST', async () => toPage(await store.iacas.list(ctx.tenant.id, page), page, iacaView), {
+      const read = async () => toPage(await store.iacas.list(ctx.tenant.id, page, { profile: pki.profile }), page, iacaView);
+      return withEvents(events, ctx, pki.events.list, read, {
         meta: (p) => ({ count: p.data.length }),
         keepResponse: false,
       });
     },
 
     get(ctx, id) {
-      return run(ctx, 'MOBILE_IACA_RETRIEVE', { meta }, async () => iacaView(await find(ctx, id)));
+      return run(ctx, pki.events.retrieve, { meta }, async () => iacaView(await find(ctx, id)));
     },
 
     update(ctx, id, input) {
-      return run(ctx, 'MOBILE_IACA_UPDATE', { input, meta }, async () => {
+      return run(ctx, pki.events.update, { input, meta }, async () => {
         const { active } = checkUpdateIacaInput(input);
         const record = await find(ctx, id);
         const now = clock.now();
@@ -213,7 +231,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
           throw validationError([
             {
               value: true,
-              msg: `The IACA certificate expired at ${record.certificateData.notAfter}; it cannot be activated`,
+              msg: `The ${noun} certificate expired at ${record.certificateData.notAfter}; it cannot be activated`,
               param: 'active',
               location: 'body',
             },
@@ -232,11 +250,11 @@ export function createIacaService(deps: IacaDeps): IacaService {
     },
 
     delete(ctx, id) {
-      return run(ctx, 'MOBILE_IACA_DELETE', { meta: () => ({ id }) }, async () => {
+      return run(ctx, pki.events.delete, { meta: () => ({ id }) }, async () => {
         const record = await find(ctx, id);
         if (record.active) {
-          throw conflict('Deactivate the IACA before deleting it: it is published to verifiers and may be signing credentials', [
-            { value: true, msg: 'The IACA is active', param: 'active', location: 'body' },
+          throw conflict(`Deactivate the ${noun} before deleting it: it is published to verifiers and may be signing credentials`, [
+            { value: true, msg: `The ${noun} is active`, param: 'active', location: 'body' },
           ]);
         }
         const signers = await store.documentSigners.listByIaca(ctx.tenant.id, id);
@@ -250,7 +268,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
 
     async crl(ctx, id) {
       const record = await find(ctx, id);
-      if (!record.isManaged || record.keyId === undefined) throw notFound('Vellum does not hold the key of this imported IACA: its owner publishes its CRL');
+      if (!record.isManaged || record.keyId === undefined) throw notFound(`Vellum does not hold the key of this imported ${noun}: its owner publishes its CRL`);
       return makeCrl(record, clock.now());
     },
   };

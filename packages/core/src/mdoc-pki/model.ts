@@ -50,6 +50,11 @@ export interface CertificateView {
 /** An IACA (issuing authority certificate authority, ISO/IEC 18013-5 Annex B) of a tenant. */
 export interface IacaRecord extends TenantRecord {
   id: string;
+  /**
+   * What it certifies: absent for an IACA (mDoc document signers), `issuer` for an issuer CA whose
+   * leaves sign SD-JWT VCs, issuer metadata and status list tokens (docs/decisions.md "Issuer certificates").
+   */
+  profile?: 'issuer';
   active: boolean;
   /** When it was last activated: of the active IACAs valid now, the one activated last signs. */
   activatedAt?: string;
@@ -69,7 +74,12 @@ export interface IacaRecord extends TenantRecord {
 /** A document signer: the key and certificate that sign mDocs (the MSO's issuerAuth) under an IACA. */
 export interface DocumentSignerRecord extends TenantRecord {
   id: string;
+  /** The IACA, or the issuer CA, that issued (or is asked to issue) its certificate. */
   iacaId: string;
+  /** What it signs: absent for an mDoc document signer; a use of an issuer CA's leaf (docs/decisions.md "Issuer certificates"). */
+  use?: 'credential' | 'status-list';
+  /** An issuer leaf's subject alternative names (URIs and DNS names) as its certificate carries them. */
+  subjectAltNames?: string[];
   /** Created and rotated by Vellum for a managed IACA; otherwise requested with a CSR (docs/decisions.md "mDoc PKI"). */
   isManaged: boolean;
   active: boolean;

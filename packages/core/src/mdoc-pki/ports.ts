@@ -6,6 +6,9 @@ import type { ManagedKey, PublicJwk } from '../keys/model.ts';
 import type { PageRequest, Slice } from '../shared/pagination.ts';
 import type { DocumentSignerRecord, IacaRecord, IacaRevocation } from './model.ts';
 
+/** A CA's profile as repositories filter by it: `mdoc` (IACAs, whose records have no `profile`) or `issuer`. */
+export type CaProfile = 'mdoc' | 'issuer';
+
 export interface IacaRepository {
   /**
    * Adds an IACA unless the tenant already holds `limit` IACAs, checked and written atomically so
@@ -14,9 +17,13 @@ export interface IacaRepository {
    * (same fingerprint); another tenant may hold it too.
    */
   insert(iaca: IacaRecord, limit: number): Promise<boolean>;
+  // The limit counts the tenant's CAs of the same profile (IACAs, or issuer CAs).
   get(tenantId: string, id: string): Promise<IacaRecord | undefined>;
-  /** The tenant's IACAs in creation order; with `activeOnly`, only the active ones. */
-  list(tenantId: string, page: PageRequest, filter?: { activeOnly?: boolean }): Promise<Slice<IacaRecord>>;
+  /**
+   * The tenant's CAs of one profile (IACAs unless `profile` is `issuer`) in creation order; with
+   * `activeOnly`, only the active ones.
+   */
+  list(tenantId: string, page: PageRequest, filter?: { activeOnly?: boolean; profile?: CaProfile }): Promise<Slice<IacaRecord>>;
   /** Replaces the IACA's `active`, `activatedAt` and `updatedAt`. Returns false when the tenant has no such IACA. */
   update(iaca: IacaRecord): Promise<boolean>;
   /** Removes the IACA together with its document signers and revocations. Returns false when the tenant has no such IACA. */
@@ -33,15 +40,19 @@ export interface IacaRepository {
 
 export interface DocumentSignerRepository {
   /**
-   * Adds a document signer of one of the tenant's IACAs. With `limit`, it is refused (false, nothing
-   * written) when the tenant already holds that many signers that are not managed (`isManaged`
-   * false), checked and written atomically. Throws DomainError `NotFound` when the tenant has no
+   * Adds a document signer of one of the tenant's IACAs (or a leaf of an issuer CA). With `limit`,
+   * it is refused (false, nothing written) when the tenant already holds that many signers of the
+   * same profile (mDoc signers, or issuer leaves) that are not managed (`isManaged` false), checked
+   * and written atomically. Throws DomainError `NotFound` when the tenant has no
    * IACA `iacaId`, and `Conflict` when the id exists.
    */
   insert(signer: DocumentSignerRecord, limit?: number): Promise<boolean>;
   get(tenantId: string, id: string): Promise<DocumentSignerRecord | undefined>;
-  /** The tenant's document signers in creation order; with `iacaId`, only that IACA's. */
-  list(tenantId: string, page: PageRequest, filter?: { iacaId?: string }): Promise<Slice<DocumentSignerRecord>>;
+  /**
+   * The tenant's signers of one profile (mDoc document signers unless `profile` is `issuer`) in
+   * creation order; with `iacaId`, only that CA's.
+   */
+  list(tenantId: string, page: PageRequest, filter?: { iacaId?: string; profile?: CaProfile }): Promise<Slice<DocumentSignerRecord>>;
   /** Every document signer of one IACA in creation order (an IACA has few: issuance reads them to pick one). */
   listByIaca(tenantId: string, iacaId: string): Promise<DocumentSignerRecord[]>;
   /**
@@ -72,6 +83,8 @@ export interface CertificateInfo {
   extendedKeyUsages: string[];
   /** SHA-256 of the DER, lower-case hex. */
   fingerprint: string;
+  /** The subject alternative names that are URIs or host names (an issuer leaf names its issuer there). */
+  subjectAltNames: string[];
 }
 
 /** A KeyManager key of a tenant, named for the X.509 authority to sign with through the KeyManager. */
@@ -108,8 +121,14 @@ export interface IacaIssuer {
 export interface X509Authority {
   /** A self-signed IACA certificate for a held P-256 key. */
   createIacaCertificate(input: IssuedCertificateFields & { key: ManagedKey }): Promise<CertificateInfo>;
-  /** A document signer certificate for `subjectPublicJwk`, issued by a held IACA key; within the IACA's validity. */
-  createDocumentSignerCertificate(input: IssuedCertificateFields & { issuer: IacaIssuer; subjectPublicJwk: PublicJwk }): Promise<CertificateInfo>;
+  /**
+   * A document signer certificate for `subjectPublicJwk`, issued by a held IACA key; within the
+   * IACA's validity. With `subjectAltNames`, an issuer CA's leaf instead: those names (URIs, host
+   * names) in place of the document signer EKU (docs/decisions.md "Issuer certificates").
+   */
+  createDocumentSignerCertificate(
+    input: IssuedCertificateFields & { issuer: IacaIssuer; subjectPublicJwk: PublicJwk; subjectAltNames?: readonly string[] },
+  ): Promise<CertificateInfo>;
   /** A PKCS#10 request (PEM) for a held P-256 key, signed with it. */
   createCsr(input: SubjectName & { key: ManagedKey }): Promise<string>;
   /** The IACA's CRL (DER), signed with its held key. */

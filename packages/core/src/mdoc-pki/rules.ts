@@ -38,14 +38,14 @@ export function parseInstant(value: unknown): Date | undefined {
   return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
-/** The default common name of a managed IACA: the tenant's name and " IACA", within the 64 characters X.520 allows. */
-export function defaultIacaCommonName(tenantName: string): string {
+/** The default common name of a managed IACA: the tenant's name and " IACA" (or `suffix`), within the 64 characters X.520 allows. */
+export function defaultIacaCommonName(tenantName: string, suffix = IACA_SUFFIX): string {
   const name =
     tenantName
       .trim()
-      .slice(0, COMMON_NAME_MAX - IACA_SUFFIX.length)
+      .slice(0, COMMON_NAME_MAX - suffix.length)
       .trim() || 'Vellum';
-  return `${name}${IACA_SUFFIX}`;
+  return `${name}${suffix}`;
 }
 
 /**
@@ -53,7 +53,7 @@ export function defaultIacaCommonName(tenantName: string): string {
  * (the issuing country is a legal fact Vellum cannot guess); the other fields have defaults:
  * commonName "<tenant name> IACA", notBefore now, notAfter five years after notBefore.
  */
-export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Date; tenantName: string }): CheckedIacaInput {
+export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Date; tenantName: string; commonNameSuffix?: string }): CheckedIacaInput {
   const p = new Problems();
   p.checkShape(CreateIacaBody, input);
 
@@ -80,7 +80,7 @@ export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Dat
   const state = input.stateOrProvinceName;
   return {
     kind: 'managed',
-    commonName: input.commonName ?? defaultIacaCommonName(context.tenantName),
+    commonName: input.commonName ?? defaultIacaCommonName(context.tenantName, context.commonNameSuffix),
     country: input.country as string,
     ...(state !== undefined ? { stateOrProvinceName: state } : {}),
     notBefore: notBefore as Date,

@@ -67,9 +67,9 @@ export function certificateViewOf(record: Partial<HeldCertificate>): Partial<Cer
   };
 }
 
-/** The CRL distribution point of a managed IACA under the origin it was created on. */
-export function crlUriOf(origin: string, iacaId: string): string {
-  return `${origin}${IACAS_PATH}/${iacaId}/crl`;
+/** The CRL distribution point of a managed IACA (or, under `path`, issuer CA) under the origin it was created on. */
+export function crlUriOf(origin: string, iacaId: string, path = IACAS_PATH): string {
+  return `${origin}${path}/${iacaId}/crl`;
 }
 
 /** A document signer's common name: its IACA's, with " Document Signer" in place of a trailing " IACA". */
@@ -210,7 +210,12 @@ export interface IssuingChains {
  * Stores a change to an IACA or a document signer (`write` is false when it is gone: `missing`),
  * then tells the chains, so that issuance stops using a deactivated or removed one at once.
  */
-export async function storeChange(chains: IssuingChains, tenantId: string, write: Promise<boolean>, missing: () => DomainError): Promise<void> {
+export async function storeChange(
+  chains: Pick<IssuingChains, 'invalidate'>,
+  tenantId: string,
+  write: Promise<boolean>,
+  missing: () => DomainError,
+): Promise<void> {
   if (!(await write)) throw missing();
   chains.invalidate(tenantId);
 }

@@ -30,6 +30,7 @@ function infoOf(input: string | Uint8Array): CertificateInfo {
     isCa: parsed.isCa,
     extendedKeyUsages: extendedKeyUsages(parsed.der),
     fingerprint: parsed.fingerprintSha256,
+    subjectAltNames: parsed.subjectAltNames,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   KeyUsagesExtension,
   Name,
   Pkcs10CertificateRequestGenerator,
+  SubjectAlternativeNameExtension,
   SubjectKeyIdentifierExtension,
   X509Certificate,
   X509CertificateGenerator,
@@ -68,6 +69,12 @@ export interface CreateDocumentSignerCertificateInput {
   crlDistributionPointUri: string;
   issuerAlternativeName: string;
   serialNumber?: string;
+  /**
+   * Makes the certificate an issuer CA's leaf (docs/decisions.md "Issuer certificates") instead of
+   * an mDoc document signer: these subject alternative names (an absolute URI as
+   * uniformResourceIdentifier, a host name as dNSName) in place of the document signer EKU.
+   */
+  subjectAltNames?: readonly string[];
 }
 
 export interface CreateCsrInput {
@@ -143,6 +150,18 @@ function alternativeName(problems: ErrorDetail[], value: string): JsonGeneralNam
   if (typeof value === 'string' && EMAIL.test(value)) return { type: 'email', value };
   checkUri(problems, 'issuerAlternativeName', value, ['https:', 'http:', 'mailto:']);
   return { type: 'url', value };
+}
+
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** An issuer leaf's subject alternative names: absolute https or http URIs, and host names. */
+function subjectAlternativeNames(problems: ErrorDetail[], values: readonly string[]): JsonGeneralName[] {
+  if (values.length === 0) problems.push(detail('subjectAltNames', 'Expected at least one name'));
+  return values.map((value) => {
+    if (HOST_NAME.test(value)) return { type: 'dns', value };
+    checkUri(problems, 'subjectAltNames', value, ['https:', 'http:']);
+    return { type: 'url', value };
+  });
 }
 
 function serialNumber(problems: ErrorDetail[], given: string | undefined): string {
@@ -295,6 +314,7 @@ export async function createDocumentSignerCertificate(input: CreateDocumentSigne
   checkUri(problems, 'crlDistributionPointUri', input.crlDistributionPointUri, ['https:', 'http:']);
   const serial = serialNumber(problems, input.serialNumber);
   const spki = p256Spki(input.subjectPublicJwk, 'subjectPublicJwk');
+  const san = input.subjectAltNames && subjectAlternativeNames(problems, input.subjectAltNames);
   failOn(problems);
 
   return signCertificate(
@@ -311,7 +331,9 @@ export async function createDocumentSignerCertificate(input: CreateDocumentSigne
         new SubjectKeyIdentifierExtension(keyIdentifier(input.subjectPublicJwk), false),
         new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
         new IssuerAlternativeNameExtension([ian], false),
-        new ExtendedKeyUsageExtension([MDL_DOCUMENT_SIGNER_EKU], true),
+        // An issuer leaf names the issuer it signs for; no extended key usage is registered for
+        // SD-JWT VC or status list signing yet (docs/decisions.md "Issuer certificates").
+        san ? new SubjectAlternativeNameExtension(san, false) : new ExtendedKeyUsageExtension([MDL_DOCUMENT_SIGNER_EKU], true),
         new CRLDistributionPointsExtension([input.crlDistributionPointUri], false),
       ],
     },

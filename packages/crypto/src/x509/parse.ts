@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { createHash, createPublicKey, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { DomainError } from '@vellum/core';
-import { BasicConstraintsExtension, PemConverter, SubjectKeyIdentifierExtension, X509Certificate } from '@peculiar/x509';
+import { BasicConstraintsExtension, PemConverter, SubjectAlternativeNameExtension, SubjectKeyIdentifierExtension, X509Certificate } from '@peculiar/x509';
 
 /** A public key as a JWK; IACAs Vellum imports may use curves other than P-256. */
 export interface CertificatePublicJwk {
@@ -32,6 +32,8 @@ export interface ParsedCertificate {
   subjectKeyIdentifier: string | undefined;
   /** SHA-256 of the DER, hexadecimal, lower case. */
   fingerprintSha256: string;
+  /** The subject alternative names that are URIs (uniformResourceIdentifier) or host names (dNSName), in order. */
+  subjectAltNames: string[];
 }
 
 const unreadable = (cause?: unknown) =>
@@ -79,6 +81,9 @@ export function parseCertificate(input: string | Uint8Array): ParsedCertificate 
     isCa: certificate.getExtension(BasicConstraintsExtension)?.ca ?? false,
     subjectKeyIdentifier: certificate.getExtension(SubjectKeyIdentifierExtension)?.keyId.toLowerCase(),
     fingerprintSha256: createHash('sha256').update(der).digest('hex'),
+    subjectAltNames: (certificate.getExtension(SubjectAlternativeNameExtension)?.names.items ?? [])
+      .filter((name) => name.type === 'url' || name.type === 'dns')
+      .map((name) => name.value),
   };
 }
 

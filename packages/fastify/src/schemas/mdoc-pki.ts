@@ -2,7 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { PageQuery, PageQuerySchema, PageSchema } from './common.ts';
 
 // docs/decisions.md "mDoc PKI". The request bodies are the core's own schemas (one validation path).
-export { CreateDocumentSignerBody, CreateIacaBody, UpdateDocumentSignerBody, UpdateIacaBody } from '@vellum/core/schemas';
+export {
+  CreateDocumentSignerBody,
+  CreateIacaBody,
+  CreateIssuerSignerBody,
+  UpdateDocumentSignerBody,
+  UpdateIacaBody,
+  UpdateIssuerSignerBody,
+} from '@vellum/core/schemas';
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -49,3 +56,23 @@ export const DocumentSignerResponse = Type.Object({
 });
 
 export const DocumentSignersPage = PageSchema(DocumentSignerResponse);
+
+export const IssuerSignerListQuery = Type.Object(
+  { ...PageQuerySchema, issuerCaId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
+
+/** An issuer CA's leaf (docs/decisions.md "Issuer certificates"), with its certificate's fields once it has one. */
+export const IssuerSignerResponse = Type.Object({
+  id: Type.String(),
+  issuerCaId: Type.String(),
+  use: Type.Union([Type.Literal('credential'), Type.Literal('status-list')]),
+  active: Type.Boolean(),
+  isManaged: Type.Boolean(),
+  subjectAltNames: Type.Optional(Type.Array(Type.String())),
+  csrPem: Type.Optional(Type.String()),
+  ...Type.Partial(Certificate).properties,
+  revokedAt: Type.Optional(Type.String()),
+});
+
+export const IssuerSignersPage = PageSchema(IssuerSignerResponse);

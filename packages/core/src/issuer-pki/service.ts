@@ -1,0 +1,228 @@
+// The admin API of issuer CAs' leaves (docs/decisions.md "Issuer certificates"): the CSR flow for
+// imported issuer CAs, revocation, and the view of the leaves Vellum makes for managed ones.
+
+import { adminOperations, type CollectionService } from '../shared/admin-resource.ts';
+import { Problems } from '../shared/body-problems.ts';
+import { conflict, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
+import type { PageQuery, PageRequest } from '../shared/pagination.ts';
+import { withNewKey } from '../keys/new-keys.ts';
+import type { DocumentSignerDeps } from '../mdoc-pki/document-signers.ts';
+import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS } from '../mdoc-pki/model.ts';
+import { ISSUER_CA_PROFILE, isOfProfile } from '../mdoc-pki/profiles.ts';
+import { certificateDataOf, certificateViewOf, findByUuid, limitReached, storeChange } from '../mdoc-pki/signers.ts';
+import type { Addressing } from '../tenancy/addressing.ts';
+import type { RequestContext } from '../tenancy/model.ts';
+import type { IssuerSignerUse, IssuerSigners } from './model.ts';
+import { CreateIssuerSignerBody, UpdateIssuerSignerBody } from './schema.ts';
+import { leafCommonName } from './signers.ts';
+
+export interface CreateIssuerSignerInput {
+  issuerCaId?: string | undefined;
+  use?: string | undefined;
+}
+
+export interface UpdateIssuerSignerInput {
+  active?: boolean | undefined;
+  certificatePem?: string | undefined;
+}
+
+/** An issuer CA's leaf as the API shows it; a requested one has no certificate until `update` sets it. */
+export interface IssuerSignerView extends Partial<CertificateView> {
+  id: string;
+  issuerCaId: string;
+  use: IssuerSignerUse;
+  active: boolean;
+  /** Created and rotated by Vellum under a managed issuer CA (true), or requested with a CSR (false). */
+  isManaged: boolean;
+  /** The URIs and host names the certificate names (its SAN). */
+  subjectAltNames?: string[];
+  csrPem?: string;
+  revokedAt?: string;
+}
+
+export interface IssuerSignerService
+  extends CollectionService<IssuerSignerView, CreateIssuerSignerInput, UpdateIssuerSignerInput, PageQuery & { issuerCaId?: string | undefined }> {
+  /** Revokes the leaf for good: its key is destroyed and its CA's CRL lists it. */
+  revoke(ctx: RequestContext, id: string): Promise<IssuerSignerView>;
+}
+
+export interface IssuerSignerDeps extends Omit<DocumentSignerDeps, 'chains'> {
+  addressing: Addressing;
+  signers: IssuerSigners;
+}
+
+export function issuerSignerView(s: DocumentSignerRecord): IssuerSignerView {
+  return {
+    id: s.id,
+    issuerCaId: s.iacaId,
+    use: s.use as IssuerSignerUse,
+    active: s.active,
+    isManaged: s.isManaged,
+    ...(s.subjectAltNames !== undefined ? { subjectAltNames: s.subjectAltNames } : {}),
+    ...(s.csrPem !== undefined ? { csrPem: s.csrPem } : {}),
+    ...certificateViewOf(s),
+    ...(s.revokedAt !== undefined ? { revokedAt: s.revokedAt } : {}),
+  };
+}
+
+const missing = () => notFound('The tenant has no such issuer signer');
+const atLimit = () => limitReached(MAX_REQUESTED_DOCUMENT_SIGNERS, 'signers for imported issuer CAs', 'requested issuer signers', 'issuerCaId');
+const sameKey = (a: { x?: string; y?: string }, b: { x?: string; y?: string }) => a.x !== undefined && a.x === b.x && a.y === b.y;
+
+function checked<T>(schema: Parameters<Problems['checkShape']>[0], input: unknown): T {
+  const p = new Problems();
+  p.checkShape(schema, input);
+  p.throwIfAny(schema);
+  return input as T;
+}
+
+/** Issuer CAs' leaves (docs/decisions.md "Issuer certificates"). */
+export function createIssuerSignerService(deps: IssuerSignerDeps): IssuerSignerService {
+  const { store, clock, ids, keys, x509, events, addressing, signers } = deps;
+  const { run, list } = adminOperations(events, 'iacas:manage');
+  const meta = (v: IssuerSignerView) => ({ id: v.id, issuerCaId: v.issuerCaId, use: v.use, isManaged: v.isManaged, active: v.active });
+  const find = async (ctx: RequestContext, id: string) => {
+    const leaf = await findByUuid(store.documentSigners, ctx, id, missing);
+    if (leaf.use === undefined) throw missing();
+    return leaf;
+  };
+
+  /**
+   * The checks of a certificate for a requested leaf: issued by its CA, for its key, no CA, valid
+   * now, and naming the tenant's issuer identifier, so that the `iss` of what it signs and the
+   * certificate agree (SD-JWT VC; docs/decisions.md "Issuer certificates").
+   */
+  function certificateProblems(leaf: DocumentSignerRecord, caPem: string, certificatePem: string, issuer: string, now: number) {
+    const info = x509.parseCertificate(certificatePem);
+    const problems: ErrorDetail[] = [];
+    const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
+    if (!x509.verifyIssuedBy(certificatePem, caPem))
+      problem(`Not issued by the issuer CA ${leaf.iacaId} (the issuer name, key identifier or signature does not match)`);
+    if (!sameKey(info.publicKey, leaf.publicJwk)) problem('Does not certify this signer’s key (the public key of its CSR)');
+    if (info.isCa) problem('A CA certificate cannot be a signer');
+    if (!info.subjectAltNames.includes(issuer))
+      problem(
+        `Its subject alternative names (${info.subjectAltNames.join(', ') || 'none'}) do not include the issuer identifier ${issuer} as a URI: the iss of what it signs would not match the certificate`,
+      );
+    if (!(info.notBefore.getTime() <= now && now < info.notAfter.getTime()))
+      problem(`Not valid now: it is valid from ${info.notBefore.toISOString()} to ${info.notAfter.toISOString()}`);
+    return { info, problems };
+  }
+
+  return {
+    create(ctx, input) {
+      return run(ctx, 'ISSUER_SIGNER_CREATE', { input, meta }, async () => {
+        const { issuerCaId, use } = checked<{ issuerCaId: string; use: IssuerSignerUse }>(CreateIssuerSignerBody, input);
+        const noCa = () => invalidField('issuerCaId', 'The tenant has no such issuer CA', issuerCaId);
+        const ca = await findByUuid(store.iacas, ctx, issuerCaId, noCa);
+        if (!isOfProfile(ca, ISSUER_CA_PROFILE)) throw noCa();
+        if (ca.isManaged)
+          throw invalidField(
+            'issuerCaId',
+            'Vellum creates and rotates the signers of the issuer CAs it manages; this request is for imported ones',
+            issuerCaId,
+          );
+        const country = ca.certificateData.country;
+        if (country === undefined) throw invalidField('issuerCaId', 'The issuer CA’s certificate names no country', issuerCaId);
+        const now = clock.now().toISOString();
+        return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
+          const csrPem = await x509.createCsr({
+            key,
+            commonName: leafCommonName(ca.certificateData.commonName, use),
+            country,
+            ...(ca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: ca.certificateData.stateOrProvinceName } : {}),
+          });
+          const record: DocumentSignerRecord = {
+            id: ids.uuid(),
+            tenantId: ctx.tenant.id,
+            iacaId: ca.id,
+            use,
+            isManaged: false,
+            active: false,
+            keyId: key.id,
+            publicJwk: key.publicJwk,
+            csrPem,
+            createdAt: now,
+            updatedAt: now,
+          };
+          if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw atLimit();
+          return issuerSignerView(record);
+        });
+      });
+    },
+
+    list(ctx, query) {
+      const filter = { profile: 'issuer' as const, ...(query.issuerCaId !== undefined ? { iacaId: query.issuerCaId } : {}) };
+      const read = (page: PageRequest) => store.documentSigners.list(ctx.tenant.id, page, filter);
+      return list(ctx, 'ISSUER_SIGNER_LIST', query, read, issuerSignerView, { keepResponse: false });
+    },
+
+    get(ctx, id) {
+      return run(ctx, 'ISSUER_SIGNER_RETRIEVE', { meta }, async () => issuerSignerView(await find(ctx, id)));
+    },
+
+    update(ctx, id, input) {
+      return run(ctx, 'ISSUER_SIGNER_UPDATE', { input, meta }, async () => {
+        const body = checked<{ active: boolean; certificatePem?: string }>(UpdateIssuerSignerBody, input);
+        const leaf = await find(ctx, id);
+        if (leaf.isManaged)
+          throw invalidField('id', 'Vellum manages this signer of a managed issuer CA; revoke or delete it to have it replaced', id, 'params');
+        if (leaf.revokedAt !== undefined)
+          throw conflict('The signer is revoked; it cannot be changed', [{ value: leaf.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
+        const now = clock.now();
+        let updated: DocumentSignerRecord = { ...leaf, active: body.active, updatedAt: now.toISOString() };
+        if (body.certificatePem !== undefined) {
+          const ca = await store.iacas.get(ctx.tenant.id, leaf.iacaId);
+          if (!ca) throw missing();
+          const issuer = await addressing.publicOrigin(ctx.tenant);
+          const { info, problems } = certificateProblems(leaf, ca.certificatePem, body.certificatePem, issuer, now.getTime());
+          if (problems.length > 0) throw validationError(problems);
+          updated = {
+            ...updated,
+            certificatePem: info.pem,
+            fingerprint: info.fingerprint,
+            serialNumber: info.serialNumber,
+            subjectAltNames: info.subjectAltNames,
+            certificateData: certificateDataOf(info),
+          };
+        }
+        if (updated.active && updated.certificatePem === undefined)
+          throw invalidField('certificatePem', 'Required to activate the signer: the certificate its issuer CA issued for the CSR');
+        await storeChange(signers, ctx.tenant.id, store.documentSigners.update(updated), missing);
+        return issuerSignerView(updated);
+      });
+    },
+
+    revoke(ctx, id) {
+      return run(ctx, 'ISSUER_SIGNER_REVOKE', { meta }, async () => {
+        const leaf = await find(ctx, id);
+        if (leaf.revokedAt !== undefined)
+          throw conflict('The signer is already revoked', [{ value: leaf.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
+        const now = clock.now().toISOString();
+        const revoked: DocumentSignerRecord = { ...leaf, active: false, revokedAt: now, updatedAt: now };
+        await store.transaction(async (tx) => {
+          if (!(await tx.documentSigners.update(revoked))) throw missing();
+          if (leaf.serialNumber !== undefined && leaf.certificateData !== undefined) {
+            await tx.iacas.addRevocation(ctx.tenant.id, leaf.iacaId, {
+              serialNumber: leaf.serialNumber,
+              revokedAt: now,
+              notAfter: leaf.certificateData.notAfter,
+            });
+          }
+        });
+        signers.invalidate(ctx.tenant.id);
+        // Destroyed after the revocation is stored: from then on no server can sign with it, whatever it has cached.
+        await keys.destroy(ctx.tenant.id, leaf.keyId);
+        return issuerSignerView(revoked);
+      });
+    },
+
+    delete(ctx, id) {
+      return run(ctx, 'ISSUER_SIGNER_DELETE', { meta: () => ({ id }) }, async () => {
+        const leaf = await find(ctx, id);
+        await storeChange(signers, ctx.tenant.id, store.documentSigners.delete(ctx.tenant.id, id), missing);
+        await keys.destroy(ctx.tenant.id, leaf.keyId);
+      });
+    },
+  };
+}

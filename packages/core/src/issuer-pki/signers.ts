@@ -1,0 +1,168 @@
+// The leaves of issuer CAs (docs/decisions.md "Issuer certificates"): which one signs a tenant's
+// next SD-JWT VC, signed metadata or status list token, made and rotated by Vellum under a managed
+// issuer CA, requested with a CSR under an imported one.
+
+import { withNewKey } from '../keys/new-keys.ts';
+import { type DocumentSignerRecord, type IacaRecord, MANAGED_SIGNER_VALIDITY_DAYS, MAX_IACAS_PER_TENANT, SIGNER_BACKDATE_MS } from '../mdoc-pki/model.ts';
+import { ISSUER_CAS_PATH, ISSUER_SIGNERS_PATH } from '../mdoc-pki/profiles.ts';
+import { type ManagedSignerDeps, bestSigner, certificateDataOf, pemToDer, pruneExpiredSigners, rotationDue, validAt } from '../mdoc-pki/signers.ts';
+import { DomainError } from '../shared/errors.ts';
+import type { Clock } from '../shared/ports.ts';
+import { hostName } from '../tenancy/addressing.ts';
+import type { Tenant } from '../tenancy/model.ts';
+import type { IssuerSignerUse, IssuerSigners, X509Signer } from './model.ts';
+
+const COMMON_NAME_MAX = 64;
+const SUFFIX: Readonly<Record<IssuerSignerUse, string>> = { credential: ' Credential Signer', 'status-list': ' Status List Signer' };
+const time = (iso: string | undefined) => (iso === undefined ? Number.NaN : Date.parse(iso));
+
+/** A leaf's common name: its CA's, with the use in place of a trailing " Issuer CA" (or " CA"). */
+export function leafCommonName(caCommonName: string | undefined, use: IssuerSignerUse): string {
+  const base = (caCommonName ?? 'Vellum').replace(/\s*(Issuer\s+)?CA$/i, '').trim() || 'Vellum';
+  const suffix = SUFFIX[use];
+  return `${base.slice(0, COMMON_NAME_MAX - suffix.length).trim()}${suffix}`;
+}
+
+/**
+ * The subject alternative names a managed leaf carries for `issuer` (the credential issuer
+ * identifier): the identifier itself as a URI, which SD-JWT VC matches `iss` against, and its host
+ * as a DNS name, which HAIP and older drafts match instead.
+ */
+export function leafNamesFor(issuer: string): string[] {
+  return [issuer, hostName(new URL(issuer).host)];
+}
+
+/** Whether a leaf's certificate names `issuer` as a URI subject alternative name. */
+export const namesIssuer = (leaf: Pick<DocumentSignerRecord, 'subjectAltNames'>, issuer: string) => leaf.subjectAltNames?.includes(issuer) === true;
+
+/** The usable leaf of `use` for `issuer` whose certificate lasts longest. */
+export function bestLeaf(leaves: readonly DocumentSignerRecord[], use: IssuerSignerUse, issuer: string, at: number): DocumentSignerRecord | undefined {
+  return bestSigner(
+    leaves.filter((l) => l.use === use && namesIssuer(l, issuer)),
+    at,
+  );
+}
+
+/**
+ * Makes a leaf of `use` for `issuer` under a managed issuer CA: a KeyManager P-256 key and a
+ * certificate the CA's key signs, valid as long as an mDoc document signer (or until the CA ends).
+ */
+export async function createManagedLeaf(
+  deps: ManagedSignerDeps,
+  tenant: Tenant,
+  ca: IacaRecord,
+  use: IssuerSignerUse,
+  issuer: string,
+  now: Date,
+): Promise<DocumentSignerRecord> {
+  const { store, keys, x509, ids } = deps;
+  const { keyId, crlUri, issuerAlternativeName } = ca;
+  if (!ca.isManaged || keyId === undefined || crlUri === undefined || issuerAlternativeName === undefined) {
+    throw new DomainError('InternalServerError', 'Only a managed issuer CA gets leaves from Vellum');
+  }
+  const notBefore = Math.max(time(ca.certificateData.notBefore), now.getTime() - SIGNER_BACKDATE_MS);
+  const notAfter = Math.min(time(ca.certificateData.notAfter), notBefore + MANAGED_SIGNER_VALIDITY_DAYS * 86_400_000);
+  return withNewKey(keys, tenant.id, 'P-256', async (key) => {
+    const certificate = await x509.createDocumentSignerCertificate({
+      issuer: { key: { tenantId: tenant.id, keyId }, certificatePem: ca.certificatePem },
+      subjectPublicJwk: key.publicJwk,
+      subjectAltNames: leafNamesFor(issuer),
+      commonName: leafCommonName(ca.certificateData.commonName, use),
+      country: ca.certificateData.country ?? '',
+      ...(ca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: ca.certificateData.stateOrProvinceName } : {}),
+      notBefore: new Date(notBefore),
+      notAfter: new Date(notAfter),
+      issuerAlternativeName,
+      crlDistributionPointUri: crlUri,
+    });
+    const at = now.toISOString();
+    const leaf: DocumentSignerRecord = {
+      id: ids.uuid(),
+      tenantId: tenant.id,
+      iacaId: ca.id,
+      use,
+      subjectAltNames: certificate.subjectAltNames,
+      isManaged: true,
+      active: true,
+      keyId: key.id,
+      publicJwk: key.publicJwk,
+      certificatePem: certificate.pem,
+      fingerprint: certificate.fingerprint,
+      serialNumber: certificate.serialNumber,
+      certificateData: certificateDataOf(certificate),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await store.documentSigners.insert(leaf);
+    return leaf;
+  });
+}
+
+const noIssuerCa = (detail?: string) =>
+  new DomainError('BadRequest', `No active issuer CA: create or activate one at ${ISSUER_CAS_PATH}${detail ? ` (${detail})` : ''}`);
+
+const noLeaf = (ca: IacaRecord, use: IssuerSignerUse, issuer: string) =>
+  new DomainError(
+    'BadRequest',
+    `No usable ${use} signer for ${issuer} under the active issuer CA ${ca.id}, which Vellum does not hold the key of: create one at ${ISSUER_SIGNERS_PATH}, have the CA sign its CSR with ${issuer} as a URI subject alternative name, and activate it with the certificate`,
+  );
+
+/** The active issuer CA that signs now: of those valid at `at`, the one activated last. */
+async function activeCa(store: ManagedSignerDeps['store'], tenantId: string, at: number): Promise<IacaRecord | undefined> {
+  const active = (await store.iacas.list(tenantId, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true, profile: 'issuer' })).items;
+  const valid = active.filter((ca) => validAt(ca.certificateData, at));
+  return valid.length === 0 ? undefined : valid.reduce((a, b) => ((b.activatedAt ?? '') >= (a.activatedAt ?? '') ? b : a));
+}
+
+/** A stored leaf as a signer, its chain the leaf alone (the CA is the verifier's trust anchor). */
+export function x509SignerOf(leaf: DocumentSignerRecord): X509Signer {
+  const pem = leaf.certificatePem as string;
+  const der = pemToDer(pem);
+  if (der === undefined) throw new DomainError('InternalServerError', `The stored certificate of signer ${leaf.id} is no PEM`);
+  return {
+    caId: leaf.iacaId,
+    signerId: leaf.id,
+    key: { tenantId: leaf.tenantId, keyId: leaf.keyId },
+    publicJwk: leaf.publicJwk,
+    // The PEM's body is the DER in standard base64, as x5c takes it (RFC 7515 §4.1.6).
+    x5c: [pem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '')],
+    x5chain: [der],
+    notAfter: new Date(time(leaf.certificateData?.notAfter)),
+  };
+}
+
+export interface IssuerSignersDeps extends ManagedSignerDeps {
+  clock: Clock;
+}
+
+/**
+ * Chooses (and, under a managed issuer CA, makes and rotates) the leaf that signs, reading the
+ * store on every call; cacheIssuerSigners puts reuse in front (docs/decisions.md "Issuer certificates").
+ */
+export function createIssuerSigners(deps: IssuerSignersDeps): IssuerSigners {
+  const { store } = deps;
+  return {
+    async current(tenant, use, issuer, now, lifetimeMs = 0) {
+      const at = now.getTime();
+      const ca = await activeCa(store, tenant.id, at);
+      if (!ca) throw noIssuerCa();
+      const leaves = await store.documentSigners.listByIaca(tenant.id, ca.id);
+      let leaf = bestLeaf(leaves, use, issuer, at);
+      if (ca.isManaged) {
+        if (rotationDue(leaf && time(leaf.certificateData?.notAfter), time(ca.certificateData.notAfter), at, lifetimeMs)) {
+          leaf = await createManagedLeaf(deps, tenant, ca, use, issuer, now);
+          await pruneExpiredSigners(deps, tenant.id, leaves, at);
+        }
+      } else if (!leaf) {
+        throw noLeaf(ca, use, issuer);
+      }
+      return x509SignerOf(leaf as DocumentSignerRecord);
+    },
+    async available(tenant, now) {
+      return (await activeCa(store, tenant.id, now.getTime())) !== undefined;
+    },
+    invalidate() {
+      // Nothing is kept here.
+    },
+  };
+}
