@@ -96,6 +96,8 @@ export type { IssuanceFeatures } from './metadata/issuer-metadata.ts';
 export * from './metadata/authorization-server.ts';
 export * from './metadata/service.ts';
 export * from './metadata/cached-service.ts';
+export { checkIssuerDisplayInput, createIssuerDisplayService, MAX_ISSUER_DISPLAYS } from './metadata/issuer-display.ts';
+export type { IssuerDisplay, IssuerDisplayService, IssuerDisplaySettings } from './metadata/issuer-display.ts';
 
 export * from './mdoc-pki/model.ts';
 export { checkCreateIacaInput, defaultIacaCommonName, IACA_MAX_VALIDITY_YEARS } from './mdoc-pki/rules.ts';

@@ -4,7 +4,8 @@
 // (node oidc-provider, through @vellum/testing), the tenant's interaction hook (written here with
 // jose) adds claims, the wallet redeems the code with its PKCE verifier, proves possession of its
 // key and receives an mDoc that @auth0/mdl verifies against the IACA, holding claims from the ID
-// token and from the hook. The browser is a few lines here that follow each redirect by hand.
+// token and from the hook. Issue 29: the library reads the issuer display and requests an unbound
+// dc+sd-jwt without a proof. The browser is a few lines here that follow each redirect by hand.
 // The refusals are each checked for the error the standards name, and never a 5xx.
 import { createHash, createPublicKey, type JsonWebKey, type X509Certificate, randomBytes, verify as verifySignature } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -316,6 +317,8 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     scope: string;
     par: boolean;
     loginHint?: string;
+    /** Ask without a key proof, as the metadata of an unbound configuration tells a wallet to (OpenID4VCI 1.0 §6.3). */
+    withoutProof?: boolean;
   }) {
     const { device } = options;
     const created = await offer([options.configurationId], options.loginHint ? { login_hint: options.loginHint } : undefined);
@@ -343,12 +346,20 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
       pkceCodeVerifier: started.pkce?.codeVerifier,
       redirectUri: options.redirectUri,
     });
-    const body = await requestCredential(device.client, {
-      issuerMetadata,
-      credentialConfigurationId: options.configurationId,
-      signer: device.signer,
-      accessToken: accessTokenResponse.access_token,
-    });
+    const body = options.withoutProof
+      ? ((
+          await device.client.retrieveCredentials({
+            issuerMetadata,
+            credentialConfigurationId: options.configurationId,
+            accessToken: accessTokenResponse.access_token,
+          })
+        ).credentialResponse as { credentials?: Array<{ credential: string }>; notification_id?: string })
+      : await requestCredential(device.client, {
+          issuerMetadata,
+          credentialConfigurationId: options.configurationId,
+          signer: device.signer,
+          accessToken: accessTokenResponse.access_token,
+        });
     return { requestUrl, trail, landed, accessTokenResponse, body, issuerMetadata, pkce: started.pkce };
   }
 
@@ -660,6 +671,73 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
           await expect(sdJwtVc.verify([flipped, ...rest].join('~'))).rejects.toThrow();
         }
       }
+    },
+  );
+
+  it.skipIf(skip)(
+    'publishes the issuer display, and issues an unbound dc+sd-jwt without a key proof that @sd-jwt/sd-jwt-vc verifies with no cnf (issue 29, OpenID4VCI 1.0 §12.2.4, §6.3)',
+    async () => {
+      const display = [
+        { name: 'Acme Bank', locale: 'en', logo: { uri: 'https://acme.example/logo.png', alt_text: 'The Acme logo' } },
+        { name: 'Banque Acmé', locale: 'fr' },
+      ];
+      const set = await call('PUT', '/v1/config/issuer-display', { display });
+      expect(set.status, set.text).toBe(200);
+      const did = await call('POST', '/v1/dids', { method: 'key', options: { keyType: 'P-256' } });
+      expect(did.status, did.text).toBe(201);
+      const type = 'https://credentials.example/event-ticket';
+      const configuration = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+        type,
+        name: 'Event ticket',
+        issuer: { id: did.json().did },
+        holderBinding: false,
+        expiresIn: { days: 30 },
+        claimMappings: { family_name: { mapFrom: 'claims.family_name', required: true }, given_name: { mapFrom: 'claims.givenName' } },
+      });
+      expect(configuration.status, configuration.text).toBe(201);
+      expect(configuration.json().holderBinding).toBe(false);
+      const id = configuration.json().id as string;
+
+      // The metadata as anyone reads it, and as the wallet library parses it.
+      const published = (await call('GET', '/.well-known/openid-credential-issuer', undefined, {})).json();
+      expect(published.display).toEqual(display);
+      expect(published.credential_configurations_supported[id]).not.toHaveProperty('cryptographic_binding_methods_supported');
+      expect(published.credential_configurations_supported[id]).not.toHaveProperty('proof_types_supported');
+      const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+      const resolved = await device.client.resolveIssuerMetadata(origin);
+      expect(resolved.credentialIssuer.display).toEqual(display);
+
+      const run = await runFlow({
+        device,
+        clientId: publicClientId,
+        redirectUri: PUBLIC_REDIRECT,
+        configurationId: id,
+        scope: `dc+sd-jwt:${type}`,
+        par: true,
+        withoutProof: true,
+      });
+      const compact = run.body.credentials?.[0]?.credential as string;
+      const issuerJwk = resolveDidKey(did.json().did);
+      const sdJwtVc = new SDJwtVcInstance({
+        hasher: (data: string | ArrayBuffer) =>
+          createHash('sha256')
+            .update(typeof data === 'string' ? data : new Uint8Array(data))
+            .digest(),
+        verifier: (data: string, signature: string) =>
+          verifySignature(
+            'sha256',
+            Buffer.from(data),
+            { key: createPublicKey({ key: issuerJwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+            Buffer.from(signature, 'base64url'),
+          ),
+      });
+      const verified = await sdJwtVc.verify(compact);
+      expect(verified.payload).toMatchObject({ iss: did.json().did, vct: type, family_name: 'Okafor', given_name: 'Ada' });
+      expect(verified.payload).not.toHaveProperty('cnf');
+      // The signature is what the library checked: one flipped character and it refuses.
+      const [jwt = '', ...rest] = compact.split('~');
+      const [h, p, sig = ''] = jwt.split('.');
+      await expect(sdJwtVc.verify([`${h}.${p}.${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`, ...rest].join('~'))).rejects.toThrow();
     },
   );
 

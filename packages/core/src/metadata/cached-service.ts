@@ -24,8 +24,8 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * Wraps an IssuerMetadataService so that each request reads only the configurations' stamps, and
- * the document is rebuilt (by `service`) only when they differ from the last read, per tenant and
- * issuer identifier. A change made through any server sharing the store shows at once. While
+ * the document is rebuilt (by `service`) only when they (or the tenant's issuer display) differ
+ * from the last read, per tenant and issuer identifier. A change made through any server sharing the store shows at once. While
  * nothing changes the answer is the same frozen object, so a host may keep its serialisation.
  * The authorization server metadata depends on nothing stored and passes straight through.
  */
@@ -44,7 +44,10 @@ export function cacheIssuerMetadata(service: IssuerMetadataService, options: Iss
       const key = `${ctx.tenant.id} ${issuerOf(ctx, basePath)}`;
       const stamps = await options.stamps(ctx.tenant.id);
       // From the stamps read before `service` reads the records: if the two differ, the next request rebuilds.
-      const fingerprint = stamps.map((s) => `${s.id} ${s.revision}`).join('\n');
+      // The issuer display comes with the request's tenant (no read of its own): a change to it,
+      // through any server, is a new fingerprint as soon as this server reads the changed tenant.
+      const display = ctx.tenant.issuerDisplay?.length ? JSON.stringify(ctx.tenant.issuerDisplay) : '';
+      const fingerprint = `${display}\n${stamps.map((s) => `${s.id} ${s.revision}`).join('\n')}`;
       const hit = cache.get(key);
       if (hit && hit.fingerprint === fingerprint) {
         remember(key, hit);

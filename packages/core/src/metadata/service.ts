@@ -55,7 +55,7 @@ export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMet
   return {
     async issuerMetadata(ctx, basePath) {
       const configurations = await store.credentialConfigurations.listAll(ctx.tenant.id);
-      return buildIssuerMetadata(issuerOf(ctx, basePath), configurations, await tenantFeatures(ctx.tenant.id), formats);
+      return buildIssuerMetadata(issuerOf(ctx, basePath), configurations, await tenantFeatures(ctx.tenant.id), formats, ctx.tenant.issuerDisplay);
     },
     async authorizationServerMetadata(ctx, basePath) {
       return buildAuthorizationServerMetadata(issuerOf(ctx, basePath), features);

@@ -456,6 +456,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/issuer-display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the issuer display
+         * @description Needs an admin token whose role holds the `configurations:read` permission.
+         */
+        get: operations["getIssuerDisplay"];
+        /**
+         * Replace the issuer display
+         * @description The credential issuer metadata publishes it as `display` (OpenID4VCI 1.0 §12.2.4); an empty list removes it.
+         *
+         *     Needs an admin token whose role holds the `configurations:write` permission.
+         */
+        put: operations["updateIssuerDisplay"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dids": {
         parameters: {
             query?: never;
@@ -4073,6 +4099,171 @@ export interface operations {
             };
             /** @description Conflicts with what exists. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIssuerDisplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display: {
+                            locale?: string;
+                            logo?: {
+                                alt_text?: string;
+                                uri: string;
+                            };
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateIssuerDisplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display: {
+                        locale?: string;
+                        logo?: {
+                            alt_text?: string;
+                            uri: string;
+                        };
+                        name: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display: {
+                            locale?: string;
+                            logo?: {
+                                alt_text?: string;
+                                uri: string;
+                            };
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8608,6 +8799,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -8731,6 +8923,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -8790,6 +8983,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -8919,6 +9113,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9041,6 +9236,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -9100,6 +9296,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9474,6 +9671,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -9597,6 +9795,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -9656,6 +9855,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9785,6 +9985,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9907,6 +10108,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -9966,6 +10168,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -11454,6 +11657,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             includeStatus: boolean;
                             keyAttestationsRequired?: {
@@ -11571,6 +11775,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
@@ -11624,6 +11829,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -11747,6 +11953,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -11863,6 +12070,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
@@ -11916,6 +12124,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -13989,6 +14198,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -14114,6 +14324,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -14175,6 +14386,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -14306,6 +14518,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -14430,6 +14643,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -14491,6 +14705,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -14913,6 +15128,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer: {
                                 iconUrl?: string;
@@ -15043,6 +15259,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer: {
                         iconUrl?: string;
                         id?: string;
@@ -15109,6 +15326,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
@@ -15245,6 +15463,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
@@ -15374,6 +15593,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer: {
                         iconUrl?: string;
                         id?: string;
@@ -15440,6 +15660,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
