@@ -97,6 +97,27 @@ describe.each(backends)('the server over real HTTP on %s', (_name, makeBackend, 
     expect(nobody.json()).toMatchObject({ code: 'NotFound' });
   });
 
+  it.skipIf(skip)('sets the issuer display and publishes it in the issuer metadata at once, then removes it (issue 29, OpenID4VCI 1.0 §12.2.4)', async () => {
+    const auth = { authorization: `Bearer ${await token()}` };
+    const display = [{ name: 'Acme Licensing', locale: 'en', logo: { uri: 'https://licensing.example.org/logo.png', alt_text: 'Acme' } }];
+    const metadata = async () => (await http(server.port, 'GET', '/.well-known/openid-credential-issuer', { host })).json();
+    expect(await metadata()).not.toHaveProperty('display');
+    const set = await http(server.port, 'PUT', '/v1/config/issuer-display', { host, headers: auth, body: { display } });
+    expect(set.status, set.text).toBe(200);
+    expect((await http(server.port, 'GET', '/v1/config/issuer-display', { host, headers: auth })).json()).toEqual({ display });
+    expect((await metadata()).display).toEqual(display);
+    const bad = await http(server.port, 'PUT', '/v1/config/issuer-display', {
+      host,
+      headers: auth,
+      body: { display: [{ name: 'A', logo: { uri: 'http://x.example/l.png' } }] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toMatchObject({ details: [{ param: 'display.0.logo.uri', msg: 'An https URL' }] });
+    // The other tests of this server read the metadata without it.
+    expect((await http(server.port, 'PUT', '/v1/config/issuer-display', { host, headers: auth, body: { display: [] } })).status).toBe(200);
+    expect(await metadata()).not.toHaveProperty('display');
+  });
+
   it.skipIf(skip)('takes a custom domain through create, read, update, DNS verification and delete, with events for each step', async () => {
     const auth = { authorization: `Bearer ${await token()}` };
     const created = await http(server.port, 'POST', '/v1/config/domain', {

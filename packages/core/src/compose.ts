@@ -27,6 +27,7 @@ import { createIssuingChains } from './mdoc-pki/signers.ts';
 import { type IssuanceFeatures, LIVE_ISSUANCE_FEATURES } from './metadata/issuer-metadata.ts';
 import { cacheIssuerMetadata } from './metadata/cached-service.ts';
 import { createIssuerMetadataService, type IssuerMetadataService } from './metadata/service.ts';
+import { createIssuerDisplayService, type IssuerDisplayService } from './metadata/issuer-display.ts';
 import type { DnsResolver } from './custom-domains/ports.ts';
 import type { CredentialEncryption, ProofVerifier } from './issuance/ports.ts';
 import type { KeyManager } from './keys/ports.ts';
@@ -190,6 +191,8 @@ export interface Vellum {
   adminClients: AdminClientService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
+  /** `GET`/`PUT /v1/config/issuer-display`: the issuer's `display` in its metadata (OpenID4VCI 1.0 §12.2.4). */
+  issuerDisplay: IssuerDisplayService;
   /** mDoc PKI (docs/decisions.md "mDoc PKI"; ISO/IEC 18013-5 Annex B): IACAs and document signers. */
   iacas: IacaService;
   documentSigners: DocumentSignerService;
@@ -372,6 +375,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       { stamps: (tenantId) => store.dids.listStamps(tenantId), origin: (tenant) => addressing.publicOrigin(tenant), clock },
     ),
     analytics: createAnalyticsService({ store, events: recorder }),
+    issuerDisplay: createIssuerDisplayService({ store, events: recorder }),
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
     credentialConfigurations: createCredentialConfigurationService({

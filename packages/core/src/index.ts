@@ -98,6 +98,8 @@ export * from './metadata/service.ts';
 export * from './metadata/cached-service.ts';
 export { buildJwtVcIssuerMetadata, SIGNED_METADATA_LIFETIME_SECONDS, SIGNED_METADATA_TYP, signIssuerMetadata } from './metadata/signed-metadata.ts';
 export type { SignedIssuerMetadata, SignIssuerMetadataInput } from './metadata/signed-metadata.ts';
+export { checkIssuerDisplayInput, createIssuerDisplayService, MAX_ISSUER_DISPLAYS } from './metadata/issuer-display.ts';
+export type { IssuerDisplay, IssuerDisplayService, IssuerDisplaySettings } from './metadata/issuer-display.ts';
 
 export * from './mdoc-pki/model.ts';
 export { checkCreateIacaInput, defaultIacaCommonName, IACA_MAX_VALIDITY_YEARS } from './mdoc-pki/rules.ts';

@@ -13,6 +13,7 @@ export { ClaimSourceBody } from './claim-sources/schema.ts';
 export { WalletClientBody } from './oauth-clients/schema.ts';
 export { AdminClientBody } from './tenancy/schema.ts';
 export { CustomDomainBody } from './custom-domains/schema.ts';
+export { IssuerDisplayBody } from './metadata/issuer-display.ts';
 
 // Credential configurations:
 export { CONFIGURATION_BODIES, CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from './configurations/schema.ts';

@@ -90,6 +90,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     statusLists: vellum.statusLists,
     configurations: vellum.credentialConfigurations,
     metadata: vellum.issuerMetadata,
+    issuerDisplay: vellum.issuerDisplay,
     digests,
     walletTokens,
     users: vellum.users,

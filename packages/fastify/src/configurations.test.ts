@@ -39,7 +39,8 @@ const COLLECTIONS = [
     format: 'dc+sd-jwt',
     path: '/v2/credentials/sd-jwt/configurations',
     body: { ...flatBody, type: 'https://credentials.example.com/pid', selectivelyDisclosable: ['name'] },
-    defaults: { revocable: false },
+    // A tenant without an issuer CA keeps the DID key (docs/decisions.md "Issuer certificates").
+    defaults: { revocable: false, keyResolution: 'did' },
   },
 ] as const;
 

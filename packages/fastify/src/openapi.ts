@@ -253,6 +253,7 @@ const TAGS = [
     'Credential configurations',
     'Credential configurations, one collection per format (`/v2/credentials/{format}/configurations`), all with the same operations; `expiresIn` counts a year as 365 days and a month as 30.',
   ],
+  ['Issuer display', 'How wallets name and show the issuer: the `display` of the credential issuer metadata, per locale.'],
   ['Issued credentials', 'Records of issued credentials.'],
   ['Status lists', 'Revocation and status lists, and their public documents.'],
   ['mDoc PKI', 'IACAs (the tenant’s mDoc root certificates) and the document signers they certify; creating an IACA needs its `country`.'],

@@ -53,6 +53,8 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v1/config/domain/verify', 'verifyCustomDomain'],
   ['GET /v1/config/analytics', 'getAnalyticsSettings'],
   ['PUT /v1/config/analytics', 'updateAnalyticsSettings'],
+  ['GET /v1/config/issuer-display', 'getIssuerDisplay'],
+  ['PUT /v1/config/issuer-display', 'updateIssuerDisplay'],
   ['GET /v1/events', 'listEvents'],
   // DIDs and their public documents.
   ['POST /v1/dids', 'createDid'],

@@ -13,6 +13,7 @@ import type {
   IacaService,
   IssuerSignerService,
   IssuerMetadataService,
+  IssuerDisplayService,
   WebhookService,
   NonceService,
   Dpop,
@@ -45,6 +46,8 @@ export interface VellumServices {
   issuerSigners: IssuerSignerService;
   credentialConfigurations: CredentialConfigurationService;
   issuerMetadata: IssuerMetadataService;
+  /** `GET`/`PUT /v1/config/issuer-display`: the issuer's `display` in its metadata. */
+  issuerDisplay: IssuerDisplayService;
   /** Webhook subscriptions, the delivery log and the public signing keys (docs/decisions.md "Webhooks"). */
   webhooks: WebhookService;
   users: UserService;

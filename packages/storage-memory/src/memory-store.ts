@@ -239,6 +239,13 @@ function repositories(get: () => State): Repositories {
         };
         return true;
       },
+      async setIssuerDisplay(id, display) {
+        const r = get().tenants.get(id);
+        if (!r) return false;
+        const { issuerDisplay: _old, ...rest } = r.value;
+        r.value = display.length > 0 ? { ...rest, issuerDisplay: copy([...display]) } : rest;
+        return true;
+      },
     },
     clients: {
       async insert(c) {

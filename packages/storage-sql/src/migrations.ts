@@ -816,6 +816,13 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.alterTable('mdoc_document_signers').addColumn('subject_alt_names', 'text').execute();
       },
     },
+    '0021_issuer_display': {
+      async up(db: Kysely<any>) {
+        // The credential issuer's display in its metadata (OpenID4VCI 1.0 §12.2.4), as JSON text;
+        // null is none. On the tenant row, which every request reads already.
+        await db.schema.alterTable('tenants').addColumn('issuer_display', 'text').execute();
+      },
+    },
   };
 }
 

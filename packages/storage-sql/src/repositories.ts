@@ -29,7 +29,7 @@ import {
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
-import { toRetentionColumns, toTenant, toTenantRow } from './tenants.table.ts';
+import { toIssuerDisplayColumn, toRetentionColumns, toTenant, toTenantRow } from './tenants.table.ts';
 import { deleteBatch, leaseRepositoryOn } from './retention.table.ts';
 import { webhookRepositoriesOn } from './webhook-repositories.ts';
 import { offerRepositoriesOn } from './offer-repositories.ts';
@@ -216,6 +216,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       },
       async setRetention(id, retention) {
         const result = await db.updateTable('tenants').set(toRetentionColumns(retention)).where('id', '=', id).executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async setIssuerDisplay(id, display) {
+        const result = await db.updateTable('tenants').set(toIssuerDisplayColumn(display)).where('id', '=', id).executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
     },

@@ -1,4 +1,4 @@
-import type { LoggingLevel, Region, Tenant, TenantRetention } from '@vellum/core';
+import type { IssuerDisplay, LoggingLevel, Region, Tenant, TenantRetention } from '@vellum/core';
 import type { Insertable, Selectable } from 'kysely';
 import type { Seq } from './database.ts';
 
@@ -13,6 +13,8 @@ export interface TenantsTable {
   /** Null: the default (docs/retention.md). */
   event_retention_days: number | null;
   webhook_delivery_retention_days: number | null;
+  /** The issuer display as JSON text (an array of { name, locale?, logo? }); null: none (migration 0021). */
+  issuer_display: string | null;
 }
 
 /** Maps a stored tenant row to the domain type. */
@@ -26,6 +28,8 @@ export function toTenant(row: Selectable<TenantsTable>): Tenant {
     loggingLevel: row.logging_level as LoggingLevel,
     createdAt: row.created_at,
     ...retentionOfRow(row),
+    // The core checked the entries before they were written.
+    ...(row.issuer_display !== null ? { issuerDisplay: JSON.parse(row.issuer_display) as IssuerDisplay[] } : {}),
   };
 }
 
@@ -42,7 +46,21 @@ export function toRetentionColumns(r: TenantRetention): Pick<TenantsTable, 'even
   return { event_retention_days: r.eventRetentionDays ?? null, webhook_delivery_retention_days: r.webhookDeliveryRetentionDays ?? null };
 }
 
+/** The column that stores a tenant's issuer display (null: none, as an empty list is). */
+export function toIssuerDisplayColumn(display: readonly IssuerDisplay[] | undefined): Pick<TenantsTable, 'issuer_display'> {
+  return { issuer_display: display && display.length > 0 ? JSON.stringify(display) : null };
+}
+
 /** Maps a domain tenant to the row that stores it. */
 export function toTenantRow(t: Tenant): Insertable<TenantsTable> {
-  return { id: t.id, subdomain: t.subdomain, region: t.region, name: t.name, logging_level: t.loggingLevel, created_at: t.createdAt, ...toRetentionColumns(t) };
+  return {
+    id: t.id,
+    subdomain: t.subdomain,
+    region: t.region,
+    name: t.name,
+    logging_level: t.loggingLevel,
+    created_at: t.createdAt,
+    ...toRetentionColumns(t),
+    ...toIssuerDisplayColumn(t.issuerDisplay),
+  };
 }

@@ -159,6 +159,39 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect((await store.tenants.findById(t.id))?.loggingLevel).toBe(3);
         expect(await store.tenants.setLoggingLevel(uuid(), 2)).toBe(false);
       });
+
+      it('replaces the issuer display in order, removes it with an empty list, and says false for an unknown tenant', async () => {
+        const t = await insertTenant(store);
+        const display = [
+          { name: 'Acme Bank', locale: 'en-GB', logo: { uri: 'https://acme.example/logo.png', alt_text: 'The Acme logo' } },
+          { name: 'Banque Acmé', locale: 'fr' },
+          { name: 'Acme' },
+        ];
+        expect(await store.tenants.setIssuerDisplay(t.id, display)).toBe(true);
+        expect(await store.tenants.findById(t.id)).toEqual({ ...t, issuerDisplay: display });
+        expect((await store.tenants.findBySubdomain(t.subdomain))?.issuerDisplay).toEqual(display);
+        // Another write to the tenant keeps it.
+        await store.tenants.setLoggingLevel(t.id, 2);
+        expect((await store.tenants.findById(t.id))?.issuerDisplay).toEqual(display);
+        expect(await store.tenants.setIssuerDisplay(t.id, [{ name: 'Acme' }])).toBe(true);
+        expect((await store.tenants.findById(t.id))?.issuerDisplay).toEqual([{ name: 'Acme' }]);
+        expect(await store.tenants.setIssuerDisplay(t.id, [])).toBe(true);
+        expect(await store.tenants.findById(t.id)).toEqual({ ...t, loggingLevel: 2 });
+        expect(await store.tenants.setIssuerDisplay(uuid(), display)).toBe(false);
+      });
+
+      it('a tenant inserted with an issuer display reads it back, and a rolled-back change leaves it', async () => {
+        const t = makeTenant({ issuerDisplay: [{ name: 'Acme', locale: 'en' }] });
+        await store.tenants.insert(t);
+        expect(await store.tenants.findById(t.id)).toEqual(t);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.tenants.setIssuerDisplay(t.id, [{ name: 'Other' }]);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        expect((await store.tenants.findById(t.id))?.issuerDisplay).toEqual([{ name: 'Acme', locale: 'en' }]);
+      });
     });
 
     describe('clients', () => {

@@ -4,9 +4,10 @@
 // (node oidc-provider, through @vellum/testing), the tenant's interaction hook (written here with
 // jose) adds claims, the wallet redeems the code with its PKCE verifier, proves possession of its
 // key and receives an mDoc that @auth0/mdl verifies against the IACA, holding claims from the ID
-// token and from the hook. The browser is a few lines here that follow each redirect by hand.
+// token and from the hook. Issue 29: the library reads the issuer display and requests an unbound
+// dc+sd-jwt without a proof. The browser is a few lines here that follow each redirect by hand.
 // The refusals are each checked for the error the standards name, and never a 5xx.
-import { createHash, createPublicKey, type JsonWebKey, randomBytes, verify as verifySignature } from 'node:crypto';
+import { createHash, createPublicKey, type JsonWebKey, type X509Certificate, randomBytes, verify as verifySignature } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
@@ -31,6 +32,7 @@ import { type IdentityProvider, PROVIDER_CLIENT, registerIdentityProvider, start
 import { activeIaca, type IssuerServer, issuerDatabases, prepareIssuerServer } from './issuer-server.ts';
 import { libraryWallet, requestCredential, withoutPar } from './library-wallet.ts';
 import { ISSUED_AND_VALID, presentAndVerify } from './mdoc-verify.ts';
+import { opensslIssuerCa, x509Verifier } from './x509-verifier.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -315,6 +317,8 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     scope: string;
     par: boolean;
     loginHint?: string;
+    /** Ask without a key proof, as the metadata of an unbound configuration tells a wallet to (OpenID4VCI 1.0 §6.3). */
+    withoutProof?: boolean;
   }) {
     const { device } = options;
     const created = await offer([options.configurationId], options.loginHint ? { login_hint: options.loginHint } : undefined);
@@ -342,12 +346,20 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
       pkceCodeVerifier: started.pkce?.codeVerifier,
       redirectUri: options.redirectUri,
     });
-    const body = await requestCredential(device.client, {
-      issuerMetadata,
-      credentialConfigurationId: options.configurationId,
-      signer: device.signer,
-      accessToken: accessTokenResponse.access_token,
-    });
+    const body = options.withoutProof
+      ? ((
+          await device.client.retrieveCredentials({
+            issuerMetadata,
+            credentialConfigurationId: options.configurationId,
+            accessToken: accessTokenResponse.access_token,
+          })
+        ).credentialResponse as { credentials?: Array<{ credential: string }>; notification_id?: string })
+      : await requestCredential(device.client, {
+          issuerMetadata,
+          credentialConfigurationId: options.configurationId,
+          signer: device.signer,
+          accessToken: accessTokenResponse.access_token,
+        });
     return { requestUrl, trail, landed, accessTokenResponse, body, issuerMetadata, pkce: started.pkce };
   }
 
@@ -663,6 +675,73 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   );
 
   it.skipIf(skip)(
+    'publishes the issuer display, and issues an unbound dc+sd-jwt without a key proof that @sd-jwt/sd-jwt-vc verifies with no cnf (issue 29, OpenID4VCI 1.0 §12.2.4, §6.3)',
+    async () => {
+      const display = [
+        { name: 'Acme Bank', locale: 'en', logo: { uri: 'https://acme.example/logo.png', alt_text: 'The Acme logo' } },
+        { name: 'Banque Acmé', locale: 'fr' },
+      ];
+      const set = await call('PUT', '/v1/config/issuer-display', { display });
+      expect(set.status, set.text).toBe(200);
+      const did = await call('POST', '/v1/dids', { method: 'key', options: { keyType: 'P-256' } });
+      expect(did.status, did.text).toBe(201);
+      const type = 'https://credentials.example/event-ticket';
+      const configuration = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+        type,
+        name: 'Event ticket',
+        issuer: { id: did.json().did },
+        holderBinding: false,
+        expiresIn: { days: 30 },
+        claimMappings: { family_name: { mapFrom: 'claims.family_name', required: true }, given_name: { mapFrom: 'claims.givenName' } },
+      });
+      expect(configuration.status, configuration.text).toBe(201);
+      expect(configuration.json().holderBinding).toBe(false);
+      const id = configuration.json().id as string;
+
+      // The metadata as anyone reads it, and as the wallet library parses it.
+      const published = (await call('GET', '/.well-known/openid-credential-issuer', undefined, {})).json();
+      expect(published.display).toEqual(display);
+      expect(published.credential_configurations_supported[id]).not.toHaveProperty('cryptographic_binding_methods_supported');
+      expect(published.credential_configurations_supported[id]).not.toHaveProperty('proof_types_supported');
+      const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+      const resolved = await device.client.resolveIssuerMetadata(origin);
+      expect(resolved.credentialIssuer.display).toEqual(display);
+
+      const run = await runFlow({
+        device,
+        clientId: publicClientId,
+        redirectUri: PUBLIC_REDIRECT,
+        configurationId: id,
+        scope: `dc+sd-jwt:${type}`,
+        par: true,
+        withoutProof: true,
+      });
+      const compact = run.body.credentials?.[0]?.credential as string;
+      const issuerJwk = resolveDidKey(did.json().did);
+      const sdJwtVc = new SDJwtVcInstance({
+        hasher: (data: string | ArrayBuffer) =>
+          createHash('sha256')
+            .update(typeof data === 'string' ? data : new Uint8Array(data))
+            .digest(),
+        verifier: (data: string, signature: string) =>
+          verifySignature(
+            'sha256',
+            Buffer.from(data),
+            { key: createPublicKey({ key: issuerJwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+            Buffer.from(signature, 'base64url'),
+          ),
+      });
+      const verified = await sdJwtVc.verify(compact);
+      expect(verified.payload).toMatchObject({ iss: did.json().did, vct: type, family_name: 'Okafor', given_name: 'Ada' });
+      expect(verified.payload).not.toHaveProperty('cnf');
+      // The signature is what the library checked: one flipped character and it refuses.
+      const [jwt = '', ...rest] = compact.split('~');
+      const [h, p, sig = ''] = jwt.split('.');
+      await expect(sdJwtVc.verify([`${h}.${p}.${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`, ...rest].join('~'))).rejects.toThrow();
+    },
+  );
+
+  it.skipIf(skip)(
     'revokes ldp_vc, cwt and dc+sd-jwt credentials: each reads revoked in the list its DID signs, and another credential valid (issue 15)',
     async () => {
       const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };
@@ -935,6 +1014,153 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     const inTime = await redeem(got);
     expect(inTime.status, inTime.text).toBe(200);
   });
+
+  // Issue 29 points 1 and 2: SD-JWT VCs a HAIP wallet or verifier trusts through X.509, verified by
+  // @sd-jwt/sd-jwt-vc from the trust anchor alone (x509-verifier.ts). Last in the suite: from here
+  // on the tenant has an active issuer CA, so new dc+sd-jwt configurations default to x5c.
+  const claimMappings = {
+    family_name: { mapFrom: 'claims.family_name', required: true },
+    given_name: { mapFrom: 'claims.givenName', required: true },
+    birth_date: { mapFrom: 'claims.birthDate' },
+  };
+
+  async function collectSdJwt(configurationId: string, type: string) {
+    const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+    const run = await runFlow({ device, clientId: publicClientId, redirectUri: PUBLIC_REDIRECT, configurationId, scope: `dc+sd-jwt:${type}`, par: true });
+    return { compact: run.body.credentials?.[0]?.credential as string, device };
+  }
+
+  it.skipIf(skip)(
+    'signs dc+sd-jwt with a leaf under a managed issuer CA: iss is the https issuer, x5c the leaf alone, verified from the public CA alone; a revoked leaf is never used again',
+    async () => {
+      const ca = await call('POST', '/v2/credentials/issuer-cas', { country: 'NL', commonName: 'Acme Issuer CA' });
+      expect(ca.status, ca.text).toBe(201);
+      expect(ca.json()).toMatchObject({ isManaged: true, active: false });
+      expect((await call('PUT', `/v2/credentials/issuer-cas/${ca.json().id}`, { active: true })).status).toBe(200);
+      // What a verifier configures as its trust anchor: the public list, read without a token. The IACA list does not show it.
+      const listed = await call('GET', '/v2/credentials/issuer-cas', undefined, {});
+      expect(listed.status).toBe(200);
+      const anchorPem = listed.json().data[0].certificatePem as string;
+      expect(
+        (await call('GET', '/v2/credentials/mobile/iacas', undefined, {})).json().data.map((i: { certificatePem: string }) => i.certificatePem),
+      ).not.toContain(anchorPem);
+
+      // On an https issuer with an active issuer CA, a new dc+sd-jwt configuration resolves its key by x5c.
+      const configuration = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+        type: 'https://credentials.example/pid',
+        expiresIn: { days: 30 },
+        claimMappings,
+      });
+      expect(configuration.status, configuration.text).toBe(201);
+      expect(configuration.json().keyResolution).toBe('x5c');
+
+      const { compact, device } = await collectSdJwt(configuration.json().id, 'https://credentials.example/pid');
+      const verifier = x509Verifier(anchorPem);
+      const verified = await verifier.verify(compact);
+      expect(verified.payload).toMatchObject({
+        iss: origin,
+        vct: 'https://credentials.example/pid',
+        cnf: { jwk: { x: device.publicJwk.x, y: device.publicJwk.y } },
+        family_name: 'Okafor',
+        given_name: 'Ada',
+        birth_date: '1991-07-14',
+      });
+      const first = verifier.checked()?.leaf as X509Certificate;
+      expect(first.subjectAltName).toContain(`DNS:${new URL(origin).hostname}`);
+      // Another anchor (an IACA of the same tenant is not it) does not verify it.
+      await expect(x509Verifier(iacaPem).verify(compact)).rejects.toThrow();
+
+      // The leaf as the admin API shows it; revoked, its serial number is on the CA's public CRL, and
+      // the next credential is signed by a new leaf.
+      const leaves = (await call('GET', '/v2/credentials/issuer-signers')).json().data as Array<{ id: string; use: string; certificateFingerprint: string }>;
+      const used = leaves.find((l) => l.certificateFingerprint === first.fingerprint256.replaceAll(':', '').toLowerCase());
+      expect(used).toMatchObject({ use: 'credential' });
+      expect((await call('POST', `/v2/credentials/issuer-signers/${used?.id}/revoke`)).status).toBe(200);
+      const crl = await issuer.tlsFetch(`${origin}/v2/credentials/issuer-cas/${ca.json().id}/crl`);
+      expect(crl.status).toBe(200);
+      const tools = opensslIssuerCa();
+      try {
+        expect(tools.crlSerials(new Uint8Array(await crl.arrayBuffer()))).toContain(first.serialNumber.toUpperCase());
+      } finally {
+        tools.remove();
+      }
+      const again = x509Verifier(anchorPem);
+      await again.verify((await collectSdJwt(configuration.json().id, 'https://credentials.example/pid')).compact);
+      expect(again.checked()?.leaf.serialNumber).not.toBe(first.serialNumber);
+    },
+  );
+
+  it.skipIf(skip)(
+    'takes an imported issuer CA through the CSR flow, refuses a leaf whose SAN does not name the issuer, and signs with the one that does',
+    async () => {
+      const ca = opensslIssuerCa();
+      try {
+        const tenantCa = await call('POST', '/v2/credentials/issuer-cas', { certificatePem: ca.pem });
+        // The tenant already has the managed CA of the test before: this one is imported beside it and, activated last, signs.
+        expect(tenantCa.status, tenantCa.text).toBe(201);
+        expect(tenantCa.json()).toMatchObject({ isManaged: false, certificateData: { country: 'NL', commonName: 'Example Issuer CA' } });
+        expect((await call('PUT', `/v2/credentials/issuer-cas/${tenantCa.json().id}`, { active: true })).status).toBe(200);
+
+        // Without a certified leaf, an x5c configuration is refused, saying what to do.
+        const early = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+          type: 'https://credentials.example/imported',
+          expiresIn: { days: 10 },
+          claimMappings,
+          keyResolution: 'x5c',
+        });
+        expect(early.status, early.text).toBe(400);
+        expect(early.json().details).toEqual([
+          expect.objectContaining({ param: 'keyResolution', msg: expect.stringContaining('/v2/credentials/issuer-signers') }),
+        ]);
+
+        const requested = await call('POST', '/v2/credentials/issuer-signers', { issuerCaId: tenantCa.json().id, use: 'credential' });
+        expect(requested.status, requested.text).toBe(201);
+        const { id, csrPem } = requested.json() as { id: string; csrPem: string };
+
+        // A certificate for another issuer's name: refused, naming the identifier the credentials' iss will be.
+        const wrong = await call('PUT', `/v2/credentials/issuer-signers/${id}`, {
+          active: true,
+          certificatePem: ca.certify(csrPem, ['https://someone-else.example'], '0x0a01'),
+        });
+        expect(wrong.status, wrong.text).toBe(400);
+        expect(wrong.json().details).toEqual([expect.objectContaining({ param: 'certificatePem', msg: expect.stringContaining(origin) })]);
+
+        const right = await call('PUT', `/v2/credentials/issuer-signers/${id}`, { active: true, certificatePem: ca.certify(csrPem, [origin], '0x0a02') });
+        expect(right.status, right.text).toBe(200);
+        expect(right.json()).toMatchObject({ active: true, isManaged: false, use: 'credential', subjectAltNames: [origin] });
+
+        const configuration = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+          type: 'https://credentials.example/imported',
+          expiresIn: { days: 10 },
+          claimMappings,
+          keyResolution: 'x5c',
+        });
+        expect(configuration.status, configuration.text).toBe(201);
+        const { compact } = await collectSdJwt(configuration.json().id, 'https://credentials.example/imported');
+        const verifier = x509Verifier(ca.pem);
+        expect((await verifier.verify(compact)).payload).toMatchObject({ iss: origin, family_name: 'Okafor' });
+        expect(verifier.checked()?.leaf.serialNumber).toBe('0A02');
+
+        // A configuration that keeps its DID key resolution is unchanged: iss is the DID, kid names its key.
+        const legacy = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+          type: 'https://credentials.example/did-signed',
+          expiresIn: { days: 10 },
+          claimMappings,
+          keyResolution: 'did',
+        });
+        expect(legacy.status, legacy.text).toBe(201);
+        const header = JSON.parse(
+          Buffer.from((await collectSdJwt(legacy.json().id, 'https://credentials.example/did-signed')).compact.split('.')[0] as string, 'base64url').toString(
+            'utf8',
+          ),
+        );
+        expect(header).toMatchObject({ typ: 'dc+sd-jwt', alg: 'ES256', kid: expect.stringMatching(/^did:key:/) });
+        expect(header).not.toHaveProperty('x5c');
+      } finally {
+        ca.remove();
+      }
+    },
+  );
 
   it.skipIf(skip)('answered no request of these runs with a 5xx', () => {
     expect(issuer.server.output()).not.toMatch(/"statusCode":5\d\d/);

@@ -35,6 +35,22 @@ function checkReservedClaims(handler: CredentialFormatHandler, mappings: unknown
   }
 }
 
+/**
+ * `holderBinding: false` (docs/decisions.md "Issuer display and unbound credentials (issue 29)"):
+ * not for a format that always binds (mso_mdoc), and not with key attestations, which are about the
+ * very key an unbound credential goes without.
+ */
+function checkHolderBinding(handler: CredentialFormatHandler, body: Record<string, unknown>, problems: Problems): void {
+  if (body.holderBinding !== false) return;
+  if (handler.holderBindingRequired !== undefined) problems.add('holderBinding', handler.holderBindingRequired, false);
+  else if (body.keyAttestationsRequired !== undefined)
+    problems.add(
+      'holderBinding',
+      'Key attestations (keyAttestationsRequired) are about the key a credential is bound to: leave them out of an unbound configuration',
+      false,
+    );
+}
+
 /** A pinned issuer DID must be the tenant's, with a key of the kind the format signs with. */
 function checkIssuerDid(handler: CredentialFormatHandler, issuer: unknown, context: CheckContext, problems: Problems): void {
   const id = isPlainObject(issuer) ? issuer.id : undefined;
@@ -73,6 +89,7 @@ export function checkConfigurationInput(
   checkClaimDisplay(handler.claimLayout, body.claimDisplay, body.claimMappings, values);
   const keyAttestationsRequired = checkKeyAttestationsRequired(body.keyAttestationsRequired, values);
   handler.checkFields(body, values);
+  checkHolderBinding(handler, body, values);
   checkIssuerDid(handler, body.issuer, context, values);
   const failed = problems.details.map((d) => d.param);
   const shapeHeld = (param: string) => !failed.some((f) => param === f || param.startsWith(`${f}.`));
@@ -89,6 +106,8 @@ export function checkConfigurationInput(
     display: body.display as CredentialDisplay[] | undefined,
     claimDisplay: body.claimDisplay as ClaimDisplay | undefined,
     keyAttestationsRequired: keyAttestationsRequired as KeyAttestationRequirement | undefined,
+    // Only `false` is kept: absent is the default, bound.
+    holderBinding: body.holderBinding === false ? (false as const) : undefined,
   });
   return handler.build(common, body);
 }

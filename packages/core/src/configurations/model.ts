@@ -87,6 +87,11 @@ interface ConfigurationBase extends TenantRecord {
   claimDisplay?: ClaimDisplay;
   /** Key proofs must carry a key attestation that meets this (metadata `key_attestations_required`). */
   keyAttestationsRequired?: KeyAttestationRequirement;
+  /**
+   * `false`: credentials carry no holder key and the wallet sends no key proof (OpenID4VCI 1.0
+   * §6.3, "no binding"); absent: bound to the key the wallet proves, as always. Only `false` is kept.
+   */
+  holderBinding?: false;
 }
 
 export interface MdocConfiguration extends ConfigurationBase {
@@ -152,6 +157,8 @@ export interface CredentialConfigurationInput {
   display?: CredentialDisplay[];
   claimDisplay?: ClaimDisplay;
   keyAttestationsRequired?: KeyAttestationRequirement;
+  /** false: issued without a holder key (not for mso_mdoc). */
+  holderBinding?: boolean;
   /** mso_mdoc. */
   includeStatus?: boolean;
   /** ldp_vc (name required), cwt, cwt_vc, dc+sd-jwt. */

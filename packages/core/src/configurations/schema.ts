@@ -88,6 +88,8 @@ const common = {
     }),
   ),
   keyAttestationsRequired: Type.Optional(KeyAttestationsRequired),
+  /** false: issued without a holder key, and requested without a key proof (not for mso_mdoc). */
+  holderBinding: Type.Optional(Flag),
 };
 
 /** Linked-data and CWT issuers: who signs and how they are shown. Whether the tenant holds the DID is the service's to check. */

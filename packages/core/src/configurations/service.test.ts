@@ -44,6 +44,30 @@ describe('creating credential configurations (docs/decisions.md "Credential conf
     expect(rootsOnly.keyAttestationsRequired).toEqual({ rootCertificates: [PEM] });
   });
 
+  it('turns holder binding off with holderBinding: false (kept), not for mso_mdoc and not with key attestations; true is the default (issue 29)', async () => {
+    const { configurations, ctx } = await setup();
+    for (const format of ['dc+sd-jwt', 'cwt', 'cwt_vc'] as const) {
+      const created = await configurations.create(ctx, format, flat(`Ticket${format.length}`, { holderBinding: false }));
+      expect(created.holderBinding, format).toBe(false);
+      expect((await configurations.get(ctx, format, created.id)).holderBinding, format).toBe(false);
+      // Replaced without it, the configuration is bound again.
+      expect(await configurations.update(ctx, format, created.id, flat(`Ticket${format.length}`))).not.toHaveProperty('holderBinding');
+    }
+    const ldp = await configurations.create(ctx, 'ldp_vc', flat('Coupon', { holderBinding: false, issuer: { name: 'Acme' } } as never));
+    expect(ldp.holderBinding).toBe(false);
+    expect(await configurations.create(ctx, 'dc+sd-jwt', flat('Bound', { holderBinding: true }))).not.toHaveProperty('holderBinding');
+    const mdoc = await refusal(configurations.create(ctx, 'mso_mdoc', mdl({ holderBinding: false })));
+    expect(mdoc.details).toEqual([
+      expect.objectContaining({ param: 'holderBinding', value: false, msg: expect.stringContaining('An mDoc is always bound to a device key') }),
+    ]);
+    const attested = await refusal(
+      configurations.create(ctx, 'dc+sd-jwt', flat('Attested', { holderBinding: false, keyAttestationsRequired: { rootCertificates: [PEM] } })),
+    );
+    expect(attested.details).toEqual([expect.objectContaining({ param: 'holderBinding', msg: expect.stringContaining('Key attestations') })]);
+    const shape = await refusal(configurations.create(ctx, 'dc+sd-jwt', flat('Shape', { holderBinding: 'no' as never })));
+    expect(shape.details).toEqual([expect.objectContaining({ param: 'holderBinding', msg: 'true or false' })]);
+  });
+
   it('creates an mDoc configuration with a generated id and defaults, and reads it back', async () => {
     const { configurations, ctx } = await setup();
     const created = await configurations.create(ctx, 'mso_mdoc', mdl());

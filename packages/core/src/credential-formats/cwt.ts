@@ -9,6 +9,7 @@ import type { StatusListService } from '../status-lists/service.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import type { CommonConfiguration, CredentialFormatHandler, CwtSigner } from './port.ts';
 import {
+  bindingKeyOf,
   checkSignedFields,
   COSE_ES256,
   DID_SIGNED_HANDLER,
@@ -72,7 +73,8 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['did:key'], cryptographic_suites_supported: ['ES256'] }),
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      const { tenant, configuration, holderKey } = request;
+      const { tenant, configuration } = request;
+      const holderKey = bindingKeyOf(request);
       // IETF Token Status List §6.2: a Referenced Token in CWT form names its list in claim 65535.
       const { claims, validFrom, validUntil, did, key, entry } = await planSigning(request, deps, 'P-256', 'token-cwt');
       const credential = await signer.sign({
@@ -82,11 +84,11 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
         claims: {
           iss: did,
           // The holder is named by the did:key of the key it proved; `cnf` binds that key (RFC 8747).
-          sub: didKeyOf(holderKey),
+          // An unbound configuration's credential has neither.
+          ...(holderKey ? { sub: didKeyOf(holderKey), cnf: holderKey } : {}),
           iat: validFrom,
           nbf: validFrom,
           exp: validUntil,
-          cnf: holderKey,
           claims: privateClaims(configuration.type, claims),
           ...(entry ? { status: { idx: entry.idx, uri: entry.uri } } : {}),
         },

@@ -11,8 +11,8 @@ export interface IssueCredentialRequest {
   configuration: CredentialConfiguration;
   /** The user object claims are mapped from (docs/decisions.md "Credential configurations"). */
   subject: ClaimSubject;
-  /** The holder's public key: the credential is bound to it. */
-  holderKey: PublicJwk;
+  /** The holder's public key: the credential is bound to it. Absent only for a configuration with `holderBinding: false`. */
+  holderKey?: PublicJwk;
   /** The credential issuer identifier (an https origin) the credential is issued under. */
   credentialIssuer: string;
   /** The issuance time (default: the clock's now). */
@@ -46,7 +46,7 @@ export function createCredentialIssuance(deps: CredentialIssuanceDeps): Credenti
         tenant: request.tenant,
         configuration: request.configuration as never,
         subject: request.subject,
-        holderKey: request.holderKey,
+        ...(request.holderKey ? { holderKey: request.holderKey } : {}),
         credentialIssuer: request.credentialIssuer,
         now: request.now ?? clock.now(),
         form: request.form ?? 'current',

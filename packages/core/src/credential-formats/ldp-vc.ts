@@ -9,8 +9,18 @@ import type { Ids } from '../shared/ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import { didKeyOf } from '../dids/did-key.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
+import type { PublicJwk } from '../keys/model.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, LinkedDataSigner } from './port.ts';
-import { checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf, VC_CONTEXT } from './shared.ts';
+import {
+  bindingKeyOf,
+  checkSignedFields,
+  DID_SIGNED_HANDLER,
+  holderProofTypes,
+  issuedCredential,
+  revocableStatus,
+  signedConfigurationOf,
+  VC_CONTEXT,
+} from './shared.ts';
 import { planSigning } from './signing-did.ts';
 import { isoSeconds } from './validity.ts';
 
@@ -41,9 +51,10 @@ export const LDP_CLAIM_VOCABULARY: Readonly<Record<'@vocab', string>> = { '@voca
  */
 function unsignedCredential(
   request: FormatIssueRequest<LdpVcConfiguration>,
+  holderKey: PublicJwk | undefined,
   parts: { id: string; issuer: string; claims: Record<string, unknown>; validFrom: Date; validUntil: Date; status?: { idx: number; uri: string } | undefined },
 ): Record<string, unknown> {
-  const { configuration: c, holderKey, form } = request;
+  const { configuration: c, form } = request;
   const { name, logoUrl, iconUrl } = c.issuer;
   const credential: Record<string, unknown> = {
     '@context': [VC_CONTEXT, ...(c.contexts ?? []), ...(parts.status ? [REVOCATION_LIST_CONTEXT] : []), { ...LDP_CLAIM_VOCABULARY }],
@@ -52,8 +63,9 @@ function unsignedCredential(
     issuer: form === 'legacy' ? present({ id: parts.issuer, name, logoUrl, iconUrl }) : parts.issuer,
     issuanceDate: isoSeconds(parts.validFrom),
     expirationDate: isoSeconds(parts.validUntil),
-    // The holder is named by the did:key of the key it proved possession of (§4.4 subject id).
-    credentialSubject: { id: didKeyOf(holderKey), ...parts.claims },
+    // The holder is named by the did:key of the key it proved possession of (§4.4 subject id); an
+    // unbound configuration's credential names no holder (the id is optional there).
+    credentialSubject: { ...(holderKey ? { id: didKeyOf(holderKey) } : {}), ...parts.claims },
     // W3C CCG Revocation List 2020 §2.1, the shape docs/formats/ldp-vc.md shows for legacy credentials.
     ...(parts.status
       ? {
@@ -162,8 +174,9 @@ export function createLdpVcFormat(deps: LdpVcFormatDeps): CredentialFormatHandle
     statusEntry: revocableStatus('status-list-credential'),
     async issue(request) {
       const { tenant, configuration } = request;
+      const holderKey = bindingKeyOf(request);
       const { claims, validFrom, validUntil, did, key, entry: status } = await planSigning(request, deps, 'Ed25519', 'revocation-list');
-      const document = unsignedCredential(request, { id: `urn:uuid:${ids.uuid()}`, issuer: did, claims, validFrom, validUntil, status });
+      const document = unsignedCredential(request, holderKey, { id: `urn:uuid:${ids.uuid()}`, issuer: did, claims, validFrom, validUntil, status });
       const credential = await signer
         .sign({
           tenantId: tenant.id,

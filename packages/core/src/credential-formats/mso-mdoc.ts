@@ -7,7 +7,7 @@ import { checkBoolean, checkType, CREDENTIAL_TYPE, isMdlDocType, MAX_MDL_VALIDIT
 import type { MdocIssuance } from '../mdoc-issuance/service.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { CommonConfiguration, CredentialFormatHandler } from './port.ts';
-import { COSE_ES256 } from './shared.ts';
+import { bindingKeyOf, COSE_ES256 } from './shared.ts';
 
 export interface MdocFormatDeps {
   /** The mDoc use case, which signs under the tenant's active IACA. */
@@ -24,6 +24,8 @@ export function createMdocFormat(deps: MdocFormatDeps): CredentialFormatHandler<
     reservedClaims: [],
     // Device keys are P-256, so their proofs are ES256 (ISO/IEC 18013-5 §9.1.2.4).
     proofAlgorithms: ['ES256'],
+    holderBindingRequired:
+      'An mDoc is always bound to a device key (the MSO’s deviceKey, ISO/IEC 18013-5 §9.1.2.4): mso_mdoc configurations cannot turn holder binding off',
     maxValidityDays: (type) => (typeof type === 'string' && isMdlDocType(type) ? MAX_MDL_VALIDITY_DAYS : MAX_VALIDITY_DAYS),
     checkType: (type, problems) => checkType(type, CREDENTIAL_TYPE, 'A docType such as org.iso.18013.5.1.mDL', problems),
     checkFields(body: Record<string, unknown>, problems: Problems) {
@@ -55,7 +57,8 @@ export function createMdocFormat(deps: MdocFormatDeps): CredentialFormatHandler<
     },
     statusEntry: (c) => (c.includeStatus ? 'mdoc-status-list' : undefined),
     async issue(request) {
-      const { tenant, configuration, subject, holderKey, now, credentialIssuer } = request;
+      const { tenant, configuration, subject, now, credentialIssuer } = request;
+      const holderKey = bindingKeyOf({ configuration: {}, holderKey: request.holderKey }) as NonNullable<typeof request.holderKey>;
       const issued = await issuance.issue({ tenant, configuration, subject, holderKey, now, origin: credentialIssuer });
       return {
         credential: issued.credential,

@@ -37,8 +37,11 @@ export interface FormatIssueRequest<C extends CredentialConfiguration = Credenti
   configuration: C;
   /** The user object claims are mapped from (docs/decisions.md "Credential configurations"). */
   subject: ClaimSubject;
-  /** The holder's public key, from the key proof: the credential is bound to it. */
-  holderKey: PublicJwk;
+  /**
+   * The holder's public key, from the key proof: the credential is bound to it. Absent only for a
+   * configuration with `holderBinding: false`, whose credentials name no holder key.
+   */
+  holderKey?: PublicJwk;
   /** The credential issuer identifier the wallet talks to (an https origin). */
   credentialIssuer: string;
   /** The issuance time. The credential is valid from it for the configuration's `expiresIn`. */
@@ -81,6 +84,11 @@ export interface CredentialFormatHandler<C extends CredentialConfiguration = Cre
   readonly signingKey?: KeyAlgorithm;
   /** The `alg` values a key proof may use: the holder key must be one the format can bind. */
   readonly proofAlgorithms: readonly string[];
+  /**
+   * Why a configuration of this format cannot turn holder binding off (`holderBinding: false`), as
+   * the 400 says it; undefined when it can (the credential then carries no holder key).
+   */
+  readonly holderBindingRequired?: string;
   /** The longest `expiresIn` a configuration of this type may have, in days (docs/decisions.md "Credential configurations"). */
   maxValidityDays(type: unknown): number;
   /** Checks a configuration's `type` (a docType, a vct, or a plain name) for this format. */
@@ -142,8 +150,8 @@ export interface CwtClaims {
   iat: Date;
   nbf?: Date;
   exp: Date;
-  /** `cnf` (8, RFC 8747): the holder's public key, written as a COSE_Key under label 1. */
-  cnf: PublicJwk;
+  /** `cnf` (8, RFC 8747): the holder's public key, written as a COSE_Key under label 1; absent for an unbound credential. */
+  cnf?: PublicJwk;
   /**
    * `status` (65535, IETF Token Status List draft 14 §6.3.1), when the credential can be revoked:
    * its entry in a Token Status List, written as `{ "status_list": { "idx": idx, "uri": uri } }`.

@@ -10,6 +10,7 @@ import type { IssuerSigners } from '../issuer-pki/model.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner } from './port.ts';
 import { DomainError } from '../shared/errors.ts';
 import {
+  bindingKeyOf,
   checkSignedFields,
   claimsAndValidity,
   DID_SIGNED_HANDLER,
@@ -45,7 +46,8 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
    * chains to the tenant's issuer CA, the verifier's trust anchor (SD-JWT VC §3.5).
    */
   async function issueWithX5c(request: FormatIssueRequest<SdJwtConfiguration>) {
-    const { tenant, configuration, holderKey, credentialIssuer, now } = request;
+    const { tenant, configuration, credentialIssuer, now } = request;
+    const holderKey = bindingKeyOf(request);
     if (!deps.issuerSigners)
       throw new DomainError('BadRequest', 'This host issues no SD-JWT VC signed with X.509 certificates (no issuer signers are configured)');
     const { claims, validFrom, validUntil } = claimsAndValidity(request);
@@ -56,7 +58,8 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       nbf: seconds(validFrom),
       exp: seconds(validUntil),
       vct: configuration.type,
-      cnf: { jwk: holderKey },
+      // An unbound configuration's credential names no key (docs/decisions.md "Issuer display and unbound credentials (issue 29)").
+      ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
     };
     const payload = { ...registered, ...claims, ...registered };
     const credential = await deps.signer.issue({
@@ -115,8 +118,9 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['jwk'], cryptographic_suites_supported: ['ES256'] }),
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      const { tenant, configuration, holderKey } = request;
+      const { tenant, configuration } = request;
       if (configuration.keyResolution === 'x5c') return issueWithX5c(request);
+      const holderKey = bindingKeyOf(request);
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
       // SD-JWT VC defines (§3.5), as that section allows. JWT times are whole seconds (RFC 7519 §2).
@@ -128,7 +132,8 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         nbf: seconds(validFrom),
         exp: seconds(validUntil),
         vct: configuration.type,
-        cnf: { jwk: holderKey },
+        // An unbound configuration's credential names no key (SD-JWT VC §3.2.2.2: cnf is for Key Binding).
+        ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
         ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
       };
       // Registered claims first for a readable payload, and again last so that no mapped claim can

@@ -8,6 +8,7 @@ import { checkBoolean, checkIssuerProfile, MAX_VALIDITY_DAYS } from '../configur
 import { DomainError } from '../shared/errors.ts';
 import type { ReferencedListForm } from '../status-lists/model.ts';
 import type { ReferencedStatusAllocation, StatusListService } from '../status-lists/service.ts';
+import type { PublicJwk } from '../keys/model.ts';
 import type { Tenant } from '../tenancy/model.ts';
 import type { FormatIssueRequest, IssuedCredential, StatusEntryKind } from './port.ts';
 import { validityOf } from './validity.ts';
@@ -63,6 +64,21 @@ export function claimsAndValidity(
 ) {
   const { configuration, now } = request;
   return { claims: resolveFlatClaims(configuration.claimMappings, request.subject), ...validityOf(now, configuration.expiresIn, now) };
+}
+
+/**
+ * The key a credential is bound to: none for a configuration with `holderBinding: false` (even when
+ * the caller passes one), else the holder key, which a bound credential cannot go without (400).
+ */
+export function bindingKeyOf(request: Pick<FormatIssueRequest, 'holderKey'> & { configuration: { holderBinding?: false } }): PublicJwk | undefined {
+  if (request.configuration.holderBinding === false) return undefined;
+  if (!request.holderKey) {
+    throw new DomainError('BadRequest', 'This credential is bound to a key of the holder: a key proof is required', {
+      oauthError: 'invalid_proof',
+      details: [{ msg: 'A key proof is required', param: 'proofs', location: 'body' }],
+    });
+  }
+  return request.holderKey;
 }
 
 /** The key proofs a DID-signed format's metadata takes (OpenID4VCI 1.0 `proof_types_supported`): a JWT by the holder's key. */

@@ -10,6 +10,9 @@ export const EVENT_PREFIXES = {
   CONFIG_CUSTOM_DOMAIN_VERIFY: 'custom-domain',
   CONFIG_ANALYTICS_RETRIEVE: 'analytics',
   CONFIG_ANALYTICS_UPDATE: 'analytics',
+  // The issuer's display in its metadata (docs/decisions.md "Issuer display and unbound credentials (issue 29)").
+  CONFIG_ISSUER_DISPLAY_RETRIEVE: 'issuer-display',
+  CONFIG_ISSUER_DISPLAY_UPDATE: 'issuer-display',
   ANALYTICS_EVENTS_LIST: 'analytics',
   DID_CREATE: 'did',
   DID_RETRIEVE: 'did',

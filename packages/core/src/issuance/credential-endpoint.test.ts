@@ -605,6 +605,87 @@ describe('every format through the endpoint, each signed by its engine (issue 14
     expect([...signed.disclosable].sort()).toEqual(['birthDate', 'familyName']);
   });
 
+  describe('unbound configurations (holderBinding: false; OpenID4VCI 1.0 §6.3 and §8.2, docs/decisions.md "Issuer display and unbound credentials (issue 29)")', () => {
+    /** A stored unbound configuration of `format`, and a flow whose token grants it. */
+    async function unbound(s: Awaited<ReturnType<typeof withDids>>, format: Format) {
+      const configuration = makeConfiguration(s.tenant.id, {
+        format,
+        revocable: false,
+        holderBinding: false,
+        claimMappings: flatMappings,
+        ...(format === 'ldp_vc' ? { issuer: { name: 'Acme' }, contexts: [] } : {}),
+      } as never);
+      await s.store.credentialConfigurations.insert(configuration);
+      return { configuration, ...(await s.flow({ configurationIds: [configuration.id] })) };
+    }
+    const credentialOf = (res: { body: string }) => (JSON.parse(res.body) as { credentials: Array<{ credential: unknown }> }).credentials[0]!.credential;
+
+    it('dc+sd-jwt: issued without a proof and without cnf; a second request with the token is refused', async () => {
+      const s = await withDids();
+      const { configuration, authorization, userId } = await unbound(s, 'dc+sd-jwt');
+      const res = await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id });
+      const signed = fromBase64Url((credentialOf(res) as string).slice(0, -1));
+      expect(signed.payload).toMatchObject({ iss: s.p256, vct: configuration.type, familyName: 'Turner', birthDate: '1990-05-15' });
+      expect(signed.payload).not.toHaveProperty('cnf');
+      const [record] = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
+      expect(record).toMatchObject({ format: 'dc+sd-jwt', credentialConfigurationId: configuration.id, userId });
+      // The token issues one credential per configuration, proof or not.
+      await expect(s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })).rejects.toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'credential_request_denied',
+      });
+    });
+
+    it('a proof sent anyway is neither checked nor used: a bad one does not fail the request, and its nonce stays unused', async () => {
+      const s = await withDids();
+      const { configuration, authorization } = await unbound(s, 'dc+sd-jwt');
+      const nonce = await s.nonce();
+      const verify = vi.spyOn(s.proofs, 'verify');
+      const res = await s.post(s.wallet, authorization, {
+        credential_configuration_id: configuration.id,
+        proofs: { jwt: [s.proofFor(nonce).replace(/\.[^.]+$/, '.AAAA')] },
+      });
+      expect(fromBase64Url((credentialOf(res) as string).slice(0, -1)).payload).not.toHaveProperty('cnf');
+      expect(verify).not.toHaveBeenCalled();
+      expect(await s.unused(nonce)).toBe(true);
+    });
+
+    it('cwt and cwt_vc carry neither cnf nor sub; ldp_vc names no credentialSubject.id', async () => {
+      const s = await withDids();
+      for (const format of ['cwt', 'cwt_vc'] as const) {
+        const { configuration, authorization } = await unbound(s, format);
+        const signed = fromBase64Url(credentialOf(await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })) as string);
+        expect(signed.claims.iss, format).toBe(s.p256);
+        expect(signed.claims, format).not.toHaveProperty('cnf');
+        expect(signed.claims, format).not.toHaveProperty('sub');
+      }
+      const { configuration, authorization } = await unbound(s, 'ldp_vc');
+      const vc = credentialOf(await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })) as Record<string, unknown>;
+      expect(vc.credentialSubject).toEqual({ familyName: 'Turner', birthDate: '1990-05-15' });
+      expect(vc.issuer).toBe(s.ed25519);
+    });
+
+    it('a bound configuration still needs its proof (invalid_proof), and the handler refuses to issue it without a key', async () => {
+      const s = await withDids();
+      const { configuration, authorization } = await granted(s, 'dc+sd-jwt');
+      await expect(s.post(s.wallet, authorization, { credential_configuration_id: configuration.id })).rejects.toMatchObject({
+        code: 'BadRequest',
+        oauthError: 'invalid_proof',
+      });
+      await expect(
+        s.credentialIssuance.issue({ tenant: s.tenant, configuration, subject: { claims: { familyName: 'Turner' } }, credentialIssuer: s.issuer }),
+      ).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });
+      await expect(
+        s.credentialIssuance.issue({
+          tenant: s.tenant,
+          configuration: s.configuration,
+          subject: { claims: { familyName: 'Turner' } },
+          credentialIssuer: s.issuer,
+        }),
+      ).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });
+    });
+  });
+
   it('ldp_vc: the current form names the issuer by DID, the legacy form carries its profile; the holder is the proof key’s did:key', async () => {
     const s = await withDids();
     const current = await s.issue('ldp_vc', (id) => ({ credential_configuration_id: id }));

@@ -16,6 +16,7 @@ import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { NonceCodec, NonceRecord, WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
 import type { Store } from '../ports.ts';
+import type { PublicJwk } from '../keys/model.ts';
 import type { Clock, CredentialIssuedEvent, DomainEventSink, Ids, SecretBox } from '../shared/ports.ts';
 import { authorizationClaimsContext, offerClaimsContext, openClaims } from '../shared/sealed-claims.ts';
 import type { CredentialEncryption, ProofVerifier } from './ports.ts';
@@ -170,9 +171,18 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
 
   /**
    * The holder key of the request's proof, after every check but the single use of its nonce: that
-   * is recorded with the issued credential, in one transaction (see `issue`).
+   * is recorded with the issued credential, in one transaction (see `issue`). A configuration with
+   * `holderBinding: false` binds no key: its metadata asks for no proof (OpenID4VCI 1.0 §6.3), and
+   * one sent anyway is neither checked nor used (docs/decisions.md "Issuer display and unbound
+   * credentials (issue 29)"); the token alone, good for one credential per configuration, guards it.
    */
-  async function holderKeyOf(ctx: RequestContext, issuer: string, request: CredentialRequest, configuration: CredentialConfiguration) {
+  async function holderKeyOf(
+    ctx: RequestContext,
+    issuer: string,
+    request: CredentialRequest,
+    configuration: CredentialConfiguration,
+  ): Promise<{ holderKey?: PublicJwk; nonce?: NonceRecord }> {
+    if (configuration.holderBinding === false) return {};
     if (request.proofJwt === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to a key of the wallet', 'proofs');
     // The format decides which keys it can bind (an mDoc's device key is P-256, so ES256 only).
     const algorithms = formats.of(configuration).proofAlgorithms;
@@ -207,7 +217,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     ctx: RequestContext,
     token: WalletAccessClaims,
     configuration: CredentialConfiguration,
-    nonce: NonceRecord,
+    nonce: NonceRecord | undefined,
   ): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
     const byAuthorization = token.grant === 'authorization_code';
     // A Pre-authorized token's offer and user come in one read (one statement on SQL stores).
@@ -223,6 +233,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // token issued everything it grants). It is refused as the issuing transaction would refuse it,
     // a used nonce first, and, rolled back, uses nothing up.
     if (grant.issuedConfigurationIds?.includes(configuration.id)) {
+      if (nonce === undefined) throw alreadyIssued(configuration.id);
       await store.transaction(async (tx) => {
         if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
         throw alreadyIssued(configuration.id);
@@ -281,7 +292,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const { subject, userClaims } = await subjectOf(ctx, token, configuration, nonce);
     const now = clock.now();
     const issued = await issuance
-      .issue({ tenant: ctx.tenant, configuration, subject, holderKey, credentialIssuer: issuer, now, form: request.form })
+      .issue({ tenant: ctx.tenant, configuration, subject, ...(holderKey ? { holderKey } : {}), credentialIssuer: issuer, now, form: request.form })
       .catch((error: unknown) => {
         throw asDenied(error);
       });
@@ -329,7 +340,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // conditional write (a token comes from one offer, whose code works once): of racing requests
     // with one token for one configuration, one commits.
     await store.transaction(async (tx) => {
-      if (!(await tx.nonces.markUsed(nonce))) throw nonceRefused();
+      // An unbound credential had no proof, so no nonce to use up.
+      if (nonce !== undefined && !(await tx.nonces.markUsed(nonce))) throw nonceRefused();
       const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
       // The token's last credential erases the grant's claims in the same write (docs/decisions.md "Claims at rest").
       if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id, token.configurationIds.length))) throw alreadyIssued(configuration.id);

@@ -101,11 +101,9 @@ export async function createManagedLeaf(
 const noIssuerCa = (detail?: string) =>
   new DomainError('BadRequest', `No active issuer CA: create or activate one at ${ISSUER_CAS_PATH}${detail ? ` (${detail})` : ''}`);
 
+// Short, as error details are: docs/decisions.md "Issuer certificates" says the rest of the CSR flow.
 const noLeaf = (ca: IacaRecord, use: IssuerSignerUse, issuer: string) =>
-  new DomainError(
-    'BadRequest',
-    `No usable ${use} signer for ${issuer} under the active issuer CA ${ca.id}, which Vellum does not hold the key of: create one at ${ISSUER_SIGNERS_PATH}, have the CA sign its CSR with ${issuer} as a URI subject alternative name, and activate it with the certificate`,
-  );
+  new DomainError('BadRequest', `No ${use} signer for ${issuer} under the imported issuer CA ${ca.id}: request one at ${ISSUER_SIGNERS_PATH}`);
 
 /** The active issuer CAs valid at `at`, the one activated last first. */
 async function activeCas(store: ManagedSignerDeps['store'], tenantId: string, at: number): Promise<IacaRecord[]> {

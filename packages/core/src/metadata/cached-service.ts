@@ -1,5 +1,6 @@
 import type { ConfigurationStamp } from '../configurations/ports.ts';
 import type { Clock } from '../shared/ports.ts';
+import type { Tenant } from '../tenancy/model.ts';
 import { issuerOf, type IssuerMetadataService } from './service.ts';
 import type { SignedIssuerMetadata } from './signed-metadata.ts';
 
@@ -33,8 +34,9 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * Wraps an IssuerMetadataService so that each request reads only the configurations' stamps, and
- * the document is rebuilt (by `service`) only when they differ from the last read, per tenant and
- * issuer identifier. A change made through any server sharing the store shows at once. While
+ * the document is rebuilt (by `service`) only when they (or the tenant's issuer display) differ
+ * from the last read, per tenant and issuer identifier. A change made through any server sharing
+ * the store shows at once. While
  * nothing changes the answer is the same frozen object, so a host may keep its serialisation.
  * The signed form is kept likewise (see signedIssuerMetadata below). The authorization server
  * metadata, the signer and the JWT VC Issuer Metadata pass straight through: the IssuerSigners
@@ -54,15 +56,22 @@ export function cacheIssuerMetadata(service: IssuerMetadataService, options: Iss
     if (map.size > maxDocuments) map.delete(map.keys().next().value as string);
   }
 
-  /** The fingerprint of the tenant's configurations, read before `service` reads the records: if the two differ, the next request rebuilds. */
-  async function fingerprintOf(tenantId: string): Promise<string> {
-    return (await options.stamps(tenantId)).map((s) => `${s.id} ${s.revision}`).join('\n');
+  /**
+   * The fingerprint of the tenant's configurations, read before `service` reads the records (if the
+   * two differ, the next request rebuilds), and of its issuer display, which comes with the
+   * request's tenant (no read of its own): a change to it, through any server, is a new fingerprint
+   * as soon as this server reads the changed tenant.
+   */
+  async function fingerprintOf(tenant: Tenant): Promise<string> {
+    const stamps = await options.stamps(tenant.id);
+    const display = tenant.issuerDisplay?.length ? JSON.stringify(tenant.issuerDisplay) : '';
+    return `${display}\n${stamps.map((s) => `${s.id} ${s.revision}`).join('\n')}`;
   }
 
   return {
     async issuerMetadata(ctx, basePath) {
       const key = `${ctx.tenant.id} ${issuerOf(ctx, basePath)}`;
-      const fingerprint = await fingerprintOf(ctx.tenant.id);
+      const fingerprint = await fingerprintOf(ctx.tenant);
       const hit = cache.get(key);
       if (hit && hit.fingerprint === fingerprint) {
         remember(cache, key, hit);
@@ -80,7 +89,7 @@ export function cacheIssuerMetadata(service: IssuerMetadataService, options: Iss
      */
     async signedIssuerMetadata(ctx, basePath) {
       const key = `${ctx.tenant.id} ${issuerOf(ctx, basePath)}`;
-      const [fingerprint, signer] = await Promise.all([fingerprintOf(ctx.tenant.id), service.metadataSigner(ctx, basePath)]);
+      const [fingerprint, signer] = await Promise.all([fingerprintOf(ctx.tenant), service.metadataSigner(ctx, basePath)]);
       if (!signer) {
         signedCache.delete(key);
         return undefined;

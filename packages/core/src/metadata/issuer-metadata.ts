@@ -1,6 +1,7 @@
 import type { ClaimLabel, ClaimMapping, CredentialConfiguration, CredentialDisplay } from '../configurations/model.ts';
 import type { CredentialFormatHandler, FormatRegistry } from '../credential-formats/port.ts';
 import { PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
+import type { IssuerDisplay } from './issuer-display.ts';
 
 /** The parts of the issuance protocol that are live; metadata advertises exactly these. */
 export interface IssuanceFeatures {
@@ -142,6 +143,18 @@ function withKeyAttestations(metadata: Record<string, unknown>, c: CredentialCon
   return { ...metadata, proof_types_supported: { ...proofTypes, jwt: { ...proofTypes.jwt, key_attestations_required: levels } } };
 }
 
+/**
+ * The format's members without what binds a credential to a key, for a configuration with
+ * `holderBinding: false`: OpenID4VCI 1.0 §12.2.4 leaves `cryptographic_binding_methods_supported`
+ * out when no key binding is required, and `proof_types_supported` with it, which tells the wallet
+ * to send no proof (§6.3).
+ */
+function withoutBinding(metadata: Record<string, unknown>, c: CredentialConfiguration): Record<string, unknown> {
+  if (c.holderBinding !== false) return metadata;
+  const { cryptographic_binding_methods_supported: _methods, proof_types_supported: _proofs, ...rest } = metadata;
+  return rest;
+}
+
 /** One entry of `credential_configurations_supported` (OpenID4VCI 1.0 §12.2): the common members, then the format's. */
 export function configurationMetadata(c: CredentialConfiguration, formats: FormatRegistry): Record<string, unknown> {
   const handler = formats.of(c);
@@ -151,31 +164,34 @@ export function configurationMetadata(c: CredentialConfiguration, formats: Forma
     format: c.format,
     id: c.id,
     scope: scopeOf(c),
-    ...withKeyAttestations(handler.metadata(c as never), c),
+    ...withoutBinding(withKeyAttestations(handler.metadata(c as never), c), c),
     credential_metadata: { ...(display.length > 0 ? { display } : {}), claims: claimsOf(c, handler) },
   };
 }
 
 /** The deprecated draft-13 `credentials_supported` entry (OpenID4VCI 1.0 §12.2, OpenID4VCI draft 13). */
 function legacyEntry(c: CredentialConfiguration, formats: FormatRegistry): Record<string, unknown> {
-  return { format: c.format, id: c.id, scope: scopeOf(c), ...formats.of(c).legacyMetadata(c as never) };
+  return { format: c.format, id: c.id, scope: scopeOf(c), ...withoutBinding(formats.of(c).legacyMetadata(c as never), c) };
 }
 
 /**
  * The credential issuer metadata of a tenant as seen from `origin` (OpenID4VCI 1.0 §12.2, OpenID4VCI
- * 1.0 §12.2), advertising only the features that are live.
+ * 1.0 §12.2), advertising only the features that are live. `issuerDisplay` is the tenant's
+ * (OpenID4VCI 1.0 §12.2.4 `display`), left out when there is none: the member is a non-empty array.
  */
 export function buildIssuerMetadata(
   origin: string,
   configurations: readonly CredentialConfiguration[],
   features: IssuanceFeatures,
   formats: FormatRegistry,
+  issuerDisplay: readonly IssuerDisplay[] = [],
 ): Record<string, unknown> {
   const at = (path: string) => `${origin}${path}`;
   const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
   return {
     issuer: origin,
     credential_issuer: origin,
+    ...(issuerDisplay.length > 0 ? { display: issuerDisplay.map((d) => ({ ...d })) } : {}),
     ...(features.authorizationCode ? { authorization_endpoint: at(ISSUER_PATHS.authorization) } : {}),
     ...(grants.length > 0 ? { token_endpoint: at(ISSUER_PATHS.token) } : {}),
     ...(features.jwks ? { jwks_uri: at(ISSUER_PATHS.jwks) } : {}),

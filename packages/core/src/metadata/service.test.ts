@@ -98,6 +98,30 @@ describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => 
     expect(published?.credential_metadata.display).toEqual(display);
   });
 
+  it('leaves cryptographic_binding_methods_supported and proof_types_supported out of an unbound configuration, in both lists (OpenID4VCI 1.0 §12.2.4, issue 29)', async () => {
+    const { configurations, metadata, ctx, tenant } = await setup();
+    const bound = await configurations.create(ctx, 'dc+sd-jwt', { type: 'Pid', expiresIn: { days: 30 }, claimMappings: { name: mapping } });
+    const ticket = await configurations.create(ctx, 'dc+sd-jwt', {
+      type: 'Ticket',
+      expiresIn: { days: 30 },
+      claimMappings: { name: mapping },
+      holderBinding: false,
+    });
+    const m = await metadata.issuerMetadata(contextFor(tenant, null));
+    const entries = m.credential_configurations_supported as Record<string, Record<string, unknown>>;
+    expect(entries[bound.id]).toMatchObject({ cryptographic_binding_methods_supported: ['jwk'], proof_types_supported: { jwt: expect.any(Object) } });
+    expect(entries[ticket.id]).toEqual({
+      format: 'dc+sd-jwt',
+      id: ticket.id,
+      scope: 'dc+sd-jwt:Ticket',
+      vct: 'Ticket',
+      credential_signing_alg_values_supported: ['ES256'],
+      credential_metadata: { claims: [{ path: ['name'], mandatory: false }] },
+    });
+    const legacy = (m.credentials_supported as Array<Record<string, unknown>>).find((e) => e.id === ticket.id);
+    expect(legacy).toEqual({ format: 'dc+sd-jwt', id: ticket.id, scope: 'dc+sd-jwt:Ticket', type: 'Ticket', cryptographic_suites_supported: ['ES256'] });
+  });
+
   it('answers the same frozen document while nothing changes, and a new one after any write, per origin', async () => {
     const { configurations, metadata, store, ctx, tenant } = await setup();
     const created = await configurations.create(ctx, 'cwt', { type: 'Badge', expiresIn: { days: 30 }, claimMappings: { name: mapping } });

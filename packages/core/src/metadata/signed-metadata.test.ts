@@ -205,6 +205,17 @@ describe('cacheIssuerMetadata, signed form: signed once, again on a change of co
     expect(signatures()).toBe(2);
   });
 
+  it('signs again when the issuer display changes, and carries it', async () => {
+    const { service, ctx, signatures } = await cached();
+    const first = await service.signedIssuerMetadata(ctx);
+    const displayed = { ...ctx, tenant: { ...ctx.tenant, issuerDisplay: [{ name: 'Acme', locale: 'en' }] } };
+    const second = await service.signedIssuerMetadata(displayed);
+    expect(second).not.toBe(first);
+    expect(decode(second?.jwt ?? '').payload.display).toEqual([{ name: 'Acme', locale: 'en' }]);
+    expect(await service.signedIssuerMetadata(displayed)).toBe(second);
+    expect(signatures()).toBe(2);
+  });
+
   it('signs again when another leaf signs for the issuer, and halfway through the JWT’s life', async () => {
     const { service, ctx, signatures, leaves, keys, clock } = await cached();
     const first = await service.signedIssuerMetadata(ctx);

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { IssuerDisplay } from '../metadata/issuer-display.ts';
 import type { TenantRetention } from '../retention/policy.ts';
 import { Problems } from '../shared/body-problems.ts';
 import { invalidField, type ErrorDetail, validationError } from '../shared/errors.ts';
@@ -20,6 +21,11 @@ export interface Tenant extends TenantRetention {
   name: string;
   loggingLevel: LoggingLevel;
   createdAt: string;
+  /**
+   * The issuer's `display` in its metadata (OpenID4VCI 1.0 §12.2.4), per locale; absent or empty: none.
+   * Kept on the tenant, which every request reads anyway, so the metadata costs no other read.
+   */
+  issuerDisplay?: IssuerDisplay[];
 }
 
 /** An administrative API client of one tenant. The secret is only ever kept as a slow hash. */

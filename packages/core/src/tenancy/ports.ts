@@ -4,6 +4,7 @@
 
 import type { PageRequest, Slice } from '../shared/pagination.ts';
 import type { TenantRetention } from '../retention/policy.ts';
+import type { IssuerDisplay } from '../metadata/issuer-display.ts';
 import type { AdminClient, LoggingLevel, Tenant } from './model.ts';
 
 export interface TenantRepository {
@@ -17,6 +18,11 @@ export interface TenantRepository {
   setLoggingLevel(id: string, level: LoggingLevel): Promise<boolean>;
   /** Replaces the tenant's retention periods (an absent one: the default). Returns false when there is no such tenant. */
   setRetention(id: string, retention: TenantRetention): Promise<boolean>;
+  /**
+   * Replaces the tenant's issuer display (`issuerDisplay`): the entries as given, in order; an empty
+   * list removes it (the tenant then reads without `issuerDisplay`). Returns false when there is no such tenant.
+   */
+  setIssuerDisplay(id: string, display: readonly IssuerDisplay[]): Promise<boolean>;
 }
 
 export interface ClientRepository {

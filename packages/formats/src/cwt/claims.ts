@@ -84,7 +84,8 @@ export function cwtClaimsMap(claims: CwtClaims): Map<string | number, CborValue>
   map.set(EXP, numericDate(claims.exp, 'exp'));
   if (claims.nbf !== undefined) map.set(NBF, numericDate(claims.nbf, 'nbf'));
   map.set(IAT, numericDate(claims.iat, 'iat'));
-  map.set(CNF, new Map([[CNF_COSE_KEY, coseKeyOf(claims.cnf, 'cnf')]]));
+  // An unbound credential (no holder key) has no confirmation claim.
+  if (claims.cnf !== undefined) map.set(CNF, new Map([[CNF_COSE_KEY, coseKeyOf(claims.cnf, 'cnf')]]));
   if (claims.status !== undefined) map.set(STATUS, statusClaim(claims.status));
   for (const [name, value] of Object.entries(claims.claims)) map.set(name, privateValue(value, name));
   return map;

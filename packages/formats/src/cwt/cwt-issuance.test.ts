@@ -113,6 +113,27 @@ describe.each(['cwt', 'cwt_vc'] as const)('%s issued by the core handler with th
     ]);
   });
 
+  it('an unbound configuration (holderBinding: false) signs neither cnf nor sub, and still verifies (issue 29)', async () => {
+    const { store, keys, tenant } = await memoryKeyManager();
+    const record = await addDidKey(store, keys, tenant.id, 'P-256', NOW.toISOString());
+    const handler = createCwtFormat({ store, signer: createCwtSigner({ keys }), format });
+    const configuration = { ...cwtConfiguration(format, tenant.id, { expiresIn: { years: 1 } }), holderBinding: false as const };
+    // A key passed anyway is not bound.
+    const issued = await handler.issue({
+      tenant,
+      configuration,
+      subject: CWT_SUBJECT,
+      holderKey: holderKey(),
+      credentialIssuer: 'https://acme.eu01.vellum.test',
+      now: NOW,
+      form: 'current',
+    });
+    const payload = claimsMap(verify(bytesOf(issued.credential), (record.keys[0] as DidKey).publicJwk).payload);
+    expect(payload.get(1)).toBe(record.did);
+    expect(payload.has(8)).toBe(false);
+    expect(payload.has(2)).toBe(false);
+  });
+
   it('fails verification when one byte of the payload changes', async () => {
     const { issue, signingKey } = await setup(format);
     const bytes = bytesOf((await issue(holderKey())).credential);

@@ -479,6 +479,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/issuer-display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the issuer display
+         * @description Needs an admin token whose role holds the `configurations:read` permission.
+         */
+        get: operations["getIssuerDisplay"];
+        /**
+         * Replace the issuer display
+         * @description The credential issuer metadata publishes it as `display` (OpenID4VCI 1.0 §12.2.4); an empty list removes it.
+         *
+         *     Needs an admin token whose role holds the `configurations:write` permission.
+         */
+        put: operations["updateIssuerDisplay"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dids": {
         parameters: {
             query?: never;
@@ -4151,6 +4177,171 @@ export interface operations {
             };
             /** @description Conflicts with what exists. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIssuerDisplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display: {
+                            locale?: string;
+                            logo?: {
+                                alt_text?: string;
+                                uri: string;
+                            };
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateIssuerDisplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display: {
+                        locale?: string;
+                        logo?: {
+                            alt_text?: string;
+                            uri: string;
+                        };
+                        name: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display: {
+                            locale?: string;
+                            logo?: {
+                                alt_text?: string;
+                                uri: string;
+                            };
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8686,6 +8877,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -8809,6 +9001,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -8868,6 +9061,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -8997,6 +9191,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9119,6 +9314,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -9178,6 +9374,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9552,6 +9749,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -9675,6 +9873,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -9734,6 +9933,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9863,6 +10063,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -9985,6 +10186,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -10044,6 +10246,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -11532,6 +11735,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             includeStatus: boolean;
                             keyAttestationsRequired?: {
@@ -11649,6 +11853,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
@@ -11702,6 +11907,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -11825,6 +12031,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -11941,6 +12148,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
@@ -11994,6 +12202,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
@@ -14067,6 +14276,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer?: {
                                 iconUrl?: string;
@@ -14192,6 +14402,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -14253,6 +14464,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -14384,6 +14596,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -14508,6 +14721,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer?: {
                         iconUrl?: string;
                         id?: string;
@@ -14569,6 +14783,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer?: {
                             iconUrl?: string;
@@ -14991,6 +15206,7 @@ export interface operations {
                                 weeks?: number;
                                 years?: number;
                             };
+                            holderBinding?: boolean;
                             id: string;
                             issuer: {
                                 iconUrl?: string;
@@ -15121,6 +15337,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer: {
                         iconUrl?: string;
                         id?: string;
@@ -15187,6 +15404,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
@@ -15323,6 +15541,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
@@ -15452,6 +15671,7 @@ export interface operations {
                         weeks?: number;
                         years?: number;
                     };
+                    holderBinding?: boolean;
                     issuer: {
                         iconUrl?: string;
                         id?: string;
@@ -15518,6 +15738,7 @@ export interface operations {
                             weeks?: number;
                             years?: number;
                         };
+                        holderBinding?: boolean;
                         id: string;
                         issuer: {
                             iconUrl?: string;
