@@ -1066,6 +1066,28 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
         birth_date: '1991-07-14',
       });
       const first = verifier.checked()?.leaf as X509Certificate;
+      // The same key through JWT VC Issuer Metadata: the header's kid names a key there, which verifies the credential too.
+      const kid = JSON.parse(Buffer.from(compact.split('.')[0] as string, 'base64url').toString('utf8')).kid as string;
+      const published = await tlsFetch(`${origin}/.well-known/jwt-vc-issuer`);
+      expect(published.status).toBe(200);
+      const metadata = (await published.json()) as { issuer: string; jwks: { keys: Array<JsonWebKey & { kid: string }> } };
+      expect(metadata.issuer).toBe(origin);
+      const jwk = metadata.jwks.keys.find((k) => k.kid === kid);
+      expect(jwk).toBeDefined();
+      const byMetadata = new SDJwtVcInstance({
+        hasher: (data: string | ArrayBuffer) =>
+          createHash('sha256')
+            .update(typeof data === 'string' ? data : new Uint8Array(data))
+            .digest(),
+        verifier: (data: string, signature: string) =>
+          verifySignature(
+            'sha256',
+            Buffer.from(data),
+            { key: createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+            Buffer.from(signature, 'base64url'),
+          ),
+      });
+      expect((await byMetadata.verify(compact)).payload).toMatchObject({ iss: origin });
       expect(first.subjectAltName).toContain(`DNS:${new URL(origin).hostname}`);
       // Another anchor (an IACA of the same tenant is not it) does not verify it.
       await expect(x509Verifier(iacaPem).verify(compact)).rejects.toThrow();

@@ -183,8 +183,9 @@ export interface SdJwtSignInput {
   /** `ES256` for a P-256 key, `EdDSA` for an Ed25519 one. */
   alg: 'ES256' | 'EdDSA';
   /**
-   * How a verifier finds the key: the DID URL of the key as the header's `kid`, or the certificate
-   * chain as `x5c` (standard base64 DER, leaf first, no root; HAIP 1.0, docs/decisions.md "Issuer certificates").
+   * How a verifier finds the key: the DID URL of the key as the header's `kid`; or the certificate
+   * chain as `x5c` (standard base64 DER, leaf first, no root; HAIP 1.0, docs/decisions.md "Issuer
+   * certificates"), with `kid` naming the same key in the JWT VC Issuer Metadata.
    */
   kid?: string;
   x5c?: readonly string[];

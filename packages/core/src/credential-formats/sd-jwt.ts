@@ -67,6 +67,8 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       keyId: signer.key.keyId,
       alg: 'ES256',
       x5c: signer.x5c,
+      // The key's id in /.well-known/jwt-vc-issuer, for verifiers that resolve that way.
+      kid: signer.signerId,
       payload,
       disclosable: disclosableOf(configuration, claims, registered),
     });

@@ -79,7 +79,7 @@ export function createSdJwtSigner(options: SdJwtSignerOptions): SdJwtSigner {
       }
       if (digests.length > 0) signed._sd = digests.sort();
       signed._sd_alg = SD_ALG;
-      const header = input.x5c ? { typ: TYP, alg: input.alg, x5c: input.x5c } : { typ: TYP, alg: input.alg, kid: input.kid };
+      const header = input.x5c ? { typ: TYP, alg: input.alg, kid: input.kid, x5c: input.x5c } : { typ: TYP, alg: input.alg, kid: input.kid };
       const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(signed))}`;
       const signature = await keys.sign(tenantId, keyId, Buffer.from(signingInput, 'ascii'));
       const jwt = `${signingInput}.${Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString('base64url')}`;
