@@ -112,7 +112,7 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
   /**
    * A dc+sd-jwt body without `keyResolution` gets one: a replaced configuration keeps its own (`did`
    * when it predates the field), a new one takes `x5c` when the tenant presents itself over https
-   * and has an active issuer CA (HAIP 1.0), else `did`. Other formats' bodies pass as they are.
+   * and has an active issuer CA (HAIP 1.0) and it is not revocable, else `did`. Other formats' bodies pass as they are.
    */
   async function withKeyResolution(
     ctx: RequestContext,
@@ -124,6 +124,9 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     if (input.issuer !== undefined && (input.issuer as { id?: unknown }).id !== undefined) return { ...input, keyResolution: 'did' };
     let keyResolution: KeyResolution = 'did';
     if (existing) keyResolution = existing.format === 'dc+sd-jwt' ? (existing.keyResolution ?? 'did') : 'did';
+    // Revocable x5c credentials are not built yet (their status lists would need x5c too): the
+    // default must not turn a body that names no key resolution into a refusal.
+    else if (input.revocable === true) keyResolution = 'did';
     else if (x509 && (await x509.addressing.publicOrigin(ctx.tenant)).startsWith('https://') && (await x509.signers.available(ctx.tenant, clock.now())))
       keyResolution = 'x5c';
     return { ...input, keyResolution };
