@@ -220,7 +220,14 @@ describe('dc+sd-jwt issue with keyResolution x5c (HAIP 1.0, docs/decisions.md "I
     expect(input).toMatchObject({ tenantId: tenant.id, keyId: 'kms-leaf-1', alg: 'ES256', x5c: [LEAF] });
     expect(input).not.toHaveProperty('kid');
     const iat = seconds('2026-05-01T12:00:00Z');
-    expect(input.payload).toMatchObject({ iss: 'https://acme.eu01.vellum.example', iat, nbf: iat, exp: iat + 30 * 86_400, vct: configuration.type, cnf: { jwk: HOLDER } });
+    expect(input.payload).toMatchObject({
+      iss: 'https://acme.eu01.vellum.example',
+      iat,
+      nbf: iat,
+      exp: iat + 30 * 86_400,
+      vct: configuration.type,
+      cnf: { jwk: HOLDER },
+    });
     expect(input.disclosable).toContain('given_name');
     expect(input.disclosable).not.toContain('iss');
     expect(issued.credential).toBe('eyJ.1.sig~');

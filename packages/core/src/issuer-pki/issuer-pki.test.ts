@@ -432,7 +432,9 @@ describe('leaves of imported issuer CAs: the CSR flow (docs/decisions.md "Issuer
       ]);
     }
     // The URI alone is enough.
-    await expect(issuerSigners.update(ctx, created.id, { active: true, certificatePem: certify(created.csrPem!, { subjectAltNames: [ISSUER] }) })).resolves.toMatchObject({
+    await expect(
+      issuerSigners.update(ctx, created.id, { active: true, certificatePem: certify(created.csrPem!, { subjectAltNames: [ISSUER] }) }),
+    ).resolves.toMatchObject({
       active: true,
     });
   });
