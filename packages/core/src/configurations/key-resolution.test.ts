@@ -156,6 +156,15 @@ describe('refusals of keyResolution x5c (400, nothing stored)', () => {
     await expect(configurations.create(ctx, 'dc+sd-jwt', pid({ keyResolution: 'x5c', revocable: false }))).resolves.toMatchObject({ keyResolution: 'x5c' });
   });
 
+  it('with issuer null: a 400 on issuer, whatever the key resolution (never a 500)', async () => {
+    const { configurations, ctx } = await withActiveIssuerCa();
+    for (const over of [{}, { keyResolution: 'x5c' }, { keyResolution: 'did' }]) {
+      const error = await refusal(configurations.create(ctx, 'dc+sd-jwt', pid({ ...over, issuer: null as never })));
+      expect(error.code, JSON.stringify(over)).toBe('BadRequest');
+      expect(error.details, JSON.stringify(over)).toEqual([expect.objectContaining({ param: 'issuer' })]);
+    }
+  });
+
   it('with a value that is neither x5c nor did', async () => {
     const { configurations, ctx } = await withActiveIssuerCa();
     const error = await refusal(configurations.create(ctx, 'dc+sd-jwt', pid({ keyResolution: 'jwks' as never })));

@@ -10,6 +10,7 @@ import type { Addressing } from '../tenancy/addressing.ts';
 import type { Page, PageQuery } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { isUuid } from '../shared/ids.ts';
+import { isPlainObject } from '../shared/body-problems.ts';
 import { checkConfigurationInput } from './input.ts';
 import type { CredentialConfiguration, CredentialConfigurationInput, CredentialFormat, KeyResolution } from './model.ts';
 import { isSigningDid } from './rules.ts';
@@ -121,7 +122,8 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     existing: CredentialConfiguration | undefined,
   ) {
     if (format !== 'dc+sd-jwt' || input === null || typeof input !== 'object' || Array.isArray(input) || Object.hasOwn(input, 'keyResolution')) return input;
-    if (input.issuer !== undefined && (input.issuer as { id?: unknown }).id !== undefined) return { ...input, keyResolution: 'did' };
+    // The body is not checked yet: `issuer` may be anything (null included), which the checks refuse later.
+    if (isPlainObject(input.issuer) && input.issuer.id !== undefined) return { ...input, keyResolution: 'did' };
     let keyResolution: KeyResolution = 'did';
     if (existing) keyResolution = existing.format === 'dc+sd-jwt' ? (existing.keyResolution ?? 'did') : 'did';
     // Revocable x5c credentials are not built yet (their status lists would need x5c too): the
