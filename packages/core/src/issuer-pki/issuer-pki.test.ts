@@ -264,6 +264,15 @@ describe('which leaf signs: issuerSigning.current (docs/decisions.md "Issuer cer
     await expect(h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now())).rejects.toMatchObject({ code: 'BadRequest' });
   });
 
+  it('makes one leaf for a burst of concurrent first calls, not one each', async () => {
+    const h = await setup();
+    await activeManagedCa(h);
+    const signers = await Promise.all(Array.from({ length: 5 }, () => h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now())));
+    expect(new Set(signers.map((s) => s.signerId)).size).toBe(1);
+    expect(h.x509.made.signers).toBe(1);
+    expect((await h.issuerSigners.list(h.ctx, {})).data).toHaveLength(1);
+  });
+
   it('signs under the active issuer CA activated last', async () => {
     const h = await setup();
     const first = await activeManagedCa(h);
@@ -583,6 +592,35 @@ describe('cacheIssuerSigners (docs/decisions.md "Issuer certificates")', () => {
     await uncached.current(tenant, 'credential', ISSUER, clock.now());
     await uncached.current(tenant, 'credential', ISSUER, clock.now());
     expect(calls.length - before).toBe(2);
+  });
+
+  it('shares one choice among concurrent misses of a tenant, use and issuer, even with cacheMs 0', async () => {
+    const clock = fakeClock(NOW);
+    const { inner, calls } = counting(clock);
+    const cached = cacheIssuerSigners(inner, { cacheMs: 0, clock });
+    const burst = await Promise.all(Array.from({ length: 4 }, () => cached.current(tenant, 'credential', ISSUER, clock.now())));
+    expect(new Set(burst.map((s) => s.signerId)).size).toBe(1);
+    expect(calls).toHaveLength(1);
+    // Done, the next call chooses again (cacheMs 0); another use is never shared with.
+    const [again, status] = await Promise.all([
+      cached.current(tenant, 'credential', ISSUER, clock.now()),
+      cached.current(tenant, 'status-list', ISSUER, clock.now()),
+    ]);
+    expect(again.signerId).not.toBe(burst[0]!.signerId);
+    expect(status.signerId).not.toBe(again.signerId);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('asks again when a shared choice does not last the longer credential a joining caller issues', async () => {
+    const clock = fakeClock(NOW);
+    const { inner, calls } = counting(clock, 100 * DAY);
+    const cached = cacheIssuerSigners(inner, { cacheMs: 60_000, clock });
+    const [short, long] = await Promise.all([
+      cached.current(tenant, 'credential', ISSUER, clock.now(), 30 * DAY),
+      cached.current(tenant, 'credential', ISSUER, clock.now(), 200 * DAY),
+    ]);
+    expect(calls).toHaveLength(2);
+    expect(long.signerId).not.toBe(short.signerId);
   });
 
   it('does not cache what was loaded while the tenant was invalidated', async () => {
