@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { recordedEvents } from '../../test/events.ts';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { type FakeCertificateBody, fakeCertificatePem, fakeClock, fakeCsrBody } from '../../test/kit.ts';
@@ -500,6 +500,17 @@ describe('leaves of imported issuer CAs: the CSR flow (docs/decisions.md "Issuer
     await issuerSigners.delete(ctx, leaf.id);
     expect(keys.count(tenant.id)).toBe(1);
     expect((await issuerSigners.list(ctx, {})).data).toEqual([]);
+  });
+
+  it('lists one CA’s leaves by issuerCaId; an id that is no UUID lists none and never reaches the store (PostgreSQL refuses NUL)', async () => {
+    const { issuerSigners, documentSigners, ctx, ca, store } = await withImported();
+    const leaf = await issuerSigners.create(ctx, { issuerCaId: ca.id, use: 'credential' });
+    expect((await issuerSigners.list(ctx, { issuerCaId: ca.id })).data.map((l) => l.id)).toEqual([leaf.id]);
+    expect((await issuerSigners.list(ctx, { issuerCaId: '00000000-0000-4000-8000-00000000ffff' })).data).toEqual([]);
+    const list = vi.spyOn(store.documentSigners, 'list');
+    expect((await issuerSigners.list(ctx, { issuerCaId: 'a\u0000b' })).data).toEqual([]);
+    expect((await documentSigners.list(ctx, { iacaId: 'a\u0000b' })).data).toEqual([]);
+    expect(list).not.toHaveBeenCalled();
   });
 
   it('counts requested leaves apart from requested document signers: 5 of each, the sixth leaf is 409', async () => {
