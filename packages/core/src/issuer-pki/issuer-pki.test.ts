@@ -252,6 +252,20 @@ describe('which leaf signs: issuerSigning.current (docs/decisions.md "Issuer cer
     expect(long.notAfter.getTime()).toBeGreaterThanOrEqual(h.clock.now().getTime() + 427 * DAY);
   });
 
+  it('never picks an expired leaf: past its end a new one signs, and the expired one is removed with its key', async () => {
+    const h = await setup();
+    await activeManagedCa(h);
+    const first = await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now());
+    expect(h.keys.count(h.tenant.id)).toBe(2);
+    h.clock.set(first.notAfter);
+    const next = await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now());
+    expect(next.signerId).not.toBe(first.signerId);
+    expect(next.notAfter.getTime()).toBeGreaterThan(h.clock.now().getTime());
+    expect((await h.issuerSigners.list(h.ctx, {})).data.map((l) => l.id)).toEqual([next.signerId]);
+    await expect(h.keys.sign(h.tenant.id, first.key.keyId, new Uint8Array([1]))).rejects.toMatchObject({ code: 'NotFound' });
+    expect(h.keys.count(h.tenant.id)).toBe(2);
+  });
+
   it('never picks a revoked leaf, nor one of a deactivated CA', async () => {
     const h = await setup();
     const ca = await activeManagedCa(h);
