@@ -29,7 +29,8 @@ export async function foreignAuthority(options: { commonName: string; url: strin
     notBefore: new Date(now - DAY),
     notAfter: new Date(now + options.days * DAY),
   });
-  const certify = (subjectPublicJwk: PublicJwk, commonName: string, days: number) =>
+  // With `subjectAltNames`, an issuer CA's leaf (those names, no EKU) instead of a document signer.
+  const certify = (subjectPublicJwk: PublicJwk, commonName: string, days: number, subjectAltNames?: readonly string[]) =>
     createDocumentSignerCertificate({
       iaca: { certificateDer: certificate.der, key },
       subjectPublicJwk,
@@ -37,6 +38,7 @@ export async function foreignAuthority(options: { commonName: string; url: strin
       ...issuer,
       notBefore: new Date(now - DAY / 2),
       notAfter: new Date(now + days * DAY),
+      ...(subjectAltNames ? { subjectAltNames } : {}),
     });
   return { certificate, certify };
 }

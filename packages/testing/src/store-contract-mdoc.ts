@@ -240,4 +240,133 @@ export function describeMdocPkiContract(store: () => Store): void {
       expect(await store().documentSigners.delete(a.id, signer.id)).toBe(false);
     });
   });
+
+  // docs/decisions.md "Issuer certificates": issuer CAs beside IACAs (`profile`), their leaves beside
+  // document signers (`use`), each kind listed and limited apart.
+  describe('issuer CAs and their leaves', () => {
+    const SANS = ['https://t.eu01.vellum.test', 't.eu01.vellum.test'];
+    const issuerCa = (tenantId: string, over: Partial<IacaRecord> = {}) => makeIaca(tenantId, { profile: 'issuer', ...over });
+    const leaf = (tenantId: string, caId: string, over: Partial<DocumentSignerRecord> = {}) =>
+      makeDocumentSigner(tenantId, caId, { use: 'credential', ...over });
+
+    it('stores an issuer CA whole with its profile, and lists IACAs and issuer CAs apart', async () => {
+      const t = await tenant();
+      const iaca = makeIaca(t.id, { active: true });
+      const ca = issuerCa(t.id, { active: true });
+      const inactive = issuerCa(t.id);
+      for (const r of [iaca, ca, inactive]) expect(await store().iacas.insert(r, 3)).toBe(true);
+      expect(await store().iacas.get(t.id, ca.id)).toEqual(ca);
+      expect(await store().iacas.get(t.id, iaca.id)).not.toHaveProperty('profile');
+      expect((await store().iacas.list(t.id, { limit: 10 })).items).toEqual([iaca]);
+      expect((await store().iacas.list(t.id, { limit: 10 }, { profile: 'mdoc' })).items).toEqual([iaca]);
+      expect((await store().iacas.list(t.id, { limit: 10 }, { profile: 'issuer' })).items).toEqual([ca, inactive]);
+      expect((await store().iacas.list(t.id, { limit: 10 }, { profile: 'issuer', activeOnly: true })).items).toEqual([ca]);
+    });
+
+    it('counts the limit per profile: 3 IACAs and 3 issuer CAs fit, a fourth of either does not', async () => {
+      const t = await tenant();
+      for (let i = 0; i < 3; i++) expect(await store().iacas.insert(makeIaca(t.id), 3)).toBe(true);
+      for (let i = 0; i < 3; i++) expect(await store().iacas.insert(issuerCa(t.id), 3)).toBe(true);
+      const fourth = issuerCa(t.id);
+      expect(await store().iacas.insert(fourth, 3)).toBe(false);
+      expect(await store().iacas.get(t.id, fourth.id)).toBeUndefined();
+      expect(await store().iacas.insert(makeIaca(t.id), 3)).toBe(false);
+      const racing = await tenant();
+      const results = await Promise.all(Array.from({ length: 5 }, () => store().iacas.insert(issuerCa(racing.id), 3)));
+      expect(results.filter(Boolean)).toHaveLength(3);
+    });
+
+    it('never changes an issuer CA’s profile on update', async () => {
+      const t = await tenant();
+      const ca = issuerCa(t.id);
+      await store().iacas.insert(ca, 3);
+      const { profile: _, ...asIaca } = ca;
+      expect(await store().iacas.update({ ...asIaca, active: true, activatedAt: '2026-03-01T00:00:00.000Z' })).toBe(true);
+      expect(await store().iacas.get(t.id, ca.id)).toMatchObject({ profile: 'issuer', active: true });
+      expect((await store().iacas.list(t.id, { limit: 10 })).items).toEqual([]);
+    });
+
+    it('stores a leaf whole with its use and subject alternative names, and lists leaves and document signers apart', async () => {
+      const t = await tenant();
+      const iaca = makeIaca(t.id);
+      const ca = issuerCa(t.id);
+      await store().iacas.insert(iaca, 3);
+      await store().iacas.insert(ca, 3);
+      const signer = makeDocumentSigner(t.id, iaca.id);
+      const credential = leaf(t.id, ca.id, {
+        isManaged: true,
+        active: true,
+        subjectAltNames: SANS,
+        certificatePem: '-----BEGIN CERTIFICATE-----\nMQ==\n-----END CERTIFICATE-----\n',
+        fingerprint: 'cd',
+        serialNumber: '0d',
+        certificateData: { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2027-01-01T00:00:00.000Z', country: 'US' },
+      });
+      const status = leaf(t.id, ca.id, { use: 'status-list' });
+      for (const r of [signer, credential, status]) await store().documentSigners.insert(r);
+      expect(await store().documentSigners.get(t.id, credential.id)).toEqual(credential);
+      expect(await store().documentSigners.get(t.id, status.id)).toEqual(status);
+      expect(await store().documentSigners.get(t.id, signer.id)).toEqual(signer);
+      expect((await store().documentSigners.list(t.id, { limit: 10 })).items).toEqual([signer]);
+      expect((await store().documentSigners.list(t.id, { limit: 10 }, { profile: 'mdoc' })).items).toEqual([signer]);
+      expect((await store().documentSigners.list(t.id, { limit: 10 }, { profile: 'issuer' })).items).toEqual([credential, status]);
+      expect((await store().documentSigners.list(t.id, { limit: 10 }, { profile: 'issuer', iacaId: iaca.id })).items).toEqual([]);
+      expect((await store().documentSigners.list(t.id, { limit: 1 }, { profile: 'issuer', iacaId: ca.id })).items).toEqual([credential]);
+      expect(await store().documentSigners.listByIaca(t.id, ca.id)).toEqual([credential, status]);
+    });
+
+    it('counts requested signers per family: 5 leaves and 5 document signers fit, a sixth of either does not', async () => {
+      const t = await tenant();
+      const iaca = makeIaca(t.id, { isManaged: false });
+      const ca = issuerCa(t.id, { isManaged: false });
+      await store().iacas.insert(iaca, 3);
+      await store().iacas.insert(ca, 3);
+      for (let i = 0; i < 5; i++) expect(await store().documentSigners.insert(makeDocumentSigner(t.id, iaca.id), 5)).toBe(true);
+      const results = await Promise.all(
+        Array.from({ length: 7 }, (_, i) => store().documentSigners.insert(leaf(t.id, ca.id, { use: i % 2 === 0 ? 'credential' : 'status-list' }), 5)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(5);
+      expect(await store().documentSigners.insert(makeDocumentSigner(t.id, iaca.id), 5)).toBe(false);
+      // Managed leaves (inserted without a limit) are never counted.
+      const other = await tenant();
+      const managedCa = issuerCa(other.id);
+      const importedCa = issuerCa(other.id, { isManaged: false });
+      await store().iacas.insert(managedCa, 3);
+      await store().iacas.insert(importedCa, 3);
+      for (let i = 0; i < 6; i++) expect(await store().documentSigners.insert(leaf(other.id, managedCa.id, { isManaged: true }))).toBe(true);
+      expect(await store().documentSigners.insert(leaf(other.id, importedCa.id), 5)).toBe(true);
+      expect((await store().documentSigners.list(t.id, { limit: 100 }, { profile: 'issuer' })).items).toHaveLength(5);
+    });
+
+    it('updates a leaf’s certificate and subject alternative names, but never its use', async () => {
+      const t = await tenant();
+      const ca = issuerCa(t.id, { isManaged: false });
+      await store().iacas.insert(ca, 3);
+      const requested = leaf(t.id, ca.id, { use: 'status-list' });
+      await store().documentSigners.insert(requested);
+      const certified: DocumentSignerRecord = {
+        ...requested,
+        active: true,
+        subjectAltNames: SANS,
+        certificatePem: '-----BEGIN CERTIFICATE-----\nMQ==\n-----END CERTIFICATE-----\n',
+        fingerprint: 'ef',
+        serialNumber: '0e',
+        certificateData: { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2027-01-01T00:00:00.000Z', country: 'US' },
+        updatedAt: '2026-05-01T00:00:00.000Z',
+      };
+      expect(await store().documentSigners.update({ ...certified, use: 'credential' })).toBe(true);
+      expect(await store().documentSigners.get(t.id, requested.id)).toEqual(certified);
+      const { use: _, ...withoutUse } = certified;
+      expect(await store().documentSigners.update(withoutUse)).toBe(true);
+      expect(await store().documentSigners.get(t.id, requested.id)).toEqual(certified);
+      // A document signer does not become a leaf either.
+      const iaca = makeIaca(t.id);
+      await store().iacas.insert(iaca, 3);
+      const signer = makeDocumentSigner(t.id, iaca.id);
+      await store().documentSigners.insert(signer);
+      expect(await store().documentSigners.update({ ...signer, use: 'credential', updatedAt: '2026-05-02T00:00:00.000Z' })).toBe(true);
+      expect(await store().documentSigners.get(t.id, signer.id)).not.toHaveProperty('use');
+      expect((await store().documentSigners.list(t.id, { limit: 10 }, { profile: 'issuer' })).items.map((l) => l.id)).toEqual([requested.id]);
+    });
+  });
 }

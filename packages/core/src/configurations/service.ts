@@ -10,6 +10,7 @@ import type { Addressing } from '../tenancy/addressing.ts';
 import type { Page, PageQuery } from '../shared/pagination.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { isUuid } from '../shared/ids.ts';
+import { isPlainObject } from '../shared/body-problems.ts';
 import { checkConfigurationInput } from './input.ts';
 import type { CredentialConfiguration, CredentialConfigurationInput, CredentialFormat, KeyResolution } from './model.ts';
 import { isSigningDid } from './rules.ts';
@@ -112,7 +113,7 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
   /**
    * A dc+sd-jwt body without `keyResolution` gets one: a replaced configuration keeps its own (`did`
    * when it predates the field), a new one takes `x5c` when the tenant presents itself over https
-   * and has an active issuer CA (HAIP 1.0), else `did`. Other formats' bodies pass as they are.
+   * and has an active issuer CA (HAIP 1.0) and it is not revocable, else `did`. Other formats' bodies pass as they are.
    */
   async function withKeyResolution(
     ctx: RequestContext,
@@ -121,9 +122,13 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     existing: CredentialConfiguration | undefined,
   ) {
     if (format !== 'dc+sd-jwt' || input === null || typeof input !== 'object' || Array.isArray(input) || Object.hasOwn(input, 'keyResolution')) return input;
-    if (input.issuer !== undefined && (input.issuer as { id?: unknown }).id !== undefined) return { ...input, keyResolution: 'did' };
+    // The body is not checked yet: `issuer` may be anything (null included), which the checks refuse later.
+    if (isPlainObject(input.issuer) && input.issuer.id !== undefined) return { ...input, keyResolution: 'did' };
     let keyResolution: KeyResolution = 'did';
     if (existing) keyResolution = existing.format === 'dc+sd-jwt' ? (existing.keyResolution ?? 'did') : 'did';
+    // Revocable x5c credentials are not built yet (their status lists would need x5c too): the
+    // default must not turn a body that names no key resolution into a refusal.
+    else if (input.revocable === true) keyResolution = 'did';
     else if (x509 && (await x509.addressing.publicOrigin(ctx.tenant)).startsWith('https://') && (await x509.signers.available(ctx.tenant, clock.now())))
       keyResolution = 'x5c';
     return { ...input, keyResolution };

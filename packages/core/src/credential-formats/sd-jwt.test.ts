@@ -4,6 +4,7 @@ import { createMemoryStore, makeDid, makeTenant } from '../../test/kit.ts';
 import type { ClaimSubject } from '../configurations/claims.ts';
 import type { SdJwtConfiguration } from '../configurations/model.ts';
 import type { DidRecord } from '../dids/model.ts';
+import type { IssuerSigners } from '../issuer-pki/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { SdJwtSignInput, SdJwtSigner } from './port.ts';
@@ -178,5 +179,99 @@ describe('dc+sd-jwt issue (draft-ietf-oauth-sd-jwt-vc §3.2)', () => {
         undefined,
         /did:web:gone\.example\.com/,
       ));
+  });
+});
+
+describe('dc+sd-jwt issue with keyResolution x5c (HAIP 1.0, docs/decisions.md "Issuer certificates")', () => {
+  const LEAF = 'MIIB-leaf-der-base64';
+
+  /** Issuer signers that hand out one leaf and record what they were asked. */
+  function oneLeaf() {
+    const asked: Array<{ tenantId: string; use: string; issuer: string; now: Date; lifetimeMs: number | undefined }> = [];
+    const issuerSigners: Pick<IssuerSigners, 'current'> = {
+      async current(tenant, use, issuer, now, lifetimeMs) {
+        asked.push({ tenantId: tenant.id, use, issuer, now, lifetimeMs });
+        return {
+          caId: 'ca-1',
+          signerId: 'leaf-1',
+          key: { tenantId: tenant.id, keyId: 'kms-leaf-1' },
+          publicJwk: { kty: 'EC', crv: 'P-256', x: 'leaf-x', y: 'leaf-y' },
+          x5c: [LEAF],
+          x5chain: [new Uint8Array([1])],
+          notAfter: new Date('2027-08-01T00:00:00Z'),
+        };
+      },
+    };
+    return { issuerSigners, asked };
+  }
+
+  async function x5cSetup(dids?: Parameters<typeof setup>[0]) {
+    const s = await setup(dids);
+    const { issuerSigners, asked } = oneLeaf();
+    return { ...s, asked, handler: createSdJwtFormat({ store: s.store, signer: s.signer, issuerSigners }) };
+  }
+
+  it('signs with the leaf’s key, x5c in place of kid, and iss the credential issuer, not a DID', async () => {
+    const { tenant, signer, handler, asked } = await x5cSetup();
+    const configuration = sdJwtConfiguration(tenant.id, { keyResolution: 'x5c' });
+    const issued = await handler.issue(requestOf(tenant, configuration));
+    expect(asked).toEqual([{ tenantId: tenant.id, use: 'credential', issuer: 'https://acme.eu01.vellum.example', now: NOW, lifetimeMs: 30 * 86_400_000 }]);
+    const input = signer.inputs[0]!;
+    expect(input).toMatchObject({ tenantId: tenant.id, keyId: 'kms-leaf-1', alg: 'ES256', x5c: [LEAF] });
+    expect(input).not.toHaveProperty('kid');
+    const iat = seconds('2026-05-01T12:00:00Z');
+    expect(input.payload).toMatchObject({
+      iss: 'https://acme.eu01.vellum.example',
+      iat,
+      nbf: iat,
+      exp: iat + 30 * 86_400,
+      vct: configuration.type,
+      cnf: { jwk: HOLDER },
+    });
+    expect(input.disclosable).toContain('given_name');
+    expect(input.disclosable).not.toContain('iss');
+    expect(issued.credential).toBe('eyJ.1.sig~');
+  });
+
+  it('needs no DID: the tenant may hold none', async () => {
+    const { tenant, signer, handler } = await x5cSetup([]);
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { keyResolution: 'x5c' })));
+    expect(signer.inputs[0]).toMatchObject({ x5c: [LEAF] });
+  });
+
+  it('names the issuer the wallet used: a custom domain gets its own iss and leaf', async () => {
+    const { tenant, signer, handler, asked } = await x5cSetup();
+    await handler.issue({ ...requestOf(tenant, sdJwtConfiguration(tenant.id, { keyResolution: 'x5c' })), credentialIssuer: 'https://id.acme.example' });
+    expect(asked[0]!.issuer).toBe('https://id.acme.example');
+    expect(signer.inputs[0]!.payload.iss).toBe('https://id.acme.example');
+  });
+
+  it('signs with the DID key as before for keyResolution did or none', async () => {
+    const { tenant, signer, handler, asked, records } = await x5cSetup();
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { keyResolution: 'did' })));
+    await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id)));
+    expect(asked).toEqual([]);
+    for (const input of signer.inputs) {
+      expect(input.kid).toMatch(/^did:/);
+      expect(input).not.toHaveProperty('x5c');
+      expect(input.payload.iss).toBe(records[0]!.did);
+    }
+  });
+
+  it('refuses (400, nothing signed) when the host has no issuer signers, or the tenant no leaf', async () => {
+    const s = await setup();
+    const configuration = sdJwtConfiguration(s.tenant.id, { keyResolution: 'x5c' });
+    await expect(s.handler.issue(requestOf(s.tenant, configuration))).rejects.toMatchObject({ code: 'BadRequest' });
+    const refusing = createSdJwtFormat({
+      store: s.store,
+      signer: s.signer,
+      issuerSigners: {
+        current: async () => {
+          throw new DomainError('BadRequest', 'No active issuer CA');
+        },
+      },
+    });
+    await expect(refusing.issue(requestOf(s.tenant, configuration))).rejects.toMatchObject({ code: 'BadRequest', message: 'No active issuer CA' });
+    expect(s.signer.inputs).toEqual([]);
   });
 });

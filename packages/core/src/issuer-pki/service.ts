@@ -4,6 +4,7 @@
 import { adminOperations, type CollectionService } from '../shared/admin-resource.ts';
 import { Problems } from '../shared/body-problems.ts';
 import { conflict, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
+import { isUuid } from '../shared/ids.ts';
 import type { PageQuery, PageRequest } from '../shared/pagination.ts';
 import { withNewKey } from '../keys/new-keys.ts';
 import type { DocumentSignerDeps } from '../mdoc-pki/document-signers.ts';
@@ -153,7 +154,9 @@ export function createIssuerSignerService(deps: IssuerSignerDeps): IssuerSignerS
 
     list(ctx, query) {
       const filter = { profile: 'issuer' as const, ...(query.issuerCaId !== undefined ? { iacaId: query.issuerCaId } : {}) };
-      const read = (page: PageRequest) => store.documentSigners.list(ctx.tenant.id, page, filter);
+      // An id that is no UUID names no CA, and is not sent to the store (PostgreSQL refuses NUL in text).
+      const read = (page: PageRequest) =>
+        query.issuerCaId !== undefined && !isUuid(query.issuerCaId) ? Promise.resolve({ items: [] }) : store.documentSigners.list(ctx.tenant.id, page, filter);
       return list(ctx, 'ISSUER_SIGNER_LIST', query, read, issuerSignerView, { keepResponse: false });
     },
 

@@ -18,7 +18,8 @@ const time = (iso: string | undefined) => (iso === undefined ? Number.NaN : Date
 
 /** A leaf's common name: its CA's, with the use in place of a trailing " Issuer CA" (or " CA"). */
 export function leafCommonName(caCommonName: string | undefined, use: IssuerSignerUse): string {
-  const base = (caCommonName ?? 'Vellum').replace(/\s*(Issuer\s+)?CA$/i, '').trim() || 'Vellum';
+  // The whole word only: an imported root named "State DMV IACA" keeps its name.
+  const base = (caCommonName ?? 'Vellum').replace(/\s*\b(Issuer\s+)?CA$/i, '').trim() || 'Vellum';
   const suffix = SUFFIX[use];
   return `${base.slice(0, COMMON_NAME_MAX - suffix.length).trim()}${suffix}`;
 }

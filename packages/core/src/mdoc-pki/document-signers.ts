@@ -4,6 +4,7 @@ import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
 import type { X509Authority } from './ports.ts';
 import { conflict, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
+import { isUuid } from '../shared/ids.ts';
 import type { PageQuery, PageRequest } from '../shared/pagination.ts';
 import { adminOperations, type CollectionService } from '../shared/admin-resource.ts';
 import { withNewKey } from '../keys/new-keys.ts';
@@ -137,7 +138,11 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     },
 
     list(ctx, query) {
-      const read = (page: PageRequest) => store.documentSigners.list(ctx.tenant.id, page, query.iacaId !== undefined ? { iacaId: query.iacaId } : {});
+      // An id that is no UUID names no IACA, and is not sent to the store (PostgreSQL refuses NUL in text).
+      const read = (page: PageRequest) =>
+        query.iacaId !== undefined && !isUuid(query.iacaId)
+          ? Promise.resolve({ items: [] })
+          : store.documentSigners.list(ctx.tenant.id, page, query.iacaId !== undefined ? { iacaId: query.iacaId } : {});
       return list(ctx, 'MOBILE_DOCUMENT_SIGNER_LIST', query, read, documentSignerView, { keepResponse: false });
     },
 

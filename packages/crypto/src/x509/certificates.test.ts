@@ -19,6 +19,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { managedKeys, managedPki } from '../../test/x509.ts';
 import { createCrl, createCsr, createDocumentSignerCertificate, createIacaCertificate, type CreateIacaCertificateInput } from './certificates.ts';
+import { parseCertificate } from './parse.ts';
 
 // ----- reading DER (tlv, children: @vellum/testing), so extensions and signatures are checked by code that is not @peculiar's -----
 
@@ -336,5 +337,83 @@ describe('IACA CRL (RFC 5280 §5, ISO/IEC 18013-5 Annex B)', () => {
       nextUpdate: new Date('2026-03-01T00:00:00Z'),
     }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'BadRequest', details: [{ param: 'nextUpdate' }] });
+  });
+});
+
+describe('Issuer CA leaf certificate (docs/decisions.md "Issuer certificates", HAIP 1.0, SD-JWT VC §3.5)', () => {
+  const ISSUER = 'https://acme.eu01.vellum.example';
+  const HOST = 'acme.eu01.vellum.example';
+  const LEAF = {
+    ...DOCUMENT_SIGNER,
+    commonName: 'Vellum Test Credential Signer',
+    crlDistributionPointUri: 'https://issuer.example.com/v2/credentials/issuer-cas/1/crl',
+    subjectAltNames: [ISSUER, HOST],
+  };
+  const SAN = '2.5.29.17';
+
+  it('chains to its CA for node:crypto and names the issuer as a URI and its host as a dNSName', async () => {
+    const { iaca, ds, signerKey } = await managedPki(IACA, LEAF);
+    const [root, leaf] = [new NodeX509Certificate(iaca.der), new NodeX509Certificate(ds.der)];
+    expect(leaf.checkIssued(root)).toBe(true);
+    expect(leaf.verify(root.publicKey)).toBe(true);
+    expect(leaf.ca).toBe(false);
+    expect(leaf.subjectAltName).toBe(`URI:${ISSUER}, DNS:${HOST}`);
+    expect(jwkOf(ds.der)).toMatchObject({ x: signerKey.publicJwk.x, y: signerKey.publicJwk.y });
+    // Read from the DER: GeneralNames with [6] uniformResourceIdentifier then [2] dNSName, in the order given.
+    const value = extensionsOf(ds.der).get(SAN)!.value;
+    const names = children(value, tlv(value, 0)).map((n) => [n.tag, Buffer.from(value.subarray(n.body, n.end)).toString('utf8')]);
+    expect(names).toEqual([
+      [0x86, ISSUER],
+      [0x82, HOST],
+    ]);
+  });
+
+  it('carries KeyUsage digitalSignature (critical), AKI = the CA’s SKI, SAN, and no extended key usage', async () => {
+    const { iaca, ds, signerKey } = await managedPki(IACA, LEAF);
+    const raw = extensionsOf(ds.der);
+    expect(new Map([...raw].map(([id, { critical }]) => [id, critical]))).toEqual(
+      new Map([
+        [OID.authorityKeyIdentifier, false],
+        [OID.subjectKeyIdentifier, false],
+        [OID.keyUsage, true],
+        [OID.issuerAltName, false],
+        [SAN, false],
+        [OID.crlDistributionPoints, false],
+      ]),
+    );
+    expect(raw.has(OID.extKeyUsage)).toBe(false);
+    expect(new NodeX509Certificate(ds.der).keyUsage).toBeUndefined();
+    expect(Buffer.from(raw.get(OID.keyUsage)!.value).toString('hex')).toBe('03020780');
+    const cert = new X509Certificate(ds.der);
+    expect(cert.getExtension(AuthorityKeyIdentifierExtension)!.keyId).toBe(new X509Certificate(iaca.der).getExtension(SubjectKeyIdentifierExtension)!.keyId);
+    expect(cert.getExtension(SubjectKeyIdentifierExtension)!.keyId).toBe(pointSha1(signerKey.publicJwk));
+    expect(cert.getExtension(CRLDistributionPointsExtension)!.distributionPoints[0]!.distributionPoint!.fullName![0]!.uniformResourceIdentifier).toBe(
+      LEAF.crlDistributionPointUri,
+    );
+    expect(cert.getExtension(BasicConstraintsExtension)).toBeNull();
+  });
+
+  it.each([
+    ['no name', []],
+    ['a relative reference', ['/issuer']],
+    ['a URI of another scheme', ['ftp://acme.example']],
+    ['a host name with a space', ['acme .example']],
+    ['an empty name', ['']],
+  ])('refuses %s on subjectAltNames (400), making no certificate', async (_name, subjectAltNames) => {
+    const { newKey, iacaKey, iaca } = await pki();
+    const error = await createDocumentSignerCertificate({
+      ...LEAF,
+      subjectAltNames,
+      iaca: { certificateDer: iaca.der, key: iacaKey },
+      subjectPublicJwk: (await newKey()).publicJwk,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param: 'subjectAltNames' })] });
+  });
+
+  it('is read back by parseCertificate with its SAN; a document signer has none', async () => {
+    const { ds } = await managedPki(IACA, LEAF);
+    expect(parseCertificate(ds.der).subjectAltNames).toEqual([ISSUER, HOST]);
+    const { ds: mdoc } = await pki();
+    expect(parseCertificate(mdoc.der).subjectAltNames).toEqual([]);
   });
 });
