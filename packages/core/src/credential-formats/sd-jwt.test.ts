@@ -211,14 +211,15 @@ describe('dc+sd-jwt issue with keyResolution x5c (HAIP 1.0, docs/decisions.md "I
     return { ...s, asked, handler: createSdJwtFormat({ store: s.store, signer: s.signer, issuerSigners }) };
   }
 
-  it('signs with the leaf’s key, x5c in place of kid, and iss the credential issuer, not a DID', async () => {
+  it('signs with the leaf’s key, x5c with kid the leaf’s id (as JWT VC Issuer Metadata publishes it), and iss the credential issuer, not a DID', async () => {
     const { tenant, signer, handler, asked } = await x5cSetup();
     const configuration = sdJwtConfiguration(tenant.id, { keyResolution: 'x5c' });
     const issued = await handler.issue(requestOf(tenant, configuration));
     expect(asked).toEqual([{ tenantId: tenant.id, use: 'credential', issuer: 'https://acme.eu01.vellum.example', now: NOW, lifetimeMs: 30 * 86_400_000 }]);
     const input = signer.inputs[0]!;
     expect(input).toMatchObject({ tenantId: tenant.id, keyId: 'kms-leaf-1', alg: 'ES256', x5c: [LEAF] });
-    expect(input).not.toHaveProperty('kid');
+    // kid names the leaf, not a DID key: the id /.well-known/jwt-vc-issuer publishes its key under.
+    expect(input.kid).toBe('leaf-1');
     const iat = seconds('2026-05-01T12:00:00Z');
     expect(input.payload).toMatchObject({
       iss: 'https://acme.eu01.vellum.example',

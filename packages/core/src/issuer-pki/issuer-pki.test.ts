@@ -571,6 +571,7 @@ describe('cacheIssuerSigners (docs/decisions.md "Issuer certificates")', () => {
         } satisfies X509Signer;
       },
       available: async () => true,
+      published: async () => [],
       invalidate: () => calls.push('invalidate'),
     };
     return { inner, calls };
