@@ -258,6 +258,8 @@ export function createVellum(deps: VellumDeps): Vellum {
     tokenStatusLists: deps.tokenStatusLists,
     revocationLists: deps.revocationLists,
     domainEvents,
+    // The lists of SD-JWT VCs signed with x5c are signed under the same issuer CA (issue 29 point 4).
+    issuerSigners,
   });
   const mdocIssuance = createMdocIssuance({ clock, engine: deps.mdocEngine, chains, statusLists });
   const formats = createFormatRegistry([

@@ -257,7 +257,7 @@ export function readFakeStatusListToken(token: Uint8Array): Omit<StatusListToken
 
 /** A TokenStatusListSigner for tests of the core: JSON of its input (statuses base64url), signed through the KeyManager. */
 export function fakeTokenStatusListSigner(keys: KeyManager): TokenStatusListSigner & { inputs: TokenStatusListInput[] } {
-  return recordingSigner(
+  const signer = recordingSigner(
     keys,
     (input: TokenStatusListInput) => ({ keyId: input.keyId, data: input.statuses }),
     (input) => {
@@ -266,6 +266,17 @@ export function fakeTokenStatusListSigner(keys: KeyManager): TokenStatusListSign
       return input.form === 'jwt' ? json : utf8(json);
     },
   );
+  return {
+    ...signer,
+    leafOf(_form, token) {
+      try {
+        const read = JSON.parse(new TextDecoder().decode(token)) as { x5c?: { x5c?: string[] } };
+        return read.x5c?.x5c?.[0];
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }
 
 /** A RevocationListSigner for tests of the core: the unsigned fields and the statuses (base64url), signed through the KeyManager. */

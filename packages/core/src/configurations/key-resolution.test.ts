@@ -62,13 +62,18 @@ describe('the key resolution of a new dc+sd-jwt configuration', () => {
     expect(await resolutionOf(configurations.create(ctx, 'dc+sd-jwt', pid()))).toBe('did');
   });
 
-  it('is did when the body pins an issuer DID or asks for revocable credentials, which x5c does not take yet', async () => {
+  it('is did when the body pins an issuer DID', async () => {
     const { configurations, dids, ctx } = await withActiveIssuerCa();
     const did = (await dids.create(ctx, { method: 'key', options: { keyType: 'P-256' } })).did;
     const pinned = await configurations.create(ctx, 'dc+sd-jwt', pid({ type: 'Pinned', issuer: { id: did } }));
     expect(pinned).toMatchObject({ keyResolution: 'did', issuer: { id: did } });
+  });
+
+  it('is x5c for revocable credentials too, whose status list a status list leaf of the same issuer CA then signs (issue 29 point 4)', async () => {
+    const { configurations, issuerSigners, ctx } = await withActiveIssuerCa();
     const revocable = await configurations.create(ctx, 'dc+sd-jwt', pid({ type: 'Revocable', revocable: true }));
-    expect(revocable).toMatchObject({ keyResolution: 'did', revocable: true });
+    expect(revocable).toMatchObject({ keyResolution: 'x5c', revocable: true });
+    expect((await issuerSigners.list(ctx, {})).data.map((l) => l.use).sort()).toEqual(['credential', 'status-list']);
   });
 
   it('leaves other formats without one', async () => {
@@ -149,10 +154,26 @@ describe('refusals of keyResolution x5c (400, nothing stored)', () => {
     expect(error.details).toEqual([expect.objectContaining({ param: 'issuer.id', value: did, msg: expect.stringContaining('keyResolution x5c') })]);
   });
 
-  it('with revocable: true, for now: on revocable', async () => {
-    const { configurations, ctx } = await withActiveIssuerCa();
+  it('with revocable: true under an imported issuer CA that has no status list leaf for the issuer: on keyResolution', async () => {
+    const { configurations, issuerCas, issuerSigners, ctx } = await setup();
+    const ca = await issuerCas.create(ctx, { certificatePem: importedRoot() });
+    await issuerCas.update(ctx, ca.id, { active: true });
+    const leaf = await issuerSigners.create(ctx, { issuerCaId: ca.id, use: 'credential' });
+    const certificatePem = fakeCertificatePem({
+      serialNumber: '02',
+      subject: { commonName: 'Leaf', country: 'US' },
+      issuer: ca.certificateFingerprint,
+      notBefore: '2026-04-01T00:00:00.000Z',
+      notAfter: '2027-04-01T00:00:00.000Z',
+      publicKey: fakeCsrBody(leaf.csrPem!)!.publicKey,
+      isCa: false,
+      extendedKeyUsages: [],
+      subjectAltNames: [ISSUER],
+    });
+    await issuerSigners.update(ctx, leaf.id, { active: true, certificatePem });
+    // Its credentials could be signed, but their status list could not: refused, not issued unverifiable.
     const error = await refusal(configurations.create(ctx, 'dc+sd-jwt', pid({ keyResolution: 'x5c', revocable: true })));
-    expect(error.details).toEqual([expect.objectContaining({ param: 'revocable', value: true, msg: expect.stringContaining('keyResolution did') })]);
+    expect(error.details).toEqual([expect.objectContaining({ param: 'keyResolution', msg: expect.stringContaining('status-list') })]);
     await expect(configurations.create(ctx, 'dc+sd-jwt', pid({ keyResolution: 'x5c', revocable: false }))).resolves.toMatchObject({ keyResolution: 'x5c' });
   });
 

@@ -113,7 +113,7 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
   /**
    * A dc+sd-jwt body without `keyResolution` gets one: a replaced configuration keeps its own (`did`
    * when it predates the field), a new one takes `x5c` when the tenant presents itself over https
-   * and has an active issuer CA (HAIP 1.0) and it is not revocable, else `did`. Other formats' bodies pass as they are.
+   * and has an active issuer CA (HAIP 1.0), else `did`. Other formats' bodies pass as they are.
    */
   async function withKeyResolution(
     ctx: RequestContext,
@@ -126,9 +126,6 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     if (isPlainObject(input.issuer) && input.issuer.id !== undefined) return { ...input, keyResolution: 'did' };
     let keyResolution: KeyResolution = 'did';
     if (existing) keyResolution = existing.format === 'dc+sd-jwt' ? (existing.keyResolution ?? 'did') : 'did';
-    // Revocable x5c credentials are not built yet (their status lists would need x5c too): the
-    // default must not turn a body that names no key resolution into a refusal.
-    else if (input.revocable === true) keyResolution = 'did';
     else if (x509 && (await x509.addressing.publicOrigin(ctx.tenant)).startsWith('https://') && (await x509.signers.available(ctx.tenant, clock.now())))
       keyResolution = 'x5c';
     return { ...input, keyResolution };
@@ -145,6 +142,9 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     const issuer = await x509.addressing.publicOrigin(ctx.tenant);
     try {
       await x509.signers.current(ctx.tenant, 'credential', issuer, clock.now());
+      // Its status list is signed under the same CA by a status list leaf (docs/status-lists.md
+      // "Status list tokens signed with X.509 (issue 29)"): under an imported CA, one must be there.
+      if (configuration.revocable === true) await x509.signers.current(ctx.tenant, 'status-list', issuer, clock.now());
     } catch (error) {
       if (error instanceof DomainError && error.code === 'BadRequest') throw invalidField('keyResolution', error.message, 'x5c');
       throw error;

@@ -16,6 +16,7 @@ import {
   DID_SIGNED_HANDLER,
   holderProofTypes,
   issuedCredential,
+  referencedEntry,
   revocableStatus,
   signedConfigurationOf,
 } from './shared.ts';
@@ -52,6 +53,13 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       throw new DomainError('BadRequest', 'This host issues no SD-JWT VC signed with X.509 certificates (no issuer signers are configured)');
     const { claims, validFrom, validUntil } = claimsAndValidity(request);
     const signer = await deps.issuerSigners.current(tenant, 'credential', credentialIssuer, now, validUntil.getTime() - validFrom.getTime());
+    // Its list is signed under the same issuer CA, so the verifier's one trust anchor covers both
+    // (docs/status-lists.md "Status list tokens signed with X.509 (issue 29)").
+    const entry = await referencedEntry(deps.statusLists, configuration.revocable, 'token-jwt', {
+      tenant,
+      did: { kind: 'x509', caId: signer.caId },
+      credentialIssuer,
+    });
     const registered = {
       iss: credentialIssuer,
       iat: seconds(validFrom),
@@ -60,6 +68,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       vct: configuration.type,
       // An unbound configuration's credential names no key (docs/decisions.md "Issuer display and unbound credentials (issue 29)").
       ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
+      ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
     };
     const payload = { ...registered, ...claims, ...registered };
     const credential = await deps.signer.issue({
@@ -72,7 +81,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       payload,
       disclosable: disclosableOf(configuration, claims, registered),
     });
-    return issuedCredential(credential, { validFrom, validUntil }, undefined);
+    return issuedCredential(credential, { validFrom, validUntil }, entry);
   }
 
   return {
@@ -98,8 +107,6 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         const pinned = isPlainObject(body.issuer) ? body.issuer.id : undefined;
         if (pinned !== undefined)
           problems.add('issuer.id', 'A DID to sign with has no place with keyResolution x5c: a leaf of the tenant’s issuer CA signs', pinned);
-        if (body.revocable === true)
-          problems.add('revocable', 'Not yet with keyResolution x5c: status lists signed under the issuer CA are not built; use keyResolution did', true);
       }
     },
     build: (common: CommonConfiguration, body) =>

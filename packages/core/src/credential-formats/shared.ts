@@ -6,7 +6,7 @@ import type { Duration, FlatClaimMappings, IssuerProfile } from '../configuratio
 import { isPlainObject, type Problems } from '../shared/body-problems.ts';
 import { checkBoolean, checkIssuerProfile, MAX_VALIDITY_DAYS } from '../configurations/rules.ts';
 import { DomainError } from '../shared/errors.ts';
-import type { ReferencedListForm } from '../status-lists/model.ts';
+import type { ReferencedListForm, ReferencedListSigner } from '../status-lists/model.ts';
 import type { ReferencedStatusAllocation, StatusListService } from '../status-lists/service.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { Tenant } from '../tenancy/model.ts';
@@ -129,7 +129,8 @@ export async function referencedEntry(
   statusLists: Pick<StatusListService, 'allocateReferenced'> | undefined,
   revocable: boolean | undefined,
   form: ReferencedListForm,
-  at: { tenant: Tenant; did: string; credentialIssuer: string },
+  /** `did`: who signs the list, the credential's DID or (token lists) `{ kind: 'x509', caId }`, its issuer CA. */
+  at: { tenant: Tenant; did: ReferencedListSigner; credentialIssuer: string },
 ): Promise<ReferencedStatusAllocation | undefined> {
   if (revocable !== true) return undefined;
   if (!statusLists) throw statusUnavailable(form === 'revocation-list' ? 'status-list-credential' : 'token-status-list');

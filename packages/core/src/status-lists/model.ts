@@ -36,6 +36,21 @@ export type StatusListKind = `mdoc:${StatusListFormat}:${string}` | `${Reference
 export const REFERENCED_LIST_FORMS = ['token-jwt', 'token-cwt', 'revocation-list'] as const;
 export type ReferencedListForm = (typeof REFERENCED_LIST_FORMS)[number];
 
+/** The referenced lists that are Token Status List tokens, the forms a certificate can sign (JOSE x5c, COSE x5chain). */
+export type TokenListForm = Exclude<ReferencedListForm, 'revocation-list'>;
+
+/**
+ * Who signs a referenced list (docs/status-lists.md "Status list tokens signed with X.509 (issue
+ * 29)"): a DID (the string), the key that signs its credentials; or the tenant's issuer CA `caId`,
+ * through whichever of its status list leaves is current when a token is made, so the list stays
+ * verifiable from the same trust anchor across leaf rotation. Its kind is `<form>:x509:<caId>`
+ * (no DID starts with `x509:`).
+ */
+export type ReferencedListSigner = string | { kind: 'x509'; caId: string };
+
+/** The part of a referenced list's kind after its form that says it is signed under an issuer CA. */
+export const X509_LIST_SIGNER_PREFIX = 'x509:';
+
 /** How a tenant's mDocs of one docType are listed (docs/status-lists.md); without one, draft 14 with the defaults. */
 export interface StatusListConfiguration extends TenantRecord {
   id: string;

@@ -38,10 +38,17 @@ export interface StatusListTokenSigner {
 export interface TokenStatusListInput {
   tenantId: string;
   form: 'jwt' | 'cwt';
-  /** The KeyManager id of the DID's P-256 key, and its DID URL as `kid`. */
+  /** The KeyManager id of the P-256 key that signs: the DID's, or the issuer CA leaf's. */
   keyId: string;
-  kid: string;
-  /** The DID: the token's `iss`, as in the credentials it lists. */
+  /** The DID URL of the key, as `kid`; absent when `x5c` names the key. */
+  kid?: string;
+  /**
+   * The leaf certificate that signs under the tenant's issuer CA, and the chain up to (not
+   * including) the CA: the JWT's `x5c` header (standard base64 DER, RFC 7515 §4.1.6) or the CWT's
+   * `x5chain` (DER, RFC 9360 label 33). Exactly one of `kid` and `x5c` is given.
+   */
+  x5c?: { x5c: readonly string[]; x5chain: readonly Uint8Array[] };
+  /** The token's `iss`, as in the credentials it lists: the DID, or the credential issuer identifier (https) with `x5c`. */
   issuer: string;
   /** The URI the token is served at: its `sub`. */
   uri: string;
@@ -56,6 +63,12 @@ export interface TokenStatusListInput {
 export interface TokenStatusListSigner {
   /** The compact JWS for `jwt`; the COSE_Sign1 bytes (untagged) for `cwt`. */
   sign(input: TokenStatusListInput): Promise<string | Uint8Array>;
+  /**
+   * The certificate that signed a token this signer made with `x5c` (the first of its `x5c`, or of
+   * its CWT `x5chain`), as standard base64 DER; undefined for a token that names its key by `kid`
+   * or that cannot be read. The core serves a kept token again only while its leaf is the one that signs now.
+   */
+  leafOf(form: 'jwt' | 'cwt', token: Uint8Array): string | undefined;
 }
 
 /** What a RevocationList2020 credential lists (W3C CCG Revocation List 2020), and who signs it. */

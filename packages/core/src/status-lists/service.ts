@@ -9,6 +9,7 @@ import { checkExpiresIn, checkKnownFields } from '../configurations/rules.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import { CREDENTIAL_PROFILES } from '../issuance/model.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
+import type { IssuerSigners, X509Signer } from '../issuer-pki/model.ts';
 import { issuerOf } from '../metadata/service.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, DomainEventSink, Ids } from '../shared/ports.ts';
@@ -27,7 +28,11 @@ import {
   type StatusListFormat,
   type StatusListKind,
   type ReferencedListForm,
+  type ReferencedListSigner,
   type StatusEntry,
+  type StoredStatusToken,
+  type TokenListForm,
+  X509_LIST_SIGNER_PREFIX,
   type StatusListRecord,
 } from './model.ts';
 import type { RevocationListSigner, StatusListTokenSigner, TokenStatusListSigner } from './ports.ts';
@@ -112,9 +117,15 @@ export interface StatusListService {
   token(ctx: RequestContext, listId: string, basePath?: string): Promise<{ mediaType: string; body: Uint8Array; maxAgeSeconds: number }>;
   /** Issuance: an entry for one more mDoc of `docType` (the caller records it with the credential). */
   allocate(tenant: Tenant, docType: string, origin: string): Promise<MdocStatusAllocation>;
-  /** Issuance: an entry for one more credential of another format, in a list signed by `did`. */
-  allocateReferenced(tenant: Tenant, form: ReferencedListForm, did: string, origin: string): Promise<ReferencedStatusAllocation>;
-  /** Public: a referenced list (Token Status List JWT or CWT, or RevocationList2020 credential), signed by the DID of its credentials. */
+  /**
+   * Issuance: an entry for one more credential of another format, in a list signed by `signer`: the
+   * DID that signs the credential, or (Token Status List forms only) the issuer CA whose leaf signs it.
+   */
+  allocateReferenced(tenant: Tenant, form: ReferencedListForm, signer: ReferencedListSigner, origin: string): Promise<ReferencedStatusAllocation>;
+  /**
+   * Public: a referenced list (Token Status List JWT or CWT, or RevocationList2020 credential),
+   * signed by the DID of its credentials, or with `x5c` by the current status list leaf of their issuer CA.
+   */
   referencedList(
     ctx: RequestContext,
     form: ReferencedListForm,
@@ -147,6 +158,12 @@ export interface StatusListDeps {
   tokenStatusLists: TokenStatusListSigner;
   /** Signs the RevocationList2020 credentials of ldp_vc. */
   revocationLists: RevocationListSigner;
+  /**
+   * The status list leaves under the tenants' issuer CAs, for the lists of credentials signed with
+   * x5c (docs/status-lists.md "Status list tokens signed with X.509 (issue 29)"); without them such
+   * lists are neither opened nor served.
+   */
+  issuerSigners?: Pick<IssuerSigners, 'current' | 'published'>;
   /** Takes the `CredentialStatusUpdated` event inside the transaction that changes the status (the webhook outbox). */
   domainEvents: DomainEventSink;
   /** How many entries a list holds (default STATUS_LIST_SIZE; tests make small lists to fill them). */
@@ -212,7 +229,7 @@ const view = ({ tenantId: _tenantId, ...rest }: StatusListConfiguration): Status
 
 /** The status list use cases over the store, the document signers and the token signer. */
 export function createStatusListService(deps: StatusListDeps): StatusListService {
-  const { store, clock, ids, events, chains, tokens, tokenStatusLists, revocationLists, domainEvents } = deps;
+  const { store, clock, ids, events, chains, tokens, tokenStatusLists, revocationLists, domainEvents, issuerSigners } = deps;
   const listSize = deps.listSize ?? STATUS_LIST_SIZE;
   const configurations = adminOperations(events, 'iacas:manage');
   const credentials = adminOperations(events, 'credentials');
@@ -305,6 +322,27 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     return key;
   }
 
+  /**
+   * The leaf that signs a list of issuer CA `caId` for `issuer` now: the tenant's current status list
+   * leaf (made or rotated under a managed CA to last `lifetimeMs`) when it is under that CA; else,
+   * when another CA has been activated since, a valid leaf still under `caId`. An expired or revoked
+   * leaf is never one of them (IssuerSigners), and none at all is a 503: the list cannot be signed.
+   */
+  async function x509ListLeaf(tenant: Tenant, caId: string, issuer: string, now: Date, lifetimeMs: number): Promise<X509Signer> {
+    const unavailable = (why: string) => new DomainError('ServiceUnavailable', `This status list cannot be signed now: ${why}`);
+    if (!issuerSigners) throw unavailable('this host signs no status lists with X.509 certificates');
+    try {
+      const current = await issuerSigners.current(tenant, 'status-list', issuer, now, lifetimeMs);
+      if (current.caId === caId) return current;
+    } catch (error) {
+      // No active issuer CA, or an imported one without a status list leaf: an earlier CA may still sign.
+      if (!isDomainError(error) || error.code !== 'BadRequest') throw error;
+    }
+    const earlier = (await issuerSigners.published(tenant, 'status-list', issuer, now)).find((leaf) => leaf.caId === caId);
+    if (!earlier) throw unavailable('the issuer CA that signs it has no valid status list signer certificate for this issuer');
+    return earlier;
+  }
+
   /** A list served publicly, of a kind starting with `kindPrefix`; any other id is as good as absent. */
   async function publicList(ctx: RequestContext, listId: string, kindPrefix: string): Promise<StatusListRecord> {
     const list = UUID.test(listId) ? await store.statusLists.get(ctx.tenant.id, listId.toLowerCase()) : undefined;
@@ -319,7 +357,10 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
 
   /**
    * The list's signed form as kept in the store while it shows the list as it is (and, when it
-   * `expires`, outlives any verifier's cached copy of it by its ttl); otherwise signed anew and kept.
+   * `expires`, outlives any verifier's cached copy of it by its ttl, and `keep` accepts it);
+   * otherwise signed anew and kept. A token never outlives `notAfter` (its signer's certificate),
+   * nor its ttl its expiry. `maxAgeSeconds` is what HTTP caches may keep it for: its ttl, and never
+   * past its `exp`.
    */
   async function keptOrSigned(
     ctx: RequestContext,
@@ -327,13 +368,25 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
     settings: Pick<StatusListConfiguration, 'timeToLiveDuration' | 'expiryDuration'>,
     expires: boolean,
     sign: (at: { now: Date; issuedAt: Date; expiresAt: Date; ttlSeconds: number }) => Promise<Uint8Array>,
-  ): Promise<Uint8Array> {
-    const ttlSeconds = durationSeconds(settings.timeToLiveDuration);
+    bounds: { keep?: (kept: StoredStatusToken) => boolean; notAfter?: Date } = {},
+  ): Promise<{ body: Uint8Array; maxAgeSeconds: number }> {
+    const configuredTtl = durationSeconds(settings.timeToLiveDuration);
     const now = clock.now();
+    const maxAge = (expiresAt: number) => (expires ? Math.max(0, Math.min(configuredTtl, Math.floor((expiresAt - now.getTime()) / 1000))) : configuredTtl);
     const kept = await store.statusLists.getToken(ctx.tenant.id, list.id);
-    if (kept && kept.revision === list.revision && (!expires || Date.parse(kept.expiresAt) - now.getTime() > ttlSeconds * 1000)) return kept.token;
+    if (
+      kept &&
+      kept.revision === list.revision &&
+      (!expires || Date.parse(kept.expiresAt) - now.getTime() > configuredTtl * 1000) &&
+      (bounds.keep === undefined || bounds.keep(kept))
+    )
+      return { body: kept.token, maxAgeSeconds: maxAge(Date.parse(kept.expiresAt)) };
     const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
-    const expiresAt = new Date(issuedAt.getTime() + durationSeconds(settings.expiryDuration) * 1000);
+    let expiresAt = new Date(issuedAt.getTime() + durationSeconds(settings.expiryDuration) * 1000);
+    if (bounds.notAfter !== undefined && bounds.notAfter < expiresAt) expiresAt = new Date(Math.floor(bounds.notAfter.getTime() / 1000) * 1000);
+    if (expires && expiresAt <= issuedAt) throw new DomainError('ServiceUnavailable', 'This status list cannot be signed now: its signer certificate ends');
+    // A verifier may cache a token for its ttl but never use it past its exp (IETF Token Status List §5.1, §13.7).
+    const ttlSeconds = expires ? Math.min(configuredTtl, (expiresAt.getTime() - issuedAt.getTime()) / 1000) : configuredTtl;
     const body = await sign({ now, issuedAt, expiresAt, ttlSeconds });
     await store.statusLists.putToken({
       tenantId: ctx.tenant.id,
@@ -343,7 +396,44 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       issuedAt: issuedAt.toISOString(),
       expiresAt: expiresAt.toISOString(),
     });
-    return body;
+    return { body, maxAgeSeconds: maxAge(expiresAt.getTime()) };
+  }
+
+  /**
+   * A Token Status List of credentials signed under issuer CA `caId` (docs/status-lists.md "Status
+   * list tokens signed with X.509 (issue 29)"): signed with `x5c` (JWT) or `x5chain` (CWT) by the
+   * CA's current status list leaf, whose SAN names the credential issuer, `iss`. A kept token is
+   * served again only while the leaf that signed it is still the one that signs now.
+   */
+  async function x509TokenList(ctx: RequestContext, form: TokenListForm, list: StatusListRecord, caId: string, basePath: string | undefined) {
+    const settings = DEFAULT_STATUS_LIST_SETTINGS;
+    const issuer = issuerOf(ctx, basePath);
+    const uri = `${issuer}${REFERENCED_LIST_PATHS[form](list.id)}`;
+    const leaf = await x509ListLeaf(ctx.tenant, caId, issuer, clock.now(), durationSeconds(settings.expiryDuration) * 1000);
+    const { body, maxAgeSeconds } = await keptOrSigned(
+      ctx,
+      list,
+      settings,
+      true,
+      async ({ issuedAt, expiresAt, ttlSeconds }) => {
+        const signed = await tokenStatusLists.sign({
+          tenantId: leaf.key.tenantId,
+          form: form === 'token-jwt' ? 'jwt' : 'cwt',
+          keyId: leaf.key.keyId,
+          x5c: { x5c: leaf.x5c, x5chain: leaf.x5chain },
+          issuer,
+          uri,
+          issuedAt,
+          expiresAt,
+          ttlSeconds,
+          statuses: await statusesOf(list, 1),
+        });
+        return typeof signed === 'string' ? new TextEncoder().encode(signed) : signed;
+      },
+      // A token of another leaf (rotated away, revoked or expired since) is signed anew, not served again.
+      { keep: (kept) => tokenStatusLists.leafOf(form === 'token-jwt' ? 'jwt' : 'cwt', kept.token) === leaf.x5c[0], notAfter: leaf.notAfter },
+    );
+    return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body, maxAgeSeconds };
   }
 
   const docTypeTaken = (docType: string) =>
@@ -431,7 +521,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       const list = await publicList(ctx, listId, 'mdoc:');
       const format = formatOfKind(list.kind);
       const settings = await settingsFor(ctx.tenant.id, docTypeOfKind(list.kind));
-      const body = await keptOrSigned(ctx, list, settings, true, async ({ now, issuedAt, expiresAt, ttlSeconds }) => {
+      const { body, maxAgeSeconds } = await keptOrSigned(ctx, list, settings, true, async ({ now, issuedAt, expiresAt, ttlSeconds }) => {
         const chain = await chains.current(ctx.tenant, now, expiresAt.getTime() - now.getTime());
         return tokens.sign({
           tenantId: ctx.tenant.id,
@@ -445,7 +535,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
           signer: { keyId: chain.signer.keyId, x5chain: chain.x5chain },
         });
       });
-      return { mediaType: STATUS_LIST_MEDIA_TYPES[format], body, maxAgeSeconds: durationSeconds(settings.timeToLiveDuration) };
+      return { mediaType: STATUS_LIST_MEDIA_TYPES[format], body, maxAgeSeconds };
     },
 
     async allocate(tenant, docType, origin) {
@@ -454,8 +544,12 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       return { field: format === 'legacy' ? '_status' : 'status', listId, idx, uri: `${origin}${STATUS_LIST_PATHS.token(listId)}` };
     },
 
-    async allocateReferenced(tenant, form, did, origin) {
-      const { listId, idx } = await take(tenant, `${form}:${did}`);
+    async allocateReferenced(tenant, form, signer, origin) {
+      if (typeof signer !== 'string') {
+        if (form === 'revocation-list') throw new DomainError('InternalServerError', 'A RevocationList2020 credential is signed by a DID, never under an issuer CA');
+        if (!issuerSigners) throw new DomainError('BadRequest', 'This host signs no status lists with X.509 certificates (no issuer signers are configured)');
+      }
+      const { listId, idx } = await take(tenant, `${form}:${typeof signer === 'string' ? signer : `${X509_LIST_SIGNER_PREFIX}${signer.caId}`}`);
       return { listId, idx, uri: `${origin}${REFERENCED_LIST_PATHS[form](listId)}` };
     },
 
@@ -464,8 +558,9 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       const settings = DEFAULT_STATUS_LIST_SETTINGS;
       const did = list.kind.slice(form.length + 1);
       const uri = `${issuerOf(ctx, basePath)}${REFERENCED_LIST_PATHS[form](list.id)}`;
+      if (form !== 'revocation-list' && did.startsWith(X509_LIST_SIGNER_PREFIX)) return x509TokenList(ctx, form, list, did.slice(X509_LIST_SIGNER_PREFIX.length), basePath);
       // A RevocationList2020 credential has no expiry: it is signed anew only when the list changes.
-      const body = await keptOrSigned(ctx, list, settings, form !== 'revocation-list', async ({ issuedAt, expiresAt, ttlSeconds }) => {
+      const { body, maxAgeSeconds } = await keptOrSigned(ctx, list, settings, form !== 'revocation-list', async ({ issuedAt, expiresAt, ttlSeconds }) => {
         const key = await listSigner(ctx.tenant.id, form, did);
         const statuses = await statusesOf(list, 1);
         if (form === 'revocation-list') {
@@ -496,7 +591,7 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
         });
         return typeof signed === 'string' ? new TextEncoder().encode(signed) : signed;
       });
-      return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body, maxAgeSeconds: durationSeconds(settings.timeToLiveDuration) };
+      return { mediaType: REFERENCED_LIST_MEDIA_TYPES[form], body, maxAgeSeconds };
     },
 
     getRevocation(ctx, profile, credentialId) {

@@ -7,9 +7,11 @@ import {
   HEADER_ALG,
   HEADER_KID,
   HEADER_TYP,
+  HEADER_X5CHAIN,
   STATUS_LIST_CWT_TYP,
   signCoseSign1,
 } from './common.ts';
+import { cbor } from '../mso-mdoc/cbor.ts';
 
 export interface TokenStatusListSignerOptions {
   keys: KeyManager;
@@ -34,10 +36,17 @@ const nonEmpty = (value: unknown): value is string => typeof value === 'string' 
 
 /** Refuses what would make a token no verifier can use; returns `iat` and `exp` in whole seconds. */
 function check(input: TokenStatusListInput): { iat: number; exp: number } {
-  const { form, kid, issuer } = input;
+  const { form, kid, x5c, issuer } = input;
   if (form !== 'jwt' && form !== 'cwt') throw invalidField('form', 'Expected jwt or cwt', form);
-  if (!nonEmpty(kid)) throw invalidField('kid', 'Expected the DID URL of the signing key', kid);
-  if (!nonEmpty(issuer)) throw invalidField('issuer', 'Expected the issuer DID', issuer);
+  if (x5c === undefined) {
+    if (!nonEmpty(kid)) throw invalidField('kid', 'Expected the DID URL of the signing key', kid);
+  } else {
+    // One way to name the key: a kid next to an x5c would leave a verifier two keys to choose from.
+    if (kid !== undefined) throw invalidField('kid', 'Expected no kid with x5c', kid);
+    if (x5c.x5c.length === 0 || x5c.x5c.length !== x5c.x5chain.length || !x5c.x5c.every(nonEmpty))
+      throw invalidField('x5c', 'Expected the signer certificate first, as base64 and as DER alike', x5c.x5c.length);
+  }
+  if (!nonEmpty(issuer)) throw invalidField('issuer', 'Expected the issuer: its DID, or with x5c its https identifier', issuer);
   if (!(input.statuses instanceof Uint8Array)) throw invalidField('statuses', 'Expected the packed statuses as bytes', typeof input.statuses);
   return checkTokenTimes(input);
 }
@@ -48,7 +57,7 @@ function check(input: TokenStatusListInput): { iat: number; exp: number } {
  * signature is r‖s, 32 bytes each (RFC 7518 §3.4), as KeyManager.sign returns it.
  */
 async function signJwt(keys: KeyManager, input: TokenStatusListInput, iat: number, exp: number, lst: Uint8Array): Promise<string> {
-  const header = { alg: 'ES256', typ: STATUS_LIST_JWT_TYP, kid: input.kid };
+  const header = input.x5c ? { alg: 'ES256', typ: STATUS_LIST_JWT_TYP, x5c: [...input.x5c.x5c] } : { alg: 'ES256', typ: STATUS_LIST_JWT_TYP, kid: input.kid };
   const payload = {
     iss: input.issuer,
     sub: input.uri,
@@ -69,10 +78,13 @@ async function signJwt(keys: KeyManager, input: TokenStatusListInput, iat: numbe
  * an x5chain: a verifier resolves the key from the issuer's DID document, as for the credential.
  */
 async function signCwt(keys: KeyManager, input: TokenStatusListInput, iat: number, exp: number, lst: Uint8Array): Promise<Uint8Array> {
-  const protectedHeader = new Map<number, number | string | Uint8Array>([
+  const chain = input.x5c?.x5chain;
+  const protectedHeader = new Map<number, number | string | Uint8Array | Uint8Array[]>([
     [HEADER_ALG, ES256],
     [HEADER_TYP, STATUS_LIST_CWT_TYP],
-    [HEADER_KID, utf8.encode(input.kid)],
+    // RFC 9360 §2: one certificate as a byte string, several as an array, the signer's first. In the
+    // protected header, so that the chain is signed with the claims and cannot be swapped.
+    chain ? [HEADER_X5CHAIN, chain.length === 1 ? (chain[0] as Uint8Array) : [...chain]] : [HEADER_KID, utf8.encode(input.kid as string)],
   ]);
   const claims = { iss: input.issuer, sub: input.uri, iat, exp, ttl: input.ttlSeconds, bits: BITS, lst };
   return signCoseSign1(keys, input, protectedHeader, UNPROTECTED, encodeStatusListClaims(claims));
@@ -90,6 +102,10 @@ async function signCwt(keys: KeyManager, input: TokenStatusListInput, iat: numbe
  *   unprotected header, payload `{ 1: iss, 2: sub, 6: iat, 4: exp, 65534: ttl, 65533: { "bits": 1,
  *   "lst": bytes } }` (§4.3, §5.2); returns the untagged COSE_Sign1 bytes.
  *
+ * With `x5c` (lists of credentials signed under the tenant's issuer CA) the key is named by the leaf
+ * certificate instead of `kid`: the JWT header `{ alg, typ, x5c }`, the CWT protected header `{ 1,
+ * 16, 33: x5chain }`; the issuer is then the credential issuer identifier its SAN names.
+ *
  * `lst` is the statuses compressed with DEFLATE in the ZLIB format at the highest level (§4.1).
  * `iss` is not required by §5 but is written: the issuer of the credentials the list covers, so a
  * verifier can check that the list and the credential come from the same party (§8.3).
@@ -106,6 +122,22 @@ export function createTokenStatusListSigner(options: TokenStatusListSignerOption
       if (key.algorithm !== 'P-256') throw invalidField('keyId', 'Expected a P-256 key (ES256)', key.algorithm);
       const lst = compressStatuses(input.statuses);
       return input.form === 'jwt' ? signJwt(keys, input, iat, exp, lst) : signCwt(keys, input, iat, exp, lst);
+    },
+    leafOf(form, token) {
+      try {
+        if (form === 'jwt') {
+          const text = new TextDecoder().decode(token);
+          const header = JSON.parse(Buffer.from(text.slice(0, text.indexOf('.')), 'base64url').toString('utf8')) as { x5c?: unknown };
+          return Array.isArray(header.x5c) && typeof header.x5c[0] === 'string' ? header.x5c[0] : undefined;
+        }
+        const [protectedBytes] = cbor.decode(token) as [Uint8Array];
+        const chain = (cbor.decode(protectedBytes) as Map<number, unknown>).get(HEADER_X5CHAIN);
+        const leaf = Array.isArray(chain) ? chain[0] : chain;
+        return leaf instanceof Uint8Array ? Buffer.from(leaf).toString('base64') : undefined;
+      } catch {
+        // Not a token this signer made: the caller signs a new one.
+        return undefined;
+      }
     },
   };
 }
