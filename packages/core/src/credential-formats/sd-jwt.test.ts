@@ -259,6 +259,29 @@ describe('dc+sd-jwt issue with keyResolution x5c (HAIP 1.0, docs/decisions.md "I
     }
   });
 
+  it('revocable: the entry is in a list of the leaf’s issuer CA, named in status.status_list and given with the credential (issue 29 point 4)', async () => {
+    const s = await setup([]);
+    const { issuerSigners } = oneLeaf();
+    const allocated: unknown[][] = [];
+    const statusLists = {
+      async allocateReferenced(...args: unknown[]) {
+        allocated.push(args);
+        return { listId: 'list-1', idx: 42, uri: 'https://acme.eu01.vellum.example/v2/credentials/sd-jwt/status-lists/list-1' };
+      },
+    };
+    const handler = createSdJwtFormat({ store: s.store, signer: s.signer, issuerSigners, statusLists });
+    const issued = await handler.issue(requestOf(s.tenant, sdJwtConfiguration(s.tenant.id, { keyResolution: 'x5c', revocable: true })));
+    expect(allocated).toEqual([[s.tenant, 'token-jwt', { kind: 'x509', caId: 'ca-1' }, 'https://acme.eu01.vellum.example']]);
+    expect(s.signer.inputs[0]!.payload.status).toEqual({ status_list: { idx: 42, uri: 'https://acme.eu01.vellum.example/v2/credentials/sd-jwt/status-lists/list-1' } });
+    // Always in the clear: a verifier must find the list without a disclosure.
+    expect(s.signer.inputs[0]!.disclosable).not.toContain('status');
+    expect(issued.statusEntry).toMatchObject({ listId: 'list-1', idx: 42 });
+    // Not revocable: no entry.
+    await handler.issue(requestOf(s.tenant, sdJwtConfiguration(s.tenant.id, { keyResolution: 'x5c' })));
+    expect(allocated).toHaveLength(1);
+    expect(s.signer.inputs[1]!.payload).not.toHaveProperty('status');
+  });
+
   it('refuses (400, nothing signed) when the host has no issuer signers, or the tenant no leaf', async () => {
     const s = await setup();
     const configuration = sdJwtConfiguration(s.tenant.id, { keyResolution: 'x5c' });

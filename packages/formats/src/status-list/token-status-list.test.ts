@@ -295,3 +295,48 @@ describe('createTokenStatusListSigner, refusals', () => {
     }
   });
 });
+
+describe('createTokenStatusListSigner with x5c (lists signed under the issuer CA, issue 29 point 4)', () => {
+  // Two stand-in certificates: the signer only carries them, the chain is checked end to end in tools/interop.
+  const LEAF_DER = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) & 0xff);
+  const MIDDLE_DER = Uint8Array.from({ length: 200 }, (_, i) => (i * 13) & 0xff);
+  const b64 = (der: Uint8Array) => Buffer.from(der).toString('base64');
+  const withX5c = (chain: Uint8Array[] = [LEAF_DER]) =>
+    ({ kid: undefined, x5c: { x5c: chain.map(b64), x5chain: chain }, issuer: 'https://issuer.example' }) as Partial<TokenStatusListInput>;
+  const { kid: _kid, ...noKid } = input();
+
+  it('JWT: the header is { alg, typ: statuslist+jwt, x5c } with no kid, iss the https issuer, and the signature verifies against the leaf key', async () => {
+    const token = await ctx.signer.sign({ ...noKid, form: 'jwt', x5c: { x5c: [b64(LEAF_DER)], x5chain: [LEAF_DER] }, issuer: 'https://issuer.example' });
+    const { header, payload } = await verifyJwt(token as string);
+    expect(header).toEqual({ alg: 'ES256', typ: 'statuslist+jwt', x5c: [b64(LEAF_DER)] });
+    expect(payload).toMatchObject({ iss: 'https://issuer.example', sub: URI, iat: IAT, exp: EXP, ttl: 43_200 });
+    expect(ctx.signer.leafOf('jwt', new TextEncoder().encode(token as string))).toBe(b64(LEAF_DER));
+    // A DID-signed token names no leaf.
+    expect(ctx.signer.leafOf('jwt', new TextEncoder().encode(await jwtOf()))).toBeUndefined();
+  });
+
+  it('CWT: x5chain (33) in the protected header, one certificate as a byte string or several as an array (RFC 9360), no kid; cose-ts verifies it', async () => {
+    const single = await ctx.signer.sign({ ...noKid, form: 'cwt', ...withX5c() });
+    const one = verifyCwt(single as Uint8Array);
+    expect([...one.protectedHeader.keys()].sort((a, b) => (a as number) - (b as number))).toEqual([1, 16, 33]);
+    expect(one.protectedHeader.get(16)).toBe('application/statuslist+cwt');
+    expect(new Uint8Array(one.protectedHeader.get(33) as Uint8Array)).toEqual(LEAF_DER);
+    expect(one.unprotected.size).toBe(0);
+    expect(one.claims.get(1)).toBe('https://issuer.example');
+    expect(ctx.signer.leafOf('cwt', single as Uint8Array)).toBe(b64(LEAF_DER));
+    const double = await ctx.signer.sign({ ...noKid, form: 'cwt', ...withX5c([LEAF_DER, MIDDLE_DER]) });
+    const two = verifyCwt(double as Uint8Array);
+    expect((two.protectedHeader.get(33) as Uint8Array[]).map((c) => new Uint8Array(c))).toEqual([LEAF_DER, MIDDLE_DER]);
+    expect(ctx.signer.leafOf('cwt', double as Uint8Array)).toBe(b64(LEAF_DER));
+    expect(ctx.signer.leafOf('cwt', await cwtOf())).toBeUndefined();
+    expect(ctx.signer.leafOf('cwt', Uint8Array.of(1, 2, 3))).toBeUndefined();
+  });
+
+  it('refuses a kid beside x5c, and an empty or mismatched chain', async () => {
+    await expect(ctx.signer.sign(input({ ...withX5c(), kid: KID }))).rejects.toMatchObject({ code: 'BadRequest' });
+    await expect(ctx.signer.sign({ ...noKid, ...withX5c([]) })).rejects.toMatchObject({ code: 'BadRequest' });
+    await expect(ctx.signer.sign({ ...noKid, x5c: { x5c: [b64(LEAF_DER)], x5chain: [] }, issuer: 'https://issuer.example' })).rejects.toMatchObject({
+      code: 'BadRequest',
+    });
+  });
+});
