@@ -7,7 +7,7 @@
 // token and from the hook. Issue 29: the library reads the issuer display and requests an unbound
 // dc+sd-jwt without a proof. The browser is a few lines here that follow each redirect by hand.
 // The refusals are each checked for the error the standards name, and never a 5xx.
-import { createHash, createPublicKey, type JsonWebKey, type X509Certificate, randomBytes, verify as verifySignature } from 'node:crypto';
+import { createHash, createPublicKey, type JsonWebKey, X509Certificate, randomBytes, verify as verifySignature } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
@@ -18,7 +18,7 @@ import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import pako from 'pako';
 import { resolveDidKey } from '@vellum/testing';
-import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { importX509, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, storedText } from '../../../apps/server/test/backends.ts';
 import { cli } from '../../../apps/server/test/process.ts';
@@ -1109,6 +1109,90 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
       const again = x509Verifier(anchorPem);
       await again.verify((await collectSdJwt(configuration.json().id, 'https://credentials.example/pid')).compact);
       expect(again.checked()?.leaf.serialNumber).not.toBe(first.serialNumber);
+    },
+  );
+
+  it.skipIf(skip)(
+    'revocable dc+sd-jwt under the issuer CA: its Token Status List JWT carries x5c, checked from the CA alone (node:crypto, jose, @sd-jwt/jwt-status-list), cached within ttl and exp; a revoked status list leaf never signs it again (issue 29 point 4)',
+    async () => {
+      // The trust anchor as a verifier has it: the public list of active issuer CAs (the managed CA of the test before).
+      const anchors = (await call('GET', '/v2/credentials/issuer-cas', undefined, {})).json().data as Array<{ certificatePem: string }>;
+      expect(anchors).toHaveLength(1);
+      const anchorPem = (anchors[0] as { certificatePem: string }).certificatePem;
+      const anchor = new X509Certificate(anchorPem);
+      const type = 'https://credentials.example/revocable-pid';
+      // Revocable and naming no key resolution: x5c, as for any new configuration on this https issuer.
+      const configuration = await call('POST', '/v2/credentials/sd-jwt/configurations', { type, expiresIn: { days: 30 }, claimMappings, revocable: true });
+      expect(configuration.status, configuration.text).toBe(201);
+      expect(configuration.json()).toMatchObject({ keyResolution: 'x5c', revocable: true });
+      // @sd-jwt/sd-jwt-vc verifies each credential and, fetching it itself, its status list with the same x5c check.
+      const statusVerifier = x509Verifier(anchorPem, { fetch: tlsFetch });
+      const compacts: string[] = [];
+      const entries: Array<{ idx: number; uri: string }> = [];
+      for (let i = 0; i < 2; i += 1) {
+        compacts.push((await collectSdJwt(configuration.json().id, type)).compact);
+        const verified = await statusVerifier.verify(compacts[i] as string);
+        entries.push((verified.payload as { status: { status_list: { idx: number; uri: string } } }).status.status_list);
+      }
+      const [first, second] = entries as [{ idx: number; uri: string }, { idx: number; uri: string }];
+      expect(second.uri).toBe(first.uri);
+      expect(first.uri).toMatch(new RegExp(`^${origin}/v2/credentials/sd-jwt/status-lists/[0-9a-f-]{36}$`));
+      const records = (await call('GET', `/v2/credentials?credentialConfigurationId=${configuration.json().id}`)).json().data as Array<{ id: string }>;
+      expect(records).toHaveLength(2);
+
+      /** A verifier's read of the list (Token Status List §8.3): the leaf in x5c checked up to the anchor alone, then the JWT with jose. */
+      const readList = async () => {
+        const res = await tlsFetch(first.uri);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/statuslist+jwt');
+        const jwt = await res.text();
+        const header = JSON.parse(Buffer.from(jwt.split('.')[0] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
+        expect(header).toEqual({ alg: 'ES256', typ: 'statuslist+jwt', x5c: [expect.any(String)] });
+        const leaf = new X509Certificate(Buffer.from((header.x5c as string[])[0] as string, 'base64'));
+        expect(leaf.fingerprint256).not.toBe(anchor.fingerprint256);
+        expect(leaf.checkIssued(anchor)).toBe(true);
+        expect(leaf.verify(anchor.publicKey)).toBe(true);
+        expect(leaf.ca).toBe(false);
+        const now = Date.now();
+        expect(Date.parse(leaf.validFrom) <= now && now < Date.parse(leaf.validTo)).toBe(true);
+        expect(leaf.subjectAltName).toContain(`URI:${origin}`);
+        const { payload } = await jwtVerify(jwt, await importX509(leaf.toString(), 'ES256'), { typ: 'statuslist+jwt', algorithms: ['ES256'], subject: first.uri });
+        const { iat, exp, ttl } = payload as { iat: number; exp: number; ttl: number };
+        expect(payload.iss).toBe(origin);
+        expect(ttl).toBe(3600);
+        expect(exp - iat).toBe(86_400);
+        expect(exp * 1000).toBeLessThanOrEqual(Date.parse(leaf.validTo));
+        // Caches keep it no longer than its ttl, nor past its exp.
+        const maxAge = Number(/max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '')?.[1]);
+        expect(maxAge).toBeGreaterThan(0);
+        expect(maxAge).toBeLessThanOrEqual(ttl);
+        expect(maxAge).toBeLessThanOrEqual(exp - Math.floor(now / 1000));
+        return { jwt, leaf };
+      };
+
+      const before = await readList();
+      expect(getListFromStatusListJWT(before.jwt).getStatus(first.idx)).toBe(0);
+      expect(getListFromStatusListJWT(before.jwt).getStatus(second.idx)).toBe(0);
+      // One of the two revoked (which record holds which entry does not matter): one entry reads 1, the other 0.
+      expect((await call('POST', `/v2/credentials/sd-jwt/${records[0]?.id}/revocation-status`, { isRevoked: true })).json()).toEqual({ isRevoked: true });
+      const after = await readList();
+      const bits = [first.idx, second.idx].map((idx) => getListFromStatusListJWT(after.jwt).getStatus(idx));
+      expect([...bits].sort()).toEqual([0, 1]);
+      // The library refuses the revoked credential for its status, and still accepts the other.
+      const outcomes = await Promise.allSettled(compacts.map((compact) => x509Verifier(anchorPem, { fetch: tlsFetch }).verify(compact)));
+      expect(outcomes.map((o) => o.status)).toEqual(bits.map((bit) => (bit === 1 ? 'rejected' : 'fulfilled')));
+      expect(String((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason)).toContain('Status is not valid');
+      // The same leaf signed it again: the list is verifiable from the same anchor whichever leaf signs.
+      expect(after.leaf.serialNumber).toBe(before.leaf.serialNumber);
+
+      // The status list leaf revoked (a leaf of its own, not the credential leaf): the next token is signed by a new one.
+      const leaves = (await call('GET', '/v2/credentials/issuer-signers')).json().data as Array<{ id: string; use: string; certificateFingerprint: string }>;
+      const used = leaves.find((l) => l.certificateFingerprint === before.leaf.fingerprint256.replaceAll(':', '').toLowerCase());
+      expect(used).toMatchObject({ use: 'status-list' });
+      expect((await call('POST', `/v2/credentials/issuer-signers/${used?.id}/revoke`)).status).toBe(200);
+      const renewed = await readList();
+      expect(renewed.leaf.serialNumber).not.toBe(before.leaf.serialNumber);
+      expect([first.idx, second.idx].map((idx) => getListFromStatusListJWT(renewed.jwt).getStatus(idx)).sort()).toEqual([0, 1]);
     },
   );
 

@@ -68,15 +68,26 @@ export function opensslIssuerCa() {
   };
 }
 
+/** Fetches a Token Status List JWT as @sd-jwt/sd-jwt-vc's own fetcher does, through `fetchWith`. */
+const statusListFetcher = (fetchWith: typeof fetch) => async (uri: string) => {
+  const res = await fetchWith(uri, { headers: { accept: 'application/statuslist+jwt' } });
+  if (!res.ok || !(res.headers.get('content-type') ?? '').includes('application/statuslist+jwt')) throw new Error(`No status list at ${uri}: ${res.status}`);
+  return res.text();
+};
+
 /**
  * The verifier's side: @sd-jwt/sd-jwt-vc with a key resolver that trusts `anchorPem` alone. The
  * header's x5c must hold the leaf (and no root), the leaf must be issued by the anchor and valid
  * now, and its SAN must name the `iss` as a URI (SD-JWT VC §3.5); then the leaf's key verifies.
  */
-export function x509Verifier(anchorPem: string) {
+export function x509Verifier(anchorPem: string, options: { fetch?: typeof fetch } = {}) {
   const anchor = new X509Certificate(anchorPem);
   let checked: { leaf: X509Certificate; iss: string } | undefined;
   const verifier = new SDJwtVcInstance({
+    // With `fetch` (the test's TLS fetch), the library fetches a credential's Token Status List itself
+    // and verifies that JWT with the same callback as the credential (x5c to the anchor, SAN naming iss),
+    // then refuses a credential whose status is not 0.
+    ...(options.fetch ? { statusListFetcher: statusListFetcher(options.fetch) } : {}),
     hasher: (data: string | ArrayBuffer) =>
       createHash('sha256')
         .update(typeof data === 'string' ? data : new Uint8Array(data))
