@@ -1156,7 +1156,11 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
         const now = Date.now();
         expect(Date.parse(leaf.validFrom) <= now && now < Date.parse(leaf.validTo)).toBe(true);
         expect(leaf.subjectAltName).toContain(`URI:${origin}`);
-        const { payload } = await jwtVerify(jwt, await importX509(leaf.toString(), 'ES256'), { typ: 'statuslist+jwt', algorithms: ['ES256'], subject: first.uri });
+        const { payload } = await jwtVerify(jwt, await importX509(leaf.toString(), 'ES256'), {
+          typ: 'statuslist+jwt',
+          algorithms: ['ES256'],
+          subject: first.uri,
+        });
         const { iat, exp, ttl } = payload as { iat: number; exp: number; ttl: number };
         expect(payload.iss).toBe(origin);
         expect(ttl).toBe(3600);

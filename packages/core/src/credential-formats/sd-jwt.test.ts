@@ -272,7 +272,9 @@ describe('dc+sd-jwt issue with keyResolution x5c (HAIP 1.0, docs/decisions.md "I
     const handler = createSdJwtFormat({ store: s.store, signer: s.signer, issuerSigners, statusLists });
     const issued = await handler.issue(requestOf(s.tenant, sdJwtConfiguration(s.tenant.id, { keyResolution: 'x5c', revocable: true })));
     expect(allocated).toEqual([[s.tenant, 'token-jwt', { kind: 'x509', caId: 'ca-1' }, 'https://acme.eu01.vellum.example']]);
-    expect(s.signer.inputs[0]!.payload.status).toEqual({ status_list: { idx: 42, uri: 'https://acme.eu01.vellum.example/v2/credentials/sd-jwt/status-lists/list-1' } });
+    expect(s.signer.inputs[0]!.payload.status).toEqual({
+      status_list: { idx: 42, uri: 'https://acme.eu01.vellum.example/v2/credentials/sd-jwt/status-lists/list-1' },
+    });
     // Always in the clear: a verifier must find the list without a disclosure.
     expect(s.signer.inputs[0]!.disclosable).not.toContain('status');
     expect(issued.statusEntry).toMatchObject({ listId: 'list-1', idx: 42 });

@@ -546,7 +546,8 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
 
     async allocateReferenced(tenant, form, signer, origin) {
       if (typeof signer !== 'string') {
-        if (form === 'revocation-list') throw new DomainError('InternalServerError', 'A RevocationList2020 credential is signed by a DID, never under an issuer CA');
+        if (form === 'revocation-list')
+          throw new DomainError('InternalServerError', 'A RevocationList2020 credential is signed by a DID, never under an issuer CA');
         if (!issuerSigners) throw new DomainError('BadRequest', 'This host signs no status lists with X.509 certificates (no issuer signers are configured)');
       }
       const { listId, idx } = await take(tenant, `${form}:${typeof signer === 'string' ? signer : `${X509_LIST_SIGNER_PREFIX}${signer.caId}`}`);
@@ -558,7 +559,8 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
       const settings = DEFAULT_STATUS_LIST_SETTINGS;
       const did = list.kind.slice(form.length + 1);
       const uri = `${issuerOf(ctx, basePath)}${REFERENCED_LIST_PATHS[form](list.id)}`;
-      if (form !== 'revocation-list' && did.startsWith(X509_LIST_SIGNER_PREFIX)) return x509TokenList(ctx, form, list, did.slice(X509_LIST_SIGNER_PREFIX.length), basePath);
+      if (form !== 'revocation-list' && did.startsWith(X509_LIST_SIGNER_PREFIX))
+        return x509TokenList(ctx, form, list, did.slice(X509_LIST_SIGNER_PREFIX.length), basePath);
       // A RevocationList2020 credential has no expiry: it is signed anew only when the list changes.
       const { body, maxAgeSeconds } = await keptOrSigned(ctx, list, settings, form !== 'revocation-list', async ({ issuedAt, expiresAt, ttlSeconds }) => {
         const key = await listSigner(ctx.tenant.id, form, did);

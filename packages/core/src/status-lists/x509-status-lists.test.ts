@@ -45,30 +45,37 @@ describe('Token Status Lists signed under the issuer CA (issue 29 point 4)', () 
     await expect(s.statusLists.allocateReferenced(s.tenant, 'revocation-list', { kind: 'x509', caId: s.ca.id }, ISSUER)).rejects.toThrow();
   });
 
-  it.each(['token-jwt', 'token-cwt'] as const)('%s: signed with x5c by a status list leaf naming the issuer, no kid, iss the issuer, the list as it is', async (form) => {
-    const s = await setup();
-    const { listId, idx } = await s.allocate(form);
-    const served = await s.serve(form, listId);
-    const [leaf] = await s.leaves('status-list');
-    expect(leaf).toMatchObject({ issuerCaId: s.ca.id, subjectAltNames: [ISSUER, `acme.eu01.${PLATFORM}`] });
-    const input = s.tokenStatusLists.inputs.at(-1);
-    expect(input).toMatchObject({ form: form === 'token-jwt' ? 'jwt' : 'cwt', issuer: ISSUER, uri: `${ISSUER}${form === 'token-jwt' ? '/v2/credentials/sd-jwt' : '/v2/credentials/compact'}/status-lists/${listId}` });
-    expect(input).not.toHaveProperty('kid');
-    expect(input?.x5c?.x5c).toEqual([pemBody(leaf?.certificatePem as string)]);
-    expect(input?.x5c?.x5chain).toHaveLength(1);
-    // The status list leaf signs it, never the credential leaf: a key of its own.
-    expect(await s.leaves('credential')).toEqual([]);
-    expect(input?.keyId).toBeDefined();
-    expect(s.tokenStatusLists.leafOf(input?.form as 'jwt', served.body)).toBe(pemBody(leaf?.certificatePem as string));
-    // ttl an hour, exp a day (docs/status-lists.md), and HTTP caches keep it no longer than the ttl.
-    expect(input?.ttlSeconds).toBe(3600);
-    expect((input?.expiresAt as Date).getTime() - (input?.issuedAt as Date).getTime()).toBe(24 * HOUR);
-    expect(served.maxAgeSeconds).toBe(3600);
-    expect(served.mediaType).toBe(form === 'token-jwt' ? 'application/statuslist+jwt' : 'application/statuslist+cwt');
-    // The entry reads valid (0), in a list of 500,000 one-bit entries.
-    expect(input?.statuses).toHaveLength(500_000 / 8);
-    expect((((input?.statuses as Uint8Array)[idx >> 3] as number) >> (idx & 7)) & 1).toBe(0);
-  });
+  it.each(['token-jwt', 'token-cwt'] as const)(
+    '%s: signed with x5c by a status list leaf naming the issuer, no kid, iss the issuer, the list as it is',
+    async (form) => {
+      const s = await setup();
+      const { listId, idx } = await s.allocate(form);
+      const served = await s.serve(form, listId);
+      const [leaf] = await s.leaves('status-list');
+      expect(leaf).toMatchObject({ issuerCaId: s.ca.id, subjectAltNames: [ISSUER, `acme.eu01.${PLATFORM}`] });
+      const input = s.tokenStatusLists.inputs.at(-1);
+      expect(input).toMatchObject({
+        form: form === 'token-jwt' ? 'jwt' : 'cwt',
+        issuer: ISSUER,
+        uri: `${ISSUER}${form === 'token-jwt' ? '/v2/credentials/sd-jwt' : '/v2/credentials/compact'}/status-lists/${listId}`,
+      });
+      expect(input).not.toHaveProperty('kid');
+      expect(input?.x5c?.x5c).toEqual([pemBody(leaf?.certificatePem as string)]);
+      expect(input?.x5c?.x5chain).toHaveLength(1);
+      // The status list leaf signs it, never the credential leaf: a key of its own.
+      expect(await s.leaves('credential')).toEqual([]);
+      expect(input?.keyId).toBeDefined();
+      expect(s.tokenStatusLists.leafOf(input?.form as 'jwt', served.body)).toBe(pemBody(leaf?.certificatePem as string));
+      // ttl an hour, exp a day (docs/status-lists.md), and HTTP caches keep it no longer than the ttl.
+      expect(input?.ttlSeconds).toBe(3600);
+      expect((input?.expiresAt as Date).getTime() - (input?.issuedAt as Date).getTime()).toBe(24 * HOUR);
+      expect(served.maxAgeSeconds).toBe(3600);
+      expect(served.mediaType).toBe(form === 'token-jwt' ? 'application/statuslist+jwt' : 'application/statuslist+cwt');
+      // The entry reads valid (0), in a list of 500,000 one-bit entries.
+      expect(input?.statuses).toHaveLength(500_000 / 8);
+      expect((((input?.statuses as Uint8Array)[idx >> 3] as number) >> (idx & 7)) & 1).toBe(0);
+    },
+  );
 
   it('serves the kept token again, and signs anew when the list changes', async () => {
     const s = await setup();
