@@ -1,26 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ISSUER_CAS_PATH, ISSUER_SIGNERS_PATH } from '@vellum/core';
-import { requestContext } from '../context.ts';
 import {
-  CreateIacaBody,
   CreateIssuerSignerBody,
-  IacaListQuery,
-  IacaResponse,
-  IacasPage,
   IdParams,
   IssuerSignerListQuery,
   IssuerSignerResponse,
   IssuerSignersPage,
-  UpdateIacaBody,
   UpdateIssuerSignerBody,
 } from '../schemas/mdoc-pki.ts';
 import type { VellumServices } from '../services.ts';
-import { adminErrors, resourceRoutes } from './resource.ts';
-import { Crl } from '../schemas/documented.ts';
+import { caRoutes } from './mdoc-pki.ts';
+import { resourceRoutes } from './resource.ts';
 
 const tags = ['Issuer certificates'];
 
-const create = { permission: 'iacas:create' } as const;
 const manage = { permission: 'iacas:manage' } as const;
 
 /**
@@ -31,47 +24,7 @@ const manage = { permission: 'iacas:manage' } as const;
 export const issuerPkiRoutes: FastifyPluginAsyncTypebox<{ services: VellumServices }> = async (app, { services }) => {
   const { issuerCas, issuerSigners } = services;
 
-  resourceRoutes(app, {
-    path: ISSUER_CAS_PATH,
-    params: IdParams,
-    tags,
-    config: manage,
-    service: issuerCas,
-    create: { summary: 'Create an issuer CA', config: create, body: CreateIacaBody, response: IacaResponse },
-    get: { summary: 'Get an issuer CA', response: IacaResponse },
-    replace: { summary: 'Update an issuer CA', body: UpdateIacaBody, response: IacaResponse },
-    delete: { summary: 'Delete an issuer CA' },
-  });
-
-  app.get(
-    ISSUER_CAS_PATH,
-    {
-      config: { authentication: 'optional' },
-      logLevel: 'warn',
-      schema: { tags, summary: 'List issuer CAs (public: the active ones)', querystring: IacaListQuery, response: { 200: IacasPage, ...adminErrors } },
-    },
-    async (request, reply) => reply.header('access-control-allow-origin', '*').send(await issuerCas.list(requestContext(request), request.query)),
-  );
-
-  app.get(
-    `${ISSUER_CAS_PATH}/:id/crl`,
-    {
-      logLevel: 'warn',
-      schema: {
-        tags,
-        summary: 'An issuer CA’s certificate revocation list',
-        documentOnly: { responses: { 200: { description: 'The CRL.', content: { 'application/pkix-crl': Crl } } } },
-        params: IdParams,
-      },
-    },
-    async (request, reply) => {
-      const der = await issuerCas.crl(requestContext(request), request.params.id);
-      return reply
-        .header('access-control-allow-origin', '*')
-        .type('application/pkix-crl')
-        .send(Buffer.from(der.buffer, der.byteOffset, der.byteLength));
-    },
-  );
+  caRoutes(app, { path: ISSUER_CAS_PATH, tags, service: issuerCas, noun: 'issuer CA', plural: 'issuer CAs' });
 
   resourceRoutes(app, {
     path: ISSUER_SIGNERS_PATH,
