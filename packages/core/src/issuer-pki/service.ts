@@ -10,7 +10,7 @@ import { withNewKey } from '../keys/new-keys.ts';
 import type { DocumentSignerDeps } from '../mdoc-pki/document-signers.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS } from '../mdoc-pki/model.ts';
 import { ISSUER_CA_PROFILE, isOfProfile } from '../mdoc-pki/profiles.ts';
-import { certificateDataOf, certificateViewOf, findByUuid, limitReached, storeChange } from '../mdoc-pki/signers.ts';
+import { certificateDataOf, certificateViewOf, findByUuid, limitReached, revokeSigner, storeChange } from '../mdoc-pki/signers.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { IssuerSignerUse, IssuerSigners } from './model.ts';
@@ -199,23 +199,7 @@ export function createIssuerSignerService(deps: IssuerSignerDeps): IssuerSignerS
     revoke(ctx, id) {
       return run(ctx, 'ISSUER_SIGNER_REVOKE', { meta }, async () => {
         const leaf = await find(ctx, id);
-        if (leaf.revokedAt !== undefined)
-          throw conflict('The signer is already revoked', [{ value: leaf.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
-        const now = clock.now().toISOString();
-        const revoked: DocumentSignerRecord = { ...leaf, active: false, revokedAt: now, updatedAt: now };
-        await store.transaction(async (tx) => {
-          if (!(await tx.documentSigners.update(revoked))) throw missing();
-          if (leaf.serialNumber !== undefined && leaf.certificateData !== undefined) {
-            await tx.iacas.addRevocation(ctx.tenant.id, leaf.iacaId, {
-              serialNumber: leaf.serialNumber,
-              revokedAt: now,
-              notAfter: leaf.certificateData.notAfter,
-            });
-          }
-        });
-        signers.invalidate(ctx.tenant.id);
-        // Destroyed after the revocation is stored: from then on no server can sign with it, whatever it has cached.
-        await keys.destroy(ctx.tenant.id, leaf.keyId);
+        const revoked = await revokeSigner({ store, keys, chains: signers }, leaf, clock.now().toISOString(), { noun: 'signer', missing });
         return issuerSignerView(revoked);
       });
     },

@@ -12,7 +12,7 @@ import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
 import { checkCreateDocumentSignerInput, checkUpdateDocumentSignerInput, type CreateDocumentSignerInput, type UpdateDocumentSignerInput } from './rules.ts';
 import { IACA_PROFILE, isOfProfile } from './profiles.ts';
-import { certificateDataOf, certificateViewOf, findByUuid, type IssuingChains, limitReached, signerCommonName, storeChange } from './signers.ts';
+import { certificateDataOf, certificateViewOf, findByUuid, type IssuingChains, limitReached, revokeSigner, signerCommonName, storeChange } from './signers.ts';
 
 /** What the document signer service needs; the IACA service needs the same and more. */
 export interface DocumentSignerDeps {
@@ -186,23 +186,7 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     revoke(ctx, id) {
       return run(ctx, 'MOBILE_DOCUMENT_SIGNER_REVOKE', { meta }, async () => {
         const signer = await find(ctx, id);
-        if (signer.revokedAt !== undefined)
-          throw conflict('The document signer is already revoked', [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
-        const now = clock.now().toISOString();
-        const revoked: DocumentSignerRecord = { ...signer, active: false, revokedAt: now, updatedAt: now };
-        await store.transaction(async (tx) => {
-          if (!(await tx.documentSigners.update(revoked))) throw missing();
-          if (signer.serialNumber !== undefined && signer.certificateData !== undefined) {
-            await tx.iacas.addRevocation(ctx.tenant.id, signer.iacaId, {
-              serialNumber: signer.serialNumber,
-              revokedAt: now,
-              notAfter: signer.certificateData.notAfter,
-            });
-          }
-        });
-        chains.invalidate(ctx.tenant.id);
-        // Destroyed after the revocation is stored: from then on no server can sign with it, whatever it has cached.
-        await keys.destroy(ctx.tenant.id, signer.keyId);
+        const revoked = await revokeSigner({ store, keys, chains }, signer, clock.now().toISOString(), { noun: 'document signer', missing });
         return documentSignerView(revoked);
       });
     },

@@ -221,6 +221,36 @@ export async function storeChange(
 }
 
 /**
+ * Revokes a signer for good (docs/decisions.md "mDoc PKI": revocation is final): marks it revoked
+ * and inactive and records its serial number for its CA's CRL in one transaction, tells the chains,
+ * then destroys its key, so that no server can sign with it again whatever it has cached.
+ */
+export async function revokeSigner(
+  deps: { store: Store; keys: KeyManager; chains: Pick<IssuingChains, 'invalidate'> },
+  signer: DocumentSignerRecord,
+  now: string,
+  refusals: { noun: string; missing: () => DomainError },
+): Promise<DocumentSignerRecord> {
+  const { noun, missing } = refusals;
+  if (signer.revokedAt !== undefined)
+    throw conflict(`The ${noun} is already revoked`, [{ value: signer.revokedAt, msg: 'Revoked', param: 'id', location: 'params' }]);
+  const revoked: DocumentSignerRecord = { ...signer, active: false, revokedAt: now, updatedAt: now };
+  await deps.store.transaction(async (tx) => {
+    if (!(await tx.documentSigners.update(revoked))) throw missing();
+    if (signer.serialNumber !== undefined && signer.certificateData !== undefined) {
+      await tx.iacas.addRevocation(signer.tenantId, signer.iacaId, {
+        serialNumber: signer.serialNumber,
+        revokedAt: now,
+        notAfter: signer.certificateData.notAfter,
+      });
+    }
+  });
+  deps.chains.invalidate(signer.tenantId);
+  await deps.keys.destroy(signer.tenantId, signer.keyId);
+  return revoked;
+}
+
+/**
  * The Conflict when a tenant already holds the most IACAs or requested document signers it may
  * (docs/decisions.md "mDoc PKI"): `limited` names what the limit counts, `held` what the tenant holds.
  */
