@@ -18,7 +18,11 @@ const typeMetadata: TypeMetadata = {
   name: 'Person identification',
   extends: 'urn:eudi:pid:1',
   display: [
-    { locale: 'en', name: 'Identity', rendering: { simple: { background_color: '#12107c', text_color: '#ffffff', logo: { uri: 'https://cdn.example/logo.png', alt_text: 'Logo' } } } },
+    {
+      locale: 'en',
+      name: 'Identity',
+      rendering: { simple: { background_color: '#12107c', text_color: '#ffffff', logo: { uri: 'https://cdn.example/logo.png', alt_text: 'Logo' } } },
+    },
     { locale: 'de', name: 'Ausweis', description: 'Personalausweis' },
   ],
   claims: [
@@ -83,7 +87,13 @@ describe('dc+sd-jwt typeMetadata and disclosureRules', () => {
 
   it('refuses a vct Vellum cannot serve the metadata at', async () => {
     const { configurations, ctx } = await setup();
-    for (const type of ['https://credentials.example.com/pid', 'urn:eudi:pid:1', `${ISSUER}/types/`, `${ISSUER}/types/pid?x=1`, `http://acme.eu01.${PLATFORM}/types/pid`])
+    for (const type of [
+      'https://credentials.example.com/pid',
+      'urn:eudi:pid:1',
+      `${ISSUER}/types/`,
+      `${ISSUER}/types/pid?x=1`,
+      `http://acme.eu01.${PLATFORM}/types/pid`,
+    ])
       expect(await refusal(configurations.create(ctx, 'dc+sd-jwt', pid({ type })))).toMatchObject(badBodyField('type'));
   });
 
@@ -116,7 +126,14 @@ describe('dc+sd-jwt typeMetadata and disclosureRules', () => {
       badBodyField('typeMetadata.extends#integrity'),
     );
     // allowed, and a path with an array index, are not cross-checked.
-    await configurations.create(ctx, 'dc+sd-jwt', withClaims([{ path: ['age_over_18'], sd: 'allowed' }, { path: ['nationalities', 0], sd: 'never' }]));
+    await configurations.create(
+      ctx,
+      'dc+sd-jwt',
+      withClaims([
+        { path: ['age_over_18'], sd: 'allowed' },
+        { path: ['nationalities', 0], sd: 'never' },
+      ]),
+    );
   });
 });
 

@@ -72,18 +72,28 @@ function checkTypeMetadata(body: Record<string, unknown>, mapped: Record<string,
   const metadata = body.typeMetadata;
   if (!isPlainObject(metadata)) return;
   if (typeof body.type === 'string' && !isServedVct(body.type))
-    problems.add('type', `With typeMetadata, an https URL ending in ${TYPE_METADATA_PATH}{name} under the credential issuer, where Vellum serves the metadata`, body.type);
+    problems.add(
+      'type',
+      `With typeMetadata, an https URL ending in ${TYPE_METADATA_PATH}{name} under the credential issuer, where Vellum serves the metadata`,
+      body.type,
+    );
   if (metadata['extends#integrity'] !== undefined && metadata.extends === undefined)
     problems.add('typeMetadata.extends#integrity', 'Only with extends', metadata['extends#integrity']);
   if (!Array.isArray(metadata.claims)) return;
   const listed = Array.isArray(body.selectivelyDisclosable) ? new Set(body.selectivelyDisclosable) : undefined;
-  const rules = new Set(Array.isArray(body.disclosureRules) ? body.disclosureRules.map((rule) => (isPlainObject(rule) ? pathKey(rule.path as unknown[]) : '')) : []);
+  const rules = new Set(
+    Array.isArray(body.disclosureRules) ? body.disclosureRules.map((rule) => (isPlainObject(rule) ? pathKey(rule.path as unknown[]) : '')) : [],
+  );
   const disclosed = (path: unknown[]) =>
     rules.has(pathKey(path)) || (path.length === 1 && typeof path[0] === 'string' && Object.hasOwn(mapped, path[0]) && (listed ? listed.has(path[0]) : true));
   metadata.claims.forEach((claim: unknown, i) => {
     if (!isPlainObject(claim) || !Array.isArray(claim.path) || claim.path.some((step) => typeof step === 'number')) return;
     if (claim.sd === 'always' && !disclosed(claim.path))
-      problems.add(`typeMetadata.claims.${i}.sd`, 'The configuration does not disclose this claim selectively (selectivelyDisclosable, disclosureRules)', claim.sd);
+      problems.add(
+        `typeMetadata.claims.${i}.sd`,
+        'The configuration does not disclose this claim selectively (selectivelyDisclosable, disclosureRules)',
+        claim.sd,
+      );
     if (claim.sd === 'never' && disclosed(claim.path))
       problems.add(`typeMetadata.claims.${i}.sd`, 'The configuration discloses this claim selectively (selectivelyDisclosable, disclosureRules)', claim.sd);
   });

@@ -71,7 +71,8 @@ describe('nested selective disclosure and decoys (RFC 9901 §4.2.2, §4.2.5, §6
     expect(payload).not.toHaveProperty('_sd');
     // The library's own view of what a holder may leave out, nested paths included.
     const keys = await library.presentableKeys(compact);
-    for (const path of ['given_name', 'address', 'address.street_address', 'address.locality', 'degrees.0.type', 'degrees.1.type']) expect(keys).toContain(path);
+    for (const path of ['given_name', 'address', 'address.street_address', 'address.locality', 'degrees.0.type', 'degrees.1.type'])
+      expect(keys).toContain(path);
     // The library numbers array elements where they sit in the signed array, decoys counted: two real ones among five.
     expect(keys.filter((path) => path.startsWith('nationalities.'))).toHaveLength(2);
     for (const plain of ['family_name', 'address.country', 'degrees.0.university']) expect(keys).not.toContain(plain);
@@ -132,11 +133,7 @@ describe('nested selective disclosure and decoys (RFC 9901 §4.2.2, §4.2.5, §6
 
   it('leaves a value the rules do not fit as it is, and skips a rule whose claim is missing', async () => {
     const { compact, library } = await setup({
-      rules: [
-        { path: ['family_name', 'first'] },
-        { path: ['given_name', null] },
-        { path: ['missing', 'x'], decoys: 2 },
-      ],
+      rules: [{ path: ['family_name', 'first'] }, { path: ['given_name', null] }, { path: ['missing', 'x'], decoys: 2 }],
       disclosable: [],
     });
     const { payload, disclosures } = split(compact);
