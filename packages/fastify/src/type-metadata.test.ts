@@ -21,7 +21,11 @@ describe.each(['standalone', 'prefixed'] as const)('SD-JWT VC Type Metadata over
     });
     expect(configuration.statusCode, configuration.body).toBe(201);
     // The configuration shows what it publishes.
-    expect(configuration.json().typeMetadata).toEqual({ name: 'Person', display: [{ locale: 'en', name: 'Identity' }], claims: [{ path: ['given_name'], sd: 'always' }] });
+    expect(configuration.json().typeMetadata).toEqual({
+      name: 'Person',
+      display: [{ locale: 'en', name: 'Identity' }],
+      claims: [{ path: ['given_name'], sd: 'always' }],
+    });
     return { ...created, vct };
   }
 
