@@ -267,7 +267,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     createLdpVcFormat({ store, ids, signer: deps.linkedDataSigner, statusLists }),
     createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt', statusLists }),
     createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt_vc', statusLists }),
-    createSdJwtFormat({ store, signer: deps.sdJwtSigner, statusLists, issuerSigners }),
+    createSdJwtFormat({ store, signer: deps.sdJwtSigner, statusLists, issuerSigners, digests: deps.digests }),
   ]);
   const credentialIssuance = createCredentialIssuance({ clock, formats });
   const limits = deps.rateLimits && { repository: store.rateLimits, clock, settings: deps.rateLimits };
@@ -398,6 +398,7 @@ export function createVellum(deps: VellumDeps): Vellum {
         formats,
         requestEncryptionKeys: (tenantId) => deps.credentialEncryption.requestEncryptionKeys(tenantId),
         signing: { signers: issuerSigners, keys, clock },
+        digests: deps.digests,
       }),
       { stamps: (tenantId) => store.credentialConfigurations.listStamps(tenantId), clock },
     ),

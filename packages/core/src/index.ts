@@ -61,6 +61,8 @@ export type {
   MdocConfiguration,
   MdocValueType,
   SdJwtConfiguration,
+  DisclosureRule,
+  TypeMetadata,
 } from './configurations/model.ts';
 export { addDuration, durationSeconds } from './configurations/duration.ts';
 export { DEFAULT_EXPIRES_IN, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
@@ -82,10 +84,13 @@ export type {
   FormatRegistry,
   IssuedCredential,
   SdJwtSigner,
+  SdJwtDisclosureRule,
   SdJwtSignInput,
   StatusEntryKind,
 } from './credential-formats/port.ts';
 export { signingDidOf } from './credential-formats/signing-did.ts';
+export { TYPE_METADATA_PATH, TYPE_NAME, typeMetadataOf } from './credential-formats/type-metadata.ts';
+export type { PublishedTypeMetadata } from './credential-formats/type-metadata.ts';
 export type { SigningDid } from './credential-formats/signing-did.ts';
 export { isoSeconds, validityOf } from './credential-formats/validity.ts';
 export * from './configurations/claims.ts';

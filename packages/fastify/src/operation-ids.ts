@@ -83,6 +83,7 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['GET /.well-known/openid-credential-issuer', 'getCredentialIssuerMetadata'],
   ['GET /.well-known/oauth-authorization-server', 'getAuthorizationServerMetadata'],
   ['GET /.well-known/jwt-vc-issuer', 'getJwtVcIssuerMetadata'],
+  ['GET /types/{name}', 'getSdJwtTypeMetadata'],
   ['GET /.well-known/jwks.json', 'getIssuerJwks'],
   // mDoc PKI.
   ...collection('/v2/credentials/mobile/iacas', '{id}', 'Iaca'),

@@ -742,6 +742,107 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
   );
 
   it.skipIf(skip)(
+    'serves SD-JWT VC Type Metadata at the vct whose SHA-256 is the credential’s vct#integrity; @sd-jwt/sd-jwt-vc reads nested disclosures beside the configured decoys (issue 29)',
+    async () => {
+      const did = await call('POST', '/v1/dids', { method: 'key', options: { keyType: 'P-256' } });
+      expect(did.status, did.text).toBe(201);
+      const vct = `${origin}/types/pid`;
+      const configuration = await call('POST', '/v2/credentials/sd-jwt/configurations', {
+        type: vct,
+        issuer: { id: did.json().did },
+        expiresIn: { days: 30 },
+        claimMappings: {
+          given_name: { mapFrom: 'claims.givenName', required: true },
+          address: { mapFrom: 'claims.address' },
+          nationalities: { mapFrom: 'claims.nationalities' },
+        },
+        selectivelyDisclosable: ['given_name', 'address'],
+        disclosureRules: [
+          { path: ['given_name'], decoys: 3 },
+          { path: ['address', 'street_address'], decoys: 2 },
+          { path: ['nationalities', null], decoys: 4 },
+        ],
+        typeMetadata: {
+          name: 'Person identification',
+          display: [
+            { locale: 'en', name: 'Identity', rendering: { simple: { background_color: '#12107c', text_color: '#ffffff' } } },
+            { locale: 'de', name: 'Ausweis' },
+          ],
+          claims: [
+            { path: ['given_name'], display: [{ locale: 'en', label: 'Given name' }], sd: 'always' },
+            { path: ['address', 'street_address'], sd: 'always' },
+            { path: ['nationalities', null], sd: 'always' },
+          ],
+        },
+      });
+      expect(configuration.status, configuration.text).toBe(201);
+      const id = configuration.json().id as string;
+
+      // The type metadata, as any wallet fetches it from the vct: public, JSON, and its bytes kept as they came.
+      const served = await tlsFetch(vct);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(served.headers.get('access-control-allow-origin')).toBe('*');
+      expect(served.headers.get('cache-control')).toBe('no-cache');
+      const bytes = Buffer.from(await served.arrayBuffer());
+      expect(JSON.parse(bytes.toString('utf8'))).toMatchObject({ vct, name: 'Person identification', display: [{ locale: 'en' }, { locale: 'de' }] });
+      expect((await tlsFetch(`${origin}/types/other`)).status).toBe(404);
+
+      const address = { street_address: 'Domkloster 4', locality: 'Köln', country: 'DE' };
+      const nationalities = ['NG', 'DE'];
+      hookAnswer = () => ({ claims: { givenName: 'Ada', address, nationalities } });
+      let compact: string;
+      try {
+        const run = await runFlow({
+          device: wallet(clientAuthenticationNone({ clientId: publicClientId })),
+          clientId: publicClientId,
+          redirectUri: PUBLIC_REDIRECT,
+          configurationId: id,
+          scope: `dc+sd-jwt:${vct}`,
+          par: true,
+        });
+        compact = run.body.credentials?.[0]?.credential as string;
+      } finally {
+        hookAnswer = () => ({ claims: { givenName: 'Ada', birthDate: '1991-07-14' } });
+      }
+
+      const issuerJwk = resolveDidKey(did.json().did);
+      const sdJwtVc = new SDJwtVcInstance({
+        hasher: (data: string | ArrayBuffer) =>
+          createHash('sha256')
+            .update(typeof data === 'string' ? data : new Uint8Array(data))
+            .digest(),
+        verifier: (data: string, signature: string) =>
+          verifySignature(
+            'sha256',
+            Buffer.from(data),
+            { key: createPublicKey({ key: issuerJwk as JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+            Buffer.from(signature, 'base64url'),
+          ),
+      });
+      const verified = await sdJwtVc.verify(compact, { requiredClaimKeys: ['given_name', 'address', 'nationalities'] });
+      expect(verified.payload).toMatchObject({ vct, given_name: 'Ada', address, nationalities });
+      // vct#integrity: SRI over the exact bytes served, computed here.
+      expect(verified.payload['vct#integrity']).toBe(`sha256-${createHash('sha256').update(bytes).digest('base64')}`);
+
+      // The decoys: digests no Disclosure has, as many as each rule asks, where it asks.
+      const [jwt = '', ...rest] = compact.split('~');
+      const json = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+      const real = new Map(rest.slice(0, -1).map((d) => [createHash('sha256').update(d).digest('base64url'), json(d) as unknown[]]));
+      const decoys = (digests: string[]) => digests.filter((d) => !real.has(d)).length;
+      const signed = json(jwt.split('.')[1] ?? '');
+      expect(signed._sd).toHaveLength(2 + 3);
+      expect(decoys(signed._sd)).toBe(3);
+      const disclosedAddress = [...real.values()].find((d) => d[1] === 'address')?.[2] as { _sd: string[]; country: string };
+      expect(disclosedAddress.country).toBe('DE');
+      expect(disclosedAddress._sd).toHaveLength(1 + 2);
+      expect(decoys(disclosedAddress._sd)).toBe(2);
+      expect(signed.nationalities).toHaveLength(2 + 4);
+      expect(decoys(signed.nationalities.map((e: { '...': string }) => e['...']))).toBe(4);
+    },
+  );
+
+  it.skipIf(skip)(
     'revokes ldp_vc, cwt and dc+sd-jwt credentials: each reads revoked in the list its DID signs, and another credential valid (issue 15)',
     async () => {
       const dids: Record<'Ed25519' | 'P-256', string> = { Ed25519: '', 'P-256': '' };

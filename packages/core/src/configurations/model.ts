@@ -133,6 +133,40 @@ export interface SdJwtConfiguration extends ConfigurationBase {
    * `kid` with `iss` the DID. Absent (configurations saved before it existed): `did`.
    */
   keyResolution?: KeyResolution;
+  /**
+   * Nested selective disclosure and decoys, per claim path (docs/decisions.md "SD-JWT VC type
+   * metadata (issue 29)"). Absent: only the top-level claims `selectivelyDisclosable` names.
+   */
+  disclosureRules?: DisclosureRule[];
+  /** SD-JWT VC Type Metadata for the `vct`, served at the vct URL; credentials then carry `vct#integrity`. */
+  typeMetadata?: TypeMetadata;
+}
+
+/** A claim made selectively disclosable where it sits, with decoy digests beside it. */
+export interface DisclosureRule {
+  /** Member names from a mapped claim down; null: every element of an array. */
+  path: (string | null)[];
+  /** Decoy digests beside the claim's (0 to MAX_DECOYS). */
+  decoys?: number;
+}
+
+/** SD-JWT VC Type Metadata as published, minus `vct` (the configuration's `type`); member names are the draft's. */
+export interface TypeMetadata {
+  name?: string;
+  description?: string;
+  extends?: string;
+  'extends#integrity'?: string;
+  display?: {
+    locale: string;
+    name: string;
+    description?: string;
+    rendering?: { simple?: { logo?: { uri: string; 'uri#integrity'?: string; alt_text?: string }; background_color?: string; text_color?: string } };
+  }[];
+  claims?: {
+    path: (string | null | number)[];
+    display?: { locale: string; label: string; description?: string }[];
+    sd?: 'always' | 'allowed' | 'never';
+  }[];
 }
 
 /** How an SD-JWT VC names its issuer's key. */
@@ -172,4 +206,6 @@ export interface CredentialConfigurationInput {
   revocable?: boolean;
   /** dc+sd-jwt. */
   selectivelyDisclosable?: string[];
+  disclosureRules?: DisclosureRule[];
+  typeMetadata?: TypeMetadata;
 }

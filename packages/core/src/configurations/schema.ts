@@ -121,11 +121,100 @@ export const LdpVcConfigurationBody = Type.Object(
   strict,
 );
 export const CwtConfigurationBody = Type.Object({ ...common, issuer: Type.Optional(Issuer), revocable: Type.Optional(Flag) }, strict);
+/** A claim name in a path: what a claim mapping's name may be is checked against the mappings. */
+const PathName = Type.String({ minLength: 1, maxLength: 1000 });
+/** Decoy digests beside one claim: enough to blur how many claims there are, few enough to keep credentials small. */
+export const MAX_DECOYS = 20;
+const DisclosureRules = Type.Array(
+  Type.Object(
+    {
+      path: Type.Array(Type.Union([PathName, Type.Null()]), {
+        minItems: 1,
+        maxItems: 16,
+        errorMessage: 'A claim path: a mapped claim name, then member names or null (every array element), up to 16 steps',
+      }),
+      decoys: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DECOYS, errorMessage: `A whole number from 0 to ${MAX_DECOYS}` })),
+    },
+    { ...strict, errorMessage: 'A { path, decoys } object' },
+  ),
+  { maxItems: 100, errorMessage: 'A list of up to 100 { path, decoys } rules' },
+);
+/** W3C Subresource Integrity metadata, as `vct#integrity` and `extends#integrity` carry it. */
+const Integrity = Type.String({ maxLength: 400, pattern: '^sha(256|384|512)-[A-Za-z0-9+/]+={0,2}$', errorMessage: 'An SRI string such as sha256-…' });
+const Rendering = Type.Object(
+  {
+    simple: Type.Optional(
+      Type.Object(
+        {
+          logo: Type.Optional(
+            Type.Object(
+              { uri: HttpsUrl, 'uri#integrity': Type.Optional(Integrity), alt_text: Type.Optional(Text(MAX_LABEL)) },
+              { ...strict, errorMessage: 'A { uri, uri#integrity, alt_text } object' },
+            ),
+          ),
+          background_color: Type.Optional(Color),
+          text_color: Type.Optional(Color),
+        },
+        { ...strict, errorMessage: 'A { logo, background_color, text_color } object' },
+      ),
+    ),
+  },
+  { ...strict, errorMessage: 'A { simple } object' },
+);
+/** SD-JWT VC Type Metadata, in the draft's member names; `vct` is the configuration's `type`. */
+const TypeMetadataBody = Type.Object(
+  {
+    name: Type.Optional(Text(MAX_LABEL)),
+    description: Type.Optional(Text(MAX_DESCRIPTION)),
+    extends: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, errorMessage: 'The vct this type extends' })),
+    'extends#integrity': Type.Optional(Integrity),
+    display: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { locale: Locale, name: Text(MAX_LABEL), description: Type.Optional(Text(MAX_DESCRIPTION)), rendering: Type.Optional(Rendering) },
+          { ...strict, errorMessage: 'A { locale, name, description, rendering } object' },
+        ),
+        { maxItems: 50, errorMessage: 'A list of up to 50 { locale, name, description, rendering } entries' },
+      ),
+    ),
+    claims: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            path: Type.Array(Type.Union([PathName, Type.Null(), Type.Integer({ minimum: 0 })]), {
+              minItems: 1,
+              maxItems: 16,
+              errorMessage: 'A claim path: names, null (every array element) or array indexes, up to 16 steps',
+            }),
+            display: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  { locale: Locale, label: Text(MAX_LABEL), description: Type.Optional(Text(MAX_DESCRIPTION)) },
+                  { ...strict, errorMessage: 'A { locale, label, description } object' },
+                ),
+                { maxItems: 50, errorMessage: 'A list of up to 50 { locale, label, description } entries' },
+              ),
+            ),
+            sd: Type.Optional(
+              Type.Union([Type.Literal('always'), Type.Literal('allowed'), Type.Literal('never')], { errorMessage: 'always, allowed or never' }),
+            ),
+          },
+          { ...strict, errorMessage: 'A { path, display, sd } object' },
+        ),
+        { maxItems: 100, errorMessage: 'A list of up to 100 { path, display, sd } entries' },
+      ),
+    ),
+  },
+  { ...strict, errorMessage: 'A { name, description, extends, extends#integrity, display, claims } object' },
+);
+
 export const SdJwtConfigurationBody = Type.Object(
   {
     ...common,
     issuer: Type.Optional(Issuer),
     selectivelyDisclosable: Type.Optional(List('claim names', 1000)),
+    disclosureRules: Type.Optional(DisclosureRules),
+    typeMetadata: Type.Optional(TypeMetadataBody),
     revocable: Type.Optional(Flag),
     keyResolution: Type.Optional(
       Type.Union([Type.Literal('x5c'), Type.Literal('did')], {

@@ -193,6 +193,26 @@ export interface SdJwtSignInput {
   payload: Record<string, unknown>;
   /** Top-level payload members to make selectively disclosable (each becomes a disclosure). */
   disclosable: readonly string[];
+  /**
+   * Nested selective disclosure and decoys (docs/decisions.md "SD-JWT VC type metadata (issue 29)"):
+   * each rule makes the claim at its path disclosable and adds its decoy digests next to it. Absent
+   * or empty: only `disclosable`, as before.
+   */
+  rules?: readonly SdJwtDisclosureRule[];
+}
+
+/** Where a disclosure goes, and how many decoy digests keep it company. */
+export interface SdJwtDisclosureRule {
+  /**
+   * The claim's path from the top of the payload (SD-JWT VC claim paths): a member name per object,
+   * null for every element of an array. A path whose claim the payload lacks is skipped.
+   */
+  path: readonly (string | null)[];
+  /**
+   * Decoy digests (RFC 9901 §4.2.5) added where the claim's digest goes: to the `_sd` of each object
+   * holding the member, or as that many `{"...": digest}` elements of each array a null step names.
+   */
+  decoys?: number;
 }
 
 /** Issues SD-JWT VCs (IETF SD-JWT VC, `typ` `dc+sd-jwt`) through the KeyManager. */

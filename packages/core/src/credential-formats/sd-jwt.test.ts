@@ -234,6 +234,20 @@ describe('dc+sd-jwt issue with keyResolution x5c (HAIP 1.0, docs/decisions.md "I
     expect(issued.credential).toBe('eyJ.1.sig~');
   });
 
+  it('with type metadata and disclosure rules, signs vct#integrity and passes the rules, as the DID path does (issue 29)', async () => {
+    const s = await setup([]);
+    const { issuerSigners } = oneLeaf();
+    const digests = { sha256: (text: string) => Buffer.from(`digest of ${text.length}`).toString('base64url') };
+    const handler = createSdJwtFormat({ store: s.store, signer: s.signer, issuerSigners, digests });
+    const rules = [{ path: ['address', 'locality'], decoys: 1 }];
+    const configuration = sdJwtConfiguration(s.tenant.id, { keyResolution: 'x5c', typeMetadata: { name: 'PID' }, disclosureRules: rules });
+    await handler.issue(requestOf(s.tenant, configuration));
+    const body = JSON.stringify({ vct: configuration.type, name: 'PID' });
+    const input = s.signer.inputs[0]!;
+    expect(input.payload['vct#integrity']).toBe(`sha256-${Buffer.from(`digest of ${body.length}`).toString('base64')}`);
+    expect(input.rules).toEqual(rules);
+  });
+
   it('needs no DID: the tenant may hold none', async () => {
     const { tenant, signer, handler } = await x5cSetup([]);
     await handler.issue(requestOf(tenant, sdJwtConfiguration(tenant.id, { keyResolution: 'x5c' })));

@@ -1,7 +1,8 @@
 // dc+sd-jwt (IETF SD-JWT VC) on the CredentialFormat port: an SD-JWT signed by the tenant's P-256
 // DID key, the configured claims selectively disclosable, bound to the holder's key in `cnf.jwk`.
 
-import type { SdJwtConfiguration } from '../configurations/model.ts';
+import type { DisclosureRule, SdJwtConfiguration, TypeMetadata } from '../configurations/model.ts';
+import type { Digests } from '../shared/ports.ts';
 import { isPlainObject, type Problems } from '../shared/body-problems.ts';
 import { checkList, checkType, present, VCT_TYPE } from '../configurations/rules.ts';
 import type { Store } from '../ports.ts';
@@ -21,6 +22,7 @@ import {
   signedConfigurationOf,
 } from './shared.ts';
 import { planSigning } from './signing-did.ts';
+import { TYPE_METADATA_PATH, TYPE_NAME, typeMetadataOf } from './type-metadata.ts';
 
 /** A JWT NumericDate: whole seconds since the epoch (RFC 7519 §2). */
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -32,6 +34,8 @@ export interface SdJwtFormatDeps {
   statusLists?: Pick<StatusListService, 'allocateReferenced'>;
   /** The leaves of issuer CAs, for configurations whose key resolution is `x5c` (docs/decisions.md "Issuer certificates"). */
   issuerSigners?: Pick<IssuerSigners, 'current'>;
+  /** Hashes the type metadata a configuration publishes, for `vct#integrity`; required once a configuration has `typeMetadata`. */
+  digests?: Pick<Digests, 'sha256'>;
 }
 
 /** Absent a list, every claim is disclosable; a listed claim the subject has no value for is simply not there. */
@@ -39,8 +43,88 @@ function disclosableOf(configuration: SdJwtConfiguration, claims: Record<string,
   return (configuration.selectivelyDisclosable ?? Object.keys(claims)).filter((name) => Object.hasOwn(claims, name) && !Object.hasOwn(registered, name));
 }
 
+/** The claims an SD-JWT VC registers or SD-JWT reserves (IETF SD-JWT VC §3.2.2, SD-JWT §4.1): no mapping and no disclosure rule may name one. */
+const RESERVED = ['iss', 'nbf', 'exp', 'iat', 'cnf', 'vct', 'vct#integrity', 'status', '_sd', '_sd_alg'];
+
+const pathKey = (path: readonly unknown[]) => JSON.stringify(path);
+
+/** Checks `disclosureRules`: each starts at a mapped claim, none twice. */
+function checkDisclosureRules(rules: unknown, mapped: Record<string, unknown>, problems: Problems): void {
+  if (!Array.isArray(rules)) return;
+  const seen = new Set<string>();
+  rules.forEach((rule: unknown, i) => {
+    if (!isPlainObject(rule) || !Array.isArray(rule.path)) return;
+    const [first] = rule.path;
+    if (typeof first !== 'string' || !Object.hasOwn(mapped, first) || RESERVED.includes(first))
+      problems.add(`disclosureRules.${i}.path.0`, 'A claim named in claimMappings', first);
+    const key = pathKey(rule.path);
+    if (seen.has(key)) problems.add(`disclosureRules.${i}.path`, 'Listed twice', rule.path);
+    seen.add(key);
+  });
+}
+
+/**
+ * Checks `typeMetadata` against the rest of the body: the vct must be a URL Vellum serves
+ * (`{credential_issuer}/types/{name}`), `extends#integrity` needs `extends`, and a claim the
+ * metadata says is always (never) selectively disclosable must be (must not be) one the
+ * configuration discloses.
+ */
+function checkTypeMetadata(body: Record<string, unknown>, mapped: Record<string, unknown>, problems: Problems): void {
+  const metadata = body.typeMetadata;
+  if (!isPlainObject(metadata)) return;
+  if (typeof body.type === 'string' && !isServedVct(body.type))
+    problems.add(
+      'type',
+      `With typeMetadata, an https URL ending in ${TYPE_METADATA_PATH}{name} under the credential issuer, where Vellum serves the metadata`,
+      body.type,
+    );
+  if (metadata['extends#integrity'] !== undefined && metadata.extends === undefined)
+    problems.add('typeMetadata.extends#integrity', 'Only with extends', metadata['extends#integrity']);
+  if (!Array.isArray(metadata.claims)) return;
+  const listed = Array.isArray(body.selectivelyDisclosable) ? new Set(body.selectivelyDisclosable) : undefined;
+  const rules = new Set(
+    Array.isArray(body.disclosureRules) ? body.disclosureRules.map((rule) => (isPlainObject(rule) ? pathKey(rule.path as unknown[]) : '')) : [],
+  );
+  const disclosed = (path: unknown[]) =>
+    rules.has(pathKey(path)) || (path.length === 1 && typeof path[0] === 'string' && Object.hasOwn(mapped, path[0]) && (listed ? listed.has(path[0]) : true));
+  metadata.claims.forEach((claim: unknown, i) => {
+    if (!isPlainObject(claim) || !Array.isArray(claim.path) || claim.path.some((step) => typeof step === 'number')) return;
+    if (claim.sd === 'always' && !disclosed(claim.path))
+      problems.add(
+        `typeMetadata.claims.${i}.sd`,
+        'The configuration does not disclose this claim selectively (selectivelyDisclosable, disclosureRules)',
+        claim.sd,
+      );
+    if (claim.sd === 'never' && disclosed(claim.path))
+      problems.add(`typeMetadata.claims.${i}.sd`, 'The configuration discloses this claim selectively (selectivelyDisclosable, disclosureRules)', claim.sd);
+  });
+}
+
+/** Whether a vct is one Vellum can serve type metadata at: https, no query or fragment, the last segments `types/{name}`. */
+function isServedVct(vct: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(vct);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || url.href !== vct) return false;
+  const at = url.pathname.lastIndexOf(TYPE_METADATA_PATH);
+  return at >= 0 && TYPE_NAME.test(url.pathname.slice(at + TYPE_METADATA_PATH.length));
+}
+
+/** The signer's nested rules, only when the configuration has some (none: the signer's top-level path, as before). */
+const rulesOf = (configuration: SdJwtConfiguration) => (configuration.disclosureRules ? { rules: configuration.disclosureRules } : {});
+
 /** The dc+sd-jwt handler. */
 export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandler<SdJwtConfiguration> {
+  /** `vct#integrity` of a configuration that publishes type metadata (the SRI of the served bytes), else nothing. */
+  const integrityOf = (configuration: SdJwtConfiguration): { 'vct#integrity': string } | undefined => {
+    if (!configuration.typeMetadata) return undefined;
+    if (!deps.digests) throw new Error('The dc+sd-jwt handler needs digests to publish type metadata');
+    return { 'vct#integrity': (typeMetadataOf(configuration, deps.digests) as { integrity: string }).integrity };
+  };
+
   /**
    * HAIP 1.0: the issuer is the credential issuer identifier (an https URL where HAIP applies) and
    * the header's x5c carries the leaf that signs, which names that identifier in its SAN, and
@@ -66,6 +150,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       nbf: seconds(validFrom),
       exp: seconds(validUntil),
       vct: configuration.type,
+      ...integrityOf(configuration),
       // An unbound configuration's credential names no key (docs/decisions.md "Issuer display and unbound credentials (issue 29)").
       ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
       ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
@@ -80,6 +165,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       kid: signer.signerId,
       payload,
       disclosable: disclosableOf(configuration, claims, registered),
+      ...rulesOf(configuration),
     });
     return issuedCredential(credential, { validFrom, validUntil }, entry);
   }
@@ -89,7 +175,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     claimLayout: 'flat',
     claimPathPrefix: [],
     // The claims an SD-JWT VC registers or SD-JWT reserves (IETF SD-JWT VC §3.2.2, SD-JWT §4.1).
-    reservedClaims: ['iss', 'nbf', 'exp', 'iat', 'cnf', 'vct', 'status', '_sd', '_sd_alg'],
+    reservedClaims: RESERVED,
     signingKey: 'P-256',
     ...DID_SIGNED_HANDLER,
     checkType: (type, problems) =>
@@ -103,6 +189,8 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       checkSignedFields(body, false, problems);
       const mapped = isPlainObject(body.claimMappings) ? body.claimMappings : {};
       checkList('selectivelyDisclosable', body.selectivelyDisclosable, (claim) => Object.hasOwn(mapped, claim), 'claim named in claimMappings', problems);
+      checkDisclosureRules(body.disclosureRules, mapped, problems);
+      checkTypeMetadata(body, mapped, problems);
       if (body.keyResolution === 'x5c') {
         const pinned = isPlainObject(body.issuer) ? body.issuer.id : undefined;
         if (pinned !== undefined)
@@ -115,6 +203,9 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         format: 'dc+sd-jwt',
         ...signedConfigurationOf<SdJwtConfiguration>(body),
         selectivelyDisclosable: body.selectivelyDisclosable as string[] | undefined,
+        // An empty list is no list: the configuration stays as one saved before rules existed.
+        disclosureRules: Array.isArray(body.disclosureRules) && body.disclosureRules.length > 0 ? (body.disclosureRules as DisclosureRule[]) : undefined,
+        typeMetadata: body.typeMetadata as TypeMetadata | undefined,
         revocable: body.revocable === true,
         keyResolution: body.keyResolution as SdJwtConfiguration['keyResolution'],
       }),
@@ -141,6 +232,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
         nbf: seconds(validFrom),
         exp: seconds(validUntil),
         vct: configuration.type,
+        ...integrityOf(configuration),
         // An unbound configuration's credential names no key (SD-JWT VC §3.2.2.2: cnf is for Key Binding).
         ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
         ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
@@ -149,7 +241,15 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       // replace one (configurations already refuse those names; this holds for older ones too).
       const payload = { ...registered, ...claims, ...registered };
       const disclosable = disclosableOf(configuration, claims, registered);
-      const credential = await deps.signer.issue({ tenantId: tenant.id, keyId: key.kmsKeyId, alg: 'ES256', kid: key.didDocumentKeyId, payload, disclosable });
+      const credential = await deps.signer.issue({
+        tenantId: tenant.id,
+        keyId: key.kmsKeyId,
+        alg: 'ES256',
+        kid: key.didDocumentKeyId,
+        payload,
+        disclosable,
+        ...rulesOf(configuration),
+      });
       return issuedCredential(credential, { validFrom, validUntil }, entry);
     },
   };

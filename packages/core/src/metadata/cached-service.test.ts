@@ -16,6 +16,7 @@ async function setup(maxDocuments?: number) {
     metadataSigner: async () => undefined,
     signedIssuerMetadata: async () => undefined,
     jwtVcIssuerMetadata: async () => ({ issuer: 'jwt-vc', build: ++builds }),
+    typeMetadata: async () => ({ body: '{}', integrity: 'sha256-' }),
   };
   const cached = cacheIssuerMetadata(inner, { stamps: async () => stamps, clock: fakeClock(), ...(maxDocuments ? { maxDocuments } : {}) });
   return {

@@ -118,6 +118,8 @@ export function cacheIssuerMetadata(service: IssuerMetadataService, options: Iss
       return pending;
     },
     jwtVcIssuerMetadata: (ctx, basePath) => service.jwtVcIssuerMetadata(ctx, basePath),
+    // Public but rare (a wallet fetches a type once and keeps it by its integrity): one read of the configurations per request.
+    typeMetadata: (ctx, basePath, name) => service.typeMetadata(ctx, basePath, name),
     authorizationServerMetadata: (ctx, basePath) => service.authorizationServerMetadata(ctx, basePath),
   };
 }

@@ -1,9 +1,10 @@
 import type { FormatRegistry } from '../credential-formats/port.ts';
+import { type PublishedTypeMetadata, servedVct, typeMetadataOf } from '../credential-formats/type-metadata.ts';
 import type { IssuerSigners, X509Signer } from '../issuer-pki/model.ts';
 import type { KeyManager } from '../keys/ports.ts';
 import type { Store } from '../ports.ts';
 import { isDomainError, notFound } from '../shared/errors.ts';
-import type { Clock } from '../shared/ports.ts';
+import type { Clock, Digests } from '../shared/ports.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { buildAuthorizationServerMetadata } from './authorization-server.ts';
 import { buildIssuerMetadata, type IssuanceFeatures } from './issuer-metadata.ts';
@@ -32,6 +33,8 @@ export interface IssuerMetadataDeps {
   requestEncryptionKeys?: (tenantId: string) => Promise<Record<string, unknown>[]>;
   /** Without it no tenant signs its metadata (`application/jwt` gets the JSON) and none serves JWT VC Issuer Metadata (404). */
   signing?: IssuerMetadataSigning;
+  /** Hashes served type metadata, as the dc+sd-jwt handler does for `vct#integrity`; without it no type metadata is served (404). */
+  digests?: Pick<Digests, 'sha256'>;
 }
 
 /**
@@ -65,6 +68,12 @@ export interface IssuerMetadataService {
    * SD-JWT VCs name a DID as `iss`) or no valid leaf names this origin.
    */
   jwtVcIssuerMetadata(ctx: RequestContext, basePath?: string): Promise<Readonly<Record<string, unknown>>>;
+  /**
+   * The SD-JWT VC Type Metadata of the tenant's dc+sd-jwt configuration whose vct is
+   * `{issuer}/types/{name}` for this origin (docs/decisions.md "SD-JWT VC type metadata (issue 29)"),
+   * as the exact bytes its credentials' `vct#integrity` hashes. NotFound when no configuration publishes one there.
+   */
+  typeMetadata(ctx: RequestContext, basePath: string | undefined, name: string): Promise<PublishedTypeMetadata>;
   /** The authorization server metadata (RFC 8414) for the same issuer identifier. */
   authorizationServerMetadata(ctx: RequestContext, basePath?: string): Promise<Readonly<Record<string, unknown>>>;
 }
@@ -131,6 +140,16 @@ export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMet
       const signers = await signing.signers.published(ctx.tenant, 'credential', issuer, now);
       if (signers.length === 0) throw notFound('No valid credential signing certificate of the tenant names this issuer identifier');
       return buildJwtVcIssuerMetadata(issuer, signers);
+    },
+    async typeMetadata(ctx, basePath, name) {
+      const vct = servedVct(issuerOf(ctx, basePath), name);
+      const configurations = deps.digests ? await store.credentialConfigurations.listAll(ctx.tenant.id) : [];
+      for (const configuration of configurations) {
+        if (configuration.format !== 'dc+sd-jwt' || configuration.type !== vct || !deps.digests) continue;
+        const published = typeMetadataOf(configuration, deps.digests);
+        if (published) return published;
+      }
+      throw notFound('No credential configuration of this issuer publishes type metadata for this vct');
     },
     async authorizationServerMetadata(ctx, basePath) {
       return buildAuthorizationServerMetadata(issuerOf(ctx, basePath), features);

@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { TYPE_METADATA_PATH, TYPE_NAME } from '@vellum/core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { prefersJwt } from '../accept.ts';
 import { requestContext } from '../context.ts';
 import { ErrorBodySchema } from '../schemas/common.ts';
 import type { VellumServices } from '../services.ts';
-import { AuthorizationServerMetadata, documentedResponses, IssuerMetadata, JwtVcIssuerMetadata, SignedIssuerMetadata } from '../schemas/documented.ts';
+import {
+  AuthorizationServerMetadata,
+  documentedResponses,
+  IssuerMetadata,
+  JwtVcIssuerMetadata,
+  SdJwtTypeMetadata,
+  SignedIssuerMetadata,
+} from '../schemas/documented.ts';
 
 const tags = ['Metadata'];
 
@@ -99,6 +108,32 @@ export const metadataRoutes: FastifyPluginAsync<{ services: VellumServices }> = 
       },
     },
     async (request, reply) => sendMetadata(request, reply, render(await services.issuerMetadata.jwtVcIssuerMetadata(requestContext(request), basePath))),
+  );
+  app.get(
+    `${TYPE_METADATA_PATH}:name`,
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'SD-JWT VC Type Metadata',
+        description:
+          'The type metadata a dc+sd-jwt configuration publishes for its vct, `{credential_issuer}/types/{name}`: the exact bytes whose SHA-256 its credentials carry as `vct#integrity`.',
+        params: Type.Object({ name: Type.String({ pattern: TYPE_NAME.source }) }),
+        documentOnly: {
+          responses: {
+            200: documentedResponses.json('The type metadata.', SdJwtTypeMetadata),
+            304: documentedResponses.notModified,
+            404: documentedResponses.json('No configuration of this issuer publishes type metadata for this vct.', ErrorBodySchema),
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { name } = request.params as { name: string };
+      const published = await services.issuerMetadata.typeMetadata(requestContext(request), basePath, name);
+      // The integrity is a digest of the body already: its first 32 characters are a strong ETag.
+      return sendMetadata(request, reply, { body: published.body, etag: `"${published.integrity.slice(7, 39)}"` });
+    },
   );
   app.get(
     '/.well-known/oauth-authorization-server',

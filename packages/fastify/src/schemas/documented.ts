@@ -74,6 +74,18 @@ export const CredentialOffer = Type.Object(
 
 export const IssuerMetadata = JsonDocument('Credential issuer metadata (OpenID4VCI 1.0 §12.2), per tenant and per origin the request came on.');
 export const SignedIssuerMetadata = Jwt('The credential issuer metadata as a JWT (OpenID4VCI 1.0 §12.2.3): `typ` openidvci-issuer-metadata+jwt, `x5c`.');
+export const SdJwtTypeMetadata = Type.Object(
+  {
+    vct: Type.String({ description: 'The credential type, the URL this document is served at.' }),
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    extends: Type.Optional(Type.String({ description: 'The vct of the type this one extends.' })),
+    'extends#integrity': Type.Optional(Type.String()),
+    display: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Per locale: name, description, rendering.' })),
+    claims: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Per claim path: display per locale and `sd`.' })),
+  },
+  { description: 'SD-JWT VC Type Metadata; its SHA-256 (SRI) is the `vct#integrity` of the credentials of its type.' },
+);
 export const JwtVcIssuerMetadata = Type.Object(
   {
     issuer: Type.String({ description: 'The issuer identifier, the `iss` of the SD-JWT VCs signed under the tenant’s issuer CA.' }),

@@ -287,6 +287,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/types/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SD-JWT VC Type Metadata
+         * @description The type metadata a dc+sd-jwt configuration publishes for its vct, `{credential_issuer}/types/{name}`: the exact bytes whose SHA-256 its credentials carry as `vct#integrity`.
+         */
+        get: operations["getSdJwtTypeMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin-clients": {
         parameters: {
             query?: never;
@@ -2734,6 +2754,69 @@ export interface operations {
             };
             /** @description The storage is not reachable. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSdJwtTypeMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The type metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Per claim path: display per locale and `sd`. */
+                        claims?: {
+                            [key: string]: unknown;
+                        }[];
+                        description?: string;
+                        /** @description Per locale: name, description, rendering. */
+                        display?: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The vct of the type this one extends. */
+                        extends?: string;
+                        "extends#integrity"?: string;
+                        name?: string;
+                        /** @description The credential type, the URL this document is served at. */
+                        vct: string;
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is current. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No configuration of this issuer publishes type metadata for this vct. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14253,6 +14336,10 @@ export interface operations {
                             claimSourceId?: string;
                             createdAt: string;
                             description?: string;
+                            disclosureRules?: {
+                                decoys?: number;
+                                path: (string | null)[];
+                            }[];
                             display?: {
                                 background_color?: string;
                                 background_image?: {
@@ -14294,6 +14381,37 @@ export interface operations {
                             revocable: boolean;
                             selectivelyDisclosable?: string[];
                             type: string;
+                            typeMetadata?: {
+                                claims?: {
+                                    display?: {
+                                        description?: string;
+                                        label: string;
+                                        locale: string;
+                                    }[];
+                                    path: (string | null | number)[];
+                                    sd?: "always" | "allowed" | "never";
+                                }[];
+                                description?: string;
+                                display?: {
+                                    description?: string;
+                                    locale: string;
+                                    name: string;
+                                    rendering?: {
+                                        simple?: {
+                                            background_color?: string;
+                                            logo?: {
+                                                alt_text?: string;
+                                                uri: string;
+                                                "uri#integrity"?: string;
+                                            };
+                                            text_color?: string;
+                                        };
+                                    };
+                                }[];
+                                extends?: string;
+                                "extends#integrity"?: string;
+                                name?: string;
+                            };
                             updatedAt: string;
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
@@ -14379,6 +14497,10 @@ export interface operations {
                     };
                     claimSourceId?: string;
                     description?: string;
+                    disclosureRules?: {
+                        decoys?: number;
+                        path: (string | null)[];
+                    }[];
                     display?: {
                         background_color?: string;
                         background_image?: {
@@ -14419,6 +14541,37 @@ export interface operations {
                     revocable?: boolean;
                     selectivelyDisclosable?: string[];
                     type: string;
+                    typeMetadata?: {
+                        claims?: {
+                            display?: {
+                                description?: string;
+                                label: string;
+                                locale: string;
+                            }[];
+                            path: (string | null | number)[];
+                            sd?: "always" | "allowed" | "never";
+                        }[];
+                        description?: string;
+                        display?: {
+                            description?: string;
+                            locale: string;
+                            name: string;
+                            rendering?: {
+                                simple?: {
+                                    background_color?: string;
+                                    logo?: {
+                                        alt_text?: string;
+                                        uri: string;
+                                        "uri#integrity"?: string;
+                                    };
+                                    text_color?: string;
+                                };
+                            };
+                        }[];
+                        extends?: string;
+                        "extends#integrity"?: string;
+                        name?: string;
+                    };
                 };
             };
         };
@@ -14441,6 +14594,10 @@ export interface operations {
                         claimSourceId?: string;
                         createdAt: string;
                         description?: string;
+                        disclosureRules?: {
+                            decoys?: number;
+                            path: (string | null)[];
+                        }[];
                         display?: {
                             background_color?: string;
                             background_image?: {
@@ -14482,6 +14639,37 @@ export interface operations {
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
+                        typeMetadata?: {
+                            claims?: {
+                                display?: {
+                                    description?: string;
+                                    label: string;
+                                    locale: string;
+                                }[];
+                                path: (string | null | number)[];
+                                sd?: "always" | "allowed" | "never";
+                            }[];
+                            description?: string;
+                            display?: {
+                                description?: string;
+                                locale: string;
+                                name: string;
+                                rendering?: {
+                                    simple?: {
+                                        background_color?: string;
+                                        logo?: {
+                                            alt_text?: string;
+                                            uri: string;
+                                            "uri#integrity"?: string;
+                                        };
+                                        text_color?: string;
+                                    };
+                                };
+                            }[];
+                            extends?: string;
+                            "extends#integrity"?: string;
+                            name?: string;
+                        };
                         updatedAt: string;
                     };
                 };
@@ -14573,6 +14761,10 @@ export interface operations {
                         claimSourceId?: string;
                         createdAt: string;
                         description?: string;
+                        disclosureRules?: {
+                            decoys?: number;
+                            path: (string | null)[];
+                        }[];
                         display?: {
                             background_color?: string;
                             background_image?: {
@@ -14614,6 +14806,37 @@ export interface operations {
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
+                        typeMetadata?: {
+                            claims?: {
+                                display?: {
+                                    description?: string;
+                                    label: string;
+                                    locale: string;
+                                }[];
+                                path: (string | null | number)[];
+                                sd?: "always" | "allowed" | "never";
+                            }[];
+                            description?: string;
+                            display?: {
+                                description?: string;
+                                locale: string;
+                                name: string;
+                                rendering?: {
+                                    simple?: {
+                                        background_color?: string;
+                                        logo?: {
+                                            alt_text?: string;
+                                            uri: string;
+                                            "uri#integrity"?: string;
+                                        };
+                                        text_color?: string;
+                                    };
+                                };
+                            }[];
+                            extends?: string;
+                            "extends#integrity"?: string;
+                            name?: string;
+                        };
                         updatedAt: string;
                     };
                 };
@@ -14698,6 +14921,10 @@ export interface operations {
                     };
                     claimSourceId?: string;
                     description?: string;
+                    disclosureRules?: {
+                        decoys?: number;
+                        path: (string | null)[];
+                    }[];
                     display?: {
                         background_color?: string;
                         background_image?: {
@@ -14738,6 +14965,37 @@ export interface operations {
                     revocable?: boolean;
                     selectivelyDisclosable?: string[];
                     type: string;
+                    typeMetadata?: {
+                        claims?: {
+                            display?: {
+                                description?: string;
+                                label: string;
+                                locale: string;
+                            }[];
+                            path: (string | null | number)[];
+                            sd?: "always" | "allowed" | "never";
+                        }[];
+                        description?: string;
+                        display?: {
+                            description?: string;
+                            locale: string;
+                            name: string;
+                            rendering?: {
+                                simple?: {
+                                    background_color?: string;
+                                    logo?: {
+                                        alt_text?: string;
+                                        uri: string;
+                                        "uri#integrity"?: string;
+                                    };
+                                    text_color?: string;
+                                };
+                            };
+                        }[];
+                        extends?: string;
+                        "extends#integrity"?: string;
+                        name?: string;
+                    };
                 };
             };
         };
@@ -14760,6 +15018,10 @@ export interface operations {
                         claimSourceId?: string;
                         createdAt: string;
                         description?: string;
+                        disclosureRules?: {
+                            decoys?: number;
+                            path: (string | null)[];
+                        }[];
                         display?: {
                             background_color?: string;
                             background_image?: {
@@ -14801,6 +15063,37 @@ export interface operations {
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
+                        typeMetadata?: {
+                            claims?: {
+                                display?: {
+                                    description?: string;
+                                    label: string;
+                                    locale: string;
+                                }[];
+                                path: (string | null | number)[];
+                                sd?: "always" | "allowed" | "never";
+                            }[];
+                            description?: string;
+                            display?: {
+                                description?: string;
+                                locale: string;
+                                name: string;
+                                rendering?: {
+                                    simple?: {
+                                        background_color?: string;
+                                        logo?: {
+                                            alt_text?: string;
+                                            uri: string;
+                                            "uri#integrity"?: string;
+                                        };
+                                        text_color?: string;
+                                    };
+                                };
+                            }[];
+                            extends?: string;
+                            "extends#integrity"?: string;
+                            name?: string;
+                        };
                         updatedAt: string;
                     };
                 };
