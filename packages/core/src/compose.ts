@@ -265,8 +265,8 @@ export function createVellum(deps: VellumDeps): Vellum {
   const formats = createFormatRegistry([
     createMdocFormat({ issuance: mdocIssuance }),
     createLdpVcFormat({ store, ids, signer: deps.linkedDataSigner, statusLists }),
-    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt', statusLists }),
-    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt_vc', statusLists }),
+    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt', statusLists, issuerSigners }),
+    createCwtFormat({ store, signer: deps.cwtSigner, format: 'cwt_vc', statusLists, issuerSigners }),
     createSdJwtFormat({ store, signer: deps.sdJwtSigner, statusLists, issuerSigners, digests: deps.digests }),
   ]);
   const credentialIssuance = createCredentialIssuance({ clock, formats });

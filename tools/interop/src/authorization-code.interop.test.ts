@@ -1373,6 +1373,55 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
     },
   );
 
+  it.skipIf(skip)(
+    'signs cwt_vc with x5c: the leaf in the protected x5chain chains to a public issuer CA, cose-ts verifies it with the leaf key, iss the credential issuer (issue 29 point 1)',
+    async () => {
+      const type = 'X5cMembership';
+      const configuration = await call('POST', '/v2/credentials/compact-semantic/configurations', {
+        type,
+        expiresIn: { days: 10 },
+        claimMappings,
+        keyResolution: 'x5c',
+      });
+      expect(configuration.status, configuration.text).toBe(201);
+      expect(configuration.json().keyResolution).toBe('x5c');
+      const device = wallet(clientAuthenticationNone({ clientId: publicClientId }));
+      const run = await runFlow({
+        device,
+        clientId: publicClientId,
+        redirectUri: PUBLIC_REDIRECT,
+        configurationId: configuration.json().id,
+        scope: `cwt_vc:${type}`,
+        par: true,
+      });
+      const bytes = new Uint8Array(Buffer.from(run.body.credentials?.[0]?.credential as string, 'base64url'));
+      const cose = await loadCoseTs();
+      // A tagged COSE_Sign1: tag 18 is the one byte 0xd2 (RFC 8949 §3.4), then the four-element array.
+      expect(bytes[0]).toBe(0xd2);
+      const [protectedBytes] = cose.decodeCBOR(bytes.subarray(1)) as [Uint8Array];
+      const header = cose.decodeCBOR(protectedBytes) as Map<number, unknown>;
+      expect(header.get(1)).toBe(-7);
+      // RFC 9360: one certificate, the leaf; it must chain to one of the tenant's public issuer CAs.
+      const leaf = new X509Certificate(header.get(33) as Uint8Array);
+      const anchors = (await call('GET', '/v2/credentials/issuer-cas', undefined, {})).json().data as Array<{ certificatePem: string }>;
+      const anchor = anchors.map((a) => new X509Certificate(a.certificatePem)).find((a) => leaf.checkIssued(a) && leaf.verify(a.publicKey));
+      expect(anchor, 'the leaf chains to a published issuer CA').toBeDefined();
+      expect(leaf.ca).toBe(false);
+      expect(leaf.subjectAltName).toContain(`URI:${origin}`);
+      const jwk = leaf.publicKey.export({ format: 'jwk' });
+      const point = Buffer.concat([Uint8Array.of(4), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]);
+      const message = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes);
+      const claims = cose.decodeCBOR(message.payload) as Map<string | number, unknown>;
+      expect(claims.get(1)).toBe(origin);
+      const subject = (claims.get('vc') as Map<string, unknown>).get('credentialSubject') as Map<string, unknown>;
+      expect(subject.get('family_name')).toBe('Okafor');
+      const holder = (claims.get(8) as Map<number, Map<number, Uint8Array>>).get(1) as Map<number, Uint8Array>;
+      expect(Buffer.from(holder.get(-2) as Uint8Array).toString('base64url')).toBe(device.publicJwk.x);
+      bytes[bytes.length - 70] = (bytes[bytes.length - 70] as number) ^ 1;
+      expect(() => cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), bytes)).toThrow();
+    },
+  );
+
   it.skipIf(skip)('answered no request of these runs with a 5xx', () => {
     expect(issuer.server.output()).not.toMatch(/"statusCode":5\d\d/);
   });

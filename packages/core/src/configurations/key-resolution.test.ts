@@ -76,10 +76,17 @@ describe('the key resolution of a new dc+sd-jwt configuration', () => {
     expect((await issuerSigners.list(ctx, {})).data.map((l) => l.use).sort()).toEqual(['credential', 'status-list']);
   });
 
-  it('leaves other formats without one', async () => {
+  it('gives cwt and cwt_vc none unless asked: x5c there is an opt-in, checked like dc+sd-jwt', async () => {
     const { configurations, ctx } = await withActiveIssuerCa();
     expect(await configurations.create(ctx, 'cwt', pid({ type: 'Badge' }))).not.toHaveProperty('keyResolution');
-    const refused = await refusal(configurations.create(ctx, 'cwt', pid({ type: 'Badge2', keyResolution: 'x5c' })));
+    expect(await configurations.create(ctx, 'cwt_vc', pid({ type: 'Badge2', keyResolution: 'x5c' }))).toMatchObject({ keyResolution: 'x5c' });
+    const pinned = await refusal(configurations.create(ctx, 'cwt', pid({ type: 'Badge3', keyResolution: 'x5c', issuer: { id: 'did:key:zDnaexample' } })));
+    expect(pinned.details).toEqual(expect.arrayContaining([expect.objectContaining({ param: 'issuer.id' })]));
+  });
+
+  it('refuses x5c on cwt without an issuer CA', async () => {
+    const { configurations, ctx } = await setup();
+    const refused = await refusal(configurations.create(ctx, 'cwt', pid({ type: 'Badge', keyResolution: 'x5c' })));
     expect(refused.details).toEqual([expect.objectContaining({ param: 'keyResolution' })]);
   });
 });

@@ -117,6 +117,8 @@ export interface CwtConfiguration extends ConfigurationBase {
   claimMappings: FlatClaimMappings;
   issuer?: IssuerProfile;
   revocable: boolean;
+  /** How verifiers find the issuer's key (docs/decisions.md "Issuer certificates"); absent: `did`, the only one before it existed. */
+  keyResolution?: KeyResolution;
 }
 
 export interface SdJwtConfiguration extends ConfigurationBase {

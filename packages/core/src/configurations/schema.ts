@@ -120,7 +120,14 @@ export const LdpVcConfigurationBody = Type.Object(
   },
   strict,
 );
-export const CwtConfigurationBody = Type.Object({ ...common, issuer: Type.Optional(Issuer), revocable: Type.Optional(Flag) }, strict);
+/** docs/decisions.md "Issuer certificates": how verifiers find the issuer's key. */
+const KeyResolutionField = Type.Union([Type.Literal('x5c'), Type.Literal('did')], {
+  errorMessage: 'x5c (a certificate chain to the tenant’s issuer CA, as HAIP asks) or did (a DID key named by kid)',
+});
+export const CwtConfigurationBody = Type.Object(
+  { ...common, issuer: Type.Optional(Issuer), revocable: Type.Optional(Flag), keyResolution: Type.Optional(KeyResolutionField) },
+  strict,
+);
 /** A claim name in a path: what a claim mapping's name may be is checked against the mappings. */
 const PathName = Type.String({ minLength: 1, maxLength: 1000 });
 /** Decoy digests beside one claim: enough to blur how many claims there are, few enough to keep credentials small. */
@@ -216,11 +223,7 @@ export const SdJwtConfigurationBody = Type.Object(
     disclosureRules: Type.Optional(DisclosureRules),
     typeMetadata: Type.Optional(TypeMetadataBody),
     revocable: Type.Optional(Flag),
-    keyResolution: Type.Optional(
-      Type.Union([Type.Literal('x5c'), Type.Literal('did')], {
-        errorMessage: 'x5c (a certificate chain to the tenant’s issuer CA, as HAIP asks) or did (a DID key named by kid)',
-      }),
-    ),
+    keyResolution: Type.Optional(KeyResolutionField),
   },
   strict,
 );

@@ -137,7 +137,7 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
    * certificate must name the identifier, or verifiers would refuse every credential (SD-JWT VC §3.5).
    */
   async function checkX5cSigner(ctx: RequestContext, configuration: CredentialConfiguration): Promise<void> {
-    if (configuration.format !== 'dc+sd-jwt' || configuration.keyResolution !== 'x5c') return;
+    if (!('keyResolution' in configuration) || configuration.keyResolution !== 'x5c') return;
     if (!x509) throw invalidField('keyResolution', 'This host signs no credentials with X.509 certificates', 'x5c');
     const issuer = await x509.addressing.publicOrigin(ctx.tenant);
     try {

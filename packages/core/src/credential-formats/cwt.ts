@@ -19,7 +19,9 @@ import {
   signedConfigurationOf,
   VC_CONTEXT,
 } from './shared.ts';
-import { planSigning } from './signing-did.ts';
+import { checkKeyResolution, planSigning, planX509Signing } from './signing-did.ts';
+import type { IssuerSigners } from '../issuer-pki/model.ts';
+import type { ReferencedStatusAllocation } from '../status-lists/service.ts';
 
 export interface CwtFormatDeps {
   store: Store;
@@ -28,6 +30,8 @@ export interface CwtFormatDeps {
   format: 'cwt' | 'cwt_vc';
   /** Gives revocable configurations' credentials their Token Status List entry (a CWT list). */
   statusLists?: Pick<StatusListService, 'allocateReferenced'>;
+  /** The leaves of issuer CAs, for configurations whose key resolution is `x5c` (docs/decisions.md "Issuer certificates"). */
+  issuerSigners?: Pick<IssuerSigners, 'current'>;
 }
 
 /** The cwt or cwt_vc handler. */
@@ -56,6 +60,7 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
     checkType: (type, problems) => checkType(type, CREDENTIAL_TYPE, 'Letters, digits and . _ : -, up to 200 characters', problems),
     checkFields(body: Record<string, unknown>, problems: Problems) {
       checkSignedFields(body, false, problems);
+      checkKeyResolution(body, problems);
     },
     build: (common: CommonConfiguration, body) =>
       present({
@@ -63,6 +68,7 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
         format,
         ...signedConfigurationOf<CwtConfiguration>(body),
         revocable: body.revocable === true,
+        keyResolution: body.keyResolution as CwtConfiguration['keyResolution'],
       }),
     metadata: (c) => ({
       ...(format === 'cwt_vc' ? { types: ['VerifiableCredential', c.type] } : { type: c.type }),
@@ -75,7 +81,32 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
     async issue(request) {
       const { tenant, configuration } = request;
       const holderKey = bindingKeyOf(request);
+      // The holder is named by the did:key of the key it proved; `cnf` binds that key (RFC 8747).
+      // An unbound configuration's credential has neither.
+      const holder = holderKey ? { sub: didKeyOf(holderKey), cnf: holderKey } : {};
       // IETF Token Status List §6.2: a Referenced Token in CWT form names its list in claim 65535.
+      const statusOf = (entry: ReferencedStatusAllocation | undefined) => (entry ? { status: { idx: entry.idx, uri: entry.uri } } : {});
+      if (configuration.keyResolution === 'x5c') {
+        // HAIP 1.0 / RFC 9360: the issuer is the credential issuer, and the leaf that signs (which
+        // names it) travels in the protected x5chain; its CA is the verifier's trust anchor.
+        const { claims, validFrom, validUntil, signer: leaf, entry } = await planX509Signing(request, deps, 'token-cwt');
+        const credential = await signer.sign({
+          tenantId: leaf.key.tenantId,
+          keyId: leaf.key.keyId,
+          kid: leaf.signerId,
+          x5chain: leaf.x5chain,
+          claims: {
+            iss: request.credentialIssuer,
+            ...holder,
+            iat: validFrom,
+            nbf: validFrom,
+            exp: validUntil,
+            claims: privateClaims(configuration.type, claims),
+            ...statusOf(entry),
+          },
+        });
+        return issuedCredential(credential, { validFrom, validUntil }, entry);
+      }
       const { claims, validFrom, validUntil, did, key, entry } = await planSigning(request, deps, 'P-256', 'token-cwt');
       const credential = await signer.sign({
         tenantId: tenant.id,
@@ -83,14 +114,12 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
         kid: key.didDocumentKeyId,
         claims: {
           iss: did,
-          // The holder is named by the did:key of the key it proved; `cnf` binds that key (RFC 8747).
-          // An unbound configuration's credential has neither.
-          ...(holderKey ? { sub: didKeyOf(holderKey), cnf: holderKey } : {}),
+          ...holder,
           iat: validFrom,
           nbf: validFrom,
           exp: validUntil,
           claims: privateClaims(configuration.type, claims),
-          ...(entry ? { status: { idx: entry.idx, uri: entry.uri } } : {}),
+          ...statusOf(entry),
         },
       });
       return issuedCredential(credential, { validFrom, validUntil }, entry);

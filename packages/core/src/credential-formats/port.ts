@@ -165,8 +165,13 @@ export interface CwtSignInput {
   tenantId: string;
   /** The KeyManager id of the P-256 signing key. */
   keyId: string;
-  /** The DID URL of that key, written as the protected header's `kid` (label 4, its UTF-8 bytes). */
+  /**
+   * How a verifier finds the key: the DID URL of that key as the protected header's `kid` (label 4,
+   * its UTF-8 bytes); or, with `x5chain`, the issuer leaf's id as `kid` and the chain (DER, leaf
+   * first, no root) as the protected `x5chain` (label 33, RFC 9360; docs/decisions.md "Issuer certificates").
+   */
   kid: string;
+  x5chain?: readonly Uint8Array[];
   claims: CwtClaims;
 }
 

@@ -9,7 +9,6 @@ import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { IssuerSigners } from '../issuer-pki/model.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner } from './port.ts';
-import { DomainError } from '../shared/errors.ts';
 import {
   bindingKeyOf,
   checkSignedFields,
@@ -21,7 +20,7 @@ import {
   revocableStatus,
   signedConfigurationOf,
 } from './shared.ts';
-import { planSigning } from './signing-did.ts';
+import { checkKeyResolution, planSigning, planX509Signing } from './signing-did.ts';
 import { TYPE_METADATA_PATH, TYPE_NAME, typeMetadataOf } from './type-metadata.ts';
 
 /** A JWT NumericDate: whole seconds since the epoch (RFC 7519 §2). */
@@ -131,19 +130,9 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
    * chains to the tenant's issuer CA, the verifier's trust anchor (SD-JWT VC §3.5).
    */
   async function issueWithX5c(request: FormatIssueRequest<SdJwtConfiguration>) {
-    const { tenant, configuration, credentialIssuer, now } = request;
+    const { configuration, credentialIssuer } = request;
     const holderKey = bindingKeyOf(request);
-    if (!deps.issuerSigners)
-      throw new DomainError('BadRequest', 'This host issues no SD-JWT VC signed with X.509 certificates (no issuer signers are configured)');
-    const { claims, validFrom, validUntil } = claimsAndValidity(request);
-    const signer = await deps.issuerSigners.current(tenant, 'credential', credentialIssuer, now, validUntil.getTime() - validFrom.getTime());
-    // Its list is signed under the same issuer CA, so the verifier's one trust anchor covers both
-    // (docs/status-lists.md "Status list tokens signed with X.509 (issue 29)").
-    const entry = await referencedEntry(deps.statusLists, configuration.revocable, 'token-jwt', {
-      tenant,
-      did: { kind: 'x509', caId: signer.caId },
-      credentialIssuer,
-    });
+    const { claims, validFrom, validUntil, signer, entry } = await planX509Signing(request, deps, 'token-jwt');
     const registered = {
       iss: credentialIssuer,
       iat: seconds(validFrom),
@@ -191,11 +180,7 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
       checkList('selectivelyDisclosable', body.selectivelyDisclosable, (claim) => Object.hasOwn(mapped, claim), 'claim named in claimMappings', problems);
       checkDisclosureRules(body.disclosureRules, mapped, problems);
       checkTypeMetadata(body, mapped, problems);
-      if (body.keyResolution === 'x5c') {
-        const pinned = isPlainObject(body.issuer) ? body.issuer.id : undefined;
-        if (pinned !== undefined)
-          problems.add('issuer.id', 'A DID to sign with has no place with keyResolution x5c: a leaf of the tenant’s issuer CA signs', pinned);
-      }
+      checkKeyResolution(body, problems);
     },
     build: (common: CommonConfiguration, body) =>
       present({

@@ -7,6 +7,8 @@ import type { ReferencedListForm } from '../status-lists/model.ts';
 import type { ReferencedStatusAllocation, StatusListService } from '../status-lists/service.ts';
 import type { FormatIssueRequest } from './port.ts';
 import { claimsAndValidity, pinnedDid, referencedEntry } from './shared.ts';
+import type { IssuerSigners, X509Signer } from '../issuer-pki/model.ts';
+import type { Problems } from '../shared/body-problems.ts';
 
 /** The DID and key a credential is signed with. */
 export interface SigningDid {
@@ -80,4 +82,44 @@ export async function planSigning(
   const { did, key } = await signingDidOf(deps.store, tenant.id, pinnedDid(configuration), algorithm);
   const entry = await referencedEntry(deps.statusLists, configuration.revocable, form, { tenant, did, credentialIssuer: request.credentialIssuer });
   return { claims, validFrom, validUntil, did, key, entry };
+}
+
+/** What an X.509-signed credential (keyResolution x5c) has in hand before it signs. */
+export interface X509SigningPlan {
+  claims: Record<string, unknown>;
+  validFrom: Date;
+  validUntil: Date;
+  /** The leaf under the tenant's issuer CA that signs, named for the credential issuer. */
+  signer: X509Signer;
+  entry: ReferencedStatusAllocation | undefined;
+}
+
+/**
+ * The steps of a format signing with `keyResolution: "x5c"` (docs/decisions.md "Issuer
+ * certificates"): the claims and validity; the credential leaf for the credential issuer the
+ * wallet used, lasting the credential's life where the CA allows; and, for a revocable
+ * configuration, an entry in a list of `form` signed under the same issuer CA, so the verifier's
+ * one trust anchor covers both (docs/status-lists.md "Status list tokens signed with X.509 (issue 29)").
+ */
+export async function planX509Signing(
+  request: Pick<FormatIssueRequest, 'tenant' | 'subject' | 'now' | 'credentialIssuer'> & {
+    configuration: { claimMappings: FlatClaimMappings; expiresIn: Duration; revocable?: boolean };
+  },
+  deps: { issuerSigners?: Pick<IssuerSigners, 'current'>; statusLists?: Pick<StatusListService, 'allocateReferenced'> },
+  form: ReferencedListForm,
+): Promise<X509SigningPlan> {
+  const { tenant, configuration, credentialIssuer, now } = request;
+  if (!deps.issuerSigners) throw new DomainError('BadRequest', 'This host signs no credentials with X.509 certificates (no issuer signers are configured)');
+  const { claims, validFrom, validUntil } = claimsAndValidity(request);
+  const signer = await deps.issuerSigners.current(tenant, 'credential', credentialIssuer, now, validUntil.getTime() - validFrom.getTime());
+  const entry = await referencedEntry(deps.statusLists, configuration.revocable, form, { tenant, did: { kind: 'x509', caId: signer.caId }, credentialIssuer });
+  return { claims, validFrom, validUntil, signer, entry };
+}
+
+/** A body with `keyResolution: "x5c"` pins no DID: a leaf of the tenant's issuer CA signs. */
+export function checkKeyResolution(body: Record<string, unknown>, problems: Problems): void {
+  if (body.keyResolution !== 'x5c') return;
+  const issuer = body.issuer;
+  const pinned = issuer !== null && typeof issuer === 'object' && !Array.isArray(issuer) ? (issuer as { id?: unknown }).id : undefined;
+  if (pinned !== undefined) problems.add('issuer.id', 'A DID to sign with has no place with keyResolution x5c: a leaf of the tenant’s issuer CA signs', pinned);
 }
