@@ -8,7 +8,8 @@ import { checkList, checkType, present, VCT_TYPE } from '../configurations/rules
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { IssuerSigners } from '../issuer-pki/model.ts';
-import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner } from './port.ts';
+import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner, SdJwtSignInput } from './port.ts';
+import type { ReferencedStatusAllocation } from '../status-lists/service.ts';
 import {
   bindingKeyOf,
   checkSignedFields,
@@ -130,28 +131,45 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
    * chains to the tenant's issuer CA, the verifier's trust anchor (SD-JWT VC §3.5).
    */
   async function issueWithX5c(request: FormatIssueRequest<SdJwtConfiguration>) {
-    const { configuration, credentialIssuer } = request;
-    const holderKey = bindingKeyOf(request);
     const { claims, validFrom, validUntil, signer, entry } = await planX509Signing(request, deps, 'token-jwt');
+    return signCredential(
+      request,
+      { iss: request.credentialIssuer, claims, validFrom, validUntil, entry },
+      // kid: the key's id in /.well-known/jwt-vc-issuer, for verifiers that resolve that way.
+      { tenantId: signer.key.tenantId, keyId: signer.key.keyId, kid: signer.signerId, x5c: signer.x5c },
+    );
+  }
+
+  /**
+   * The payload and its signature, the same whichever way the key is found but for `iss` and the
+   * key. JWT times are whole seconds (RFC 7519 §2). IETF Token Status List §6.1: a Referenced Token
+   * in JWT form names its list in `status`.
+   */
+  async function signCredential(
+    request: FormatIssueRequest<SdJwtConfiguration>,
+    plan: { iss: string; claims: Record<string, unknown>; validFrom: Date; validUntil: Date; entry: ReferencedStatusAllocation | undefined },
+    key: Pick<SdJwtSignInput, 'tenantId' | 'keyId' | 'kid' | 'x5c'>,
+  ) {
+    const { configuration } = request;
+    const { claims, validFrom, validUntil, entry } = plan;
+    const holderKey = bindingKeyOf(request);
     const registered = {
-      iss: credentialIssuer,
+      iss: plan.iss,
       iat: seconds(validFrom),
       nbf: seconds(validFrom),
       exp: seconds(validUntil),
       vct: configuration.type,
       ...integrityOf(configuration),
-      // An unbound configuration's credential names no key (docs/decisions.md "Issuer display and unbound credentials (issue 29)").
+      // An unbound configuration's credential names no key (SD-JWT VC §3.2.2.2: cnf is for Key Binding).
       ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
       ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
     };
+    // Registered claims first for a readable payload, and again last so that no mapped claim can
+    // replace one (configurations already refuse those names; this holds for older ones too).
     const payload = { ...registered, ...claims, ...registered };
     const credential = await deps.signer.issue({
-      tenantId: signer.key.tenantId,
-      keyId: signer.key.keyId,
+      ...key,
       alg: 'ES256',
-      x5c: signer.x5c,
-      // The key's id in /.well-known/jwt-vc-issuer, for verifiers that resolve that way.
-      kid: signer.signerId,
       payload,
       disclosable: disclosableOf(configuration, claims, registered),
       ...rulesOf(configuration),
@@ -203,39 +221,16 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['jwk'], cryptographic_suites_supported: ['ES256'] }),
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      const { tenant, configuration } = request;
-      if (configuration.keyResolution === 'x5c') return issueWithX5c(request);
-      const holderKey = bindingKeyOf(request);
+      if (request.configuration.keyResolution === 'x5c') return issueWithX5c(request);
       // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
       // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
-      // SD-JWT VC defines (§3.5), as that section allows. JWT times are whole seconds (RFC 7519 §2).
-      // IETF Token Status List §6.1: a Referenced Token in JWT form names its list in `status`.
+      // SD-JWT VC defines (§3.5), as that section allows.
       const { claims, validFrom, validUntil, did, key, entry } = await planSigning(request, deps, 'P-256', 'token-jwt');
-      const registered = {
-        iss: did,
-        iat: seconds(validFrom),
-        nbf: seconds(validFrom),
-        exp: seconds(validUntil),
-        vct: configuration.type,
-        ...integrityOf(configuration),
-        // An unbound configuration's credential names no key (SD-JWT VC §3.2.2.2: cnf is for Key Binding).
-        ...(holderKey ? { cnf: { jwk: holderKey } } : {}),
-        ...(entry ? { status: { status_list: { idx: entry.idx, uri: entry.uri } } } : {}),
-      };
-      // Registered claims first for a readable payload, and again last so that no mapped claim can
-      // replace one (configurations already refuse those names; this holds for older ones too).
-      const payload = { ...registered, ...claims, ...registered };
-      const disclosable = disclosableOf(configuration, claims, registered);
-      const credential = await deps.signer.issue({
-        tenantId: tenant.id,
-        keyId: key.kmsKeyId,
-        alg: 'ES256',
-        kid: key.didDocumentKeyId,
-        payload,
-        disclosable,
-        ...rulesOf(configuration),
-      });
-      return issuedCredential(credential, { validFrom, validUntil }, entry);
+      return signCredential(
+        request,
+        { iss: did, claims, validFrom, validUntil, entry },
+        { tenantId: request.tenant.id, keyId: key.kmsKeyId, kid: key.didDocumentKeyId },
+      );
     },
   };
 }

@@ -10,7 +10,7 @@ import { withNewKey } from '../keys/new-keys.ts';
 import type { DocumentSignerDeps } from '../mdoc-pki/document-signers.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS } from '../mdoc-pki/model.ts';
 import { ISSUER_CA_PROFILE, isOfProfile } from '../mdoc-pki/profiles.ts';
-import { certificateDataOf, certificateViewOf, findByUuid, limitReached, revokeSigner, storeChange } from '../mdoc-pki/signers.ts';
+import { certificateDataOf, certificateViewOf, findByUuid, limitReached, requestSigner, revokeSigner, storeChange } from '../mdoc-pki/signers.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { IssuerSignerUse, IssuerSigners } from './model.ts';
@@ -126,29 +126,13 @@ export function createIssuerSignerService(deps: IssuerSignerDeps): IssuerSignerS
         const country = ca.certificateData.country;
         if (country === undefined) throw invalidField('issuerCaId', 'The issuer CA’s certificate names no country', issuerCaId);
         const now = clock.now().toISOString();
-        return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
-          const csrPem = await x509.createCsr({
-            key,
-            commonName: leafCommonName(ca.certificateData.commonName, use),
-            country,
-            ...(ca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: ca.certificateData.stateOrProvinceName } : {}),
-          });
-          const record: DocumentSignerRecord = {
-            id: ids.uuid(),
-            tenantId: ctx.tenant.id,
-            iacaId: ca.id,
-            use,
-            isManaged: false,
-            active: false,
-            keyId: key.id,
-            publicJwk: key.publicJwk,
-            csrPem,
-            createdAt: now,
-            updatedAt: now,
-          };
-          if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw atLimit();
-          return issuerSignerView(record);
+        const record = await requestSigner({ store, keys, x509, ids }, ca, country, {
+          commonName: leafCommonName(ca.certificateData.commonName, use),
+          use,
+          now,
+          atLimit,
         });
+        return issuerSignerView(record);
       });
     },
 

@@ -2,10 +2,9 @@
 // next SD-JWT VC, signed metadata or status list token, made and rotated by Vellum under a managed
 // issuer CA, requested with a CSR under an imported one.
 
-import { withNewKey } from '../keys/new-keys.ts';
-import { type DocumentSignerRecord, type IacaRecord, MANAGED_SIGNER_VALIDITY_DAYS, MAX_IACAS_PER_TENANT, SIGNER_BACKDATE_MS } from '../mdoc-pki/model.ts';
+import { type DocumentSignerRecord, type IacaRecord, MAX_IACAS_PER_TENANT } from '../mdoc-pki/model.ts';
 import { ISSUER_CAS_PATH, ISSUER_SIGNERS_PATH } from '../mdoc-pki/profiles.ts';
-import { type ManagedSignerDeps, bestSigner, canSign, certificateDataOf, pemToDer, pruneExpiredSigners, rotationDue, validAt } from '../mdoc-pki/signers.ts';
+import { type ManagedSignerDeps, bestSigner, canSign, createManagedSigner, pemToDer, pruneExpiredSigners, rotationDue, validAt } from '../mdoc-pki/signers.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { Clock } from '../shared/ports.ts';
 import { hostName } from '../tenancy/addressing.ts';
@@ -48,7 +47,7 @@ export function bestLeaf(leaves: readonly DocumentSignerRecord[], use: IssuerSig
  * Makes a leaf of `use` for `issuer` under a managed issuer CA: a KeyManager P-256 key and a
  * certificate the CA's key signs, valid as long as an mDoc document signer (or until the CA ends).
  */
-export async function createManagedLeaf(
+export function createManagedLeaf(
   deps: ManagedSignerDeps,
   tenant: Tenant,
   ca: IacaRecord,
@@ -56,46 +55,10 @@ export async function createManagedLeaf(
   issuer: string,
   now: Date,
 ): Promise<DocumentSignerRecord> {
-  const { store, keys, x509, ids } = deps;
-  const { keyId, crlUri, issuerAlternativeName } = ca;
-  if (!ca.isManaged || keyId === undefined || crlUri === undefined || issuerAlternativeName === undefined) {
-    throw new DomainError('InternalServerError', 'Only a managed issuer CA gets leaves from Vellum');
-  }
-  const notBefore = Math.max(time(ca.certificateData.notBefore), now.getTime() - SIGNER_BACKDATE_MS);
-  const notAfter = Math.min(time(ca.certificateData.notAfter), notBefore + MANAGED_SIGNER_VALIDITY_DAYS * 86_400_000);
-  return withNewKey(keys, tenant.id, 'P-256', async (key) => {
-    const certificate = await x509.createDocumentSignerCertificate({
-      issuer: { key: { tenantId: tenant.id, keyId }, certificatePem: ca.certificatePem },
-      subjectPublicJwk: key.publicJwk,
-      subjectAltNames: leafNamesFor(issuer),
-      commonName: leafCommonName(ca.certificateData.commonName, use),
-      country: ca.certificateData.country ?? '',
-      ...(ca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: ca.certificateData.stateOrProvinceName } : {}),
-      notBefore: new Date(notBefore),
-      notAfter: new Date(notAfter),
-      issuerAlternativeName,
-      crlDistributionPointUri: crlUri,
-    });
-    const at = now.toISOString();
-    const leaf: DocumentSignerRecord = {
-      id: ids.uuid(),
-      tenantId: tenant.id,
-      iacaId: ca.id,
-      use,
-      subjectAltNames: certificate.subjectAltNames,
-      isManaged: true,
-      active: true,
-      keyId: key.id,
-      publicJwk: key.publicJwk,
-      certificatePem: certificate.pem,
-      fingerprint: certificate.fingerprint,
-      serialNumber: certificate.serialNumber,
-      certificateData: certificateDataOf(certificate),
-      createdAt: at,
-      updatedAt: at,
-    };
-    await store.documentSigners.insert(leaf);
-    return leaf;
+  return createManagedSigner(deps, tenant, ca, now, {
+    use,
+    commonName: leafCommonName(ca.certificateData.commonName, use),
+    subjectAltNames: leafNamesFor(issuer),
   });
 }
 

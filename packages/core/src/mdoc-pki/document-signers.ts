@@ -12,7 +12,17 @@ import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
 import { checkCreateDocumentSignerInput, checkUpdateDocumentSignerInput, type CreateDocumentSignerInput, type UpdateDocumentSignerInput } from './rules.ts';
 import { IACA_PROFILE, isOfProfile } from './profiles.ts';
-import { certificateDataOf, certificateViewOf, findByUuid, type IssuingChains, limitReached, revokeSigner, signerCommonName, storeChange } from './signers.ts';
+import {
+  certificateDataOf,
+  certificateViewOf,
+  findByUuid,
+  type IssuingChains,
+  limitReached,
+  requestSigner,
+  revokeSigner,
+  signerCommonName,
+  storeChange,
+} from './signers.ts';
 
 /** What the document signer service needs; the IACA service needs the same and more. */
 export interface DocumentSignerDeps {
@@ -112,28 +122,12 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
         const country = iaca.certificateData.country;
         if (country === undefined) throw invalidField('iacaId', 'The IACA’s certificate names no country', iacaId);
         const now = clock.now().toISOString();
-        return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
-          const csrPem = await x509.createCsr({
-            key,
-            commonName: signerCommonName(iaca.certificateData.commonName),
-            country,
-            ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
-          });
-          const record: DocumentSignerRecord = {
-            id: ids.uuid(),
-            tenantId: ctx.tenant.id,
-            iacaId,
-            isManaged: false,
-            active: false,
-            keyId: key.id,
-            publicJwk: key.publicJwk,
-            csrPem,
-            createdAt: now,
-            updatedAt: now,
-          };
-          if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw atLimit();
-          return documentSignerView(record);
+        const record = await requestSigner({ store, keys, x509, ids }, iaca, country, {
+          commonName: signerCommonName(iaca.certificateData.commonName),
+          now,
+          atLimit,
         });
+        return documentSignerView(record);
       });
     },
 

@@ -20,6 +20,7 @@ import {
   MANAGED_SIGNER_VALIDITY_DAYS,
   MAX_SIGNER_ROTATION_DAYS,
   MAX_IACAS_PER_TENANT,
+  MAX_REQUESTED_DOCUMENT_SIGNERS,
   SIGNER_BACKDATE_MS,
   SIGNER_ROTATION_DAYS,
 } from './model.ts';
@@ -118,16 +119,30 @@ export interface ManagedSignerDeps {
   ids: { uuid(): string };
 }
 
+/** What makes a managed signer an issuer CA's leaf (docs/decisions.md "Issuer certificates") rather than a document signer. */
+export interface LeafOptions {
+  use: NonNullable<DocumentSignerRecord['use']>;
+  commonName: string;
+  subjectAltNames: readonly string[];
+}
+
 /**
  * Creates a document signer for a managed IACA: a P-256 key in the KeyManager and a certificate the
  * IACA's key signs (ISO/IEC 18013-5 Annex B), valid {@link MANAGED_SIGNER_VALIDITY_DAYS} days or
- * until the IACA ends. A key whose signer could not be stored is destroyed.
+ * until the IACA ends. With `leaf`, the same for a managed issuer CA's leaf of that use, its
+ * certificate naming `subjectAltNames`. A key whose signer could not be stored is destroyed.
  */
-export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenant, iaca: IacaRecord, now: Date): Promise<DocumentSignerRecord> {
+export async function createManagedSigner(
+  deps: ManagedSignerDeps,
+  tenant: Tenant,
+  iaca: IacaRecord,
+  now: Date,
+  leaf?: LeafOptions,
+): Promise<DocumentSignerRecord> {
   const { store, keys, x509, ids } = deps;
   const { keyId, crlUri, issuerAlternativeName } = iaca;
   if (!iaca.isManaged || keyId === undefined || crlUri === undefined || issuerAlternativeName === undefined) {
-    throw new DomainError('InternalServerError', 'Only a managed IACA gets document signers from Vellum');
+    throw new DomainError('InternalServerError', 'Only a managed CA gets signers from Vellum');
   }
   const iacaNotBefore = time(iaca.certificateData.notBefore);
   const iacaNotAfter = time(iaca.certificateData.notAfter);
@@ -136,7 +151,8 @@ export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenan
     const certificate = await x509.createDocumentSignerCertificate({
       issuer: { key: { tenantId: tenant.id, keyId }, certificatePem: iaca.certificatePem },
       subjectPublicJwk: key.publicJwk,
-      commonName: signerCommonName(iaca.certificateData.commonName),
+      commonName: leaf ? leaf.commonName : signerCommonName(iaca.certificateData.commonName),
+      ...(leaf ? { subjectAltNames: leaf.subjectAltNames } : {}),
       country: iaca.certificateData.country ?? '',
       ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
       notBefore: new Date(notBefore),
@@ -149,6 +165,7 @@ export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenan
       id: ids.uuid(),
       tenantId: tenant.id,
       iacaId: iaca.id,
+      ...(leaf ? { use: leaf.use, subjectAltNames: certificate.subjectAltNames } : {}),
       isManaged: true,
       active: true,
       keyId: key.id,
@@ -162,6 +179,45 @@ export async function createManagedSigner(deps: ManagedSignerDeps, tenant: Tenan
     };
     await store.documentSigners.insert(signer);
     return signer;
+  });
+}
+
+/**
+ * Requests a signer under a CA Vellum does not hold the key of (the CSR flow, docs/decisions.md
+ * "mDoc PKI"): a KeyManager P-256 key and its PKCS#10 request with the CA's country and state, kept
+ * inactive until the CA's owner certifies it. When the tenant already holds the most requested
+ * signers of the kind it may, `atLimit` is thrown and the new key destroyed.
+ */
+export async function requestSigner(
+  deps: Pick<ManagedSignerDeps, 'store' | 'keys' | 'x509' | 'ids'>,
+  ca: IacaRecord,
+  country: string,
+  request: { commonName: string; use?: DocumentSignerRecord['use']; now: string; atLimit: () => DomainError },
+): Promise<DocumentSignerRecord> {
+  const { store, keys, x509, ids } = deps;
+  return withNewKey(keys, ca.tenantId, 'P-256', async (key) => {
+    const csrPem = await x509.createCsr({
+      key,
+      commonName: request.commonName,
+      country,
+      ...(ca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: ca.certificateData.stateOrProvinceName } : {}),
+    });
+    const record: DocumentSignerRecord = {
+      id: ids.uuid(),
+      tenantId: ca.tenantId,
+      iacaId: ca.id,
+      ...(request.use !== undefined ? { use: request.use } : {}),
+      isManaged: false,
+      active: false,
+      keyId: key.id,
+      publicJwk: key.publicJwk,
+      csrPem,
+      createdAt: request.now,
+      updatedAt: request.now,
+    };
+    // Thrown inside: withNewKey destroys the key of a signer that was not stored.
+    if (!(await store.documentSigners.insert(record, MAX_REQUESTED_DOCUMENT_SIGNERS))) throw request.atLimit();
+    return record;
   });
 }
 
