@@ -10,17 +10,7 @@ import type { StatusListService } from '../status-lists/service.ts';
 import type { IssuerSigners } from '../issuer-pki/model.ts';
 import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner, SdJwtSignInput } from './port.ts';
 import type { ReferencedStatusAllocation } from '../status-lists/service.ts';
-import {
-  bindingKeyOf,
-  checkSignedFields,
-  claimsAndValidity,
-  DID_SIGNED_HANDLER,
-  holderProofTypes,
-  issuedCredential,
-  referencedEntry,
-  revocableStatus,
-  signedConfigurationOf,
-} from './shared.ts';
+import { bindingKeyOf, checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf } from './shared.ts';
 import { checkKeyResolution, planSigning, planX509Signing } from './signing-did.ts';
 import { TYPE_METADATA_PATH, TYPE_NAME, typeMetadataOf } from './type-metadata.ts';
 

@@ -6,7 +6,6 @@ import { Problems } from '../shared/body-problems.ts';
 import { conflict, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
 import { isUuid } from '../shared/ids.ts';
 import type { PageQuery, PageRequest } from '../shared/pagination.ts';
-import { withNewKey } from '../keys/new-keys.ts';
 import type { DocumentSignerDeps } from '../mdoc-pki/document-signers.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS } from '../mdoc-pki/model.ts';
 import { ISSUER_CA_PROFILE, isOfProfile } from '../mdoc-pki/profiles.ts';

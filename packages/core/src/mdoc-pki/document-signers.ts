@@ -7,7 +7,6 @@ import { conflict, type ErrorDetail, invalidField, notFound, validationError } f
 import { isUuid } from '../shared/ids.ts';
 import type { PageQuery, PageRequest } from '../shared/pagination.ts';
 import { adminOperations, type CollectionService } from '../shared/admin-resource.ts';
-import { withNewKey } from '../keys/new-keys.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS, MDL_DOCUMENT_SIGNER_EKU } from './model.ts';
 import { checkCreateDocumentSignerInput, checkUpdateDocumentSignerInput, type CreateDocumentSignerInput, type UpdateDocumentSignerInput } from './rules.ts';
