@@ -8973,6 +8973,7 @@ export interface operations {
                                 rootCertificates: string[];
                                 userAuthentication?: string[];
                             };
+                            keyResolution?: "x5c" | "did";
                             name?: string;
                             revocable: boolean;
                             type: string;
@@ -9096,6 +9097,7 @@ export interface operations {
                         rootCertificates: string[];
                         userAuthentication?: string[];
                     };
+                    keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
@@ -9157,6 +9159,7 @@ export interface operations {
                             rootCertificates: string[];
                             userAuthentication?: string[];
                         };
+                        keyResolution?: "x5c" | "did";
                         name?: string;
                         revocable: boolean;
                         type: string;
@@ -9287,6 +9290,7 @@ export interface operations {
                             rootCertificates: string[];
                             userAuthentication?: string[];
                         };
+                        keyResolution?: "x5c" | "did";
                         name?: string;
                         revocable: boolean;
                         type: string;
@@ -9409,6 +9413,7 @@ export interface operations {
                         rootCertificates: string[];
                         userAuthentication?: string[];
                     };
+                    keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
@@ -9470,6 +9475,7 @@ export interface operations {
                             rootCertificates: string[];
                             userAuthentication?: string[];
                         };
+                        keyResolution?: "x5c" | "did";
                         name?: string;
                         revocable: boolean;
                         type: string;
@@ -9845,6 +9851,7 @@ export interface operations {
                                 rootCertificates: string[];
                                 userAuthentication?: string[];
                             };
+                            keyResolution?: "x5c" | "did";
                             name?: string;
                             revocable: boolean;
                             type: string;
@@ -9968,6 +9975,7 @@ export interface operations {
                         rootCertificates: string[];
                         userAuthentication?: string[];
                     };
+                    keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
@@ -10029,6 +10037,7 @@ export interface operations {
                             rootCertificates: string[];
                             userAuthentication?: string[];
                         };
+                        keyResolution?: "x5c" | "did";
                         name?: string;
                         revocable: boolean;
                         type: string;
@@ -10159,6 +10168,7 @@ export interface operations {
                             rootCertificates: string[];
                             userAuthentication?: string[];
                         };
+                        keyResolution?: "x5c" | "did";
                         name?: string;
                         revocable: boolean;
                         type: string;
@@ -10281,6 +10291,7 @@ export interface operations {
                         rootCertificates: string[];
                         userAuthentication?: string[];
                     };
+                    keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
@@ -10342,6 +10353,7 @@ export interface operations {
                             rootCertificates: string[];
                             userAuthentication?: string[];
                         };
+                        keyResolution?: "x5c" | "did";
                         name?: string;
                         revocable: boolean;
                         type: string;
