@@ -19,6 +19,7 @@ import { createDocumentSignerService, type DocumentSignerService } from './mdoc-
 import { createIacaService, type IacaService } from './mdoc-pki/iacas.ts';
 import { cacheIssuingChains } from './mdoc-pki/cached-chains.ts';
 import { ISSUER_CA_PROFILE } from './mdoc-pki/profiles.ts';
+import { validAt } from './mdoc-pki/signers.ts';
 import { cacheIssuerSigners } from './issuer-pki/cached-signers.ts';
 import type { IssuerSigners } from './issuer-pki/model.ts';
 import { createIssuerSignerService, type IssuerSignerService } from './issuer-pki/service.ts';
@@ -327,7 +328,22 @@ export function createVellum(deps: VellumDeps): Vellum {
     domainEvents,
     iacas: createIacaService({ store, clock, ids, keys, x509, events: recorder, addressing, chains }),
     documentSigners: createDocumentSignerService({ store, clock, ids, keys, x509, events: recorder, chains }),
-    issuerCas: createIacaService({ store, clock, ids, keys, x509, events: recorder, addressing, chains: issuerSigners, profile: ISSUER_CA_PROFILE }),
+    issuerCas: createIacaService({
+      store,
+      clock,
+      ids,
+      keys,
+      x509,
+      events: recorder,
+      addressing,
+      chains: issuerSigners,
+      profile: ISSUER_CA_PROFILE,
+      // The credential leaf for the tenant's public origin, so /.well-known/jwt-vc-issuer lists a key
+      // as soon as the CA is active (docs/decisions.md "Issuer certificates").
+      afterActivation: async (ctx, ca, now) => {
+        if (validAt(ca.certificateData, now.getTime())) await issuerSigners.current(ctx.tenant, 'credential', await addressing.publicOrigin(ctx.tenant), now);
+      },
+    }),
     issuerSigners: createIssuerSignerService({ store, clock, ids, keys, x509, events: recorder, addressing, signers: issuerSigners }),
     issuerSigning: issuerSigners,
     mdocIssuance,

@@ -114,12 +114,19 @@ describe('issuer CAs (docs/decisions.md "Issuer certificates")', () => {
     expect(keys.count(tenant.id)).toBe(6);
   });
 
-  it('activates without making a leaf (leaves are made per issuer when first needed), and refuses to activate an expired one', async () => {
-    const { issuerCas, issuerSigners, ctx, clock, x509 } = await setup();
+  it('activating a managed CA makes its credential leaf for the tenant’s public origin (one, the other uses when first needed), and an expired one is refused', async () => {
+    const { issuerCas, issuerSigners, ctx, clock, x509, tenant, addressing } = await setup();
     const ca = await issuerCas.create(ctx, { country: 'US', notAfter: '2027-05-01T12:00:00Z' });
-    await expect(issuerCas.update(ctx, ca.id, { active: true })).resolves.toMatchObject({ active: true });
     expect(x509.made.signers).toBe(0);
-    expect((await issuerSigners.list(ctx, {})).data).toEqual([]);
+    await expect(issuerCas.update(ctx, ca.id, { active: true })).resolves.toMatchObject({ active: true });
+    expect(x509.made.signers).toBe(1);
+    const origin = await addressing.publicOrigin(tenant);
+    expect((await issuerSigners.list(ctx, {})).data).toEqual([
+      expect.objectContaining({ issuerCaId: ca.id, use: 'credential', isManaged: true, active: true, subjectAltNames: [origin, new URL(origin).hostname] }),
+    ]);
+    // Activating it again makes no second one.
+    await issuerCas.update(ctx, ca.id, { active: true });
+    expect(x509.made.signers).toBe(1);
     clock.set('2027-06-01T00:00:00Z');
     await expect(issuerCas.update(ctx, ca.id, { active: true })).rejects.toMatchObject({
       code: 'BadRequest',

@@ -27,6 +27,12 @@ export interface IacaDeps extends DocumentSignerDeps {
   addressing: Addressing;
   /** IACAs (the default) or issuer CAs (docs/decisions.md "Issuer certificates"). */
   profile?: PkiProfile;
+  /**
+   * Run once a managed CA of this profile is stored active, so its first use does not wait and what
+   * is published of it (an issuer CA's `/.well-known/jwt-vc-issuer`) is there at once. IACAs get
+   * their first document signer before they are stored (`prepareSigner`) and need none.
+   */
+  afterActivation?: (ctx: RequestContext, ca: IacaRecord, now: Date) => Promise<void>;
 }
 
 /** docs/decisions.md "mDoc PKI": an IACA as the API shows it (the same for admins and, for active IACAs, the public). */
@@ -245,6 +251,7 @@ export function createIacaService(deps: IacaDeps): IacaService {
           ...(active && !record.active ? { activatedAt: now.toISOString() } : {}),
         };
         await storeChange(chains, ctx.tenant.id, store.iacas.update(updated), missing);
+        if (active && updated.isManaged && deps.afterActivation) await deps.afterActivation(ctx, updated, now);
         return iacaView(updated);
       });
     },

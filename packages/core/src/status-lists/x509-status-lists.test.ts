@@ -62,8 +62,10 @@ describe('Token Status Lists signed under the issuer CA (issue 29 point 4)', () 
       expect(input).not.toHaveProperty('kid');
       expect(input?.x5c?.x5c).toEqual([pemBody(leaf?.certificatePem as string)]);
       expect(input?.x5c?.x5chain).toHaveLength(1);
-      // The status list leaf signs it, never the credential leaf: a key of its own.
-      expect(await s.leaves('credential')).toEqual([]);
+      // The status list leaf signs it, never the credential leaf (made when the CA was activated): a key of its own.
+      const credentialLeaves = await s.leaves('credential');
+      expect(credentialLeaves).toHaveLength(1);
+      expect(credentialLeaves[0]?.id).not.toBe(leaf?.id);
       expect(input?.keyId).toBeDefined();
       expect(s.tokenStatusLists.leafOf(input?.form as 'jwt', served.body)).toBe(pemBody(leaf?.certificatePem as string));
       // ttl an hour, exp a day (docs/status-lists.md), and HTTP caches keep it no longer than the ttl.
