@@ -58,7 +58,8 @@ describe('issuer CAs (docs/decisions.md "Issuer certificates")', () => {
     expect(keys.count(tenant.id)).toBe(0);
     await expect(issuerCas.create(ctx, { certificatePem: pem })).rejects.toMatchObject({
       code: 'Conflict',
-      details: [{ param: 'certificatePem', msg: expect.stringContaining('issuer CA') }],
+      message: 'The tenant already holds this certificate, as an IACA or an issuer CA',
+      details: [{ param: 'certificatePem', msg: expect.stringContaining('fingerprint') }],
     });
     await expect(issuerCas.create(ctx, { certificatePem: importedRoot({ isCa: false }) })).rejects.toMatchObject({
       code: 'BadRequest',

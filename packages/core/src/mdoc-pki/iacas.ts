@@ -85,8 +85,9 @@ export function createIacaService(deps: IacaDeps): IacaService {
 
   async function insert(record: IacaRecord): Promise<void> {
     const inserted = await conflictAs(store.iacas.insert(record, MAX_IACAS_PER_TENANT), () =>
-      conflict(`The tenant already holds this ${noun} certificate`, [
-        { msg: `An ${noun} with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' },
+      // One certificate is an IACA or an issuer CA of a tenant, never both (one index over both kinds).
+      conflict('The tenant already holds this certificate, as an IACA or an issuer CA', [
+        { msg: `A CA with fingerprint ${record.fingerprint} exists`, param: 'certificatePem', location: 'body' },
       ]),
     );
     if (!inserted) throw atLimit();
