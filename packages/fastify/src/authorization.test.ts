@@ -118,6 +118,47 @@ describe.each(['standalone', 'prefixed'] as const)('the Authorization Code flow 
     expect(bad.json()).toMatchObject({ code: 'BadRequest', error: 'invalid_request', error_description: expect.any(String) });
   });
 
+  // HAIP 1.0 §4 takes in FAPI 2.0's rules for the authorization server (docs/haip.md rows 22, 30, 32).
+  it('refuses a pushed request without redirect_uri, answers authorize with no CORS headers, and takes no access token from the query', async () => {
+    const i = await issuer();
+    const noRedirect = await i.post('/v1/oauth/par', i.query({ redirect_uri: undefined }));
+    expect(noRedirect.statusCode, noRedirect.body).toBe(400);
+    expect(noRedirect.json()).toMatchObject({ code: 'BadRequest', error: 'invalid_request', error_description: expect.stringContaining('redirect_uri') });
+
+    // Browsers are sent to the authorization endpoint, never let to call it from a page.
+    const fromPage = await t.app.inject({
+      method: 'GET',
+      url: `${t.prefix}/v1/oauth/authorize?${i.query()}`,
+      headers: { host: i.host, origin: 'https://wallet.example.com' },
+    });
+    expect(fromPage.statusCode).toBe(303);
+    expect(Object.keys(fromPage.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: `${t.prefix}/v1/oauth/authorize`,
+      headers: { host: i.host, origin: 'https://wallet.example.com', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+
+    // A valid access token in the query string is no token at all: the credential endpoint asks for the header.
+    const token = (await i.post('/v1/oauth/token', tokenForm(await codeFor(i)))).json().access_token as string;
+    const inQuery = await t.app.inject({
+      method: 'POST',
+      url: `${t.prefix}/v1/openid/credential?access_token=${encodeURIComponent(token)}`,
+      headers: { host: i.host, 'content-type': 'application/json' },
+      payload: { credential_configuration_id: 'anything' },
+    });
+    expect(inQuery.statusCode, inQuery.body).toBe(401);
+    expect(String(inQuery.headers['www-authenticate'])).toMatch(/^(Bearer|DPoP)/);
+    const inForm = await i.post(
+      '/v1/openid/notification',
+      new URLSearchParams({ access_token: token, notification_id: 'n', event: 'credential_accepted' }).toString(),
+    );
+    // Nor in a form body: refused before any token is read (the notification endpoint takes JSON with the header).
+    expect(inForm.statusCode, inForm.body).toBeGreaterThanOrEqual(400);
+    expect(inForm.statusCode).toBeLessThan(500);
+  });
+
   it('answers 400 with the error body before the client and redirect URI are known, and redirects after', async () => {
     const i = await issuer();
     for (const over of [{ client_id: 'nobody' }, { redirect_uri: 'https://evil.example.com/cb' }, { client_id: undefined }]) {
