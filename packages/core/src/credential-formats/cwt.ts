@@ -19,9 +19,8 @@ import {
   signedConfigurationOf,
   VC_CONTEXT,
 } from './shared.ts';
-import { checkKeyResolution, planSigning, planX509Signing } from './signing-did.ts';
+import { checkKeyResolution, planSigningBy } from './signing-did.ts';
 import type { IssuerSigners } from '../issuer-pki/model.ts';
-import type { ReferencedStatusAllocation } from '../status-lists/service.ts';
 
 export interface CwtFormatDeps {
   store: Store;
@@ -79,47 +78,25 @@ export function createCwtFormat(deps: CwtFormatDeps): CredentialFormatHandler<Cw
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['did:key'], cryptographic_suites_supported: ['ES256'] }),
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      const { tenant, configuration } = request;
+      const { configuration } = request;
       const holderKey = bindingKeyOf(request);
-      // The holder is named by the did:key of the key it proved; `cnf` binds that key (RFC 8747).
-      // An unbound configuration's credential has neither.
-      const holder = holderKey ? { sub: didKeyOf(holderKey), cnf: holderKey } : {};
-      // IETF Token Status List §6.2: a Referenced Token in CWT form names its list in claim 65535.
-      const statusOf = (entry: ReferencedStatusAllocation | undefined) => (entry ? { status: { idx: entry.idx, uri: entry.uri } } : {});
-      if (configuration.keyResolution === 'x5c') {
-        // HAIP 1.0 / RFC 9360: the issuer is the credential issuer, and the leaf that signs (which
-        // names it) travels in the protected x5chain; its CA is the verifier's trust anchor.
-        const { claims, validFrom, validUntil, signer: leaf, entry } = await planX509Signing(request, deps, 'token-cwt');
-        const credential = await signer.sign({
-          tenantId: leaf.key.tenantId,
-          keyId: leaf.key.keyId,
-          kid: leaf.signerId,
-          x5chain: leaf.x5chain,
-          claims: {
-            iss: request.credentialIssuer,
-            ...holder,
-            iat: validFrom,
-            nbf: validFrom,
-            exp: validUntil,
-            claims: privateClaims(configuration.type, claims),
-            ...statusOf(entry),
-          },
-        });
-        return issuedCredential(credential, { validFrom, validUntil }, entry);
-      }
-      const { claims, validFrom, validUntil, did, key, entry } = await planSigning(request, deps, 'P-256', 'token-cwt');
+      // With x5c (HAIP 1.0, RFC 9360) the issuer is the credential issuer and the leaf that signs,
+      // which names it, travels in the protected x5chain; its CA is the verifier's trust anchor.
+      const { iss, key, x509, claims, validFrom, validUntil, entry } = await planSigningBy(request, deps, 'token-cwt');
       const credential = await signer.sign({
-        tenantId: tenant.id,
-        keyId: key.kmsKeyId,
-        kid: key.didDocumentKeyId,
+        ...key,
+        ...(x509 ? { x5chain: x509.x5chain } : {}),
         claims: {
-          iss: did,
-          ...holder,
+          iss,
+          // The holder is named by the did:key of the key it proved; `cnf` binds that key (RFC 8747).
+          // An unbound configuration's credential has neither.
+          ...(holderKey ? { sub: didKeyOf(holderKey), cnf: holderKey } : {}),
           iat: validFrom,
           nbf: validFrom,
           exp: validUntil,
           claims: privateClaims(configuration.type, claims),
-          ...statusOf(entry),
+          // IETF Token Status List §6.2: a Referenced Token in CWT form names its list in claim 65535.
+          ...(entry ? { status: { idx: entry.idx, uri: entry.uri } } : {}),
         },
       });
       return issuedCredential(credential, { validFrom, validUntil }, entry);

@@ -8,10 +8,9 @@ import { checkList, checkType, present, VCT_TYPE } from '../configurations/rules
 import type { Store } from '../ports.ts';
 import type { StatusListService } from '../status-lists/service.ts';
 import type { IssuerSigners } from '../issuer-pki/model.ts';
-import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner, SdJwtSignInput } from './port.ts';
-import type { ReferencedStatusAllocation } from '../status-lists/service.ts';
+import type { CommonConfiguration, CredentialFormatHandler, FormatIssueRequest, SdJwtSigner } from './port.ts';
 import { bindingKeyOf, checkSignedFields, DID_SIGNED_HANDLER, holderProofTypes, issuedCredential, revocableStatus, signedConfigurationOf } from './shared.ts';
-import { checkKeyResolution, planSigning, planX509Signing } from './signing-did.ts';
+import { checkKeyResolution, planSigningBy, type ResolvedSigning } from './signing-did.ts';
 import { TYPE_METADATA_PATH, TYPE_NAME, typeMetadataOf } from './type-metadata.ts';
 
 /** A JWT NumericDate: whole seconds since the epoch (RFC 7519 §2). */
@@ -116,32 +115,13 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
   };
 
   /**
-   * HAIP 1.0: the issuer is the credential issuer identifier (an https URL where HAIP applies) and
-   * the header's x5c carries the leaf that signs, which names that identifier in its SAN, and
-   * chains to the tenant's issuer CA, the verifier's trust anchor (SD-JWT VC §3.5).
-   */
-  async function issueWithX5c(request: FormatIssueRequest<SdJwtConfiguration>) {
-    const { claims, validFrom, validUntil, signer, entry } = await planX509Signing(request, deps, 'token-jwt');
-    return signCredential(
-      request,
-      { iss: request.credentialIssuer, claims, validFrom, validUntil, entry },
-      // kid: the key's id in /.well-known/jwt-vc-issuer, for verifiers that resolve that way.
-      { tenantId: signer.key.tenantId, keyId: signer.key.keyId, kid: signer.signerId, x5c: signer.x5c },
-    );
-  }
-
-  /**
    * The payload and its signature, the same whichever way the key is found but for `iss` and the
    * key. JWT times are whole seconds (RFC 7519 §2). IETF Token Status List §6.1: a Referenced Token
    * in JWT form names its list in `status`.
    */
-  async function signCredential(
-    request: FormatIssueRequest<SdJwtConfiguration>,
-    plan: { iss: string; claims: Record<string, unknown>; validFrom: Date; validUntil: Date; entry: ReferencedStatusAllocation | undefined },
-    key: Pick<SdJwtSignInput, 'tenantId' | 'keyId' | 'kid' | 'x5c'>,
-  ) {
+  async function signCredential(request: FormatIssueRequest<SdJwtConfiguration>, plan: ResolvedSigning) {
     const { configuration } = request;
-    const { claims, validFrom, validUntil, entry } = plan;
+    const { claims, validFrom, validUntil, entry, key, x509 } = plan;
     const holderKey = bindingKeyOf(request);
     const registered = {
       iss: plan.iss,
@@ -159,6 +139,9 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     const payload = { ...registered, ...claims, ...registered };
     const credential = await deps.signer.issue({
       ...key,
+      // HAIP 1.0: the leaf that signs, which names the credential issuer, and chains to the tenant's
+      // issuer CA, the verifier's trust anchor (SD-JWT VC §3.5); kid is its id in /.well-known/jwt-vc-issuer.
+      ...(x509 ? { x5c: x509.x5c } : {}),
       alg: 'ES256',
       payload,
       disclosable: disclosableOf(configuration, claims, registered),
@@ -211,16 +194,10 @@ export function createSdJwtFormat(deps: SdJwtFormatDeps): CredentialFormatHandle
     legacyMetadata: (c) => ({ type: c.type, cryptographic_binding_methods_supported: ['jwk'], cryptographic_suites_supported: ['ES256'] }),
     statusEntry: revocableStatus('token-status-list'),
     async issue(request) {
-      if (request.configuration.keyResolution === 'x5c') return issueWithX5c(request);
-      // The Issuer is the DID and the header's kid names its key (the DID URL), so a verifier
-      // resolves the DID to find the key: an Issuer Signature Mechanism beyond the two that
-      // SD-JWT VC defines (§3.5), as that section allows.
-      const { claims, validFrom, validUntil, did, key, entry } = await planSigning(request, deps, 'P-256', 'token-jwt');
-      return signCredential(
-        request,
-        { iss: did, claims, validFrom, validUntil, entry },
-        { tenantId: request.tenant.id, keyId: key.kmsKeyId, kid: key.didDocumentKeyId },
-      );
+      // With did, the Issuer is the DID and the header's kid names its key (the DID URL), so a
+      // verifier resolves the DID: an Issuer Signature Mechanism beyond the two SD-JWT VC defines
+      // (§3.5), as that section allows. With x5c, it is the credential issuer and the leaf's chain.
+      return signCredential(request, await planSigningBy(request, deps, 'token-jwt'));
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { FlatClaimMappings, Duration, IssuerProfile } from '../configurations/model.ts';
+import type { FlatClaimMappings, Duration, IssuerProfile, KeyResolution } from '../configurations/model.ts';
 import type { DidKey } from '../dids/model.ts';
 import type { KeyAlgorithm } from '../keys/model.ts';
 import type { Store } from '../ports.ts';
@@ -114,6 +114,39 @@ export async function planX509Signing(
   const signer = await deps.issuerSigners.current(tenant, 'credential', credentialIssuer, now, validUntil.getTime() - validFrom.getTime());
   const entry = await referencedEntry(deps.statusLists, configuration.revocable, form, { tenant, did: { kind: 'x509', caId: signer.caId }, credentialIssuer });
   return { claims, validFrom, validUntil, signer, entry };
+}
+
+/** Who signs a credential of a format that takes `keyResolution` (dc+sd-jwt, cwt, cwt_vc), and with what. */
+export interface ResolvedSigning {
+  /** The DID, or (x5c) the credential issuer identifier. */
+  iss: string;
+  /** The KeyManager key and the id a verifier knows it by: the DID URL, or the leaf's id in the JWT VC Issuer Metadata. */
+  key: { tenantId: string; keyId: string; kid: string };
+  /** With x5c: the leaf whose chain the format puts in its header (`x5c`, or COSE `x5chain`). */
+  x509?: X509Signer;
+  claims: Record<string, unknown>;
+  validFrom: Date;
+  validUntil: Date;
+  entry: ReferencedStatusAllocation | undefined;
+}
+
+/**
+ * planSigning or planX509Signing, as the configuration's `keyResolution` says (absent: `did`), in
+ * one shape, so a format builds its payload and header once for both (docs/decisions.md "Issuer certificates").
+ */
+export async function planSigningBy(
+  request: Pick<FormatIssueRequest, 'tenant' | 'subject' | 'now' | 'credentialIssuer'> & {
+    configuration: { claimMappings: FlatClaimMappings; expiresIn: Duration; issuer?: IssuerProfile; revocable?: boolean; keyResolution?: KeyResolution };
+  },
+  deps: Parameters<typeof planSigning>[1] & Parameters<typeof planX509Signing>[1],
+  form: 'token-jwt' | 'token-cwt',
+): Promise<ResolvedSigning> {
+  if (request.configuration.keyResolution === 'x5c') {
+    const { signer, ...rest } = await planX509Signing(request, deps, form);
+    return { ...rest, iss: request.credentialIssuer, key: { tenantId: signer.key.tenantId, keyId: signer.key.keyId, kid: signer.signerId }, x509: signer };
+  }
+  const { did, key, ...rest } = await planSigning(request, deps, 'P-256', form);
+  return { ...rest, iss: did, key: { tenantId: request.tenant.id, keyId: key.kmsKeyId, kid: key.didDocumentKeyId } };
 }
 
 /** A body with `keyResolution: "x5c"` pins no DID: a leaf of the tenant's issuer CA signs. */

@@ -3,13 +3,22 @@
 
 import { adminOperations, type CollectionService } from '../shared/admin-resource.ts';
 import { Problems } from '../shared/body-problems.ts';
-import { conflict, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
+import { conflict, invalidField, notFound, validationError } from '../shared/errors.ts';
 import { isUuid } from '../shared/ids.ts';
 import type { PageQuery, PageRequest } from '../shared/pagination.ts';
 import type { DocumentSignerDeps } from '../mdoc-pki/document-signers.ts';
 import { type CertificateView, type DocumentSignerRecord, MAX_REQUESTED_DOCUMENT_SIGNERS } from '../mdoc-pki/model.ts';
 import { ISSUER_CA_PROFILE, isOfProfile } from '../mdoc-pki/profiles.ts';
-import { certificateDataOf, certificateViewOf, findByUuid, limitReached, requestSigner, revokeSigner, storeChange } from '../mdoc-pki/signers.ts';
+import {
+  certificateDataOf,
+  certificateViewOf,
+  findByUuid,
+  limitReached,
+  requestSigner,
+  revokeSigner,
+  signerCertificateProblems,
+  storeChange,
+} from '../mdoc-pki/signers.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { IssuerSignerUse, IssuerSigners } from './model.ts';
@@ -67,7 +76,6 @@ export function issuerSignerView(s: DocumentSignerRecord): IssuerSignerView {
 
 const missing = () => notFound('The tenant has no such issuer signer');
 const atLimit = () => limitReached(MAX_REQUESTED_DOCUMENT_SIGNERS, 'signers for imported issuer CAs', 'requested issuer signers', 'issuerCaId');
-const sameKey = (a: { x?: string; y?: string }, b: { x?: string; y?: string }) => a.x !== undefined && a.x === b.x && a.y === b.y;
 
 function checked<T>(schema: Parameters<Problems['checkShape']>[0], input: unknown): T {
   const p = new Problems();
@@ -86,28 +94,6 @@ export function createIssuerSignerService(deps: IssuerSignerDeps): IssuerSignerS
     if (leaf.use === undefined) throw missing();
     return leaf;
   };
-
-  /**
-   * The checks of a certificate for a requested leaf: issued by its CA, for its key, no CA, valid
-   * now, and naming the tenant's issuer identifier, so that the `iss` of what it signs and the
-   * certificate agree (SD-JWT VC; docs/decisions.md "Issuer certificates").
-   */
-  function certificateProblems(leaf: DocumentSignerRecord, caPem: string, certificatePem: string, issuer: string, now: number) {
-    const info = x509.parseCertificate(certificatePem);
-    const problems: ErrorDetail[] = [];
-    const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
-    if (!x509.verifyIssuedBy(certificatePem, caPem))
-      problem(`Not issued by the issuer CA ${leaf.iacaId} (the issuer name, key identifier or signature does not match)`);
-    if (!sameKey(info.publicKey, leaf.publicJwk)) problem('Does not certify this signer’s key (the public key of its CSR)');
-    if (info.isCa) problem('A CA certificate cannot be a signer');
-    if (!info.subjectAltNames.includes(issuer))
-      problem(
-        `Its subject alternative names (${info.subjectAltNames.join(', ') || 'none'}) do not include the issuer identifier ${issuer} as a URI: the iss of what it signs would not match the certificate`,
-      );
-    if (!(info.notBefore.getTime() <= now && now < info.notAfter.getTime()))
-      problem(`Not valid now: it is valid from ${info.notBefore.toISOString()} to ${info.notAfter.toISOString()}`);
-    return { info, problems };
-  }
 
   return {
     create(ctx, input) {
@@ -161,7 +147,16 @@ export function createIssuerSignerService(deps: IssuerSignerDeps): IssuerSignerS
           const ca = await store.iacas.get(ctx.tenant.id, leaf.iacaId);
           if (!ca) throw missing();
           const issuer = await addressing.publicOrigin(ctx.tenant);
-          const { info, problems } = certificateProblems(leaf, ca.certificatePem, body.certificatePem, issuer, now.getTime());
+          // The SAN must name the tenant's issuer identifier, so that the iss of what the leaf signs
+          // and its certificate agree (SD-JWT VC §3.5; docs/decisions.md "Issuer certificates").
+          const { info, problems } = signerCertificateProblems(
+            x509,
+            { signer: leaf, caPem: ca.certificatePem, pem: body.certificatePem, now: now.getTime(), caNoun: 'issuer CA', signerNoun: 'signer' },
+            (info) =>
+              info.subjectAltNames.includes(issuer)
+                ? undefined
+                : `Its subject alternative names (${info.subjectAltNames.join(', ') || 'none'}) do not include the issuer identifier ${issuer} as a URI: the iss of what it signs would not match the certificate`,
+          );
           if (problems.length > 0) throw validationError(problems);
           updated = {
             ...updated,

@@ -3,7 +3,7 @@ import type { KeyManager } from '../keys/ports.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
 import type { X509Authority } from './ports.ts';
-import { conflict, type ErrorDetail, invalidField, notFound, validationError } from '../shared/errors.ts';
+import { conflict, invalidField, notFound, validationError } from '../shared/errors.ts';
 import { isUuid } from '../shared/ids.ts';
 import type { PageQuery, PageRequest } from '../shared/pagination.ts';
 import { adminOperations, type CollectionService } from '../shared/admin-resource.ts';
@@ -19,6 +19,7 @@ import {
   limitReached,
   requestSigner,
   revokeSigner,
+  signerCertificateProblems,
   signerCommonName,
   storeChange,
 } from './signers.ts';
@@ -75,8 +76,6 @@ const missing = () => notFound('The tenant has no such document signer');
 
 const atLimit = () => limitReached(MAX_REQUESTED_DOCUMENT_SIGNERS, 'document signers for imported IACAs', 'requested document signers', 'iacaId');
 
-const sameKey = (a: { x?: string; y?: string }, b: { x?: string; y?: string }) => a.x !== undefined && a.x === b.x && a.y === b.y;
-
 /** Document signers (docs/decisions.md "mDoc PKI"): the CSR flow for imported IACAs, revocation, and the view of managed ones. */
 export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentSignerService {
   const { store, clock, ids, keys, x509, events, chains } = deps;
@@ -88,26 +87,6 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
     if (signer.use !== undefined) throw missing();
     return signer;
   };
-
-  /** The checks of a certificate for a requested signer: issued by its IACA, for its key, a document signer, valid now. */
-  function certificateProblems(
-    signer: DocumentSignerRecord,
-    iacaPem: string,
-    pem: string,
-    now: number,
-  ): { info: ReturnType<X509Authority['parseCertificate']>; problems: ErrorDetail[] } {
-    const info = x509.parseCertificate(pem);
-    const problems: ErrorDetail[] = [];
-    const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
-    if (!x509.verifyIssuedBy(pem, iacaPem)) problem(`Not issued by the IACA ${signer.iacaId} (the issuer name, key identifier or signature does not match)`);
-    if (!sameKey(info.publicKey, signer.publicJwk)) problem('Does not certify this document signer’s key (the public key of its CSR)');
-    if (!info.extendedKeyUsages.includes(MDL_DOCUMENT_SIGNER_EKU))
-      problem(`Lacks the document signer extended key usage ${MDL_DOCUMENT_SIGNER_EKU} (ISO/IEC 18013-5 Annex B)`);
-    if (info.isCa) problem('A CA certificate cannot be a document signer');
-    if (!(info.notBefore.getTime() <= now && now < info.notAfter.getTime()))
-      problem(`Not valid now: it is valid from ${info.notBefore.toISOString()} to ${info.notAfter.toISOString()}`);
-    return { info, problems };
-  }
 
   return {
     create(ctx, input) {
@@ -158,7 +137,14 @@ export function createDocumentSignerService(deps: DocumentSignerDeps): DocumentS
         if (checked.certificatePem !== undefined) {
           const iaca = await store.iacas.get(ctx.tenant.id, signer.iacaId);
           if (!iaca) throw missing();
-          const { info, problems } = certificateProblems(signer, iaca.certificatePem, checked.certificatePem, now.getTime());
+          const { info, problems } = signerCertificateProblems(
+            x509,
+            { signer, caPem: iaca.certificatePem, pem: checked.certificatePem, now: now.getTime(), caNoun: 'IACA', signerNoun: 'document signer' },
+            (info) =>
+              info.extendedKeyUsages.includes(MDL_DOCUMENT_SIGNER_EKU)
+                ? undefined
+                : `Lacks the document signer extended key usage ${MDL_DOCUMENT_SIGNER_EKU} (ISO/IEC 18013-5 Annex B)`,
+          );
           if (problems.length > 0) throw validationError(problems);
           updated = {
             ...updated,

@@ -6,7 +6,7 @@ import { withNewKey } from '../keys/new-keys.ts';
 import type { Store } from '../ports.ts';
 import type { Clock } from '../shared/ports.ts';
 import type { CertificateInfo, X509Authority } from './ports.ts';
-import { conflict, DomainError } from '../shared/errors.ts';
+import { conflict, DomainError, type ErrorDetail } from '../shared/errors.ts';
 import { requireFound } from '../shared/admin-resource.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
 import { isUuid } from '../shared/ids.ts';
@@ -274,6 +274,32 @@ export async function storeChange(
 ): Promise<void> {
   if (!(await write)) throw missing();
   chains.invalidate(tenantId);
+}
+
+const sameKey = (a: { x?: string; y?: string }, b: { x?: string; y?: string }) => a.x !== undefined && a.x === b.x && a.y === b.y;
+
+/**
+ * The checks of a certificate a CA's owner issued for a requested signer (the CSR flow), each
+ * failure one detail on `certificatePem`: issued by the CA, for the signer's key, what the profile
+ * asks (`profileProblem`: the document signer EKU, or an issuer leaf's SAN), no CA, valid now.
+ */
+export function signerCertificateProblems(
+  x509: X509Authority,
+  request: { signer: DocumentSignerRecord; caPem: string; pem: string; now: number; caNoun: string; signerNoun: string },
+  profileProblem: (info: CertificateInfo) => string | undefined,
+): { info: CertificateInfo; problems: ErrorDetail[] } {
+  const { signer, caPem, pem, now, caNoun, signerNoun } = request;
+  const info = x509.parseCertificate(pem);
+  const problems: ErrorDetail[] = [];
+  const problem = (msg: string) => problems.push({ msg, param: 'certificatePem', location: 'body' });
+  if (!x509.verifyIssuedBy(pem, caPem)) problem(`Not issued by the ${caNoun} ${signer.iacaId} (the issuer name, key identifier or signature does not match)`);
+  if (!sameKey(info.publicKey, signer.publicJwk)) problem(`Does not certify this ${signerNoun}’s key (the public key of its CSR)`);
+  const forProfile = profileProblem(info);
+  if (forProfile !== undefined) problem(forProfile);
+  if (info.isCa) problem(`A CA certificate cannot be a ${signerNoun}`);
+  if (!(info.notBefore.getTime() <= now && now < info.notAfter.getTime()))
+    problem(`Not valid now: it is valid from ${info.notBefore.toISOString()} to ${info.notAfter.toISOString()}`);
+  return { info, problems };
 }
 
 /**
