@@ -84,6 +84,15 @@ describe('the key resolution of a new dc+sd-jwt configuration', () => {
     expect(pinned.details).toEqual(expect.arrayContaining([expect.objectContaining({ param: 'issuer.id' })]));
   });
 
+  it('keeps a cwt configuration’s x5c when it is replaced by a body that names none', async () => {
+    const { configurations, ctx } = await withActiveIssuerCa();
+    const created = await configurations.create(ctx, 'cwt', pid({ type: 'Badge', keyResolution: 'x5c' }));
+    const replaced = await configurations.update(ctx, 'cwt', created.id, pid({ type: 'Badge', name: 'Renamed' }));
+    expect(replaced).toMatchObject({ name: 'Renamed', keyResolution: 'x5c' });
+    const back = await configurations.update(ctx, 'cwt', created.id, pid({ type: 'Badge', keyResolution: 'did' }));
+    expect(back).toMatchObject({ keyResolution: 'did' });
+  });
+
   it('refuses x5c on cwt without an issuer CA', async () => {
     const { configurations, ctx } = await setup();
     const refused = await refusal(configurations.create(ctx, 'cwt', pid({ type: 'Badge', keyResolution: 'x5c' })));

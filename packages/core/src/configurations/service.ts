@@ -113,7 +113,8 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
   /**
    * A dc+sd-jwt body without `keyResolution` gets one: a replaced configuration keeps its own (`did`
    * when it predates the field), a new one takes `x5c` when the tenant presents itself over https
-   * and has an active issuer CA (HAIP 1.0), else `did`. Other formats' bodies pass as they are.
+   * and has an active issuer CA (HAIP 1.0), else `did`. A replaced cwt or cwt_vc configuration keeps
+   * its `x5c` too (a new one has `did` unless it asks). Other formats' bodies pass as they are.
    */
   async function withKeyResolution(
     ctx: RequestContext,
@@ -121,7 +122,10 @@ export function createCredentialConfigurationService(deps: CredentialConfigurati
     input: CredentialConfigurationInput,
     existing: CredentialConfiguration | undefined,
   ) {
-    if (format !== 'dc+sd-jwt' || input === null || typeof input !== 'object' || Array.isArray(input) || Object.hasOwn(input, 'keyResolution')) return input;
+    if (input === null || typeof input !== 'object' || Array.isArray(input) || Object.hasOwn(input, 'keyResolution')) return input;
+    if (format === 'cwt' || format === 'cwt_vc')
+      return existing && 'keyResolution' in existing && existing.keyResolution === 'x5c' ? { ...input, keyResolution: 'x5c' } : input;
+    if (format !== 'dc+sd-jwt') return input;
     // The body is not checked yet: `issuer` may be anything (null included), which the checks refuse later.
     if (isPlainObject(input.issuer) && input.issuer.id !== undefined) return { ...input, keyResolution: 'did' };
     let keyResolution: KeyResolution = 'did';
