@@ -22,7 +22,7 @@ import { cacheReads } from '@vellum/store-cache';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from '@vellum/core';
-import { createHttpClient, createIdentityProvider } from '@vellum/node';
+import { createHttpClient, createIdentityProvider, createInflater } from '@vellum/node';
 import { createMetrics, type VellumMetrics } from '@vellum/fastify';
 import { countIssuedCredentials, countWebhookDeliveries, timeStore } from './metrics.ts';
 
@@ -146,6 +146,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       // The wallet hears only temporarily_unavailable; the operator reads why here (no secret in it).
       onProviderFailure: (report) => logger.warn(report, 'a tenant’s identity provider failed'),
       http,
+      // Wallet providers' Token Status Lists are zlib streams (docs/dpop-and-attestation.md "Trusted wallet providers").
+      inflater: createInflater(),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

@@ -60,6 +60,8 @@ import {
 } from './authentication/service.ts';
 import { type ClaimSourceService, createClaimSourceService } from './claim-sources/service.ts';
 import { createWalletClientService, type WalletClientService } from './oauth-clients/service.ts';
+import { createWalletProviderService, type WalletProviderService } from './wallet-providers/service.ts';
+import { createWalletProviderTrust, type Inflater, type WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
 import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
 import { createWebhookSigningKeys, type WebhookSigningKeys } from './webhooks/keys.ts';
@@ -155,6 +157,13 @@ export interface VellumDeps extends AddressingOptions {
    * DEFAULT_RATE_LIMITS unless configured).
    */
   rateLimits?: RateLimitSettings;
+  /**
+   * zlib decompression for the Token Status Lists of wallet providers (@vellum/node's createInflater).
+   * Without it, an attestation that names a status list is refused (its status cannot be read).
+   */
+  inflater?: Inflater;
+  /** How long a tenant's trusted wallet providers are reused before the store is read again, in ms (default 5000). */
+  walletProviderCacheMs?: number;
 }
 
 /** Every use case of the platform, wired once. */
@@ -179,6 +188,13 @@ export interface Vellum {
   claimSources: ClaimSourceService;
   /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts (docs/wallet-clients.md). */
   walletClients: WalletClientService;
+  /** `/v1/openid/wallet-providers`: the wallet providers the tenant trusts (docs/dpop-and-attestation.md "Trusted wallet providers"). */
+  walletProviders: WalletProviderService;
+  /**
+   * Whether a wallet or key attestation was signed by a wallet provider the tenant trusts (and not
+   * revoked in its status list): the port the token and credential endpoints ask.
+   */
+  walletProviderTrust: WalletProviderTrust;
   /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
   walletTokens: WalletTokens;
   addressing: Addressing;
@@ -285,6 +301,16 @@ export function createVellum(deps: VellumDeps): Vellum {
     ...(deps.dpopNonceRequired !== undefined ? { requireNonce: deps.dpopNonceRequired } : {}),
   });
   const jwtProofs = deps.jwtProofs;
+  // Trusted lists and status lists are read through the guarded client; the admin service tells the
+  // trust a tenant's providers changed, so this process uses the change at once.
+  const walletProviderTrust = createWalletProviderTrust({
+    store,
+    clock,
+    verifier: jwtProofs,
+    ...(deps.http ? { http: deps.http } : {}),
+    ...(deps.inflater ? { inflater: deps.inflater } : {}),
+    ...(deps.walletProviderCacheMs !== undefined ? { cacheMs: deps.walletProviderCacheMs } : {}),
+  });
   return {
     dpop,
     users: createUserService({ store, clock, ids, events: recorder }),
@@ -292,6 +318,15 @@ export function createVellum(deps: VellumDeps): Vellum {
     openIdSettings: createOpenIdSettingsService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
     claimSources: createClaimSourceService({ store, clock, ids, events: recorder, secrets: deps.secretBox }),
     walletClients: createWalletClientService({ store, clock, ids, hasher, events: recorder }),
+    walletProviders: createWalletProviderService({
+      store,
+      clock,
+      ids,
+      events: recorder,
+      x509,
+      onChange: (tenantId) => walletProviderTrust.invalidate(tenantId),
+    }),
+    walletProviderTrust,
     offers: createOfferService({ store, clock, ids, digests: deps.digests, secrets: deps.secretBox, events: recorder }),
     tokenEndpoint: createTokenEndpoint({
       store,

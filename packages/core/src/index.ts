@@ -173,6 +173,11 @@ export * from './oauth-clients/model.ts';
 export * from './oauth-clients/rules.ts';
 export * from './oauth-clients/service.ts';
 export * from './oauth-clients/authenticate.ts';
+export * from './wallet-providers/model.ts';
+export * from './wallet-providers/rules.ts';
+export * from './wallet-providers/service.ts';
+export * from './wallet-providers/trust.ts';
+export * from './wallet-providers/trusted-list.ts';
 
 export * from './compose.ts';
 

@@ -16,6 +16,7 @@ import type { IssuedCredentialRepository } from './issuance/ports.ts';
 import type { KeyRepository, PlatformKeyRepository, TenantSigningKeyRepository } from './keys/ports.ts';
 import type { DocumentSignerRepository, IacaRepository } from './mdoc-pki/ports.ts';
 import type { WalletClientRepository } from './oauth-clients/model.ts';
+import type { WalletProviderRepository } from './wallet-providers/model.ts';
 import type { AuthorizationRepository } from './oauth/authorization-model.ts';
 import type { NonceRepository } from './oauth/ports.ts';
 import type { OfferRepository } from './offers/ports.ts';
@@ -47,6 +48,7 @@ export type {
 export type { KeyManager, KeyRepository, PlatformKeyRecord, PlatformKeyRepository, TenantSigningKeyRecord, TenantSigningKeyRepository } from './keys/ports.ts';
 export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaRepository, X509Authority } from './mdoc-pki/ports.ts';
 export type { WalletClientRepository } from './oauth-clients/model.ts';
+export type { WalletProviderRepository } from './wallet-providers/model.ts';
 export type { AuthorizationRepository } from './oauth/authorization-model.ts';
 export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletClaimsToIssue, WalletTokens } from './oauth/ports.ts';
 export type { OfferRepository } from './offers/ports.ts';
@@ -94,6 +96,8 @@ export interface Repositories {
   webhookKeys: WebhookKeyRepository;
   /** Wallet (OAuth) clients (docs/wallet-clients.md). */
   walletClients: WalletClientRepository;
+  /** The tenant's trusted wallet providers (docs/dpop-and-attestation.md "Trusted wallet providers"). */
+  walletProviders: WalletProviderRepository;
   /** The tenant's OpenID Connect provider (docs/authentication.md). */
   authenticationProviders: AuthenticationProviderRepository;
   /** The tenant's OpenID settings: the interaction hook (docs/authentication.md). */

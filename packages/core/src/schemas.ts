@@ -11,6 +11,7 @@ export { UserBody, UserSearchBody } from './users/schema.ts';
 export { OpenIdConfigurationBody, ProviderBody } from './authentication/schema.ts';
 export { ClaimSourceBody } from './claim-sources/schema.ts';
 export { WalletClientBody } from './oauth-clients/schema.ts';
+export { WalletProviderBody } from './wallet-providers/schema.ts';
 export { AdminClientBody } from './tenancy/schema.ts';
 export { CustomDomainBody } from './custom-domains/schema.ts';
 export { IssuerDisplayBody } from './metadata/issuer-display.ts';

@@ -139,4 +139,5 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v1/admin-clients/{clientId}/revoke', 'revokeAdminClient'],
   ...collection('/v1/openid/clients', '{clientId}', 'WalletClient'),
   ['POST /v1/openid/clients/{clientId}/rotate-secret', 'rotateWalletClientSecret'],
+  ...collection('/v1/openid/wallet-providers', '{id}', 'WalletProvider'),
 ]);

@@ -28,6 +28,7 @@ import { claimSourceRoutes } from './routes/claim-sources.ts';
 import { openIdConfigurationRoutes } from './routes/openid-configuration.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { walletClientRoutes } from './routes/wallet-clients.ts';
+import { walletProviderRoutes } from './routes/wallet-providers.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { issuedCredentialRoutes } from './routes/issued-credentials.ts';
 import type { VellumServices } from './services.ts';
@@ -107,6 +108,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(issuedCredentialRoutes, { services });
     await tenantScope.register(adminClientRoutes, { services });
     await tenantScope.register(walletClientRoutes, { services });
+    await tenantScope.register(walletProviderRoutes, { services });
   });
   policy.addPreflightRoutes();
   // Global, like the admin token endpoint: the document is the same on every host (docs/api-reference.md).

@@ -25,6 +25,7 @@ import type {
   ClaimSourceService,
   OpenIdSettingsService,
   WalletClientService,
+  WalletProviderService,
   WalletTokens,
   StatusListService,
 } from '@vellum/core';
@@ -71,6 +72,8 @@ export interface VellumServices {
   issuedCredentials: IssuedCredentialService;
   /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts. */
   walletClients: WalletClientService;
+  /** `/v1/openid/wallet-providers`: the wallet providers the tenant trusts (docs/dpop-and-attestation.md). */
+  walletProviders: WalletProviderService;
   /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (docs/status-lists.md). */
   statusLists: StatusListService;
 }

@@ -5,6 +5,8 @@ export { createDnsResolver, parseDnsServers } from './dns.ts';
 export type { DnsResolverOptions } from './dns.ts';
 export { createHttpClient, isForbiddenAddress } from './http-client.ts';
 export type { HttpClientOptions } from './http-client.ts';
+// createInflater: bounded zlib inflation (Token Status Lists of wallet providers).
+export { createInflater } from './inflate.ts';
 // createIdentityProvider: the IdentityProvider port (OpenID Connect sign-in) over openid-client and the guarded HttpClient.
 export { createIdentityProvider } from './identity-provider.ts';
 export type { IdentityProviderOptions } from './identity-provider.ts';

@@ -23,6 +23,7 @@ import { type AuthenticationState, authenticationRepositories, emptyAuthenticati
 import { type AuthorizationState, authorizationRepositories, emptyAuthorizationState } from './authorizations.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
+import { emptyWalletProviderState, walletProviderRepositories, type WalletProviderState } from './wallet-providers.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
 import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, slice, tenantPage, tenantValues } from './rows.ts';
 
@@ -52,6 +53,7 @@ interface State {
   issuedCredentials: Map<string, Row<IssuedCredentialRecord>>;
   /** Wallet (OAuth) clients (./wallet-clients.ts). */
   walletClients: WalletClientState;
+  walletProviders: WalletProviderState;
   /** Authentication providers, OpenID settings and claim sources (./authentication.ts). */
   authentication: AuthenticationState;
   /** Runs of the Authorization Code flow (./authorizations.ts). */
@@ -79,6 +81,7 @@ const emptyState = (): State => ({
   webhooks: emptyWebhookState(),
   issuedCredentials: new Map(),
   walletClients: emptyWalletClientState(),
+  walletProviders: emptyWalletProviderState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
   statusLists: emptyStatusListState(),
@@ -113,6 +116,7 @@ function repositories(get: () => State): Repositories {
     ...webhookRepositories(() => get().webhooks, next),
     ...offerRepositories(() => get().offers, next),
     ...walletClientRepositories(() => get().walletClients, next),
+    ...walletProviderRepositories(() => get().walletProviders, next),
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
     ...statusListRepositories(() => get().statusLists, next),

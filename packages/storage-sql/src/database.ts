@@ -19,6 +19,7 @@ import type { TenantsTable } from './tenants.table.ts';
 import type { NoncesTable, OffersTable, TenantSigningKeysTable, UsersTable } from './users-offers.table.ts';
 import type { WebhookDeliveriesTable, WebhookSigningKeysTable, WebhooksTable } from './webhooks.table.ts';
 import type { WalletClientsTable } from './wallet-clients.table.ts';
+import type { WalletProvidersTable } from './wallet-providers.table.ts';
 
 /** The SQL dialects the store speaks. */
 export type SqlDialectKind = 'sqlite' | 'postgres';
@@ -46,6 +47,7 @@ export interface VellumDatabase {
   issued_credentials: IssuedCredentialsTable;
   rate_limits: RateLimitsTable;
   wallet_clients: WalletClientsTable;
+  wallet_providers: WalletProvidersTable;
   authentication_providers: AuthenticationProvidersTable;
   openid_settings: OpenIdSettingsTable;
   claim_sources: ClaimSourcesTable;

@@ -823,6 +823,26 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.alterTable('tenants').addColumn('issuer_display', 'text').execute();
       },
     },
+
+    '0022_wallet_providers': {
+      async up(db: Kysely<any>) {
+        // The tenant's trusted wallet providers (docs/dpop-and-attestation.md "Trusted wallet providers"):
+        // the anchors as JSON text. Ids are UUIDs, unique across tenants; pages by (tenant_id, seq).
+        await db.schema
+          .createTable('wallet_providers')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('trusted_for', 'text', (c) => c.notNull())
+          .addColumn('anchors', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('wallet_providers_id_unique').unique().on('wallet_providers').column('id').execute();
+        await db.schema.createIndex('wallet_providers_tenant_id_seq').on('wallet_providers').columns(['tenant_id', 'seq']).execute();
+      },
+    },
   };
 }
 

@@ -34,6 +34,7 @@ import { deleteBatch, leaseRepositoryOn } from './retention.table.ts';
 import { webhookRepositoriesOn } from './webhook-repositories.ts';
 import { offerRepositoriesOn } from './offer-repositories.ts';
 import { walletClientRepositoriesOn } from './wallet-clients.table.ts';
+import { walletProviderRepositoriesOn } from './wallet-providers.table.ts';
 import { authenticationRepositoriesOn } from './authentication-repositories.ts';
 import { authorizationRepositoriesOn } from './authorizations.table.ts';
 import { statusListRepositoriesOn } from './status-lists.table.ts';
@@ -75,6 +76,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
     ...webhookRepositoriesOn(db, kind),
     ...offerRepositoriesOn(db, kind),
     ...walletClientRepositoriesOn(db),
+    ...walletProviderRepositoriesOn(db, kind),
     ...authenticationRepositoriesOn(db),
     ...authorizationRepositoriesOn(db, kind),
     ...statusListRepositoriesOn(db, kind),

@@ -106,6 +106,12 @@ export const EVENT_PREFIXES = {
   OPENID_CLIENT_UPDATE: 'openid',
   OPENID_CLIENT_DELETE: 'openid',
   OPENID_CLIENT_ROTATE_SECRET: 'openid',
+  // Trusted wallet providers (docs/dpop-and-attestation.md "Trusted wallet providers").
+  WALLET_PROVIDER_CREATE: 'openid',
+  WALLET_PROVIDER_RETRIEVE: 'openid',
+  WALLET_PROVIDER_LIST: 'openid',
+  WALLET_PROVIDER_UPDATE: 'openid',
+  WALLET_PROVIDER_DELETE: 'openid',
   // Offers, the token and nonce endpoints (docs/decisions.md "Analytic events"; OPENID_NONCE per docs/decisions.md "Analytic events").
   OPENID_OFFER_CREATE: 'openid',
   OPENID_PRE_AUTHORIZED_OFFER_CREATE: 'openid',
