@@ -7,6 +7,7 @@ import { describeOfferContract } from './store-contract-offers.ts';
 import { describeAuthenticationContract } from './store-contract-authentication.ts';
 import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
+import { describeWalletProviderContract } from './store-contract-wallet-providers.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
 import { describeRetentionContract } from './store-contract-retention.ts';
@@ -532,6 +533,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeAuthenticationContract(() => store);
     describeRateLimitContract(() => store);
     describeWalletClientContract(() => store);
+    describeWalletProviderContract(() => store);
     describeAuthorizationContract(() => store);
     describeStatusListContract(() => store);
     describeRetentionContract(() => store);
