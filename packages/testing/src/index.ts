@@ -26,3 +26,4 @@ export * from './format-fakes.ts';
 export * from './samples.ts';
 export { presence, seedRetention } from './retention-seed.ts';
 export type { RetentionSeed } from './retention-seed.ts';
+export * from './wallet-provider-ca.ts';

@@ -77,7 +77,14 @@ export function describeWalletProviderContract(store: () => Store): void {
       const p = makeWalletProvider(a.id);
       await providers().insert(p, 10);
       const { x509: _old, ...rest } = p;
-      const replaced: WalletProvider = { ...rest, name: 'Renamed', trustedFor: ['walletAttestations'], jwks: { keys: [KEY] }, createdAt: iso(60_000), updatedAt: iso(1000) };
+      const replaced: WalletProvider = {
+        ...rest,
+        name: 'Renamed',
+        trustedFor: ['walletAttestations'],
+        jwks: { keys: [KEY] },
+        createdAt: iso(60_000),
+        updatedAt: iso(1000),
+      };
       expect(await providers().update(replaced)).toBe(true);
       const got = await providers().get(a.id, p.id);
       expect(got).toEqual({ ...replaced, createdAt: p.createdAt });

@@ -203,8 +203,9 @@ export function createWalletProviderTrust(deps: WalletProviderTrustDeps): Cached
   async function trustedListCertificates(url: string): Promise<string[] | Refusal> {
     const at = now();
     let entry = trustedLists.get(url);
-    const usable = (e: TrustedListEntry | undefined) => e?.certificates !== undefined && at < e.goodUntil;
-    if (!(entry && entry.certificates && at < entry.freshUntil) && !(entry && at < entry.retryAt)) {
+    const fresh = entry?.certificates !== undefined && at < (entry?.freshUntil ?? 0);
+    const pausing = entry !== undefined && at < entry.retryAt;
+    if (!fresh && !pausing) {
       let load = listLoads.get(url);
       if (!load) {
         const previous = entry;
@@ -216,7 +217,7 @@ export function createWalletProviderTrust(deps: WalletProviderTrustDeps): Cached
       trustedLists.set(url, entry);
       if (trustedLists.size > MAX_TRUSTED_LISTS) trustedLists.delete(trustedLists.keys().next().value as string);
     }
-    if (entry && usable(entry)) return entry.certificates as string[];
+    if (entry?.certificates && at < entry.goodUntil) return entry.certificates;
     return refuse(entry?.failure ?? 'The trusted list could not be read');
   }
 
