@@ -1,6 +1,15 @@
 // Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
-import { createVellum, type KeyManager, type RateLimitSettings, type Role, type Store } from '@vellum/core';
+import {
+  createVellum,
+  type HttpClient,
+  type Inflater,
+  type KeyManager,
+  type RateLimitSettings,
+  type Role,
+  type Store,
+  type WalletProviderTrust,
+} from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createSecretBox, loadDigests, createSessionTokens, createWalletTokens } from '@vellum/crypto';
 import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
@@ -23,6 +32,8 @@ export interface TestApp {
   store: Store;
   /** The identity provider tenants' sign-ins go to (a fake: the real adapter is tested in @vellum/node). */
   identityProvider: FakeIdentityProvider;
+  /** The tenants' trust in wallet providers (the port the token and credential endpoints ask). */
+  walletProviderTrust: WalletProviderTrust;
   /** Path prefix the plugin is mounted under ('' when standalone). */
   prefix: string;
   zone: Record<string, string[] | 'servfail'>;
@@ -38,6 +49,10 @@ export interface TestAppOptions {
   rateLimits?: RateLimitSettings;
   /** Whether DPoP proofs must carry a server nonce (RFC 9449 §8; VELLUM_DPOP_NONCE_REQUIRED). */
   dpopNonceRequired?: boolean;
+  /** Outbound HTTP (claim sources, trusted lists and status lists); none unless given. */
+  http?: HttpClient;
+  /** zlib for wallet providers' status lists; none unless given. */
+  inflater?: Inflater;
 }
 
 export async function buildTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): Promise<TestApp> {
@@ -75,6 +90,8 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
     adminTokenTtlSeconds: 600,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.dpopNonceRequired ? { dpopNonceRequired: true } : {}),
+    ...(options.http ? { http: options.http } : {}),
+    ...(options.inflater ? { inflater: options.inflater } : {}),
   });
   const { tenants } = services;
 
@@ -97,6 +114,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
     keys,
     store,
     identityProvider,
+    walletProviderTrust: services.walletProviderTrust,
     prefix,
     zone: dnsServer.zone,
     hostOf,

@@ -3,7 +3,7 @@ import type { X509Authority } from '../mdoc-pki/ports.ts';
 import { limitReached } from '../mdoc-pki/signers.ts';
 import type { Store } from '../ports.ts';
 import { adminOperations, type CollectionService, requireFound } from '../shared/admin-resource.ts';
-import { notFound } from '../shared/errors.ts';
+import { invalidField, notFound } from '../shared/errors.ts';
 import { isUuid } from '../shared/ids.ts';
 import type { PageQuery } from '../shared/pagination.ts';
 import type { Clock, Ids } from '../shared/ports.ts';
@@ -53,6 +53,11 @@ export function walletProviderView(p: WalletProvider): WalletProviderView {
 
 const missing = () => notFound('The tenant has no such wallet provider');
 const atLimit = () => limitReached(MAX_WALLET_PROVIDERS_PER_TENANT, 'wallet providers', 'wallet providers', 'walletProviders');
+/** Ids are UUIDs: anything else is a 400 naming the path's id, and is not sent to the store (PostgreSQL refuses NUL in text). */
+function checkId(id: string): string {
+  if (!isUuid(id)) throw invalidField('id', 'A wallet provider id (UUID)', id, 'params');
+  return id;
+}
 const anchorKind = (v: WalletProviderView) => (v.x509 ? 'x509' : v.jwks ? 'jwks' : 'trustedListUrl');
 
 /** Trusted wallet providers: create, list, read, replace, delete; each change forgets the tenant's cached trust. */
@@ -61,8 +66,7 @@ export function createWalletProviderService(deps: WalletProviderDeps): WalletPro
   const { run, list } = adminOperations(events, 'issuance-setup');
   const meta = (v: WalletProviderView) => ({ id: v.id, anchors: anchorKind(v), trustedFor: v.trustedFor });
   const changed = (tenantId: string) => deps.onChange?.(tenantId);
-  // Ids are UUIDs: anything else names none and is not sent to the store (PostgreSQL refuses NUL in text).
-  const find = (ctx: RequestContext, id: string) => requireFound(isUuid(id) ? store.walletProviders.get(ctx.tenant.id, id) : undefined, missing);
+  const find = (ctx: RequestContext, id: string) => requireFound(store.walletProviders.get(ctx.tenant.id, checkId(id)), missing);
 
   return {
     create(ctx, input) {
@@ -102,7 +106,7 @@ export function createWalletProviderService(deps: WalletProviderDeps): WalletPro
 
     delete(ctx, id) {
       return run(ctx, 'WALLET_PROVIDER_DELETE', { meta: () => ({ id }) }, async () => {
-        if (!isUuid(id) || !(await store.walletProviders.delete(ctx.tenant.id, id))) throw missing();
+        if (!(await store.walletProviders.delete(ctx.tenant.id, checkId(id)))) throw missing();
         changed(ctx.tenant.id);
       });
     },

@@ -191,10 +191,13 @@ describe('trusted wallet providers: the admin service (docs/dpop-and-attestation
     await providers.create(contextFor(other), { name: 'elsewhere', x509: [CA_A] });
   });
 
-  it('answers 404 for an id that is no UUID or another tenant’s, and 403 for a role without issuance-setup', async () => {
+  it('answers 400 for an id that is no UUID, 404 for another tenant’s, and 403 for a role without issuance-setup', async () => {
     const { providers, ctx, other } = await setup();
     const p = await providers.create(ctx, { name: 'p', x509: [CA_A] });
-    expect(await refusal(providers.get(ctx, 'not-a-uuid'))).toMatchObject({ code: 'NotFound' });
+    expect(await refusal(providers.get(ctx, 'not-a-uuid'))).toMatchObject({
+      code: 'BadRequest',
+      details: [expect.objectContaining({ param: 'id', location: 'params' })],
+    });
     expect(await refusal(providers.get(contextFor(other), p.id))).toMatchObject({ code: 'NotFound' });
     expect(await refusal(providers.update(contextFor(other), p.id, { name: 'p', x509: [CA_A] }))).toMatchObject({ code: 'NotFound' });
     expect(await refusal(providers.list(contextFor(ctx.tenant, 'auditor'), {}))).toMatchObject({ code: 'Forbidden' });
