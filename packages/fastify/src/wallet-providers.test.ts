@@ -80,6 +80,14 @@ describe.each(['standalone', 'prefixed'] as const)('trusted wallet providers ove
     expect((await call('GET', PATH)).json()).toEqual({ data: [] });
   });
 
+  it('refuses a 21st provider with 409 and the error body naming the limit', async () => {
+    const { call } = await tenant();
+    for (let i = 0; i < 20; i++) expect((await call('POST', PATH, { name: `p${i}`, jwks: { keys: [P256.jwk] } })).statusCode).toBe(201);
+    const over = await call('POST', PATH, { name: 'p20', jwks: { keys: [P256.jwk] } });
+    expect(over.statusCode).toBe(409);
+    expect(over.json()).toMatchObject({ code: 'Conflict', message: 'A tenant holds at most 20 wallet providers; delete one first' });
+  });
+
   it('is an issuance-setup collection: roles, tenants, ids', async () => {
     const a = await tenant();
     const b = await tenant();
