@@ -1,7 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { X509Authority } from '../mdoc-pki/ports.ts';
 import { outboundUrl, Problems } from '../shared/body-problems.ts';
-import { isDomainError } from '../shared/errors.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { WALLET_PROVIDER_TRUSTED_FOR, type WalletProviderJwk, type WalletProviderTrustedFor } from './model.ts';
 import { WalletProviderBody } from './schema.ts';
@@ -117,8 +116,8 @@ function caProblem(deps: WalletProviderRuleDeps, pem: string): string | undefine
     if (info.notAfter.getTime() <= now) return 'The certificate has expired';
     if (info.notBefore.getTime() > now) return 'The certificate is not valid yet';
     return undefined;
-  } catch (error) {
-    if (isDomainError(error)) return 'Not a readable X.509 certificate';
-    throw error;
+  } catch {
+    // The reader's 400 names its own field; here any failure is this entry's problem.
+    return 'Not a readable X.509 certificate';
   }
 }
