@@ -402,7 +402,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       await expectRefused(s, request(await s.proof(walletKey('Ed25519'))), 'BadRequest', 'invalid_proof');
     });
 
-    it('two proofs: invalid_credential_request (one per request, docs/limits.md); none, or both proof and proofs: invalid_proof (OpenID4VCI 1.0 §8.3.1.2)', async () => {
+    it('two proofs past a batch size of 1 (the default), none, or both proof and proofs: invalid_proof (OpenID4VCI 1.0 §8.3.1.2, §12.2.4)', async () => {
       const s = await setup();
       const { authorization } = await s.flow();
       const id = s.configuration.id;
@@ -410,7 +410,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
         s,
         s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }),
         'BadRequest',
-        'invalid_credential_request',
+        'invalid_proof',
       );
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id }), 'BadRequest', 'invalid_proof');
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [] } }), 'BadRequest', 'invalid_proof');
