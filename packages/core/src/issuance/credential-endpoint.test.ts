@@ -1100,7 +1100,7 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
     expect(new Set(records.map((r) => r.id)).size).toBe(3);
     for (const r of records) expect(r).toMatchObject({ userId, notificationId: body.notification_id, status: 'valid' });
     expect(s.sink.published.map((e) => e.payload.credentialId).sort()).toEqual(records.map((r) => r.id).sort());
-    expect(s.sink.published.map((e) => e.payload.credential).sort()).toEqual(body.credentials.map((c) => c.credential).sort());
+    expect(s.sink.published.map((e) => (e.payload as { credential?: unknown }).credential as string).sort()).toEqual(body.credentials.map((c) => c.credential).sort());
     // The nonce is used once, for the whole request.
     expect(await s.unused(nonce)).toBe(false);
   });
