@@ -211,6 +211,50 @@ describe('Batch issuance and the attestation proof type, with a wallet library w
     expect((response.credentialResponse as { credentials: unknown[] }).credentials).toHaveLength(BATCH);
   });
 
+  it('issues one mDoc per jwt proof when all the proofs carry one key attestation naming every key (HAIP §4.5.1)', async () => {
+    const keys = Array.from({ length: 3 }, heldKey);
+    const client = wallet(keys);
+    const s = await session(client, attestedId, { givenName: 'Ada' });
+    const keyAttestationJwt = await createKeyAttestationJwt({
+      use: 'proof_type.jwt',
+      nonce: s.cNonce,
+      expiresAt: new Date(Date.now() + 60 * 60 * 1000),
+      attestedKeys: keys.map((k) => k.publicJwk),
+      keyStorage: ['iso_18045_high'],
+      signer: { method: 'x5c', alg: 'ES256', x5c: provider.x5c },
+      callbacks: {
+        signJwt: async (_signer, { header, payload }) => ({ jwt: await es256(provider.signingKey, header, payload), signerJwk: keys[0]?.publicJwk as Jwk }),
+      },
+    });
+    const jwts = await Promise.all(
+      keys.map(
+        async (k) =>
+          (
+            await client.createCredentialRequestJwtProof({
+              issuerMetadata: s.issuerMetadata,
+              credentialConfigurationId: attestedId,
+              signer: k.signer,
+              nonce: s.cNonce,
+              keyAttestationJwt,
+            })
+          ).jwt,
+      ),
+    );
+    const response = await client.retrieveCredentials({
+      issuerMetadata: s.issuerMetadata,
+      accessToken: s.accessToken,
+      credentialConfigurationId: attestedId,
+      proofs: { jwt: jwts },
+    });
+    const body = response.credentialResponse as { credentials: Array<{ credential: string }> };
+    expect(body.credentials).toHaveLength(3);
+    for (const [i, { credential }] of body.credentials.entries()) {
+      const key = keys[i] as HeldKey;
+      const { deviceKey } = await presentAndVerify(credential, ATTESTED_DOC_TYPE, key.privateKey, iacaPem);
+      expect(deviceKey).toMatchObject({ x: key.publicJwk.x, y: key.publicJwk.y });
+    }
+  });
+
   it('issues one mDoc per attested key for an attestation proof the library sends, and refuses the same attestation again (its nonce is used)', async () => {
     const keys = Array.from({ length: BATCH }, heldKey);
     const client = wallet(keys);
