@@ -11,7 +11,8 @@ describe.each(['standalone', 'prefixed'] as const)('the batch size over HTTP (%s
   const url = (path: string) => `${t.prefix}${path}`;
   const as = (token: string, host = acme.host) => ({ authorization: `Bearer ${token}`, host });
   const metadata = async (host: string) => (await t.app.inject({ method: 'GET', url: url('/.well-known/openid-credential-issuer'), headers: { host } })).json();
-  const put = (payload: unknown, token = admin) => t.app.inject({ method: 'PUT', url: url('/v1/config/batch-issuance'), headers: as(token), payload: payload as object });
+  const put = (payload: unknown, token = admin) =>
+    t.app.inject({ method: 'PUT', url: url('/v1/config/batch-issuance'), headers: as(token), payload: payload as object });
 
   beforeAll(async () => {
     acme = await t.createTenant('acme');
@@ -39,7 +40,9 @@ describe.each(['standalone', 'prefixed'] as const)('the batch size over HTTP (%s
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'BadRequest', message: 'Validation Error', details: expect.any(Array) });
     }
-    expect((await put({ batchSize: 0 })).json().details).toEqual([expect.objectContaining({ param: 'batchSize', location: 'body', msg: 'An integer from 1 to 100' })]);
+    expect((await put({ batchSize: 0 })).json().details).toEqual([
+      expect.objectContaining({ param: 'batchSize', location: 'body', msg: 'An integer from 1 to 100' }),
+    ]);
     expect((await metadata(acme.host)).batch_credential_issuance).toEqual({ batch_size: 5 });
   });
 

@@ -455,7 +455,11 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       async recordNotificationFor(tenantId, notificationId, notification) {
         const result = await db
           .updateTable('issued_credentials')
-          .set({ notification_event: notification.event, notification_description: notification.eventDescription ?? null, notification_at: notification.receivedAt })
+          .set({
+            notification_event: notification.event,
+            notification_description: notification.eventDescription ?? null,
+            notification_at: notification.receivedAt,
+          })
           .where('tenant_id', '=', tenantId)
           .where('notification_id', '=', notificationId)
           .executeTakeFirst();

@@ -17,7 +17,7 @@ export const BatchIssuanceBody = Type.Object(
   {
     batchSize: Type.Integer({ minimum: 1, maximum: MAX_BATCH_SIZE, errorMessage: `An integer from 1 to ${MAX_BATCH_SIZE}` }),
   },
-  { additionalProperties: false, errorMessage: 'An object such as { "batchSize": 10 }' },
+  { additionalProperties: false, errorMessage: 'An object such as { batchSize: 10 }' },
 );
 
 /** What `GET` and `PUT /v1/config/batch-issuance` answer. */

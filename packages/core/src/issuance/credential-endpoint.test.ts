@@ -1059,7 +1059,10 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
     return {
       ...base,
       async verifyWithX5c(jwt, roots) {
-        const [header, payload] = jwt.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
+        const [header, payload] = jwt
+          .split('.')
+          .slice(0, 2)
+          .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
         return roots.includes(header.root) ? { ok: true, header, payload } : { ok: false, reason: 'The chain does not lead to a trusted root' };
       },
     };
@@ -1083,14 +1086,17 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
     const records = async () => (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 200 })).items;
     return { ...s, wallet, attested, records };
   }
-  const credentialsOf = (body: string) => (JSON.parse(body) as { credentials: Array<{ credential: string }>; notification_id: string });
+  const credentialsOf = (body: string) => JSON.parse(body) as { credentials: Array<{ credential: string }>; notification_id: string };
 
   it('a batch of 3 proofs by 3 keys with one c_nonce: 3 mDocs, each bound to its key, 3 records and 3 events under one notification id', async () => {
     const s = await batch(3);
     const { authorization, userId } = await s.flow();
     const keys = [walletKey(), walletKey(), walletKey()];
     const nonce = await s.nonce();
-    const res = await s.post(s.wallet, authorization, { credential_configuration_id: s.configuration.id, proofs: { jwt: keys.map((k) => s.proofFor(nonce, k)) } });
+    const res = await s.post(s.wallet, authorization, {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: keys.map((k) => s.proofFor(nonce, k)) },
+    });
     const body = credentialsOf(res.body);
     expect(Object.keys(body).sort()).toEqual(['credentials', 'notification_id']);
     expect(body.credentials.map((c) => readFakeMdoc(c.credential).deviceKey)).toEqual(keys.map((k) => k.publicJwk));
@@ -1100,7 +1106,9 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
     expect(new Set(records.map((r) => r.id)).size).toBe(3);
     for (const r of records) expect(r).toMatchObject({ userId, notificationId: body.notification_id, status: 'valid' });
     expect(s.sink.published.map((e) => e.payload.credentialId).sort()).toEqual(records.map((r) => r.id).sort());
-    expect(s.sink.published.map((e) => (e.payload as { credential?: unknown }).credential as string).sort()).toEqual(body.credentials.map((c) => c.credential).sort());
+    expect(s.sink.published.map((e) => (e.payload as { credential?: unknown }).credential as string).sort()).toEqual(
+      body.credentials.map((c) => c.credential).sort(),
+    );
     // The nonce is used once, for the whole request.
     expect(await s.unused(nonce)).toBe(false);
   });
@@ -1108,12 +1116,19 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
   it('a revocable dc+sd-jwt batch: each credential its own status list entry and its own cnf', async () => {
     const s = await batch(3);
     await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } });
-    const configuration = makeConfiguration(s.tenant.id, { format: 'dc+sd-jwt', revocable: true, claimMappings: { familyName: { mapFrom: 'claims.familyName' } } } as never);
+    const configuration = makeConfiguration(s.tenant.id, {
+      format: 'dc+sd-jwt',
+      revocable: true,
+      claimMappings: { familyName: { mapFrom: 'claims.familyName' } },
+    } as never);
     await s.store.credentialConfigurations.insert(configuration);
     const { authorization } = await s.flow({ configurationIds: [configuration.id] });
     const keys = [walletKey(), walletKey(), walletKey()];
     const nonce = await s.nonce();
-    const res = await s.post(s.wallet, authorization, { credential_configuration_id: configuration.id, proofs: { jwt: keys.map((k) => s.proofFor(nonce, k)) } });
+    const res = await s.post(s.wallet, authorization, {
+      credential_configuration_id: configuration.id,
+      proofs: { jwt: keys.map((k) => s.proofFor(nonce, k)) },
+    });
     const payloads = credentialsOf(res.body).credentials.map((c) => JSON.parse(Buffer.from(c.credential.slice(0, -1), 'base64url').toString('utf8')).payload);
     expect(payloads.map((p) => p.cnf.jwk)).toEqual(keys.map((k) => k.publicJwk));
     const references = payloads.map((p) => `${p.status.status_list.uri} ${p.status.status_list.idx}`);
@@ -1132,11 +1147,17 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
     const [a, b, c, d] = [walletKey(), walletKey(), walletKey(), walletKey()];
     const refusedWith = async (jwts: string[], oauthError: string) =>
       expect(await refusal(s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: jwts } }))).toMatchObject({ oauthError });
-    await refusedWith([a, b, c, d].map((k) => s.proofFor(nonce, k)), 'invalid_proof');
+    await refusedWith(
+      [a, b, c, d].map((k) => s.proofFor(nonce, k)),
+      'invalid_proof',
+    );
     await refusedWith([s.proofFor(nonce, a), s.proofFor(nonce, b), s.proofFor(nonce, a)], 'invalid_proof');
     await refusedWith([s.proofFor(nonce, a), s.proofFor(await s.nonce(), b)], 'invalid_nonce');
     // Past every tenant's ceiling (100) the request is refused before a proof is read.
-    await refusedWith(Array.from({ length: 101 }, () => 'x'), 'invalid_proof');
+    await refusedWith(
+      Array.from({ length: 101 }, () => 'x'),
+      'invalid_proof',
+    );
     expect(await s.records()).toEqual([]);
     expect(s.mdocEngine.calls).toBe(0);
     expect(await s.unused(nonce)).toBe(true);
@@ -1204,9 +1225,14 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
     const s = await batch(5);
     const { authorization } = await s.flow({ configurationIds: [s.attested.id, s.configuration.id] });
     const keys = [walletKey(), walletKey()];
-    const post = (id: string, attestation: string) => s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { attestation: [attestation] } });
+    const post = (id: string, attestation: string) =>
+      s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { attestation: [attestation] } });
     const nonce = await s.nonce();
-    const untrusted = signJwt(provider, { typ: 'key-attestation+jwt', root: 'other-root' }, { iat: s.now(), attested_keys: keys.map((k) => k.publicJwk), nonce });
+    const untrusted = signJwt(
+      provider,
+      { typ: 'key-attestation+jwt', root: 'other-root' },
+      { iat: s.now(), attested_keys: keys.map((k) => k.publicJwk), nonce },
+    );
     const cases: Array<[string, string, string]> = [
       [s.attested.id, keyAttestation(keys), 'invalid_proof'],
       [s.attested.id, keyAttestation(keys, { nonce: 'made-up' }), 'invalid_nonce'],
@@ -1214,7 +1240,14 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
       [s.attested.id, keyAttestation(keys, { nonce, key_storage: ['iso_18045_basic'] }), 'invalid_proof'],
       [s.attested.id, keyAttestation([keys[0] as WalletKey, keys[0] as WalletKey], { nonce }), 'invalid_proof'],
       [s.attested.id, keyAttestation([walletKey('Ed25519')], { nonce }), 'invalid_proof'],
-      [s.attested.id, keyAttestation(keys, { nonce, typ: undefined }).replace(/^[^.]+/, Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'JWT', root: ROOT })).toString('base64url')), 'invalid_proof'],
+      [
+        s.attested.id,
+        keyAttestation(keys, { nonce, typ: undefined }).replace(
+          /^[^.]+/,
+          Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'JWT', root: ROOT })).toString('base64url'),
+        ),
+        'invalid_proof',
+      ],
       [s.configuration.id, keyAttestation(keys, { nonce }), 'invalid_proof'],
     ];
     for (const [id, attestation, oauthError] of cases) expect(await refusal(post(id, attestation))).toMatchObject({ oauthError });

@@ -105,7 +105,11 @@ const alreadyIssued = (configurationId: string) =>
 
 /** More keys than the tenant's batch size (OpenID4VCI 1.0 §12.2.4): `invalid_proof`. */
 const tooMany = (limit: number) =>
-  refusal('invalid_proof', limit === 1 ? 'This issuer takes one proof per request' : `This issuer takes at most ${limit} keys per request (batch_size)`, 'proofs');
+  refusal(
+    'invalid_proof',
+    limit === 1 ? 'This issuer takes one proof per request' : `This issuer takes at most ${limit} keys per request (batch_size)`,
+    'proofs',
+  );
 
 /** What a request's proofs bind: a key per credential (none for an unbound configuration), and their one nonce. */
 export interface HolderKeys {
@@ -189,12 +193,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
    * `batch_credential_issuance`), never one key twice; every proof of a request carries the same
    * c_nonce, used once for them all (docs/decisions.md "Batch issuance and the attestation proof type (issue 30)").
    */
-  async function holderKeysOf(
-    ctx: RequestContext,
-    issuer: string,
-    request: CredentialRequest,
-    configuration: CredentialConfiguration,
-  ): Promise<HolderKeys> {
+  async function holderKeysOf(ctx: RequestContext, issuer: string, request: CredentialRequest, configuration: CredentialConfiguration): Promise<HolderKeys> {
     if (configuration.holderBinding === false) return { holderKeys: [] };
     const sent = request.proofs;
     if (sent === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to a key of the wallet', 'proofs');
@@ -287,7 +286,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   function bindableKey(jwk: unknown, algorithms: readonly string[]): PublicJwk {
     const j = (jwk ?? {}) as Record<string, unknown>;
     const usable = jwtProofs.thumbprint(jwk) !== undefined && !('d' in j) && algorithms.includes(j.kty === 'EC' ? 'ES256' : 'EdDSA');
-    if (!usable) throw refusal('invalid_proof', `Each attested key must be a public key this credential can bind (${algorithms.join(', ')})`, 'proofs.attestation');
+    if (!usable)
+      throw refusal('invalid_proof', `Each attested key must be a public key this credential can bind (${algorithms.join(', ')})`, 'proofs.attestation');
     return j.kty === 'EC' ? { kty: 'EC', crv: 'P-256', x: j.x as string, y: j.y as string } : { kty: 'OKP', crv: 'Ed25519', x: j.x as string };
   }
 

@@ -77,8 +77,12 @@ describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => 
     expect(jwtProof(plain.id)).not.toHaveProperty('key_attestations_required');
     expect(JSON.stringify(m)).not.toContain('BEGIN CERTIFICATE');
     // The attestation proof type (OpenID4VCI 1.0 App. F.3, issue 30): only where key attestations are required.
-    const proofTypes = (id: string) => (m.credential_configurations_supported as Record<string, { proof_types_supported: Record<string, unknown> }>)[id]?.proof_types_supported;
-    expect(proofTypes(pid.id)?.attestation).toEqual({ proof_signing_alg_values_supported: ['ES256', 'EdDSA'], key_attestations_required: { key_storage: ['iso_18045_high'] } });
+    const proofTypes = (id: string) =>
+      (m.credential_configurations_supported as Record<string, { proof_types_supported: Record<string, unknown> }>)[id]?.proof_types_supported;
+    expect(proofTypes(pid.id)?.attestation).toEqual({
+      proof_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      key_attestations_required: { key_storage: ['iso_18045_high'] },
+    });
     expect(proofTypes(any.id)?.attestation).toEqual({ proof_signing_alg_values_supported: ['ES256', 'EdDSA'], key_attestations_required: {} });
     expect(Object.keys(proofTypes(plain.id) ?? {})).toEqual(['jwt']);
   });
