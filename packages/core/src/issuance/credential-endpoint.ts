@@ -202,10 +202,11 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // The format decides which keys it can bind (an mDoc's device key is P-256, so ES256 only).
     const algorithms = formats.of(configuration).proofAlgorithms;
     const now = clock.now();
-    let keys: PublicJwk[];
-    let nonce: string;
-    if (sent.type === 'attestation') ({ keys, nonce } = await attestedKeysOf(sent.attestation, configuration, algorithms, limit, now));
-    else ({ keys, nonce } = await provenKeysOf(sent.jwts, issuer, configuration, algorithms, limit, now));
+    const open = (nonce: string) => openedNonce(ctx, nonce, now);
+    const { keys, nonce } =
+      sent.type === 'attestation'
+        ? await attestedKeysOf(sent.attestation, configuration, algorithms, limit, now, open)
+        : await provenKeysOf(sent.jwts, issuer, configuration, algorithms, limit, now, open);
     if (keys.length > 1) {
       const seen = new Set<string | undefined>();
       for (const key of keys) {
@@ -214,10 +215,15 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
         seen.add(thumbprint);
       }
     }
+    return { holderKeys: keys, nonce };
+  }
+
+  /** A c_nonce of this tenant's, unexpired; its single use is the issuing transaction's. */
+  function openedNonce(ctx: RequestContext, nonce: string, now: Date): NonceRecord {
     // Unknown, another tenant's or expired is decided by the nonce itself; only its single use needs the store.
     const opened = nonces.open(ctx.tenant.id, nonce);
     if (opened === undefined || opened.expiresAt.getTime() <= now.getTime()) throw nonceRefused();
-    return { holderKeys: keys, nonce: { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() } };
+    return { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() };
   }
 
   /** `jwt` proofs (OpenID4VCI 1.0 App. F.1): each verified and checked, all with one c_nonce; the key of each. */
@@ -228,7 +234,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     algorithms: readonly string[],
     limit: number,
     now: Date,
-  ): Promise<{ keys: PublicJwk[]; nonce: string }> {
+    open: (nonce: string) => NonceRecord,
+  ): Promise<{ keys: PublicJwk[]; nonce: NonceRecord }> {
     if (jwts.length > limit) throw tooMany(limit);
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const verified = await Promise.all(jwts.map((jwt) => proofs.verify(jwt, { algorithms })));
@@ -241,6 +248,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     });
     const nonce = (checked[0] as (typeof checked)[number]).nonce;
     if (checked.some((c) => c.nonce !== nonce)) throw refusal('invalid_nonce', 'The proofs of one request must all carry the same c_nonce', 'proofs');
+    const opened = open(nonce);
     // A configuration that requires key attestations binds only attested keys; others do not read
     // them. One attestation may vouch for the keys of several proofs (HAIP §4.5.1): checked once.
     const required = configuration.keyAttestationsRequired;
@@ -257,7 +265,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
         requireAttested(jwtProofs, await attestation, proof.holderKey);
       }
     }
-    return { keys: checked.map((c) => c.proof.holderKey), nonce };
+    return { keys: checked.map((c) => c.proof.holderKey), nonce: opened };
   }
 
   /**
@@ -272,14 +280,16 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     algorithms: readonly string[],
     limit: number,
     now: Date,
-  ): Promise<{ keys: PublicJwk[]; nonce: string }> {
+    open: (nonce: string) => NonceRecord,
+  ): Promise<{ keys: PublicJwk[]; nonce: NonceRecord }> {
     const required = configuration.keyAttestationsRequired;
     if (!required) throw refusal('invalid_proof', 'This credential takes jwt proofs only: it requires no key attestations', 'proofs.attestation');
     const trust = trustConfiguredRoots(jwtProofs, required.rootCertificates);
     const attestation = await verifyKeyAttestation(jwt, { trust, requirement: required, use: 'attestation-proof', now });
     if (attestation.attestedKeys.length > limit) throw tooMany(limit);
+    const nonce = open(attestation.nonce as string);
     const keys = attestation.attestedKeys.map((jwk) => bindableKey(jwk, algorithms));
-    return { keys, nonce: attestation.nonce as string };
+    return { keys, nonce };
   }
 
   /** An attested key as the key a credential is bound to: public, and one the format can bind. */
