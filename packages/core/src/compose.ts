@@ -29,6 +29,7 @@ import { type IssuanceFeatures, LIVE_ISSUANCE_FEATURES } from './metadata/issuer
 import { cacheIssuerMetadata } from './metadata/cached-service.ts';
 import { createIssuerMetadataService, type IssuerMetadataService } from './metadata/service.ts';
 import { createIssuerDisplayService, type IssuerDisplayService } from './metadata/issuer-display.ts';
+import { type BatchIssuanceService, createBatchIssuanceService } from './issuance/batch-issuance.ts';
 import type { DnsResolver } from './custom-domains/ports.ts';
 import type { CredentialEncryption, ProofVerifier } from './issuance/ports.ts';
 import type { KeyManager } from './keys/ports.ts';
@@ -210,6 +211,8 @@ export interface Vellum {
   issuerMetadata: IssuerMetadataService;
   /** `GET`/`PUT /v1/config/issuer-display`: the issuer's `display` in its metadata (OpenID4VCI 1.0 §12.2.4). */
   issuerDisplay: IssuerDisplayService;
+  /** `GET`/`PUT /v1/config/batch-issuance`: how many credentials one request may ask for (OpenID4VCI 1.0 §12.2.4). */
+  batchIssuance: BatchIssuanceService;
   /** mDoc PKI (docs/decisions.md "mDoc PKI"; ISO/IEC 18013-5 Annex B): IACAs and document signers. */
   iacas: IacaService;
   documentSigners: DocumentSignerService;
@@ -429,6 +432,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     ),
     analytics: createAnalyticsService({ store, events: recorder }),
     issuerDisplay: createIssuerDisplayService({ store, events: recorder }),
+    batchIssuance: createBatchIssuanceService({ store, events: recorder }),
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
     credentialConfigurations: createCredentialConfigurationService({

@@ -15,6 +15,7 @@ export { WalletProviderBody } from './wallet-providers/schema.ts';
 export { AdminClientBody } from './tenancy/schema.ts';
 export { CustomDomainBody } from './custom-domains/schema.ts';
 export { IssuerDisplayBody } from './metadata/issuer-display.ts';
+export { BatchIssuanceBody } from './issuance/batch-issuance.ts';
 
 // Credential configurations:
 export { CONFIGURATION_BODIES, CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from './configurations/schema.ts';

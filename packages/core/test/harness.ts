@@ -91,6 +91,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     configurations: vellum.credentialConfigurations,
     metadata: vellum.issuerMetadata,
     issuerDisplay: vellum.issuerDisplay,
+    batchIssuance: vellum.batchIssuance,
     digests,
     walletTokens,
     users: vellum.users,

@@ -206,7 +206,7 @@ describe.each(['standalone', 'prefixed'] as const)('the credential and notificat
     await expectError(
       await s.credential(authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }),
       400,
-      'invalid_credential_request',
+      'invalid_proof',
     );
     await expectError(await s.credential(authorization, { credential_configuration_id: id }), 400, 'invalid_proof');
     await expectError(

@@ -254,6 +254,10 @@ const TAGS = [
     'Credential configurations, one collection per format (`/v2/credentials/{format}/configurations`), all with the same operations; `expiresIn` counts a year as 365 days and a month as 30.',
   ],
   ['Issuer display', 'How wallets name and show the issuer: the `display` of the credential issuer metadata, per locale.'],
+  [
+    'Batch issuance',
+    'How many credentials one credential request may ask for, each bound to its own key: `batch_credential_issuance` in the credential issuer metadata.',
+  ],
   ['Issued credentials', 'Records of issued credentials.'],
   ['Status lists', 'Revocation and status lists, and their public documents.'],
   ['mDoc PKI', 'IACAs (the tenant’s mDoc root certificates) and the document signers they certify; creating an IACA needs its `country`.'],

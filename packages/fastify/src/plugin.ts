@@ -14,6 +14,7 @@ import { didRoutes } from './routes/dids.ts';
 import { publicDidRoutes } from './routes/dids-public.ts';
 import { eventRoutes } from './routes/events.ts';
 import { issuerDisplayRoutes } from './routes/issuer-display.ts';
+import { batchIssuanceRoutes } from './routes/batch-issuance.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { mdocPkiRoutes } from './routes/mdoc-pki.ts';
 import { issuerPkiRoutes } from './routes/issuer-pki.ts';
@@ -90,6 +91,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(publicDidRoutes, { services });
     await tenantScope.register(eventRoutes, { services });
     await tenantScope.register(issuerDisplayRoutes, { services });
+    await tenantScope.register(batchIssuanceRoutes, { services });
     await tenantScope.register(configurationRoutes, { services });
     await tenantScope.register(metadataRoutes, { services });
     await tenantScope.register(mdocPkiRoutes, { services });

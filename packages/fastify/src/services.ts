@@ -14,6 +14,7 @@ import type {
   IssuerSignerService,
   IssuerMetadataService,
   IssuerDisplayService,
+  BatchIssuanceService,
   WebhookService,
   NonceService,
   Dpop,
@@ -49,6 +50,8 @@ export interface VellumServices {
   issuerMetadata: IssuerMetadataService;
   /** `GET`/`PUT /v1/config/issuer-display`: the issuer's `display` in its metadata. */
   issuerDisplay: IssuerDisplayService;
+  /** `GET`/`PUT /v1/config/batch-issuance`: how many credentials one request may ask for. */
+  batchIssuance: BatchIssuanceService;
   /** Webhook subscriptions, the delivery log and the public signing keys (docs/decisions.md "Webhooks"). */
   webhooks: WebhookService;
   users: UserService;

@@ -250,6 +250,13 @@ function repositories(get: () => State): Repositories {
         r.value = display.length > 0 ? { ...rest, issuerDisplay: copy([...display]) } : rest;
         return true;
       },
+      async setBatchSize(id, batchSize) {
+        const r = get().tenants.get(id);
+        if (!r) return false;
+        const { batchSize: _old, ...rest } = r.value;
+        r.value = batchSize > 1 ? { ...rest, batchSize } : rest;
+        return true;
+      },
     },
     clients: {
       async insert(c) {
@@ -429,10 +436,7 @@ function repositories(get: () => State): Repositories {
     },
     issuedCredentials: {
       async insert(record) {
-        insertRow(get().issuedCredentials, record.id, record, next, 'Issued credential id exists', {
-          taken: (r) => r.tenantId === record.tenantId && r.notificationId === record.notificationId,
-          message: 'The notification id exists',
-        });
+        insertRow(get().issuedCredentials, record.id, record, next, 'Issued credential id exists');
       },
       async get(tenantId, id) {
         return ownedValue(get().issuedCredentials, tenantId, id);
@@ -451,6 +455,11 @@ function repositories(get: () => State): Repositories {
       async findByNotificationId(tenantId, notificationId) {
         const r = [...get().issuedCredentials.values()].find((x) => x.value.tenantId === tenantId && x.value.notificationId === notificationId);
         return r && copy(r.value);
+      },
+      async recordNotificationFor(tenantId, notificationId, notification) {
+        const rows = [...get().issuedCredentials.values()].filter((x) => x.value.tenantId === tenantId && x.value.notificationId === notificationId);
+        for (const r of rows) r.value.notification = copy(notification);
+        return rows.length;
       },
       async recordNotification(tenantId, id, notification) {
         const r = ownedRow(get().issuedCredentials, tenantId, id);

@@ -843,6 +843,21 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('wallet_providers_tenant_id_seq').on('wallet_providers').columns(['tenant_id', 'seq']).execute();
       },
     },
+    '0025_batch_issuance': {
+      async up(db: Kysely<any>) {
+        // The tenant's batch size (OpenID4VCI 1.0 §12.2.4 batch_credential_issuance); null is 1.
+        // On the tenant row, which every request reads already.
+        await db.schema.alterTable('tenants').addColumn('batch_size', 'integer').execute();
+        // The credentials of one batch share the request's notification id (OpenID4VCI 1.0 §8.3):
+        // the index that found one record now finds them all, and no longer refuses the second.
+        await db.schema.dropIndex('issued_credentials_tenant_id_notification_id_unique').execute();
+        await db.schema
+          .createIndex('issued_credentials_tenant_id_notification_id')
+          .on('issued_credentials')
+          .columns(['tenant_id', 'notification_id'])
+          .execute();
+      },
+    },
   };
 }
 

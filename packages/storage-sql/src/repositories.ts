@@ -29,7 +29,7 @@ import {
 import { toKeyRow, toStoredKey } from './keys.table.ts';
 import { toDocumentSignerRecord, toDocumentSignerRow, toIacaRecord, toIacaRevocation, toIacaRow } from './mdoc-pki.table.ts';
 import { toPlatformKey, toPlatformKeyRow } from './platform-keys.table.ts';
-import { toIssuerDisplayColumn, toRetentionColumns, toTenant, toTenantRow } from './tenants.table.ts';
+import { toBatchSizeColumn, toIssuerDisplayColumn, toRetentionColumns, toTenant, toTenantRow } from './tenants.table.ts';
 import { deleteBatch, leaseRepositoryOn } from './retention.table.ts';
 import { webhookRepositoriesOn } from './webhook-repositories.ts';
 import { offerRepositoriesOn } from './offer-repositories.ts';
@@ -222,6 +222,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       },
       async setIssuerDisplay(id, display) {
         const result = await db.updateTable('tenants').set(toIssuerDisplayColumn(display)).where('id', '=', id).executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async setBatchSize(id, batchSize) {
+        const result = await db.updateTable('tenants').set(toBatchSizeColumn(batchSize)).where('id', '=', id).executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
     },
@@ -435,9 +439,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
 
     issuedCredentials: {
       async insert(record) {
-        await refusingDuplicates(insertIssuedCredential.execute(db, toIssuedCredentialRow(record)), (violated) =>
-          violated.includes('notification') ? 'The notification id exists' : 'Issued credential id exists',
-        );
+        await refusingDuplicates(insertIssuedCredential.execute(db, toIssuedCredentialRow(record)), 'Issued credential id exists');
       },
       async get(tenantId, id) {
         return findOwned(db, 'issued_credentials', tenantId, id, toIssuedCredential);
@@ -451,6 +453,19 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       },
       async findByNotificationId(tenantId, notificationId) {
         return findOwnedBy(db, 'issued_credentials', tenantId, 'notification_id', notificationId, toIssuedCredential);
+      },
+      async recordNotificationFor(tenantId, notificationId, notification) {
+        const result = await db
+          .updateTable('issued_credentials')
+          .set({
+            notification_event: notification.event,
+            notification_description: notification.eventDescription ?? null,
+            notification_at: notification.receivedAt,
+          })
+          .where('tenant_id', '=', tenantId)
+          .where('notification_id', '=', notificationId)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows);
       },
       async recordNotification(tenantId, id, notification) {
         return updateOwned(db, 'issued_credentials', tenantId, id, {

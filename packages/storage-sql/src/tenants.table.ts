@@ -15,6 +15,8 @@ export interface TenantsTable {
   webhook_delivery_retention_days: number | null;
   /** The issuer display as JSON text (an array of { name, locale?, logo? }); null: none (migration 0021). */
   issuer_display: string | null;
+  /** The batch size (2 to 100); null: 1, one proof per request (migration 0025). */
+  batch_size: number | null;
 }
 
 /** Maps a stored tenant row to the domain type. */
@@ -30,6 +32,7 @@ export function toTenant(row: Selectable<TenantsTable>): Tenant {
     ...retentionOfRow(row),
     // The core checked the entries before they were written.
     ...(row.issuer_display !== null ? { issuerDisplay: JSON.parse(row.issuer_display) as IssuerDisplay[] } : {}),
+    ...(row.batch_size !== null && row.batch_size > 1 ? { batchSize: Number(row.batch_size) } : {}),
   };
 }
 
@@ -51,6 +54,11 @@ export function toIssuerDisplayColumn(display: readonly IssuerDisplay[] | undefi
   return { issuer_display: display && display.length > 0 ? JSON.stringify(display) : null };
 }
 
+/** The column that stores a tenant's batch size (null: 1, the default). */
+export function toBatchSizeColumn(batchSize: number | undefined): Pick<TenantsTable, 'batch_size'> {
+  return { batch_size: batchSize !== undefined && batchSize > 1 ? batchSize : null };
+}
+
 /** Maps a domain tenant to the row that stores it. */
 export function toTenantRow(t: Tenant): Insertable<TenantsTable> {
   return {
@@ -62,5 +70,6 @@ export function toTenantRow(t: Tenant): Insertable<TenantsTable> {
     created_at: t.createdAt,
     ...toRetentionColumns(t),
     ...toIssuerDisplayColumn(t.issuerDisplay),
+    ...toBatchSizeColumn(t.batchSize),
   };
 }

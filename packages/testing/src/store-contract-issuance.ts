@@ -45,14 +45,31 @@ export function describeIssuedCredentialContract(store: () => Store): void {
       expect(await store().issuedCredentials.findByNotificationId(a.id, unique('none'))).toBeUndefined();
     });
 
-    it('refuses a second record with the same id, or the same notification id in one tenant, with Conflict', async () => {
+    it('refuses a second record with the same id with Conflict; records may share a notification id (one batch response)', async () => {
       const [a, b] = await tenants();
       const record = await issuedCredential(a.id);
-      for (const again of [makeIssuedCredential(a.id, { id: record.id }), makeIssuedCredential(a.id, { notificationId: record.notificationId })]) {
-        await expectDomainError(store().issuedCredentials.insert(again), 'Conflict');
-      }
+      await expectDomainError(store().issuedCredentials.insert(makeIssuedCredential(a.id, { id: record.id })), 'Conflict');
+      // The credentials of one batch share their response's notification id (OpenID4VCI 1.0 §8.3).
+      const sibling = makeIssuedCredential(a.id, { notificationId: record.notificationId });
+      await store().issuedCredentials.insert(sibling);
+      expect([record.id, sibling.id]).toContain((await store().issuedCredentials.findByNotificationId(a.id, record.notificationId))?.id);
       // Another tenant may hold the same notification id.
       await store().issuedCredentials.insert(makeIssuedCredential(b.id, { notificationId: record.notificationId }));
+    });
+
+    it('records a wallet notification on every record of a notification id, only in the tenant (recordNotificationFor)', async () => {
+      const [a, b] = await tenants();
+      const first = await issuedCredential(a.id);
+      const second = await issuedCredential(a.id, { notificationId: first.notificationId });
+      const alone = await issuedCredential(a.id);
+      const elsewhere = await issuedCredential(b.id, { notificationId: first.notificationId });
+      const accepted = { event: 'credential_accepted' as const, eventDescription: 'Stored', receivedAt: new Date().toISOString() };
+      expect(await store().issuedCredentials.recordNotificationFor(a.id, first.notificationId, accepted)).toBe(2);
+      expect(await store().issuedCredentials.get(a.id, first.id)).toEqual({ ...first, notification: accepted });
+      expect(await store().issuedCredentials.get(a.id, second.id)).toEqual({ ...second, notification: accepted });
+      expect(await store().issuedCredentials.get(a.id, alone.id)).toEqual(alone);
+      expect(await store().issuedCredentials.get(b.id, elsewhere.id)).toEqual(elsewhere);
+      expect(await store().issuedCredentials.recordNotificationFor(a.id, unique('none'), accepted)).toBe(0);
     });
 
     it('one credential per configuration per access token: an offer records each configuration its token issued once (markIssued)', async () => {

@@ -181,6 +181,28 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.tenants.setIssuerDisplay(uuid(), display)).toBe(false);
       });
 
+      it('sets the batch size, removes it with 1, keeps it through other writes, and says false for an unknown tenant', async () => {
+        const t = await insertTenant(store);
+        expect(await store.tenants.setBatchSize(t.id, 10)).toBe(true);
+        expect(await store.tenants.findById(t.id)).toEqual({ ...t, batchSize: 10 });
+        expect((await store.tenants.findBySubdomain(t.subdomain))?.batchSize).toBe(10);
+        await store.tenants.setLoggingLevel(t.id, 2);
+        expect((await store.tenants.findById(t.id))?.batchSize).toBe(10);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.tenants.setBatchSize(t.id, 100);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        expect((await store.tenants.findById(t.id))?.batchSize).toBe(10);
+        expect(await store.tenants.setBatchSize(t.id, 1)).toBe(true);
+        expect(await store.tenants.findById(t.id)).toEqual({ ...t, loggingLevel: 2 });
+        expect(await store.tenants.setBatchSize(uuid(), 5)).toBe(false);
+        const inserted = makeTenant({ batchSize: 3 });
+        await store.tenants.insert(inserted);
+        expect(await store.tenants.findById(inserted.id)).toEqual(inserted);
+      });
+
       it('a tenant inserted with an issuer display reads it back, and a rolled-back change leaves it', async () => {
         const t = makeTenant({ issuerDisplay: [{ name: 'Acme', locale: 'en' }] });
         await store.tenants.insert(t);

@@ -15,7 +15,11 @@
 // driver does not follow server nonces, so the server must not require them
 // (VELLUM_DPOP_NONCE_REQUIRED unset). Without `--dpop` the flow is the plain one, with no extra work.
 //
-//   node tools/bench/src/oid4vci-flow.ts [--seconds 10] [--wallets 48] [--rate 400] [--log-level info] [--workers 1] [--client wire|undici] [--dpop]
+// `--batch N` (issue 30) sets the tenant's batch size to N and makes each credential request carry N
+// jwt proofs by N keys of the wallet over its one c_nonce, for N mDocs; flows/s then counts requests,
+// and the report adds credentials/s. The default, 1, is the single-credential flow, unchanged.
+//
+//   node tools/bench/src/oid4vci-flow.ts [--seconds 10] [--wallets 48] [--rate 400] [--log-level info] [--workers 1] [--client wire|undici] [--dpop] [--batch 10]
 import { createHash, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { b64u, checked, coresLine, cpuSecondsSince, derToJose, machineSpeed, machineTicks, makeWallet, proof, queryParam, type Wallet } from './flow-common.ts';
@@ -31,8 +35,11 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     client: { type: 'string', default: 'wire' },
     dpop: { type: 'boolean', default: false },
+    batch: { type: 'string', default: '1' },
   },
 });
+const batch = Number(values.batch);
+if (!Number.isInteger(batch) || batch < 1 || batch > 100) throw new Error('--batch must be an integer from 1 to 100');
 const seconds = Number(values.seconds);
 const walletCount = Number(values.wallets);
 const rate = Number(values.rate);
@@ -69,6 +76,10 @@ async function setUp(server: BenchServer) {
     },
   });
   if (configuration.status !== 201) throw new Error(`configuration: ${configuration.status} ${configuration.text}`);
+  if (batch > 1) {
+    const set = await server.call('PUT', '/v1/config/batch-issuance', { headers: admin, body: { batchSize: batch } });
+    if (set.status !== 200) throw new Error(`batch size: ${set.status} ${set.text}`);
+  }
   return { admin, configurationId: (JSON.parse(configuration.text) as { id: string }).id };
 }
 
@@ -108,6 +119,9 @@ function boundToken(token: { access_token: string; token_type: string }): { acce
   return token;
 }
 
+/** One proof per key, all over the request's one c_nonce (a batch shares it). */
+const proofsOf = (keys: Wallet[], audience: string, nonce: string) => keys.map((k) => proof(k, audience, nonce));
+
 interface Offer {
   credential_issuer: string;
   grants: { 'urn:ietf:params:oauth:grant-type:pre-authorized_code': { 'pre-authorized_code': string } };
@@ -130,7 +144,7 @@ function wireRequests(admin: Record<string, string>, configurationId: string) {
  * One whole flow on one connection; the duration of each step in ms, or throws on any non-success.
  * With `dpopKey`, the token is DPoP-bound and both token and credential requests carry a proof.
  */
-async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, wallet: Wallet, dpopKey: DpopKey | undefined): Promise<Record<Step, number>> {
+async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, keys: Wallet[], dpopKey: DpopKey | undefined): Promise<Record<Step, number>> {
   const t0 = performance.now();
   const offer = JSON.parse(checked('offer', await c.request('POST', '/v1/openid/offers/pre-authorized', r.offerHeaders, r.offerBody), 200)) as {
     uri: string;
@@ -161,7 +175,7 @@ async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, w
   const t3 = performance.now();
   const nonce = JSON.parse(checked('nonce', await c.request('POST', '/v1/openid/nonce', ''), 200)) as { c_nonce: string };
   const t4 = performance.now();
-  const body = `${r.credentialStart}${proof(wallet, credentialOffer.credential_issuer, nonce.c_nonce)}"]}}`;
+  const body = `${r.credentialStart}${proofsOf(keys, credentialOffer.credential_issuer, nonce.c_nonce).join('","')}"]}}`;
   const credentialHeaders = dpopKey
     ? `authorization: DPoP ${token.access_token}\r\ndpop: ${dpopProof(dpopKey, `${credentialOffer.credential_issuer}/v1/openid/credential`, token.access_token)}\r\ncontent-type: application/json\r\n`
     : `authorization: Bearer ${token.access_token}\r\ncontent-type: application/json\r\n`;
@@ -169,6 +183,8 @@ async function wireFlow(c: WireConnection, r: ReturnType<typeof wireRequests>, w
   const answer = checked('credential', await c.request('POST', '/v1/openid/credential', credentialHeaders, body), 200);
   if (!answer.startsWith('{"credentials":[{"credential":"') || !answer.includes('"notification_id":"'))
     throw new Error(`credential: not a credential response: ${answer.slice(0, 200)}`);
+  if (keys.length > 1 && answer.split('{"credential":"').length - 1 !== keys.length)
+    throw new Error(`credential: asked for ${keys.length} credentials, got ${answer.split('{"credential":"').length - 1}`);
   return { offer: t1 - t0, token: t3 - t2, nonce: t4 - t3, credential: performance.now() - t4 };
 }
 
@@ -177,7 +193,7 @@ async function undiciFlow(
   server: BenchServer,
   admin: Record<string, string>,
   configurationId: string,
-  wallet: Wallet,
+  keys: Wallet[],
   dpopKey: DpopKey | undefined,
 ): Promise<Record<Step, number>> {
   const times = {} as Record<Step, number>;
@@ -226,7 +242,7 @@ async function undiciFlow(
         headers: dpopKey
           ? { authorization: `DPoP ${token.access_token}`, dpop: dpopProof(dpopKey, `${issuer}/v1/openid/credential`, token.access_token) }
           : { authorization: `Bearer ${token.access_token}` },
-        body: { credential_configuration_id: configurationId, proofs: { jwt: [proof(wallet, issuer, nonce.c_nonce as string)] } },
+        body: { credential_configuration_id: configurationId, proofs: { jwt: proofsOf(keys, issuer, nonce.c_nonce as string) } },
       }),
       200,
     ),
@@ -238,6 +254,7 @@ function report(label: string, samples: Record<Step, number>[], failures: number
   const flowsPerSecond = samples.length / (elapsedMs / 1000);
   console.log(
     `\n${label}: ${samples.length} flows in ${(elapsedMs / 1000).toFixed(1)} s = ${flowsPerSecond.toFixed(0)} flows/s, ${failures} failed` +
+      (batch > 1 ? ` (${(flowsPerSecond * batch).toFixed(0)} credentials/s, ${batch} per flow)` : '') +
       (cpu ? `, ${(samples.length / cpu).toFixed(0)} flows per server CPU-second, server CPU ${((cpu / samples.length) * 1000).toFixed(2)} ms per flow` : '') +
       `, driver ${((driverCpu / samples.length) * 1000).toFixed(2)} ms CPU per flow`,
   );
@@ -254,20 +271,23 @@ const connections: WireConnection[] = [];
 try {
   const { admin, configurationId } = await setUp(server);
   const wallets = Array.from({ length: walletCount }, makeWallet);
+  // With --batch N, each wallet proves N keys of its own: itself and N - 1 more, made before the run.
+  const batchKeys = new Map<Wallet, Wallet[]>(wallets.map((w) => [w, [w, ...Array.from({ length: batch - 1 }, makeWallet)]]));
   // Each wallet's DPoP key, beside it (see DpopKey for why one per wallet); none without --dpop.
   const dpopKeys = new Map<Wallet, DpopKey>(dpop ? wallets.map((w) => [w, makeDpopKey()]) : []);
   const requests = wireRequests(admin, configurationId);
   /** One flow; `c` is the connection it may use (the wire client only). */
   const flow = (wallet: Wallet, c: WireConnection | undefined) => {
     const k = dpop ? dpopKeys.get(wallet) : undefined;
-    return c ? wireFlow(c, requests, wallet, k) : undiciFlow(server, admin, configurationId, wallet, k);
+    const keys = batchKeys.get(wallet) as Wallet[];
+    return c ? wireFlow(c, requests, keys, k) : undiciFlow(server, admin, configurationId, keys, k);
   };
   if (client === 'wire') connections.push(...(await openWireConnections(walletCount, server.port, HOST)));
   // This VM's speed varies from minute to minute; a fixed piece of work, timed just before the run,
   // says how fast it was at the time (compare runs with similar figures).
   console.log(machineSpeed());
   console.log(
-    `Node ${process.version}; server ${workers > 1 ? `with ${workers} workers, sharing every core with the driver` : server.pinned ? 'pinned to core 0, driver on the other cores' : 'not pinned'}; SQLite; log level ${values['log-level']}; ${walletCount} wallets; client ${client === 'wire' ? 'wire (raw keep-alive sockets, one per wallet)' : 'undici Pool'}; ${dpop ? 'DPoP-bound tokens (a fresh ES256 proof at token and credential, one key per wallet)' : 'bearer tokens'}`,
+    `Node ${process.version}; server ${workers > 1 ? `with ${workers} workers, sharing every core with the driver` : server.pinned ? 'pinned to core 0, driver on the other cores' : 'not pinned'}; SQLite; log level ${values['log-level']}; ${walletCount} wallets; client ${client === 'wire' ? 'wire (raw keep-alive sockets, one per wallet)' : 'undici Pool'}; ${dpop ? 'DPoP-bound tokens (a fresh ES256 proof at token and credential, one key per wallet)' : 'bearer tokens'}; ${batch > 1 ? `a batch of ${batch} mDocs per credential request` : 'one mDoc per credential request'}`,
   );
 
   let failures = 0;

@@ -13,6 +13,9 @@ export const EVENT_PREFIXES = {
   // The issuer's display in its metadata (docs/decisions.md "Issuer display and unbound credentials (issue 29)").
   CONFIG_ISSUER_DISPLAY_RETRIEVE: 'issuer-display',
   CONFIG_ISSUER_DISPLAY_UPDATE: 'issuer-display',
+  // How many credentials one request may ask for (docs/decisions.md "Batch issuance and the attestation proof type (issue 30)").
+  CONFIG_BATCH_ISSUANCE_RETRIEVE: 'batch-issuance',
+  CONFIG_BATCH_ISSUANCE_UPDATE: 'batch-issuance',
   ANALYTICS_EVENTS_LIST: 'analytics',
   DID_CREATE: 'did',
   DID_RETRIEVE: 'did',

@@ -9,6 +9,7 @@ import {
   makeConfiguration,
   proofJwt,
   readFakeJwe,
+  signJwt,
   readFakeMdoc,
   walletKey,
   type WalletKey,
@@ -16,6 +17,7 @@ import {
 import { refusal } from '../../test/refusal.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
 import type { WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
+import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import type { DomainEvent, DomainEventSink } from '../shared/ports.ts';
 import type { RequestContext, Tenant } from '../tenancy/model.ts';
 import { createCredentialEndpoint, LEGACY_DEPRECATION_HEADERS } from './credential-endpoint.ts';
@@ -77,7 +79,7 @@ function mdl(tenantId: string, over: Partial<MdocConfiguration> = {}): MdocConfi
   } as Partial<MdocConfiguration>) as MdocConfiguration;
 }
 
-async function setup(over: { requestEncryptionRequired?: boolean } = {}) {
+async function setup(over: { requestEncryptionRequired?: boolean; jwtProofs?: JwtProofVerifier } = {}) {
   const h = await withTenant();
   const walletTokens = fakeWalletTokens(h.clock);
   const proofs = fakeProofVerifier();
@@ -402,7 +404,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
       await expectRefused(s, request(await s.proof(walletKey('Ed25519'))), 'BadRequest', 'invalid_proof');
     });
 
-    it('two proofs: invalid_credential_request (one per request, docs/limits.md); none, or both proof and proofs: invalid_proof (OpenID4VCI 1.0 §8.3.1.2)', async () => {
+    it('two proofs past a batch size of 1 (the default), none, or both proof and proofs: invalid_proof (OpenID4VCI 1.0 §8.3.1.2, §12.2.4)', async () => {
       const s = await setup();
       const { authorization } = await s.flow();
       const id = s.configuration.id;
@@ -410,7 +412,7 @@ describe('POST /v1/openid/credential: the current request (OpenID4VCI 1.0 §8)',
         s,
         s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [await s.proof(), await s.proof()] } }),
         'BadRequest',
-        'invalid_credential_request',
+        'invalid_proof',
       );
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id }), 'BadRequest', 'invalid_proof');
       await expectRefused(s, s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: [] } }), 'BadRequest', 'invalid_proof');
@@ -1043,5 +1045,235 @@ describe('issued-credential records for the admin API (docs/decisions.md "The cr
     });
     await expect(service.list(contextFor(s.tenant, 'auditor'), {})).rejects.toMatchObject({ code: 'Forbidden' });
     await expect(service.listForUser(contextFor(s.tenant, 'verifier'), a.userId, {})).rejects.toMatchObject({ code: 'Forbidden' });
+  });
+});
+
+describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 §8.2, §12.2.4, App. F.3; issue 30)', () => {
+  const ROOT = 'acme-wallet-root';
+  /**
+   * The chain check is the adapter's (tested in @vellum/crypto and tools/interop): here a key
+   * attestation is trusted when its header names a root the configuration lists.
+   */
+  const attestationTrust = (): JwtProofVerifier => {
+    const base = fakeJwtProofVerifier();
+    return {
+      ...base,
+      async verifyWithX5c(jwt, roots) {
+        const [header, payload] = jwt
+          .split('.')
+          .slice(0, 2)
+          .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
+        return roots.includes(header.root) ? { ok: true, header, payload } : { ok: false, reason: 'The chain does not lead to a trusted root' };
+      },
+    };
+  };
+  const provider = walletKey();
+  /** A key attestation by the trusted provider for `keys`, at iso_18045_high. */
+  const keyAttestation = (keys: WalletKey[], payload: Record<string, unknown> = {}, now = Math.floor(Date.parse(NOW) / 1000)) =>
+    signJwt(
+      provider,
+      { typ: 'key-attestation+jwt', root: ROOT },
+      { iat: now, exp: now + 600, attested_keys: keys.map((k) => k.publicJwk), key_storage: ['iso_18045_high'], ...payload },
+    );
+
+  /** The endpoint with a tenant whose batch size is `batchSize`, and an mDL configuration that requires key attestations. */
+  async function batch(batchSize: number) {
+    const s = await setup({ jwtProofs: attestationTrust() });
+    expect(await s.store.tenants.setBatchSize(s.tenant.id, batchSize)).toBe(true);
+    const wallet = contextFor({ ...s.tenant, batchSize }, null);
+    const attested = mdl(s.tenant.id, { type: 'org.example.attested', keyAttestationsRequired: { keyStorage: ['iso_18045_high'], rootCertificates: [ROOT] } });
+    await s.store.credentialConfigurations.insert(attested);
+    const records = async () => (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 200 })).items;
+    return { ...s, wallet, attested, records };
+  }
+  const credentialsOf = (body: string) => JSON.parse(body) as { credentials: Array<{ credential: string }>; notification_id: string };
+
+  it('a batch of 3 proofs by 3 keys with one c_nonce: 3 mDocs, each bound to its key, 3 records and 3 events under one notification id', async () => {
+    const s = await batch(3);
+    const { authorization, userId } = await s.flow();
+    const keys = [walletKey(), walletKey(), walletKey()];
+    const nonce = await s.nonce();
+    const res = await s.post(s.wallet, authorization, {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: keys.map((k) => s.proofFor(nonce, k)) },
+    });
+    const body = credentialsOf(res.body);
+    expect(Object.keys(body).sort()).toEqual(['credentials', 'notification_id']);
+    expect(body.credentials.map((c) => readFakeMdoc(c.credential).deviceKey)).toEqual(keys.map((k) => k.publicJwk));
+    expect(new Set(body.credentials.map((c) => c.credential)).size).toBe(3);
+    const records = await s.records();
+    expect(records).toHaveLength(3);
+    expect(new Set(records.map((r) => r.id)).size).toBe(3);
+    for (const r of records) expect(r).toMatchObject({ userId, notificationId: body.notification_id, status: 'valid' });
+    expect(s.sink.published.map((e) => e.payload.credentialId).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(s.sink.published.map((e) => (e.payload as { credential?: unknown }).credential as string).sort()).toEqual(
+      body.credentials.map((c) => c.credential).sort(),
+    );
+    // The nonce is used once, for the whole request.
+    expect(await s.unused(nonce)).toBe(false);
+  });
+
+  it('a revocable dc+sd-jwt batch: each credential its own status list entry and its own cnf', async () => {
+    const s = await batch(3);
+    await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } });
+    const configuration = makeConfiguration(s.tenant.id, {
+      format: 'dc+sd-jwt',
+      revocable: true,
+      claimMappings: { familyName: { mapFrom: 'claims.familyName' } },
+    } as never);
+    await s.store.credentialConfigurations.insert(configuration);
+    const { authorization } = await s.flow({ configurationIds: [configuration.id] });
+    const keys = [walletKey(), walletKey(), walletKey()];
+    const nonce = await s.nonce();
+    const res = await s.post(s.wallet, authorization, {
+      credential_configuration_id: configuration.id,
+      proofs: { jwt: keys.map((k) => s.proofFor(nonce, k)) },
+    });
+    const payloads = credentialsOf(res.body).credentials.map((c) => JSON.parse(Buffer.from(c.credential.slice(0, -1), 'base64url').toString('utf8')).payload);
+    expect(payloads.map((p) => p.cnf.jwk)).toEqual(keys.map((k) => k.publicJwk));
+    const references = payloads.map((p) => `${p.status.status_list.uri} ${p.status.status_list.idx}`);
+    expect(new Set(references).size).toBe(3);
+    const entries = await Promise.all((await s.records()).map((r) => s.store.statusLists.entryOf(s.tenant.id, r.id)));
+    expect(entries.map((e) => `${e?.listId} ${e?.idx}`).sort()).toEqual(
+      payloads.map((p) => `${p.status.status_list.uri.slice(p.status.status_list.uri.lastIndexOf('/') + 1)} ${p.status.status_list.idx}`).sort(),
+    );
+  });
+
+  it('more proofs than the batch size, one key twice, or proofs with different c_nonces: refused, nothing issued, the nonce unused', async () => {
+    const s = await batch(3);
+    const { authorization } = await s.flow();
+    const id = s.configuration.id;
+    const nonce = await s.nonce();
+    const [a, b, c, d] = [walletKey(), walletKey(), walletKey(), walletKey()];
+    const refusedWith = async (jwts: string[], oauthError: string) =>
+      expect(await refusal(s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { jwt: jwts } }))).toMatchObject({ oauthError });
+    await refusedWith(
+      [a, b, c, d].map((k) => s.proofFor(nonce, k)),
+      'invalid_proof',
+    );
+    await refusedWith([s.proofFor(nonce, a), s.proofFor(nonce, b), s.proofFor(nonce, a)], 'invalid_proof');
+    await refusedWith([s.proofFor(nonce, a), s.proofFor(await s.nonce(), b)], 'invalid_nonce');
+    // Past every tenant's ceiling (100) the request is refused before a proof is read.
+    await refusedWith(
+      Array.from({ length: 101 }, () => 'x'),
+      'invalid_proof',
+    );
+    expect(await s.records()).toEqual([]);
+    expect(s.mdocEngine.calls).toBe(0);
+    expect(await s.unused(nonce)).toBe(true);
+  });
+
+  it('the legacy (draft 13) request stays one proof, one credential, whatever the batch size', async () => {
+    const s = await batch(3);
+    const { authorization } = await s.flow();
+    const nonce = await s.nonce();
+    const jwts = [walletKey(), walletKey()].map((k) => s.proofFor(nonce, k));
+    expect(await refusal(s.post(s.wallet, authorization, { format: 'mso_mdoc', doctype: DOCTYPE, proofs: { jwt: jwts } }))).toMatchObject({
+      oauthError: 'invalid_proof',
+    });
+    const res = await s.post(s.wallet, authorization, { format: 'mso_mdoc', doctype: DOCTYPE, proof: { proof_type: 'jwt', jwt: jwts[0] } });
+    expect(Object.keys(JSON.parse(res.body)).sort()).toEqual(['credential', 'format', 'notification_id']);
+  });
+
+  it('jwt proofs whose key_attestation header is one attestation naming all their keys (HAIP §4.5.1): one credential per proof', async () => {
+    const s = await batch(3);
+    const { authorization } = await s.flow({ configurationIds: [s.attested.id] });
+    const keys = [walletKey(), walletKey(), walletKey()];
+    const nonce = await s.nonce();
+    const attestation = keyAttestation([...keys, walletKey()], { nonce });
+    const jwts = keys.map((k) => proofJwt(k, { audience: s.issuer, nonce, iat: s.now(), header: { key_attestation: attestation } }));
+    const res = await s.post(s.wallet, authorization, { credential_configuration_id: s.attested.id, proofs: { jwt: jwts } });
+    expect(credentialsOf(res.body).credentials.map((c) => readFakeMdoc(c.credential).deviceKey)).toEqual(keys.map((k) => k.publicJwk));
+  });
+
+  it('an attestation proof naming 10 keys: 10 credentials, one per attested key; with a batch size of 5 it is invalid_proof', async () => {
+    const s = await batch(10);
+    const keys = Array.from({ length: 10 }, () => walletKey());
+    const { authorization } = await s.flow({ configurationIds: [s.attested.id] });
+    const res = await s.post(s.wallet, authorization, {
+      credential_configuration_id: s.attested.id,
+      proofs: { attestation: [keyAttestation(keys, { nonce: await s.nonce() })] },
+    });
+    const body = credentialsOf(res.body);
+    expect(body.credentials.map((c) => readFakeMdoc(c.credential).deviceKey)).toEqual(keys.map((k) => k.publicJwk));
+    expect(new Set((await s.records()).map((r) => r.notificationId))).toEqual(new Set([body.notification_id]));
+
+    const small = await batch(5);
+    const flow = await small.flow({ configurationIds: [small.attested.id] });
+    const nonce = await small.nonce();
+    const refused = small.post(small.wallet, flow.authorization, {
+      credential_configuration_id: small.attested.id,
+      proofs: { attestation: [keyAttestation(keys, { nonce })] },
+    });
+    expect(await refusal(refused)).toMatchObject({ oauthError: 'invalid_proof' });
+    expect(await small.unused(nonce)).toBe(true);
+  });
+
+  it('an attestation proof is single use through its nonce: the same attestation again is invalid_nonce', async () => {
+    const s = await batch(2);
+    const keys = [walletKey(), walletKey()];
+    const attestation = keyAttestation(keys, { nonce: await s.nonce() });
+    const first = await s.flow({ configurationIds: [s.attested.id] });
+    const request = { credential_configuration_id: s.attested.id, proofs: { attestation: [attestation] } };
+    expect(credentialsOf((await s.post(s.wallet, first.authorization, request)).body).credentials).toHaveLength(2);
+    const second = await s.flow({ configurationIds: [s.attested.id] });
+    expect(await refusal(s.post(s.wallet, second.authorization, request))).toMatchObject({ oauthError: 'invalid_nonce' });
+    expect(await s.records()).toHaveLength(2);
+  });
+
+  it('attestation proofs refused: without a nonce, with a nonce not ours, an untrusted root, a level too low, a key twice, an unbindable key, or for a configuration without key attestations', async () => {
+    const s = await batch(5);
+    const { authorization } = await s.flow({ configurationIds: [s.attested.id, s.configuration.id] });
+    const keys = [walletKey(), walletKey()];
+    const post = (id: string, attestation: string) =>
+      s.post(s.wallet, authorization, { credential_configuration_id: id, proofs: { attestation: [attestation] } });
+    const nonce = await s.nonce();
+    const untrusted = signJwt(
+      provider,
+      { typ: 'key-attestation+jwt', root: 'other-root' },
+      { iat: s.now(), attested_keys: keys.map((k) => k.publicJwk), nonce },
+    );
+    const cases: Array<[string, string, string]> = [
+      [s.attested.id, keyAttestation(keys), 'invalid_proof'],
+      [s.attested.id, keyAttestation(keys, { nonce: 'made-up' }), 'invalid_nonce'],
+      [s.attested.id, untrusted, 'invalid_proof'],
+      [s.attested.id, keyAttestation(keys, { nonce, key_storage: ['iso_18045_basic'] }), 'invalid_proof'],
+      [s.attested.id, keyAttestation([keys[0] as WalletKey, keys[0] as WalletKey], { nonce }), 'invalid_proof'],
+      [s.attested.id, keyAttestation([walletKey('Ed25519')], { nonce }), 'invalid_proof'],
+      [
+        s.attested.id,
+        keyAttestation(keys, { nonce, typ: undefined }).replace(
+          /^[^.]+/,
+          Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'JWT', root: ROOT })).toString('base64url'),
+        ),
+        'invalid_proof',
+      ],
+      [s.configuration.id, keyAttestation(keys, { nonce }), 'invalid_proof'],
+    ];
+    for (const [id, attestation, oauthError] of cases) expect(await refusal(post(id, attestation))).toMatchObject({ oauthError });
+    expect(await refusal(s.post(s.wallet, authorization, { credential_configuration_id: s.attested.id, proofs: { attestation: ['a', 'b'] } }))).toMatchObject({
+      oauthError: 'invalid_proof',
+    });
+    expect(await s.records()).toEqual([]);
+    expect(await s.unused(nonce)).toBe(true);
+  });
+
+  it('the notification of a batch response is recorded on every credential of it', async () => {
+    const s = await batch(3);
+    const flow = await s.flow();
+    const nonce = await s.nonce();
+    const res = await s.post(s.wallet, flow.authorization, {
+      credential_configuration_id: s.configuration.id,
+      proofs: { jwt: [walletKey(), walletKey(), walletKey()].map((k) => s.proofFor(nonce, k)) },
+    });
+    const { notification_id } = credentialsOf(res.body);
+    await s.endpoint.notify(s.wallet, {
+      authorization: flow.authorization,
+      contentType: 'application/json',
+      body: JSON.stringify({ notification_id, event: 'credential_accepted' }),
+    });
+    const records = await s.records();
+    expect(records).toHaveLength(3);
+    for (const r of records) expect(r.notification).toEqual({ event: 'credential_accepted', receivedAt: NOW });
   });
 });

@@ -23,7 +23,7 @@ import type { CredentialEncryption, ProofVerifier } from './ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';
-import { checkKeyAttestation } from './key-attestation.ts';
+import { keyAttestationHeader, requireAttested, trustConfiguredRoots, type VerifiedKeyAttestation, verifyKeyAttestation } from './key-attestation.ts';
 import { checkProofClaims } from './proof-rules.ts';
 import { type CredentialRequest, parseCredentialRequest, refusal } from './request.ts';
 import { authenticateWallet, mediaType, parseJsonBody, readCredentialRequestBody, type WalletRequest } from './wallet-request.ts';
@@ -69,7 +69,7 @@ export interface CredentialEndpointResponse {
 }
 
 export interface CredentialEndpoint {
-  /** Issues one credential for a verified access token and key proof (OpenID4VCI 1.0 §8). */
+  /** Issues a credential per proven key (a batch, up to the tenant's batch size) for a verified access token (OpenID4VCI 1.0 §8). */
   issue(ctx: RequestContext, request: WalletRequest): Promise<CredentialEndpointResponse>;
   /** Records what the wallet did with a credential it received (OpenID4VCI 1.0 §11); 204 on success. */
   notify(ctx: RequestContext, request: WalletRequest): Promise<void>;
@@ -102,6 +102,20 @@ const nonceRefused = () => refusal('invalid_nonce', 'The nonce of the proof is u
 /** A token issues one credential per configuration it grants; a second request for one is refused for good. */
 const alreadyIssued = (configurationId: string) =>
   denied(`This access token has already issued its credential of configuration ${configurationId}: redeem a new offer for another`);
+
+/** More keys than the tenant's batch size (OpenID4VCI 1.0 §12.2.4): `invalid_proof`. */
+const tooMany = (limit: number) =>
+  refusal(
+    'invalid_proof',
+    limit === 1 ? 'This issuer takes one proof per request' : `This issuer takes at most ${limit} keys per request (batch_size)`,
+    'proofs',
+  );
+
+/** What a request's proofs bind: a key per credential (none for an unbound configuration), and their one nonce. */
+export interface HolderKeys {
+  holderKeys: PublicJwk[];
+  nonce?: NonceRecord;
+}
 
 /** A refusal of the core's issuance rules (no claims, already expired, no IACA), in OAuth terms. */
 function asDenied(error: unknown): unknown {
@@ -170,42 +184,121 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   }
 
   /**
-   * The holder key of the request's proof, after every check but the single use of its nonce: that
-   * is recorded with the issued credential, in one transaction (see `issue`). A configuration with
-   * `holderBinding: false` binds no key: its metadata asks for no proof (OpenID4VCI 1.0 §6.3), and
-   * one sent anyway is neither checked nor used (docs/decisions.md "Issuer display and unbound
-   * credentials (issue 29)"); the token alone, good for one credential per configuration, guards it.
+   * The holder keys of the request's proofs, one credential each, after every check but the single
+   * use of their nonce: that is recorded with the issued credentials, in one transaction (see
+   * `issue`). A configuration with `holderBinding: false` binds no key: its metadata asks for no
+   * proof (OpenID4VCI 1.0 §6.3), and one sent anyway is neither checked nor used (docs/decisions.md
+   * "Issuer display and unbound credentials (issue 29)"); the token alone, good for one credential
+   * per configuration, guards it. Up to the tenant's batch size of keys (OpenID4VCI 1.0 §12.2.4
+   * `batch_credential_issuance`), never one key twice; every proof of a request carries the same
+   * c_nonce, used once for them all (docs/decisions.md "Batch issuance and the attestation proof type (issue 30)").
    */
-  async function holderKeyOf(
-    ctx: RequestContext,
-    issuer: string,
-    request: CredentialRequest,
-    configuration: CredentialConfiguration,
-  ): Promise<{ holderKey?: PublicJwk; nonce?: NonceRecord }> {
-    if (configuration.holderBinding === false) return {};
-    if (request.proofJwt === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to a key of the wallet', 'proofs');
+  async function holderKeysOf(ctx: RequestContext, issuer: string, request: CredentialRequest, configuration: CredentialConfiguration): Promise<HolderKeys> {
+    if (configuration.holderBinding === false) return { holderKeys: [] };
+    const sent = request.proofs;
+    if (sent === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to a key of the wallet', 'proofs');
+    // The deprecated (draft 13) request had one proof and one credential: it stays so.
+    const limit = request.form === 'legacy' ? 1 : (ctx.tenant.batchSize ?? 1);
     // The format decides which keys it can bind (an mDoc's device key is P-256, so ES256 only).
     const algorithms = formats.of(configuration).proofAlgorithms;
-    const verified = await proofs.verify(request.proofJwt, { algorithms });
-    if (!verified.ok) throw refusal('invalid_proof', verified.reason);
     const now = clock.now();
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    const { nonce } = checkProofClaims(verified.proof, { audience: issuer, now: nowSeconds, algorithms });
-    const exp = verified.proof.payload.exp;
-    if (exp !== undefined && (typeof exp !== 'number' || exp <= nowSeconds)) throw refusal('invalid_proof', 'The proof has expired');
+    const open = (nonce: string) => openedNonce(ctx, nonce, now);
+    const { keys, nonce } =
+      sent.type === 'attestation'
+        ? await attestedKeysOf(sent.attestation, configuration, algorithms, limit, now, open)
+        : await provenKeysOf(sent.jwts, issuer, configuration, algorithms, limit, now, open);
+    if (keys.length > 1) {
+      const seen = new Set<string | undefined>();
+      for (const key of keys) {
+        const thumbprint = jwtProofs.thumbprint(key);
+        if (seen.has(thumbprint)) throw refusal('invalid_proof', 'Each proof of a request must be for a different key', 'proofs');
+        seen.add(thumbprint);
+      }
+    }
+    return { holderKeys: keys, nonce };
+  }
+
+  /** A c_nonce of this tenant's, unexpired; its single use is the issuing transaction's. */
+  function openedNonce(ctx: RequestContext, nonce: string, now: Date): NonceRecord {
     // Unknown, another tenant's or expired is decided by the nonce itself; only its single use needs the store.
     const opened = nonces.open(ctx.tenant.id, nonce);
     if (opened === undefined || opened.expiresAt.getTime() <= now.getTime()) throw nonceRefused();
-    // A configuration that requires key attestations binds only attested keys; others do not read them.
-    if (configuration.keyAttestationsRequired) {
-      await checkKeyAttestation(jwtProofs, configuration.keyAttestationsRequired, {
-        proofHeader: verified.proof.header,
-        holderKey: verified.proof.holderKey,
-        proofNonce: nonce,
-        now,
-      });
+    return { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() };
+  }
+
+  /** `jwt` proofs (OpenID4VCI 1.0 App. F.1): each verified and checked, all with one c_nonce; the key of each. */
+  async function provenKeysOf(
+    jwts: readonly string[],
+    issuer: string,
+    configuration: CredentialConfiguration,
+    algorithms: readonly string[],
+    limit: number,
+    now: Date,
+    open: (nonce: string) => NonceRecord,
+  ): Promise<{ keys: PublicJwk[]; nonce: NonceRecord }> {
+    if (jwts.length > limit) throw tooMany(limit);
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const verified = await Promise.all(jwts.map((jwt) => proofs.verify(jwt, { algorithms })));
+    const checked = verified.map((v) => {
+      if (!v.ok) throw refusal('invalid_proof', v.reason);
+      const { nonce } = checkProofClaims(v.proof, { audience: issuer, now: nowSeconds, algorithms });
+      const exp = v.proof.payload.exp;
+      if (exp !== undefined && (typeof exp !== 'number' || exp <= nowSeconds)) throw refusal('invalid_proof', 'The proof has expired');
+      return { proof: v.proof, nonce };
+    });
+    const nonce = (checked[0] as (typeof checked)[number]).nonce;
+    if (checked.some((c) => c.nonce !== nonce)) throw refusal('invalid_nonce', 'The proofs of one request must all carry the same c_nonce', 'proofs');
+    const opened = open(nonce);
+    // A configuration that requires key attestations binds only attested keys; others do not read
+    // them. One attestation may vouch for the keys of several proofs (HAIP §4.5.1): checked once.
+    const required = configuration.keyAttestationsRequired;
+    if (required) {
+      const attestations = new Map<string, Promise<VerifiedKeyAttestation>>();
+      const trust = trustConfiguredRoots(jwtProofs, required.rootCertificates);
+      for (const { proof } of checked) {
+        const jwt = keyAttestationHeader(proof.header);
+        let attestation = attestations.get(jwt);
+        if (!attestation) {
+          attestation = verifyKeyAttestation(jwt, { trust, requirement: required, use: 'jwt-proof', proofNonce: nonce, now });
+          attestations.set(jwt, attestation);
+        }
+        requireAttested(jwtProofs, await attestation, proof.holderKey);
+      }
     }
-    return { holderKey: verified.proof.holderKey, nonce: { tenantId: ctx.tenant.id, nonce, expiresAt: opened.expiresAt.toISOString() } };
+    return { keys: checked.map((c) => c.proof.holderKey), nonce: opened };
+  }
+
+  /**
+   * An `attestation` proof (OpenID4VCI 1.0 App. F.3): one key attestation, its `nonce` a c_nonce of
+   * ours, whose `attested_keys` are the keys, one credential each. With no proof of possession, the
+   * wallet provider's word is all that binds them, so only a configuration that trusts providers
+   * (one that requires key attestations) takes it.
+   */
+  async function attestedKeysOf(
+    jwt: string,
+    configuration: CredentialConfiguration,
+    algorithms: readonly string[],
+    limit: number,
+    now: Date,
+    open: (nonce: string) => NonceRecord,
+  ): Promise<{ keys: PublicJwk[]; nonce: NonceRecord }> {
+    const required = configuration.keyAttestationsRequired;
+    if (!required) throw refusal('invalid_proof', 'This credential takes jwt proofs only: it requires no key attestations', 'proofs.attestation');
+    const trust = trustConfiguredRoots(jwtProofs, required.rootCertificates);
+    const attestation = await verifyKeyAttestation(jwt, { trust, requirement: required, use: 'attestation-proof', now });
+    if (attestation.attestedKeys.length > limit) throw tooMany(limit);
+    const nonce = open(attestation.nonce as string);
+    const keys = attestation.attestedKeys.map((jwk) => bindableKey(jwk, algorithms));
+    return { keys, nonce };
+  }
+
+  /** An attested key as the key a credential is bound to: public, and one the format can bind. */
+  function bindableKey(jwk: unknown, algorithms: readonly string[]): PublicJwk {
+    const j = (jwk ?? {}) as Record<string, unknown>;
+    const usable = jwtProofs.thumbprint(jwk) !== undefined && !('d' in j) && algorithms.includes(j.kty === 'EC' ? 'ES256' : 'EdDSA');
+    if (!usable)
+      throw refusal('invalid_proof', `Each attested key must be a public key this credential can bind (${algorithms.join(', ')})`, 'proofs.attestation');
+    return j.kty === 'EC' ? { kty: 'EC', crv: 'P-256', x: j.x as string, y: j.y as string } : { kty: 'OKP', crv: 'Ed25519', x: j.x as string };
   }
 
   /**
@@ -288,16 +381,25 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       encrypter = prepared.encrypt;
     }
     // The proof before the claims: a wallet that cannot prove its key makes no claim source call.
-    const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request, configuration);
+    const { holderKeys, nonce } = await holderKeysOf(ctx, issuer, request, configuration);
     const { subject, userClaims } = await subjectOf(ctx, token, configuration, nonce);
     const now = clock.now();
-    const issued = await issuance
-      .issue({ tenant: ctx.tenant, configuration, subject, ...(holderKey ? { holderKey } : {}), credentialIssuer: issuer, now, form: request.form })
-      .catch((error: unknown) => {
-        throw asDenied(error);
-      });
+    // One credential per key, each issued on its own: its own salts, decoys, signature and status
+    // entry, so that no two can be linked (OpenID4VCI 1.0 §3.3). An unbound credential is one.
+    const bindings: Array<PublicJwk | undefined> = holderKeys.length > 0 ? holderKeys : [undefined];
+    const issuedAll = await Promise.all(
+      bindings.map((holderKey) =>
+        issuance
+          .issue({ tenant: ctx.tenant, configuration, subject, ...(holderKey ? { holderKey } : {}), credentialIssuer: issuer, now, form: request.form })
+          .catch((error: unknown) => {
+            throw asDenied(error);
+          }),
+      ),
+    );
 
-    const record: IssuedCredentialRecord = {
+    // One notification id for the response: the wallet speaks of the batch as one (OpenID4VCI 1.0 §8.3, §11).
+    const notificationId = ids.uuid();
+    const records: IssuedCredentialRecord[] = issuedAll.map((issued) => ({
       id: ids.uuid(),
       tenantId: ctx.tenant.id,
       format: configuration.format,
@@ -308,57 +410,62 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       validFrom: issued.validFrom,
       validUntil: issued.validUntil,
       status: 'valid',
-      notificationId: ids.uuid(),
+      notificationId,
       ...(token.clientId === undefined ? {} : { clientId: token.clientId }),
       ...(token.clientInstanceId === undefined ? {} : { clientInstanceId: token.clientInstanceId }),
-    };
+    }));
+    const first = issuedAll[0] as (typeof issuedAll)[number];
     const body =
       request.form === 'current'
-        ? { credentials: [{ credential: issued.credential }], notification_id: record.notificationId }
-        : { credential: issued.credential, format: configuration.format, notification_id: record.notificationId };
+        ? { credentials: issuedAll.map((issued) => ({ credential: issued.credential })), notification_id: notificationId }
+        : { credential: first.credential, format: configuration.format, notification_id: notificationId };
     const text = JSON.stringify(body);
     const answer = encrypter ? await encrypter(text) : text;
-    // Recorded, and told to webhooks, only once the answer is ready: both or neither.
-    const event: CredentialIssuedEvent = {
+    // Recorded, and told to webhooks, only once the answer is ready: all or none. One event per credential.
+    const issuedEvents: CredentialIssuedEvent[] = issuedAll.map((issued, i) => ({
       id: ids.uuid(),
       tenantId: ctx.tenant.id,
       type: 'OpenIdCredentialIssued',
       occurredAt: now.toISOString(),
       payload: {
         credential: issued.credential,
-        credentialId: record.id,
+        credentialId: (records[i] as IssuedCredentialRecord).id,
         credentialConfigurationId: configuration.id,
         credentialProfile: CREDENTIAL_PROFILES[configuration.format],
         format: configuration.format,
         userId: token.userId,
         userClaims,
       },
-    };
-    // The nonce is used up in the same transaction, one commit for all three: of requests racing
-    // with one nonce exactly one commits, and the others are refused and leave nothing behind. The
-    // offer the token was redeemed from records each configuration it has issued, in one
-    // conditional write (a token comes from one offer, whose code works once): of racing requests
-    // with one token for one configuration, one commits.
+    }));
+    // The nonce is used up in the same transaction, one commit for all: of requests racing with one
+    // nonce exactly one commits, and the others are refused and leave nothing behind. The offer the
+    // token was redeemed from records each configuration it has issued, in one conditional write (a
+    // token comes from one offer, whose code works once): of racing requests with one token for one
+    // configuration, one commits. A batch is one issuance of its configuration.
     await store.transaction(async (tx) => {
       // An unbound credential had no proof, so no nonce to use up.
       if (nonce !== undefined && !(await tx.nonces.markUsed(nonce))) throw nonceRefused();
       const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
       // The token's last credential erases the grant's claims in the same write (docs/decisions.md "Claims at rest").
       if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id, token.configurationIds.length))) throw alreadyIssued(configuration.id);
-      await tx.issuedCredentials.insert(record);
-      if (issued.statusEntry)
-        await tx.statusLists.insertEntry({
-          tenantId: ctx.tenant.id,
-          ...issued.statusEntry,
-          credentialId: record.id,
-          status: 'valid',
-          updatedAt: record.issuedAt,
-        });
-      await domainEvents.publish(tx, event);
+      for (const [i, record] of records.entries()) {
+        await tx.issuedCredentials.insert(record);
+        const statusEntry = (issuedAll[i] as (typeof issuedAll)[number]).statusEntry;
+        if (statusEntry)
+          await tx.statusLists.insertEntry({
+            tenantId: ctx.tenant.id,
+            ...statusEntry,
+            credentialId: record.id,
+            status: 'valid',
+            updatedAt: record.issuedAt,
+          });
+        await domainEvents.publish(tx, issuedEvents[i] as CredentialIssuedEvent);
+      }
     });
     described.response = encrypter ? { encrypted: true } : body;
     described.meta = {
-      credentialId: record.id,
+      credentialId: (records[0] as IssuedCredentialRecord).id,
+      ...(records.length > 1 ? { credentials: records.length } : {}),
       credentialConfigurationId: configuration.id,
       format: configuration.format,
       requestForm: request.form,
@@ -395,7 +502,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     if (!record || record.offerId !== token.offerId || record.userId !== token.userId) {
       throw refusal('invalid_notification_id', 'The notification_id names no credential issued under this access token', 'notification_id');
     }
-    await store.issuedCredentials.recordNotification(ctx.tenant.id, record.id, {
+    // The notification id names every credential of the response (a batch): the event is each one's.
+    await store.issuedCredentials.recordNotificationFor(ctx.tenant.id, id, {
       event: event as NotificationEvent,
       ...(description === undefined ? {} : { eventDescription: description as string }),
       receivedAt: clock.now().toISOString(),

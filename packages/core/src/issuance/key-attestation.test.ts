@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeyAttestationRequirement } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
-import { checkKeyAttestation } from './key-attestation.ts';
+import { checkKeyAttestation, type KeyAttestationTrust, verifyKeyAttestation } from './key-attestation.ts';
 
 // The port is faked: a "JWT" here is its header and payload as JSON, trusted when it names a root
 // the requirement lists. Signatures and chains are the adapter's, tested in @vellum/crypto and
@@ -93,6 +93,36 @@ describe('key attestations in key proofs (OpenID4VCI 1.0 App. D)', () => {
     ],
   ])('refuses %s as invalid_proof', async (_name, keyAttestation, message) => {
     const refused = check(keyAttestation);
+    await expect(refused).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });
+    await expect(refused).rejects.toThrow(message);
+  });
+});
+
+describe('one verification of a key attestation, its trust step passed in (OpenID4VCI 1.0 App. D, F.3; issue 30)', () => {
+  /** A trust step other than the configured roots: what a tenant's trusted wallet providers will plug in. */
+  const seen: Array<{ algorithms: readonly string[]; at: Date }> = [];
+  const trust: KeyAttestationTrust = async (jwt, options) => {
+    seen.push(options);
+    const { header, payload } = JSON.parse(jwt) as { header: Record<string, unknown>; payload: Record<string, unknown> };
+    return header.root === 'provider-x' ? { ok: true, header, payload } : { ok: false, reason: 'The wallet provider is not trusted' };
+  };
+  const verify = (jwt: string, use: 'jwt-proof' | 'attestation-proof') =>
+    verifyKeyAttestation(jwt, { trust, requirement: requirement, use, proofNonce: 'c-nonce', now: NOW });
+
+  it('as the proof itself: needs a nonce (returned), takes no exp, and returns every attested key; the trust step sees the algorithms and the time', async () => {
+    const jwt = attestation({ header: { root: 'provider-x' }, payload: { exp: undefined, nonce: 'n-1' } });
+    await expect(verify(jwt, 'attestation-proof')).resolves.toEqual({ attestedKeys: [otherKey, holderKey], nonce: 'n-1' });
+    expect(seen.at(-1)).toEqual({ algorithms: ['ES256', 'EdDSA'], at: NOW });
+    // In a jwt proof the same attestation needs an exp.
+    await expect(verify(jwt, 'jwt-proof')).rejects.toThrow(/expired/);
+  });
+
+  it.each([
+    ['no nonce', attestation({ header: { root: 'provider-x' }, payload: { exp: undefined } }), /carries no nonce/],
+    ['an exp in the past', attestation({ header: { root: 'provider-x' }, payload: { exp: now - 1, nonce: 'n-1' } }), /expired/],
+    ['a provider the trust step refuses', attestation({ payload: { nonce: 'n-1' } }), /not trusted/],
+  ])('as the proof itself, refuses %s as invalid_proof', async (_name, jwt, message) => {
+    const refused = verify(jwt, 'attestation-proof');
     await expect(refused).rejects.toMatchObject({ code: 'BadRequest', oauthError: 'invalid_proof' });
     await expect(refused).rejects.toThrow(message);
   });

@@ -31,7 +31,7 @@ export interface IssuedCredentialRecord {
   validFrom: string;
   validUntil: string;
   status: IssuedCredentialStatus;
-  /** What the credential response gave the wallet to quote at the notification endpoint; unique per tenant. */
+  /** What the credential response gave the wallet to quote at the notification endpoint; shared by the credentials of one response. */
   notificationId: string;
   /** The wallet client the access token was issued to, when it named a registered one. */
   clientId?: string;

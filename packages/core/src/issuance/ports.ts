@@ -9,14 +9,19 @@ import type { IssuedCredentialFilter, IssuedCredentialRecord, IssuedCredentialSt
 export interface IssuedCredentialRepository {
   /**
    * Records an issued credential (never its contents). Throws DomainError `Conflict` when the id
-   * exists or the tenant already has a record with the same notification id.
+   * exists. Several records may share a notification id: the credentials of one batch request.
    */
   insert(record: IssuedCredentialRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<IssuedCredentialRecord | undefined>;
   /** The tenant's records matching every filter given, in creation order. */
   list(tenantId: string, filter: IssuedCredentialFilter, page: PageRequest): Promise<Slice<IssuedCredentialRecord>>;
-  /** The tenant's record a credential response named with this notification id. */
+  /** A record of the tenant's that a credential response named with this notification id (any one, when a batch shares it). */
   findByNotificationId(tenantId: string, notificationId: string): Promise<IssuedCredentialRecord | undefined>;
+  /**
+   * Replaces the last wallet notification of every record of the tenant with this notification id
+   * (all the credentials of one response), in one write. Returns how many records it changed.
+   */
+  recordNotificationFor(tenantId: string, notificationId: string, notification: WalletNotification): Promise<number>;
   /** Replaces the record's last wallet notification. Returns false when the tenant has no such record. */
   recordNotification(tenantId: string, id: string, notification: WalletNotification): Promise<boolean>;
   /** Sets the record's revocation state (docs/status-lists.md). Returns false when the tenant has no such record. */

@@ -23,10 +23,19 @@ export interface CredentialRequest {
   credentialIdentifier?: string;
   /** The legacy form's format and types, which map to a configuration the token grants. */
   legacy?: LegacyCredentialTarget;
-  /** The one key proof JWT, when the request carries one. */
-  proofJwt?: string;
+  /** The key proofs, when the request carries any: `jwt` proofs, or one key attestation (`attestation`). */
+  proofs?: KeyProofs;
   responseEncryption?: ResponseEncryptionParameters;
 }
+
+/**
+ * The key proofs of a request (OpenID4VCI 1.0 §8.2, App. F): one or more `jwt` proofs, each by the
+ * key its credential is bound to, or one key attestation JWT whose `attested_keys` are those keys.
+ */
+export type KeyProofs = { type: 'jwt'; jwts: string[] } | { type: 'attestation'; attestation: string };
+
+/** The most proofs a request may carry whatever the tenant allows: the ceiling of `batchSize`. */
+export const MAX_BATCH_SIZE = 100;
 
 const MAX_ID_LENGTH = 200;
 
@@ -47,31 +56,34 @@ const malformed = (message: string, param?: string, value?: unknown): never => {
 };
 
 /**
- * The one JWT proof of a request. OpenID4VCI 1.0 §8.3.1.2: a missing proof, an invalid one, or
- * both `proof` and `proofs` is `invalid_proof`; more than one is a batch, which this issuer does
- * not offer (docs/limits.md: one proof per request; the metadata advertises no
- * `batch_credential_issuance`), so the request is `invalid_credential_request`.
+ * The key proofs of a request. OpenID4VCI 1.0 §8.3.1.2: a missing proof, an invalid one, or both
+ * `proof` and `proofs` is `invalid_proof`. `proofs` holds one proof type: `jwt` (a non-empty array)
+ * or `attestation` (exactly one JWT, App. F.3). How many the tenant takes is the endpoint's check
+ * (`batch_credential_issuance`); past the ceiling of any tenant it is refused here, before any work.
  */
-function proofOf(body: Record<string, unknown>): string | undefined {
+function proofsOf(body: Record<string, unknown>): KeyProofs | undefined {
   const { proof, proofs } = body;
   if (proof !== undefined && proofs !== undefined) throw refusal('invalid_proof', 'Send either proof or proofs, not both', 'proofs');
   if (proofs !== undefined) {
     if (!isPlainObject(proofs)) return malformed('proofs must be an object keyed by proof type', 'proofs');
     const types = Object.keys(proofs);
     if (types.length !== 1) return malformed('proofs must hold exactly one proof type', 'proofs');
-    if (types[0] !== 'jwt') throw refusal('invalid_proof', 'Only jwt proofs are accepted', 'proofs');
-    const jwts = proofs.jwt;
-    if (!Array.isArray(jwts)) return malformed('proofs.jwt must be an array of JWTs', 'proofs.jwt');
-    if (jwts.length === 0) throw refusal('invalid_proof', 'proofs.jwt holds no proof', 'proofs.jwt');
-    if (jwts.length > 1) return malformed('Only one proof per request is supported (no batch issuance)', 'proofs.jwt');
-    if (typeof jwts[0] !== 'string') throw refusal('invalid_proof', 'The proof must be a JWT string', 'proofs.jwt');
-    return jwts[0];
+    const type = types[0] as string;
+    if (type !== 'jwt' && type !== 'attestation') throw refusal('invalid_proof', 'Only jwt and attestation proofs are accepted', 'proofs');
+    const jwts = proofs[type];
+    const param = `proofs.${type}`;
+    if (!Array.isArray(jwts)) return malformed(`${param} must be an array of JWTs`, param);
+    if (jwts.length === 0) throw refusal('invalid_proof', `${param} holds no proof`, param);
+    if (type === 'attestation' && jwts.length !== 1) throw refusal('invalid_proof', 'proofs.attestation must hold exactly one key attestation', param);
+    if (jwts.length > MAX_BATCH_SIZE) throw refusal('invalid_proof', `A request may carry at most ${MAX_BATCH_SIZE} proofs`, param);
+    if (!jwts.every((jwt) => typeof jwt === 'string')) throw refusal('invalid_proof', 'Each proof must be a JWT string', param);
+    return type === 'jwt' ? { type, jwts: jwts as string[] } : { type, attestation: jwts[0] as string };
   }
   if (proof !== undefined) {
     if (!isPlainObject(proof)) throw refusal('invalid_proof', 'proof must be an object with proof_type and jwt', 'proof');
     if (proof.proof_type !== 'jwt') throw refusal('invalid_proof', 'Only jwt proofs are accepted', 'proof.proof_type');
     if (typeof proof.jwt !== 'string') throw refusal('invalid_proof', 'proof.jwt must be a JWT string', 'proof.jwt');
-    return proof.jwt;
+    return { type: 'jwt', jwts: [proof.jwt] };
   }
   return undefined;
 }
@@ -116,9 +128,9 @@ export function parseCredentialRequest(body: unknown, formats: FormatRegistry): 
   if (id !== undefined && format !== undefined) {
     return malformed('Send either credential_configuration_id (OpenID4VCI 1.0) or format (the deprecated request), not both', 'format');
   }
-  const proofJwt = proofOf(body);
+  const proofs = proofsOf(body);
   const responseEncryption = responseEncryptionOf(body.credential_response_encryption);
-  const common = { ...(proofJwt === undefined ? {} : { proofJwt }), ...(responseEncryption ? { responseEncryption } : {}) };
+  const common = { ...(proofs === undefined ? {} : { proofs }), ...(responseEncryption ? { responseEncryption } : {}) };
   if (identifier !== undefined) return { form: 'current', credentialIdentifier: identifier as string, ...common };
   if (id !== undefined) {
     if (!isName(id)) return malformed('credential_configuration_id must be a configuration id', 'credential_configuration_id', id);

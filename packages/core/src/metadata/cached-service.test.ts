@@ -45,6 +45,15 @@ describe('cacheIssuerMetadata', () => {
     expect((await cached.issuerMetadata(ctx)).build).toBe(3);
   });
 
+  it('rebuilds when the tenant’s batch size changes, which comes with the tenant, not the stamps (issue 30)', async () => {
+    const { cached, ctx } = await setup();
+    const first = await cached.issuerMetadata(ctx);
+    expect(await cached.issuerMetadata({ ...ctx, tenant: { ...ctx.tenant, batchSize: 1 } })).toBe(first);
+    const batched = await cached.issuerMetadata({ ...ctx, tenant: { ...ctx.tenant, batchSize: 10 } });
+    expect(batched.build).toBe(2);
+    expect(await cached.issuerMetadata({ ...ctx, tenant: { ...ctx.tenant, batchSize: 10 } })).toBe(batched);
+  });
+
   it('keeps one document per issuer identifier, and forgets the least recently served past its limit', async () => {
     const { cached, ctx, builds } = await setup(1);
     const root = await cached.issuerMetadata(ctx);

@@ -58,14 +58,14 @@ export function cacheIssuerMetadata(service: IssuerMetadataService, options: Iss
 
   /**
    * The fingerprint of the tenant's configurations, read before `service` reads the records (if the
-   * two differ, the next request rebuilds), and of its issuer display, which comes with the
+   * two differ, the next request rebuilds), and of its issuer display and batch size, which come with the
    * request's tenant (no read of its own): a change to it, through any server, is a new fingerprint
    * as soon as this server reads the changed tenant.
    */
   async function fingerprintOf(tenant: Tenant): Promise<string> {
     const stamps = await options.stamps(tenant.id);
     const display = tenant.issuerDisplay?.length ? JSON.stringify(tenant.issuerDisplay) : '';
-    return `${display}\n${stamps.map((s) => `${s.id} ${s.revision}`).join('\n')}`;
+    return `${display}\n${tenant.batchSize ?? 1}\n${stamps.map((s) => `${s.id} ${s.revision}`).join('\n')}`;
   }
 
   return {

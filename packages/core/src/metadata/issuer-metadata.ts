@@ -129,8 +129,10 @@ function displayOf(c: CredentialConfiguration): CredentialDisplay[] {
 }
 
 /**
- * The format's metadata with `proof_types_supported.jwt.key_attestations_required` (OpenID4VCI 1.0
- * §12.2.4) when the configuration requires key attestations: the levels, never the roots.
+ * The format's metadata with `key_attestations_required` (OpenID4VCI 1.0 §12.2.4) when the
+ * configuration requires key attestations: the levels, never the roots. Such a configuration takes
+ * the `attestation` proof type too (App. F.3): a key attestation from a provider it trusts, without
+ * a proof of possession, whose signature algorithms are those Vellum verifies attestations with.
  */
 function withKeyAttestations(metadata: Record<string, unknown>, c: CredentialConfiguration): Record<string, unknown> {
   const required = c.keyAttestationsRequired;
@@ -140,7 +142,14 @@ function withKeyAttestations(metadata: Record<string, unknown>, c: CredentialCon
     ...(required.keyStorage?.length ? { key_storage: required.keyStorage } : {}),
     ...(required.userAuthentication?.length ? { user_authentication: required.userAuthentication } : {}),
   };
-  return { ...metadata, proof_types_supported: { ...proofTypes, jwt: { ...proofTypes.jwt, key_attestations_required: levels } } };
+  return {
+    ...metadata,
+    proof_types_supported: {
+      ...proofTypes,
+      jwt: { ...proofTypes.jwt, key_attestations_required: levels },
+      attestation: { proof_signing_alg_values_supported: [...PROOF_JWT_ALGORITHMS], key_attestations_required: { ...levels } },
+    },
+  };
 }
 
 /**
@@ -178,6 +187,8 @@ function legacyEntry(c: CredentialConfiguration, formats: FormatRegistry): Recor
  * The credential issuer metadata of a tenant as seen from `origin` (OpenID4VCI 1.0 §12.2, OpenID4VCI
  * 1.0 §12.2), advertising only the features that are live. `issuerDisplay` is the tenant's
  * (OpenID4VCI 1.0 §12.2.4 `display`), left out when there is none: the member is a non-empty array.
+ * `batchSize` is the tenant's too: `batch_credential_issuance` is published only above 1 (§12.2.4:
+ * its `batch_size` is 2 or more; without it a wallet sends one proof).
  */
 export function buildIssuerMetadata(
   origin: string,
@@ -185,6 +196,7 @@ export function buildIssuerMetadata(
   features: IssuanceFeatures,
   formats: FormatRegistry,
   issuerDisplay: readonly IssuerDisplay[] = [],
+  batchSize = 1,
 ): Record<string, unknown> {
   const at = (path: string) => `${origin}${path}`;
   const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
@@ -207,5 +219,6 @@ export function buildIssuerMetadata(
     credential_configurations_supported: Object.fromEntries(configurations.map((c) => [c.id, configurationMetadata(c, formats)])),
     ...(features.credentialResponseEncryption ? { credential_response_encryption: features.credentialResponseEncryption } : {}),
     ...(features.credentialRequestEncryption ? { credential_request_encryption: features.credentialRequestEncryption } : {}),
+    ...(features.credentialEndpoint && batchSize > 1 ? { batch_credential_issuance: { batch_size: batchSize } } : {}),
   };
 }

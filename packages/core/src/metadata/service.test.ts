@@ -76,6 +76,22 @@ describe('issuer metadata of a tenant (OpenID4VCI 1.0 §12.2, §12.2.2)', () => 
     expect(jwtProof(any.id)?.key_attestations_required).toEqual({});
     expect(jwtProof(plain.id)).not.toHaveProperty('key_attestations_required');
     expect(JSON.stringify(m)).not.toContain('BEGIN CERTIFICATE');
+    // The attestation proof type (OpenID4VCI 1.0 App. F.3, issue 30): only where key attestations are required.
+    const proofTypes = (id: string) =>
+      (m.credential_configurations_supported as Record<string, { proof_types_supported: Record<string, unknown> }>)[id]?.proof_types_supported;
+    expect(proofTypes(pid.id)?.attestation).toEqual({
+      proof_signing_alg_values_supported: ['ES256', 'EdDSA'],
+      key_attestations_required: { key_storage: ['iso_18045_high'] },
+    });
+    expect(proofTypes(any.id)?.attestation).toEqual({ proof_signing_alg_values_supported: ['ES256', 'EdDSA'], key_attestations_required: {} });
+    expect(Object.keys(proofTypes(plain.id) ?? {})).toEqual(['jwt']);
+  });
+
+  it('publishes batch_credential_issuance with the tenant’s batch size only above 1 (OpenID4VCI 1.0 §12.2.4; issue 30)', async () => {
+    const { metadata, tenant } = await setup();
+    expect(await metadata.issuerMetadata(contextFor(tenant, null))).not.toHaveProperty('batch_credential_issuance');
+    expect(await metadata.issuerMetadata(contextFor({ ...tenant, batchSize: 1 }, null))).not.toHaveProperty('batch_credential_issuance');
+    expect((await metadata.issuerMetadata(contextFor({ ...tenant, batchSize: 10 }, null))).batch_credential_issuance).toEqual({ batch_size: 10 });
   });
 
   it('publishes every display field of a configuration per locale: logo with alt_text, description, colours and background image (OpenID4VCI 1.0 §12.2.4)', async () => {

@@ -102,7 +102,14 @@ export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMet
 
   async function issuerMetadata(ctx: RequestContext, basePath?: string): Promise<Record<string, unknown>> {
     const configurations = await store.credentialConfigurations.listAll(ctx.tenant.id);
-    return buildIssuerMetadata(issuerOf(ctx, basePath), configurations, await tenantFeatures(ctx.tenant.id), formats, ctx.tenant.issuerDisplay);
+    return buildIssuerMetadata(
+      issuerOf(ctx, basePath),
+      configurations,
+      await tenantFeatures(ctx.tenant.id),
+      formats,
+      ctx.tenant.issuerDisplay,
+      ctx.tenant.batchSize,
+    );
   }
 
   async function metadataSigner(ctx: RequestContext, basePath?: string): Promise<X509Signer | undefined> {

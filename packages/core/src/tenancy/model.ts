@@ -26,6 +26,11 @@ export interface Tenant extends TenantRetention {
    * Kept on the tenant, which every request reads anyway, so the metadata costs no other read.
    */
   issuerDisplay?: IssuerDisplay[];
+  /**
+   * The most credentials one credential request may ask for (OpenID4VCI 1.0 §12.2.4
+   * `batch_credential_issuance.batch_size`), 2 to 100; absent: 1, one proof per request.
+   */
+  batchSize?: number;
 }
 
 /** An administrative API client of one tenant. The secret is only ever kept as a slow hash. */

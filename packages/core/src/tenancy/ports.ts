@@ -23,6 +23,11 @@ export interface TenantRepository {
    * list removes it (the tenant then reads without `issuerDisplay`). Returns false when there is no such tenant.
    */
   setIssuerDisplay(id: string, display: readonly IssuerDisplay[]): Promise<boolean>;
+  /**
+   * Sets the tenant's batch size (`batchSize`, 1 to 100); 1 removes it (the tenant then reads
+   * without `batchSize`). Returns false when there is no such tenant.
+   */
+  setBatchSize(id: string, batchSize: number): Promise<boolean>;
 }
 
 export interface ClientRepository {

@@ -447,6 +447,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/batch-issuance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the batch size
+         * @description Needs an admin token whose role holds the `configurations:read` permission.
+         */
+        get: operations["getBatchIssuance"];
+        /**
+         * Set the batch size
+         * @description How many credentials one credential request may ask for, each bound to its own key (1 to 100; 1, the default, is one proof per request). Above 1 the credential issuer metadata publishes it as `batch_credential_issuance.batch_size` (OpenID4VCI 1.0 §12.2.4).
+         *
+         *     Needs an admin token whose role holds the `configurations:write` permission.
+         */
+        put: operations["updateBatchIssuance"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/config/domain": {
         parameters: {
             query?: never;
@@ -3855,6 +3881,150 @@ export interface operations {
                         loggingLevel: 1 | 2 | 3;
                         /** @description How many days finished webhook deliveries (default 30) are kept (docs/retention.md). */
                         webhookDeliveryRetentionDays: number;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBatchIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        batchSize: number;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateBatchIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    batchSize: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        batchSize: number;
                     };
                 };
             };
