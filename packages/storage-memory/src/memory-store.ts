@@ -22,6 +22,7 @@ import { emptyWebhookState, webhookRepositories, type WebhookState } from './web
 import { type AuthenticationState, authenticationRepositories, emptyAuthenticationState } from './authentication.ts';
 import { type AuthorizationState, authorizationRepositories, emptyAuthorizationState } from './authorizations.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
+import { type DeferredIssuanceState, deferredIssuanceRepositories, emptyDeferredIssuanceState } from './deferred-issuances.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
 import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, slice, tenantPage, tenantValues } from './rows.ts';
@@ -50,6 +51,8 @@ interface State {
   webhooks: WebhookState;
   /** By id. */
   issuedCredentials: Map<string, Row<IssuedCredentialRecord>>;
+  /** Credential requests held for review (./deferred-issuances.ts). */
+  deferredIssuances: DeferredIssuanceState;
   /** Wallet (OAuth) clients (./wallet-clients.ts). */
   walletClients: WalletClientState;
   /** Authentication providers, OpenID settings and claim sources (./authentication.ts). */
@@ -78,6 +81,7 @@ const emptyState = (): State => ({
   offers: emptyOfferState(),
   webhooks: emptyWebhookState(),
   issuedCredentials: new Map(),
+  deferredIssuances: emptyDeferredIssuanceState(),
   walletClients: emptyWalletClientState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
@@ -116,6 +120,7 @@ function repositories(get: () => State): Repositories {
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
     ...statusListRepositories(() => get().statusLists, next),
+    ...deferredIssuanceRepositories(() => get().deferredIssuances, next),
     iacas: {
       async insert(iaca, limit) {
         const s = get();

@@ -51,7 +51,10 @@ function recordingSink(): DomainEventSink & { published: DomainEvent[]; fail?: E
     fail: undefined as Error | undefined,
     async publish(tx: Parameters<DomainEventSink['publish']>[0], event: DomainEvent) {
       // Proves it runs inside the transaction: the record is visible through tx.
-      const record = await tx.issuedCredentials.get(event.tenantId, event.payload.credentialId);
+      const record =
+        event.type === 'OpenIdCredentialReviewRequested'
+          ? await tx.deferredIssuances.get(event.tenantId, event.payload.deferredIssuanceId)
+          : await tx.issuedCredentials.get(event.tenantId, event.payload.credentialId);
       if (!record) throw new Error('publish ran outside the issuing transaction');
       if (sink.fail) throw sink.fail;
       sink.published.push(event);
