@@ -106,6 +106,8 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     providerFailures,
     sessionTokens,
     issuedCredentials: vellum.issuedCredentials,
+    deferredCredentialEndpoint: vellum.deferredCredentialEndpoint,
+    deferredIssuances: vellum.deferredIssuances,
     secretBox,
     hasher,
     authenticationProviders: vellum.authenticationProviders,

@@ -30,6 +30,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { walletClientRoutes } from './routes/wallet-clients.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { issuedCredentialRoutes } from './routes/issued-credentials.ts';
+import { deferredIssuanceRoutes } from './routes/deferred-issuances.ts';
 import type { VellumServices } from './services.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -105,6 +106,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(authorizationRoutes, { services });
     await tenantScope.register(credentialRoutes, { services });
     await tenantScope.register(issuedCredentialRoutes, { services });
+    await tenantScope.register(deferredIssuanceRoutes, { services });
     await tenantScope.register(adminClientRoutes, { services });
     await tenantScope.register(walletClientRoutes, { services });
   });

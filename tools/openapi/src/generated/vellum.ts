@@ -791,6 +791,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/openid/deferred_credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deferred credential endpoint (OpenID4VCI §9) */
+        post: operations["issueDeferredCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openid/nonce": {
         parameters: {
             query?: never;
@@ -1375,6 +1392,90 @@ export interface paths {
         get: operations["getCompactStatusList"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deferred issuances
+         * @description Needs an admin token whose role holds the `credentials` permission.
+         */
+        get: operations["listDeferredIssuances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a deferred issuance
+         * @description Needs an admin token whose role holds the `credentials` permission.
+         */
+        get: operations["getDeferredIssuance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a deferred issuance
+         * @description The wallet’s next poll of the deferred credential endpoint gets the credentials. 409 unless pending and unexpired.
+         *
+         *     Needs an admin token whose role holds the `credentials` permission.
+         */
+        post: operations["approveDeferredIssuance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a deferred issuance
+         * @description The wallet gets credential_request_denied; the claims held for it are erased. 409 unless pending and unexpired.
+         *
+         *     Needs an admin token whose role holds the `credentials` permission.
+         */
+        post: operations["denyDeferredIssuance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6274,6 +6375,95 @@ export interface operations {
             };
         };
     };
+    issueDeferredCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A DPoP proof (RFC 9449 §4), required with a DPoP-bound access token. */
+                dpop?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credential_response_encryption?: {
+                        [key: string]: unknown;
+                    };
+                    transaction_id: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/jwt": string;
+            };
+        };
+        responses: {
+            /** @description The credentials, once an admin approved; `application/jwt` when the request asked for an encrypted response. */
+            200: {
+                headers: {
+                    /** @description The nonce the next DPoP proof must carry (RFC 9449 §8). */
+                    "dpop-nonce"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credential?: unknown;
+                        credentials?: {
+                            credential: unknown;
+                        }[];
+                        format?: string;
+                        notification_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "application/jwt": string;
+                };
+            };
+            /** @description Not issued yet (OpenID4VCI §8.3): poll the deferred credential endpoint with transaction_id, no more often than every interval seconds. */
+            202: {
+                headers: {
+                    /** @description The nonce the next DPoP proof must carry (RFC 9449 §8). */
+                    "dpop-nonce"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        interval: number;
+                        transaction_id: string;
+                    };
+                    "application/jwt": string;
+                };
+            };
+            /** @description invalid_transaction_id (unknown, expired, collected, or another grant’s), credential_request_denied, invalid_credential_request… */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description No valid access token (RFC 6750 §3: invalid_token), with a challenge. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
     issueNonce: {
         parameters: {
             query?: never;
@@ -7987,7 +8177,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
                     url: string;
                 };
             };
@@ -8161,7 +8351,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
                     url: string;
                 };
             };
@@ -8936,6 +9126,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -9061,6 +9263,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -9122,6 +9336,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -9253,6 +9479,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -9377,6 +9615,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -9438,6 +9688,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -9814,6 +10076,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -9939,6 +10213,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -10000,6 +10286,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -10131,6 +10429,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -10255,6 +10565,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -10316,6 +10638,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -10517,6 +10851,434 @@ export interface operations {
             };
             /** @description Not found, or no tenant is served at this host. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDeferredIssuances: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description One of pending, approved, denied, issued */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                            claims?: {
+                                [key: string]: unknown;
+                            };
+                            clientId?: string;
+                            clientInstanceId?: string;
+                            createdAt: string;
+                            credentialConfigurationId: string;
+                            credentialIds?: string[];
+                            decidedAt?: string;
+                            decidedBy?: string;
+                            expired: boolean;
+                            expiresAt: string;
+                            format: string;
+                            grant: "pre-authorized_code" | "authorization_code";
+                            /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                            holderKeys: {
+                                crv: string;
+                                kty: string;
+                                x: string;
+                                y?: string;
+                            }[];
+                            id: string;
+                            intervalSeconds: number;
+                            issuedAt?: string;
+                            offerId: string;
+                            reason?: string;
+                            status: "pending" | "approved" | "denied" | "issued";
+                            userId: string;
+                        }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDeferredIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                        claims?: {
+                            [key: string]: unknown;
+                        };
+                        clientId?: string;
+                        clientInstanceId?: string;
+                        createdAt: string;
+                        credentialConfigurationId: string;
+                        credentialIds?: string[];
+                        decidedAt?: string;
+                        decidedBy?: string;
+                        expired: boolean;
+                        expiresAt: string;
+                        format: string;
+                        grant: "pre-authorized_code" | "authorization_code";
+                        /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                        holderKeys: {
+                            crv: string;
+                            kty: string;
+                            x: string;
+                            y?: string;
+                        }[];
+                        id: string;
+                        intervalSeconds: number;
+                        issuedAt?: string;
+                        offerId: string;
+                        reason?: string;
+                        status: "pending" | "approved" | "denied" | "issued";
+                        userId: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    approveDeferredIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                        claims?: {
+                            [key: string]: unknown;
+                        };
+                        clientId?: string;
+                        clientInstanceId?: string;
+                        createdAt: string;
+                        credentialConfigurationId: string;
+                        credentialIds?: string[];
+                        decidedAt?: string;
+                        decidedBy?: string;
+                        expired: boolean;
+                        expiresAt: string;
+                        format: string;
+                        grant: "pre-authorized_code" | "authorization_code";
+                        /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                        holderKeys: {
+                            crv: string;
+                            kty: string;
+                            x: string;
+                            y?: string;
+                        }[];
+                        id: string;
+                        intervalSeconds: number;
+                        issuedAt?: string;
+                        offerId: string;
+                        reason?: string;
+                        status: "pending" | "approved" | "denied" | "issued";
+                        userId: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    denyDeferredIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept on the record for the admins, never told to the wallet. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                        claims?: {
+                            [key: string]: unknown;
+                        };
+                        clientId?: string;
+                        clientInstanceId?: string;
+                        createdAt: string;
+                        credentialConfigurationId: string;
+                        credentialIds?: string[];
+                        decidedAt?: string;
+                        decidedBy?: string;
+                        expired: boolean;
+                        expiresAt: string;
+                        format: string;
+                        grant: "pre-authorized_code" | "authorization_code";
+                        /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                        holderKeys: {
+                            crv: string;
+                            kty: string;
+                            x: string;
+                            y?: string;
+                        }[];
+                        id: string;
+                        intervalSeconds: number;
+                        issuedAt?: string;
+                        offerId: string;
+                        reason?: string;
+                        status: "pending" | "approved" | "denied" | "issued";
+                        userId: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11806,6 +12568,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -11924,6 +12698,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -11978,6 +12764,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -12102,6 +12900,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -12219,6 +13029,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -12273,6 +13095,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -14347,6 +15181,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             disclosureRules?: {
                                 decoys?: number;
@@ -14508,6 +15354,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     disclosureRules?: {
                         decoys?: number;
@@ -14605,6 +15463,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         disclosureRules?: {
                             decoys?: number;
@@ -14772,6 +15642,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         disclosureRules?: {
                             decoys?: number;
@@ -14932,6 +15814,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     disclosureRules?: {
                         decoys?: number;
@@ -15029,6 +15923,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         disclosureRules?: {
                             decoys?: number;
@@ -15487,6 +16393,18 @@ export interface operations {
                                 backgroundColor?: string;
                                 watermarkImageUrl?: string;
                             };
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -15618,6 +16536,18 @@ export interface operations {
                         backgroundColor?: string;
                         watermarkImageUrl?: string;
                     };
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -15684,6 +16614,18 @@ export interface operations {
                         credentialBranding?: {
                             backgroundColor?: string;
                             watermarkImageUrl?: string;
+                        };
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
                         };
                         description?: string;
                         display?: {
@@ -15822,6 +16764,18 @@ export interface operations {
                             backgroundColor?: string;
                             watermarkImageUrl?: string;
                         };
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -15952,6 +16906,18 @@ export interface operations {
                         backgroundColor?: string;
                         watermarkImageUrl?: string;
                     };
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -16018,6 +16984,18 @@ export interface operations {
                         credentialBranding?: {
                             backgroundColor?: string;
                             watermarkImageUrl?: string;
+                        };
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
                         };
                         description?: string;
                         display?: {
