@@ -108,6 +108,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     issuedCredentials: vellum.issuedCredentials,
     deferredCredentialEndpoint: vellum.deferredCredentialEndpoint,
     deferredIssuances: vellum.deferredIssuances,
+    webhooks: vellum.webhooks,
     secretBox,
     hasher,
     authenticationProviders: vellum.authenticationProviders,
