@@ -267,14 +267,14 @@ describe('deferred issuance: the admin API (docs/deferred-issuance.md)', () => {
 describe('deferred issuance: configuration and metadata', () => {
   it('takes deferred on every format, fills in the defaults, and bounds the transaction life', async () => {
     const s = await setup(null);
-    const body = { type: 'org.iso.18013.5.1.aamva', claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } } };
+    const body = { type: 'org.iso.18013.5.1.aamva', claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } }, expiresIn: { days: 365 } };
     const created = await s.configurations.create(s.admin, 'mso_mdoc', { ...body, deferred: {} });
     expect(created.deferred).toEqual({ intervalSeconds: 5, expiresIn: { days: 30 } });
-    const sd = await s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Ticket', claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { intervalSeconds: 60 } });
+    const sd = await s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Ticket', expiresIn: { days: 365 }, claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { intervalSeconds: 60 } });
     expect(sd.deferred).toEqual({ intervalSeconds: 60, expiresIn: { days: 30 } });
-    const tooLong = await refusal(s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Pass', claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { expiresIn: { days: 91 } } }));
+    const tooLong = await refusal(s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Pass', expiresIn: { days: 365 }, claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { expiresIn: { days: 91 } } }));
     expect(tooLong.details).toEqual([expect.objectContaining({ param: 'deferred.expiresIn', msg: 'At most 90 days' })]);
-    const badInterval = await refusal(s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Pass', claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { intervalSeconds: 0 } }));
+    const badInterval = await refusal(s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Pass', expiresIn: { days: 365 }, claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { intervalSeconds: 0 } }));
     expect(badInterval.details).toEqual([expect.objectContaining({ param: 'deferred.intervalSeconds' })]);
   });
 

@@ -51,6 +51,10 @@ export const deferredIssuanceRoutes: FastifyPluginAsyncTypebox<{ services: Vellu
     '/v2/credentials/deferred/:id/deny',
     {
       config,
+      // The body is optional: none is a denial without a reason, validated as `{}`.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
       schema: {
         tags,
         summary: 'Deny a deferred issuance',
