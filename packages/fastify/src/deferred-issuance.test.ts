@@ -60,7 +60,11 @@ describe.each(['standalone', 'prefixed'] as const)('deferred issuance over HTTP 
       return { res, authorization, key, transactionId: (res.json() as { transaction_id: string }).transaction_id };
     }
     const poll = (authorization: string, body: unknown) =>
-      wallet('/v1/openid/deferred_credential', { authorization, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) });
+      wallet('/v1/openid/deferred_credential', {
+        authorization,
+        contentType: 'application/json',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
     return { ...tenant, configuration, wallet, held, poll };
   }
 
@@ -142,7 +146,8 @@ describe.each(['standalone', 'prefixed'] as const)('deferred issuance over HTTP 
   it('is for the roles that manage issued credentials: admin, issuer and managed-issuer; others 403, no token 401', async () => {
     const s = await issuer();
     await s.held();
-    for (const role of ['issuer', 'managed-issuer'] as const) expect((await s.call('GET', '/v2/credentials/deferred', undefined, role)).statusCode, role).toBe(200);
+    for (const role of ['issuer', 'managed-issuer'] as const)
+      expect((await s.call('GET', '/v2/credentials/deferred', undefined, role)).statusCode, role).toBe(200);
     const [item] = ((await s.call('GET', '/v2/credentials/deferred')).json() as { data: Array<{ id: string }> }).data;
     for (const role of ['verifier', 'auditor', 'dts-provider'] as const) {
       expect((await s.call('GET', '/v2/credentials/deferred', undefined, role)).statusCode, role).toBe(403);

@@ -43,12 +43,20 @@ async function decidedOnce(a: Store, b: Store): Promise<void> {
     const now = new Date().toISOString();
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        (i % 2 === 0 ? a : b).deferredIssuances.decide(tenant.id, record.id, { status: i % 3 === 0 ? 'denied' : 'approved', decidedAt: now, decidedBy: `admin-${i}` }, now),
+        (i % 2 === 0 ? a : b).deferredIssuances.decide(
+          tenant.id,
+          record.id,
+          { status: i % 3 === 0 ? 'denied' : 'approved', decidedAt: now, decidedBy: `admin-${i}` },
+          now,
+        ),
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = results.indexOf(true);
-    expect(await a.deferredIssuances.get(tenant.id, record.id)).toMatchObject({ status: winner % 3 === 0 ? 'denied' : 'approved', decidedBy: `admin-${winner}` });
+    expect(await a.deferredIssuances.get(tenant.id, record.id)).toMatchObject({
+      status: winner % 3 === 0 ? 'denied' : 'approved',
+      decidedBy: `admin-${winner}`,
+    });
   }
 }
 

@@ -51,7 +51,10 @@ describe('deferred issuance with a wallet library we did not write (OpenID4VCI 1
 
   /** A wallet that redeemed an offer for `configuration` and asked for it: the library's 202 answer, and what it needs to poll. */
   async function held(configuration = configurationId) {
-    const offer = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration], claims: { familyName: 'Okafor', birthDate: '1991-07-14' } });
+    const offer = await call('POST', '/v1/openid/offers/pre-authorized', {
+      credentials: [configuration],
+      claims: { familyName: 'Okafor', birthDate: '1991-07-14' },
+    });
     expect(offer.status, offer.text).toBe(200);
     const device = libraryWallet(issuer.tlsFetch);
     const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(device.client, offer.json().uri);

@@ -301,7 +301,16 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       if (!deps.digests) throw new Error('Deferred issuance needs the digests port');
       const held = await deferIssuance(
         { store, clock, ids, digests: deps.digests, secrets, domainEvents },
-        { ctx, token, configuration: { ...configuration, deferred: configuration.deferred }, holderKeys: holderKey ? [holderKey] : [], subject, userClaims, ...(nonce ? { nonce } : {}), ...(encrypter ? { encrypter } : {}) },
+        {
+          ctx,
+          token,
+          configuration: { ...configuration, deferred: configuration.deferred },
+          holderKeys: holderKey ? [holderKey] : [],
+          subject,
+          userClaims,
+          ...(nonce ? { nonce } : {}),
+          ...(encrypter ? { encrypter } : {}),
+        },
         { nonce: nonceRefused, alreadyIssued: () => alreadyIssued(configuration.id) },
       );
       described.response = encrypter ? { encrypted: true } : { deferred: true };

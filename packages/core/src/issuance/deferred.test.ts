@@ -20,14 +20,19 @@ async function setup(deferred: MdocConfiguration['deferred'] | null = { interval
     type: DOCTYPE,
     expiresIn: { days: 365 },
     includeStatus: false,
-    claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } } },
+    claimMappings: {
+      'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true }, birth_date: { mapFrom: 'claims.birthDate', type: 'date' } },
+    },
     ...(deferred ? { deferred } : {}),
   } as Partial<MdocConfiguration>) as MdocConfiguration;
   await h.store.credentialConfigurations.insert(configuration);
   const issuer = 'https://acme.eu01.vellum.test';
   const wallet = contextFor(tenant, null);
   // A webhook for the review event and the issued one, so the outbox shows what each transaction published.
-  const hook = await h.webhooks.create(admin, { url: 'https://hooks.example.com/review', events: ['OpenIdCredentialReviewRequested', 'OpenIdCredentialIssued'] });
+  const hook = await h.webhooks.create(admin, {
+    url: 'https://hooks.example.com/review',
+    events: ['OpenIdCredentialReviewRequested', 'OpenIdCredentialIssued'],
+  });
 
   /** A user, a redeemed offer and an access token for it, as the token endpoint leaves them. */
   async function flow() {
@@ -66,7 +71,8 @@ async function setup(deferred: MdocConfiguration['deferred'] | null = { interval
     h.credentialEndpoint.issue(ctx, { authorization, contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const poll = (authorization: string, body: unknown, contentType = 'application/json') =>
     h.deferredCredentialEndpoint.collect(wallet, { authorization, contentType, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const deliveries = async (type: string) => (await h.store.webhookDeliveries.list(tenant.id, hook.id, { limit: 100 })).items.filter((d) => d.eventType === type);
+  const deliveries = async (type: string) =>
+    (await h.store.webhookDeliveries.list(tenant.id, hook.id, { limit: 100 })).items.filter((d) => d.eventType === type);
 
   /** A request held for review: its transaction_id and flow. */
   async function held(key: WalletKey = walletKey()) {
@@ -87,7 +93,14 @@ describe('deferred issuance: the credential endpoint holds a reviewed configurat
     expect(JSON.parse(res.body)).toEqual({ transaction_id: transactionId, interval: 7 });
     expect(transactionId.length).toBeGreaterThanOrEqual(32);
     const [record] = (await s.store.deferredIssuances.list(s.tenant.id, {}, { limit: 10 })).items;
-    expect(record).toMatchObject({ status: 'pending', userId, offerId, credentialConfigurationId: s.configuration.id, holderKeys: [key.publicJwk], intervalSeconds: 7 });
+    expect(record).toMatchObject({
+      status: 'pending',
+      userId,
+      offerId,
+      credentialConfigurationId: s.configuration.id,
+      holderKeys: [key.publicJwk],
+      intervalSeconds: 7,
+    });
     expect(record?.expiresAt).toBe(new Date(s.clock.now().getTime() + 2 * DAY).toISOString());
     expect(record?.transactionDigest).toBe(s.digests.sha256(transactionId));
     expect(JSON.stringify(record)).not.toContain(transactionId);
@@ -163,7 +176,10 @@ describe('deferred issuance: the deferred credential endpoint (OpenID4VCI 1.0 §
     expect(Object.keys(body).sort()).toEqual(['credentials', 'notification_id']);
     const mdoc = readFakeMdoc(body.credentials[0]!.credential);
     expect(mdoc.deviceKey).toEqual(key.publicJwk);
-    expect(mdoc.namespaces['org.iso.18013.5.1']).toEqual({ family_name: { type: 'string', value: 'Turner' }, birth_date: { type: 'date', value: '1990-05-15' } });
+    expect(mdoc.namespaces['org.iso.18013.5.1']).toEqual({
+      family_name: { type: 'string', value: 'Turner' },
+      birth_date: { type: 'date', value: '1990-05-15' },
+    });
 
     const [issued] = (await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items;
     expect(issued).toMatchObject({ userId, notificationId: body.notification_id, credentialConfigurationId: s.configuration.id });
@@ -208,7 +224,8 @@ describe('deferred issuance: the deferred credential endpoint (OpenID4VCI 1.0 §
     await s.deferredIssuances.approve(s.admin, a!.id);
     s.clock.advance(2 * DAY);
     // A fresh token of the same grant: the transaction, not the token, has expired.
-    for (const f of [first, second]) expect((await refusal(s.poll(await f.mint(), { transaction_id: f.transactionId }))).oauthError).toBe('invalid_transaction_id');
+    for (const f of [first, second])
+      expect((await refusal(s.poll(await f.mint(), { transaction_id: f.transactionId }))).oauthError).toBe('invalid_transaction_id');
     const late = await refusal(s.deferredIssuances.approve(s.admin, b!.id));
     expect(late.code).toBe('Conflict');
     expect((await s.deferredIssuances.get(s.admin, b!.id)).expired).toBe(true);
@@ -231,7 +248,11 @@ describe('deferred issuance: the deferred credential endpoint (OpenID4VCI 1.0 §
     const s = await setup();
     const { authorization, transactionId } = await s.held();
     const jwk = { kty: 'EC', crv: 'P-256', x: 'wallet-x', y: 'wallet-y', use: 'enc' };
-    const res = await s.poll(authorization, fakeRequestJwe(s.tenant.id, { transaction_id: transactionId, credential_response_encryption: { jwk, enc: 'A256GCM' } }), 'application/jwt');
+    const res = await s.poll(
+      authorization,
+      fakeRequestJwe(s.tenant.id, { transaction_id: transactionId, credential_response_encryption: { jwk, enc: 'A256GCM' } }),
+      'application/jwt',
+    );
     expect(res).toMatchObject({ status: 202, contentType: 'application/jwt' });
     expect(readFakeJwe(res.body)).toEqual({ enc: 'A256GCM', x: 'wallet-x', json: { transaction_id: transactionId, interval: 7 } });
   });
@@ -250,7 +271,9 @@ describe('deferred issuance: the admin API (docs/deferred-issuance.md)', () => {
     const one = await s.deferredIssuances.get(s.admin, page.data[1]!.id);
     expect(one.claims).toEqual({ familyName: 'Turner', birthDate: '1990-05-15' });
     expect(one).not.toHaveProperty('transactionDigest');
-    expect((await refusal(s.deferredIssuances.list(s.admin, { status: 'maybe' }))).details).toEqual([expect.objectContaining({ param: 'status', location: 'query' })]);
+    expect((await refusal(s.deferredIssuances.list(s.admin, { status: 'maybe' }))).details).toEqual([
+      expect.objectContaining({ param: 'status', location: 'query' }),
+    ]);
   });
 
   it('is refused to roles without the credentials permission, 404 for an unknown id and 400 for a malformed one', async () => {
@@ -267,14 +290,37 @@ describe('deferred issuance: the admin API (docs/deferred-issuance.md)', () => {
 describe('deferred issuance: configuration and metadata', () => {
   it('takes deferred on every format, fills in the defaults, and bounds the transaction life', async () => {
     const s = await setup(null);
-    const body = { type: 'org.iso.18013.5.1.aamva', claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } }, expiresIn: { days: 365 } };
+    const body = {
+      type: 'org.iso.18013.5.1.aamva',
+      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName' } } },
+      expiresIn: { days: 365 },
+    };
     const created = await s.configurations.create(s.admin, 'mso_mdoc', { ...body, deferred: {} });
     expect(created.deferred).toEqual({ intervalSeconds: 5, expiresIn: { days: 30 } });
-    const sd = await s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Ticket', expiresIn: { days: 365 }, claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { intervalSeconds: 60 } });
+    const sd = await s.configurations.create(s.admin, 'dc+sd-jwt', {
+      type: 'Ticket',
+      expiresIn: { days: 365 },
+      claimMappings: { name: { mapFrom: 'claims.name' } },
+      deferred: { intervalSeconds: 60 },
+    });
     expect(sd.deferred).toEqual({ intervalSeconds: 60, expiresIn: { days: 30 } });
-    const tooLong = await refusal(s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Pass', expiresIn: { days: 365 }, claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { expiresIn: { days: 91 } } }));
+    const tooLong = await refusal(
+      s.configurations.create(s.admin, 'dc+sd-jwt', {
+        type: 'Pass',
+        expiresIn: { days: 365 },
+        claimMappings: { name: { mapFrom: 'claims.name' } },
+        deferred: { expiresIn: { days: 91 } },
+      }),
+    );
     expect(tooLong.details).toEqual([expect.objectContaining({ param: 'deferred.expiresIn', msg: 'At most 90 days' })]);
-    const badInterval = await refusal(s.configurations.create(s.admin, 'dc+sd-jwt', { type: 'Pass', expiresIn: { days: 365 }, claimMappings: { name: { mapFrom: 'claims.name' } }, deferred: { intervalSeconds: 0 } }));
+    const badInterval = await refusal(
+      s.configurations.create(s.admin, 'dc+sd-jwt', {
+        type: 'Pass',
+        expiresIn: { days: 365 },
+        claimMappings: { name: { mapFrom: 'claims.name' } },
+        deferred: { intervalSeconds: 0 },
+      }),
+    );
     expect(badInterval.details).toEqual([expect.objectContaining({ param: 'deferred.intervalSeconds' })]);
   });
 
@@ -283,7 +329,9 @@ describe('deferred issuance: configuration and metadata', () => {
     const plain = { ...s.configuration, deferred: undefined };
     delete plain.deferred;
     const origin = 'https://acme.eu01.vellum.test';
-    expect(buildIssuerMetadata(origin, [s.configuration], LIVE_ISSUANCE_FEATURES, s.formats).deferred_credential_endpoint).toBe(`${origin}/v1/openid/deferred_credential`);
+    expect(buildIssuerMetadata(origin, [s.configuration], LIVE_ISSUANCE_FEATURES, s.formats).deferred_credential_endpoint).toBe(
+      `${origin}/v1/openid/deferred_credential`,
+    );
     expect(buildIssuerMetadata(origin, [plain], LIVE_ISSUANCE_FEATURES, s.formats)).not.toHaveProperty('deferred_credential_endpoint');
   });
 });

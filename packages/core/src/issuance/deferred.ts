@@ -234,7 +234,15 @@ export function createDeferredCredentialEndpoint(deps: DeferredCredentialEndpoin
     const response = await answer(200, { credentials: made.map((c) => ({ credential: c.credential })), notification_id: notificationId });
     await store.transaction(async (tx: Repositories) => {
       // The single use of the transaction_id: of racing collections, one commits; the others write nothing.
-      if (!(await tx.deferredIssuances.markIssued(ctx.tenant.id, record.id, now.toISOString(), records.map((r) => r.id)))) throw invalidTransaction();
+      if (
+        !(await tx.deferredIssuances.markIssued(
+          ctx.tenant.id,
+          record.id,
+          now.toISOString(),
+          records.map((r) => r.id),
+        ))
+      )
+        throw invalidTransaction();
       for (const [i, issued] of made.entries()) {
         const credentialRecord = records[i] as IssuedCredentialRecord;
         await tx.issuedCredentials.insert(credentialRecord);

@@ -1,6 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../context.ts';
-import { DeferredIssuance, DeferredIssuanceListQuery, DeferredIssuancePage, DeferredIssuanceParams, DenyDeferredIssuanceBody } from '../schemas/deferred-issuances.ts';
+import {
+  DeferredIssuance,
+  DeferredIssuanceListQuery,
+  DeferredIssuancePage,
+  DeferredIssuanceParams,
+  DenyDeferredIssuanceBody,
+} from '../schemas/deferred-issuances.ts';
 import type { VellumServices } from '../services.ts';
 import { adminErrors, adminErrorsWithoutConflict } from './resource.ts';
 
@@ -13,7 +19,12 @@ export const deferredIssuanceRoutes: FastifyPluginAsyncTypebox<{ services: Vellu
     '/v2/credentials/deferred',
     {
       config,
-      schema: { tags, summary: 'List deferred issuances', querystring: DeferredIssuanceListQuery, response: { 200: DeferredIssuancePage, ...adminErrorsWithoutConflict } },
+      schema: {
+        tags,
+        summary: 'List deferred issuances',
+        querystring: DeferredIssuanceListQuery,
+        response: { 200: DeferredIssuancePage, ...adminErrorsWithoutConflict },
+      },
     },
     async (request) => services.deferredIssuances.list(requestContext(request), request.query),
   );

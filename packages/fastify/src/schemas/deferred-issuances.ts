@@ -41,7 +41,9 @@ export const DeferredIssuance = Type.Object({
   reason: Type.Optional(Type.String()),
   issuedAt: Type.Optional(Type.String()),
   credentialIds: Type.Optional(Type.Array(Type.String())),
-  claims: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'On GET of one, to roles that may read users’ claims, until issued or denied.' })),
+  claims: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'On GET of one, to roles that may read users’ claims, until issued or denied.' }),
+  ),
 });
 
 export const DeferredIssuancePage = PageSchema(DeferredIssuance);
