@@ -125,6 +125,8 @@ describe.each(['standalone', 'prefixed'] as const)('deferred issuance over HTTP 
     const s = await issuer();
     const noToken = await s.poll('Bearer nope', { transaction_id: 'x' });
     expect(noToken.statusCode).toBe(401);
+    // Wallet-facing, so browsers' wallets may call it (docs/limits.md, CORS).
+    expect(noToken.headers['access-control-allow-origin']).toBe('*');
     expect(noToken.json()).toMatchObject({ error: 'invalid_token' });
     const { authorization } = await s.held();
     for (const body of ['not json', { transaction_id: 7 }, []]) {
