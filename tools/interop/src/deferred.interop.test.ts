@@ -74,7 +74,8 @@ describe('deferred issuance with a wallet library we did not write (OpenID4VCI 1
    * The library's collection of approved credentials. @openid4vc/openid4vci 0.4.6 refuses a deferred
    * response that has both `credentials` and `notification_id` (its check is the inverse of its own
    * message, "notification_id MUST NOT be defined when credentials is not defined"), though OpenID4VCI
-   * 1.0 §9.2 gives the notification_id with the credentials as §8.3 does. So the answer is taken from
+   * 1.0 §9.2 gives the notification_id with the credentials as §8.3 does (oid4vc-ts issue #245, fixed
+   * upstream after 0.4.6). So the answer is taken from
    * the library's own response when that one check is its only complaint, and from nowhere else.
    */
   async function collect(poll: () => Promise<{ response: Response; deferredCredentialResponse: unknown }>) {
