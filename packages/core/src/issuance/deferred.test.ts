@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextFor, withTenant } from '../../test/harness.ts';
-import { fakeRequestJwe, makeConfiguration, proofJwt, readFakeJwe, readFakeMdoc, walletKey, type WalletKey } from '../../test/kit.ts';
+import { fakeRequestJwe, makeAuthorization, makeConfiguration, proofJwt, readFakeJwe, readFakeMdoc, walletKey, type WalletKey } from '../../test/kit.ts';
 import { refusal } from '../../test/refusal.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
 import { buildIssuerMetadata, LIVE_ISSUANCE_FEATURES } from '../metadata/issuer-metadata.ts';
@@ -191,6 +191,47 @@ describe('deferred issuance: the deferred credential endpoint (OpenID4VCI 1.0 §
 
     // Single use: the transaction_id is spent.
     expect((await refusal(s.poll(authorization, { transaction_id: transactionId }))).oauthError).toBe('invalid_transaction_id');
+  });
+
+  it('holds and collects under the Authorization Code grant too, the authorization recording what its token asked for', async () => {
+    const s = await setup();
+    const at = s.clock.now().toISOString();
+    const userId = crypto.randomUUID();
+    await s.store.users.insert({ id: userId, tenantId: s.tenant.id, claims: { familyName: 'Hopper' }, createdAt: at, updatedAt: at });
+    const run = makeAuthorization(s.tenant.id, {
+      issuer: s.issuer,
+      configurationIds: [s.configuration.id],
+      stage: 'redeemed',
+      userId,
+      expiresAt: new Date(s.clock.now().getTime() + 600_000).toISOString(),
+    });
+    delete run.handleDigest;
+    await s.store.authorizations.insert(run);
+    const claims = {
+      tenantId: s.tenant.id,
+      issuer: s.issuer,
+      userId,
+      offerId: run.id,
+      grant: 'authorization_code' as const,
+      configurationIds: [s.configuration.id],
+      scope: '',
+    };
+    const authorization = `Bearer ${(await s.walletTokens.issue(claims, 600)).token}`;
+    const res = await s.post(s.wallet, authorization, await s.request(walletKey()));
+    expect(res.status).toBe(202);
+    const { transaction_id } = JSON.parse(res.body) as { transaction_id: string };
+    expect((await s.store.authorizations.get(s.tenant.id, run.id))?.issuedConfigurationIds).toEqual([s.configuration.id]);
+    const [record] = (await s.store.deferredIssuances.list(s.tenant.id, {}, { limit: 1 })).items;
+    expect(record).toMatchObject({ grant: 'authorization_code', offerId: run.id, userId });
+    // A Pre-authorized token naming the same id is another grant.
+    const { grant: _g, ...preAuthorized } = claims;
+    const other = `Bearer ${(await s.walletTokens.issue(preAuthorized, 600)).token}`;
+    expect((await refusal(s.poll(other, { transaction_id }))).oauthError).toBe('invalid_transaction_id');
+    await s.deferredIssuances.approve(s.admin, record!.id);
+    const collected = await s.poll(authorization, { transaction_id });
+    expect(collected.status).toBe(200);
+    const { credentials } = JSON.parse(collected.body) as { credentials: { credential: string }[] };
+    expect(readFakeMdoc(credentials[0]!.credential).namespaces['org.iso.18013.5.1']).toEqual({ family_name: { type: 'string', value: 'Hopper' } });
   });
 
   it('works with a later token of the same grant, and with no token of another grant', async () => {
