@@ -35,7 +35,7 @@ async function setup(deferred: MdocConfiguration['deferred'] | null = { interval
   });
 
   /** A user, a redeemed offer and an access token for it, as the token endpoint leaves them. */
-  async function flow() {
+  async function flow(configurationIds = [configuration.id]) {
     const userId = crypto.randomUUID();
     const offerId = crypto.randomUUID();
     const at = h.clock.now().toISOString();
@@ -46,7 +46,7 @@ async function setup(deferred: MdocConfiguration['deferred'] | null = { interval
       tenantId: tenant.id,
       kind: 'pre-authorized',
       issuer,
-      configurationIds: [configuration.id],
+      configurationIds,
       userId,
       ...(sealed ? { sealedClaims: sealed } : {}),
       codeDigest: crypto.randomUUID(),
@@ -57,8 +57,7 @@ async function setup(deferred: MdocConfiguration['deferred'] | null = { interval
       createdAt: at,
       usedAt: at,
     });
-    const mint = async () =>
-      `Bearer ${(await h.walletTokens.issue({ tenantId: tenant.id, issuer, userId, offerId, configurationIds: [configuration.id], scope: '' }, 600)).token}`;
+    const mint = async () => `Bearer ${(await h.walletTokens.issue({ tenantId: tenant.id, issuer, userId, offerId, configurationIds, scope: '' }, 600)).token}`;
     return { userId, offerId, authorization: await mint(), mint };
   }
 
@@ -232,6 +231,32 @@ describe('deferred issuance: the deferred credential endpoint (OpenID4VCI 1.0 §
     expect(collected.status).toBe(200);
     const { credentials } = JSON.parse(collected.body) as { credentials: { credential: string }[] };
     expect(readFakeMdoc(credentials[0]!.credential).namespaces['org.iso.18013.5.1']).toEqual({ family_name: { type: 'string', value: 'Hopper' } });
+  });
+
+  it('an unbound configuration (holderBinding: false) is held without a key proof and collected as one credential without cnf', async () => {
+    const s = await setup();
+    await s.dids.create(s.admin, { method: 'key', options: { keyType: 'P-256' } });
+    const unbound = makeConfiguration(s.tenant.id, {
+      format: 'dc+sd-jwt',
+      type: 'Ticket',
+      revocable: false,
+      holderBinding: false,
+      claimMappings: { familyName: { mapFrom: 'claims.familyName', required: true } },
+      deferred: { intervalSeconds: 2, expiresIn: { days: 1 } },
+    } as never);
+    await s.store.credentialConfigurations.insert(unbound);
+    const f = await s.flow([unbound.id]);
+    const held = await s.post(s.wallet, f.authorization, { credential_configuration_id: unbound.id });
+    expect(held.status).toBe(202);
+    const { transaction_id } = JSON.parse(held.body) as { transaction_id: string };
+    const [record] = (await s.store.deferredIssuances.list(s.tenant.id, {}, { limit: 1 })).items;
+    expect(record?.holderKeys).toEqual([]);
+    await s.deferredIssuances.approve(s.admin, record!.id);
+    const { credentials } = JSON.parse((await s.poll(f.authorization, { transaction_id })).body) as { credentials: { credential: string }[] };
+    expect(credentials).toHaveLength(1);
+    const payload = JSON.parse(Buffer.from(credentials[0]!.credential.slice(0, -1), 'base64url').toString('utf8')).payload;
+    expect(payload).toMatchObject({ vct: 'Ticket', familyName: 'Turner' });
+    expect(payload).not.toHaveProperty('cnf');
   });
 
   it('works with a later token of the same grant, and with no token of another grant', async () => {
