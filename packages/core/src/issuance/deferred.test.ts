@@ -282,6 +282,17 @@ describe('deferred issuance: the deferred credential endpoint (OpenID4VCI 1.0 §
     expect((await refusal(s.deferredIssuances.approve(s.admin, record!.id))).code).toBe('Conflict');
   });
 
+  it('issues nothing to a user deleted after approval: credential_request_denied, and the approval stands', async () => {
+    const s = await setup();
+    const { authorization, transactionId, userId } = await s.held();
+    const [record] = (await s.store.deferredIssuances.list(s.tenant.id, {}, { limit: 1 })).items;
+    await s.deferredIssuances.approve(s.admin, record!.id);
+    await s.store.users.delete(s.tenant.id, userId);
+    expect((await refusal(s.poll(authorization, { transaction_id: transactionId }))).oauthError).toBe('credential_request_denied');
+    expect((await s.store.issuedCredentials.list(s.tenant.id, {}, { limit: 10 })).items).toEqual([]);
+    expect((await s.store.deferredIssuances.get(s.tenant.id, record!.id))?.status).toBe('approved');
+  });
+
   it('answers invalid_transaction_id once expired, approved or not, and an expired one cannot be decided', async () => {
     const s = await setup();
     const first = await s.held();

@@ -198,8 +198,13 @@ export function createDeferredCredentialEndpoint(deps: DeferredCredentialEndpoin
     // OpenID4VCI 1.0 §9.2: not ready yet is the 202 of §8.3 again, with the same transaction_id.
     if (record.status === 'pending') return answer(202, { transaction_id: transactionId, interval: record.intervalSeconds });
 
-    const configuration = await store.credentialConfigurations.get(ctx.tenant.id, record.credentialConfigurationId);
+    const [configuration, user] = await Promise.all([
+      store.credentialConfigurations.get(ctx.tenant.id, record.credentialConfigurationId),
+      store.users.get(ctx.tenant.id, record.userId),
+    ]);
     if (!configuration) throw refusal('credential_request_denied', 'The credential configuration of this request no longer exists');
+    // As at the credential endpoint: a user deleted since is issued nothing.
+    if (!user) throw refusal('credential_request_denied', 'The user this request was made for no longer exists');
     const sealed = openDeferredSubject(secrets, record);
     if (!sealed) throw invalidTransaction();
     const keys: (PublicJwk | undefined)[] = record.holderKeys.length > 0 ? record.holderKeys : [undefined];
