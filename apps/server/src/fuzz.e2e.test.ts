@@ -47,6 +47,7 @@ const OAUTH_ROUTES = new Set([
   'POST /v1/openid/nonce',
   'POST /v1/openid/credential',
   'POST /v1/openid/notification',
+  'POST /v1/openid/deferred_credential',
 ]);
 
 /**
@@ -480,6 +481,8 @@ const BASE_BODIES: Record<string, (f: Fixtures) => unknown> = {
     transactionCodeConfiguration: { inputMode: 'numeric', length: 6 },
   }),
   'POST /v1/openid/notification': (f) => ({ notification_id: f.notificationId, event: 'credential_accepted' }),
+  'POST /v1/openid/deferred_credential': () => ({ transaction_id: 'fuzz-transaction' }),
+  'POST /v2/credentials/deferred/:id/deny': () => ({ reason: 'Fuzz' }),
   'POST /v1/openid/credential': (f) => ({ credential_configuration_id: f.configurationId, proof: { proof_type: 'jwt', jwt: 'eyJhbGciOiJub25lIn0.e30.' } }),
   'POST /v1/oauth/par': (f) => ({
     response_type: 'code',

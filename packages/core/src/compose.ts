@@ -65,6 +65,8 @@ import { createWalletProviderService, type WalletProviderService } from './walle
 import { createWalletProviderTrust, type Inflater, type WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
 import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
+import { createDeferredCredentialEndpoint, type DeferredCredentialEndpoint } from './issuance/deferred.ts';
+import { createDeferredIssuanceService, type DeferredIssuanceService } from './issuance/deferred-admin.ts';
 import { createWebhookSigningKeys, type WebhookSigningKeys } from './webhooks/keys.ts';
 import { createWebhookOutbox } from './webhooks/outbox.ts';
 import { createWebhookService, type WebhookService } from './webhooks/service.ts';
@@ -242,6 +244,10 @@ export interface Vellum {
   credentialEndpoint: CredentialEndpoint;
   /** Issued-credential records (docs/decisions.md "The credential endpoint"): `GET /v2/credentials`, `GET /v1/users/{id}/credentials`. */
   issuedCredentials: IssuedCredentialService;
+  /** `POST /v1/openid/deferred_credential` (OpenID4VCI 1.0 §9; docs/deferred-issuance.md). */
+  deferredCredentialEndpoint: DeferredCredentialEndpoint;
+  /** `/v2/credentials/deferred`: requests held for review, approved or denied (docs/deferred-issuance.md). */
+  deferredIssuances: DeferredIssuanceService;
 }
 
 /** Builds all use cases over one set of adapters: the one call a host (or a test) needs. */
@@ -403,9 +409,24 @@ export function createVellum(deps: VellumDeps): Vellum {
       domainEvents,
       events: recorder,
       secrets: deps.secretBox,
+      digests: deps.digests,
       ...(deps.http ? { claimSources: createClaimSourceClient({ http: deps.http, secrets: deps.secretBox, clock }) } : {}),
     }),
     issuedCredentials: createIssuedCredentialService({ store, events: recorder }),
+    deferredCredentialEndpoint: createDeferredCredentialEndpoint({
+      store,
+      clock,
+      ids,
+      digests: deps.digests,
+      secrets: deps.secretBox,
+      domainEvents,
+      walletTokens: deps.walletTokens,
+      dpop,
+      encryption: deps.credentialEncryption,
+      issuance: credentialIssuance,
+      events: recorder,
+    }),
+    deferredIssuances: createDeferredIssuanceService({ store, clock, secrets: deps.secretBox, events: recorder }),
     recorder,
     adminAuth: createAdminAuth({
       store,

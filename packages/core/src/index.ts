@@ -134,6 +134,11 @@ export type { KeyAttestationTrust, VerifiedKeyAttestation, VerifyKeyAttestationI
 export type { WalletRequest } from './issuance/wallet-request.ts';
 export * from './issuance/proof-rules.ts';
 export * from './issuance/issued-credentials.ts';
+export * from './issuance/deferred-model.ts';
+export { createDeferredCredentialEndpoint, deferredClaimsContext } from './issuance/deferred.ts';
+export type { DeferredAnswer, DeferredCredentialEndpoint, DeferredCredentialEndpointDeps } from './issuance/deferred.ts';
+export * from './issuance/deferred-admin.ts';
+export * from './configurations/deferred.ts';
 export { JWE_ENCRYPTION_ALGORITHMS } from './ports.ts';
 export * from './oauth/wallet-claims.ts';
 

@@ -12,6 +12,7 @@ import type { CredentialConfigurationRepository } from './configurations/ports.t
 import type { CustomDomainRepository } from './custom-domains/ports.ts';
 import type { DidRepository } from './dids/ports.ts';
 import type { EventRepository } from './events/ports.ts';
+import type { DeferredIssuanceRepository } from './issuance/deferred-model.ts';
 import type { IssuedCredentialRepository } from './issuance/ports.ts';
 import type { KeyRepository, PlatformKeyRepository, TenantSigningKeyRepository } from './keys/ports.ts';
 import type { DocumentSignerRepository, IacaRepository } from './mdoc-pki/ports.ts';
@@ -35,6 +36,7 @@ export type { LinkedDataProof, LinkedDataProofType, LinkedDataSigner, LinkedData
 export type { CustomDomainRepository, DnsResolver, TxtLookup } from './custom-domains/ports.ts';
 export type { DidRepository, DidStamp } from './dids/ports.ts';
 export type { EventRepository } from './events/ports.ts';
+export type { DeferredIssuanceRepository } from './issuance/deferred-model.ts';
 export { JWE_ENCRYPTION_ALGORITHMS } from './issuance/ports.ts';
 export type {
   CredentialEncryption,
@@ -57,6 +59,7 @@ export type { LeaseRepository } from './retention/ports.ts';
 export type {
   Clock,
   CredentialIssuedEvent,
+  CredentialReviewRequestedEvent,
   CredentialStatusUpdatedEvent,
   Digests,
   DomainEvent,
@@ -91,6 +94,8 @@ export interface Repositories {
   nonces: NonceRepository;
   tenantSigningKeys: TenantSigningKeyRepository;
   issuedCredentials: IssuedCredentialRepository;
+  /** Credential requests held for review (docs/deferred-issuance.md). */
+  deferredIssuances: DeferredIssuanceRepository;
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   webhookKeys: WebhookKeyRepository;

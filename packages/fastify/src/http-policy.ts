@@ -35,6 +35,7 @@ export const WALLET_CORS_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: s
   { method: 'POST', path: '/v1/openid/nonce' },
   { method: 'POST', path: '/v1/openid/credential' },
   { method: 'POST', path: '/v1/openid/notification' },
+  { method: 'POST', path: '/v1/openid/deferred_credential' },
   { method: 'GET', path: '/v1/openid/offers/:id' },
   { method: 'GET', path: '/v2/credentials/mobile/iacas' },
   { method: 'GET', path: '/v2/credentials/mobile/iacas/:id/crl' },

@@ -19,6 +19,8 @@ export const OPERATION_VERBS = [
   'complete',
   'push',
   'notify',
+  'approve',
+  'deny',
 ] as const;
 
 const FORMATS = [
@@ -132,8 +134,14 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v1/oauth/par', 'pushAuthorizationRequest'],
   ['POST /v1/openid/credential', 'issueCredential'],
   ['POST /v1/openid/notification', 'notifyCredentialEvent'],
+  ['POST /v1/openid/deferred_credential', 'issueDeferredCredential'],
   // Issued credentials.
   ['GET /v2/credentials', 'listIssuedCredentials'],
+  // Deferred issuance (docs/deferred-issuance.md).
+  ['GET /v2/credentials/deferred', 'listDeferredIssuances'],
+  ['GET /v2/credentials/deferred/{id}', 'getDeferredIssuance'],
+  ['POST /v2/credentials/deferred/{id}/approve', 'approveDeferredIssuance'],
+  ['POST /v2/credentials/deferred/{id}/deny', 'denyDeferredIssuance'],
   // Admin and wallet clients.
   ['POST /v1/admin-clients', 'createAdminClient'],
   ['GET /v1/admin-clients', 'listAdminClients'],

@@ -32,6 +32,7 @@ import { walletClientRoutes } from './routes/wallet-clients.ts';
 import { walletProviderRoutes } from './routes/wallet-providers.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { issuedCredentialRoutes } from './routes/issued-credentials.ts';
+import { deferredIssuanceRoutes } from './routes/deferred-issuances.ts';
 import type { VellumServices } from './services.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -108,6 +109,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(authorizationRoutes, { services });
     await tenantScope.register(credentialRoutes, { services });
     await tenantScope.register(issuedCredentialRoutes, { services });
+    await tenantScope.register(deferredIssuanceRoutes, { services });
     await tenantScope.register(adminClientRoutes, { services });
     await tenantScope.register(walletClientRoutes, { services });
     await tenantScope.register(walletProviderRoutes, { services });

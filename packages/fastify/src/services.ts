@@ -5,6 +5,8 @@ import type {
   AnalyticsService,
   CredentialEndpoint,
   IssuedCredentialService,
+  DeferredCredentialEndpoint,
+  DeferredIssuanceService,
   CredentialConfigurationService,
   CustomDomainService,
   DidConfigurationService,
@@ -73,6 +75,10 @@ export interface VellumServices {
   credentialEndpoint: CredentialEndpoint;
   /** `GET /v2/credentials` and `GET /v1/users/{id}/credentials`. */
   issuedCredentials: IssuedCredentialService;
+  /** `POST /v1/openid/deferred_credential` (docs/deferred-issuance.md). */
+  deferredCredentialEndpoint: DeferredCredentialEndpoint;
+  /** `/v2/credentials/deferred`: review of held credential requests. */
+  deferredIssuances: DeferredIssuanceService;
   /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts. */
   walletClients: WalletClientService;
   /** `/v1/openid/wallet-providers`: the wallet providers the tenant trusts (docs/dpop-and-attestation.md). */

@@ -22,6 +22,7 @@ import { emptyWebhookState, webhookRepositories, type WebhookState } from './web
 import { type AuthenticationState, authenticationRepositories, emptyAuthenticationState } from './authentication.ts';
 import { type AuthorizationState, authorizationRepositories, emptyAuthorizationState } from './authorizations.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
+import { type DeferredIssuanceState, deferredIssuanceRepositories, emptyDeferredIssuanceState } from './deferred-issuances.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 import { emptyWalletProviderState, walletProviderRepositories, type WalletProviderState } from './wallet-providers.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
@@ -51,6 +52,8 @@ interface State {
   webhooks: WebhookState;
   /** By id. */
   issuedCredentials: Map<string, Row<IssuedCredentialRecord>>;
+  /** Credential requests held for review (./deferred-issuances.ts). */
+  deferredIssuances: DeferredIssuanceState;
   /** Wallet (OAuth) clients (./wallet-clients.ts). */
   walletClients: WalletClientState;
   walletProviders: WalletProviderState;
@@ -80,6 +83,7 @@ const emptyState = (): State => ({
   offers: emptyOfferState(),
   webhooks: emptyWebhookState(),
   issuedCredentials: new Map(),
+  deferredIssuances: emptyDeferredIssuanceState(),
   walletClients: emptyWalletClientState(),
   walletProviders: emptyWalletProviderState(),
   authentication: emptyAuthenticationState(),
@@ -120,6 +124,7 @@ function repositories(get: () => State): Repositories {
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
     ...statusListRepositories(() => get().statusLists, next),
+    ...deferredIssuanceRepositories(() => get().deferredIssuances, next),
     iacas: {
       async insert(iaca, limit) {
         const s = get();

@@ -8,6 +8,7 @@ import type { AuthorizationsTable } from './authorizations.table.ts';
 import type { CredentialConfigurationsTable } from './credential-configurations.table.ts';
 import type { CustomDomainsTable } from './custom-domains.table.ts';
 import type { DidsTable } from './dids.table.ts';
+import type { DeferredIssuancesTable } from './deferred-issuances.table.ts';
 import type { IssuedCredentialsTable } from './issued-credentials.table.ts';
 import type { KeysTable } from './keys.table.ts';
 import type { MdocDocumentSignersTable, MdocIacaRevocationsTable, MdocIacasTable } from './mdoc-pki.table.ts';
@@ -45,6 +46,7 @@ export interface VellumDatabase {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_signing_keys: WebhookSigningKeysTable;
   issued_credentials: IssuedCredentialsTable;
+  deferred_issuances: DeferredIssuancesTable;
   rate_limits: RateLimitsTable;
   wallet_clients: WalletClientsTable;
   wallet_providers: WalletProvidersTable;

@@ -843,6 +843,50 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('wallet_providers_tenant_id_seq').on('wallet_providers').columns(['tenant_id', 'seq']).execute();
       },
     },
+    '0023_deferred_issuance': {
+      async up(db: Kysely<any>) {
+        // Credential requests held for review (docs/deferred-issuance.md). The transaction_id is a
+        // bearer secret: only its SHA-256 digest is kept, unique per tenant (the rule, and the
+        // lookup of each poll). `claims` holds the sealed claims until issued or denied (null after).
+        await db.schema
+          .createTable('deferred_issuances')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('transaction_digest', 'text', (c) => c.notNull())
+          .addColumn('credential_configuration_id', 'text', (c) => c.notNull())
+          .addColumn('format', 'text', (c) => c.notNull())
+          .addColumn('user_id', 'text', (c) => c.notNull())
+          .addColumn('offer_id', 'text', (c) => c.notNull())
+          .addColumn('grant_type', 'text')
+          .addColumn('client_id', 'text')
+          .addColumn('client_instance_id', 'text')
+          .addColumn('holder_keys', 'text', (c) => c.notNull())
+          .addColumn('claims', 'text')
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('interval_seconds', 'integer', (c) => c.notNull())
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('decided_at', 'text')
+          .addColumn('decided_by', 'text')
+          .addColumn('reason', 'text')
+          .addColumn('issued_at', 'text')
+          .addColumn('credential_ids', 'text')
+          .execute();
+        await db.schema.createIndex('deferred_issuances_id_unique').unique().on('deferred_issuances').column('id').execute();
+        await db.schema
+          .createIndex('deferred_issuances_tenant_id_transaction_digest_unique')
+          .unique()
+          .on('deferred_issuances')
+          .columns(['tenant_id', 'transaction_digest'])
+          .execute();
+        // The admin list, in creation order, with or without a status filter.
+        await db.schema.createIndex('deferred_issuances_tenant_id_seq').on('deferred_issuances').columns(['tenant_id', 'seq']).execute();
+        await db.schema.createIndex('deferred_issuances_tenant_id_status_seq').on('deferred_issuances').columns(['tenant_id', 'status', 'seq']).execute();
+        // The retention job deletes them past their expiry, every tenant at once (docs/retention.md).
+        await db.schema.createIndex('deferred_issuances_expires_at').on('deferred_issuances').column('expires_at').execute();
+      },
+    },
     '0025_batch_issuance': {
       async up(db: Kysely<any>) {
         // The tenant's batch size (OpenID4VCI 1.0 §12.2.4 batch_credential_issuance); null is 1.

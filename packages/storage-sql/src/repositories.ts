@@ -38,6 +38,7 @@ import { walletProviderRepositoriesOn } from './wallet-providers.table.ts';
 import { authenticationRepositoriesOn } from './authentication-repositories.ts';
 import { authorizationRepositoriesOn } from './authorizations.table.ts';
 import { statusListRepositoriesOn } from './status-lists.table.ts';
+import { deferredIssuanceRepositoriesOn } from './deferred-issuances.table.ts';
 
 // Well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters at 10 columns a row.
 const EVENT_BATCH_ROWS = 500;
@@ -74,6 +75,7 @@ const didsPageAfter = compiledOnce('dids.list (a later page)', (db, p: { tenantI
 export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories {
   return {
     ...webhookRepositoriesOn(db, kind),
+    ...deferredIssuanceRepositoriesOn(db),
     ...offerRepositoriesOn(db, kind),
     ...walletClientRepositoriesOn(db),
     ...walletProviderRepositoriesOn(db, kind),

@@ -88,6 +88,7 @@ function describeRetention(kind: 'sqlite' | 'postgres', options: () => Promise<S
         offers: 'select seq from offers where expires_at <= $1 limit 5',
         nonces: 'select tenant_id, nonce from nonces where expires_at <= $1 limit 5',
         rate_limits: 'select key from rate_limits where expires_at <= $1 limit 5',
+        deferred_issuances: 'select seq from deferred_issuances where expires_at <= $1 limit 5',
         analytic_events: 'select seq from analytic_events where tenant_id = $2 and "timestamp" < $1 limit 5',
         webhook_deliveries: "select seq from webhook_deliveries where tenant_id = $2 and status <> 'pending' and updated_at < $1 limit 5",
       };

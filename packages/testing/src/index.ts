@@ -9,6 +9,7 @@ export * from './mdoc-fakes.ts';
 export { makeDocumentSigner, makeIaca } from './store-contract-mdoc.ts';
 export * from './token-fakes.ts';
 export { makeOffer, makeUser } from './store-contract-offers.ts';
+export { makeDeferredIssuance } from './store-contract-deferred.ts';
 export * from './store-contract-authentication.ts';
 export { makeIssuedCredential } from './store-contract-issuance.ts';
 export * from './wallet.ts';

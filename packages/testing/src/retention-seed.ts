@@ -4,6 +4,7 @@
 import { RETENTION_GRACE_MS, RETENTION_KINDS, type RetentionKind, type Store, type Tenant } from '@vellum/core';
 import { makeAuthorization } from './store-contract-authorizations.ts';
 import { makeOffer } from './store-contract-offers.ts';
+import { makeDeferredIssuance } from './store-contract-deferred.ts';
 import { insertTenant, unique, uuid } from './store-contract-support.ts';
 import { makeDelivery, makeWebhook } from './store-contract-webhooks.ts';
 
@@ -65,6 +66,17 @@ export async function seedRetention(store: Store, now: Date): Promise<RetentionS
     await expiring(kind, at(-grace - 1000), pastLife);
     await expiring(kind, at(-grace + 60_000), alive);
     await expiring(kind, at(300_000), alive);
+  }
+
+  // Deferred issuances: past their expiry and grace, within the grace, live.
+  for (const [expiresAt, into] of [
+    [at(-RETENTION_GRACE_MS.deferred_issuances - 1000), pastLife],
+    [at(-RETENTION_GRACE_MS.deferred_issuances + 60_000), alive],
+    [at(300_000), alive],
+  ] as const) {
+    const d = makeDeferredIssuance(a.id, { expiresAt });
+    await store.deferredIssuances.insert(d);
+    into.deferred_issuances.push(async () => (await store.deferredIssuances.get(a.id, d.id)) !== undefined);
   }
 
   // Rate-limit windows: the current one first (a hit may sweep ended windows itself), then one that ended long ago.

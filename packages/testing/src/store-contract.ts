@@ -11,6 +11,7 @@ import { describeWalletProviderContract } from './store-contract-wallet-provider
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
 import { describeRetentionContract } from './store-contract-retention.ts';
+import { describeDeferredIssuanceContract } from './store-contract-deferred.ts';
 import {
   expectDomainError,
   expectOwnedBy,
@@ -559,6 +560,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeAuthorizationContract(() => store);
     describeStatusListContract(() => store);
     describeRetentionContract(() => store);
+    describeDeferredIssuanceContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

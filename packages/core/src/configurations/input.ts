@@ -1,5 +1,6 @@
 import type { CredentialFormatHandler } from '../credential-formats/port.ts';
 import type { DidRecord } from '../dids/model.ts';
+import { checkDeferred } from './deferred.ts';
 import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import type { ClaimDisplay, CredentialConfiguration, CredentialDisplay, Duration, KeyAttestationRequirement } from './model.ts';
 import {
@@ -90,6 +91,7 @@ export function checkConfigurationInput(
   const keyAttestationsRequired = checkKeyAttestationsRequired(body.keyAttestationsRequired, values);
   handler.checkFields(body, values);
   checkHolderBinding(handler, body, values);
+  const deferred = checkDeferred(body.deferred, values);
   checkIssuerDid(handler, body.issuer, context, values);
   const failed = problems.details.map((d) => d.param);
   const shapeHeld = (param: string) => !failed.some((f) => param === f || param.startsWith(`${f}.`));
@@ -108,6 +110,7 @@ export function checkConfigurationInput(
     keyAttestationsRequired: keyAttestationsRequired as KeyAttestationRequirement | undefined,
     // Only `false` is kept: absent is the default, bound.
     holderBinding: body.holderBinding === false ? (false as const) : undefined,
+    deferred,
   });
   return handler.build(common, body);
 }

@@ -1,3 +1,4 @@
+import type { DeferredIssuanceSettings } from './deferred.ts';
 import type { TenantRecord } from '../shared/ports.ts';
 
 /** The credential formats Vellum issues (docs/credential-formats.md; `dc+sd-jwt` is a Vellum addition). */
@@ -92,6 +93,8 @@ interface ConfigurationBase extends TenantRecord {
    * §6.3, "no binding"); absent: bound to the key the wallet proves, as always. Only `false` is kept.
    */
   holderBinding?: false;
+  /** Credentials are issued only once an admin approves each request (docs/deferred-issuance.md); absent: at once. */
+  deferred?: DeferredIssuanceSettings;
 }
 
 export interface MdocConfiguration extends ConfigurationBase {
@@ -195,6 +198,8 @@ export interface CredentialConfigurationInput {
   keyAttestationsRequired?: KeyAttestationRequirement;
   /** false: issued without a holder key (not for mso_mdoc). */
   holderBinding?: boolean;
+  /** Require review before issuance (docs/deferred-issuance.md). */
+  deferred?: { intervalSeconds?: number; expiresIn?: Duration };
   /** mso_mdoc. */
   includeStatus?: boolean;
   /** ldp_vc (name required), cwt, cwt_vc, dc+sd-jwt. */

@@ -1,6 +1,7 @@
 import { type TObject, Type } from '@sinclair/typebox';
 import { UUID } from '../shared/ids.ts';
 import { MAX_ROOT_CERTIFICATE_LENGTH, MAX_ROOT_CERTIFICATES } from '../shared/root-certificates.ts';
+import { DeferredField } from './deferred.ts';
 import type { CredentialFormat } from './model.ts';
 import { COLOR, LOCALE, MAX_DESCRIPTION, MAX_LABEL, MAX_LIST, SIGNING_DID } from './rules.ts';
 
@@ -90,6 +91,8 @@ const common = {
   keyAttestationsRequired: Type.Optional(KeyAttestationsRequired),
   /** false: issued without a holder key, and requested without a key proof (not for mso_mdoc). */
   holderBinding: Type.Optional(Flag),
+  /** Review before issuance (docs/deferred-issuance.md): the credential endpoint answers 202 with a transaction_id. */
+  deferred: Type.Optional(DeferredField),
 };
 
 /** Linked-data and CWT issuers: who signs and how they are shown. Whether the tenant holds the DID is the service's to check. */

@@ -130,6 +130,12 @@ export const EVENT_PREFIXES = {
   OPENID_CREDENTIAL: 'openid',
   OPENID_NOTIFICATION: 'openid',
   ISSUED_CREDENTIAL_LIST: 'issued-credential',
+  // Deferred issuance (docs/deferred-issuance.md): the wallet's collection and the admin's review.
+  OPENID_DEFERRED_CREDENTIAL: 'openid',
+  DEFERRED_CREDENTIAL_LIST: 'issued-credential',
+  DEFERRED_CREDENTIAL_RETRIEVE: 'issued-credential',
+  DEFERRED_CREDENTIAL_APPROVE: 'issued-credential',
+  DEFERRED_CREDENTIAL_DENY: 'issued-credential',
   USER_CREDENTIAL_LIST: 'user',
   // Webhooks (docs/decisions.md "Webhooks": WEBHOOK_UPDATE, WEBHOOK_RETRIEVE; the rest follow the pattern, docs/decisions.md "Analytic events").
   WEBHOOK_CREATE: 'webhook',

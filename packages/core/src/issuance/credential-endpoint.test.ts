@@ -53,7 +53,10 @@ function recordingSink(): DomainEventSink & { published: DomainEvent[]; fail?: E
     fail: undefined as Error | undefined,
     async publish(tx: Parameters<DomainEventSink['publish']>[0], event: DomainEvent) {
       // Proves it runs inside the transaction: the record is visible through tx.
-      const record = await tx.issuedCredentials.get(event.tenantId, event.payload.credentialId);
+      const record =
+        event.type === 'OpenIdCredentialReviewRequested'
+          ? await tx.deferredIssuances.get(event.tenantId, event.payload.deferredIssuanceId)
+          : await tx.issuedCredentials.get(event.tenantId, event.payload.credentialId);
       if (!record) throw new Error('publish ran outside the issuing transaction');
       if (sink.fail) throw sink.fail;
       sink.published.push(event);
@@ -1105,7 +1108,7 @@ describe('batch issuance and the attestation proof type (OpenID4VCI 1.0 ยง8.2, ย
     expect(records).toHaveLength(3);
     expect(new Set(records.map((r) => r.id)).size).toBe(3);
     for (const r of records) expect(r).toMatchObject({ userId, notificationId: body.notification_id, status: 'valid' });
-    expect(s.sink.published.map((e) => e.payload.credentialId).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(s.sink.published.map((e) => (e.payload as { credentialId?: string }).credentialId).sort()).toEqual(records.map((r) => r.id).sort());
     expect(s.sink.published.map((e) => (e.payload as { credential?: unknown }).credential as string).sort()).toEqual(
       body.credentials.map((c) => c.credential).sort(),
     );

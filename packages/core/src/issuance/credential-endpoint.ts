@@ -17,7 +17,8 @@ import { issuerOf } from '../metadata/service.ts';
 import type { NonceCodec, NonceRecord, WalletAccessClaims, WalletTokens } from '../oauth/ports.ts';
 import type { Store } from '../ports.ts';
 import type { PublicJwk } from '../keys/model.ts';
-import type { Clock, CredentialIssuedEvent, DomainEventSink, Ids, SecretBox } from '../shared/ports.ts';
+import type { Clock, CredentialIssuedEvent, Digests, DomainEventSink, Ids, SecretBox } from '../shared/ports.ts';
+import { deferIssuance } from './deferred.ts';
 import { authorizationClaimsContext, offerClaimsContext, openClaims } from '../shared/sealed-claims.ts';
 import type { CredentialEncryption, ProofVerifier } from './ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
@@ -58,10 +59,14 @@ export interface CredentialEndpointDeps {
    * live features publish.
    */
   requestEncryptionRequired?: boolean;
+  /** Digests of transaction_ids, for configurations that require review (docs/deferred-issuance.md). */
+  digests?: Pick<Digests, 'sha256'>;
 }
 
 /** What the credential endpoint answers: a JSON text, or a JWE when the wallet asked for encryption. */
 export interface CredentialEndpointResponse {
+  /** 200, or 202 when the request was held for review (OpenID4VCI 1.0 §8.3; absent: 200). */
+  status?: 200 | 202;
   contentType: 'application/json' | 'application/jwt';
   body: string;
   /** Protocol headers to send as well: `Deprecation` and `Sunset` on legacy answers. */
@@ -383,6 +388,28 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // The proof before the claims: a wallet that cannot prove its key makes no claim source call.
     const { holderKeys, nonce } = await holderKeysOf(ctx, issuer, request, configuration);
     const { subject, userClaims } = await subjectOf(ctx, token, configuration, nonce);
+    // A configuration that requires review holds the request instead (docs/deferred-issuance.md).
+    if (configuration.deferred) {
+      if (request.form !== 'current') throw denied('This credential is issued after review: send an OpenID4VCI 1.0 request (credential_configuration_id)');
+      if (!deps.digests) throw new Error('Deferred issuance needs the digests port');
+      const held = await deferIssuance(
+        { store, clock, ids, digests: deps.digests, secrets, domainEvents },
+        {
+          ctx,
+          token,
+          configuration: { ...configuration, deferred: configuration.deferred },
+          holderKeys,
+          subject,
+          userClaims,
+          ...(nonce ? { nonce } : {}),
+          ...(encrypter ? { encrypter } : {}),
+        },
+        { nonce: nonceRefused, alreadyIssued: () => alreadyIssued(configuration.id) },
+      );
+      described.response = encrypter ? { encrypted: true } : { deferred: true };
+      described.meta = { deferredIssuanceId: held.record.id, credentialConfigurationId: configuration.id, format: configuration.format, deferred: true };
+      return { status: 202, contentType: held.contentType, body: held.body, headers: {} };
+    }
     const now = clock.now();
     // One credential per key, each issued on its own: its own salts, decoys, signature and status
     // entry, so that no two can be linked (OpenID4VCI 1.0 §3.3). An unbound credential is one.

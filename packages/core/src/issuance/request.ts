@@ -95,7 +95,7 @@ const badEncryption = (message: string, param: string) => refusal('invalid_encry
  * being the jwk's `alg`. Drafts sent `alg` beside `jwk`; it is taken when it agrees. ECDH-ES is
  * the only algorithm published, so a key without `alg` is used with it.
  */
-function responseEncryptionOf(value: unknown): ResponseEncryptionParameters | undefined {
+export function responseEncryptionOf(value: unknown): ResponseEncryptionParameters | undefined {
   if (value === undefined) return undefined;
   const param = 'credential_response_encryption';
   if (!isPlainObject(value)) throw badEncryption(`${param} must be an object with jwk and enc`, param);

@@ -52,6 +52,7 @@ export const ISSUER_PATHS = {
   credential: '/v1/openid/credential',
   nonce: '/v1/openid/nonce',
   notification: '/v1/openid/notification',
+  deferredCredential: '/v1/openid/deferred_credential',
   jwks: '/.well-known/jwks.json',
   iacas: '/v2/credentials/mobile/iacas',
 } as const;
@@ -209,6 +210,10 @@ export function buildIssuerMetadata(
     ...(features.jwks ? { jwks_uri: at(ISSUER_PATHS.jwks) } : {}),
     ...(features.credentialEndpoint
       ? { credential_endpoint: at(ISSUER_PATHS.credential), nonce_endpoint: at(ISSUER_PATHS.nonce), notification_endpoint: at(ISSUER_PATHS.notification) }
+      : {}),
+    // OpenID4VCI 1.0 §12.2.4: only while some configuration defers (docs/deferred-issuance.md).
+    ...(features.credentialEndpoint && configurations.some((c) => c.deferred !== undefined)
+      ? { deferred_credential_endpoint: at(ISSUER_PATHS.deferredCredential) }
       : {}),
     ...(features.iacaList ? { mdoc_iacas_uri: at(ISSUER_PATHS.iacas) } : {}),
     scopes_supported: configurations.map(scopeOf),

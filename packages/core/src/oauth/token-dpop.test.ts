@@ -236,6 +236,25 @@ describe('the credential endpoint with a DPoP-bound token (RFC 9449 §7)', () =>
     await expect(notify(dpopProof(key, `${issuer}/v1/openid/notification`, { iat: now(), accessToken }))).resolves.toBeUndefined();
   });
 
+  it('takes the bound token at the deferred credential endpoint only with a proof whose htu is that endpoint (docs/deferred-issuance.md)', async () => {
+    const { credential, credentialProof, deferredCredentialEndpoint, configurations, admin, mdoc, key, accessToken, wallet, issuer, now } = await bound();
+    await configurations.update(admin, 'mso_mdoc', mdoc.id, { ...mdl(), deferred: {} });
+    const held = await credential({ authorization: `DPoP ${accessToken}`, dpop: credentialProof(key, accessToken) });
+    expect(held.status).toBe(202);
+    const { transaction_id } = JSON.parse(held.body) as { transaction_id: string };
+    const body = JSON.stringify({ transaction_id });
+    const poll = (authorization: string, dpop?: string) =>
+      deferredCredentialEndpoint.collect(wallet, { authorization, ...(dpop ? { dpop } : {}), contentType: 'application/json', body });
+    const deferredUrl = `${issuer}/v1/openid/deferred_credential`;
+    expectDpopChallenge(await refusal(poll(`Bearer ${accessToken}`)), 'invalid_token');
+    expectDpopChallenge(await refusal(poll(`DPoP ${accessToken}`)), 'invalid_dpop_proof');
+    expectDpopChallenge(await refusal(poll(`DPoP ${accessToken}`, credentialProof(key, accessToken))), 'invalid_dpop_proof');
+    expectDpopChallenge(await refusal(poll(`DPoP ${accessToken}`, dpopProof(walletKey(), deferredUrl, { iat: now(), accessToken }))), 'invalid_dpop_proof');
+    const pending = await poll(`DPoP ${accessToken}`, dpopProof(key, deferredUrl, { iat: now(), accessToken }));
+    expect(pending).toMatchObject({ status: 202 });
+    expect(JSON.parse(pending.body)).toEqual({ transaction_id, interval: 5 });
+  });
+
   it('names the mount path in htu when the API is mounted under one, at the token and the credential endpoint', async () => {
     const { tokenEndpoint, credentialEndpoint, offerCode, nonces, mdoc, wallet, issuer, now } = await setup();
     const key = walletKey();

@@ -36,6 +36,8 @@ export const OAUTH_ERROR_CODES = [
   'invalid_client_attestation',
   'invalid_notification_id',
   'invalid_notification_request',
+  // OpenID4VCI 1.0 §9.3: the deferred credential endpoint's transaction_id.
+  'invalid_transaction_id',
   // RFC 6749 §4.1.2.1: what the authorization endpoint redirects with.
   'unsupported_response_type',
   'unauthorized_client',

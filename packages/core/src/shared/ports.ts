@@ -23,7 +23,7 @@ export interface Ids {
  * It is written inside the transaction that makes the change (an issued credential, a status
  * change), so it is never lost nor sent for a change that did not happen.
  */
-export type DomainEvent = CredentialIssuedEvent | CredentialStatusUpdatedEvent;
+export type DomainEvent = CredentialIssuedEvent | CredentialStatusUpdatedEvent | CredentialReviewRequestedEvent;
 
 interface DomainEventBase {
   id: string;
@@ -55,6 +55,20 @@ export interface CredentialStatusUpdatedEvent extends DomainEventBase {
     userId: string;
     status: string;
     previousStatus: string;
+  };
+}
+
+/** A Vellum addition: a credential request waits for an admin's review (docs/deferred-issuance.md). No claims: the admin API shows them. */
+export interface CredentialReviewRequestedEvent extends DomainEventBase {
+  type: 'OpenIdCredentialReviewRequested';
+  payload: {
+    deferredIssuanceId: string;
+    credentialConfigurationId: string;
+    credentialProfile: string;
+    format: string;
+    userId: string;
+    /** When the transaction_id stops working, decided or not. */
+    expiresAt: string;
   };
 }
 

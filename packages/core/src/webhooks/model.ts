@@ -17,6 +17,7 @@ export const EMITTED_WEBHOOK_EVENTS = [
   'OpenIdCredentialIssued',
   'OpenIdCredentialIssuedSummary',
   'CredentialStatusUpdated',
+  'OpenIdCredentialReviewRequested',
 ] as const satisfies readonly WebhookEvent[];
 export type EmittedWebhookEvent = (typeof EMITTED_WEBHOOK_EVENTS)[number];
 

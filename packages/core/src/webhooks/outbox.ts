@@ -12,6 +12,7 @@ export interface WebhookOutboxDeps {
 const EVENT_TYPES: Record<DomainEvent['type'], readonly EmittedWebhookEvent[]> = {
   OpenIdCredentialIssued: ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary'],
   CredentialStatusUpdated: ['CredentialStatusUpdated'],
+  OpenIdCredentialReviewRequested: ['OpenIdCredentialReviewRequested'],
 };
 
 /**

@@ -1,7 +1,16 @@
 import { Type } from '@sinclair/typebox';
 
-/** The three event types of docs/decisions.md "Webhooks", and `CredentialStatusUpdated` (a Vellum addition: revocation, suspension, reinstatement). */
-export const WEBHOOK_EVENTS = ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary', 'OidcIssuerCredentialIssued', 'CredentialStatusUpdated'] as const;
+/**
+ * The three event types of docs/decisions.md "Webhooks", `CredentialStatusUpdated` (a Vellum addition: revocation,
+ * suspension, reinstatement) and `OpenIdCredentialReviewRequested` (one: a deferred issuance waits for review).
+ */
+export const WEBHOOK_EVENTS = [
+  'OpenIdCredentialIssued',
+  'OpenIdCredentialIssuedSummary',
+  'OidcIssuerCredentialIssued',
+  'CredentialStatusUpdated',
+  'OpenIdCredentialReviewRequested',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 const eventList = WEBHOOK_EVENTS.join(', ');

@@ -6,7 +6,15 @@ import { proofHeader, sendDpopNonce } from '../proof-headers.ts';
 import type { VellumServices } from '../services.ts';
 import { type DocumentOnly, WALLET_TOKEN_SECURITY } from '../openapi.ts';
 import { OAuthErrorBodySchema } from '../schemas/common.ts';
-import { CredentialRequest, CredentialResponse, DpopHeader, DpopNonceHeader, NotificationRequest } from '../schemas/documented.ts';
+import {
+  CredentialRequest,
+  CredentialResponse,
+  DeferredCredentialRequest,
+  DeferredPending,
+  DpopHeader,
+  DpopNonceHeader,
+  NotificationRequest,
+} from '../schemas/documented.ts';
 
 const tags = ['Credential issuance'];
 
@@ -23,6 +31,12 @@ const walletErrors = {
   },
   401: { description: 'No valid access token (RFC 6750 §3: invalid_token), with a challenge.', content: { 'application/json': OAuthErrorBodySchema } },
 };
+/** OpenID4VCI 1.0 §8.3 and §9.2: held for review, the answer is 202 with a transaction_id until the credentials are ready. */
+const deferredAnswer = {
+  description: 'Not issued yet (OpenID4VCI §8.3): poll the deferred credential endpoint with transaction_id, no more often than every interval seconds.',
+  content: { 'application/json': DeferredPending, 'application/jwt': Type.String({ description: 'The same, as a JWE.' }) },
+  headers: DpopNonceHeader,
+};
 const credentialDocument: DocumentOnly = {
   body: { 'application/json': CredentialRequest, 'application/jwt': Type.String({ description: 'The credential request as a JWE (OpenID4VCI §10).' }) },
   headers: DpopHeader,
@@ -33,6 +47,23 @@ const credentialDocument: DocumentOnly = {
       headers: DpopNonceHeader,
     },
     ...walletErrors,
+  },
+};
+const deferredDocument: DocumentOnly = {
+  body: { 'application/json': DeferredCredentialRequest, 'application/jwt': Type.String({ description: 'The deferred credential request as a JWE.' }) },
+  headers: DpopHeader,
+  responses: {
+    200: {
+      description: 'The credentials, once an admin approved; `application/jwt` when the request asked for an encrypted response.',
+      content: { 'application/json': CredentialResponse, 'application/jwt': Type.String({ description: 'The response as a JWE.' }) },
+      headers: DpopNonceHeader,
+    },
+    202: deferredAnswer,
+    400: {
+      description: 'invalid_transaction_id (unknown, expired, collected, or another grant’s), credential_request_denied, invalid_credential_request…',
+      content: { 'application/json': OAuthErrorBodySchema },
+    },
+    401: walletErrors[401],
   },
 };
 const notificationDocument: DocumentOnly = {
@@ -70,7 +101,26 @@ export const credentialRoutes: FastifyPluginAsync<{ services: VellumServices }> 
       const ctx = requestContext(request);
       const response = await services.credentialEndpoint.issue(ctx, walletRequest(request, basePath));
       sendDpopNonce(reply, services.dpop.freshNonce(ctx));
-      return reply.headers(response.headers).header('cache-control', 'no-store').type(response.contentType).send(response.body);
+      return reply
+        .code(response.status ?? 200)
+        .headers(response.headers)
+        .header('cache-control', 'no-store')
+        .type(response.contentType)
+        .send(response.body);
+    },
+  );
+
+  app.post(
+    '/v1/openid/deferred_credential',
+    {
+      schema: { tags, summary: 'Deferred credential endpoint (OpenID4VCI §9)', security: WALLET_TOKEN_SECURITY, documentOnly: deferredDocument },
+      config: oauth,
+    },
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      const response = await services.deferredCredentialEndpoint.collect(ctx, walletRequest(request, basePath));
+      sendDpopNonce(reply, services.dpop.freshNonce(ctx));
+      return reply.code(response.status).header('cache-control', 'no-store').type(response.contentType).send(response.body);
     },
   );
 

@@ -62,6 +62,15 @@ export const NotificationRequest = Type.Object({
   event_description: Type.Optional(Type.String()),
 });
 
+/** OpenID4VCI 1.0 §8.3: a request held for review (docs/deferred-issuance.md). */
+export const DeferredPending = Type.Object({ transaction_id: Type.String(), interval: Type.Integer({ minimum: 1 }) });
+
+/** OpenID4VCI 1.0 §9.1. */
+export const DeferredCredentialRequest = Type.Object(
+  { transaction_id: Type.String(), credential_response_encryption: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { additionalProperties: true },
+);
+
 /** OpenID4VCI 1.0 §4.1: the credential offer a wallet fetches by reference. */
 export const CredentialOffer = Type.Object(
   {

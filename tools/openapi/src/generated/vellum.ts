@@ -817,6 +817,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/openid/deferred_credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deferred credential endpoint (OpenID4VCI §9) */
+        post: operations["issueDeferredCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openid/nonce": {
         parameters: {
             query?: never;
@@ -1453,6 +1470,90 @@ export interface paths {
         get: operations["getCompactStatusList"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deferred issuances
+         * @description Needs an admin token whose role holds the `credentials` permission.
+         */
+        get: operations["listDeferredIssuances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a deferred issuance
+         * @description Needs an admin token whose role holds the `credentials` permission.
+         */
+        get: operations["getDeferredIssuance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a deferred issuance
+         * @description The wallet’s next poll of the deferred credential endpoint gets the credentials. 409 unless pending and unexpired.
+         *
+         *     Needs an admin token whose role holds the `credentials` permission.
+         */
+        post: operations["approveDeferredIssuance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/deferred/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a deferred issuance
+         * @description The wallet gets credential_request_denied; the claims held for it are erased. 409 unless pending and unexpired.
+         *
+         *     Needs an admin token whose role holds the `credentials` permission.
+         */
+        post: operations["denyDeferredIssuance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6496,6 +6597,95 @@ export interface operations {
             };
         };
     };
+    issueDeferredCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A DPoP proof (RFC 9449 §4), required with a DPoP-bound access token. */
+                dpop?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credential_response_encryption?: {
+                        [key: string]: unknown;
+                    };
+                    transaction_id: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/jwt": string;
+            };
+        };
+        responses: {
+            /** @description The credentials, once an admin approved; `application/jwt` when the request asked for an encrypted response. */
+            200: {
+                headers: {
+                    /** @description The nonce the next DPoP proof must carry (RFC 9449 §8). */
+                    "dpop-nonce"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credential?: unknown;
+                        credentials?: {
+                            credential: unknown;
+                        }[];
+                        format?: string;
+                        notification_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "application/jwt": string;
+                };
+            };
+            /** @description Not issued yet (OpenID4VCI §8.3): poll the deferred credential endpoint with transaction_id, no more often than every interval seconds. */
+            202: {
+                headers: {
+                    /** @description The nonce the next DPoP proof must carry (RFC 9449 §8). */
+                    "dpop-nonce"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        interval: number;
+                        transaction_id: string;
+                    };
+                    "application/jwt": string;
+                };
+            };
+            /** @description invalid_transaction_id (unknown, expired, collected, or another grant’s), credential_request_denied, invalid_credential_request… */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description No valid access token (RFC 6750 §3: invalid_token), with a challenge. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
     issueNonce: {
         parameters: {
             query?: never;
@@ -8716,7 +8906,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
                     url: string;
                 };
             };
@@ -8890,7 +9080,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
                     url: string;
                 };
             };
@@ -9665,6 +9855,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -9790,6 +9992,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -9851,6 +10065,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -9982,6 +10208,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -10106,6 +10344,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -10167,6 +10417,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -10543,6 +10805,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -10668,6 +10942,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -10729,6 +11015,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -10860,6 +11158,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -10984,6 +11294,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -11045,6 +11367,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -11246,6 +11580,434 @@ export interface operations {
             };
             /** @description Not found, or no tenant is served at this host. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDeferredIssuances: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description One of pending, approved, denied, issued */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                            claims?: {
+                                [key: string]: unknown;
+                            };
+                            clientId?: string;
+                            clientInstanceId?: string;
+                            createdAt: string;
+                            credentialConfigurationId: string;
+                            credentialIds?: string[];
+                            decidedAt?: string;
+                            decidedBy?: string;
+                            expired: boolean;
+                            expiresAt: string;
+                            format: string;
+                            grant: "pre-authorized_code" | "authorization_code";
+                            /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                            holderKeys: {
+                                crv: string;
+                                kty: string;
+                                x: string;
+                                y?: string;
+                            }[];
+                            id: string;
+                            intervalSeconds: number;
+                            issuedAt?: string;
+                            offerId: string;
+                            reason?: string;
+                            status: "pending" | "approved" | "denied" | "issued";
+                            userId: string;
+                        }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDeferredIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                        claims?: {
+                            [key: string]: unknown;
+                        };
+                        clientId?: string;
+                        clientInstanceId?: string;
+                        createdAt: string;
+                        credentialConfigurationId: string;
+                        credentialIds?: string[];
+                        decidedAt?: string;
+                        decidedBy?: string;
+                        expired: boolean;
+                        expiresAt: string;
+                        format: string;
+                        grant: "pre-authorized_code" | "authorization_code";
+                        /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                        holderKeys: {
+                            crv: string;
+                            kty: string;
+                            x: string;
+                            y?: string;
+                        }[];
+                        id: string;
+                        intervalSeconds: number;
+                        issuedAt?: string;
+                        offerId: string;
+                        reason?: string;
+                        status: "pending" | "approved" | "denied" | "issued";
+                        userId: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    approveDeferredIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                        claims?: {
+                            [key: string]: unknown;
+                        };
+                        clientId?: string;
+                        clientInstanceId?: string;
+                        createdAt: string;
+                        credentialConfigurationId: string;
+                        credentialIds?: string[];
+                        decidedAt?: string;
+                        decidedBy?: string;
+                        expired: boolean;
+                        expiresAt: string;
+                        format: string;
+                        grant: "pre-authorized_code" | "authorization_code";
+                        /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                        holderKeys: {
+                            crv: string;
+                            kty: string;
+                            x: string;
+                            y?: string;
+                        }[];
+                        id: string;
+                        intervalSeconds: number;
+                        issuedAt?: string;
+                        offerId: string;
+                        reason?: string;
+                        status: "pending" | "approved" | "denied" | "issued";
+                        userId: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    denyDeferredIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: kept on the record for the admins, never told to the wallet. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On GET of one, to roles that may read users’ claims, until issued or denied. */
+                        claims?: {
+                            [key: string]: unknown;
+                        };
+                        clientId?: string;
+                        clientInstanceId?: string;
+                        createdAt: string;
+                        credentialConfigurationId: string;
+                        credentialIds?: string[];
+                        decidedAt?: string;
+                        decidedBy?: string;
+                        expired: boolean;
+                        expiresAt: string;
+                        format: string;
+                        grant: "pre-authorized_code" | "authorization_code";
+                        /** @description The public keys the credentials are bound to, one credential each (none: one unbound credential). */
+                        holderKeys: {
+                            crv: string;
+                            kty: string;
+                            x: string;
+                            y?: string;
+                        }[];
+                        id: string;
+                        intervalSeconds: number;
+                        issuedAt?: string;
+                        offerId: string;
+                        reason?: string;
+                        status: "pending" | "approved" | "denied" | "issued";
+                        userId: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12535,6 +13297,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -12653,6 +13427,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -12707,6 +13493,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -12831,6 +13629,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -12948,6 +13758,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -13002,6 +13824,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -15076,6 +15910,18 @@ export interface operations {
                             };
                             claimSourceId?: string;
                             createdAt: string;
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             disclosureRules?: {
                                 decoys?: number;
@@ -15237,6 +16083,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     disclosureRules?: {
                         decoys?: number;
@@ -15334,6 +16192,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         disclosureRules?: {
                             decoys?: number;
@@ -15501,6 +16371,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         disclosureRules?: {
                             decoys?: number;
@@ -15661,6 +16543,18 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     claimSourceId?: string;
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     disclosureRules?: {
                         decoys?: number;
@@ -15758,6 +16652,18 @@ export interface operations {
                         };
                         claimSourceId?: string;
                         createdAt: string;
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         disclosureRules?: {
                             decoys?: number;
@@ -16216,6 +17122,18 @@ export interface operations {
                                 backgroundColor?: string;
                                 watermarkImageUrl?: string;
                             };
+                            deferred?: {
+                                expiresIn?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                                intervalSeconds?: number;
+                            };
                             description?: string;
                             display?: {
                                 background_color?: string;
@@ -16347,6 +17265,18 @@ export interface operations {
                         backgroundColor?: string;
                         watermarkImageUrl?: string;
                     };
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -16413,6 +17343,18 @@ export interface operations {
                         credentialBranding?: {
                             backgroundColor?: string;
                             watermarkImageUrl?: string;
+                        };
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
                         };
                         description?: string;
                         display?: {
@@ -16551,6 +17493,18 @@ export interface operations {
                             backgroundColor?: string;
                             watermarkImageUrl?: string;
                         };
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
+                        };
                         description?: string;
                         display?: {
                             background_color?: string;
@@ -16681,6 +17635,18 @@ export interface operations {
                         backgroundColor?: string;
                         watermarkImageUrl?: string;
                     };
+                    deferred?: {
+                        expiresIn?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                        intervalSeconds?: number;
+                    };
                     description?: string;
                     display?: {
                         background_color?: string;
@@ -16747,6 +17713,18 @@ export interface operations {
                         credentialBranding?: {
                             backgroundColor?: string;
                             watermarkImageUrl?: string;
+                        };
+                        deferred?: {
+                            expiresIn?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                            intervalSeconds?: number;
                         };
                         description?: string;
                         display?: {
