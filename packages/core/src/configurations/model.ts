@@ -92,6 +92,18 @@ interface ConfigurationBase extends TenantRecord {
    * §6.3, "no binding"); absent: bound to the key the wallet proves, as always. Only `false` is kept.
    */
   holderBinding?: false;
+  /** Re-issuance with a refresh token (docs/refresh-tokens.md); absent: none, as before. */
+  refresh?: RefreshPolicy;
+}
+
+/**
+ * A configuration that allows refresh (OpenID4VCI 1.0 §6.2, HAIP 1.0 §4.4): token responses for a
+ * grant that covers it carry a refresh token, good until `maxAge` after the family's first issuance.
+ */
+export interface RefreshPolicy {
+  allowed: true;
+  /** How long after the first token a refresh token may still refresh; absent: DEFAULT_REFRESH_MAX_AGE (30 days). */
+  maxAge?: Duration;
 }
 
 export interface MdocConfiguration extends ConfigurationBase {
@@ -195,6 +207,8 @@ export interface CredentialConfigurationInput {
   keyAttestationsRequired?: KeyAttestationRequirement;
   /** false: issued without a holder key (not for mso_mdoc). */
   holderBinding?: boolean;
+  /** Re-issuance with a refresh token (docs/refresh-tokens.md). */
+  refresh?: RefreshPolicy;
   /** mso_mdoc. */
   includeStatus?: boolean;
   /** ldp_vc (name required), cwt, cwt_vc, dc+sd-jwt. */

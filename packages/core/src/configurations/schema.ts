@@ -90,6 +90,13 @@ const common = {
   keyAttestationsRequired: Type.Optional(KeyAttestationsRequired),
   /** false: issued without a holder key, and requested without a key proof (not for mso_mdoc). */
   holderBinding: Type.Optional(Flag),
+  /** Re-issuance with a refresh token (docs/refresh-tokens.md): maxAge bounds how long after the first token. */
+  refresh: Type.Optional(
+    Type.Object(
+      { allowed: Type.Literal(true, { errorMessage: 'true: leave refresh out to allow none' }), maxAge: Type.Optional(Duration) },
+      { ...strict, errorMessage: 'An object such as { "allowed": true, "maxAge": { "days": 30 } }' },
+    ),
+  ),
 };
 
 /** Linked-data and CWT issuers: who signs and how they are shown. Whether the tenant holds the DID is the service's to check. */
