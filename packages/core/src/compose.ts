@@ -52,6 +52,7 @@ import { createClaimSourceClient } from './claim-sources/fetch.ts';
 import { createAdminTokenLimiter, createParLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
 import type { RateLimitSettings } from './rate-limits/model.ts';
 import { createUserService, type UserService } from './users/service.ts';
+import { createRefreshTokenService, type RefreshTokenService } from './oauth/refresh-revocation.ts';
 import {
   type AuthenticationProviderService,
   createAuthenticationProviderService,
@@ -223,6 +224,8 @@ export interface Vellum {
   credentialEndpoint: CredentialEndpoint;
   /** Issued-credential records (docs/decisions.md "The credential endpoint"): `GET /v2/credentials`, `GET /v1/users/{id}/credentials`. */
   issuedCredentials: IssuedCredentialService;
+  /** Revocation of refresh token families by user or credential (docs/refresh-tokens.md). */
+  refreshTokens: RefreshTokenService;
 }
 
 /** Builds all use cases over one set of adapters: the one call a host (or a test) needs. */
@@ -302,6 +305,8 @@ export function createVellum(deps: VellumDeps): Vellum {
       hasher,
       dpop,
       jwtProofs,
+      ids,
+      secrets: deps.secretBox,
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
       ...(txCodeLimiter ? { txCodeLimiter } : {}),
     }),
@@ -368,6 +373,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       ...(deps.http ? { claimSources: createClaimSourceClient({ http: deps.http, secrets: deps.secretBox, clock }) } : {}),
     }),
     issuedCredentials: createIssuedCredentialService({ store, events: recorder }),
+    refreshTokens: createRefreshTokenService({ store, clock, events: recorder }),
     recorder,
     adminAuth: createAdminAuth({
       store,

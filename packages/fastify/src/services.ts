@@ -5,6 +5,7 @@ import type {
   AnalyticsService,
   CredentialEndpoint,
   IssuedCredentialService,
+  RefreshTokenService,
   CredentialConfigurationService,
   CustomDomainService,
   DidConfigurationService,
@@ -69,6 +70,8 @@ export interface VellumServices {
   credentialEndpoint: CredentialEndpoint;
   /** `GET /v2/credentials` and `GET /v1/users/{id}/credentials`. */
   issuedCredentials: IssuedCredentialService;
+  /** `POST /v1/users/{id}/refresh-tokens/revoke` and `POST /v2/credentials/{credentialId}/refresh-tokens/revoke`. */
+  refreshTokens: RefreshTokenService;
   /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts. */
   walletClients: WalletClientService;
   /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (docs/status-lists.md). */

@@ -21,6 +21,7 @@ import { emptyOfferState, offerRepositories, type OfferState } from './offers.ts
 import { emptyWebhookState, webhookRepositories, type WebhookState } from './webhooks.ts';
 import { type AuthenticationState, authenticationRepositories, emptyAuthenticationState } from './authentication.ts';
 import { type AuthorizationState, authorizationRepositories, emptyAuthorizationState } from './authorizations.ts';
+import { type RefreshTokenState, refreshTokenRepositories } from './refresh-tokens.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
@@ -56,6 +57,8 @@ interface State {
   authentication: AuthenticationState;
   /** Runs of the Authorization Code flow (./authorizations.ts). */
   authorizations: AuthorizationState;
+  /** Refresh tokens (./refresh-tokens.ts). */
+  refreshTokens: RefreshTokenState;
   /** Status lists, their entries and tokens, and their configurations (./status-lists.ts). */
   statusLists: StatusListState;
   /** Leases by name (LeaseRepository). */
@@ -81,6 +84,7 @@ const emptyState = (): State => ({
   walletClients: emptyWalletClientState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
+  refreshTokens: new Map(),
   statusLists: emptyStatusListState(),
   leases: new Map(),
 });
@@ -115,6 +119,7 @@ function repositories(get: () => State): Repositories {
     ...walletClientRepositories(() => get().walletClients, next),
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
+    ...refreshTokenRepositories(() => get().refreshTokens),
     ...statusListRepositories(() => get().statusLists, next),
     iacas: {
       async insert(iaca, limit) {

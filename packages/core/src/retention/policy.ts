@@ -16,6 +16,7 @@ export const RETENTION_KINDS = [
   'authorizations',
   'offers',
   'nonces',
+  'refresh_tokens',
   'rate_limits',
   'webhook_deliveries',
   'analytic_events',
@@ -23,7 +24,7 @@ export const RETENTION_KINDS = [
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 /** The kinds purged past their own expiry (the rest are purged per tenant, past the tenant's retention period). */
-export type ExpiringKind = 'authorizations' | 'offers' | 'nonces' | 'rate_limits';
+export type ExpiringKind = 'authorizations' | 'offers' | 'nonces' | 'refresh_tokens' | 'rate_limits';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -34,11 +35,14 @@ const DAY_MS = 86_400_000;
  * what it issued. Offers: 30 days, during which `GET /v1/openid/offers/{id}` still shows an expired
  * or used offer (and its access token still works, as for authorizations). Used nonces, DPoP and
  * attestation `jti`s and rate-limit windows: a minute, for clock differences between servers.
+ * Refresh tokens: a day past their family's expiry or their revocation, past the life of any access
+ * token issued with one (docs/refresh-tokens.md).
  */
 export const RETENTION_GRACE_MS: Readonly<Record<ExpiringKind, number>> = {
   authorizations: DAY_MS,
   offers: 30 * DAY_MS,
   nonces: MINUTE_MS,
+  refresh_tokens: DAY_MS,
   rate_limits: MINUTE_MS,
 };
 
