@@ -10,6 +10,7 @@ import { describeWalletClientContract } from './store-contract-wallet-clients.ts
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
 import { describeRetentionContract } from './store-contract-retention.ts';
+import { describeRefreshTokenContract } from './store-contract-refresh-tokens.ts';
 import {
   expectDomainError,
   expectOwnedBy,
@@ -535,6 +536,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeAuthorizationContract(() => store);
     describeStatusListContract(() => store);
     describeRetentionContract(() => store);
+    describeRefreshTokenContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {
