@@ -106,6 +106,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     providerFailures,
     sessionTokens,
     issuedCredentials: vellum.issuedCredentials,
+    refreshTokens: vellum.refreshTokens,
     secretBox,
     hasher,
     authenticationProviders: vellum.authenticationProviders,
