@@ -67,7 +67,7 @@ async function setup(policy: CredentialConfigurationInput['refresh'] | null = { 
       clientId: 'wallet',
       clientName: 'A wallet',
       redirectUris: ['https://wallet.example/cb'],
-      grantTypes: ['authorization_code', PRE_AUTHORIZED_CODE_GRANT, 'refresh_token'],
+      grantTypes: ['authorization_code', PRE_AUTHORIZED_CODE_GRANT],
       tokenEndpointAuthMethod: 'none',
       createdAt: at,
       updatedAt: at,
