@@ -275,3 +275,30 @@ describe('refresh tokens (RFC 6749 §6, docs/refresh-tokens.md)', () => {
     expect(claimsOf(await credential(await refresh(first.refresh_token!)))).toMatchObject({ family_name: { value: 'Lovelace' }, tier: { value: 'gold' } });
   });
 });
+
+describe('the refresh setting of a configuration', () => {
+  it('is kept as given, absent unless set, and its maxAge checked', async () => {
+    const { configurations, ctx: admin } = await withTenant();
+    const kept = await configurations.create(admin, 'mso_mdoc', mdl({ refresh: { allowed: true, maxAge: { days: 10 } } }));
+    expect((await configurations.get(admin, 'mso_mdoc', kept.id)).refresh).toEqual({ allowed: true, maxAge: { days: 10 } });
+    const sdJwt = await configurations.create(admin, 'dc+sd-jwt', {
+      type: 'https://example.com/badge',
+      expiresIn: { days: 30 },
+      claimMappings: { name: { mapFrom: 'claims.name' } },
+      refresh: { allowed: true },
+    });
+    expect(sdJwt.refresh).toEqual({ allowed: true });
+    const plain = await configurations.create(admin, 'mso_mdoc', mdl({ type: 'org.example.card' }));
+    expect(plain).not.toHaveProperty('refresh');
+    for (const [refresh, param] of [
+      [{ allowed: false }, 'refresh.allowed'],
+      [{ allowed: true, maxAge: { days: 0 } }, 'refresh.maxAge'],
+      [{ allowed: true, maxAge: { days: 366 } }, 'refresh.maxAge'],
+      [{ allowed: true, extra: 1 }, 'refresh.extra'],
+    ] as const) {
+      const error = await refusal(configurations.create(admin, 'mso_mdoc', mdl({ type: 'org.example.other', refresh: refresh as never })));
+      expect(error.code).toBe('BadRequest');
+      expect(error.details?.map((d) => d.param)).toContain(param);
+    }
+  });
+});
