@@ -991,6 +991,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/refresh-tokens/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke every refresh token of a user
+         * @description Needs an admin token whose role holds the `users` permission.
+         */
+        post: operations["revokeUserRefreshTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/authentication-providers": {
         parameters: {
             query?: never;
@@ -1206,6 +1226,26 @@ export interface paths {
         get: operations["listIssuedCredentials"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/{credentialId}/refresh-tokens/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke the refresh tokens that issued a credential
+         * @description Needs an admin token whose role holds the `credentials` permission.
+         */
+        post: operations["revokeCredentialRefreshTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5330,6 +5370,7 @@ export interface operations {
                     grant_type?: string;
                     "pre-authorized_code"?: string;
                     redirect_uri?: string;
+                    refresh_token?: string;
                     tx_code?: string;
                 } & {
                     [key: string]: unknown;
@@ -5343,6 +5384,7 @@ export interface operations {
                     grant_type?: string;
                     "pre-authorized_code"?: string;
                     redirect_uri?: string;
+                    refresh_token?: string;
                     tx_code?: string;
                 } & {
                     [key: string]: unknown;
@@ -5365,6 +5407,7 @@ export interface operations {
                             type: "openid_credential";
                         }[];
                         expires_in: number;
+                        refresh_token?: string;
                         scope: string;
                         token_type: "Bearer" | "DPoP";
                     };
@@ -7307,6 +7350,77 @@ export interface operations {
             };
         };
     };
+    revokeUserRefreshTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revokedFamilies: number;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listAuthenticationProviders: {
         parameters: {
             query?: {
@@ -8739,6 +8853,77 @@ export interface operations {
             };
         };
     };
+    revokeCredentialRefreshTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credentialId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revokedFamilies: number;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getCompactSemanticRevocationStatus: {
         parameters: {
             query?: never;
@@ -8975,6 +9160,19 @@ export interface operations {
                             };
                             keyResolution?: "x5c" | "did";
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
@@ -9099,6 +9297,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -9161,6 +9372,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -9292,6 +9516,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -9415,6 +9652,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -9477,6 +9727,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -9853,6 +10116,19 @@ export interface operations {
                             };
                             keyResolution?: "x5c" | "did";
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
@@ -9977,6 +10253,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -10039,6 +10328,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -10170,6 +10472,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -10293,6 +10608,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -10355,6 +10683,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -11839,6 +12180,19 @@ export interface operations {
                                 userAuthentication?: string[];
                             };
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             type: string;
                             updatedAt: string;
                         }[];
@@ -11956,6 +12310,19 @@ export interface operations {
                         userAuthentication?: string[];
                     };
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     type: string;
                 };
             };
@@ -12011,6 +12378,19 @@ export interface operations {
                             userAuthentication?: string[];
                         };
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         type: string;
                         updatedAt: string;
                     };
@@ -12135,6 +12515,19 @@ export interface operations {
                             userAuthentication?: string[];
                         };
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         type: string;
                         updatedAt: string;
                     };
@@ -12251,6 +12644,19 @@ export interface operations {
                         userAuthentication?: string[];
                     };
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     type: string;
                 };
             };
@@ -12306,6 +12712,19 @@ export interface operations {
                             userAuthentication?: string[];
                         };
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         type: string;
                         updatedAt: string;
                     };
@@ -14390,6 +14809,19 @@ export interface operations {
                             };
                             keyResolution?: "x5c" | "did";
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             selectivelyDisclosable?: string[];
                             type: string;
@@ -14550,6 +14982,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     selectivelyDisclosable?: string[];
                     type: string;
@@ -14648,6 +15093,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
@@ -14815,6 +15273,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
@@ -14974,6 +15445,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     selectivelyDisclosable?: string[];
                     type: string;
@@ -15072,6 +15556,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
@@ -15526,6 +16023,19 @@ export interface operations {
                             };
                             name?: string;
                             proofType: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
@@ -15656,6 +16166,19 @@ export interface operations {
                     };
                     name?: string;
                     proofType?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -15724,6 +16247,19 @@ export interface operations {
                         };
                         name?: string;
                         proofType: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -15861,6 +16397,19 @@ export interface operations {
                         };
                         name?: string;
                         proofType: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -15990,6 +16539,19 @@ export interface operations {
                     };
                     name?: string;
                     proofType?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -16058,6 +16620,19 @@ export interface operations {
                         };
                         name?: string;
                         proofType: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
