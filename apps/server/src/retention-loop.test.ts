@@ -3,7 +3,17 @@ import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startRetentionLoop } from './retention-loop.ts';
 
-const purged = { offer_claims: 0, authorization_claims: 0, authorizations: 0, offers: 0, nonces: 2, refresh_tokens: 0, rate_limits: 0, webhook_deliveries: 0, analytic_events: 0 };
+const purged = {
+  offer_claims: 0,
+  authorization_claims: 0,
+  authorizations: 0,
+  offers: 0,
+  nonces: 2,
+  refresh_tokens: 0,
+  rate_limits: 0,
+  webhook_deliveries: 0,
+  analytic_events: 0,
+};
 
 /** A job that answers each run from `outcomes` in turn (a thrown Error for a failed run), and tells `ran` each time. */
 function fakeJob(outcomes: (RetentionRun | Error)[], ran: (signal: { readonly aborted: boolean } | undefined) => void): RetentionJob {

@@ -43,7 +43,10 @@ describe.each(['standalone', 'prefixed'] as const)('refresh tokens over HTTP (%s
         uri: string;
       };
       const json = JSON.parse(new URL(made.uri).searchParams.get('credential_offer') as string) as { grants: Record<string, Record<string, string>> };
-      const res = await post('/v1/oauth/token', { grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': json.grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string });
+      const res = await post('/v1/oauth/token', {
+        grant_type: PRE_AUTHORIZED_GRANT,
+        'pre-authorized_code': json.grants[PRE_AUTHORIZED_GRANT]?.['pre-authorized_code'] as string,
+      });
       expect(res.statusCode, res.body).toBe(200);
       return { userId: made.userId, answer: res.json() as { access_token: string; refresh_token: string; token_type: string } };
     };

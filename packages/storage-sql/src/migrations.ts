@@ -858,7 +858,12 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         }
         // The retention job's sweep.
         await db.schema.createIndex('refresh_tokens_expires_at').on('refresh_tokens').column('expires_at').execute();
-        await db.schema.createIndex('refresh_tokens_revoked_at').on('refresh_tokens').column('revoked_at').where(sql.ref('revoked_at'), 'is not', null).execute();
+        await db.schema
+          .createIndex('refresh_tokens_revoked_at')
+          .on('refresh_tokens')
+          .column('revoked_at')
+          .where(sql.ref('revoked_at'), 'is not', null)
+          .execute();
       },
     },
   };

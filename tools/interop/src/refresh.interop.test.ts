@@ -91,49 +91,52 @@ describe.each(backends)('refresh tokens with wallet libraries we did not write, 
     return { status: error.response.status, body: error.errorResponse };
   }
 
-  it.skipIf(skip)('refreshes an mDoc: same claims, a new key, both verified by @auth0/mdl; a replayed refresh token is refused and revokes the family', async () => {
-    const device = libraryWallet(server.tlsFetch);
-    const { issuerMetadata, accessTokenResponse } = await redeem(device.client, refreshableId);
-    const refreshToken = accessTokenResponse.refresh_token;
-    expect(refreshToken).toEqual(expect.any(String));
-    const authorizationServerMetadata = issuerMetadata.authorizationServers[0]!;
-    expect(authorizationServerMetadata.grant_types_supported).toContain('refresh_token');
+  it.skipIf(skip)(
+    'refreshes an mDoc: same claims, a new key, both verified by @auth0/mdl; a replayed refresh token is refused and revokes the family',
+    async () => {
+      const device = libraryWallet(server.tlsFetch);
+      const { issuerMetadata, accessTokenResponse } = await redeem(device.client, refreshableId);
+      const refreshToken = accessTokenResponse.refresh_token;
+      expect(refreshToken).toEqual(expect.any(String));
+      const authorizationServerMetadata = issuerMetadata.authorizationServers[0]!;
+      expect(authorizationServerMetadata.grant_types_supported).toContain('refresh_token');
 
-    const first = await requestCredential(device.client, {
-      issuerMetadata,
-      credentialConfigurationId: refreshableId,
-      signer: device.signer,
-      accessToken: accessTokenResponse.access_token,
-    });
-    const original = await presentAndVerify(first.credentials![0]!.credential, DOC_TYPE, device.privateKey, iacaPem);
+      const first = await requestCredential(device.client, {
+        issuerMetadata,
+        credentialConfigurationId: refreshableId,
+        signer: device.signer,
+        accessToken: accessTokenResponse.access_token,
+      });
+      const original = await presentAndVerify(first.credentials![0]!.credential, DOC_TYPE, device.privateKey, iacaPem);
 
-    // The library's refresh token grant (RFC 6749 §6).
-    const refreshed = await oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken: refreshToken! });
-    const rotated = refreshed.accessTokenResponse.refresh_token;
-    expect(rotated).toEqual(expect.any(String));
-    expect(rotated).not.toBe(refreshToken);
+      // The library's refresh token grant (RFC 6749 §6).
+      const refreshed = await oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken: refreshToken! });
+      const rotated = refreshed.accessTokenResponse.refresh_token;
+      expect(rotated).toEqual(expect.any(String));
+      expect(rotated).not.toBe(refreshToken);
 
-    // The same wallet with a new key: the fresh mDoc is bound to it, with the same claims.
-    const newKey = libraryWallet(server.tlsFetch);
-    const second = await requestCredential(newKey.client, {
-      issuerMetadata,
-      credentialConfigurationId: refreshableId,
-      signer: newKey.signer,
-      accessToken: refreshed.accessTokenResponse.access_token,
-    });
-    const fresh = await presentAndVerify(second.credentials![0]!.credential, DOC_TYPE, newKey.privateKey, iacaPem);
-    expect(fresh.deviceKey).toMatchObject({ x: newKey.publicJwk.x, y: newKey.publicJwk.y });
-    expect(fresh.deviceKey).not.toMatchObject({ x: device.publicJwk.x });
-    const values = (verified: typeof original) => verified.document?.getIssuerNameSpace(DOC_TYPE);
-    expect(values(fresh)).toEqual(values(original));
-    expect(values(fresh)).toEqual({ given_name: 'Ada', member_number: 'M-1042' });
+      // The same wallet with a new key: the fresh mDoc is bound to it, with the same claims.
+      const newKey = libraryWallet(server.tlsFetch);
+      const second = await requestCredential(newKey.client, {
+        issuerMetadata,
+        credentialConfigurationId: refreshableId,
+        signer: newKey.signer,
+        accessToken: refreshed.accessTokenResponse.access_token,
+      });
+      const fresh = await presentAndVerify(second.credentials![0]!.credential, DOC_TYPE, newKey.privateKey, iacaPem);
+      expect(fresh.deviceKey).toMatchObject({ x: newKey.publicJwk.x, y: newKey.publicJwk.y });
+      expect(fresh.deviceKey).not.toMatchObject({ x: device.publicJwk.x });
+      const values = (verified: typeof original) => verified.document?.getIssuerNameSpace(DOC_TYPE);
+      expect(values(fresh)).toEqual(values(original));
+      expect(values(fresh)).toEqual({ given_name: 'Ada', member_number: 'M-1042' });
 
-    // RFC 9700 §4.14.2: the rotated token presented again is refused, and its family revoked.
-    const replay = await refusal(oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken: refreshToken! }));
-    expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const afterReplay = await refusal(oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken: rotated! }));
-    expect(afterReplay).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: 'The refresh token has been revoked' } });
-  });
+      // RFC 9700 §4.14.2: the rotated token presented again is refused, and its family revoked.
+      const replay = await refusal(oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken: refreshToken! }));
+      expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      const afterReplay = await refusal(oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken: rotated! }));
+      expect(afterReplay).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: 'The refresh token has been revoked' } });
+    },
+  );
 
   it.skipIf(skip)('gives no refresh token for a configuration that does not allow refresh', async () => {
     const device = libraryWallet(server.tlsFetch);

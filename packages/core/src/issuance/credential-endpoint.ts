@@ -232,7 +232,8 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       [user, grant] = await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.refreshTokens.get(ctx.tenant.id, token.offerId)]);
     else ({ offer: grant, user } = await store.offers.getWithUser(ctx.tenant.id, token.offerId, token.userId));
     if (!user) throw denied('The user this access token was issued for no longer exists');
-    if (byRefresh && (!grant || (grant as RefreshTokenRecord).revokedAt !== undefined)) throw denied('The refresh token this access token was issued with was revoked');
+    if (byRefresh && (!grant || (grant as RefreshTokenRecord).revokedAt !== undefined))
+      throw denied('The refresh token this access token was issued with was revoked');
     if (!grant || ('status' in grant && grant.status === 'deleted'))
       throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');
     // A repeat is refused before anything is issued: the grant's claims may be erased by now (its

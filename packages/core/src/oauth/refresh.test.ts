@@ -24,7 +24,10 @@ const mdl = (over: Partial<CredentialConfigurationInput> = {}): CredentialConfig
   ...over,
 });
 
-async function setup(policy: CredentialConfigurationInput['refresh'] | null = { allowed: true }, server?: (h: Awaited<ReturnType<typeof withTenant>>) => ReturnType<typeof secondServer>) {
+async function setup(
+  policy: CredentialConfigurationInput['refresh'] | null = { allowed: true },
+  server?: (h: Awaited<ReturnType<typeof withTenant>>) => ReturnType<typeof secondServer>,
+) {
   const h = await withTenant();
   const { tenant, ctx: admin } = h;
   const wallet = contextFor(tenant, null);
@@ -37,7 +40,9 @@ async function setup(policy: CredentialConfigurationInput['refresh'] | null = { 
   const now = () => Math.floor(h.clock.now().getTime() / 1000);
   const offer = async (claims: Record<string, unknown> = { familyName: 'Lovelace' }) => {
     const created = await h.offers.createPreAuthorizedOffer(admin, { credentials: [mdoc.id], claims });
-    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT][
+      'pre-authorized_code'
+    ] as string;
     return { id: created.id, code };
   };
   const token = (form: Record<string, unknown>, proofs?: TokenRequestProofs, ctx: RequestContext = wallet) =>
@@ -266,7 +271,11 @@ describe('refresh tokens (RFC 6749 §6, docs/refresh-tokens.md)', () => {
         http,
         walletTokens: h.walletTokens,
         secretBox: h.secretBox,
-        ids: { uuid: () => crypto.randomUUID(), token: () => crypto.randomUUID() + crypto.randomUUID(), bytes: (n) => crypto.getRandomValues(new Uint8Array(n)) },
+        ids: {
+          uuid: () => crypto.randomUUID(),
+          token: () => crypto.randomUUID() + crypto.randomUUID(),
+          bytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
+        },
       }),
     );
     const first = await preAuthorized();

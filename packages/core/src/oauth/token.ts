@@ -270,13 +270,20 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (missing !== undefined) throw invalidDetails(`Credential configuration ${missing} is no longer issued`);
       configurations = configurations.filter((c) => requested.includes(c.id));
     }
-    return withRefresh(request, await tokenResponse(request, redeemed, configurations, binding, requested !== undefined), configurations, binding, requested !== undefined, {
-      grant: 'pre-authorized_code',
-      grantId: redeemed.id,
-      userId: redeemed.userId as string,
-      sealedClaims: redeemed.sealedClaims,
-      context: offerClaimsContext(ctx.tenant.id, redeemed.id),
-    });
+    return withRefresh(
+      request,
+      await tokenResponse(request, redeemed, configurations, binding, requested !== undefined),
+      configurations,
+      binding,
+      requested !== undefined,
+      {
+        grant: 'pre-authorized_code',
+        grantId: redeemed.id,
+        userId: redeemed.userId as string,
+        sealedClaims: redeemed.sealedClaims,
+        context: offerClaimsContext(ctx.tenant.id, redeemed.id),
+      },
+    );
   }
 
   /**
@@ -403,7 +410,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     if (!record) throw invalidGrant(REFRESH_NOT_VALID);
     // RFC 6749 §6: a client issued credentials authenticates; the token was issued to it.
     const client =
-      record.clientId !== undefined ? await authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presentedClient(request)) : await preAuthorizedClient(request);
+      record.clientId !== undefined
+        ? await authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presentedClient(request))
+        : await preAuthorizedClient(request);
     if (client?.clientId !== record.clientId) throw invalidGrant('The refresh token was issued to another client');
     const now = clock.now().toISOString();
     if (record.revokedAt !== undefined) throw invalidGrant('The refresh token has been revoked');
@@ -416,7 +425,8 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     if (record.expiresAt <= now) throw invalidGrant('The refresh token has expired');
     const dpop = await dpopOf(ctx, basePath, proofs);
     // RFC 9449 §5: a bound family is refreshed only with a proof by its key.
-    if (record.dpopJkt !== undefined && dpop?.jkt !== record.dpopJkt) throw invalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof signed with it');
+    if (record.dpopJkt !== undefined && dpop?.jkt !== record.dpopJkt)
+      throw invalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof signed with it');
     const attested = client ? await clientProofs(ctx, basePath, client, proofs, dpop) : undefined;
     if (attested?.clientInstanceId !== undefined && record.clientInstanceId !== undefined && attested.clientInstanceId !== record.clientInstanceId)
       throw invalidGrant('The refresh token was issued to another client instance');
@@ -443,7 +453,14 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     request.note(record.familyId);
     // The access token names the new refresh token as its grant: the credential endpoint issues
     // each configuration once under it, and reads the family's claims from it.
-    const response = await tokenResponse(request, { id: next.id, userId: record.userId }, configurations, binding, record.credentialIdentifiers === true, 'refresh_token');
+    const response = await tokenResponse(
+      request,
+      { id: next.id, userId: record.userId },
+      configurations,
+      binding,
+      record.credentialIdentifiers === true,
+      'refresh_token',
+    );
     return { ...response, refresh_token: token };
   }
 
