@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { contextFor, secondServer, withTenant } from '../../test/harness.ts';
 import { API_KEY_CLAIM_SOURCE, dpopProof, jwkThumbprint, proofJwt, readFakeMdoc, walletKey, type WalletKey } from '../../test/kit.ts';
@@ -309,5 +310,78 @@ describe('the refresh setting of a configuration', () => {
       expect(error.code).toBe('BadRequest');
       expect(error.details?.map((d) => d.param)).toContain(param);
     }
+  });
+});
+
+describe('refresh tokens of the Authorization Code grant', () => {
+  const REDIRECT = 'https://wallet.example/cb';
+  const VERIFIER = 'c'.repeat(43);
+
+  it('gives a refresh token to the client that redeemed the code, refreshed only by that client, and the fresh credential has the same claims', async () => {
+    const h = await withTenant();
+    const { tenant, ctx: admin } = h;
+    const browser = contextFor(tenant, null);
+    await h.iacas.update(admin, (await h.iacas.create(admin, { country: 'US' })).id, { active: true });
+    const mdoc = await h.configurations.create(admin, 'mso_mdoc', mdl({ refresh: { allowed: true } }));
+    const now = h.clock.now().toISOString();
+    await h.store.walletClients.insert({
+      tenantId: tenant.id,
+      clientId: 'wallet',
+      clientName: 'A wallet',
+      redirectUris: [REDIRECT],
+      grantTypes: ['authorization_code'],
+      tokenEndpointAuthMethod: 'none',
+      createdAt: now,
+      updatedAt: now,
+    });
+    await h.store.authenticationProviders.insert({
+      id: `idp-${tenant.id}`,
+      tenantId: tenant.id,
+      url: 'https://idp.example',
+      clientId: 'vellum',
+      sealedClientSecret: h.secretBox.seal('idp-secret', `authentication-provider:${tenant.id}:idp-${tenant.id}`),
+      scope: 'openid profile',
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      staticRequestParameters: {},
+      forwardedRequestParameters: [],
+      claimsToPersist: ['familyName'],
+      createdAt: now,
+      updatedAt: now,
+    });
+    const { location } = await h.authorizationFlow.authorize(browser, {
+      response_type: 'code',
+      client_id: 'wallet',
+      redirect_uri: REDIRECT,
+      scope: `mso_mdoc:${mdoc.type}`,
+      code_challenge_method: 'S256',
+      code_challenge: createHash('sha256').update(VERIFIER).digest('base64url'),
+    });
+    const callback = await h.identityProvider.signIn(location, 'alice', { familyName: 'Hopper' });
+    const code = new URL((await h.authorizationFlow.authenticationCallback(browser, callback)).location).searchParams.get('code') as string;
+    const token = (form: Record<string, unknown>) => h.tokenEndpoint.token(browser, form);
+    const first = await token({ grant_type: 'authorization_code', client_id: 'wallet', code, redirect_uri: REDIRECT, code_verifier: VERIFIER });
+    expect(first.refresh_token).toEqual(expect.any(String));
+    const row = await h.store.refreshTokens.findByDigest(tenant.id, h.digests.sha256(first.refresh_token!));
+    expect(row).toMatchObject({ grant: 'authorization_code', clientId: 'wallet' });
+
+    // RFC 6749 §6: the client it was issued to, and no one else (an anonymous request names none).
+    expect(await refusal(token({ grant_type: 'refresh_token', refresh_token: first.refresh_token }))).toMatchObject({ oauthError: 'invalid_client' });
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: 'wallet' });
+    expect(await h.walletTokens.verify(tenant.id, browser.origin, refreshed.access_token)).toMatchObject({ grant: 'refresh_token', clientId: 'wallet' });
+
+    const issue = async (accessToken: string) => {
+      const nonce = (await h.nonces.issue(browser)).c_nonce;
+      const holder = walletKey();
+      const body = JSON.stringify({
+        credential_configuration_id: mdoc.id,
+        proofs: { jwt: [proofJwt(holder, { audience: browser.origin, nonce, iat: Math.floor(h.clock.now().getTime() / 1000) })] },
+      });
+      const answer = await h.credentialEndpoint.issue(browser, { authorization: `Bearer ${accessToken}`, contentType: 'application/json', body });
+      return readFakeMdoc((JSON.parse(answer.body) as { credentials: Array<{ credential: string }> }).credentials[0]!.credential);
+    };
+    const original = await issue(first.access_token);
+    const fresh = await issue(refreshed.access_token);
+    expect(claimsOf(fresh)).toEqual(claimsOf(original));
+    expect(claimsOf(fresh)).toMatchObject({ family_name: { value: 'Hopper' } });
   });
 });
