@@ -6,13 +6,15 @@
 // same claims bound to another key, and @auth0/mdl (another team's verifier) verifies both mDocs
 // against the public IACA. The rotated refresh token, sent again by the library, is refused with
 // invalid_grant and revokes its family: the current one is refused after it too.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, type KeyObject, randomBytes } from 'node:crypto';
 import { clientAuthenticationAnonymous, type HashAlgorithm, Oauth2Client, Oauth2ClientErrorResponseError } from '@openid4vc/oauth2';
 import type { Openid4vciClient } from '@openid4vc/openid4vci';
+import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../../apps/server/test/backends.ts';
 import { activeIaca, type IssuerServer, issuerDatabases, startIssuerServer } from './issuer-server.ts';
 import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
+import type { RequestDpopOptions } from '@openid4vc/oauth2';
 import { presentAndVerify } from './mdoc-verify.ts';
 
 const DOC_TYPE = 'com.example.refreshable-membership.1';
@@ -58,25 +60,28 @@ describe.each(backends)('refresh tokens with wallet libraries we did not write, 
   });
 
   /** A pre-authorized offer of one configuration, redeemed by the library. */
-  async function redeem(client: Openid4vciClient, configurationId: string) {
+  async function redeem(client: Openid4vciClient, configurationId: string, dpop?: RequestDpopOptions) {
     const created = await server.call('POST', '/v1/openid/offers/pre-authorized', {
       credentials: [configurationId],
       claims: { givenName: 'Ada', memberNumber: 'M-1042' },
     });
     expect(created.status, created.text).toBe(200);
-    return preAuthorizedToken(client, created.json().uri);
+    return preAuthorizedToken(client, created.json().uri, dpop ? { dpop } : {});
   }
 
-  /** The library's OAuth 2.0 client over the same callbacks as the wallet's. */
-  const oauth2 = () =>
+  /** The library's OAuth 2.0 client over the same callbacks as the wallet's; its DPoP proofs are signed with `privateKey`. */
+  const oauth2 = (privateKey?: KeyObject) =>
     new Oauth2Client({
       callbacks: {
         fetch: server.tlsFetch,
         hash: (data: Uint8Array, alg: HashAlgorithm) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
         generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
         clientAuthentication: clientAuthenticationAnonymous(),
-        signJwt: async () => {
-          throw new Error('No JWT is signed for a Bearer refresh');
+        signJwt: async (signer, { header, payload }) => {
+          if (!privateKey || signer.method !== 'jwk') throw new Error('No key to sign with here');
+          const key = await importJWK(privateKey.export({ format: 'jwk' }), 'ES256');
+          const jwt = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(key);
+          return { jwt, signerJwk: signer.publicJwk };
         },
       },
     });
@@ -135,6 +140,44 @@ describe.each(backends)('refresh tokens with wallet libraries we did not write, 
       expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       const afterReplay = await refusal(oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken: rotated! }));
       expect(afterReplay).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: 'The refresh token has been revoked' } });
+    },
+  );
+
+  it.skipIf(skip)(
+    'binds the refresh token to the DPoP key of the first token: the library refreshes with that key, and a proof by another key is invalid_grant',
+    async () => {
+      const device = libraryWallet(server.tlsFetch);
+      const { issuerMetadata, accessTokenResponse } = await redeem(device.client, refreshableId, { signer: device.signer });
+      expect(accessTokenResponse.token_type).toBe('DPoP');
+      const authorizationServerMetadata = issuerMetadata.authorizationServers[0]!;
+      const refreshToken = accessTokenResponse.refresh_token!;
+
+      const thief = libraryWallet(server.tlsFetch);
+      const stolen = await refusal(
+        oauth2(thief.privateKey).retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken, dpop: { signer: thief.signer } }),
+      );
+      expect(stolen).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      // Without a proof at all, too; neither used the token up.
+      expect(await refusal(oauth2().retrieveRefreshTokenAccessToken({ authorizationServerMetadata, refreshToken }))).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_grant' },
+      });
+
+      const refreshed = await oauth2(device.privateKey).retrieveRefreshTokenAccessToken({
+        authorizationServerMetadata,
+        refreshToken,
+        dpop: { signer: device.signer },
+      });
+      expect(refreshed.accessTokenResponse).toMatchObject({ token_type: 'DPoP', refresh_token: expect.any(String) });
+      const answer = await requestCredential(device.client, {
+        issuerMetadata,
+        credentialConfigurationId: refreshableId,
+        signer: device.signer,
+        accessToken: refreshed.accessTokenResponse.access_token,
+        dpop: { signer: device.signer },
+      });
+      const verified = await presentAndVerify(answer.credentials![0]!.credential, DOC_TYPE, device.privateKey, iacaPem);
+      expect(verified.document?.getIssuerNameSpace(DOC_TYPE)).toEqual({ given_name: 'Ada', member_number: 'M-1042' });
     },
   );
 
