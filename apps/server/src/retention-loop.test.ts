@@ -10,6 +10,7 @@ const purged = {
   offers: 0,
   nonces: 2,
   deferred_issuances: 0,
+  refresh_tokens: 0,
   rate_limits: 0,
   webhook_deliveries: 0,
   analytic_events: 0,

@@ -53,6 +53,7 @@ import { createClaimSourceClient } from './claim-sources/fetch.ts';
 import { createAdminTokenLimiter, createParLimiter, createTxCodeLimiter } from './rate-limits/limiters.ts';
 import type { RateLimitSettings } from './rate-limits/model.ts';
 import { createUserService, type UserService } from './users/service.ts';
+import { createRefreshTokenService, type RefreshTokenService } from './oauth/refresh-revocation.ts';
 import {
   type AuthenticationProviderService,
   createAuthenticationProviderService,
@@ -248,6 +249,8 @@ export interface Vellum {
   deferredCredentialEndpoint: DeferredCredentialEndpoint;
   /** `/v2/credentials/deferred`: requests held for review, approved or denied (docs/deferred-issuance.md). */
   deferredIssuances: DeferredIssuanceService;
+  /** Revocation of refresh token families by user or credential (docs/refresh-tokens.md). */
+  refreshTokens: RefreshTokenService;
 }
 
 /** Builds all use cases over one set of adapters: the one call a host (or a test) needs. */
@@ -346,6 +349,8 @@ export function createVellum(deps: VellumDeps): Vellum {
       hasher,
       dpop,
       jwtProofs,
+      ids,
+      secrets: deps.secretBox,
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
       ...(txCodeLimiter ? { txCodeLimiter } : {}),
     }),
@@ -427,6 +432,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       events: recorder,
     }),
     deferredIssuances: createDeferredIssuanceService({ store, clock, secrets: deps.secretBox, events: recorder }),
+    refreshTokens: createRefreshTokenService({ store, clock, events: recorder }),
     recorder,
     adminAuth: createAdminAuth({
       store,

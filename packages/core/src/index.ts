@@ -65,7 +65,7 @@ export type {
   TypeMetadata,
 } from './configurations/model.ts';
 export { addDuration, durationSeconds } from './configurations/duration.ts';
-export { DEFAULT_EXPIRES_IN, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
+export { DEFAULT_EXPIRES_IN, DEFAULT_REFRESH_MAX_AGE, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
 export * from './configurations/input.ts';
 export { LDP_PROOF_TYPES, createLdpVcFormat } from './credential-formats/ldp-vc.ts';
 export type { LdpVcFormatDeps } from './credential-formats/ldp-vc.ts';
@@ -161,6 +161,9 @@ export * from './offers/rules.ts';
 export * from './offers/uri.ts';
 export * from './offers/service.ts';
 export { ACCESS_TOKEN_TTL_SECONDS, createTokenEndpoint } from './oauth/token.ts';
+export { createRefreshTokenService } from './oauth/refresh-revocation.ts';
+export type { RefreshRevocation, RefreshTokenService, RefreshTokenServiceDeps } from './oauth/refresh-revocation.ts';
+export { refreshClaimsContext } from './oauth/refresh-tokens.ts';
 export type { TokenEndpoint, TokenEndpointDeps, TokenRequestProofs, TokenResponse } from './oauth/token.ts';
 export * from './oauth/nonces.ts';
 export * from './oauth/dpop.ts';

@@ -20,6 +20,7 @@ import type { WalletClientRepository } from './oauth-clients/model.ts';
 import type { WalletProviderRepository } from './wallet-providers/model.ts';
 import type { AuthorizationRepository } from './oauth/authorization-model.ts';
 import type { NonceRepository } from './oauth/ports.ts';
+import type { RefreshTokenRepository } from './oauth/refresh-tokens.ts';
 import type { OfferRepository } from './offers/ports.ts';
 import type { RateLimitRepository } from './rate-limits/ports.ts';
 import type { LeaseRepository } from './retention/ports.ts';
@@ -54,6 +55,7 @@ export type { WalletProviderRepository } from './wallet-providers/model.ts';
 export type { AuthorizationRepository } from './oauth/authorization-model.ts';
 export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletClaimsToIssue, WalletTokens } from './oauth/ports.ts';
 export type { OfferRepository } from './offers/ports.ts';
+export type { RefreshFamilyFilter, RefreshFamilyGrant, RefreshTokenRecord, RefreshTokenRepository } from './oauth/refresh-tokens.ts';
 export type { RateLimitRepository } from './rate-limits/ports.ts';
 export type { LeaseRepository } from './retention/ports.ts';
 export type {
@@ -111,6 +113,8 @@ export interface Repositories {
   claimSources: ClaimSourceRepository;
   /** Runs of the Authorization Code flow (OpenID4VCI 1.0 §5, §6). */
   authorizations: AuthorizationRepository;
+  /** Refresh tokens and their families (docs/refresh-tokens.md). */
+  refreshTokens: RefreshTokenRepository;
   /** Status lists, their entries and their signed tokens (docs/status-lists.md). */
   statusLists: StatusListRepository;
   /** How each docType's mDocs are listed (docs/status-lists.md). */

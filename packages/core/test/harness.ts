@@ -110,6 +110,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     deferredCredentialEndpoint: vellum.deferredCredentialEndpoint,
     deferredIssuances: vellum.deferredIssuances,
     webhooks: vellum.webhooks,
+    refreshTokens: vellum.refreshTokens,
     secretBox,
     hasher,
     authenticationProviders: vellum.authenticationProviders,

@@ -130,7 +130,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         scope: full.scope,
         // Only when true: tokens without credential identifiers keep their size.
         ...(full.credentialIdentifiers === true ? { cids: true } : {}),
-        ...(full.grant === 'authorization_code' ? { gty: 'authorization_code' } : {}),
+        ...(full.grant !== undefined ? { gty: full.grant } : {}),
         // RFC 9449 §6.1: a DPoP-bound token names the key's thumbprint.
         ...(full.dpopJkt !== undefined ? { cnf: { jkt: full.dpopJkt } } : {}),
         ...(full.clientId !== undefined ? { client_id: full.clientId } : {}),
@@ -174,7 +174,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
           configurationIds: p.cfg,
           scope: p.scope,
           ...(p.cids === true ? { credentialIdentifiers: true } : {}),
-          ...(p.gty === 'authorization_code' ? { grant: 'authorization_code' as const } : {}),
+          ...(p.gty === 'authorization_code' || p.gty === 'refresh_token' ? { grant: p.gty } : {}),
           ...(jktOf(p.cnf) !== undefined ? { dpopJkt: jktOf(p.cnf) as string } : {}),
           ...(typeof p.client_id === 'string' ? { clientId: p.client_id } : {}),
           ...(typeof p.client_instance_id === 'string' ? { clientInstanceId: p.client_instance_id } : {}),

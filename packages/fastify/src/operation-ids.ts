@@ -82,6 +82,7 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
     ],
   ),
   ['GET /v2/credentials/mobile/{credentialId}/status', 'getMobileCredentialStatus'],
+  ['POST /v2/credentials/{credentialId}/refresh-tokens/revoke', 'revokeCredentialRefreshTokens'],
   ['POST /v2/credentials/mobile/{credentialId}/status', 'updateMobileCredentialStatus'],
   // Metadata.
   ['GET /.well-known/openid-credential-issuer', 'getCredentialIssuerMetadata'],
@@ -115,6 +116,7 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v1/users/search', 'searchUsers'],
   ...collection('/v1/users', '{id}', 'User'),
   ['GET /v1/users/{id}/credentials', 'listUserCredentials'],
+  ['POST /v1/users/{id}/refresh-tokens/revoke', 'revokeUserRefreshTokens'],
   ...collection('/v1/users/authentication-providers', '{id}', 'AuthenticationProvider'),
   ...collection('/v1/claim-sources', '{id}', 'ClaimSource'),
   ['GET /v1/openid/configuration', 'getOpenIdSettings'],

@@ -7,6 +7,7 @@ import type {
   IssuedCredentialService,
   DeferredCredentialEndpoint,
   DeferredIssuanceService,
+  RefreshTokenService,
   CredentialConfigurationService,
   CustomDomainService,
   DidConfigurationService,
@@ -79,6 +80,8 @@ export interface VellumServices {
   deferredCredentialEndpoint: DeferredCredentialEndpoint;
   /** `/v2/credentials/deferred`: review of held credential requests. */
   deferredIssuances: DeferredIssuanceService;
+  /** `POST /v1/users/{id}/refresh-tokens/revoke` and `POST /v2/credentials/{credentialId}/refresh-tokens/revoke`. */
+  refreshTokens: RefreshTokenService;
   /** `/v1/openid/clients`: the wallet (OAuth) clients the Authorization Code flow accepts. */
   walletClients: WalletClientService;
   /** `/v1/openid/wallet-providers`: the wallet providers the tenant trusts (docs/dpop-and-attestation.md). */

@@ -21,6 +21,7 @@ import { emptyOfferState, offerRepositories, type OfferState } from './offers.ts
 import { emptyWebhookState, webhookRepositories, type WebhookState } from './webhooks.ts';
 import { type AuthenticationState, authenticationRepositories, emptyAuthenticationState } from './authentication.ts';
 import { type AuthorizationState, authorizationRepositories, emptyAuthorizationState } from './authorizations.ts';
+import { type RefreshTokenState, refreshTokenRepositories } from './refresh-tokens.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
 import { type DeferredIssuanceState, deferredIssuanceRepositories, emptyDeferredIssuanceState } from './deferred-issuances.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
@@ -61,6 +62,8 @@ interface State {
   authentication: AuthenticationState;
   /** Runs of the Authorization Code flow (./authorizations.ts). */
   authorizations: AuthorizationState;
+  /** Refresh tokens (./refresh-tokens.ts). */
+  refreshTokens: RefreshTokenState;
   /** Status lists, their entries and tokens, and their configurations (./status-lists.ts). */
   statusLists: StatusListState;
   /** Leases by name (LeaseRepository). */
@@ -88,6 +91,7 @@ const emptyState = (): State => ({
   walletProviders: emptyWalletProviderState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
+  refreshTokens: new Map(),
   statusLists: emptyStatusListState(),
   leases: new Map(),
 });
@@ -123,6 +127,7 @@ function repositories(get: () => State): Repositories {
     ...walletProviderRepositories(() => get().walletProviders, next),
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
+    ...refreshTokenRepositories(() => get().refreshTokens),
     ...statusListRepositories(() => get().statusLists, next),
     ...deferredIssuanceRepositories(() => get().deferredIssuances, next),
     iacas: {

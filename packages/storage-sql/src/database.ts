@@ -5,6 +5,7 @@ import type { AdminClientsTable } from './admin-clients.table.ts';
 import type { AnalyticEventsTable } from './analytic-events.table.ts';
 import type { AuthenticationProvidersTable, ClaimSourcesTable, OpenIdSettingsTable } from './authentication.table.ts';
 import type { AuthorizationsTable } from './authorizations.table.ts';
+import type { RefreshTokensTable } from './refresh-tokens.table.ts';
 import type { CredentialConfigurationsTable } from './credential-configurations.table.ts';
 import type { CustomDomainsTable } from './custom-domains.table.ts';
 import type { DidsTable } from './dids.table.ts';
@@ -54,6 +55,7 @@ export interface VellumDatabase {
   openid_settings: OpenIdSettingsTable;
   claim_sources: ClaimSourcesTable;
   authorizations: AuthorizationsTable;
+  refresh_tokens: RefreshTokensTable;
   status_list_configurations: StatusListConfigurationsTable;
   status_lists: StatusListsTable;
   status_entries: StatusEntriesTable;

@@ -887,6 +887,49 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('deferred_issuances_expires_at').on('deferred_issuances').column('expires_at').execute();
       },
     },
+    '0024_refresh_tokens': {
+      async up(db: Kysely<any>) {
+        // Refresh tokens (docs/refresh-tokens.md): one row per token, rotated tokens of one family
+        // sharing family_id. Only the SHA-256 digest of each token is kept, unique per tenant.
+        await db.schema
+          .createTable('refresh_tokens')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('family_id', 'text', (c) => c.notNull())
+          .addColumn('digest', 'text', (c) => c.notNull())
+          .addColumn('user_id', 'text', (c) => c.notNull())
+          .addColumn('grant_kind', 'text', (c) => c.notNull())
+          .addColumn('grant_id', 'text', (c) => c.notNull())
+          .addColumn('configuration_ids', 'text', (c) => c.notNull())
+          .addColumn('credential_identifiers', bool, (c) => c.notNull())
+          .addColumn('client_id', 'text')
+          .addColumn('client_instance_id', 'text')
+          .addColumn('dpop_jkt', 'text')
+          .addColumn('claims', 'text', (c) => c.notNull())
+          .addColumn('issued_configuration_ids', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('family_created_at', timestampText, (c) => c.notNull())
+          .addColumn('created_at', timestampText, (c) => c.notNull())
+          .addColumn('expires_at', timestampText, (c) => c.notNull())
+          .addColumn('used_at', timestampText)
+          .addColumn('revoked_at', timestampText)
+          .execute();
+        await db.schema.createIndex('refresh_tokens_tenant_id_id_unique').unique().on('refresh_tokens').columns(['tenant_id', 'id']).execute();
+        await db.schema.createIndex('refresh_tokens_tenant_id_digest_unique').unique().on('refresh_tokens').columns(['tenant_id', 'digest']).execute();
+        // Revocation by family, by user and by the grant a credential was issued under.
+        for (const column of ['family_id', 'user_id', 'grant_id']) {
+          await db.schema.createIndex(`refresh_tokens_tenant_id_${column}`).on('refresh_tokens').columns(['tenant_id', column]).execute();
+        }
+        // The retention job's sweep.
+        await db.schema.createIndex('refresh_tokens_expires_at').on('refresh_tokens').column('expires_at').execute();
+        await db.schema
+          .createIndex('refresh_tokens_revoked_at')
+          .on('refresh_tokens')
+          .column('revoked_at')
+          .where(sql.ref('revoked_at'), 'is not', null)
+          .execute();
+      },
+    },
     '0025_batch_issuance': {
       async up(db: Kysely<any>) {
         // The tenant's batch size (OpenID4VCI 1.0 §12.2.4 batch_credential_issuance); null is 1.
@@ -899,7 +942,6 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .createIndex('issued_credentials_tenant_id_notification_id')
           .on('issued_credentials')
           .columns(['tenant_id', 'notification_id'])
-          .execute();
       },
     },
   };

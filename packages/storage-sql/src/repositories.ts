@@ -2,6 +2,7 @@
 // transaction inside `store.transaction`. Tenant-owned tables are always queried by tenant_id,
 // except the two lookups the ports define as global (client id, verified domain name).
 
+import { refreshTokenRepositoriesOn } from './refresh-tokens.table.ts';
 import { type AnalyticEvent, notFound, type EventFilter, type PageRequest, type Repositories, type Slice } from '@vellum/core';
 import { type Insertable, sql, type SqlBool } from 'kysely';
 import { toAdminClient, toAdminClientRow } from './admin-clients.table.ts';
@@ -81,6 +82,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
     ...walletProviderRepositoriesOn(db, kind),
     ...authenticationRepositoriesOn(db),
     ...authorizationRepositoriesOn(db, kind),
+    ...refreshTokenRepositoriesOn(db, kind),
     ...statusListRepositoriesOn(db, kind),
     ...leaseRepositoryOn(db),
     iacas: {

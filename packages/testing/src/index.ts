@@ -26,5 +26,6 @@ export * from './did-records.ts';
 export * from './format-fakes.ts';
 export * from './samples.ts';
 export { presence, seedRetention } from './retention-seed.ts';
+export { makeRefreshToken } from './store-contract-refresh-tokens.ts';
 export type { RetentionSeed } from './retention-seed.ts';
 export * from './wallet-provider-ca.ts';

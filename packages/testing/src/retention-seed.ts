@@ -78,6 +78,31 @@ export async function seedRetention(store: Store, now: Date): Promise<RetentionS
     await store.deferredIssuances.insert(d);
     into.deferred_issuances.push(async () => (await store.deferredIssuances.get(a.id, d.id)) !== undefined);
   }
+  // Refresh tokens: expired, or revoked, past the grace; within it; live.
+  const refresh = async (expiresAt: string, revokedAt: string | undefined, into: Present[]) => {
+    const id = uuid();
+    await store.refreshTokens.insert({
+      id,
+      tenantId: a.id,
+      familyId: uuid(),
+      digest: unique('digest-'),
+      userId: uuid(),
+      grant: 'pre-authorized_code',
+      grantId: uuid(),
+      configurationIds: [uuid()],
+      familyCreatedAt: at(-40 * DAY),
+      createdAt: at(-40 * DAY),
+      expiresAt,
+      ...(revokedAt !== undefined ? { revokedAt } : {}),
+    });
+    into.push(async () => (await store.refreshTokens.get(a.id, id)) !== undefined);
+  };
+  const refreshGrace = RETENTION_GRACE_MS.refresh_tokens;
+  await refresh(at(-refreshGrace - 1000), undefined, pastLife.refresh_tokens);
+  await refresh(at(DAY), at(-refreshGrace - 1000), pastLife.refresh_tokens);
+  await refresh(at(-refreshGrace + 60_000), undefined, alive.refresh_tokens);
+  await refresh(at(DAY), at(-refreshGrace + 60_000), alive.refresh_tokens);
+  await refresh(at(DAY), undefined, alive.refresh_tokens);
 
   // Rate-limit windows: the current one first (a hit may sweep ended windows itself), then one that ended long ago.
   const counter = async (hitAt: Date, into: Present[]) => {

@@ -12,6 +12,7 @@ import { describeAuthorizationContract } from './store-contract-authorizations.t
 import { describeStatusListContract } from './store-contract-status-lists.ts';
 import { describeRetentionContract } from './store-contract-retention.ts';
 import { describeDeferredIssuanceContract } from './store-contract-deferred.ts';
+import { describeRefreshTokenContract } from './store-contract-refresh-tokens.ts';
 import {
   expectDomainError,
   expectOwnedBy,
@@ -561,6 +562,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeStatusListContract(() => store);
     describeRetentionContract(() => store);
     describeDeferredIssuanceContract(() => store);
+    describeRefreshTokenContract(() => store);
 
     describe('platform keys', () => {
       it('keeps the first record under a name', async () => {

@@ -2,12 +2,13 @@ import type { CredentialFormatHandler } from '../credential-formats/port.ts';
 import type { DidRecord } from '../dids/model.ts';
 import { checkDeferred } from './deferred.ts';
 import { isPlainObject, Problems } from '../shared/body-problems.ts';
-import type { ClaimDisplay, CredentialConfiguration, CredentialDisplay, Duration, KeyAttestationRequirement } from './model.ts';
+import type { ClaimDisplay, CredentialConfiguration, CredentialDisplay, Duration, KeyAttestationRequirement, RefreshPolicy } from './model.ts';
 import {
   checkClaimDisplay,
   checkClaimMappings,
   checkDisplay,
   checkExpiresIn,
+  checkRefreshMaxAge,
   checkKeyAttestationsRequired,
   DEFAULT_EXPIRES_IN,
   isSigningDid,
@@ -52,6 +53,12 @@ function checkHolderBinding(handler: CredentialFormatHandler, body: Record<strin
     );
 }
 
+/** `refresh` as kept: `{ allowed: true }` and its maxAge when given (the schema checked the shape). */
+function refreshOf(refresh: unknown): RefreshPolicy | undefined {
+  if (!isPlainObject(refresh) || refresh.allowed !== true) return undefined;
+  return refresh.maxAge === undefined ? { allowed: true } : { allowed: true, maxAge: refresh.maxAge as Duration };
+}
+
 /** A pinned issuer DID must be the tenant's, with a key of the kind the format signs with. */
 function checkIssuerDid(handler: CredentialFormatHandler, issuer: unknown, context: CheckContext, problems: Problems): void {
   const id = isPlainObject(issuer) ? issuer.id : undefined;
@@ -87,6 +94,7 @@ export function checkConfigurationInput(
   checkReservedClaims(handler, body.claimMappings, values);
   checkExpiresIn(body.expiresIn as Duration | undefined, handler.maxValidityDays(body.type), values);
   checkDisplay(body.display, values);
+  checkRefreshMaxAge(isPlainObject(body.refresh) ? (body.refresh.maxAge as Duration | undefined) : undefined, values);
   checkClaimDisplay(handler.claimLayout, body.claimDisplay, body.claimMappings, values);
   const keyAttestationsRequired = checkKeyAttestationsRequired(body.keyAttestationsRequired, values);
   handler.checkFields(body, values);
@@ -111,6 +119,7 @@ export function checkConfigurationInput(
     // Only `false` is kept: absent is the default, bound.
     holderBinding: body.holderBinding === false ? (false as const) : undefined,
     deferred,
+    refresh: refreshOf(body.refresh),
   });
   return handler.build(common, body);
 }

@@ -95,6 +95,18 @@ interface ConfigurationBase extends TenantRecord {
   holderBinding?: false;
   /** Credentials are issued only once an admin approves each request (docs/deferred-issuance.md); absent: at once. */
   deferred?: DeferredIssuanceSettings;
+  /** Re-issuance with a refresh token (docs/refresh-tokens.md); absent: none, as before. */
+  refresh?: RefreshPolicy;
+}
+
+/**
+ * A configuration that allows refresh (OpenID4VCI 1.0 §6.2, HAIP 1.0 §4.4): token responses for a
+ * grant that covers it carry a refresh token, good until `maxAge` after the family's first issuance.
+ */
+export interface RefreshPolicy {
+  allowed: true;
+  /** How long after the first token a refresh token may still refresh; absent: DEFAULT_REFRESH_MAX_AGE (30 days). */
+  maxAge?: Duration;
 }
 
 export interface MdocConfiguration extends ConfigurationBase {
@@ -200,6 +212,8 @@ export interface CredentialConfigurationInput {
   holderBinding?: boolean;
   /** Require review before issuance (docs/deferred-issuance.md). */
   deferred?: { intervalSeconds?: number; expiresIn?: Duration };
+  /** Re-issuance with a refresh token (docs/refresh-tokens.md). */
+  refresh?: RefreshPolicy;
   /** mso_mdoc. */
   includeStatus?: boolean;
   /** ldp_vc (name required), cwt, cwt_vc, dc+sd-jwt. */

@@ -11,6 +11,19 @@ export const MAX_MDL_VALIDITY_DAYS = 427;
  * limits above (an mDL's 427 days included), and the validity most licences and cards are issued for.
  */
 export const DEFAULT_EXPIRES_IN: Duration = Object.freeze({ days: 365 });
+
+/** How long after the first token a refresh token family may refresh when `refresh.maxAge` is left out (docs/refresh-tokens.md). */
+export const DEFAULT_REFRESH_MAX_AGE: Duration = Object.freeze({ days: 30 });
+/** The longest `refresh.maxAge`: a refresh family lives at most this long. */
+export const MAX_REFRESH_MAX_AGE_DAYS = 365;
+
+/** Checks `refresh.maxAge`: longer than zero and at most MAX_REFRESH_MAX_AGE_DAYS (the schema checked units and numbers). */
+export function checkRefreshMaxAge(maxAge: Duration | undefined, problems: Problems): void {
+  if (maxAge === undefined || maxAge === null || typeof maxAge !== 'object') return;
+  const days = durationSeconds(maxAge) / 86_400;
+  if (!(days > 0)) problems.add('refresh.maxAge', 'Must be longer than zero', maxAge);
+  else if (days > MAX_REFRESH_MAX_AGE_DAYS) problems.add('refresh.maxAge', `At most ${MAX_REFRESH_MAX_AGE_DAYS} days`, maxAge);
+}
 const MDL_DOCTYPE = /^org\.iso\.18013\.5\.[^.]+\.mDL$/;
 
 /** A credential type travels in scopes (`<format>:<type>`) and URLs: keep it to safe characters. */

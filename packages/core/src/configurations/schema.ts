@@ -93,6 +93,13 @@ const common = {
   holderBinding: Type.Optional(Flag),
   /** Review before issuance (docs/deferred-issuance.md): the credential endpoint answers 202 with a transaction_id. */
   deferred: Type.Optional(DeferredField),
+  /** Re-issuance with a refresh token (docs/refresh-tokens.md): maxAge bounds how long after the first token. */
+  refresh: Type.Optional(
+    Type.Object(
+      { allowed: Type.Literal(true, { errorMessage: 'true: leave refresh out to allow none' }), maxAge: Type.Optional(Duration) },
+      { ...strict, errorMessage: 'An object such as { "allowed": true, "maxAge": { "days": 30 } }' },
+    ),
+  ),
 };
 
 /** Linked-data and CWT issuers: who signs and how they are shown. Whether the tenant holds the DID is the service's to check. */

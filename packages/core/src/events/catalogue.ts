@@ -82,6 +82,9 @@ export const EVENT_PREFIXES = {
   // Revocation of the other formats' credentials (docs/status-lists.md `revocation-status`).
   CREDENTIAL_REVOCATION_STATUS_RETRIEVE: 'issued-credential',
   CREDENTIAL_REVOCATION_STATUS_UPDATE: 'issued-credential',
+  // Refresh token families revoked by the tenant (docs/refresh-tokens.md).
+  CREDENTIAL_REFRESH_TOKENS_REVOKE: 'issued-credential',
+  USER_REFRESH_TOKENS_REVOKE: 'user',
   // Users (docs/decisions.md "Users, offers, the token and nonce endpoints").
   USER_CREATE: 'user',
   USER_LIST: 'user',

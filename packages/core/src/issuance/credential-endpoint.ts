@@ -20,6 +20,7 @@ import type { PublicJwk } from '../keys/model.ts';
 import type { Clock, CredentialIssuedEvent, Digests, DomainEventSink, Ids, SecretBox } from '../shared/ports.ts';
 import { deferIssuance } from './deferred.ts';
 import { authorizationClaimsContext, offerClaimsContext, openClaims } from '../shared/sealed-claims.ts';
+import { type RefreshTokenRecord, refreshClaimsContext } from '../oauth/refresh-tokens.ts';
 import type { CredentialEncryption, ProofVerifier } from './ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
@@ -318,13 +319,19 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     nonce: NonceRecord | undefined,
   ): Promise<{ subject: ClaimSubject; userClaims: Record<string, unknown> }> {
     const byAuthorization = token.grant === 'authorization_code';
+    // A refreshed token's grant is the refresh token issued with it (docs/refresh-tokens.md).
+    const byRefresh = token.grant === 'refresh_token';
     // A Pre-authorized token's offer and user come in one read (one statement on SQL stores).
     let user: UserRecord | undefined;
-    let grant: OfferRecord | AuthorizationRecord | undefined;
+    let grant: OfferRecord | AuthorizationRecord | RefreshTokenRecord | undefined;
     if (byAuthorization)
       [user, grant] = await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.authorizations.get(ctx.tenant.id, token.offerId)]);
+    else if (byRefresh)
+      [user, grant] = await Promise.all([store.users.get(ctx.tenant.id, token.userId), store.refreshTokens.get(ctx.tenant.id, token.offerId)]);
     else ({ offer: grant, user } = await store.offers.getWithUser(ctx.tenant.id, token.offerId, token.userId));
     if (!user) throw denied('The user this access token was issued for no longer exists');
+    if (byRefresh && (!grant || (grant as RefreshTokenRecord).revokedAt !== undefined))
+      throw denied('The refresh token this access token was issued with was revoked');
     if (!grant || ('status' in grant && grant.status === 'deleted'))
       throw denied(byAuthorization ? 'The authorization this access token was issued for is gone' : 'The offer this access token was issued for was deleted');
     // A repeat is refused before anything is issued: the grant's claims may be erased by now (its
@@ -338,7 +345,12 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       });
     }
     const provider = user.authenticationProvider ? { authenticationProvider: user.authenticationProvider } : {};
-    const context = byAuthorization ? authorizationClaimsContext(ctx.tenant.id, grant.id) : offerClaimsContext(ctx.tenant.id, grant.id);
+    const context =
+      'familyId' in grant
+        ? refreshClaimsContext(ctx.tenant.id, grant.familyId)
+        : byAuthorization
+          ? authorizationClaimsContext(ctx.tenant.id, grant.id)
+          : offerClaimsContext(ctx.tenant.id, grant.id);
     let claims = { ...user.claims, ...openClaims(secrets, grant.sealedClaims, context) };
     if (configuration.claimSourceId !== undefined && claimSources) {
       const source = await store.claimSources.get(ctx.tenant.id, configuration.claimSourceId);
@@ -472,9 +484,18 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     await store.transaction(async (tx) => {
       // An unbound credential had no proof, so no nonce to use up.
       if (nonce !== undefined && !(await tx.nonces.markUsed(nonce))) throw nonceRefused();
-      const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
-      // The token's last credential erases the grant's claims in the same write (docs/decisions.md "Claims at rest").
-      if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id, token.configurationIds.length))) throw alreadyIssued(configuration.id);
+      // A refreshed token records what it issued on its refresh token; the family keeps its claims.
+      const marked =
+        token.grant === 'refresh_token'
+          ? await tx.refreshTokens.markIssued(ctx.tenant.id, token.offerId, configuration.id)
+          : // The token's last credential erases the grant's claims in the same write (docs/decisions.md "Claims at rest").
+            await (token.grant === 'authorization_code' ? tx.authorizations : tx.offers).markIssued(
+              ctx.tenant.id,
+              token.offerId,
+              configuration.id,
+              token.configurationIds.length,
+            );
+      if (!marked) throw alreadyIssued(configuration.id);
       for (const [i, record] of records.entries()) {
         await tx.issuedCredentials.insert(record);
         const statusEntry = (issuedAll[i] as (typeof issuedAll)[number]).statusEntry;

@@ -78,6 +78,21 @@ export interface DeferIssuanceDeps {
  * outbox. Answers 202 `{ transaction_id, interval }` (OpenID4VCI 1.0 §8.3), encrypted when the
  * wallet asked for an encrypted response; no notification_id, which only a credential gets.
  */
+/**
+ * The grant a token stands for: its offer or authorization, or, for a refreshed token, the one its
+ * refresh family was first issued under; undefined when that family is gone or revoked.
+ */
+async function originalGrantOf(
+  store: Pick<Store, 'refreshTokens'>,
+  tenantId: string,
+  token: Pick<WalletAccessClaims, 'grant' | 'offerId'>,
+): Promise<{ offerId: string; grant?: 'authorization_code' } | undefined> {
+  if (token.grant !== 'refresh_token') return { offerId: token.offerId, ...(token.grant === undefined ? {} : { grant: token.grant }) };
+  const refresh = await store.refreshTokens.get(tenantId, token.offerId);
+  if (!refresh || refresh.revokedAt !== undefined) return undefined;
+  return { offerId: refresh.grantId, ...(refresh.grant === 'authorization_code' ? { grant: 'authorization_code' as const } : {}) };
+}
+
 export async function deferIssuance(
   deps: DeferIssuanceDeps,
   input: DeferIssuanceInput,
@@ -85,6 +100,8 @@ export async function deferIssuance(
 ): Promise<DeferredAnswer & { record: DeferredIssuanceRecord }> {
   const { store, clock, ids, digests, secrets, domainEvents } = deps;
   const { ctx, token, configuration, nonce } = input;
+  const grant = await originalGrantOf(store, ctx.tenant.id, token);
+  if (!grant) throw refusal('credential_request_denied', 'The refresh token family of this access token was revoked');
   const now = clock.now();
   const id = ids.uuid();
   const transactionId = ids.token(32);
@@ -97,8 +114,7 @@ export async function deferIssuance(
     credentialConfigurationId: configuration.id,
     format: configuration.format,
     userId: token.userId,
-    offerId: token.offerId,
-    ...(token.grant === undefined ? {} : { grant: token.grant }),
+    ...grant,
     ...(token.clientId === undefined ? {} : { clientId: token.clientId }),
     ...(token.clientInstanceId === undefined ? {} : { clientInstanceId: token.clientInstanceId }),
     holderKeys: input.holderKeys,
@@ -112,8 +128,17 @@ export async function deferIssuance(
   const body = input.encrypter ? await input.encrypter(text) : text;
   await store.transaction(async (tx) => {
     if (nonce !== undefined && !(await tx.nonces.markUsed(nonce))) throw onRefusal.nonce();
-    const grants = token.grant === 'authorization_code' ? tx.authorizations : tx.offers;
-    if (!(await grants.markIssued(ctx.tenant.id, token.offerId, configuration.id, token.configurationIds.length))) throw onRefusal.alreadyIssued();
+    // A refreshed token records what it asked for on its refresh token, as the credential endpoint does.
+    const marked =
+      token.grant === 'refresh_token'
+        ? await tx.refreshTokens.markIssued(ctx.tenant.id, token.offerId, configuration.id)
+        : await (token.grant === 'authorization_code' ? tx.authorizations : tx.offers).markIssued(
+            ctx.tenant.id,
+            token.offerId,
+            configuration.id,
+            token.configurationIds.length,
+          );
+    if (!marked) throw onRefusal.alreadyIssued();
     await tx.deferredIssuances.insert(record);
     await domainEvents.publish(tx, {
       id: ids.uuid(),
@@ -189,8 +214,10 @@ export function createDeferredCredentialEndpoint(deps: DeferredCredentialEndpoin
     };
 
     const record = await store.deferredIssuances.findByTransactionDigest(ctx.tenant.id, digests.sha256(transactionId));
-    // Good only with a token of the grant that deferred it: the same offer or authorization and user.
-    if (!record || record.offerId !== token.offerId || record.userId !== token.userId || record.grant !== token.grant) throw invalidTransaction();
+    // Good only with a token of the grant that deferred it: the same offer or authorization and user,
+    // directly or through a refresh family first issued under it (docs/refresh-tokens.md).
+    const grant = record && record.userId === token.userId ? await originalGrantOf(store, ctx.tenant.id, token) : undefined;
+    if (!record || !grant || record.offerId !== grant.offerId || record.grant !== grant.grant) throw invalidTransaction();
     described.meta = { deferredIssuanceId: record.id, status: record.status };
     const now = clock.now();
     if (record.status === 'issued' || record.expiresAt <= now.toISOString()) throw invalidTransaction();

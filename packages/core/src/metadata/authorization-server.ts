@@ -5,10 +5,13 @@ import { authorizationCodeMetadata, type IssuanceFeatures, ISSUER_PATHS, PRE_AUT
  * OpenID4VCI 1.0 §12.3), with only live features. `response_types_supported` is required by RFC 8414
  * and `grant_types_supported` defaults to authorization_code and implicit when absent, so both are
  * always present, empty while no flow is live, rather than left to say something untrue.
+ * `refresh`: some configuration of the tenant allows refresh, so token responses may carry refresh tokens.
  */
-export function buildAuthorizationServerMetadata(issuer: string, features: IssuanceFeatures): Record<string, unknown> {
+export function buildAuthorizationServerMetadata(issuer: string, features: IssuanceFeatures, refresh = false): Record<string, unknown> {
   const at = (path: string) => `${issuer}${path}`;
   const grants = [...(features.authorizationCode ? ['authorization_code'] : []), ...(features.preAuthorizedCode ? [PRE_AUTHORIZED_GRANT] : [])];
+  // RFC 6749 §6: listed only while a configuration of the tenant allows refresh (docs/refresh-tokens.md).
+  if (refresh && grants.length > 0) grants.push('refresh_token');
   return {
     issuer,
     ...(features.authorizationCode ? { authorization_endpoint: at(ISSUER_PATHS.authorization) } : {}),

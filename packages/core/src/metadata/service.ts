@@ -159,7 +159,12 @@ export function createIssuerMetadataService(deps: IssuerMetadataDeps): IssuerMet
       throw notFound('No credential configuration of this issuer publishes type metadata for this vct');
     },
     async authorizationServerMetadata(ctx, basePath) {
-      return buildAuthorizationServerMetadata(issuerOf(ctx, basePath), features);
+      const configurations = await store.credentialConfigurations.listAll(ctx.tenant.id);
+      return buildAuthorizationServerMetadata(
+        issuerOf(ctx, basePath),
+        features,
+        configurations.some((c) => c.refresh?.allowed === true),
+      );
     },
   };
 }

@@ -50,8 +50,12 @@ export interface WalletAccessClaims {
    * authorization (AuthorizationRecord id) for the Authorization Code grant. JWT claim `oid`.
    */
   offerId: string;
-  /** `authorization_code` for tokens of the Authorization Code grant (JWT claim `gty`); absent for the Pre-authorized Code grant. */
-  grant?: 'authorization_code';
+  /**
+   * `authorization_code` for tokens of the Authorization Code grant, `refresh_token` for those of the
+   * refresh grant, whose `offerId` is then the refresh token record issued with it (JWT claim `gty`);
+   * absent for the Pre-authorized Code grant.
+   */
+  grant?: 'authorization_code' | 'refresh_token';
   /** The configurations the token grants. */
   configurationIds: string[];
   /** Space-separated `<format>:<type>` of those configurations (OpenID4VCI 1.0 §6.2). */

@@ -5,7 +5,11 @@ import { issuerOf } from '../metadata/service.ts';
 import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState, txCodeDigests } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Store } from '../ports.ts';
-import type { Clock, Digests, SecretHasher } from '../shared/ports.ts';
+import type { Clock, Digests, Ids, SecretBox, SecretHasher } from '../shared/ports.ts';
+import { addDuration, durationSeconds } from '../configurations/duration.ts';
+import { DEFAULT_REFRESH_MAX_AGE } from '../configurations/rules.ts';
+import { authorizationClaimsContext, offerClaimsContext, openClaims, sealClaims } from '../shared/sealed-claims.ts';
+import { type RefreshFamilyGrant, type RefreshTokenRecord, refreshClaimsContext } from './refresh-tokens.ts';
 import type { WalletTokens } from './ports.ts';
 import { authenticateWalletClient, checkClientCredentials, clientCredentials, type PresentedClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
@@ -38,6 +42,8 @@ export interface TokenResponse {
   expires_in: number;
   scope: string;
   authorization_details?: CredentialAuthorizationDetail[];
+  /** RFC 6749 §5.1: present when the grant covers a configuration that allows refresh (docs/refresh-tokens.md). */
+  refresh_token?: string;
 }
 
 export interface TokenEndpointDeps {
@@ -56,6 +62,12 @@ export interface TokenEndpointDeps {
   dpop: Dpop;
   /** Verifies client attestations and their proofs of possession. */
   jwtProofs: JwtProofVerifier;
+  /**
+   * Refresh tokens (docs/refresh-tokens.md): random tokens, and the SecretBox that seals the claims a
+   * family keeps. Without both, no refresh token is issued and the refresh_token grant is unsupported.
+   */
+  ids?: Ids;
+  secrets?: SecretBox;
 }
 
 /** The proof headers of a token request, as received (docs/dpop-and-attestation.md). */
@@ -92,6 +104,18 @@ interface GrantRequest {
   /** Tells the request's events which offer the grant redeemed. */
   note: (offerId: string) => void;
 }
+
+/** What a first token response needs to start a refresh family: the grant, and its claims as sealed. */
+interface FamilySource {
+  grant: RefreshFamilyGrant;
+  grantId: string;
+  userId: string;
+  sealedClaims: string | undefined;
+  /** The SecretBox context `sealedClaims` are sealed under. */
+  context: string;
+}
+
+const REFRESH_NOT_VALID = 'The refresh token is not valid';
 
 /** A DPoP proof the grant or the client requires is missing (RFC 9449 §5, §10). */
 const dpopRequired = (message: string) => oauthError('invalid_dpop_proof', message);
@@ -148,7 +172,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   /** The access token's binding and client, and the response's token type. */
-  function bindingOf(dpop: VerifiedDpopProof | undefined, client: WalletClient | undefined, attested: AttestedInstance | undefined) {
+  function bindingOf(dpop: VerifiedDpopProof | undefined, client: WalletClient | undefined, attested: Pick<AttestedInstance, 'clientInstanceId'> | undefined) {
     return {
       claims: {
         ...(dpop ? { dpopJkt: dpop.jkt } : {}),
@@ -246,7 +270,20 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (missing !== undefined) throw invalidDetails(`Credential configuration ${missing} is no longer issued`);
       configurations = configurations.filter((c) => requested.includes(c.id));
     }
-    return tokenResponse(request, redeemed, configurations, binding, requested !== undefined);
+    return withRefresh(
+      request,
+      await tokenResponse(request, redeemed, configurations, binding, requested !== undefined),
+      configurations,
+      binding,
+      requested !== undefined,
+      {
+        grant: 'pre-authorized_code',
+        grantId: redeemed.id,
+        userId: redeemed.userId as string,
+        sealedClaims: redeemed.sealedClaims,
+        context: offerClaimsContext(ctx.tenant.id, redeemed.id),
+      },
+    );
   }
 
   /**
@@ -293,7 +330,138 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       (c): c is CredentialConfiguration => c !== undefined,
     );
     if (configurations.length === 0) throw invalidGrant('The credentials authorized are no longer issued');
-    return tokenResponse(request, redeemed, configurations, binding, redeemed.byAuthorizationDetails, 'authorization_code');
+    const response = await tokenResponse(request, redeemed, configurations, binding, redeemed.byAuthorizationDetails, 'authorization_code');
+    return withRefresh(request, response, configurations, binding, redeemed.byAuthorizationDetails, {
+      grant: 'authorization_code',
+      grantId: redeemed.id,
+      userId: redeemed.userId as string,
+      sealedClaims: redeemed.sealedClaims,
+      context: authorizationClaimsContext(ctx.tenant.id, redeemed.id),
+    });
+  }
+
+  /** The configurations of `configurations` that allow refresh (docs/refresh-tokens.md). */
+  const refreshable = (configurations: CredentialConfiguration[]) => configurations.filter((c) => c.refresh?.allowed === true);
+
+  /** A new refresh token: the token, and its digest as stored. */
+  function newRefreshToken(ids: Ids): { token: string; digest: string } {
+    const token = ids.token(32);
+    return { token, digest: digests.sha256(token) };
+  }
+
+  /**
+   * The first token response of a grant that covers a configuration allowing refresh gets a
+   * refresh token, the first of a new family (RFC 6749 §5.1). The family keeps the grant's claims,
+   * sealed again under its own context, since the grant's are erased once its token issued all.
+   */
+  async function withRefresh(
+    { ctx }: GrantRequest,
+    response: TokenResponse,
+    configurations: CredentialConfiguration[],
+    binding: ReturnType<typeof bindingOf>,
+    identifiers: boolean,
+    source: FamilySource,
+  ): Promise<TokenResponse> {
+    const { ids, secrets } = deps;
+    const covered = refreshable(configurations);
+    if (covered.length === 0 || !ids || !secrets) return response;
+    const now = clock.now();
+    // HAIP 1.0 §4.4: the family refreshes for the shortest maxAge of its configurations.
+    const maxAge = Math.min(...covered.map((c) => durationSeconds(c.refresh?.maxAge ?? DEFAULT_REFRESH_MAX_AGE)));
+    const familyId = ids.uuid();
+    const claims = openClaims(secrets, source.sealedClaims, source.context);
+    const sealed = sealClaims(secrets, claims, refreshClaimsContext(ctx.tenant.id, familyId));
+    const { token, digest } = newRefreshToken(ids);
+    const record: RefreshTokenRecord = {
+      id: ids.uuid(),
+      tenantId: ctx.tenant.id,
+      familyId,
+      digest,
+      userId: source.userId,
+      grant: source.grant,
+      grantId: source.grantId,
+      configurationIds: covered.map((c) => c.id),
+      ...(identifiers ? { credentialIdentifiers: true } : {}),
+      ...(binding.claims.clientId !== undefined ? { clientId: binding.claims.clientId } : {}),
+      ...(binding.claims.clientInstanceId !== undefined ? { clientInstanceId: binding.claims.clientInstanceId } : {}),
+      // RFC 9449 §5: a refresh token issued with a DPoP-bound access token is bound to the same key.
+      ...(binding.claims.dpopJkt !== undefined ? { dpopJkt: binding.claims.dpopJkt } : {}),
+      ...(sealed !== undefined ? { sealedClaims: sealed } : {}),
+      familyCreatedAt: now.toISOString(),
+      createdAt: now.toISOString(),
+      expiresAt: addDuration(now, { seconds: maxAge }).toISOString(),
+    };
+    await store.refreshTokens.insert(record);
+    return { ...response, refresh_token: token };
+  }
+
+  /**
+   * The refresh_token grant (RFC 6749 §6): the client the family was issued to, the family's DPoP
+   * key when it is bound, then the token is rotated in one conditional write (RFC 9700 §4.14.2): a
+   * token presented after it was rotated, or by the loser of a race, revokes its whole family.
+   */
+  async function refreshToken(request: GrantRequest): Promise<TokenResponse> {
+    const { ctx, form, basePath, proofs } = request;
+    const { ids, secrets } = deps;
+    if (!ids || !secrets) throw oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${PRE_AUTHORIZED_CODE_GRANT}`);
+    const presented = field(form, 'refresh_token');
+    if (presented === undefined) throw invalidRequest('refresh_token is required');
+    const record = presented.length <= MAX_FIELD ? await store.refreshTokens.findByDigest(ctx.tenant.id, digests.sha256(presented)) : undefined;
+    if (!record) throw invalidGrant(REFRESH_NOT_VALID);
+    // RFC 6749 §6: a client issued credentials authenticates; the token was issued to it.
+    const client =
+      record.clientId !== undefined
+        ? await authenticateWalletClient(clientAuthDeps, ctx.tenant.id, presentedClient(request))
+        : await preAuthorizedClient(request);
+    if (client?.clientId !== record.clientId) throw invalidGrant('The refresh token was issued to another client');
+    const now = clock.now().toISOString();
+    if (record.revokedAt !== undefined) throw invalidGrant('The refresh token has been revoked');
+    const revokeFamily = async () => {
+      await store.refreshTokens.revokeFamilies(ctx.tenant.id, { familyId: record.familyId }, now);
+      return invalidGrant('The refresh token was used before: every token of its family is revoked');
+    };
+    // RFC 9700 §4.14.2: a rotated token presented again means two parties hold it.
+    if (record.usedAt !== undefined) throw await revokeFamily();
+    if (record.expiresAt <= now) throw invalidGrant('The refresh token has expired');
+    const dpop = await dpopOf(ctx, basePath, proofs);
+    // RFC 9449 §5: a bound family is refreshed only with a proof by its key.
+    if (record.dpopJkt !== undefined && dpop?.jkt !== record.dpopJkt)
+      throw invalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof signed with it');
+    const attested = client ? await clientProofs(ctx, basePath, client, proofs, dpop) : undefined;
+    if (attested?.clientInstanceId !== undefined && record.clientInstanceId !== undefined && attested.clientInstanceId !== record.clientInstanceId)
+      throw invalidGrant('The refresh token was issued to another client instance');
+    const binding = bindingOf(dpop, client, record.clientInstanceId !== undefined ? { clientInstanceId: record.clientInstanceId } : attested);
+    const configurations = refreshable(
+      (await Promise.all(record.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
+        (c): c is CredentialConfiguration => c !== undefined,
+      ),
+    );
+    if (configurations.length === 0) throw invalidGrant('The credentials of this refresh token are no longer refreshable');
+    const { token, digest } = newRefreshToken(ids);
+    const { id: _id, digest: _digest, usedAt: _usedAt, issuedConfigurationIds: _issued, ...family } = record;
+    const next: RefreshTokenRecord = { ...family, id: ids.uuid(), digest, createdAt: now };
+    const rotated = await store.transaction(async (tx) => {
+      if (!(await tx.refreshTokens.markUsed(ctx.tenant.id, record.id, now))) return false;
+      await tx.refreshTokens.insert(next);
+      return true;
+    });
+    if (!rotated) {
+      const current = await store.refreshTokens.get(ctx.tenant.id, record.id);
+      if (current?.usedAt !== undefined && current.revokedAt === undefined) throw await revokeFamily();
+      throw invalidGrant(REFRESH_NOT_VALID);
+    }
+    request.note(record.familyId);
+    // The access token names the new refresh token as its grant: the credential endpoint issues
+    // each configuration once under it, and reads the family's claims from it.
+    const response = await tokenResponse(
+      request,
+      { id: next.id, userId: record.userId },
+      configurations,
+      binding,
+      record.credentialIdentifiers === true,
+      'refresh_token',
+    );
+    return { ...response, refresh_token: token };
   }
 
   /**
@@ -307,7 +475,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     configurations: CredentialConfiguration[],
     binding: ReturnType<typeof bindingOf>,
     identifiers: boolean,
-    grant?: 'authorization_code',
+    grant?: 'authorization_code' | 'refresh_token',
   ): Promise<TokenResponse> {
     const scope = configurations.map(scopeOf).join(' ');
     const { token } = await walletTokens.issue(
@@ -365,6 +533,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
           const request: GrantRequest = { ctx, form, basePath, authorization, proofs, note };
           if (grant === PRE_AUTHORIZED_CODE_GRANT) return preAuthorizedCode(request);
           if (grant === 'authorization_code') return authorizationCode(request);
+          if (grant === 'refresh_token') return refreshToken(request);
           throw oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${PRE_AUTHORIZED_CODE_GRANT}`);
         },
         { input: form, meta: () => ({ grantType, ...(offerId ? { offerId } : {}) }) },

@@ -57,6 +57,7 @@ const IN_TRANSACTION: Readonly<Record<TxKind, TxPurge>> = {
   offers: (tx, before, limit) => tx.offers.purgeExpired(before, limit),
   nonces: (tx, before, limit) => tx.nonces.purgeExpired(before, limit),
   deferred_issuances: (tx, before, limit) => tx.deferredIssuances.purgeExpired(before, limit),
+  refresh_tokens: (tx, before, limit) => tx.refreshTokens.purgeExpired(before, limit),
 };
 
 /** Builds the retention job on a store (docs/retention.md). */

@@ -17,6 +17,7 @@ export const RETENTION_KINDS = [
   'offers',
   'nonces',
   'deferred_issuances',
+  'refresh_tokens',
   'rate_limits',
   'webhook_deliveries',
   'analytic_events',
@@ -24,7 +25,7 @@ export const RETENTION_KINDS = [
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 /** The kinds purged past their own expiry (the rest are purged per tenant, past the tenant's retention period). */
-export type ExpiringKind = 'authorizations' | 'offers' | 'nonces' | 'deferred_issuances' | 'rate_limits';
+export type ExpiringKind = 'authorizations' | 'offers' | 'nonces' | 'deferred_issuances' | 'refresh_tokens' | 'rate_limits';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -37,12 +38,15 @@ const DAY_MS = 86_400_000;
  * attestation `jti`s and rate-limit windows: a minute, for clock differences between servers.
  * Deferred issuances (docs/deferred-issuance.md): a day, so an admin still sees one that expired
  * unreviewed or uncollected; its transaction_id stopped working at `expiresAt`.
+ * Refresh tokens: a day past their family's expiry or their revocation, past the life of any access
+ * token issued with one (docs/refresh-tokens.md).
  */
 export const RETENTION_GRACE_MS: Readonly<Record<ExpiringKind, number>> = {
   authorizations: DAY_MS,
   offers: 30 * DAY_MS,
   nonces: MINUTE_MS,
   deferred_issuances: DAY_MS,
+  refresh_tokens: DAY_MS,
   rate_limits: MINUTE_MS,
 };
 

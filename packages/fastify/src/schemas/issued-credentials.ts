@@ -8,6 +8,10 @@ const Filter = Type.Optional(Type.String({ minLength: 1, maxLength: 200 }));
 export const IssuedCredentialListQuery = Type.Object({ ...PageQuerySchema, format: Filter, userId: Filter, credentialConfigurationId: Filter }, strict);
 export const UserCredentialListQuery = PageQuery;
 export const UserCredentialParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+export const CredentialParams = Type.Object({ credentialId: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** docs/refresh-tokens.md: how many refresh token families a revocation revoked (none revoked before are counted). */
+export const RefreshRevocation = Type.Object({ revokedFamilies: Type.Integer({ minimum: 0 }) }, strict);
 
 /** An issued-credential record: what was issued, never the credential itself. */
 export const IssuedCredential = Type.Object({

@@ -16,6 +16,8 @@ export const WalletTokenBody = Type.Object(
     redirect_uri: Field,
     code_verifier: Field,
     client_secret: Field,
+    // The refresh grant (RFC 6749 §6; docs/refresh-tokens.md).
+    refresh_token: Field,
     // RFC 9396 / OpenID4VCI 1.0 §6.1: a JSON array, as text (the core reads it).
     authorization_details: Type.Optional(Type.String({ maxLength: 16384 })),
   },
@@ -33,6 +35,8 @@ export const WalletTokenResponse = Type.Object({
       Type.Object({ type: Type.Literal('openid_credential'), credential_configuration_id: Type.String(), credential_identifiers: Type.Array(Type.String()) }),
     ),
   ),
+  // RFC 6749 §5.1: when a configuration the grant covers allows refresh (docs/refresh-tokens.md).
+  refresh_token: Type.Optional(Type.String()),
 });
 
 export const NonceResponse = Type.Object({ c_nonce: Type.String() });

@@ -1086,6 +1086,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/refresh-tokens/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke every refresh token of a user
+         * @description Needs an admin token whose role holds the `users` permission.
+         */
+        post: operations["revokeUserRefreshTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/authentication-providers": {
         parameters: {
             query?: never;
@@ -1301,6 +1321,26 @@ export interface paths {
         get: operations["listIssuedCredentials"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credentials/{credentialId}/refresh-tokens/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke the refresh tokens that issued a credential
+         * @description Needs an admin token whose role holds the `credentials` permission.
+         */
+        post: operations["revokeCredentialRefreshTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5653,6 +5693,7 @@ export interface operations {
                     grant_type?: string;
                     "pre-authorized_code"?: string;
                     redirect_uri?: string;
+                    refresh_token?: string;
                     tx_code?: string;
                 } & {
                     [key: string]: unknown;
@@ -5666,6 +5707,7 @@ export interface operations {
                     grant_type?: string;
                     "pre-authorized_code"?: string;
                     redirect_uri?: string;
+                    refresh_token?: string;
                     tx_code?: string;
                 } & {
                     [key: string]: unknown;
@@ -5688,6 +5730,7 @@ export interface operations {
                             type: "openid_credential";
                         }[];
                         expires_in: number;
+                        refresh_token?: string;
                         scope: string;
                         token_type: "Bearer" | "DPoP";
                     };
@@ -8226,6 +8269,77 @@ export interface operations {
             };
         };
     };
+    revokeUserRefreshTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revokedFamilies: number;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listAuthenticationProviders: {
         parameters: {
             query?: {
@@ -9658,6 +9772,77 @@ export interface operations {
             };
         };
     };
+    revokeCredentialRefreshTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credentialId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revokedFamilies: number;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getCompactSemanticRevocationStatus: {
         parameters: {
             query?: never;
@@ -9906,6 +10091,19 @@ export interface operations {
                             };
                             keyResolution?: "x5c" | "did";
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
@@ -10042,6 +10240,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -10116,6 +10327,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -10259,6 +10483,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -10394,6 +10631,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -10468,6 +10718,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -10856,6 +11119,19 @@ export interface operations {
                             };
                             keyResolution?: "x5c" | "did";
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
@@ -10992,6 +11268,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -11066,6 +11355,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -11209,6 +11511,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -11344,6 +11659,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -11418,6 +11746,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -13342,6 +13683,19 @@ export interface operations {
                                 userAuthentication?: string[];
                             };
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             type: string;
                             updatedAt: string;
                         }[];
@@ -13471,6 +13825,19 @@ export interface operations {
                         userAuthentication?: string[];
                     };
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     type: string;
                 };
             };
@@ -13538,6 +13905,19 @@ export interface operations {
                             userAuthentication?: string[];
                         };
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         type: string;
                         updatedAt: string;
                     };
@@ -13674,6 +14054,19 @@ export interface operations {
                             userAuthentication?: string[];
                         };
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         type: string;
                         updatedAt: string;
                     };
@@ -13802,6 +14195,19 @@ export interface operations {
                         userAuthentication?: string[];
                     };
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     type: string;
                 };
             };
@@ -13869,6 +14275,19 @@ export interface operations {
                             userAuthentication?: string[];
                         };
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         type: string;
                         updatedAt: string;
                     };
@@ -15965,6 +16384,19 @@ export interface operations {
                             };
                             keyResolution?: "x5c" | "did";
                             name?: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             selectivelyDisclosable?: string[];
                             type: string;
@@ -16137,6 +16569,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     selectivelyDisclosable?: string[];
                     type: string;
@@ -16247,6 +16692,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
@@ -16426,6 +16884,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
@@ -16597,6 +17068,19 @@ export interface operations {
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     selectivelyDisclosable?: string[];
                     type: string;
@@ -16707,6 +17191,19 @@ export interface operations {
                         };
                         keyResolution?: "x5c" | "did";
                         name?: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         selectivelyDisclosable?: string[];
                         type: string;
@@ -17173,6 +17670,19 @@ export interface operations {
                             };
                             name?: string;
                             proofType: string;
+                            refresh?: {
+                                /** @constant */
+                                allowed: true;
+                                maxAge?: {
+                                    days?: number;
+                                    hours?: number;
+                                    minutes?: number;
+                                    months?: number;
+                                    seconds?: number;
+                                    weeks?: number;
+                                    years?: number;
+                                };
+                            };
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
@@ -17315,6 +17825,19 @@ export interface operations {
                     };
                     name?: string;
                     proofType?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -17395,6 +17918,19 @@ export interface operations {
                         };
                         name?: string;
                         proofType: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -17544,6 +18080,19 @@ export interface operations {
                         };
                         name?: string;
                         proofType: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
@@ -17685,6 +18234,19 @@ export interface operations {
                     };
                     name?: string;
                     proofType?: string;
+                    refresh?: {
+                        /** @constant */
+                        allowed: true;
+                        maxAge?: {
+                            days?: number;
+                            hours?: number;
+                            minutes?: number;
+                            months?: number;
+                            seconds?: number;
+                            weeks?: number;
+                            years?: number;
+                        };
+                    };
                     revocable?: boolean;
                     type: string;
                 };
@@ -17765,6 +18327,19 @@ export interface operations {
                         };
                         name?: string;
                         proofType: string;
+                        refresh?: {
+                            /** @constant */
+                            allowed: true;
+                            maxAge?: {
+                                days?: number;
+                                hours?: number;
+                                minutes?: number;
+                                months?: number;
+                                seconds?: number;
+                                weeks?: number;
+                                years?: number;
+                            };
+                        };
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
