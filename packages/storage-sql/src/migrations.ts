@@ -823,6 +823,13 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.alterTable('tenants').addColumn('issuer_display', 'text').execute();
       },
     },
+    '0026_offer_wallet_requirements': {
+      async up(db: Kysely<any>) {
+        // What an offer asks of the wallet beside its configurations (issue 30): JSON text of
+        // { walletRequirements?, keyAttestationsRequired? }; null, as for every earlier offer, is nothing.
+        await db.schema.alterTable('offers').addColumn('wallet_requirements', 'text').execute();
+      },
+    },
   };
 }
 

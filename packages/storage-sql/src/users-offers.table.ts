@@ -49,6 +49,8 @@ export interface OffersTable {
   /** JSON of the transaction code's settings (input mode, length, description), without the code. */
   tx_code: string | null;
   request_parameters: string | null;
+  /** JSON of what the offer asks of the wallet, { walletRequirements?, keyAttestationsRequired? } (migration 0026); null for none. */
+  wallet_requirements: ColumnType<string | null, string | null | undefined, string | null>;
   by_reference: SqlBoolean;
   status: string;
   failed_tx_attempts: number;
@@ -138,6 +140,7 @@ export function toOffer(row: Selectable<OffersTable>): OfferRecord {
     codeDigest: row.code_digest,
     ...(txCode ? { txCode } : {}),
     ...(row.request_parameters !== null ? { requestParameters: JSON.parse(row.request_parameters) as Record<string, unknown> } : {}),
+    ...(row.wallet_requirements ? (JSON.parse(row.wallet_requirements) as Pick<OfferRecord, 'walletRequirements' | 'keyAttestationsRequired'>) : {}),
     byReference: fromSqlBoolean(row.by_reference),
     status: row.status as OfferRecord['status'],
     failedTxAttempts: Number(row.failed_tx_attempts),
@@ -163,6 +166,15 @@ export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<Off
     tx_code_digest: digest,
     tx_code: o.txCode ? JSON.stringify(settings) : null,
     request_parameters: o.requestParameters ? JSON.stringify(o.requestParameters) : null,
+    // Written only when there is something to write: rows of a schema before 0026 have no such column.
+    ...(o.walletRequirements || o.keyAttestationsRequired
+      ? {
+          wallet_requirements: JSON.stringify({
+            ...(o.walletRequirements ? { walletRequirements: o.walletRequirements } : {}),
+            ...(o.keyAttestationsRequired ? { keyAttestationsRequired: o.keyAttestationsRequired } : {}),
+          }),
+        }
+      : {}),
     by_reference: toSqlBoolean(kind, o.byReference),
     status: o.status,
     failed_tx_attempts: o.failedTxAttempts,

@@ -11,6 +11,7 @@ import {
   DEFAULT_EXPIRES_IN,
   isSigningDid,
   present,
+  walletRequirementsOf,
 } from './rules.ts';
 import { CONFIGURATION_BODIES } from './schema.ts';
 
@@ -106,6 +107,7 @@ export function checkConfigurationInput(
     display: body.display as CredentialDisplay[] | undefined,
     claimDisplay: body.claimDisplay as ClaimDisplay | undefined,
     keyAttestationsRequired: keyAttestationsRequired as KeyAttestationRequirement | undefined,
+    walletRequirements: walletRequirementsOf(body.walletRequirements),
     // Only `false` is kept: absent is the default, bound.
     holderBinding: body.holderBinding === false ? (false as const) : undefined,
   });

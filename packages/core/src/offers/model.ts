@@ -1,3 +1,4 @@
+import type { KeyAttestationLevels, WalletRequirements } from '../configurations/model.ts';
 import type { Digests } from '../shared/ports.ts';
 
 /** Authorization Code and Pre-authorized Code offers (OpenID4VCI 1.0 §4.1) share one store. */
@@ -56,6 +57,10 @@ export interface OfferRecord {
   requestParameters?: Record<string, unknown>;
   /** Whether the offer is published at `GET /v1/openid/offers/{reference}`. */
   byReference: boolean;
+  /** What the token endpoint asks of the wallet, beside what each configuration asks (docs/dpop-and-attestation.md). */
+  walletRequirements?: WalletRequirements;
+  /** The key attestation levels every key proof for this offer must show, beside its configuration's. */
+  keyAttestationsRequired?: KeyAttestationLevels;
   status: OfferStatus;
   failedTxAttempts: number;
   /**

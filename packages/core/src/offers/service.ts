@@ -17,6 +17,7 @@ import {
   AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
   type AuthorizationCodeOfferInput,
   checkAuthorizationCodeOffer,
+  type CheckedOfferRequirements,
   checkPreAuthorizedOffer,
   describeTxCode,
   makeTransactionCode,
@@ -65,6 +66,14 @@ export interface OfferService {
    * transaction code's description), on the same terms as offerByReference.
    */
   offerPage(ctx: RequestContext, reference: string): Promise<OfferPageView>;
+}
+
+/** What a checked offer asks of the wallet, as the offer keeps it. */
+function requirementsOf(checked: CheckedOfferRequirements): Pick<OfferRecord, 'walletRequirements' | 'keyAttestationsRequired'> {
+  return {
+    ...(checked.walletRequirements ? { walletRequirements: checked.walletRequirements } : {}),
+    ...(checked.keyAttestationsRequired ? { keyAttestationsRequired: checked.keyAttestationsRequired } : {}),
+  };
 }
 
 /** The claims of `claims` named in `names`. */
@@ -166,6 +175,14 @@ export function createOfferService(deps: OfferDeps): OfferService {
             details.push({ msg: `Request parameters may nest at most ${MAX_CLAIM_DEPTH} levels`, param: 'request_parameters', location: 'body' });
           }
           const configurations = await configurationsOf(ctx, checked.credentials, false, details);
+          const unbound = configurations.find((c) => c.holderBinding === false);
+          if (checked.keyAttestationsRequired && unbound) {
+            details.push({
+              msg: `Key attestations are about the key a credential is bound to: configuration ${unbound.id} binds none`,
+              param: 'keyAttestationsRequired',
+              location: 'body',
+            });
+          }
           if (details.length > 0) throw validationError(details);
           const issuerState = ids.token(32);
           const offer: OfferRecord = {
@@ -176,6 +193,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
               AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
             ),
             ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
+            ...requirementsOf(checked),
           };
           await store.offers.insert(offer);
           return { uri: offerUri(offer, issuerState) };
@@ -231,6 +249,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
             ...(checked.txCode && transactionCode !== undefined
               ? { txCode: { ...checked.txCode, digest: txCodeDigest(digests, opened.codeDigest, transactionCode) } }
               : {}),
+            ...requirementsOf(checked),
           };
           const userId = offer.userId as string;
           await store.transaction(async (tx) => {
