@@ -46,6 +46,7 @@ import { createNonceService, type NonceService } from './oauth/nonces.ts';
 import { createDpop, type Dpop } from './oauth/dpop.ts';
 import type { JwtProofVerifier } from './oauth/jwt-proofs.ts';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
+import type { WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type AuthorizationFlow, createAuthorizationFlow } from './oauth/authorize.ts';
 import type { IdentityProvider, ProviderFailureReport, SessionTokens } from './authentication/ports.ts';
 import { createClaimSourceClient } from './claim-sources/fetch.ts';
@@ -143,6 +144,12 @@ export interface VellumDeps extends AddressingOptions {
   proofVerifier: ProofVerifier;
   /** Verifies DPoP proofs, client and key attestations (signatures and X.509 chains): @vellum/crypto's createJwtProofVerifier. */
   jwtProofs: JwtProofVerifier;
+  /**
+   * The tenant's trusted wallet providers, for wallet and key attestations from wallets that are not
+   * registered clients (docs/dpop-and-attestation.md "Wallet requirements"). Absent: only registered
+   * clients' and configurations' own roots are trusted.
+   */
+  walletProviderTrust?: WalletProviderTrust;
   /** Whether DPoP proofs must carry a nonce the server handed out (RFC 9449 §8; `DPoP-Nonce`). Default false. */
   dpopNonceRequired?: boolean;
   /** Encrypted credential requests and responses (JWE): @vellum/crypto's loadCredentialEncryption. */
@@ -302,6 +309,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       hasher,
       dpop,
       jwtProofs,
+      ...(deps.walletProviderTrust ? { walletProviderTrust: deps.walletProviderTrust } : {}),
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
       ...(txCodeLimiter ? { txCodeLimiter } : {}),
     }),
@@ -357,6 +365,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       walletTokens: deps.walletTokens,
       proofs: deps.proofVerifier,
       jwtProofs,
+      ...(deps.walletProviderTrust ? { walletProviderTrust: deps.walletProviderTrust } : {}),
       dpop,
       nonces: deps.nonceCodec,
       encryption: deps.credentialEncryption,

@@ -56,6 +56,8 @@ export type {
   Duration,
   FlatClaimMappings,
   IssuerProfile,
+  KeyAttestationLevels,
+  KeyAttestationRequirement,
   LdpVcConfiguration,
   MdocClaimMappings,
   MdocConfiguration,
@@ -63,7 +65,9 @@ export type {
   SdJwtConfiguration,
   DisclosureRule,
   TypeMetadata,
+  WalletRequirements,
 } from './configurations/model.ts';
+export type { WalletProviderPurpose, WalletProviderTrust } from './wallet-providers/trust.ts';
 export { addDuration, durationSeconds } from './configurations/duration.ts';
 export { DEFAULT_EXPIRES_IN, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
 export * from './configurations/input.ts';

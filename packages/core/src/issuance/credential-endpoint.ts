@@ -23,7 +23,8 @@ import type { CredentialEncryption, ProofVerifier } from './ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';
-import { checkKeyAttestation } from './key-attestation.ts';
+import { checkKeyAttestation, keyAttestationRules } from './key-attestation.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import { checkProofClaims } from './proof-rules.ts';
 import { type CredentialRequest, parseCredentialRequest, refusal } from './request.ts';
 import { authenticateWallet, mediaType, parseJsonBody, readCredentialRequestBody, type WalletRequest } from './wallet-request.ts';
@@ -38,6 +39,11 @@ export interface CredentialEndpointDeps {
   proofs: ProofVerifier;
   /** Verifies key attestations in key proofs (OpenID4VCI 1.0 App. D). */
   jwtProofs: JwtProofVerifier;
+  /**
+   * The tenant's wallet providers trusted for key attestations: they vouch for a key attestation a
+   * configuration or offer requires without roots of its own. Without it, only configured roots do.
+   */
+  walletProviderTrust?: WalletProviderTrust;
   /** Opens the self-authenticating nonces the nonce endpoint minted. */
   nonces: NonceCodec;
   encryption: CredentialEncryption;
@@ -179,6 +185,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   async function holderKeyOf(
     ctx: RequestContext,
     issuer: string,
+    token: WalletAccessClaims,
     request: CredentialRequest,
     configuration: CredentialConfiguration,
   ): Promise<{ holderKey?: PublicJwk; nonce?: NonceRecord }> {
@@ -196,9 +203,14 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     // Unknown, another tenant's or expired is decided by the nonce itself; only its single use needs the store.
     const opened = nonces.open(ctx.tenant.id, nonce);
     if (opened === undefined || opened.expiresAt.getTime() <= now.getTime()) throw nonceRefused();
-    // A configuration that requires key attestations binds only attested keys; others do not read them.
-    if (configuration.keyAttestationsRequired) {
-      await checkKeyAttestation(jwtProofs, configuration.keyAttestationsRequired, {
+    // A configuration or offer that requires key attestations binds only attested keys; others do
+    // not read them. Both sets of levels must hold (docs/dpop-and-attestation.md "Wallet requirements").
+    const rules = keyAttestationRules(jwtProofs, configuration.keyAttestationsRequired, token.keyAttestationsRequired, {
+      tenantId: ctx.tenant.id,
+      trust: deps.walletProviderTrust,
+    });
+    if (rules) {
+      await checkKeyAttestation(jwtProofs, rules, {
         proofHeader: verified.proof.header,
         holderKey: verified.proof.holderKey,
         proofNonce: nonce,
@@ -288,7 +300,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       encrypter = prepared.encrypt;
     }
     // The proof before the claims: a wallet that cannot prove its key makes no claim source call.
-    const { holderKey, nonce } = await holderKeyOf(ctx, issuer, request, configuration);
+    const { holderKey, nonce } = await holderKeyOf(ctx, issuer, token, request, configuration);
     const { subject, userClaims } = await subjectOf(ctx, token, configuration, nonce);
     const now = clock.now();
     const issued = await issuance
@@ -332,6 +344,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
         format: configuration.format,
         userId: token.userId,
         userClaims,
+        ...(token.clientInstanceId === undefined ? {} : { clientInstanceId: token.clientInstanceId }),
       },
     };
     // The nonce is used up in the same transaction, one commit for all three: of requests racing

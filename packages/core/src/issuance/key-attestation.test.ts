@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeyAttestationRequirement } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
-import { checkKeyAttestation } from './key-attestation.ts';
+import { checkKeyAttestation, keyAttestationRules } from './key-attestation.ts';
 
 // The port is faked: a "JWT" here is its header and payload as JSON, trusted when it names a root
 // the requirement lists. Signatures and chains are the adapter's, tested in @vellum/crypto and
@@ -49,7 +49,7 @@ function attestation(over: { header?: Record<string, unknown>; payload?: Record<
   );
 }
 const check = (keyAttestation: unknown, req = requirement) =>
-  checkKeyAttestation(verifier, req, {
+  checkKeyAttestation(verifier, keyAttestationRules(verifier, req, undefined, { tenantId: 't' }) as NonNullable<ReturnType<typeof keyAttestationRules>>, {
     proofHeader: { typ: 'openid4vci-proof+jwt', key_attestation: keyAttestation },
     holderKey,
     proofNonce: 'c-nonce',

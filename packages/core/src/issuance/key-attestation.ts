@@ -1,11 +1,13 @@
 // Key attestations in key proofs (OpenID4VCI 1.0 App. D, F.1): a wallet provider vouches, in a JWT
 // the proof carries in its `key_attestation` header, for keys a wallet holds (`attested_keys`) and
 // how they are kept (`key_storage`) and unlocked (`user_authentication`). A configuration that
-// requires key attestations names the levels it accepts and the roots their `x5c` must chain to.
+// requires key attestations names the levels it accepts and the roots their `x5c` must chain to, or
+// leaves the roots to the tenant's trusted wallet providers; an offer can add levels of its own.
 
-import type { KeyAttestationRequirement } from '../configurations/model.ts';
+import type { KeyAttestationLevels, KeyAttestationRequirement } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
-import { type JwtProofVerifier, PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
+import { type JwtCheck, type JwtProofVerifier, PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import { refusal } from './request.ts';
 
 /** OpenID4VCI 1.0 names the type `key-attestation+jwt`; its drafts (and wallets built on them) `keyattestation+jwt`. */
@@ -31,16 +33,47 @@ export interface KeyAttestationInput {
   now: Date;
 }
 
+/** What a key attestation must meet: who vouches for its signature, and the levels it must attest. */
+export interface KeyAttestationRules {
+  /** Checks the signature and chain: against the configuration's roots, or the tenant's wallet providers. */
+  verifySignature: (jwt: string, algorithms: readonly string[], at: Date) => Promise<JwtCheck>;
+  /** Each set must be met on its own (the configuration's and the offer's): one level of each list. */
+  levels: readonly KeyAttestationLevels[];
+}
+
 /**
- * Checks the key attestation of a key proof against a configuration's requirement: signature and
- * chain to the configured roots, type, time, levels, and that the proof's key is one of the
- * attested keys (so the credential is bound to an attested key). Every failure is `invalid_proof`.
+ * The rules for a key proof, from the configuration's requirement and the offer's levels (the
+ * access token's `keyAttestationsRequired`); undefined when neither asks for a key attestation.
+ * Without configured roots, the tenant's wallet providers trusted for key attestations vouch; with
+ * no such port, nothing can, and every attestation is refused.
  */
-export async function checkKeyAttestation(verifier: JwtProofVerifier, requirement: KeyAttestationRequirement, input: KeyAttestationInput): Promise<void> {
+export function keyAttestationRules(
+  verifier: JwtProofVerifier,
+  requirement: KeyAttestationRequirement | undefined,
+  offerLevels: KeyAttestationLevels | undefined,
+  providers: { tenantId: string; trust?: WalletProviderTrust | undefined },
+): KeyAttestationRules | undefined {
+  if (!requirement && !offerLevels) return undefined;
+  const roots = requirement?.rootCertificates;
+  const { trust, tenantId } = providers;
+  const verifySignature: KeyAttestationRules['verifySignature'] = roots
+    ? (jwt, algorithms, at) => verifier.verifyWithX5c(jwt, roots, algorithms, at)
+    : trust
+      ? (jwt, algorithms, at) => trust.verify(tenantId, jwt, { purpose: 'keyAttestation', algorithms, at })
+      : async () => ({ ok: false, reason: 'this issuer trusts no key attestation provider' });
+  return { verifySignature, levels: [requirement, offerLevels].filter((l): l is KeyAttestationLevels => l !== undefined) };
+}
+
+/**
+ * Checks the key attestation of a key proof against its rules: signature and chain, type, time,
+ * levels, and that the proof's key is one of the attested keys (so the credential is bound to an
+ * attested key). Every failure is `invalid_proof`.
+ */
+export async function checkKeyAttestation(verifier: JwtProofVerifier, rules: KeyAttestationRules, input: KeyAttestationInput): Promise<void> {
   const jwt = input.proofHeader.key_attestation;
   if (jwt === undefined) throw invalid("This credential requires a key attestation: put it in the proof's key_attestation header");
   if (typeof jwt !== 'string') throw invalid("The proof's key_attestation header must be a compact JWT");
-  const verified = await verifier.verifyWithX5c(jwt, requirement.rootCertificates, PROOF_JWT_ALGORITHMS, input.now);
+  const verified = await rules.verifySignature(jwt, PROOF_JWT_ALGORITHMS, input.now);
   if (!verified.ok) throw invalid(`The key attestation is not valid: ${verified.reason}`);
   const { header, payload } = verified;
   if (!KEY_ATTESTATION_TYPES.includes(header.typ as (typeof KEY_ATTESTATION_TYPES)[number]))
@@ -56,9 +89,11 @@ export async function checkKeyAttestation(verifier: JwtProofVerifier, requiremen
   const holder = verifier.thumbprint(input.holderKey);
   if (holder === undefined || !attested.some((jwk) => verifier.thumbprint(jwk) === holder))
     throw invalid("The proof is not signed with one of the key attestation's attested_keys");
-  if (!meets(payload.key_storage, requirement.keyStorage))
-    throw invalid(`The key attestation's key_storage must include one of ${requirement.keyStorage?.join(', ')}`);
-  if (!meets(payload.user_authentication, requirement.userAuthentication)) {
-    throw invalid(`The key attestation's user_authentication must include one of ${requirement.userAuthentication?.join(', ')}`);
+  for (const required of rules.levels) {
+    if (!meets(payload.key_storage, required.keyStorage))
+      throw invalid(`The key attestation's key_storage must include one of ${required.keyStorage?.join(', ')}`);
+    if (!meets(payload.user_authentication, required.userAuthentication)) {
+      throw invalid(`The key attestation's user_authentication must include one of ${required.userAuthentication?.join(', ')}`);
+    }
   }
 }

@@ -1,15 +1,23 @@
-import type { CredentialConfiguration } from '../configurations/model.ts';
+import type { CredentialConfiguration, KeyAttestationLevels } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState, txCodeDigests } from '../offers/model.ts';
+import { isOfferCode, MAX_TX_CODE_ATTEMPTS, type OfferRecord, offerState, txCodeDigests } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Digests, SecretHasher } from '../shared/ports.ts';
 import type { WalletTokens } from './ports.ts';
 import { authenticateWalletClient, checkClientCredentials, clientCredentials, type PresentedClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
-import { type AttestationHeaders, type AttestedInstance, attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
+import {
+  type AttestationHeaders,
+  type AttestedInstance,
+  attestedClientId,
+  checkClientAttestation,
+  checkProviderAttestation,
+  notAttested,
+} from '../oauth-clients/attestation.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
 import { ISSUER_PATHS } from '../metadata/issuer-metadata.ts';
@@ -56,6 +64,12 @@ export interface TokenEndpointDeps {
   dpop: Dpop;
   /** Verifies client attestations and their proofs of possession. */
   jwtProofs: JwtProofVerifier;
+  /**
+   * The tenant's trusted wallet providers: a wallet attestation one of them signed authenticates a
+   * wallet instance without a registered client (docs/dpop-and-attestation.md "Wallet requirements").
+   * Without it, only registered clients' own roots check attestations.
+   */
+  walletProviderTrust?: WalletProviderTrust;
 }
 
 /** The proof headers of a token request, as received (docs/dpop-and-attestation.md). */
@@ -128,38 +142,73 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
 
   /**
    * What a registered client asks of its requests (docs/wallet-clients.md): DPoP when it registered
-   * `dpop.required`, and its attestation when it registered `clientAttestation`.
+   * `dpop.required`, and its attestation when it registered `clientAttestation`. Any other wallet,
+   * anonymous or registered without roots, that sends an attestation has it checked against the
+   * tenant's trusted wallet providers, when the tenant trusts any; when it trusts none, it is not
+   * read, as before (docs/dpop-and-attestation.md "Wallet requirements").
    */
   async function clientProofs(
-    ctx: RequestContext,
-    basePath: string | undefined,
-    client: WalletClient,
-    proofs: TokenRequestProofs | undefined,
+    request: GrantRequest,
+    client: WalletClient | undefined,
     dpop: VerifiedDpopProof | undefined,
   ): Promise<AttestedInstance | undefined> {
-    if (client.dpop?.required === true && !dpop) throw dpopRequired('This client registered dpop.required: send a DPoP proof (RFC 9449)');
+    const { ctx, basePath, proofs, form } = request;
+    if (client?.dpop?.required === true && !dpop) throw dpopRequired('This client registered dpop.required: send a DPoP proof (RFC 9449)');
     const issuer = issuerOf(ctx, basePath);
     const { origin, host } = new URL(issuer);
-    return checkClientAttestation(attestationDeps, client, proofs?.attestation, {
-      tenantId: ctx.tenant.id,
-      audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host],
-      dpop,
-    });
+    const context = { tenantId: ctx.tenant.id, audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host], dpop };
+    if (client?.clientAttestation) return checkClientAttestation(attestationDeps, client, proofs?.attestation, context);
+    const trust = deps.walletProviderTrust;
+    if (proofs?.attestation?.attestation === undefined || !trust || !(await trust.any(ctx.tenant.id, 'walletAttestation'))) return undefined;
+    return checkProviderAttestation(attestationDeps, trust, proofs.attestation, context, client?.clientId ?? field(form, 'client_id'));
   }
 
-  /** The access token's binding and client, and the response's token type. */
-  function bindingOf(dpop: VerifiedDpopProof | undefined, client: WalletClient | undefined, attested: AttestedInstance | undefined) {
+  /**
+   * What the grant's offer and every configuration the token grants ask of the wallet
+   * (docs/decisions.md "Wallet requirements per configuration and offer (issue 30)"), checked
+   * before the code is used up so that a wallet refused can ask again the right way. Returns the
+   * offer's key attestation levels, which the credential endpoint checks.
+   */
+  function checkWalletRequirements(
+    offer: OfferRecord | undefined,
+    configurations: readonly CredentialConfiguration[],
+    dpop: VerifiedDpopProof | undefined,
+    attested: AttestedInstance | undefined,
+  ): KeyAttestationLevels | undefined {
+    const asked = [offer?.walletRequirements, ...configurations.map((c) => c.walletRequirements)];
+    // RFC 9449 §7.1 and §10: where DPoP is required, a request without a proof gets invalid_dpop_proof.
+    if (!dpop && asked.some((r) => r?.dpop === true)) throw dpopRequired('These credentials are issued for DPoP-bound tokens only: send a DPoP proof (RFC 9449)');
+    if (!attested && asked.some((r) => r?.walletAttestation === true)) {
+      throw notAttested('These credentials require a wallet attestation from a wallet provider this issuer trusts (OAuth-Client-Attestation)');
+    }
+    return offer?.keyAttestationsRequired;
+  }
+
+  /** The access token's binding, client and key attestation levels, and the response's token type. */
+  function bindingOf(
+    dpop: VerifiedDpopProof | undefined,
+    client: WalletClient | undefined,
+    attested: AttestedInstance | undefined,
+    keyAttestationsRequired: KeyAttestationLevels | undefined,
+  ) {
     return {
       claims: {
         ...(dpop ? { dpopJkt: dpop.jkt } : {}),
         ...(client ? { clientId: client.clientId } : {}),
         ...(attested?.clientInstanceId !== undefined ? { clientInstanceId: attested.clientInstanceId } : {}),
+        ...(keyAttestationsRequired ? { keyAttestationsRequired } : {}),
       },
       tokenType: dpop ? ('DPoP' as const) : ('Bearer' as const),
     };
   }
 
   const clientAuthDeps = { store, hasher: deps.hasher };
+
+  /** The tenant's configurations of `ids` that still exist, in order. */
+  async function configurationsOf(ctx: RequestContext, ids: readonly string[]): Promise<CredentialConfiguration[]> {
+    const found = await Promise.all(ids.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)));
+    return found.filter((c): c is CredentialConfiguration => c !== undefined);
+  }
 
   /**
    * What a token request presents to authenticate its client (RFC 6749 §2.3): `client_id` (an
@@ -197,19 +246,24 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     if (code === undefined) throw invalidRequest('pre-authorized_code is required');
     const client = await preAuthorizedClient(request);
     const dpop = await dpopOf(ctx, basePath, proofs);
-    const attested = client ? await clientProofs(ctx, basePath, client, proofs, dpop) : undefined;
-    const binding = bindingOf(dpop, client, attested);
+    const attested = await clientProofs(request, client, dpop);
     // Read before the code is redeemed: a malformed request must not use the code up.
     const requested = requestedConfigurations(form);
     // A code Vellum cannot have made is refused before the store is asked (redeeming is a write).
     if (!isOfferCode(code) || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
     const codeDigest = digests.sha256(code);
+    // The offer and its configurations are read before the code is used up, so that a wallet asking
+    // for the wrong thing, or not meeting what they require, can ask again.
+    const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
     if (requested !== undefined) {
-      // Checked before the code is used up, so that a wallet asking for the wrong thing can ask again.
-      const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
       const unknown = offer && requested.find((id) => !offer.configurationIds.includes(id));
       if (unknown !== undefined) throw invalidDetails(`The offer grants no credential configuration ${unknown}`);
     }
+    const found = offer?.kind === 'pre-authorized' ? await configurationsOf(ctx, offer.configurationIds) : undefined;
+    const keyAttestationsRequired = found
+      ? checkWalletRequirements(offer, requested === undefined ? found : found.filter((c) => requested.includes(c.id)), dpop, attested)
+      : undefined;
+    const binding = bindingOf(dpop, client, attested, keyAttestationsRequired);
     // An address that guessed too often is refused before its guess is tried; no store read (docs/limits.md).
     if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.tenant.id, ctx.ip);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
@@ -234,9 +288,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     request.note(redeemed.id);
 
     // An offer whose configurations were all deleted is used up all the same: it could never be redeemed.
-    let configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
-      (c): c is CredentialConfiguration => c !== undefined,
-    );
+    let configurations = found && offer?.id === redeemed.id ? found : await configurationsOf(ctx, redeemed.configurationIds);
     if (configurations.length === 0) throw invalidGrant('The credentials offered are no longer issued');
     // authorization_details narrow the token to what they name, each of which the offer must grant
     // (OpenID4VCI 1.0 §6.1); the answer gives each one credential identifier, its configuration id.
@@ -282,16 +334,19 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (!dpop) throw dpopRequired('The authorization request sent dpop_jkt: send a DPoP proof signed with that key');
       if (dpop.jkt !== record.dpopJkt) throw oauthError('invalid_dpop_proof', 'The DPoP proof was not signed with the key dpop_jkt named');
     }
-    const attested = await clientProofs(ctx, basePath, client, proofs, dpop);
-    const binding = bindingOf(dpop, client, attested);
+    const attested = await clientProofs(request, client, dpop);
+    // What the offer (when the request named one by issuer_state) and the configurations require,
+    // before the code is spent.
+    const [offer, configurations] = await Promise.all([
+      record.offerId !== undefined ? store.offers.get(ctx.tenant.id, record.offerId) : undefined,
+      configurationsOf(ctx, record.configurationIds),
+    ]);
+    const binding = bindingOf(dpop, client, attested, checkWalletRequirements(offer, configurations, dpop, attested));
     // Redeemed, its claims are kept (sealed) for the credential endpoint while the token lives.
     const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: tokenExpiry() });
     if (!redeemed) throw invalidGrant('The authorization code is not valid or has been used');
     request.note(redeemed.id);
 
-    const configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
-      (c): c is CredentialConfiguration => c !== undefined,
-    );
     if (configurations.length === 0) throw invalidGrant('The credentials authorized are no longer issued');
     return tokenResponse(request, redeemed, configurations, binding, redeemed.byAuthorizationDetails, 'authorization_code');
   }
