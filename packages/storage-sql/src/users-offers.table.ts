@@ -50,7 +50,7 @@ export interface OffersTable {
   tx_code: string | null;
   request_parameters: string | null;
   /** JSON of what the offer asks of the wallet, { walletRequirements?, keyAttestationsRequired? } (migration 0026); null for none. */
-  wallet_requirements: ColumnType<string | null, string | null | undefined, string | null>;
+  wallet_requirements: string | null;
   by_reference: SqlBoolean;
   status: string;
   failed_tx_attempts: number;
@@ -166,15 +166,13 @@ export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<Off
     tx_code_digest: digest,
     tx_code: o.txCode ? JSON.stringify(settings) : null,
     request_parameters: o.requestParameters ? JSON.stringify(o.requestParameters) : null,
-    // Written only when there is something to write: rows of a schema before 0026 have no such column.
-    ...(o.walletRequirements || o.keyAttestationsRequired
-      ? {
-          wallet_requirements: JSON.stringify({
+    wallet_requirements:
+      o.walletRequirements || o.keyAttestationsRequired
+        ? JSON.stringify({
             ...(o.walletRequirements ? { walletRequirements: o.walletRequirements } : {}),
             ...(o.keyAttestationsRequired ? { keyAttestationsRequired: o.keyAttestationsRequired } : {}),
-          }),
-        }
-      : {}),
+          })
+        : null,
     by_reference: toSqlBoolean(kind, o.byReference),
     status: o.status,
     failed_tx_attempts: o.failedTxAttempts,

@@ -154,6 +154,23 @@ export function describeOfferContract(store: () => Store): void {
       expect(await store().offers.findByCodeDigest(a.id, unique('none-'))).toBeUndefined();
     });
 
+    it('keeps what an offer asks of the wallet (walletRequirements, keyAttestationsRequired), and nothing for an offer that asks nothing', async () => {
+      const [a] = await tenants();
+      const u = await user(a.id);
+      const both = makeOffer(a.id, u.id, {
+        walletRequirements: { walletAttestation: true, dpop: true },
+        keyAttestationsRequired: { keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_moderate'] },
+      });
+      const dpopOnly = makeOffer(a.id, undefined, { kind: 'authorization-code', walletRequirements: { dpop: true } });
+      const none = makeOffer(a.id, u.id);
+      for (const o of [both, dpopOnly, none]) await store().offers.insert(o);
+      expect(await store().offers.get(a.id, both.id)).toEqual(both);
+      expect(await store().offers.findByCodeDigest(a.id, dpopOnly.codeDigest)).toEqual(dpopOnly);
+      const plain = await store().offers.get(a.id, none.id);
+      expect(plain).not.toHaveProperty('walletRequirements');
+      expect(plain).not.toHaveProperty('keyAttestationsRequired');
+    });
+
     it('getWithUser gives the offer and the user as get gives them, each undefined when missing or another tenant’s', async () => {
       const [a, b] = await tenants();
       const u = await user(a.id, { authenticationProvider: { url: 'https://idp.example', subjectId: 'sub-1' } });
