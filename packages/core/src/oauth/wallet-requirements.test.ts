@@ -309,7 +309,7 @@ describe('requirements at the Authorization Code grant, checked before the code 
         code_challenge: CHALLENGE,
         ...extra,
       };
-      const { request_uri } = await s.authorizationFlow.pushAuthorizationRequest(s.wallet, request);
+      const { request_uri } = await s.authorizationFlow.pushAuthorizationRequest(s.wallet, request, undefined);
       const { location } = await s.authorizationFlow.authorize(s.wallet, { client_id: 'eudi-wallet', request_uri });
       const callback = await s.identityProvider.signIn(location, 'ada', { familyName: 'Lovelace' });
       return new URL((await s.authorizationFlow.authenticationCallback(s.wallet, callback)).location).searchParams.get('code') as string;
