@@ -37,7 +37,9 @@ export interface CheckedOfferRequirements {
 /** An offer's `walletRequirements` and `keyAttestationsRequired` past their shape; levels each listed once. */
 function checkRequirements(body: { walletRequirements?: unknown; keyAttestationsRequired?: unknown }, p: Problems): CheckedOfferRequirements {
   const walletRequirements = walletRequirementsOf(body.walletRequirements);
-  const levels = p.has('keyAttestationsRequired') ? undefined : checkKeyAttestationLevels(body.keyAttestationsRequired, p);
+  // Levels are read only where their shape held (as the schema alone answers otherwise).
+  const shapeFailed = p.details.some((d) => d.param === 'keyAttestationsRequired' || d.param.startsWith('keyAttestationsRequired.'));
+  const levels = shapeFailed ? undefined : checkKeyAttestationLevels(body.keyAttestationsRequired, p);
   return { ...(walletRequirements ? { walletRequirements } : {}), ...(levels ? { keyAttestationsRequired: levels } : {}) };
 }
 

@@ -6418,8 +6418,16 @@ export interface operations {
                 "application/json": {
                     byReference?: boolean;
                     credentials: string[];
+                    keyAttestationsRequired?: {
+                        keyStorage?: string[];
+                        userAuthentication?: string[];
+                    };
                     request_parameters?: {
                         [key: string]: unknown;
+                    };
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
                     };
                 };
             };
@@ -6604,12 +6612,20 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                    keyAttestationsRequired?: {
+                        keyStorage?: string[];
+                        userAuthentication?: string[];
+                    };
                     transactionCodeConfiguration?: {
                         description?: string;
                         inputMode?: "numeric" | "text";
                         length?: number;
                     };
                     userId?: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -8970,7 +8986,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             keyResolution?: "x5c" | "did";
@@ -8978,6 +8994,10 @@ export interface operations {
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -9094,13 +9114,17 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -9156,7 +9180,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -9164,6 +9188,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -9287,7 +9315,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -9295,6 +9323,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -9410,13 +9442,17 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -9472,7 +9508,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -9480,6 +9516,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -9848,7 +9888,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             keyResolution?: "x5c" | "did";
@@ -9856,6 +9896,10 @@ export interface operations {
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -9972,13 +10016,17 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -10034,7 +10082,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -10042,6 +10090,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -10165,7 +10217,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -10173,6 +10225,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -10288,13 +10344,17 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
                     name?: string;
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -10350,7 +10410,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -10358,6 +10418,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -11835,12 +11899,16 @@ export interface operations {
                             includeStatus: boolean;
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             name?: string;
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -11952,11 +12020,15 @@ export interface operations {
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -12007,12 +12079,16 @@ export interface operations {
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -12131,12 +12207,16 @@ export interface operations {
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -12247,11 +12327,15 @@ export interface operations {
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -12302,12 +12386,16 @@ export interface operations {
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -14385,7 +14473,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             keyResolution?: "x5c" | "did";
@@ -14425,6 +14513,10 @@ export interface operations {
                                 name?: string;
                             };
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -14545,7 +14637,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -14583,6 +14675,10 @@ export interface operations {
                         extends?: string;
                         "extends#integrity"?: string;
                         name?: string;
+                    };
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
                     };
                 };
             };
@@ -14643,7 +14739,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -14683,6 +14779,10 @@ export interface operations {
                             name?: string;
                         };
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -14810,7 +14910,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -14850,6 +14950,10 @@ export interface operations {
                             name?: string;
                         };
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -14969,7 +15073,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -15007,6 +15111,10 @@ export interface operations {
                         extends?: string;
                         "extends#integrity"?: string;
                         name?: string;
+                    };
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
                     };
                 };
             };
@@ -15067,7 +15175,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -15107,6 +15215,10 @@ export interface operations {
                             name?: string;
                         };
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -15521,7 +15633,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             name?: string;
@@ -15529,6 +15641,10 @@ export interface operations {
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -15651,13 +15767,17 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
                     proofType?: string;
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -15719,7 +15839,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -15727,6 +15847,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -15856,7 +15980,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -15864,6 +15988,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -15985,13 +16113,17 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
                     proofType?: string;
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -16053,7 +16185,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -16061,6 +16193,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
