@@ -325,6 +325,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       events: recorder,
       dpop,
       jwtProofs,
+      ...(deps.walletProviderTrust ? { walletProviderTrust: deps.walletProviderTrust } : {}),
       ...(deps.onProviderFailure ? { onProviderFailure: deps.onProviderFailure } : {}),
       ...(parLimiter ? { parLimiter } : {}),
     }),

@@ -142,6 +142,25 @@ export function checkProviderAttestation(
   });
 }
 
+/**
+ * The attestation of a request, wherever it is checked (token endpoint, PAR): against the roots the
+ * client registered when it registered some (then required); otherwise, when it sent one and the
+ * tenant trusts any wallet provider for wallet attestations, against those providers; otherwise it
+ * is not read, as before wallet providers (docs/dpop-and-attestation.md "Wallet requirements").
+ */
+export async function attestationOf(
+  deps: ClientAttestationDeps,
+  trust: WalletProviderTrust | undefined,
+  client: WalletClient | undefined,
+  headers: AttestationHeaders | undefined,
+  context: AttestationContext,
+  clientId: string | undefined,
+): Promise<AttestedInstance | undefined> {
+  if (client?.clientAttestation) return checkClientAttestation(deps, client, headers, context);
+  if (headers?.attestation === undefined || !trust || !(await trust.any(context.tenantId, 'walletAttestation'))) return undefined;
+  return checkProviderAttestation(deps, trust, headers, context, client?.clientId ?? clientId);
+}
+
 /** The claim checks every attestation passes, whoever vouches for its signature. */
 async function checkAttestation(
   deps: ClientAttestationDeps,

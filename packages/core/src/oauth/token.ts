@@ -12,12 +12,12 @@ import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
 import {
   type AttestationHeaders,
   type AttestedInstance,
+  attestationOf,
   attestedClientId,
-  checkClientAttestation,
-  checkProviderAttestation,
   notAttested,
 } from '../oauth-clients/attestation.ts';
 import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
+import { WALLET_ATTESTATION_REQUIRED, walletRequirementsOf } from './wallet-requirements.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
 import { ISSUER_PATHS } from '../metadata/issuer-metadata.ts';
@@ -157,10 +157,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     const issuer = issuerOf(ctx, basePath);
     const { origin, host } = new URL(issuer);
     const context = { tenantId: ctx.tenant.id, audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host], dpop };
-    if (client?.clientAttestation) return checkClientAttestation(attestationDeps, client, proofs?.attestation, context);
-    const trust = deps.walletProviderTrust;
-    if (proofs?.attestation?.attestation === undefined || !trust || !(await trust.any(ctx.tenant.id, 'walletAttestation'))) return undefined;
-    return checkProviderAttestation(attestationDeps, trust, proofs.attestation, context, client?.clientId ?? field(form, 'client_id'));
+    return attestationOf(attestationDeps, deps.walletProviderTrust, client, proofs?.attestation, context, field(form, 'client_id'));
   }
 
   /**
@@ -175,12 +172,10 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     dpop: VerifiedDpopProof | undefined,
     attested: AttestedInstance | undefined,
   ): KeyAttestationLevels | undefined {
-    const asked = [offer?.walletRequirements, ...configurations.map((c) => c.walletRequirements)];
+    const required = walletRequirementsOf(offer, configurations);
     // RFC 9449 §7.1 and §10: where DPoP is required, a request without a proof gets invalid_dpop_proof.
-    if (!dpop && asked.some((r) => r?.dpop === true)) throw dpopRequired('These credentials are issued for DPoP-bound tokens only: send a DPoP proof (RFC 9449)');
-    if (!attested && asked.some((r) => r?.walletAttestation === true)) {
-      throw notAttested('These credentials require a wallet attestation from a wallet provider this issuer trusts (OAuth-Client-Attestation)');
-    }
+    if (!dpop && required.dpop) throw dpopRequired('These credentials are issued for DPoP-bound tokens only: send a DPoP proof (RFC 9449)');
+    if (!attested && required.walletAttestation) throw notAttested(WALLET_ATTESTATION_REQUIRED);
     return offer?.keyAttestationsRequired;
   }
 

@@ -299,7 +299,7 @@ describe('requirements at the Authorization Code grant, checked before the code 
       updatedAt: at,
     });
     /** Pushes a request (with `extra` fields), signs the user in, and returns the code the wallet receives. */
-    const code = async (extra: Record<string, unknown> = {}) => {
+    const code = async (extra: Record<string, unknown> = {}, proofs?: TokenRequestProofs) => {
       const request = {
         response_type: 'code',
         client_id: 'eudi-wallet',
@@ -309,7 +309,7 @@ describe('requirements at the Authorization Code grant, checked before the code 
         code_challenge: CHALLENGE,
         ...extra,
       };
-      const { request_uri } = await s.authorizationFlow.pushAuthorizationRequest(s.wallet, request, undefined);
+      const { request_uri } = await s.authorizationFlow.pushAuthorizationRequest(s.wallet, request, undefined, undefined, proofs);
       const { location } = await s.authorizationFlow.authorize(s.wallet, { client_id: 'eudi-wallet', request_uri });
       const callback = await s.identityProvider.signIn(location, 'ada', { familyName: 'Lovelace' });
       return new URL((await s.authorizationFlow.authenticationCallback(s.wallet, callback)).location).searchParams.get('code') as string;
@@ -332,12 +332,17 @@ describe('requirements at the Authorization Code grant, checked before the code 
     expect((await s.exchange(c, { dpop: s.tokenProof(walletKey()) })).token_type).toBe('DPoP');
   });
 
-  it('holds the grant to the requirements of the offer its issuer_state names, with a provider vouching for a client registered without roots', async () => {
+  it('holds the pushed request and the grant to the offer its issuer_state names, with a provider vouching for a client registered without roots', async () => {
     const s = await authorizationCode();
     const provider = s.trustProvider(['walletAttestation']);
     const { uri } = await s.offers.createAuthorizationCodeOffer(s.admin, { credentials: [s.mdoc.id], walletRequirements: { walletAttestation: true } });
     const offer = JSON.parse(new URL(uri).searchParams.get('credential_offer') as string);
-    const c = await s.code({ issuer_state: offer.grants.authorization_code.issuer_state });
+    const issuerState = { issuer_state: offer.grants.authorization_code.issuer_state };
+    // The pushed request authenticates the client (RFC 9126 §2): without the attestation it is refused there already.
+    expect(await refusal(s.code(issuerState))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
+    const par = `${s.issuer}/v1/oauth/par`;
+    const pushPop = signJwt(s.instance, { typ: 'oauth-client-attestation-pop+jwt' }, { iss: 'eudi-wallet', aud: par, iat: s.now(), jti: randomBytes(12).toString('base64url') });
+    const c = await s.code(issuerState, { attestation: { attestation: s.attestation(provider.key), pop: pushPop } });
     expect(await refusal(s.exchange(c))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
     const response = await s.exchange(c, s.attested(provider.key));
     expect(await s.walletTokens.verify(s.tenant.id, s.issuer, response.access_token)).toMatchObject({ clientId: 'eudi-wallet', clientInstanceId: 'instance-7' });
