@@ -11,8 +11,11 @@ const mdlBody = {
   claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
 };
 const FORM = 'application/x-www-form-urlencoded';
-const codeIn = (uri: string) =>
-  (JSON.parse(new URL(uri).searchParams.get('credential_offer') as string) as Record<string, any>).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'] as string;
+/** The pre-authorized code of an offer URI (by value). */
+const codeIn = (uri: string) => {
+  const offer = JSON.parse(new URL(uri).searchParams.get('credential_offer') as string) as { grants: Record<string, { 'pre-authorized_code': string }> };
+  return offer.grants[PRE_AUTHORIZED_CODE_GRANT]?.['pre-authorized_code'] as string;
+};
 
 describe('wallet requirements over HTTP', () => {
   const t = useTestApp('standalone');

@@ -63,7 +63,11 @@ describe('Wallet requirements per configuration and offer, with wallet libraries
     server = await startIssuerServer();
     iacaPem = await activeIaca(server);
     const claimMappings = (docType: string) => ({ [docType]: { family_name: { mapFrom: 'claims.familyName', required: true } } });
-    const plain = await server.call('POST', '/v2/credentials/mobile/configurations', { type: DOC_TYPE, expiresIn: { days: 30 }, claimMappings: claimMappings(DOC_TYPE) });
+    const plain = await server.call('POST', '/v2/credentials/mobile/configurations', {
+      type: DOC_TYPE,
+      expiresIn: { days: 30 },
+      claimMappings: claimMappings(DOC_TYPE),
+    });
     expect(plain.status, plain.text).toBe(201);
     configurationId = plain.json().id;
     const keys = await server.call('POST', '/v2/credentials/mobile/configurations', {
@@ -82,7 +86,11 @@ describe('Wallet requirements per configuration and offer, with wallet libraries
 
   /** A Pre-authorized offer of one configuration, with what it asks of the wallet. */
   async function offer(configuration: string, requirements: Record<string, unknown> = {}) {
-    const res = await server.call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configuration], claims: { familyName: 'Okafor' }, ...requirements });
+    const res = await server.call('POST', '/v1/openid/offers/pre-authorized', {
+      credentials: [configuration],
+      claims: { familyName: 'Okafor' },
+      ...requirements,
+    });
     expect(res.status, res.text).toBe(200);
     return res.json().uri as string;
   }
@@ -128,7 +136,11 @@ describe('Wallet requirements per configuration and offer, with wallet libraries
       const device = libraryWallet(server.tlsFetch);
       const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(device.client, uri, { dpop: { signer: device.signer } });
       expect(accessTokenResponse.token_type).toBe('DPoP');
-      const issued = await credential(device, { issuerMetadata, accessToken: accessTokenResponse.access_token, configuration: configurationId }, { dpop: device.signer });
+      const issued = await credential(
+        device,
+        { issuerMetadata, accessToken: accessTokenResponse.access_token, configuration: configurationId },
+        { dpop: device.signer },
+      );
       await verified(issued, device, DOC_TYPE);
     });
   });
@@ -203,7 +215,10 @@ describe('Wallet requirements per configuration and offer, with wallet libraries
 
     it('accepts it on a Pre-authorized offer that requires it, and names the attested instance on the token and the issued credential', async () => {
       const device = await attestedWallet(trusted, 'instance-42');
-      const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(device.client, await offer(configurationId, { walletRequirements: { walletAttestation: true } }));
+      const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(
+        device.client,
+        await offer(configurationId, { walletRequirements: { walletAttestation: true } }),
+      );
       expect(decodeJwt(accessTokenResponse.access_token)).toMatchObject({ client_instance_id: 'instance-42' });
       const issued = await credential(device, { issuerMetadata, accessToken: accessTokenResponse.access_token, configuration: configurationId });
       await verified(issued, device, DOC_TYPE);

@@ -1,7 +1,15 @@
 import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { DURATION_UNITS, durationSeconds } from './duration.ts';
-import { type ClaimMapping, type Duration, type KeyAttestationLevels, type KeyAttestationRequirement, MDOC_VALUE_TYPES, type WalletRequirements, type MdocValueType } from './model.ts';
+import {
+  type ClaimMapping,
+  type Duration,
+  type KeyAttestationLevels,
+  type KeyAttestationRequirement,
+  MDOC_VALUE_TYPES,
+  type WalletRequirements,
+  type MdocValueType,
+} from './model.ts';
 
 /** docs/decisions.md "Credential configurations": the longest a credential may be valid for, and for mDL docTypes. */
 export const MAX_VALIDITY_DAYS = 3620;

@@ -9,13 +9,7 @@ import type { Clock, Digests, SecretHasher } from '../shared/ports.ts';
 import type { WalletTokens } from './ports.ts';
 import { authenticateWalletClient, checkClientCredentials, clientCredentials, type PresentedClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
-import {
-  type AttestationHeaders,
-  type AttestedInstance,
-  attestationOf,
-  attestedClientId,
-  notAttested,
-} from '../oauth-clients/attestation.ts';
+import { type AttestationHeaders, type AttestedInstance, attestationOf, attestedClientId, notAttested } from '../oauth-clients/attestation.ts';
 import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import { WALLET_ATTESTATION_REQUIRED, walletRequirementsOf } from './wallet-requirements.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';

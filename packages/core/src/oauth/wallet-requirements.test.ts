@@ -76,12 +76,22 @@ async function setup(configuration: Partial<CredentialConfigurationInput> = {}) 
     signJwt(
       by,
       { typ: 'oauth-client-attestation+jwt' },
-      { iss: 'https://wallet-provider.example', sub: 'eudi-wallet', iat: now(), exp: now() + 3600, cnf: { jwk: instance.publicJwk }, client_instance_id: 'instance-7', ...payload },
+      {
+        iss: 'https://wallet-provider.example',
+        sub: 'eudi-wallet',
+        iat: now(),
+        exp: now() + 3600,
+        cnf: { jwk: instance.publicJwk },
+        client_instance_id: 'instance-7',
+        ...payload,
+      },
     );
   /** A proof of possession of the instance key (Standard Mode). */
   const pop = (iss = 'eudi-wallet') =>
     signJwt(instance, { typ: 'oauth-client-attestation-pop+jwt' }, { iss, aud: issuer, iat: now(), jti: randomBytes(12).toString('base64url') });
-  const attested = (by: WalletKey, payload?: Record<string, unknown>): TokenRequestProofs => ({ attestation: { attestation: attestation(by, payload), pop: pop() } });
+  const attested = (by: WalletKey, payload?: Record<string, unknown>): TokenRequestProofs => ({
+    attestation: { attestation: attestation(by, payload), pop: pop() },
+  });
 
   /** The pre-authorized code of a new offer for the configuration, with `over` (the offer's own requirements). */
   const offerCode = async (over: Record<string, unknown> = {}) => {
@@ -234,11 +244,17 @@ describe('key attestation levels from the offer and the configuration (OpenID4VC
     const s = await setup();
     const provider = s.trustProvider(['keyAttestation']);
     const token = async () =>
-      (await s.redeem(await s.offerCode({ keyAttestationsRequired: { keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_moderate'] } }))).access_token;
+      (await s.redeem(await s.offerCode({ keyAttestationsRequired: { keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_moderate'] } })))
+        .access_token;
     const holder = walletKey();
     const high = { key_storage: ['iso_18045_high'], user_authentication: ['iso_18045_moderate'] };
-    expect(await refusal(s.credential(await token(), holder))).toMatchObject({ oauthError: 'invalid_proof', message: expect.stringContaining('key attestation') });
-    expect(await refusal(s.credential(await token(), holder, s.keyAttestation(provider.key, holder, { ...high, key_storage: ['iso_18045_basic'] })))).toMatchObject({
+    expect(await refusal(s.credential(await token(), holder))).toMatchObject({
+      oauthError: 'invalid_proof',
+      message: expect.stringContaining('key attestation'),
+    });
+    expect(
+      await refusal(s.credential(await token(), holder, s.keyAttestation(provider.key, holder, { ...high, key_storage: ['iso_18045_basic'] }))),
+    ).toMatchObject({
       oauthError: 'invalid_proof',
       message: expect.stringContaining('key_storage'),
     });
@@ -341,10 +357,17 @@ describe('requirements at the Authorization Code grant, checked before the code 
     // The pushed request authenticates the client (RFC 9126 §2): without the attestation it is refused there already.
     expect(await refusal(s.code(issuerState))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
     const par = `${s.issuer}/v1/oauth/par`;
-    const pushPop = signJwt(s.instance, { typ: 'oauth-client-attestation-pop+jwt' }, { iss: 'eudi-wallet', aud: par, iat: s.now(), jti: randomBytes(12).toString('base64url') });
+    const pushPop = signJwt(
+      s.instance,
+      { typ: 'oauth-client-attestation-pop+jwt' },
+      { iss: 'eudi-wallet', aud: par, iat: s.now(), jti: randomBytes(12).toString('base64url') },
+    );
     const c = await s.code(issuerState, { attestation: { attestation: s.attestation(provider.key), pop: pushPop } });
     expect(await refusal(s.exchange(c))).toMatchObject({ code: 'Unauthorized', oauthError: 'invalid_client' });
     const response = await s.exchange(c, s.attested(provider.key));
-    expect(await s.walletTokens.verify(s.tenant.id, s.issuer, response.access_token)).toMatchObject({ clientId: 'eudi-wallet', clientInstanceId: 'instance-7' });
+    expect(await s.walletTokens.verify(s.tenant.id, s.issuer, response.access_token)).toMatchObject({
+      clientId: 'eudi-wallet',
+      clientInstanceId: 'instance-7',
+    });
   });
 });
