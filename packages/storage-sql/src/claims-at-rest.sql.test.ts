@@ -33,7 +33,7 @@ async function migrationErasesOldClaims(db: Kysely<VellumDatabase>, kind: 'sqlit
   };
   // The schema of 0017 has no wallet_requirements (0026).
   const rowOf = (o: (typeof offers)['open']) => {
-    const { wallet_requirements: _, ...row } = toOfferRow(o, kind);
+    const { wallet_requirements: _, required_proofs: __, ...row } = toOfferRow(o, kind);
     return row;
   };
   for (const o of Object.values(offers)) await db.insertInto('offers').values(rowOf(o)).execute();

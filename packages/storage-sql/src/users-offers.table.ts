@@ -51,6 +51,8 @@ export interface OffersTable {
   request_parameters: string | null;
   /** JSON of what the offer asks of the wallet, { walletRequirements?, keyAttestationsRequired? } (migration 0026); null for none. */
   wallet_requirements: string | null;
+  /** The proofs a redeem must see (REQUIRED_PROOF bits, migration 0026): 0 for none. Derived from walletRequirements. */
+  required_proofs: ColumnType<number, number | undefined, number>;
   by_reference: SqlBoolean;
   status: string;
   failed_tx_attempts: number;
@@ -151,6 +153,14 @@ export function toOffer(row: Selectable<OffersTable>): OfferRecord {
   };
 }
 
+/** The bits of offers.required_proofs (migration 0026). */
+export const REQUIRED_PROOF = { walletAttestation: 1, dpop: 2 } as const;
+
+/** The proofs as bits: those `requirements` ask for, or (with `met`) those a request gave. */
+export function proofBits(requirements: { walletAttestation?: boolean; dpop?: boolean } | undefined): number {
+  return (requirements?.walletAttestation === true ? REQUIRED_PROOF.walletAttestation : 0) | (requirements?.dpop === true ? REQUIRED_PROOF.dpop : 0);
+}
+
 /** Maps an offer to the row that stores it. */
 export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<OffersTable> {
   const { digest, ...settings } = o.txCode ?? { digest: null };
@@ -173,6 +183,7 @@ export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<Off
             ...(o.keyAttestationsRequired ? { keyAttestationsRequired: o.keyAttestationsRequired } : {}),
           })
         : null,
+    required_proofs: proofBits(o.walletRequirements),
     by_reference: toSqlBoolean(kind, o.byReference),
     status: o.status,
     failed_tx_attempts: o.failedTxAttempts,

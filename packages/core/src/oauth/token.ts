@@ -1,8 +1,8 @@
-import type { CredentialConfiguration, KeyAttestationLevels } from '../configurations/model.ts';
+import type { CredentialConfiguration, KeyAttestationLevels, WalletRequirements } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import { isOfferCode, MAX_TX_CODE_ATTEMPTS, type OfferRecord, offerState, txCodeDigests } from '../offers/model.ts';
+import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState, txCodeDigests, walletRequirementsOf } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Digests, SecretHasher } from '../shared/ports.ts';
@@ -11,7 +11,7 @@ import { authenticateWalletClient, checkClientCredentials, clientCredentials, ty
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
 import { type AttestationHeaders, type AttestedInstance, attestationOf, attestedClientId, notAttested } from '../oauth-clients/attestation.ts';
 import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
-import { WALLET_ATTESTATION_REQUIRED, walletRequirementsOf } from './wallet-requirements.ts';
+import { WALLET_ATTESTATION_REQUIRED } from './wallet-requirements.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
 import { ISSUER_PATHS } from '../metadata/issuer-metadata.ts';
@@ -155,22 +155,14 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   /**
-   * What the grant's offer and every configuration the token grants ask of the wallet
-   * (docs/decisions.md "Wallet requirements per configuration and offer (issue 30)"), checked
-   * before the code is used up so that a wallet refused can ask again the right way. Returns the
-   * offer's key attestation levels, which the credential endpoint checks.
+   * The refusal for a request that does not meet what its grant asks of the wallet (docs/decisions.md
+   * "Wallet requirements per configuration and offer (issue 30)"), or undefined when it meets it.
    */
-  function checkWalletRequirements(
-    offer: OfferRecord | undefined,
-    configurations: readonly CredentialConfiguration[],
-    dpop: VerifiedDpopProof | undefined,
-    attested: AttestedInstance | undefined,
-  ): KeyAttestationLevels | undefined {
-    const required = walletRequirementsOf(offer, configurations);
+  function unmetRequirement(required: WalletRequirements, dpop: VerifiedDpopProof | undefined, attested: AttestedInstance | undefined) {
     // RFC 9449 §7.1 and §10: where DPoP is required, a request without a proof gets invalid_dpop_proof.
-    if (!dpop && required.dpop) throw dpopRequired('These credentials are issued for DPoP-bound tokens only: send a DPoP proof (RFC 9449)');
-    if (!attested && required.walletAttestation) throw notAttested(WALLET_ATTESTATION_REQUIRED);
-    return offer?.keyAttestationsRequired;
+    if (!dpop && required.dpop) return dpopRequired('These credentials are issued for DPoP-bound tokens only: send a DPoP proof (RFC 9449)');
+    if (!attested && required.walletAttestation) return notAttested(WALLET_ATTESTATION_REQUIRED);
+    return undefined;
   }
 
   /** The access token's binding, client and key attestation levels, and the response's token type. */
@@ -241,18 +233,12 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     // A code Vellum cannot have made is refused before the store is asked (redeeming is a write).
     if (!isOfferCode(code) || (txCode !== undefined && txCode.length > MAX_FIELD)) throw invalidGrant(NOT_VALID);
     const codeDigest = digests.sha256(code);
-    // The offer and its configurations are read before the code is used up, so that a wallet asking
-    // for the wrong thing, or not meeting what they require, can ask again.
-    const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
     if (requested !== undefined) {
+      // Checked before the code is used up, so that a wallet asking for the wrong thing can ask again.
+      const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
       const unknown = offer && requested.find((id) => !offer.configurationIds.includes(id));
       if (unknown !== undefined) throw invalidDetails(`The offer grants no credential configuration ${unknown}`);
     }
-    const found = offer?.kind === 'pre-authorized' ? await configurationsOf(ctx, offer.configurationIds) : undefined;
-    const keyAttestationsRequired = found
-      ? checkWalletRequirements(offer, requested === undefined ? found : found.filter((c) => requested.includes(c.id)), dpop, attested)
-      : undefined;
-    const binding = bindingOf(dpop, client, attested, keyAttestationsRequired);
     // An address that guessed too often is refused before its guess is tried; no store read (docs/limits.md).
     if (txCode !== undefined) deps.txCodeLimiter?.check(ctx.tenant.id, ctx.ip);
     // Redeemed first, in one conditional write; the offer is read only to say why a code was refused.
@@ -262,8 +248,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       maxTxAttempts: MAX_TX_CODE_ATTEMPTS,
       // The offer's claims are kept (sealed) for the credential endpoint while the token lives.
       claimsUntil: tokenExpiry(),
+      // An offer requires what it and its configurations asked for when it was made: a request
+      // without it does not redeem the code, which the wallet can then send again the right way.
+      proven: { walletAttestation: attested !== undefined, dpop: dpop !== undefined },
     });
-    if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined);
+    if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined, dpop, attested);
     if (outcome.outcome === 'wrong-tx-code') {
       await deps.txCodeLimiter?.wrong(ctx.tenant.id, ctx.ip);
       const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
@@ -277,7 +266,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     request.note(redeemed.id);
 
     // An offer whose configurations were all deleted is used up all the same: it could never be redeemed.
-    let configurations = found && offer?.id === redeemed.id ? found : await configurationsOf(ctx, redeemed.configurationIds);
+    let configurations = await configurationsOf(ctx, redeemed.configurationIds);
     if (configurations.length === 0) throw invalidGrant('The credentials offered are no longer issued');
     // authorization_details narrow the token to what they name, each of which the offer must grant
     // (OpenID4VCI 1.0 §6.1); the answer gives each one credential identifier, its configuration id.
@@ -287,7 +276,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (missing !== undefined) throw invalidDetails(`Credential configuration ${missing} is no longer issued`);
       configurations = configurations.filter((c) => requested.includes(c.id));
     }
-    return tokenResponse(request, redeemed, configurations, binding, requested !== undefined);
+    return tokenResponse(request, redeemed, configurations, bindingOf(dpop, client, attested, redeemed.keyAttestationsRequired), requested !== undefined);
   }
 
   /**
@@ -330,7 +319,10 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       record.offerId !== undefined ? store.offers.get(ctx.tenant.id, record.offerId) : undefined,
       configurationsOf(ctx, record.configurationIds),
     ]);
-    const binding = bindingOf(dpop, client, attested, checkWalletRequirements(offer, configurations, dpop, attested));
+    // Before the code is spent: a wallet refused can send the request again the right way.
+    const unmet = unmetRequirement(walletRequirementsOf(offer, configurations), dpop, attested);
+    if (unmet) throw unmet;
+    const binding = bindingOf(dpop, client, attested, offer?.keyAttestationsRequired);
     // Redeemed, its claims are kept (sealed) for the credential endpoint while the token lives.
     const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: tokenExpiry() });
     if (!redeemed) throw invalidGrant('The authorization code is not valid or has been used');
@@ -380,11 +372,19 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   /** The error for a code the store would not redeem, from the offer as it is now. */
-  async function whyNotRedeemed(ctx: RequestContext, codeDigest: string, txCodeSent: boolean): Promise<DomainError> {
+  async function whyNotRedeemed(
+    ctx: RequestContext,
+    codeDigest: string,
+    txCodeSent: boolean,
+    dpop: VerifiedDpopProof | undefined,
+    attested: AttestedInstance | undefined,
+  ): Promise<DomainError> {
     const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
     if (!offer || offer.kind !== 'pre-authorized') return invalidGrant(NOT_VALID);
     const state = offerState(offer, clock.now());
     if (state !== 'open') return invalidGrant(STATE_MESSAGES[state]);
+    const unmet = unmetRequirement(offer.walletRequirements ?? {}, dpop, attested);
+    if (unmet) return unmet;
     // OpenID4VCI 1.0 §6.3: a missing or unexpected transaction code is invalid_request (no attempt counted).
     if (offer.txCode && !txCodeSent) return invalidRequest('tx_code is required: the offer asks for a transaction code');
     if (!offer.txCode && txCodeSent) return invalidRequest('This offer takes no tx_code');

@@ -11,7 +11,7 @@ import { adminOperations } from '../shared/admin-resource.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { UserRecord } from '../users/model.ts';
 import { claimProblems, MAX_CLAIM_DEPTH, nestsWithin } from '../users/rules.ts';
-import { isOfferCode, offerState, type OfferRecord, txCodeDigest } from './model.ts';
+import { isOfferCode, offerState, type OfferRecord, txCodeDigest, walletRequirementsOf } from './model.ts';
 import { credentialLabel, issuerDisplayName, type OfferPageView } from './page.ts';
 import {
   AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
@@ -68,10 +68,18 @@ export interface OfferService {
   offerPage(ctx: RequestContext, reference: string): Promise<OfferPageView>;
 }
 
-/** What a checked offer asks of the wallet, as the offer keeps it. */
-function requirementsOf(checked: CheckedOfferRequirements): Pick<OfferRecord, 'walletRequirements' | 'keyAttestationsRequired'> {
+/**
+ * What a checked offer asks of the wallet, as the offer keeps it: its own walletRequirements with
+ * those of its configurations as they are now (the token endpoint holds a Pre-authorized code to
+ * them in the redeem itself), and its own key attestation levels.
+ */
+function requirementsOf(
+  checked: CheckedOfferRequirements,
+  configurations: readonly CredentialConfiguration[],
+): Pick<OfferRecord, 'walletRequirements' | 'keyAttestationsRequired'> {
+  const walletRequirements = walletRequirementsOf({ ...(checked.walletRequirements ? { walletRequirements: checked.walletRequirements } : {}) }, configurations);
   return {
-    ...(checked.walletRequirements ? { walletRequirements: checked.walletRequirements } : {}),
+    ...(Object.keys(walletRequirements).length > 0 ? { walletRequirements } : {}),
     ...(checked.keyAttestationsRequired ? { keyAttestationsRequired: checked.keyAttestationsRequired } : {}),
   };
 }
@@ -193,7 +201,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
               AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
             ),
             ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
-            ...requirementsOf(checked),
+            ...requirementsOf(checked, configurations),
           };
           await store.offers.insert(offer);
           return { uri: offerUri(offer, issuerState) };
@@ -249,7 +257,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
             ...(checked.txCode && transactionCode !== undefined
               ? { txCode: { ...checked.txCode, digest: txCodeDigest(digests, opened.codeDigest, transactionCode) } }
               : {}),
-            ...requirementsOf(checked),
+            ...requirementsOf(checked, configurations),
           };
           const userId = offer.userId as string;
           await store.transaction(async (tx) => {
