@@ -34,7 +34,7 @@ describe('wallet requirements over HTTP', () => {
   }
 
   it('keeps a configuration’s walletRequirements (true members only) and key attestation levels without roots', async () => {
-    const { call } = await issuer();
+    const { call, host } = await issuer();
     const res = await call('POST', '/v2/credentials/mobile/configurations', {
       ...mdlBody,
       walletRequirements: { walletAttestation: true, dpop: false },
@@ -45,6 +45,10 @@ describe('wallet requirements over HTTP', () => {
     expect(res.json().walletRequirements).not.toHaveProperty('dpop');
     const read = await call('GET', `/v2/credentials/mobile/configurations/${res.json().id}`);
     expect(read.json()).toMatchObject({ walletRequirements: { walletAttestation: true } });
+    // The metadata publishes the levels, as for a configuration with roots (OpenID4VCI 1.0 §12.2.4).
+    const metadata = await t.app.inject({ method: 'GET', url: '/.well-known/openid-credential-issuer', headers: { host } });
+    const entry = metadata.json().credential_configurations_supported[res.json().id];
+    expect(entry.proof_types_supported.jwt.key_attestations_required).toEqual({ key_storage: ['iso_18045_high'] });
   });
 
   it('refuses a bad walletRequirements or key attestation levels on a configuration (400, each by name)', async () => {
