@@ -77,7 +77,10 @@ function requirementsOf(
   checked: CheckedOfferRequirements,
   configurations: readonly CredentialConfiguration[],
 ): Pick<OfferRecord, 'walletRequirements' | 'keyAttestationsRequired'> {
-  const walletRequirements = walletRequirementsOf({ ...(checked.walletRequirements ? { walletRequirements: checked.walletRequirements } : {}) }, configurations);
+  const walletRequirements = walletRequirementsOf(
+    { ...(checked.walletRequirements ? { walletRequirements: checked.walletRequirements } : {}) },
+    configurations,
+  );
   return {
     ...(Object.keys(walletRequirements).length > 0 ? { walletRequirements } : {}),
     ...(checked.keyAttestationsRequired ? { keyAttestationsRequired: checked.keyAttestationsRequired } : {}),
