@@ -149,6 +149,12 @@ export interface VellumDeps extends AddressingOptions {
   proofVerifier: ProofVerifier;
   /** Verifies DPoP proofs, client and key attestations (signatures and X.509 chains): @vellum/crypto's createJwtProofVerifier. */
   jwtProofs: JwtProofVerifier;
+  /**
+   * Replaces the trust in the tenant's wallet providers (`/v1/openid/wallet-providers`) that
+   * wallet and key attestations from wallets that are not registered clients are checked against
+   * (docs/dpop-and-attestation.md "Wallet requirements"); for tests and hosts with their own list.
+   */
+  walletProviderTrust?: WalletProviderTrust;
   /** Whether DPoP proofs must carry a nonce the server handed out (RFC 9449 §8; `DPoP-Nonce`). Default false. */
   dpopNonceRequired?: boolean;
   /** Encrypted credential requests and responses (JWE): @vellum/crypto's loadCredentialEncryption. */
@@ -323,6 +329,8 @@ export function createVellum(deps: VellumDeps): Vellum {
     ...(deps.inflater ? { inflater: deps.inflater } : {}),
     ...(deps.walletProviderCacheMs !== undefined ? { cacheMs: deps.walletProviderCacheMs } : {}),
   });
+  // What the endpoints check attestations against: the tenant's providers, unless the host gives its own.
+  const attestationTrust = deps.walletProviderTrust ?? walletProviderTrust;
   return {
     dpop,
     users: createUserService({ store, clock, ids, events: recorder }),
@@ -351,6 +359,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       jwtProofs,
       ids,
       secrets: deps.secretBox,
+      walletProviderTrust: attestationTrust,
       ...(deps.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: deps.accessTokenTtlSeconds } : {}),
       ...(txCodeLimiter ? { txCodeLimiter } : {}),
     }),
@@ -366,6 +375,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       events: recorder,
       dpop,
       jwtProofs,
+      walletProviderTrust: attestationTrust,
       ...(deps.onProviderFailure ? { onProviderFailure: deps.onProviderFailure } : {}),
       ...(parLimiter ? { parLimiter } : {}),
     }),
@@ -406,6 +416,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       walletTokens: deps.walletTokens,
       proofs: deps.proofVerifier,
       jwtProofs,
+      walletProviderTrust: attestationTrust,
       dpop,
       nonces: deps.nonceCodec,
       encryption: deps.credentialEncryption,

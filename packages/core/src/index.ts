@@ -56,6 +56,8 @@ export type {
   Duration,
   FlatClaimMappings,
   IssuerProfile,
+  KeyAttestationLevels,
+  KeyAttestationRequirement,
   LdpVcConfiguration,
   MdocClaimMappings,
   MdocConfiguration,
@@ -63,7 +65,9 @@ export type {
   SdJwtConfiguration,
   DisclosureRule,
   TypeMetadata,
+  WalletRequirements,
 } from './configurations/model.ts';
+export type { WalletProviderPurpose, WalletProviderTrust } from './wallet-providers/trust.ts';
 export { addDuration, durationSeconds } from './configurations/duration.ts';
 export { DEFAULT_EXPIRES_IN, DEFAULT_REFRESH_MAX_AGE, isMdlDocType, MAX_MDL_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './configurations/rules.ts';
 export * from './configurations/input.ts';
@@ -154,8 +158,8 @@ export * from './users/model.ts';
 export { checkUserId, checkUserInput, checkUserSearch, MAX_CLAIM_DEPTH, MAX_CLAIM_NAME, MAX_SEARCH_CLAIMS } from './users/rules.ts';
 export type { UserSearchInput } from './users/rules.ts';
 export * from './users/service.ts';
-export { MAX_TX_CODE_ATTEMPTS, offerState, txCodeDigest, txCodeDigests } from './offers/model.ts';
-export type { OfferKind, OfferRecord, OfferStatus, RedeemAttempt, RedeemOutcome, StoredTxCode } from './offers/model.ts';
+export { MAX_TX_CODE_ATTEMPTS, meetsWalletRequirements, offerState, txCodeDigest, txCodeDigests } from './offers/model.ts';
+export type { OfferKind, OfferRecord, OfferStatus, RedeemAttempt, RedeemOutcome, StoredTxCode, WalletProofs } from './offers/model.ts';
 export { authorizationClaimsContext, offerClaimsContext, openClaims, sealClaims } from './shared/sealed-claims.ts';
 export * from './offers/rules.ts';
 export * from './offers/uri.ts';

@@ -14,12 +14,13 @@ import {
   type Role,
   type Tenant,
   type VellumDeps,
+  type WalletProviderTrust,
 } from '../src/index.ts';
 
 export const PLATFORM = 'vellum.test';
 
-/** `rateLimits`: the limits to apply (none unless given). */
-export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
+/** `rateLimits`: the limits to apply (none unless given); `walletProviderTrust`: the tenants' trusted wallet providers (none unless given). */
+export function harness(options: { rateLimits?: RateLimitSettings; walletProviderTrust?: WalletProviderTrust } = {}) {
   const clock = fakeClock('2026-05-01T12:00:00.000Z');
   const keys = fakeKeyManager({ clock });
   const signers = fakeFormatSigners(keys);
@@ -54,6 +55,7 @@ export function harness(options: { rateLimits?: RateLimitSettings } = {}) {
     defaultTenant: 'demo',
     adminTokenTtlSeconds: 3600,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.walletProviderTrust ? { walletProviderTrust: options.walletProviderTrust } : {}),
   });
   const { store, dns, x509, digests, walletTokens, nonceCodec, proofVerifier, identityProvider, sessionTokens, secretBox, hasher } = ports;
   const { linkedDataSigner, mdocEngine, cwtSigner, sdJwtSigner, statusListTokens, tokenStatusLists, revocationLists } = signers;

@@ -3,6 +3,7 @@ import {
   type Clock,
   completeWalletClaims,
   type Ids,
+  type KeyAttestationLevels,
   type KeyManager,
   type TenantSigningKeyRepository,
   type WalletAccessClaims,
@@ -45,6 +46,16 @@ const KNOWN_TOKENS = 2048;
 const copyOf = (claims: WalletAccessClaims): WalletAccessClaims => ({ ...claims, configurationIds: [...claims.configurationIds] });
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** The key attestation levels a token's `kar` names, when it names them. */
+function levelsOf(kar: unknown): KeyAttestationLevels | undefined {
+  if (kar === null || typeof kar !== 'object') return undefined;
+  const { keyStorage, userAuthentication } = kar as Record<string, unknown>;
+  return {
+    ...(isStringArray(keyStorage) ? { keyStorage } : {}),
+    ...(isStringArray(userAuthentication) ? { userAuthentication } : {}),
+  };
+}
 
 /** The `cnf.jkt` of a token's payload (RFC 9449 §6.1), when it has one. */
 function jktOf(cnf: unknown): string | undefined {
@@ -135,6 +146,8 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         ...(full.dpopJkt !== undefined ? { cnf: { jkt: full.dpopJkt } } : {}),
         ...(full.clientId !== undefined ? { client_id: full.clientId } : {}),
         ...(full.clientInstanceId !== undefined ? { client_instance_id: full.clientInstanceId } : {}),
+        // The offer's key attestation levels (Vellum's claim `kar`), for the credential endpoint.
+        ...(full.keyAttestationsRequired !== undefined ? { kar: full.keyAttestationsRequired } : {}),
         jti: full.jti,
         iat: full.issuedAt,
         exp: full.expiresAt,
@@ -178,6 +191,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
           ...(jktOf(p.cnf) !== undefined ? { dpopJkt: jktOf(p.cnf) as string } : {}),
           ...(typeof p.client_id === 'string' ? { clientId: p.client_id } : {}),
           ...(typeof p.client_instance_id === 'string' ? { clientInstanceId: p.client_instance_id } : {}),
+          ...(levelsOf(p.kar) !== undefined ? { keyAttestationsRequired: levelsOf(p.kar) as KeyAttestationLevels } : {}),
           jti: p.jti,
           issuedAt: p.iat,
           expiresAt: p.exp,

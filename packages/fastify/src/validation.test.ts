@@ -100,13 +100,13 @@ describe('one validation path: the same bad body, the same answer through either
     [
       'cwt',
       '/v2/credentials/compact/configurations',
-      'an issuer with an unknown field and an id that is no DID, a string for revocable, key attestations without roots',
+      'an issuer with an unknown field and an id that is no DID, a string for revocable, key attestations with an empty list of roots',
       {
         type: 'Badge',
         claimMappings: mappings,
         issuer: { id: 'https://issuer.example', colour: 1 },
         revocable: 'yes',
-        keyAttestationsRequired: { keyStorage: ['x'] },
+        keyAttestationsRequired: { keyStorage: ['x'], rootCertificates: [] },
       },
     ],
     [
@@ -141,6 +141,10 @@ describe('one validation path: the same bad body, the same answer through either
     [
       'no credentials, an empty user id, claims in a list, one claim name to persist, an unknown field',
       { userId: '', claims: [], claimsToPersist: 'a', extra: 1 },
+    ],
+    [
+      'wallet requirements that are no flags, key attestation levels with roots and a level twice',
+      { credentials: ['a'], walletRequirements: { dpop: 'yes', pin: true }, keyAttestationsRequired: { keyStorage: ['x', 'x'], rootCertificates: [] } },
     ],
   ])('pre-authorized offers: %s', async (_, body) => {
     const answer = await t.app.inject({ method: 'POST', url: '/v1/openid/offers/pre-authorized', headers, payload: body });

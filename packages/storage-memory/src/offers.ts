@@ -4,6 +4,7 @@
 
 import {
   conflict,
+  meetsWalletRequirements,
   notFound,
   type NonceRepository,
   type OfferRecord,
@@ -111,13 +112,15 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         const r = id === undefined ? undefined : offerOf(tenantId, id);
         return r && copy(r.value);
       },
-      async redeem(tenantId, codeDigest, { txCodeDigests, now, maxTxAttempts, claimsUntil }) {
+      async redeem(tenantId, codeDigest, { txCodeDigests, now, maxTxAttempts, claimsUntil, proven }) {
         const id = get().offerCodes.get(`${tenantId} ${codeDigest}`);
         const r = id === undefined ? undefined : offerOf(tenantId, id);
         const o = r?.value;
         if (!r || !o || o.kind !== 'pre-authorized' || o.status !== 'open' || !(o.expiresAt > now)) return { outcome: 'not-open' };
-        // A transaction code missing, or sent for an offer that has none, counts for nothing.
+        // A transaction code missing, or sent for an offer that has none, counts for nothing; so does a
+        // request that does not meet the offer's wallet requirements.
         if ((o.txCode === undefined) !== (txCodeDigests === undefined)) return { outcome: 'not-open' };
+        if (!meetsWalletRequirements(o.walletRequirements, proven)) return { outcome: 'not-open' };
         if (o.txCode === undefined || txCodeDigests?.includes(o.txCode.digest)) {
           r.value = { ...o, status: 'used', usedAt: now, expiresAt: claimsUntil };
           return { outcome: 'redeemed', offer: copy(r.value) };

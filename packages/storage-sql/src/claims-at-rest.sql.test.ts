@@ -31,7 +31,12 @@ async function migrationErasesOldClaims(db: Kysely<VellumDatabase>, kind: 'sqlit
     deleted: makeOffer(tenant.id, user.id, { ...plain({ ssn: 'deleted' }), status: 'deleted' }),
     none: makeOffer(tenant.id, user.id, plain({})),
   };
-  for (const o of Object.values(offers)) await db.insertInto('offers').values(toOfferRow(o, kind)).execute();
+  // The schema of 0017 has no wallet_requirements (0026).
+  const rowOf = (o: (typeof offers)['open']) => {
+    const { wallet_requirements: _, required_proofs: __, ...row } = toOfferRow(o, kind);
+    return row;
+  };
+  for (const o of Object.values(offers)) await db.insertInto('offers').values(rowOf(o)).execute();
   const authorizations = {
     code: makeAuthorization(tenant.id, { ...plain({ member: 'code' }), stage: 'code', expiresAt: iso(60_000) }),
     // Before this release a redeemed authorization's expiry was its redemption.

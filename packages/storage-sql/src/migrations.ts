@@ -942,6 +942,17 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .createIndex('issued_credentials_tenant_id_notification_id')
           .on('issued_credentials')
           .columns(['tenant_id', 'notification_id'])
+      },
+    },
+    '0026_offer_wallet_requirements': {
+      async up(db: Kysely<any>) {
+        // What an offer asks of the wallet (issue 30): JSON text of { walletRequirements?,
+        // keyAttestationsRequired? }, null for nothing, as for every earlier offer; and the proofs
+        // the redeem must see, as bits the conditional update compares (1 wallet attestation, 2 DPoP).
+        await db.schema.alterTable('offers').addColumn('wallet_requirements', 'text').execute();
+        await db.schema
+          .alterTable('offers')
+          .addColumn('required_proofs', 'integer', (c) => c.notNull().defaultTo(0))
           .execute();
       },
     },

@@ -13,6 +13,7 @@ import { claimsAfterIssuing, eraseExpiredClaimsOf } from './claims-at-rest.ts';
 import {
   NO_CLAIMS,
   type NoncesTable,
+  proofBits,
   type OffersTable,
   toNonceRow,
   toOffer,
@@ -73,6 +74,8 @@ interface RedeemParams {
   now: string;
   maxTxAttempts: number;
   claimsUntil: string;
+  /** The required proofs the request did not give (offers.required_proofs bits): an offer that requires one is not redeemed. */
+  unproven: number;
 }
 
 /**
@@ -98,6 +101,7 @@ function redeemUpdate(db: Executor, p: RedeemParams, present: Expression<SqlBool
     .where('status', '=', 'open')
     .where('expires_at', '>', p.now)
     .where(present)
+    .where(sql<SqlBool>`(required_proofs & cast(${p.unproven} as integer)) = 0`)
     .returningAll();
 }
 
@@ -215,8 +219,9 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
         const row = await offerByCodeDigest.first(db, { tenantId, value: codeDigest });
         return row && toOffer(row);
       },
-      async redeem(tenantId, codeDigest, { txCodeDigests, now, maxTxAttempts, claimsUntil }): Promise<RedeemOutcome> {
-        const params: RedeemParams = { tenantId, codeDigest, now, maxTxAttempts, claimsUntil };
+      async redeem(tenantId, codeDigest, { txCodeDigests, now, maxTxAttempts, claimsUntil, proven }): Promise<RedeemOutcome> {
+        const unproven = proofBits({ walletAttestation: proven?.walletAttestation !== true, dpop: proven?.dpop !== true });
+        const params: RedeemParams = { tenantId, codeDigest, now, maxTxAttempts, claimsUntil, unproven };
         // One statement (redeemUpdate). On SQLite it runs as a transaction so that a grouped commit
         // takes it in with the others (ImmediateSqliteDialect).
         const [digest, otherDigest] = txCodeDigests ?? [];

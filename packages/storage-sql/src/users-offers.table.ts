@@ -49,6 +49,10 @@ export interface OffersTable {
   /** JSON of the transaction code's settings (input mode, length, description), without the code. */
   tx_code: string | null;
   request_parameters: string | null;
+  /** JSON of what the offer asks of the wallet, { walletRequirements?, keyAttestationsRequired? } (migration 0026); null for none. */
+  wallet_requirements: string | null;
+  /** The proofs a redeem must see (REQUIRED_PROOF bits, migration 0026): 0 for none. Derived from walletRequirements. */
+  required_proofs: ColumnType<number, number | undefined, number>;
   by_reference: SqlBoolean;
   status: string;
   failed_tx_attempts: number;
@@ -138,6 +142,7 @@ export function toOffer(row: Selectable<OffersTable>): OfferRecord {
     codeDigest: row.code_digest,
     ...(txCode ? { txCode } : {}),
     ...(row.request_parameters !== null ? { requestParameters: JSON.parse(row.request_parameters) as Record<string, unknown> } : {}),
+    ...(row.wallet_requirements ? (JSON.parse(row.wallet_requirements) as Pick<OfferRecord, 'walletRequirements' | 'keyAttestationsRequired'>) : {}),
     byReference: fromSqlBoolean(row.by_reference),
     status: row.status as OfferRecord['status'],
     failedTxAttempts: Number(row.failed_tx_attempts),
@@ -146,6 +151,14 @@ export function toOffer(row: Selectable<OffersTable>): OfferRecord {
     ...(row.used_at !== null ? { usedAt: row.used_at } : {}),
     ...(issued.length > 0 ? { issuedConfigurationIds: issued } : {}),
   };
+}
+
+/** The bits of offers.required_proofs (migration 0026). */
+export const REQUIRED_PROOF = { walletAttestation: 1, dpop: 2 } as const;
+
+/** The proofs as bits: those `requirements` ask for, or (with `met`) those a request gave. */
+export function proofBits(requirements: { walletAttestation?: boolean; dpop?: boolean } | undefined): number {
+  return (requirements?.walletAttestation === true ? REQUIRED_PROOF.walletAttestation : 0) | (requirements?.dpop === true ? REQUIRED_PROOF.dpop : 0);
 }
 
 /** Maps an offer to the row that stores it. */
@@ -163,6 +176,14 @@ export function toOfferRow(o: OfferRecord, kind: SqlDialectKind): Insertable<Off
     tx_code_digest: digest,
     tx_code: o.txCode ? JSON.stringify(settings) : null,
     request_parameters: o.requestParameters ? JSON.stringify(o.requestParameters) : null,
+    wallet_requirements:
+      o.walletRequirements || o.keyAttestationsRequired
+        ? JSON.stringify({
+            ...(o.walletRequirements ? { walletRequirements: o.walletRequirements } : {}),
+            ...(o.keyAttestationsRequired ? { keyAttestationsRequired: o.keyAttestationsRequired } : {}),
+          })
+        : null,
+    required_proofs: proofBits(o.walletRequirements),
     by_reference: toSqlBoolean(kind, o.byReference),
     status: o.status,
     failed_tx_attempts: o.failedTxAttempts,

@@ -154,6 +154,23 @@ export function describeOfferContract(store: () => Store): void {
       expect(await store().offers.findByCodeDigest(a.id, unique('none-'))).toBeUndefined();
     });
 
+    it('keeps what an offer asks of the wallet (walletRequirements, keyAttestationsRequired), and nothing for an offer that asks nothing', async () => {
+      const [a] = await tenants();
+      const u = await user(a.id);
+      const both = makeOffer(a.id, u.id, {
+        walletRequirements: { walletAttestation: true, dpop: true },
+        keyAttestationsRequired: { keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_moderate'] },
+      });
+      const dpopOnly = makeOffer(a.id, undefined, { kind: 'authorization-code', walletRequirements: { dpop: true } });
+      const none = makeOffer(a.id, u.id);
+      for (const o of [both, dpopOnly, none]) await store().offers.insert(o);
+      expect(await store().offers.get(a.id, both.id)).toEqual(both);
+      expect(await store().offers.findByCodeDigest(a.id, dpopOnly.codeDigest)).toEqual(dpopOnly);
+      const plain = await store().offers.get(a.id, none.id);
+      expect(plain).not.toHaveProperty('walletRequirements');
+      expect(plain).not.toHaveProperty('keyAttestationsRequired');
+    });
+
     it('getWithUser gives the offer and the user as get gives them, each undefined when missing or another tenant’s', async () => {
       const [a, b] = await tenants();
       const u = await user(a.id, { authenticationProvider: { url: 'https://idp.example', subjectId: 'sub-1' } });
@@ -198,6 +215,27 @@ export function describeOfferContract(store: () => Store): void {
       expect(first).toEqual({ outcome: 'redeemed', offer: { ...offer, status: 'used', usedAt: now, expiresAt: claimsUntil } });
       expect(await store().offers.redeem(t.id, offer.codeDigest, attempt('right', iso()))).toEqual({ outcome: 'not-open' });
       expect(await store().offers.get(t.id, offer.id)).toMatchObject({ status: 'used', usedAt: now, failedTxAttempts: 0 });
+    });
+
+    it('redeem: an offer whose walletRequirements the attempt does not prove is not-open and counts no attempt; proven, it is redeemed', async () => {
+      const t = await tenant();
+      const u = await user(t.id);
+      const both = makeOffer(t.id, u.id, {
+        walletRequirements: { walletAttestation: true, dpop: true },
+        txCode: { digest: 'right', inputMode: 'numeric', length: 6 },
+      });
+      const dpopOnly = makeOffer(t.id, u.id, { walletRequirements: { dpop: true } });
+      for (const o of [both, dpopOnly]) await store().offers.insert(o);
+      const now = iso();
+      const proving = (proven: { walletAttestation: boolean; dpop: boolean }, digest?: string) => ({ ...attempt(digest, now), proven });
+      expect(await store().offers.redeem(t.id, dpopOnly.codeDigest, attempt(undefined, now))).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.redeem(t.id, dpopOnly.codeDigest, proving({ walletAttestation: true, dpop: false }))).toEqual({ outcome: 'not-open' });
+      // A wrong transaction code without the proofs counts for nothing either.
+      expect(await store().offers.redeem(t.id, both.codeDigest, proving({ walletAttestation: false, dpop: true }, 'wrong'))).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.redeem(t.id, both.codeDigest, proving({ walletAttestation: true, dpop: false }, 'right'))).toEqual({ outcome: 'not-open' });
+      expect(await store().offers.get(t.id, both.id)).toMatchObject({ status: 'open', failedTxAttempts: 0 });
+      expect((await store().offers.redeem(t.id, dpopOnly.codeDigest, proving({ walletAttestation: false, dpop: true }))).outcome).toBe('redeemed');
+      expect((await store().offers.redeem(t.id, both.codeDigest, proving({ walletAttestation: true, dpop: true }, 'right'))).outcome).toBe('redeemed');
     });
 
     it('redeem: an offer without a transaction code takes none; expired, deleted, foreign and Authorization Code offers are not-open', async () => {

@@ -13,6 +13,7 @@ import {
   DEFAULT_EXPIRES_IN,
   isSigningDid,
   present,
+  walletRequirementsOf,
 } from './rules.ts';
 import { CONFIGURATION_BODIES } from './schema.ts';
 
@@ -116,6 +117,7 @@ export function checkConfigurationInput(
     display: body.display as CredentialDisplay[] | undefined,
     claimDisplay: body.claimDisplay as ClaimDisplay | undefined,
     keyAttestationsRequired: keyAttestationsRequired as KeyAttestationRequirement | undefined,
+    walletRequirements: walletRequirementsOf(body.walletRequirements),
     // Only `false` is kept: absent is the default, bound.
     holderBinding: body.holderBinding === false ? (false as const) : undefined,
     deferred,

@@ -63,17 +63,34 @@ export interface IssuerProfile {
   iconUrl?: string;
 }
 
-/**
- * What a key proof must show about the wallet's key (OpenID4VCI 1.0 App. D): a key attestation
- * whose `x5c` chains to one of `rootCertificates`, attesting at least one of the listed levels.
- */
-export interface KeyAttestationRequirement {
+/** The key attestation levels a key proof must show (OpenID4VCI 1.0 App. D.2): one of each list. */
+export interface KeyAttestationLevels {
   /** Accepted `key_storage` levels (e.g. iso_18045_high); the attestation must name one. Empty or absent: any. */
   keyStorage?: string[];
   /** Accepted `user_authentication` levels; the attestation must name one. Empty or absent: any. */
   userAuthentication?: string[];
-  /** PEM roots of the key attestation issuers (wallet providers) this configuration trusts. */
-  rootCertificates: string[];
+}
+
+/**
+ * What a key proof must show about the wallet's key (OpenID4VCI 1.0 App. D): a key attestation
+ * attesting at least one of the listed levels, whose `x5c` chains to one of `rootCertificates` or,
+ * without them, that a wallet provider the tenant trusts for key attestations signed
+ * (docs/dpop-and-attestation.md "Wallet requirements").
+ */
+export interface KeyAttestationRequirement extends KeyAttestationLevels {
+  /** PEM roots of the key attestation issuers (wallet providers) this configuration trusts; absent: the tenant's wallet providers. */
+  rootCertificates?: string[];
+}
+
+/**
+ * What a configuration or an offer asks of the wallet at the token endpoint (docs/decisions.md
+ * "Wallet requirements per configuration and offer (issue 30)"). Only `true` members are kept.
+ */
+export interface WalletRequirements {
+  /** A wallet attestation, from a wallet provider the tenant trusts or the registered client's roots. */
+  walletAttestation?: true;
+  /** DPoP-bound access tokens only (RFC 9449): a token request without a DPoP proof is refused. */
+  dpop?: true;
 }
 
 interface ConfigurationBase extends TenantRecord {
@@ -88,6 +105,8 @@ interface ConfigurationBase extends TenantRecord {
   claimDisplay?: ClaimDisplay;
   /** Key proofs must carry a key attestation that meets this (metadata `key_attestations_required`). */
   keyAttestationsRequired?: KeyAttestationRequirement;
+  /** What the token endpoint asks of a wallet for a token that grants this configuration. */
+  walletRequirements?: WalletRequirements;
   /**
    * `false`: credentials carry no holder key and the wallet sends no key proof (OpenID4VCI 1.0
    * §6.3, "no binding"); absent: bound to the key the wallet proves, as always. Only `false` is kept.
@@ -208,6 +227,7 @@ export interface CredentialConfigurationInput {
   display?: CredentialDisplay[];
   claimDisplay?: ClaimDisplay;
   keyAttestationsRequired?: KeyAttestationRequirement;
+  walletRequirements?: { walletAttestation?: boolean; dpop?: boolean };
   /** false: issued without a holder key (not for mso_mdoc). */
   holderBinding?: boolean;
   /** Require review before issuance (docs/deferred-issuance.md). */

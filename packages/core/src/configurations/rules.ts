@@ -1,7 +1,15 @@
 import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import { checkRootCertificates } from '../shared/root-certificates.ts';
 import { DURATION_UNITS, durationSeconds } from './duration.ts';
-import { type ClaimMapping, type Duration, type KeyAttestationRequirement, MDOC_VALUE_TYPES, type MdocValueType } from './model.ts';
+import {
+  type ClaimMapping,
+  type Duration,
+  type KeyAttestationLevels,
+  type KeyAttestationRequirement,
+  MDOC_VALUE_TYPES,
+  type WalletRequirements,
+  type MdocValueType,
+} from './model.ts';
 
 /** docs/decisions.md "Credential configurations": the longest a credential may be valid for, and for mDL docTypes. */
 export const MAX_VALIDITY_DAYS = 3620;
@@ -313,20 +321,41 @@ function checkLevels(param: string, value: unknown, problems: Problems): void {
 }
 
 /**
- * `keyAttestationsRequired: { keyStorage?, userAuthentication?, rootCertificates }` (OpenID4VCI 1.0
+ * `keyAttestationsRequired: { keyStorage?, userAuthentication?, rootCertificates? }` (OpenID4VCI 1.0
  * App. D), past its shape (schema.ts): the levels a key attestation must attest (one of each list)
- * and the PEM roots it must chain to.
+ * and the PEM roots it must chain to; without roots, the tenant's wallet providers vouch for it.
  */
 export function checkKeyAttestationsRequired(value: unknown, problems: Problems): KeyAttestationRequirement | undefined {
   if (!isPlainObject(value)) return undefined;
   const param = 'keyAttestationsRequired';
   checkLevels(`${param}.keyStorage`, value.keyStorage, problems);
   checkLevels(`${param}.userAuthentication`, value.userAuthentication, problems);
-  const roots = checkRootCertificates(value.rootCertificates, `${param}.rootCertificates`, (p, msg, v) => problems.add(p, msg, v));
-  if (!roots) return undefined;
+  let roots: string[] | undefined;
+  if (value.rootCertificates !== undefined) {
+    roots = checkRootCertificates(value.rootCertificates, `${param}.rootCertificates`, (p, msg, v) => problems.add(p, msg, v));
+    if (!roots) return undefined;
+  }
   return present({
     keyStorage: value.keyStorage as string[] | undefined,
     userAuthentication: value.userAuthentication as string[] | undefined,
     rootCertificates: roots,
   });
+}
+
+/** An offer's `keyAttestationsRequired: { keyStorage?, userAuthentication? }`, past its shape: each level listed once. */
+export function checkKeyAttestationLevels(value: unknown, problems: Problems): KeyAttestationLevels | undefined {
+  if (!isPlainObject(value)) return undefined;
+  checkLevels('keyAttestationsRequired.keyStorage', value.keyStorage, problems);
+  checkLevels('keyAttestationsRequired.userAuthentication', value.userAuthentication, problems);
+  return present({ keyStorage: value.keyStorage as string[] | undefined, userAuthentication: value.userAuthentication as string[] | undefined });
+}
+
+/** `walletRequirements`, past its shape: only the members set to true are kept; none kept, none at all. */
+export function walletRequirementsOf(value: unknown): WalletRequirements | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const kept: WalletRequirements = {
+    ...(value.walletAttestation === true ? { walletAttestation: true as const } : {}),
+    ...(value.dpop === true ? { dpop: true as const } : {}),
+  };
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }

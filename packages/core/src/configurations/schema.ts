@@ -57,15 +57,30 @@ const KeyAttestationsRequired = Type.Object(
   {
     keyStorage: Type.Optional(Levels),
     userAuthentication: Type.Optional(Levels),
-    rootCertificates: Type.Array(
-      Type.String({
-        maxLength: MAX_ROOT_CERTIFICATE_LENGTH,
-        errorMessage: 'One certificate in PEM form: -----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----',
-      }),
-      { minItems: 1, maxItems: MAX_ROOT_CERTIFICATES, errorMessage: `Required: 1 to ${MAX_ROOT_CERTIFICATES} PEM certificates` },
+    // Without roots, the tenant's wallet providers trusted for key attestations are (docs/dpop-and-attestation.md).
+    rootCertificates: Type.Optional(
+      Type.Array(
+        Type.String({
+          maxLength: MAX_ROOT_CERTIFICATE_LENGTH,
+          errorMessage: 'One certificate in PEM form: -----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----',
+        }),
+        { minItems: 1, maxItems: MAX_ROOT_CERTIFICATES, errorMessage: `1 to ${MAX_ROOT_CERTIFICATES} PEM certificates` },
+      ),
     ),
   },
   { ...strict, errorMessage: 'An object such as { "keyStorage": ["iso_18045_high"], "rootCertificates": ["-----BEGIN CERTIFICATE-----..."] }' },
+);
+
+/** An offer's key attestation levels: its configurations' roots, or the tenant's wallet providers, vouch for the attestation. */
+export const KeyAttestationLevelsBody = Type.Object(
+  { keyStorage: Type.Optional(Levels), userAuthentication: Type.Optional(Levels) },
+  { ...strict, errorMessage: 'An object such as { "keyStorage": ["iso_18045_high"], "userAuthentication": ["iso_18045_moderate"] }' },
+);
+
+/** What the token endpoint asks of the wallet (docs/decisions.md "Wallet requirements per configuration and offer (issue 30)"). */
+export const WalletRequirementsBody = Type.Object(
+  { walletAttestation: Type.Optional(Flag), dpop: Type.Optional(Flag) },
+  { ...strict, errorMessage: 'An object such as { "walletAttestation": true, "dpop": true }' },
 );
 
 /** The fields every format shares. */
@@ -89,6 +104,7 @@ const common = {
     }),
   ),
   keyAttestationsRequired: Type.Optional(KeyAttestationsRequired),
+  walletRequirements: Type.Optional(WalletRequirementsBody),
   /** false: issued without a holder key, and requested without a key proof (not for mso_mdoc). */
   holderBinding: Type.Optional(Flag),
   /** Review before issuance (docs/deferred-issuance.md): the credential endpoint answers 202 with a transaction_id. */

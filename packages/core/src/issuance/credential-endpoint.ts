@@ -25,7 +25,15 @@ import type { CredentialEncryption, ProofVerifier } from './ports.ts';
 import { DomainError, isDomainError } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { CREDENTIAL_PROFILES, type IssuedCredentialRecord, NOTIFICATION_EVENTS, type NotificationEvent } from './model.ts';
-import { keyAttestationHeader, requireAttested, trustConfiguredRoots, type VerifiedKeyAttestation, verifyKeyAttestation } from './key-attestation.ts';
+import {
+  keyAttestationHeader,
+  keyAttestationRules,
+  type KeyAttestationRules,
+  requireAttested,
+  type VerifiedKeyAttestation,
+  verifyKeyAttestation,
+} from './key-attestation.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import { checkProofClaims } from './proof-rules.ts';
 import { type CredentialRequest, parseCredentialRequest, refusal } from './request.ts';
 import { authenticateWallet, mediaType, parseJsonBody, readCredentialRequestBody, type WalletRequest } from './wallet-request.ts';
@@ -40,6 +48,11 @@ export interface CredentialEndpointDeps {
   proofs: ProofVerifier;
   /** Verifies key attestations in key proofs (OpenID4VCI 1.0 App. D). */
   jwtProofs: JwtProofVerifier;
+  /**
+   * The tenant's wallet providers trusted for key attestations: they vouch for a key attestation a
+   * configuration or offer requires without roots of its own. Without it, only configured roots do.
+   */
+  walletProviderTrust?: WalletProviderTrust;
   /** Opens the self-authenticating nonces the nonce endpoint minted. */
   nonces: NonceCodec;
   encryption: CredentialEncryption;
@@ -199,20 +212,32 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
    * `batch_credential_issuance`), never one key twice; every proof of a request carries the same
    * c_nonce, used once for them all (docs/decisions.md "Batch issuance and the attestation proof type (issue 30)").
    */
-  async function holderKeysOf(ctx: RequestContext, issuer: string, request: CredentialRequest, configuration: CredentialConfiguration): Promise<HolderKeys> {
+  async function holderKeysOf(
+    ctx: RequestContext,
+    issuer: string,
+    token: WalletAccessClaims,
+    request: CredentialRequest,
+    configuration: CredentialConfiguration,
+  ): Promise<HolderKeys> {
     if (configuration.holderBinding === false) return { holderKeys: [] };
     const sent = request.proofs;
     if (sent === undefined) throw refusal('invalid_proof', 'A key proof is required: the credential is bound to a key of the wallet', 'proofs');
     // The deprecated (draft 13) request had one proof and one credential: it stays so.
     const limit = request.form === 'legacy' ? 1 : (ctx.tenant.batchSize ?? 1);
+    // A configuration or offer that requires key attestations binds only attested keys; others do
+    // not read them. Both sets of levels must hold (docs/dpop-and-attestation.md "Wallet requirements").
+    const rules = keyAttestationRules(jwtProofs, configuration.keyAttestationsRequired, token.keyAttestationsRequired, {
+      tenantId: ctx.tenant.id,
+      trust: deps.walletProviderTrust,
+    });
     // The format decides which keys it can bind (an mDoc's device key is P-256, so ES256 only).
     const algorithms = formats.of(configuration).proofAlgorithms;
     const now = clock.now();
     const open = (nonce: string) => openedNonce(ctx, nonce, now);
     const { keys, nonce } =
       sent.type === 'attestation'
-        ? await attestedKeysOf(sent.attestation, configuration, algorithms, limit, now, open)
-        : await provenKeysOf(sent.jwts, issuer, configuration, algorithms, limit, now, open);
+        ? await attestedKeysOf(sent.attestation, rules, algorithms, limit, now, open)
+        : await provenKeysOf(sent.jwts, issuer, rules, algorithms, limit, now, open);
     if (keys.length > 1) {
       const seen = new Set<string | undefined>();
       for (const key of keys) {
@@ -236,7 +261,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
   async function provenKeysOf(
     jwts: readonly string[],
     issuer: string,
-    configuration: CredentialConfiguration,
+    rules: KeyAttestationRules | undefined,
     algorithms: readonly string[],
     limit: number,
     now: Date,
@@ -255,17 +280,14 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
     const nonce = (checked[0] as (typeof checked)[number]).nonce;
     if (checked.some((c) => c.nonce !== nonce)) throw refusal('invalid_nonce', 'The proofs of one request must all carry the same c_nonce', 'proofs');
     const opened = open(nonce);
-    // A configuration that requires key attestations binds only attested keys; others do not read
-    // them. One attestation may vouch for the keys of several proofs (HAIP §4.5.1): checked once.
-    const required = configuration.keyAttestationsRequired;
-    if (required) {
+    // One attestation may vouch for the keys of several proofs (HAIP §4.5.1): checked once.
+    if (rules) {
       const attestations = new Map<string, Promise<VerifiedKeyAttestation>>();
-      const trust = trustConfiguredRoots(jwtProofs, required.rootCertificates);
       for (const { proof } of checked) {
         const jwt = keyAttestationHeader(proof.header);
         let attestation = attestations.get(jwt);
         if (!attestation) {
-          attestation = verifyKeyAttestation(jwt, { trust, requirement: required, use: 'jwt-proof', proofNonce: nonce, now });
+          attestation = verifyKeyAttestation(jwt, { rules, use: 'jwt-proof', proofNonce: nonce, now });
           attestations.set(jwt, attestation);
         }
         requireAttested(jwtProofs, await attestation, proof.holderKey);
@@ -282,16 +304,14 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
    */
   async function attestedKeysOf(
     jwt: string,
-    configuration: CredentialConfiguration,
+    rules: KeyAttestationRules | undefined,
     algorithms: readonly string[],
     limit: number,
     now: Date,
     open: (nonce: string) => NonceRecord,
   ): Promise<{ keys: PublicJwk[]; nonce: NonceRecord }> {
-    const required = configuration.keyAttestationsRequired;
-    if (!required) throw refusal('invalid_proof', 'This credential takes jwt proofs only: it requires no key attestations', 'proofs.attestation');
-    const trust = trustConfiguredRoots(jwtProofs, required.rootCertificates);
-    const attestation = await verifyKeyAttestation(jwt, { trust, requirement: required, use: 'attestation-proof', now });
+    if (!rules) throw refusal('invalid_proof', 'This credential takes jwt proofs only: it requires no key attestations', 'proofs.attestation');
+    const attestation = await verifyKeyAttestation(jwt, { rules, use: 'attestation-proof', now });
     if (attestation.attestedKeys.length > limit) throw tooMany(limit);
     const nonce = open(attestation.nonce as string);
     const keys = attestation.attestedKeys.map((jwk) => bindableKey(jwk, algorithms));
@@ -398,7 +418,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
       encrypter = prepared.encrypt;
     }
     // The proof before the claims: a wallet that cannot prove its key makes no claim source call.
-    const { holderKeys, nonce } = await holderKeysOf(ctx, issuer, request, configuration);
+    const { holderKeys, nonce } = await holderKeysOf(ctx, issuer, token, request, configuration);
     const { subject, userClaims } = await subjectOf(ctx, token, configuration, nonce);
     // A configuration that requires review holds the request instead (docs/deferred-issuance.md).
     if (configuration.deferred) {
@@ -474,6 +494,7 @@ export function createCredentialEndpoint(deps: CredentialEndpointDeps): Credenti
         format: configuration.format,
         userId: token.userId,
         userClaims,
+        ...(token.clientInstanceId === undefined ? {} : { clientInstanceId: token.clientInstanceId }),
       },
     }));
     // The nonce is used up in the same transaction, one commit for all: of requests racing with one

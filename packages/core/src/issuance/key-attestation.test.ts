@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeyAttestationRequirement } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
-import { checkKeyAttestation, type KeyAttestationTrust, verifyKeyAttestation } from './key-attestation.ts';
+import { checkKeyAttestation, type KeyAttestationTrust, keyAttestationRules, verifyKeyAttestation } from './key-attestation.ts';
 
 // The port is faked: a "JWT" here is its header and payload as JSON, trusted when it names a root
 // the requirement lists. Signatures and chains are the adapter's, tested in @vellum/crypto and
@@ -49,7 +49,7 @@ function attestation(over: { header?: Record<string, unknown>; payload?: Record<
   );
 }
 const check = (keyAttestation: unknown, req = requirement) =>
-  checkKeyAttestation(verifier, req, {
+  checkKeyAttestation(verifier, keyAttestationRules(verifier, req, undefined, { tenantId: 't' }) as NonNullable<ReturnType<typeof keyAttestationRules>>, {
     proofHeader: { typ: 'openid4vci-proof+jwt', key_attestation: keyAttestation },
     holderKey,
     proofNonce: 'c-nonce',
@@ -107,7 +107,7 @@ describe('one verification of a key attestation, its trust step passed in (OpenI
     return header.root === 'provider-x' ? { ok: true, header, payload } : { ok: false, reason: 'The wallet provider is not trusted' };
   };
   const verify = (jwt: string, use: 'jwt-proof' | 'attestation-proof') =>
-    verifyKeyAttestation(jwt, { trust, requirement: requirement, use, proofNonce: 'c-nonce', now: NOW });
+    verifyKeyAttestation(jwt, { rules: { trust, levels: [requirement] }, use, proofNonce: 'c-nonce', now: NOW });
 
   it('as the proof itself: needs a nonce (returned), takes no exp, and returns every attested key; the trust step sees the algorithms and the time', async () => {
     const jwt = attestation({ header: { root: 'provider-x' }, payload: { exp: undefined, nonce: 'n-1' } });

@@ -2,11 +2,13 @@
 // a wallet holds (`attested_keys`) and how they are kept (`key_storage`) and unlocked
 // (`user_authentication`). The JWT comes in a jwt proof's `key_attestation` header, or is itself
 // the proof (the `attestation` proof type). A configuration that requires key attestations names
-// the levels it accepts and the roots their `x5c` must chain to.
+// the levels it accepts and the roots their `x5c` must chain to, or leaves the roots to the
+// tenant's trusted wallet providers; an offer can add levels of its own.
 
-import type { KeyAttestationRequirement } from '../configurations/model.ts';
+import type { KeyAttestationLevels, KeyAttestationRequirement } from '../configurations/model.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import { type JwtCheck, type JwtProofVerifier, PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import { refusal } from './request.ts';
 
 /** OpenID4VCI 1.0 names the type `key-attestation+jwt`; its drafts (and wallets built on them) `keyattestation+jwt`. */
@@ -24,8 +26,8 @@ function meets(granted: unknown, accepted: readonly string[] | undefined): boole
 
 /**
  * The trust step of a key attestation: its signature, and that its signer is one the issuer trusts
- * (today a chain in `x5c` to the configuration's roots). Everything after it is the same whoever
- * vouches for the signer, so a new source of trust is a new function of this type.
+ * (a chain in `x5c` to the configuration's roots, or a wallet provider of the tenant). Everything
+ * after it is the same whoever vouches for the signer.
  */
 export type KeyAttestationTrust = (jwt: string, options: { algorithms: readonly string[]; at: Date }) => Promise<JwtCheck>;
 
@@ -35,11 +37,40 @@ export const trustConfiguredRoots =
   (jwt, { algorithms, at }) =>
     verifier.verifyWithX5c(jwt, rootCertificates, algorithms, at);
 
-export interface VerifyKeyAttestationInput {
+/** What a key attestation must meet: who vouches for its signer, and the levels it must attest. */
+export interface KeyAttestationRules {
   /** Checks the signature and the signer's trust. */
   trust: KeyAttestationTrust;
-  /** The levels the configuration accepts. */
-  requirement: Pick<KeyAttestationRequirement, 'keyStorage' | 'userAuthentication'>;
+  /** Each set must be met on its own (the configuration's and the offer's): one level of each list. */
+  levels: readonly KeyAttestationLevels[];
+}
+
+/**
+ * The rules for a key proof, from the configuration's requirement and the offer's levels (the
+ * access token's `keyAttestationsRequired`); undefined when neither asks for a key attestation.
+ * Without configured roots, the tenant's wallet providers trusted for key attestations vouch; with
+ * no such port, nothing can, and every attestation is refused.
+ */
+export function keyAttestationRules(
+  verifier: JwtProofVerifier,
+  requirement: KeyAttestationRequirement | undefined,
+  offerLevels: KeyAttestationLevels | undefined,
+  providers: { tenantId: string; trust?: WalletProviderTrust | undefined },
+): KeyAttestationRules | undefined {
+  if (!requirement && !offerLevels) return undefined;
+  const roots = requirement?.rootCertificates;
+  const { trust: providerTrust, tenantId } = providers;
+  const trust: KeyAttestationTrust = roots
+    ? trustConfiguredRoots(verifier, roots)
+    : providerTrust
+      ? (jwt, { algorithms, at }) => providerTrust.verify(tenantId, jwt, { purpose: 'keyAttestation', algorithms, at })
+      : async () => ({ ok: false, reason: 'this issuer trusts no key attestation provider' });
+  return { trust, levels: [requirement, offerLevels].filter((l): l is KeyAttestationLevels => l !== undefined) };
+}
+
+export interface VerifyKeyAttestationInput {
+  /** Who vouches for the signer, and the levels to attest. */
+  rules: KeyAttestationRules;
   /**
    * How the attestation came: in a jwt proof's header (App. D.1: `exp` required; a `nonce`, if any,
    * is the proof's), or as the proof itself (App. F.3: its `nonce` is the c_nonce, required).
@@ -63,7 +94,7 @@ export interface VerifiedKeyAttestation {
  * keys and the levels. Every failure is `invalid_proof`.
  */
 export async function verifyKeyAttestation(jwt: string, input: VerifyKeyAttestationInput): Promise<VerifiedKeyAttestation> {
-  const verified = await input.trust(jwt, { algorithms: PROOF_JWT_ALGORITHMS, at: input.now });
+  const verified = await input.rules.trust(jwt, { algorithms: PROOF_JWT_ALGORITHMS, at: input.now });
   if (!verified.ok) throw invalid(`The key attestation is not valid: ${verified.reason}`);
   const { header, payload } = verified;
   if (!KEY_ATTESTATION_TYPES.includes(header.typ as (typeof KEY_ATTESTATION_TYPES)[number]))
@@ -84,10 +115,11 @@ export async function verifyKeyAttestation(jwt: string, input: VerifyKeyAttestat
   const attested = payload.attested_keys;
   if (!Array.isArray(attested) || attested.length === 0 || attested.length > MAX_ATTESTED_KEYS)
     throw invalid(`The key attestation must list 1 to ${MAX_ATTESTED_KEYS} attested_keys`);
-  const { keyStorage, userAuthentication } = input.requirement;
-  if (!meets(payload.key_storage, keyStorage)) throw invalid(`The key attestation's key_storage must include one of ${keyStorage?.join(', ')}`);
-  if (!meets(payload.user_authentication, userAuthentication))
-    throw invalid(`The key attestation's user_authentication must include one of ${userAuthentication?.join(', ')}`);
+  for (const { keyStorage, userAuthentication } of input.rules.levels) {
+    if (!meets(payload.key_storage, keyStorage)) throw invalid(`The key attestation's key_storage must include one of ${keyStorage?.join(', ')}`);
+    if (!meets(payload.user_authentication, userAuthentication))
+      throw invalid(`The key attestation's user_authentication must include one of ${userAuthentication?.join(', ')}`);
+  }
   return { attestedKeys: attested, ...(typeof nonce === 'string' ? { nonce } : {}) };
 }
 
@@ -117,15 +149,14 @@ export interface KeyAttestationInput {
 }
 
 /**
- * Checks the key attestation of one jwt proof against a configuration's requirement: signature and
- * chain to the configured roots, type, time, levels, and that the proof's key is one of the
- * attested keys (so the credential is bound to an attested key). Every failure is `invalid_proof`.
+ * Checks the key attestation of one jwt proof against its rules: signature and chain, type, time,
+ * levels, and that the proof's key is one of the attested keys (so the credential is bound to an
+ * attested key). Every failure is `invalid_proof`.
  */
-export async function checkKeyAttestation(verifier: JwtProofVerifier, requirement: KeyAttestationRequirement, input: KeyAttestationInput): Promise<void> {
+export async function checkKeyAttestation(verifier: JwtProofVerifier, rules: KeyAttestationRules, input: KeyAttestationInput): Promise<void> {
   const jwt = keyAttestationHeader(input.proofHeader);
   const attestation = await verifyKeyAttestation(jwt, {
-    trust: trustConfiguredRoots(verifier, requirement.rootCertificates),
-    requirement,
+    rules,
     use: 'jwt-proof',
     proofNonce: input.proofNonce,
     now: input.now,

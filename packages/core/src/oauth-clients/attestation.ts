@@ -1,17 +1,18 @@
 // OAuth client attestation (draft-ietf-oauth-attestation-based-client-auth; docs/dpop-and-attestation.md): a
 // wallet provider vouches for a wallet instance with a JWT whose `x5c` chains to a root the client
-// registered, and the instance proves it holds the attested key (`cnf.jwk`), either with a
+// registered, or that one of the tenant's trusted wallet providers signed, and the instance proves it holds the attested key (`cnf.jwk`), either with a
 // separate proof of possession (Standard Mode) or with its DPoP proof (Combined Mode, when the
 // client registered `dpopRequired`).
 
 import type { PublicJwk } from '../keys/model.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Digests } from '../shared/ports.ts';
-import { type JwtProofVerifier, PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
+import { type JwtCheck, type JwtProofVerifier, PROOF_JWT_ALGORITHMS } from '../oauth/jwt-proofs.ts';
 import type { VerifiedDpopProof } from '../oauth/dpop.ts';
 import { markUsedOnce } from '../oauth/single-use.ts';
 import { base64UrlToBytes } from '../shared/encoding.ts';
 import { DomainError } from '../shared/errors.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import type { WalletClient } from './model.ts';
 
 /** How old a proof of possession's `iat` may be, and how far ahead; its `jti` is remembered that long. */
@@ -55,7 +56,7 @@ export interface AttestationContext {
 /** A presented attestation that does not hold (400, as the attestation draft's error registry says). */
 const invalidAttestation = (message: string) => new DomainError('BadRequest', message, { oauthError: 'invalid_client_attestation' });
 /** A client that must be attested and was not (401 invalid_client, RFC 6749 §5.2). */
-const notAttested = (message: string) => new DomainError('Unauthorized', message, { oauthError: 'invalid_client' });
+export const notAttested = (message: string) => new DomainError('Unauthorized', message, { oauthError: 'invalid_client' });
 
 /** The one value of a header, refused when it was sent twice. */
 function single(value: string | string[] | undefined, name: string): string | undefined {
@@ -83,6 +84,23 @@ export function attestedClientId(headers: AttestationHeaders | undefined): strin
 }
 
 /**
+ * Checks an attestation's signature and chain and returns its header and payload: against the roots
+ * a client registered, or against the tenant's trusted wallet providers.
+ */
+export type AttestationSignatureCheck = (jwt: string, algorithms: readonly string[], at: Date) => Promise<JwtCheck>;
+
+/** Who may be attested, and how the instance proves it holds the attested key. */
+interface AttestationRules {
+  verifySignature: AttestationSignatureCheck;
+  /** The client the attestation must name (`sub`); undefined for an anonymous wallet, whose `sub` names it. */
+  clientId?: string | undefined;
+  /** Combined Mode: possession is proven by the request's DPoP proof instead of a separate PoP. */
+  combined: boolean;
+  /** Without a `client_instance_id`, the attestation's `sub` names the instance (wallet provider attestations). */
+  subNamesInstance: boolean;
+}
+
+/**
  * Checks the client attestation of a request from `client` (docs/dpop-and-attestation.md): required, and only
  * checked, when the client registered `clientAttestation`. Returns what it attests, or undefined for
  * a client that registered none.
@@ -96,17 +114,74 @@ export async function checkClientAttestation(
   const settings = client.clientAttestation;
   // A client without registered roots has nothing to check an attestation against; what it sends is not read.
   if (!settings) return undefined;
+  return checkAttestation(deps, headers, context, {
+    verifySignature: (jwt, algorithms, at) => deps.verifier.verifyWithX5c(jwt, settings.rootCertificates, algorithms, at),
+    clientId: client.clientId,
+    combined: settings.dpopRequired === true,
+    subNamesInstance: false,
+  });
+}
+
+/**
+ * Checks a wallet attestation against the tenant's trusted wallet providers (docs/dpop-and-attestation.md
+ * "Wallet requirements"): no registered client needed. `clientId`, when the request named one, must be
+ * the attestation's `sub`. Combined Mode when the request sent a DPoP proof and no separate PoP.
+ */
+export function checkProviderAttestation(
+  deps: ClientAttestationDeps,
+  trust: WalletProviderTrust,
+  headers: AttestationHeaders | undefined,
+  context: AttestationContext,
+  clientId: string | undefined,
+): Promise<AttestedInstance> {
+  return checkAttestation(deps, headers, context, {
+    verifySignature: (jwt, algorithms, at) => trust.verify(context.tenantId, jwt, { purpose: 'walletAttestation', algorithms, at }),
+    clientId,
+    combined: headers?.pop === undefined && context.dpop !== undefined,
+    subNamesInstance: true,
+  });
+}
+
+/**
+ * The attestation of a request, wherever it is checked (token endpoint, PAR): against the roots the
+ * client registered when it registered some (then required); otherwise, when it sent one and the
+ * tenant trusts any wallet provider for wallet attestations, against those providers; otherwise it
+ * is not read, as before wallet providers (docs/dpop-and-attestation.md "Wallet requirements").
+ */
+export async function attestationOf(
+  deps: ClientAttestationDeps,
+  trust: WalletProviderTrust | undefined,
+  client: WalletClient | undefined,
+  headers: AttestationHeaders | undefined,
+  context: AttestationContext,
+  clientId: string | undefined,
+): Promise<AttestedInstance | undefined> {
+  if (client?.clientAttestation) return checkClientAttestation(deps, client, headers, context);
+  if (headers?.attestation === undefined || !trust || !(await trust.any(context.tenantId, 'walletAttestation'))) return undefined;
+  return checkProviderAttestation(deps, trust, headers, context, client?.clientId ?? clientId);
+}
+
+/** The claim checks every attestation passes, whoever vouches for its signature. */
+async function checkAttestation(
+  deps: ClientAttestationDeps,
+  headers: AttestationHeaders | undefined,
+  context: AttestationContext,
+  rules: AttestationRules,
+): Promise<AttestedInstance> {
   if (headers?.attestation === undefined) throw notAttested('This client must authenticate with a client attestation (OAuth-Client-Attestation header)');
   const attestationJwt = single(headers.attestation, 'OAuth-Client-Attestation') as string;
   const popJwt = single(headers.pop, 'OAuth-Client-Attestation-PoP');
 
   const now = deps.clock.now();
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const verified = await deps.verifier.verifyWithX5c(attestationJwt, settings.rootCertificates, PROOF_JWT_ALGORITHMS, now);
+  const verified = await rules.verifySignature(attestationJwt, PROOF_JWT_ALGORITHMS, now);
   if (!verified.ok) throw invalidAttestation(`The client attestation is not valid: ${verified.reason}`);
   const { header, payload } = verified;
   if (header.typ !== 'oauth-client-attestation+jwt') throw invalidAttestation('The client attestation must have typ oauth-client-attestation+jwt');
-  if (payload.sub !== client.clientId) throw invalidAttestation('The client attestation was issued for another client (sub)');
+  if (rules.clientId !== undefined && payload.sub !== rules.clientId) throw invalidAttestation('The client attestation was issued for another client (sub)');
+  if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > MAX_INSTANCE_ID_LENGTH)
+    throw invalidAttestation('The client attestation must name its client (sub)');
+  const clientId = payload.sub;
   if (typeof payload.exp !== 'number' || payload.exp <= nowSeconds) throw invalidAttestation('The client attestation has expired (or has no exp)');
   if (payload.iat !== undefined && (typeof payload.iat !== 'number' || payload.iat > nowSeconds + POP_MAX_SKEW_SECONDS))
     throw invalidAttestation('The client attestation was issued in the future');
@@ -117,9 +192,10 @@ export async function checkClientAttestation(
   const cnf = payload.cnf !== null && typeof payload.cnf === 'object' ? (payload.cnf as Record<string, unknown>) : undefined;
   const jkt = deps.verifier.thumbprint(cnf?.jwk);
   if (jkt === undefined) throw invalidAttestation('The client attestation must carry the instance key as cnf.jwk (P-256 or Ed25519, public)');
-  const attested: AttestedInstance = { jwk: cnf?.jwk as PublicJwk, jkt, ...(instanceId !== undefined ? { clientInstanceId: instanceId as string } : {}) };
+  const instance = (instanceId as string | undefined) ?? (rules.subNamesInstance ? clientId : undefined);
+  const attested: AttestedInstance = { jwk: cnf?.jwk as PublicJwk, jkt, ...(instance !== undefined ? { clientInstanceId: instance } : {}) };
 
-  if (settings.dpopRequired === true) {
+  if (rules.combined) {
     // Combined Mode: the DPoP proof, already checked, was signed with the attested key.
     if (!context.dpop) throw invalidAttestation('This client proves its attestation with DPoP: send a DPoP proof signed with the attested key (cnf.jwk)');
     if (context.dpop.jkt !== jkt) throw invalidAttestation('The DPoP proof was not signed with the attested key (cnf.jwk)');
@@ -131,7 +207,7 @@ export async function checkClientAttestation(
   if (!pop.ok) throw invalidAttestation(`The client attestation proof of possession is not valid: ${pop.reason}`);
   const p = pop.payload;
   if (pop.header.typ !== 'oauth-client-attestation-pop+jwt') throw invalidAttestation('The proof of possession must have typ oauth-client-attestation-pop+jwt');
-  if (p.iss !== undefined && p.iss !== client.clientId) throw invalidAttestation('The proof of possession names another client (iss)');
+  if (p.iss !== undefined && p.iss !== clientId) throw invalidAttestation('The proof of possession names another client (iss)');
   const audiences = Array.isArray(p.aud) ? p.aud : [p.aud];
   if (!audiences.some((a) => typeof a === 'string' && context.audiences.includes(a)))
     throw invalidAttestation(`The proof of possession's aud must be ${context.audiences[0]}`);

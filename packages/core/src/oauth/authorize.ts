@@ -10,13 +10,15 @@ import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { ISSUER_PATHS, scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
 import { type ClientCredentials, checkClientCredentials, clientCredentials, findNamedClient } from '../oauth-clients/authenticate.ts';
-import { attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
+import { type AttestedInstance, attestationOf, attestedClientId, notAttested } from '../oauth-clients/attestation.ts';
+import { WALLET_ATTESTATION_REQUIRED } from './wallet-requirements.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
 import type { Dpop, VerifiedDpopProof } from './dpop.ts';
 import type { JwtProofVerifier } from './jwt-proofs.ts';
 import type { TokenRequestProofs } from './token.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
-import { isOfferCode, offerState } from '../offers/model.ts';
+import { isOfferCode, type OfferRecord, offerState, walletRequirementsOf } from '../offers/model.ts';
 import type { Store } from '../ports.ts';
 import type { ParLimiter, ParRefusal } from '../rate-limits/limiters.ts';
 import type { Clock, Digests, Ids, SecretBox, SecretHasher } from '../shared/ports.ts';
@@ -85,6 +87,8 @@ export interface AuthorizationFlowDeps {
   dpop: Dpop;
   /** Verifies client attestations at the pushed request. */
   jwtProofs: JwtProofVerifier;
+  /** The tenant's trusted wallet providers: their wallet attestations authenticate wallets at the pushed request too. */
+  walletProviderTrust?: WalletProviderTrust;
   /**
    * Told why a tenant's identity provider failed, for the operator's log: the wallet hears only
    * `temporarily_unavailable` when the provider cannot be used, since where it is and why it failed
@@ -149,6 +153,8 @@ interface CheckedRequest {
   byAuthorizationDetails: boolean;
   offerId?: string;
   offerParameters: Record<string, unknown>;
+  /** What the offer asks of the wallet (the pushed request checks its wallet attestation). */
+  offerRequirements?: Pick<OfferRecord, 'walletRequirements'>;
   dpopJkt?: string;
   forwarded: Record<string, string>;
 }
@@ -258,6 +264,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     // issuer_state ties the request to an Authorization Code offer (OpenID4VCI 1.0 §4.1.1).
     let offerId: string | undefined;
     let offerParameters: Record<string, unknown> = {};
+    let offerRequirements: CheckedRequest['offerRequirements'];
     const issuerState = read('issuer_state');
     if (issuerState !== undefined) {
       const offer = isOfferCode(issuerState) ? await store.offers.findByCodeDigest(ctx.tenant.id, digests.sha256(issuerState)) : undefined;
@@ -268,6 +275,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       if (outside !== undefined) throw refuse('invalid_scope', `The offer does not include ${scopeOf(outside)}`);
       offerId = offer.id;
       offerParameters = offer.requestParameters ?? {};
+      if (offer.walletRequirements) offerRequirements = { walletRequirements: offer.walletRequirements };
     }
 
     // Parameters for the identity provider: the offer's request_parameters, then the wallet's own.
@@ -295,6 +303,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       byAuthorizationDetails: requestedIds !== undefined,
       ...(offerId !== undefined ? { offerId } : {}),
       offerParameters,
+      ...(offerRequirements ? { offerRequirements } : {}),
       ...(dpopJkt !== undefined ? { dpopJkt } : {}),
       forwarded,
     };
@@ -515,7 +524,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
       return recorded(async () => {
         const issuer = issuerOf(ctx, basePath);
         if (field(form, 'request_uri') !== undefined) throw invalidRequest('A pushed request cannot itself carry request_uri (RFC 9126 section 2.1)');
-        const dpop = await authenticateClient(ctx, form, authorization, issuer, proofs, named);
+        const { dpop, attested } = await authenticateClient(ctx, form, authorization, issuer, proofs, named);
         let checked: CheckedRequest;
         try {
           checked = await checkRequest(ctx, form, issuer);
@@ -524,6 +533,11 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
           if (error instanceof WalletRedirectError) throw oauthError(error.oauthError ?? 'invalid_request', error.message);
           throw error;
         }
+        // The pushed request authenticates the client (RFC 9126 §2): where the offer or a configuration
+        // requires a wallet attestation, it is required here already. DPoP is left to the token
+        // request, where RFC 9449 requires it; a proof sent here binds the code all the same.
+        if (!attested && walletRequirementsOf(checked.offerRequirements, checked.configurations).walletAttestation)
+          throw notAttested(WALLET_ATTESTATION_REQUIRED);
         // RFC 9449 §10.1: a proof at the pushed request binds the code to its key, as dpop_jkt does.
         if (dpop) {
           if (checked.dpopJkt !== undefined && checked.dpopJkt !== dpop.jkt)
@@ -675,17 +689,21 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps): Authorizat
     issuer: string,
     proofs: TokenRequestProofs | undefined,
     named: WalletClient | undefined,
-  ): Promise<VerifiedDpopProof | undefined> {
+  ): Promise<{ dpop: VerifiedDpopProof | undefined; attested: AttestedInstance | undefined }> {
     const credentials = presentedClient(form, authorization, proofs);
     const client = await checkClientCredentials(deps.hasher, credentials, named);
     const dpop = await deps.dpop.check(ctx, proofs?.dpop, { method: 'POST', url: `${issuer}${ISSUER_PATHS.par}`, endpoint: 'token' });
-    // An attested client is attested here too (RFC 9126 §2: the pushed request authenticates the client).
+    // An attested client is attested here too (RFC 9126 §2: the pushed request authenticates the client);
+    // so is a wallet whose provider the tenant trusts (docs/dpop-and-attestation.md "Wallet requirements").
     const { origin, host } = new URL(issuer);
-    await checkClientAttestation({ store, clock, digests: deps.digests, verifier: deps.jwtProofs }, client, proofs?.attestation, {
-      tenantId: ctx.tenant.id,
-      audiences: [issuer, `${issuer}${ISSUER_PATHS.par}`, origin, host],
-      dpop,
-    });
-    return dpop;
+    const attested = await attestationOf(
+      { store, clock, digests: deps.digests, verifier: deps.jwtProofs },
+      deps.walletProviderTrust,
+      client,
+      proofs?.attestation,
+      { tenantId: ctx.tenant.id, audiences: [issuer, `${issuer}${ISSUER_PATHS.par}`, origin, host], dpop },
+      client.clientId,
+    );
+    return { dpop, attested };
   }
 }

@@ -1,3 +1,5 @@
+import type { KeyAttestationLevels } from '../configurations/model.ts';
+
 // What the OAuth side asks of the world: used nonces in the Store, the nonce codec, and wallet
 // access tokens. Each method's comment is its contract, which the Store contract suite in
 // @vellum/testing asserts.
@@ -72,6 +74,11 @@ export interface WalletAccessClaims {
   clientId?: string;
   /** The client instance its attestation named (docs/dpop-and-attestation.md; JWT claim `client_instance_id`). */
   clientInstanceId?: string;
+  /**
+   * The key attestation levels the offer the token was redeemed from requires (docs/dpop-and-attestation.md
+   * "Wallet requirements"), on top of each configuration's own. JWT claim `kar`.
+   */
+  keyAttestationsRequired?: KeyAttestationLevels;
   jti: string;
   /** Unix seconds. */
   issuedAt: number;

@@ -1,8 +1,8 @@
-import type { CredentialConfiguration } from '../configurations/model.ts';
+import type { CredentialConfiguration, KeyAttestationLevels, WalletRequirements } from '../configurations/model.ts';
 import { type EventRecorder, withEvents } from '../events/recorder.ts';
 import { scopeOf } from '../metadata/issuer-metadata.ts';
 import { issuerOf } from '../metadata/service.ts';
-import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState, txCodeDigests } from '../offers/model.ts';
+import { isOfferCode, MAX_TX_CODE_ATTEMPTS, offerState, txCodeDigests, walletRequirementsOf } from '../offers/model.ts';
 import { PRE_AUTHORIZED_CODE_GRANT } from '../offers/uri.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, Digests, Ids, SecretBox, SecretHasher } from '../shared/ports.ts';
@@ -13,7 +13,9 @@ import { type RefreshFamilyGrant, type RefreshTokenRecord, refreshClaimsContext 
 import type { WalletTokens } from './ports.ts';
 import { authenticateWalletClient, checkClientCredentials, clientCredentials, type PresentedClient } from '../oauth-clients/authenticate.ts';
 import type { TxCodeLimiter } from '../rate-limits/limiters.ts';
-import { type AttestationHeaders, type AttestedInstance, attestedClientId, checkClientAttestation } from '../oauth-clients/attestation.ts';
+import { type AttestationHeaders, type AttestedInstance, attestationOf, attestedClientId, notAttested } from '../oauth-clients/attestation.ts';
+import type { WalletProviderTrust } from '../wallet-providers/trust.ts';
+import { WALLET_ATTESTATION_REQUIRED } from './wallet-requirements.ts';
 import type { WalletClient } from '../oauth-clients/model.ts';
 import { isWalletClientId } from '../oauth-clients/rules.ts';
 import { ISSUER_PATHS } from '../metadata/issuer-metadata.ts';
@@ -68,6 +70,12 @@ export interface TokenEndpointDeps {
    */
   ids?: Ids;
   secrets?: SecretBox;
+  /**
+   * The tenant's trusted wallet providers: a wallet attestation one of them signed authenticates a
+   * wallet instance without a registered client (docs/dpop-and-attestation.md "Wallet requirements").
+   * Without it, only registered clients' own roots check attestations.
+   */
+  walletProviderTrust?: WalletProviderTrust;
 }
 
 /** The proof headers of a token request, as received (docs/dpop-and-attestation.md). */
@@ -152,38 +160,60 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
 
   /**
    * What a registered client asks of its requests (docs/wallet-clients.md): DPoP when it registered
-   * `dpop.required`, and its attestation when it registered `clientAttestation`.
+   * `dpop.required`, and its attestation when it registered `clientAttestation`. Any other wallet,
+   * anonymous or registered without roots, that sends an attestation has it checked against the
+   * tenant's trusted wallet providers, when the tenant trusts any; when it trusts none, it is not
+   * read, as before (docs/dpop-and-attestation.md "Wallet requirements").
    */
   async function clientProofs(
-    ctx: RequestContext,
-    basePath: string | undefined,
-    client: WalletClient,
-    proofs: TokenRequestProofs | undefined,
+    request: GrantRequest,
+    client: WalletClient | undefined,
     dpop: VerifiedDpopProof | undefined,
   ): Promise<AttestedInstance | undefined> {
-    if (client.dpop?.required === true && !dpop) throw dpopRequired('This client registered dpop.required: send a DPoP proof (RFC 9449)');
+    const { ctx, basePath, proofs, form } = request;
+    if (client?.dpop?.required === true && !dpop) throw dpopRequired('This client registered dpop.required: send a DPoP proof (RFC 9449)');
     const issuer = issuerOf(ctx, basePath);
     const { origin, host } = new URL(issuer);
-    return checkClientAttestation(attestationDeps, client, proofs?.attestation, {
-      tenantId: ctx.tenant.id,
-      audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host],
-      dpop,
-    });
+    const context = { tenantId: ctx.tenant.id, audiences: [issuer, `${issuer}${ISSUER_PATHS.token}`, origin, host], dpop };
+    return attestationOf(attestationDeps, deps.walletProviderTrust, client, proofs?.attestation, context, field(form, 'client_id'));
   }
 
-  /** The access token's binding and client, and the response's token type. */
-  function bindingOf(dpop: VerifiedDpopProof | undefined, client: WalletClient | undefined, attested: Pick<AttestedInstance, 'clientInstanceId'> | undefined) {
+  /**
+   * The refusal for a request that does not meet what its grant asks of the wallet (docs/decisions.md
+   * "Wallet requirements per configuration and offer (issue 30)"), or undefined when it meets it.
+   */
+  function unmetRequirement(required: WalletRequirements, dpop: VerifiedDpopProof | undefined, attested: AttestedInstance | undefined) {
+    // RFC 9449 §7.1 and §10: where DPoP is required, a request without a proof gets invalid_dpop_proof.
+    if (!dpop && required.dpop) return dpopRequired('These credentials are issued for DPoP-bound tokens only: send a DPoP proof (RFC 9449)');
+    if (!attested && required.walletAttestation) return notAttested(WALLET_ATTESTATION_REQUIRED);
+    return undefined;
+  }
+
+  /** The access token's binding, client and key attestation levels, and the response's token type. */
+  function bindingOf(
+    dpop: VerifiedDpopProof | undefined,
+    client: WalletClient | undefined,
+    attested: Pick<AttestedInstance, 'clientInstanceId'> | undefined,
+    keyAttestationsRequired?: KeyAttestationLevels,
+  ) {
     return {
       claims: {
         ...(dpop ? { dpopJkt: dpop.jkt } : {}),
         ...(client ? { clientId: client.clientId } : {}),
         ...(attested?.clientInstanceId !== undefined ? { clientInstanceId: attested.clientInstanceId } : {}),
+        ...(keyAttestationsRequired ? { keyAttestationsRequired } : {}),
       },
       tokenType: dpop ? ('DPoP' as const) : ('Bearer' as const),
     };
   }
 
   const clientAuthDeps = { store, hasher: deps.hasher };
+
+  /** The tenant's configurations of `ids` that still exist, in order. */
+  async function configurationsOf(ctx: RequestContext, ids: readonly string[]): Promise<CredentialConfiguration[]> {
+    const found = await Promise.all(ids.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)));
+    return found.filter((c): c is CredentialConfiguration => c !== undefined);
+  }
 
   /**
    * What a token request presents to authenticate its client (RFC 6749 §2.3): `client_id` (an
@@ -221,8 +251,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     if (code === undefined) throw invalidRequest('pre-authorized_code is required');
     const client = await preAuthorizedClient(request);
     const dpop = await dpopOf(ctx, basePath, proofs);
-    const attested = client ? await clientProofs(ctx, basePath, client, proofs, dpop) : undefined;
-    const binding = bindingOf(dpop, client, attested);
+    const attested = await clientProofs(request, client, dpop);
     // Read before the code is redeemed: a malformed request must not use the code up.
     const requested = requestedConfigurations(form);
     // A code Vellum cannot have made is refused before the store is asked (redeeming is a write).
@@ -243,8 +272,11 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       maxTxAttempts: MAX_TX_CODE_ATTEMPTS,
       // The offer's claims are kept (sealed) for the credential endpoint while the token lives.
       claimsUntil: tokenExpiry(),
+      // An offer requires what it and its configurations asked for when it was made: a request
+      // without it does not redeem the code, which the wallet can then send again the right way.
+      proven: { walletAttestation: attested !== undefined, dpop: dpop !== undefined },
     });
-    if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined);
+    if (outcome.outcome === 'not-open') throw await whyNotRedeemed(ctx, codeDigest, txCode !== undefined, dpop, attested);
     if (outcome.outcome === 'wrong-tx-code') {
       await deps.txCodeLimiter?.wrong(ctx.tenant.id, ctx.ip);
       const left = MAX_TX_CODE_ATTEMPTS - outcome.failedTxAttempts;
@@ -258,9 +290,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     request.note(redeemed.id);
 
     // An offer whose configurations were all deleted is used up all the same: it could never be redeemed.
-    let configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
-      (c): c is CredentialConfiguration => c !== undefined,
-    );
+    let configurations = await configurationsOf(ctx, redeemed.configurationIds);
     if (configurations.length === 0) throw invalidGrant('The credentials offered are no longer issued');
     // authorization_details narrow the token to what they name, each of which the offer must grant
     // (OpenID4VCI 1.0 §6.1); the answer gives each one credential identifier, its configuration id.
@@ -270,6 +300,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (missing !== undefined) throw invalidDetails(`Credential configuration ${missing} is no longer issued`);
       configurations = configurations.filter((c) => requested.includes(c.id));
     }
+    const binding = bindingOf(dpop, client, attested, redeemed.keyAttestationsRequired);
     return withRefresh(
       request,
       await tokenResponse(request, redeemed, configurations, binding, requested !== undefined),
@@ -319,16 +350,22 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       if (!dpop) throw dpopRequired('The authorization request sent dpop_jkt: send a DPoP proof signed with that key');
       if (dpop.jkt !== record.dpopJkt) throw oauthError('invalid_dpop_proof', 'The DPoP proof was not signed with the key dpop_jkt named');
     }
-    const attested = await clientProofs(ctx, basePath, client, proofs, dpop);
-    const binding = bindingOf(dpop, client, attested);
+    const attested = await clientProofs(request, client, dpop);
+    // What the offer (when the request named one by issuer_state) and the configurations require,
+    // before the code is spent.
+    const [offer, configurations] = await Promise.all([
+      record.offerId !== undefined ? store.offers.get(ctx.tenant.id, record.offerId) : undefined,
+      configurationsOf(ctx, record.configurationIds),
+    ]);
+    // Before the code is spent: a wallet refused can send the request again the right way.
+    const unmet = unmetRequirement(walletRequirementsOf(offer, configurations), dpop, attested);
+    if (unmet) throw unmet;
+    const binding = bindingOf(dpop, client, attested, offer?.keyAttestationsRequired);
     // Redeemed, its claims are kept (sealed) for the credential endpoint while the token lives.
     const redeemed = await store.authorizations.advance(ctx.tenant.id, record.id, 'code', codeDigest, now, { stage: 'redeemed', expiresAt: tokenExpiry() });
     if (!redeemed) throw invalidGrant('The authorization code is not valid or has been used');
     request.note(redeemed.id);
 
-    const configurations = (await Promise.all(redeemed.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
-      (c): c is CredentialConfiguration => c !== undefined,
-    );
     if (configurations.length === 0) throw invalidGrant('The credentials authorized are no longer issued');
     const response = await tokenResponse(request, redeemed, configurations, binding, redeemed.byAuthorizationDetails, 'authorization_code');
     return withRefresh(request, response, configurations, binding, redeemed.byAuthorizationDetails, {
@@ -427,7 +464,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     // RFC 9449 §5: a bound family is refreshed only with a proof by its key.
     if (record.dpopJkt !== undefined && dpop?.jkt !== record.dpopJkt)
       throw invalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof signed with it');
-    const attested = client ? await clientProofs(ctx, basePath, client, proofs, dpop) : undefined;
+    const attested = await clientProofs(request, client, dpop);
     if (attested?.clientInstanceId !== undefined && record.clientInstanceId !== undefined && attested.clientInstanceId !== record.clientInstanceId)
       throw invalidGrant('The refresh token was issued to another client instance');
     const binding = bindingOf(dpop, client, record.clientInstanceId !== undefined ? { clientInstanceId: record.clientInstanceId } : attested);
@@ -504,11 +541,19 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
   }
 
   /** The error for a code the store would not redeem, from the offer as it is now. */
-  async function whyNotRedeemed(ctx: RequestContext, codeDigest: string, txCodeSent: boolean): Promise<DomainError> {
+  async function whyNotRedeemed(
+    ctx: RequestContext,
+    codeDigest: string,
+    txCodeSent: boolean,
+    dpop: VerifiedDpopProof | undefined,
+    attested: AttestedInstance | undefined,
+  ): Promise<DomainError> {
     const offer = await store.offers.findByCodeDigest(ctx.tenant.id, codeDigest);
     if (!offer || offer.kind !== 'pre-authorized') return invalidGrant(NOT_VALID);
     const state = offerState(offer, clock.now());
     if (state !== 'open') return invalidGrant(STATE_MESSAGES[state]);
+    const unmet = unmetRequirement(offer.walletRequirements ?? {}, dpop, attested);
+    if (unmet) return unmet;
     // OpenID4VCI 1.0 §6.3: a missing or unexpected transaction code is invalid_request (no attempt counted).
     if (offer.txCode && !txCodeSent) return invalidRequest('tx_code is required: the offer asks for a transaction code');
     if (!offer.txCode && txCodeSent) return invalidRequest('This offer takes no tx_code');

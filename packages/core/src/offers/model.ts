@@ -1,3 +1,4 @@
+import type { KeyAttestationLevels, WalletRequirements } from '../configurations/model.ts';
 import type { Digests } from '../shared/ports.ts';
 
 /** Authorization Code and Pre-authorized Code offers (OpenID4VCI 1.0 §4.1) share one store. */
@@ -56,6 +57,14 @@ export interface OfferRecord {
   requestParameters?: Record<string, unknown>;
   /** Whether the offer is published at `GET /v1/openid/offers/{reference}`. */
   byReference: boolean;
+  /**
+   * What the token endpoint asks of the wallet for this offer: the offer's own and those of its
+   * configurations when it was made (docs/dpop-and-attestation.md "Wallet requirements"). The
+   * store redeems a pre-authorized code only for a request that meets them (RedeemAttempt.proven).
+   */
+  walletRequirements?: WalletRequirements;
+  /** The key attestation levels every key proof for this offer must show, beside its configuration's. */
+  keyAttestationsRequired?: KeyAttestationLevels;
   status: OfferStatus;
   failedTxAttempts: number;
   /**
@@ -84,6 +93,34 @@ export interface RedeemAttempt {
    * sealed claims are kept until then at most, for the credential endpoint.
    */
   claimsUntil: string;
+  /** What the token request proved (a wallet attestation, a DPoP proof): an offer that requires more is not redeemed. */
+  proven?: WalletProofs;
+}
+
+/** What a token request proved, against an offer's `walletRequirements`. */
+export interface WalletProofs {
+  walletAttestation: boolean;
+  dpop: boolean;
+}
+
+/**
+ * The requirements of `offer` (when there is one) and of `configurations`, together: each that any
+ * of them asks for (docs/decisions.md "Wallet requirements per configuration and offer (issue 30)").
+ */
+export function walletRequirementsOf(
+  offer: Pick<OfferRecord, 'walletRequirements'> | undefined,
+  configurations: readonly { walletRequirements?: WalletRequirements | undefined }[],
+): WalletRequirements {
+  const asked = [offer?.walletRequirements, ...configurations.map((c) => c.walletRequirements)];
+  return {
+    ...(asked.some((r) => r?.walletAttestation === true) ? { walletAttestation: true as const } : {}),
+    ...(asked.some((r) => r?.dpop === true) ? { dpop: true as const } : {}),
+  };
+}
+
+/** Whether `proven` meets `required` (nothing required is always met). */
+export function meetsWalletRequirements(required: WalletRequirements | undefined, proven: WalletProofs | undefined): boolean {
+  return (required?.walletAttestation !== true || proven?.walletAttestation === true) && (required?.dpop !== true || proven?.dpop === true);
 }
 
 /** What redeeming a pre-authorized code did (OfferRepository.redeem). */

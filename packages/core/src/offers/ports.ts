@@ -28,7 +28,9 @@ export interface OfferRepository {
    * adds one to `failedTxAttempts` and, when that reaches `maxTxAttempts`, makes it `locked` for good
    * and erases its `sealedClaims`, in the same write. Anything else, a missing or
    * unexpected transaction code included, is `not-open` and changes nothing: the caller reads the
-   * offer to say why. Of racing callers with the right code, exactly one gets `redeemed`.
+   * offer to say why. So is an offer whose `walletRequirements` the request does not meet
+   * (`attempt.proven`; absent proves nothing): such a request counts no attempt. Of racing callers
+   * with the right code, exactly one gets `redeemed`.
    */
   redeem(tenantId: string, codeDigest: string, attempt: RedeemAttempt): Promise<RedeemOutcome>;
   /**

@@ -1,4 +1,6 @@
 import type { Static } from '@sinclair/typebox';
+import type { KeyAttestationLevels, WalletRequirements } from '../configurations/model.ts';
+import { checkKeyAttestationLevels, walletRequirementsOf } from '../configurations/rules.ts';
 import { Problems } from '../shared/body-problems.ts';
 import { AuthorizationCodeOfferBody, PreAuthorizedOfferBody } from './schema.ts';
 import type { TxCodeDescription } from './uri.ts';
@@ -22,9 +24,26 @@ export interface PreAuthorizedOfferInput {
   claimsToPersist?: unknown;
   expiresIn?: unknown;
   byReference?: unknown;
+  walletRequirements?: unknown;
+  keyAttestationsRequired?: unknown;
 }
 
-export interface CheckedPreAuthorizedOffer {
+/** What an offer asks of the wallet, checked (both kinds of offer). */
+export interface CheckedOfferRequirements {
+  walletRequirements?: WalletRequirements;
+  keyAttestationsRequired?: KeyAttestationLevels;
+}
+
+/** An offer's `walletRequirements` and `keyAttestationsRequired` past their shape; levels each listed once. */
+function checkRequirements(body: { walletRequirements?: unknown; keyAttestationsRequired?: unknown }, p: Problems): CheckedOfferRequirements {
+  const walletRequirements = walletRequirementsOf(body.walletRequirements);
+  // Levels are read only where their shape held (as the schema alone answers otherwise).
+  const shapeFailed = p.details.some((d) => d.param === 'keyAttestationsRequired' || d.param.startsWith('keyAttestationsRequired.'));
+  const levels = shapeFailed ? undefined : checkKeyAttestationLevels(body.keyAttestationsRequired, p);
+  return { ...(walletRequirements ? { walletRequirements } : {}), ...(levels ? { keyAttestationsRequired: levels } : {}) };
+}
+
+export interface CheckedPreAuthorizedOffer extends CheckedOfferRequirements {
   credentials: string[];
   userId?: string;
   txCode?: Required<Pick<TransactionCodeConfiguration, 'inputMode' | 'length'>> & { description?: string };
@@ -58,6 +77,7 @@ export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): Checked
     ttlSeconds = (body.expiresIn.minutes ?? 0) * 60 + (body.expiresIn.seconds ?? 0);
     if (ttlSeconds < 1 || ttlSeconds > MAX_OFFER_TTL_SECONDS) p.add('expiresIn', 'From 1 second to 10 minutes', body.expiresIn);
   }
+  const requirements = checkRequirements(body, p);
   p.throwIfAny(PreAuthorizedOfferBody);
 
   const tx = body.transactionCodeConfiguration;
@@ -71,6 +91,7 @@ export function checkPreAuthorizedOffer(input: PreAuthorizedOfferInput): Checked
     claimsToPersist: persist,
     ttlSeconds,
     byReference: body.byReference === true,
+    ...requirements,
   };
 }
 
@@ -108,9 +129,11 @@ export interface AuthorizationCodeOfferInput {
   credentials?: unknown;
   request_parameters?: unknown;
   byReference?: unknown;
+  walletRequirements?: unknown;
+  keyAttestationsRequired?: unknown;
 }
 
-export interface CheckedAuthorizationCodeOffer {
+export interface CheckedAuthorizationCodeOffer extends CheckedOfferRequirements {
   credentials: string[];
   requestParameters?: Record<string, unknown>;
   byReference: boolean;
@@ -122,10 +145,12 @@ export function checkAuthorizationCodeOffer(input: AuthorizationCodeOfferInput):
   p.checkShape(AuthorizationCodeOfferBody, input);
   const body = input as Static<typeof AuthorizationCodeOfferBody>;
   checkCredentialIds(body.credentials, p);
+  const requirements = checkRequirements(body, p);
   p.throwIfAny(AuthorizationCodeOfferBody);
   return {
     credentials: body.credentials,
     ...(body.request_parameters ? { requestParameters: body.request_parameters } : {}),
     byReference: body.byReference === true,
+    ...requirements,
   };
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { KeyAttestationLevelsBody, WalletRequirementsBody } from '../configurations/schema.ts';
 
 // OpenID4VCI 1.0 §4.1; docs/decisions.md "Users, offers, the token and nonce endpoints": the offer
 // bodies. The value rules (rules.ts) add what a schema cannot say: each id once, claims to persist
@@ -13,6 +14,11 @@ const Credentials = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   errorMessage: 'A non-empty list of credential configuration ids',
 });
 const ByReference = Type.Optional(Type.Boolean({ errorMessage: 'true or false' }));
+/** What the offer asks of the wallet beyond its configurations (docs/decisions.md "Wallet requirements per configuration and offer (issue 30)"). */
+const requirements = {
+  walletRequirements: Type.Optional(WalletRequirementsBody),
+  keyAttestationsRequired: Type.Optional(KeyAttestationLevelsBody),
+};
 
 /** `POST /v1/openid/offers` (OpenID4VCI 1.0 §4.1, docs/authorization-code.md). */
 export const AuthorizationCodeOfferBody = Type.Object(
@@ -22,6 +28,7 @@ export const AuthorizationCodeOfferBody = Type.Object(
       Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'An object of request parameters, such as { "login_hint": "..." }' }),
     ),
     byReference: ByReference,
+    ...requirements,
   },
   strict,
 );
@@ -53,6 +60,7 @@ export const PreAuthorizedOfferBody = Type.Object(
       ),
     ),
     byReference: ByReference,
+    ...requirements,
   },
   strict,
 );

@@ -11,12 +11,13 @@ import { adminOperations } from '../shared/admin-resource.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import type { UserRecord } from '../users/model.ts';
 import { claimProblems, MAX_CLAIM_DEPTH, nestsWithin } from '../users/rules.ts';
-import { isOfferCode, offerState, type OfferRecord, txCodeDigest } from './model.ts';
+import { isOfferCode, offerState, type OfferRecord, txCodeDigest, walletRequirementsOf } from './model.ts';
 import { credentialLabel, issuerDisplayName, type OfferPageView } from './page.ts';
 import {
   AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
   type AuthorizationCodeOfferInput,
   checkAuthorizationCodeOffer,
+  type CheckedOfferRequirements,
   checkPreAuthorizedOffer,
   describeTxCode,
   makeTransactionCode,
@@ -65,6 +66,25 @@ export interface OfferService {
    * transaction code's description), on the same terms as offerByReference.
    */
   offerPage(ctx: RequestContext, reference: string): Promise<OfferPageView>;
+}
+
+/**
+ * What a checked offer asks of the wallet, as the offer keeps it: its own walletRequirements with
+ * those of its configurations as they are now (the token endpoint holds a Pre-authorized code to
+ * them in the redeem itself), and its own key attestation levels.
+ */
+function requirementsOf(
+  checked: CheckedOfferRequirements,
+  configurations: readonly CredentialConfiguration[],
+): Pick<OfferRecord, 'walletRequirements' | 'keyAttestationsRequired'> {
+  const walletRequirements = walletRequirementsOf(
+    { ...(checked.walletRequirements ? { walletRequirements: checked.walletRequirements } : {}) },
+    configurations,
+  );
+  return {
+    ...(Object.keys(walletRequirements).length > 0 ? { walletRequirements } : {}),
+    ...(checked.keyAttestationsRequired ? { keyAttestationsRequired: checked.keyAttestationsRequired } : {}),
+  };
 }
 
 /** The claims of `claims` named in `names`. */
@@ -166,6 +186,14 @@ export function createOfferService(deps: OfferDeps): OfferService {
             details.push({ msg: `Request parameters may nest at most ${MAX_CLAIM_DEPTH} levels`, param: 'request_parameters', location: 'body' });
           }
           const configurations = await configurationsOf(ctx, checked.credentials, false, details);
+          const unbound = configurations.find((c) => c.holderBinding === false);
+          if (checked.keyAttestationsRequired && unbound) {
+            details.push({
+              msg: `Key attestations are about the key a credential is bound to: configuration ${unbound.id} binds none`,
+              param: 'keyAttestationsRequired',
+              location: 'body',
+            });
+          }
           if (details.length > 0) throw validationError(details);
           const issuerState = ids.token(32);
           const offer: OfferRecord = {
@@ -176,6 +204,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
               AUTHORIZATION_CODE_OFFER_TTL_SECONDS,
             ),
             ...(checked.requestParameters ? { requestParameters: checked.requestParameters } : {}),
+            ...requirementsOf(checked, configurations),
           };
           await store.offers.insert(offer);
           return { uri: offerUri(offer, issuerState) };
@@ -231,6 +260,7 @@ export function createOfferService(deps: OfferDeps): OfferService {
             ...(checked.txCode && transactionCode !== undefined
               ? { txCode: { ...checked.txCode, digest: txCodeDigest(digests, opened.codeDigest, transactionCode) } }
               : {}),
+            ...requirementsOf(checked, configurations),
           };
           const userId = offer.userId as string;
           await store.transaction(async (tx) => {

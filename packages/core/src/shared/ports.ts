@@ -33,7 +33,10 @@ interface DomainEventBase {
 
 export interface CredentialIssuedEvent extends DomainEventBase {
   type: 'OpenIdCredentialIssued';
-  /** docs/decisions.md "Webhooks": `{ credential, credentialId, credentialConfigurationId, credentialProfile, format, userId, userClaims }`. */
+  /**
+   * docs/decisions.md "Webhooks": `{ credential, credentialId, credentialConfigurationId, credentialProfile, format, userId, userClaims }`,
+   * and `clientInstanceId` when the wallet's attestation named its instance (issue 30).
+   */
   payload: {
     credential: unknown;
     credentialId: string;
@@ -42,6 +45,7 @@ export interface CredentialIssuedEvent extends DomainEventBase {
     format: string;
     userId: string;
     userClaims: Record<string, unknown>;
+    clientInstanceId?: string;
   };
 }
 

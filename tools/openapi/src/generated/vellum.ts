@@ -6873,8 +6873,16 @@ export interface operations {
                 "application/json": {
                     byReference?: boolean;
                     credentials: string[];
+                    keyAttestationsRequired?: {
+                        keyStorage?: string[];
+                        userAuthentication?: string[];
+                    };
                     request_parameters?: {
                         [key: string]: unknown;
+                    };
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
                     };
                 };
             };
@@ -7059,12 +7067,20 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                    keyAttestationsRequired?: {
+                        keyStorage?: string[];
+                        userAuthentication?: string[];
+                    };
                     transactionCodeConfiguration?: {
                         description?: string;
                         inputMode?: "numeric" | "text";
                         length?: number;
                     };
                     userId?: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -10086,7 +10102,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             keyResolution?: "x5c" | "did";
@@ -10107,6 +10123,10 @@ export interface operations {
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -10235,7 +10255,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -10255,6 +10275,10 @@ export interface operations {
                     };
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -10322,7 +10346,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -10343,6 +10367,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -10478,7 +10506,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -10499,6 +10527,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -10626,7 +10658,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -10646,6 +10678,10 @@ export interface operations {
                     };
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -10713,7 +10749,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -10734,6 +10770,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -11114,7 +11154,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             keyResolution?: "x5c" | "did";
@@ -11135,6 +11175,10 @@ export interface operations {
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -11263,7 +11307,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -11283,6 +11327,10 @@ export interface operations {
                     };
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -11350,7 +11398,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -11371,6 +11419,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -11506,7 +11558,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -11527,6 +11579,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -11654,7 +11710,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -11674,6 +11730,10 @@ export interface operations {
                     };
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -11741,7 +11801,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -11762,6 +11822,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -13679,7 +13743,7 @@ export interface operations {
                             includeStatus: boolean;
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             name?: string;
@@ -13698,6 +13762,10 @@ export interface operations {
                             };
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -13821,7 +13889,7 @@ export interface operations {
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
@@ -13839,6 +13907,10 @@ export interface operations {
                         };
                     };
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -13901,7 +13973,7 @@ export interface operations {
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -13920,6 +13992,10 @@ export interface operations {
                         };
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -14050,7 +14126,7 @@ export interface operations {
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -14069,6 +14145,10 @@ export interface operations {
                         };
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -14191,7 +14271,7 @@ export interface operations {
                     includeStatus?: boolean;
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
@@ -14209,6 +14289,10 @@ export interface operations {
                         };
                     };
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -14271,7 +14355,7 @@ export interface operations {
                         includeStatus: boolean;
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -14290,6 +14374,10 @@ export interface operations {
                         };
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -16379,7 +16467,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             keyResolution?: "x5c" | "did";
@@ -16432,6 +16520,10 @@ export interface operations {
                                 name?: string;
                             };
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -16564,7 +16656,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -16615,6 +16707,10 @@ export interface operations {
                         extends?: string;
                         "extends#integrity"?: string;
                         name?: string;
+                    };
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
                     };
                 };
             };
@@ -16687,7 +16783,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -16740,6 +16836,10 @@ export interface operations {
                             name?: string;
                         };
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -16879,7 +16979,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -16932,6 +17032,10 @@ export interface operations {
                             name?: string;
                         };
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -17063,7 +17167,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     keyResolution?: "x5c" | "did";
@@ -17114,6 +17218,10 @@ export interface operations {
                         extends?: string;
                         "extends#integrity"?: string;
                         name?: string;
+                    };
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
                     };
                 };
             };
@@ -17186,7 +17294,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         keyResolution?: "x5c" | "did";
@@ -17239,6 +17347,10 @@ export interface operations {
                             name?: string;
                         };
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -17665,7 +17777,7 @@ export interface operations {
                             };
                             keyAttestationsRequired?: {
                                 keyStorage?: string[];
-                                rootCertificates: string[];
+                                rootCertificates?: string[];
                                 userAuthentication?: string[];
                             };
                             name?: string;
@@ -17686,6 +17798,10 @@ export interface operations {
                             revocable: boolean;
                             type: string;
                             updatedAt: string;
+                            walletRequirements?: {
+                                dpop?: boolean;
+                                walletAttestation?: boolean;
+                            };
                         }[];
                         /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
                         nextCursor?: string;
@@ -17820,7 +17936,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
@@ -17840,6 +17956,10 @@ export interface operations {
                     };
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -17913,7 +18033,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -17934,6 +18054,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -18075,7 +18199,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -18096,6 +18220,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
@@ -18229,7 +18357,7 @@ export interface operations {
                     };
                     keyAttestationsRequired?: {
                         keyStorage?: string[];
-                        rootCertificates: string[];
+                        rootCertificates?: string[];
                         userAuthentication?: string[];
                     };
                     name?: string;
@@ -18249,6 +18377,10 @@ export interface operations {
                     };
                     revocable?: boolean;
                     type: string;
+                    walletRequirements?: {
+                        dpop?: boolean;
+                        walletAttestation?: boolean;
+                    };
                 };
             };
         };
@@ -18322,7 +18454,7 @@ export interface operations {
                         };
                         keyAttestationsRequired?: {
                             keyStorage?: string[];
-                            rootCertificates: string[];
+                            rootCertificates?: string[];
                             userAuthentication?: string[];
                         };
                         name?: string;
@@ -18343,6 +18475,10 @@ export interface operations {
                         revocable: boolean;
                         type: string;
                         updatedAt: string;
+                        walletRequirements?: {
+                            dpop?: boolean;
+                            walletAttestation?: boolean;
+                        };
                     };
                 };
             };
