@@ -906,6 +906,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .addColumn('client_id', 'text')
           .addColumn('client_instance_id', 'text')
           .addColumn('dpop_jkt', 'text')
+          .addColumn('key_attestations_required', 'text')
           .addColumn('claims', 'text', (c) => c.notNull())
           .addColumn('issued_configuration_ids', 'text', (c) => c.notNull().defaultTo(''))
           .addColumn('family_created_at', timestampText, (c) => c.notNull())

@@ -3,7 +3,7 @@
 // refreshed access token issued are one conditional UPDATE each, so of racing callers, on one
 // server or several sharing the database, exactly one succeeds.
 
-import type { RefreshFamilyFilter, RefreshFamilyGrant, RefreshTokenRecord, Repositories } from '@vellum/core';
+import type { KeyAttestationLevels, RefreshFamilyFilter, RefreshFamilyGrant, RefreshTokenRecord, Repositories } from '@vellum/core';
 import { type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Executor, Seq, SqlBoolean, SqlDialectKind } from './database.ts';
 import { fromSqlBoolean, toSqlBoolean } from './database.ts';
@@ -28,6 +28,8 @@ export interface RefreshTokensTable {
   client_id: string | null;
   client_instance_id: string | null;
   dpop_jkt: string | null;
+  /** JSON of the offer's key attestation levels (RefreshTokenRecord.keyAttestationsRequired), or null. */
+  key_attestations_required: string | null;
   /** Sealed by the core (RefreshTokenRecord.sealedClaims); '' when there are none. */
   claims: string;
   /** What the access token given with this refresh token issued, each as `|id|` URI-encoded (as offers.issued_configuration_ids). */
@@ -58,6 +60,7 @@ function toRefreshToken(row: Selectable<RefreshTokensTable>): RefreshTokenRecord
     ...(row.client_id !== null ? { clientId: row.client_id } : {}),
     ...(row.client_instance_id !== null ? { clientInstanceId: row.client_instance_id } : {}),
     ...(row.dpop_jkt !== null ? { dpopJkt: row.dpop_jkt } : {}),
+    ...(row.key_attestations_required !== null ? { keyAttestationsRequired: JSON.parse(row.key_attestations_required) as KeyAttestationLevels } : {}),
     ...storedClaims(row.claims),
     ...(issued.length > 0 ? { issuedConfigurationIds: issued } : {}),
     familyCreatedAt: row.family_created_at,
@@ -82,6 +85,7 @@ function toRefreshTokenRow(r: RefreshTokenRecord, kind: SqlDialectKind): Inserta
     client_id: r.clientId ?? null,
     client_instance_id: r.clientInstanceId ?? null,
     dpop_jkt: r.dpopJkt ?? null,
+    key_attestations_required: r.keyAttestationsRequired ? JSON.stringify(r.keyAttestationsRequired) : null,
     claims: r.sealedClaims ?? NO_CLAIMS,
     issued_configuration_ids: (r.issuedConfigurationIds ?? []).map(markOf).join(''),
     family_created_at: r.familyCreatedAt,

@@ -37,6 +37,7 @@ export function describeRefreshTokenContract(store: () => Store): void {
         clientId: 'wallet-client',
         clientInstanceId: 'instance-1',
         dpopJkt: 'jkt-1',
+        keyAttestationsRequired: { keyStorage: ['iso_18045_high'], userAuthentication: ['iso_18045_moderate'] },
         sealedClaims: 'v1.sealed',
       });
       const plain = makeRefreshToken(a.id);

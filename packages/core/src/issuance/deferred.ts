@@ -299,6 +299,7 @@ export function createDeferredCredentialEndpoint(deps: DeferredCredentialEndpoin
             format: configuration.format,
             userId: record.userId,
             userClaims: sealed.userClaims,
+            ...(record.clientInstanceId === undefined ? {} : { clientInstanceId: record.clientInstanceId }),
           },
         };
         await domainEvents.publish(tx, event);

@@ -2,6 +2,8 @@
 // one, and the repository port. A family is every refresh token rotated from one first token
 // response; only digests of the tokens are stored.
 
+import type { KeyAttestationLevels } from '../configurations/model.ts';
+
 /** The grant a refresh family was first issued under. */
 export type RefreshFamilyGrant = 'pre-authorized_code' | 'authorization_code';
 
@@ -24,6 +26,8 @@ export interface RefreshTokenRecord {
   clientInstanceId?: string;
   /** RFC 9449 §5: the family is bound to this DPoP key when the first access token was. */
   dpopJkt?: string;
+  /** The key attestation levels the first grant's offer asked for: refreshed access tokens carry them too. */
+  keyAttestationsRequired?: KeyAttestationLevels;
   /** The grant's claims, sealed under refreshClaimsContext (docs/decisions.md "Claims at rest"). */
   sealedClaims?: string;
   /** The configurations issued under the access token given with this refresh token (refresh grant only). */

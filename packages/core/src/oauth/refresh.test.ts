@@ -136,6 +136,25 @@ describe('refresh tokens (RFC 6749 §6, docs/refresh-tokens.md)', () => {
     expect(claimsOf(await credential(again))).toEqual(claimsOf(original));
   });
 
+  it('carries the offer’s key attestation levels onto every access token of the family, so a refreshed token cannot skip them', async () => {
+    const { offers, admin, mdoc, token, refresh, credential, walletTokens, tenant, issuer } = await setup();
+    const created = await offers.createPreAuthorizedOffer(admin, {
+      credentials: [mdoc.id],
+      claims: { familyName: 'Lovelace' },
+      keyAttestationsRequired: { keyStorage: ['iso_18045_high'] },
+    });
+    const code = JSON.parse(new URL(created.uri).searchParams.get('credential_offer') as string).grants[PRE_AUTHORIZED_CODE_GRANT]['pre-authorized_code'];
+    const first = await token({ grant_type: PRE_AUTHORIZED_CODE_GRANT, 'pre-authorized_code': code });
+    const refreshed = await refresh(first.refresh_token!);
+    for (const response of [first, refreshed]) {
+      expect(await walletTokens.verify(tenant.id, issuer, response.access_token)).toMatchObject({
+        keyAttestationsRequired: { keyStorage: ['iso_18045_high'] },
+      });
+      // A proof without a key attestation is refused under either token.
+      expect(await refusal(credential(response))).toMatchObject({ oauthError: 'invalid_proof' });
+    }
+  });
+
   it('refuses a rotated refresh token presented again with invalid_grant, and revokes its whole family (RFC 9700 §4.14.2)', async () => {
     const { preAuthorized, refresh, credential, store, tenant, digests } = await setup();
     const first = await preAuthorized();

@@ -423,6 +423,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
       ...(binding.claims.clientInstanceId !== undefined ? { clientInstanceId: binding.claims.clientInstanceId } : {}),
       // RFC 9449 §5: a refresh token issued with a DPoP-bound access token is bound to the same key.
       ...(binding.claims.dpopJkt !== undefined ? { dpopJkt: binding.claims.dpopJkt } : {}),
+      ...(binding.claims.keyAttestationsRequired !== undefined ? { keyAttestationsRequired: binding.claims.keyAttestationsRequired } : {}),
       ...(sealed !== undefined ? { sealedClaims: sealed } : {}),
       familyCreatedAt: now.toISOString(),
       createdAt: now.toISOString(),
@@ -467,7 +468,13 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): TokenEndpoint {
     const attested = await clientProofs(request, client, dpop);
     if (attested?.clientInstanceId !== undefined && record.clientInstanceId !== undefined && attested.clientInstanceId !== record.clientInstanceId)
       throw invalidGrant('The refresh token was issued to another client instance');
-    const binding = bindingOf(dpop, client, record.clientInstanceId !== undefined ? { clientInstanceId: record.clientInstanceId } : attested);
+    // The offer's key attestation levels hold for every credential the family issues.
+    const binding = bindingOf(
+      dpop,
+      client,
+      record.clientInstanceId !== undefined ? { clientInstanceId: record.clientInstanceId } : attested,
+      record.keyAttestationsRequired,
+    );
     const configurations = refreshable(
       (await Promise.all(record.configurationIds.map((id) => store.credentialConfigurations.get(ctx.tenant.id, id)))).filter(
         (c): c is CredentialConfiguration => c !== undefined,
