@@ -79,6 +79,9 @@ async function setUp(server: BenchServer) {
   if (batch > 1) {
     const set = await server.call('PUT', '/v1/config/batch-issuance', { headers: admin, body: { batchSize: batch } });
     if (set.status !== 200) throw new Error(`batch size: ${set.status} ${set.text}`);
+    // Each worker reads the tenant through its read cache (VELLUM_READ_CACHE_TTL_MS, 1 s by
+    // default): the other workers see the new batch size once their cached row expires.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
   }
   return { admin, configurationId: (JSON.parse(configuration.text) as { id: string }).id };
 }
