@@ -64,6 +64,9 @@ describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, docs/dec
     const packet = Buffer.from('tail of a body the server did not read}HEAD /v1/users/\xe9\xe9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1');
     expect(requestMethodOf(Object.assign(new Error('Invalid URL'), { rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }))).toBe('HEAD');
     expect(requestMethodOf(Object.assign(new Error('Invalid URL'), { rawPacket: Buffer.from('GET /x HTTP/1.1\r\nHEAD-ish: y\r\n') }))).toBe('GET');
+    expect(requestMethodOf(Object.assign(new Error('Invalid URL'), { rawPacket: Buffer.from('PROPFIND /a/\xe9/did.json HTTP/1.1\r\n', 'latin1') }))).toBe(
+      'PROPFIND',
+    );
     expect(requestMethodOf(Object.assign(new Error('Header overflow'), { rawPacket: Buffer.from('bbbbbbbbbbbbbbbbbbbb') }))).toBeUndefined();
     expect(requestMethodOf(new Error('Request timed out'))).toBeUndefined();
   });
@@ -73,6 +76,14 @@ describe('connection-level refusals of HEAD requests (RFC 9110 §9.3.2, docs/dec
     const written = answerTo(Object.assign(new Error('Invalid URL'), { code: 'HPE_INVALID_URL', rawPacket: packet, bytesParsed: packet.indexOf(0xe9) }));
     expect(written).toMatch(/^HTTP\/1\.1 400 /);
     expect(written.endsWith('\r\n\r\n')).toBe(true);
+  });
+
+  it('sends the error body to a malformed request of a method HTTP itself does not define (PROPFIND, SEARCH)', async () => {
+    for (const method of ['PROPFIND', 'SEARCH']) {
+      const answer = await exchange(port, `${method} /a/b/\xe9\xe9/did.json HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 'BadRequest', message: 'Malformed HTTP request' });
+    }
   });
 
   it('sends no content when a malformed request line began in the chunk before, so its method is unknown', () => {

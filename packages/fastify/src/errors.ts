@@ -187,7 +187,9 @@ interface ParseError extends Error {
   bytesParsed?: number;
 }
 
-const METHOD_AT = /(?:^|[^A-Z])(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|TRACE|CONNECT) [/*a-z]/g;
+// Any method Node's parser takes (WebDAV's PROPFIND and SEARCH too), not only HTTP's own: a method
+// not listed here would leave a request refused for its URL with no error body.
+const METHOD_AT = /(?:^|[^A-Z-])([A-Z][A-Z-]{2,19}) [/*a-z]/g;
 
 /**
  * The method of the request a parse failure belongs to, when the chunk shows it: the last request

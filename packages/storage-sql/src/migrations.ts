@@ -943,6 +943,7 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .createIndex('issued_credentials_tenant_id_notification_id')
           .on('issued_credentials')
           .columns(['tenant_id', 'notification_id'])
+          .execute();
       },
     },
     '0026_offer_wallet_requirements': {
