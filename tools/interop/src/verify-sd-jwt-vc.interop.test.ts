@@ -132,6 +132,19 @@ describe('SD-JWT VC verification with the real adapters (issue 31)', () => {
     });
   });
 
+  it('refuses an issuer JWT whose payload was changed after signing', async () => {
+    const { anchor, issue } = secondIssuer();
+    const h = holder();
+    const [jwt = '', ...rest] = (await issue(h.jwk)).split('~');
+    const [header, payload, signature] = jwt.split('.');
+    const original = JSON.parse(Buffer.from(payload as string, 'base64url').toString('utf8'));
+    const changed = { ...original, exp: original.exp + 86_400 };
+    const forged = [`${header}.${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`, ...rest].join('~');
+    const result = await verify(forged, options([anchor], { nonce: undefined, audience: undefined }));
+    expect(result.verified).toBe(false);
+    expect(failed(result)).toEqual(['signature', 'trusted-issuer']);
+  });
+
   it('refuses an expired credential', async () => {
     const { anchor, issue } = secondIssuer();
     const h = holder();

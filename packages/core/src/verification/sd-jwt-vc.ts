@@ -259,7 +259,7 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       const kid = typeof header.kid === 'string' ? header.kid : undefined;
       const did = kid?.startsWith('did:') ? (kid.split('#')[0] as string) : iss?.startsWith('did:') ? iss : undefined;
       if (!did) signatureReason = 'The issuer JWT names its key neither by x5c nor by a DID';
-      else if (iss !== undefined && iss.startsWith('did:') && iss !== did) signatureReason = 'The issuer JWT kid names another DID than iss';
+      else if (iss?.startsWith('did:') && iss !== did) signatureReason = 'The issuer JWT kid names another DID than iss';
       else {
         const jwk = jwkOfDidKey(did);
         if (!jwk) signatureReason = did.startsWith('did:key:') ? 'The did:key is not a P-256 or Ed25519 key' : 'Only did:key issuers can be resolved';
