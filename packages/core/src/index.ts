@@ -173,6 +173,7 @@ export * from './oauth/nonces.ts';
 export * from './oauth/dpop.ts';
 export * from './oauth-clients/attestation.ts';
 export * from './oauth/jwt-proofs.ts';
+export * from './verification/model.ts';
 export { createSdJwtVcVerifier, type SdJwtVcVerifierDeps } from './verification/sd-jwt-vc.ts';
 export * from './oauth/authorize.ts';
 export * from './oauth/authorization-model.ts';
