@@ -120,6 +120,16 @@ describe('createSdJwtVcVerifier (RFC 9901 §7, SD-JWT VC §3)', () => {
     expect(failed(await verify(`${web}~`, opts()))[0]).toBe('signature: Only did:key issuers can be resolved');
   });
 
+  it('keeps a claim named __proto__ as a plain claim, and fails validity without a valid now', async () => {
+    const proto = disclosure('s', '__proto__', { polluted: true });
+    const result = await verify(`${issue({ _sd: [sha256(proto)] })}~${proto}~`, opts());
+    expect(failed(result)).toEqual([]);
+    expect(Object.getPrototypeOf(result.claims)).toBe(Object.prototype);
+    expect(Object.hasOwn(result.claims, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(failed(await verify(`${issue({})}~`, opts({ now: new Date(Number.NaN) })))).toEqual(['validity: No valid time to check against']);
+  });
+
   it('decodes P-256 did:keys to the point they compress', () => {
     // The P-256 generator G: x = 6b17d1f2…, y = 4fe342e2… (SEC 2 §2.4.2); y is odd → 0x03 prefix.
     const g: PublicJwk = {

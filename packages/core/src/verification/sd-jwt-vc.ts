@@ -139,6 +139,11 @@ function decodeDisclosure(encoded: string, digest: string): Disclosure | string 
 
 class Refused extends Error {}
 
+/** Sets an own member, so that a claim named `__proto__` stays a claim rather than changing the object's prototype. */
+function put(object: Json, name: string, value: unknown): void {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /**
  * RFC 9901 §7.1 step 3: replaces every digest the payload holds with its disclosure, recursively
  * (nested objects, array elements, and disclosures inside disclosed values). Unknown digests are
@@ -170,7 +175,7 @@ function reconstruct(value: unknown, byDigest: Map<string, Disclosure>, depth: n
   const out: Json = {};
   for (const [name, member] of Object.entries(value)) {
     if (name === '_sd') continue;
-    out[name] = reconstruct(member, byDigest, depth + 1);
+    put(out, name, reconstruct(member, byDigest, depth + 1));
   }
   if (value._sd !== undefined) {
     if (!Array.isArray(value._sd)) throw new Refused('An _sd member is not an array');
@@ -179,7 +184,7 @@ function reconstruct(value: unknown, byDigest: Map<string, Disclosure>, depth: n
       if (!disclosure) continue;
       if (disclosure.name === undefined) throw new Refused('An _sd digest points at an array element disclosure');
       if (Object.hasOwn(out, disclosure.name)) throw new Refused(`The disclosed claim ${disclosure.name.slice(0, 60)} is already in the object`);
-      out[disclosure.name] = reconstruct(disclosure.value, byDigest, depth + 1);
+      put(out, disclosure.name, reconstruct(disclosure.value, byDigest, depth + 1));
     }
   }
   return out;
@@ -281,7 +286,8 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
     const iat = numericDate(payload.iat);
     const nbf = numericDate(payload.nbf);
     const exp = numericDate(payload.exp);
-    if (iat === 'bad' || nbf === 'bad' || exp === 'bad') check('validity', false, 'iat, nbf or exp is not a number');
+    if (Number.isNaN(now)) check('validity', false, 'No valid time to check against');
+    else if (iat === 'bad' || nbf === 'bad' || exp === 'bad') check('validity', false, 'iat, nbf or exp is not a number');
     else if (exp !== undefined && exp <= now - SKEW_SECONDS) check('validity', false, 'The credential has expired');
     else if (nbf !== undefined && nbf > now + SKEW_SECONDS) check('validity', false, 'The credential is not valid yet');
     else if (iat !== undefined && iat > now + SKEW_SECONDS) check('validity', false, 'The credential was issued in the future');
