@@ -5,7 +5,7 @@
 import { createHash, generateKeyPairSync, type JsonWebKey, type KeyObject, sign } from 'node:crypto';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createSdJwtVcVerifier, didKeyOf, type IssuerAnchor, keyFingerprint, type PublicJwk, type VerifyOptions } from '@vellum/core';
-import { createDigests, createJwtProofVerifier } from '@vellum/crypto';
+import { createDigests, createDocumentSignerCertificate, createIacaCertificate, createJwtProofVerifier, managedSigningKey } from '@vellum/crypto';
 import { createSdJwtSigner } from '@vellum/formats';
 import { describe, expect, it } from 'vitest';
 import { memoryKeyManager } from '../../../packages/crypto/test/key-manager.ts';
@@ -229,6 +229,57 @@ describe('SD-JWT VC verification with the real adapters (issue 31)', () => {
     const untrusted = await verify(presentation, options([]));
     expect(untrusted.issuer).toEqual({ kind: 'did', id: did, trusted: false });
     expect(failed(untrusted)).toEqual(['trusted-issuer']);
+  });
+
+  it('verifies Vellum’s signer with an issuer CA leaf its certificate tooling made, presented with an Ed25519 holder key', async () => {
+    const { keys, tenant } = await memoryKeyManager();
+    const day = 86_400_000;
+    const at = Date.now();
+    const caKey = managedSigningKey(keys, await keys.create(tenant.id, 'P-256'));
+    const ca = await createIacaCertificate({
+      key: caKey,
+      commonName: 'Vellum Verify CA',
+      country: 'DE',
+      notBefore: new Date(at - day),
+      notAfter: new Date(at + 365 * day),
+      issuerAlternativeName: 'https://issuer.example.com',
+      crlDistributionPointUri: 'https://issuer.example.com/crl',
+    });
+    const leafKey = await keys.create(tenant.id, 'P-256');
+    const leaf = await createDocumentSignerCertificate({
+      iaca: { certificateDer: ca.der, key: caKey },
+      subjectPublicJwk: leafKey.publicJwk,
+      commonName: 'Vellum Verify Signer',
+      country: 'DE',
+      notBefore: new Date(at - day),
+      notAfter: new Date(at + 30 * day),
+      issuerAlternativeName: 'https://issuer.example.com',
+      crlDistributionPointUri: 'https://issuer.example.com/crl',
+      // An issuer CA's leaf, as Vellum makes for x5c-signed SD-JWT VCs (docs/decisions.md "Issuer certificates").
+      subjectAltNames: ['https://issuer.example.com'],
+    });
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const { kty, crv, x } = publicKey.export({ format: 'jwk' }) as JsonWebKey;
+    const now = seconds(new Date());
+    const credential = await createSdJwtSigner({ keys }).issue({
+      tenantId: tenant.id,
+      keyId: leafKey.id,
+      alg: 'ES256',
+      x5c: [Buffer.from(leaf.der).toString('base64')],
+      payload: { iss: 'https://issuer.example.com', iat: now, exp: now + 600, vct: VCT, cnf: { jwk: { kty, crv, x } }, given_name: 'Erika' },
+      disclosable: ['given_name'],
+    });
+    const edWallet = new SDJwtVcInstance({
+      hasher,
+      kbSignAlg: 'EdDSA',
+      kbSigner: (data: string) => sign(null, Buffer.from(data), privateKey).toString('base64url'),
+    });
+    const presentation = await edWallet.present(credential, { given_name: true } as never, { kb: { payload: { iat: now, aud: AUDIENCE, nonce: NONCE } } });
+    const anchor: IssuerAnchor = { kind: 'x509', trustedIssuerId: 'ti-ca', certificatePem: ca.pem, formats: ['dc+sd-jwt'], types: [VCT] };
+    const result = await verify(presentation, options([anchor]));
+    expect(failed(result)).toEqual([]);
+    expect(result.issuer).toEqual({ kind: 'x509', id: 'https://issuer.example.com', trusted: true, trustedIssuerId: 'ti-ca' });
+    expect(result.claims).toEqual({ iss: 'https://issuer.example.com', vct: VCT, given_name: 'Erika' });
   });
 
   it('never throws on what is not an SD-JWT', async () => {
