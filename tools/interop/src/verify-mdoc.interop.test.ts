@@ -4,7 +4,7 @@
 // session transcript, and the refusals a verifier must make.
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
-import { createMdocVerifier, type IssuerAnchor, type PublicJwk } from '@vellum/core';
+import { createMdocVerifier, type PublicJwk } from '@vellum/core';
 import { createCertificateChainValidator, createDocumentSignerCertificate, createIacaCertificate } from '@vellum/crypto';
 import { createMdocReader, issueMdoc } from '@vellum/formats';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,9 @@ const NS = 'org.iso.18013.5.1';
 const NOW = new Date();
 const DAY = 86_400_000;
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+// The core exports the verification model with the verify API; the anchor type is taken from the verifier here.
+type IssuerAnchor = Parameters<ReturnType<typeof createMdocVerifier>>[1]['anchors'][number];
 
 const verify = createMdocVerifier({ reader: createMdocReader(), chains: createCertificateChainValidator() });
 
@@ -34,7 +37,13 @@ async function pki(name: string) {
   const iacaKey = p256();
   const signerKey = p256();
   const common = { country: 'US', issuerAlternativeName: 'mailto:pki@example.org', crlDistributionPointUri: 'https://example.org/crl' };
-  const iaca = await createIacaCertificate({ key: iacaKey, commonName: `${name} IACA`, notBefore: new Date(NOW.getTime() - DAY), notAfter: new Date(NOW.getTime() + 3650 * DAY), ...common });
+  const iaca = await createIacaCertificate({
+    key: iacaKey,
+    commonName: `${name} IACA`,
+    notBefore: new Date(NOW.getTime() - DAY),
+    notAfter: new Date(NOW.getTime() + 3650 * DAY),
+    ...common,
+  });
   const signer = await createDocumentSignerCertificate({
     iaca: { certificateDer: iaca.der, key: iacaKey },
     subjectPublicJwk: signerKey.publicJwk,
@@ -46,7 +55,13 @@ async function pki(name: string) {
   return { iaca, signer, signerKey };
 }
 
-const anchor = (pem: string, types?: string[]): IssuerAnchor => ({ kind: 'x509', trustedIssuerId: 'ti-1', certificatePem: pem, formats: ['mso_mdoc'], ...(types ? { types } : {}) });
+const anchor = (pem: string, types?: string[]): IssuerAnchor => ({
+  kind: 'x509',
+  trustedIssuerId: 'ti-1',
+  certificatePem: pem,
+  formats: ['mso_mdoc'],
+  ...(types ? { types } : {}),
+});
 const transcriptBytes = cborEncode(readerTranscript);
 const failedChecks = (result: { checks: { check: string; ok: boolean }[] }) => result.checks.filter((c) => !c.ok).map((c) => c.check);
 
@@ -72,17 +87,40 @@ describe('mDoc verification with the real adapters (issue 31)', () => {
 
   it('verifies a DeviceResponse of a Vellum mDoc: issuer chain, digests, validity, device signature, claims', async () => {
     const issued = await vellumMdoc();
-    const presented = deviceResponse({ docType: DOC_TYPE, issuerSigned: issued.issuerSigned, sessionTranscript: readerTranscript, devicePrivateKey: device.privateKey });
-    const result = await verify(b64u(presented.deviceResponse), { anchors: [anchor(vellum.iaca.pem, [DOC_TYPE])], now: NOW, sessionTranscript: transcriptBytes });
+    const presented = deviceResponse({
+      docType: DOC_TYPE,
+      issuerSigned: issued.issuerSigned,
+      sessionTranscript: readerTranscript,
+      devicePrivateKey: device.privateKey,
+    });
+    const result = await verify(b64u(presented.deviceResponse), {
+      anchors: [anchor(vellum.iaca.pem, [DOC_TYPE])],
+      now: NOW,
+      sessionTranscript: transcriptBytes,
+    });
     expect(failedChecks(result)).toEqual([]);
     expect(result.verified).toBe(true);
     expect(result.issuer).toMatchObject({ kind: 'x509', trusted: true, trustedIssuerId: 'ti-1' });
     expect(result.credentialType).toBe(DOC_TYPE);
     expect(result.claims).toEqual({ [NS]: { family_name: 'Turner', birth_date: '1990-05-15', age_over_18: true } });
     expect(result.status).toBe('not-checked');
-    expect(result.checks.map((c) => c.check)).toEqual(['decode', 'issuer-signature', 'trusted-issuer', 'doc-type', 'digest-algorithm', 'value-digests', 'validity', 'signed', 'device-auth']);
+    expect(result.checks.map((c) => c.check)).toEqual([
+      'decode',
+      'issuer-signature',
+      'trusted-issuer',
+      'doc-type',
+      'digest-algorithm',
+      'value-digests',
+      'validity',
+      'signed',
+      'device-auth',
+    ]);
     // The same response given the transcript wrapped as SessionTranscriptBytes verifies too.
-    const wrapped = await verify(b64u(presented.deviceResponse), { anchors: [anchor(vellum.iaca.pem)], now: NOW, sessionTranscript: presented.sessionTranscriptBytes });
+    const wrapped = await verify(b64u(presented.deviceResponse), {
+      anchors: [anchor(vellum.iaca.pem)],
+      now: NOW,
+      sessionTranscript: presented.sessionTranscriptBytes,
+    });
     expect(wrapped.verified).toBe(true);
   });
 
@@ -95,7 +133,12 @@ describe('mDoc verification with the real adapters (issue 31)', () => {
 
   it('records device-auth as not checked when a DeviceResponse comes without a session transcript', async () => {
     const issued = await vellumMdoc();
-    const presented = deviceResponse({ docType: DOC_TYPE, issuerSigned: issued.issuerSigned, sessionTranscript: readerTranscript, devicePrivateKey: device.privateKey });
+    const presented = deviceResponse({
+      docType: DOC_TYPE,
+      issuerSigned: issued.issuerSigned,
+      sessionTranscript: readerTranscript,
+      devicePrivateKey: device.privateKey,
+    });
     const result = await verify(b64u(presented.deviceResponse), { anchors: [anchor(vellum.iaca.pem)], now: NOW });
     expect(result.verified).toBe(true);
     expect(result.checks.at(-1)).toEqual({ check: 'device-auth', ok: true, reason: 'Not checked: no session transcript given' });
@@ -182,7 +225,11 @@ describe('mDoc verification with the real adapters (issue 31)', () => {
     // @auth0/mdl writes the handover of the OpenID4VP drafts, its four values unhashed.
     const transcript = cborEncode(embeddedCbor([null, null, ['m-9', 'client.example', 'https://client.example/response', 'n-9']]));
     const credential = b64u(presentation.encode());
-    const result = await verify(credential, { anchors: [anchor(vellum.iaca.pem), anchor(other.iaca.pem, [DOC_TYPE])], now: new Date(NOW.getTime() + 1000), sessionTranscript: transcript });
+    const result = await verify(credential, {
+      anchors: [anchor(vellum.iaca.pem), anchor(other.iaca.pem, [DOC_TYPE])],
+      now: new Date(NOW.getTime() + 1000),
+      sessionTranscript: transcript,
+    });
     expect(failedChecks(result)).toEqual([]);
     expect(result.verified).toBe(true);
     expect(result.claims).toEqual({ [NS]: { family_name: 'Jones', birth_date: '2001-02-03' } });

@@ -36,9 +36,7 @@ export interface MdocDocumentView {
   deviceAuth?: { kind: 'signature'; valid?: boolean; reason?: string } | { kind: 'mac' } | { kind: 'missing' };
 }
 
-export type MdocReading =
-  | { ok: true; kind: 'device-response' | 'issuer-signed'; documents: MdocDocumentView[] }
-  | { ok: false; reason: string };
+export type MdocReading = { ok: true; kind: 'device-response' | 'issuer-signed'; documents: MdocDocumentView[] } | { ok: false; reason: string };
 
 /** Decodes an mDoc presentation and checks its signatures; never throws. */
 export interface MdocReader {
@@ -57,5 +55,4 @@ export interface CertificateChainValidator {
    * `outOfDate` when the path holds and only a validity period excludes `at`.
    */
   validate(chain: readonly Uint8Array[], anchorPem: string, at: Date): { ok: true } | { ok: false; reason: string; outOfDate?: boolean };
-
 }

@@ -32,7 +32,10 @@ function document(overrides: Partial<MdocDocumentView> = {}, mso: Partial<MdocDo
 
 const reading = (doc: MdocDocumentView, kind: 'device-response' | 'issuer-signed' = 'device-response'): MdocReading => ({ ok: true, kind, documents: [doc] });
 
-function verifierWith(result: MdocReading, chainOk: CertificateChainValidator['validate'] = (_c, pem) => (pem === IACA_PEM ? { ok: true } : { ok: false, reason: 'Not issued by it' })) {
+function verifierWith(
+  result: MdocReading,
+  chainOk: CertificateChainValidator['validate'] = (_c, pem) => (pem === IACA_PEM ? { ok: true } : { ok: false, reason: 'Not issued by it' }),
+) {
   const seen: { transcript?: Uint8Array | undefined } = {};
   const reader: MdocReader = {
     read: (_bytes, options) => {
@@ -67,7 +70,9 @@ describe('createMdocVerifier', () => {
       claims: { [NS]: { family_name: 'Turner' } },
       validity: { validFrom: '2026-01-01T00:00:00.000Z', validUntil: '2027-01-01T00:00:00.000Z' },
       status: 'not-checked',
-      checks: ['decode', 'issuer-signature', 'trusted-issuer', 'doc-type', 'digest-algorithm', 'value-digests', 'validity', 'signed', 'device-auth'].map((check) => ({ check, ok: true })),
+      checks: ['decode', 'issuer-signature', 'trusted-issuer', 'doc-type', 'digest-algorithm', 'value-digests', 'validity', 'signed', 'device-auth'].map(
+        (check) => ({ check, ok: true }),
+      ),
     });
   });
 
@@ -75,7 +80,11 @@ describe('createMdocVerifier', () => {
     const { verify } = verifierWith({ ok: false, reason: 'Neither a DeviceResponse nor an IssuerSigned' });
     expect((await verify('', { anchors: [], now: NOW })).checks).toEqual([{ check: 'decode', ok: false, reason: 'The credential is not base64url' }]);
     const refused = await verify(CREDENTIAL, { anchors: [], now: NOW });
-    expect(refused).toMatchObject({ verified: false, claims: {}, checks: [{ check: 'decode', ok: false, reason: 'Neither a DeviceResponse nor an IssuerSigned' }] });
+    expect(refused).toMatchObject({
+      verified: false,
+      claims: {},
+      checks: [{ check: 'decode', ok: false, reason: 'Neither a DeviceResponse nor an IssuerSigned' }],
+    });
     const throwing = createMdocVerifier({
       reader: {
         read: () => {
@@ -90,7 +99,10 @@ describe('createMdocVerifier', () => {
   it('refuses a DeviceResponse with no document or several', async () => {
     const none = await verifierWith({ ok: true, kind: 'device-response', documents: [] }).verify(CREDENTIAL, { anchors: [anchor()], now: NOW });
     expect(none.checks).toEqual([{ check: 'decode', ok: false, reason: 'The DeviceResponse holds no document' }]);
-    const two = await verifierWith({ ok: true, kind: 'device-response', documents: [document(), document()] }).verify(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    const two = await verifierWith({ ok: true, kind: 'device-response', documents: [document(), document()] }).verify(CREDENTIAL, {
+      anchors: [anchor()],
+      now: NOW,
+    });
     expect(two.verified).toBe(false);
     expect(two.checks[0]?.reason).toContain('several documents');
   });
@@ -110,11 +122,18 @@ describe('createMdocVerifier', () => {
 
   it('refuses a docType outside the anchor types, and says when the chain fails only on dates', async () => {
     const excluded = await verifierWith(reading(document())).verify(CREDENTIAL, { anchors: [anchor(['eu.europa.ec.eudi.pid.1'])], now: NOW });
-    expect(excluded.checks.find((c) => c.check === 'trusted-issuer')).toEqual({ check: 'trusted-issuer', ok: false, reason: `The trusted IACA may not issue ${DOC_TYPE}` });
-    const outOfDate = await verifierWith(reading(document()), () => ({ ok: false, reason: 'Certificate DS is not valid at now', outOfDate: true })).verify(CREDENTIAL, {
-      anchors: [anchor()],
-      now: NOW,
+    expect(excluded.checks.find((c) => c.check === 'trusted-issuer')).toEqual({
+      check: 'trusted-issuer',
+      ok: false,
+      reason: `The trusted IACA may not issue ${DOC_TYPE}`,
     });
+    const outOfDate = await verifierWith(reading(document()), () => ({ ok: false, reason: 'Certificate DS is not valid at now', outOfDate: true })).verify(
+      CREDENTIAL,
+      {
+        anchors: [anchor()],
+        now: NOW,
+      },
+    );
     expect(outOfDate.checks.find((c) => c.check === 'trusted-issuer')?.reason).toBe('Certificate DS is not valid at now');
   });
 

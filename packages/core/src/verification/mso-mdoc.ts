@@ -90,7 +90,11 @@ function verifyDocument(
       const expected = mso.valueDigests[item.namespace]?.get(item.digestId);
       return expected === undefined || item.digest === undefined || !equalBytes(expected, item.digest);
     });
-    record('value-digests', mismatch === undefined, mismatch && `The digest of ${mismatch.namespace}/${mismatch.elementIdentifier}`.slice(0, 150) + ' does not match the MSO');
+    record(
+      'value-digests',
+      mismatch === undefined,
+      mismatch && `${`The digest of ${mismatch.namespace}/${mismatch.elementIdentifier}`.slice(0, 150)} does not match the MSO`,
+    );
   }
   const { signed, validFrom, validUntil } = mso.validityInfo;
   if (!validFrom || !validUntil) record('validity', false, 'The MSO has no validFrom or validUntil');

@@ -20,7 +20,13 @@ const common = { country: 'US', issuerAlternativeName: 'mailto:pki@example.org',
 
 async function pki(name: string) {
   const key = p256();
-  const iaca = await createIacaCertificate({ key, commonName: `${name} IACA`, notBefore: new Date(NOW.getTime() - DAY), notAfter: new Date(NOW.getTime() + 3650 * DAY), ...common });
+  const iaca = await createIacaCertificate({
+    key,
+    commonName: `${name} IACA`,
+    notBefore: new Date(NOW.getTime() - DAY),
+    notAfter: new Date(NOW.getTime() + 3650 * DAY),
+    ...common,
+  });
   const signer = await createDocumentSignerCertificate({
     iaca: { certificateDer: iaca.der, key },
     subjectPublicJwk: p256().publicJwk,
@@ -53,7 +59,11 @@ describe('createCertificateChainValidator', () => {
   it('says outOfDate when the path holds but a certificate is not valid at the instant', async () => {
     const { iaca, signer } = await pki('A');
     const later = new Date(NOW.getTime() + 60 * DAY);
-    expect(validator.validate([signer.der], iaca.pem, later)).toEqual({ ok: false, outOfDate: true, reason: `Certificate A DS is not valid at ${later.toISOString()}` });
+    expect(validator.validate([signer.der], iaca.pem, later)).toEqual({
+      ok: false,
+      outOfDate: true,
+      reason: `Certificate A DS is not valid at ${later.toISOString()}`,
+    });
     expect(validator.validate([signer.der], iaca.pem, new Date(NOW.getTime() - 2 * DAY))).toMatchObject({ ok: false, outOfDate: true });
   });
 });

@@ -24,7 +24,8 @@ export function createCertificateChainValidator(): CertificateChainValidator {
       try {
         for (let i = 0; i < path.length; i++) {
           const issuer = path[i + 1] ?? anchor;
-          if (!verifyIssuedBy((path[i] as (typeof path)[number]).der, issuer.der)) return { ok: false, reason: 'The chain does not lead to the trusted certificate' };
+          if (!verifyIssuedBy((path[i] as (typeof path)[number]).der, issuer.der))
+            return { ok: false, reason: 'The chain does not lead to the trusted certificate' };
         }
       } catch {
         return { ok: false, reason: 'A certificate of the chain could not be read' };

@@ -32,7 +32,14 @@ async function issued() {
   });
   const result = await issueMdoc({
     docType: 'org.example.card',
-    namespaces: { 'org.example': { name: 'Ada', born: { type: 'date', value: '1815-12-10' }, seen: { type: 'dateTime', value: '2026-01-02T03:04:05Z' }, photo: Uint8Array.of(1, 2) } },
+    namespaces: {
+      'org.example': {
+        name: 'Ada',
+        born: { type: 'date', value: '1815-12-10' },
+        seen: { type: 'dateTime', value: '2026-01-02T03:04:05Z' },
+        photo: Uint8Array.of(1, 2),
+      },
+    },
     deviceKey: p256().publicJwk,
     validity: { signed: NOW, validFrom: NOW, validUntil: new Date(NOW.getTime() + 10 * DAY) },
     status: { uri: 'https://example.org/status/1', idx: 3 },
@@ -52,7 +59,12 @@ describe('createMdocReader', () => {
     const [document] = reading.documents;
     expect(document?.issuerSignature).toEqual({ valid: true });
     expect(document?.x5chain).toEqual([new Uint8Array(signer.der)]);
-    expect(document?.mso).toMatchObject({ docType: 'org.example.card', digestAlgorithm: 'SHA-256', hasStatus: true, validityInfo: { signed: NOW, validFrom: NOW } });
+    expect(document?.mso).toMatchObject({
+      docType: 'org.example.card',
+      digestAlgorithm: 'SHA-256',
+      hasStatus: true,
+      validityInfo: { signed: NOW, validFrom: NOW },
+    });
     expect(document?.deviceAuth).toBeUndefined();
     const values = Object.fromEntries(document?.items.map((item) => [item.elementIdentifier, item.elementValue]) ?? []);
     expect(values).toEqual({ name: 'Ada', born: '1815-12-10', seen: '2026-01-02T03:04:05.000Z', photo: 'AQI' });

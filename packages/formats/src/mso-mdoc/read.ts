@@ -52,7 +52,13 @@ function sign1(value: unknown, what: string): Sign1 {
   const [protectedBytes, unprotected, payload, signature] = value;
   const bytes = asBytes(protectedBytes, `${what} protected header`);
   const header = bytes.length === 0 ? new Map() : asMap(decode(bytes, `${what} protected header`), `${what} protected header`);
-  return { protectedBytes: bytes, header, unprotected: asMap(unprotected, `${what} unprotected header`), payload, signature: asBytes(signature, `${what} signature`) };
+  return {
+    protectedBytes: bytes,
+    header,
+    unprotected: asMap(unprotected, `${what} unprotected header`),
+    payload,
+    signature: asBytes(signature, `${what} signature`),
+  };
 }
 
 /** Verifies a COSE_Sign1 (RFC 9052 §4.4) over `payload` with `key`; the algorithm comes from the protected header. */
@@ -105,7 +111,11 @@ function readDocument(document: Map<unknown, unknown>, docTypeOuter: string | un
   const issuerAuth = sign1(issuerSigned.get('issuerAuth'), 'issuerAuth');
   // x5chain (RFC 9360 §2): label 33, one bstr or an array of them; unprotected or protected.
   const chainValue = issuerAuth.unprotected.get(33) ?? issuerAuth.header.get(33);
-  const x5chain = isBytes(chainValue) ? [chainValue] : Array.isArray(chainValue) && chainValue.length > 0 && chainValue.every(isBytes) ? chainValue : fail('issuerAuth carries no x5chain');
+  const x5chain = isBytes(chainValue)
+    ? [chainValue]
+    : Array.isArray(chainValue) && chainValue.length > 0 && chainValue.every(isBytes)
+      ? chainValue
+      : fail('issuerAuth carries no x5chain');
   const signerDer = x5chain[0] as Uint8Array;
   let signerKey: KeyObject;
   try {
@@ -168,7 +178,12 @@ function readDocument(document: Map<unknown, unknown>, docTypeOuter: string | un
 }
 
 /** §9.1.3.6: the device signature over DeviceAuthenticationBytes. */
-function deviceAuthOf(document: Map<unknown, unknown>, mso: Map<unknown, unknown>, docType: string, transcript: Uint8Array | undefined): MdocDocumentView['deviceAuth'] {
+function deviceAuthOf(
+  document: Map<unknown, unknown>,
+  mso: Map<unknown, unknown>,
+  docType: string,
+  transcript: Uint8Array | undefined,
+): MdocDocumentView['deviceAuth'] {
   const deviceSigned = document.get('deviceSigned');
   if (!(deviceSigned instanceof Map)) return { kind: 'missing' };
   const deviceAuth = deviceSigned.get('deviceAuth');
