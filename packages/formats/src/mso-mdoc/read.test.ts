@@ -1,7 +1,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import type { PublicJwk } from '@vellum/core';
 import { createDocumentSignerCertificate, createIacaCertificate } from '@vellum/crypto';
+import { Decoder, Tag } from 'cbor-x';
 import { describe, expect, it } from 'vitest';
+import { cbor } from './cbor.ts';
 import { issueMdoc } from './issue.ts';
 import { createMdocReader } from './read.ts';
 
@@ -84,5 +86,40 @@ describe('createMdocReader', () => {
     expect(reader.read(Uint8Array.of(0xa0), {})).toEqual({ ok: false, reason: 'Neither a DeviceResponse nor an IssuerSigned' });
     // { "issuerAuth": 1 }
     expect(reader.read(Uint8Array.of(0xa1, 0x6a, ...Buffer.from('issuerAuth'), 0x01), {})).toEqual({ ok: false, reason: 'issuerAuth is not a COSE_Sign1' });
+  });
+
+  it('fails only device authentication when the device part is malformed, and tells deviceMac apart', async () => {
+    const { result } = await issued();
+    const issuerSigned = new Decoder({ mapsAsObjects: false, useRecords: false }).decode(result.issuerSigned);
+    const response = (deviceAuth: Map<string, unknown>) =>
+      cbor.encode(
+        new Map<string, unknown>([
+          ['version', '1.0'],
+          [
+            'documents',
+            [
+              new Map<string, unknown>([
+                ['docType', 'org.example.card'],
+                ['issuerSigned', issuerSigned],
+                [
+                  'deviceSigned',
+                  new Map<string, unknown>([
+                    ['nameSpaces', new Tag(Uint8Array.of(0xa0), 24)],
+                    ['deviceAuth', deviceAuth],
+                  ]),
+                ],
+              ]),
+            ],
+          ],
+          ['status', 0],
+        ]),
+      );
+    const malformed = reader.read(response(new Map([['deviceSignature', 'nonsense']])), { sessionTranscript: Uint8Array.of(0x83, 0xf6, 0xf6, 0xf6) });
+    if (!malformed.ok) throw new Error(malformed.reason);
+    expect(malformed.kind).toBe('device-response');
+    expect(malformed.documents[0]?.issuerSignature).toEqual({ valid: true });
+    expect(malformed.documents[0]?.deviceAuth).toEqual({ kind: 'signature', valid: false, reason: 'deviceSignature is not a COSE_Sign1' });
+    const mac = reader.read(response(new Map([['deviceMac', []]])), {});
+    expect(mac.ok && mac.documents[0]?.deviceAuth).toEqual({ kind: 'mac' });
   });
 });

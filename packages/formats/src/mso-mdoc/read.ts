@@ -173,7 +173,15 @@ function readDocument(document: Map<unknown, unknown>, docTypeOuter: string | un
     mso: { docType: msoDocType, digestAlgorithm, valueDigests, validityInfo, hasStatus: mso.has('status') || mso.has('_status') },
     items,
   };
-  if (docTypeOuter !== undefined) view.deviceAuth = deviceAuthOf(document, mso, docTypeOuter, transcript);
+  if (docTypeOuter !== undefined) {
+    try {
+      view.deviceAuth = deviceAuthOf(document, mso, docTypeOuter, transcript);
+    } catch (error) {
+      // A malformed device part fails device authentication, not the reading of what the issuer signed.
+      if (!(error instanceof Unreadable)) throw error;
+      view.deviceAuth = { kind: 'signature', valid: false, reason: error.message };
+    }
+  }
   return view;
 }
 
