@@ -125,6 +125,9 @@ export { createIssuerSigners, leafCommonName, leafNamesFor, x509SignerOf } from 
 export type { IssuerSignersDeps } from './issuer-pki/signers.ts';
 export * from './issuer-pki/cached-signers.ts';
 export * from './mdoc-issuance/service.ts';
+export { createMdocVerifier } from './verification/mso-mdoc.ts';
+export type { MdocVerifierDeps } from './verification/mso-mdoc.ts';
+export type * from './verification/mdoc-ports.ts';
 
 export * from './issuance/model.ts';
 export * from './issuance/credential-endpoint.ts';

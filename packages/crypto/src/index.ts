@@ -14,6 +14,7 @@ export * from './key-manager.ts';
 // (certificates.ts); reading a PEM or DER certificate and checking who issued it (parse.ts).
 export * from './x509/certificates.ts';
 export * from './x509/parse.ts';
+export * from './x509/chain.ts';
 /** Adapts a KeyManager-held P-256 key into the signing key the certificate functions take. */
 export { managedSigningKey } from './x509/signing.ts';
 export type { CertificateSigningKey, Es256Sign } from './x509/signing.ts';

@@ -11,6 +11,7 @@ export * from './mso-mdoc/issue.ts';
 export type { MdocDateTime, MdocFullDate, MdocTypedValue, MdocValue } from './mso-mdoc/values.ts';
 // The core's MdocEngine port: issueMdoc signing with a KeyManager-held document signer key.
 export * from './mso-mdoc/engine.ts';
+export { createMdocReader } from './mso-mdoc/read.ts';
 
 // cwt and cwt_vc (RFC 8392 CWTs as ES256 COSE_Sign1, RFC 9052).
 // The core's CwtSigner port: CWT claims as a tagged COSE_Sign1 signed with a KeyManager-held P-256 key.

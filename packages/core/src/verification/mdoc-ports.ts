@@ -1,0 +1,58 @@
+// The ports mDoc verification reads through (docs/decisions.md "Verifying mDocs (issue 31)"): CBOR,
+// COSE and X.509 stay in the adapters; the core decides what the findings mean.
+
+/** One IssuerSignedItem as received, with its digest computed by the reader. */
+export interface MdocItemView {
+  namespace: string;
+  digestId: number;
+  elementIdentifier: string;
+  /** As JSON: full-dates and date-times as ISO strings, byte strings as base64url. */
+  elementValue: unknown;
+  /** The MSO's digest algorithm over `#6.24(bstr)` of the item as received; absent when that algorithm is not supported. */
+  digest?: Uint8Array;
+}
+
+/** One document of a DeviceResponse (or a bare IssuerSigned), decoded; the checks are the core's. */
+export interface MdocDocumentView {
+  /** The document's docType (for a bare IssuerSigned, the MSO's). */
+  docType: string;
+  /** `x5chain` of issuerAuth, DER, the document signer first. */
+  x5chain: Uint8Array[];
+  /** Whether issuerAuth's signature verifies under the document signer certificate's key, and why not. */
+  issuerSignature: { valid: boolean; reason?: string };
+  /** SHA-256 of the document signer certificate, hexadecimal, lower case. */
+  signerFingerprint: string;
+  mso: {
+    docType: string;
+    digestAlgorithm: string;
+    /** namespace → digestID → digest. */
+    valueDigests: Record<string, Map<number, Uint8Array>>;
+    validityInfo: { signed?: Date; validFrom?: Date; validUntil?: Date };
+    /** The MSO names a status (Token Status List reference). */
+    hasStatus: boolean;
+  };
+  items: MdocItemView[];
+  /** Device authentication: absent in a bare IssuerSigned. `valid` only when a transcript was given. */
+  deviceAuth?: { kind: 'signature'; valid?: boolean; reason?: string } | { kind: 'mac' } | { kind: 'missing' };
+}
+
+export type MdocReading = { ok: true; kind: 'device-response' | 'issuer-signed'; documents: MdocDocumentView[] } | { ok: false; reason: string };
+
+/** Decodes an mDoc presentation and checks its signatures; never throws. */
+export interface MdocReader {
+  /**
+   * `bytes` is a CBOR DeviceResponse or IssuerSigned. With `sessionTranscript` (CBOR SessionTranscript,
+   * or the same wrapped in tag 24) a device signature is verified over DeviceAuthenticationBytes.
+   */
+  read(bytes: Uint8Array, options: { sessionTranscript?: Uint8Array }): MdocReading;
+}
+
+/** Validates an X.509 path; never throws. */
+export interface CertificateChainValidator {
+  /**
+   * Whether `chain` (DER, end entity first) leads to `anchorPem` with every certificate, the anchor
+   * included, valid at `at`. The anchor may be the chain's last certificate or the issuer of it.
+   * `outOfDate` when the path holds and only a validity period excludes `at`.
+   */
+  validate(chain: readonly Uint8Array[], anchorPem: string, at: Date): { ok: true } | { ok: false; reason: string; outOfDate?: boolean };
+}
