@@ -20,13 +20,28 @@ export const VerifyBody = Type.Object(
       errorMessage: `Required: the SD-JWT VC in compact form, or the base64url of an mDoc DeviceResponse or IssuerSigned (at most ${MAX_VERIFY_CREDENTIAL_LENGTH} characters)`,
     }),
     nonce: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_VERIFY_NONCE_LENGTH, pattern: '^[\\x20-\\x7E]+$', errorMessage: `The nonce the key binding must carry: 1 to ${MAX_VERIFY_NONCE_LENGTH} printable characters` }),
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_VERIFY_NONCE_LENGTH,
+        pattern: '^[\\x20-\\x7E]+$',
+        errorMessage: `The nonce the key binding must carry: 1 to ${MAX_VERIFY_NONCE_LENGTH} printable characters`,
+      }),
     ),
     audience: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_VERIFY_AUDIENCE_LENGTH, pattern: '^[\\x20-\\x7E]+$', errorMessage: `The audience the key binding must name: 1 to ${MAX_VERIFY_AUDIENCE_LENGTH} printable characters` }),
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_VERIFY_AUDIENCE_LENGTH,
+        pattern: '^[\\x20-\\x7E]+$',
+        errorMessage: `The audience the key binding must name: 1 to ${MAX_VERIFY_AUDIENCE_LENGTH} printable characters`,
+      }),
     ),
     sessionTranscript: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_SESSION_TRANSCRIPT_LENGTH, pattern: base64url, errorMessage: 'The base64url of the CBOR SessionTranscript the device signed (mobile only)' }),
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_SESSION_TRANSCRIPT_LENGTH,
+        pattern: base64url,
+        errorMessage: 'The base64url of the CBOR SessionTranscript the device signed (mobile only)',
+      }),
     ),
   },
   { additionalProperties: false, errorMessage: 'An object such as { "credential": "..." }' },

@@ -80,7 +80,8 @@ export function checkTrustedIssuerInput(input: unknown, deps: { x509: Pick<X509A
   const body = input as Static<typeof TrustedIssuerBody>;
 
   const given = (['certificates', 'did'] as const).filter((a) => body[a] !== undefined);
-  if (given.length !== 1) p.add(given.length === 0 ? 'certificates' : 'did', given.length === 0 ? 'Required: one of certificates or did' : 'Give certificates or did, not both');
+  if (given.length !== 1)
+    p.add(given.length === 0 ? 'certificates' : 'did', given.length === 0 ? 'Required: one of certificates or did' : 'Give certificates or did, not both');
 
   for (const list of ['formats', 'types'] as const) {
     const values = body[list];
