@@ -50,7 +50,14 @@ describe.each(['standalone', 'prefixed'] as const)('trusted issuers and the veri
     expect((await call('GET', `${PATH}/${a.id}`)).json()).toEqual(a);
     const replaced = await call('PUT', `${PATH}/${a.id}`, { name: 'Renamed', formats: ['cwt'], did: 'did:key:z6MkTest' });
     expect(replaced.statusCode, replaced.body).toBe(200);
-    expect(replaced.json()).toEqual({ id: a.id, name: 'Renamed', formats: ['cwt'], did: 'did:key:z6MkTest', createdAt: a.createdAt, updatedAt: expect.any(String) });
+    expect(replaced.json()).toEqual({
+      id: a.id,
+      name: 'Renamed',
+      formats: ['cwt'],
+      did: 'did:key:z6MkTest',
+      createdAt: a.createdAt,
+      updatedAt: expect.any(String),
+    });
     expect((await call('DELETE', `${PATH}/${a.id}`)).statusCode).toBe(204);
     expect((await call('GET', `${PATH}/${a.id}`)).statusCode).toBe(404);
     expect((await call('DELETE', `${PATH}/${a.id}`)).statusCode).toBe(404);
@@ -61,7 +68,10 @@ describe.each(['standalone', 'prefixed'] as const)('trusted issuers and the veri
     const { call } = await tenant();
     const leaf = await call('POST', PATH, { name: 'n', formats: ['mso_mdoc'], certificates: [ca.rootPem, ca.signerPem] });
     expect(leaf.statusCode).toBe(400);
-    expect(leaf.json()).toMatchObject({ code: 'BadRequest', details: [{ param: 'certificates.1', msg: 'Not a CA certificate (BasicConstraints cA is not true)', location: 'body' }] });
+    expect(leaf.json()).toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'certificates.1', msg: 'Not a CA certificate (BasicConstraints cA is not true)', location: 'body' }],
+    });
     const both = await call('POST', PATH, { name: 'n', formats: ['mso_mdoc'], certificates: [ca.rootPem], did: 'did:web:a.example' });
     expect(both.json()).toMatchObject({ details: [{ param: 'did', msg: 'Give certificates or did, not both' }] });
     const format = await call('POST', PATH, { name: 'n', formats: ['jwt_vc_json'], did: 'did:web:a.example' });
@@ -135,7 +145,9 @@ describe.each(['standalone', 'prefixed'] as const)('trusted issuers and the veri
     const missing = await call('POST', V, {});
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param: 'credential', location: 'body' })] });
-    expect((await call('POST', V, { credential: 'x', extra: 1 })).json()).toMatchObject({ details: [expect.objectContaining({ param: 'extra', msg: 'Unknown field' })] });
+    expect((await call('POST', V, { credential: 'x', extra: 1 })).json()).toMatchObject({
+      details: [expect.objectContaining({ param: 'extra', msg: 'Unknown field' })],
+    });
     expect((await call('POST', V, { credential: 'x'.repeat(100_001) })).statusCode).toBe(400);
     expect((await call('POST', V, { credential: 'has space' })).statusCode).toBe(400);
     const transcript = await call('POST', V, { credential: 'eyJ.good~', sessionTranscript: 'gw' });

@@ -19,7 +19,11 @@ const OLD = '-----BEGIN CERTIFICATE-----\nT0xET0xE\n-----END CERTIFICATE-----\n'
 
 const fakeX509 = {
   parseCertificate(pem: string): CertificateInfo {
-    return { notBefore: new Date('2026-01-01'), notAfter: pem === OLD ? new Date('2026-02-01') : new Date('2027-01-01'), isCa: pem !== LEAF } as CertificateInfo;
+    return {
+      notBefore: new Date('2026-01-01'),
+      notAfter: pem === OLD ? new Date('2026-02-01') : new Date('2027-01-01'),
+      isCa: pem !== LEAF,
+    } as CertificateInfo;
   },
 };
 
@@ -36,7 +40,15 @@ async function setup(verifiers: { sd?: FormatVerifier; mdoc?: FormatVerifier } =
       calls.push({ credential, options });
       return credential === 'good'
         ? { verified: true, format, claims: { given_name: 'Erika' }, checks: [{ check: 'signature', ok: true }] }
-        : { verified: false, format, claims: {}, checks: [{ check: 'signature', ok: false, reason: 'bad' }, { check: 'issuer-trusted', ok: false, reason: 'untrusted' }] };
+        : {
+            verified: false,
+            format,
+            claims: {},
+            checks: [
+              { check: 'signature', ok: false, reason: 'bad' },
+              { check: 'issuer-trusted', ok: false, reason: 'untrusted' },
+            ],
+          };
     };
   const verification = createVerificationService({
     clock,
@@ -44,7 +56,14 @@ async function setup(verifiers: { sd?: FormatVerifier; mdoc?: FormatVerifier } =
     trustedIssuers,
     verifiers: { 'dc+sd-jwt': verifiers.sd ?? recording('dc+sd-jwt'), ...(verifiers.mdoc ? { mso_mdoc: verifiers.mdoc } : {}) },
   });
-  const tenant = (subdomain: string, loggingLevel: 1 | 2 | 3 = 3): Tenant => ({ id: `tenant-${subdomain}`, subdomain, region: 'eu01', name: subdomain, loggingLevel, createdAt: clock.now().toISOString() });
+  const tenant = (subdomain: string, loggingLevel: 1 | 2 | 3 = 3): Tenant => ({
+    id: `tenant-${subdomain}`,
+    subdomain,
+    region: 'eu01',
+    name: subdomain,
+    loggingLevel,
+    createdAt: clock.now().toISOString(),
+  });
   const acme = tenant('acme');
   const other = tenant('other');
   const quiet = tenant('quiet', 2);
@@ -81,7 +100,9 @@ describe('trusted issuers', () => {
 
   it('refuses, naming each field: no anchor, both anchors, a leaf or expired certificate, an unknown or repeated format, a bad DID', async () => {
     const { trustedIssuers: s, ctx } = await setup();
-    expect(await refusal(s.create(ctx, { name: 'x', formats: ['mso_mdoc'] }))).toMatchObject(badBodyField('certificates', 'Required: one of certificates or did'));
+    expect(await refusal(s.create(ctx, { name: 'x', formats: ['mso_mdoc'] }))).toMatchObject(
+      badBodyField('certificates', 'Required: one of certificates or did'),
+    );
     expect(await refusal(s.create(ctx, { name: 'x', formats: ['mso_mdoc'], certificates: [CA_A], did: 'did:web:a.example' }))).toMatchObject(
       badBodyField('did', 'Give certificates or did, not both'),
     );
@@ -91,9 +112,14 @@ describe('trusted issuers', () => {
     expect(bad).toMatchObject(badBodyField('certificates.2', 'The certificate has expired'));
     expect(await refusal(s.create(ctx, { name: 'x', formats: ['jwt_vc'], did: 'did:web:a.example' }))).toMatchObject(badBodyField('formats'));
     expect(await refusal(s.create(ctx, { name: 'x', formats: [], did: 'did:web:a.example' }))).toMatchObject(badBodyField('formats'));
-    expect(await refusal(s.create(ctx, { name: 'x', formats: ['cwt'], did: 'web:a.example' }))).toMatchObject(badBodyField('did', 'A DID such as did:web:issuer.example.com'));
+    expect(await refusal(s.create(ctx, { name: 'x', formats: ['cwt'], did: 'web:a.example' }))).toMatchObject(
+      badBodyField('did', 'A DID such as did:web:issuer.example.com'),
+    );
     expect(await refusal(s.create(ctx, { name: 'x', formats: ['cwt'], did: 'did:web:a', extra: 1 }))).toMatchObject(badBodyField('extra', 'Unknown field'));
-    expect(await refusal(s.get(ctx, 'not-a-uuid'))).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param: 'id', location: 'params' })] });
+    expect(await refusal(s.get(ctx, 'not-a-uuid'))).toMatchObject({
+      code: 'BadRequest',
+      details: [expect.objectContaining({ param: 'id', location: 'params' })],
+    });
   });
 
   it('lets admin and verifier manage them; issuer, auditor and no caller are refused; another tenant sees none of them', async () => {
@@ -136,7 +162,10 @@ describe('trusted issuers', () => {
     await s.create(ctx, { name: 'a', formats: ['mso_mdoc'], certificates: [CA_A] });
     expect(await s.anchorsFor(acme.id, 'mso_mdoc')).toHaveLength(1);
     const at = clock.now().toISOString();
-    await store.trustedIssuers.insert({ tenantId: acme.id, id: '00000000-0000-4000-8000-000000000001', name: 'b', formats: ['mso_mdoc'], certificates: [CA_B], createdAt: at, updatedAt: at }, 100);
+    await store.trustedIssuers.insert(
+      { tenantId: acme.id, id: '00000000-0000-4000-8000-000000000001', name: 'b', formats: ['mso_mdoc'], certificates: [CA_B], createdAt: at, updatedAt: at },
+      100,
+    );
     expect(await s.anchorsFor(acme.id, 'mso_mdoc')).toHaveLength(1);
     clock.advance(60_001);
     expect(await s.anchorsFor(acme.id, 'mso_mdoc')).toHaveLength(2);
@@ -159,7 +188,13 @@ describe('the verify API service', () => {
       audience: 'https://verifier.example',
     });
     const failed = await verification.verify(ctx, 'dc+sd-jwt', { credential: 'tampered' });
-    expect(failed).toMatchObject({ verified: false, checks: [{ check: 'signature', ok: false }, { check: 'issuer-trusted', ok: false }] });
+    expect(failed).toMatchObject({
+      verified: false,
+      checks: [
+        { check: 'signature', ok: false },
+        { check: 'issuer-trusted', ok: false },
+      ],
+    });
     expect(calls[1]?.options).not.toHaveProperty('nonce');
   });
 
@@ -173,7 +208,9 @@ describe('the verify API service', () => {
     });
     await verification.verify(ctx, 'mso_mdoc', { credential: 'b21kb2M', sessionTranscript: Buffer.from([0x83, 0xf6, 0xf6, 0xf6]).toString('base64url') });
     expect(mdocCalls[0]?.sessionTranscript).toEqual(new Uint8Array([0x83, 0xf6, 0xf6, 0xf6]));
-    expect(await refusal(verification.verify(ctx, 'dc+sd-jwt', { credential: 'a.b.c~', sessionTranscript: 'gw' }))).toMatchObject(badBodyField('sessionTranscript'));
+    expect(await refusal(verification.verify(ctx, 'dc+sd-jwt', { credential: 'a.b.c~', sessionTranscript: 'gw' }))).toMatchObject(
+      badBodyField('sessionTranscript'),
+    );
     expect(await refusal(verification.verify(ctx, 'dc+sd-jwt', {}))).toMatchObject(badBodyField('credential'));
     expect(await refusal(verification.verify(ctx, 'dc+sd-jwt', { credential: 'a b' }))).toMatchObject(badBodyField('credential'));
     expect(await refusal(verification.verify(ctx, 'dc+sd-jwt', { credential: 'x'.repeat(100_001) }))).toMatchObject(badBodyField('credential'));
@@ -182,8 +219,14 @@ describe('the verify API service', () => {
 
   it('refuses a format not verifiable yet (400) and one whose verifier the host did not compose (503), never calling a verifier', async () => {
     const { verification, ctx, calls } = await setup();
-    expect(await refusal(verification.verify(ctx, 'ldp_vc', { credential: 'x' }))).toMatchObject({ code: 'BadRequest', message: 'The ldp_vc format is not verifiable yet' });
-    expect(await refusal(verification.verify(ctx, 'mso_mdoc', { credential: 'x' }))).toMatchObject({ code: 'ServiceUnavailable', message: 'This server has no mso_mdoc verifier' });
+    expect(await refusal(verification.verify(ctx, 'ldp_vc', { credential: 'x' }))).toMatchObject({
+      code: 'BadRequest',
+      message: 'The ldp_vc format is not verifiable yet',
+    });
+    expect(await refusal(verification.verify(ctx, 'mso_mdoc', { credential: 'x' }))).toMatchObject({
+      code: 'ServiceUnavailable',
+      message: 'This server has no mso_mdoc verifier',
+    });
     expect(calls).toHaveLength(0);
   });
 
@@ -203,7 +246,8 @@ describe('the verify API service', () => {
 
   it('admin and verifier may verify; issuer and auditor may not', async () => {
     const { verification, acme } = await setup();
-    for (const role of ['admin', 'verifier'] as const) expect((await verification.verify(contextFor(acme, role), 'dc+sd-jwt', { credential: 'good' })).verified).toBe(true);
+    for (const role of ['admin', 'verifier'] as const)
+      expect((await verification.verify(contextFor(acme, role), 'dc+sd-jwt', { credential: 'good' })).verified).toBe(true);
     for (const role of ['issuer', 'managed-issuer', 'auditor'] as const) {
       expect(await refusal(verification.verify(contextFor(acme, role), 'dc+sd-jwt', { credential: 'good' }))).toMatchObject({ code: 'Forbidden' });
     }
