@@ -14,8 +14,8 @@ import {
   parseMasterKey,
 } from '@vellum/crypto';
 import { createWalletTokens, loadDigests } from '@vellum/crypto';
-import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
-import { createFormatSigners } from '@vellum/formats';
+import { createCertificateChainValidator, createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import { createFormatSigners, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
 import { cacheReads } from '@vellum/store-cache';
@@ -148,6 +148,9 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       http,
       // Wallet providers' Token Status Lists are zlib streams (docs/dpop-and-attestation.md "Trusted wallet providers").
       inflater: createInflater(),
+      // The verify API's mDoc verifier (docs/verification.md): CBOR and COSE read, chains to the tenant's trusted IACAs.
+      mdocReader: createMdocReader(),
+      certificateChains: createCertificateChainValidator(),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

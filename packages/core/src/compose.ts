@@ -1,3 +1,6 @@
+import { createSdJwtVcVerifier } from './verification/sd-jwt-vc.ts';
+import { createMdocVerifier } from './verification/mso-mdoc.ts';
+import type { CertificateChainValidator, MdocReader } from './verification/mdoc-ports.ts';
 import { type AnalyticsService, createAnalyticsService } from './events/service.ts';
 import { createEventRecorder, type EventLosses, type EventRecorder } from './events/recorder.ts';
 import { type CredentialConfigurationService, createCredentialConfigurationService } from './configurations/service.ts';
@@ -63,6 +66,9 @@ import {
 import { type ClaimSourceService, createClaimSourceService } from './claim-sources/service.ts';
 import { createWalletClientService, type WalletClientService } from './oauth-clients/service.ts';
 import { createWalletProviderService, type WalletProviderService } from './wallet-providers/service.ts';
+import type { FormatVerifiers } from './verification/model.ts';
+import { createVerificationService, type VerificationService } from './verification/service.ts';
+import { createTrustedIssuerService, type TrustedIssuerService } from './verification/trusted-issuers/service.ts';
 import { createWalletProviderTrust, type Inflater, type WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
 import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
@@ -174,6 +180,20 @@ export interface VellumDeps extends AddressingOptions {
   inflater?: Inflater;
   /** How long a tenant's trusted wallet providers are reused before the store is read again, in ms (default 5000). */
   walletProviderCacheMs?: number;
+  /**
+   * Verifiers of credential formats for the verify API (docs/verification.md), added to the ones
+   * Vellum registers itself; a format with none is refused with 503.
+   */
+  formatVerifiers?: FormatVerifiers;
+  /** How long a tenant's trusted issuers are reused before the store is read again, in ms (default 5000). */
+  trustedIssuerCacheMs?: number;
+  /**
+   * Reads mDocs (CBOR, COSE) and validates certificate chains for the mDoc verifier: @vellum/formats'
+   * createMdocReader and @vellum/crypto's createCertificateChainValidator. Without both, mso_mdoc is
+   * not verified (the verify API answers 503).
+   */
+  mdocReader?: MdocReader;
+  certificateChains?: CertificateChainValidator;
 }
 
 /** Every use case of the platform, wired once. */
@@ -205,6 +225,10 @@ export interface Vellum {
    * revoked in its status list): the port the token and credential endpoints ask.
    */
   walletProviderTrust: WalletProviderTrust;
+  /** `/v2/credentials/trusted-issuers`: who the tenant trusts to issue what it verifies (docs/verification.md). */
+  trustedIssuers: TrustedIssuerService;
+  /** `POST /v2/credentials/{profile}/verify`: one credential checked against the tenant's trusted issuers. */
+  verification: VerificationService;
   /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
   walletTokens: WalletTokens;
   addressing: Addressing;
@@ -331,6 +355,21 @@ export function createVellum(deps: VellumDeps): Vellum {
   });
   // What the endpoints check attestations against: the tenant's providers, unless the host gives its own.
   const attestationTrust = deps.walletProviderTrust ?? walletProviderTrust;
+  const trustedIssuers = createTrustedIssuerService({
+    store,
+    clock,
+    ids,
+    events: recorder,
+    x509,
+    ...(deps.trustedIssuerCacheMs !== undefined ? { cacheMs: deps.trustedIssuerCacheMs } : {}),
+  });
+  // ── Format verifiers (docs/verification.md) ──────────────────────────────────────────────────────
+  // Vellum's own verifiers first, so that a host's own verifier of a format still replaces one.
+  const formatVerifiers: FormatVerifiers = {
+    'dc+sd-jwt': createSdJwtVcVerifier({ jwtProofs, digests: deps.digests }),
+    ...(deps.mdocReader && deps.certificateChains ? { mso_mdoc: createMdocVerifier({ reader: deps.mdocReader, chains: deps.certificateChains }) } : {}),
+    ...deps.formatVerifiers,
+  };
   return {
     dpop,
     users: createUserService({ store, clock, ids, events: recorder }),
@@ -347,6 +386,8 @@ export function createVellum(deps: VellumDeps): Vellum {
       onChange: (tenantId) => walletProviderTrust.invalidate(tenantId),
     }),
     walletProviderTrust,
+    trustedIssuers,
+    verification: createVerificationService({ clock, events: recorder, trustedIssuers, verifiers: formatVerifiers }),
     offers: createOfferService({ store, clock, ids, digests: deps.digests, secrets: deps.secretBox, events: recorder }),
     tokenEndpoint: createTokenEndpoint({
       store,

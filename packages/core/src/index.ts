@@ -200,6 +200,12 @@ export * from './wallet-providers/rules.ts';
 export * from './wallet-providers/service.ts';
 export * from './wallet-providers/trust.ts';
 export * from './wallet-providers/trusted-list.ts';
+export * from './verification/model.ts';
+export * from './verification/schema.ts';
+export * from './verification/service.ts';
+export * from './verification/trusted-issuers/model.ts';
+export * from './verification/trusted-issuers/schema.ts';
+export * from './verification/trusted-issuers/service.ts';
 
 export * from './compose.ts';
 

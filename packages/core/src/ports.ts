@@ -18,6 +18,7 @@ import type { KeyRepository, PlatformKeyRepository, TenantSigningKeyRepository }
 import type { DocumentSignerRepository, IacaRepository } from './mdoc-pki/ports.ts';
 import type { WalletClientRepository } from './oauth-clients/model.ts';
 import type { WalletProviderRepository } from './wallet-providers/model.ts';
+import type { TrustedIssuerRepository } from './verification/trusted-issuers/model.ts';
 import type { AuthorizationRepository } from './oauth/authorization-model.ts';
 import type { NonceRepository } from './oauth/ports.ts';
 import type { RefreshTokenRepository } from './oauth/refresh-tokens.ts';
@@ -52,6 +53,7 @@ export type { KeyManager, KeyRepository, PlatformKeyRecord, PlatformKeyRepositor
 export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaRepository, X509Authority } from './mdoc-pki/ports.ts';
 export type { WalletClientRepository } from './oauth-clients/model.ts';
 export type { WalletProviderRepository } from './wallet-providers/model.ts';
+export type { TrustedIssuerRepository } from './verification/trusted-issuers/model.ts';
 export type { AuthorizationRepository } from './oauth/authorization-model.ts';
 export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletClaimsToIssue, WalletTokens } from './oauth/ports.ts';
 export type { OfferRepository } from './offers/ports.ts';
@@ -105,6 +107,8 @@ export interface Repositories {
   walletClients: WalletClientRepository;
   /** The tenant's trusted wallet providers (docs/dpop-and-attestation.md "Trusted wallet providers"). */
   walletProviders: WalletProviderRepository;
+  /** The tenant's trusted issuers of the credentials it verifies (docs/verification.md). */
+  trustedIssuers: TrustedIssuerRepository;
   /** The tenant's OpenID Connect provider (docs/authentication.md). */
   authenticationProviders: AuthenticationProviderRepository;
   /** The tenant's OpenID settings: the interaction hook (docs/authentication.md). */

@@ -152,4 +152,8 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ...collection('/v1/openid/clients', '{clientId}', 'WalletClient'),
   ['POST /v1/openid/clients/{clientId}/rotate-secret', 'rotateWalletClientSecret'],
   ...collection('/v1/openid/wallet-providers', '{id}', 'WalletProvider'),
+  // Verification (docs/verification.md).
+  ...collection('/v2/credentials/trusted-issuers', '{id}', 'TrustedIssuer'),
+  ['POST /v2/credentials/sd-jwt/verify', 'verifySdJwtCredential'],
+  ['POST /v2/credentials/mobile/verify', 'verifyMobileCredential'],
 ]);

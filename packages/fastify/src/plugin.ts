@@ -30,6 +30,7 @@ import { openIdConfigurationRoutes } from './routes/openid-configuration.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { walletClientRoutes } from './routes/wallet-clients.ts';
 import { walletProviderRoutes } from './routes/wallet-providers.ts';
+import { trustedIssuerRoutes, verificationRoutes } from './routes/verification.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { issuedCredentialRoutes } from './routes/issued-credentials.ts';
 import { deferredIssuanceRoutes } from './routes/deferred-issuances.ts';
@@ -113,6 +114,8 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(adminClientRoutes, { services });
     await tenantScope.register(walletClientRoutes, { services });
     await tenantScope.register(walletProviderRoutes, { services });
+    await tenantScope.register(trustedIssuerRoutes, { services });
+    await tenantScope.register(verificationRoutes, { services });
   });
   policy.addPreflightRoutes();
   // Global, like the admin token endpoint: the document is the same on every host (docs/api-reference.md).

@@ -30,6 +30,8 @@ import type {
   OpenIdSettingsService,
   WalletClientService,
   WalletProviderService,
+  TrustedIssuerService,
+  VerificationService,
   WalletTokens,
   StatusListService,
 } from '@vellum/core';
@@ -86,6 +88,10 @@ export interface VellumServices {
   walletClients: WalletClientService;
   /** `/v1/openid/wallet-providers`: the wallet providers the tenant trusts (docs/dpop-and-attestation.md). */
   walletProviders: WalletProviderService;
+  /** `/v2/credentials/trusted-issuers`: who the tenant trusts to issue what it verifies (docs/verification.md). */
+  trustedIssuers: TrustedIssuerService;
+  /** `POST /v2/credentials/{profile}/verify` (docs/verification.md). */
+  verification: VerificationService;
   /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (docs/status-lists.md). */
   statusLists: StatusListService;
 }

@@ -3,6 +3,7 @@
 import {
   createVellum,
   type HttpClient,
+  type FormatVerifiers,
   type Inflater,
   type KeyManager,
   type RateLimitSettings,
@@ -53,6 +54,8 @@ export interface TestAppOptions {
   http?: HttpClient;
   /** zlib for wallet providers' status lists; none unless given. */
   inflater?: Inflater;
+  /** Format verifiers for the verify API (none unless given). */
+  formatVerifiers?: FormatVerifiers;
 }
 
 export async function buildTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): Promise<TestApp> {
@@ -92,6 +95,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
     ...(options.dpopNonceRequired ? { dpopNonceRequired: true } : {}),
     ...(options.http ? { http: options.http } : {}),
     ...(options.inflater ? { inflater: options.inflater } : {}),
+    ...(options.formatVerifiers ? { formatVerifiers: options.formatVerifiers } : {}),
   });
   const { tenants } = services;
 

@@ -26,6 +26,7 @@ import { createMemoryRateLimits } from './rate-limits.ts';
 import { type DeferredIssuanceState, deferredIssuanceRepositories, emptyDeferredIssuanceState } from './deferred-issuances.ts';
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 import { emptyWalletProviderState, walletProviderRepositories, type WalletProviderState } from './wallet-providers.ts';
+import { emptyTrustedIssuerState, trustedIssuerRepositories, type TrustedIssuerState } from './trusted-issuers.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
 import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, slice, tenantPage, tenantValues } from './rows.ts';
 
@@ -58,6 +59,7 @@ interface State {
   /** Wallet (OAuth) clients (./wallet-clients.ts). */
   walletClients: WalletClientState;
   walletProviders: WalletProviderState;
+  trustedIssuers: TrustedIssuerState;
   /** Authentication providers, OpenID settings and claim sources (./authentication.ts). */
   authentication: AuthenticationState;
   /** Runs of the Authorization Code flow (./authorizations.ts). */
@@ -89,6 +91,7 @@ const emptyState = (): State => ({
   deferredIssuances: emptyDeferredIssuanceState(),
   walletClients: emptyWalletClientState(),
   walletProviders: emptyWalletProviderState(),
+  trustedIssuers: emptyTrustedIssuerState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
   refreshTokens: new Map(),
@@ -125,6 +128,7 @@ function repositories(get: () => State): Repositories {
     ...offerRepositories(() => get().offers, next),
     ...walletClientRepositories(() => get().walletClients, next),
     ...walletProviderRepositories(() => get().walletProviders, next),
+    ...trustedIssuerRepositories(() => get().trustedIssuers, next),
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
     ...refreshTokenRepositories(() => get().refreshTokens),

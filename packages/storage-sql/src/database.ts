@@ -22,6 +22,7 @@ import type { NoncesTable, OffersTable, TenantSigningKeysTable, UsersTable } fro
 import type { WebhookDeliveriesTable, WebhookSigningKeysTable, WebhooksTable } from './webhooks.table.ts';
 import type { WalletClientsTable } from './wallet-clients.table.ts';
 import type { WalletProvidersTable } from './wallet-providers.table.ts';
+import type { TrustedIssuersTable } from './trusted-issuers.table.ts';
 
 /** The SQL dialects the store speaks. */
 export type SqlDialectKind = 'sqlite' | 'postgres';
@@ -51,6 +52,7 @@ export interface VellumDatabase {
   rate_limits: RateLimitsTable;
   wallet_clients: WalletClientsTable;
   wallet_providers: WalletProvidersTable;
+  trusted_issuers: TrustedIssuersTable;
   authentication_providers: AuthenticationProvidersTable;
   openid_settings: OpenIdSettingsTable;
   claim_sources: ClaimSourcesTable;

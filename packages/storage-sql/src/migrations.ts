@@ -958,6 +958,27 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    '0027_trusted_issuers': {
+      async up(db: Kysely<any>) {
+        // The tenant's trusted issuers (docs/verification.md "Trusted issuers"): formats and types as
+        // JSON text, the one anchor as JSON text. Ids are UUIDs, unique across tenants; pages by (tenant_id, seq).
+        await db.schema
+          .createTable('trusted_issuers')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('formats', 'text', (c) => c.notNull())
+          .addColumn('types', 'text')
+          .addColumn('anchors', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('trusted_issuers_id_unique').unique().on('trusted_issuers').column('id').execute();
+        await db.schema.createIndex('trusted_issuers_tenant_id_seq').on('trusted_issuers').columns(['tenant_id', 'seq']).execute();
+      },
+    },
   };
 }
 

@@ -36,6 +36,7 @@ import { webhookRepositoriesOn } from './webhook-repositories.ts';
 import { offerRepositoriesOn } from './offer-repositories.ts';
 import { walletClientRepositoriesOn } from './wallet-clients.table.ts';
 import { walletProviderRepositoriesOn } from './wallet-providers.table.ts';
+import { trustedIssuerRepositoriesOn } from './trusted-issuers.table.ts';
 import { authenticationRepositoriesOn } from './authentication-repositories.ts';
 import { authorizationRepositoriesOn } from './authorizations.table.ts';
 import { statusListRepositoriesOn } from './status-lists.table.ts';
@@ -80,6 +81,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
     ...offerRepositoriesOn(db, kind),
     ...walletClientRepositoriesOn(db),
     ...walletProviderRepositoriesOn(db, kind),
+    ...trustedIssuerRepositoriesOn(db, kind),
     ...authenticationRepositoriesOn(db),
     ...authorizationRepositoriesOn(db, kind),
     ...refreshTokenRepositoriesOn(db, kind),

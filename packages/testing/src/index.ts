@@ -16,6 +16,7 @@ export * from './wallet.ts';
 export { makeDelivery, makeSigningKey, makeWebhook } from './store-contract-webhooks.ts';
 export * from './store-contract-wallet-clients.ts';
 export * from './store-contract-wallet-providers.ts';
+export * from './store-contract-trusted-issuers.ts';
 export * from './store-contract-authorizations.ts';
 export * from './store-contract-status-lists.ts';
 export * from './webhook-receiver.ts';

@@ -8,6 +8,7 @@ import { describeAuthenticationContract } from './store-contract-authentication.
 import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
 import { describeWalletProviderContract } from './store-contract-wallet-providers.ts';
+import { describeTrustedIssuerContract } from './store-contract-trusted-issuers.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
 import { describeRetentionContract } from './store-contract-retention.ts';
@@ -558,6 +559,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeRateLimitContract(() => store);
     describeWalletClientContract(() => store);
     describeWalletProviderContract(() => store);
+    describeTrustedIssuerContract(() => store);
     describeAuthorizationContract(() => store);
     describeStatusListContract(() => store);
     describeRetentionContract(() => store);

@@ -118,6 +118,13 @@ export const EVENT_PREFIXES = {
   WALLET_PROVIDER_LIST: 'openid',
   WALLET_PROVIDER_UPDATE: 'openid',
   WALLET_PROVIDER_DELETE: 'openid',
+  // Verification (docs/decisions.md "Trusted issuers and the verify API (issue 31)").
+  TRUSTED_ISSUER_CREATE: 'verification',
+  TRUSTED_ISSUER_RETRIEVE: 'verification',
+  TRUSTED_ISSUER_LIST: 'verification',
+  TRUSTED_ISSUER_UPDATE: 'verification',
+  TRUSTED_ISSUER_DELETE: 'verification',
+  CREDENTIAL_VERIFY: 'verification',
   // Offers, the token and nonce endpoints (docs/decisions.md "Analytic events"; OPENID_NONCE per docs/decisions.md "Analytic events").
   OPENID_OFFER_CREATE: 'openid',
   OPENID_PRE_AUTHORIZED_OFFER_CREATE: 'openid',

@@ -26,6 +26,8 @@ export const PERMISSIONS = [
   // What the Authorization Code flow runs on: wallet clients, the authentication provider, the
   // interaction hook and claim sources (docs/authentication.md).
   'issuance-setup',
+  // Verification: trusted issuers and the verify API (docs/verification.md).
+  'verification',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -36,7 +38,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: PERMISSIONS,
   issuer: ['custom-domain', 'dids', 'configurations:write', 'iacas:create', ...ISSUING],
   'managed-issuer': ['custom-domain', ...ISSUING],
-  verifier: ['custom-domain', 'dids'],
+  verifier: ['custom-domain', 'dids', 'verification'],
   'dts-provider': ['custom-domain', 'dids'],
   'dts-consumer': [],
   auditor: ['events:read'],
