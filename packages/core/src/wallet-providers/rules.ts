@@ -1,3 +1,4 @@
+import { caAnchorProblem } from '../mdoc-pki/ca-anchor.ts';
 import type { Static } from '@sinclair/typebox';
 import type { X509Authority } from '../mdoc-pki/ports.ts';
 import { outboundUrl, Problems } from '../shared/body-problems.ts';
@@ -69,7 +70,7 @@ export function checkWalletProviderInput(input: unknown, deps: WalletProviderRul
   if (body.x509 !== undefined && !p.details.some((d) => d.param.startsWith('x509'))) {
     const pems = checkRootCertificates(body.x509, 'x509', (at, msg, value) => p.add(at, msg, value));
     pems?.forEach((pem, i) => {
-      const problem = caProblem(deps, pem);
+      const problem = caAnchorProblem(deps, pem);
       if (problem !== undefined) p.add(`x509.${i}`, problem);
     });
   }
@@ -105,19 +106,4 @@ export function checkWalletProviderInput(input: unknown, deps: WalletProviderRul
       : {}),
     ...(url !== undefined ? { trustedListUrl: url } : {}),
   };
-}
-
-/** Why a PEM certificate cannot anchor attestations: not readable, no CA, or not valid now. */
-function caProblem(deps: WalletProviderRuleDeps, pem: string): string | undefined {
-  try {
-    const info = deps.x509.parseCertificate(pem);
-    if (!info.isCa) return 'Not a CA certificate (BasicConstraints cA is not true)';
-    const now = deps.now.getTime();
-    if (info.notAfter.getTime() <= now) return 'The certificate has expired';
-    if (info.notBefore.getTime() > now) return 'The certificate is not valid yet';
-    return undefined;
-  } catch {
-    // The reader's 400 names its own field; here any failure is this entry's problem.
-    return 'Not a readable X.509 certificate';
-  }
 }

@@ -1,3 +1,4 @@
+import { caAnchorProblem } from '../../mdoc-pki/ca-anchor.ts';
 import type { Static } from '@sinclair/typebox';
 import type { CredentialFormat } from '../../configurations/model.ts';
 import type { EventRecorder } from '../../events/recorder.ts';
@@ -95,7 +96,7 @@ export function checkTrustedIssuerInput(input: unknown, deps: { x509: Pick<X509A
   if (body.certificates !== undefined && !p.details.some((d) => d.param.startsWith('certificates'))) {
     const pems = checkRootCertificates(body.certificates, 'certificates', (at, msg, value) => p.add(at, msg, value));
     pems?.forEach((pem, i) => {
-      const problem = caProblem(deps, pem);
+      const problem = caAnchorProblem(deps, pem);
       if (problem !== undefined) p.add(`certificates.${i}`, problem);
     });
   }
@@ -108,20 +109,6 @@ export function checkTrustedIssuerInput(input: unknown, deps: { x509: Pick<X509A
     ...(body.certificates ? { certificates: [...body.certificates] } : {}),
     ...(body.did !== undefined ? { did: body.did } : {}),
   };
-}
-
-/** Why a PEM certificate cannot anchor issuers: not readable, no CA, or not valid now. */
-function caProblem(deps: { x509: Pick<X509Authority, 'parseCertificate'>; now: Date }, pem: string): string | undefined {
-  try {
-    const info = deps.x509.parseCertificate(pem);
-    if (!info.isCa) return 'Not a CA certificate (BasicConstraints cA is not true)';
-    const now = deps.now.getTime();
-    if (info.notAfter.getTime() <= now) return 'The certificate has expired';
-    if (info.notBefore.getTime() > now) return 'The certificate is not valid yet';
-    return undefined;
-  } catch {
-    return 'Not a readable X.509 certificate';
-  }
 }
 
 const missing = () => notFound('The tenant has no such trusted issuer');
