@@ -90,8 +90,13 @@ describe('createMdocReader().readStatusList (draft-ietf-oauth-status-list §5.2)
         ]),
       ],
     ]);
-    const protectedHeader = new cose.Header().setParam(1, -7).setParam(16, 'application/statuslist+cwt');
-    const unprotected = new cose.Header().setParam(33, der);
+    const protectedHeader = new cose.Header(
+      new Map<number, unknown>([
+        [1, -7],
+        [16, 'application/statuslist+cwt'],
+      ]) as never,
+    );
+    const unprotected = new cose.Header(new Map<number, unknown>([[33, der]]) as never);
     const token = cose.Sign1Message.withTag(new cose.Sign1Message(cose.encodeCBOR(claims), protectedHeader, unprotected).toBytes(key));
     const read = reader.readStatusList(token);
     if (!read.ok) throw new Error(read.reason);
