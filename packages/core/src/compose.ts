@@ -366,7 +366,7 @@ export function createVellum(deps: VellumDeps): Vellum {
   // ── Format verifiers (docs/verification.md) ──────────────────────────────────────────────────────
   // Vellum's own verifiers first, so that a host's own verifier of a format still replaces one.
   const formatVerifiers: FormatVerifiers = {
-    'dc+sd-jwt': createSdJwtVcVerifier({ jwtProofs, digests: deps.digests }),
+    'dc+sd-jwt': createSdJwtVcVerifier({ jwtProofs, digests: deps.digests, ...(deps.certificateChains ? { certificates: deps.certificateChains } : {}) }),
     ...(deps.mdocReader && deps.certificateChains ? { mso_mdoc: createMdocVerifier({ reader: deps.mdocReader, chains: deps.certificateChains }) } : {}),
     ...deps.formatVerifiers,
   };

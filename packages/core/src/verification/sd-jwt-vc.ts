@@ -8,6 +8,7 @@ import type { PublicJwk } from '../keys/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { base64UrlToBytes, bytesToBase64Url } from '../shared/encoding.ts';
 import type { Digests } from '../shared/ports.ts';
+import type { CertificateChainValidator } from './mdoc-ports.ts';
 import type { FormatVerifier, IssuerAnchor, VerificationCheck, VerificationResult, VerifyOptions } from './model.ts';
 
 export interface SdJwtVcVerifierDeps {
@@ -15,6 +16,8 @@ export interface SdJwtVcVerifierDeps {
   jwtProofs: Pick<JwtProofVerifier, 'verifyWithX5c' | 'verifyWithKey'>;
   /** SHA-256 of disclosures and of the presentation for `sd_hash` (RFC 9901 §4.2.3, §4.3.1). */
   digests: Pick<Digests, 'sha256'>;
+  /** Reads the AuthorityKeyIdentifiers of the `x5c` chain (VerificationResult.issuer.authorityKeyIds); without it they are not reported. */
+  certificates?: Pick<CertificateChainValidator, 'authorityKeyIds'>;
 }
 
 const ALGORITHMS = ['ES256', 'EdDSA'] as const;
@@ -260,6 +263,9 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
         if (!alone.ok) signatureReason = alone.reason;
         issuer = { kind: 'x509', id, trusted: false };
       }
+      const ders = header.x5c.map((c) => base64UrlToBytes((c as string).replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')));
+      const authorityKeyIds = deps.certificates?.authorityKeyIds?.(ders.filter((der): der is Uint8Array => der !== undefined));
+      if (authorityKeyIds) issuer = { ...issuer, authorityKeyIds };
     } else {
       const kid = typeof header.kid === 'string' ? header.kid : undefined;
       const did = kid?.startsWith('did:') ? (kid.split('#')[0] as string) : iss?.startsWith('did:') ? iss : undefined;
@@ -346,6 +352,10 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       }
     } else if (options.nonce !== undefined || options.audience !== undefined) check('key-binding', false, 'A key binding JWT is required');
 
+    // Holder binding holds when a key binding JWT verified, and its nonce and audience when expected.
+    const binding = checks.filter((c) => c.check === 'key-binding' || c.check === 'nonce' || c.check === 'audience');
+    const holderBound = binding.some((c) => c.check === 'key-binding') && binding.every((c) => c.ok);
+
     // Token Status List (draft-ietf-oauth-status-list §6.1): named, not fetched here.
     const status = isObject(payload.status) && isObject(payload.status.status_list) ? ('not-checked' as const) : undefined;
 
@@ -355,6 +365,7 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       claims,
       ...(validity ? { validity } : {}),
       ...(status ? { status } : {}),
+      holderBound,
     });
   };
 }
