@@ -2,7 +2,14 @@
 import 'reflect-metadata';
 import { createHash, createPublicKey, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { DomainError } from '@vellum/core';
-import { AuthorityKeyIdentifierExtension, BasicConstraintsExtension, PemConverter, SubjectAlternativeNameExtension, SubjectKeyIdentifierExtension, X509Certificate } from '@peculiar/x509';
+import {
+  AuthorityKeyIdentifierExtension,
+  BasicConstraintsExtension,
+  PemConverter,
+  SubjectAlternativeNameExtension,
+  SubjectKeyIdentifierExtension,
+  X509Certificate,
+} from '@peculiar/x509';
 
 /** A public key as a JWK; IACAs Vellum imports may use curves other than P-256. */
 export interface CertificatePublicJwk {
