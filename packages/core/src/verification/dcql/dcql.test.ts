@@ -397,6 +397,26 @@ describe('evaluateDcql', () => {
     ]);
   });
 
+  it('treats ids that are names of Object members as plain ids', () => {
+    const query = q(sdJwt({ id: 'constructor' }), sdJwt({ id: '__proto__' }));
+    expect(evaluateDcql(query, {}).failures).toEqual(['credential "constructor" not presented', 'credential "__proto__" not presented']);
+    const presented = Object.fromEntries([
+      ['constructor', [pid()]],
+      ['__proto__', [pid()]],
+    ]);
+    const evaluation = evaluateDcql(query, presented);
+    expect(evaluation.satisfied).toBe(true);
+    expect(Object.keys(evaluation.credentials)).toEqual(['constructor', '__proto__']);
+    expect(Object.getPrototypeOf(evaluation.credentials)).toBe(Object.prototype);
+    expect(evaluateDcql(q(sdJwt()), { toString: [pid()] } as never).failures).toEqual([
+      'unrequested credential id "toString"',
+      'credential "pid" not presented',
+    ]);
+    expect(dcqlProblems(q({ id: 'x', format: 'constructor', meta: {} }))).toEqual([
+      { path: '/credentials/0/format', message: 'Vellum does not verify the format "constructor"' },
+    ]);
+  });
+
   it('never satisfies a query with problems', () => {
     const evaluation = evaluateDcql(q(sdJwt(), sdJwt()), { pid: [pid()] });
     expect(evaluation.satisfied).toBe(false);

@@ -40,7 +40,7 @@ export function dcqlProblems(query: DcqlQuery): DcqlProblem[] {
 
     const { format } = credential;
     if (!(VERIFIABLE_FORMATS as readonly string[]).includes(format)) add(`${at}/format`, `Vellum does not verify the format ${quote(format)}`);
-    const needed = META_OF[format];
+    const needed = Object.hasOwn(META_OF, format) ? META_OF[format] : undefined;
     if (needed && credential.meta[needed] === undefined) add(`${at}/meta`, `meta.${needed} is required for ${format}`);
     for (const member of META_MEMBERS)
       if (member !== needed && credential.meta[member] !== undefined) add(`${at}/meta/${member}`, `meta.${member} does not apply to ${quote(format)}`);
@@ -191,19 +191,26 @@ export function evaluateDcql(query: DcqlQuery, presented: Record<string, Verific
       else claims.push(outcome.claims);
     });
     const satisfied = own.length === 0;
-    credentials[query_.id] = { satisfied, claims: satisfied ? claims : [], failures: own };
+    // An own member even for an id such as __proto__ (ids are the query's; letters and _ are allowed).
+    Object.defineProperty(credentials, query_.id, {
+      value: { satisfied, claims: satisfied ? claims : [], failures: own },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     // Something presented must answer its query, whether or not it was required.
     if (results.length > 0 && !satisfied) failures.push(`credential ${quote(query_.id)} does not answer its query`);
   }
 
-  const answered = (id: string) => credentials[id]?.satisfied === true;
+  const answered = (id: string) => Object.hasOwn(credentials, id) && credentials[id]?.satisfied === true;
   if (query.credential_sets) {
     query.credential_sets.forEach((set, s) => {
       if ((set.required ?? true) && !set.options.some((option) => option.every(answered))) failures.push(`credential set ${s} not satisfied`);
     });
   } else {
+    // Every credential query is required; one presented that does not answer is already a failure above.
     for (const credential of query.credentials)
-      if (!answered(credential.id) && !(presented[credential.id]?.length ?? 0)) failures.push(`credential ${quote(credential.id)} not presented`);
+      if (credentials[credential.id]?.failures.includes('not presented')) failures.push(`credential ${quote(credential.id)} not presented`);
   }
   return { satisfied: failures.length === 0, credentials, failures };
 }
