@@ -369,7 +369,12 @@ export function createVellum(deps: VellumDeps): Vellum {
   // The status lists credentials name, read through the outbound guard and kept for their ttl.
   const readStatusLists = createStatusListLookup({ clock, ...(deps.http ? { http: deps.http } : {}), ...(deps.inflater ? { inflater: deps.inflater } : {}) });
   const formatVerifiers: FormatVerifiers = {
-    'dc+sd-jwt': createSdJwtVcVerifier({ jwtProofs, digests: deps.digests, statusLists: readStatusLists }),
+    'dc+sd-jwt': createSdJwtVcVerifier({
+      jwtProofs,
+      digests: deps.digests,
+      statusLists: readStatusLists,
+      ...(deps.certificateChains ? { certificates: deps.certificateChains } : {}),
+    }),
     ...(deps.mdocReader && deps.certificateChains
       ? { mso_mdoc: createMdocVerifier({ reader: deps.mdocReader, chains: deps.certificateChains, statusLists: readStatusLists }) }
       : {}),

@@ -210,6 +210,7 @@ export {
 export * from './wallet-providers/trusted-list.ts';
 export * from './verification/model.ts';
 export * from './verification/schema.ts';
+export * from './verification/dcql/index.ts';
 export * from './verification/service.ts';
 export * from './verification/trusted-issuers/model.ts';
 export * from './verification/trusted-issuers/schema.ts';

@@ -81,4 +81,10 @@ export interface CertificateChainValidator {
    * `outOfDate` when the path holds and only a validity period excludes `at`.
    */
   validate(chain: readonly Uint8Array[], anchorPem: string, at: Date): { ok: true } | { ok: false; reason: string; outOfDate?: boolean };
+  /**
+   * The keyIdentifier of the AuthorityKeyIdentifier extension (RFC 5280 §4.2.1.1) of each certificate
+   * of `chain` (DER) that has one, base64url, in chain order without repeats; for DCQL
+   * `trusted_authorities` of type `aki`. Unreadable certificates are skipped; never throws.
+   */
+  authorityKeyIds?(chain: readonly Uint8Array[]): string[];
 }

@@ -73,6 +73,7 @@ describe('createMdocVerifier', () => {
       claims: { [NS]: { family_name: 'Turner' } },
       validity: { validFrom: '2026-01-01T00:00:00.000Z', validUntil: '2027-01-01T00:00:00.000Z' },
       status: 'not-checked',
+      holderBound: true,
       checks: ['decode', 'issuer-signature', 'trusted-issuer', 'doc-type', 'digest-algorithm', 'value-digests', 'validity', 'signed', 'device-auth'].map(
         (check) => ({ check, ok: true }),
       ),
@@ -187,6 +188,27 @@ describe('createMdocVerifier', () => {
     const bare = await verifierWith(reading(document({ deviceAuth: undefined } as Partial<MdocDocumentView>), 'issuer-signed')).verify(CREDENTIAL, options);
     expect(bare.verified).toBe(true);
     expect(bare.checks.map((c) => c.check)).not.toContain('device-auth');
+    // Holder binding only for a device signature verified over a given transcript.
+    expect([bad, mac, missing, unchecked, bare].map((r) => r.holderBound)).toEqual([false, false, false, false, false]);
+  });
+
+  it('reports the AuthorityKeyIdentifiers of the x5chain when the chain port reads them, trusted or not', async () => {
+    const x5chain = [Uint8Array.of(0x30, 1), Uint8Array.of(0x30, 2)];
+    const seen: Uint8Array[][] = [];
+    const reader: MdocReader = { read: () => reading(document({ x5chain })), readStatusList: () => ({ ok: false, reason: 'unused' }) };
+    const chains: CertificateChainValidator = {
+      validate: () => ({ ok: false, reason: 'Not issued by it' }),
+      authorityKeyIds: (chain) => {
+        seen.push([...chain]);
+        return ['aki-of-signer'];
+      },
+    };
+    const result = await createMdocVerifier({ reader, chains })(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    expect(seen).toEqual([x5chain]);
+    expect(result.issuer).toEqual({ kind: 'x509', id: 'ab'.repeat(32), trusted: false, authorityKeyIds: ['aki-of-signer'] });
+    // Without the port's method the result names none, as before.
+    const without = await verifierWith(reading(document())).verify(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    expect(without.issuer).not.toHaveProperty('authorityKeyIds');
   });
 });
 

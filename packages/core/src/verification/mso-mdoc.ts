@@ -127,12 +127,16 @@ async function verifyDocument(
   record('signed', signed !== undefined && signed <= now, signed ? `Signed in the future (${signed.toISOString()})` : 'The MSO has no signed time');
 
   // Device authentication (§9.1.3): checked when the caller gives the session transcript.
+  let holderBound = false;
   if (kind === 'device-response') {
     const auth = document.deviceAuth ?? { kind: 'missing' as const };
     if (auth.kind === 'mac') record('device-auth', false, 'deviceMac is not supported; only deviceSignature');
     else if (auth.kind === 'missing') record('device-auth', false, 'The document has no deviceSignature');
     else if (!options.sessionTranscript) checks.push({ check: 'device-auth', ok: true, reason: 'Not checked: no session transcript given' });
-    else record('device-auth', auth.valid === true, auth.reason ?? 'The device signature does not verify over the session transcript');
+    else {
+      holderBound = auth.valid === true;
+      record('device-auth', holderBound, auth.reason ?? 'The device signature does not verify over the session transcript');
+    }
   }
 
   // Status (draft-ietf-oauth-status-list §6.2 for mDocs): read only for a trusted issuer's sound mDoc.
@@ -166,7 +170,9 @@ async function verifyDocument(
       id: document.signerFingerprint,
       trusted: issuerTrusted,
       ...(trustedBy ? { trustedIssuerId: trustedBy.trustedIssuerId } : {}),
+      ...(chains.authorityKeyIds ? { authorityKeyIds: chains.authorityKeyIds(document.x5chain) } : {}),
     },
+    holderBound,
     credentialType: docType,
     claims,
     validity: {

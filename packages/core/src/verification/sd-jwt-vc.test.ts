@@ -109,6 +109,37 @@ describe('createSdJwtVcVerifier (RFC 9901 §7, SD-JWT VC §3)', () => {
     expect(failed(await verify(unbound + kb(unbound), opts()))).toEqual(['key-binding: A key binding JWT for a credential with no cnf.jwk']);
   });
 
+  it('is holder bound only with a verified key binding JWT whose nonce and audience, when expected, match', async () => {
+    const presented = `${issue({})}~`;
+    expect((await verify(presented + kb(presented), opts({ nonce: 'n1', audience: 'v1' }))).holderBound).toBe(true);
+    expect((await verify(presented + kb(presented), opts())).holderBound).toBe(true);
+    expect((await verify(presented, opts())).holderBound).toBe(false);
+    expect((await verify(presented + kb(presented, { nonce: 'other' }), opts({ nonce: 'n1' }))).holderBound).toBe(false);
+    expect((await verify(presented + kb(presented, { aud: 'other' }), opts({ audience: 'v1' }))).holderBound).toBe(false);
+    expect((await verify(presented + kb(presented, {}, { typ: 'JWT' }), opts())).holderBound).toBe(false);
+  });
+
+  it('reports the AuthorityKeyIdentifiers of the x5c chain (standard base64 DER) when given the certificate port', async () => {
+    const seen: Uint8Array[][] = [];
+    const withAki = createSdJwtVcVerifier({
+      jwtProofs,
+      digests: { sha256 },
+      certificates: {
+        authorityKeyIds: (chain) => {
+          seen.push([...chain]);
+          return ['aki-1'];
+        },
+      },
+    });
+    // "+/8=" and "AQID" are standard base64 of 0xfb 0xff and 01 02 03.
+    const x5cJwt = jwt({ typ: 'dc+sd-jwt', alg: 'ES256', x5c: ['+/8=', 'AQID'] }, { iss: 'https://issuer.example', vct: 'urn:pid' }, '+/8=');
+    const result = await withAki(`${x5cJwt}~`, opts({ anchors: [X509_ANCHOR] }));
+    expect(seen).toEqual([[Uint8Array.of(0xfb, 0xff), Uint8Array.of(1, 2, 3)]]);
+    expect(result.issuer).toEqual({ kind: 'x509', id: 'https://issuer.example', trusted: false, authorityKeyIds: ['aki-1'] });
+    // A DID issuer has no chain: none reported.
+    expect((await withAki(`${issue({})}~`, opts())).issuer).not.toHaveProperty('authorityKeyIds');
+  });
+
   it('trusts an x5c issuer through the anchor its chain ends at, and resolves no DID but did:key', async () => {
     const x5cJwt = jwt({ typ: 'dc+sd-jwt', alg: 'ES256', x5c: ['LEAF', 'CA'] }, { iss: 'https://issuer.example', vct: 'urn:pid' }, 'LEAF');
     const trusted = await verify(`${x5cJwt}~`, opts({ anchors: [X509_ANCHOR] }));

@@ -8,6 +8,7 @@ import type { PublicJwk } from '../keys/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { base64UrlToBytes, bytesToBase64Url } from '../shared/encoding.ts';
 import type { Digests } from '../shared/ports.ts';
+import type { CertificateChainValidator } from './mdoc-ports.ts';
 import { jwtStatusListClaims, refuse, type StatusListDecoder, type StatusListLookup, statusListReferenceOf } from '../shared/token-status-lists.ts';
 import type { FormatVerifier, IssuerAnchor, VerificationCheck, VerificationResult, VerifyOptions } from './model.ts';
 import { credentialStatus } from './status.ts';
@@ -19,6 +20,8 @@ export interface SdJwtVcVerifierDeps {
   digests: Pick<Digests, 'sha256'>;
   /** Token Status Lists (shared/token-status-lists.ts); without it a credential naming a status fails the status check. */
   statusLists?: StatusListLookup;
+  /** Reads the AuthorityKeyIdentifiers of the `x5c` chain (VerificationResult.issuer.authorityKeyIds); without it they are not reported. */
+  certificates?: Pick<CertificateChainValidator, 'authorityKeyIds'>;
 }
 
 const ALGORITHMS = ['ES256', 'EdDSA'] as const;
@@ -292,6 +295,9 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
         if (!alone.ok) signatureReason = alone.reason;
         issuer = { kind: 'x509', id, trusted: false };
       }
+      const ders = header.x5c.map((c) => base64UrlToBytes((c as string).replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')));
+      const authorityKeyIds = deps.certificates?.authorityKeyIds?.(ders.filter((der): der is Uint8Array => der !== undefined));
+      if (authorityKeyIds) issuer = { ...issuer, authorityKeyIds };
     } else {
       const kid = typeof header.kid === 'string' ? header.kid : undefined;
       const did = kid?.startsWith('did:') ? (kid.split('#')[0] as string) : iss?.startsWith('did:') ? iss : undefined;
@@ -378,6 +384,10 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       }
     } else if (options.nonce !== undefined || options.audience !== undefined) check('key-binding', false, 'A key binding JWT is required');
 
+    // Holder binding holds when a key binding JWT verified, and its nonce and audience when expected.
+    const binding = checks.filter((c) => c.check === 'key-binding' || c.check === 'nonce' || c.check === 'audience');
+    const holderBound = binding.some((c) => c.check === 'key-binding') && binding.every((c) => c.ok);
+
     // Token Status List (draft-ietf-oauth-status-list §6.1): read only for a trusted issuer's sound
     // credential, so an untrusted one cannot make the server fetch what it names.
     let status: VerificationResult['status'];
@@ -403,6 +413,7 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       claims,
       ...(validity ? { validity } : {}),
       ...(status ? { status } : {}),
+      holderBound,
     });
   };
 }
