@@ -14,7 +14,14 @@ import {
   parseMasterKey,
 } from '@vellum/crypto';
 import { createWalletTokens, loadDigests } from '@vellum/crypto';
-import { createCertificateChainValidator, createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import {
+  cacheCertificatePaths,
+  createCertificateChainValidator,
+  createJwtProofVerifier,
+  createProofVerifier,
+  loadCredentialEncryption,
+  loadNonceCodec,
+} from '@vellum/crypto';
 import { createFormatSigners, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
@@ -150,7 +157,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       inflater: createInflater(),
       // The verify API's mDoc verifier (docs/verification.md): CBOR and COSE read, chains to the tenant's trusted IACAs.
       mdocReader: createMdocReader(),
-      certificateChains: createCertificateChainValidator(),
+      // Each (chain, IACA) path is checked once per process; the dates still on every call (docs/performance.md).
+      certificateChains: cacheCertificatePaths(createCertificateChainValidator(), { maxEntries: 1000 }),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,
