@@ -157,8 +157,12 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       inflater: createInflater(),
       // The verify API's mDoc verifier (docs/verification.md): CBOR and COSE read, chains to the tenant's trusted IACAs.
       mdocReader: createMdocReader(),
-      // Each (chain, IACA) path is checked once per process; the dates still on every call (docs/performance.md).
-      certificateChains: cacheCertificatePaths(createCertificateChainValidator(), { maxEntries: 1000 }),
+      // Each (chain, IACA) path is checked once per process, its dates on every call (docs/decisions.md
+      // "Verification cost and its benchmark (issue 31)"); VELLUM_CERTIFICATE_PATH_CACHE=0 checks it every time.
+      certificateChains:
+        config.certificatePathCache > 0
+          ? cacheCertificatePaths(createCertificateChainValidator(), { maxEntries: config.certificatePathCache })
+          : createCertificateChainValidator(),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,
