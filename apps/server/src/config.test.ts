@@ -45,6 +45,12 @@ describe('VELLUM_SQLITE_SYNCHRONOUS, VELLUM_SQLITE_GROUP_COMMIT and VELLUM_READ_
     expect(config({ VELLUM_READ_CACHE_TTL_MS: '60000' }).readCacheTtlMs).toBe(60_000);
   });
 
+  it('keep 1000 certificate path verdicts by default, 0 for none, and refuse a negative count', () => {
+    expect(config({}).certificatePathCache).toBe(1000);
+    expect(config({ VELLUM_CERTIFICATE_PATH_CACHE: '0' }).certificatePathCache).toBe(0);
+    expect(() => config({ VELLUM_CERTIFICATE_PATH_CACHE: '-1' })).toThrow();
+  });
+
   it.each([
     [{ VELLUM_SQLITE_SYNCHRONOUS: 'off' }, /VELLUM_SQLITE_SYNCHRONOUS must be one of normal, full/],
     [{ VELLUM_SQLITE_GROUP_COMMIT: 'sometimes' }, /VELLUM_SQLITE_GROUP_COMMIT must be true or false/],

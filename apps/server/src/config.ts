@@ -45,6 +45,8 @@ export interface ServerConfig {
   sqliteGroupCommit: boolean;
   /** How long a tenant, custom domain, configuration or key row read from the store is reused (0: never). */
   readCacheTtlMs: number;
+  /** How many certificate path verdicts the verifiers keep per process (VELLUM_CERTIFICATE_PATH_CACHE, default 1000; 0: none). */
+  certificatePathCache: number;
   /** How long a client has to send a whole request, headers and body (VELLUM_REQUEST_TIMEOUT_MS); past it, 408. */
   requestTimeoutMs: number;
   /** How long a client has to send a request's headers (VELLUM_HEADERS_TIMEOUT_MS); at most requestTimeoutMs. */
@@ -222,6 +224,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     sqliteSynchronous: oneOf(env, 'VELLUM_SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     sqliteGroupCommit: read(env, 'VELLUM_SQLITE_GROUP_COMMIT') === undefined ? true : flag(env, 'VELLUM_SQLITE_GROUP_COMMIT'),
     readCacheTtlMs: integer(env, 'VELLUM_READ_CACHE_TTL_MS', 1000, 0, 60_000),
+    certificatePathCache: integer(env, 'VELLUM_CERTIFICATE_PATH_CACHE', 1000, 0, 1_000_000),
     requestTimeoutMs,
     headersTimeoutMs,
     // Longer than the idle timeout of common load balancers (60 s), as Fastify's default, so that

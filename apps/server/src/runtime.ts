@@ -14,7 +14,14 @@ import {
   parseMasterKey,
 } from '@vellum/crypto';
 import { createWalletTokens, loadDigests } from '@vellum/crypto';
-import { createCertificateChainValidator, createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import {
+  cacheCertificatePaths,
+  createCertificateChainValidator,
+  createJwtProofVerifier,
+  createProofVerifier,
+  loadCredentialEncryption,
+  loadNonceCodec,
+} from '@vellum/crypto';
 import { createFormatSigners, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
@@ -150,7 +157,12 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       inflater: createInflater(),
       // The verify API's mDoc verifier (docs/verification.md): CBOR and COSE read, chains to the tenant's trusted IACAs.
       mdocReader: createMdocReader(),
-      certificateChains: createCertificateChainValidator(),
+      // Each (chain, IACA) path is checked once per process, its dates on every call (docs/decisions.md
+      // "Verification cost and its benchmark (issue 31)"); VELLUM_CERTIFICATE_PATH_CACHE=0 checks it every time.
+      certificateChains:
+        config.certificatePathCache > 0
+          ? cacheCertificatePaths(createCertificateChainValidator(), { maxEntries: config.certificatePathCache })
+          : createCertificateChainValidator(),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import type { PublicJwk } from '@vellum/core';
 import { describe, expect, it } from 'vitest';
 import { createDocumentSignerCertificate, createIacaCertificate } from './certificates.ts';
-import { createCertificateChainValidator } from './chain.ts';
+import { cacheCertificatePaths, createCertificateChainValidator } from './chain.ts';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-06-01T00:00:00Z');
@@ -65,5 +65,72 @@ describe('createCertificateChainValidator', () => {
       reason: `Certificate A DS is not valid at ${later.toISOString()}`,
     });
     expect(validator.validate([signer.der], iaca.pem, new Date(NOW.getTime() - 2 * DAY))).toMatchObject({ ok: false, outOfDate: true });
+  });
+});
+
+describe('cacheCertificatePaths', () => {
+  it('answers exactly as the validator it wraps, at every instant, broken paths included', async () => {
+    const a = await pki('A');
+    const b = await pki('B');
+    const plain = createCertificateChainValidator();
+    const cached = cacheCertificatePaths(createCertificateChainValidator());
+    const instants = [-2, -1, 0, 29, 31, 60, 4000].map((days) => new Date(NOW.getTime() + days * DAY));
+    const cases: [Uint8Array[], string][] = [
+      [[a.signer.der], a.iaca.pem],
+      [[a.signer.der, a.iaca.der], a.iaca.pem],
+      [[a.signer.der], b.iaca.pem],
+      [[a.iaca.der], a.iaca.pem],
+      [[], a.iaca.pem],
+      [[Uint8Array.of(1, 2, 3)], a.iaca.pem],
+    ];
+    for (let round = 0; round < 2; round++)
+      for (const [chain, anchor] of cases) for (const at of instants) expect(cached.validate(chain, anchor, at)).toEqual(plain.validate(chain, anchor, at));
+    expect(cached.size()).toBe(cases.length);
+  });
+
+  it('checks the path once per (chain, anchor) and the dates on every call', async () => {
+    const { iaca, signer } = await pki('A');
+    const inner = createCertificateChainValidator();
+    let paths = 0;
+    const cached = cacheCertificatePaths({ ...inner, path: (chain, anchor) => (paths++, inner.path(chain, anchor)) });
+    expect(cached.validate([signer.der], iaca.pem, NOW)).toEqual({ ok: true });
+    const later = new Date(NOW.getTime() + 60 * DAY);
+    expect(cached.validate([signer.der], iaca.pem, later)).toEqual({
+      ok: false,
+      outOfDate: true,
+      reason: `Certificate A DS is not valid at ${later.toISOString()}`,
+    });
+    expect(cached.validate([signer.der], iaca.pem, NOW)).toEqual({ ok: true });
+    expect(paths).toBe(1);
+    // The same leaf under another anchor PEM, and the anchor sent along, are other keys.
+    cached.validate([signer.der, iaca.der], iaca.pem, NOW);
+    cached.validate([signer.der], `${iaca.pem}\n`, NOW);
+    expect(paths).toBe(3);
+  });
+
+  it('keeps at most maxEntries verdicts, dropping the least recently used', async () => {
+    const { iaca, signer } = await pki('A');
+    const others = await Promise.all([pki('B'), pki('C')]);
+    const inner = createCertificateChainValidator();
+    let paths = 0;
+    const cached = cacheCertificatePaths({ ...inner, path: (chain, anchor) => (paths++, inner.path(chain, anchor)) }, { maxEntries: 2 });
+    cached.validate([signer.der], iaca.pem, NOW); // 1
+    cached.validate([others[0].signer.der], others[0].iaca.pem, NOW); // 2
+    cached.validate([signer.der], iaca.pem, NOW); // hit: A is now the most recent
+    cached.validate([others[1].signer.der], others[1].iaca.pem, NOW); // 3, evicts B
+    expect(cached.size()).toBe(2);
+    cached.validate([signer.der], iaca.pem, NOW); // hit
+    expect(paths).toBe(3);
+    cached.validate([others[0].signer.der], others[0].iaca.pem, NOW); // B again: a miss
+    expect(paths).toBe(4);
+    expect(() => cacheCertificatePaths(inner, { maxEntries: 0 })).toThrow();
+  });
+
+  it('refuses an invalid instant rather than throwing', async () => {
+    const { iaca, signer } = await pki('A');
+    expect(cacheCertificatePaths(createCertificateChainValidator()).validate([signer.der], iaca.pem, new Date(Number.NaN))).toMatchObject({
+      ok: false,
+      outOfDate: true,
+    });
   });
 });
