@@ -22,7 +22,7 @@ export function createLinkedDataProofVerifier(): LinkedDataProofVerifier {
       if (key.kty !== 'OKP' || key.crv !== 'Ed25519') return fail('The key is not Ed25519');
       let verifyData: Uint8Array;
       try {
-        verifyData = await linkedDataVerifyData(document, proof);
+        verifyData = await linkedDataVerifyData(document, proof, { streaming: true });
       } catch (error) {
         // A context not bundled, a term no context defines, a relative IRI: nothing a signature can cover.
         return fail(`The document cannot be canonicalised: ${error instanceof Error ? error.message.slice(0, 120) : 'unreadable'}`);
