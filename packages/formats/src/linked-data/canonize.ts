@@ -60,20 +60,15 @@ function refuseDroppedMembers(value: unknown, path: string): void {
  * context defines, a relative IRI, or a member JSON-LD drops is an error rather than silently
  * dropped or guessed, because what is dropped is not covered by the signature.
  */
-export async function toQuads(document: Record<string, unknown>, options: { streaming?: boolean } = {}): Promise<Quad[]> {
+export async function toQuads(document: Record<string, unknown>): Promise<Quad[]> {
   refuseDroppedMembers(document, '$');
-  const parser = new JsonLdParser({
-    documentLoader: { load: loadBundledContext },
-    strictValues: true,
-    baseIRI: NO_BASE,
-    ...(options.streaming ? { streamingProfile: true } : {}),
-  });
+  const parser = new JsonLdParser({ documentLoader: { load: loadBundledContext }, strictValues: true, baseIRI: NO_BASE });
   const quads: Quad[] = [];
   await new Promise<void>((resolve, reject) => {
     parser.on('data', (quad: Quad) => quads.push(quad));
     parser.on('error', reject);
     parser.on('end', () => resolve());
-    parser.write(JSON.stringify(options.streaming ? inStreamingOrder(document) : document));
+    parser.write(JSON.stringify(document));
     parser.end();
   });
   for (const quad of quads) {
@@ -93,25 +88,6 @@ export async function toQuads(document: Record<string, unknown>, options: { stre
     seen.add(key);
     return true;
   });
-}
-
-/**
- * The document with every object's members reordered `@context` first, then `@type` (or `type`),
- * then the rest: JSON-LD gives member order no meaning, and the parser's streaming profile reads
- * documents in that order. The verifier parses that way, because the parser's default mode fails
- * on a presentation that embeds a credential with its own `@context` under the type-scoped
- * `verifiableCredential` (docs/decisions.md "Verifying ldp_vc and did:web issuers (issue 31)").
- */
-export function inStreamingOrder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(inStreamingOrder);
-  if (value === null || typeof value !== 'object') return value;
-  const rank = (key: string) => (key === '@context' ? 0 : key === '@type' || key === 'type' ? 1 : 2);
-  const entries = Object.entries(value).sort(([a], [b]) => rank(a) - rank(b));
-  const out: Record<string, unknown> = {};
-  for (const [key, member] of entries) {
-    Object.defineProperty(out, key, { value: key === '@context' ? member : inStreamingOrder(member), enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }
 
 /** What makes two RDF/JS terms the same term. */
@@ -140,8 +116,8 @@ export interface Quad {
  * group of look-alike blank nodes) is kept, the same one verifiers apply, so a poisoned dataset
  * fails here rather than at every verifier.
  */
-export async function canonizeJsonLd(document: Record<string, unknown>, options: { streaming?: boolean } = {}): Promise<string> {
-  return canonizeQuads(await toQuads(document, options));
+export async function canonizeJsonLd(document: Record<string, unknown>): Promise<string> {
+  return canonizeQuads(await toQuads(document));
 }
 
 /** The canonical N-Quads of quads from `toQuads` (rdf-canonize, RDFC-1.0, its default work limit). */
@@ -156,12 +132,12 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
  * canonical proof options (the proof without `jws`, under the document's `@context`) followed by
  * SHA-256 of the canonical document without its proof.
  */
-export async function linkedDataVerifyData(document: Record<string, unknown>, proof: object, parse: { streaming?: boolean } = {}): Promise<Uint8Array> {
+export async function linkedDataVerifyData(document: Record<string, unknown>, proof: object): Promise<Uint8Array> {
   const { proof: _ignored, ...unsigned } = document;
   const { jws: _jws, proofValue: _proofValue, signatureValue: _signatureValue, ...options } = proof as Record<string, unknown>;
   const [proofHash, documentHash] = await Promise.all([
-    canonizeJsonLd({ '@context': unsigned['@context'], ...options }, parse).then(sha256),
-    canonizeJsonLd(unsigned, parse).then(sha256),
+    canonizeJsonLd({ '@context': unsigned['@context'], ...options }).then(sha256),
+    canonizeJsonLd(unsigned).then(sha256),
   ]);
   const out = new Uint8Array(64);
   out.set(proofHash, 0);

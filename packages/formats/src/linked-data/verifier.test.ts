@@ -12,12 +12,15 @@ import {
   type IssuerAnchor,
   type PublicJwk,
 } from '@vellum/core';
+import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
+import { Ed25519VerificationKey2020 } from '@digitalbazaar/ed25519-verification-key-2020';
+import * as vc from '@digitalbazaar/vc';
 import { describe, expect, it } from 'vitest';
+import { independentContext } from './independent-verifier.ts';
 import { memoryKeyManager } from '../../test/fixtures.ts';
-import { linkedDataVerifyData } from './canonize.ts';
 import { createRevocationListSigner } from './revocation-list.ts';
 import { createLinkedDataSigner } from './signer.ts';
-import { createLinkedDataProofVerifier } from './verifier.ts';
+import { createLinkedDataProofVerifier, verifyDataOf } from './verifier.ts';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const VC_V1 = 'https://www.w3.org/2018/credentials/v1';
@@ -109,7 +112,7 @@ async function setup(options: { issuerDid?: 'key' | 'web' } = {}) {
       challenge,
       domain,
     };
-    const signature = await keys.sign(tenant.id, holderKey.id, await linkedDataVerifyData(vp, proof, { streaming: true }));
+    const signature = await keys.sign(tenant.id, holderKey.id, await verifyDataOf(vp, proof));
     return JSON.stringify({ ...vp, proof: { ...proof, proofValue: `z${base58btcEncode(signature)}` } });
   }
 
@@ -227,5 +230,58 @@ describe('ldp_vc verifier over the real adapters', () => {
     const { verify, anchors } = await setup();
     for (const input of ['', 'not json', '[]', '{"type":"Nothing"}', '{"type":"VerifiablePresentation"}', '{"type":"VerifiableCredential","proof":[]}'])
       expect((await verify(input, { anchors, now: NOW })).verified).toBe(false);
+  });
+});
+
+describe('ldp_vc verifier against Digital Bazaar’s @digitalbazaar/vc', () => {
+  /** An Ed25519 did:key made and held by Digital Bazaar's key class, with an offline document loader. */
+  async function dbKey() {
+    const key = await Ed25519VerificationKey2020.generate();
+    const did = `did:key:${key.fingerprint()}`;
+    key.id = `${did}#${key.fingerprint()}`;
+    key.controller = did;
+    return { key, did };
+  }
+  const documentLoader = async (url: string) => {
+    const document = await independentContext(url);
+    if (!document) throw new Error(`Offline: ${url}`);
+    return { contextUrl: null, documentUrl: url, document: structuredClone(document) };
+  };
+
+  it('verifies a presentation signed by @digitalbazaar/vc around a Vellum credential, and a credential issued by @digitalbazaar/vc', async () => {
+    const { verify, anchors, issue } = await setup();
+    const holder = await dbKey();
+    const vellumVc = await issue({ credentialSubject: { id: holder.did, name: 'Ada' } });
+    const other = await dbKey();
+    const otherVc = await vc.issue({
+      credential: {
+        '@context': [VC_V1, ED2020],
+        id: 'urn:uuid:0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b',
+        type: ['VerifiableCredential'],
+        issuer: other.did,
+        issuanceDate: '2026-05-01T12:00:00Z',
+        credentialSubject: { id: holder.did },
+      },
+      suite: new Ed25519Signature2020({ key: other.key }),
+      documentLoader,
+    });
+    const presentation = vc.createPresentation({ verifiableCredential: [vellumVc, otherVc], holder: holder.did, version: 1.0, now: NOW });
+    const signed = await vc.signPresentation({
+      presentation,
+      suite: new Ed25519Signature2020({ key: holder.key }),
+      challenge: 'n-42',
+      domain: 'https://verifier.example',
+      documentLoader,
+    });
+    const trustBoth = [...anchors, { kind: 'did', trustedIssuerId: 't2', did: other.did, formats: ['ldp_vc'] }] as IssuerAnchor[];
+    const ok = await verify(JSON.stringify(signed), { anchors: trustBoth, now: NOW, nonce: 'n-42', audience: 'https://verifier.example' });
+    expect(failed(ok)).toEqual([]);
+    expect(ok.verified).toBe(true);
+    const wrongChallenge = await verify(JSON.stringify(signed), { anchors: trustBoth, now: NOW, nonce: 'n-43' });
+    expect(failed(wrongChallenge)).toEqual(['challenge']);
+    // The second issuer untrusted: the presentation is refused, and says which credential.
+    const one = await verify(JSON.stringify(signed), { anchors, now: NOW, nonce: 'n-42' });
+    expect(one.verified).toBe(false);
+    expect(failed(one)).toEqual(['credential[1].trusted-issuer']);
   });
 });

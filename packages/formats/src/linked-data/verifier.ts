@@ -1,9 +1,39 @@
 // The core's LinkedDataProofVerifier port (the ldp_vc verifier, docs/verification.md "Verifying
-// ldp_vc"): the same canonicalisation Vellum signs with (bundled contexts only, strict JSON-LD to
-// RDF, RDFC-1.0), then Ed25519 by node:crypto. Never throws: every failure is a reason.
-import { createPublicKey, verify as verifySignature } from 'node:crypto';
+// ldp_vc"): canonicalisation with the bundled contexts only (jsonld.js to RDF, RDFC-1.0), then
+// Ed25519 by node:crypto. Never throws: every failure is a reason.
+import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { base58btcDecode, type LinkedDataProofVerifier, type PublicJwk } from '@vellum/core';
-import { linkedDataVerifyData } from './canonize.ts';
+import jsonld from 'jsonld';
+import { loadBundledContext } from './contexts.ts';
+
+/**
+ * The canonical N-Quads of a document to verify: JSON-LD to RDF by jsonld.js (Digital Bazaar's
+ * JSON-LD processor) in safe mode (a term no context defines, or a relative IRI, is an error), with
+ * the bundled contexts only; RDFC-1.0 by rdf-canonize as when signing. Not the streaming parser
+ * Vellum signs with: it puts the members of a `@graph` container (a presentation's
+ * `verifiableCredential`, a proof) in the default graph, so a presentation's canonical form would
+ * differ from every other verifier's (docs/decisions.md "Verifying ldp_vc and did:web issuers (issue 31)").
+ */
+async function canonical(document: Record<string, unknown>): Promise<string> {
+  const documentLoader = async (url: string) => ({ contextUrl: null, documentUrl: url, document: structuredClone(await loadBundledContext(url)) });
+  return jsonld.canonize(document, { algorithm: 'URDNA2015', format: 'application/n-quads', documentLoader, safe: true });
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** SHA-256 of the canonical proof options (under the document's @context), then of the canonical document. */
+export async function verifyDataOf(document: Record<string, unknown>, proof: Record<string, unknown>): Promise<Uint8Array> {
+  const { proof: _ignored, ...unsigned } = document;
+  const { jws: _jws, proofValue: _proofValue, signatureValue: _signatureValue, ...options } = proof;
+  const [proofHash, documentHash] = await Promise.all([
+    canonical({ '@context': unsigned['@context'], ...options }).then(sha256),
+    canonical(unsigned).then(sha256),
+  ]);
+  const out = new Uint8Array(64);
+  out.set(proofHash, 0);
+  out.set(documentHash, 32);
+  return out;
+}
 
 const fail = (reason: string) => ({ ok: false as const, reason });
 
@@ -22,7 +52,7 @@ export function createLinkedDataProofVerifier(): LinkedDataProofVerifier {
       if (key.kty !== 'OKP' || key.crv !== 'Ed25519') return fail('The key is not Ed25519');
       let verifyData: Uint8Array;
       try {
-        verifyData = await linkedDataVerifyData(document, proof, { streaming: true });
+        verifyData = await verifyDataOf(document, proof);
       } catch (error) {
         // A context not bundled, a term no context defines, a relative IRI: nothing a signature can cover.
         return fail(`The document cannot be canonicalised: ${error instanceof Error ? error.message.slice(0, 120) : 'unreadable'}`);
