@@ -116,7 +116,10 @@ describe.each(issuerDatabases('vellum_verify_ldp'))('The web-semantic verify API
       expect(failed(await verify({ credential: signed, nonce: 'another', audience: DOMAIN }))).toEqual(['challenge']);
       expect(failed(await verify({ credential: signed, nonce: CHALLENGE, audience: 'https://other.example' }))).toEqual(['domain']);
       const swapped = { ...signed, verifiableCredential: [{ ...credential, credentialSubject: { id: holder.did, extra: 1 } }] };
-      expect((await verify({ credential: swapped, nonce: CHALLENGE, audience: DOMAIN })).verified).toBe(false);
+      // A credential changed inside the signed presentation breaks both the credential's and the holder's proof.
+      const tampered = await verify({ credential: swapped, nonce: CHALLENGE, audience: DOMAIN });
+      expect(tampered.verified).toBe(false);
+      expect(failed(tampered)).toEqual(['presentation-proof', 'signature']);
     },
   );
 
