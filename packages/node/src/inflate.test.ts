@@ -27,4 +27,3 @@ describe('the Inflater port over node:zlib', () => {
     expect(inflater.gunzip(new Uint8Array([1, 2, 3]), 1024)).toBeUndefined();
   });
 });
-
