@@ -22,7 +22,7 @@ import {
   loadCredentialEncryption,
   loadNonceCodec,
 } from '@vellum/crypto';
-import { createFormatSigners, createMdocReader } from '@vellum/formats';
+import { createFormatSigners, createLinkedDataProofVerifier, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
 import { cacheReads } from '@vellum/store-cache';
@@ -125,6 +125,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       allowPrivate: config.outboundAllowPrivate,
       ...(config.outboundCaFile ? { extraCaPem: readFileSync(config.outboundCaFile, 'utf8') } : {}),
     });
+    const inflater = createInflater();
     const vellum = createVellum({
       store,
       clock,
@@ -153,8 +154,10 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       // The wallet hears only temporarily_unavailable; the operator reads why here (no secret in it).
       onProviderFailure: (report) => logger.warn(report, 'a tenant’s identity provider failed'),
       http,
-      // Wallet providers' Token Status Lists are zlib streams (docs/dpop-and-attestation.md "Trusted wallet providers").
-      inflater: createInflater(),
+      // Wallet providers' Token Status Lists are zlib streams (docs/dpop-and-attestation.md "Trusted wallet providers");
+      // RevocationList2020's encodedList is GZIP (the ldp_vc verifier).
+      inflater,
+      gunzip: inflater,
       // The verify API's mDoc verifier (docs/verification.md): CBOR and COSE read, chains to the tenant's trusted IACAs.
       mdocReader: createMdocReader(),
       // Each (chain, IACA) path is checked once per process, its dates on every call (docs/decisions.md
@@ -163,6 +166,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
         config.certificatePathCache > 0
           ? cacheCertificatePaths(createCertificateChainValidator(), { maxEntries: config.certificatePathCache })
           : createCertificateChainValidator(),
+      // The verify API's ldp_vc verifier: Linked Data proofs over the bundled contexts (nothing fetched).
+      linkedDataProofs: createLinkedDataProofVerifier(),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

@@ -2,6 +2,10 @@ import { createStatusListLookup } from './shared/token-status-lists.ts';
 import { createSdJwtVcVerifier } from './verification/sd-jwt-vc.ts';
 import { createMdocVerifier } from './verification/mso-mdoc.ts';
 import type { CertificateChainValidator, MdocReader } from './verification/mdoc-ports.ts';
+import { createLdpVcVerifier } from './verification/ldp-vc.ts';
+import type { Gunzip, LinkedDataProofVerifier } from './verification/ldp-vc-ports.ts';
+import { createRevocationListLookup } from './verification/revocation-list-2020.ts';
+import { createDidResolver } from './dids/resolver.ts';
 import { type AnalyticsService, createAnalyticsService } from './events/service.ts';
 import { createEventRecorder, type EventLosses, type EventRecorder } from './events/recorder.ts';
 import { type CredentialConfigurationService, createCredentialConfigurationService } from './configurations/service.ts';
@@ -195,6 +199,13 @@ export interface VellumDeps extends AddressingOptions {
    */
   mdocReader?: MdocReader;
   certificateChains?: CertificateChainValidator;
+  /**
+   * Checks Linked Data proofs for the ldp_vc verifier: @vellum/formats' createLinkedDataProofVerifier.
+   * Without it, ldp_vc is not verified (the verify API answers 503). RevocationList2020 lists are
+   * read through `http` and decompressed by `gunzip` (@vellum/node's createInflater).
+   */
+  linkedDataProofs?: LinkedDataProofVerifier;
+  gunzip?: Gunzip;
 }
 
 /** Every use case of the platform, wired once. */
@@ -368,15 +379,27 @@ export function createVellum(deps: VellumDeps): Vellum {
   // Vellum's own verifiers first, so that a host's own verifier of a format still replaces one.
   // The status lists credentials name, read through the outbound guard and kept for their ttl.
   const readStatusLists = createStatusListLookup({ clock, ...(deps.http ? { http: deps.http } : {}), ...(deps.inflater ? { inflater: deps.inflater } : {}) });
+  // Issuer DIDs: did:key decoded, did:web read through the outbound guard and kept a few minutes.
+  const dids = createDidResolver({ clock, ...(deps.http ? { http: deps.http } : {}) });
   const formatVerifiers: FormatVerifiers = {
     'dc+sd-jwt': createSdJwtVcVerifier({
       jwtProofs,
       digests: deps.digests,
       statusLists: readStatusLists,
+      dids,
       ...(deps.certificateChains ? { certificates: deps.certificateChains } : {}),
     }),
     ...(deps.mdocReader && deps.certificateChains
       ? { mso_mdoc: createMdocVerifier({ reader: deps.mdocReader, chains: deps.certificateChains, statusLists: readStatusLists }) }
+      : {}),
+    ...(deps.linkedDataProofs
+      ? {
+          ldp_vc: createLdpVcVerifier({
+            proofs: deps.linkedDataProofs,
+            dids,
+            revocationLists: createRevocationListLookup({ clock, ...(deps.http ? { http: deps.http } : {}), ...(deps.gunzip ? { gunzip: deps.gunzip } : {}) }),
+          }),
+        }
       : {}),
     ...deps.formatVerifiers,
   };

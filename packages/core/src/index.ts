@@ -128,6 +128,10 @@ export * from './mdoc-issuance/service.ts';
 export { createMdocVerifier } from './verification/mso-mdoc.ts';
 export type { MdocVerifierDeps } from './verification/mso-mdoc.ts';
 export type * from './verification/mdoc-ports.ts';
+export { createLdpVcVerifier, type LdpVcVerifierDeps } from './verification/ldp-vc.ts';
+export type * from './verification/ldp-vc-ports.ts';
+export * from './verification/revocation-list-2020.ts';
+export * from './dids/resolver.ts';
 
 export * from './issuance/model.ts';
 export * from './issuance/credential-endpoint.ts';

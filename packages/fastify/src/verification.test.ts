@@ -156,7 +156,14 @@ describe.each(['standalone', 'prefixed'] as const)('trusted issuers and the veri
     const mdoc = await call('POST', '/v2/credentials/mobile/verify', { credential: 'o2d2ZXJzaW9u', sessionTranscript: 'g_b29g' });
     expect(mdoc.statusCode).toBe(503);
     expect(mdoc.json()).toMatchObject({ code: 'ServiceUnavailable', message: 'This server has no mso_mdoc verifier' });
-    for (const profile of ['web-semantic', 'compact', 'compact-semantic']) {
+    // web-semantic takes the JSON document itself: a string is a 400; this test host composes no ldp_vc verifier (503).
+    const ldpString = await call('POST', '/v2/credentials/web-semantic/verify', { credential: 'x' });
+    expect(ldpString.statusCode).toBe(400);
+    expect(ldpString.json()).toMatchObject({ details: [expect.objectContaining({ param: 'credential' })] });
+    const ldp = await call('POST', '/v2/credentials/web-semantic/verify', { credential: { type: ['VerifiablePresentation'] }, nonce: 'n', audience: 'a' });
+    expect(ldp.statusCode).toBe(503);
+    expect(ldp.json()).toMatchObject({ code: 'ServiceUnavailable', message: 'This server has no ldp_vc verifier' });
+    for (const profile of ['compact', 'compact-semantic']) {
       expect((await call('POST', `/v2/credentials/${profile}/verify`, { credential: 'x' })).statusCode, profile).toBe(404);
     }
   });

@@ -4,6 +4,8 @@ export { canonizeJsonLd, canonizeQuads, linkedDataVerifyData, toQuads } from './
 /** RDF Dataset Canonicalization (RDFC-1.0) of RDF/JS quads, to canonical N-Quads. */
 export type { Quad as RdfQuad, RdfTerm } from './linked-data/canonize.ts';
 export * from './linked-data/signer.ts';
+/** The core's LinkedDataProofVerifier port: Ed25519Signature2018/2020 proofs checked over the bundled contexts (ldp_vc verifier). */
+export { createLinkedDataProofVerifier } from './linked-data/verifier.ts';
 
 // mso_mdoc (ISO/IEC 18013-5).
 // Issues an mDoc: IssuerSignedItems, the MobileSecurityObject and its ES256 issuerAuth, as OpenID4VCI's `credential`.

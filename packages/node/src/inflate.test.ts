@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createInflater } from './inflate.ts';
 
@@ -17,5 +17,13 @@ describe('the Inflater port over node:zlib', () => {
     expect(inflater.inflate(bomb, 1024)).toBeUndefined();
     expect(inflater.inflate(new Uint8Array([1, 2, 3, 4]), 1024)).toBeUndefined();
     expect(inflater.inflate(deflateSync(new Uint8Array(10)).subarray(0, 5), 1024)).toBeUndefined();
+  });
+
+  it('gunzips a GZIP stream (RFC 1952, RevocationList2020) within the cap, and refuses zlib, junk and oversize', () => {
+    const bits = new Uint8Array(16 * 1024).fill(0x80);
+    expect(inflater.gunzip(gzipSync(bits), bits.length)).toEqual(bits);
+    expect(inflater.gunzip(gzipSync(bits), bits.length - 1)).toBeUndefined();
+    expect(inflater.gunzip(deflateSync(bits), bits.length)).toBeUndefined();
+    expect(inflater.gunzip(new Uint8Array([1, 2, 3]), 1024)).toBeUndefined();
   });
 });

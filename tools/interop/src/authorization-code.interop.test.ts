@@ -897,6 +897,18 @@ describe.each(backends)('the Authorization Code flow with wallet libraries we di
         expect(verdicts[0], `ldp_vc ${i}`).toMatchObject({ list: { verified: true }, revoked });
         expect(result.verified).toBe(!revoked);
       }
+      // Issue 31: the same two through this server's own verify API (web-semantic), once their DID is trusted.
+      const trustedLdp = await call('POST', '/v2/credentials/trusted-issuers', { name: 'Acme (ldp_vc)', formats: ['ldp_vc'], did: dids.Ed25519 });
+      expect(trustedLdp.status, trustedLdp.text).toBe(201);
+      for (const [i, revoked] of [
+        [0, true],
+        [1, false],
+      ] as const) {
+        const checked = await call('POST', '/v2/credentials/web-semantic/verify', { credential: ldp.issued[i] });
+        expect(checked.status, checked.text).toBe(200);
+        expect(checked.json(), `verify API ldp_vc ${i}`).toMatchObject({ verified: !revoked, status: revoked ? 'revoked' : 'valid' });
+      }
+      expect((await call('DELETE', `/v2/credentials/trusted-issuers/${trustedLdp.json().id}`)).status).toBe(204);
 
       // dc+sd-jwt: the Token Status List JWT verifies with node:crypto and @sd-jwt/jwt-status-list reads it.
       const sd = await issueTwo('dc+sd-jwt', 'sd-jwt', { type: 'https://credentials.example/revocable' });

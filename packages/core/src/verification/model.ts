@@ -5,7 +5,7 @@
 import type { CredentialFormat } from '../configurations/model.ts';
 
 /** The formats Vellum verifies today; the others are refused plainly until they are built. */
-export const VERIFIABLE_FORMATS = ['dc+sd-jwt', 'mso_mdoc'] as const satisfies readonly CredentialFormat[];
+export const VERIFIABLE_FORMATS = ['dc+sd-jwt', 'mso_mdoc', 'ldp_vc'] as const satisfies readonly CredentialFormat[];
 export type VerifiableFormat = (typeof VERIFIABLE_FORMATS)[number];
 
 /** One anchor a tenant trusts to issue credentials: a root or IACA certificate, or a DID. */
@@ -18,7 +18,10 @@ export interface VerifyOptions {
   /** The tenant's trusted issuers, for the format being verified. */
   anchors: readonly IssuerAnchor[];
   now: Date;
-  /** Holder binding: the nonce and audience a key binding (SD-JWT KB-JWT) must carry, when checked. */
+  /**
+   * Holder binding: the nonce and audience a key binding (SD-JWT KB-JWT) must carry, when checked;
+   * for ldp_vc, the presentation proof's `challenge` and `domain`.
+   */
   nonce?: string;
   audience?: string;
   /** mDoc device authentication: the session transcript the device signed (CBOR bytes), when checked. */

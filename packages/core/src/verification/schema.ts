@@ -13,12 +13,15 @@ const base64url = '^[A-Za-z0-9_-]+$';
 /** `POST /v2/credentials/{profile}/verify`. */
 export const VerifyBody = Type.Object(
   {
-    credential: Type.String({
-      minLength: 1,
-      maxLength: MAX_VERIFY_CREDENTIAL_LENGTH,
-      pattern: '^[A-Za-z0-9_~.=-]+$',
-      errorMessage: `Required: the SD-JWT VC in compact form, or the base64url of an mDoc DeviceResponse or IssuerSigned (at most ${MAX_VERIFY_CREDENTIAL_LENGTH} characters)`,
-    }),
+    credential: Type.Union(
+      [
+        Type.String({ minLength: 1, maxLength: MAX_VERIFY_CREDENTIAL_LENGTH, pattern: '^[A-Za-z0-9_~.=-]+$' }),
+        Type.Object({}, { additionalProperties: true, description: 'web-semantic (ldp_vc): the Verifiable Presentation or Verifiable Credential as JSON' }),
+      ],
+      {
+        errorMessage: `Required: the SD-JWT VC in compact form, the base64url of an mDoc DeviceResponse or IssuerSigned (at most ${MAX_VERIFY_CREDENTIAL_LENGTH} characters), or for web-semantic a JSON Verifiable Presentation or Credential`,
+      },
+    ),
     nonce: Type.Optional(
       Type.String({
         minLength: 1,

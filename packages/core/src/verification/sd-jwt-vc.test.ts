@@ -6,6 +6,7 @@ import type { JwtCheck, JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import type { HttpClient } from '../shared/ports.ts';
 import { createStatusListLookup } from '../shared/token-status-lists.ts';
 import type { IssuerAnchor, VerifyOptions } from './model.ts';
+import type { DidResolver } from '../dids/resolver.ts';
 import { createSdJwtVcVerifier, jwkOfDidKey } from './sd-jwt-vc.ts';
 
 // A fake signature port: a JWT's "signature" is the base64url of the key's x (or of the x5c leaf);
@@ -150,7 +151,7 @@ describe('createSdJwtVcVerifier (RFC 9901 §7, SD-JWT VC §3)', () => {
     expect(failed(mdocOnly)).toEqual(['trusted-issuer: No trusted issuer of this tenant covers the credential issuer']);
 
     const web = jwt({ typ: 'dc+sd-jwt', alg: 'ES256', kid: 'did:web:issuer.example#k' }, { iss: 'did:web:issuer.example', vct: 'urn:pid' }, 'x');
-    expect(failed(await verify(`${web}~`, opts()))[0]).toBe('signature: Only did:key issuers can be resolved');
+    expect(failed(await verify(`${web}~`, opts()))[0]).toBe('signature: Only did:key issuers and trusted did:web issuers can be resolved');
   });
 
   it('keeps a claim named __proto__ as a plain claim, and fails validity without a valid now', async () => {
@@ -256,5 +257,28 @@ describe('createSdJwtVcVerifier: status (docs/verification.md "Status while veri
     expect(failed(bad)).toEqual(['status: status.status_list must have an integer idx and an https uri']);
     const plain = await createSdJwtVcVerifier({ jwtProofs, digests: { sha256 } })(named, opts());
     expect(failed(plain)).toEqual(['status: This server cannot read status lists']);
+  });
+
+  it('resolves a trusted did:web issuer’s key through the DID resolver, and never an untrusted one', async () => {
+    const WEB = 'did:web:issuer.example';
+    const asked: string[] = [];
+    const dids: DidResolver = {
+      async resolveKey(vm, relationship) {
+        asked.push(`${vm} ${relationship}`);
+        return vm === `${WEB}#k` ? { ok: true, jwk: ED_KEY, verificationMethod: vm } : { ok: false, reason: 'No such key' };
+      },
+    };
+    const withDids = createSdJwtVcVerifier({ jwtProofs, digests: { sha256 }, dids });
+    const webAnchor: IssuerAnchor = { kind: 'did', trustedIssuerId: 'ti-web', did: WEB, formats: ['dc+sd-jwt'] };
+    const web = `${issue({ iss: WEB }, { kid: `${WEB}#k` })}~`;
+    const ok = await withDids(web, opts({ anchors: [webAnchor] }));
+    expect(failed(ok)).toEqual([]);
+    expect(ok).toMatchObject({ verified: true, issuer: { kind: 'did', id: WEB, trusted: true, trustedIssuerId: 'ti-web' } });
+    expect(asked).toEqual([`${WEB}#k assertionMethod`]);
+    const otherKey = await withDids(`${issue({ iss: WEB }, { kid: `${WEB}#other` })}~`, opts({ anchors: [webAnchor] }));
+    expect(failed(otherKey)).toEqual(['signature: No such key']);
+    const untrusted = await withDids(web, opts({ anchors: [ANCHOR] }));
+    expect(failed(untrusted)[0]).toBe('signature: Only did:key issuers and trusted did:web issuers can be resolved');
+    expect(asked).toHaveLength(2);
   });
 });

@@ -4,6 +4,7 @@
 // throws for bad input (docs/decisions.md "Verifying SD-JWT VC (issue 31)").
 
 import { parseDidKey } from '../dids/did-key.ts';
+import type { DidResolver } from '../dids/resolver.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { base64UrlToBytes, bytesToBase64Url } from '../shared/encoding.ts';
@@ -22,6 +23,8 @@ export interface SdJwtVcVerifierDeps {
   statusLists?: StatusListLookup;
   /** Reads the AuthorityKeyIdentifiers of the `x5c` chain (VerificationResult.issuer.authorityKeyIds); without it they are not reported. */
   certificates?: Pick<CertificateChainValidator, 'authorityKeyIds'>;
+  /** Resolves did:web issuers (a trusted anchor's DID only); without it only did:key issuers are. */
+  dids?: DidResolver;
 }
 
 const ALGORITHMS = ['ES256', 'EdDSA'] as const;
@@ -222,8 +225,12 @@ function statusListDecoder(deps: SdJwtVcVerifierDeps, issuer: NonNullable<Verifi
         if (verified.ok) break;
       }
     } else if (issuer.kind === 'did') {
-      const jwk = jwkOfDidKey(issuer.id);
       const kid = typeof decoded.header.kid === 'string' ? decoded.header.kid.split('#')[0] : undefined;
+      const resolved =
+        issuer.id.startsWith('did:web:') && deps.dids && kid === issuer.id
+          ? await deps.dids.resolveKey(decoded.header.kid as string, 'assertionMethod')
+          : undefined;
+      const jwk = resolved ? (resolved.ok ? resolved.jwk : undefined) : jwkOfDidKey(issuer.id);
       if (jwk && kid === issuer.id) verified = await deps.jwtProofs.verifyWithKey(token, jwk, ALGORITHMS);
     }
     if (!verified) return refuse('The status list is not signed by the credential’s issuer');
@@ -304,14 +311,20 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       if (!did) signatureReason = 'The issuer JWT names its key neither by x5c nor by a DID';
       else if (iss?.startsWith('did:') && iss !== did) signatureReason = 'The issuer JWT kid names another DID than iss';
       else {
-        const jwk = jwkOfDidKey(did);
-        if (!jwk) signatureReason = did.startsWith('did:key:') ? 'The did:key is not a P-256 or Ed25519 key' : 'Only did:key issuers can be resolved';
+        const anchors = options.anchors.filter((a) => a.kind === 'did' && covers(a) && a.did === did);
+        // did:web only for a DID a trusted anchor names, so a credential cannot make the server fetch (docs/verification.md "did:web issuers").
+        const resolved = did.startsWith('did:web:') && deps.dids && anchors.length > 0 ? await deps.dids.resolveKey(kid ?? did, 'assertionMethod') : undefined;
+        const jwk = resolved ? (resolved.ok ? resolved.jwk : undefined) : jwkOfDidKey(did);
+        if (resolved && !resolved.ok) signatureReason = resolved.reason;
+        else if (!jwk)
+          signatureReason = did.startsWith('did:key:')
+            ? 'The did:key is not a P-256 or Ed25519 key'
+            : 'Only did:key issuers and trusted did:web issuers can be resolved';
         else {
           const verified = await deps.jwtProofs.verifyWithKey(issuerJwt, jwk, ALGORITHMS);
           signatureOk = verified.ok;
           if (!verified.ok) signatureReason = verified.reason;
         }
-        const anchors = options.anchors.filter((a) => a.kind === 'did' && covers(a) && a.did === did);
         const anchor = anchors.find((a) => typeAllowed(a, vct));
         if (anchors.length > 0 && !anchor) trustReason = 'The trusted issuer may not issue this vct';
         issuer = anchor ? { kind: 'did', id: did, trusted: true, trustedIssuerId: anchor.trustedIssuerId } : { kind: 'did', id: did, trusted: false };

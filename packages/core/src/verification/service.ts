@@ -11,7 +11,7 @@ import type { Clock } from '../shared/ports.ts';
 import { requirePermission } from '../tenancy/admin-auth.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { type FormatVerifiers, VERIFIABLE_FORMATS, type VerifiableFormat, type VerificationResult, type VerifyOptions } from './model.ts';
-import { VerifyBody } from './schema.ts';
+import { MAX_VERIFY_CREDENTIAL_LENGTH, VerifyBody } from './schema.ts';
 import type { TrustedIssuerService } from './trusted-issuers/service.ts';
 
 export type VerifyInput = Static<typeof VerifyBody>;
@@ -55,6 +55,18 @@ export function createVerificationService(deps: VerificationDeps): VerificationS
             if (format !== 'mso_mdoc') p.add('sessionTranscript', 'Only mobile (mso_mdoc) credentials are bound to a session transcript');
             else if (!(transcript = base64UrlToBytes(body.sessionTranscript))) p.add('sessionTranscript', 'Not base64url');
           }
+          // web-semantic (ldp_vc) takes the JSON document itself; the other formats a compact string.
+          let credential = '';
+          if (!p.has('credential')) {
+            if (format === 'ldp_vc') {
+              if (typeof body.credential === 'string')
+                p.add('credential', 'A web-semantic credential is the JSON Verifiable Presentation or Credential, as an object');
+              else if ((credential = JSON.stringify(body.credential)).length > MAX_VERIFY_CREDENTIAL_LENGTH)
+                p.add('credential', `At most ${MAX_VERIFY_CREDENTIAL_LENGTH} characters of JSON`);
+            } else if (typeof body.credential !== 'string')
+              p.add('credential', 'Only web-semantic (ldp_vc) credentials are JSON objects; this one is a string');
+            else credential = body.credential;
+          }
           p.throwIfAny(VerifyBody);
           const verifier = verifiers[format];
           // docs/verification.md: the host did not compose this format's verifier; the request was sound.
@@ -67,7 +79,7 @@ export function createVerificationService(deps: VerificationDeps): VerificationS
             ...(transcript ? { sessionTranscript: transcript } : {}),
           };
           try {
-            return await verifier(body.credential, options);
+            return await verifier(credential, options);
           } catch {
             // A verifier promises not to throw; if one does, the caller still gets an answer, not a 500.
             return { verified: false, format, claims: {}, checks: [{ check: 'readable', ok: false, reason: 'The credential could not be read' }] };

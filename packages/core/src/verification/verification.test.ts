@@ -219,14 +219,28 @@ describe('the verify API service', () => {
 
   it('refuses a format not verifiable yet (400) and one whose verifier the host did not compose (503), never calling a verifier', async () => {
     const { verification, ctx, calls } = await setup();
-    expect(await refusal(verification.verify(ctx, 'ldp_vc', { credential: 'x' }))).toMatchObject({
+    expect(await refusal(verification.verify(ctx, 'cwt', { credential: 'x' }))).toMatchObject({
       code: 'BadRequest',
-      message: 'The ldp_vc format is not verifiable yet',
+      message: 'The cwt format is not verifiable yet',
+    });
+    expect(await refusal(verification.verify(ctx, 'ldp_vc', { credential: { type: 'VerifiablePresentation' } }))).toMatchObject({
+      code: 'ServiceUnavailable',
+      message: 'This server has no ldp_vc verifier',
     });
     expect(await refusal(verification.verify(ctx, 'mso_mdoc', { credential: 'x' }))).toMatchObject({
       code: 'ServiceUnavailable',
       message: 'This server has no mso_mdoc verifier',
     });
+    expect(calls).toHaveLength(0);
+  });
+
+  it('takes a JSON object for web-semantic (ldp_vc) only, and a string for the other formats only (400)', async () => {
+    const { verification, ctx, calls } = await setup();
+    const ldpString = await refusal(verification.verify(ctx, 'ldp_vc', { credential: 'abc' }));
+    expect(ldpString).toMatchObject({ code: 'BadRequest', message: 'Validation Error' });
+    expect(JSON.stringify(ldpString)).toMatch(/as an object/);
+    const sdObject = await refusal(verification.verify(ctx, 'dc+sd-jwt', { credential: { type: 'VerifiableCredential' } }));
+    expect(JSON.stringify(sdObject)).toMatch(/Only web-semantic/);
     expect(calls).toHaveLength(0);
   });
 

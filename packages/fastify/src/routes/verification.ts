@@ -33,6 +33,7 @@ export const trustedIssuerRoutes = resourcePlugin(({ trustedIssuers }) => ({
 export const VERIFY_PATHS: ReadonlyArray<readonly [string, VerifiableFormat]> = [
   ['/v2/credentials/sd-jwt/verify', 'dc+sd-jwt'],
   ['/v2/credentials/mobile/verify', 'mso_mdoc'],
+  ['/v2/credentials/web-semantic/verify', 'ldp_vc'],
 ];
 
 /** docs/verification.md "The verify API": one credential checked against the tenant's trusted issuers. */

@@ -2326,6 +2326,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/credentials/web-semantic/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a ldp_vc credential
+         * @description A credential that fails a check is still a 200 with verified false and the failed checks; only malformed input is a 400. 503 when this server has no verifier of the format.
+         *
+         *     Needs an admin token whose role holds the `verification` permission.
+         */
+        post: operations["verifyWebSemanticCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -16327,7 +16349,9 @@ export interface operations {
             content: {
                 "application/json": {
                     audience?: string;
-                    credential: string;
+                    credential: string | {
+                        [key: string]: unknown;
+                    };
                     nonce?: string;
                     sessionTranscript?: string;
                 };
@@ -17749,7 +17773,9 @@ export interface operations {
             content: {
                 "application/json": {
                     audience?: string;
-                    credential: string;
+                    credential: string | {
+                        [key: string]: unknown;
+                    };
                     nonce?: string;
                     sessionTranscript?: string;
                 };
@@ -19421,6 +19447,118 @@ export interface operations {
             };
             /** @description Not found, or no tenant is served at this host. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifyWebSemanticCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    audience?: string;
+                    credential: string | {
+                        [key: string]: unknown;
+                    };
+                    nonce?: string;
+                    sessionTranscript?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks: {
+                            check: string;
+                            ok: boolean;
+                            reason?: string;
+                        }[];
+                        /** @description SD-JWT VC: the disclosed JSON object; mDoc: namespace → element → value. */
+                        claims: {
+                            [key: string]: unknown;
+                        };
+                        credentialType?: string;
+                        format: string;
+                        issuer?: {
+                            id: string;
+                            kind: string;
+                            trusted: boolean;
+                            trustedIssuerId?: string;
+                        };
+                        status?: string;
+                        validity?: {
+                            validFrom?: string;
+                            validUntil?: string;
+                        };
+                        /** @description True only when every check passed and the issuer is trusted. */
+                        verified: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this operation needs is not available. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
