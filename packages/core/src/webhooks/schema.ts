@@ -10,6 +10,9 @@ export const WEBHOOK_EVENTS = [
   'OidcIssuerCredentialIssued',
   'CredentialStatusUpdated',
   'OpenIdCredentialReviewRequested',
+  // Issue 31: a presentation session's answer verified, or not (docs/verification.md "Presentation sessions").
+  'PresentationVerified',
+  'PresentationFailed',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
