@@ -69,6 +69,8 @@ import { createWalletProviderService, type WalletProviderService } from './walle
 import type { FormatVerifiers } from './verification/model.ts';
 import { createVerificationService, type VerificationService } from './verification/service.ts';
 import { createTrustedIssuerService, type TrustedIssuerService } from './verification/trusted-issuers/service.ts';
+import type { PresentationCrypto, SessionApplications, SessionDcql } from './verification/sessions/ports.ts';
+import { createPresentationSessionService, type PresentationSessionService, unavailablePresentationSessions } from './verification/sessions/service.ts';
 import { createWalletProviderTrust, type Inflater, type WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
 import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
@@ -194,6 +196,14 @@ export interface VellumDeps extends AddressingOptions {
    */
   mdocReader?: MdocReader;
   certificateChains?: CertificateChainValidator;
+  /** direct_post.jwt keys and the mDoc handover's SHA-256 for presentation sessions: @vellum/crypto's createPresentationCrypto. */
+  presentationCrypto?: PresentationCrypto;
+  /**
+   * The two parts presentation sessions consume (issue 31 contracts A and B): the verifier
+   * applications' request signers and DCQL. Without them (and `presentationCrypto`) sessions answer
+   * 503: they are wired here by default once those parts are merged.
+   */
+  presentationParts?: { applications: SessionApplications; dcql: SessionDcql };
 }
 
 /** Every use case of the platform, wired once. */
@@ -229,6 +239,8 @@ export interface Vellum {
   trustedIssuers: TrustedIssuerService;
   /** `POST /v2/credentials/{profile}/verify`: one credential checked against the tenant's trusted issuers. */
   verification: VerificationService;
+  /** OpenID4VP presentation sessions: the admin API and the wallet's request and response endpoints (docs/verification.md). */
+  presentationSessions: PresentationSessionService;
   /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
   walletTokens: WalletTokens;
   addressing: Addressing;
@@ -388,6 +400,23 @@ export function createVellum(deps: VellumDeps): Vellum {
     walletProviderTrust,
     trustedIssuers,
     verification: createVerificationService({ clock, events: recorder, trustedIssuers, verifiers: formatVerifiers }),
+    presentationSessions:
+      deps.presentationCrypto && deps.presentationParts
+        ? createPresentationSessionService({
+            store,
+            clock,
+            ids,
+            digests: deps.digests,
+            secrets: deps.secretBox,
+            events: recorder,
+            domainEvents,
+            crypto: deps.presentationCrypto,
+            applications: deps.presentationParts.applications,
+            dcql: deps.presentationParts.dcql,
+            trustedIssuers,
+            verifiers: formatVerifiers,
+          })
+        : unavailablePresentationSessions(),
     offers: createOfferService({ store, clock, ids, digests: deps.digests, secrets: deps.secretBox, events: recorder }),
     tokenEndpoint: createTokenEndpoint({
       store,

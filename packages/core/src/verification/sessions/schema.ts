@@ -2,12 +2,13 @@
 // create body, and the wallet's form posts to the request and response endpoints.
 
 import { Type } from '@sinclair/typebox';
+import { UUID } from '../../shared/ids.ts';
 import { SESSION_RESPONSE_MODES, SESSION_TTL_SECONDS } from './model.ts';
 
 /** `POST /v2/presentations/sessions`. The DCQL query's own rules are the DCQL module's (Contract B). */
 export const CreateSessionBody = Type.Object(
   {
-    applicationId: Type.String({ format: 'uuid', errorMessage: 'A verifier application id (UUID)' }),
+    applicationId: Type.String({ pattern: UUID.source, errorMessage: 'A verifier application id (UUID)' }),
     dcqlQuery: Type.Object({}, { additionalProperties: true, description: 'A DCQL query (OpenID4VP 1.0 §6).', errorMessage: 'A DCQL query (an object)' }),
     responseMode: Type.Optional(
       Type.Union(

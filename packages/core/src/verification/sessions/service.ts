@@ -479,3 +479,19 @@ export function createPresentationSessionService(deps: PresentationSessionDeps):
     },
   };
 }
+
+/**
+ * What a server composed without the parts sessions need (verifier applications, DCQL, the crypto
+ * port) answers: 503, after the same permission check, so nothing pretends to work.
+ */
+export function unavailablePresentationSessions(): PresentationSessionService {
+  const unavailable = () => new DomainError('ServiceUnavailable', 'This server has no presentation sessions: verifier applications or DCQL are not composed');
+  const admin = async (ctx: RequestContext): Promise<never> => {
+    requirePermission(ctx, 'verification');
+    throw unavailable();
+  };
+  const wallet = async (): Promise<never> => {
+    throw unavailable();
+  };
+  return { create: admin, get: admin, requestObject: wallet, respond: wallet, page: wallet };
+}
