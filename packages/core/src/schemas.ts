@@ -14,6 +14,7 @@ export { WalletClientBody } from './oauth-clients/schema.ts';
 export { WalletProviderBody } from './wallet-providers/schema.ts';
 export { TrustedIssuerBody } from './verification/trusted-issuers/schema.ts';
 export { VerifyBody } from './verification/schema.ts';
+export { CreateSessionBody, PresentationResponseBody, RequestUriPostBody } from './verification/sessions/schema.ts';
 export { AdminClientBody } from './tenancy/schema.ts';
 export { CustomDomainBody } from './custom-domains/schema.ts';
 export { IssuerDisplayBody } from './metadata/issuer-display.ts';

@@ -36,7 +36,9 @@ describe('createPresentationCrypto', () => {
     const mine = await crypto.generateKey();
     const other = await crypto.generateKey();
     expect(await crypto.decrypt(await encryptTo(other.publicJwk, {}), mine.privateJwk, ENC)).toEqual({ reason: 'It does not decrypt with this session’s key' });
-    expect(await crypto.decrypt(await encryptTo(mine.publicJwk, {}, { enc: 'A256GCM' }), mine.privateJwk, ['A128GCM'])).toEqual({ reason: 'enc must be one of A128GCM' });
+    expect(await crypto.decrypt(await encryptTo(mine.publicJwk, {}, { enc: 'A256GCM' }), mine.privateJwk, ['A128GCM'])).toEqual({
+      reason: 'enc must be one of A128GCM',
+    });
     expect(await crypto.decrypt(await encryptTo(mine.publicJwk, [1]), mine.privateJwk, ENC)).toEqual({ reason: 'The payload is not a JSON object' });
     expect(await crypto.decrypt('a.b.c.d.e', mine.privateJwk, ENC)).toEqual({ reason: 'Not a compact JWE' });
     expect(await crypto.decrypt('nope', mine.privateJwk, ENC)).toEqual({ reason: 'Not a compact JWE' });

@@ -156,4 +156,10 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ...collection('/v2/credentials/trusted-issuers', '{id}', 'TrustedIssuer'),
   ['POST /v2/credentials/sd-jwt/verify', 'verifySdJwtCredential'],
   ['POST /v2/credentials/mobile/verify', 'verifyMobileCredential'],
+  ['POST /v2/presentations/sessions', 'createPresentationSession'],
+  ['GET /v2/presentations/sessions/{id}', 'getPresentationSession'],
+  ['GET /v1/openid/presentations/{id}/request', 'getPresentationRequest'],
+  ['POST /v1/openid/presentations/{id}/request', 'getPresentationRequestByPost'],
+  ['POST /v1/openid/presentations/{id}/response', 'completePresentation'],
+  ['GET /v1/openid/presentations/{id}/page', 'getPresentationPage'],
 ]);

@@ -32,6 +32,7 @@ import type {
   WalletProviderService,
   TrustedIssuerService,
   VerificationService,
+  PresentationSessionService,
   WalletTokens,
   StatusListService,
 } from '@vellum/core';
@@ -92,6 +93,8 @@ export interface VellumServices {
   trustedIssuers: TrustedIssuerService;
   /** `POST /v2/credentials/{profile}/verify` (docs/verification.md). */
   verification: VerificationService;
+  /** OpenID4VP presentation sessions (docs/verification.md "Presentation sessions"). */
+  presentationSessions: PresentationSessionService;
   /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (docs/status-lists.md). */
   statusLists: StatusListService;
 }

@@ -9,11 +9,12 @@ import {
   type RateLimitSettings,
   type Role,
   type Store,
+  type VellumDeps,
   type WalletProviderTrust,
 } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createSecretBox, loadDigests, createSessionTokens, createWalletTokens } from '@vellum/crypto';
-import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import { createJwtProofVerifier, createPresentationCrypto, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeFormatSigners, fakeIdentityProvider, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
@@ -56,6 +57,8 @@ export interface TestAppOptions {
   inflater?: Inflater;
   /** Format verifiers for the verify API (none unless given). */
   formatVerifiers?: FormatVerifiers;
+  /** What presentation sessions consume (verifier applications, DCQL); without them sessions answer 503. */
+  presentationParts?: VellumDeps['presentationParts'];
 }
 
 export async function buildTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): Promise<TestApp> {
@@ -96,6 +99,8 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
     ...(options.http ? { http: options.http } : {}),
     ...(options.inflater ? { inflater: options.inflater } : {}),
     ...(options.formatVerifiers ? { formatVerifiers: options.formatVerifiers } : {}),
+    presentationCrypto: createPresentationCrypto(),
+    ...(options.presentationParts ? { presentationParts: options.presentationParts } : {}),
   });
   const { tenants } = services;
 

@@ -962,6 +962,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/openid/presentations/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a presentation session, for a person: QR code and Open in wallet link (HTML) */
+        get: operations["getPresentationPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openid/presentations/{id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The request object of a presentation session (request_uri) */
+        get: operations["getPresentationRequest"];
+        put?: never;
+        /** The request object of a presentation session (request_uri_method=post) */
+        post: operations["getPresentationRequestByPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openid/presentations/{id}/response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The response endpoint of a presentation session (response_uri) */
+        post: operations["completePresentation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openid/wallet-providers": {
         parameters: {
             query?: never;
@@ -2318,6 +2370,48 @@ export interface paths {
         };
         /** Referenced status list (revocation-list, public) */
         get: operations["getWebSemanticRevocationList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a presentation session (an OpenID4VP authorization request)
+         * @description Answers the openid4vp:// URI a wallet opens (QR code or link). 503 when this server was composed without verifier applications or DCQL.
+         *
+         *     Needs an admin token whose role holds the `verification` permission.
+         */
+        post: operations["createPresentationSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a presentation session: its state and result
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        get: operations["getPresentationSession"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7330,6 +7424,225 @@ export interface operations {
             };
         };
     };
+    getPresentationPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such session waiting for a wallet (an HTML page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPresentationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request object (a signed JWT). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/oauth-authz-req+jwt": string;
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
+    getPresentationRequestByPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    wallet_metadata?: string;
+                    wallet_nonce?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request object (a signed JWT). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/oauth-authz-req+jwt": string;
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
+    completePresentation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    error?: string;
+                    error_description?: string;
+                    response?: string;
+                    state?: string;
+                    vp_token?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirect_uri?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description The body is too large (docs/limits.md). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description The body’s media type is not taken here. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description A service this operation needs is not available. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
     listWalletProviders: {
         parameters: {
             query?: {
@@ -9132,7 +9445,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested" | "PresentationVerified" | "PresentationFailed")[];
                     url: string;
                 };
             };
@@ -9306,7 +9619,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested" | "PresentationVerified" | "PresentationFailed")[];
                     url: string;
                 };
             };
@@ -19413,6 +19726,293 @@ export interface operations {
             };
             /** @description Not found, or no tenant is served at this host. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPresentationSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    applicationId: string;
+                    /** @description A DCQL query (OpenID4VP 1.0 §6). */
+                    dcqlQuery: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Seconds the wallet has to answer (default 300). */
+                    expiresIn?: number;
+                    /** @description Same-device flows: one of the application’s redirect URIs. */
+                    redirectUri?: string;
+                    /** @description Default: direct_post.jwt when the application allows it. */
+                    responseMode?: "direct_post" | "direct_post.jwt";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        applicationId: string;
+                        /** @description openid4vp://?client_id=…&request_uri=…&request_uri_method=post */
+                        authorizationRequestUri: string;
+                        /** @description The client_id, prefix included. */
+                        clientId: string;
+                        completedAt?: string;
+                        createdAt: string;
+                        expiresAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The OpenID4VP state value of the authorization request. */
+                        oauthState: string;
+                        redirectUri?: string;
+                        requestUri: string;
+                        responseMode: string;
+                        result?: {
+                            /** @description Per DCQL credential query id the wallet answered. */
+                            credentials: {
+                                [key: string]: {
+                                    /** @description The claims the query asked for, one object per presentation. */
+                                    claims: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    failures: string[];
+                                    presentations: {
+                                        credentialType?: string;
+                                        failedChecks: {
+                                            check: string;
+                                            ok: boolean;
+                                            reason?: string;
+                                        }[];
+                                        format: string;
+                                        issuer?: {
+                                            id: string;
+                                            kind: string;
+                                            trusted: boolean;
+                                            trustedIssuerId?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                        status?: string;
+                                        validity?: {
+                                            validFrom?: string;
+                                            validUntil?: string;
+                                        };
+                                        verified: boolean;
+                                    }[];
+                                    satisfied: boolean;
+                                };
+                            };
+                            failures: string[];
+                            receivedAt: string;
+                            /** @description True when every presentation verified and the DCQL query is satisfied. */
+                            verified: boolean;
+                        };
+                        /** @description pending, verified, failed, or expired (pending past expiresAt). */
+                        state: "pending" | "verified" | "failed" | "expired";
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this operation needs is not available. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPresentationSession: {
+        parameters: {
+            query?: {
+                /** @description The response_code the same-device redirect carried; the session is shown only when it matches. */
+                responseCode?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        applicationId: string;
+                        /** @description openid4vp://?client_id=…&request_uri=…&request_uri_method=post */
+                        authorizationRequestUri: string;
+                        /** @description The client_id, prefix included. */
+                        clientId: string;
+                        completedAt?: string;
+                        createdAt: string;
+                        expiresAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        redirectUri?: string;
+                        requestUri: string;
+                        responseMode: string;
+                        result?: {
+                            /** @description Per DCQL credential query id the wallet answered. */
+                            credentials: {
+                                [key: string]: {
+                                    /** @description The claims the query asked for, one object per presentation. */
+                                    claims: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    failures: string[];
+                                    presentations: {
+                                        credentialType?: string;
+                                        failedChecks: {
+                                            check: string;
+                                            ok: boolean;
+                                            reason?: string;
+                                        }[];
+                                        format: string;
+                                        issuer?: {
+                                            id: string;
+                                            kind: string;
+                                            trusted: boolean;
+                                            trustedIssuerId?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                        status?: string;
+                                        validity?: {
+                                            validFrom?: string;
+                                            validUntil?: string;
+                                        };
+                                        verified: boolean;
+                                    }[];
+                                    satisfied: boolean;
+                                };
+                            };
+                            failures: string[];
+                            receivedAt: string;
+                            /** @description True when every presentation verified and the DCQL query is satisfied. */
+                            verified: boolean;
+                        };
+                        /** @description pending, verified, failed, or expired (pending past expiresAt). */
+                        state: "pending" | "verified" | "failed" | "expired";
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this operation needs is not available. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
