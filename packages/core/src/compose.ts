@@ -1,3 +1,4 @@
+import { createStatusListLookup } from './shared/token-status-lists.ts';
 import { createSdJwtVcVerifier } from './verification/sd-jwt-vc.ts';
 import { createMdocVerifier } from './verification/mso-mdoc.ts';
 import type { CertificateChainValidator, MdocReader } from './verification/mdoc-ports.ts';
@@ -377,9 +378,18 @@ export function createVellum(deps: VellumDeps): Vellum {
   });
   // ── Format verifiers (docs/verification.md) ──────────────────────────────────────────────────────
   // Vellum's own verifiers first, so that a host's own verifier of a format still replaces one.
+  // The status lists credentials name, read through the outbound guard and kept for their ttl.
+  const readStatusLists = createStatusListLookup({ clock, ...(deps.http ? { http: deps.http } : {}), ...(deps.inflater ? { inflater: deps.inflater } : {}) });
   const formatVerifiers: FormatVerifiers = {
-    'dc+sd-jwt': createSdJwtVcVerifier({ jwtProofs, digests: deps.digests }),
-    ...(deps.mdocReader && deps.certificateChains ? { mso_mdoc: createMdocVerifier({ reader: deps.mdocReader, chains: deps.certificateChains }) } : {}),
+    'dc+sd-jwt': createSdJwtVcVerifier({
+      jwtProofs,
+      digests: deps.digests,
+      statusLists: readStatusLists,
+      ...(deps.certificateChains ? { certificates: deps.certificateChains } : {}),
+    }),
+    ...(deps.mdocReader && deps.certificateChains
+      ? { mso_mdoc: createMdocVerifier({ reader: deps.mdocReader, chains: deps.certificateChains, statusLists: readStatusLists }) }
+      : {}),
     ...deps.formatVerifiers,
   };
   return {

@@ -199,9 +199,18 @@ export * from './wallet-providers/model.ts';
 export * from './wallet-providers/rules.ts';
 export * from './wallet-providers/service.ts';
 export * from './wallet-providers/trust.ts';
+export {
+  createStatusListLookup,
+  jwtStatusListClaims,
+  type StatusListClaims,
+  type StatusListLookup,
+  type StatusListReference,
+  statusListReferenceOf,
+} from './shared/token-status-lists.ts';
 export * from './wallet-providers/trusted-list.ts';
 export * from './verification/model.ts';
 export * from './verification/schema.ts';
+export * from './verification/dcql/index.ts';
 export * from './verification/service.ts';
 export * from './verification/trusted-issuers/model.ts';
 export * from './verification/trusted-issuers/schema.ts';

@@ -83,8 +83,8 @@ export function problemsOf(rows: Row[], file: (path: string) => string | undefin
     const cited = citationsOf(row.shownBy);
     if (row.status === 'built' && cited.length === 0) problems.push(`${at}: built, but cites no test`);
     if (row.status !== 'built' && row.shownBy.length < 10) problems.push(`${at}: ${row.status}, but says nothing about why or who owns it`);
-    if (row.status === 'next' && !/issue 30/i.test(row.shownBy)) problems.push(`${at}: next, but names no point of issue 30`);
-    if (row.status === 'in progress' && !/issue 29 points? \d/i.test(row.shownBy)) problems.push(`${at}: in progress, but names no point of issue 29`);
+    if (row.status === 'next' && !/issue \d+ points? \d/i.test(row.shownBy)) problems.push(`${at}: next, but names no point of an issue`);
+    if (row.status === 'in progress' && !/issue \d+ points? \d/i.test(row.shownBy)) problems.push(`${at}: in progress, but names no point of an issue`);
     for (const path of pathsOf(row.shownBy)) {
       if (file(path) === undefined) problems.push(`${at}: ${path} does not exist`);
     }
@@ -163,9 +163,9 @@ describe('docs/haip.md, the HAIP conformance table', () => {
       'row 6 (line 7): status "done" is not one of built, built, untested, next, in progress, not built, not applicable',
       'row 7 (line 8): expected number 6',
       'row 7 (line 8): next, but says nothing about why or who owns it',
-      'row 7 (line 8): next, but names no point of issue 30',
+      'row 7 (line 8): next, but names no point of an issue',
       'row 8 (line 9): expected number 7',
-      'row 8 (line 9): in progress, but names no point of issue 29',
+      'row 8 (line 9): in progress, but names no point of an issue',
     ]);
     const readme =
       '| HAIP (`docs/haip.md`) | 7 rows: 5 built, 0 built without a test yet, 1 in progress (issue 29), 1 next (issue 30), 0 not built, 0 not applicable |';

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../../apps/server/test/backends.ts';
 import { makeWalletProviderCa } from './attestation-ca.ts';
 import { activeIaca, type IssuerServer, issuerDatabases, prepareIssuerServer } from './issuer-server.ts';
+import { opensslAuthorityKeyId } from './openssl-key-ids.ts';
 import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
@@ -129,8 +130,14 @@ describe.each(issuerDatabases('vellum_verify_api'))('The verify API over HTTP, w
     expect(verified).toMatchObject({ verified: true, format: 'dc+sd-jwt', credentialType: VCT, issuer: { trusted: true } });
     expect(verified.claims).toMatchObject({ given_name: 'Erika' });
     expect(verified.claims.family_name).toBeUndefined();
+    // What a DCQL query matches (issue 31): the chain's AuthorityKeyIdentifiers, as openssl reads them, and holder binding.
+    expect(verified).toMatchObject({
+      holderBound: true,
+      issuer: { authorityKeyIds: ca.x5c.map((entry) => opensslAuthorityKeyId(Buffer.from(entry, 'base64'))) },
+    });
     const wrongNonce = await verify('sd-jwt', { credential: presentation, nonce: 'another-nonce', audience: AUDIENCE });
     expect(wrongNonce.verified).toBe(false);
     expect(failed(wrongNonce)).toContain('nonce');
+    expect(wrongNonce).toMatchObject({ holderBound: false });
   });
 });

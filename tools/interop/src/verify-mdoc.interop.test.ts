@@ -4,11 +4,12 @@
 // session transcript, and the refusals a verifier must make.
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
-import { createMdocVerifier, type PublicJwk } from '@vellum/core';
+import { createMdocVerifier, evaluateDcql, type PublicJwk } from '@vellum/core';
 import { createCertificateChainValidator, createDocumentSignerCertificate, createIacaCertificate } from '@vellum/crypto';
 import { createMdocReader, issueMdoc } from '@vellum/formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cborEncode, deviceResponse, embeddedCbor, holder, oid4vpSessionTranscript, readerTranscript } from './mdoc-device.ts';
+import { opensslAuthorityKeyId, opensslSubjectKeyId } from './openssl-key-ids.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -122,6 +123,41 @@ describe('mDoc verification with the real adapters (issue 31)', () => {
       sessionTranscript: presented.sessionTranscriptBytes,
     });
     expect(wrapped.verified).toBe(true);
+  });
+
+  it('names the AuthorityKeyIdentifier of the document signer, as openssl reads it, and answers a DCQL aki query for the IACA', async () => {
+    const issued = await vellumMdoc();
+    const presented = deviceResponse({
+      docType: DOC_TYPE,
+      issuerSigned: issued.issuerSigned,
+      sessionTranscript: readerTranscript,
+      devicePrivateKey: device.privateKey,
+    });
+    const result = await verify(b64u(presented.deviceResponse), { anchors: [anchor(vellum.iaca.pem)], now: NOW, sessionTranscript: transcriptBytes });
+    const aki = opensslAuthorityKeyId(vellum.signer.der);
+    expect(aki).toBeDefined();
+    expect(aki).toBe(opensslSubjectKeyId(vellum.iaca.der));
+    expect(result.issuer?.authorityKeyIds).toEqual([aki]);
+    expect(result.holderBound).toBe(true);
+    const query = (values: string[]) => ({
+      credentials: [
+        {
+          id: 'mdl',
+          format: 'mso_mdoc',
+          meta: { doctype_value: DOC_TYPE },
+          claims: [{ path: [NS, 'age_over_18'], values: [true] }],
+          trusted_authorities: [{ type: 'aki', values }],
+        },
+      ],
+    });
+    const answered = evaluateDcql(query([aki as string]), { mdl: [result] });
+    expect(answered.satisfied).toBe(true);
+    expect(answered.credentials.mdl?.claims).toEqual([{ [NS]: { age_over_18: true } }]);
+    const other = await pki('Other');
+    expect(evaluateDcql(query([opensslSubjectKeyId(other.iaca.der) as string]), { mdl: [result] }).satisfied).toBe(false);
+    // Without the transcript the device signature is not checked: no holder binding for DCQL.
+    const unbound = await verify(b64u(presented.deviceResponse), { anchors: [anchor(vellum.iaca.pem)], now: NOW });
+    expect(unbound.holderBound).toBe(false);
   });
 
   it('verifies a bare IssuerSigned (no device authentication to check)', async () => {

@@ -4,12 +4,20 @@
 // (@vellum/formats, a P-256 did:key, nested and array disclosures).
 import { createHash, generateKeyPairSync, type JsonWebKey, type KeyObject, sign } from 'node:crypto';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { createSdJwtVcVerifier, didKeyOf, type IssuerAnchor, keyFingerprint, type PublicJwk, type VerifyOptions } from '@vellum/core';
-import { createDigests, createDocumentSignerCertificate, createIacaCertificate, createJwtProofVerifier, managedSigningKey } from '@vellum/crypto';
+import { createSdJwtVcVerifier, didKeyOf, evaluateDcql, type IssuerAnchor, keyFingerprint, type PublicJwk, type VerifyOptions } from '@vellum/core';
+import {
+  createCertificateChainValidator,
+  createDigests,
+  createDocumentSignerCertificate,
+  createIacaCertificate,
+  createJwtProofVerifier,
+  managedSigningKey,
+} from '@vellum/crypto';
 import { createSdJwtSigner } from '@vellum/formats';
 import { describe, expect, it } from 'vitest';
 import { memoryKeyManager } from '../../../packages/crypto/test/key-manager.ts';
 import { makeWalletProviderCa } from './attestation-ca.ts';
+import { opensslAuthorityKeyId } from './openssl-key-ids.ts';
 
 const VCT = 'https://credentials.example/pid';
 const NONCE = 'n-0S6_WzA2Mj';
@@ -65,7 +73,7 @@ function secondIssuer() {
       { header: { typ: 'dc+sd-jwt', x5c: ca.x5c } },
     );
   };
-  return { anchor, issue };
+  return { anchor, issue, x5c: ca.x5c };
 }
 
 const options = (anchors: IssuerAnchor[], over: Partial<VerifyOptions> = {}): VerifyOptions => ({
@@ -106,6 +114,34 @@ describe('SD-JWT VC verification with the real adapters (issue 31)', () => {
       'nonce',
       'audience',
     ]);
+  });
+
+  it('names the AuthorityKeyIdentifiers of the x5c chain, as openssl reads them, and answers a DCQL aki query for the root', async () => {
+    const { anchor, issue, x5c } = secondIssuer();
+    const withKeyIds = createSdJwtVcVerifier({
+      jwtProofs: createJwtProofVerifier(),
+      digests: createDigests(new Uint8Array(32)),
+      certificates: createCertificateChainValidator(),
+    });
+    const h = holder();
+    const presentation = await present(await issue(h.jwk), h.privateKey, { given_name: true, age_over_18: true });
+    const result = await withKeyIds(presentation, options([anchor]));
+    // The signer's AKI names the intermediate, the intermediate's names the root.
+    const [signerAki, intermediateAki] = x5c.map((entry) => opensslAuthorityKeyId(Buffer.from(entry, 'base64')));
+    expect(signerAki).toBeDefined();
+    expect(result.issuer?.authorityKeyIds).toEqual([signerAki, intermediateAki]);
+    expect(result.holderBound).toBe(true);
+    const query = (values: string[]) => ({
+      credentials: [
+        { id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: [VCT] }, claims: [{ path: ['age_over_18'] }], trusted_authorities: [{ type: 'aki', values }] },
+      ],
+    });
+    const answered = evaluateDcql(query([intermediateAki as string]), { pid: [result] });
+    expect(answered).toMatchObject({ satisfied: true, credentials: { pid: { claims: [{ age_over_18: true }] } } });
+    expect(evaluateDcql(query(['AAAA']), { pid: [result] }).satisfied).toBe(false);
+    // Presented without a key binding JWT: not holder bound, so a query that requires it (the default) is not answered.
+    const bare = await withKeyIds(presentation.slice(0, presentation.lastIndexOf('~') + 1), { anchors: [anchor], now: new Date() });
+    expect(bare.holderBound).toBe(false);
   });
 
   it('reports an issuer no anchor covers as untrusted, with its signature still checked from x5c alone', async () => {

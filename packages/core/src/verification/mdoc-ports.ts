@@ -1,6 +1,8 @@
 // The ports mDoc verification reads through (docs/decisions.md "Verifying mDocs (issue 31)"): CBOR,
 // COSE and X.509 stay in the adapters; the core decides what the findings mean.
 
+import type { StatusListClaims, StatusListReference } from '../shared/token-status-lists.ts';
+
 /** One IssuerSignedItem as received, with its digest computed by the reader. */
 export interface MdocItemView {
   namespace: string;
@@ -30,6 +32,11 @@ export interface MdocDocumentView {
     validityInfo: { signed?: Date; validFrom?: Date; validUntil?: Date };
     /** The MSO names a status (Token Status List reference). */
     hasStatus: boolean;
+    /**
+     * Its Token Status List reference (`status`, or the legacy `_status`, each `{ status_list: { idx, uri } }`),
+     * or why it cannot be read; absent when the MSO names none.
+     */
+    status?: StatusListReference | { invalid: string };
   };
   items: MdocItemView[];
   /** Device authentication: absent in a bare IssuerSigned. `valid` only when a transcript was given. */
@@ -38,6 +45,20 @@ export interface MdocDocumentView {
 
 export type MdocReading = { ok: true; kind: 'device-response' | 'issuer-signed'; documents: MdocDocumentView[] } | { ok: false; reason: string };
 
+/** A status list token in CWT form (draft-ietf-oauth-status-list §5.2), decoded, its signature checked by its own x5chain. */
+export type StatusListCwtReading =
+  | {
+      ok: true;
+      /** `typ` of the protected header (label 16). */
+      typ?: string;
+      /** `x5chain` (label 33), DER, the signer first. */
+      x5chain: Uint8Array[];
+      /** Whether the COSE_Sign1 verifies under the first certificate's key. */
+      signature: { valid: boolean; reason?: string };
+      claims: StatusListClaims;
+    }
+  | { ok: false; reason: string };
+
 /** Decodes an mDoc presentation and checks its signatures; never throws. */
 export interface MdocReader {
   /**
@@ -45,6 +66,11 @@ export interface MdocReader {
    * or the same wrapped in tag 24) a device signature is verified over DeviceAuthenticationBytes.
    */
   read(bytes: Uint8Array, options: { sessionTranscript?: Uint8Array }): MdocReading;
+  /**
+   * Reads a status list token CWT (draft 14 claim keys 65533/65534, or the legacy -65538/-65539 when
+   * its typ is `mattr-statuslist+cwt`, docs/status-lists.md).
+   */
+  readStatusList(bytes: Uint8Array): StatusListCwtReading;
 }
 
 /** Validates an X.509 path; never throws. */
@@ -55,4 +81,10 @@ export interface CertificateChainValidator {
    * `outOfDate` when the path holds and only a validity period excludes `at`.
    */
   validate(chain: readonly Uint8Array[], anchorPem: string, at: Date): { ok: true } | { ok: false; reason: string; outOfDate?: boolean };
+  /**
+   * The keyIdentifier of the AuthorityKeyIdentifier extension (RFC 5280 §4.2.1.1) of each certificate
+   * of `chain` (DER) that has one, base64url, in chain order without repeats; for DCQL
+   * `trusted_authorities` of type `aki`. Unreadable certificates are skipped; never throws.
+   */
+  authorityKeyIds?(chain: readonly Uint8Array[]): string[];
 }

@@ -38,7 +38,14 @@ export interface VerificationResult {
   verified: boolean;
   format: VerifiableFormat;
   /** Who signed it, and whether the tenant trusts them (an untrusted issuer is reported, never accepted). */
-  issuer?: { kind: 'x509' | 'did'; id: string; trusted: boolean; trustedIssuerId?: string };
+  issuer?: {
+    kind: 'x509' | 'did';
+    id: string;
+    trusted: boolean;
+    trustedIssuerId?: string;
+    /** The AuthorityKeyIdentifier keyIdentifiers (base64url) of the certificates the credential carries, for DCQL `aki`. */
+    authorityKeyIds?: string[];
+  };
   /** The vct, or the mDoc's docType. */
   credentialType?: string;
   /** The claims disclosed: SD-JWT VC as a JSON object; mDoc as namespace → element → value. */
@@ -46,6 +53,8 @@ export interface VerificationResult {
   validity?: { validFrom?: string; validUntil?: string };
   /** Status list check: `not-checked` when the credential names none or it could not be read. */
   status?: 'valid' | 'revoked' | 'suspended' | 'not-checked';
+  /** Whether the holder proved possession of the credential's key to this verifier: a verified SD-JWT key binding JWT, an mDoc device signature verified over the session transcript. */
+  holderBound?: boolean;
   /** Every check run, in order; the failed ones carry a reason. */
   checks: VerificationCheck[];
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CertificateChainValidator, MdocDocumentView, MdocReader, MdocReading } from './mdoc-ports.ts';
 import type { IssuerAnchor, VerificationResult } from './model.ts';
+import type { HttpClient } from '../shared/ports.ts';
+import { createStatusListLookup } from '../shared/token-status-lists.ts';
 import { createMdocVerifier } from './mso-mdoc.ts';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
@@ -42,6 +44,7 @@ function verifierWith(
       seen.transcript = options.sessionTranscript;
       return result;
     },
+    readStatusList: () => ({ ok: false, reason: 'No status list in this test' }),
   };
   return { verify: createMdocVerifier({ reader, chains: { validate: chainOk } }), seen };
 }
@@ -70,6 +73,7 @@ describe('createMdocVerifier', () => {
       claims: { [NS]: { family_name: 'Turner' } },
       validity: { validFrom: '2026-01-01T00:00:00.000Z', validUntil: '2027-01-01T00:00:00.000Z' },
       status: 'not-checked',
+      holderBound: true,
       checks: ['decode', 'issuer-signature', 'trusted-issuer', 'doc-type', 'digest-algorithm', 'value-digests', 'validity', 'signed', 'device-auth'].map(
         (check) => ({ check, ok: true }),
       ),
@@ -87,6 +91,7 @@ describe('createMdocVerifier', () => {
     });
     const throwing = createMdocVerifier({
       reader: {
+        readStatusList: () => ({ ok: false, reason: 'unused' }),
         read: () => {
           throw new Error('boom');
         },
@@ -183,5 +188,140 @@ describe('createMdocVerifier', () => {
     const bare = await verifierWith(reading(document({ deviceAuth: undefined } as Partial<MdocDocumentView>), 'issuer-signed')).verify(CREDENTIAL, options);
     expect(bare.verified).toBe(true);
     expect(bare.checks.map((c) => c.check)).not.toContain('device-auth');
+    // Holder binding only for a device signature verified over a given transcript.
+    expect([bad, mac, missing, unchecked, bare].map((r) => r.holderBound)).toEqual([false, false, false, false, false]);
+  });
+
+  it('reports the AuthorityKeyIdentifiers of the x5chain when the chain port reads them, trusted or not', async () => {
+    const x5chain = [Uint8Array.of(0x30, 1), Uint8Array.of(0x30, 2)];
+    const seen: Uint8Array[][] = [];
+    const reader: MdocReader = { read: () => reading(document({ x5chain })), readStatusList: () => ({ ok: false, reason: 'unused' }) };
+    const chains: CertificateChainValidator = {
+      validate: () => ({ ok: false, reason: 'Not issued by it' }),
+      authorityKeyIds: (chain) => {
+        seen.push([...chain]);
+        return ['aki-of-signer'];
+      },
+    };
+    const result = await createMdocVerifier({ reader, chains })(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    expect(seen).toEqual([x5chain]);
+    expect(result.issuer).toEqual({ kind: 'x509', id: 'ab'.repeat(32), trusted: false, authorityKeyIds: ['aki-of-signer'] });
+    // Without the port's method the result names none, as before.
+    const without = await verifierWith(reading(document())).verify(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    expect(without.issuer).not.toHaveProperty('authorityKeyIds');
+  });
+});
+
+describe('createMdocVerifier: status (docs/verification.md "Status while verifying")', () => {
+  const URI = 'https://issuer.example/status/1';
+  const LIST_SIGNER = Uint8Array.of(0x30, 2);
+  // Bits 1 per entry; entry 3 set (revoked) in the second list.
+  const VALID = Uint8Array.of(0b0000_0000);
+  const REVOKED = Uint8Array.of(0b0000_1000);
+  const inflater = { inflate: (data: Uint8Array) => data };
+
+  function setup(options: { statuses?: Uint8Array; typ?: string; signatureValid?: boolean; chainTo?: string; sub?: string; ttl?: number } = {}) {
+    let fetches = 0;
+    let clockMs = NOW.getTime();
+    const http = {
+      send: async () => ({ ok: true as const, status: 200 }),
+      fetch: async (request: { url: string; headers?: Record<string, string> }) => {
+        fetches += 1;
+        expect(request.url).toBe(URI);
+        expect(request.headers?.accept).toBe('application/statuslist+cwt');
+        return { status: 200, headers: { 'content-type': 'application/statuslist+cwt' }, body: Uint8Array.of(9) };
+      },
+    };
+    const reader: MdocReader = {
+      read: () => reading(document({}, { hasStatus: true, status: { idx: 3, uri: URI } })),
+      readStatusList: () => ({
+        ok: true,
+        typ: options.typ ?? 'application/statuslist+cwt',
+        x5chain: [LIST_SIGNER],
+        signature: { valid: options.signatureValid ?? true },
+        claims: { sub: options.sub ?? URI, bits: 1, lst: options.statuses ?? VALID, ttl: options.ttl ?? 120 },
+      }),
+    };
+    const chains: CertificateChainValidator = {
+      validate: (chain, pem) =>
+        pem === IACA_PEM && (chain[0] === SIGNER || (chain[0] === LIST_SIGNER && (options.chainTo ?? IACA_PEM) === IACA_PEM))
+          ? { ok: true }
+          : { ok: false, reason: 'Not issued by it' },
+    };
+    const clock = { now: () => new Date(clockMs) };
+    const statusLists = createStatusListLookup({ http: http as unknown as HttpClient, inflater, clock });
+    const verify = createMdocVerifier({ reader, chains, statusLists });
+    return {
+      verify: () => verify(CREDENTIAL, { anchors: [anchor()], now: clock.now() }),
+      fetches: () => fetches,
+      advance: (ms: number) => {
+        clockMs += ms;
+      },
+    };
+  }
+
+  it('reads the entry of a trusted mDoc: valid, then the same list from the cache until its ttl ends', async () => {
+    const s = setup();
+    const first = await s.verify();
+    expect(first.verified).toBe(true);
+    expect(first.status).toBe('valid');
+    expect(first.checks.at(-1)).toEqual({ check: 'status', ok: true });
+    await s.verify();
+    expect(s.fetches()).toBe(1);
+    s.advance(119_000);
+    await s.verify();
+    expect(s.fetches()).toBe(1);
+    s.advance(2000);
+    await s.verify();
+    expect(s.fetches()).toBe(2);
+  });
+
+  it('reports a revoked mDoc as revoked, with verified false and the reason', async () => {
+    const result = await setup({ statuses: REVOKED }).verify();
+    expect(result.verified).toBe(false);
+    expect(result.status).toBe('revoked');
+    expect(result.checks.at(-1)).toEqual({ check: 'status', ok: false, reason: 'The issuer has revoked the credential' });
+  });
+
+  it.each([
+    ['a list signed under another CA', { chainTo: 'OTHER' }, 'The status list is not signed under the mDoc’s trusted IACA'],
+    ['a list whose signature fails', { signatureValid: false }, 'The status list signature does not verify'],
+    ['a list of another type', { typ: 'application/cwt' }, 'The status list must have typ application/statuslist+cwt'],
+    ['a list that names another URI', { sub: 'https://issuer.example/status/2' }, 'The status list names another URI (sub)'],
+  ])('fails the status check for %s, never reporting it valid', async (_name, options, reason) => {
+    const result = await setup(options).verify();
+    expect(result.verified).toBe(false);
+    expect(result.status).toBe('not-checked');
+    expect(result.checks.at(-1)).toEqual({ check: 'status', ok: false, reason });
+  });
+
+  it('fetches nothing for an mDoc from an untrusted issuer, and fails the check when no status lists can be read', async () => {
+    const s = setup();
+    const untrusted = await createMdocVerifier({
+      reader: { read: () => reading(document({}, { hasStatus: true, status: { idx: 3, uri: URI } })), readStatusList: () => ({ ok: false, reason: 'x' }) },
+      chains: { validate: () => ({ ok: false, reason: 'Not issued by it' }) },
+      statusLists: createStatusListLookup({ clock: { now: () => NOW } }),
+    })(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    expect(untrusted.status).toBe('not-checked');
+    expect(failed(untrusted)).toEqual(['trusted-issuer']);
+    expect(s.fetches()).toBe(0);
+    const without = await createMdocVerifier({
+      reader: { read: () => reading(document({}, { hasStatus: true, status: { idx: 3, uri: URI } })), readStatusList: () => ({ ok: false, reason: 'x' }) },
+      chains: { validate: () => ({ ok: true }) },
+    })(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    expect(without.verified).toBe(false);
+    expect(without.checks.at(-1)).toEqual({ check: 'status', ok: false, reason: 'This server cannot read status lists' });
+  });
+
+  it('fails the status check of an MSO whose reference is malformed', async () => {
+    const result = await createMdocVerifier({
+      reader: {
+        read: () => reading(document({}, { hasStatus: true, status: { invalid: 'status.status_list must have an integer idx and an https uri' } })),
+        readStatusList: () => ({ ok: false, reason: 'x' }),
+      },
+      chains: { validate: () => ({ ok: true }) },
+    })(CREDENTIAL, { anchors: [anchor()], now: NOW });
+    expect(result.verified).toBe(false);
+    expect(failed(result)).toEqual(['status']);
   });
 });

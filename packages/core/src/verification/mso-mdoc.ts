@@ -3,13 +3,20 @@
 // trust, digests, validity and device authentication, and lists every check it ran.
 
 import { base64UrlToBytes } from '../shared/encoding.ts';
+import { refuse, type StatusListDecoder, type StatusListLookup } from '../shared/token-status-lists.ts';
 import type { CertificateChainValidator, MdocDocumentView, MdocReader } from './mdoc-ports.ts';
 import type { FormatVerifier, IssuerAnchor, VerificationCheck, VerificationResult, VerifyOptions } from './model.ts';
+import { credentialStatus } from './status.ts';
 
 export interface MdocVerifierDeps {
   reader: MdocReader;
   chains: CertificateChainValidator;
+  /** Token Status Lists (shared/token-status-lists.ts); without it an mDoc naming a status fails the status check. */
+  statusLists?: StatusListLookup;
 }
+
+/** The two status list token types an MSO's reference may lead to (docs/status-lists.md). */
+const STATUS_LIST_TYPES = ['application/statuslist+cwt', 'mattr-statuslist+cwt'];
 
 // ISO/IEC 18013-5 §9.1.2.5 names these three.
 const DIGEST_ALGORITHMS = new Set(['SHA-256', 'SHA-384', 'SHA-512']);
@@ -41,17 +48,33 @@ export function createMdocVerifier(deps: MdocVerifierDeps): FormatVerifier {
     if (document === undefined) return failed('decode', 'The DeviceResponse holds no document');
     if (reading.documents.length > 1) return failed('decode', 'The DeviceResponse holds several documents; verify one at a time');
     checks.push({ check: 'decode', ok: true });
-    return verifyDocument(document, reading.kind, options, deps.chains, checks);
+    return verifyDocument(document, reading.kind, options, deps, checks);
   };
 }
 
-function verifyDocument(
+/**
+ * Verifies a fetched status list CWT: its signature, its typ, and its x5chain to one of the IACAs of
+ * the trusted issuer that vouches for the mDoc.
+ */
+function statusListDecoder(deps: MdocVerifierDeps, iacas: readonly string[], now: Date): StatusListDecoder {
+  return async (body) => {
+    const token = deps.reader.readStatusList(body);
+    if (!token.ok) return refuse(`The status list could not be read: ${token.reason}`);
+    if (!token.signature.valid) return refuse(token.signature.reason ?? 'The status list signature does not verify');
+    if (token.typ === undefined || !STATUS_LIST_TYPES.includes(token.typ)) return refuse('The status list must have typ application/statuslist+cwt');
+    if (!iacas.some((pem) => deps.chains.validate(token.x5chain, pem, now).ok)) return refuse('The status list is not signed under the mDoc’s trusted IACA');
+    return token.claims;
+  };
+}
+
+async function verifyDocument(
   document: MdocDocumentView,
   kind: 'device-response' | 'issuer-signed',
   options: VerifyOptions,
-  chains: CertificateChainValidator,
+  deps: MdocVerifierDeps,
   checks: VerificationCheck[],
-): VerificationResult {
+): Promise<VerificationResult> {
+  const { chains } = deps;
   const record = (check: string, ok: boolean, reason?: string) => checks.push(ok || reason === undefined ? { check, ok } : { check, ok, reason });
   const { mso, docType } = document;
   const now = options.now;
@@ -104,12 +127,32 @@ function verifyDocument(
   record('signed', signed !== undefined && signed <= now, signed ? `Signed in the future (${signed.toISOString()})` : 'The MSO has no signed time');
 
   // Device authentication (§9.1.3): checked when the caller gives the session transcript.
+  let holderBound = false;
   if (kind === 'device-response') {
     const auth = document.deviceAuth ?? { kind: 'missing' as const };
     if (auth.kind === 'mac') record('device-auth', false, 'deviceMac is not supported; only deviceSignature');
     else if (auth.kind === 'missing') record('device-auth', false, 'The document has no deviceSignature');
     else if (!options.sessionTranscript) checks.push({ check: 'device-auth', ok: true, reason: 'Not checked: no session transcript given' });
-    else record('device-auth', auth.valid === true, auth.reason ?? 'The device signature does not verify over the session transcript');
+    else {
+      holderBound = auth.valid === true;
+      record('device-auth', holderBound, auth.reason ?? 'The device signature does not verify over the session transcript');
+    }
+  }
+
+  // Status (draft-ietf-oauth-status-list §6.2 for mDocs): read only for a trusted issuer's sound mDoc.
+  let status: NonNullable<VerificationResult['status']> = 'not-checked';
+  if (mso.status && 'invalid' in mso.status) record('status', false, mso.status.invalid);
+  else if (mso.status && trustedBy && checks.every((c) => c.ok)) {
+    const by = trustedBy.trustedIssuerId;
+    const pems = options.anchors.flatMap((a) => (a.kind === 'x509' && a.trustedIssuerId === by ? [a.certificatePem] : []));
+    const checked = await credentialStatus(deps.statusLists, mso.status, {
+      accept: 'application/statuslist+cwt',
+      cacheKey: by,
+      decode: statusListDecoder(deps, pems, now),
+      at: now,
+    });
+    status = checked.status;
+    checks.push(checked.check);
   }
 
   const claims: Record<string, Record<string, unknown>> = {};
@@ -127,15 +170,16 @@ function verifyDocument(
       id: document.signerFingerprint,
       trusted: issuerTrusted,
       ...(trustedBy ? { trustedIssuerId: trustedBy.trustedIssuerId } : {}),
+      ...(chains.authorityKeyIds ? { authorityKeyIds: chains.authorityKeyIds(document.x5chain) } : {}),
     },
+    holderBound,
     credentialType: docType,
     claims,
     validity: {
       ...(validFrom ? { validFrom: validFrom.toISOString() } : {}),
       ...(validUntil ? { validUntil: validUntil.toISOString() } : {}),
     },
-    // Fetching the MSO's status list is a later step: reported as not checked.
-    status: 'not-checked',
+    status,
     checks,
   };
 }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { didKeyOf } from '../dids/did-key.ts';
 import type { PublicJwk } from '../keys/model.ts';
 import type { JwtCheck, JwtProofVerifier } from '../oauth/jwt-proofs.ts';
+import type { HttpClient } from '../shared/ports.ts';
+import { createStatusListLookup } from '../shared/token-status-lists.ts';
 import type { IssuerAnchor, VerifyOptions } from './model.ts';
 import { createSdJwtVcVerifier, jwkOfDidKey } from './sd-jwt-vc.ts';
 
@@ -107,6 +109,37 @@ describe('createSdJwtVcVerifier (RFC 9901 §7, SD-JWT VC §3)', () => {
     expect(failed(await verify(unbound + kb(unbound), opts()))).toEqual(['key-binding: A key binding JWT for a credential with no cnf.jwk']);
   });
 
+  it('is holder bound only with a verified key binding JWT whose nonce and audience, when expected, match', async () => {
+    const presented = `${issue({})}~`;
+    expect((await verify(presented + kb(presented), opts({ nonce: 'n1', audience: 'v1' }))).holderBound).toBe(true);
+    expect((await verify(presented + kb(presented), opts())).holderBound).toBe(true);
+    expect((await verify(presented, opts())).holderBound).toBe(false);
+    expect((await verify(presented + kb(presented, { nonce: 'other' }), opts({ nonce: 'n1' }))).holderBound).toBe(false);
+    expect((await verify(presented + kb(presented, { aud: 'other' }), opts({ audience: 'v1' }))).holderBound).toBe(false);
+    expect((await verify(presented + kb(presented, {}, { typ: 'JWT' }), opts())).holderBound).toBe(false);
+  });
+
+  it('reports the AuthorityKeyIdentifiers of the x5c chain (standard base64 DER) when given the certificate port', async () => {
+    const seen: Uint8Array[][] = [];
+    const withAki = createSdJwtVcVerifier({
+      jwtProofs,
+      digests: { sha256 },
+      certificates: {
+        authorityKeyIds: (chain) => {
+          seen.push([...chain]);
+          return ['aki-1'];
+        },
+      },
+    });
+    // "+/8=" and "AQID" are standard base64 of 0xfb 0xff and 01 02 03.
+    const x5cJwt = jwt({ typ: 'dc+sd-jwt', alg: 'ES256', x5c: ['+/8=', 'AQID'] }, { iss: 'https://issuer.example', vct: 'urn:pid' }, '+/8=');
+    const result = await withAki(`${x5cJwt}~`, opts({ anchors: [X509_ANCHOR] }));
+    expect(seen).toEqual([[Uint8Array.of(0xfb, 0xff), Uint8Array.of(1, 2, 3)]]);
+    expect(result.issuer).toEqual({ kind: 'x509', id: 'https://issuer.example', trusted: false, authorityKeyIds: ['aki-1'] });
+    // A DID issuer has no chain: none reported.
+    expect((await withAki(`${issue({})}~`, opts())).issuer).not.toHaveProperty('authorityKeyIds');
+  });
+
   it('trusts an x5c issuer through the anchor its chain ends at, and resolves no DID but did:key', async () => {
     const x5cJwt = jwt({ typ: 'dc+sd-jwt', alg: 'ES256', x5c: ['LEAF', 'CA'] }, { iss: 'https://issuer.example', vct: 'urn:pid' }, 'LEAF');
     const trusted = await verify(`${x5cJwt}~`, opts({ anchors: [X509_ANCHOR] }));
@@ -141,5 +174,87 @@ describe('createSdJwtVcVerifier (RFC 9901 §7, SD-JWT VC §3)', () => {
     expect(jwkOfDidKey(didKeyOf(g))).toEqual(g);
     expect(jwkOfDidKey(didKeyOf(ED_KEY))).toEqual(ED_KEY);
     expect(jwkOfDidKey('did:key:zNope')).toBeUndefined();
+  });
+});
+
+describe('createSdJwtVcVerifier: status (docs/verification.md "Status while verifying")', () => {
+  const URI = 'https://issuer.example/status/7';
+  const inflater = { inflate: (data: Uint8Array) => data };
+
+  /** A verifier whose outbound HTTP serves `list` (a status list JWT) at URI, counting fetches. */
+  function withList(list: () => string) {
+    const seen = { fetches: 0 };
+    const http = {
+      send: async () => ({ ok: true as const, status: 200 }),
+      fetch: async (request: { url: string; headers?: Record<string, string> }) => {
+        seen.fetches += 1;
+        expect(request.url).toBe(URI);
+        expect(request.headers?.accept).toBe('application/statuslist+jwt');
+        return { status: 200, headers: {}, body: new TextEncoder().encode(list()) };
+      },
+    };
+    const statusLists = createStatusListLookup({ http: http as unknown as HttpClient, inflater, clock: { now: () => NOW } });
+    return { verify: createSdJwtVcVerifier({ jwtProofs, digests: { sha256 }, statusLists }), seen };
+  }
+  // bits 2: entry 5 is byte 1, bits 2–3.
+  const lst = (entry5: number) => Buffer.from(Uint8Array.of(0, entry5 << 2)).toString('base64url');
+  const didList = (entry5: number, over: object = {}, header: object = {}) =>
+    jwt(
+      { typ: 'statuslist+jwt', alg: 'EdDSA', kid: `${ISSUER_DID}#k`, ...header },
+      { sub: URI, iat: T, ttl: 300, status_list: { bits: 2, lst: lst(entry5) }, ...over },
+      ED_KEY.x,
+    );
+  const named = `${issue({ status: { status_list: { idx: 5, uri: URI } } })}~`;
+
+  it('reads the entry from a list signed by the same trusted issuer: valid, revoked or suspended', async () => {
+    for (const [entry, status, reason] of [
+      [0, 'valid', undefined],
+      [1, 'revoked', 'The issuer has revoked the credential'],
+      [2, 'suspended', 'The issuer has suspended the credential'],
+      [3, 'revoked', 'The status list marks the credential 3 (not valid)'],
+    ] as const) {
+      const { verify } = withList(() => didList(entry));
+      const result = await verify(named, opts());
+      expect(result.status).toBe(status);
+      expect(result.verified).toBe(entry === 0);
+      expect(result.checks.at(-1)).toEqual(reason ? { check: 'status', ok: false, reason } : { check: 'status', ok: true });
+    }
+  });
+
+  it('takes an x5c-signed list only under the trusted issuer that vouches for the credential', async () => {
+    const x5cCredential = `${jwt({ typ: 'dc+sd-jwt', alg: 'ES256', x5c: ['LEAF', 'CA'] }, { iss: 'https://issuer.example', vct: 'urn:pid', status: { status_list: { idx: 5, uri: URI } } }, 'LEAF')}~`;
+    const list = (chain: string[]) =>
+      jwt({ typ: 'statuslist+jwt', alg: 'ES256', x5c: chain }, { sub: URI, status_list: { bits: 2, lst: lst(0) } }, chain[0] as string);
+    expect((await withList(() => list(['SL', 'CA'])).verify(x5cCredential, opts({ anchors: [X509_ANCHOR] }))).status).toBe('valid');
+    const other = await withList(() => list(['SL', 'OTHER-CA'])).verify(x5cCredential, opts({ anchors: [X509_ANCHOR] }));
+    expect(other.verified).toBe(false);
+    expect(other.checks.at(-1)).toEqual({ check: 'status', ok: false, reason: 'The status list is not signed by the credential’s issuer: Untrusted chain' });
+  });
+
+  it.each([
+    ['another typ', () => didList(0, {}, { typ: 'JWT' }), 'The status list must have typ statuslist+jwt'],
+    ['another sub', () => didList(0, { sub: 'https://issuer.example/status/8' }), 'The status list names another URI (sub)'],
+    ['an expired list', () => didList(0, { exp: T - 1 }), 'The status list has expired'],
+    ['a list another key signed', () => didList(0, {}, { kid: 'did:key:z6MkOther#k' }), 'The status list is not signed by the credential’s issuer'],
+    ['bits 3', () => didList(0, { status_list: { bits: 3, lst: lst(0) } }), 'The status list must have bits 1, 2, 4 or 8'],
+  ])('fails the status check for %s, never reporting the credential valid', async (_name, list, reason) => {
+    const result = await withList(list).verify(named, opts());
+    expect(result.verified).toBe(false);
+    expect(result.status).toBe('not-checked');
+    expect(result.checks.at(-1)).toEqual({ check: 'status', ok: false, reason });
+  });
+
+  it('keeps a list for its ttl, fetches nothing for an untrusted issuer, and refuses a malformed reference', async () => {
+    const { verify, seen } = withList(() => didList(0));
+    await verify(named, opts());
+    await verify(named, opts());
+    expect(seen.fetches).toBe(1);
+    const untrusted = await verify(named, opts({ anchors: [] }));
+    expect(untrusted.status).toBe('not-checked');
+    expect(seen.fetches).toBe(1);
+    const bad = await verify(`${issue({ status: { status_list: { idx: -1, uri: 'http://issuer.example/s' } } })}~`, opts());
+    expect(failed(bad)).toEqual(['status: status.status_list must have an integer idx and an https uri']);
+    const plain = await createSdJwtVcVerifier({ jwtProofs, digests: { sha256 } })(named, opts());
+    expect(failed(plain)).toEqual(['status: This server cannot read status lists']);
   });
 });

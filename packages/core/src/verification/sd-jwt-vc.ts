@@ -8,13 +8,20 @@ import type { PublicJwk } from '../keys/model.ts';
 import type { JwtProofVerifier } from '../oauth/jwt-proofs.ts';
 import { base64UrlToBytes, bytesToBase64Url } from '../shared/encoding.ts';
 import type { Digests } from '../shared/ports.ts';
+import type { CertificateChainValidator } from './mdoc-ports.ts';
+import { jwtStatusListClaims, refuse, type StatusListDecoder, type StatusListLookup, statusListReferenceOf } from '../shared/token-status-lists.ts';
 import type { FormatVerifier, IssuerAnchor, VerificationCheck, VerificationResult, VerifyOptions } from './model.ts';
+import { credentialStatus } from './status.ts';
 
 export interface SdJwtVcVerifierDeps {
   /** Issuer signatures (x5c chains, DID keys) and the key binding JWT's signature by `cnf.jwk`. */
   jwtProofs: Pick<JwtProofVerifier, 'verifyWithX5c' | 'verifyWithKey'>;
   /** SHA-256 of disclosures and of the presentation for `sd_hash` (RFC 9901 §4.2.3, §4.3.1). */
   digests: Pick<Digests, 'sha256'>;
+  /** Token Status Lists (shared/token-status-lists.ts); without it a credential naming a status fails the status check. */
+  statusLists?: StatusListLookup;
+  /** Reads the AuthorityKeyIdentifiers of the `x5c` chain (VerificationResult.issuer.authorityKeyIds); without it they are not reported. */
+  certificates?: Pick<CertificateChainValidator, 'authorityKeyIds'>;
 }
 
 const ALGORITHMS = ['ES256', 'EdDSA'] as const;
@@ -198,6 +205,34 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 const covers = (anchor: IssuerAnchor) => anchor.formats.includes('dc+sd-jwt');
 const typeAllowed = (anchor: IssuerAnchor, vct: unknown) => !anchor.types || (typeof vct === 'string' && anchor.types.includes(vct));
 
+/**
+ * Verifies a fetched status list JWT (typ statuslist+jwt): signed under the trusted issuer that
+ * vouches for the credential, by an x5c chain to one of its certificates or by its did:key.
+ */
+function statusListDecoder(deps: SdJwtVcVerifierDeps, issuer: NonNullable<VerificationResult['issuer']>, options: VerifyOptions): StatusListDecoder {
+  return async (body) => {
+    const token = new TextDecoder().decode(body).trim();
+    const decoded = decodeJwt(token);
+    if (!decoded) return refuse('The status list is not a JWT');
+    let verified: Awaited<ReturnType<SdJwtVcVerifierDeps['jwtProofs']['verifyWithKey']>> | undefined;
+    if (issuer.kind === 'x509' && Array.isArray(decoded.header.x5c)) {
+      for (const anchor of options.anchors) {
+        if (anchor.kind !== 'x509' || anchor.trustedIssuerId !== issuer.trustedIssuerId) continue;
+        verified = await deps.jwtProofs.verifyWithX5c(token, [anchor.certificatePem], ALGORITHMS, options.now);
+        if (verified.ok) break;
+      }
+    } else if (issuer.kind === 'did') {
+      const jwk = jwkOfDidKey(issuer.id);
+      const kid = typeof decoded.header.kid === 'string' ? decoded.header.kid.split('#')[0] : undefined;
+      if (jwk && kid === issuer.id) verified = await deps.jwtProofs.verifyWithKey(token, jwk, ALGORITHMS);
+    }
+    if (!verified) return refuse('The status list is not signed by the credential’s issuer');
+    if (!verified.ok) return refuse(`The status list is not signed by the credential’s issuer: ${verified.reason}`);
+    if (verified.header.typ !== 'statuslist+jwt') return refuse('The status list must have typ statuslist+jwt');
+    return jwtStatusListClaims(verified.payload);
+  };
+}
+
 /** Creates the dc+sd-jwt FormatVerifier. */
 export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier {
   return async (credential: string, options: VerifyOptions): Promise<VerificationResult> => {
@@ -260,6 +295,9 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
         if (!alone.ok) signatureReason = alone.reason;
         issuer = { kind: 'x509', id, trusted: false };
       }
+      const ders = header.x5c.map((c) => base64UrlToBytes((c as string).replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')));
+      const authorityKeyIds = deps.certificates?.authorityKeyIds?.(ders.filter((der): der is Uint8Array => der !== undefined));
+      if (authorityKeyIds) issuer = { ...issuer, authorityKeyIds };
     } else {
       const kid = typeof header.kid === 'string' ? header.kid : undefined;
       const did = kid?.startsWith('did:') ? (kid.split('#')[0] as string) : iss?.startsWith('did:') ? iss : undefined;
@@ -346,8 +384,28 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       }
     } else if (options.nonce !== undefined || options.audience !== undefined) check('key-binding', false, 'A key binding JWT is required');
 
-    // Token Status List (draft-ietf-oauth-status-list §6.1): named, not fetched here.
-    const status = isObject(payload.status) && isObject(payload.status.status_list) ? ('not-checked' as const) : undefined;
+    // Holder binding holds when a key binding JWT verified, and its nonce and audience when expected.
+    const binding = checks.filter((c) => c.check === 'key-binding' || c.check === 'nonce' || c.check === 'audience');
+    const holderBound = binding.some((c) => c.check === 'key-binding') && binding.every((c) => c.ok);
+
+    // Token Status List (draft-ietf-oauth-status-list §6.1): read only for a trusted issuer's sound
+    // credential, so an untrusted one cannot make the server fetch what it names.
+    let status: VerificationResult['status'];
+    const reference = payload.status === undefined ? undefined : statusListReferenceOf(payload.status);
+    if (reference && 'ok' in reference) check('status', false, reference.reason);
+    else if (reference) {
+      status = 'not-checked';
+      if (issuer?.trusted && checks.every((c) => c.ok)) {
+        const checked = await credentialStatus(deps.statusLists, reference, {
+          accept: 'application/statuslist+jwt',
+          cacheKey: issuer.trustedIssuerId ?? issuer.id,
+          decode: statusListDecoder(deps, issuer, options),
+          at: options.now,
+        });
+        status = checked.status;
+        checks.push(checked.check);
+      }
+    } else if (payload.status !== undefined) status = 'not-checked';
 
     return result({
       issuer,
@@ -355,6 +413,7 @@ export function createSdJwtVcVerifier(deps: SdJwtVcVerifierDeps): FormatVerifier
       claims,
       ...(validity ? { validity } : {}),
       ...(status ? { status } : {}),
+      holderBound,
     });
   };
 }

@@ -74,10 +74,14 @@ export function createVerificationService(deps: VerificationDeps): VerificationS
           }
         },
         {
-          // Level 2 keeps only what was checked and which checks failed; the credential and its
+          // Level 2 keeps only what was checked, which checks failed and why; the credential and its
           // claims are payloads, kept at level 3 only (docs/decisions.md "Analytic events").
           input,
-          meta: (r) => ({ format: r.format, verified: r.verified, failedChecks: r.checks.filter((c) => !c.ok).map((c) => c.check) }),
+          meta: (r) => {
+            const failed = r.checks.filter((c) => !c.ok);
+            // The reasons name checks, fields and types, never a claim's value (docs/verification.md).
+            return { format: r.format, verified: r.verified, failedChecks: failed.map((c) => c.check), reasons: failed.map((c) => c.reason ?? 'Failed') };
+          },
         },
       );
     },

@@ -253,14 +253,14 @@ describe('the verify API service', () => {
     }
   });
 
-  it('records CREDENTIAL_VERIFY with the format, the outcome and the failed checks; at level 2 never the credential or claims', async () => {
+  it('records CREDENTIAL_VERIFY with the format, the outcome, the failed checks and their reasons; at level 2 never the credential or claims', async () => {
     const { verification, events, store, quiet, ctx } = await setup();
     await verification.verify(contextFor(quiet), 'dc+sd-jwt', { credential: 'tampered' });
     await verification.verify(ctx, 'dc+sd-jwt', { credential: 'good' });
     await events.flush();
     const [level2] = (await store.events.list(quiet.id, { types: ['CREDENTIAL_VERIFY_SUCCESS'] }, { limit: 5 })).items;
     expect(level2?.category).toBe('verification');
-    expect(level2?.data).toEqual({ format: 'dc+sd-jwt', verified: false, failedChecks: ['signature', 'issuer-trusted'] });
+    expect(level2?.data).toEqual({ format: 'dc+sd-jwt', verified: false, failedChecks: ['signature', 'issuer-trusted'], reasons: ['bad', 'untrusted'] });
     expect(JSON.stringify((await store.events.list(quiet.id, {}, { limit: 10 })).items)).not.toContain('tampered');
     const [level3] = (await store.events.list(ctx.tenant.id, { types: ['CREDENTIAL_VERIFY_SUCCESS'] }, { limit: 5 })).items;
     expect(level3?.data).toMatchObject({ format: 'dc+sd-jwt', verified: true, failedChecks: [] });

@@ -9,6 +9,15 @@ import type { Store } from '../ports.ts';
 import { isPlainObject } from '../shared/body-problems.ts';
 import { base64UrlToBytes } from '../shared/encoding.ts';
 import type { Clock, HttpClient } from '../shared/ports.ts';
+import {
+  clampSeconds,
+  createStatusListLookup,
+  type Inflater,
+  jwtStatusListClaims,
+  type Refusal,
+  refuse,
+  statusListReferenceOf,
+} from '../shared/token-status-lists.ts';
 import { MAX_WALLET_PROVIDERS_PER_TENANT, type WalletProvider, type WalletProviderTrustedFor } from './model.ts';
 import { readTrustedList } from './trusted-list.ts';
 
@@ -31,11 +40,8 @@ export interface WalletProviderTrust {
   ): Promise<JwtCheck<{ providerId: string }>>;
 }
 
-/** zlib (RFC 1950) decompression, bounded: a Token Status List's `lst` (draft-ietf-oauth-status-list §4.1). */
-export interface Inflater {
-  /** The inflated bytes, or undefined when `data` is no zlib stream or inflates to more than `maxBytes`. Never throws. */
-  inflate(data: Uint8Array, maxBytes: number): Uint8Array | undefined;
-}
+export type { Inflater } from '../shared/token-status-lists.ts';
+export { STATUS_LIST_TTL } from '../shared/token-status-lists.ts';
 
 /** The port, and what the admin service tells it: a tenant's providers changed in this process. */
 export interface CachedWalletProviderTrust extends WalletProviderTrust {
@@ -58,28 +64,17 @@ export interface WalletProviderTrustDeps {
 export const TRUSTED_LIST_TTL = { defaultSeconds: 3600, minSeconds: 300, maxSeconds: 86_400 } as const;
 /** How long past its freshness the last good trusted list stands in while fetches fail; after that, it trusts nothing. */
 export const TRUSTED_LIST_GRACE_SECONDS = 6 * 3600;
-/** Status lists: reused for their `ttl` within these bounds (default five minutes), never past their `exp`. */
-export const STATUS_LIST_TTL = { defaultSeconds: 300, minSeconds: 60, maxSeconds: 3600 } as const;
 /** After a failed fetch, the same URL is not asked again for this long (its last good copy or the failure stands). */
 const RETRY_AFTER_MS = 60_000;
 const FETCH_TIMEOUT_MS = 5000;
 const TRUSTED_LIST_MAX_BYTES = 8 * 1024 * 1024;
-const STATUS_LIST_MAX_BYTES = 1024 * 1024;
-/** The most a status list may inflate to: 32 million one-bit entries. */
-const STATUS_LIST_MAX_INFLATED = 4 * 1024 * 1024;
 const MAX_JWT_LENGTH = 32 * 1024;
-const MAX_URI_LENGTH = 2048;
-/** Status lists kept at once, across tenants; the oldest goes first. */
-const MAX_STATUS_LISTS = 1000;
 const MAX_TRUSTED_LISTS = 200;
 
 const PURPOSE_FIELD: Record<WalletProviderPurpose, WalletProviderTrustedFor> = {
   walletAttestation: 'walletAttestations',
   keyAttestation: 'keyAttestations',
 };
-
-type Refusal = { ok: false; reason: string };
-const refuse = (reason: string): Refusal => ({ ok: false, reason });
 
 /** The decoded JSON object of a compact JWT's segment `i`, if it is one. */
 function segment(jwt: string, i: number): Record<string, unknown> | undefined {
@@ -92,8 +87,6 @@ function segment(jwt: string, i: number): Record<string, unknown> | undefined {
     return undefined;
   }
 }
-
-const clamp = (value: number, bounds: { minSeconds: number; maxSeconds: number }) => Math.min(Math.max(value, bounds.minSeconds), bounds.maxSeconds);
 
 /** Cache-Control max-age of an answer in seconds (no-store and no-cache count as 0), if it names one. */
 export function maxAgeOf(cacheControl: string | undefined): number | undefined {
@@ -110,17 +103,6 @@ export function maxAgeOf(cacheControl: string | undefined): number | undefined {
   return undefined;
 }
 
-/** An https URI a status claim may name, or undefined. */
-function statusUri(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > MAX_URI_LENGTH) return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.username === '' && url.password === '' && url.hash === '' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 interface TrustedListEntry {
   certificates?: string[];
   /** Fresh until, then usable until `goodUntil` while refetches fail. */
@@ -129,12 +111,6 @@ interface TrustedListEntry {
   /** No fetch before this (a failure is recent). */
   retryAt: number;
   failure?: string;
-}
-
-interface StatusListEntry {
-  bits: number;
-  statuses: Uint8Array;
-  until: number;
 }
 
 /** Builds the WalletProviderTrust port over the Store, the JWT verifier and the guarded HTTP client. */
@@ -190,7 +166,7 @@ export function createWalletProviderTrust(deps: WalletProviderTrustDeps): Cached
     const read = 'error' in got ? { ok: false as const, reason: `The trusted list could not be fetched: ${got.error}` } : readTrustedList(got.body);
     const at = now();
     if (read.ok && 'headers' in got) {
-      const ttl = clamp(maxAgeOf(got.headers['cache-control']) ?? TRUSTED_LIST_TTL.defaultSeconds, TRUSTED_LIST_TTL) * 1000;
+      const ttl = clampSeconds(maxAgeOf(got.headers['cache-control']) ?? TRUSTED_LIST_TTL.defaultSeconds, TRUSTED_LIST_TTL) * 1000;
       return { certificates: read.certificates, freshUntil: at + ttl, goodUntil: at + ttl + TRUSTED_LIST_GRACE_SECONDS * 1000, retryAt: at };
     }
     const reason = read.ok ? 'The trusted list could not be fetched' : read.reason;
@@ -252,73 +228,40 @@ export function createWalletProviderTrust(deps: WalletProviderTrustDeps): Cached
     return undefined;
   }
 
-  const statusLists = new Map<string, StatusListEntry>();
-  const statusLoads = new Map<string, Promise<StatusListEntry | Refusal>>();
-
-  async function fetchStatusList(provider: WalletProvider, uri: string, at: Date): Promise<StatusListEntry | Refusal> {
-    const got = await get(uri, 'application/statuslist+jwt', STATUS_LIST_MAX_BYTES);
-    if ('error' in got) return refuse(`The status list could not be fetched: ${got.error}`);
-    const token = new TextDecoder().decode(got.body).trim();
-    const header = segment(token, 0);
-    if (!header || token.length > STATUS_LIST_MAX_BYTES) return refuse('The status list is not a JWT');
-    const verified = await verifyBy(provider, token, header, PROOF_JWT_ALGORITHMS, at);
-    if (!verified) return refuse('The status list is not signed with the wallet provider’s anchors');
-    if (!verified.ok) return refuse(`The status list is not signed by the wallet provider: ${verified.reason}`);
-    const { payload } = verified;
-    // draft-ietf-oauth-status-list §5.1: typ statuslist+jwt, sub the URI it was fetched from.
-    if (verified.header.typ !== 'statuslist+jwt') return refuse('The status list must have typ statuslist+jwt');
-    if (payload.sub !== uri) return refuse('The status list names another URI (sub)');
-    const seconds = Math.floor(at.getTime() / 1000);
-    if (payload.exp !== undefined && (typeof payload.exp !== 'number' || payload.exp <= seconds)) return refuse('The status list has expired');
-    const list = isPlainObject(payload.status_list) ? payload.status_list : undefined;
-    const bits = list?.bits;
-    if (bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8) return refuse('The status list must have bits 1, 2, 4 or 8');
-    const compressed = typeof list?.lst === 'string' ? base64UrlToBytes(list.lst) : undefined;
-    if (!compressed) return refuse('The status list must have lst in base64url');
-    const statuses = inflater?.inflate(compressed, STATUS_LIST_MAX_INFLATED);
-    if (!statuses) return refuse('The status list’s lst is not a zlib stream (or too large)');
-    const ttl = clamp(typeof payload.ttl === 'number' && payload.ttl >= 0 ? payload.ttl : STATUS_LIST_TTL.defaultSeconds, STATUS_LIST_TTL);
-    const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
-    return { bits, statuses, until: Math.min(now() + ttl * 1000, expires) };
-  }
+  const statusLists = createStatusListLookup({ http, inflater, clock });
 
   /** Refuses the JWT when its status list entry is anything but VALID (0); undefined when it is valid. */
   async function checkStatus(tenantId: string, provider: WalletProvider, payload: Record<string, unknown>, at: Date): Promise<Refusal | undefined> {
     if (payload.status === undefined) return undefined;
-    const reference = isPlainObject(payload.status) && isPlainObject(payload.status.status_list) ? payload.status.status_list : undefined;
+    if (!isPlainObject(payload.status)) return refuse('status.status_list must have an integer idx and an https uri');
     // Other status mechanisms are not read; only a Token Status List reference is checked.
-    if (isPlainObject(payload.status) && payload.status.status_list === undefined) return undefined;
-    const idx = reference?.idx;
-    const uri = statusUri(reference?.uri);
-    if (!reference || typeof idx !== 'number' || !Number.isSafeInteger(idx) || idx < 0 || uri === undefined)
-      return refuse('status.status_list must have an integer idx and an https uri');
+    const reference = statusListReferenceOf(payload.status);
+    if (reference === undefined) return undefined;
+    if ('ok' in reference) return reference;
     if (!http || !inflater) return refuse('The status of this attestation cannot be checked here');
-    const key = `${tenantId} ${provider.id} ${uri}`;
-    let entry = statusLists.get(key);
-    if (!entry || now() >= entry.until) {
-      statusLists.delete(key);
-      let load = statusLoads.get(key);
-      if (!load) {
-        load = fetchStatusList(provider, uri, at).finally(() => statusLoads.delete(key));
-        statusLoads.set(key, load);
-      }
-      const loaded = await load;
-      // A status list that cannot be read refuses the JWT: a revocation must not hide behind an outage.
-      if ('ok' in loaded) return loaded;
-      entry = loaded;
-      statusLists.set(key, entry);
-      if (statusLists.size > MAX_STATUS_LISTS) statusLists.delete(statusLists.keys().next().value as string);
-    }
-    // draft-ietf-oauth-status-list §4.1: entry idx takes `bits` bits from the least significant end of byte idx*bits/8.
-    const position = idx * entry.bits;
-    const byte = entry.statuses[Math.floor(position / 8)];
-    if (byte === undefined) return refuse('The status list has no entry at idx');
-    const value = (byte >> (position % 8)) & ((1 << entry.bits) - 1);
-    if (value === 0) return undefined;
+    const found = await statusLists.lookup(reference, {
+      accept: 'application/statuslist+jwt',
+      cacheKey: `${tenantId} ${provider.id}`,
+      at,
+      decode: async (body) => {
+        const token = new TextDecoder().decode(body).trim();
+        const header = segment(token, 0);
+        if (!header) return refuse('The status list is not a JWT');
+        const verified = await verifyBy(provider, token, header, PROOF_JWT_ALGORITHMS, at);
+        if (!verified) return refuse('The status list is not signed with the wallet provider’s anchors');
+        if (!verified.ok) return refuse(`The status list is not signed by the wallet provider: ${verified.reason}`);
+        // draft-ietf-oauth-status-list §5.1: typ statuslist+jwt.
+        if (verified.header.typ !== 'statuslist+jwt') return refuse('The status list must have typ statuslist+jwt');
+        return jwtStatusListClaims(verified.payload);
+      },
+    });
+    // A status list that cannot be read refuses the JWT: a revocation must not hide behind an outage.
+    if (!found.ok) return found;
+    if (found.value === 0) return undefined;
     return refuse(
-      value === 1
+      found.value === 1
         ? 'The wallet provider has revoked this attestation'
-        : value === 2
+        : found.value === 2
           ? 'The wallet provider has suspended this attestation'
           : 'The wallet provider does not vouch for this attestation now',
     );
@@ -360,7 +303,7 @@ export function createWalletProviderTrust(deps: WalletProviderTrustDeps): Cached
       generations.set(tenantId, (generations.get(tenantId) ?? 0) + 1);
       providers.delete(tenantId);
       loading.delete(tenantId);
-      for (const key of statusLists.keys()) if (key.startsWith(`${tenantId} `)) statusLists.delete(key);
+      statusLists.forget(`${tenantId} `);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { CertificateChainValidator } from '@vellum/core';
-import { parseCertificate, verifyIssuedBy } from './parse.ts';
+import { authorityKeyIdOf, parseCertificate, verifyIssuedBy } from './parse.ts';
 
 /**
  * X.509 path validation for verifiers (RFC 5280 §6, reduced to what mDoc and SD-JWT VC trust needs):
@@ -37,6 +37,14 @@ export function createCertificateChainValidator(): CertificateChainValidator {
         }
       }
       return { ok: true };
+    },
+    authorityKeyIds(chain) {
+      const ids: string[] = [];
+      for (const der of chain) {
+        const id = authorityKeyIdOf(der);
+        if (id !== undefined && !ids.includes(id)) ids.push(id);
+      }
+      return ids;
     },
   };
 }

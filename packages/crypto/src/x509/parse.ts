@@ -2,7 +2,14 @@
 import 'reflect-metadata';
 import { createHash, createPublicKey, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { DomainError } from '@vellum/core';
-import { BasicConstraintsExtension, PemConverter, SubjectAlternativeNameExtension, SubjectKeyIdentifierExtension, X509Certificate } from '@peculiar/x509';
+import {
+  AuthorityKeyIdentifierExtension,
+  BasicConstraintsExtension,
+  PemConverter,
+  SubjectAlternativeNameExtension,
+  SubjectKeyIdentifierExtension,
+  X509Certificate,
+} from '@peculiar/x509';
 
 /** A public key as a JWK; IACAs Vellum imports may use curves other than P-256. */
 export interface CertificatePublicJwk {
@@ -103,4 +110,17 @@ export function verifyIssuedBy(certificate: string | Uint8Array, issuer: string 
   }
   // checkIssued is OpenSSL's X509_check_issued: names, key identifiers, the issuer's keyCertSign.
   return authority.ca && subject.checkIssued(authority) && subject.verify(authority.publicKey);
+}
+
+/**
+ * The keyIdentifier of a DER certificate's AuthorityKeyIdentifier extension, base64url; undefined
+ * when the certificate has none (or only issuer and serial) or cannot be read. Never throws.
+ */
+export function authorityKeyIdOf(der: Uint8Array): string | undefined {
+  try {
+    const keyId = new X509Certificate(der).getExtension(AuthorityKeyIdentifierExtension)?.keyId;
+    return keyId ? Buffer.from(keyId, 'hex').toString('base64url') : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -34,11 +34,23 @@ export const VerificationResultResponse = Type.Object({
       id: Type.String(),
       trusted: Type.Boolean(),
       trustedIssuerId: Type.Optional(Type.String()),
+      authorityKeyIds: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            'The AuthorityKeyIdentifier keyIdentifiers (base64url) of the certificates the credential carries: what DCQL trusted_authorities of type aki match.',
+        }),
+      ),
     }),
   ),
   credentialType: Type.Optional(Type.String()),
   claims: Type.Object({}, { additionalProperties: true, description: 'SD-JWT VC: the disclosed JSON object; mDoc: namespace → element → value.' }),
   validity: Type.Optional(Type.Object({ validFrom: Type.Optional(Type.String()), validUntil: Type.Optional(Type.String()) })),
   status: Type.Optional(Type.String()),
+  holderBound: Type.Optional(
+    Type.Boolean({
+      description:
+        'The holder proved possession of the key: a verified KB-JWT (with nonce and aud when given), or an mDoc device signature over the given sessionTranscript.',
+    }),
+  ),
   checks: Type.Array(Type.Object({ check: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
 });

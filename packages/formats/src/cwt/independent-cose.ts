@@ -30,5 +30,5 @@ export async function loadCoseTs() {
     import('@ldclabs/cose-ts/header'),
     import('@ldclabs/cose-ts/utils'),
   ]);
-  return { Sign1Message, ECDSAKey, Claims, Validator, Header, decodeCBOR: utils.decodeCBOR, base64ToBytes: utils.base64ToBytes };
+  return { Sign1Message, ECDSAKey, Claims, Validator, Header, decodeCBOR: utils.decodeCBOR, encodeCBOR: utils.encodeCBOR, base64ToBytes: utils.base64ToBytes };
 }

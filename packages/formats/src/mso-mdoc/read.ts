@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, type KeyObject, X509Certificate, verify } from 'node:crypto';
-import type { MdocDocumentView, MdocItemView, MdocReader, MdocReading } from '@vellum/core';
+import { type MdocDocumentView, type MdocItemView, type MdocReader, type MdocReading, type StatusListCwtReading, statusListReferenceOf } from '@vellum/core';
 import { Decoder, Tag } from 'cbor-x';
 import { cbor, TAG_ENCODED_CBOR, withByteString, wrapEncoded } from './cbor.ts';
 
@@ -170,7 +170,7 @@ function readDocument(document: Map<unknown, unknown>, docTypeOuter: string | un
     x5chain: x5chain.map((der) => new Uint8Array(der)),
     issuerSignature,
     signerFingerprint: createHash('sha256').update(signerDer).digest('hex'),
-    mso: { docType: msoDocType, digestAlgorithm, valueDigests, validityInfo, hasStatus: mso.has('status') || mso.has('_status') },
+    mso: { docType: msoDocType, digestAlgorithm, valueDigests, validityInfo, hasStatus: mso.has('status') || mso.has('_status'), ...statusOf(mso) },
     items,
   };
   if (docTypeOuter !== undefined) {
@@ -183,6 +183,64 @@ function readDocument(document: Map<unknown, unknown>, docTypeOuter: string | un
     }
   }
   return view;
+}
+
+/** The MSO's status reference (`status`, or the legacy `_status`; docs/status-lists.md), if it names one. */
+function statusOf(mso: Map<unknown, unknown>): Pick<MdocDocumentView['mso'], 'status'> {
+  const named = mso.has('status') ? mso.get('status') : mso.get('_status');
+  if (named === undefined) return {};
+  const reference = statusListReferenceOf(named);
+  if (reference === undefined) return {};
+  return { status: 'ok' in reference ? { invalid: reference.reason } : reference };
+}
+
+// The claim keys of a status list CWT: draft 14's (§5.2, 65533 status_list, 65534 ttl) and the
+// legacy (MATTR) profile's, which Vellum also issues (docs/status-lists.md).
+const STATUS_LIST_KEYS = { draft: { statusList: 65533, ttl: 65534 }, legacy: { statusList: -65538, ttl: -65539 } };
+const LEGACY_STATUS_LIST_TYP = 'mattr-statuslist+cwt';
+/** CBOR tag 18, COSE_Sign1_Tagged (RFC 9052 §4.2). */
+const TAG_COSE_SIGN1 = 18;
+
+const integerOf = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isSafeInteger(value) ? value : typeof value === 'bigint' ? Number(value) : undefined;
+
+function readStatusList(bytes: Uint8Array): StatusListCwtReading {
+  let value = decode(bytes, 'The status list');
+  if (value instanceof Tag && value.tag === TAG_COSE_SIGN1) value = value.value;
+  const message = sign1(value, 'The status list');
+  const chainValue = message.unprotected.get(33) ?? message.header.get(33);
+  const x5chain = isBytes(chainValue)
+    ? [chainValue]
+    : Array.isArray(chainValue) && chainValue.length > 0 && chainValue.every(isBytes)
+      ? chainValue
+      : fail('The status list carries no x5chain');
+  let key: KeyObject;
+  try {
+    key = new X509Certificate(x5chain[0] as Uint8Array).publicKey;
+  } catch {
+    return fail('The status list signer certificate could not be read');
+  }
+  const payload = asBytes(message.payload, 'The status list payload');
+  const typ = message.header.get(16);
+  const keys = typ === LEGACY_STATUS_LIST_TYP ? STATUS_LIST_KEYS.legacy : STATUS_LIST_KEYS.draft;
+  const claims = asMap(decode(payload, 'The status list claims'), 'The status list claims');
+  const list = claims.get(keys.statusList);
+  const lst = list instanceof Map ? list.get('lst') : undefined;
+  const exp = integerOf(claims.get(4));
+  const ttl = integerOf(claims.get(keys.ttl));
+  return {
+    ok: true,
+    ...(typeof typ === 'string' ? { typ } : {}),
+    x5chain: x5chain.map((der) => new Uint8Array(der)),
+    signature: verifySign1(message, payload, key),
+    claims: {
+      sub: claims.get(2),
+      bits: list instanceof Map ? list.get('bits') : undefined,
+      lst: isBytes(lst) ? new Uint8Array(lst) : undefined,
+      ...(exp !== undefined ? { exp } : {}),
+      ...(ttl !== undefined ? { ttl } : {}),
+    },
+  };
 }
 
 /** §9.1.3.6: the device signature over DeviceAuthenticationBytes. */
@@ -242,6 +300,13 @@ export function createMdocReader(): MdocReader {
         return read(bytes, options.sessionTranscript);
       } catch (error) {
         return { ok: false, reason: error instanceof Unreadable ? error.message : 'The credential could not be read' };
+      }
+    },
+    readStatusList(bytes) {
+      try {
+        return readStatusList(bytes);
+      } catch (error) {
+        return { ok: false, reason: error instanceof Unreadable ? error.message : 'The status list could not be read' };
       }
     },
   };

@@ -16665,7 +16665,11 @@ export interface operations {
                         };
                         credentialType?: string;
                         format: string;
+                        /** @description The holder proved possession of the key: a verified KB-JWT (with nonce and aud when given), or an mDoc device signature over the given sessionTranscript. */
+                        holderBound?: boolean;
                         issuer?: {
+                            /** @description The AuthorityKeyIdentifier keyIdentifiers (base64url) of the certificates the credential carries: what DCQL trusted_authorities of type aki match. */
+                            authorityKeyIds?: string[];
                             id: string;
                             kind: string;
                             trusted: boolean;
@@ -18083,7 +18087,11 @@ export interface operations {
                         };
                         credentialType?: string;
                         format: string;
+                        /** @description The holder proved possession of the key: a verified KB-JWT (with nonce and aud when given), or an mDoc device signature over the given sessionTranscript. */
+                        holderBound?: boolean;
                         issuer?: {
+                            /** @description The AuthorityKeyIdentifier keyIdentifiers (base64url) of the certificates the credential carries: what DCQL trusted_authorities of type aki match. */
+                            authorityKeyIds?: string[];
                             id: string;
                             kind: string;
                             trusted: boolean;
