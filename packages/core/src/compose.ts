@@ -71,6 +71,7 @@ import type { FormatVerifiers } from './verification/model.ts';
 import { createVerificationService, type VerificationService } from './verification/service.ts';
 import { createTrustedIssuerService, type TrustedIssuerService } from './verification/trusted-issuers/service.ts';
 import type { PresentationCrypto, SessionApplications, SessionDcql } from './verification/sessions/ports.ts';
+import { sessionDcql } from './verification/sessions/dcql.ts';
 import { createPresentationSessionService, type PresentationSessionService, unavailablePresentationSessions } from './verification/sessions/service.ts';
 import { createWalletProviderTrust, type Inflater, type WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
@@ -204,7 +205,7 @@ export interface VellumDeps extends AddressingOptions {
    * applications' request signers and DCQL. Without them (and `presentationCrypto`) sessions answer
    * 503: they are wired here by default once those parts are merged.
    */
-  presentationParts?: { applications: SessionApplications; dcql: SessionDcql };
+  presentationParts?: { applications: SessionApplications; dcql?: SessionDcql };
 }
 
 /** Every use case of the platform, wired once. */
@@ -422,7 +423,7 @@ export function createVellum(deps: VellumDeps): Vellum {
             domainEvents,
             crypto: deps.presentationCrypto,
             applications: deps.presentationParts.applications,
-            dcql: deps.presentationParts.dcql,
+            dcql: deps.presentationParts.dcql ?? sessionDcql,
             trustedIssuers,
             verifiers: formatVerifiers,
           })

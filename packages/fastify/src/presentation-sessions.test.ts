@@ -1,31 +1,24 @@
-import { DomainError, type FormatVerifier, type SessionDcql } from '@vellum/core';
+import { DomainError, type FormatVerifier } from '@vellum/core';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { freshTenants, useTestApp } from '../test/app.ts';
 
 // docs/verification.md "Presentation sessions" over HTTP, standalone and mounted under a prefix
 // (STYLE 14). Verifier applications and DCQL are built beside this part (issue 31 contracts A and
-// B): here a stand-in of each (one application, redirect_uri prefix, unsigned; a DCQL evaluation
-// satisfied by verified presentations of every query), and a fake SD-JWT VC verifier. The real
+// B): here DCQL is the real module, the application a stand-in (one application, redirect_uri
+// prefix, unsigned requests), and the SD-JWT VC verifier a fake. The real
 // parts, the real verifiers and a wallet library meet in tools/interop. The JWE is made with jose
 // to the key the request object publishes, and opened by @vellum/crypto.
 const APP_ID = '0195f0c0-0000-7000-8000-0000000000a1';
 const QUERY = { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['urn:eudi:pid:1'] } }] };
 const FORM = 'application/x-www-form-urlencoded';
 
-const dcql: SessionDcql = {
-  problems: (q) => (Array.isArray(q.credentials) ? [] : [{ path: 'credentials', message: 'Required: a non-empty list of credential queries' }]),
-  evaluate(query, presented) {
-    const ids = (query.credentials as { id: string }[]).map((c) => c.id);
-    const credentials = Object.fromEntries(
-      Object.entries(presented).map(([id, rs]) => [id, { satisfied: rs.every((r) => r.verified), claims: rs.map((r) => r.claims), failures: [] }]),
-    );
-    return { satisfied: ids.every((id) => credentials[id]?.satisfied), credentials, failures: [] };
-  },
-};
 const sdJwt: FormatVerifier = async (credential, options) => ({
   verified: credential === 'good' && options.nonce !== undefined,
   format: 'dc+sd-jwt',
+  issuer: { kind: 'x509', id: 'https://issuer.example', trusted: true },
+  credentialType: 'urn:eudi:pid:1',
+  holderBound: credential === 'good',
   claims: { given_name: 'Erika' },
   checks: credential === 'good' ? [] : [{ check: 'signature', ok: false, reason: 'The signature does not verify' }],
 });
@@ -37,7 +30,6 @@ describe.each(['standalone', 'prefixed'] as const)('presentation sessions over H
   const t = useTestApp(mount, {
     formatVerifiers: { 'dc+sd-jwt': sdJwt },
     presentationParts: {
-      dcql,
       applications: {
         async signerFor(_tenant, applicationId, responseUri) {
           if (applicationId !== APP_ID) throw new DomainError('NotFound', 'The tenant has no such verifier application');
@@ -136,9 +128,12 @@ describe.each(['standalone', 'prefixed'] as const)('presentation sessions over H
         .json()
         .details.map((d: { param: string }) => d.param)
         .sort(),
-    ).toEqual(['applicationId', 'expiresIn', 'extra']);
-    const dcqlBad = await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: { credential: [] } });
-    expect(dcqlBad.json().details).toEqual([expect.objectContaining({ param: 'dcqlQuery.credentials' })]);
+    ).toEqual(['applicationId', 'dcqlQuery.credentials', 'expiresIn', 'extra']);
+    // The DCQL module's rules beyond the schema (Contract B), named under dcqlQuery.
+    const twice = { credentials: [QUERY.credentials[0], QUERY.credentials[0]] };
+    const dcqlBad = await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: twice });
+    expect(dcqlBad.statusCode).toBe(400);
+    expect(dcqlBad.json().details).toEqual([expect.objectContaining({ param: 'dcqlQuery.credentials.1.id' })]);
     const s = (await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: QUERY, responseMode: 'direct_post' })).json();
     const verifier = await call('GET', `/v2/presentations/sessions/${s.id}`, undefined, 'verifier');
     expect(verifier.statusCode).toBe(200);

@@ -19763,9 +19763,33 @@ export interface operations {
             content: {
                 "application/json": {
                     applicationId: string;
-                    /** @description A DCQL query (OpenID4VP 1.0 §6). */
                     dcqlQuery: {
-                        [key: string]: unknown;
+                        credential_sets?: {
+                            options: string[][];
+                            required?: boolean;
+                        }[];
+                        credentials: {
+                            claim_sets?: string[][];
+                            claims?: {
+                                id?: string;
+                                intent_to_retain?: boolean;
+                                path: (string | number | null)[];
+                                values?: (string | number | boolean)[];
+                            }[];
+                            format: string;
+                            id: string;
+                            meta: {
+                                doctype_value?: string;
+                                type_values?: string[][];
+                                vct_values?: string[];
+                            };
+                            multiple?: boolean;
+                            require_cryptographic_holder_binding?: boolean;
+                            trusted_authorities?: {
+                                type: string;
+                                values: string[];
+                            }[];
+                        }[];
                     };
                     /** @description Seconds the wallet has to answer (default 300). */
                     expiresIn?: number;

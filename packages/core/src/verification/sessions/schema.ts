@@ -3,13 +3,14 @@
 
 import { Type } from '@sinclair/typebox';
 import { UUID } from '../../shared/ids.ts';
+import { DcqlQuerySchema } from '../dcql/schema.ts';
 import { SESSION_RESPONSE_MODES, SESSION_TTL_SECONDS } from './model.ts';
 
-/** `POST /v2/presentations/sessions`. The DCQL query's own rules are the DCQL module's (Contract B). */
+/** `POST /v2/presentations/sessions`. The DCQL query's shape and rules are the DCQL module's (Contract B). */
 export const CreateSessionBody = Type.Object(
   {
     applicationId: Type.String({ pattern: UUID.source, errorMessage: 'A verifier application id (UUID)' }),
-    dcqlQuery: Type.Object({}, { additionalProperties: true, description: 'A DCQL query (OpenID4VP 1.0 §6).', errorMessage: 'A DCQL query (an object)' }),
+    dcqlQuery: DcqlQuerySchema,
     responseMode: Type.Optional(
       Type.Union(
         SESSION_RESPONSE_MODES.map((m) => Type.Literal(m)),

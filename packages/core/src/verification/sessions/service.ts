@@ -294,7 +294,7 @@ export function createPresentationSessionService(deps: PresentationSessionDeps):
           const p = new Problems();
           p.checkShape(CreateSessionBody, input);
           const body = input as CreateSessionInput;
-          if (!p.has('dcqlQuery'))
+          if (!p.details.some((d) => d.param === 'body' || d.param.startsWith('dcqlQuery')))
             for (const problem of dcql.problems(body.dcqlQuery)) p.add(`dcqlQuery${problem.path ? `.${problem.path}` : ''}`, problem.message);
           p.throwIfAny(CreateSessionBody);
 
@@ -321,7 +321,7 @@ export function createPresentationSessionService(deps: PresentationSessionDeps):
             ...(body.redirectUri !== undefined ? { redirectUri: body.redirectUri } : {}),
             state: ids.token(),
             nonce: ids.token(),
-            dcqlQuery: body.dcqlQuery,
+            dcqlQuery: body.dcqlQuery as Record<string, unknown>,
             ...(key ? { encryptionJwk: key.publicJwk, sealedKey: secrets.seal(key.privateJwk, sessionKeyContext(ctx.tenant.id, id)) } : {}),
             status: 'pending',
             expiresAt: new Date(now.getTime() + (body.expiresIn ?? SESSION_TTL_SECONDS.default) * 1000).toISOString(),
