@@ -14,7 +14,14 @@ import {
   parseMasterKey,
 } from '@vellum/crypto';
 import { createWalletTokens, loadDigests } from '@vellum/crypto';
-import { createCertificateChainValidator, createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import {
+  createCertificateChainValidator,
+  createJwtProofVerifier,
+  createPresentationCrypto,
+  createProofVerifier,
+  loadCredentialEncryption,
+  loadNonceCodec,
+} from '@vellum/crypto';
 import { createFormatSigners, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
@@ -151,6 +158,9 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       // The verify API's mDoc verifier (docs/verification.md): CBOR and COSE read, chains to the tenant's trusted IACAs.
       mdocReader: createMdocReader(),
       certificateChains: createCertificateChainValidator(),
+      // Presentation sessions' direct_post.jwt keys and the mDoc handover (docs/verification.md "Presentation sessions").
+      // Verifier applications (presentationParts.applications) are wired when that part is merged; until then sessions answer 503.
+      presentationCrypto: createPresentationCrypto(),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,
