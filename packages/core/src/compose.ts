@@ -70,6 +70,7 @@ import { createWalletProviderService, type WalletProviderService } from './walle
 import type { FormatVerifiers } from './verification/model.ts';
 import { createVerificationService, type VerificationService } from './verification/service.ts';
 import { createTrustedIssuerService, type TrustedIssuerService } from './verification/trusted-issuers/service.ts';
+import { createVerifierApplicationService, type VerifierApplicationService } from './verification/applications/service.ts';
 import { createWalletProviderTrust, type Inflater, type WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
 import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
@@ -228,6 +229,8 @@ export interface Vellum {
   walletProviderTrust: WalletProviderTrust;
   /** `/v2/credentials/trusted-issuers`: who the tenant trusts to issue what it verifies (docs/verification.md). */
   trustedIssuers: TrustedIssuerService;
+  /** `/v2/presentations/applications` and the request signers of presentation sessions (docs/verification.md "Verifier applications"). */
+  verifierApplications: VerifierApplicationService;
   /** `POST /v2/credentials/{profile}/verify`: one credential checked against the tenant's trusted issuers. */
   verification: VerificationService;
   /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
@@ -392,6 +395,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     }),
     walletProviderTrust,
     trustedIssuers,
+    verifierApplications: createVerifierApplicationService({ store, clock, ids, events: recorder, keys: deps.keys, x509 }),
     verification: createVerificationService({ clock, events: recorder, trustedIssuers, verifiers: formatVerifiers }),
     offers: createOfferService({ store, clock, ids, digests: deps.digests, secrets: deps.secretBox, events: recorder }),
     tokenEndpoint: createTokenEndpoint({

@@ -214,6 +214,9 @@ export * from './verification/service.ts';
 export * from './verification/trusted-issuers/model.ts';
 export * from './verification/trusted-issuers/schema.ts';
 export * from './verification/trusted-issuers/service.ts';
+export * from './verification/applications/model.ts';
+export * from './verification/applications/schema.ts';
+export * from './verification/applications/service.ts';
 
 export * from './compose.ts';
 
