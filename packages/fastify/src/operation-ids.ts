@@ -156,4 +156,6 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ...collection('/v2/credentials/trusted-issuers', '{id}', 'TrustedIssuer'),
   ['POST /v2/credentials/sd-jwt/verify', 'verifySdJwtCredential'],
   ['POST /v2/credentials/mobile/verify', 'verifyMobileCredential'],
+  ...collection('/v2/presentations/applications', '{id}', 'VerifierApplication'),
+  ['PUT /v2/presentations/applications/{id}/certificate', 'setVerifierApplicationCertificate'],
 ]);
