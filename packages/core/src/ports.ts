@@ -19,6 +19,7 @@ import type { DocumentSignerRepository, IacaRepository } from './mdoc-pki/ports.
 import type { WalletClientRepository } from './oauth-clients/model.ts';
 import type { WalletProviderRepository } from './wallet-providers/model.ts';
 import type { TrustedIssuerRepository } from './verification/trusted-issuers/model.ts';
+import type { VerifierApplicationRepository } from './verification/applications/model.ts';
 import type { PresentationSessionRepository } from './verification/sessions/model.ts';
 import type { AuthorizationRepository } from './oauth/authorization-model.ts';
 import type { NonceRepository } from './oauth/ports.ts';
@@ -55,6 +56,7 @@ export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaReposit
 export type { WalletClientRepository } from './oauth-clients/model.ts';
 export type { WalletProviderRepository } from './wallet-providers/model.ts';
 export type { TrustedIssuerRepository } from './verification/trusted-issuers/model.ts';
+export type { VerifierApplicationRepository } from './verification/applications/model.ts';
 export type { PresentationSessionRepository } from './verification/sessions/model.ts';
 export type { PresentationCrypto } from './verification/sessions/ports.ts';
 export type { AuthorizationRepository } from './oauth/authorization-model.ts';
@@ -113,6 +115,7 @@ export interface Repositories {
   walletProviders: WalletProviderRepository;
   /** The tenant's trusted issuers of the credentials it verifies (docs/verification.md). */
   trustedIssuers: TrustedIssuerRepository;
+  verifierApplications: VerifierApplicationRepository;
   /** OpenID4VP presentation sessions and their results (docs/verification.md "Presentation sessions"). */
   presentationSessions: PresentationSessionRepository;
   /** The tenant's OpenID Connect provider (docs/authentication.md). */

@@ -13,6 +13,7 @@ export { ClaimSourceBody } from './claim-sources/schema.ts';
 export { WalletClientBody } from './oauth-clients/schema.ts';
 export { WalletProviderBody } from './wallet-providers/schema.ts';
 export { TrustedIssuerBody } from './verification/trusted-issuers/schema.ts';
+export { VerifierApplicationBody, VerifierCertificateBody } from './verification/applications/schema.ts';
 export { VerifyBody } from './verification/schema.ts';
 export { CreateSessionBody, PresentationResponseBody, RequestUriPostBody } from './verification/sessions/schema.ts';
 export { AdminClientBody } from './tenancy/schema.ts';

@@ -156,6 +156,8 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ...collection('/v2/credentials/trusted-issuers', '{id}', 'TrustedIssuer'),
   ['POST /v2/credentials/sd-jwt/verify', 'verifySdJwtCredential'],
   ['POST /v2/credentials/mobile/verify', 'verifyMobileCredential'],
+  ...collection('/v2/presentations/applications', '{id}', 'VerifierApplication'),
+  ['PUT /v2/presentations/applications/{id}/certificate', 'setVerifierApplicationCertificate'],
   ['POST /v2/presentations/sessions', 'createPresentationSession'],
   ['GET /v2/presentations/sessions/{id}', 'getPresentationSession'],
   ['GET /v1/openid/presentations/{id}/request', 'getPresentationRequest'],

@@ -1,12 +1,12 @@
-import { DomainError, type FormatVerifier } from '@vellum/core';
+import type { FormatVerifier } from '@vellum/core';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { freshTenants, useTestApp } from '../test/app.ts';
 
 // docs/verification.md "Presentation sessions" over HTTP, standalone and mounted under a prefix
 // (STYLE 14). Verifier applications and DCQL are built beside this part (issue 31 contracts A and
-// B): here DCQL is the real module, the application a stand-in (one application, redirect_uri
-// prefix, unsigned requests), and the SD-JWT VC verifier a fake. The real
+// B): here both are the real modules (a redirect_uri application, whose requests are unsigned), and
+// the SD-JWT VC verifier is a fake. The real
 // parts, the real verifiers and a wallet library meet in tools/interop. The JWE is made with jose
 // to the key the request object publishes, and opened by @vellum/crypto.
 const APP_ID = '0195f0c0-0000-7000-8000-0000000000a1';
@@ -27,21 +27,20 @@ const decode = (jwt: string, part = 1) => JSON.parse(Buffer.from(jwt.split('.')[
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 describe.each(['standalone', 'prefixed'] as const)('presentation sessions over HTTP (%s)', (mount) => {
-  const t = useTestApp(mount, {
-    formatVerifiers: { 'dc+sd-jwt': sdJwt },
-    presentationParts: {
-      applications: {
-        async signerFor(_tenant, applicationId, responseUri) {
-          if (applicationId !== APP_ID) throw new DomainError('NotFound', 'The tenant has no such verifier application');
-          return {
-            application: { id: APP_ID, responseModes: ['direct_post', 'direct_post.jwt'], redirectUris: ['https://rp.example/done'] },
-            signer: { clientId: `redirect_uri:${responseUri}` },
-          };
-        },
-      },
-    },
-  });
-  const tenant = freshTenants(t, 'vps');
+  const t = useTestApp(mount, { formatVerifiers: { 'dc+sd-jwt': sdJwt } });
+  const fresh = freshTenants(t, 'vps');
+  /** A tenant with a redirect_uri verifier application (unsigned requests) allowing both response modes. */
+  const tenant = async () => {
+    const made = await fresh();
+    const app = await made.call('POST', '/v2/presentations/applications', {
+      name: 'Shop',
+      clientIdPrefix: 'redirect_uri',
+      responseModes: ['direct_post', 'direct_post.jwt'],
+      redirectUris: ['https://rp.example/done'],
+    });
+    expect(app.statusCode, app.body).toBe(201);
+    return { ...made, appId: app.json().id as string };
+  };
   const wallet = (host: string, method: 'GET' | 'POST', url: string, payload?: string) =>
     t.app.inject({
       method,
@@ -52,8 +51,8 @@ describe.each(['standalone', 'prefixed'] as const)('presentation sessions over H
   const walletPath = (uri: string) => new URL(uri).pathname.slice(t.prefix.length);
 
   it('creates a session (201), serves the request object by GET and POST with wallet_nonce, verifies an encrypted response once, and shows the result', async () => {
-    const { call, host } = await tenant();
-    const created = await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: QUERY, redirectUri: 'https://rp.example/done' });
+    const { call, host, appId } = await tenant();
+    const created = await call('POST', '/v2/presentations/sessions', { applicationId: appId, dcqlQuery: QUERY, redirectUri: 'https://rp.example/done' });
     expect(created.statusCode, created.body).toBe(201);
     const s = created.json();
     expect(s).toMatchObject({
@@ -107,8 +106,8 @@ describe.each(['standalone', 'prefixed'] as const)('presentation sessions over H
   });
 
   it('the page: a QR code and the Open in wallet link under the offer page’s CSP', async () => {
-    const { call, host } = await tenant();
-    const s = (await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: QUERY, responseMode: 'direct_post' })).json();
+    const { call, host, appId } = await tenant();
+    const s = (await call('POST', '/v2/presentations/sessions', { applicationId: appId, dcqlQuery: QUERY, responseMode: 'direct_post' })).json();
     const page = await wallet(host, 'GET', `/v1/openid/presentations/${s.id}/page`);
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
@@ -118,9 +117,9 @@ describe.each(['standalone', 'prefixed'] as const)('presentation sessions over H
   });
 
   it('refuses: roles without verification (403), no token (401), a bad body naming each field (400), an unknown session for the wallet (404 with the OAuth error)', async () => {
-    const { call, host } = await tenant();
-    expect((await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: QUERY }, 'issuer')).statusCode).toBe(403);
-    expect((await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: QUERY }, null)).statusCode).toBe(401);
+    const { call, host, appId } = await tenant();
+    expect((await call('POST', '/v2/presentations/sessions', { applicationId: appId, dcqlQuery: QUERY }, 'issuer')).statusCode).toBe(403);
+    expect((await call('POST', '/v2/presentations/sessions', { applicationId: appId, dcqlQuery: QUERY }, null)).statusCode).toBe(401);
     const bad = await call('POST', '/v2/presentations/sessions', { applicationId: 'x', dcqlQuery: {}, expiresIn: 1, extra: 1 });
     expect(bad.statusCode).toBe(400);
     expect(
@@ -131,10 +130,11 @@ describe.each(['standalone', 'prefixed'] as const)('presentation sessions over H
     ).toEqual(['applicationId', 'dcqlQuery.credentials', 'expiresIn', 'extra']);
     // The DCQL module's rules beyond the schema (Contract B), named under dcqlQuery.
     const twice = { credentials: [QUERY.credentials[0], QUERY.credentials[0]] };
-    const dcqlBad = await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: twice });
+    const dcqlBad = await call('POST', '/v2/presentations/sessions', { applicationId: appId, dcqlQuery: twice });
     expect(dcqlBad.statusCode).toBe(400);
     expect(dcqlBad.json().details).toEqual([expect.objectContaining({ param: 'dcqlQuery.credentials.1.id' })]);
-    const s = (await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: QUERY, responseMode: 'direct_post' })).json();
+    const s = (await call('POST', '/v2/presentations/sessions', { applicationId: appId, dcqlQuery: QUERY, responseMode: 'direct_post' })).json();
+    expect((await call('POST', '/v2/presentations/sessions', { applicationId: APP_ID, dcqlQuery: QUERY })).statusCode).toBe(404);
     const verifier = await call('GET', `/v2/presentations/sessions/${s.id}`, undefined, 'verifier');
     expect(verifier.statusCode).toBe(200);
     const unknown = await wallet(host, 'POST', '/v1/openid/presentations/0195f0c0-0000-7000-8000-0000000000ff/response', form({ state: 'x', vp_token: '{}' }));
@@ -156,7 +156,7 @@ describe.each(['standalone', 'prefixed'] as const)('presentation sessions over H
 });
 
 describe('presentation sessions on a server composed without verifier applications or DCQL', () => {
-  const t = useTestApp('standalone');
+  const t = useTestApp('standalone', { presentationCrypto: false });
   const tenant = freshTenants(t, 'vpn');
   it('answers 503 ServiceUnavailable, after the permission check', async () => {
     const { call, host } = await tenant();

@@ -31,6 +31,7 @@ import type {
   WalletClientService,
   WalletProviderService,
   TrustedIssuerService,
+  VerifierApplicationService,
   VerificationService,
   PresentationSessionService,
   WalletTokens,
@@ -91,6 +92,8 @@ export interface VellumServices {
   walletProviders: WalletProviderService;
   /** `/v2/credentials/trusted-issuers`: who the tenant trusts to issue what it verifies (docs/verification.md). */
   trustedIssuers: TrustedIssuerService;
+  /** `/v2/presentations/applications`: the tenant's verifier applications (docs/verification.md "Verifier applications"). */
+  verifierApplications: VerifierApplicationService;
   /** `POST /v2/credentials/{profile}/verify` (docs/verification.md). */
   verification: VerificationService;
   /** OpenID4VP presentation sessions (docs/verification.md "Presentation sessions"). */

@@ -9,7 +9,6 @@ import {
   type RateLimitSettings,
   type Role,
   type Store,
-  type VellumDeps,
   type WalletProviderTrust,
 } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
@@ -57,8 +56,8 @@ export interface TestAppOptions {
   inflater?: Inflater;
   /** Format verifiers for the verify API (none unless given). */
   formatVerifiers?: FormatVerifiers;
-  /** What presentation sessions consume (verifier applications, DCQL); without them sessions answer 503. */
-  presentationParts?: VellumDeps['presentationParts'];
+  /** False: composed without the presentation crypto port, so presentation sessions answer 503. */
+  presentationCrypto?: false;
 }
 
 export async function buildTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): Promise<TestApp> {
@@ -99,8 +98,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
     ...(options.http ? { http: options.http } : {}),
     ...(options.inflater ? { inflater: options.inflater } : {}),
     ...(options.formatVerifiers ? { formatVerifiers: options.formatVerifiers } : {}),
-    presentationCrypto: createPresentationCrypto(),
-    ...(options.presentationParts ? { presentationParts: options.presentationParts } : {}),
+    ...(options.presentationCrypto === false ? {} : { presentationCrypto: createPresentationCrypto() }),
   });
   const { tenants } = services;
 

@@ -27,6 +27,7 @@ import { type DeferredIssuanceState, deferredIssuanceRepositories, emptyDeferred
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 import { emptyWalletProviderState, walletProviderRepositories, type WalletProviderState } from './wallet-providers.ts';
 import { emptyTrustedIssuerState, trustedIssuerRepositories, type TrustedIssuerState } from './trusted-issuers.ts';
+import { emptyVerifierApplicationState, verifierApplicationRepositories, type VerifierApplicationState } from './verifier-applications.ts';
 import { emptyPresentationSessionState, presentationSessionRepositories, type PresentationSessionState } from './presentation-sessions.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
 import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, slice, tenantPage, tenantValues } from './rows.ts';
@@ -61,6 +62,7 @@ interface State {
   walletClients: WalletClientState;
   walletProviders: WalletProviderState;
   trustedIssuers: TrustedIssuerState;
+  verifierApplications: VerifierApplicationState;
   presentationSessions: PresentationSessionState;
   /** Authentication providers, OpenID settings and claim sources (./authentication.ts). */
   authentication: AuthenticationState;
@@ -94,6 +96,7 @@ const emptyState = (): State => ({
   walletClients: emptyWalletClientState(),
   walletProviders: emptyWalletProviderState(),
   trustedIssuers: emptyTrustedIssuerState(),
+  verifierApplications: emptyVerifierApplicationState(),
   presentationSessions: emptyPresentationSessionState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
@@ -132,6 +135,7 @@ function repositories(get: () => State): Repositories {
     ...walletClientRepositories(() => get().walletClients, next),
     ...walletProviderRepositories(() => get().walletProviders, next),
     ...trustedIssuerRepositories(() => get().trustedIssuers, next),
+    ...verifierApplicationRepositories(() => get().verifierApplications, next),
     ...presentationSessionRepositories(() => get().presentationSessions, next),
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),

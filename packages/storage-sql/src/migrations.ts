@@ -980,6 +980,28 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
       },
     },
 
+    '0028_verifier_applications': {
+      async up(db: Kysely<any>) {
+        // The tenant's verifier applications (docs/verification.md "Verifier applications"): the prefix
+        // as text, the other settings as JSON text, the x509_hash key id, CSR and chain as JSON text.
+        // Ids are UUIDs, unique across tenants; pages by (tenant_id, seq).
+        await db.schema
+          .createTable('verifier_applications')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('client_id_prefix', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .addColumn('x509', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('verifier_applications_id_unique').unique().on('verifier_applications').column('id').execute();
+        await db.schema.createIndex('verifier_applications_tenant_id_seq').on('verifier_applications').columns(['tenant_id', 'seq']).execute();
+      },
+    },
+
     '0029_presentation_sessions': {
       async up(db: Kysely<any>) {
         // OpenID4VP presentation sessions (docs/verification.md "Presentation sessions"): the DCQL query,

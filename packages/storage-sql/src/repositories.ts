@@ -38,6 +38,7 @@ import { offerRepositoriesOn } from './offer-repositories.ts';
 import { walletClientRepositoriesOn } from './wallet-clients.table.ts';
 import { walletProviderRepositoriesOn } from './wallet-providers.table.ts';
 import { trustedIssuerRepositoriesOn } from './trusted-issuers.table.ts';
+import { verifierApplicationRepositoriesOn } from './verifier-applications.table.ts';
 import { authenticationRepositoriesOn } from './authentication-repositories.ts';
 import { authorizationRepositoriesOn } from './authorizations.table.ts';
 import { statusListRepositoriesOn } from './status-lists.table.ts';
@@ -83,6 +84,7 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
     ...walletClientRepositoriesOn(db),
     ...walletProviderRepositoriesOn(db, kind),
     ...trustedIssuerRepositoriesOn(db, kind),
+    ...verifierApplicationRepositoriesOn(db, kind),
     ...presentationSessionRepositoriesOn(db),
     ...authenticationRepositoriesOn(db),
     ...authorizationRepositoriesOn(db, kind),

@@ -125,6 +125,13 @@ export const EVENT_PREFIXES = {
   TRUSTED_ISSUER_UPDATE: 'verification',
   TRUSTED_ISSUER_DELETE: 'verification',
   CREDENTIAL_VERIFY: 'verification',
+  // Verifier applications (docs/decisions.md "Verifier applications (issue 31)").
+  VERIFIER_APPLICATION_CREATE: 'verification',
+  VERIFIER_APPLICATION_RETRIEVE: 'verification',
+  VERIFIER_APPLICATION_LIST: 'verification',
+  VERIFIER_APPLICATION_UPDATE: 'verification',
+  VERIFIER_APPLICATION_DELETE: 'verification',
+  VERIFIER_APPLICATION_CERTIFICATE: 'verification',
   // Presentation sessions (docs/verification.md "Presentation sessions").
   PRESENTATION_SESSION_CREATE: 'verification',
   PRESENTATION_SESSION_RETRIEVE: 'verification',

@@ -38,7 +38,7 @@ export const presentationSessionRoutes: FastifyPluginAsyncTypebox<{ services: Ve
       schema: {
         tags,
         summary: 'Create a presentation session (an OpenID4VP authorization request)',
-        description: 'Answers the openid4vp:// URI a wallet opens (QR code or link). 503 when this server was composed without verifier applications or DCQL.',
+        description: 'Answers the openid4vp:// URI a wallet opens (QR code or link). 503 when this server was composed without the presentation crypto port.',
         body: CreateSessionBody,
         response: { 201: CreatedPresentationSessionResponse, ...adminErrorsWithoutConflict, 503: ErrorBodySchema },
       },

@@ -481,11 +481,11 @@ export function createPresentationSessionService(deps: PresentationSessionDeps):
 }
 
 /**
- * What a server composed without the parts sessions need (verifier applications, DCQL, the crypto
- * port) answers: 503, after the same permission check, so nothing pretends to work.
+ * What a server composed without the crypto port sessions need (createVellum's `presentationCrypto`)
+ * answers: 503, after the same permission check, so nothing pretends to work.
  */
 export function unavailablePresentationSessions(): PresentationSessionService {
-  const unavailable = () => new DomainError('ServiceUnavailable', 'This server has no presentation sessions: verifier applications or DCQL are not composed');
+  const unavailable = () => new DomainError('ServiceUnavailable', 'This server has no presentation sessions: it was composed without their crypto port');
   const admin = async (ctx: RequestContext): Promise<never> => {
     requirePermission(ctx, 'verification');
     throw unavailable();
