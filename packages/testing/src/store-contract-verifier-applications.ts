@@ -85,7 +85,14 @@ export function describeVerifierApplicationContract(store: () => Store): void {
       const v = makeVerifierApplication(a.id, { clientIdPrefix: 'x509_hash', display: { name: 'Old' }, x509: { keyId: 'k', csrPem: x509.csrPem } });
       await apps().insert(v, 10);
       const { display: _d, ...rest } = v;
-      const replaced: VerifierApplication = { ...rest, name: 'Renamed', redirectUris: ['https://a.example/'], x509, createdAt: iso(60_000), updatedAt: iso(1000) };
+      const replaced: VerifierApplication = {
+        ...rest,
+        name: 'Renamed',
+        redirectUris: ['https://a.example/'],
+        x509,
+        createdAt: iso(60_000),
+        updatedAt: iso(1000),
+      };
       expect(await apps().update(replaced)).toBe(true);
       const got = await apps().get(a.id, v.id);
       expect(got).toEqual({ ...replaced, createdAt: v.createdAt });
@@ -107,7 +114,10 @@ export function describeVerifierApplicationContract(store: () => Store): void {
     it('rolls back with the transaction', async () => {
       const t = await tenant();
       const v = makeVerifierApplication(t.id);
-      await expectWriteRolledBack(store(), 'boom', { write: (tx) => tx.verifierApplications.insert(v, 10), read: (r) => r.verifierApplications.get(t.id, v.id) });
+      await expectWriteRolledBack(store(), 'boom', {
+        write: (tx) => tx.verifierApplications.insert(v, 10),
+        read: (r) => r.verifierApplications.get(t.id, v.id),
+      });
     });
   });
 }

@@ -38,7 +38,8 @@ export const verifierApplicationRoutes: FastifyPluginAsyncTypebox<{ services: Ve
       schema: {
         tags,
         summary: 'Set an x509_hash verifier application’s certificate chain',
-        description: 'The chain a CA issued for the application’s CSR, leaf first: the leaf must certify the application’s key and each certificate must be issued by the next.',
+        description:
+          'The chain a CA issued for the application’s CSR, leaf first: the leaf must certify the application’s key and each certificate must be issued by the next.',
         params: VerifierApplicationParams,
         body: VerifierCertificateBody,
         response: { 200: VerifierApplicationResponse, ...adminErrors },

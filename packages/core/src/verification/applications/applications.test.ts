@@ -18,7 +18,13 @@ async function setup() {
 /** A CA (fake certificates) and a leaf for `publicJwk` under it, valid around the harness clock. */
 async function caAndLeaf(h: Awaited<ReturnType<typeof setup>>, publicJwk: Parameters<typeof h.x509.createDocumentSignerCertificate>[0]['subjectPublicJwk']) {
   const caKey = await h.keys.create(h.tenant.id, 'P-256');
-  const common = { country: 'DE', notBefore: new Date('2026-01-01'), notAfter: new Date('2027-01-01'), issuerAlternativeName: 'https://ca.example', crlDistributionPointUri: 'https://ca.example/crl' };
+  const common = {
+    country: 'DE',
+    notBefore: new Date('2026-01-01'),
+    notAfter: new Date('2027-01-01'),
+    issuerAlternativeName: 'https://ca.example',
+    crlDistributionPointUri: 'https://ca.example/crl',
+  };
   const ca = await h.x509.createIacaCertificate({ ...common, commonName: 'Test CA', key: caKey });
   const leaf = await h.x509.createDocumentSignerCertificate({
     ...common,
@@ -86,6 +92,9 @@ describe('verifier applications', () => {
       { name: 'X', clientIdPrefix: 'redirect_uri', responseModes: [] },
       { name: 'X', clientIdPrefix: 'redirect_uri', extra: 1 },
       { name: 'X', clientIdPrefix: 'decentralized_identifier' },
+      { name: 'X', clientIdPrefix: 'x509_hash' },
+      { name: 'X', clientIdPrefix: 'x509_hash', country: 'de' },
+      { name: 'X', clientIdPrefix: 'redirect_uri', country: 'DE' },
       { name: 'X', clientIdPrefix: 'decentralized_identifier', did: 'did:web:not-ours.example' },
       null,
     ]) {
@@ -93,7 +102,7 @@ describe('verifier applications', () => {
     }
     expect(await refusal(apps.get(ctx, 'nope'))).toMatchObject({ code: 'BadRequest', details: [expect.objectContaining({ param: 'id', location: 'params' })] });
     const a = await apps.create(ctx, { name: 'X', clientIdPrefix: 'redirect_uri' });
-    expect(await refusal(apps.update(ctx, a.id, { name: 'X', clientIdPrefix: 'x509_hash' }))).toMatchObject(badBodyField('clientIdPrefix'));
+    expect(await refusal(apps.update(ctx, a.id, { name: 'X', clientIdPrefix: 'x509_hash', country: 'DE' }))).toMatchObject(badBodyField('clientIdPrefix'));
   });
 
   it('keeps each tenant’s applications to itself, needs the verification permission, and stops at the limit', async () => {
@@ -112,7 +121,7 @@ describe('verifier applications', () => {
     const { apps, store, tenant } = h;
     await store.tenants.setLoggingLevel(tenant.id, 3);
     const ctx = contextFor({ ...tenant, loggingLevel: 3 });
-    const a = await apps.create(ctx, { name: 'Bank', clientIdPrefix: 'x509_hash' });
+    const a = await apps.create(ctx, { name: 'Bank', clientIdPrefix: 'x509_hash', country: 'DE' });
     await apps.get(ctx, a.id);
     await apps.delete(ctx, a.id);
     const types = (await recordedEvents(h, tenant.id)).map((e) => e.type).reverse();
@@ -148,12 +157,15 @@ describe('verifier applications', () => {
     expect(decode(payload)).toEqual({ client_id: signer.clientId, nonce: 'n' });
     // The DID gone: a 400 that says what to do.
     await h.dids.delete(h.ctx, did.did);
-    expect(await refusal(h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now()))).toMatchObject({ code: 'BadRequest', message: expect.stringContaining('DID') });
+    expect(await refusal(h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now()))).toMatchObject({
+      code: 'BadRequest',
+      message: expect.stringContaining('DID'),
+    });
   });
 
   it('x509_hash: a CSR for a held key; signs only once a chain for that key is set; x5c and the hash client_id', async () => {
     const h = await setup();
-    const a = await h.apps.create(h.ctx, { name: 'Bank', clientIdPrefix: 'x509_hash' });
+    const a = await h.apps.create(h.ctx, { name: 'Bank', clientIdPrefix: 'x509_hash', country: 'DE' });
     expect(a.csr).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----/);
     expect(a).not.toHaveProperty('clientId');
     const noCert = await refusal(h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now()));
@@ -174,7 +186,7 @@ describe('verifier applications', () => {
     const clientId = `x509_hash:${hexToB64Url(leaf.fingerprint)}`;
     expect(set).toMatchObject({ clientId, certificates: [leaf.pem, ca.pem], csr: a.csr });
     // A replace keeps the key and certificate.
-    expect(await h.apps.update(h.ctx, a.id, { name: 'Bank 2', clientIdPrefix: 'x509_hash' })).toMatchObject({ clientId, name: 'Bank 2' });
+    expect(await h.apps.update(h.ctx, a.id, { name: 'Bank 2', clientIdPrefix: 'x509_hash', country: 'DE' })).toMatchObject({ clientId, name: 'Bank 2' });
 
     const { signer } = await h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now());
     expect(signer.clientId).toBe(clientId);
@@ -187,7 +199,10 @@ describe('verifier applications', () => {
     });
     // Once the leaf ends, a 400 that says to upload another.
     h.clock.set(new Date('2026-12-02T00:00:00Z'));
-    expect(await refusal(h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now()))).toMatchObject({ code: 'BadRequest', message: expect.stringContaining('not valid now') });
+    expect(await refusal(h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now()))).toMatchObject({
+      code: 'BadRequest',
+      message: expect.stringContaining('not valid now'),
+    });
     // Another prefix takes no certificate; deleting destroys the key.
     const dev = await h.apps.create(h.ctx, { name: 'Dev', clientIdPrefix: 'redirect_uri' });
     expect((await refusal(h.apps.setCertificate(h.ctx, dev.id, { certificates: [leaf.pem] }))).code).toBe('BadRequest');

@@ -106,7 +106,10 @@ export function verifierApplicationView(a: VerifierApplication, x509: Pick<X509A
 type Settings = Pick<VerifierApplication, 'name' | 'clientIdPrefix' | 'responseModes' | 'redirectUris' | 'display' | 'did'>;
 
 /** Checks a create or replace body: its shape, did with decentralized_identifier only, the DID the tenant's, no value twice; every problem at once. */
-export async function checkVerifierApplicationInput(input: unknown, deps: { store: Pick<Store, 'dids'>; tenantId: string }): Promise<Settings> {
+export async function checkVerifierApplicationInput(
+  input: unknown,
+  deps: { store: Pick<Store, 'dids'>; tenantId: string; creating: boolean },
+): Promise<Settings & { country?: string }> {
   const p = new Problems();
   if (!p.checkShape(VerifierApplicationBody, input) && p.has('body')) p.throwIfAny();
   const body = input as Static<typeof VerifierApplicationBody>;
@@ -144,6 +147,10 @@ export async function checkVerifierApplicationInput(input: unknown, deps: { stor
   } else if (body.did !== undefined && body.clientIdPrefix !== undefined) {
     p.add('did', 'Only with clientIdPrefix decentralized_identifier', body.did);
   }
+  if (body.clientIdPrefix === 'x509_hash' && body.country === undefined && deps.creating)
+    p.add('country', 'Required with clientIdPrefix x509_hash: the country (ISO 3166-1 alpha-2) of the certificate request’s subject');
+  else if (body.country !== undefined && body.clientIdPrefix !== 'x509_hash' && !p.has('country'))
+    p.add('country', 'Only with clientIdPrefix x509_hash', body.country);
 
   p.throwIfAny(VerifierApplicationBody);
   return {
@@ -153,6 +160,7 @@ export async function checkVerifierApplicationInput(input: unknown, deps: { stor
     redirectUris: body.redirectUris ? [...body.redirectUris] : [],
     ...(body.display ? { display: { name: body.display.name, ...(body.display.logoUri !== undefined ? { logoUri: body.display.logoUri } : {}) } } : {}),
     ...(body.did !== undefined ? { did: body.did } : {}),
+    ...(body.country !== undefined ? { country: body.country } : {}),
   };
 }
 
@@ -177,7 +185,13 @@ const base64 = (bytes: Uint8Array) => {
 };
 
 /** The CSR's subject: the application's name as common name, cut to X.520's 64 characters. */
-const csrSubject = (name: string) => ({ commonName: name.replace(/[^\x20-\x7E]/g, '').trim().slice(0, 64) || 'Vellum Verifier', country: '' });
+const csrSubject = (name: string) => ({
+  commonName:
+    name
+      .replace(/[^\x20-\x7E]/g, '')
+      .trim()
+      .slice(0, 64) || 'Vellum Verifier',
+});
 
 export function createVerifierApplicationService(deps: VerifierApplicationDeps): VerifierApplicationService {
   const { store, clock, ids, events, keys, x509 } = deps;
@@ -195,7 +209,7 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
   return {
     create(ctx, input) {
       return run(ctx, 'VERIFIER_APPLICATION_CREATE', { input, meta }, async () => {
-        const settings = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id });
+        const { country, ...settings } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: true });
         const iso = clock.now().toISOString();
         const base = { ...settings, id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: iso, updatedAt: iso };
         if (settings.clientIdPrefix !== 'x509_hash') {
@@ -204,7 +218,7 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
         }
         // x509_hash: a P-256 KeyManager key and its CSR; the key is destroyed when the application is not stored.
         return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
-          const csrPem = await x509.createCsr({ key, ...csrSubject(settings.name) });
+          const csrPem = await x509.createCsr({ key, ...csrSubject(settings.name), country: country as string });
           const application: VerifierApplication = { ...base, x509: { keyId: key.id, csrPem } };
           if (!(await store.verifierApplications.insert(application, MAX_VERIFIER_APPLICATIONS_PER_TENANT))) throw atLimit();
           return view(application);
@@ -219,9 +233,14 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
     update(ctx, id, input) {
       return run(ctx, 'VERIFIER_APPLICATION_UPDATE', { input, meta }, async () => {
         const existing = await find(ctx.tenant.id, id);
-        const settings = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id });
+        // `country` only shapes the CSR made at creation: a replace may repeat it, and it changes nothing.
+        const { country: _country, ...settings } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: false });
         if (settings.clientIdPrefix !== existing.clientIdPrefix)
-          throw invalidField('clientIdPrefix', `The client identifier prefix never changes (it is ${existing.clientIdPrefix}): create another application`, settings.clientIdPrefix);
+          throw invalidField(
+            'clientIdPrefix',
+            `The client identifier prefix never changes (it is ${existing.clientIdPrefix}): create another application`,
+            settings.clientIdPrefix,
+          );
         const application: VerifierApplication = {
           ...settings,
           ...(existing.x509 ? { x509: existing.x509 } : {}),
@@ -269,7 +288,8 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
           if (leaf.notBefore.getTime() > now || leaf.notAfter.getTime() <= now) p.add('certificates.0', 'The leaf is not valid now');
         }
         for (let i = 1; i < pems.length; i++) {
-          if (!x509.verifyIssuedBy(pems[i - 1] as string, pems[i] as string)) p.add(`certificates.${i}`, `Did not issue certificate ${i - 1}: give the chain in order, leaf first`);
+          if (!x509.verifyIssuedBy(pems[i - 1] as string, pems[i] as string))
+            p.add(`certificates.${i}`, `Did not issue certificate ${i - 1}: give the chain in order, leaf first`);
         }
         p.throwIfAny(VerifierCertificateBody);
         const application: VerifierApplication = { ...existing, x509: { ...existing.x509, certificates: [...pems] }, updatedAt: new Date(now).toISOString() };
@@ -287,7 +307,10 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
         const record = await store.dids.get(tenant.id, did);
         const key = record?.keys.find((k) => k.algorithm === 'P-256') ?? record?.keys.find((k) => k.algorithm === 'Ed25519');
         if (!key)
-          throw new DomainError('BadRequest', `The verifier application's DID ${did} is gone or holds no signing key: create it again, or point the application at another DID (PUT ${VERIFIER_APPLICATIONS_PATH}/${application.id})`);
+          throw new DomainError(
+            'BadRequest',
+            `The verifier application's DID ${did} is gone or holds no signing key: create it again, or point the application at another DID (PUT ${VERIFIER_APPLICATIONS_PATH}/${application.id})`,
+          );
         const alg = key.algorithm === 'P-256' ? 'ES256' : 'EdDSA';
         return {
           application,
@@ -305,7 +328,10 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
         );
       const leaf = x509.parseCertificate(leafPem);
       if (leaf.notBefore.getTime() > now.getTime() || leaf.notAfter.getTime() <= now.getTime())
-        throw new DomainError('BadRequest', `The verifier application ${application.id}'s certificate is not valid now: upload a new one with PUT ${VERIFIER_APPLICATIONS_PATH}/${application.id}/certificate`);
+        throw new DomainError(
+          'BadRequest',
+          `The verifier application ${application.id}'s certificate is not valid now: upload a new one with PUT ${VERIFIER_APPLICATIONS_PATH}/${application.id}/certificate`,
+        );
       const x5c = (chain as string[]).map((pem) => base64(pemToDer(pem) ?? x509.parseCertificate(pem).der));
       return {
         application,
