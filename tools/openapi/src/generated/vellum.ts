@@ -2326,6 +2326,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/presentations/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List verifier applications
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        get: operations["listVerifierApplications"];
+        put?: never;
+        /**
+         * Register a verifier application
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        post: operations["createVerifierApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/applications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a verifier application
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        get: operations["getVerifierApplication"];
+        /**
+         * Replace a verifier application
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        put: operations["updateVerifierApplication"];
+        post?: never;
+        /**
+         * Delete a verifier application (and its request-signing key)
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        delete: operations["deleteVerifierApplication"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/applications/{id}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an x509_hash verifier application’s certificate chain
+         * @description The chain a CA issued for the application’s CSR, leaf first: the leaf must certify the application’s key and each certificate must be issued by the next.
+         *
+         *     Needs an admin token whose role holds the `verification` permission.
+         */
+        put: operations["setVerifierApplicationCertificate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -19413,6 +19487,616 @@ export interface operations {
             };
             /** @description Not found, or no tenant is served at this host. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listVerifierApplications: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description x509_hash: the chain (PEM), leaf first. */
+                            certificates?: string[];
+                            /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                            clientId?: string;
+                            /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                            clientIdPrefix: string;
+                            createdAt: string;
+                            /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                            csr?: string;
+                            did?: string;
+                            display?: {
+                                logoUri?: string;
+                                name: string;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            redirectUris: string[];
+                            responseModes: string[];
+                            updatedAt: string;
+                        }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientIdPrefix: "x509_hash" | "redirect_uri" | "decentralized_identifier";
+                    country?: string;
+                    did?: string;
+                    display?: {
+                        logoUri?: string;
+                        name: string;
+                    };
+                    name: string;
+                    redirectUris?: string[];
+                    responseModes?: ("direct_post" | "direct_post.jwt")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientIdPrefix: "x509_hash" | "redirect_uri" | "decentralized_identifier";
+                    country?: string;
+                    did?: string;
+                    display?: {
+                        logoUri?: string;
+                        name: string;
+                    };
+                    name: string;
+                    redirectUris?: string[];
+                    responseModes?: ("direct_post" | "direct_post.jwt")[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setVerifierApplicationCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    certificates: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
