@@ -19941,6 +19941,7 @@ export interface operations {
             content: {
                 "application/json": {
                     clientIdPrefix: "x509_hash" | "redirect_uri" | "decentralized_identifier";
+                    country?: string;
                     did?: string;
                     display?: {
                         logoUri?: string;
@@ -20153,6 +20154,7 @@ export interface operations {
             content: {
                 "application/json": {
                     clientIdPrefix: "x509_hash" | "redirect_uri" | "decentralized_identifier";
+                    country?: string;
                     did?: string;
                     display?: {
                         logoUri?: string;

@@ -52,6 +52,7 @@ export const VerifierApplicationBody = Type.Object(
         { ...strict, errorMessage: 'An object such as { "name": "Example Bank", "logoUri": "https://bank.example/logo.png" }' },
       ),
     ),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'An ISO 3166-1 alpha-2 country code in upper case, such as DE' })),
     did: Type.Optional(
       Type.String({
         minLength: 1,

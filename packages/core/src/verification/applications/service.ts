@@ -106,7 +106,10 @@ export function verifierApplicationView(a: VerifierApplication, x509: Pick<X509A
 type Settings = Pick<VerifierApplication, 'name' | 'clientIdPrefix' | 'responseModes' | 'redirectUris' | 'display' | 'did'>;
 
 /** Checks a create or replace body: its shape, did with decentralized_identifier only, the DID the tenant's, no value twice; every problem at once. */
-export async function checkVerifierApplicationInput(input: unknown, deps: { store: Pick<Store, 'dids'>; tenantId: string }): Promise<Settings> {
+export async function checkVerifierApplicationInput(
+  input: unknown,
+  deps: { store: Pick<Store, 'dids'>; tenantId: string; creating: boolean },
+): Promise<Settings & { country?: string }> {
   const p = new Problems();
   if (!p.checkShape(VerifierApplicationBody, input) && p.has('body')) p.throwIfAny();
   const body = input as Static<typeof VerifierApplicationBody>;
@@ -144,6 +147,10 @@ export async function checkVerifierApplicationInput(input: unknown, deps: { stor
   } else if (body.did !== undefined && body.clientIdPrefix !== undefined) {
     p.add('did', 'Only with clientIdPrefix decentralized_identifier', body.did);
   }
+  if (body.clientIdPrefix === 'x509_hash' && body.country === undefined && deps.creating)
+    p.add('country', 'Required with clientIdPrefix x509_hash: the country (ISO 3166-1 alpha-2) of the certificate request’s subject');
+  else if (body.country !== undefined && body.clientIdPrefix !== 'x509_hash' && !p.has('country'))
+    p.add('country', 'Only with clientIdPrefix x509_hash', body.country);
 
   p.throwIfAny(VerifierApplicationBody);
   return {
@@ -153,6 +160,7 @@ export async function checkVerifierApplicationInput(input: unknown, deps: { stor
     redirectUris: body.redirectUris ? [...body.redirectUris] : [],
     ...(body.display ? { display: { name: body.display.name, ...(body.display.logoUri !== undefined ? { logoUri: body.display.logoUri } : {}) } } : {}),
     ...(body.did !== undefined ? { did: body.did } : {}),
+    ...(body.country !== undefined ? { country: body.country } : {}),
   };
 }
 
@@ -183,7 +191,6 @@ const csrSubject = (name: string) => ({
       .replace(/[^\x20-\x7E]/g, '')
       .trim()
       .slice(0, 64) || 'Vellum Verifier',
-  country: '',
 });
 
 export function createVerifierApplicationService(deps: VerifierApplicationDeps): VerifierApplicationService {
@@ -202,7 +209,7 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
   return {
     create(ctx, input) {
       return run(ctx, 'VERIFIER_APPLICATION_CREATE', { input, meta }, async () => {
-        const settings = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id });
+        const { country, ...settings } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: true });
         const iso = clock.now().toISOString();
         const base = { ...settings, id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: iso, updatedAt: iso };
         if (settings.clientIdPrefix !== 'x509_hash') {
@@ -211,7 +218,7 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
         }
         // x509_hash: a P-256 KeyManager key and its CSR; the key is destroyed when the application is not stored.
         return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
-          const csrPem = await x509.createCsr({ key, ...csrSubject(settings.name) });
+          const csrPem = await x509.createCsr({ key, ...csrSubject(settings.name), country: country as string });
           const application: VerifierApplication = { ...base, x509: { keyId: key.id, csrPem } };
           if (!(await store.verifierApplications.insert(application, MAX_VERIFIER_APPLICATIONS_PER_TENANT))) throw atLimit();
           return view(application);
@@ -226,7 +233,8 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
     update(ctx, id, input) {
       return run(ctx, 'VERIFIER_APPLICATION_UPDATE', { input, meta }, async () => {
         const existing = await find(ctx.tenant.id, id);
-        const settings = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id });
+        // `country` only shapes the CSR made at creation: a replace may repeat it, and it changes nothing.
+        const { country: _country, ...settings } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: false });
         if (settings.clientIdPrefix !== existing.clientIdPrefix)
           throw invalidField(
             'clientIdPrefix',
