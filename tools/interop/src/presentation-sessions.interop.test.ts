@@ -26,10 +26,52 @@ function certifyWithOpenssl(csrPem: string): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'vellum-verifier-ca-'));
   const file = (f: string) => join(dir, f);
   const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  writeFileSync(file('ext.cnf'), '[ca]\nbasicConstraints = critical, CA:TRUE\nkeyUsage = critical, keyCertSign\n[leaf]\nbasicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature\n');
+  writeFileSync(
+    file('ext.cnf'),
+    '[ca]\nbasicConstraints = critical, CA:TRUE\nkeyUsage = critical, keyCertSign\n[leaf]\nbasicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature\n',
+  );
   writeFileSync(file('leaf.csr'), csrPem);
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.crt'), '-days', '2', '-subj', '/CN=Verifier CA', '-config', file('ext.cnf'), '-extensions', 'ca']);
-  openssl(['x509', '-req', '-in', file('leaf.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-set_serial', '0x1001', '-days', '2', '-extfile', file('ext.cnf'), '-extensions', 'leaf', '-out', file('leaf.crt')]);
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.crt'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Verifier CA',
+    '-config',
+    file('ext.cnf'),
+    '-extensions',
+    'ca',
+  ]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    file('leaf.csr'),
+    '-CA',
+    file('ca.crt'),
+    '-CAkey',
+    file('ca.key'),
+    '-set_serial',
+    '0x1001',
+    '-days',
+    '2',
+    '-extfile',
+    file('ext.cnf'),
+    '-extensions',
+    'leaf',
+    '-out',
+    file('leaf.crt'),
+  ]);
   return [readFileSync(file('leaf.crt'), 'utf8'), readFileSync(file('ca.crt'), 'utf8')];
 }
 
@@ -69,6 +111,8 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
           }
         },
         decryptJwe: async () => ({ decrypted: false }),
+        // Asked for before any x509 prefix is checked; x509_hash compares the leaf's hash only, so no SAN is read.
+        getX509CertificateMetadata: () => ({ sanDnsNames: [], sanUriNames: [] }),
         encryptJwe: async (encryptor, data) => {
           const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
             .setProtectedHeader({ alg: encryptor.alg, enc: encryptor.enc, ...(encryptor.publicJwk.kid ? { kid: encryptor.publicJwk.kid } : {}) })
@@ -80,10 +124,24 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
 
   /** An SD-JWT VC of the second issuer for the holder key, presented with a KB-JWT. */
   async function presentation(kb: { nonce: string; aud: string }, issuerCa = ca) {
-    const issuer = new SDJwtVcInstance({ signer: es256(issuerCa.signingKey), signAlg: 'ES256', hasher, hashAlg: 'sha-256', saltGenerator: () => randomBytes(16).toString('base64url') });
+    const issuer = new SDJwtVcInstance({
+      signer: es256(issuerCa.signingKey),
+      signAlg: 'ES256',
+      hasher,
+      hashAlg: 'sha-256',
+      saltGenerator: () => randomBytes(16).toString('base64url'),
+    });
     const now = Math.floor(Date.now() / 1000);
     const credential = await issuer.issue(
-      { iss: 'https://second-issuer.example', vct: VCT, iat: now, exp: now + 3600, cnf: { jwk: holderJwk() }, given_name: 'Ada', family_name: 'Lovelace' } as never,
+      {
+        iss: 'https://second-issuer.example',
+        vct: VCT,
+        iat: now,
+        exp: now + 3600,
+        cnf: { jwk: holderJwk() },
+        given_name: 'Ada',
+        family_name: 'Lovelace',
+      } as never,
       { _sd: ['given_name', 'family_name'] } as never,
       { header: { typ: 'dc+sd-jwt', x5c: issuerCa.x5c } },
     );
@@ -110,12 +168,19 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
     const response = await client.createOpenid4vpAuthorizationResponse({
       authorizationRequestPayload: resolved.authorizationRequestPayload,
       authorizationResponsePayload: { vp_token: (await vpToken(request)) as never },
-      jarm: { encryption: { nonce: request.nonce }, serverMetadata: { authorization_signing_alg_values_supported: ['ES256'], authorization_encryption_alg_values_supported: ['ECDH-ES'], authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'] } as never },
+      jarm: {
+        encryption: { nonce: request.nonce },
+        serverMetadata: {
+          authorization_signing_alg_values_supported: ['ES256'],
+          authorization_encryption_alg_values_supported: ['ECDH-ES'],
+          authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
+        } as never,
+      },
     });
     const submitted = await client.submitOpenid4vpAuthorizationResponse({
       authorizationRequestPayload: resolved.authorizationRequestPayload as never,
       authorizationResponsePayload: response.authorizationResponsePayload,
-      ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwe ?? response.jarm.responseJwt } } : {}),
+      ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwt } } : {}),
     } as never);
     return { resolved, request, submitted, response };
   }
@@ -129,6 +194,7 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
       responseModes: ['direct_post.jwt'],
       redirectUris: ['https://shop.example/done'],
       display: { name: 'Shop' },
+      country: 'DE',
     });
     expect(app.status, app.text).toBe(201);
     appId = app.json().id;
@@ -144,7 +210,9 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
 
   it('the library resolves the request, answers direct_post.jwt, and the session is verified with the disclosed claim; a replay is refused', async () => {
     const s = await newSession();
-    const { resolved, submitted, response } = await answer(s.authorizationRequestUri, async (r) => ({ pid: [await presentation({ nonce: r.nonce, aud: r.client_id })] }));
+    const { resolved, submitted, response } = await answer(s.authorizationRequestUri, async (r) => ({
+      pid: [await presentation({ nonce: r.nonce, aud: r.client_id })],
+    }));
     expect(resolved.dcql?.query).toMatchObject({ credentials: [{ id: 'pid' }] });
     expect(submitted.response.status).toBe(200);
     const body = (await submitted.response.json()) as { redirect_uri: string };
@@ -152,13 +220,16 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
     const read = await server.call('GET', `/v2/presentations/sessions/${s.id}`);
     expect(read.json(), read.text).toMatchObject({
       state: 'verified',
-      result: { verified: true, credentials: { pid: { satisfied: true, claims: [{ given_name: 'Ada' }], presentations: [{ issuer: { trusted: true }, failedChecks: [] }] } } },
+      result: {
+        verified: true,
+        credentials: { pid: { satisfied: true, claims: [{ given_name: 'Ada' }], presentations: [{ issuer: { trusted: true }, failedChecks: [] }] } },
+      },
     });
     // The same response posted again: refused, and the result stays.
     const again = await server.tlsFetch(new URL((resolved.authorizationRequestPayload as { response_uri: string }).response_uri), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ response: (response.jarm?.responseJwe ?? '') as string }).toString(),
+      body: new URLSearchParams({ response: response.jarm?.responseJwt ?? '' }).toString(),
     });
     expect(again.status).toBe(400);
     expect(await again.json()).toMatchObject({ error: 'invalid_request' });
@@ -177,7 +248,10 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
       expect(submitted.response.status, name).toBe(200);
       const read = (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
       expect(read.state, name).toBe('failed');
-      expect(read.result.credentials.pid.presentations[0].failedChecks.map((c: { check: string }) => c.check), name).toContain(check);
+      expect(
+        read.result.credentials.pid.presentations[0].failedChecks.map((c: { check: string }) => c.check),
+        name,
+      ).toContain(check);
     }
   });
 });
