@@ -90,10 +90,10 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
     return { kty, crv, x, y };
   };
 
-  const wallet = () =>
+  const wallet = (fetch: typeof globalThis.fetch = server.tlsFetch) =>
     new Openid4vpClient({
       callbacks: {
-        fetch: server.tlsFetch,
+        fetch,
         hash: (data, alg) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
         signJwt: async () => {
           throw new Error('the wallet signs nothing here');
@@ -253,5 +253,71 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
         name,
       ).toContain(check);
     }
+  });
+
+  it('a disclosure changed after issuance fails the disclosures check', async () => {
+    const s = await newSession();
+    const { submitted } = await answer(s.authorizationRequestUri, async (r) => {
+      const [jwt, disclosure, ...rest] = (await presentation({ nonce: r.nonce, aud: r.client_id })).split('~');
+      const [salt, name] = JSON.parse(Buffer.from(disclosure as string, 'base64url').toString()) as [string, string, unknown];
+      const forged = Buffer.from(JSON.stringify([salt, name, 'Mallory'])).toString('base64url');
+      return { pid: [[jwt, forged, ...rest].join('~')] };
+    });
+    expect(submitted.response.status).toBe(200);
+    const read = (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
+    expect(read.state).toBe('failed');
+    expect(read.result.credentials.pid.presentations[0].failedChecks.map((c: { check: string }) => c.check)).toContain('disclosures');
+  });
+
+  it('the wallet library refuses a request object whose signature was tampered with', async () => {
+    const s = await newSession();
+    // The request object as the server signed it, with one character of its signature changed in transit.
+    const tampering: typeof globalThis.fetch = async (input, init) => {
+      const res = await server.tlsFetch(input, init);
+      if (!String(input instanceof Request ? input.url : input).endsWith('/request')) return res;
+      const [h, p, sig] = (await res.text()).split('.');
+      const flipped = `${(sig as string).slice(0, 10)}${(sig as string)[10] === 'A' ? 'B' : 'A'}${(sig as string).slice(11)}`;
+      return new Response([h, p, flipped].join('.'), { status: res.status, headers: res.headers });
+    };
+    const params = Object.fromEntries(new URL(s.authorizationRequestUri).searchParams);
+    await expect(wallet(tampering).resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: params as never })).rejects.toThrow();
+    // Untampered, the same session resolves.
+    await expect(wallet().resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: params as never })).resolves.toBeDefined();
+  });
+
+  it('a response to a session that expired meanwhile is refused with invalid_request, and the session reads expired', { timeout: 60_000 }, async () => {
+    const created = await server.call('POST', '/v2/presentations/sessions', {
+      applicationId: appId,
+      dcqlQuery: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: [VCT] } }] },
+      expiresIn: 30,
+    });
+    expect(created.status, created.text).toBe(201);
+    const s = created.json();
+    const client = wallet();
+    const resolved = await client.resolveOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: Object.fromEntries(new URL(s.authorizationRequestUri).searchParams) as never,
+    });
+    const request = resolved.authorizationRequestPayload as { nonce: string; client_id: string };
+    const response = await client.createOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: resolved.authorizationRequestPayload,
+      authorizationResponsePayload: { vp_token: { pid: [await presentation({ nonce: request.nonce, aud: request.client_id })] } as never },
+      jarm: {
+        encryption: { nonce: request.nonce },
+        serverMetadata: {
+          authorization_signing_alg_values_supported: ['ES256'],
+          authorization_encryption_alg_values_supported: ['ECDH-ES'],
+          authorization_encryption_enc_values_supported: ['A128GCM'],
+        } as never,
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(s.expiresAt) - Date.now() + 500));
+    const submitted = await client.submitOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: resolved.authorizationRequestPayload as never,
+      authorizationResponsePayload: response.authorizationResponsePayload,
+      jarm: { responseJwt: response.jarm?.responseJwt ?? '' },
+    } as never);
+    expect(submitted.response.status).toBe(400);
+    expect(await submitted.response.json()).toMatchObject({ error: 'invalid_request', error_description: 'The presentation session has expired' });
+    expect((await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json().state).toBe('expired');
   });
 });
