@@ -8,19 +8,72 @@
 // leaf (jose) and the client_id against the leaf's hash (the library). mDocs are not shown here yet
 // (docs/verification.md "Presentation sessions", "Not built yet").
 import { execFileSync } from 'node:child_process';
-import { createHash, generateKeyPairSync, type JsonWebKey, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
+import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { CompactEncrypt, decodeProtectedHeader, importJWK, importX509, jwtVerify } from 'jose';
+import { CompactEncrypt, calculateJwkThumbprint, decodeProtectedHeader, importJWK, importX509, jwtVerify } from 'jose';
+import { cborEncode, embeddedCbor } from './mdoc-device.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWalletProviderCa } from './attestation-ca.ts';
 import { type IssuerServer, prepareIssuerServer } from './issuer-server.ts';
 
 const VCT = 'https://credentials.example/pid';
 const es256 = (key: KeyObject) => (data: string) => sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+/** An IACA and a document signer made with the openssl command line: the IACA's PEM, the signer's PEM and private key. */
+function mdocPkiWithOpenssl() {
+  const dir = mkdtempSync(join(tmpdir(), 'vellum-second-iaca-'));
+  const file = (f: string) => join(dir, f);
+  const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  writeFileSync(
+    file('ext.cnf'),
+    '[ca]\nbasicConstraints = critical, CA:TRUE, pathlen:0\nkeyUsage = critical, keyCertSign, cRLSign\nsubjectKeyIdentifier = hash\n[ds]\nbasicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature\nextendedKeyUsage = 1.0.18013.5.1.2\nauthorityKeyIdentifier = keyid\nsubjectKeyIdentifier = hash\n',
+  );
+  openssl([
+    'req',
+    '-x509',
+    ...key,
+    '-keyout',
+    file('iaca.key'),
+    '-out',
+    file('iaca.crt'),
+    '-days',
+    '30',
+    '-subj',
+    '/C=DE/CN=Second IACA',
+    '-config',
+    file('ext.cnf'),
+    '-extensions',
+    'ca',
+  ]);
+  openssl(['req', '-new', ...key, '-keyout', file('ds.key'), '-out', file('ds.csr'), '-subj', '/C=DE/CN=Second DS']);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    file('ds.csr'),
+    '-CA',
+    file('iaca.crt'),
+    '-CAkey',
+    file('iaca.key'),
+    '-set_serial',
+    '0x2001',
+    '-days',
+    '20',
+    '-extfile',
+    file('ext.cnf'),
+    '-extensions',
+    'ds',
+    '-out',
+    file('ds.crt'),
+  ]);
+  return { iacaPem: readFileSync(file('iaca.crt'), 'utf8'), dsPem: readFileSync(file('ds.crt'), 'utf8'), dsKeyPem: readFileSync(file('ds.key'), 'utf8') };
+}
+
 /** A CA made with the openssl command line certifies `csrPem` for two days: the leaf's PEM, then the CA's. */
 function certifyWithOpenssl(csrPem: string): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'vellum-verifier-ca-'));
@@ -319,5 +372,75 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
     expect(submitted.response.status).toBe(400);
     expect(await submitted.response.json()).toMatchObject({ error: 'invalid_request', error_description: 'The presentation session has expired' });
     expect((await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json().state).toBe('expired');
+  });
+
+  it('an mDoc DeviceResponse made by @auth0/mdl, device-signed over the OpenID4VP 1.0 handover, is verified; one signed over another transcript is not', async () => {
+    const DOC_TYPE = 'org.iso.18013.5.1.mDL';
+    const NS = 'org.iso.18013.5.1';
+    const pki = mdocPkiWithOpenssl();
+    const trusted = await server.call('POST', '/v2/credentials/trusted-issuers', { name: 'Second IACA', formats: ['mso_mdoc'], certificates: [pki.iacaPem] });
+    expect(trusted.status, trusted.text).toBe(201);
+    const device = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { kty, crv, x, y } = device.publicKey.export({ format: 'jwk' }) as JsonWebKey;
+    const now = new Date();
+    const signed = await new Document(DOC_TYPE)
+      .addIssuerNameSpace(NS, { family_name: 'Jones', given_name: 'Ava' })
+      .useDigestAlgorithm('SHA-256')
+      .addValidityInfo({ signed: now, validFrom: now, validUntil: new Date(now.getTime() + 86_400_000) })
+      .addDeviceKeyInfo({ deviceKey: { kty, crv, x, y } as never })
+      .sign({ issuerPrivateKey: createPrivateKey(pki.dsKeyPem).export({ format: 'jwk' }) as never, issuerCertificate: pki.dsPem, alg: 'ES256' });
+    const present = async (
+      transcript: (r: { nonce: string; client_id: string; response_uri: string; jwk: Record<string, unknown> }) => Promise<Uint8Array>,
+    ) => {
+      const created = await server.call('POST', '/v2/presentations/sessions', {
+        applicationId: appId,
+        dcqlQuery: { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: DOC_TYPE }, claims: [{ path: [NS, 'family_name'] }] }] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const s = created.json();
+      const { submitted } = await answer(s.authorizationRequestUri, async (r) => {
+        const request = r as unknown as {
+          nonce: string;
+          client_id: string;
+          response_uri: string;
+          client_metadata: { jwks: { keys: Record<string, unknown>[] } };
+        };
+        const jwk = request.client_metadata.jwks.keys[0] as Record<string, unknown>;
+        const bytes = await transcript({ ...request, jwk });
+        const response = await DeviceResponse.from(new MDoc([signed]))
+          .usingPresentationDefinition({
+            id: 'pd',
+            input_descriptors: [
+              {
+                id: DOC_TYPE,
+                format: { mso_mdoc: { alg: ['ES256'] } },
+                constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${NS}']['family_name']`], intent_to_retain: false }] },
+              },
+            ],
+          })
+          .usingSessionTranscriptBytes(Buffer.from(bytes))
+          .authenticateWithSignature(device.privateKey.export({ format: 'jwk' }) as never, 'ES256')
+          .sign();
+        return { mdl: [Buffer.from(response.encode()).toString('base64url')] };
+      });
+      expect(submitted.response.status).toBe(200);
+      return (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
+    };
+    // OpenID4VP 1.0 Appendix B.2.6.1, computed here with the test's own CBOR writer and node:crypto.
+    const handover = async (r: { nonce: string; client_id: string; response_uri: string; jwk: Record<string, unknown> }, clientId = r.client_id) => {
+      const thumbprint = Buffer.from(await calculateJwkThumbprint(r.jwk as never, 'sha256'), 'base64url');
+      const info = createHash('sha256')
+        .update(cborEncode([clientId, r.nonce, new Uint8Array(thumbprint), r.response_uri]))
+        .digest();
+      return cborEncode(embeddedCbor([null, null, ['OpenID4VPHandover', new Uint8Array(info)]]));
+    };
+    const good = await present((r) => handover(r));
+    expect(good, JSON.stringify(good.result)).toMatchObject({
+      state: 'verified',
+      result: { credentials: { mdl: { satisfied: true, claims: [{ [NS]: { family_name: 'Jones' } }] } } },
+    });
+    const other = await present((r) => handover(r, 'x509_hash:another-verifier'));
+    expect(other.state).toBe('failed');
+    expect(other.result.credentials.mdl.presentations[0].failedChecks.map((c: { check: string }) => c.check)).toEqual(['device-auth']);
   });
 });
