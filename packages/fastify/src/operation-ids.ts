@@ -157,5 +157,5 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v2/credentials/sd-jwt/verify', 'verifySdJwtCredential'],
   ['POST /v2/credentials/mobile/verify', 'verifyMobileCredential'],
   ...collection('/v2/presentations/applications', '{id}', 'VerifierApplication'),
-  ['PUT /v2/presentations/applications/{id}/certificate', 'setVerifierApplicationCertificate'],
+  ['PUT /v2/presentations/applications/{id}/certificate', 'updateVerifierApplicationCertificate'],
 ]);
