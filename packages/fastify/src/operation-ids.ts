@@ -157,7 +157,7 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v2/credentials/sd-jwt/verify', 'verifySdJwtCredential'],
   ['POST /v2/credentials/mobile/verify', 'verifyMobileCredential'],
   ...collection('/v2/presentations/applications', '{id}', 'VerifierApplication'),
-  ['PUT /v2/presentations/applications/{id}/certificate', 'setVerifierApplicationCertificate'],
+  ['PUT /v2/presentations/applications/{id}/certificate', 'updateVerifierApplicationCertificate'],
   ['POST /v2/presentations/sessions', 'createPresentationSession'],
   ['GET /v2/presentations/sessions/{id}', 'getPresentationSession'],
   ['GET /v1/openid/presentations/{id}/request', 'getPresentationRequest'],

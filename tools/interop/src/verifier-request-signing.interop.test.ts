@@ -1,5 +1,6 @@
 // Issue 31 point 1: a request object signed by a verifier application's signer (signerFor, x509_hash)
-// verifies with libraries we did not write: jose checks the JWS with the key of the x5c leaf, and
+// verifies with libraries we did not write: jose checks the JWS with the key of the x5c leaf (or of
+// the DID's verification method, decentralized_identifier), and
 // node:crypto's X509Certificate checks the chain and that the client_id is the SHA-256 of the leaf's
 // DER (OpenID4VP 1.0 §5.9.3). Vellum signs request objects itself through its KeyManager, never with
 // jose. The CA is another party's, made here with @vellum/crypto over a key store of its own.
@@ -8,7 +9,7 @@ import { createEventRecorder, createVerifierApplicationService, type PublicJwk, 
 import { createDocumentSignerCertificate, createIacaCertificate, createKeyManager, createSealer, createX509Authority, managedSigningKey } from '@vellum/crypto';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeIds, makeTenant } from '@vellum/testing';
-import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
+import { compactVerify, decodeProtectedHeader, importJWK, importX509 } from 'jose';
 import { describe, expect, it } from 'vitest';
 
 const DAY = 86_400_000;
@@ -38,7 +39,7 @@ async function foreignCa() {
 }
 
 describe('verifier application request objects, verified with jose and node:crypto (issue 31)', () => {
-  it('x509_hash: the JWS verifies with the x5c leaf key, the leaf chains to the CA, and the client_id is its hash', async () => {
+  async function setup() {
     const store = createMemoryStore();
     const ids = fakeIds();
     const keys = createKeyManager({ keys: store.keys, sealer: createSealer(new Uint8Array(32).fill(3)), ids, clock });
@@ -54,6 +55,11 @@ describe('verifier application request objects, verified with jose and node:cryp
       ip: '192.0.2.1',
       requestor: { clientId: 'admin', role: 'admin', permissions: new Set(ROLE_PERMISSIONS.admin) },
     };
+    return { store, keys, apps, tenant, ctx };
+  }
+
+  it('x509_hash: the JWS verifies with the x5c leaf key, the leaf chains to the CA, and the client_id is its hash', async () => {
+    const { store, keys, apps, tenant, ctx } = await setup();
 
     const app = await apps.create(ctx, { name: 'Bank verifier', clientIdPrefix: 'x509_hash', country: 'DE' });
     const stored = await store.verifierApplications.get(tenant.id, app.id);
@@ -83,5 +89,27 @@ describe('verifier application request objects, verified with jose and node:cryp
     expect(leafCert.checkIssued(caCert)).toBe(true);
     expect(leafCert.verify(caCert.publicKey)).toBe(true);
     expect(signer.clientId).toBe(`x509_hash:${createHash('sha256').update(leafCert.raw).digest('base64url')}`);
+  });
+
+  it('decentralized_identifier: the JWS verifies with the key of the verification method its kid names', async () => {
+    const { store, keys, apps, tenant, ctx } = await setup();
+    const key = await keys.create(tenant.id, 'P-256');
+    const did = 'did:web:verifier.example';
+    const method = `${did}#key-1`;
+    await store.dids.insert({
+      tenantId: tenant.id,
+      did,
+      method: 'web',
+      keys: [{ didDocumentKeyId: method, kmsKeyId: key.id, algorithm: 'P-256', publicJwk: key.publicJwk }],
+      createdAt: new Date().toISOString(),
+    });
+    const app = await apps.create(ctx, { name: 'DID verifier', clientIdPrefix: 'decentralized_identifier', did });
+    const { signer } = await apps.signerFor(tenant, app.id, 'https://acme.example/r', new Date());
+    expect(signer.clientId).toBe(`decentralized_identifier:${did}`);
+    const claims = { client_id: signer.clientId, nonce: 'n1' };
+    const jws = await (signer.sign as NonNullable<typeof signer.sign>)(claims);
+    expect(decodeProtectedHeader(jws)).toEqual({ alg: 'ES256', kid: method, typ: 'oauth-authz-req+jwt' });
+    const verified = await compactVerify(jws, await importJWK({ ...key.publicJwk }, 'ES256'));
+    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(claims);
   });
 });

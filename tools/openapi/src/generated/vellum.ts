@@ -2444,7 +2444,7 @@ export interface paths {
          *
          *     Needs an admin token whose role holds the `verification` permission.
          */
-        put: operations["setVerifierApplicationCertificate"];
+        put: operations["updateVerifierApplicationCertificate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -20331,7 +20331,7 @@ export interface operations {
             };
         };
     };
-    setVerifierApplicationCertificate: {
+    updateVerifierApplicationCertificate: {
         parameters: {
             query?: never;
             header?: never;

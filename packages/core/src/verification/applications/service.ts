@@ -282,7 +282,8 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
         p.throwIfAny(VerifierCertificateBody);
         const leaf = infos[0];
         const key = await keys.get(ctx.tenant.id, existing.x509.keyId);
-        if (leaf && key) {
+        if (!key) throw new DomainError('Conflict', 'The application’s request-signing key is gone: delete the application and create it again');
+        if (leaf) {
           if (!sameKey(leaf.publicKey, key.publicJwk)) p.add('certificates.0', 'The leaf certifies another key: issue it for the application’s CSR (csr)');
           if (leaf.isCa) p.add('certificates.0', 'The leaf is a CA certificate');
           if (leaf.notBefore.getTime() > now || leaf.notAfter.getTime() <= now) p.add('certificates.0', 'The leaf is not valid now');
