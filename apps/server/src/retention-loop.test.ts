@@ -6,11 +6,13 @@ import { startRetentionLoop } from './retention-loop.ts';
 const purged = {
   offer_claims: 0,
   authorization_claims: 0,
+  presentation_keys: 0,
   authorizations: 0,
   offers: 0,
   nonces: 2,
   deferred_issuances: 0,
   refresh_tokens: 0,
+  presentation_sessions: 0,
   rate_limits: 0,
   webhook_deliveries: 0,
   analytic_events: 0,

@@ -18,6 +18,7 @@ import {
   cacheCertificatePaths,
   createCertificateChainValidator,
   createJwtProofVerifier,
+  createPresentationCrypto,
   createProofVerifier,
   loadCredentialEncryption,
   loadNonceCodec,
@@ -168,6 +169,8 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
           : createCertificateChainValidator(),
       // The verify API's ldp_vc verifier: Linked Data proofs over the bundled contexts (nothing fetched).
       linkedDataProofs: createLinkedDataProofVerifier(),
+      // Presentation sessions' direct_post.jwt keys and the mDoc handover (docs/verification.md "Presentation sessions").
+      presentationCrypto: createPresentationCrypto(),
       dns: createDnsResolver(config.dnsServers ? { servers: parseDnsServers(config.dnsServers) } : {}),
       platformDomain: config.platformDomain,
       publicUrl: config.publicUrl,

@@ -74,6 +74,10 @@ import { createWalletProviderService, type WalletProviderService } from './walle
 import type { FormatVerifiers } from './verification/model.ts';
 import { createVerificationService, type VerificationService } from './verification/service.ts';
 import { createTrustedIssuerService, type TrustedIssuerService } from './verification/trusted-issuers/service.ts';
+import { createVerifierApplicationService, type VerifierApplicationService } from './verification/applications/service.ts';
+import type { PresentationCrypto, SessionApplications, SessionDcql } from './verification/sessions/ports.ts';
+import { sessionDcql } from './verification/sessions/dcql.ts';
+import { createPresentationSessionService, type PresentationSessionService, unavailablePresentationSessions } from './verification/sessions/service.ts';
 import { createWalletProviderTrust, type Inflater, type WalletProviderTrust } from './wallet-providers/trust.ts';
 import { type CredentialEndpoint, createCredentialEndpoint } from './issuance/credential-endpoint.ts';
 import { createIssuedCredentialService, type IssuedCredentialService } from './issuance/issued-credentials.ts';
@@ -206,6 +210,14 @@ export interface VellumDeps extends AddressingOptions {
    */
   linkedDataProofs?: LinkedDataProofVerifier;
   gunzip?: Gunzip;
+  /** direct_post.jwt keys and the mDoc handover's SHA-256 for presentation sessions: @vellum/crypto's createPresentationCrypto. */
+  presentationCrypto?: PresentationCrypto;
+  /**
+   * Replaces what presentation sessions consume (issue 31 contracts A and B): the request signers
+   * (default: the tenant's verifier applications) and DCQL (default: the DCQL module). For tests and
+   * hosts with their own. Without `presentationCrypto`, sessions answer 503.
+   */
+  presentationParts?: { applications?: SessionApplications; dcql?: SessionDcql };
 }
 
 /** Every use case of the platform, wired once. */
@@ -239,8 +251,12 @@ export interface Vellum {
   walletProviderTrust: WalletProviderTrust;
   /** `/v2/credentials/trusted-issuers`: who the tenant trusts to issue what it verifies (docs/verification.md). */
   trustedIssuers: TrustedIssuerService;
+  /** `/v2/presentations/applications` and the request signers of presentation sessions (docs/verification.md "Verifier applications"). */
+  verifierApplications: VerifierApplicationService;
   /** `POST /v2/credentials/{profile}/verify`: one credential checked against the tenant's trusted issuers. */
   verification: VerificationService;
+  /** OpenID4VP presentation sessions: the admin API and the wallet's request and response endpoints (docs/verification.md). */
+  presentationSessions: PresentationSessionService;
   /** Wallet access tokens: `deps.walletTokens` (the credential endpoint verifies with it; its JWKS is public). */
   walletTokens: WalletTokens;
   addressing: Addressing;
@@ -375,6 +391,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     x509,
     ...(deps.trustedIssuerCacheMs !== undefined ? { cacheMs: deps.trustedIssuerCacheMs } : {}),
   });
+  const verifierApplications = createVerifierApplicationService({ store, clock, ids, events: recorder, keys: deps.keys, x509 });
   // ── Format verifiers (docs/verification.md) ──────────────────────────────────────────────────────
   // Vellum's own verifiers first, so that a host's own verifier of a format still replaces one.
   // The status lists credentials name, read through the outbound guard and kept for their ttl.
@@ -420,7 +437,24 @@ export function createVellum(deps: VellumDeps): Vellum {
     }),
     walletProviderTrust,
     trustedIssuers,
+    verifierApplications,
     verification: createVerificationService({ clock, events: recorder, trustedIssuers, verifiers: formatVerifiers }),
+    presentationSessions: deps.presentationCrypto
+      ? createPresentationSessionService({
+          store,
+          clock,
+          ids,
+          digests: deps.digests,
+          secrets: deps.secretBox,
+          events: recorder,
+          domainEvents,
+          crypto: deps.presentationCrypto,
+          applications: deps.presentationParts?.applications ?? verifierApplications,
+          dcql: deps.presentationParts?.dcql ?? sessionDcql,
+          trustedIssuers,
+          verifiers: formatVerifiers,
+        })
+      : unavailablePresentationSessions(),
     offers: createOfferService({ store, clock, ids, digests: deps.digests, secrets: deps.secretBox, events: recorder }),
     tokenEndpoint: createTokenEndpoint({
       store,

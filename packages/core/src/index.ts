@@ -219,6 +219,14 @@ export * from './verification/service.ts';
 export * from './verification/trusted-issuers/model.ts';
 export * from './verification/trusted-issuers/schema.ts';
 export * from './verification/trusted-issuers/service.ts';
+export * from './verification/applications/model.ts';
+export * from './verification/applications/schema.ts';
+export * from './verification/applications/service.ts';
+export * from './verification/sessions/model.ts';
+export type * from './verification/sessions/ports.ts';
+export * from './verification/sessions/schema.ts';
+export * from './verification/sessions/service.ts';
+export { encodeCbor, openId4VpSessionTranscript, thumbprintInput, type HandoverInput } from './verification/sessions/transcript.ts';
 
 export * from './compose.ts';
 

@@ -19,6 +19,8 @@ import type { DocumentSignerRepository, IacaRepository } from './mdoc-pki/ports.
 import type { WalletClientRepository } from './oauth-clients/model.ts';
 import type { WalletProviderRepository } from './wallet-providers/model.ts';
 import type { TrustedIssuerRepository } from './verification/trusted-issuers/model.ts';
+import type { VerifierApplicationRepository } from './verification/applications/model.ts';
+import type { PresentationSessionRepository } from './verification/sessions/model.ts';
 import type { AuthorizationRepository } from './oauth/authorization-model.ts';
 import type { NonceRepository } from './oauth/ports.ts';
 import type { RefreshTokenRepository } from './oauth/refresh-tokens.ts';
@@ -54,6 +56,9 @@ export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaReposit
 export type { WalletClientRepository } from './oauth-clients/model.ts';
 export type { WalletProviderRepository } from './wallet-providers/model.ts';
 export type { TrustedIssuerRepository } from './verification/trusted-issuers/model.ts';
+export type { VerifierApplicationRepository } from './verification/applications/model.ts';
+export type { PresentationSessionRepository } from './verification/sessions/model.ts';
+export type { PresentationCrypto } from './verification/sessions/ports.ts';
 export type { AuthorizationRepository } from './oauth/authorization-model.ts';
 export type { NonceCodec, NonceRecord, NonceRepository, WalletAccessClaims, WalletClaimsToIssue, WalletTokens } from './oauth/ports.ts';
 export type { OfferRepository } from './offers/ports.ts';
@@ -64,6 +69,7 @@ export type {
   Clock,
   CredentialIssuedEvent,
   CredentialReviewRequestedEvent,
+  PresentationCompletedEvent,
   CredentialStatusUpdatedEvent,
   Digests,
   DomainEvent,
@@ -109,6 +115,9 @@ export interface Repositories {
   walletProviders: WalletProviderRepository;
   /** The tenant's trusted issuers of the credentials it verifies (docs/verification.md). */
   trustedIssuers: TrustedIssuerRepository;
+  verifierApplications: VerifierApplicationRepository;
+  /** OpenID4VP presentation sessions and their results (docs/verification.md "Presentation sessions"). */
+  presentationSessions: PresentationSessionRepository;
   /** The tenant's OpenID Connect provider (docs/authentication.md). */
   authenticationProviders: AuthenticationProviderRepository;
   /** The tenant's OpenID settings: the interaction hook (docs/authentication.md). */

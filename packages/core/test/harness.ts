@@ -118,6 +118,7 @@ export function harness(options: { rateLimits?: RateLimitSettings; walletProvide
     authenticationProviders: vellum.authenticationProviders,
     openIdSettings: vellum.openIdSettings,
     claimSources: vellum.claimSources,
+    verifierApplications: vellum.verifierApplications,
   };
 }
 

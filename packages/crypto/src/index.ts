@@ -34,6 +34,7 @@ export * from './proof-verifier.ts';
 export * from './jwt-proofs.ts';
 // The core's CredentialEncryption port: encrypted requests (per-tenant keys from a sealed seed) and responses.
 export * from './credential-encryption.ts';
+export * from './presentation-crypto.ts';
 // The core's NonceCodec port: self-authenticating c_nonces (HMAC-SHA-256 under a sealed platform key).
 export * from './nonce-codec.ts';
 

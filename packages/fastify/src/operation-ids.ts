@@ -157,4 +157,12 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v2/credentials/sd-jwt/verify', 'verifySdJwtCredential'],
   ['POST /v2/credentials/mobile/verify', 'verifyMobileCredential'],
   ['POST /v2/credentials/web-semantic/verify', 'verifyWebSemanticCredential'],
+  ...collection('/v2/presentations/applications', '{id}', 'VerifierApplication'),
+  ['PUT /v2/presentations/applications/{id}/certificate', 'updateVerifierApplicationCertificate'],
+  ['POST /v2/presentations/sessions', 'createPresentationSession'],
+  ['GET /v2/presentations/sessions/{id}', 'getPresentationSession'],
+  ['GET /v1/openid/presentations/{id}/request', 'getPresentationRequest'],
+  ['POST /v1/openid/presentations/{id}/request', 'getPresentationRequestByPost'],
+  ['POST /v1/openid/presentations/{id}/response', 'completePresentation'],
+  ['GET /v1/openid/presentations/{id}/page', 'getPresentationPage'],
 ]);

@@ -31,6 +31,8 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { walletClientRoutes } from './routes/wallet-clients.ts';
 import { walletProviderRoutes } from './routes/wallet-providers.ts';
 import { trustedIssuerRoutes, verificationRoutes } from './routes/verification.ts';
+import { verifierApplicationRoutes } from './routes/verifier-applications.ts';
+import { presentationSessionRoutes } from './routes/presentation-sessions.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { issuedCredentialRoutes } from './routes/issued-credentials.ts';
 import { deferredIssuanceRoutes } from './routes/deferred-issuances.ts';
@@ -115,7 +117,9 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(walletClientRoutes, { services });
     await tenantScope.register(walletProviderRoutes, { services });
     await tenantScope.register(trustedIssuerRoutes, { services });
+    await tenantScope.register(verifierApplicationRoutes, { services });
     await tenantScope.register(verificationRoutes, { services });
+    await tenantScope.register(presentationSessionRoutes, { services });
   });
   policy.addPreflightRoutes();
   // Global, like the admin token endpoint: the document is the same on every host (docs/api-reference.md).

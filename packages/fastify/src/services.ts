@@ -31,7 +31,9 @@ import type {
   WalletClientService,
   WalletProviderService,
   TrustedIssuerService,
+  VerifierApplicationService,
   VerificationService,
+  PresentationSessionService,
   WalletTokens,
   StatusListService,
 } from '@vellum/core';
@@ -90,8 +92,12 @@ export interface VellumServices {
   walletProviders: WalletProviderService;
   /** `/v2/credentials/trusted-issuers`: who the tenant trusts to issue what it verifies (docs/verification.md). */
   trustedIssuers: TrustedIssuerService;
+  /** `/v2/presentations/applications`: the tenant's verifier applications (docs/verification.md "Verifier applications"). */
+  verifierApplications: VerifierApplicationService;
   /** `POST /v2/credentials/{profile}/verify` (docs/verification.md). */
   verification: VerificationService;
+  /** OpenID4VP presentation sessions (docs/verification.md "Presentation sessions"). */
+  presentationSessions: PresentationSessionService;
   /** mDoc status lists: settings, the status of issued mDocs, the public distribution and tokens (docs/status-lists.md). */
   statusLists: StatusListService;
 }

@@ -13,7 +13,7 @@ import {
 } from '@vellum/core';
 import { createKeyManager, createScryptHasher, createSealer, createX509Authority, loadPlatformTokenSigner } from '@vellum/crypto';
 import { createSecretBox, loadDigests, createSessionTokens, createWalletTokens } from '@vellum/crypto';
-import { createJwtProofVerifier, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
+import { createJwtProofVerifier, createPresentationCrypto, createProofVerifier, loadCredentialEncryption, loadNonceCodec } from '@vellum/crypto';
 import { createDnsResolver, createNodeIds, systemClock } from '@vellum/node';
 import { createMemoryStore } from '@vellum/storage-memory';
 import { fakeFormatSigners, fakeIdentityProvider, type FakeIdentityProvider, startDnsServer } from '@vellum/testing';
@@ -56,6 +56,8 @@ export interface TestAppOptions {
   inflater?: Inflater;
   /** Format verifiers for the verify API (none unless given). */
   formatVerifiers?: FormatVerifiers;
+  /** False: composed without the presentation crypto port, so presentation sessions answer 503. */
+  presentationCrypto?: false;
 }
 
 export async function buildTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): Promise<TestApp> {
@@ -96,6 +98,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
     ...(options.http ? { http: options.http } : {}),
     ...(options.inflater ? { inflater: options.inflater } : {}),
     ...(options.formatVerifiers ? { formatVerifiers: options.formatVerifiers } : {}),
+    ...(options.presentationCrypto === false ? {} : { presentationCrypto: createPresentationCrypto() }),
   });
   const { tenants } = services;
 

@@ -27,6 +27,8 @@ import { type DeferredIssuanceState, deferredIssuanceRepositories, emptyDeferred
 import { emptyWalletClientState, walletClientRepositories, type WalletClientState } from './wallet-clients.ts';
 import { emptyWalletProviderState, walletProviderRepositories, type WalletProviderState } from './wallet-providers.ts';
 import { emptyTrustedIssuerState, trustedIssuerRepositories, type TrustedIssuerState } from './trusted-issuers.ts';
+import { emptyVerifierApplicationState, verifierApplicationRepositories, type VerifierApplicationState } from './verifier-applications.ts';
+import { emptyPresentationSessionState, presentationSessionRepositories, type PresentationSessionState } from './presentation-sessions.ts';
 import { emptyStatusListState, statusListRepositories, type StatusListState } from './status-lists.ts';
 import { copy, deleteOwned, insertRow, ownedRow, ownedValue, type Row, slice, tenantPage, tenantValues } from './rows.ts';
 
@@ -60,6 +62,8 @@ interface State {
   walletClients: WalletClientState;
   walletProviders: WalletProviderState;
   trustedIssuers: TrustedIssuerState;
+  verifierApplications: VerifierApplicationState;
+  presentationSessions: PresentationSessionState;
   /** Authentication providers, OpenID settings and claim sources (./authentication.ts). */
   authentication: AuthenticationState;
   /** Runs of the Authorization Code flow (./authorizations.ts). */
@@ -92,6 +96,8 @@ const emptyState = (): State => ({
   walletClients: emptyWalletClientState(),
   walletProviders: emptyWalletProviderState(),
   trustedIssuers: emptyTrustedIssuerState(),
+  verifierApplications: emptyVerifierApplicationState(),
+  presentationSessions: emptyPresentationSessionState(),
   authentication: emptyAuthenticationState(),
   authorizations: emptyAuthorizationState(),
   refreshTokens: new Map(),
@@ -129,6 +135,8 @@ function repositories(get: () => State): Repositories {
     ...walletClientRepositories(() => get().walletClients, next),
     ...walletProviderRepositories(() => get().walletProviders, next),
     ...trustedIssuerRepositories(() => get().trustedIssuers, next),
+    ...verifierApplicationRepositories(() => get().verifierApplications, next),
+    ...presentationSessionRepositories(() => get().presentationSessions, next),
     ...authenticationRepositories(() => get().authentication, next),
     ...authorizationRepositories(() => get().authorizations),
     ...refreshTokenRepositories(() => get().refreshTokens),

@@ -23,6 +23,8 @@ import type { WebhookDeliveriesTable, WebhookSigningKeysTable, WebhooksTable } f
 import type { WalletClientsTable } from './wallet-clients.table.ts';
 import type { WalletProvidersTable } from './wallet-providers.table.ts';
 import type { TrustedIssuersTable } from './trusted-issuers.table.ts';
+import type { VerifierApplicationsTable } from './verifier-applications.table.ts';
+import type { PresentationSessionsTable } from './presentation-sessions.table.ts';
 
 /** The SQL dialects the store speaks. */
 export type SqlDialectKind = 'sqlite' | 'postgres';
@@ -53,6 +55,8 @@ export interface VellumDatabase {
   wallet_clients: WalletClientsTable;
   wallet_providers: WalletProvidersTable;
   trusted_issuers: TrustedIssuersTable;
+  verifier_applications: VerifierApplicationsTable;
+  presentation_sessions: PresentationSessionsTable;
   authentication_providers: AuthenticationProvidersTable;
   openid_settings: OpenIdSettingsTable;
   claim_sources: ClaimSourcesTable;

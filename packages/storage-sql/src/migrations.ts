@@ -979,6 +979,58 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('trusted_issuers_tenant_id_seq').on('trusted_issuers').columns(['tenant_id', 'seq']).execute();
       },
     },
+
+    '0028_verifier_applications': {
+      async up(db: Kysely<any>) {
+        // The tenant's verifier applications (docs/verification.md "Verifier applications"): the prefix
+        // as text, the other settings as JSON text, the x509_hash key id, CSR and chain as JSON text.
+        // Ids are UUIDs, unique across tenants; pages by (tenant_id, seq).
+        await db.schema
+          .createTable('verifier_applications')
+          .addColumn('seq', seqType, seq)
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('client_id_prefix', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .addColumn('x509', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('verifier_applications_id_unique').unique().on('verifier_applications').column('id').execute();
+        await db.schema.createIndex('verifier_applications_tenant_id_seq').on('verifier_applications').columns(['tenant_id', 'seq']).execute();
+      },
+    },
+
+    '0029_presentation_sessions': {
+      async up(db: Kysely<any>) {
+        // OpenID4VP presentation sessions (docs/verification.md "Presentation sessions"): the DCQL query,
+        // the ephemeral key (public JWK; private half sealed, erased when the session ends) and the
+        // result as JSON text. Ids are UUIDs, unique across tenants; the retention job purges by expiry.
+        await db.schema
+          .createTable('presentation_sessions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('response_mode', 'text', (c) => c.notNull())
+          .addColumn('redirect_uri', 'text')
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('nonce', 'text', (c) => c.notNull())
+          .addColumn('dcql_query', 'text', (c) => c.notNull())
+          .addColumn('encryption_jwk', 'text')
+          .addColumn('sealed_key', 'text')
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('result', 'text')
+          .addColumn('response_code_digest', 'text')
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .addColumn('completed_at', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('presentation_sessions_expires_at').on('presentation_sessions').column('expires_at').execute();
+      },
+    },
   };
 }
 

@@ -2,6 +2,7 @@
 // transaction inside `store.transaction`. Tenant-owned tables are always queried by tenant_id,
 // except the two lookups the ports define as global (client id, verified domain name).
 
+import { presentationSessionRepositoriesOn } from './presentation-sessions.table.ts';
 import { refreshTokenRepositoriesOn } from './refresh-tokens.table.ts';
 import { type AnalyticEvent, notFound, type EventFilter, type PageRequest, type Repositories, type Slice } from '@vellum/core';
 import { type Insertable, sql, type SqlBool } from 'kysely';
@@ -37,6 +38,7 @@ import { offerRepositoriesOn } from './offer-repositories.ts';
 import { walletClientRepositoriesOn } from './wallet-clients.table.ts';
 import { walletProviderRepositoriesOn } from './wallet-providers.table.ts';
 import { trustedIssuerRepositoriesOn } from './trusted-issuers.table.ts';
+import { verifierApplicationRepositoriesOn } from './verifier-applications.table.ts';
 import { authenticationRepositoriesOn } from './authentication-repositories.ts';
 import { authorizationRepositoriesOn } from './authorizations.table.ts';
 import { statusListRepositoriesOn } from './status-lists.table.ts';
@@ -82,6 +84,8 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
     ...walletClientRepositoriesOn(db),
     ...walletProviderRepositoriesOn(db, kind),
     ...trustedIssuerRepositoriesOn(db, kind),
+    ...verifierApplicationRepositoriesOn(db, kind),
+    ...presentationSessionRepositoriesOn(db),
     ...authenticationRepositoriesOn(db),
     ...authorizationRepositoriesOn(db, kind),
     ...refreshTokenRepositoriesOn(db, kind),

@@ -17,6 +17,7 @@ export { makeDelivery, makeSigningKey, makeWebhook } from './store-contract-webh
 export * from './store-contract-wallet-clients.ts';
 export * from './store-contract-wallet-providers.ts';
 export * from './store-contract-trusted-issuers.ts';
+export * from './store-contract-verifier-applications.ts';
 export * from './store-contract-authorizations.ts';
 export * from './store-contract-status-lists.ts';
 export * from './webhook-receiver.ts';

@@ -5,6 +5,7 @@ import { RETENTION_GRACE_MS, RETENTION_KINDS, type RetentionKind, type Store, ty
 import { makeAuthorization } from './store-contract-authorizations.ts';
 import { makeOffer } from './store-contract-offers.ts';
 import { makeDeferredIssuance } from './store-contract-deferred.ts';
+import { makePresentationSession } from './store-contract-presentation-sessions.ts';
 import { insertTenant, unique, uuid } from './store-contract-support.ts';
 import { makeDelivery, makeWebhook } from './store-contract-webhooks.ts';
 
@@ -103,6 +104,21 @@ export async function seedRetention(store: Store, now: Date): Promise<RetentionS
   await refresh(at(-refreshGrace + 60_000), undefined, alive.refresh_tokens);
   await refresh(at(DAY), at(-refreshGrace + 60_000), alive.refresh_tokens);
   await refresh(at(DAY), undefined, alive.refresh_tokens);
+
+  // Presentation sessions: past their expiry and grace, within the grace, live; the ephemeral key of
+  // an expired one is erased at its expiry, grace or not.
+  for (const [expiresAt, into] of [
+    [at(-RETENTION_GRACE_MS.presentation_sessions - 1000), pastLife],
+    [at(-RETENTION_GRACE_MS.presentation_sessions + 60_000), alive],
+    [at(300_000), alive],
+  ] as const) {
+    const s = makePresentationSession(a.id, { expiresAt });
+    await store.presentationSessions.insert(s);
+    into.presentation_sessions.push(async () => (await store.presentationSessions.get(a.id, s.id)) !== undefined);
+    (expiresAt <= now.toISOString() ? pastLife : alive).presentation_keys.push(
+      async () => (await store.presentationSessions.get(a.id, s.id))?.sealedKey !== undefined,
+    );
+  }
 
   // Rate-limit windows: the current one first (a hit may sweep ended windows itself), then one that ended long ago.
   const counter = async (hitAt: Date, into: Present[]) => {

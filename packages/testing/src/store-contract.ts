@@ -9,6 +9,8 @@ import { describeRateLimitContract } from './store-contract-rate-limits.ts';
 import { describeWalletClientContract } from './store-contract-wallet-clients.ts';
 import { describeWalletProviderContract } from './store-contract-wallet-providers.ts';
 import { describeTrustedIssuerContract } from './store-contract-trusted-issuers.ts';
+import { describeVerifierApplicationContract } from './store-contract-verifier-applications.ts';
+import { describePresentationSessionContract } from './store-contract-presentation-sessions.ts';
 import { describeAuthorizationContract } from './store-contract-authorizations.ts';
 import { describeStatusListContract } from './store-contract-status-lists.ts';
 import { describeRetentionContract } from './store-contract-retention.ts';
@@ -560,6 +562,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeWalletClientContract(() => store);
     describeWalletProviderContract(() => store);
     describeTrustedIssuerContract(() => store);
+    describeVerifierApplicationContract(() => store);
+    describePresentationSessionContract(() => store);
     describeAuthorizationContract(() => store);
     describeStatusListContract(() => store);
     describeRetentionContract(() => store);

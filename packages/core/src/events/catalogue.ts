@@ -125,6 +125,18 @@ export const EVENT_PREFIXES = {
   TRUSTED_ISSUER_UPDATE: 'verification',
   TRUSTED_ISSUER_DELETE: 'verification',
   CREDENTIAL_VERIFY: 'verification',
+  // Verifier applications (docs/decisions.md "Verifier applications (issue 31)").
+  VERIFIER_APPLICATION_CREATE: 'verification',
+  VERIFIER_APPLICATION_RETRIEVE: 'verification',
+  VERIFIER_APPLICATION_LIST: 'verification',
+  VERIFIER_APPLICATION_UPDATE: 'verification',
+  VERIFIER_APPLICATION_DELETE: 'verification',
+  VERIFIER_APPLICATION_CERTIFICATE: 'verification',
+  // Presentation sessions (docs/verification.md "Presentation sessions").
+  PRESENTATION_SESSION_CREATE: 'verification',
+  PRESENTATION_SESSION_RETRIEVE: 'verification',
+  OPENID_PRESENTATION_REQUEST: 'verification',
+  OPENID_PRESENTATION_RESPONSE: 'verification',
   // Offers, the token and nonce endpoints (docs/decisions.md "Analytic events"; OPENID_NONCE per docs/decisions.md "Analytic events").
   OPENID_OFFER_CREATE: 'openid',
   OPENID_PRE_AUTHORIZED_OFFER_CREATE: 'openid',

@@ -56,7 +56,9 @@ function recordingSink(): DomainEventSink & { published: DomainEvent[]; fail?: E
       const record =
         event.type === 'OpenIdCredentialReviewRequested'
           ? await tx.deferredIssuances.get(event.tenantId, event.payload.deferredIssuanceId)
-          : await tx.issuedCredentials.get(event.tenantId, event.payload.credentialId);
+          : event.type === 'OpenIdCredentialIssued' || event.type === 'CredentialStatusUpdated'
+            ? await tx.issuedCredentials.get(event.tenantId, event.payload.credentialId)
+            : undefined;
       if (!record) throw new Error('publish ran outside the issuing transaction');
       if (sink.fail) throw sink.fail;
       sink.published.push(event);

@@ -58,6 +58,7 @@ const IN_TRANSACTION: Readonly<Record<TxKind, TxPurge>> = {
   nonces: (tx, before, limit) => tx.nonces.purgeExpired(before, limit),
   deferred_issuances: (tx, before, limit) => tx.deferredIssuances.purgeExpired(before, limit),
   refresh_tokens: (tx, before, limit) => tx.refreshTokens.purgeExpired(before, limit),
+  presentation_sessions: (tx, before, limit) => tx.presentationSessions.purgeExpired(before, limit),
 };
 
 /** Builds the retention job on a store (docs/retention.md). */
@@ -108,6 +109,8 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
         const now = started.toISOString();
         if (!(await purgeAll('offer_claims', (tx, limit) => tx.offers.eraseExpiredClaims(now, limit)))) return false;
         if (!(await purgeAll('authorization_claims', (tx, limit) => tx.authorizations.eraseExpiredClaims(now, limit)))) return false;
+        // A presentation session's decryption key is of no use past its expiry.
+        if (!(await purgeAll('presentation_keys', (tx, limit) => tx.presentationSessions.eraseExpiredKeys(now, limit)))) return false;
         for (const [kind, purge] of Object.entries(IN_TRANSACTION) as [TxKind, TxPurge][]) {
           const cutoff = before(kind);
           if (!(await purgeAll(kind, (tx, limit) => purge(tx, cutoff, limit)))) return false;

@@ -13,11 +13,13 @@ import { invalidField } from '../shared/errors.ts';
 export const RETENTION_KINDS = [
   'offer_claims',
   'authorization_claims',
+  'presentation_keys',
   'authorizations',
   'offers',
   'nonces',
   'deferred_issuances',
   'refresh_tokens',
+  'presentation_sessions',
   'rate_limits',
   'webhook_deliveries',
   'analytic_events',
@@ -25,7 +27,7 @@ export const RETENTION_KINDS = [
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 /** The kinds purged past their own expiry (the rest are purged per tenant, past the tenant's retention period). */
-export type ExpiringKind = 'authorizations' | 'offers' | 'nonces' | 'deferred_issuances' | 'refresh_tokens' | 'rate_limits';
+export type ExpiringKind = 'authorizations' | 'offers' | 'nonces' | 'deferred_issuances' | 'refresh_tokens' | 'presentation_sessions' | 'rate_limits';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -40,6 +42,8 @@ const DAY_MS = 86_400_000;
  * unreviewed or uncollected; its transaction_id stopped working at `expiresAt`.
  * Refresh tokens: a day past their family's expiry or their revocation, past the life of any access
  * token issued with one (docs/refresh-tokens.md).
+ * Presentation sessions (docs/verification.md "Presentation sessions"): 7 days past their expiry, so
+ * the tenant can still read a result (with the holder's claims) it missed; then they are gone.
  */
 export const RETENTION_GRACE_MS: Readonly<Record<ExpiringKind, number>> = {
   authorizations: DAY_MS,
@@ -47,6 +51,7 @@ export const RETENTION_GRACE_MS: Readonly<Record<ExpiringKind, number>> = {
   nonces: MINUTE_MS,
   deferred_issuances: DAY_MS,
   refresh_tokens: DAY_MS,
+  presentation_sessions: 7 * DAY_MS,
   rate_limits: MINUTE_MS,
 };
 

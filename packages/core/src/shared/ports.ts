@@ -23,7 +23,7 @@ export interface Ids {
  * It is written inside the transaction that makes the change (an issued credential, a status
  * change), so it is never lost nor sent for a change that did not happen.
  */
-export type DomainEvent = CredentialIssuedEvent | CredentialStatusUpdatedEvent | CredentialReviewRequestedEvent;
+export type DomainEvent = CredentialIssuedEvent | CredentialStatusUpdatedEvent | CredentialReviewRequestedEvent | PresentationCompletedEvent;
 
 interface DomainEventBase {
   id: string;
@@ -73,6 +73,22 @@ export interface CredentialReviewRequestedEvent extends DomainEventBase {
     userId: string;
     /** When the transaction_id stops working, decided or not. */
     expiresAt: string;
+  };
+}
+
+/**
+ * A Vellum addition (issue 31): a presentation session got its answer (docs/verification.md
+ * "Presentation sessions"). The result as the session holds it: the claims asked for, per DCQL
+ * credential query id, with each presentation's issuer, trust, status and failed checks.
+ */
+export interface PresentationCompletedEvent extends DomainEventBase {
+  type: 'PresentationVerified' | 'PresentationFailed';
+  payload: {
+    sessionId: string;
+    applicationId: string;
+    verified: boolean;
+    credentials: Record<string, unknown>;
+    failures: string[];
   };
 }
 

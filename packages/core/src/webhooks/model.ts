@@ -18,6 +18,8 @@ export const EMITTED_WEBHOOK_EVENTS = [
   'OpenIdCredentialIssuedSummary',
   'CredentialStatusUpdated',
   'OpenIdCredentialReviewRequested',
+  'PresentationVerified',
+  'PresentationFailed',
 ] as const satisfies readonly WebhookEvent[];
 export type EmittedWebhookEvent = (typeof EMITTED_WEBHOOK_EVENTS)[number];
 

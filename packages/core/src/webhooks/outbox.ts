@@ -13,6 +13,8 @@ const EVENT_TYPES: Record<DomainEvent['type'], readonly EmittedWebhookEvent[]> =
   OpenIdCredentialIssued: ['OpenIdCredentialIssued', 'OpenIdCredentialIssuedSummary'],
   CredentialStatusUpdated: ['CredentialStatusUpdated'],
   OpenIdCredentialReviewRequested: ['OpenIdCredentialReviewRequested'],
+  PresentationVerified: ['PresentationVerified'],
+  PresentationFailed: ['PresentationFailed'],
 };
 
 /**

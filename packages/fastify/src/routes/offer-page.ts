@@ -44,7 +44,8 @@ export const OFFER_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function document(title: string, body: string): string {
+/** A whole page around `body`, with the one stylesheet the CSP allows (the presentation page uses it too). */
+export function htmlDocument(title: string, body: string): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -73,10 +74,14 @@ function utcMinute(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
+/** The QR code of `uri` as inline SVG. The QR library's SVG holds only paths drawn from the URI, never the URI's text. */
+export function qrSvg(uri: string): Promise<string> {
+  return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+}
+
 /** The page of an open offer: QR code, same-device link, transaction code hint. */
 export async function renderOfferPage(view: OfferPageView): Promise<string> {
-  // The QR library's SVG holds only paths drawn from the URI, never the URI's text.
-  const qr = await QRCode.toString(view.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+  const qr = await qrSvg(view.uri);
   const issuer = escapeHtml(view.issuerName);
   const parts = [`<h1>${issuer}</h1>`];
   if (view.credentials.length > 0) {
@@ -99,12 +104,12 @@ export async function renderOfferPage(view: OfferPageView): Promise<string> {
   parts.push(
     `<p class="muted">The offer can be accepted once and expires at <time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(utcMinute(view.expiresAt))}</time>.</p>`,
   );
-  return document(`Credential offer from ${view.issuerName}`, parts.join('\n'));
+  return htmlDocument(`Credential offer from ${view.issuerName}`, parts.join('\n'));
 }
 
 /** The page for every offer that cannot be shown, one page for all cases so none can be told apart. */
 export function renderOfferNotFoundPage(): string {
-  return document(
+  return htmlDocument(
     'Offer not available',
     [
       '<h1>This offer is not available</h1>',
@@ -114,7 +119,8 @@ export function renderOfferNotFoundPage(): string {
   );
 }
 
-function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+/** Sends a page with the offer page's headers (its CSP, no referrer, no framing, no caching). */
+export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
   // Set here rather than left to the plugin's policy: the page's address is a capability, so it
   // must never leak through a Referer, and the page must be safe even when the host turns the
   // policy's headers off.

@@ -962,6 +962,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/openid/presentations/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a presentation session, for a person: QR code and Open in wallet link (HTML) */
+        get: operations["getPresentationPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openid/presentations/{id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The request object of a presentation session (request_uri) */
+        get: operations["getPresentationRequest"];
+        put?: never;
+        /** The request object of a presentation session (request_uri_method=post) */
+        post: operations["getPresentationRequestByPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openid/presentations/{id}/response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The response endpoint of a presentation session (response_uri) */
+        post: operations["completePresentation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openid/wallet-providers": {
         parameters: {
             query?: never;
@@ -7352,6 +7404,225 @@ export interface operations {
             };
         };
     };
+    getPresentationPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such session waiting for a wallet (an HTML page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPresentationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request object (a signed JWT). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/oauth-authz-req+jwt": string;
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
+    getPresentationRequestByPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    wallet_metadata?: string;
+                    wallet_nonce?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request object (a signed JWT). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/oauth-authz-req+jwt": string;
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
+    completePresentation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    error?: string;
+                    error_description?: string;
+                    response?: string;
+                    state?: string;
+                    vp_token?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirect_uri?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description The body is too large (docs/limits.md). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description The body’s media type is not taken here. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description A service this operation needs is not available. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorBody"];
+                };
+            };
+        };
+    };
     listWalletProviders: {
         parameters: {
             query?: {
@@ -9154,7 +9425,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested" | "PresentationVerified" | "PresentationFailed")[];
                     url: string;
                 };
             };
@@ -9328,7 +9599,7 @@ export interface operations {
             content: {
                 "application/json": {
                     disabled?: boolean;
-                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested")[];
+                    events: ("OpenIdCredentialIssued" | "OpenIdCredentialIssuedSummary" | "OidcIssuerCredentialIssued" | "CredentialStatusUpdated" | "OpenIdCredentialReviewRequested" | "PresentationVerified" | "PresentationFailed")[];
                     url: string;
                 };
             };
