@@ -2400,6 +2400,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/presentations/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List verifier applications
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        get: operations["listVerifierApplications"];
+        put?: never;
+        /**
+         * Register a verifier application
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        post: operations["createVerifierApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/applications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a verifier application
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        get: operations["getVerifierApplication"];
+        /**
+         * Replace a verifier application
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        put: operations["updateVerifierApplication"];
+        post?: never;
+        /**
+         * Delete a verifier application (and its request-signing key)
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        delete: operations["deleteVerifierApplication"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/applications/{id}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an x509_hash verifier application’s certificate chain
+         * @description The chain a CA issued for the application’s CSR, leaf first: the leaf must certify the application’s key and each certificate must be issued by the next.
+         *
+         *     Needs an admin token whose role holds the `verification` permission.
+         */
+        put: operations["updateVerifierApplicationCertificate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a presentation session (an OpenID4VP authorization request)
+         * @description Answers the openid4vp:// URI a wallet opens (QR code or link). 503 when this server was composed without the presentation crypto port.
+         *
+         *     Needs an admin token whose role holds the `verification` permission.
+         */
+        post: operations["createPresentationSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presentations/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a presentation session: its state and result
+         * @description Needs an admin token whose role holds the `verification` permission.
+         */
+        get: operations["getPresentationSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -19791,6 +19907,927 @@ export interface operations {
                         };
                         /** @description True only when every check passed and the issuer is trusted. */
                         verified: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this operation needs is not available. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listVerifierApplications: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description x509_hash: the chain (PEM), leaf first. */
+                            certificates?: string[];
+                            /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                            clientId?: string;
+                            /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                            clientIdPrefix: string;
+                            createdAt: string;
+                            /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                            csr?: string;
+                            did?: string;
+                            display?: {
+                                logoUri?: string;
+                                name: string;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            redirectUris: string[];
+                            responseModes: string[];
+                            updatedAt: string;
+                        }[];
+                        /** @description Present only on a full page (as many items as limit): pass it as cursor for the next page. A shorter page is the last. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientIdPrefix: "x509_hash" | "redirect_uri" | "decentralized_identifier";
+                    country?: string;
+                    did?: string;
+                    display?: {
+                        logoUri?: string;
+                        name: string;
+                    };
+                    name: string;
+                    redirectUris?: string[];
+                    responseModes?: ("direct_post" | "direct_post.jwt")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientIdPrefix: "x509_hash" | "redirect_uri" | "decentralized_identifier";
+                    country?: string;
+                    did?: string;
+                    display?: {
+                        logoUri?: string;
+                        name: string;
+                    };
+                    name: string;
+                    redirectUris?: string[];
+                    responseModes?: ("direct_post" | "direct_post.jwt")[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteVerifierApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateVerifierApplicationCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    certificates: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description x509_hash: the chain (PEM), leaf first. */
+                        certificates?: string[];
+                        /** @description The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set. */
+                        clientId?: string;
+                        /** @description x509_hash, redirect_uri or decentralized_identifier (OpenID4VP 1.0 §5.9.3). */
+                        clientIdPrefix: string;
+                        createdAt: string;
+                        /** @description x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify. */
+                        csr?: string;
+                        did?: string;
+                        display?: {
+                            logoUri?: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        redirectUris: string[];
+                        responseModes: string[];
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPresentationSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    applicationId: string;
+                    dcqlQuery: {
+                        credential_sets?: {
+                            options: string[][];
+                            required?: boolean;
+                        }[];
+                        credentials: {
+                            claim_sets?: string[][];
+                            claims?: {
+                                id?: string;
+                                intent_to_retain?: boolean;
+                                path: (string | number | null)[];
+                                values?: (string | number | boolean)[];
+                            }[];
+                            format: string;
+                            id: string;
+                            meta: {
+                                doctype_value?: string;
+                                type_values?: string[][];
+                                vct_values?: string[];
+                            };
+                            multiple?: boolean;
+                            require_cryptographic_holder_binding?: boolean;
+                            trusted_authorities?: {
+                                type: string;
+                                values: string[];
+                            }[];
+                        }[];
+                    };
+                    /** @description Seconds the wallet has to answer (default 300). */
+                    expiresIn?: number;
+                    /** @description Same-device flows: one of the application’s redirect URIs. */
+                    redirectUri?: string;
+                    /** @description Default: direct_post.jwt when the application allows it. */
+                    responseMode?: "direct_post" | "direct_post.jwt";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        applicationId: string;
+                        /** @description openid4vp://?client_id=…&request_uri=…&request_uri_method=post */
+                        authorizationRequestUri: string;
+                        /** @description The client_id, prefix included. */
+                        clientId: string;
+                        completedAt?: string;
+                        createdAt: string;
+                        expiresAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The OpenID4VP state value of the authorization request. */
+                        oauthState: string;
+                        redirectUri?: string;
+                        requestUri: string;
+                        responseMode: string;
+                        result?: {
+                            /** @description Per DCQL credential query id the wallet answered. */
+                            credentials: {
+                                [key: string]: {
+                                    /** @description The claims the query asked for, one object per presentation. */
+                                    claims: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    failures: string[];
+                                    presentations: {
+                                        credentialType?: string;
+                                        failedChecks: {
+                                            check: string;
+                                            ok: boolean;
+                                            reason?: string;
+                                        }[];
+                                        format: string;
+                                        issuer?: {
+                                            id: string;
+                                            kind: string;
+                                            trusted: boolean;
+                                            trustedIssuerId?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                        status?: string;
+                                        validity?: {
+                                            validFrom?: string;
+                                            validUntil?: string;
+                                        };
+                                        verified: boolean;
+                                    }[];
+                                    satisfied: boolean;
+                                };
+                            };
+                            failures: string[];
+                            receivedAt: string;
+                            /** @description True when every presentation verified and the DCQL query is satisfied. */
+                            verified: boolean;
+                        };
+                        /** @description pending, verified, failed, or expired (pending past expiresAt). */
+                        state: "pending" | "verified" | "failed" | "expired";
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this operation needs is not available. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPresentationSession: {
+        parameters: {
+            query?: {
+                /** @description The response_code the same-device redirect carried; the session is shown only when it matches. */
+                responseCode?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        applicationId: string;
+                        /** @description openid4vp://?client_id=…&request_uri=…&request_uri_method=post */
+                        authorizationRequestUri: string;
+                        /** @description The client_id, prefix included. */
+                        clientId: string;
+                        completedAt?: string;
+                        createdAt: string;
+                        expiresAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        redirectUri?: string;
+                        requestUri: string;
+                        responseMode: string;
+                        result?: {
+                            /** @description Per DCQL credential query id the wallet answered. */
+                            credentials: {
+                                [key: string]: {
+                                    /** @description The claims the query asked for, one object per presentation. */
+                                    claims: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    failures: string[];
+                                    presentations: {
+                                        credentialType?: string;
+                                        failedChecks: {
+                                            check: string;
+                                            ok: boolean;
+                                            reason?: string;
+                                        }[];
+                                        format: string;
+                                        issuer?: {
+                                            id: string;
+                                            kind: string;
+                                            trusted: boolean;
+                                            trustedIssuerId?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                        status?: string;
+                                        validity?: {
+                                            validFrom?: string;
+                                            validUntil?: string;
+                                        };
+                                        verified: boolean;
+                                    }[];
+                                    satisfied: boolean;
+                                };
+                            };
+                            failures: string[];
+                            receivedAt: string;
+                            /** @description True when every presentation verified and the DCQL query is satisfied. */
+                            verified: boolean;
+                        };
+                        /** @description pending, verified, failed, or expired (pending past expiresAt). */
+                        state: "pending" | "verified" | "failed" | "expired";
                     };
                 };
             };
