@@ -58,7 +58,7 @@ describe('verifier application request objects, verified with jose and node:cryp
     return { store, keys, apps, tenant, ctx };
   }
 
-  it('x509_hash: the JWS verifies with the x5c leaf key, the leaf chains to the CA, and the client_id is its hash', async () => {
+  it('x509_hash: the JWS verifies with the x5c leaf key, the leaf chains to the CA left out of x5c, and the client_id is its hash', async () => {
     const { store, keys, apps, tenant, ctx } = await setup();
 
     const app = await apps.create(ctx, { name: 'Bank verifier', clientIdPrefix: 'x509_hash', country: 'DE' });
@@ -75,7 +75,8 @@ describe('verifier application request objects, verified with jose and node:cryp
     const header = decodeProtectedHeader(jws);
     expect(header).toMatchObject({ alg: 'ES256', typ: 'oauth-authz-req+jwt' });
     const x5c = header.x5c as string[];
-    expect(x5c).toHaveLength(2);
+    // The self-signed CA uploaded last is the trust anchor: HAIP 1.0 §5 leaves it out of x5c.
+    expect(x5c).toHaveLength(1);
     const leafPem = `-----BEGIN CERTIFICATE-----\n${x5c[0]}\n-----END CERTIFICATE-----`;
     const verified = await compactVerify(jws, await importX509(leafPem, 'ES256'));
     expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(claims);
@@ -85,7 +86,7 @@ describe('verifier application request objects, verified with jose and node:cryp
     await expect(compactVerify(forged, await importX509(leafPem, 'ES256'))).rejects.toThrow();
 
     const leafCert = new X509Certificate(Buffer.from(x5c[0] as string, 'base64'));
-    const caCert = new X509Certificate(Buffer.from(x5c[1] as string, 'base64'));
+    const caCert = new X509Certificate(ca.pem);
     expect(leafCert.checkIssued(caCert)).toBe(true);
     expect(leafCert.verify(caCert.publicKey)).toBe(true);
     expect(signer.clientId).toBe(`x509_hash:${createHash('sha256').update(leafCert.raw).digest('base64url')}`);

@@ -195,7 +195,8 @@ describe('verifier applications', () => {
     expect(decode(header)).toEqual({
       alg: 'ES256',
       typ: 'oauth-authz-req+jwt',
-      x5c: [Buffer.from(leaf.der).toString('base64'), Buffer.from(ca.der).toString('base64')],
+      // The self-signed CA uploaded last is the trust anchor: HAIP 1.0 §5 leaves it out of x5c.
+      x5c: [Buffer.from(leaf.der).toString('base64')],
     });
     // Once the leaf ends, a 400 that says to upload another.
     h.clock.set(new Date('2026-12-02T00:00:00Z'));

@@ -333,7 +333,11 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
           'BadRequest',
           `The verifier application ${application.id}'s certificate is not valid now: upload a new one with PUT ${VERIFIER_APPLICATIONS_PATH}/${application.id}/certificate`,
         );
-      const x5c = (chain as string[]).map((pem) => base64(pemToDer(pem) ?? x509.parseCertificate(pem).der));
+      // HAIP 1.0 §5: the request's x5c leaves out the trust anchor, so a self-signed CA uploaded at the
+      // end of the chain is not sent (the wallet holds it already, or must not trust it from us).
+      const sent = [...(chain as string[])];
+      while (sent.length > 1 && x509.verifyIssuedBy(sent.at(-1) as string, sent.at(-1) as string)) sent.pop();
+      const x5c = sent.map((pem) => base64(pemToDer(pem) ?? x509.parseCertificate(pem).der));
       return {
         application,
         signer: { clientId: x509HashClientId(x509, leafPem), sign: (claims) => jws(tenant.id, keyId, { alg: 'ES256', x5c }, claims) },
