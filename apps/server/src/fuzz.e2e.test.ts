@@ -48,13 +48,18 @@ const OAUTH_ROUTES = new Set([
   'POST /v1/openid/credential',
   'POST /v1/openid/notification',
   'POST /v1/openid/deferred_credential',
+  // OpenID4VP 1.0: the wallet fetches the request object and posts its response (docs/verification.md).
+  'GET /v1/openid/presentations/:id/request',
+  'POST /v1/openid/presentations/:id/request',
+  'POST /v1/openid/presentations/:id/response',
 ]);
 
 /**
- * Pages for people, not API endpoints: their refusals are HTML pages (docs/offer-page.md), so
+ * Pages for people, not API endpoints: their refusals are HTML pages (docs/offer-page.md and the
+ * presentation page of docs/verification.md), so
  * only their status is judged (never a 5xx), not their body.
  */
-const HTML_ROUTES = new Set(['GET /v1/openid/offers/:id/page']);
+const HTML_ROUTES = new Set(['GET /v1/openid/offers/:id/page', 'GET /v1/openid/presentations/:id/page']);
 
 interface Route {
   method: string;
@@ -767,8 +772,11 @@ function badErrorBody(answer: Answer, oauthRoute: boolean): string | undefined {
   if ((error === undefined) !== (description === undefined)) return 'error without error_description, or the reverse';
   if (error !== undefined && (typeof error !== 'string' || typeof description !== 'string')) return 'error fields are not strings';
   // A route's own failures use its style; 404 may come from the not-found handler or the tenant
-  // lookup, and 431 from the connection, before any route is known.
-  if (oauthRoute && error === undefined && answer.status !== 404 && answer.status !== 431) return 'OAuth endpoint answered without error/error_description';
+  // lookup, 431 from the connection, and a URL that does not decode (or a request line Node cannot
+  // parse) is refused before any route is known, so those take the API style everywhere.
+  const beforeRouting = message === 'Malformed URL: its percent-encoding does not decode' || message === 'Malformed HTTP request';
+  if (oauthRoute && error === undefined && answer.status !== 404 && answer.status !== 431 && !beforeRouting)
+    return 'OAuth endpoint answered without error/error_description';
   if (!oauthRoute && error !== undefined && answer.status !== 404) return 'admin endpoint answered with OAuth fields';
   return undefined;
 }
