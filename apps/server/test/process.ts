@@ -12,14 +12,25 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'vellum-e2e-'));
 }
 
+/**
+ * A port for a test server to listen on. Not one the kernel hands out (listen(0) gives a port of the
+ * ephemeral range, 32768–60999 on Linux, which the machine's outgoing connections also take, so on a
+ * busy machine a client socket could hold it by the time the server binds: EADDRINUSE under load).
+ * A random port below that range, checked free by binding it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+  throw new Error('No free port between 20000 and 32000');
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 

@@ -60,7 +60,7 @@ describe('the README walk-through, run as written', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('finds the marked blocks, covering every step from the admin token to the revocation', () => {
+  it('finds the marked blocks, covering every step from the admin token to the revocation and the verification', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const all = blocks.join('\n');
     for (const step of [
@@ -71,12 +71,16 @@ describe('the README walk-through, run as written', () => {
       'tools/dev/src/proof.ts',
       '/v1/openid/credential',
       '/status',
+      '/v2/credentials/trusted-issuers',
+      '/v2/credentials/mobile/verify',
+      '/v2/presentations/applications',
+      '/v2/presentations/sessions',
     ]) {
       expect(all).toContain(step);
     }
   });
 
-  it('issues an mDL and revokes it, every step succeeding', async () => {
+  it('issues an mDL and revokes it, verifies it and opens a presentation session, every step succeeding', async () => {
     const base = `http://localhost:${server.port}`;
     const env = {
       PATH: process.env.PATH ?? '',
@@ -86,8 +90,9 @@ describe('the README walk-through, run as written', () => {
       CLIENT_SECRET: printed(server.output(), 'clientSecret'),
     };
     // What the steps kept, written out by bash (an indirect expansion, `${!v}`) for the checks below.
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
-    const trailer = 'for v in IACA_ID CONFIG_ID USER_ID CREDENTIAL CREDENTIAL_ID REVOKED; do printf "%s=%s\\n" "$v" "${!v}"; done > walkthrough.vars';
+    const trailer =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
+      'for v in IACA_ID CONFIG_ID USER_ID CREDENTIAL CREDENTIAL_ID REVOKED VERIFIED APP_ID SESSION_ID; do printf "%s=%s\\n" "$v" "${!v}"; done > walkthrough.vars';
     const script = ['set -euo pipefail', ...blocks, trailer].join('\n');
     const run = await bash(script, work, env);
     expect(run.status, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}\nserver:\n${server.output().slice(-4000)}`).toBe(0);
@@ -122,5 +127,27 @@ describe('the README walk-through, run as written', () => {
     // The status list token the last step saved, and the holder key the proof helper kept.
     expect(statSync(join(work, 'status.cwt')).size).toBeGreaterThan(50);
     expect(existsSync(join(work, 'holder-key.json'))).toBe(true);
+
+    // Verification: the tenant's own IACA trusted, every check passing but the status, which a local
+    // http server cannot serve to a verifier (status lists are fetched over https only).
+    const verified = JSON.parse(vars.VERIFIED!) as {
+      verified: boolean;
+      issuer: { trusted: boolean };
+      checks: Array<{ check: string; ok: boolean; reason?: string }>;
+    };
+    expect(verified.issuer.trusted).toBe(true);
+    expect(verified.verified).toBe(false);
+    expect(verified.checks.filter((c) => !c.ok)).toEqual([
+      { check: 'status', ok: false, reason: 'status.status_list must have an integer idx and an https uri' },
+    ]);
+    expect(run.stdout).toContain('org.iso.18013.5.1.mDL');
+    // The presentation session waits for a wallet.
+    for (const name of ['APP_ID', 'SESSION_ID']) expect(vars[name], name).toMatch(uuid);
+    const session = await http(server.port, 'GET', `/v2/presentations/sessions/${vars.SESSION_ID}`, {
+      host: `localhost:${server.port}`,
+      headers: { authorization: `Bearer ${token.json().access_token}` },
+    });
+    expect(session.json()).toMatchObject({ id: vars.SESSION_ID, state: 'pending' });
+    expect(run.stdout).toContain('openid4vp://');
   });
 });
