@@ -16,10 +16,11 @@ import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { CompactEncrypt, calculateJwkThumbprint, decodeProtectedHeader, importJWK, importX509, jwtVerify } from 'jose';
-import { cborEncode, embeddedCbor } from './mdoc-device.ts';
+import { cborEncode, deviceResponse, embeddedCbor } from './mdoc-device.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWalletProviderCa } from './attestation-ca.ts';
-import { type IssuerServer, prepareIssuerServer } from './issuer-server.ts';
+import { activeIaca, type IssuerServer, prepareIssuerServer } from './issuer-server.ts';
+import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
 
 const VCT = 'https://credentials.example/pid';
 const es256 = (key: KeyObject) => (data: string) => sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
@@ -239,7 +240,8 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
   }
 
   beforeAll(async () => {
-    server = await prepareIssuerServer();
+    // Loopback outbound: the status lists of this server's own mDLs are read over its https origin.
+    server = await prepareIssuerServer({ outboundToLoopback: true });
     await server.start();
     const app = await server.call('POST', '/v2/presentations/applications', {
       name: 'Shop',
@@ -442,5 +444,78 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
     const other = await present((r) => handover(r, 'x509_hash:another-verifier'));
     expect(other.state).toBe('failed');
     expect(other.result.credentials.mdl.presentations[0].failedChecks.map((c: { check: string }) => c.check)).toEqual(['device-auth']);
+  });
+
+  it('mDLs this server issued to @openid4vc/openid4vci, presented in sessions: the kept one verifies, the one the issuer revoked fails on its status', async () => {
+    const DOC_TYPE = 'org.iso.18013.5.1.mDL';
+    const NS = 'org.iso.18013.5.1';
+    const iacaPem = await activeIaca(server);
+    expect((await server.call('POST', '/v2/credentials/trusted-issuers', { name: 'Our DMV', formats: ['mso_mdoc'], certificates: [iacaPem] })).status).toBe(
+      201,
+    );
+    const config = await server.call('POST', '/v2/credentials/mobile/configurations', {
+      type: DOC_TYPE,
+      name: 'Driver licence',
+      expiresIn: { days: 30 },
+      includeStatus: true,
+      claimMappings: { [NS]: { family_name: { mapFrom: 'claims.familyName', required: true } } },
+    });
+    expect(config.status, config.text).toBe(201);
+    const issue = async (familyName: string) => {
+      const offer = await server.call('POST', '/v1/openid/offers/pre-authorized', { credentials: [config.json().id], claims: { familyName } });
+      expect(offer.status, offer.text).toBe(200);
+      const { client, signer, privateKey } = libraryWallet(server.tlsFetch);
+      const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(client, offer.json().uri);
+      const answer = await requestCredential(client, {
+        issuerMetadata,
+        credentialConfigurationId: config.json().id,
+        signer,
+        accessToken: accessTokenResponse.access_token,
+      });
+      const records = (await server.call('GET', `/v2/credentials?credentialConfigurationId=${config.json().id}`)).json().data as Array<{ id: string }>;
+      return { issuerSigned: Buffer.from(answer.credentials?.[0]?.credential as string, 'base64url'), privateKey, id: records.at(-1)?.id as string };
+    };
+    const kept = await issue('Okafor');
+    const revoked = await issue('Turner');
+    expect((await server.call('POST', `/v2/credentials/mobile/${revoked.id}/status`, { status: 'invalid' })).status).toBe(200);
+
+    const present = async (mdl: Awaited<ReturnType<typeof issue>>) => {
+      const created = await server.call('POST', '/v2/presentations/sessions', {
+        applicationId: appId,
+        dcqlQuery: { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: DOC_TYPE }, claims: [{ path: [NS, 'family_name'] }] }] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const s = created.json();
+      const { submitted } = await answer(s.authorizationRequestUri, async (r) => {
+        const request = r as unknown as {
+          nonce: string;
+          client_id: string;
+          response_uri: string;
+          client_metadata: { jwks: { keys: Record<string, unknown>[] } };
+        };
+        // OpenID4VP 1.0 Appendix B.2.6.1, computed here with the test's own CBOR writer and node:crypto.
+        const thumbprint = Buffer.from(await calculateJwkThumbprint(request.client_metadata.jwks.keys[0] as never, 'sha256'), 'base64url');
+        const info = createHash('sha256')
+          .update(cborEncode([request.client_id, request.nonce, new Uint8Array(thumbprint), request.response_uri]))
+          .digest();
+        const made = deviceResponse({
+          docType: DOC_TYPE,
+          issuerSigned: mdl.issuerSigned,
+          sessionTranscript: [null, null, ['OpenID4VPHandover', new Uint8Array(info)]],
+          devicePrivateKey: mdl.privateKey,
+        });
+        return { mdl: [Buffer.from(made.deviceResponse).toString('base64url')] };
+      });
+      expect(submitted.response.status).toBe(200);
+      return (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
+    };
+    const good = await present(kept);
+    expect(good, JSON.stringify(good.result)).toMatchObject({
+      state: 'verified',
+      result: { credentials: { mdl: { satisfied: true, claims: [{ [NS]: { family_name: 'Okafor' } }] } } },
+    });
+    const bad = await present(revoked);
+    expect(bad.state, JSON.stringify(bad.result)).toBe('failed');
+    expect(bad.result.credentials.mdl.presentations[0].failedChecks).toEqual([{ check: 'status', ok: false, reason: 'The issuer has revoked the credential' }]);
   });
 });
