@@ -7,9 +7,10 @@
 //   node tools/bench/src/flow-cost.ts --kit DIR [--vellum DIR] [--workers 1] [--conc 48] [--seconds 12]
 //     [--postgres postgres://postgres@127.0.0.1:5432/postgres]   (instead of the embedded SQLite)
 //   node tools/bench/src/flow-cost.ts --kit DIR --system peer      (the kit's peer, its one process)
+//   node tools/bench/src/flow-cost.ts --kit DIR --sql-timings       (SQLite: also each statement's time per flow)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,11 +27,15 @@ const { values } = parseArgs({
     // A fresh PostgreSQL database made for the run and dropped after it, on this server (postgres://…/postgres).
     postgres: { type: 'string' },
     system: { type: 'string', default: 'vellum' },
+    // Times every SQLite statement in the server (sql-timings-hook.ts) and prints them per flow.
+    'sql-timings': { type: 'boolean', default: false },
   },
 });
 if (!values.kit) throw new Error('--kit DIR: the peer-bench kit, installed as its README.md says');
 if (values.system !== 'vellum' && values.system !== 'peer') throw new Error('--system vellum|peer');
 if (values.system === 'peer' && values.postgres) throw new Error('--postgres is for Vellum; the peer keeps nothing');
+if (values['sql-timings'] && (values.system === 'peer' || values.postgres)) throw new Error('--sql-timings times SQLite statements: Vellum on SQLite only');
+const timings = values['sql-timings'] ? mkdtempSync(join(tmpdir(), 'vellum-sql-timings-')) : undefined;
 const kit = resolve(values.kit);
 const peer = values.system === 'peer';
 
@@ -49,12 +54,14 @@ if (values.postgres) {
   url.pathname = `/${name}`;
   database = { url: url.toString(), drop: async () => psql(`drop database if exists ${name} with (force)`) };
 }
+let flows = 0;
 const server = await (peer
   ? startKitPeer({ kit, port: Number(values.port) })
   : startKitVellum({
       vellumDir: resolve(values.vellum),
       port: Number(values.port),
       workers: Number(values.workers),
+      ...(timings ? { nodeArgs: ['--import', join(import.meta.dirname, 'sql-timings-hook.ts')], env: { VELLUM_BENCH_SQL_TIMINGS: timings } } : {}),
       // PostgreSQL wants the master key given (servers sharing a database share it): a fresh one per run.
       ...(database ? { env: { DATABASE_URL: database.url, VELLUM_MASTER_KEY: randomBytes(32).toString('base64') } } : {}),
     })
@@ -73,10 +80,46 @@ try {
   await drive(seconds, out);
   const used = cpuSeconds(pids) - before;
   const run = JSON.parse(readFileSync(out, 'utf8')) as { flows_ok: number; flows_failed: number; flows_per_sec: number; seconds: number };
+  // The statement timings cover the warm-up too: they are divided by every flow the server ran.
+  flows = run.flows_ok + (JSON.parse(readFileSync(`${out}.warm`, 'utf8')) as { flows_ok: number }).flows_ok;
   console.log(
     `${peer ? 'peer (in memory)' : `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}`}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
   );
 } finally {
   await stopGroup(server.child);
   await database?.drop();
+}
+if (timings) printSqlTimings(timings, flows);
+
+/**
+ * Each statement's count and time per flow, summed over the server's processes: the whole run's
+ * totals (warm-up included) over every flow the server ran. A statement of the flow shows 1.00 per
+ * flow; the set-up's statements show counts far below it and add a little to the sum.
+ */
+function printSqlTimings(directory: string, ranFlows: number): void {
+  const totals = new Map<string, { count: number; ns: number }>();
+  for (const file of readdirSync(directory).filter((f) => f.endsWith('.tsv'))) {
+    for (const line of readFileSync(join(directory, file), 'utf8').split('\n')) {
+      const [count, ns, sql] = line.split('\t');
+      if (!count || !ns || !sql) continue;
+      const t = totals.get(sql) ?? { count: 0, ns: 0 };
+      t.count += Number(count);
+      t.ns += Number(ns);
+      totals.set(sql, t);
+    }
+  }
+  if (totals.size === 0 || ranFlows === 0) {
+    console.log('no statement timings were written (did the server exit cleanly?)');
+    return;
+  }
+  const rows = [...totals].sort((a, b) => b[1].ns - a[1].ns);
+  const all = rows.reduce((sum, [, t]) => sum + t.ns, 0);
+  console.log(`\nSQLite statements: ${(all / 1000 / ranFlows).toFixed(0)} µs per flow in all (the whole run's time over its flows)\n`);
+  console.log('| per flow | µs per flow | µs each | statement |');
+  console.log('| --- | --- | --- | --- |');
+  for (const [sql, t] of rows.slice(0, 20)) {
+    console.log(
+      `| ${(t.count / ranFlows).toFixed(2)} | ${(t.ns / 1000 / ranFlows).toFixed(1)} | ${(t.ns / 1000 / t.count).toFixed(1)} | \`${sql.slice(0, 90)}\` |`,
+    );
+  }
 }
