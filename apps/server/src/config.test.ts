@@ -170,3 +170,40 @@ describe('VELLUM_LOG_FORMAT (issue 28)', () => {
     expect(() => format('yaml')).toThrow(/VELLUM_LOG_FORMAT must be one of auto, json, pretty; got "yaml"/);
   });
 });
+
+describe('VELLUM_KEY_CUSTODY and VELLUM_PKCS11_* (docs/key-custody.md)', () => {
+  const config = (env: Record<string, string>) => loadConfig(env, '/srv');
+  const token = { VELLUM_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', VELLUM_PKCS11_TOKEN_LABEL: 'issuer', VELLUM_PKCS11_PIN: '1234' };
+
+  it('default to software keys and no token: nothing changes for who does not opt in', () => {
+    expect(config({})).toMatchObject({ keyCustody: 'software', pkcs11: undefined });
+  });
+
+  it('take a token by label or slot, with four sessions unless told, and make new keys in it with VELLUM_KEY_CUSTODY=pkcs11', () => {
+    expect(config(token)).toMatchObject({
+      keyCustody: 'software',
+      pkcs11: { module: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'issuer', slot: undefined, pin: '1234', sessions: 4 },
+    });
+    const bySlot = config({ VELLUM_PKCS11_MODULE: 'lib/hsm.so', VELLUM_PKCS11_SLOT: '7', VELLUM_PKCS11_PIN: '1234', VELLUM_PKCS11_SESSIONS: '16', VELLUM_KEY_CUSTODY: 'PKCS11' });
+    expect(bySlot).toMatchObject({ keyCustody: 'pkcs11', pkcs11: { module: '/srv/lib/hsm.so', tokenLabel: undefined, slot: 7, sessions: 16 } });
+  });
+
+  it.each([
+    [{ VELLUM_KEY_CUSTODY: 'pkcs11' }, /VELLUM_KEY_CUSTODY=pkcs11 needs a token/],
+    [{ VELLUM_KEY_CUSTODY: 'vault' }, /VELLUM_KEY_CUSTODY must be one of software, pkcs11/],
+    [{ VELLUM_PKCS11_PIN: '1234' }, /VELLUM_PKCS11_PIN is set but VELLUM_PKCS11_MODULE is not/],
+    [{ ...token, VELLUM_PKCS11_SLOT: '1' }, /Set one of VELLUM_PKCS11_TOKEN_LABEL and VELLUM_PKCS11_SLOT/],
+    [{ VELLUM_PKCS11_MODULE: '/hsm.so', VELLUM_PKCS11_PIN: '1' }, /Set one of VELLUM_PKCS11_TOKEN_LABEL and VELLUM_PKCS11_SLOT/],
+    [{ VELLUM_PKCS11_MODULE: '/hsm.so', VELLUM_PKCS11_SLOT: 'one', VELLUM_PKCS11_PIN: '1' }, /VELLUM_PKCS11_SLOT must be a slot id/],
+    [{ VELLUM_PKCS11_MODULE: '/hsm.so', VELLUM_PKCS11_TOKEN_LABEL: 'issuer' }, /Set one of VELLUM_PKCS11_PIN and VELLUM_PKCS11_PIN_FILE/],
+    [{ ...token, VELLUM_PKCS11_PIN_FILE: '/run/secrets/pin' }, /Set one of VELLUM_PKCS11_PIN and VELLUM_PKCS11_PIN_FILE/],
+    [{ ...token, VELLUM_PKCS11_SESSIONS: '0' }, /VELLUM_PKCS11_SESSIONS must be a whole number from 1 to 256/],
+  ])('refuses %j with an error that says what to set', (env, message) => {
+    expect(() => config(env as Record<string, string>)).toThrow(message);
+  });
+
+  it('reads the PIN from VELLUM_PKCS11_PIN_FILE and never puts it in an error', () => {
+    const missing = { VELLUM_PKCS11_MODULE: '/hsm.so', VELLUM_PKCS11_TOKEN_LABEL: 'issuer', VELLUM_PKCS11_PIN_FILE: '/nonexistent/vellum-pin' };
+    expect(() => config(missing)).toThrow(/VELLUM_PKCS11_PIN_FILE: cannot read \/nonexistent\/vellum-pin/);
+  });
+});

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '@vellum/core';
+import { DEFAULT_RATE_LIMITS, KEY_CUSTODIES, type KeyCustody, type RateLimitSettings } from '@vellum/core';
 import { LOG_FORMATS, type LogFormat } from './logger.ts';
 
 /** Every setting of the server, read from the environment (each is in the README). */
@@ -63,6 +63,24 @@ export interface ServerConfig {
   metricsHost: string;
   /** VELLUM_RETENTION_INTERVAL_MS: how often the retention job runs (docs/retention.md); 0 turns it off. */
   retentionIntervalMs: number;
+  /** VELLUM_KEY_CUSTODY: where tenants' new keys are made, `software` (default) or `pkcs11` (docs/key-custody.md). */
+  keyCustody: KeyCustody;
+  /** The PKCS#11 token (VELLUM_PKCS11_*), when one is configured. */
+  pkcs11: Pkcs11Config | undefined;
+}
+
+/** VELLUM_PKCS11_*: the token that holds keys in `pkcs11` custody (docs/key-custody.md). */
+export interface Pkcs11Config {
+  /** VELLUM_PKCS11_MODULE: the token's PKCS#11 library. */
+  module: string;
+  /** VELLUM_PKCS11_TOKEN_LABEL. */
+  tokenLabel: string | undefined;
+  /** VELLUM_PKCS11_SLOT, when the token is named by its slot id instead. */
+  slot: number | undefined;
+  /** From VELLUM_PKCS11_PIN or the file VELLUM_PKCS11_PIN_FILE names; never logged. */
+  pin: string;
+  /** VELLUM_PKCS11_SESSIONS: sessions each process keeps open for signing (default 4). */
+  sessions: number;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +128,45 @@ function origin(name: string, raw: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must use http or https; got "${raw}"`);
   if (url.pathname !== '/' || url.search || url.hash) throw new ConfigError(`${name} must be an origin without a path; got "${raw}"`);
   return url.origin;
+}
+
+/** VELLUM_PKCS11_*: all or nothing; the PIN from the environment or a file, not both. */
+function pkcs11(env: Env, cwd: string): Pkcs11Config | undefined {
+  const module = read(env, 'VELLUM_PKCS11_MODULE');
+  const named = ['VELLUM_PKCS11_TOKEN_LABEL', 'VELLUM_PKCS11_SLOT', 'VELLUM_PKCS11_PIN', 'VELLUM_PKCS11_PIN_FILE', 'VELLUM_PKCS11_SESSIONS'].filter(
+    (name) => read(env, name) !== undefined,
+  );
+  if (module === undefined) {
+    if (named.length > 0) throw new ConfigError(`${named[0]} is set but VELLUM_PKCS11_MODULE is not: name the token's PKCS#11 library`);
+    return undefined;
+  }
+  const tokenLabel = read(env, 'VELLUM_PKCS11_TOKEN_LABEL');
+  const slotRaw = read(env, 'VELLUM_PKCS11_SLOT');
+  if ((tokenLabel === undefined) === (slotRaw === undefined)) {
+    throw new ConfigError('Set one of VELLUM_PKCS11_TOKEN_LABEL and VELLUM_PKCS11_SLOT to name the token');
+  }
+  if (slotRaw !== undefined && !/^\d+$/.test(slotRaw)) throw new ConfigError(`VELLUM_PKCS11_SLOT must be a slot id (a whole number); got "${slotRaw}"`);
+  const pinRaw = read(env, 'VELLUM_PKCS11_PIN');
+  const pinFile = read(env, 'VELLUM_PKCS11_PIN_FILE');
+  if ((pinRaw === undefined) === (pinFile === undefined)) throw new ConfigError('Set one of VELLUM_PKCS11_PIN and VELLUM_PKCS11_PIN_FILE');
+  let pin = pinRaw;
+  if (pinFile !== undefined) {
+    const file = isAbsolute(pinFile) ? pinFile : resolve(cwd, pinFile);
+    try {
+      // The file's one line; a trailing newline is not part of the PIN.
+      pin = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch {
+      throw new ConfigError(`VELLUM_PKCS11_PIN_FILE: cannot read ${file}`);
+    }
+    if (pin === '') throw new ConfigError(`VELLUM_PKCS11_PIN_FILE: ${file} is empty`);
+  }
+  return {
+    module: isAbsolute(module) ? module : resolve(cwd, module),
+    tokenLabel,
+    slot: slotRaw === undefined ? undefined : Number(slotRaw),
+    pin: pin as string,
+    sessions: integer(env, 'VELLUM_PKCS11_SESSIONS', 4, 1, 256),
+  };
 }
 
 /** VELLUM_OUTBOUND_CA_FILE: a readable PEM file with at least one certificate. */
@@ -241,5 +298,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
     metricsPort: metricsPort(env, port),
     metricsHost: read(env, 'VELLUM_METRICS_HOST') ?? host,
     retentionIntervalMs: retentionInterval(env),
+    ...keyCustody(env, cwd),
   };
+}
+
+function keyCustody(env: Env, cwd: string): Pick<ServerConfig, 'keyCustody' | 'pkcs11'> {
+  const token = pkcs11(env, cwd);
+  const custody = oneOf(env, 'VELLUM_KEY_CUSTODY', KEY_CUSTODIES, 'software');
+  if (custody === 'pkcs11' && !token) throw new ConfigError('VELLUM_KEY_CUSTODY=pkcs11 needs a token: set VELLUM_PKCS11_MODULE and the settings beside it');
+  return { keyCustody: custody, pkcs11: token };
 }

@@ -14,6 +14,7 @@ export const REDACTED_FIELDS = [
   'password',
   'masterKey',
   'privateKey',
+  'pin',
   'authorization',
   'access_token',
   'refresh_token',

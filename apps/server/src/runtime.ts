@@ -2,7 +2,16 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createRetentionJob, createVellum, createWebhookOutbox, type RetentionJob, type Store, type TenantAdmin, type Vellum } from '@vellum/core';
+import {
+  createRetentionJob,
+  createVellum,
+  createWebhookOutbox,
+  type RetentionJob,
+  routeKeysByCustody,
+  type Store,
+  type TenantAdmin,
+  type Vellum,
+} from '@vellum/core';
 import {
   createKeyManager,
   createScryptHasher,
@@ -26,6 +35,7 @@ import {
 import { createFormatSigners, createLinkedDataProofVerifier, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
+import { createPkcs11KeyManager, openPkcs11Token, type Pkcs11Token } from '@vellum/pkcs11';
 import { cacheReads } from '@vellum/store-cache';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
@@ -111,6 +121,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
   // timed under the cache, so that what is timed is what reached the database.
   const opened = await openStore(config, options);
   const store = cacheReads(metrics ? timeStore(opened, metrics) : opened, { ttlMs: config.readCacheTtlMs });
+  let token: Pkcs11Token | undefined;
   try {
     const clock = systemClock;
     const ids = createNodeIds();
@@ -119,7 +130,25 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
     // Tenants' keys are sealed under the same master key as the platform key: a master key that
     // cannot open the stored platform key has already stopped the start above.
-    const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
+    const software = createKeyManager({ keys: store.keys, sealer, ids, clock });
+    // With a PKCS#11 token (docs/key-custody.md), keys in `pkcs11` custody are made and used in it;
+    // VELLUM_KEY_CUSTODY says where new keys go. Without one, the software KeyManager alone, as before.
+    token = config.pkcs11
+      ? openPkcs11Token({
+          module: config.pkcs11.module,
+          tokenLabel: config.pkcs11.tokenLabel,
+          slot: config.pkcs11.slot,
+          pin: config.pkcs11.pin,
+          sessions: config.pkcs11.sessions,
+        })
+      : undefined;
+    const keys = token
+      ? routeKeysByCustody({
+          keys: store.keys,
+          managers: { software, pkcs11: createPkcs11KeyManager({ token, keys: store.keys, ids, clock }) },
+          custodyFor: () => config.keyCustody,
+        })
+      : software;
     // Outbound HTTP for webhooks, claim sources and identity providers (docs/limits.md "Outbound calls"): the SSRF guard,
     // and TLS always checked, against the system's CAs plus VELLUM_OUTBOUND_CA_FILE when set.
     const http = createHttpClient({
@@ -218,10 +247,12 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
         http.close();
         await vellum.recorder.flush();
         await store.close();
+        await token?.close();
       },
     };
   } catch (error) {
     await store.close();
+    await token?.close();
     throw error;
   }
 }

@@ -74,3 +74,26 @@ export async function storedText(env: Record<string, string>): Promise<{ text: s
     await client.end();
   }
 }
+
+/**
+ * The rows of `sql` (a select) in the database of a server started with `env`: node:sqlite, read
+ * only, on SQLite; a client on PostgreSQL. For tests that check what the server stored.
+ */
+export async function storedRows(env: Record<string, string>, sql: string): Promise<Array<Record<string, unknown>>> {
+  if (env.DATABASE_URL === undefined) {
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(join(env.VELLUM_DATA_DIR as string, 'vellum.db'), { readOnly: true });
+    try {
+      return db.prepare(sql).all() as Array<Record<string, unknown>>;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: env.DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as Array<Record<string, unknown>>;
+  } finally {
+    await client.end();
+  }
+}

@@ -31,7 +31,7 @@ function publicJwkOf(key: KeyObject, algorithm: KeyAlgorithm): PublicJwk {
   return algorithm === 'Ed25519' ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string } : { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
 }
 
-const publicView = ({ sealed: _sealed, ...key }: StoredKey): ManagedKey => key;
+const publicView = ({ sealed: _sealed, custody: _custody, ...key }: StoredKey): ManagedKey => key;
 
 /**
  * Keys held for tenants (ARCHITECTURE.md: KeyManager). Private keys are generated here, stored
@@ -87,6 +87,8 @@ export function createKeyManager(options: KeyManagerOptions): KeyManager {
         cache.delete(id);
         throw new DomainError('NotFound', 'The signing key does not exist or was destroyed');
       }
+      // A key another custody holds (a PKCS#11 token's) has nothing sealed here to open.
+      if ((stored.custody ?? 'software') !== 'software') throw new Error(`The key ${id} is held in ${stored.custody} custody, not in software`);
       const key = privateKeyOf(stored);
       const signature = stored.algorithm === 'Ed25519' ? sign(null, data, key) : signEs256(data, key);
       return new Uint8Array(signature);

@@ -386,7 +386,9 @@ function repositories(get: () => State): Repositories {
       async insert(key) {
         const s = get();
         if (s.keys.has(key.id)) throw conflict('Key id exists');
-        s.keys.set(key.id, copy(key));
+        // As the SQL stores read it back: `software`, the default, is not kept as a field.
+        const { custody, ...rest } = key;
+        s.keys.set(key.id, copy(custody === undefined || custody === 'software' ? rest : key));
       },
       async get(tenantId, id) {
         const k = get().keys.get(id);

@@ -1,5 +1,5 @@
-import type { StoredKey } from '@vellum/core';
-import type { Insertable, Selectable } from 'kysely';
+import type { KeyCustody, StoredKey } from '@vellum/core';
+import type { ColumnType, Insertable, Selectable } from 'kysely';
 import type { Seq } from './database.ts';
 
 export interface KeysTable {
@@ -9,6 +9,8 @@ export interface KeysTable {
   algorithm: string;
   public_jwk: string;
   sealed: string;
+  /** `software` or `pkcs11` (migration 0030); `software` for rows from before it. */
+  custody: ColumnType<string, string | undefined, string>;
   created_at: string;
 }
 
@@ -20,11 +22,20 @@ export function toStoredKey(row: Selectable<KeysTable>): StoredKey {
     algorithm: row.algorithm as StoredKey['algorithm'],
     publicJwk: JSON.parse(row.public_jwk) as StoredKey['publicJwk'],
     sealed: row.sealed,
+    ...(row.custody !== 'software' ? { custody: row.custody as KeyCustody } : {}),
     createdAt: row.created_at,
   };
 }
 
 /** Maps a key to the row that stores it. */
 export function toKeyRow(k: StoredKey): Insertable<KeysTable> {
-  return { id: k.id, tenant_id: k.tenantId, algorithm: k.algorithm, public_jwk: JSON.stringify(k.publicJwk), sealed: k.sealed, created_at: k.createdAt };
+  return {
+    id: k.id,
+    tenant_id: k.tenantId,
+    algorithm: k.algorithm,
+    public_jwk: JSON.stringify(k.publicJwk),
+    sealed: k.sealed,
+    custody: k.custody ?? 'software',
+    created_at: k.createdAt,
+  };
 }

@@ -1031,6 +1031,17 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('presentation_sessions_expires_at').on('presentation_sessions').column('expires_at').execute();
       },
     },
+
+    '0030_key_custody': {
+      async up(db: Kysely<any>) {
+        // Where each key's private half lives (docs/key-custody.md): every key made before is a
+        // software key, sealed in its row; a PKCS#11 key's row keeps no sealed material at all.
+        await db.schema
+          .alterTable('keys')
+          .addColumn('custody', 'text', (c) => c.notNull().defaultTo('software'))
+          .execute();
+      },
+    },
   };
 }
 

@@ -57,14 +57,15 @@ const offerById = compiledFindOwned('offers.get', 'offers');
 
 // The offer and the user behind a Pre-authorized token, in one statement: a one-row derived table
 // with both left-joined to it, so either may be missing without hiding the other.
+/** The one row of getWithUser's keys: tenant, offer and user ids. */
+type Keys = { tid: string; oid: string; uid: string };
+
 const offerWithUser = compiledOnce('offers.getWithUser', (db, p: { tenantId: string; id: string; userId: string }) =>
   db
     // The keys come in as the one row of `k`, not as parameters in the joins' ON clauses: SQLite
     // (better-sqlite3's build, STAT4) ran the same statement 4–5 times slower with them there
     // (about 40 against 8.5 µs on a table of 9,000 offers; docs/performance.md, issue 27).
-    .selectFrom(
-      sql<{ tid: string; oid: string; uid: string }>`(select cast(${p.tenantId} as text) as tid, cast(${p.id} as text) as oid, cast(${p.userId} as text) as uid)`.as('k'),
-    )
+    .selectFrom(sql<Keys>`(select cast(${p.tenantId} as text) as tid, cast(${p.id} as text) as oid, cast(${p.userId} as text) as uid)`.as('k'))
     .leftJoin('offers as o', (join) => join.onRef('o.tenant_id', '=', 'k.tid').onRef('o.id', '=', 'k.oid'))
     .leftJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'k.tid').onRef('u.id', '=', 'k.uid'))
     .selectAll('o')

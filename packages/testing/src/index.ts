@@ -31,3 +31,4 @@ export { presence, seedRetention } from './retention-seed.ts';
 export { makeRefreshToken } from './store-contract-refresh-tokens.ts';
 export type { RetentionSeed } from './retention-seed.ts';
 export * from './wallet-provider-ca.ts';
+export * from './softhsm.ts';

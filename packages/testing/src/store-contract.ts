@@ -393,6 +393,18 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.keys.get(a.id, k.id)).toBeUndefined();
         expect(await store.keys.delete(a.id, k.id)).toBe(false);
       });
+
+      it('keeps where a key lives: a PKCS#11 key comes back as one, a software key without the field', async () => {
+        const [a] = await insertTenants(store);
+        const held = { ...key(a.id), sealed: '', custody: 'pkcs11' as const };
+        await store.keys.insert(held);
+        expect(await store.keys.get(a.id, held.id)).toEqual(held);
+        const software = key(a.id);
+        await store.keys.insert({ ...software, custody: 'software' });
+        const read = await store.keys.get(a.id, software.id);
+        expect(read).toEqual(software);
+        expect(read).not.toHaveProperty('custody');
+      });
     });
 
     describe('dids', () => {

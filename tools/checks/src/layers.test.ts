@@ -18,6 +18,8 @@ const ALLOWED: Record<string, { vellum: string[]; external: RegExp | null }> = {
   // A decorator over any Store: the core's ports and nothing else.
   'store-cache': { vellum: ['core'], external: null },
   'storage-sql': { vellum: ['core'], external: /^(kysely|better-sqlite3|pg|node:.*)$/ },
+  // pkcs11js: the Cryptoki binding the PKCS#11 KeyManager stands on (docs/key-custody.md).
+  pkcs11: { vellum: ['core'], external: /^(pkcs11js|node:.*)$/ },
   // openid-client: the IdentityProvider adapter (ARCHITECTURE.md, Ports), its requests routed through our HttpClient.
   node: { vellum: ['core'], external: /^(openid-client|node:.*)$/ },
   fastify: {

@@ -26,6 +26,8 @@ export interface IssuerServerOptions {
   database?: Record<string, string>;
   /** Lets the server call loopback services that present the same localhost certificate (identity provider, hook, claim source). */
   outboundToLoopback?: boolean;
+  /** More settings for the server (and a second server), such as its key custody. */
+  env?: Record<string, string>;
 }
 
 export interface IssuerServer {
@@ -68,6 +70,7 @@ export async function prepareIssuerServer(options: IssuerServerOptions = {}): Pr
   const database = options.database ?? { VELLUM_DATA_DIR: dir };
   const settingsOn = (onPort: number) => ({
     ...database,
+    ...options.env,
     VELLUM_PORT: String(onPort),
     VELLUM_PUBLIC_URL: origin,
     VELLUM_TLS_CERT_FILE: cert.certFile,

@@ -19,8 +19,17 @@ export interface ManagedKey {
   createdAt: string;
 }
 
-/** How a key is stored: its public half, and the private half sealed under the master key. */
+/**
+ * Where a private key lives (docs/key-custody.md): `software`, sealed in the store under the master
+ * key (the default); `pkcs11`, created inside a PKCS#11 token and never out of it.
+ */
+export const KEY_CUSTODIES = ['software', 'pkcs11'] as const;
+export type KeyCustody = (typeof KEY_CUSTODIES)[number];
+
+/** How a key is stored: its public half, and the private half sealed under the master key or held by a token. */
 export interface StoredKey extends ManagedKey {
-  /** Encrypted private key; opaque to the store. */
+  /** Encrypted private key, opaque to the store; empty for a key a token holds. */
   sealed: string;
+  /** Where the private key lives; `software` when absent (rows from before custody existed). */
+  custody?: KeyCustody;
 }

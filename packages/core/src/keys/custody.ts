@@ -1,0 +1,54 @@
+// One KeyManager over several custodies (docs/key-custody.md): software keys sealed in the store,
+// and keys a PKCS#11 token holds. A key is made where its tenant's custody says, and used where its
+// row says it lives, so that changing a tenant's custody leaves its older keys working.
+
+import { DomainError } from '../shared/errors.ts';
+import type { KeyCustody } from './model.ts';
+import type { KeyManager, KeyRepository } from './ports.ts';
+
+export interface KeyCustodyRouterOptions {
+  /** The store's keys: each row says where its private half lives. */
+  keys: Pick<KeyRepository, 'get'>;
+  /** The KeyManager of each custody this server has; `software` always. */
+  managers: { software: KeyManager } & Partial<Record<KeyCustody, KeyManager>>;
+  /** Where a tenant's new keys are made. */
+  custodyFor(tenantId: string): KeyCustody | Promise<KeyCustody>;
+}
+
+/** The KeyManager of a custody, or a refusal that says this server has none. */
+function managerOf(managers: KeyCustodyRouterOptions['managers'], custody: KeyCustody): KeyManager {
+  const manager = managers[custody];
+  if (!manager) {
+    throw new DomainError('ServiceUnavailable', `This server has no ${custody} key custody configured (docs/key-custody.md)`);
+  }
+  return manager;
+}
+
+/**
+ * A KeyManager that makes each tenant's new keys in that tenant's custody and signs with, and
+ * destroys, each key in the custody its row names.
+ */
+export function routeKeysByCustody(options: KeyCustodyRouterOptions): KeyManager {
+  const { keys, managers } = options;
+  const ofKey = async (tenantId: string, id: string): Promise<KeyManager | undefined> => {
+    const stored = await keys.get(tenantId, id);
+    return stored && managerOf(managers, stored.custody ?? 'software');
+  };
+  return {
+    async create(tenantId, algorithm) {
+      return managerOf(managers, await options.custodyFor(tenantId)).create(tenantId, algorithm);
+    },
+    async get(tenantId, id) {
+      return managers.software.get(tenantId, id);
+    },
+    async sign(tenantId, id, data) {
+      const manager = await ofKey(tenantId, id);
+      if (!manager) throw new DomainError('NotFound', 'The signing key does not exist or was destroyed');
+      return manager.sign(tenantId, id, data);
+    },
+    async destroy(tenantId, id) {
+      const manager = await ofKey(tenantId, id);
+      return manager ? manager.destroy(tenantId, id) : false;
+    },
+  };
+}

@@ -1,0 +1,6 @@
+// The public surface of @vellum/pkcs11: PKCS#11 key custody (docs/key-custody.md).
+
+export { openPkcs11Token, Pkcs11TokenError } from './token.ts';
+export type { Pkcs11Token, Pkcs11TokenOptions, PrivateKeyProtection } from './token.ts';
+export { createPkcs11KeyManager, pkcs11LabelOf } from './key-manager.ts';
+export type { Pkcs11KeyManagerOptions } from './key-manager.ts';

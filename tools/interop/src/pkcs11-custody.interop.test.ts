@@ -1,0 +1,233 @@
+// Issue 32, points 1 and 2: the real server with VELLUM_KEY_CUSTODY=pkcs11 on a SoftHSM 2 token,
+// over TLS on loopback, on SQLite and on PostgreSQL. Every key the tenant makes (the IACA and its
+// document signer, the did:key DIDs, the wallet access-token key, the webhook signing key) is made
+// inside the token; the mDL is issued to @openid4vc/openid4vci (a wallet library we did not write)
+// and verified by @auth0/mdl, and the webhook's RFC 9421 signature by http-message-signatures.
+// Nothing of a private key is in the database, the server's log or any response: the key rows hold
+// nothing sealed. The DID-signed formats (ldp_vc, cwt, cwt_vc, dc+sd-jwt) are issued in process
+// below, each verified by @digitalbazaar/vc, @ldclabs/cose-ts or @sd-jwt/sd-jwt-vc.
+import { createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type CredentialFormatHandler,
+  createCwtFormat,
+  createLdpVcFormat,
+  createSdJwtFormat,
+  type KeyAlgorithm,
+  type KeyManager,
+  type PublicJwk,
+  type Store,
+  type Tenant,
+} from '@vellum/core';
+import { createCwtSigner, createLinkedDataSigner, createSdJwtSigner } from '@vellum/formats';
+import { createNodeIds, systemClock } from '@vellum/node';
+import { createPkcs11KeyManager, openPkcs11Token, type Pkcs11Token } from '@vellum/pkcs11';
+import { openSqlStore } from '@vellum/storage-sql';
+import { type SoftHsmToken, initSoftHsmToken, makeTenant, softHsmInstalled, startWebhookReceiver, type WebhookReceiver } from '@vellum/testing';
+import { addDidKey } from '@vellum/testing/fakes';
+import { createVerifier, httpbis } from 'http-message-signatures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Backend, storedRows, storedText } from '../../../apps/server/test/backends.ts';
+import { type DidSignedFormat, verifyDidSigned } from './did-signed-verify.ts';
+import { activeIaca, type IssuerServer, issuerDatabases, prepareIssuerServer } from './issuer-server.ts';
+import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
+import { ISSUED_AND_VALID, presentAndVerify } from './mdoc-verify.ts';
+
+const DOC_TYPE = 'org.iso.18013.5.1.mDL';
+
+// Skipped only where Debian's softhsm2 is not installed (.ci/run installs it): there is no token.
+const databases = issuerDatabases('vellum_pkcs11').map(([name, backend, skip]): [string, () => Backend, boolean] => [name, backend, skip || !softHsmInstalled]);
+
+describe.each(databases)('PKCS#11 key custody on a SoftHSM token: every format issued and verified by others, on %s (issue 32)', (_name, makeBackend, skip) => {
+  let backend: Backend;
+  let hsm: SoftHsmToken;
+  let server: IssuerServer;
+  let receiver: WebhookReceiver;
+  let iacaPem: string;
+  // Every response body the test read, to look for private key material at the end.
+  const bodies: string[] = [];
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await server.call(method, path, body);
+    bodies.push(res.text);
+    return res;
+  };
+
+  beforeAll(async () => {
+    if (skip) return;
+    hsm = initSoftHsmToken({ label: 'vellum-issuer', pin: '246810' });
+    backend = makeBackend();
+    server = await prepareIssuerServer({
+      database: await backend.env(),
+      outboundToLoopback: true,
+      env: {
+        ...hsm.env,
+        VELLUM_KEY_CUSTODY: 'pkcs11',
+        VELLUM_PKCS11_MODULE: hsm.module,
+        VELLUM_PKCS11_TOKEN_LABEL: hsm.label,
+        VELLUM_PKCS11_PIN_FILE: pinFile(hsm),
+      },
+    });
+    receiver = await startWebhookReceiver(server.cert);
+    await server.start();
+    iacaPem = await activeIaca(server);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await receiver?.close();
+    await backend?.cleanup();
+  });
+
+  /** A Pre-authorized flow played by the wallet library; the credential and the wallet's key. */
+  async function issue(configurationId: string, claims: Record<string, unknown>) {
+    const wallet = libraryWallet(server.tlsFetch);
+    const offer = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims });
+    expect(offer.status, offer.text).toBe(200);
+    const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(wallet.client, offer.json().uri);
+    const response = await requestCredential(wallet.client, {
+      issuerMetadata,
+      credentialConfigurationId: configurationId,
+      signer: wallet.signer,
+      accessToken: accessTokenResponse.access_token,
+    });
+    return { credential: response.credentials?.[0]?.credential as unknown, wallet };
+  }
+
+  it.skipIf(skip)('issues an mDL under an IACA and document signer the token holds, verified by @auth0/mdl', async () => {
+    const iaca = new X509Certificate(iacaPem);
+    expect(iaca.verify(iaca.publicKey)).toBe(true);
+    const mdl = await call('POST', '/v2/credentials/mobile/configurations', {
+      type: DOC_TYPE,
+      expiresIn: { days: 30 },
+      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+    });
+    expect(mdl.status, mdl.text).toBe(201);
+    const { credential, wallet } = await issue(mdl.json().id, { familyName: 'Okafor' });
+    const { document } = await presentAndVerify(credential as string, DOC_TYPE, wallet.privateKey, iacaPem, ISSUED_AND_VALID);
+    expect(document?.getIssuerNameSpace('org.iso.18013.5.1')).toMatchObject({ family_name: 'Okafor' });
+  });
+
+  it.skipIf(skip)('signs webhook deliveries with an Ed25519 key the token holds, verified by http-message-signatures', async () => {
+    const hook = await call('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: receiver.url('/issued') });
+    expect(hook.status, hook.text).toBe(201);
+    const mdl = (await call('GET', '/v2/credentials/mobile/configurations')).json().data[0] as { id: string };
+    const before = receiver.requests.length;
+    await issue(mdl.id, { familyName: 'Okafor' });
+    const [request] = (await receiver.waitFor(before + 1)).slice(before);
+    const jwksRes = await server.tlsFetch(`${server.origin}/v1/webhooks/jwks`);
+    const jwks = (await jwksRes.json()) as { keys: Array<Record<string, string>> };
+    const keyLookup = async (params: { keyid?: string }) => {
+      const jwk = jwks.keys.find((k) => k.kid === params.keyid);
+      return jwk ? { id: jwk.kid, algs: ['ed25519'], verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ed25519') } : null;
+    };
+    const headers = request?.headers as Record<string, string | string[]>;
+    const message = { method: request?.method as string, url: receiver.url('/issued'), headers };
+    const config = {
+      keyLookup,
+      requiredFields: ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'],
+      requiredParams: ['created', 'keyid', 'alg'],
+    };
+    expect(await httpbis.verifyMessage(config, message)).toBe(true);
+    expect(await httpbis.verifyMessage(config, { ...message, headers: { ...headers, 'content-digest': 'sha-256=:AAAA:' } })).toBe(false);
+  });
+
+  it.skipIf(skip)(
+    'keeps no private key material anywhere: every key row is in pkcs11 custody with nothing sealed, and no log line or response holds a private key',
+    async () => {
+      const rows = (await storedRows(server.env, 'select custody, sealed from keys')) as Array<{ custody: string; sealed: string }>;
+      // The IACA, its document signer, the wallet access-token key and the webhook key.
+      expect(rows).toHaveLength(4);
+      expect(rows.every((row) => row.custody === 'pkcs11' && row.sealed === '')).toBe(true);
+      const everything = [server.server.output(), ...bodies, (await storedText(server.env)).text].join('\n');
+      expect(everything).not.toMatch(/PRIVATE KEY/);
+      // No JWK anywhere carries a private member.
+      expect(everything).not.toMatch(/"d"\s*:\s*"/);
+      expect(everything).not.toContain(hsm.pin);
+    },
+  );
+});
+
+// The DID-signed formats take offers through the Authorization Code flow only (pre-authorized
+// offers are mDocs), so their signing through the token is shown in process: each format's handler,
+// the one the credential endpoint calls, with its real signer on the PKCS#11 KeyManager and a SQLite
+// store, each credential checked by a library Vellum does not sign with.
+describe.skipIf(!softHsmInstalled)('PKCS#11 key custody in process: ldp_vc, cwt, cwt_vc and dc+sd-jwt signed in the token (issue 32)', () => {
+  let hsm: SoftHsmToken;
+  let store: Store;
+  let token: Pkcs11Token;
+  let keys: KeyManager;
+  let tenant: Tenant;
+  const dids: Partial<Record<KeyAlgorithm, string>> = {};
+
+  beforeAll(async () => {
+    hsm = initSoftHsmToken({ label: 'vellum-in-process' });
+    store = await openSqlStore({ kind: 'sqlite', filename: join(hsm.dir, 'store.db') });
+    token = openPkcs11Token({ module: hsm.module, tokenLabel: hsm.label, pin: hsm.pin });
+    keys = createPkcs11KeyManager({ token, keys: store.keys, ids: createNodeIds(), clock: systemClock });
+    tenant = makeTenant();
+    await store.tenants.insert(tenant);
+    for (const algorithm of ['Ed25519', 'P-256'] as const) dids[algorithm] = (await addDidKey(store, keys, tenant.id, algorithm)).did;
+  });
+  afterAll(async () => {
+    await token?.close();
+    await store?.close();
+  });
+
+  const claimMappings = { family_name: { mapFrom: 'claims.familyName', required: true }, given_name: { mapFrom: 'claims.givenName' } };
+  const subject = { claims: { familyName: 'Okafor', givenName: 'Ada' } };
+  const base = { expiresIn: { days: 30 }, revocable: false, claimMappings, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() };
+
+  it('issues each format with a key the token holds, verified by @digitalbazaar/vc, @ldclabs/cose-ts and @sd-jwt/sd-jwt-vc', async () => {
+    const signers = { ldp: createLinkedDataSigner({ keys }), cwt: createCwtSigner({ keys }), sdJwt: createSdJwtSigner({ keys }) };
+    const formats: Array<{ format: DidSignedFormat; handler: CredentialFormatHandler<any>; configuration: Record<string, unknown> }> = [
+      {
+        format: 'ldp_vc',
+        handler: createLdpVcFormat({ store, ids: createNodeIds(), signer: signers.ldp }),
+        configuration: { format: 'ldp_vc', type: 'MembershipCredential', issuer: { name: 'Acme' }, proofType: 'Ed25519Signature2020' },
+      },
+      { format: 'cwt', handler: createCwtFormat({ store, signer: signers.cwt, format: 'cwt' }), configuration: { format: 'cwt', type: 'MembershipCard' } },
+      {
+        format: 'cwt_vc',
+        handler: createCwtFormat({ store, signer: signers.cwt, format: 'cwt_vc' }),
+        configuration: { format: 'cwt_vc', type: 'MembershipCredential' },
+      },
+      {
+        format: 'dc+sd-jwt',
+        handler: createSdJwtFormat({ store, signer: signers.sdJwt }),
+        configuration: { format: 'dc+sd-jwt', type: 'https://credentials.example/membership', keyResolution: 'did' },
+      },
+    ];
+    for (const { format, handler, configuration } of formats) {
+      const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const holderKey = publicKey.export({ format: 'jwk' }) as PublicJwk;
+      const issued = await handler.issue({
+        tenant,
+        configuration: { id: `pkcs11-${format}`, tenantId: tenant.id, ...base, ...configuration },
+        subject,
+        holderKey,
+        credentialIssuer: 'https://issuer.example',
+        now: new Date(),
+        form: 'current',
+      });
+      const credential = (issued as { credential: unknown }).credential;
+      const claims = await verifyDidSigned(format, credential, (format === 'ldp_vc' ? dids.Ed25519 : dids['P-256']) as string, {
+        x: holderKey.x,
+        y: holderKey.y as string,
+      });
+      expect({ family_name: claims.family_name, given_name: claims.given_name }, format).toEqual({ family_name: 'Okafor', given_name: 'Ada' });
+    }
+    // Every key is the token's: nothing sealed in the store.
+    for (const did of Object.values(dids)) {
+      const record = await store.dids.get(tenant.id, did as string);
+      const row = await store.keys.get(tenant.id, record?.keys[0]?.kmsKeyId as string);
+      expect(row).toMatchObject({ custody: 'pkcs11', sealed: '' });
+    }
+  });
+});
+
+function pinFile(hsm: SoftHsmToken): string {
+  const file = join(hsm.dir, 'pin');
+  writeFileSync(file, `${hsm.pin}\n`, { mode: 0o600 });
+  return file;
+}
