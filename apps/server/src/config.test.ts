@@ -184,7 +184,13 @@ describe('VELLUM_KEY_CUSTODY and VELLUM_PKCS11_* (docs/key-custody.md)', () => {
       keyCustody: 'software',
       pkcs11: { module: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'issuer', slot: undefined, pin: '1234', sessions: 4 },
     });
-    const bySlot = config({ VELLUM_PKCS11_MODULE: 'lib/hsm.so', VELLUM_PKCS11_SLOT: '7', VELLUM_PKCS11_PIN: '1234', VELLUM_PKCS11_SESSIONS: '16', VELLUM_KEY_CUSTODY: 'PKCS11' });
+    const bySlot = config({
+      VELLUM_PKCS11_MODULE: 'lib/hsm.so',
+      VELLUM_PKCS11_SLOT: '7',
+      VELLUM_PKCS11_PIN: '1234',
+      VELLUM_PKCS11_SESSIONS: '16',
+      VELLUM_KEY_CUSTODY: 'PKCS11',
+    });
     expect(bySlot).toMatchObject({ keyCustody: 'pkcs11', pkcs11: { module: '/srv/lib/hsm.so', tokenLabel: undefined, slot: 7, sessions: 16 } });
   });
 
