@@ -182,7 +182,7 @@ describe('VELLUM_KEY_CUSTODY and VELLUM_PKCS11_* (docs/key-custody.md)', () => {
   it('take a token by label or slot, with four sessions unless told, and make new keys in it with VELLUM_KEY_CUSTODY=pkcs11', () => {
     expect(config(token)).toMatchObject({
       keyCustody: 'software',
-      pkcs11: { module: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'issuer', slot: undefined, pin: '1234', sessions: 4 },
+      pkcs11: { module: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'issuer', slot: undefined, pin: '1234', sessions: 4, threadPool: true },
     });
     const bySlot = config({
       VELLUM_PKCS11_MODULE: 'lib/hsm.so',
@@ -190,8 +190,12 @@ describe('VELLUM_KEY_CUSTODY and VELLUM_PKCS11_* (docs/key-custody.md)', () => {
       VELLUM_PKCS11_PIN: '1234',
       VELLUM_PKCS11_SESSIONS: '16',
       VELLUM_KEY_CUSTODY: 'PKCS11',
+      VELLUM_PKCS11_THREAD_POOL: 'false',
     });
-    expect(bySlot).toMatchObject({ keyCustody: 'pkcs11', pkcs11: { module: '/srv/lib/hsm.so', tokenLabel: undefined, slot: 7, sessions: 16 } });
+    expect(bySlot).toMatchObject({
+      keyCustody: 'pkcs11',
+      pkcs11: { module: '/srv/lib/hsm.so', tokenLabel: undefined, slot: 7, sessions: 16, threadPool: false },
+    });
   });
 
   it.each([

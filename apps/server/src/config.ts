@@ -81,6 +81,8 @@ export interface Pkcs11Config {
   pin: string;
   /** VELLUM_PKCS11_SESSIONS: sessions each process keeps open for signing (default 4). */
   sessions: number;
+  /** VELLUM_PKCS11_THREAD_POOL: sign on libuv's thread pool (default true) or on the event loop. */
+  threadPool: boolean;
 }
 
 export class ConfigError extends Error {
@@ -133,9 +135,14 @@ function origin(name: string, raw: string): string {
 /** VELLUM_PKCS11_*: all or nothing; the PIN from the environment or a file, not both. */
 function pkcs11(env: Env, cwd: string): Pkcs11Config | undefined {
   const module = read(env, 'VELLUM_PKCS11_MODULE');
-  const named = ['VELLUM_PKCS11_TOKEN_LABEL', 'VELLUM_PKCS11_SLOT', 'VELLUM_PKCS11_PIN', 'VELLUM_PKCS11_PIN_FILE', 'VELLUM_PKCS11_SESSIONS'].filter(
-    (name) => read(env, name) !== undefined,
-  );
+  const named = [
+    'VELLUM_PKCS11_TOKEN_LABEL',
+    'VELLUM_PKCS11_SLOT',
+    'VELLUM_PKCS11_PIN',
+    'VELLUM_PKCS11_PIN_FILE',
+    'VELLUM_PKCS11_SESSIONS',
+    'VELLUM_PKCS11_THREAD_POOL',
+  ].filter((name) => read(env, name) !== undefined);
   if (module === undefined) {
     if (named.length > 0) throw new ConfigError(`${named[0]} is set but VELLUM_PKCS11_MODULE is not: name the token's PKCS#11 library`);
     return undefined;
@@ -166,6 +173,7 @@ function pkcs11(env: Env, cwd: string): Pkcs11Config | undefined {
     slot: slotRaw === undefined ? undefined : Number(slotRaw),
     pin: pin as string,
     sessions: integer(env, 'VELLUM_PKCS11_SESSIONS', 4, 1, 256),
+    threadPool: read(env, 'VELLUM_PKCS11_THREAD_POOL') === undefined ? true : flag(env, 'VELLUM_PKCS11_THREAD_POOL'),
   };
 }
 

@@ -140,6 +140,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
           slot: config.pkcs11.slot,
           pin: config.pkcs11.pin,
           sessions: config.pkcs11.sessions,
+          threadPool: config.pkcs11.threadPool,
         })
       : undefined;
     const keys = token

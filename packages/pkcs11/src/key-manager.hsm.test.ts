@@ -91,6 +91,25 @@ describe.skipIf(!softHsmInstalled)('PKCS#11 key custody on SoftHSM 2', () => {
     expect(signatures.every((s, i) => verify('sha256', messages[i] as Buffer, { key: publicKey, dsaEncoding: 'ieee-p1363' }, s))).toBe(true);
   });
 
+  it('signs on the event loop too, when told not to use the thread pool (C_Sign)', async () => {
+    const direct = openPkcs11Token({ module: hsm.module, tokenLabel: hsm.label, pin: hsm.pin, sessions: 1, threadPool: false });
+    try {
+      const manager = createPkcs11KeyManager({ token: direct, keys: store.keys, ids, clock: systemClock });
+      const tenant = await insertTenant(store);
+      for (const algorithm of ['P-256', 'Ed25519'] as const) {
+        const key = await manager.create(tenant.id, algorithm);
+        const messages = Array.from({ length: 5 }, () => randomBytes(64));
+        const signatures = await Promise.all(messages.map((m) => manager.sign(tenant.id, key.id, m)));
+        const publicKey = publicKeyOf(key.publicJwk);
+        const valid = (m: Buffer, s: Uint8Array) =>
+          algorithm === 'Ed25519' ? verify(null, m, publicKey, s) : verify('sha256', m, { key: publicKey, dsaEncoding: 'ieee-p1363' }, s);
+        expect(signatures.every((s, i) => valid(messages[i] as Buffer, s))).toBe(true);
+      }
+    } finally {
+      await direct.close();
+    }
+  });
+
   it('is found by another server on the same store and token (its own sessions and login)', async () => {
     const tenant = await insertTenant(store);
     const key = await keys.create(tenant.id, 'P-256');
@@ -105,6 +124,29 @@ describe.skipIf(!softHsmInstalled)('PKCS#11 key custody on SoftHSM 2', () => {
       await otherToken.close();
       await otherStore.close();
     }
+  });
+
+  it('sees a key another process made after this one opened the token, also when it makes a key of its own next', async () => {
+    // SoftHSM's file store: making a key takes in the token's generation counter, so a process that
+    // made a key without looking first would miss the keys others made before (token.ts, generate).
+    const tenant = await insertTenant(store);
+    await keys.create(tenant.id, 'P-256');
+    const otherId = ids.uuid();
+    const script = join(mkdtempSync(join(tmpdir(), 'vellum-pkcs11-other-')), 'make.mjs');
+    writeFileSync(
+      script,
+      `import { openPkcs11Token } from ${JSON.stringify(join(import.meta.dirname, 'token.ts'))};
+       const token = openPkcs11Token(${JSON.stringify({ module: hsm.module, tokenLabel: hsm.label, pin: hsm.pin, sessions: 1 })});
+       console.log(JSON.stringify(await token.generate('P-256', ${JSON.stringify(otherId)}, ${JSON.stringify(pkcs11LabelOf(tenant.id, otherId))})));
+       await token.close();`,
+    );
+    const publicJwk = JSON.parse(execFileSync(process.execPath, [script], { env: { ...process.env, ...hsm.env }, encoding: 'utf8' }).trim());
+    await store.keys.insert({ id: otherId, tenantId: tenant.id, algorithm: 'P-256', publicJwk, sealed: '', custody: 'pkcs11', createdAt: new Date().toISOString() });
+    // This process makes a key of its own first, then signs with the other process's.
+    await keys.create(tenant.id, 'P-256');
+    const data = randomBytes(32);
+    const signature = await keys.sign(tenant.id, otherId, data);
+    expect(verify('sha256', data, { key: publicKeyOf(publicJwk), dsaEncoding: 'ieee-p1363' }, signature)).toBe(true);
   });
 
   it('signs only for the tenant that owns the key: a row copied to another tenant finds nothing in the token', async () => {

@@ -1,5 +1,5 @@
 // A PKCS#11 token, through pkcs11js (PeculiarVentures' binding of the Cryptoki C API): opened once
-// per process, logged in once, with a small pool of sessions so that signatures run on libuv's
+// per process, logged in once, with a small pool of sessions so that signatures may run on libuv's
 // thread pool (C_SignAsync) without two of them sharing a session's operation state.
 //
 // Keys are token objects: CKA_TOKEN, the private half CKA_SENSITIVE and not CKA_EXTRACTABLE, so no
@@ -42,6 +42,13 @@ export interface Pkcs11TokenOptions {
   sessions?: number;
   /** The algorithms keys may be made for, where an operator restricts them; default: all the token can. */
   algorithms?: readonly KeyAlgorithm[];
+  /**
+   * Whether signatures run on libuv's thread pool (C_SignAsync; the default) or on the calling
+   * thread (C_Sign). The pool keeps a network HSM's milliseconds off the event loop; a token in the
+   * machine (SoftHSM, an HSM card) signs in about 100 µs, less than the hand-off to the pool and back
+   * costs a busy server (docs/performance.md, "PKCS#11 key custody").
+   */
+  threadPool?: boolean;
 }
 
 /** The private key's protection as the token reports it. */
@@ -171,7 +178,7 @@ export function openPkcs11Token(options: Pkcs11TokenOptions): Pkcs11Token {
         throw new Pkcs11TokenError(`Login to the PKCS#11 token "${label}" failed (${(error as Error).message.split(':')[0]})`);
       }
     }
-    return tokenOn(cryptoki, b, label, sessions, allowed, () => closeLibrary(options.module));
+    return tokenOn(cryptoki, b, { label, sessions, allowed, threadPool: options.threadPool ?? true }, () => closeLibrary(options.module));
   } catch (error) {
     for (const session of sessions) cryptoki.C_CloseSession(session);
     closeLibrary(options.module);
@@ -179,14 +186,15 @@ export function openPkcs11Token(options: Pkcs11TokenOptions): Pkcs11Token {
   }
 }
 
-function tokenOn(
-  cryptoki: Cryptoki,
-  b: Binding,
-  label: string,
-  sessions: Handle[],
-  allowed: (algorithm: KeyAlgorithm) => boolean,
-  release: () => void,
-): Pkcs11Token {
+interface OpenedToken {
+  label: string;
+  sessions: Handle[];
+  allowed: (algorithm: KeyAlgorithm) => boolean;
+  threadPool: boolean;
+}
+
+function tokenOn(cryptoki: Cryptoki, b: Binding, opened: OpenedToken, release: () => void): Pkcs11Token {
+  const { label, sessions, allowed, threadPool } = opened;
   // The session pool: a signature takes a session for its C_SignInit and C_SignAsync, and gives it back.
   const free = [...sessions];
   const waiting: Array<(session: Handle) => void> = [];
@@ -235,6 +243,11 @@ function tokenOn(
     async generate(algorithm, keyId, keyLabel) {
       if (!allowed(algorithm)) throw new Pkcs11TokenError(`The PKCS#11 token "${label}" is not set up to make ${algorithm} keys`);
       const session = anySession();
+      // SoftHSM's file store re-reads the token only when its generation counter moved since it
+      // last looked, and making an object takes in whatever the counter says: a process that makes
+      // a key without looking first would never see the keys other processes made before it. A
+      // search first lets it look (docs/key-custody.md, "Several servers").
+      find(session, keyId, keyLabel, b.CKO_PRIVATE_KEY);
       const ed = algorithm === 'Ed25519';
       const common = [
         { type: b.CKA_TOKEN, value: true },
@@ -290,7 +303,8 @@ function tokenOn(
             if (attempt === 0 && (code === CKR_KEY_HANDLE_INVALID || code === CKR_OBJECT_HANDLE_INVALID)) continue;
             throw error;
           }
-          const signature = await cryptoki.C_SignAsync(session, input, Buffer.alloc(128));
+          const out = Buffer.alloc(128);
+          const signature = threadPool ? await cryptoki.C_SignAsync(session, input, out) : cryptoki.C_Sign(session, input, out);
           return new Uint8Array(signature);
         }
       } finally {

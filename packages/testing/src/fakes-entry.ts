@@ -17,3 +17,6 @@ export {
 } from './fakes.ts';
 export { fakeIdentityProvider, fakeSessionTokens } from './auth-fakes.ts';
 export { addDidKey } from './did-records.ts';
+// A SoftHSM 2 token in a temporary directory, for the PKCS#11 benchmark as for the tests.
+export { initSoftHsmToken, SOFTHSM_MODULE, softHsmInstalled } from './softhsm.ts';
+export type { SoftHsmToken } from './softhsm.ts';

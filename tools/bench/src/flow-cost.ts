@@ -8,12 +8,15 @@
 //     [--postgres postgres://postgres@127.0.0.1:5432/postgres]   (instead of the embedded SQLite)
 //   node tools/bench/src/flow-cost.ts --kit DIR --system peer      (the kit's peer, its one process)
 //   node tools/bench/src/flow-cost.ts --kit DIR --sql-timings       (SQLite: also each statement's time per flow)
+//   node tools/bench/src/flow-cost.ts --kit DIR --custody pkcs11 [--pkcs11-thread-pool false]
+//     (every key in a fresh SoftHSM 2 token; signing on the thread pool, the default, or the event loop)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { initSoftHsmToken, softHsmInstalled } from '@vellum/testing/fakes';
 import { cpuSeconds, family, runKitDriver, startKitPeer, startKitVellum, stopGroup } from './kit-servers.ts';
 
 const { values } = parseArgs({
@@ -29,12 +32,32 @@ const { values } = parseArgs({
     system: { type: 'string', default: 'vellum' },
     // Times every SQLite statement in the server (sql-timings-hook.ts) and prints them per flow.
     'sql-timings': { type: 'boolean', default: false },
+    // Where the server makes its keys: `software` (the default) or `pkcs11` (a fresh SoftHSM 2 token).
+    custody: { type: 'string', default: 'software' },
+    'pkcs11-thread-pool': { type: 'string', default: 'true' },
   },
 });
 if (!values.kit) throw new Error('--kit DIR: the peer-bench kit, installed as its README.md says');
 if (values.system !== 'vellum' && values.system !== 'peer') throw new Error('--system vellum|peer');
 if (values.system === 'peer' && values.postgres) throw new Error('--postgres is for Vellum; the peer keeps nothing');
 if (values['sql-timings'] && (values.system === 'peer' || values.postgres)) throw new Error('--sql-timings times SQLite statements: Vellum on SQLite only');
+if (values.custody !== 'software' && values.custody !== 'pkcs11') throw new Error('--custody software|pkcs11');
+if (values.custody === 'pkcs11' && (values.system === 'peer' || !softHsmInstalled)) {
+  throw new Error('--custody pkcs11: Vellum only, and SoftHSM 2 must be installed');
+}
+/** The server's key custody settings: none for software keys; a fresh SoftHSM 2 token for pkcs11. */
+function custodyEnv(): Record<string, string> {
+  if (values.custody !== 'pkcs11') return {};
+  const hsm = initSoftHsmToken({ label: 'vellum-flow-cost' });
+  return {
+    ...hsm.env,
+    VELLUM_KEY_CUSTODY: 'pkcs11',
+    VELLUM_PKCS11_MODULE: hsm.module,
+    VELLUM_PKCS11_TOKEN_LABEL: hsm.label,
+    VELLUM_PKCS11_PIN: hsm.pin,
+    VELLUM_PKCS11_THREAD_POOL: values['pkcs11-thread-pool'],
+  };
+}
 const timings = values['sql-timings'] ? mkdtempSync(join(tmpdir(), 'vellum-sql-timings-')) : undefined;
 const kit = resolve(values.kit);
 const peer = values.system === 'peer';
@@ -61,9 +84,13 @@ const server = await (peer
       vellumDir: resolve(values.vellum),
       port: Number(values.port),
       workers: Number(values.workers),
-      ...(timings ? { nodeArgs: ['--import', join(import.meta.dirname, 'sql-timings-hook.ts')], env: { VELLUM_BENCH_SQL_TIMINGS: timings } } : {}),
-      // PostgreSQL wants the master key given (servers sharing a database share it): a fresh one per run.
-      ...(database ? { env: { DATABASE_URL: database.url, VELLUM_MASTER_KEY: randomBytes(32).toString('base64') } } : {}),
+      ...(timings ? { nodeArgs: ['--import', join(import.meta.dirname, 'sql-timings-hook.ts')] } : {}),
+      env: {
+        ...(timings ? { VELLUM_BENCH_SQL_TIMINGS: timings } : {}),
+        // PostgreSQL wants the master key given (servers sharing a database share it): a fresh one per run.
+        ...(database ? { DATABASE_URL: database.url, VELLUM_MASTER_KEY: randomBytes(32).toString('base64') } : {}),
+        ...custodyEnv(),
+      },
     })
 ).catch(async (error: unknown) => {
   await database?.drop();
@@ -83,7 +110,7 @@ try {
   // The statement timings cover the warm-up too: they are divided by every flow the server ran.
   flows = run.flows_ok + (JSON.parse(readFileSync(`${out}.warm`, 'utf8')) as { flows_ok: number }).flows_ok;
   console.log(
-    `${peer ? 'peer (in memory)' : `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}`}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
+    `${peer ? 'peer (in memory)' : `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}, ${values.custody} keys${values.custody === 'pkcs11' ? ` (thread pool ${values['pkcs11-thread-pool']})` : ''}`}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
   );
 } finally {
   await stopGroup(server.child);

@@ -155,6 +155,8 @@ export async function startKitVellum(options: {
   const creds = JSON.parse(printed[0]) as { clientId: string; clientSecret: string; audience: string };
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}, method = 'POST') => {
     const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    // A set-up step that fails stops the benchmark here, not as every flow failing later.
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, string>;
   };
   const token = (
