@@ -6,6 +6,7 @@ import {
   createRetentionJob,
   createVellum,
   createWebhookOutbox,
+  custodyOfTenant,
   type RetentionJob,
   routeKeysByCustody,
   type Store,
@@ -143,13 +144,16 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
           threadPool: config.pkcs11.threadPool,
         })
       : undefined;
-    const keys = token
-      ? routeKeysByCustody({
-          keys: store.keys,
-          managers: { software, pkcs11: createPkcs11KeyManager({ token, keys: store.keys, ids, clock }) },
-          custodyFor: () => config.keyCustody,
-        })
-      : software;
+    // Each tenant's new keys go where it chose (`/v1/config/key-custody`), else where the platform says.
+    const keyCustody = { available: token ? (['software', 'pkcs11'] as const) : (['software'] as const), platformDefault: config.keyCustody };
+    const keys = routeKeysByCustody({
+      keys: store.keys,
+      managers: { software, ...(token ? { pkcs11: createPkcs11KeyManager({ token, keys: store.keys, ids, clock }) } : {}) },
+      custodyFor: async (tenantId) => {
+        const tenant = await store.tenants.findById(tenantId);
+        return tenant ? custodyOfTenant(tenant, keyCustody) : keyCustody.platformDefault;
+      },
+    });
     // Outbound HTTP for webhooks, claim sources and identity providers (docs/limits.md "Outbound calls"): the SSRF guard,
     // and TLS always checked, against the system's CAs plus VELLUM_OUTBOUND_CA_FILE when set.
     const http = createHttpClient({
@@ -207,6 +211,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       ...(config.defaultTenant ? { defaultTenant: config.defaultTenant } : {}),
       adminTokenTtlSeconds: config.adminTokenTtl,
       rateLimits: config.rateLimits,
+      keyCustody,
       // Both at most once a minute (the recorder's own limit), so a stuck store cannot fill the log.
       onEventWriteError: (err) => logger.error({ err }, 'could not write analytic events; retrying them one by one'),
       onEventLoss: (losses) =>

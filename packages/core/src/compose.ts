@@ -38,6 +38,7 @@ import { cacheIssuerMetadata } from './metadata/cached-service.ts';
 import { createIssuerMetadataService, type IssuerMetadataService } from './metadata/service.ts';
 import { createIssuerDisplayService, type IssuerDisplayService } from './metadata/issuer-display.ts';
 import { type BatchIssuanceService, createBatchIssuanceService } from './issuance/batch-issuance.ts';
+import { createKeyCustodyService, type KeyCustodyOptions, type KeyCustodyService } from './keys/custody-settings.ts';
 import type { DnsResolver } from './custom-domains/ports.ts';
 import type { CredentialEncryption, ProofVerifier } from './issuance/ports.ts';
 import type { KeyManager } from './keys/ports.ts';
@@ -183,6 +184,11 @@ export interface VellumDeps extends AddressingOptions {
    */
   rateLimits?: RateLimitSettings;
   /**
+   * The key custodies this server has and where a tenant's new keys go by default
+   * (docs/key-custody.md); absent: software only. What `/v1/config/key-custody` lets a tenant choose.
+   */
+  keyCustody?: KeyCustodyOptions;
+  /**
    * zlib decompression for the Token Status Lists of wallet providers (@vellum/node's createInflater).
    * Without it, an attestation that names a status list is refused (its status cannot be read).
    */
@@ -274,6 +280,8 @@ export interface Vellum {
   issuerDisplay: IssuerDisplayService;
   /** `GET`/`PUT /v1/config/batch-issuance`: how many credentials one request may ask for (OpenID4VCI 1.0 §12.2.4). */
   batchIssuance: BatchIssuanceService;
+  /** `GET`/`PUT /v1/config/key-custody`: where the tenant's new signing keys are made (docs/key-custody.md). */
+  keyCustody: KeyCustodyService;
   /** mDoc PKI (docs/decisions.md "mDoc PKI"; ISO/IEC 18013-5 Annex B): IACAs and document signers. */
   iacas: IacaService;
   documentSigners: DocumentSignerService;
@@ -579,6 +587,7 @@ export function createVellum(deps: VellumDeps): Vellum {
     analytics: createAnalyticsService({ store, events: recorder }),
     issuerDisplay: createIssuerDisplayService({ store, events: recorder }),
     batchIssuance: createBatchIssuanceService({ store, events: recorder }),
+    keyCustody: createKeyCustodyService({ store, events: recorder, options: deps.keyCustody ?? { available: ['software'], platformDefault: 'software' } }),
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
     credentialConfigurations: createCredentialConfigurationService({

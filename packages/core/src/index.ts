@@ -233,6 +233,7 @@ export * from './compose.ts';
 export * from './keys/model.ts';
 // routeKeysByCustody: one KeyManager over software keys and a PKCS#11 token's (docs/key-custody.md).
 export * from './keys/custody.ts';
+export * from './keys/custody-settings.ts';
 
 // Status lists (docs/status-lists.md).
 export * from './status-lists/model.ts';

@@ -20,6 +20,7 @@ export { AdminClientBody } from './tenancy/schema.ts';
 export { CustomDomainBody } from './custom-domains/schema.ts';
 export { IssuerDisplayBody } from './metadata/issuer-display.ts';
 export { BatchIssuanceBody } from './issuance/batch-issuance.ts';
+export { KeyCustodyBody } from './keys/custody-settings.ts';
 
 // Credential configurations:
 export { CONFIGURATION_BODIES, CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from './configurations/schema.ts';

@@ -88,7 +88,12 @@ export function createKeyManager(options: KeyManagerOptions): KeyManager {
         throw new DomainError('NotFound', 'The signing key does not exist or was destroyed');
       }
       // A key another custody holds (a PKCS#11 token's) has nothing sealed here to open.
-      if ((stored.custody ?? 'software') !== 'software') throw new Error(`The key ${id} is held in ${stored.custody} custody, not in software`);
+      if ((stored.custody ?? 'software') !== 'software') {
+        throw new DomainError(
+          'ServiceUnavailable',
+          `The key ${id} is held in ${stored.custody} custody, which this server has not configured (docs/key-custody.md)`,
+        );
+      }
       const key = privateKeyOf(stored);
       const signature = stored.algorithm === 'Ed25519' ? sign(null, data, key) : signEs256(data, key);
       return new Uint8Array(signature);

@@ -59,6 +59,8 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['PUT /v1/config/issuer-display', 'updateIssuerDisplay'],
   ['GET /v1/config/batch-issuance', 'getBatchIssuance'],
   ['PUT /v1/config/batch-issuance', 'updateBatchIssuance'],
+  ['GET /v1/config/key-custody', 'getKeyCustody'],
+  ['PUT /v1/config/key-custody', 'updateKeyCustody'],
   ['GET /v1/events', 'listEvents'],
   // DIDs and their public documents.
   ['POST /v1/dids', 'createDid'],

@@ -15,6 +15,7 @@ import { publicDidRoutes } from './routes/dids-public.ts';
 import { eventRoutes } from './routes/events.ts';
 import { issuerDisplayRoutes } from './routes/issuer-display.ts';
 import { batchIssuanceRoutes } from './routes/batch-issuance.ts';
+import { keyCustodyRoutes } from './routes/key-custody.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { mdocPkiRoutes } from './routes/mdoc-pki.ts';
 import { issuerPkiRoutes } from './routes/issuer-pki.ts';
@@ -96,6 +97,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(eventRoutes, { services });
     await tenantScope.register(issuerDisplayRoutes, { services });
     await tenantScope.register(batchIssuanceRoutes, { services });
+    await tenantScope.register(keyCustodyRoutes, { services });
     await tenantScope.register(configurationRoutes, { services });
     await tenantScope.register(metadataRoutes, { services });
     await tenantScope.register(mdocPkiRoutes, { services });

@@ -18,6 +18,7 @@ import type {
   IssuerMetadataService,
   IssuerDisplayService,
   BatchIssuanceService,
+  KeyCustodyService,
   WebhookService,
   NonceService,
   Dpop,
@@ -59,6 +60,8 @@ export interface VellumServices {
   issuerDisplay: IssuerDisplayService;
   /** `GET`/`PUT /v1/config/batch-issuance`: how many credentials one request may ask for. */
   batchIssuance: BatchIssuanceService;
+  /** `GET`/`PUT /v1/config/key-custody`: where the tenant's new signing keys are made. */
+  keyCustody: KeyCustodyService;
   /** Webhook subscriptions, the delivery log and the public signing keys (docs/decisions.md "Webhooks"). */
   webhooks: WebhookService;
   users: UserService;

@@ -1,6 +1,7 @@
 // Builds the plugin over real adapters (memory store, scrypt, ES256 tokens, the node DNS resolver
 // pointed at a loopback DNS server) for HTTP tests through app.inject().
 import {
+  type KeyCustodyOptions,
   createVellum,
   type HttpClient,
   type FormatVerifiers,
@@ -58,6 +59,8 @@ export interface TestAppOptions {
   formatVerifiers?: FormatVerifiers;
   /** False: composed without the presentation crypto port, so presentation sessions answer 503. */
   presentationCrypto?: false;
+  /** The key custodies the app offers tenants (software only unless given). */
+  keyCustody?: KeyCustodyOptions;
 }
 
 export async function buildTestApp(mount: 'standalone' | 'prefixed', options: TestAppOptions = {}): Promise<TestApp> {
@@ -70,6 +73,7 @@ export async function buildTestApp(mount: 'standalone' | 'prefixed', options: Te
   const keys = createKeyManager({ keys: store.keys, sealer, ids, clock });
   const identityProvider = fakeIdentityProvider();
   const services = createVellum({
+    ...(options.keyCustody ? { keyCustody: options.keyCustody } : {}),
     store,
     clock,
     ids,

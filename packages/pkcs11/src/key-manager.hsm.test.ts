@@ -141,7 +141,15 @@ describe.skipIf(!softHsmInstalled)('PKCS#11 key custody on SoftHSM 2', () => {
        await token.close();`,
     );
     const publicJwk = JSON.parse(execFileSync(process.execPath, [script], { env: { ...process.env, ...hsm.env }, encoding: 'utf8' }).trim());
-    await store.keys.insert({ id: otherId, tenantId: tenant.id, algorithm: 'P-256', publicJwk, sealed: '', custody: 'pkcs11', createdAt: new Date().toISOString() });
+    await store.keys.insert({
+      id: otherId,
+      tenantId: tenant.id,
+      algorithm: 'P-256',
+      publicJwk,
+      sealed: '',
+      custody: 'pkcs11',
+      createdAt: new Date().toISOString(),
+    });
     // This process makes a key of its own first, then signs with the other process's.
     await keys.create(tenant.id, 'P-256');
     const data = randomBytes(32);

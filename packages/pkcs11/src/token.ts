@@ -246,7 +246,7 @@ function tokenOn(cryptoki: Cryptoki, b: Binding, opened: OpenedToken, release: (
       // SoftHSM's file store re-reads the token only when its generation counter moved since it
       // last looked, and making an object takes in whatever the counter says: a process that makes
       // a key without looking first would never see the keys other processes made before it. A
-      // search first lets it look (docs/key-custody.md, "Several servers").
+      // search first lets it look (docs/key-custody.md, "How a key lives in the token").
       find(session, keyId, keyLabel, b.CKO_PRIVATE_KEY);
       const ed = algorithm === 'Ed25519';
       const common = [

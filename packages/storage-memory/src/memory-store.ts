@@ -279,6 +279,12 @@ function repositories(get: () => State): Repositories {
         r.value = batchSize > 1 ? { ...rest, batchSize } : rest;
         return true;
       },
+      async setKeyCustody(id, keyCustody) {
+        const r = get().tenants.get(id);
+        if (!r) return false;
+        r.value = { ...r.value, keyCustody };
+        return true;
+      },
     },
     clients: {
       async insert(c) {

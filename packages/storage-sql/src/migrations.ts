@@ -1040,6 +1040,8 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
           .alterTable('keys')
           .addColumn('custody', 'text', (c) => c.notNull().defaultTo('software'))
           .execute();
+        // Where a tenant's new keys are made; null: where the platform makes them.
+        await db.schema.alterTable('tenants').addColumn('key_custody', 'text').execute();
       },
     },
   };

@@ -238,6 +238,10 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         const result = await db.updateTable('tenants').set(toBatchSizeColumn(batchSize)).where('id', '=', id).executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },
+      async setKeyCustody(id, custody) {
+        const result = await db.updateTable('tenants').set({ key_custody: custody }).where('id', '=', id).executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
     },
 
     keys: {

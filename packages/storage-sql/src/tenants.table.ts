@@ -1,4 +1,4 @@
-import type { IssuerDisplay, LoggingLevel, Region, Tenant, TenantRetention } from '@vellum/core';
+import type { IssuerDisplay, KeyCustody, LoggingLevel, Region, Tenant, TenantRetention } from '@vellum/core';
 import type { Insertable, Selectable } from 'kysely';
 import type { Seq } from './database.ts';
 
@@ -17,6 +17,8 @@ export interface TenantsTable {
   issuer_display: string | null;
   /** The batch size (2 to 100); null: 1, one proof per request (migration 0025). */
   batch_size: number | null;
+  /** Where the tenant's new keys are made, `software` or `pkcs11`; null: the platform's choice (migration 0030). */
+  key_custody: string | null;
 }
 
 /** Maps a stored tenant row to the domain type. */
@@ -33,6 +35,7 @@ export function toTenant(row: Selectable<TenantsTable>): Tenant {
     // The core checked the entries before they were written.
     ...(row.issuer_display !== null ? { issuerDisplay: JSON.parse(row.issuer_display) as IssuerDisplay[] } : {}),
     ...(row.batch_size !== null && row.batch_size > 1 ? { batchSize: Number(row.batch_size) } : {}),
+    ...(row.key_custody !== null ? { keyCustody: row.key_custody as KeyCustody } : {}),
   };
 }
 
@@ -71,5 +74,6 @@ export function toTenantRow(t: Tenant): Insertable<TenantsTable> {
     ...toRetentionColumns(t),
     ...toIssuerDisplayColumn(t.issuerDisplay),
     ...toBatchSizeColumn(t.batchSize),
+    key_custody: t.keyCustody ?? null,
   };
 }

@@ -186,6 +186,21 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.tenants.setIssuerDisplay(uuid(), display)).toBe(false);
       });
 
+      it('sets where the tenant’s new keys are made, keeps it through other writes, and says false for an unknown tenant', async () => {
+        const t = await insertTenant(store);
+        expect(await store.tenants.findById(t.id)).not.toHaveProperty('keyCustody');
+        expect(await store.tenants.setKeyCustody(t.id, 'pkcs11')).toBe(true);
+        expect(await store.tenants.findById(t.id)).toEqual({ ...t, keyCustody: 'pkcs11' });
+        await store.tenants.setBatchSize(t.id, 4);
+        expect((await store.tenants.findBySubdomain(t.subdomain))?.keyCustody).toBe('pkcs11');
+        expect(await store.tenants.setKeyCustody(t.id, 'software')).toBe(true);
+        expect((await store.tenants.findById(t.id))?.keyCustody).toBe('software');
+        expect(await store.tenants.setKeyCustody(uuid(), 'pkcs11')).toBe(false);
+        const inserted = makeTenant({ keyCustody: 'pkcs11' });
+        await store.tenants.insert(inserted);
+        expect(await store.tenants.findById(inserted.id)).toEqual(inserted);
+      });
+
       it('sets the batch size, removes it with 1, keeps it through other writes, and says false for an unknown tenant', async () => {
         const t = await insertTenant(store);
         expect(await store.tenants.setBatchSize(t.id, 10)).toBe(true);

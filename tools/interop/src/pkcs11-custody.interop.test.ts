@@ -37,116 +37,133 @@ import { ISSUED_AND_VALID, presentAndVerify } from './mdoc-verify.ts';
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 
 // Skipped only where Debian's softhsm2 is not installed (.ci/run installs it): there is no token.
-const databases = issuerDatabases('vellum_pkcs11').map(([name, backend, skip]): [string, () => Backend, boolean] => [name, backend, skip || !softHsmInstalled]);
+// On SQLite the platform makes every tenant's keys in the token (VELLUM_KEY_CUSTODY=pkcs11); on
+// PostgreSQL the platform's default stays software and the tenant chooses the token itself
+// (PUT /v1/config/key-custody) before it makes any key.
+const databases = issuerDatabases('vellum_pkcs11').map(([name, backend, skip]): [string, () => Backend, boolean, 'platform' | 'tenant'] => [
+  name,
+  backend,
+  skip || !softHsmInstalled,
+  name === 'SQLite' ? 'platform' : 'tenant',
+]);
 
-describe.each(databases)('PKCS#11 key custody on a SoftHSM token: every format issued and verified by others, on %s (issue 32)', (_name, makeBackend, skip) => {
-  let backend: Backend;
-  let hsm: SoftHsmToken;
-  let server: IssuerServer;
-  let receiver: WebhookReceiver;
-  let iacaPem: string;
-  // Every response body the test read, to look for private key material at the end.
-  const bodies: string[] = [];
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await server.call(method, path, body);
-    bodies.push(res.text);
-    return res;
-  };
+describe.each(databases)(
+  'PKCS#11 key custody on a SoftHSM token: every format issued and verified by others, on %s (issue 32)',
+  (_name, makeBackend, skip, chooser) => {
+    let backend: Backend;
+    let hsm: SoftHsmToken;
+    let server: IssuerServer;
+    let receiver: WebhookReceiver;
+    let iacaPem: string;
+    // Every response body the test read, to look for private key material at the end.
+    const bodies: string[] = [];
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await server.call(method, path, body);
+      bodies.push(res.text);
+      return res;
+    };
 
-  beforeAll(async () => {
-    if (skip) return;
-    hsm = initSoftHsmToken({ label: 'vellum-issuer', pin: '246810' });
-    backend = makeBackend();
-    server = await prepareIssuerServer({
-      database: await backend.env(),
-      outboundToLoopback: true,
-      env: {
-        ...hsm.env,
-        VELLUM_KEY_CUSTODY: 'pkcs11',
-        VELLUM_PKCS11_MODULE: hsm.module,
-        VELLUM_PKCS11_TOKEN_LABEL: hsm.label,
-        VELLUM_PKCS11_PIN_FILE: pinFile(hsm),
+    beforeAll(async () => {
+      if (skip) return;
+      hsm = initSoftHsmToken({ label: 'vellum-issuer', pin: '246810' });
+      backend = makeBackend();
+      server = await prepareIssuerServer({
+        database: await backend.env(),
+        outboundToLoopback: true,
+        env: {
+          ...hsm.env,
+          ...(chooser === 'platform' ? { VELLUM_KEY_CUSTODY: 'pkcs11' } : {}),
+          VELLUM_PKCS11_MODULE: hsm.module,
+          VELLUM_PKCS11_TOKEN_LABEL: hsm.label,
+          VELLUM_PKCS11_PIN_FILE: pinFile(hsm),
+        },
+      });
+      receiver = await startWebhookReceiver(server.cert);
+      await server.start();
+      const custody = await call('GET', '/v1/config/key-custody');
+      expect(custody.json()).toEqual({ custody: chooser === 'platform' ? 'pkcs11' : 'software', chosenBy: 'platform', available: ['software', 'pkcs11'] });
+      if (chooser === 'tenant') {
+        const chosen = await call('PUT', '/v1/config/key-custody', { custody: 'pkcs11' });
+        expect(chosen.json()).toEqual({ custody: 'pkcs11', chosenBy: 'tenant', available: ['software', 'pkcs11'] });
+      }
+      iacaPem = await activeIaca(server);
+    });
+
+    afterAll(async () => {
+      await server?.stop();
+      await receiver?.close();
+      await backend?.cleanup();
+    });
+
+    /** A Pre-authorized flow played by the wallet library; the credential and the wallet's key. */
+    async function issue(configurationId: string, claims: Record<string, unknown>) {
+      const wallet = libraryWallet(server.tlsFetch);
+      const offer = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims });
+      expect(offer.status, offer.text).toBe(200);
+      const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(wallet.client, offer.json().uri);
+      const response = await requestCredential(wallet.client, {
+        issuerMetadata,
+        credentialConfigurationId: configurationId,
+        signer: wallet.signer,
+        accessToken: accessTokenResponse.access_token,
+      });
+      return { credential: response.credentials?.[0]?.credential as unknown, wallet };
+    }
+
+    it.skipIf(skip)('issues an mDL under an IACA and document signer the token holds, verified by @auth0/mdl', async () => {
+      const iaca = new X509Certificate(iacaPem);
+      expect(iaca.verify(iaca.publicKey)).toBe(true);
+      const mdl = await call('POST', '/v2/credentials/mobile/configurations', {
+        type: DOC_TYPE,
+        expiresIn: { days: 30 },
+        claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+      });
+      expect(mdl.status, mdl.text).toBe(201);
+      const { credential, wallet } = await issue(mdl.json().id, { familyName: 'Okafor' });
+      const { document } = await presentAndVerify(credential as string, DOC_TYPE, wallet.privateKey, iacaPem, ISSUED_AND_VALID);
+      expect(document?.getIssuerNameSpace('org.iso.18013.5.1')).toMatchObject({ family_name: 'Okafor' });
+    });
+
+    it.skipIf(skip)('signs webhook deliveries with an Ed25519 key the token holds, verified by http-message-signatures', async () => {
+      const hook = await call('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: receiver.url('/issued') });
+      expect(hook.status, hook.text).toBe(201);
+      const mdl = (await call('GET', '/v2/credentials/mobile/configurations')).json().data[0] as { id: string };
+      const before = receiver.requests.length;
+      await issue(mdl.id, { familyName: 'Okafor' });
+      const [request] = (await receiver.waitFor(before + 1)).slice(before);
+      const jwksRes = await server.tlsFetch(`${server.origin}/v1/webhooks/jwks`);
+      const jwks = (await jwksRes.json()) as { keys: Array<Record<string, string>> };
+      const keyLookup = async (params: { keyid?: string }) => {
+        const jwk = jwks.keys.find((k) => k.kid === params.keyid);
+        return jwk ? { id: jwk.kid, algs: ['ed25519'], verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ed25519') } : null;
+      };
+      const headers = request?.headers as Record<string, string | string[]>;
+      const message = { method: request?.method as string, url: receiver.url('/issued'), headers };
+      const config = {
+        keyLookup,
+        requiredFields: ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'],
+        requiredParams: ['created', 'keyid', 'alg'],
+      };
+      expect(await httpbis.verifyMessage(config, message)).toBe(true);
+      expect(await httpbis.verifyMessage(config, { ...message, headers: { ...headers, 'content-digest': 'sha-256=:AAAA:' } })).toBe(false);
+    });
+
+    it.skipIf(skip)(
+      'keeps no private key material anywhere: every key row is in pkcs11 custody with nothing sealed, and no log line or response holds a private key',
+      async () => {
+        const rows = (await storedRows(server.env, 'select custody, sealed from keys')) as Array<{ custody: string; sealed: string }>;
+        // The IACA, its document signer, the wallet access-token key and the webhook key.
+        expect(rows).toHaveLength(4);
+        expect(rows.every((row) => row.custody === 'pkcs11' && row.sealed === '')).toBe(true);
+        const everything = [server.server.output(), ...bodies, (await storedText(server.env)).text].join('\n');
+        expect(everything).not.toMatch(/PRIVATE KEY/);
+        // No JWK anywhere carries a private member.
+        expect(everything).not.toMatch(/"d"\s*:\s*"/);
+        expect(everything).not.toContain(hsm.pin);
       },
-    });
-    receiver = await startWebhookReceiver(server.cert);
-    await server.start();
-    iacaPem = await activeIaca(server);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-    await backend?.cleanup();
-  });
-
-  /** A Pre-authorized flow played by the wallet library; the credential and the wallet's key. */
-  async function issue(configurationId: string, claims: Record<string, unknown>) {
-    const wallet = libraryWallet(server.tlsFetch);
-    const offer = await call('POST', '/v1/openid/offers/pre-authorized', { credentials: [configurationId], claims });
-    expect(offer.status, offer.text).toBe(200);
-    const { issuerMetadata, accessTokenResponse } = await preAuthorizedToken(wallet.client, offer.json().uri);
-    const response = await requestCredential(wallet.client, {
-      issuerMetadata,
-      credentialConfigurationId: configurationId,
-      signer: wallet.signer,
-      accessToken: accessTokenResponse.access_token,
-    });
-    return { credential: response.credentials?.[0]?.credential as unknown, wallet };
-  }
-
-  it.skipIf(skip)('issues an mDL under an IACA and document signer the token holds, verified by @auth0/mdl', async () => {
-    const iaca = new X509Certificate(iacaPem);
-    expect(iaca.verify(iaca.publicKey)).toBe(true);
-    const mdl = await call('POST', '/v2/credentials/mobile/configurations', {
-      type: DOC_TYPE,
-      expiresIn: { days: 30 },
-      claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
-    });
-    expect(mdl.status, mdl.text).toBe(201);
-    const { credential, wallet } = await issue(mdl.json().id, { familyName: 'Okafor' });
-    const { document } = await presentAndVerify(credential as string, DOC_TYPE, wallet.privateKey, iacaPem, ISSUED_AND_VALID);
-    expect(document?.getIssuerNameSpace('org.iso.18013.5.1')).toMatchObject({ family_name: 'Okafor' });
-  });
-
-  it.skipIf(skip)('signs webhook deliveries with an Ed25519 key the token holds, verified by http-message-signatures', async () => {
-    const hook = await call('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: receiver.url('/issued') });
-    expect(hook.status, hook.text).toBe(201);
-    const mdl = (await call('GET', '/v2/credentials/mobile/configurations')).json().data[0] as { id: string };
-    const before = receiver.requests.length;
-    await issue(mdl.id, { familyName: 'Okafor' });
-    const [request] = (await receiver.waitFor(before + 1)).slice(before);
-    const jwksRes = await server.tlsFetch(`${server.origin}/v1/webhooks/jwks`);
-    const jwks = (await jwksRes.json()) as { keys: Array<Record<string, string>> };
-    const keyLookup = async (params: { keyid?: string }) => {
-      const jwk = jwks.keys.find((k) => k.kid === params.keyid);
-      return jwk ? { id: jwk.kid, algs: ['ed25519'], verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ed25519') } : null;
-    };
-    const headers = request?.headers as Record<string, string | string[]>;
-    const message = { method: request?.method as string, url: receiver.url('/issued'), headers };
-    const config = {
-      keyLookup,
-      requiredFields: ['@method', '@target-uri', 'content-type', 'content-digest', 'webhook-id'],
-      requiredParams: ['created', 'keyid', 'alg'],
-    };
-    expect(await httpbis.verifyMessage(config, message)).toBe(true);
-    expect(await httpbis.verifyMessage(config, { ...message, headers: { ...headers, 'content-digest': 'sha-256=:AAAA:' } })).toBe(false);
-  });
-
-  it.skipIf(skip)(
-    'keeps no private key material anywhere: every key row is in pkcs11 custody with nothing sealed, and no log line or response holds a private key',
-    async () => {
-      const rows = (await storedRows(server.env, 'select custody, sealed from keys')) as Array<{ custody: string; sealed: string }>;
-      // The IACA, its document signer, the wallet access-token key and the webhook key.
-      expect(rows).toHaveLength(4);
-      expect(rows.every((row) => row.custody === 'pkcs11' && row.sealed === '')).toBe(true);
-      const everything = [server.server.output(), ...bodies, (await storedText(server.env)).text].join('\n');
-      expect(everything).not.toMatch(/PRIVATE KEY/);
-      // No JWK anywhere carries a private member.
-      expect(everything).not.toMatch(/"d"\s*:\s*"/);
-      expect(everything).not.toContain(hsm.pin);
-    },
-  );
-});
+    );
+  },
+);
 
 // The DID-signed formats take offers through the Authorization Code flow only (pre-authorized
 // offers are mDocs), so their signing through the token is shown in process: each format's handler,

@@ -16,6 +16,9 @@ export const EVENT_PREFIXES = {
   // How many credentials one request may ask for (docs/decisions.md "Batch issuance and the attestation proof type (issue 30)").
   CONFIG_BATCH_ISSUANCE_RETRIEVE: 'batch-issuance',
   CONFIG_BATCH_ISSUANCE_UPDATE: 'batch-issuance',
+  // Where a tenant's new signing keys are made (docs/key-custody.md).
+  CONFIG_KEY_CUSTODY_RETRIEVE: 'key-custody',
+  CONFIG_KEY_CUSTODY_UPDATE: 'key-custody',
   ANALYTICS_EVENTS_LIST: 'analytics',
   DID_CREATE: 'did',
   DID_RETRIEVE: 'did',

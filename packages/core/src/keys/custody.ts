@@ -30,7 +30,11 @@ function managerOf(managers: KeyCustodyRouterOptions['managers'], custody: KeyCu
  */
 export function routeKeysByCustody(options: KeyCustodyRouterOptions): KeyManager {
   const { keys, managers } = options;
+  // With software keys alone, every key is the software KeyManager's (it refuses any other row
+  // itself): no read of the key row here on top of its own.
+  const only = Object.values(managers).filter((m) => m !== undefined).length === 1 ? managers.software : undefined;
   const ofKey = async (tenantId: string, id: string): Promise<KeyManager | undefined> => {
+    if (only) return only;
     const stored = await keys.get(tenantId, id);
     return stored && managerOf(managers, stored.custody ?? 'software');
   };

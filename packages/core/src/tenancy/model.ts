@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { KeyCustody } from '../keys/model.ts';
 import type { IssuerDisplay } from '../metadata/issuer-display.ts';
 import type { TenantRetention } from '../retention/policy.ts';
 import { Problems } from '../shared/body-problems.ts';
@@ -31,6 +32,11 @@ export interface Tenant extends TenantRetention {
    * `batch_credential_issuance.batch_size`), 2 to 100; absent: 1, one proof per request.
    */
   batchSize?: number;
+  /**
+   * Where the tenant's new signing keys are made (docs/key-custody.md); absent: where the platform
+   * makes them (`VELLUM_KEY_CUSTODY` on the reference server). Keys made before stay where they are.
+   */
+  keyCustody?: KeyCustody;
 }
 
 /** An administrative API client of one tenant. The secret is only ever kept as a slow hash. */

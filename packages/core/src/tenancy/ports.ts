@@ -1,3 +1,4 @@
+import type { KeyCustody } from '../keys/model.ts';
 // What tenancy asks of the world: tenants and admin clients in the Store, and the signer of admin
 // access tokens. Each method's comment is its contract, which the Store contract suite in
 // @vellum/testing asserts against every adapter.
@@ -28,6 +29,8 @@ export interface TenantRepository {
    * without `batchSize`). Returns false when there is no such tenant.
    */
   setBatchSize(id: string, batchSize: number): Promise<boolean>;
+  /** Sets where the tenant's new keys are made (`keyCustody`). Returns false when there is no such tenant. */
+  setKeyCustody(id: string, custody: KeyCustody): Promise<boolean>;
 }
 
 export interface ClientRepository {

@@ -551,6 +551,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/key-custody": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the key custody
+         * @description Where the tenant’s new signing keys are made, whether the tenant chose it, and the custodies this server has.
+         *
+         *     Needs an admin token whose role holds the `configurations:read` permission.
+         */
+        get: operations["getKeyCustody"];
+        /**
+         * Choose the key custody
+         * @description Where the tenant’s new signing keys are made: `software` (sealed in the database under the master key) or `pkcs11` (inside the server’s PKCS#11 token, never out of it). Keys made before stay where they are and keep signing. A custody the server does not have is refused with 400.
+         *
+         *     Needs an admin token whose role holds the `configurations:write` permission.
+         */
+        put: operations["updateKeyCustody"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dids": {
         parameters: {
             query?: never;
@@ -5040,6 +5068,154 @@ export interface operations {
                             };
                             name: string;
                         }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getKeyCustody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        available: ("software" | "pkcs11")[];
+                        chosenBy: "tenant" | "platform";
+                        custody: "software" | "pkcs11";
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateKeyCustody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    custody: "software" | "pkcs11";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        available: ("software" | "pkcs11")[];
+                        chosenBy: "tenant" | "platform";
+                        custody: "software" | "pkcs11";
                     };
                 };
             };
