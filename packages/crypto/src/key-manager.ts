@@ -6,7 +6,7 @@ import {
   type KeyAlgorithm,
   type KeyManager,
   type KeyRepository,
-  type ManagedKey,
+  managedKeyOf,
   type PublicJwk,
   type StoredKey,
 } from '@vellum/core';
@@ -30,8 +30,6 @@ function publicJwkOf(key: KeyObject, algorithm: KeyAlgorithm): PublicJwk {
   const jwk = key.export({ format: 'jwk' });
   return algorithm === 'Ed25519' ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string } : { kty: 'EC', crv: 'P-256', x: jwk.x as string, y: jwk.y as string };
 }
-
-const publicView = ({ sealed: _sealed, custody: _custody, ...key }: StoredKey): ManagedKey => key;
 
 /**
  * Keys held for tenants (ARCHITECTURE.md: KeyManager). Private keys are generated here, stored
@@ -73,12 +71,12 @@ export function createKeyManager(options: KeyManagerOptions): KeyManager {
         createdAt: clock.now().toISOString(),
       };
       await keys.insert(stored);
-      return publicView(stored);
+      return managedKeyOf(stored);
     },
 
     async get(tenantId, id) {
       const stored = await keys.get(tenantId, id);
-      return stored && publicView(stored);
+      return stored && managedKeyOf(stored);
     },
 
     async sign(tenantId, id, data) {

@@ -85,9 +85,16 @@ export function sendError(reply: FastifyReply, error: DomainError, style: ErrorS
  */
 export function handleError(error: FastifyError | DomainError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void> {
   const style = request.routeOptions.config?.errorStyle ?? 'api';
-  if (isDomainError(error)) return sendError(reply, error, style);
   const fe = error as FastifyError;
-  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  const status = isDomainError(error) ? STATUS_BY_CODE[error.code] : typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  // A request no route takes (an unknown path, a parameter past the router's 500 characters) is
+  // refused for that, whatever its body: Fastify parses the body for its not-found handler too,
+  // and a refusal of that body would speak for a route that does not exist, in no route's style.
+  if (request.is404 && status < 500) {
+    const notFound = () => sendError(reply, new DomainError('NotFound', `No route for ${request.method} ${request.url.split('?')[0]}`), 'api');
+    return status === 413 && !request.raw.complete ? discardRestOfBody(request).then(() => void notFound()) : notFound();
+  }
+  if (isDomainError(error)) return sendError(reply, error, style);
   const code = CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'InternalServerError' : 'BadRequest');
   if (status === 413 && !request.raw.complete) {
     // Read the rest of the body before answering: a client still sending when the connection

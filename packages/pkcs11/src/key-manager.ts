@@ -2,7 +2,7 @@
 // token and never leaves it; the store keeps the key's row (its public JWK, `custody: 'pkcs11'`,
 // nothing sealed), so that every server on the same store and token finds the same keys.
 
-import { type Clock, DomainError, type Ids, type KeyManager, type KeyRepository, type ManagedKey, type StoredKey } from '@vellum/core';
+import { type Clock, DomainError, type Ids, type KeyManager, type KeyRepository, managedKeyOf, type StoredKey } from '@vellum/core';
 import type { Pkcs11Token } from './token.ts';
 
 export interface Pkcs11KeyManagerOptions {
@@ -14,8 +14,6 @@ export interface Pkcs11KeyManagerOptions {
 
 /** The token object's label: the key is found by its owner and id together (token.ts). */
 export const pkcs11LabelOf = (tenantId: string, keyId: string) => `vellum:${tenantId}:${keyId}`;
-
-const publicView = ({ sealed: _sealed, custody: _custody, ...key }: StoredKey): ManagedKey => key;
 
 export function createPkcs11KeyManager(options: Pkcs11KeyManagerOptions): KeyManager {
   const { token, keys, ids, clock } = options;
@@ -35,12 +33,12 @@ export function createPkcs11KeyManager(options: Pkcs11KeyManagerOptions): KeyMan
         await token.destroy(id, label).catch(() => false);
         throw error;
       }
-      return publicView(stored);
+      return managedKeyOf(stored);
     },
 
     async get(tenantId, id) {
       const stored = await keys.get(tenantId, id);
-      return stored && publicView(stored);
+      return stored && managedKeyOf(stored);
     },
 
     async sign(tenantId, id, data) {

@@ -33,3 +33,8 @@ export interface StoredKey extends ManagedKey {
   /** Where the private key lives; `software` when absent (rows from before custody existed). */
   custody?: KeyCustody;
 }
+
+/** What a KeyManager shows of a stored key: the key without its sealed half or its custody. */
+export function managedKeyOf({ sealed: _sealed, custody: _custody, ...key }: StoredKey): ManagedKey {
+  return key;
+}
