@@ -4,6 +4,7 @@
 // It writes CBOR with its own small encoder, independent of the cbor-x setup the issuer uses.
 import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import type { PublicJwk } from '@vellum/core';
+import { calculateJwkThumbprint } from 'jose';
 
 /** A CBOR data item: `{ tag, value }` is a tagged item, `{ encoded }` bytes already encoded, kept verbatim. */
 export type CborValue =
@@ -74,6 +75,22 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 export function oid4vpSessionTranscript(input: { clientId: string; responseUri: string; nonce: string; mdocGeneratedNonce: string }): CborValue {
   const { clientId, responseUri, nonce, mdocGeneratedNonce } = input;
   return [null, null, [sha256(cborEncode([clientId, mdocGeneratedNonce])), sha256(cborEncode([responseUri, mdocGeneratedNonce])), nonce]];
+}
+
+/**
+ * The OpenID4VP 1.0 SessionTranscript (Appendix B.2.6.1): [null, null, ['OpenID4VPHandover',
+ * sha256([client_id, nonce, jwkThumbprint, response_uri])]], the thumbprint that of the verifier's
+ * encryption key (RFC 7638, computed by jose). Written with the test's own CBOR writer and node:crypto.
+ */
+export async function openId4VpHandoverTranscript(input: {
+  clientId: string;
+  nonce: string;
+  responseUri: string;
+  jwk: Record<string, unknown>;
+}): Promise<CborValue> {
+  const thumbprint = Buffer.from(await calculateJwkThumbprint(input.jwk as never, 'sha256'), 'base64url');
+  const info = sha256(cborEncode([input.clientId, input.nonce, new Uint8Array(thumbprint), input.responseUri]));
+  return [null, null, ['OpenID4VPHandover', info]];
 }
 
 /** The transcript of the suites' one reader, an OpenID4VP verifier at verifier.example.org. */

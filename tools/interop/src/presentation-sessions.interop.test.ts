@@ -8,22 +8,22 @@
 // leaf (jose) and the client_id against the leaf's hash (the library). mDocs are not shown here yet
 // (docs/verification.md "Presentation sessions", "Not built yet").
 import { execFileSync } from 'node:child_process';
-import { createHash, createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, type JsonWebKey, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { CompactEncrypt, calculateJwkThumbprint, decodeProtectedHeader, importJWK, importX509, jwtVerify } from 'jose';
-import { cborEncode, deviceResponse, embeddedCbor } from './mdoc-device.ts';
+import { CompactEncrypt, decodeProtectedHeader, importJWK, importX509, jwtVerify } from 'jose';
+import { cborEncode, deviceResponse, embeddedCbor, openId4VpHandoverTranscript } from './mdoc-device.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWalletProviderCa } from './attestation-ca.ts';
 import { activeIaca, type IssuerServer, prepareIssuerServer } from './issuer-server.ts';
 import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
+import { es256, hasher } from './sd-jwt-helpers.ts';
 
 const VCT = 'https://credentials.example/pid';
-const es256 = (key: KeyObject) => (data: string) => sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
 /** An IACA and a document signer made with the openssl command line: the IACA's PEM, the signer's PEM and private key. */
 function mdocPkiWithOpenssl() {
   const dir = mkdtempSync(join(tmpdir(), 'vellum-second-iaca-'));
@@ -128,11 +128,6 @@ function certifyWithOpenssl(csrPem: string): string[] {
   ]);
   return [readFileSync(file('leaf.crt'), 'utf8'), readFileSync(file('ca.crt'), 'utf8')];
 }
-
-const hasher = (data: string | ArrayBuffer) =>
-  createHash('sha256')
-    .update(typeof data === 'string' ? data : new Uint8Array(data))
-    .digest();
 
 describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue 31)', () => {
   let server: IssuerServer;
@@ -428,14 +423,8 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
       expect(submitted.response.status).toBe(200);
       return (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
     };
-    // OpenID4VP 1.0 Appendix B.2.6.1, computed here with the test's own CBOR writer and node:crypto.
-    const handover = async (r: { nonce: string; client_id: string; response_uri: string; jwk: Record<string, unknown> }, clientId = r.client_id) => {
-      const thumbprint = Buffer.from(await calculateJwkThumbprint(r.jwk as never, 'sha256'), 'base64url');
-      const info = createHash('sha256')
-        .update(cborEncode([clientId, r.nonce, new Uint8Array(thumbprint), r.response_uri]))
-        .digest();
-      return cborEncode(embeddedCbor([null, null, ['OpenID4VPHandover', new Uint8Array(info)]]));
-    };
+    const handover = async (r: { nonce: string; client_id: string; response_uri: string; jwk: Record<string, unknown> }, clientId = r.client_id) =>
+      cborEncode(embeddedCbor(await openId4VpHandoverTranscript({ clientId, nonce: r.nonce, responseUri: r.response_uri, jwk: r.jwk })));
     const good = await present((r) => handover(r));
     expect(good, JSON.stringify(good.result)).toMatchObject({
       state: 'verified',
@@ -493,15 +482,15 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
           response_uri: string;
           client_metadata: { jwks: { keys: Record<string, unknown>[] } };
         };
-        // OpenID4VP 1.0 Appendix B.2.6.1, computed here with the test's own CBOR writer and node:crypto.
-        const thumbprint = Buffer.from(await calculateJwkThumbprint(request.client_metadata.jwks.keys[0] as never, 'sha256'), 'base64url');
-        const info = createHash('sha256')
-          .update(cborEncode([request.client_id, request.nonce, new Uint8Array(thumbprint), request.response_uri]))
-          .digest();
         const made = deviceResponse({
           docType: DOC_TYPE,
           issuerSigned: mdl.issuerSigned,
-          sessionTranscript: [null, null, ['OpenID4VPHandover', new Uint8Array(info)]],
+          sessionTranscript: await openId4VpHandoverTranscript({
+            clientId: request.client_id,
+            nonce: request.nonce,
+            responseUri: request.response_uri,
+            jwk: request.client_metadata.jwks.keys[0] as Record<string, unknown>,
+          }),
           devicePrivateKey: mdl.privateKey,
         });
         return { mdl: [Buffer.from(made.deviceResponse).toString('base64url')] };

@@ -4,7 +4,7 @@
 // presented with a KB-JWT by the same library: each is reported untrusted until the tenant adds its
 // issuer (the IACA, or the second issuer's root) at /v2/credentials/trusted-issuers, then verified,
 // and a tampered one is not. On SQLite, and on PostgreSQL when VELLUM_TEST_DATABASE_URL names a server.
-import { createHash, generateKeyPairSync, type JsonWebKey, type KeyObject, sign } from 'node:crypto';
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../../apps/server/test/backends.ts';
@@ -12,6 +12,7 @@ import { makeWalletProviderCa } from './attestation-ca.ts';
 import { activeIaca, type IssuerServer, issuerDatabases, prepareIssuerServer } from './issuer-server.ts';
 import { opensslAuthorityKeyId } from './openssl-key-ids.ts';
 import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
+import { es256, hasher, type VerifyResult } from './sd-jwt-helpers.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -19,13 +20,7 @@ const VCT = 'https://credentials.example/pid';
 const NONCE = 'verify-api-nonce-1';
 const AUDIENCE = 'x509_hash:verifier.example';
 
-const es256 = (key: KeyObject) => (data: string) => sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
-const hasher = (data: string | ArrayBuffer) =>
-  createHash('sha256')
-    .update(typeof data === 'string' ? data : new Uint8Array(data))
-    .digest();
-
-type Result = { verified: boolean; issuer?: { trusted: boolean }; claims: Record<string, any>; checks: Array<{ check: string; ok: boolean }> };
+type Result = VerifyResult;
 const failed = (result: Result) => result.checks.filter((c) => !c.ok).map((c) => c.check);
 
 /** One character of the middle of a base64url text changed, still base64url. */

@@ -5,7 +5,7 @@
 // publishes its JWT list with @sd-jwt/jwt-status-list on a loopback https server of its own. (The
 // JWT lists of this server's own SD-JWT VCs are read by the same code; their issuance needs the
 // Authorization Code flow, so the verifier's unit tests stand in for them here.) On SQLite, and on PostgreSQL when VELLUM_TEST_DATABASE_URL names a server.
-import { createHash, generateKeyPairSync, type JsonWebKey, type KeyObject, sign } from 'node:crypto';
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createHeaderAndPayload, StatusList } from '@sd-jwt/jwt-status-list';
@@ -15,19 +15,15 @@ import type { Backend } from '../../../apps/server/test/backends.ts';
 import { makeWalletProviderCa } from './attestation-ca.ts';
 import { activeIaca, type IssuerServer, issuerDatabases, prepareIssuerServer } from './issuer-server.ts';
 import { libraryWallet, preAuthorizedToken, requestCredential } from './library-wallet.ts';
+import { es256, hasher, type VerifyResult } from './sd-jwt-helpers.ts';
 
 const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
 const VCT = 'https://credentials.example/pid';
 
-const es256 = (key: KeyObject) => (data: string) => sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
-const hasher = (data: string | ArrayBuffer) =>
-  createHash('sha256')
-    .update(typeof data === 'string' ? data : new Uint8Array(data))
-    .digest();
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-type Result = { verified: boolean; status?: string; checks: Array<{ check: string; ok: boolean; reason?: string }> };
+type Result = VerifyResult;
 const statusCheck = (result: Result) => result.checks.find((c) => c.check === 'status');
 
 describe.each(issuerDatabases('vellum_verify_status'))('Status while verifying, over HTTP on the real server, on %s (issue 31)', (_name, makeBackend, skip) => {
