@@ -16,7 +16,7 @@ import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { CompactEncrypt, decodeProtectedHeader, importJWK, importX509, jwtVerify } from 'jose';
-import { cborEncode, deviceResponse, embeddedCbor, openId4VpHandoverTranscript } from './mdoc-device.ts';
+import { type CborValue, cborEncode, deviceResponse, embeddedCbor, openId4VpHandoverTranscript } from './mdoc-device.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWalletProviderCa } from './attestation-ca.ts';
 import { activeIaca, type IssuerServer, prepareIssuerServer } from './issuer-server.ts';
@@ -234,6 +234,38 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
     return { resolved, request, submitted, response };
   }
 
+  /** What the mDoc tests read of the request object to device-sign over its handover. */
+  type MdocRequest = { nonce: string; client_id: string; response_uri: string; jwk: Record<string, unknown> };
+
+  /**
+   * A session asking for an mDL's family_name, answered by the wallet with the DeviceResponse that
+   * `deviceResponseFor` makes for the request; the session as the admin API reads it afterwards.
+   */
+  async function presentMdl(deviceResponseFor: (request: MdocRequest) => Promise<Uint8Array>) {
+    const created = await server.call('POST', '/v2/presentations/sessions', {
+      applicationId: appId,
+      dcqlQuery: {
+        credentials: [
+          { id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }] },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const s = created.json();
+    const { submitted } = await answer(s.authorizationRequestUri, async (r) => {
+      const request = r as unknown as Omit<MdocRequest, 'jwk'> & { client_metadata: { jwks: { keys: Record<string, unknown>[] } } };
+      const jwk = request.client_metadata.jwks.keys[0] as Record<string, unknown>;
+      const bytes = await deviceResponseFor({ nonce: request.nonce, client_id: request.client_id, response_uri: request.response_uri, jwk });
+      return { mdl: [Buffer.from(bytes).toString('base64url')] };
+    });
+    expect(submitted.response.status).toBe(200);
+    return (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
+  }
+
+  /** The OpenID4VP 1.0 handover transcript of a request (or of another client_id), as the bytes a DeviceResponse signs over. */
+  const handover = async (r: MdocRequest, clientId = r.client_id) =>
+    openId4VpHandoverTranscript({ clientId, nonce: r.nonce, responseUri: r.response_uri, jwk: r.jwk });
+
   beforeAll(async () => {
     // Loopback outbound: the status lists of this server's own mDLs are read over its https origin.
     server = await prepareIssuerServer({ outboundToLoopback: true });
@@ -386,24 +418,9 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
       .addValidityInfo({ signed: now, validFrom: now, validUntil: new Date(now.getTime() + 86_400_000) })
       .addDeviceKeyInfo({ deviceKey: { kty, crv, x, y } as never })
       .sign({ issuerPrivateKey: createPrivateKey(pki.dsKeyPem).export({ format: 'jwk' }) as never, issuerCertificate: pki.dsPem, alg: 'ES256' });
-    const present = async (
-      transcript: (r: { nonce: string; client_id: string; response_uri: string; jwk: Record<string, unknown> }) => Promise<Uint8Array>,
-    ) => {
-      const created = await server.call('POST', '/v2/presentations/sessions', {
-        applicationId: appId,
-        dcqlQuery: { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: DOC_TYPE }, claims: [{ path: [NS, 'family_name'] }] }] },
-      });
-      expect(created.status, created.text).toBe(201);
-      const s = created.json();
-      const { submitted } = await answer(s.authorizationRequestUri, async (r) => {
-        const request = r as unknown as {
-          nonce: string;
-          client_id: string;
-          response_uri: string;
-          client_metadata: { jwks: { keys: Record<string, unknown>[] } };
-        };
-        const jwk = request.client_metadata.jwks.keys[0] as Record<string, unknown>;
-        const bytes = await transcript({ ...request, jwk });
+    // @auth0/mdl makes the DeviceResponse, device-signed over the transcript it is given.
+    const present = (transcriptFor: (r: MdocRequest) => Promise<CborValue>) =>
+      presentMdl(async (r) => {
         const response = await DeviceResponse.from(new MDoc([signed]))
           .usingPresentationDefinition({
             id: 'pd',
@@ -415,16 +432,11 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
               },
             ],
           })
-          .usingSessionTranscriptBytes(Buffer.from(bytes))
+          .usingSessionTranscriptBytes(Buffer.from(cborEncode(embeddedCbor(await transcriptFor(r)))))
           .authenticateWithSignature(device.privateKey.export({ format: 'jwk' }) as never, 'ES256')
           .sign();
-        return { mdl: [Buffer.from(response.encode()).toString('base64url')] };
+        return response.encode();
       });
-      expect(submitted.response.status).toBe(200);
-      return (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
-    };
-    const handover = async (r: { nonce: string; client_id: string; response_uri: string; jwk: Record<string, unknown> }, clientId = r.client_id) =>
-      cborEncode(embeddedCbor(await openId4VpHandoverTranscript({ clientId, nonce: r.nonce, responseUri: r.response_uri, jwk: r.jwk })));
     const good = await present((r) => handover(r));
     expect(good, JSON.stringify(good.result)).toMatchObject({
       state: 'verified',
@@ -468,36 +480,13 @@ describe('Presentation sessions answered by @openid4vc/openid4vp over TLS (issue
     const revoked = await issue('Turner');
     expect((await server.call('POST', `/v2/credentials/mobile/${revoked.id}/status`, { status: 'invalid' })).status).toBe(200);
 
-    const present = async (mdl: Awaited<ReturnType<typeof issue>>) => {
-      const created = await server.call('POST', '/v2/presentations/sessions', {
-        applicationId: appId,
-        dcqlQuery: { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: DOC_TYPE }, claims: [{ path: [NS, 'family_name'] }] }] },
-      });
-      expect(created.status, created.text).toBe(201);
-      const s = created.json();
-      const { submitted } = await answer(s.authorizationRequestUri, async (r) => {
-        const request = r as unknown as {
-          nonce: string;
-          client_id: string;
-          response_uri: string;
-          client_metadata: { jwks: { keys: Record<string, unknown>[] } };
-        };
-        const made = deviceResponse({
-          docType: DOC_TYPE,
-          issuerSigned: mdl.issuerSigned,
-          sessionTranscript: await openId4VpHandoverTranscript({
-            clientId: request.client_id,
-            nonce: request.nonce,
-            responseUri: request.response_uri,
-            jwk: request.client_metadata.jwks.keys[0] as Record<string, unknown>,
-          }),
-          devicePrivateKey: mdl.privateKey,
-        });
-        return { mdl: [Buffer.from(made.deviceResponse).toString('base64url')] };
-      });
-      expect(submitted.response.status).toBe(200);
-      return (await server.call('GET', `/v2/presentations/sessions/${s.id}`)).json();
-    };
+    // The test's own DeviceResponse writer (mdoc-device.ts), device-signed over the handover.
+    const present = (mdl: Awaited<ReturnType<typeof issue>>) =>
+      presentMdl(
+        async (r) =>
+          deviceResponse({ docType: DOC_TYPE, issuerSigned: mdl.issuerSigned, sessionTranscript: await handover(r), devicePrivateKey: mdl.privateKey })
+            .deviceResponse,
+      );
     const good = await present(kept);
     expect(good, JSON.stringify(good.result)).toMatchObject({
       state: 'verified',
