@@ -16,14 +16,7 @@ import { DomainError, invalidField, notFound } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Clock, Ids } from '../../shared/ports.ts';
 import type { RequestContext, Tenant } from '../../tenancy/model.ts';
-import {
-  type ClientIdPrefix,
-  MAX_VERIFIER_APPLICATIONS_PER_TENANT,
-  REQUEST_OBJECT_TYP,
-  type RequestObjectSigner,
-  type VerifierApplication,
-  type VpResponseMode,
-} from './model.ts';
+import { MAX_VERIFIER_APPLICATIONS_PER_TENANT, REQUEST_OBJECT_TYP, type RequestObjectSigner, type VerifierApplication } from './model.ts';
 import { VerifierApplicationBody, VerifierCertificateBody } from './schema.ts';
 
 export const VERIFIER_APPLICATIONS_PATH = '/v2/presentations/applications';
@@ -38,21 +31,13 @@ export interface VerifierApplicationDeps {
 }
 
 /** A verifier application as the API shows it (docs/verification.md "Verifier applications"). */
-export interface VerifierApplicationView {
-  id: string;
-  name: string;
-  clientIdPrefix: ClientIdPrefix;
-  responseModes: VpResponseMode[];
-  redirectUris: string[];
-  display?: { name: string; logoUri?: string };
-  did?: string;
+export interface VerifierApplicationView
+  extends Pick<VerifierApplication, 'id' | 'name' | 'clientIdPrefix' | 'responseModes' | 'redirectUris' | 'display' | 'did' | 'createdAt' | 'updatedAt'> {
   /** The client_id when it is known: always but for x509_hash without a certificate, and redirect_uri (per session). */
   clientId?: string;
   /** x509_hash: the CSR for the request-signing key, and the chain once uploaded. */
   csr?: string;
   certificates?: string[];
-  createdAt: string;
-  updatedAt: string;
 }
 
 export interface VerifierApplicationService extends CollectionService<VerifierApplicationView> {
