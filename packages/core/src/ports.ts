@@ -14,7 +14,7 @@ import type { DidRepository } from './dids/ports.ts';
 import type { EventRepository } from './events/ports.ts';
 import type { DeferredIssuanceRepository } from './issuance/deferred-model.ts';
 import type { IssuedCredentialRepository } from './issuance/ports.ts';
-import type { KeyRepository, PlatformKeyRepository, TenantSigningKeyRepository } from './keys/ports.ts';
+import type { DataKeyRepository, KeyRepository, PlatformKeyRepository, TenantSigningKeyRepository } from './keys/ports.ts';
 import type { DocumentSignerRepository, IacaRepository } from './mdoc-pki/ports.ts';
 import type { WalletClientRepository } from './oauth-clients/model.ts';
 import type { WalletProviderRepository } from './wallet-providers/model.ts';
@@ -51,7 +51,7 @@ export type {
   ResponseEncryptionParameters,
   VerifiedKeyProof,
 } from './issuance/ports.ts';
-export type { KeyManager, KeyRepository, PlatformKeyRecord, PlatformKeyRepository, TenantSigningKeyRecord, TenantSigningKeyRepository } from './keys/ports.ts';
+export type { DataKeyRepository, KeyManager, KeyRepository, KeyWrapper, PlatformKeyRecord, PlatformKeyRepository, TenantSigningKeyRecord, TenantSigningKeyRepository } from './keys/ports.ts';
 export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaRepository, X509Authority } from './mdoc-pki/ports.ts';
 export type { WalletClientRepository } from './oauth-clients/model.ts';
 export type { WalletProviderRepository } from './wallet-providers/model.ts';
@@ -96,6 +96,8 @@ export interface Repositories {
   customDomains: CustomDomainRepository;
   events: EventRepository;
   platformKeys: PlatformKeyRepository;
+  /** The tenants' data keys, when software keys are sealed under them (docs/key-custody.md "Envelope encryption"). */
+  dataKeys: DataKeyRepository;
   credentialConfigurations: CredentialConfigurationRepository;
   iacas: IacaRepository;
   documentSigners: DocumentSignerRepository;

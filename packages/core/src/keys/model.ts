@@ -38,3 +38,32 @@ export interface StoredKey extends ManagedKey {
 export function managedKeyOf({ sealed: _sealed, custody: _custody, ...key }: StoredKey): ManagedKey {
   return key;
 }
+
+/**
+ * A tenant's data key (docs/key-custody.md "Envelope encryption"): the AES-256 key its software keys
+ * are sealed under when envelope encryption is on, kept only wrapped by a wrapping key (the master
+ * key, or an AES key inside a PKCS#11 token), and, when the platform has a recovery key, also
+ * encrypted to that key for recovery. One per tenant; deleted with it.
+ */
+export interface DataKeyRecord {
+  tenantId: string;
+  /** Named by every key sealed under it (`v2.<id>.…`). */
+  id: string;
+  /** The data key wrapped by the wrapping key; opaque to the store. */
+  wrapped: string;
+  /** Which wrapping key `wrapped` is under (`master:<fingerprint>`, `pkcs11:<label>`). */
+  wrappingKeyId: string;
+  /** The data key encrypted to the platform's recovery key, when there is one; opaque to the store. */
+  recoveryWrapped?: string;
+  /** Which recovery key `recoveryWrapped` is for (its fingerprint). */
+  recoveryKeyId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** How a data key is wrapped, as the re-wrapping job and `vellum keys wrapping` count them. */
+export interface DataKeyWrapping {
+  wrappingKeyId: string;
+  recoveryKeyId?: string;
+  count: number;
+}

@@ -2,7 +2,7 @@
 // keys (the platform's, tenants', and which key a tenant uses for a purpose). Each method's comment
 // is its contract, which the Store contract suite in @vellum/testing asserts.
 
-import type { KeyAlgorithm, ManagedKey, StoredKey } from './model.ts';
+import type { DataKeyRecord, DataKeyWrapping, KeyAlgorithm, ManagedKey, StoredKey } from './model.ts';
 
 /** A key of the platform itself (not of a tenant), kept only in encrypted form. */
 export interface PlatformKeyRecord {
@@ -24,6 +24,39 @@ export interface KeyRepository {
   get(tenantId: string, id: string): Promise<StoredKey | undefined>;
   /** Removes the key for good. Returns false when the tenant has no such key. */
   delete(tenantId: string, id: string): Promise<boolean>;
+  /**
+   * Up to `limit` software keys (custody `software`) whose sealed form starts with `<format>.`, of
+   * any tenant, oldest first: the keys still sealed directly under the master key (`v1`), for the
+   * job that seals them again under their tenant's data key.
+   */
+  listSealedIn(format: string, limit: number): Promise<StoredKey[]>;
+  /** Replaces the key's sealed form if it is still `from` (compare-and-set); false otherwise. */
+  reseal(tenantId: string, id: string, from: string, to: string): Promise<boolean>;
+}
+
+/** The tenants' data keys (docs/key-custody.md "Envelope encryption"). */
+export interface DataKeyRepository {
+  get(tenantId: string): Promise<DataKeyRecord | undefined>;
+  /** Stores the record unless the tenant has a data key; returns whichever is stored, so racing servers agree. */
+  insertIfAbsent(record: DataKeyRecord): Promise<DataKeyRecord>;
+  /**
+   * Up to `limit` data keys, of any tenant, that are not wrapped under `current.wrappingKeyId`, or,
+   * when `current.recoveryKeyId` is given, not (yet) encrypted to that recovery key; by tenant id.
+   */
+  listStale(current: { wrappingKeyId: string; recoveryKeyId?: string }, limit: number): Promise<DataKeyRecord[]>;
+  /**
+   * Replaces the wrapped forms of the tenant's data key `id` if it is still wrapped as `expected`
+   * says (its wrapping key id, and its recovery key id or none): compare-and-set, so that two
+   * servers re-wrapping at once write once. False when it was not.
+   */
+  replaceWrapping(
+    tenantId: string,
+    id: string,
+    expected: { wrappingKeyId: string; recoveryKeyId?: string },
+    next: Pick<DataKeyRecord, 'wrapped' | 'wrappingKeyId' | 'recoveryWrapped' | 'recoveryKeyId' | 'updatedAt'>,
+  ): Promise<boolean>;
+  /** How many data keys each (wrapping key, recovery key) pair has. */
+  countByWrapping(): Promise<DataKeyWrapping[]>;
 }
 
 /** Which KeyManager key a tenant uses for a purpose (e.g. signing wallet access tokens). */
@@ -55,4 +88,17 @@ export interface KeyManager {
   sign(tenantId: string, id: string, data: Uint8Array): Promise<Uint8Array>;
   /** Destroys the private key: it can never sign again. False when there is no such key. */
   destroy(tenantId: string, id: string): Promise<boolean>;
+}
+
+/**
+ * A key that wraps tenants' data keys (docs/key-custody.md "Envelope encryption"): the master key,
+ * or an AES key inside a PKCS#11 token that never leaves it.
+ */
+export interface KeyWrapper {
+  /** Names it in every data key it wraps: `master:<fingerprint>`, `pkcs11:<label>`. */
+  readonly id: string;
+  /** Encrypts a data key, bound to `associatedData` (the data key's tenant and id). */
+  wrap(dataKey: Uint8Array, associatedData: string): Promise<string>;
+  /** Decrypts what `wrap` made, with the same associated data; throws when the key or data do not match. */
+  unwrap(wrapped: string, associatedData: string): Promise<Uint8Array>;
 }
