@@ -6,6 +6,9 @@
 // call of this module or any other can read it out. Each key pair carries CKA_ID (the Vellum key id)
 // and CKA_LABEL `vellum:<tenant>:<key>`, and is found by both: a key row moved to another tenant
 // names a label the token does not have, and cannot sign there.
+//
+// Wrapping keys (key-wrapper.ts) are AES-256 secret keys, token objects found by CKA_LABEL alone,
+// equally sensitive and never extractable; they encrypt and decrypt with AES-GCM inside the token.
 
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -24,6 +27,16 @@ const CKR_USER_ALREADY_LOGGED_IN = 0x100;
 const CKR_CRYPTOKI_ALREADY_INITIALIZED = 0x191;
 const CKR_KEY_HANDLE_INVALID = 0x60;
 const CKR_OBJECT_HANDLE_INVALID = 0x82;
+// What a token answers when an AES-GCM tag does not verify: SoftHSM 2.6.1 says CKR_GENERAL_ERROR;
+// PKCS#11 2.40 names CKR_ENCRYPTED_DATA_INVALID, 3.0 CKR_AEAD_DECRYPT_FAILED.
+const CKR_GENERAL_ERROR = 0x05;
+const CKR_AEAD_DECRYPT_FAILED = 0x35;
+const CKR_ENCRYPTED_DATA_INVALID = 0x40;
+const CKR_ENCRYPTED_DATA_LEN_RANGE = 0x41;
+const GCM_MISMATCH = new Set([CKR_GENERAL_ERROR, CKR_AEAD_DECRYPT_FAILED, CKR_ENCRYPTED_DATA_INVALID, CKR_ENCRYPTED_DATA_LEN_RANGE]);
+const GCM_IV_BYTES = 12;
+const GCM_TAG_BYTES = 16;
+const AES_256_BYTES = 32;
 
 // CKA_EC_PARAMS: the DER of each curve's object identifier (RFC 5480 §2.1.1.1, RFC 8410 §3).
 const P256_OID = Buffer.from('06082a8648ce3d030107', 'hex');
@@ -51,7 +64,7 @@ export interface Pkcs11TokenOptions {
   threadPool?: boolean;
 }
 
-/** The private key's protection as the token reports it. */
+/** The private key's (or the AES key's) protection as the token reports it. */
 export interface PrivateKeyProtection {
   sensitive: boolean;
   extractable: boolean;
@@ -74,6 +87,19 @@ export interface Pkcs11Token {
   destroy(keyId: string, label: string): Promise<boolean>;
   /** The private half's protection attributes, or undefined when the token has no such key. */
   protectionOf(keyId: string, label: string): Promise<PrivateKeyProtection | undefined>;
+  /**
+   * Finds the AES key labelled `label`, or makes one inside the token: AES-256, sensitive, never
+   * extractable, for encryption and decryption only. `created` says which.
+   */
+  ensureAesKey(label: string): Promise<{ created: boolean }>;
+  /** Whether the token holds an AES key labelled `label` (it makes none). */
+  hasAesKey(label: string): Promise<boolean>;
+  /** AES-256-GCM inside the token with the key labelled `label`: ciphertext‖tag (16 bytes). `iv` is 12 bytes, never reused with the key. */
+  aesGcmEncrypt(label: string, iv: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>;
+  /** Opens what `aesGcmEncrypt` made; throws Pkcs11TokenError when the key, IV, AAD or data do not match. */
+  aesGcmDecrypt(label: string, iv: Uint8Array, aad: Uint8Array, ciphertextAndTag: Uint8Array): Promise<Uint8Array>;
+  /** The AES key's protection attributes, or undefined when the token has no such key. */
+  secretKeyProtection(label: string): Promise<PrivateKeyProtection | undefined>;
   /** Closes the sessions; the library is finalized when its last token in this process closes. */
   close(): Promise<void>;
 }
@@ -169,6 +195,7 @@ export function openPkcs11Token(options: Pkcs11TokenOptions): Pkcs11Token {
       Ed25519: mechanisms.has(CKM_EC_EDWARDS_KEY_PAIR_GEN) && mechanisms.has(CKM_EDDSA),
     };
     const allowed = (algorithm: KeyAlgorithm) => can[algorithm] && (options.algorithms === undefined || options.algorithms.includes(algorithm));
+    const aesGcm = mechanisms.has(b.CKM_AES_KEY_GEN) && mechanisms.has(b.CKM_AES_GCM);
     const size = Math.max(1, options.sessions ?? 4);
     for (let i = 0; i < size; i++) sessions.push(cryptoki.C_OpenSession(slot, b.CKF_RW_SESSION | b.CKF_SERIAL_SESSION));
     try {
@@ -178,7 +205,7 @@ export function openPkcs11Token(options: Pkcs11TokenOptions): Pkcs11Token {
         throw new Pkcs11TokenError(`Login to the PKCS#11 token "${label}" failed (${(error as Error).message.split(':')[0]})`);
       }
     }
-    return tokenOn(cryptoki, b, { label, sessions, allowed, threadPool: options.threadPool ?? true }, () => closeLibrary(options.module));
+    return tokenOn(cryptoki, b, { label, sessions, allowed, aesGcm, threadPool: options.threadPool ?? true }, () => closeLibrary(options.module));
   } catch (error) {
     for (const session of sessions) cryptoki.C_CloseSession(session);
     closeLibrary(options.module);
@@ -190,11 +217,13 @@ interface OpenedToken {
   label: string;
   sessions: Handle[];
   allowed: (algorithm: KeyAlgorithm) => boolean;
+  /** Whether the token can make AES keys and use AES-GCM. */
+  aesGcm: boolean;
   threadPool: boolean;
 }
 
 function tokenOn(cryptoki: Cryptoki, b: Binding, opened: OpenedToken, release: () => void): Pkcs11Token {
-  const { label, sessions, allowed, threadPool } = opened;
+  const { label, sessions, allowed, aesGcm, threadPool } = opened;
   // The session pool: a signature takes a session for its C_SignInit and C_SignAsync, and gives it back.
   const free = [...sessions];
   const waiting: Array<(session: Handle) => void> = [];
@@ -234,6 +263,91 @@ function tokenOn(cryptoki: Cryptoki, b: Binding, opened: OpenedToken, release: (
     const found = find(session, keyId, keyLabel, b.CKO_PRIVATE_KEY)[0];
     if (found) handles.set(cacheKey, found);
     return found;
+  };
+
+  // A session of the pool for one operation, given back whatever happens.
+  const withSession = async <T>(use: (session: Handle) => T | Promise<T>): Promise<T> => {
+    if (closed) throw new Pkcs11TokenError('The PKCS#11 token is closed');
+    const session = await acquire();
+    try {
+      if (closed) throw new Pkcs11TokenError('The PKCS#11 token is closed');
+      return await use(session);
+    } finally {
+      giveBack(session);
+    }
+  };
+
+  // AES keys are found by label alone. Two servers that make the same label's key at once (both
+  // search, find nothing, generate) leave two keys with one label: every handle found is kept, and
+  // decryption tries each, so that what either server wrapped stays readable (aesGcmDecrypt).
+  const secretHandles = new Map<string, Handle[]>();
+  const findSecret = (session: Handle, keyLabel: string): Handle[] => {
+    cryptoki.C_FindObjectsInit(session, [
+      { type: b.CKA_CLASS, value: b.CKO_SECRET_KEY },
+      { type: b.CKA_KEY_TYPE, value: b.CKK_AES },
+      { type: b.CKA_LABEL, value: keyLabel },
+    ]);
+    try {
+      return cryptoki.C_FindObjects(session, 8);
+    } finally {
+      cryptoki.C_FindObjectsFinal(session);
+    }
+  };
+  /** The label's AES key handles: the cached ones, or (when `fresh` or none is cached) a search of the token. */
+  const secretKeys = (session: Handle, keyLabel: string, fresh: boolean): Handle[] => {
+    const known = fresh ? undefined : secretHandles.get(keyLabel);
+    if (known) return known;
+    const found = findSecret(session, keyLabel);
+    if (found.length > 0) secretHandles.set(keyLabel, found);
+    else secretHandles.delete(keyLabel);
+    return found;
+  };
+  const noAesKey = (keyLabel: string) => new Pkcs11TokenError(`The PKCS#11 token "${label}" holds no AES key labelled "${keyLabel}"`);
+  const requireAesGcm = () => {
+    if (!aesGcm) throw new Pkcs11TokenError(`The PKCS#11 token "${label}" cannot make AES keys or use AES-GCM (CKM_AES_KEY_GEN, CKM_AES_GCM)`);
+  };
+  // CKM_AES_GCM's parameters. pkcs11js 2.1.7 offers three kinds for them (CK_PARAMS_AES_GCM,
+  // CK_PARAMS_AES_GCM_v240, CK_PARAMS_GCM); with SoftHSM 2.6.1 all three work, and give the same
+  // ciphertext‖tag as node:crypto's aes-256-gcm (tried with an extractable key). All three pass a
+  // struct of the v2.40 layout (pIv, ulIvLen, ulIvBits, pAAD, ulAADLen, ulTagBits; pkcs11js's own
+  // headers give the deprecated CK_AES_GCM_PARAMS that layout too), but CK_PARAMS_AES_GCM leaves
+  // ulIvBits unset (malloc'd memory): SoftHSM evidently ignores it, a token that checks it may not.
+  // CK_PARAMS_AES_GCM_v240 (the same code as CK_PARAMS_GCM) sets every field, so it is used here.
+  // SoftHSM also takes an IV of any length, even none: the length is checked here.
+  const gcm = (iv: Uint8Array, aad: Uint8Array) => {
+    if (iv.length !== GCM_IV_BYTES) throw new Pkcs11TokenError(`AES-GCM takes a ${GCM_IV_BYTES}-byte IV here, not ${iv.length} bytes`);
+    return {
+      mechanism: b.CKM_AES_GCM,
+      parameter: { type: b.CK_PARAMS_AES_GCM_v240, iv: Buffer.from(iv), ivBits: GCM_IV_BYTES * 8, aad: Buffer.from(aad), tagBits: GCM_TAG_BYTES * 8 },
+    };
+  };
+  const handleGone = (error: unknown) => {
+    const code = codeOf(error);
+    return code === CKR_KEY_HANDLE_INVALID || code === CKR_OBJECT_HANDLE_INVALID;
+  };
+  const cryptokiFailure = (what: string, error: unknown) =>
+    error instanceof Pkcs11TokenError ? error : new Pkcs11TokenError(`${what} (${String((error as Error).message).split(/[:\n]/)[0]})`, { cause: error });
+
+  const protectionOfHandle = (session: Handle, handle: Handle): PrivateKeyProtection => {
+    const [sensitive, extractable, alwaysSensitive, neverExtractable] = cryptoki.C_GetAttributeValue(session, handle, [
+      { type: b.CKA_SENSITIVE },
+      { type: b.CKA_EXTRACTABLE },
+      { type: b.CKA_ALWAYS_SENSITIVE },
+      { type: b.CKA_NEVER_EXTRACTABLE },
+    ]);
+    let valueRefused = false;
+    try {
+      cryptoki.C_GetAttributeValue(session, handle, [{ type: b.CKA_VALUE }]);
+    } catch {
+      valueRefused = true;
+    }
+    return {
+      sensitive: bool(sensitive?.value as Buffer | undefined),
+      extractable: bool(extractable?.value as Buffer | undefined),
+      alwaysSensitive: bool(alwaysSensitive?.value as Buffer | undefined),
+      neverExtractable: bool(neverExtractable?.value as Buffer | undefined),
+      valueRefused,
+    };
   };
 
   return {
@@ -323,26 +437,113 @@ function tokenOn(cryptoki: Cryptoki, b: Binding, opened: OpenedToken, release: (
     async protectionOf(keyId, keyLabel) {
       const session = anySession();
       const handle = find(session, keyId, keyLabel, b.CKO_PRIVATE_KEY)[0];
-      if (!handle) return undefined;
-      const [sensitive, extractable, alwaysSensitive, neverExtractable] = cryptoki.C_GetAttributeValue(session, handle, [
-        { type: b.CKA_SENSITIVE },
-        { type: b.CKA_EXTRACTABLE },
-        { type: b.CKA_ALWAYS_SENSITIVE },
-        { type: b.CKA_NEVER_EXTRACTABLE },
-      ]);
-      let valueRefused = false;
-      try {
-        cryptoki.C_GetAttributeValue(session, handle, [{ type: b.CKA_VALUE }]);
-      } catch {
-        valueRefused = true;
+      return handle && protectionOfHandle(session, handle);
+    },
+
+    async ensureAesKey(keyLabel) {
+      requireAesGcm();
+      return withSession((session) => {
+        // A search first, as generate does: it also lets SoftHSM take in the keys other processes made.
+        if (secretKeys(session, keyLabel, true).length > 0) return { created: false };
+        let handle: Handle;
+        try {
+          handle = cryptoki.C_GenerateKey(session, { mechanism: b.CKM_AES_KEY_GEN }, [
+            { type: b.CKA_CLASS, value: b.CKO_SECRET_KEY },
+            { type: b.CKA_KEY_TYPE, value: b.CKK_AES },
+            { type: b.CKA_VALUE_LEN, value: AES_256_BYTES },
+            { type: b.CKA_LABEL, value: keyLabel },
+            { type: b.CKA_TOKEN, value: true },
+            { type: b.CKA_PRIVATE, value: true },
+            { type: b.CKA_SENSITIVE, value: true },
+            { type: b.CKA_EXTRACTABLE, value: false },
+            { type: b.CKA_ENCRYPT, value: true },
+            { type: b.CKA_DECRYPT, value: true },
+            { type: b.CKA_WRAP, value: false },
+            { type: b.CKA_UNWRAP, value: false },
+            { type: b.CKA_SIGN, value: false },
+            { type: b.CKA_VERIFY, value: false },
+            { type: b.CKA_DERIVE, value: false },
+          ]);
+        } catch (error) {
+          throw cryptokiFailure(`The PKCS#11 token "${label}" could not make the AES key "${keyLabel}"`, error);
+        }
+        secretHandles.set(keyLabel, [handle]);
+        return { created: true };
+      });
+    },
+
+    async hasAesKey(keyLabel) {
+      return withSession((session) => secretKeys(session, keyLabel, true).length > 0);
+    },
+
+    async aesGcmEncrypt(keyLabel, iv, aad, plaintext) {
+      const mechanism = gcm(iv, aad);
+      return withSession(async (session) => {
+        for (let attempt = 0; ; attempt++) {
+          // The first of the label's keys; a handle gone (destroyed by another process) is looked up once more.
+          const [handle] = secretKeys(session, keyLabel, attempt > 0);
+          if (!handle) throw noAesKey(keyLabel);
+          try {
+            cryptoki.C_EncryptInit(session, mechanism, handle);
+          } catch (error) {
+            if (attempt === 0 && handleGone(error)) continue;
+            throw cryptokiFailure(`AES-GCM encryption with the key "${keyLabel}" could not start`, error);
+          }
+          // The output is sized for the tag: CKR_BUFFER_TOO_SMALL would leave the operation active in the session.
+          const out = Buffer.alloc(plaintext.length + GCM_TAG_BYTES);
+          try {
+            const input = Buffer.from(plaintext);
+            return new Uint8Array(threadPool ? await cryptoki.C_EncryptAsync(session, input, out) : cryptoki.C_Encrypt(session, input, out));
+          } catch (error) {
+            throw cryptokiFailure(`AES-GCM encryption with the key "${keyLabel}" failed`, error);
+          }
+        }
+      });
+    },
+
+    async aesGcmDecrypt(keyLabel, iv, aad, ciphertextAndTag) {
+      const mechanism = gcm(iv, aad);
+      if (ciphertextAndTag.length < GCM_TAG_BYTES) {
+        throw new Pkcs11TokenError(`AES-GCM data is at least its ${GCM_TAG_BYTES}-byte tag; this is ${ciphertextAndTag.length} bytes`);
       }
-      return {
-        sensitive: bool(sensitive?.value as Buffer | undefined),
-        extractable: bool(extractable?.value as Buffer | undefined),
-        alwaysSensitive: bool(alwaysSensitive?.value as Buffer | undefined),
-        neverExtractable: bool(neverExtractable?.value as Buffer | undefined),
-        valueRefused,
-      };
+      const input = Buffer.from(ciphertextAndTag);
+      return withSession(async (session) => {
+        // Each of the label's keys in turn (one, unless two servers made it at once), then, when none
+        // opens it, the token searched again for keys this process has not seen.
+        const tried = new Set<string>();
+        let opened = 0;
+        for (const fresh of [false, true]) {
+          for (const handle of secretKeys(session, keyLabel, fresh)) {
+            const id = handle.toString('hex');
+            if (tried.has(id)) continue;
+            tried.add(id);
+            try {
+              cryptoki.C_DecryptInit(session, mechanism, handle);
+            } catch (error) {
+              if (handleGone(error)) continue;
+              throw cryptokiFailure(`AES-GCM decryption with the key "${keyLabel}" could not start`, error);
+            }
+            opened++;
+            const out = Buffer.alloc(input.length);
+            try {
+              return new Uint8Array(threadPool ? await cryptoki.C_DecryptAsync(session, input, out) : cryptoki.C_Decrypt(session, input, out));
+            } catch (error) {
+              if (!GCM_MISMATCH.has(codeOf(error) ?? -1)) throw cryptokiFailure(`AES-GCM decryption with the key "${keyLabel}" failed`, error);
+            }
+          }
+        }
+        if (opened === 0) throw noAesKey(keyLabel);
+        throw new Pkcs11TokenError(
+          `AES-GCM decryption with the key "${keyLabel}" failed: the associated data does not match, or the data is corrupt or not encrypted under this key`,
+        );
+      });
+    },
+
+    async secretKeyProtection(keyLabel) {
+      return withSession((session) => {
+        const [handle] = secretKeys(session, keyLabel, true);
+        return handle && protectionOfHandle(session, handle);
+      });
     },
 
     async close() {
