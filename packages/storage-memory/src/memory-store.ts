@@ -5,6 +5,8 @@ import {
   notFound,
   type CredentialConfiguration,
   type CustomDomain,
+  type DataKeyRecord,
+  type DataKeyWrapping,
   type DidRecord,
   type DocumentSignerRecord,
   type IacaRecord,
@@ -40,6 +42,8 @@ interface State {
   events: Row<AnalyticEvent>[];
   platformKeys: Map<string, PlatformKeyRecord>;
   keys: Map<string, StoredKey>;
+  /** The tenants' data keys, by tenant id: one per tenant. */
+  dataKeys: Map<string, DataKeyRecord>;
   /** By `${tenantId} ${did}`. */
   dids: Map<string, Row<DidRecord>>;
   /** By id. */
@@ -84,6 +88,7 @@ const emptyState = (): State => ({
   events: [],
   platformKeys: new Map(),
   keys: new Map(),
+  dataKeys: new Map(),
   dids: new Map(),
   iacas: new Map(),
   iacaRevocations: new Map(),
@@ -405,6 +410,17 @@ function repositories(get: () => State): Repositories {
         const k = s.keys.get(id);
         return k !== undefined && k.tenantId === tenantId && s.keys.delete(id);
       },
+      async listSealedIn(format, limit) {
+        // The map keeps insertion order, which is creation order: a key is never inserted twice.
+        const software = [...get().keys.values()].filter((k) => (k.custody ?? 'software') === 'software' && k.sealed.startsWith(`${format}.`));
+        return software.slice(0, limit).map(copy);
+      },
+      async reseal(tenantId, id, from, to) {
+        const k = get().keys.get(id);
+        if (k === undefined || k.tenantId !== tenantId || k.sealed !== from) return false;
+        k.sealed = to;
+        return true;
+      },
     },
     dids: {
       async insert(record) {
@@ -515,6 +531,53 @@ function repositories(get: () => State): Repositories {
         if (existing) return copy(existing);
         s.platformKeys.set(record.name, copy(record));
         return copy(record);
+      },
+    },
+    dataKeys: {
+      async get(tenantId) {
+        const r = get().dataKeys.get(tenantId);
+        return r && copy(r);
+      },
+      async insertIfAbsent(record) {
+        const s = get();
+        const existing = s.dataKeys.get(record.tenantId);
+        if (existing) return copy(existing);
+        s.dataKeys.set(record.tenantId, copy(record));
+        return copy(record);
+      },
+      async listStale(current, limit) {
+        const stale = (k: DataKeyRecord) =>
+          k.wrappingKeyId !== current.wrappingKeyId || (current.recoveryKeyId !== undefined && k.recoveryKeyId !== current.recoveryKeyId);
+        const rows = [...get().dataKeys.values()].filter(stale).sort((a, b) => (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : 0));
+        return rows.slice(0, limit).map(copy);
+      },
+      async replaceWrapping(tenantId, id, expected, next) {
+        const s = get();
+        const k = s.dataKeys.get(tenantId);
+        if (k === undefined || k.id !== id || k.wrappingKeyId !== expected.wrappingKeyId || k.recoveryKeyId !== expected.recoveryKeyId) return false;
+        const { wrapped, wrappingKeyId, recoveryWrapped, recoveryKeyId, updatedAt } = next;
+        // Only what `next` names: a recovery form it leaves out is gone, as the SQL store's null.
+        s.dataKeys.set(tenantId, {
+          tenantId,
+          id,
+          wrapped,
+          wrappingKeyId,
+          ...(recoveryWrapped !== undefined ? { recoveryWrapped } : {}),
+          ...(recoveryKeyId !== undefined ? { recoveryKeyId } : {}),
+          createdAt: k.createdAt,
+          updatedAt,
+        });
+        return true;
+      },
+      async countByWrapping() {
+        const counts = new Map<string, DataKeyWrapping>();
+        for (const { wrappingKeyId, recoveryKeyId } of get().dataKeys.values()) {
+          const key = JSON.stringify([wrappingKeyId, recoveryKeyId ?? null]);
+          const group = counts.get(key) ?? { wrappingKeyId, ...(recoveryKeyId !== undefined ? { recoveryKeyId } : {}), count: 0 };
+          group.count += 1;
+          counts.set(key, group);
+        }
+        return [...counts.values()];
       },
     },
   };

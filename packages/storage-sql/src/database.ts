@@ -8,6 +8,7 @@ import type { AuthorizationsTable } from './authorizations.table.ts';
 import type { RefreshTokensTable } from './refresh-tokens.table.ts';
 import type { CredentialConfigurationsTable } from './credential-configurations.table.ts';
 import type { CustomDomainsTable } from './custom-domains.table.ts';
+import type { DataKeysTable } from './data-keys.table.ts';
 import type { DidsTable } from './dids.table.ts';
 import type { DeferredIssuancesTable } from './deferred-issuances.table.ts';
 import type { IssuedCredentialsTable } from './issued-credentials.table.ts';
@@ -37,6 +38,7 @@ export interface VellumDatabase {
   analytic_events: AnalyticEventsTable;
   platform_keys: PlatformKeysTable;
   keys: KeysTable;
+  data_keys: DataKeysTable;
   dids: DidsTable;
   mdoc_iacas: MdocIacasTable;
   mdoc_document_signers: MdocDocumentSignersTable;

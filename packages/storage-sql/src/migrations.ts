@@ -1044,6 +1044,27 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.alterTable('tenants').addColumn('key_custody', 'text').execute();
       },
     },
+
+    '0031_data_keys': {
+      async up(db: Kysely<any>) {
+        // The tenants' data keys (docs/key-custody.md "Envelope encryption"): one per tenant, gone
+        // with it, kept only wrapped (and, when the platform has a recovery key, encrypted to it).
+        // The ids name the keys that wrapped them; the re-wrapping job finds the stale ones by them.
+        await db.schema
+          .createTable('data_keys')
+          // Not null spelled out: SQLite lets a text primary key hold null otherwise.
+          .addColumn('tenant_id', 'text', (c) => c.primaryKey().notNull().references('tenants.id').onDelete('cascade'))
+          .addColumn('id', 'text', (c) => c.notNull().unique())
+          .addColumn('wrapped', 'text', (c) => c.notNull())
+          .addColumn('wrapping_key_id', 'text', (c) => c.notNull())
+          .addColumn('recovery_wrapped', 'text')
+          .addColumn('recovery_key_id', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('data_keys_wrapping_key_id').on('data_keys').column('wrapping_key_id').execute();
+      },
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import { toAnalyticEvent, toAnalyticEventRow } from './analytic-events.table.ts'
 import { compiledOnce } from './compiled-once.ts';
 import { toCredentialConfiguration, toCredentialConfigurationRow } from './credential-configurations.table.ts';
 import { toCustomDomain, toCustomDomainRow } from './custom-domains.table.ts';
+import { toDataKey, toDataKeyRow, toDataKeyWrappingColumns } from './data-keys.table.ts';
 import { type Executor, type SqlDialectKind, toSqlBoolean } from './database.ts';
 import { toDidRecord, toDidRow } from './dids.table.ts';
 import { type IssuedCredentialsTable, toIssuedCredential, toIssuedCredentialRow } from './issued-credentials.table.ts';
@@ -254,6 +255,31 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
       },
       async delete(tenantId, id) {
         return deleteOwned(db, 'keys', tenantId, id);
+      },
+      async listSealedIn(format, limit) {
+        // `\` escapes LIKE's wildcards in the format (the same in both dialects' string literals).
+        // SQLite's LIKE ignores ASCII case; the formats (`v1`, `v2`) and the sealed forms are lower case.
+        const prefix = `${format.replace(/[\\%_]/g, '\\$&')}.%`;
+        const rows = await db
+          .selectFrom('keys')
+          .selectAll()
+          .where('custody', '=', 'software')
+          .where(sql<SqlBool>`sealed like ${prefix} escape '\\'`)
+          .orderBy('seq')
+          .limit(limit)
+          .execute();
+        return rows.map(toStoredKey);
+      },
+      async reseal(tenantId, id, from, to) {
+        // Compare-and-set in one statement: of two servers sealing the key again, one writes.
+        const result = await db
+          .updateTable('keys')
+          .set({ sealed: to })
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .where('sealed', '=', from)
+          .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
       },
     },
 
@@ -507,6 +533,66 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
           .execute();
         const row = await db.selectFrom('platform_keys').selectAll().where('name', '=', record.name).executeTakeFirstOrThrow();
         return toPlatformKey(row);
+      },
+    },
+
+    dataKeys: {
+      async get(tenantId) {
+        const row = await db.selectFrom('data_keys').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+        return row && toDataKey(row);
+      },
+      async insertIfAbsent(record) {
+        // As platformKeys: insert-or-nothing, then read, so racing servers all read the one row.
+        await db
+          .insertInto('data_keys')
+          .values(toDataKeyRow(record))
+          .onConflict((oc) => oc.column('tenant_id').doNothing())
+          .execute();
+        const row = await db.selectFrom('data_keys').selectAll().where('tenant_id', '=', record.tenantId).executeTakeFirstOrThrow();
+        return toDataKey(row);
+      },
+      async listStale(current, limit) {
+        const { wrappingKeyId, recoveryKeyId } = current;
+        const rows = await db
+          .selectFrom('data_keys')
+          .selectAll()
+          .where((eb) =>
+            eb.or([
+              eb('wrapping_key_id', '<>', wrappingKeyId),
+              ...(recoveryKeyId === undefined ? [] : [eb('recovery_key_id', 'is', null), eb('recovery_key_id', '<>', recoveryKeyId)]),
+            ]),
+          )
+          .orderBy('tenant_id')
+          .limit(limit)
+          .execute();
+        return rows.map(toDataKey);
+      },
+      async replaceWrapping(tenantId, id, expected, next) {
+        // Compare-and-set in one statement; no recovery key expected matches only a null one.
+        const result = await db
+          .updateTable('data_keys')
+          .set(toDataKeyWrappingColumns(next))
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .where('wrapping_key_id', '=', expected.wrappingKeyId)
+          .where('recovery_key_id', expected.recoveryKeyId === undefined ? 'is' : '=', expected.recoveryKeyId ?? null)
+          .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+      async countByWrapping() {
+        const rows = await db
+          .selectFrom('data_keys')
+          .select((eb) => ['wrapping_key_id', 'recovery_key_id', eb.fn.countAll().as('count')])
+          .groupBy(['wrapping_key_id', 'recovery_key_id'])
+          .orderBy('wrapping_key_id')
+          .orderBy('recovery_key_id')
+          .execute();
+        return rows.map((r) => ({
+          wrappingKeyId: r.wrapping_key_id,
+          ...(r.recovery_key_id !== null ? { recoveryKeyId: r.recovery_key_id } : {}),
+          // PostgreSQL counts in bigint, which pg returns as a string.
+          count: Number(r.count),
+        }));
       },
     },
   };

@@ -47,7 +47,7 @@ const READS: Record<Kind, readonly string[]> = {
   tenants: ['findById', 'findBySubdomain', 'list'],
   customDomains: ['get', 'findVerified'],
   configurations: ['get', 'list', 'listAll', 'listStamps'],
-  keys: ['get'],
+  keys: ['get', 'listSealedIn'],
   clients: ['findByClientId', 'list'],
 };
 

@@ -1,4 +1,4 @@
-import type { AdminClient, AnalyticEvent, CredentialConfiguration, CustomDomain, DidRecord, Store } from '@vellum/core';
+import type { AdminClient, AnalyticEvent, CredentialConfiguration, CustomDomain, DataKeyRecord, DidRecord, Store, StoredKey } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMdocPkiContract } from './store-contract-mdoc.ts';
 import { describeWebhookContract } from './store-contract-webhooks.ts';
@@ -420,6 +420,47 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(read).toEqual(software);
         expect(read).not.toHaveProperty('custody');
       });
+
+      it('lists the software keys sealed in a format, of every tenant, oldest first, up to the limit', async () => {
+        const [a, b] = await insertTenants(store);
+        // A format no other test seals in, so the store's other keys never show here.
+        const format = unique('f');
+        const inserted = async (over: Partial<StoredKey>) => {
+          const k: StoredKey = { ...key(a.id), ...over };
+          await store.keys.insert(k);
+          return k;
+        };
+        const first = await inserted({ sealed: `${format}.one` });
+        const other = await inserted({ tenantId: b.id, sealed: `${format}.two` });
+        const third = await inserted({ sealed: `${format}.three`, custody: 'software' });
+        await inserted({ sealed: `${format}.held`, custody: 'pkcs11' });
+        await inserted({ sealed: `${format}x.longer` });
+        await inserted({ sealed: `v0.${format}.inside` });
+        const { custody: _software, ...thirdRead } = third;
+        expect(await store.keys.listSealedIn(format, 10)).toEqual([first, other, thirdRead]);
+        expect(await store.keys.listSealedIn(format, 2)).toEqual([first, other]);
+        // The format is matched as written: `_` and `%` are no wildcards.
+        expect(await store.keys.listSealedIn(`${format.slice(0, -1)}_`, 10)).toEqual([]);
+        expect(await store.keys.listSealedIn(`${format}%`, 10)).toEqual([]);
+      });
+
+      it('seals a key again only while its sealed form is still the one expected, within its tenant', async () => {
+        const [a, b] = await insertTenants(store);
+        const format = unique('f');
+        const k = { ...key(a.id), sealed: `${format}.old` };
+        await store.keys.insert(k);
+        // Read first, so a store that caches keys would have to forget this read.
+        expect((await store.keys.get(a.id, k.id))?.sealed).toBe(k.sealed);
+        expect(await store.keys.reseal(b.id, k.id, k.sealed, 'v2.other-tenant')).toBe(false);
+        expect(await store.keys.reseal(a.id, uuid(), k.sealed, 'v2.no-such-key')).toBe(false);
+        expect(await store.keys.reseal(a.id, k.id, `${format}.stale`, 'v2.stale')).toBe(false);
+        expect(await store.keys.get(a.id, k.id)).toEqual(k);
+        expect(await store.keys.reseal(a.id, k.id, k.sealed, 'v2.new')).toBe(true);
+        expect(await store.keys.get(a.id, k.id)).toEqual({ ...k, sealed: 'v2.new' });
+        expect(await store.keys.reseal(a.id, k.id, k.sealed, 'v2.second')).toBe(false);
+        expect(await store.keys.get(a.id, k.id)).toEqual({ ...k, sealed: 'v2.new' });
+        expect(await store.keys.listSealedIn(format, 10)).toEqual([]);
+      });
     });
 
     describe('dids', () => {
@@ -605,6 +646,161 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.platformKeys.insertIfAbsent(first)).toEqual(first);
         expect(await store.platformKeys.insertIfAbsent({ ...first, sealed: 'two' })).toEqual(first);
         expect(await store.platformKeys.get(name)).toEqual(first);
+      });
+    });
+
+    describe('data keys', () => {
+      const now = () => new Date().toISOString();
+      /** A time `ms` from now: later than any the test's records were made at. */
+      const later = (ms: number) => new Date(Date.now() + ms).toISOString();
+      /** A data key of `tenantId`, wrapped by a key no other test uses, without a recovery form unless told. */
+      const dataKey = (tenantId: string, over: Partial<DataKeyRecord> = {}): DataKeyRecord => ({
+        tenantId,
+        id: uuid(),
+        wrapped: unique('wrapped'),
+        wrappingKeyId: unique('master:'),
+        createdAt: now(),
+        updatedAt: now(),
+        ...over,
+      });
+      const inserted = async (over: Partial<DataKeyRecord> = {}, tenantId: string = uuid()) => {
+        const k = dataKey((await insertTenant(store, { id: tenantId })).id, over);
+        expect(await store.dataKeys.insertIfAbsent(k)).toEqual(k);
+        return k;
+      };
+      const byTenant = (x: DataKeyRecord, y: DataKeyRecord) => (x.tenantId < y.tenantId ? -1 : x.tenantId > y.tenantId ? 1 : 0);
+      /** Every stale data key (checking that none was left out for the limit), of those in `mine`. */
+      const staleOf = async (current: { wrappingKeyId: string; recoveryKeyId?: string }, mine: DataKeyRecord[]) => {
+        const all = await store.dataKeys.listStale(current, 10_000);
+        expect(all.length).toBeLessThan(10_000);
+        const ids = new Set(mine.map((k) => k.tenantId));
+        return all.filter((k) => ids.has(k.tenantId));
+      };
+
+      it('reads nothing for a tenant without one, and keeps the first record a tenant is given', async () => {
+        const [a, b] = await insertTenants(store);
+        expect(await store.dataKeys.get(a.id)).toBeUndefined();
+        const first = dataKey(a.id, { recoveryWrapped: unique('recovery'), recoveryKeyId: unique('rsa:') });
+        expect(await store.dataKeys.insertIfAbsent(first)).toEqual(first);
+        expect(await store.dataKeys.insertIfAbsent(dataKey(a.id))).toEqual(first);
+        expect(await store.dataKeys.get(a.id)).toEqual(first);
+        expect(await store.dataKeys.get(b.id)).toBeUndefined();
+        const plain = dataKey(b.id);
+        expect(await store.dataKeys.insertIfAbsent(plain)).toEqual(plain);
+        const read = await store.dataKeys.get(b.id);
+        expect(read).toEqual(plain);
+        expect(read).not.toHaveProperty('recoveryWrapped');
+        expect(read).not.toHaveProperty('recoveryKeyId');
+      });
+
+      it('lists the stale ones by tenant id: not under the current wrapping key, or not encrypted to the current recovery key when there is one', async () => {
+        const [wrapping, older, recovery, olderRecovery] = [unique('master:'), unique('master:'), unique('rsa:'), unique('rsa:')];
+        const withRecovery = (recoveryKeyId: string) => ({ recoveryWrapped: unique('recovery'), recoveryKeyId });
+        // Tenant ids in descending order: creation order is not the order asked for.
+        const ids = Array.from({ length: 5 }, uuid).sort().reverse() as [string, string, string, string, string];
+        const current = await inserted({ wrappingKeyId: wrapping, ...withRecovery(recovery) }, ids[0]);
+        const noRecovery = await inserted({ wrappingKeyId: wrapping }, ids[1]);
+        const oldRecovery = await inserted({ wrappingKeyId: wrapping, ...withRecovery(olderRecovery) }, ids[2]);
+        const oldWrapping = await inserted({ wrappingKeyId: older, ...withRecovery(recovery) }, ids[3]);
+        const oldBoth = await inserted({ wrappingKeyId: older }, ids[4]);
+        const mine = [current, noRecovery, oldRecovery, oldWrapping, oldBoth];
+        expect(await staleOf({ wrappingKeyId: wrapping }, mine)).toEqual([oldWrapping, oldBoth].sort(byTenant));
+        expect(await staleOf({ wrappingKeyId: wrapping, recoveryKeyId: recovery }, mine)).toEqual(
+          [noRecovery, oldRecovery, oldWrapping, oldBoth].sort(byTenant),
+        );
+        expect(await staleOf({ wrappingKeyId: older }, mine)).toEqual([current, noRecovery, oldRecovery].sort(byTenant));
+      });
+
+      it('lists no more stale ones than the limit, the first by tenant id', async () => {
+        const older = unique('master:');
+        for (const id of Array.from({ length: 3 }, uuid).sort().reverse()) await inserted({ wrappingKeyId: older }, id);
+        const current = { wrappingKeyId: unique('master:') };
+        const all = await store.dataKeys.listStale(current, 10_000);
+        expect(all.length).toBeGreaterThanOrEqual(3);
+        expect(await store.dataKeys.listStale(current, 2)).toEqual(all.slice(0, 2));
+        expect(await store.dataKeys.listStale(current, 1)).toEqual(all.slice(0, 1));
+      });
+
+      it('replaces the wrapped forms only while they are as expected (compare-and-set), a missing recovery key matching none', async () => {
+        const [a, b] = await insertTenants(store);
+        const [older, wrapping, newest, recovery] = [unique('master:'), unique('master:'), unique('master:'), unique('rsa:')];
+        const k = dataKey(a.id, { wrappingKeyId: older });
+        await store.dataKeys.insertIfAbsent(k);
+        const next = {
+          wrapped: unique('wrapped'),
+          wrappingKeyId: wrapping,
+          recoveryWrapped: unique('recovery'),
+          recoveryKeyId: recovery,
+          updatedAt: later(60_000),
+        };
+        expect(await store.dataKeys.replaceWrapping(b.id, k.id, { wrappingKeyId: older }, next)).toBe(false);
+        expect(await store.dataKeys.replaceWrapping(a.id, uuid(), { wrappingKeyId: older }, next)).toBe(false);
+        expect(await store.dataKeys.replaceWrapping(a.id, k.id, { wrappingKeyId: wrapping }, next)).toBe(false);
+        // It has no recovery form: expecting one does not match.
+        expect(await store.dataKeys.replaceWrapping(a.id, k.id, { wrappingKeyId: older, recoveryKeyId: recovery }, next)).toBe(false);
+        expect(await store.dataKeys.get(a.id)).toEqual(k);
+
+        expect(await store.dataKeys.replaceWrapping(a.id, k.id, { wrappingKeyId: older }, next)).toBe(true);
+        const rewrapped = { ...k, ...next };
+        expect(await store.dataKeys.get(a.id)).toEqual(rewrapped);
+        // A second server that read it before the first wrote: its expectation is stale.
+        expect(await store.dataKeys.replaceWrapping(a.id, k.id, { wrappingKeyId: older }, { ...next, wrapped: unique('late') })).toBe(false);
+        expect(await store.dataKeys.replaceWrapping(a.id, k.id, { wrappingKeyId: wrapping }, { ...next, wrapped: unique('late') })).toBe(false);
+        expect(await store.dataKeys.replaceWrapping(a.id, k.id, { wrappingKeyId: wrapping, recoveryKeyId: unique('rsa:') }, next)).toBe(false);
+        expect(await store.dataKeys.get(a.id)).toEqual(rewrapped);
+
+        // Without a recovery form in `next`, the stored one goes.
+        const last = { wrapped: unique('wrapped'), wrappingKeyId: newest, updatedAt: later(120_000) };
+        expect(await store.dataKeys.replaceWrapping(a.id, k.id, { wrappingKeyId: wrapping, recoveryKeyId: recovery }, last)).toBe(true);
+        const read = await store.dataKeys.get(a.id);
+        expect(read).toEqual({ ...k, ...last });
+        expect(read).not.toHaveProperty('recoveryWrapped');
+        expect(read).not.toHaveProperty('recoveryKeyId');
+      });
+
+      it('lets one of two re-wrappings of the same data key at once write', async () => {
+        const k = await inserted();
+        const outcomes = await Promise.all(
+          ['one', 'two'].map((wrapped) =>
+            store.dataKeys.replaceWrapping(
+              k.tenantId,
+              k.id,
+              { wrappingKeyId: k.wrappingKeyId },
+              { wrapped, wrappingKeyId: unique('master:'), updatedAt: now() },
+            ),
+          ),
+        );
+        expect(outcomes.filter(Boolean)).toHaveLength(1);
+        expect((await store.dataKeys.get(k.tenantId))?.wrapped).toBe(outcomes[0] ? 'one' : 'two');
+      });
+
+      it('counts the data keys of each wrapping key and recovery key pair', async () => {
+        const [one, two, recovery] = [unique('master:'), unique('master:'), unique('rsa:')];
+        const withRecovery = { recoveryWrapped: 'r', recoveryKeyId: recovery };
+        await inserted({ wrappingKeyId: one, ...withRecovery });
+        await inserted({ wrappingKeyId: one, ...withRecovery });
+        await inserted({ wrappingKeyId: one });
+        await inserted({ wrappingKeyId: two, ...withRecovery });
+        const counts = (await store.dataKeys.countByWrapping()).filter((c) => c.wrappingKeyId === one || c.wrappingKeyId === two);
+        expect(counts).toHaveLength(3);
+        expect(counts).toEqual(
+          expect.arrayContaining([
+            { wrappingKeyId: one, recoveryKeyId: recovery, count: 2 },
+            { wrappingKeyId: one, count: 1 },
+            { wrappingKeyId: two, recoveryKeyId: recovery, count: 1 },
+          ]),
+        );
+        expect(counts.find((c) => c.wrappingKeyId === one && c.count === 1)).not.toHaveProperty('recoveryKeyId');
+      });
+
+      it('rolls back with the transaction', async () => {
+        const t = await insertTenant(store);
+        await expectWriteRolledBack(store, 'boom', { write: (tx) => tx.dataKeys.insertIfAbsent(dataKey(t.id)), read: (r) => r.dataKeys.get(t.id) });
+        const k = await inserted();
+        await expectRolledBack(store, 'boom', (tx) =>
+          tx.dataKeys.replaceWrapping(k.tenantId, k.id, { wrappingKeyId: k.wrappingKeyId }, { wrapped: 'rolled back', wrappingKeyId: 'x', updatedAt: now() }),
+        );
+        expect(await store.dataKeys.get(k.tenantId)).toEqual(k);
       });
     });
 
