@@ -27,6 +27,7 @@ export interface CliCommand {
 }
 
 const subdomain: CliOption = { name: 'tenant', value: 'SUBDOMAIN', required: true, description: 'the tenant, by its subdomain' };
+const batch: CliOption = { name: 'batch', value: 'N', required: false, description: 'rows read and written per pass (default 100)' };
 const clientId: CliOption = { name: 'client', value: 'CLIENT_ID', required: true, description: 'the admin client, by its client id (see `clients list`)' };
 
 /** Every command `vellum` runs, in the order the help lists them. */
@@ -94,6 +95,33 @@ export const COMMANDS = [
     options: [subdomain, clientId],
     examples: ['vellum clients revoke --tenant acme --client CLIENT_ID'],
     details: ['A tenant’s last admin client cannot be revoked.'],
+  },
+  {
+    name: 'keys wrapping',
+    summary: 'Show how tenants’ software keys are sealed and how many data keys each key wraps (JSON).',
+    options: [],
+    examples: ['vellum keys wrapping'],
+    details: [
+      'VELLUM_KEY_WRAPPING says how new keys are sealed: off (directly under the master key), master or pkcs11 (under per-tenant data keys wrapped by the master key or by an AES key in the PKCS#11 token). docs/key-custody.md, "Envelope encryption".',
+    ],
+  },
+  {
+    name: 'keys rewrap',
+    summary: 'Re-wrap data keys under the current wrapping key; seal older keys under data keys.',
+    options: [batch],
+    examples: ['VELLUM_PKCS11_WRAPPING_KEY=wrap-2027 vellum keys rewrap', 'vellum keys rewrap --batch 500'],
+    details: [
+      'Run it after changing the wrapping key (VELLUM_KEY_WRAPPING, VELLUM_PKCS11_WRAPPING_KEY) or adding a recovery key; servers also re-wrap each data key they read. Only the one data key row of each tenant is written again; the keys sealed under it are not. Then, unless VELLUM_KEY_WRAPPING is off, every key sealed under the master key alone is sealed again under its tenant’s data key. The old wrapping key must still be reachable while it runs. Prints what it did as JSON; exits 1 when something could not be done.',
+    ],
+  },
+  {
+    name: 'keys recover',
+    summary: 'Bring back data keys whose wrapping key is lost, from the offline recovery key.',
+    options: [{ name: 'recovery-key', value: 'FILE', required: true, description: 'the recovery key’s RSA private key (PEM), kept offline until now' }, batch],
+    examples: ['VELLUM_KEY_WRAPPING=master vellum keys recover --recovery-key ./recovery.pem'],
+    details: [
+      'For when the token holding the wrapping key is gone: point VELLUM_KEY_WRAPPING at a wrapping key this server has (master, or a new token), and give the recovery private key. docs/key-custody.md, "Recovery". Prints what it did as JSON; exits 1 when something could not be done.',
+    ],
   },
 ] as const satisfies readonly CliCommand[];
 

@@ -176,7 +176,13 @@ describe('VELLUM_KEY_CUSTODY and VELLUM_PKCS11_* (docs/key-custody.md)', () => {
   const token = { VELLUM_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', VELLUM_PKCS11_TOKEN_LABEL: 'issuer', VELLUM_PKCS11_PIN: '1234' };
 
   it('default to software keys and no token: nothing changes for who does not opt in', () => {
-    expect(config({})).toMatchObject({ keyCustody: 'software', pkcs11: undefined });
+    expect(config({})).toMatchObject({ keyCustody: 'software', pkcs11: undefined, keyWrapping: 'off', keyRecoveryPublicKey: undefined });
+  });
+
+  it('take VELLUM_KEY_WRAPPING and the token’s wrapping key label (a default unless told; the recovery key file is read in key-wrapping.hsm.test.ts)', () => {
+    expect(config({ VELLUM_KEY_WRAPPING: 'master' })).toMatchObject({ keyWrapping: 'master', pkcs11: undefined });
+    expect(config({ ...token, VELLUM_KEY_WRAPPING: 'pkcs11' })).toMatchObject({ keyWrapping: 'pkcs11', pkcs11: { wrappingKeyLabel: 'vellum-wrapping-key' } });
+    expect(config({ ...token, VELLUM_PKCS11_WRAPPING_KEY: 'wrap-2027' }).pkcs11?.wrappingKeyLabel).toBe('wrap-2027');
   });
 
   it('take a token by label or slot, with four sessions unless told, and make new keys in it with VELLUM_KEY_CUSTODY=pkcs11', () => {
@@ -208,6 +214,11 @@ describe('VELLUM_KEY_CUSTODY and VELLUM_PKCS11_* (docs/key-custody.md)', () => {
     [{ VELLUM_PKCS11_MODULE: '/hsm.so', VELLUM_PKCS11_TOKEN_LABEL: 'issuer' }, /Set one of VELLUM_PKCS11_PIN and VELLUM_PKCS11_PIN_FILE/],
     [{ ...token, VELLUM_PKCS11_PIN_FILE: '/run/secrets/pin' }, /Set one of VELLUM_PKCS11_PIN and VELLUM_PKCS11_PIN_FILE/],
     [{ ...token, VELLUM_PKCS11_SESSIONS: '0' }, /VELLUM_PKCS11_SESSIONS must be a whole number from 1 to 256/],
+    [{ VELLUM_KEY_WRAPPING: 'pkcs11' }, /VELLUM_KEY_WRAPPING=pkcs11 needs a token/],
+    [{ VELLUM_KEY_WRAPPING: 'kms' }, /VELLUM_KEY_WRAPPING must be one of off, master, pkcs11/],
+    [{ VELLUM_PKCS11_WRAPPING_KEY: 'wrap' }, /VELLUM_PKCS11_WRAPPING_KEY is set but VELLUM_PKCS11_MODULE is not/],
+    [{ VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE: '/etc/recovery.pem' }, /VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE needs VELLUM_KEY_WRAPPING/],
+    [{ VELLUM_KEY_WRAPPING: 'master', VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE: '/nonexistent/r.pem' }, /VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE: cannot read/],
   ])('refuses %j with an error that says what to set', (env, message) => {
     expect(() => config(env as Record<string, string>)).toThrow(message);
   });

@@ -67,7 +67,18 @@ export interface ServerConfig {
   keyCustody: KeyCustody;
   /** The PKCS#11 token (VELLUM_PKCS11_*), when one is configured. */
   pkcs11: Pkcs11Config | undefined;
+  /**
+   * VELLUM_KEY_WRAPPING: how new software keys are sealed (docs/key-custody.md "Envelope encryption"):
+   * `off` (default) directly under the master key; `master` or `pkcs11`, under per-tenant data keys
+   * wrapped by the master key or by an AES key in the PKCS#11 token.
+   */
+  keyWrapping: KeyWrapping;
+  /** VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE: the PEM of the RSA recovery key every data key is also encrypted to. */
+  keyRecoveryPublicKey: string | undefined;
 }
+
+export const KEY_WRAPPINGS = ['off', 'master', 'pkcs11'] as const;
+export type KeyWrapping = (typeof KEY_WRAPPINGS)[number];
 
 /** VELLUM_PKCS11_*: the token that holds keys in `pkcs11` custody (docs/key-custody.md). */
 export interface Pkcs11Config {
@@ -83,6 +94,8 @@ export interface Pkcs11Config {
   sessions: number;
   /** VELLUM_PKCS11_THREAD_POOL: sign on libuv's thread pool (default true) or on the event loop. */
   threadPool: boolean;
+  /** VELLUM_PKCS11_WRAPPING_KEY: the label of the token's AES key that wraps data keys (default `vellum-wrapping-key`). */
+  wrappingKeyLabel: string;
 }
 
 export class ConfigError extends Error {
@@ -142,6 +155,7 @@ function pkcs11(env: Env, cwd: string): Pkcs11Config | undefined {
     'VELLUM_PKCS11_PIN_FILE',
     'VELLUM_PKCS11_SESSIONS',
     'VELLUM_PKCS11_THREAD_POOL',
+    'VELLUM_PKCS11_WRAPPING_KEY',
   ].filter((name) => read(env, name) !== undefined);
   if (module === undefined) {
     if (named.length > 0) throw new ConfigError(`${named[0]} is set but VELLUM_PKCS11_MODULE is not: name the token's PKCS#11 library`);
@@ -174,6 +188,7 @@ function pkcs11(env: Env, cwd: string): Pkcs11Config | undefined {
     pin: pin as string,
     sessions: integer(env, 'VELLUM_PKCS11_SESSIONS', 4, 1, 256),
     threadPool: read(env, 'VELLUM_PKCS11_THREAD_POOL') === undefined ? true : flag(env, 'VELLUM_PKCS11_THREAD_POOL'),
+    wrappingKeyLabel: read(env, 'VELLUM_PKCS11_WRAPPING_KEY') ?? 'vellum-wrapping-key',
   };
 }
 
@@ -310,9 +325,25 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), cores: (
   };
 }
 
-function keyCustody(env: Env, cwd: string): Pick<ServerConfig, 'keyCustody' | 'pkcs11'> {
+function keyCustody(env: Env, cwd: string): Pick<ServerConfig, 'keyCustody' | 'pkcs11' | 'keyWrapping' | 'keyRecoveryPublicKey'> {
   const token = pkcs11(env, cwd);
   const custody = oneOf(env, 'VELLUM_KEY_CUSTODY', KEY_CUSTODIES, 'software');
   if (custody === 'pkcs11' && !token) throw new ConfigError('VELLUM_KEY_CUSTODY=pkcs11 needs a token: set VELLUM_PKCS11_MODULE and the settings beside it');
-  return { keyCustody: custody, pkcs11: token };
+  const wrapping = oneOf(env, 'VELLUM_KEY_WRAPPING', KEY_WRAPPINGS, 'off');
+  if (wrapping === 'pkcs11' && !token) throw new ConfigError('VELLUM_KEY_WRAPPING=pkcs11 needs a token: set VELLUM_PKCS11_MODULE and the settings beside it');
+  const recoveryFile = read(env, 'VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE');
+  if (recoveryFile !== undefined && wrapping === 'off') {
+    throw new ConfigError('VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE needs VELLUM_KEY_WRAPPING (master or pkcs11): the recovery key covers data keys');
+  }
+  let recovery: string | undefined;
+  if (recoveryFile !== undefined) {
+    const file = isAbsolute(recoveryFile) ? recoveryFile : resolve(cwd, recoveryFile);
+    try {
+      recovery = readFileSync(file, 'utf8');
+    } catch {
+      throw new ConfigError(`VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE: cannot read ${file}`);
+    }
+    if (!recovery.includes('-----BEGIN PUBLIC KEY-----')) throw new ConfigError(`VELLUM_KEY_RECOVERY_PUBLIC_KEY_FILE: ${file} holds no PEM public key`);
+  }
+  return { keyCustody: custody, pkcs11: token, keyWrapping: wrapping, keyRecoveryPublicKey: recovery };
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `vellum` command: serve | migrate | tenants create|list | clients create|list|rotate-secret|revoke.
+// The `vellum` command: serve | migrate | tenants create|list | clients create|list|rotate-secret|revoke |
+// keys wrapping|rewrap|recover.
 // Its commands, options and help live in cli.ts; the progress lines it writes to stderr in cli-progress.ts.
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
@@ -166,6 +167,39 @@ async function withRuntime<T>(config: ServerConfig, doing: string | undefined, w
 type Options = Record<string, string | undefined>;
 const given = (o: Options, name: string): string => o[name] as string;
 
+/** `--batch N`: a whole number from 1 to 10000 (default 100). */
+function batchOf(o: Options): number {
+  const raw = o.batch;
+  if (raw === undefined) return 100;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > 10_000) throw new ConfigError(`--batch must be a whole number from 1 to 10000; got "${raw}"`);
+  return n;
+}
+
+interface PassReport {
+  failed: unknown[];
+  more: boolean;
+}
+
+/**
+ * Runs `pass` until it finds nothing more to do, or a pass does nothing at all (what is left failed);
+ * adds up the counts it reports, and keeps the failures of the last pass.
+ */
+async function untilDone<R extends PassReport>(pass: () => Promise<R>, count: (report: R) => number): Promise<{ done: number; failed: R['failed'] }> {
+  let done = 0;
+  for (;;) {
+    const report = await pass();
+    done += count(report);
+    if (!report.more || count(report) === 0) return { done, failed: report.failed };
+  }
+}
+
+/** Prints a key upkeep's result; a failure makes the command exit 1, after the JSON that names it. */
+function printUpkeep(result: Record<string, unknown> & { failed: unknown[] }): void {
+  print(result);
+  if (result.failed.length > 0) throw new Error(`${result.failed.length} could not be done; see "failed" above`);
+}
+
 /** What each command does; cli.ts has already checked its options against its help. */
 const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConfig, o: Options) => Promise<void>> = {
   async migrate(config) {
@@ -202,6 +236,47 @@ const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConf
   async 'clients revoke'(config, o) {
     const input = { subdomain: given(o, 'tenant'), clientId: given(o, 'client') };
     await withRuntime(config, `revoking ${input.clientId} (tenant "${input.subdomain}")…`, async (rt) => print(await rt.vellum.tenants.revokeClient(input)));
+  },
+  async 'keys wrapping'(config) {
+    await withRuntime(config, undefined, async (rt) => print(await rt.keyWrapping.status()));
+  },
+  async 'keys rewrap'(config, o) {
+    const batch = batchOf(o);
+    await withRuntime(config, 're-wrapping data keys…', async (rt) => {
+      const rewrapped = await untilDone(
+        () => rt.keyWrapping.rewrap(batch),
+        (r) => r.rewrapped,
+      );
+      const resealed =
+        config.keyWrapping === 'off'
+          ? { done: 0, failed: [] }
+          : await untilDone(
+              () => rt.keyWrapping.reseal(batch),
+              (r) => r.resealed,
+            );
+      printUpkeep({
+        ...(await rt.keyWrapping.status()),
+        rewrapped: rewrapped.done,
+        resealed: resealed.done,
+        failed: [...rewrapped.failed, ...resealed.failed],
+      });
+    });
+  },
+  async 'keys recover'(config, o) {
+    const batch = batchOf(o);
+    let pem: string;
+    try {
+      pem = readFileSync(given(o, 'recovery-key'), 'utf8');
+    } catch {
+      throw new ConfigError(`--recovery-key: cannot read ${given(o, 'recovery-key')}`);
+    }
+    await withRuntime(config, 'recovering data keys from their recovery copies…', async (rt) => {
+      const recovered = await untilDone(
+        () => rt.keyWrapping.recover(pem, batch),
+        (r) => r.rewrapped,
+      );
+      printUpkeep({ ...(await rt.keyWrapping.status()), recovered: recovered.done, failed: recovered.failed });
+    });
   },
 };
 

@@ -14,14 +14,21 @@ import {
   type Vellum,
 } from '@vellum/core';
 import {
+  createEnvelopeSealer,
   createKeyManager,
+  createKeyResealer,
+  createMasterKeyWrapper,
+  createRecoveryKey,
   createScryptHasher,
   createSealer,
   createSecretBox,
   createSessionTokens,
   createX509Authority,
+  type EnvelopeSealer,
   loadPlatformTokenSigner,
   parseMasterKey,
+  type ResealReport,
+  type RewrapReport,
 } from '@vellum/crypto';
 import { createWalletTokens, loadDigests } from '@vellum/crypto';
 import {
@@ -36,7 +43,7 @@ import {
 import { createFormatSigners, createLinkedDataProofVerifier, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
-import { createPkcs11KeyManager, openPkcs11Token, type Pkcs11Token } from '@vellum/pkcs11';
+import { createPkcs11KeyManager, createPkcs11KeyWrapper, findPkcs11KeyWrapper, openPkcs11Token, type Pkcs11Token, pkcs11KeyWrapperLabel } from '@vellum/pkcs11';
 import { cacheReads } from '@vellum/store-cache';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
@@ -55,7 +62,26 @@ export interface Runtime {
   retention: RetentionJob;
   /** The Prometheus metrics when VELLUM_METRICS_PORT is set (docs/metrics.md); undefined when they are off. */
   metrics?: VellumMetrics;
+  /** Envelope encryption's upkeep (docs/key-custody.md "Envelope encryption"): the `vellum keys` commands. */
+  keyWrapping: KeyWrappingUpkeep;
   close(): Promise<void>;
+}
+
+/** What `vellum keys wrapping|rewrap|recover` do, on the runtime's store and wrapping keys. */
+export interface KeyWrappingUpkeep {
+  /** VELLUM_KEY_WRAPPING, and the wrapping key (and recovery key) new data keys get. */
+  status(): Promise<{
+    wrapping: ServerConfig['keyWrapping'];
+    wrappingKeyId: string;
+    recoveryKeyId?: string;
+    dataKeys: Array<{ wrappingKeyId: string; recoveryKeyId?: string; count: number }>;
+  }>;
+  /** One pass of re-wrapping data keys not under the current wrapping (and recovery) key. */
+  rewrap(limit: number): Promise<RewrapReport>;
+  /** One pass of sealing keys still sealed under the master key alone under their tenant's data key (refused with VELLUM_KEY_WRAPPING=off). */
+  reseal(limit: number): Promise<ResealReport>;
+  /** One pass of recovering data keys whose wrapping key is lost, from their copies under the recovery key. */
+  recover(recoveryPrivateKeyPem: string, limit: number): Promise<RewrapReport>;
 }
 
 /** How a runtime opens its database. */
@@ -127,11 +153,9 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     const clock = systemClock;
     const ids = createNodeIds();
     const hasher = createScryptHasher();
-    const sealer = createSealer(masterKey(config, options.warnDevelopmentKey === false ? undefined : logger, options.onStep), { random: ids.bytes });
+    const master = masterKey(config, options.warnDevelopmentKey === false ? undefined : logger, options.onStep);
+    const sealer = createSealer(master, { random: ids.bytes });
     const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
-    // Tenants' keys are sealed under the same master key as the platform key: a master key that
-    // cannot open the stored platform key has already stopped the start above.
-    const software = createKeyManager({ keys: store.keys, sealer, ids, clock });
     // With a PKCS#11 token (docs/key-custody.md), keys in `pkcs11` custody are made and used in it;
     // VELLUM_KEY_CUSTODY says where new keys go. Without one, the software KeyManager alone, as before.
     token = config.pkcs11
@@ -144,6 +168,11 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
           threadPool: config.pkcs11.threadPool,
         })
       : undefined;
+    // Tenants' software keys are sealed under the master key (`v1`), or with VELLUM_KEY_WRAPPING under
+    // per-tenant data keys wrapped by the master key or the token's AES key (docs/key-custody.md
+    // "Envelope encryption"). Keys sealed either way are read whatever the setting is now.
+    const envelope = await openEnvelope(config, store, master, token, { ids, clock });
+    const software = createKeyManager({ keys: store.keys, sealer, envelope, sealUnderDataKeys: config.keyWrapping !== 'off', ids, clock });
     // Each tenant's new keys go where it chose (`/v1/config/key-custody`), else where the platform says.
     const keyCustody = { available: token ? (['software', 'pkcs11'] as const) : (['software'] as const), platformDefault: config.keyCustody };
     const keys = routeKeysByCustody({
@@ -249,6 +278,7 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       webhookDelivery,
       retention,
       ...(metrics ? { metrics } : {}),
+      keyWrapping: keyWrappingUpkeep(config, store, sealer, envelope),
       async close() {
         http.close();
         await vellum.recorder.flush();
@@ -261,6 +291,59 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     await token?.close();
     throw error;
   }
+}
+
+/** The envelope sealer on the configured wrapping keys: the current one, the master key, and any label in the token. */
+async function openEnvelope(
+  config: ServerConfig,
+  store: Store,
+  master: Uint8Array,
+  token: Pkcs11Token | undefined,
+  { ids, clock }: { ids: ReturnType<typeof createNodeIds>; clock: typeof systemClock },
+): Promise<EnvelopeSealer> {
+  const masterWrapper = createMasterKeyWrapper(master, { random: ids.bytes });
+  // The token's wrapping key is made on the first start that names it, and never leaves the token.
+  const current =
+    config.keyWrapping === 'pkcs11' && token && config.pkcs11 ? await createPkcs11KeyWrapper({ token, label: config.pkcs11.wrappingKeyLabel }) : masterWrapper;
+  return createEnvelopeSealer({
+    dataKeys: store.dataKeys,
+    wrapping: {
+      current,
+      // Older wrapping keys stay usable for reading while any data key is under them: the master key
+      // always, and any AES key of the token by its label.
+      find: (id) => {
+        if (id === current.id) return current;
+        if (id === masterWrapper.id) return masterWrapper;
+        return token && pkcs11KeyWrapperLabel(id) !== undefined ? findPkcs11KeyWrapper(token, id) : undefined;
+      },
+    },
+    ...(config.keyRecoveryPublicKey ? { recovery: createRecoveryKey(config.keyRecoveryPublicKey) } : {}),
+    ids,
+    clock,
+    random: ids.bytes,
+  });
+}
+
+function keyWrappingUpkeep(config: ServerConfig, store: Store, sealer: ReturnType<typeof createSealer>, envelope: EnvelopeSealer): KeyWrappingUpkeep {
+  const reseal = createKeyResealer({ keys: store.keys, sealer, envelope });
+  const recoveryKeyId = config.keyRecoveryPublicKey ? createRecoveryKey(config.keyRecoveryPublicKey).id : undefined;
+  return {
+    async status() {
+      return {
+        wrapping: config.keyWrapping,
+        wrappingKeyId: envelope.wrappingKeyId,
+        ...(recoveryKeyId ? { recoveryKeyId } : {}),
+        dataKeys: await store.dataKeys.countByWrapping(),
+      };
+    },
+    rewrap: (limit) => envelope.rewrap(limit),
+    async reseal(limit) {
+      if (config.keyWrapping === 'off')
+        throw new Error('VELLUM_KEY_WRAPPING is off: keys stay sealed under the master key (docs/key-custody.md "Envelope encryption")');
+      return reseal(limit);
+    },
+    recover: (pem, limit) => envelope.recover(pem, limit),
+  };
 }
 
 /** What an operator needs to call a tenant's API: printed by `tenants create` and the first start. */

@@ -51,7 +51,16 @@ export type {
   ResponseEncryptionParameters,
   VerifiedKeyProof,
 } from './issuance/ports.ts';
-export type { DataKeyRepository, KeyManager, KeyRepository, KeyWrapper, PlatformKeyRecord, PlatformKeyRepository, TenantSigningKeyRecord, TenantSigningKeyRepository } from './keys/ports.ts';
+export type {
+  DataKeyRepository,
+  KeyManager,
+  KeyRepository,
+  KeyWrapper,
+  PlatformKeyRecord,
+  PlatformKeyRepository,
+  TenantSigningKeyRecord,
+  TenantSigningKeyRepository,
+} from './keys/ports.ts';
 export type { CertificateInfo, DocumentSignerRepository, HeldKeyRef, IacaRepository, X509Authority } from './mdoc-pki/ports.ts';
 export type { WalletClientRepository } from './oauth-clients/model.ts';
 export type { WalletProviderRepository } from './wallet-providers/model.ts';

@@ -3,6 +3,7 @@
 export * from './hasher.ts';
 export * from './platform-token-signer.ts';
 export * from './sealer.ts';
+export * from './envelope.ts';
 // The core's SecretBox port: UTF-8 secrets sealed under the master key, bound to a context.
 export * from './secret-box.ts';
 // The core's SessionTokens port: HS256 JWTs for the interaction hook hand-off.

@@ -8,6 +8,9 @@
 // the database, the server's log or any response: the key rows hold nothing sealed. The DID-signed
 // formats (ldp_vc, cwt, cwt_vc, dc+sd-jwt) are issued in process below, each verified by
 // @digitalbazaar/vc, @ldclabs/cose-ts or @sd-jwt/sd-jwt-vc.
+// Issue 32, point 3: a third run on SQLite keeps software keys, sealed under data keys that an AES
+// key in the token wraps (VELLUM_KEY_WRAPPING=pkcs11, docs/key-custody.md "Envelope encryption"):
+// the same flows, and the master key alone opens none of the data keys.
 import { createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +27,7 @@ import {
 } from '@vellum/core';
 import { createCwtSigner, createLinkedDataSigner, createSdJwtSigner } from '@vellum/formats';
 import { createNodeIds, systemClock } from '@vellum/node';
+import { createMasterKeyWrapper } from '@vellum/crypto';
 import { createPkcs11KeyManager, openPkcs11Token, type Pkcs11Token } from '@vellum/pkcs11';
 import { openSqlStore } from '@vellum/storage-sql';
 import { type SoftHsmToken, initSoftHsmToken, makeTenant, softHsmInstalled, startWebhookReceiver, type WebhookReceiver } from '@vellum/testing';
@@ -43,12 +47,16 @@ const DOC_TYPE = 'org.iso.18013.5.1.mDL';
 // On SQLite the platform makes every tenant's keys in the token (VELLUM_KEY_CUSTODY=pkcs11); on
 // PostgreSQL the platform's default stays software and the tenant chooses the token itself
 // (PUT /v1/config/key-custody) before it makes any key.
-const databases = issuerDatabases('vellum_pkcs11').map(([name, backend, skip]): [string, () => Backend, boolean, 'platform' | 'tenant'] => [
-  name,
-  backend,
-  skip || !softHsmInstalled,
-  name === 'SQLite' ? 'platform' : 'tenant',
-]);
+type Mode = 'platform' | 'tenant' | 'wrapped';
+const databases = issuerDatabases('vellum_pkcs11').flatMap(
+  ([name, backend, skip]): Array<[string, () => Backend, boolean, Mode]> =>
+    name === 'SQLite'
+      ? [
+          [name, backend, skip || !softHsmInstalled, 'platform'],
+          [`${name}, software keys under data keys the token wraps`, backend, skip || !softHsmInstalled, 'wrapped'],
+        ]
+      : [[name, backend, skip || !softHsmInstalled, 'tenant']],
+);
 
 describe.each(databases)(
   'PKCS#11 key custody on a SoftHSM token: every format issued and verified by others, on %s (issue 32)',
@@ -76,6 +84,7 @@ describe.each(databases)(
         env: {
           ...hsm.env,
           ...(chooser === 'platform' ? { VELLUM_KEY_CUSTODY: 'pkcs11' } : {}),
+          ...(chooser === 'wrapped' ? { VELLUM_KEY_WRAPPING: 'pkcs11' } : {}),
           VELLUM_PKCS11_MODULE: hsm.module,
           VELLUM_PKCS11_TOKEN_LABEL: hsm.label,
           VELLUM_PKCS11_PIN_FILE: pinFile(hsm),
@@ -113,7 +122,10 @@ describe.each(databases)(
       return { credential: response.credentials?.[0]?.credential as unknown, wallet };
     }
 
-    it.skipIf(skip)('issues an mDL under an IACA and document signer the token holds, verified by @auth0/mdl', async () => {
+    // Where the keys are: in the token, or (the third run) sealed under a data key the token wraps.
+    const held = chooser === 'wrapped' ? 'sealed under a data key the token wraps' : 'the token holds';
+
+    it.skipIf(skip)(`issues an mDL under an IACA and document signer ${held}, verified by @auth0/mdl`, async () => {
       const iaca = new X509Certificate(iacaPem);
       expect(iaca.verify(iaca.publicKey)).toBe(true);
       const mdl = await call('POST', '/v2/credentials/mobile/configurations', {
@@ -127,7 +139,7 @@ describe.each(databases)(
       expect(document?.getIssuerNameSpace('org.iso.18013.5.1')).toMatchObject({ family_name: 'Okafor' });
     });
 
-    it.skipIf(skip)('signs the status list of a revocable mDL in the token: a verifier reads it revoked (cose-ts, node:crypto, pako)', async () => {
+    it.skipIf(skip)(`signs the status list of a revocable mDL with a key ${held}: a verifier reads it revoked (cose-ts, node:crypto, pako)`, async () => {
       const revocable = await call('POST', '/v2/credentials/mobile/configurations', {
         type: 'com.example.revocable.1',
         expiresIn: { days: 30 },
@@ -146,7 +158,7 @@ describe.each(databases)(
       expect((await mdocStatusAt(server.tlsFetch, entry, iacaPem)).value).toBe(1);
     });
 
-    it.skipIf(skip)('signs webhook deliveries with an Ed25519 key the token holds, verified by http-message-signatures', async () => {
+    it.skipIf(skip)(`signs webhook deliveries with an Ed25519 key ${held}, verified by http-message-signatures`, async () => {
       const hook = await call('POST', '/v1/webhooks', { events: ['OpenIdCredentialIssued'], url: receiver.url('/issued') });
       expect(hook.status, hook.text).toBe(201);
       const mdl = (await call('GET', '/v2/credentials/mobile/configurations')).json().data[0] as { id: string };
@@ -171,13 +183,28 @@ describe.each(databases)(
     });
 
     it.skipIf(skip)(
-      'keeps no private key material anywhere: every key row is in pkcs11 custody with nothing sealed, and no log line or response holds a private key',
+      'keeps no private key material anywhere: every key row is in pkcs11 custody with nothing sealed (or under a data key the token wraps), and no log line or response holds a private key',
       async () => {
-        const rows = (await storedRows(server.env, 'select custody, sealed from keys')) as Array<{ custody: string; sealed: string }>;
+        const rows = (await storedRows(server.env, 'select tenant_id, custody, sealed from keys')) as Array<{
+          tenant_id: string;
+          custody: string;
+          sealed: string;
+        }>;
         // The IACA, its document signer, the wallet access-token key, the webhook key, and whatever
-        // signs the status lists: every one in the token.
+        // signs the status lists: every one in the token, or sealed under a data key it wraps.
         expect(rows.length).toBeGreaterThanOrEqual(4);
-        expect(rows.every((row) => row.custody === 'pkcs11' && row.sealed === '')).toBe(true);
+        if (chooser === 'wrapped') {
+          expect(rows.every((row) => row.custody === 'software' && row.sealed.startsWith('v2.'))).toBe(true);
+          const dataKeys = (await storedRows(server.env, 'select tenant_id, id, wrapped, wrapping_key_id from data_keys')) as Array<Record<string, string>>;
+          expect(dataKeys.map((k) => k.wrapping_key_id)).toEqual(['pkcs11:vellum-wrapping-key']);
+          const [dataKey] = dataKeys as [Record<string, string>];
+          expect(rows.every((row) => row.tenant_id === dataKey.tenant_id && row.sealed.split('.')[1] === dataKey.id)).toBe(true);
+          // The master key, which the server also has, does not open it: only the token does.
+          const master = createMasterKeyWrapper(Buffer.from(server.env.VELLUM_MASTER_KEY as string, 'base64'));
+          await expect(master.unwrap(dataKey.wrapped as string, `vellum-data-key:${dataKey.tenant_id}:${dataKey.id}`)).rejects.toThrow();
+        } else {
+          expect(rows.every((row) => row.custody === 'pkcs11' && row.sealed === '')).toBe(true);
+        }
         const everything = [server.server.output(), ...bodies, (await storedText(server.env)).text].join('\n');
         expect(everything).not.toMatch(/PRIVATE KEY/);
         // No JWK anywhere carries a private member.
