@@ -63,15 +63,31 @@ export interface DataKeyRepository {
 export interface TenantSigningKeyRecord {
   tenantId: string;
   purpose: string;
-  /** The KeyManager id of the key. */
+  /** The KeyManager id of the key that signs. */
   keyId: string;
+  /** When this key became the one that signs (made, or rotated in). */
   createdAt: string;
+  /** The key it replaced at its last rotation, which still verifies until `previousUntil` (the overlap). */
+  previousKeyId?: string;
+  previousUntil?: string;
 }
 
 export interface TenantSigningKeyRepository {
   get(tenantId: string, purpose: string): Promise<TenantSigningKeyRecord | undefined>;
   /** Stores the record unless the tenant has one for that purpose; returns whichever is stored, so racing servers agree. */
   insertIfAbsent(record: TenantSigningKeyRecord): Promise<TenantSigningKeyRecord>;
+  /**
+   * Makes `next.keyId` the key that signs, if `expectedKeyId` still is (compare-and-set): the old key
+   * becomes `previousKeyId`, verifying until `next.previousUntil`, and `createdAt` becomes
+   * `next.rotatedAt`. Returns the record as stored after it, or undefined when the tenant has no
+   * record for the purpose or another rotation came first (nothing changed).
+   */
+  rotate(
+    tenantId: string,
+    purpose: string,
+    expectedKeyId: string,
+    next: { keyId: string; previousUntil: string; rotatedAt: string },
+  ): Promise<TenantSigningKeyRecord | undefined>;
 }
 
 /**
