@@ -10,6 +10,8 @@
 //   node tools/bench/src/flow-cost.ts --kit DIR --sql-timings       (SQLite: also each statement's time per flow)
 //   node tools/bench/src/flow-cost.ts --kit DIR --custody pkcs11 [--pkcs11-thread-pool false]
 //     (every key in a fresh SoftHSM 2 token; signing on the thread pool, the default, or the event loop)
+//   node tools/bench/src/flow-cost.ts --kit DIR --wrapping master|pkcs11
+//     (software keys sealed under data keys wrapped by the master key or a fresh SoftHSM 2 token's AES key)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -35,6 +37,8 @@ const { values } = parseArgs({
     // Where the server makes its keys: `software` (the default) or `pkcs11` (a fresh SoftHSM 2 token).
     custody: { type: 'string', default: 'software' },
     'pkcs11-thread-pool': { type: 'string', default: 'true' },
+    // How software keys are sealed (VELLUM_KEY_WRAPPING): `off` (the default), `master` or `pkcs11`.
+    wrapping: { type: 'string', default: 'off' },
   },
 });
 if (!values.kit) throw new Error('--kit DIR: the peer-bench kit, installed as its README.md says');
@@ -45,13 +49,19 @@ if (values.custody !== 'software' && values.custody !== 'pkcs11') throw new Erro
 if (values.custody === 'pkcs11' && (values.system === 'peer' || !softHsmInstalled)) {
   throw new Error('--custody pkcs11: Vellum only, and SoftHSM 2 must be installed');
 }
-/** The server's key custody settings: none for software keys; a fresh SoftHSM 2 token for pkcs11. */
+if (!['off', 'master', 'pkcs11'].includes(values.wrapping)) throw new Error('--wrapping off|master|pkcs11');
+if (values.wrapping === 'pkcs11' && (values.system === 'peer' || !softHsmInstalled)) {
+  throw new Error('--wrapping pkcs11: Vellum only, and SoftHSM 2 must be installed');
+}
+/** The server's key custody and wrapping settings: none for software keys; a fresh SoftHSM 2 token for pkcs11. */
 function custodyEnv(): Record<string, string> {
-  if (values.custody !== 'pkcs11') return {};
+  const wrapping: Record<string, string> = values.wrapping === 'off' ? {} : { VELLUM_KEY_WRAPPING: values.wrapping };
+  if (values.custody !== 'pkcs11' && values.wrapping !== 'pkcs11') return wrapping;
   const hsm = initSoftHsmToken({ label: 'vellum-flow-cost' });
   return {
     ...hsm.env,
-    VELLUM_KEY_CUSTODY: 'pkcs11',
+    ...wrapping,
+    ...(values.custody === 'pkcs11' ? { VELLUM_KEY_CUSTODY: 'pkcs11' } : {}),
     VELLUM_PKCS11_MODULE: hsm.module,
     VELLUM_PKCS11_TOKEN_LABEL: hsm.label,
     VELLUM_PKCS11_PIN: hsm.pin,
@@ -110,7 +120,7 @@ try {
   // The statement timings cover the warm-up too: they are divided by every flow the server ran.
   flows = run.flows_ok + (JSON.parse(readFileSync(`${out}.warm`, 'utf8')) as { flows_ok: number }).flows_ok;
   console.log(
-    `${peer ? 'peer (in memory)' : `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}, ${values.custody} keys${values.custody === 'pkcs11' ? ` (thread pool ${values['pkcs11-thread-pool']})` : ''}`}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
+    `${peer ? 'peer (in memory)' : `${database ? 'PostgreSQL' : 'SQLite'}, workers ${values.workers}, ${values.custody} keys${values.custody === 'pkcs11' ? ` (thread pool ${values['pkcs11-thread-pool']})` : ''}${values.wrapping === 'off' ? '' : `, wrapped (${values.wrapping})`}`}: ${run.flows_per_sec} flows/s, ${run.flows_failed} failed, server CPU ${((used * 1000) / run.flows_ok).toFixed(3)} ms per flow (${pids.length} processes, ${(used / run.seconds).toFixed(2)} cores)`,
   );
 } finally {
   await stopGroup(server.child);
