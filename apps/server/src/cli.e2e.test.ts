@@ -114,6 +114,40 @@ describe('progress lines on stderr', () => {
     for (const stderr of [migrated.stderr, created.stderr, rotated.stderr]) expect(stderr).not.toContain('VELLUM_MASTER_KEY is not set');
   });
 
+  it('rotate a tenant’s signing key with `keys rotate`, as the API does, and refuse what cannot be done with exit code 1', () => {
+    const env = serverEnv({ VELLUM_DATA_DIR: dataDir(), VELLUM_LOG_LEVEL: 'silent' });
+    expect(cli(['tenants', 'create', '--subdomain', 'acme', '--region', 'eu01'], env).status).toBe(0);
+    const rotate = (...more: string[]) => cli(['keys', 'rotate', '--tenant', 'acme', ...more], env);
+    // The tenant has no access-token key yet: the first rotation makes it, and retires nothing.
+    const first = rotate('--role', 'access-token');
+    expect(first.status, first.stderr).toBe(0);
+    const made = JSON.parse(first.stdout) as { active: string[]; retired: unknown[] };
+    expect(made).toMatchObject({ role: 'access-token', active: [expect.any(String)], retired: [] });
+    const second = rotate('--role', 'access-token', '--overlap', '3600');
+    expect(second.status, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({
+      active: [expect.not.stringMatching(made.active[0] as string)],
+      retired: [{ id: made.active[0], until: expect.any(String) }],
+    });
+    const third = rotate('--role', 'access-token');
+    expect(third.status).toBe(1);
+    expect(third.stderr).toContain('overlaps until');
+    const webhook = rotate('--role', 'webhook');
+    expect(webhook.status, webhook.stderr).toBe(0);
+    expect(JSON.parse(webhook.stdout)).toMatchObject({ role: 'webhook', active: [expect.any(String)] });
+    for (const [args, message] of [
+      [['--role', 'dids'], '--role must be one of access-token, webhook, document-signers, issuer-certificates'],
+      [['--role', 'webhook', '--overlap', '60'], '--overlap is a whole number of seconds, for --role access-token only'],
+    ] as const) {
+      const refused = rotate(...args);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(message);
+    }
+    const nobody = cli(['keys', 'rotate', '--tenant', 'nobody', '--role', 'webhook'], env);
+    expect(nobody.status).toBe(1);
+    expect(nobody.stderr).toContain('No tenant has the subdomain "nobody"');
+  });
+
   it('are off with VELLUM_LOG_LEVEL=silent', () => {
     const r = cli(['tenants', 'list'], serverEnv({ VELLUM_DATA_DIR: dataDir(), VELLUM_LOG_LEVEL: 'silent' }));
     expect(r.status, r.stderr).toBe(0);

@@ -98,6 +98,7 @@ describe('vellum --help: the overview', () => {
       'clients list',
       'clients rotate-secret',
       'clients revoke',
+      'keys rotate',
       'keys wrapping',
       'keys rewrap',
       'keys recover',

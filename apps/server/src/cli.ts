@@ -2,7 +2,7 @@
 // from them, and how an argument list picks a command. No I/O here; main.ts runs what this finds.
 // The parser reads the same option lists the help prints, so the two cannot drift apart.
 import { parseArgs } from 'node:util';
-import { REGIONS, ROLES } from '@vellum/core';
+import { REGIONS, ROLES, SIGNING_KEY_ROLES } from '@vellum/core';
 
 /** One `--name VALUE` option of a command. */
 export interface CliOption {
@@ -95,6 +95,19 @@ export const COMMANDS = [
     options: [subdomain, clientId],
     examples: ['vellum clients revoke --tenant acme --client CLIENT_ID'],
     details: ['A tenant’s last admin client cannot be revoked.'],
+  },
+  {
+    name: 'keys rotate',
+    summary: 'Rotate a tenant’s signing key for one role; the old key verifies through an overlap.',
+    options: [
+      subdomain,
+      { name: 'role', value: 'ROLE', required: true, description: `the signing role: ${SIGNING_KEY_ROLES.join(', ')}` },
+      { name: 'overlap', value: 'SECONDS', required: false, description: 'access-token only: how long the old key verifies (default a day)' },
+    ],
+    examples: ['vellum keys rotate --tenant acme --role access-token', 'vellum keys rotate --tenant acme --role document-signers'],
+    details: [
+      'A new key signs from now on; what the old one signed keeps verifying: the access-token key’s for the overlap (it stays in the JWKS), the webhook key’s while a pending delivery signs with it, a document signer’s or issuer certificate’s until its certificate expires. Does what POST /v1/signing-keys/<role>/rotate does, and records the same event, with `vellum-cli` as the client. Prints what signs now and what was retired, as JSON. docs/key-custody.md, "Rotation".',
+    ],
   },
   {
     name: 'keys wrapping',

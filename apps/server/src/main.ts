@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The `vellum` command: serve | migrate | tenants create|list | clients create|list|rotate-secret|revoke |
-// keys wrapping|rewrap|recover.
+// keys rotate|wrapping|rewrap|recover.
 // Its commands, options and help live in cli.ts; the progress lines it writes to stderr in cli-progress.ts.
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import { DomainError, parsePageQuery } from '@vellum/core';
+import { randomUUID } from 'node:crypto';
+import { DomainError, PERMISSIONS, parsePageQuery, SIGNING_KEY_ROLES, type SigningKeyRole } from '@vellum/core';
 import type { OpeningStep, Runtime } from './runtime.ts';
 import { nextSteps, parseInvocation, type CommandName } from './cli.ts';
 import { createProgress, describeOpeningStep, listeningUrl, type Progress } from './cli-progress.ts';
@@ -236,6 +237,27 @@ const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConf
   async 'clients revoke'(config, o) {
     const input = { subdomain: given(o, 'tenant'), clientId: given(o, 'client') };
     await withRuntime(config, `revoking ${input.clientId} (tenant "${input.subdomain}")…`, async (rt) => print(await rt.vellum.tenants.revokeClient(input)));
+  },
+  async 'keys rotate'(config, o) {
+    const role = given(o, 'role');
+    if (!(SIGNING_KEY_ROLES as readonly string[]).includes(role)) throw new ConfigError(`--role must be one of ${SIGNING_KEY_ROLES.join(', ')}; got "${role}"`);
+    const overlap = o.overlap;
+    if (overlap !== undefined && (role !== 'access-token' || !/^\d+$/.test(overlap))) {
+      throw new ConfigError('--overlap is a whole number of seconds, for --role access-token only');
+    }
+    await withRuntime(config, `rotating the ${role} key of the tenant "${given(o, 'tenant')}"…`, async (rt) => {
+      const tenant = await rt.store.tenants.findBySubdomain(given(o, 'tenant'));
+      if (!tenant) throw new ConfigError(`No tenant has the subdomain "${given(o, 'tenant')}" (see \`tenants list\`)`);
+      // The operator at the command line acts with every permission, and is recorded as the client `vellum-cli`.
+      const ctx = {
+        tenant,
+        origin: await rt.vellum.addressing.publicOrigin(tenant),
+        requestor: { clientId: 'vellum-cli', role: 'admin' as const, permissions: new Set(PERMISSIONS) },
+        requestId: randomUUID(),
+        ip: '127.0.0.1',
+      };
+      print(await rt.vellum.signingKeys.rotate(ctx, role as SigningKeyRole, overlap === undefined ? undefined : { overlapSeconds: Number(overlap) }));
+    });
   },
   async 'keys wrapping'(config) {
     await withRuntime(config, undefined, async (rt) => print(await rt.keyWrapping.status()));

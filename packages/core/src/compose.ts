@@ -31,14 +31,15 @@ import { validAt } from './mdoc-pki/signers.ts';
 import { cacheIssuerSigners } from './issuer-pki/cached-signers.ts';
 import type { IssuerSigners } from './issuer-pki/model.ts';
 import { createIssuerSignerService, type IssuerSignerService } from './issuer-pki/service.ts';
-import { createIssuerSigners } from './issuer-pki/signers.ts';
-import { createIssuingChains } from './mdoc-pki/signers.ts';
+import { createIssuerSigners, rotateManagedLeaves } from './issuer-pki/signers.ts';
+import { createIssuingChains, rotateManagedSigners } from './mdoc-pki/signers.ts';
 import { type IssuanceFeatures, LIVE_ISSUANCE_FEATURES } from './metadata/issuer-metadata.ts';
 import { cacheIssuerMetadata } from './metadata/cached-service.ts';
 import { createIssuerMetadataService, type IssuerMetadataService } from './metadata/service.ts';
 import { createIssuerDisplayService, type IssuerDisplayService } from './metadata/issuer-display.ts';
 import { type BatchIssuanceService, createBatchIssuanceService } from './issuance/batch-issuance.ts';
 import { createKeyCustodyService, type KeyCustodyOptions, type KeyCustodyService } from './keys/custody-settings.ts';
+import { createSigningKeyRotationService, type SigningKeyRotationService } from './keys/rotation.ts';
 import type { DnsResolver } from './custom-domains/ports.ts';
 import type { CredentialEncryption, ProofVerifier } from './issuance/ports.ts';
 import type { KeyManager } from './keys/ports.ts';
@@ -55,7 +56,7 @@ import { createOfferService, type OfferService } from './offers/service.ts';
 import { createNonceService, type NonceService } from './oauth/nonces.ts';
 import { createDpop, type Dpop } from './oauth/dpop.ts';
 import type { JwtProofVerifier } from './oauth/jwt-proofs.ts';
-import { createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
+import { ACCESS_TOKEN_TTL_SECONDS, createTokenEndpoint, type TokenEndpoint } from './oauth/token.ts';
 import { type AuthorizationFlow, createAuthorizationFlow } from './oauth/authorize.ts';
 import type { IdentityProvider, ProviderFailureReport, SessionTokens } from './authentication/ports.ts';
 import { createClaimSourceClient } from './claim-sources/fetch.ts';
@@ -282,6 +283,8 @@ export interface Vellum {
   batchIssuance: BatchIssuanceService;
   /** `GET`/`PUT /v1/config/key-custody`: where the tenant's new signing keys are made (docs/key-custody.md). */
   keyCustody: KeyCustodyService;
+  /** `POST /v1/signing-keys/{role}/rotate`: a signing role's new key, the old one verifying through an overlap (docs/key-custody.md "Rotation"). */
+  signingKeys: SigningKeyRotationService;
   /** mDoc PKI (docs/decisions.md "mDoc PKI"; ISO/IEC 18013-5 Annex B): IACAs and document signers. */
   iacas: IacaService;
   documentSigners: DocumentSignerService;
@@ -588,6 +591,26 @@ export function createVellum(deps: VellumDeps): Vellum {
     issuerDisplay: createIssuerDisplayService({ store, events: recorder }),
     batchIssuance: createBatchIssuanceService({ store, events: recorder }),
     keyCustody: createKeyCustodyService({ store, events: recorder, options: deps.keyCustody ?? { available: ['software'], platformDefault: 'software' } }),
+    signingKeys: createSigningKeyRotationService({
+      events: recorder,
+      clock,
+      walletTokens: deps.walletTokens,
+      webhookSigningKeys,
+      // A forced rotation's new signers sign at once in this process; other processes pick them within their caches' time.
+      signers: {
+        async documentSigners(tenant, now) {
+          const rotated = await rotateManagedSigners({ store, keys, x509, ids }, tenant, now);
+          chains.invalidate(tenant.id);
+          return rotated;
+        },
+        async issuerLeaves(tenant, now) {
+          const rotated = await rotateManagedLeaves({ store, keys, x509, ids }, tenant, now);
+          issuerSigners.invalidate(tenant.id);
+          return rotated;
+        },
+      },
+      accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
+    }),
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
     credentialConfigurations: createCredentialConfigurationService({

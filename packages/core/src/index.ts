@@ -171,7 +171,7 @@ export { authorizationClaimsContext, offerClaimsContext, openClaims, sealClaims 
 export * from './offers/rules.ts';
 export * from './offers/uri.ts';
 export * from './offers/service.ts';
-export { ACCESS_TOKEN_TTL_SECONDS, createTokenEndpoint } from './oauth/token.ts';
+export { ACCESS_TOKEN_TTL_SECONDS, createTokenEndpoint, WALLET_TOKEN_KEY_REFRESH_SECONDS } from './oauth/token.ts';
 export { createRefreshTokenService } from './oauth/refresh-revocation.ts';
 export type { RefreshRevocation, RefreshTokenService, RefreshTokenServiceDeps } from './oauth/refresh-revocation.ts';
 export { refreshClaimsContext } from './oauth/refresh-tokens.ts';
@@ -234,6 +234,8 @@ export * from './keys/model.ts';
 // routeKeysByCustody: one KeyManager over software keys and a PKCS#11 token's (docs/key-custody.md).
 export * from './keys/custody.ts';
 export * from './keys/custody-settings.ts';
+// Rotation of each signing role's key on request (docs/key-custody.md "Rotation").
+export * from './keys/rotation.ts';
 
 // Status lists (docs/status-lists.md).
 export * from './status-lists/model.ts';

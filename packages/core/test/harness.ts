@@ -119,6 +119,7 @@ export function harness(options: { rateLimits?: RateLimitSettings; walletProvide
     openIdSettings: vellum.openIdSettings,
     claimSources: vellum.claimSources,
     verifierApplications: vellum.verifierApplications,
+    signingKeys: vellum.signingKeys,
   };
 }
 

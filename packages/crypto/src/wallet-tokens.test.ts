@@ -156,6 +156,95 @@ describe('wallet access tokens (docs/decisions.md "Users, offers, the token and 
   });
 });
 
+describe('rotating the access-token key (issue 32, point 4; docs/key-custody.md "Rotation")', () => {
+  const HOUR = 3_600_000;
+  const kidOf = (token: string) => decodeProtectedHeader(token).kid;
+
+  it('signs with the new key at once, and the old one verifies what it signed, and stays in the JWKS, until the overlap ends', async () => {
+    const { tokens, tenant, clock, server } = await setup();
+    const before = await tokens.issue(claimsFor(tenant.id), 86_400);
+    const rotated = await tokens.rotate(tenant.id, new Date(clock.now().getTime() + HOUR));
+    expect(rotated).toEqual({ activeKid: expect.any(String), retiredKid: kidOf(before.token), retiredUntil: '2026-05-01T13:00:00.000Z' });
+    const after = await tokens.issue(claimsFor(tenant.id), 86_400);
+    expect(kidOf(after.token)).toBe(rotated.activeKid);
+    expect(rotated.activeKid).not.toBe(rotated.retiredKid);
+    // Both verify here, on a server that never saw the old key sign, and with a library we did not write.
+    const fresh = server();
+    for (const t of [before.token, after.token]) {
+      expect(await tokens.verify(tenant.id, ISSUER, t)).toBeDefined();
+      expect(await fresh.verify(tenant.id, ISSUER, t)).toBeDefined();
+    }
+    const jwks = await fresh.jwks(tenant.id);
+    expect(jwks.keys.map((k) => k.kid)).toEqual([rotated.activeKid, rotated.retiredKid]);
+    for (const t of [before.token, after.token]) {
+      const jwk = jwks.keys.find((k) => k.kid === kidOf(t));
+      await jwtVerify(t, await importJWK(jwk as never, 'ES256'), { currentDate: clock.now(), issuer: ISSUER, audience: ISSUER });
+    }
+    // The overlap ends: the old key's tokens are refused though they have not expired, and it leaves the JWKS.
+    clock.advance(HOUR + 1000);
+    const later = server();
+    expect(await later.verify(tenant.id, ISSUER, before.token)).toBeUndefined();
+    expect(await later.verify(tenant.id, ISSUER, after.token)).toBeDefined();
+    expect((await later.jwks(tenant.id)).keys.map((k) => k.kid)).toEqual([rotated.activeKid]);
+  });
+
+  it('refuses a second rotation while the first overlaps, then destroys the key the first replaced', async () => {
+    const { tokens, tenant, clock, store, keys } = await setup();
+    await tokens.issue(claimsFor(tenant.id), 60);
+    const first = (await store.tenantSigningKeys.get(tenant.id, WALLET_TOKEN_KEY_PURPOSE))?.keyId as string;
+    await tokens.rotate(tenant.id, new Date(clock.now().getTime() + HOUR));
+    await expect(tokens.rotate(tenant.id, new Date(clock.now().getTime() + HOUR))).rejects.toMatchObject({
+      code: 'Conflict',
+      message: expect.stringContaining('overlaps until 2026-05-01T13:00:00.000Z'),
+    });
+    expect(await keys.get(tenant.id, first)).toBeDefined();
+    clock.advance(HOUR);
+    const second = await tokens.rotate(tenant.id, new Date(clock.now().getTime() + HOUR));
+    expect(await keys.get(tenant.id, first)).toBeUndefined();
+    const record = await store.tenantSigningKeys.get(tenant.id, WALLET_TOKEN_KEY_PURPOSE);
+    expect(record?.previousKeyId).not.toBe(first);
+    expect((await tokens.jwks(tenant.id)).keys.map((k) => k.kid)).toEqual([second.activeKid, second.retiredKid]);
+  });
+
+  it('lets one of two rotations at once win; the other is refused and keeps no key', async () => {
+    const { server, tenant, clock, created, keys } = await setup();
+    const [a, b] = [server(), server()];
+    await a.jwks(tenant.id);
+    const until = new Date(clock.now().getTime() + HOUR);
+    const results = await Promise.allSettled([a.rotate(tenant.id, until), b.rotate(tenant.id, until)]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'Conflict' } });
+    const held = (await Promise.all(created.map((id) => keys.get(tenant.id, id)))).filter(Boolean);
+    // The first key, now the previous one, and the winner's new key.
+    expect(held).toHaveLength(2);
+  });
+
+  it('reaches other servers: one that read the keys before signs with the new key after its refresh, and verifies it sooner', async () => {
+    const { tenant, clock, store, keys } = await setup();
+    const make = () => createWalletTokens({ signingKeys: store.tenantSigningKeys, keys, clock, refreshMs: 60_000 });
+    const [a, b] = [make(), make()];
+    const old = await b.issue(claimsFor(tenant.id), 600);
+    const { activeKid } = await a.rotate(tenant.id, new Date(clock.now().getTime() + HOUR));
+    const fromA = await a.issue(claimsFor(tenant.id), 600);
+    // b still signs with the old key, which verifies everywhere during the overlap.
+    const stale = await b.issue(claimsFor(tenant.id), 600);
+    expect(kidOf(stale.token)).toBe(kidOf(old.token));
+    expect(await a.verify(tenant.id, ISSUER, stale.token)).toBeDefined();
+    // A token naming a kid b does not know makes it read the keys again, at most once a second.
+    clock.advance(1500);
+    expect(await b.verify(tenant.id, ISSUER, fromA.token)).toBeDefined();
+    clock.advance(60_000);
+    expect(kidOf((await b.issue(claimsFor(tenant.id), 600)).token)).toBe(activeKid);
+  });
+
+  it('gives a tenant without a token key its first, with nothing retired', async () => {
+    const { tokens, tenant } = await setup();
+    const first = await tokens.rotate(tenant.id, new Date());
+    expect(first).toEqual({ activeKid: expect.any(String) });
+    expect((await tokens.jwks(tenant.id)).keys.map((k) => k.kid)).toEqual([first.activeKid]);
+  });
+});
+
 describe('digests', () => {
   const key = new Uint8Array(32).fill(3);
 

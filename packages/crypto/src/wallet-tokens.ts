@@ -2,11 +2,13 @@ import { type KeyObject, randomBytes } from 'node:crypto';
 import {
   type Clock,
   completeWalletClaims,
+  conflict,
   type Ids,
   type KeyAttestationLevels,
   type KeyManager,
   type TenantSigningKeyRepository,
   type WalletAccessClaims,
+  WALLET_TOKEN_KEY_REFRESH_SECONDS,
   type WalletTokens,
 } from '@vellum/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
@@ -27,6 +29,12 @@ export interface WalletTokensOptions {
   clock: Clock;
   /** Where token ids come from (the server passes its pooled Ids); node:crypto's CSPRNG by default. */
   ids?: Pick<Ids, 'token'>;
+  /**
+   * How long a process keeps a tenant's token keys before reading them again, so that it signs with
+   * a key rotated on another server (default WALLET_TOKEN_KEY_REFRESH_SECONDS). A token naming a key
+   * this process does not know makes it read them again sooner, at most once a second per tenant.
+   */
+  refreshMs?: number;
 }
 
 interface TenantKey {
@@ -35,6 +43,17 @@ interface TenantKey {
   publicJwk: Record<string, unknown>;
   verifyKey: KeyObject;
 }
+
+/** A tenant's token keys as one process holds them: the one that signs, and the one it replaced while it still verifies. */
+interface TenantKeys {
+  current: TenantKey;
+  previous?: TenantKey & { until: number };
+  /** When to read them again (clock milliseconds). */
+  refreshAt: number;
+}
+
+/** How soon after one read a token with an unknown `kid` may make a process read the tenant's keys again. */
+const RELOAD_ON_UNKNOWN_KID_MS = 1000;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -66,15 +85,17 @@ function jktOf(cnf: unknown): string | undefined {
 /**
  * Wallet access tokens (the core's WalletTokens port): ES256 JWTs signed inside the KeyManager with
  * a P-256 key per tenant, made on first use and recorded with insert-if-absent, so racing servers
- * agree on one key (a loser destroys the key it made). Public keys are cached per tenant; the key
- * never changes once recorded.
+ * agree on one key (a loser destroys the key it made). A rotation makes a new key that signs from
+ * then on; the old one verifies, and stays in the JWKS, until the overlap ends. Each process keeps a
+ * tenant's public keys for `refreshMs`.
  */
 export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
   const { signingKeys, keys, clock } = options;
   const { ids } = options;
   const tokenId = ids ? () => ids.token(16) : () => randomBytes(16).toString('base64url');
-  const cache = new Map<string, TenantKey>();
-  const loading = new Map<string, Promise<TenantKey | undefined>>();
+  const refreshMs = options.refreshMs ?? WALLET_TOKEN_KEY_REFRESH_SECONDS * 1000;
+  const cache = new Map<string, TenantKeys>();
+  const loading = new Map<string, Promise<TenantKeys | undefined>>();
   // Tokens this process signed or verified, with their claims. A wallet presents its token within
   // seconds, usually to the process that issued it (its connection is kept alive), and a token equal
   // to one whose signature is known good is good: its ES256 verification, the most expensive step of
@@ -86,7 +107,16 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
     if (known.size > KNOWN_TOKENS) known.delete(known.keys().next().value as string);
   };
 
-  async function load(tenantId: string, create: boolean): Promise<TenantKey | undefined> {
+  async function keyOf(tenantId: string, keyId: string): Promise<TenantKey> {
+    const key = await keys.get(tenantId, keyId);
+    if (!key || key.publicJwk.kty !== 'EC') throw new Error(`The wallet token key ${keyId} of tenant ${tenantId} is missing or not P-256`);
+    const { kty, crv, x, y } = key.publicJwk;
+    const kid = await calculateJwkThumbprint({ kty, crv, x, y } as JWK, 'sha256');
+    const publicJwk = { kty, crv, x, y, kid, alg: ALG, use: 'sig' };
+    return { keyId, kid, publicJwk, verifyKey: publicKeyFromJwk({ kty, crv, x, y }) };
+  }
+
+  async function load(tenantId: string, create: boolean): Promise<TenantKeys | undefined> {
     let record = await signingKeys.get(tenantId, WALLET_TOKEN_KEY_PURPOSE);
     if (!record) {
       if (!create) return undefined;
@@ -95,36 +125,56 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
       // Another server recorded its key first: ours is never used.
       if (record.keyId !== made.id) await keys.destroy(tenantId, made.id);
     }
-    const key = await keys.get(tenantId, record.keyId);
-    if (!key || key.publicJwk.kty !== 'EC') throw new Error(`The wallet token key of tenant ${tenantId} is missing or not P-256`);
-    const { kty, crv, x, y } = key.publicJwk;
-    const kid = await calculateJwkThumbprint({ kty, crv, x, y } as JWK, 'sha256');
-    const publicJwk = { kty, crv, x, y, kid, alg: ALG, use: 'sig' };
-    return { keyId: record.keyId, kid, publicJwk, verifyKey: publicKeyFromJwk({ kty, crv, x, y }) };
+    const now = clock.now().getTime();
+    const until = record.previousUntil === undefined ? Number.NaN : Date.parse(record.previousUntil);
+    // The key a rotation replaced verifies the tokens it signed until the overlap ends; a key since
+    // destroyed (by the next rotation) verifies nothing.
+    const previous =
+      record.previousKeyId !== undefined && until > now
+        ? await keyOf(tenantId, record.previousKeyId).then(
+            (k) => ({ ...k, until }),
+            () => undefined,
+          )
+        : undefined;
+    return { current: await keyOf(tenantId, record.keyId), ...(previous ? { previous } : {}), refreshAt: now + refreshMs };
   }
 
   /**
-   * The tenant's token key, loaded once per process (concurrent first uses share one load). Signing
-   * and the JWKS make it when the tenant has none; verifying never does (no key, no valid token).
+   * The tenant's token keys, read once per `refreshMs` per process (concurrent reads share one
+   * load). Signing and the JWKS make a key when the tenant has none; verifying never does (no key,
+   * no valid token).
    */
-  async function tenantKey(tenantId: string, create: boolean): Promise<TenantKey | undefined> {
+  async function tenantKeys(tenantId: string, create: boolean, reload = false): Promise<TenantKeys | undefined> {
     const hit = cache.get(tenantId);
-    if (hit) return hit;
+    if (hit && !reload && hit.refreshAt > clock.now().getTime()) return hit;
     const flight = `${tenantId} ${create}`;
     let pending = loading.get(flight);
     if (!pending) {
       pending = load(tenantId, create).finally(() => loading.delete(flight));
       loading.set(flight, pending);
     }
-    const key = await pending;
-    if (key) cache.set(tenantId, key);
-    return key;
+    const loaded = await pending;
+    if (loaded) cache.set(tenantId, loaded);
+    return loaded;
   }
 
   async function signingKey(tenantId: string): Promise<TenantKey> {
-    const key = await tenantKey(tenantId, true);
-    if (!key) throw new Error(`No wallet token key for tenant ${tenantId}`);
-    return key;
+    const loaded = await tenantKeys(tenantId, true);
+    if (!loaded) throw new Error(`No wallet token key for tenant ${tenantId}`);
+    return loaded.current;
+  }
+
+  /** The key that verifies a token naming `kid`: the current one, or the one it replaced during the overlap. */
+  async function verifyingKey(tenantId: string, kid: unknown, now: number): Promise<TenantKey | undefined> {
+    let loaded = await tenantKeys(tenantId, false);
+    const match = (k: TenantKeys | undefined) =>
+      k && (k.current.kid === kid ? k.current : k.previous && k.previous.kid === kid && k.previous.until > now ? k.previous : undefined);
+    const found = match(loaded);
+    if (found || !loaded || typeof kid !== 'string') return found;
+    // A kid this process does not know may be a key another server rotated in: read again, not more than once a second.
+    if (loaded.refreshAt - refreshMs + RELOAD_ON_UNKNOWN_KID_MS > now) return undefined;
+    loaded = await tenantKeys(tenantId, false, true);
+    return match(loaded);
   }
 
   return {
@@ -169,8 +219,8 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
         // The header is read before the key is looked up, so junk never costs a store read.
         const header = decodeJwsHeader(token);
         if (!header || header.alg !== ALG || header.typ !== TYP) return undefined;
-        const key = await tenantKey(tenantId, false);
-        if (!key || header.kid !== key.kid) return undefined;
+        const key = await verifyingKey(tenantId, header.kid, now * 1000);
+        if (!key) return undefined;
         const verified = verifyCompactJws(token, key.verifyKey, [ALG]);
         if (!verified) return undefined;
         const p = JSON.parse(decoder.decode(verified.payload)) as Record<string, unknown>;
@@ -204,8 +254,40 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
     },
 
     async jwks(tenantId) {
-      const key = await signingKey(tenantId);
-      return { keys: [{ ...key.publicJwk }] };
+      await signingKey(tenantId);
+      const loaded = (await tenantKeys(tenantId, true)) as TenantKeys;
+      const now = clock.now().getTime();
+      // The key that signs first, then the one it replaced while tokens it signed may still be presented.
+      const published = [loaded.current, ...(loaded.previous && loaded.previous.until > now ? [loaded.previous] : [])];
+      return { keys: published.map((k) => ({ ...k.publicJwk })) };
+    },
+
+    async rotate(tenantId, previousUntil) {
+      const now = clock.now();
+      const record = await signingKeys.get(tenantId, WALLET_TOKEN_KEY_PURPOSE);
+      // A tenant that never had a token key gets its first one: there is nothing to overlap with.
+      if (!record) {
+        const first = await signingKey(tenantId);
+        return { activeKid: first.kid };
+      }
+      if (record.previousUntil !== undefined && Date.parse(record.previousUntil) > now.getTime()) {
+        throw conflict(`The last rotation of the access-token key overlaps until ${record.previousUntil}; rotate again after that`);
+      }
+      const made = await keys.create(tenantId, 'P-256');
+      const rotated = await signingKeys.rotate(tenantId, WALLET_TOKEN_KEY_PURPOSE, record.keyId, {
+        keyId: made.id,
+        previousUntil: previousUntil.toISOString(),
+        rotatedAt: now.toISOString(),
+      });
+      if (!rotated) {
+        await keys.destroy(tenantId, made.id);
+        throw conflict('Another rotation of the access-token key happened at the same time; try again');
+      }
+      // The key the last rotation replaced has verified its last token: it goes now.
+      if (record.previousKeyId !== undefined) await keys.destroy(tenantId, record.previousKeyId);
+      cache.delete(tenantId);
+      const loaded = (await tenantKeys(tenantId, false)) as TenantKeys;
+      return { activeKid: loaded.current.kid, ...(loaded.previous ? { retiredKid: loaded.previous.kid, retiredUntil: rotated.previousUntil as string } : {}) };
     },
   };
 }

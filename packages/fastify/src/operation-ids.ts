@@ -61,6 +61,10 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['PUT /v1/config/batch-issuance', 'updateBatchIssuance'],
   ['GET /v1/config/key-custody', 'getKeyCustody'],
   ['PUT /v1/config/key-custody', 'updateKeyCustody'],
+  ['POST /v1/signing-keys/access-token/rotate', 'rotateAccessTokenKey'],
+  ['POST /v1/signing-keys/webhook/rotate', 'rotateWebhookKey'],
+  ['POST /v1/signing-keys/document-signers/rotate', 'rotateDocumentSigners'],
+  ['POST /v1/signing-keys/issuer-certificates/rotate', 'rotateIssuerCertificates'],
   ['GET /v1/events', 'listEvents'],
   // DIDs and their public documents.
   ['POST /v1/dids', 'createDid'],

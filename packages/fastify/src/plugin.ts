@@ -16,6 +16,7 @@ import { eventRoutes } from './routes/events.ts';
 import { issuerDisplayRoutes } from './routes/issuer-display.ts';
 import { batchIssuanceRoutes } from './routes/batch-issuance.ts';
 import { keyCustodyRoutes } from './routes/key-custody.ts';
+import { signingKeyRoutes } from './routes/signing-keys.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { mdocPkiRoutes } from './routes/mdoc-pki.ts';
 import { issuerPkiRoutes } from './routes/issuer-pki.ts';
@@ -98,6 +99,7 @@ export const vellumPlugin: FastifyPluginAsync<VellumPluginOptions> = async (app,
     await tenantScope.register(issuerDisplayRoutes, { services });
     await tenantScope.register(batchIssuanceRoutes, { services });
     await tenantScope.register(keyCustodyRoutes, { services });
+    await tenantScope.register(signingKeyRoutes, { services });
     await tenantScope.register(configurationRoutes, { services });
     await tenantScope.register(metadataRoutes, { services });
     await tenantScope.register(mdocPkiRoutes, { services });

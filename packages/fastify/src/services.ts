@@ -19,6 +19,7 @@ import type {
   IssuerDisplayService,
   BatchIssuanceService,
   KeyCustodyService,
+  SigningKeyRotationService,
   WebhookService,
   NonceService,
   Dpop,
@@ -62,6 +63,8 @@ export interface VellumServices {
   batchIssuance: BatchIssuanceService;
   /** `GET`/`PUT /v1/config/key-custody`: where the tenant's new signing keys are made. */
   keyCustody: KeyCustodyService;
+  /** `POST /v1/signing-keys/{role}/rotate`: a signing role's new key (docs/key-custody.md "Rotation"). */
+  signingKeys: SigningKeyRotationService;
   /** Webhook subscriptions, the delivery log and the public signing keys (docs/decisions.md "Webhooks"). */
   webhooks: WebhookService;
   users: UserService;

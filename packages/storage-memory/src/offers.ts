@@ -191,6 +191,14 @@ export function offerRepositories(get: () => OfferState, next: () => number): Of
         get().signingKeys.set(key, copy(record));
         return copy(record);
       },
+      async rotate(tenantId, purpose, expectedKeyId, next) {
+        const key = `${tenantId} ${purpose}`;
+        const existing = get().signingKeys.get(key);
+        if (!existing || existing.keyId !== expectedKeyId) return undefined;
+        const rotated = { ...existing, keyId: next.keyId, previousKeyId: expectedKeyId, previousUntil: next.previousUntil, createdAt: next.rotatedAt };
+        get().signingKeys.set(key, rotated);
+        return copy(rotated);
+      },
     },
   };
 }

@@ -1065,6 +1065,14 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.createIndex('data_keys_wrapping_key_id').on('data_keys').column('wrapping_key_id').execute();
       },
     },
+
+    '0032_signing_key_rotation': {
+      async up(db: Kysely<any>) {
+        // A rotated signing key (docs/key-custody.md "Rotation"): the key it replaced verifies until previous_until.
+        await db.schema.alterTable('tenant_signing_keys').addColumn('previous_key_id', 'text').execute();
+        await db.schema.alterTable('tenant_signing_keys').addColumn('previous_until', 'text').execute();
+      },
+    },
   };
 }
 

@@ -293,6 +293,18 @@ export function offerRepositoriesOn(db: Executor, kind: SqlDialectKind): Pick<Re
           .executeTakeFirstOrThrow();
         return toTenantSigningKey(row);
       },
+      async rotate(tenantId, purpose, expectedKeyId, next) {
+        // One compare-and-set on the key that signs: of two rotations at once, one changes the row.
+        const result = await db
+          .updateTable('tenant_signing_keys')
+          .set({ key_id: next.keyId, previous_key_id: expectedKeyId, previous_until: next.previousUntil, created_at: next.rotatedAt })
+          .where('tenant_id', '=', tenantId)
+          .where('purpose', '=', purpose)
+          .where('key_id', '=', expectedKeyId)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return undefined;
+        return findOwnedBy(db, 'tenant_signing_keys', tenantId, 'purpose', purpose, toTenantSigningKey);
+      },
     },
   };
 }

@@ -78,6 +78,9 @@ export interface TenantSigningKeysTable {
   purpose: string;
   key_id: string;
   created_at: string;
+  /** The key the last rotation replaced, and when it stops verifying (migration 0032). */
+  previous_key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_until: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Maps a stored user row to the domain type. */
@@ -199,9 +202,23 @@ export function toNonceRow(n: NonceRecord): Insertable<NoncesTable> {
 }
 
 export function toTenantSigningKey(row: Selectable<TenantSigningKeysTable>): TenantSigningKeyRecord {
-  return { tenantId: row.tenant_id, purpose: row.purpose, keyId: row.key_id, createdAt: row.created_at };
+  return {
+    tenantId: row.tenant_id,
+    purpose: row.purpose,
+    keyId: row.key_id,
+    createdAt: row.created_at,
+    ...(row.previous_key_id !== null ? { previousKeyId: row.previous_key_id } : {}),
+    ...(row.previous_until !== null ? { previousUntil: row.previous_until } : {}),
+  };
 }
 
 export function toTenantSigningKeyRow(r: TenantSigningKeyRecord): Insertable<TenantSigningKeysTable> {
-  return { tenant_id: r.tenantId, purpose: r.purpose, key_id: r.keyId, created_at: r.createdAt };
+  return {
+    tenant_id: r.tenantId,
+    purpose: r.purpose,
+    key_id: r.keyId,
+    created_at: r.createdAt,
+    previous_key_id: r.previousKeyId ?? null,
+    previous_until: r.previousUntil ?? null,
+  };
 }

@@ -479,5 +479,65 @@ export function describeOfferContract(store: () => Store): void {
       expect(await store().tenantSigningKeys.get(b.id, first.purpose)).toBeUndefined();
       expect(await store().tenantSigningKeys.get(a.id, 'other')).toBeUndefined();
     });
+
+    it('rotate replaces the key that signs once (compare-and-set), keeping the old one as previous until its overlap ends', async () => {
+      const [a, b] = await tenants();
+      const first = { tenantId: a.id, purpose: 'wallet-access-token', keyId: uuid(), createdAt: '2026-05-01T12:00:00.000Z' };
+      await store().tenantSigningKeys.insertIfAbsent(first);
+      const second = uuid();
+      const rotated = await store().tenantSigningKeys.rotate(a.id, first.purpose, first.keyId, {
+        keyId: second,
+        previousUntil: '2026-05-02T12:00:00.000Z',
+        rotatedAt: '2026-05-01T13:00:00.000Z',
+      });
+      const expected = {
+        ...first,
+        keyId: second,
+        previousKeyId: first.keyId,
+        previousUntil: '2026-05-02T12:00:00.000Z',
+        createdAt: '2026-05-01T13:00:00.000Z',
+      };
+      expect(rotated).toEqual(expected);
+      expect(await store().tenantSigningKeys.get(a.id, first.purpose)).toEqual(expected);
+      // A rotation that read the old key lost: nothing changes.
+      const stale = await store().tenantSigningKeys.rotate(a.id, first.purpose, first.keyId, { keyId: uuid(), previousUntil: iso(), rotatedAt: iso() });
+      expect(stale).toBeUndefined();
+      expect(await store().tenantSigningKeys.get(a.id, first.purpose)).toEqual(expected);
+      expect(await store().tenantSigningKeys.insertIfAbsent(first)).toEqual(expected);
+      // No record, no rotation: another tenant, another purpose.
+      expect(
+        await store().tenantSigningKeys.rotate(b.id, first.purpose, first.keyId, { keyId: uuid(), previousUntil: iso(), rotatedAt: iso() }),
+      ).toBeUndefined();
+      expect(await store().tenantSigningKeys.rotate(a.id, 'other', second, { keyId: uuid(), previousUntil: iso(), rotatedAt: iso() })).toBeUndefined();
+      expect(await store().tenantSigningKeys.get(b.id, first.purpose)).toBeUndefined();
+      // The next rotation moves the previous key along.
+      const third = uuid();
+      const again = await store().tenantSigningKeys.rotate(a.id, first.purpose, second, {
+        keyId: third,
+        previousUntil: '2026-05-03T12:00:00.000Z',
+        rotatedAt: '2026-05-02T13:00:00.000Z',
+      });
+      expect(again).toEqual({
+        ...expected,
+        keyId: third,
+        previousKeyId: second,
+        previousUntil: '2026-05-03T12:00:00.000Z',
+        createdAt: '2026-05-02T13:00:00.000Z',
+      });
+    });
+
+    it('rotate lets one of several racing rotations win', async () => {
+      const [a] = await tenants();
+      const first = { tenantId: a.id, purpose: 'wallet-access-token', keyId: uuid(), createdAt: iso() };
+      await store().tenantSigningKeys.insertIfAbsent(first);
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          store().tenantSigningKeys.rotate(a.id, first.purpose, first.keyId, { keyId: uuid(), previousUntil: iso(), rotatedAt: iso() }),
+        ),
+      );
+      const winners = results.filter((r) => r !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(await store().tenantSigningKeys.get(a.id, first.purpose)).toEqual(winners[0]);
+    });
   });
 }

@@ -1,7 +1,7 @@
 // Stand-ins for the Digests, WalletTokens and NonceCodec ports in tests of the core (no jose, no
 // KeyManager, no platform keys).
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { type Clock, completeWalletClaims, type Digests, type NonceCodec, type WalletAccessClaims, type WalletTokens } from '@vellum/core';
+import { type Clock, completeWalletClaims, DomainError, type Digests, type NonceCodec, type WalletAccessClaims, type WalletTokens } from '@vellum/core';
 
 /** A fixed MAC key for tests: the real one is a random platform secret. */
 const TEST_MAC_KEY = Buffer.alloc(32, 7);
@@ -21,8 +21,18 @@ export function fakeDigests(): Digests {
  */
 export function fakeWalletTokens(clock: Clock): WalletTokens & { issued: WalletAccessClaims[] } {
   const issued: WalletAccessClaims[] = [];
+  // Each tenant's rotations so far: the fake's kids are `fake-<n>`, and it keeps the real one's overlap rule.
+  const rotations = new Map<string, { count: number; until?: Date }>();
   return {
     issued,
+    async rotate(tenantId, previousUntil) {
+      const before = rotations.get(tenantId) ?? { count: 0 };
+      if (before.until && before.until > clock.now()) {
+        throw new DomainError('Conflict', `The last rotation of the access-token key overlaps until ${before.until.toISOString()}`);
+      }
+      rotations.set(tenantId, { count: before.count + 1, until: previousUntil });
+      return { activeKid: `fake-${before.count + 1}`, retiredKid: `fake-${before.count}`, retiredUntil: previousUntil.toISOString() };
+    },
     async issue(claims, ttlSeconds) {
       const full = completeWalletClaims(claims, ttlSeconds, clock.now(), randomUUID());
       issued.push(full);

@@ -171,6 +171,11 @@ export const EVENT_PREFIXES = {
   WEBHOOK_DELIVERY_LIST: 'webhook',
   WEBHOOK_DELIVERY_RETRY: 'webhook',
   WEBHOOK_SIGNING_KEY_ROTATE: 'webhook',
+  // A signing key rotated on request, role by role (docs/key-custody.md "Rotation").
+  SIGNING_KEY_ACCESS_TOKEN_ROTATE: 'signing-keys',
+  SIGNING_KEY_WEBHOOK_ROTATE: 'signing-keys',
+  SIGNING_KEY_DOCUMENT_SIGNERS_ROTATE: 'signing-keys',
+  SIGNING_KEY_ISSUER_CERTIFICATES_ROTATE: 'signing-keys',
   // Admin tokens and the tenant's admin clients (docs/limits.md, Admin clients).
   ADMIN_TOKEN: 'admin-token',
   ADMIN_CLIENT_LIST: 'admin-client',

@@ -4,7 +4,17 @@
 
 import { type DocumentSignerRecord, type IacaRecord, MAX_IACAS_PER_TENANT } from '../mdoc-pki/model.ts';
 import { ISSUER_CAS_PATH, ISSUER_SIGNERS_PATH } from '../mdoc-pki/profiles.ts';
-import { type ManagedSignerDeps, bestSigner, canSign, createManagedSigner, pemToDer, pruneExpiredSigners, rotationDue, validAt } from '../mdoc-pki/signers.ts';
+import {
+  type ManagedSignerDeps,
+  bestSigner,
+  canSign,
+  createManagedSigner,
+  pemToDer,
+  pruneExpiredSigners,
+  rotationDue,
+  type SignerRotationResult,
+  validAt,
+} from '../mdoc-pki/signers.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { Clock } from '../shared/ports.ts';
 import { hostName } from '../tenancy/addressing.ts';
@@ -78,6 +88,38 @@ async function activeCas(store: ManagedSignerDeps['store'], tenantId: string, at
 /** The active issuer CA that signs now: of those valid at `at`, the one activated last. */
 async function activeCa(store: ManagedSignerDeps['store'], tenantId: string, at: number): Promise<IacaRecord | undefined> {
   return (await activeCas(store, tenantId, at))[0];
+}
+
+/** The credential issuer identifiers a leaf names: its URI subject alternative names (leafNamesFor). */
+const issuersNamedBy = (leaf: DocumentSignerRecord) => (leaf.subjectAltNames ?? []).filter((name) => /^https?:\/\//.test(name));
+
+/**
+ * Forced rotation of the tenant's issuer leaves (docs/key-custody.md "Rotation"): under the managed
+ * issuer CA that signs now, each (use, issuer) that has a leaf able to sign gets a new leaf, which
+ * signs from now on (bestLeaf: it lasts longest, or as long and made last). The old leaves stay
+ * published and valid until they expire. An imported CA is skipped (its leaves come from the CSR
+ * flow). The caller invalidates the cache in front of the signers (`IssuerSigners.invalidate`).
+ */
+export async function rotateManagedLeaves(deps: ManagedSignerDeps, tenant: Tenant, now: Date): Promise<SignerRotationResult> {
+  const at = now.getTime();
+  const result: SignerRotationResult = { created: [], superseded: [] };
+  const ca = await activeCa(deps.store, tenant.id, at);
+  if (!ca?.isManaged) return result;
+  const leaves = await deps.store.documentSigners.listByIaca(tenant.id, ca.id);
+  const inUse = new Map<string, DocumentSignerRecord>();
+  for (const leaf of leaves) {
+    if (leaf.use === undefined || !canSign(leaf, at)) continue;
+    for (const issuer of issuersNamedBy(leaf)) {
+      const best = bestLeaf(leaves, leaf.use, issuer, at);
+      if (best) inUse.set(`${leaf.use} ${issuer}`, best);
+    }
+  }
+  for (const [key, current] of inUse) {
+    const [use, issuer] = key.split(' ') as [IssuerSignerUse, string];
+    result.created.push(await createManagedLeaf(deps, tenant, ca, use, issuer, now));
+    result.superseded.push(current);
+  }
+  return result;
 }
 
 /** A stored leaf as a signer, its chain the leaf alone (the CA is the verifier's trust anchor). */

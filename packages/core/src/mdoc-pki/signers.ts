@@ -91,11 +91,17 @@ export function canSign(signer: DocumentSignerRecord, at: number): boolean {
   return signer.active && signer.revokedAt === undefined && signer.certificatePem !== undefined && validAt(signer.certificateData, at);
 }
 
-/** Of the signers that can sign at `at`, the one whose certificate lasts longest. */
+/**
+ * Of the signers that can sign at `at`, the one whose certificate lasts longest; of those that last
+ * as long (certificate times are whole seconds, and a CA's end caps them all), the one made last, so
+ * that a signer made by a rotation is the one that signs.
+ */
 export function bestSigner(signers: readonly DocumentSignerRecord[], at: number): DocumentSignerRecord | undefined {
   let best: DocumentSignerRecord | undefined;
   for (const s of signers) {
-    if (canSign(s, at) && (!best || time(s.certificateData?.notAfter) > time(best.certificateData?.notAfter))) best = s;
+    if (!canSign(s, at)) continue;
+    const [mine, theirs] = [time(s.certificateData?.notAfter), best && time(best.certificateData?.notAfter)];
+    if (!best || theirs === undefined || mine > theirs || (mine === theirs && s.createdAt >= best.createdAt)) best = s;
   }
   return best;
 }
@@ -372,6 +378,33 @@ function noActiveSigner(iaca: IacaRecord): DomainError {
  * store on every call. Reuse, and one load shared by concurrent calls (so at most one new signer),
  * come from cacheIssuingChains (cached-chains.ts), which the composition puts in front.
  */
+/** What a forced rotation made, and the signers it superseded (not revoked: they verify until they expire). */
+export interface SignerRotationResult {
+  created: DocumentSignerRecord[];
+  superseded: DocumentSignerRecord[];
+}
+
+/**
+ * Forced rotation of the tenant's document signers (docs/key-custody.md "Rotation"): each active
+ * managed IACA that has a signer able to sign now gets a new one, made as the automatic rotation
+ * makes them, which signs from now on (it lasts longest, or as long and made last). The old signer
+ * is neither revoked nor deactivated: the mDocs it signed verify until its certificate expires.
+ * IACAs imported with a CSR are skipped (their signers come from the CSR flow). The caller
+ * invalidates the caches in front of the chains (`IssuingChains.invalidate`).
+ */
+export async function rotateManagedSigners(deps: ManagedSignerDeps, tenant: Tenant, now: Date): Promise<SignerRotationResult> {
+  const at = now.getTime();
+  const result: SignerRotationResult = { created: [], superseded: [] };
+  const active = (await deps.store.iacas.list(tenant.id, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true })).items;
+  for (const iaca of active.filter((i) => i.isManaged && validAt(i.certificateData, at))) {
+    const current = bestSigner(await deps.store.documentSigners.listByIaca(tenant.id, iaca.id), at);
+    if (!current) continue;
+    result.created.push(await createManagedSigner(deps, tenant, iaca, now));
+    result.superseded.push(current);
+  }
+  return result;
+}
+
 export function createIssuingChains(deps: IssuingChainsDeps): IssuingChains {
   const { store, x509 } = deps;
   return {

@@ -99,6 +99,13 @@ export interface WalletTokens {
   issue(claims: WalletClaimsToIssue, ttlSeconds: number): Promise<{ token: string; claims: WalletAccessClaims }>;
   /** The verified claims of a token for this tenant and issuer, or undefined (bad signature, expired, other tenant or issuer). Never throws. */
   verify(tenantId: string, issuer: string, token: string): Promise<WalletAccessClaims | undefined>;
-  /** The tenant's public token keys as a JWKS (`GET /.well-known/jwks.json`). */
+  /** The tenant's public token keys as a JWKS (`GET /.well-known/jwks.json`): the one that signs, then the one it replaced during the overlap. */
   jwks(tenantId: string): Promise<{ keys: Record<string, unknown>[] }>;
+  /**
+   * Makes a new token key that signs from now on (docs/key-custody.md "Rotation"); the old one keeps
+   * verifying, and stays in the JWKS, until `previousUntil`, and is destroyed at the next rotation.
+   * A tenant without a key gets its first. Throws DomainError `Conflict` while the last rotation's
+   * overlap runs, or when another rotation came first.
+   */
+  rotate(tenantId: string, previousUntil: Date): Promise<{ activeKid: string; retiredKid?: string; retiredUntil?: string }>;
 }

@@ -28,6 +28,13 @@ import type { RequestContext } from '../tenancy/model.ts';
 /** docs/decisions.md "Users, offers, the token and nonce endpoints": wallet access tokens live 10 minutes. */
 export const ACCESS_TOKEN_TTL_SECONDS = 600;
 
+/**
+ * How long a process may sign with a tenant's access-token key after another server rotated it: the
+ * WalletTokens adapter reads the keys again this often. A rotation's overlap is at least this plus
+ * the access tokens' lifetime.
+ */
+export const WALLET_TOKEN_KEY_REFRESH_SECONDS = 300;
+
 /** OpenID4VCI 1.0 §6.2: what the token response says of each configuration `authorization_details` asked for. */
 export interface CredentialAuthorizationDetail {
   type: 'openid_credential';
