@@ -242,9 +242,14 @@ const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConf
     const role = given(o, 'role');
     if (!(SIGNING_KEY_ROLES as readonly string[]).includes(role)) throw new ConfigError(`--role must be one of ${SIGNING_KEY_ROLES.join(', ')}; got "${role}"`);
     const overlap = o.overlap;
-    if (overlap !== undefined && (role !== 'access-token' || !/^\d+$/.test(overlap))) {
-      throw new ConfigError('--overlap is a whole number of seconds, for --role access-token only');
+    if (overlap !== undefined && ((role !== 'access-token' && role !== 'dids') || !/^\d+$/.test(overlap))) {
+      throw new ConfigError('--overlap is a whole number of seconds, for --role access-token or dids only');
     }
+    if ((role === 'dids') !== (o.did !== undefined)) throw new ConfigError('--did names the did:web to rotate, with --role dids and only then');
+    const input = {
+      ...(o.did !== undefined ? { did: o.did } : {}),
+      ...(overlap !== undefined ? { overlapSeconds: Number(overlap) } : {}),
+    };
     await withRuntime(config, `rotating the ${role} key of the tenant "${given(o, 'tenant')}"…`, async (rt) => {
       const tenant = await rt.store.tenants.findBySubdomain(given(o, 'tenant'));
       if (!tenant) throw new ConfigError(`No tenant has the subdomain "${given(o, 'tenant')}" (see \`tenants list\`)`);
@@ -256,7 +261,7 @@ const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConf
         requestId: randomUUID(),
         ip: '127.0.0.1',
       };
-      print(await rt.vellum.signingKeys.rotate(ctx, role as SigningKeyRole, overlap === undefined ? undefined : { overlapSeconds: Number(overlap) }));
+      print(await rt.vellum.signingKeys.rotate(ctx, role as SigningKeyRole, Object.keys(input).length > 0 ? input : undefined));
     });
   },
   async 'keys wrapping'(config) {

@@ -408,6 +408,7 @@ export function createVellum(deps: VellumDeps): Vellum {
   // The status lists credentials name, read through the outbound guard and kept for their ttl.
   const readStatusLists = createStatusListLookup({ clock, ...(deps.http ? { http: deps.http } : {}), ...(deps.inflater ? { inflater: deps.inflater } : {}) });
   // Issuer DIDs: did:key decoded, did:web read through the outbound guard and kept a few minutes.
+  const didService = createDidService({ store, clock, keys: deps.keys, events: recorder, addressing });
   const dids = createDidResolver({ clock, ...(deps.http ? { http: deps.http } : {}) });
   const formatVerifiers: FormatVerifiers = {
     'dc+sd-jwt': createSdJwtVcVerifier({
@@ -574,7 +575,7 @@ export function createVellum(deps: VellumDeps): Vellum {
       ...(adminTokenLimiter ? { limiter: adminTokenLimiter } : {}),
     }),
     customDomains: createCustomDomainService({ store, clock, ids, dns, events: recorder, platformDomain: deps.platformDomain }),
-    dids: createDidService({ store, clock, keys: deps.keys, events: recorder, addressing }),
+    dids: didService,
     // Built and signed afresh by the domain service; the caches around it keep each DID's credential
     // until shortly before it expires, and the last document while the DIDs' stamps and the origin
     // are unchanged (docs/architecture.md, Caches live outside the core).
@@ -609,6 +610,7 @@ export function createVellum(deps: VellumDeps): Vellum {
           return rotated;
         },
       },
+      dids: didService,
       accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
     }),
     tenants,

@@ -51,12 +51,17 @@ describe('rotating signing keys over HTTP (issue 32, point 4)', () => {
     });
     expect(withBody.statusCode).toBe(400);
     const auditor = await t.token('beta', 'auditor');
-    for (const role of ['access-token', 'webhook', 'document-signers', 'issuer-certificates']) {
-      const res = await t.app.inject({ method: 'POST', url: `/v1/signing-keys/${role}/rotate`, headers: as(auditor, beta.host) });
+    for (const role of ['access-token', 'webhook', 'document-signers', 'issuer-certificates', 'dids']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/v1/signing-keys/${role}/rotate`,
+        headers: as(auditor, beta.host),
+        payload: role === 'dids' ? { did: 'did:web:x' } : {},
+      });
       expect(res.statusCode, role).toBe(403);
     }
     expect((await t.app.inject({ method: 'POST', url: '/v1/signing-keys/access-token/rotate', headers: { host: beta.host } })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'POST', url: '/v1/signing-keys/dids/rotate', headers: as(admin, beta.host) })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: '/v1/signing-keys/platform/rotate', headers: as(admin, beta.host) })).statusCode).toBe(404);
   });
 
   it('rotates the webhook key and, with no managed CA, finds no signers to rotate', async () => {
@@ -69,5 +74,37 @@ describe('rotating signing keys over HTTP (issue 32, point 4)', () => {
       const res = await t.app.inject({ method: 'POST', url: `/v1/signing-keys/${role}/rotate`, headers: as(admin, gamma.host) });
       expect(res.json()).toMatchObject({ role, active: [], retired: [] });
     }
+  });
+
+  it('rotates a did:web: its document lists the new keys and the old ones (with an end when an overlap is given); a did:key is refused', async () => {
+    const delta = await t.createTenant('delta');
+    const admin = await t.token('delta');
+    const call = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      t.app.inject({ method, url, headers: as(admin, delta.host), ...(payload ? { payload } : {}) });
+    const web = (await call('POST', '/v1/dids', { method: 'web', options: { url: delta.host } })).json();
+    const document = async () => (await t.app.inject({ method: 'GET', url: '/.well-known/did.json', headers: { host: delta.host } })).json();
+    const before = (await document()).assertionMethod as string[];
+    expect(before).toHaveLength(2);
+    const rotated = await call('POST', '/v1/signing-keys/dids/rotate', { did: web.did });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect(rotated.json()).toMatchObject({ role: 'dids', active: [expect.any(String), expect.any(String)], retired: before.map((id) => ({ id })) });
+    const after = await document();
+    expect(after.assertionMethod).toEqual([...before, ...rotated.json().active]);
+    expect(after.verificationMethod).toHaveLength(4);
+    // The DID's own view says which keys are retired.
+    const view = (await call('GET', `/v1/dids/${encodeURIComponent(web.did)}`)).json();
+    expect(
+      view.localMetadata.keys.filter((k: { retiredAt?: string }) => k.retiredAt !== undefined).map((k: { didDocumentKeyId: string }) => k.didDocumentKeyId),
+    ).toEqual(before);
+    expect(view.localMetadata.initialDidDocument.assertionMethod).toEqual(before);
+    // With an overlap the old keys have an end; a did:key cannot rotate; the body is required.
+    const timed = await call('POST', '/v1/signing-keys/dids/rotate', { did: web.did, overlapSeconds: 3600 });
+    expect(timed.json().retired).toEqual(rotated.json().active.map((id: string) => ({ id, until: expect.any(String) })));
+    const key = (await call('POST', '/v1/dids', { method: 'key' })).json();
+    const refused = await call('POST', '/v1/signing-keys/dids/rotate', { did: key.did });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ details: [{ param: 'did', msg: expect.stringContaining('A did:key cannot rotate') }] });
+    expect((await call('POST', '/v1/signing-keys/dids/rotate')).statusCode).toBe(400);
+    expect((await call('POST', '/v1/signing-keys/dids/rotate', { did: 'did:web:nowhere.example' })).statusCode).toBe(404);
   });
 });

@@ -45,7 +45,8 @@ interface State {
   /** The tenants' data keys, by tenant id: one per tenant. */
   dataKeys: Map<string, DataKeyRecord>;
   /** By `${tenantId} ${did}`. */
-  dids: Map<string, Row<DidRecord>>;
+  /** `keysRevision` counts the DID's key rotations (its stamp's revision is `<seq>.<keysRevision>`). */
+  dids: Map<string, Row<DidRecord> & { keysRevision?: number }>;
   /** By id. */
   iacas: Map<string, Row<IacaRecord>>;
   /** By IACA id, in the order recorded. */
@@ -437,7 +438,16 @@ function repositories(get: () => State): Repositories {
         return get().dids.delete(`${tenantId} ${did}`);
       },
       async listStamps(tenantId) {
-        return [...get().dids.values()].filter((r) => r.value.tenantId === tenantId).map((r) => ({ did: r.value.did, revision: String(r.seq) }));
+        return [...get().dids.values()]
+          .filter((r) => r.value.tenantId === tenantId)
+          .map((r) => ({ did: r.value.did, revision: `${r.seq}.${r.keysRevision ?? 0}` }));
+      },
+      async replaceKeys(tenantId, did, from, to) {
+        const r = get().dids.get(`${tenantId} ${did}`);
+        if (!r || JSON.stringify(r.value.keys) !== JSON.stringify(from)) return false;
+        r.value = { ...r.value, keys: copy(to) };
+        r.keysRevision = (r.keysRevision ?? 0) + 1;
+        return true;
       },
     },
     credentialConfigurations: {

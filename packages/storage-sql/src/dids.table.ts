@@ -1,5 +1,5 @@
 import type { DidRecord } from '@vellum/core';
-import type { Insertable, Selectable } from 'kysely';
+import type { ColumnType, Insertable, Selectable } from 'kysely';
 import type { Seq } from './database.ts';
 
 export interface DidsTable {
@@ -10,6 +10,8 @@ export interface DidsTable {
   /** JSON array of the DID's keys: document key id, KeyManager id, algorithm, public JWK. */
   keys: string;
   created_at: string;
+  /** How many times the keys were rotated (migration 0033): part of the DID's stamp. */
+  keys_revision: ColumnType<number, number | undefined, number>;
 }
 
 /** Maps a stored DID row to the domain type. */

@@ -1073,6 +1073,16 @@ function migrations(kind: SqlDialectKind): Record<string, Migration> {
         await db.schema.alterTable('tenant_signing_keys').addColumn('previous_until', 'text').execute();
       },
     },
+
+    '0033_did_key_rotation': {
+      async up(db: Kysely<any>) {
+        // A did:web's keys rotate (docs/key-custody.md "Rotation"): the count is part of its stamp, so caches see the change.
+        await db.schema
+          .alterTable('dids')
+          .addColumn('keys_revision', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
   };
 }
 

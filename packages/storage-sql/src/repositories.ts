@@ -302,9 +302,21 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         return result.numDeletedRows > 0n;
       },
       async listStamps(tenantId) {
-        // The row's position in creation order is its revision: a DID created again gets a new row.
-        const rows = await db.selectFrom('dids').select(['did', 'seq']).where('tenant_id', '=', tenantId).orderBy('seq').execute();
-        return rows.map((r) => ({ did: r.did, revision: String(r.seq) }));
+        // The row's position in creation order and its count of key rotations are its revision: a
+        // DID created again gets a new row, a rotation a new count.
+        const rows = await db.selectFrom('dids').select(['did', 'seq', 'keys_revision']).where('tenant_id', '=', tenantId).orderBy('seq').execute();
+        return rows.map((r) => ({ did: r.did, revision: `${r.seq}.${r.keys_revision}` }));
+      },
+      async replaceKeys(tenantId, did, from, to) {
+        // The stored JSON is what toDidRow wrote: the keys as they were read compare equal to it.
+        const result = await db
+          .updateTable('dids')
+          .set((eb) => ({ keys: JSON.stringify(to), keys_revision: eb('keys_revision', '+', 1) }))
+          .where('tenant_id', '=', tenantId)
+          .where('did', '=', did)
+          .where('keys', '=', JSON.stringify(from))
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
       },
     },
 

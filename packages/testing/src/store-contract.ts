@@ -1,4 +1,4 @@
-import type { AdminClient, AnalyticEvent, CredentialConfiguration, CustomDomain, DataKeyRecord, DidRecord, Store, StoredKey } from '@vellum/core';
+import type { AdminClient, AnalyticEvent, CredentialConfiguration, CustomDomain, DataKeyRecord, DidKey, DidRecord, Store, StoredKey } from '@vellum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMdocPkiContract } from './store-contract-mdoc.ts';
 import { describeWebhookContract } from './store-contract-webhooks.ts';
@@ -507,6 +507,32 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(after[1]?.revision).not.toBe(before[0]?.revision);
         expect(after[0]?.revision).toBe(before[1]?.revision);
         expect(await store.dids.listStamps(makeTenant().id)).toEqual([]);
+      });
+
+      it('replaceKeys swaps the keys once (compare-and-set) and changes the DID’s stamp', async () => {
+        const [a, b] = await insertTenants(store);
+        const record = makeDid(a.id);
+        await store.dids.insert(record);
+        const [before] = await store.dids.listStamps(a.id);
+        const rotated = [
+          ...record.keys.map((k) => ({ ...k, retiredAt: '2026-05-01T12:00:00.000Z', verifiesUntil: '2026-05-02T12:00:00.000Z' })),
+          { ...(record.keys[0] as DidKey), didDocumentKeyId: `${record.did}#z6Mk2`, kmsKeyId: uuid() },
+        ];
+        expect(await store.dids.replaceKeys(a.id, record.did, record.keys, rotated)).toBe(true);
+        expect((await store.dids.get(a.id, record.did))?.keys).toEqual(rotated);
+        const [after] = await store.dids.listStamps(a.id);
+        expect(after?.revision).not.toBe(before?.revision);
+        // A rotation that read the keys before lost: nothing changes.
+        expect(await store.dids.replaceKeys(a.id, record.did, record.keys, record.keys)).toBe(false);
+        expect((await store.dids.get(a.id, record.did))?.keys).toEqual(rotated);
+        expect(await store.dids.listStamps(a.id)).toEqual([after]);
+        // Another tenant, or a DID that is not there, changes nothing.
+        expect(await store.dids.replaceKeys(b.id, record.did, rotated, record.keys)).toBe(false);
+        expect(await store.dids.replaceKeys(a.id, `${record.did}:other`, rotated, record.keys)).toBe(false);
+        // Two at once: one wins.
+        const racing = await Promise.all([0, 1, 2].map(() => store.dids.replaceKeys(a.id, record.did, rotated, record.keys)));
+        expect(racing.filter(Boolean)).toHaveLength(1);
+        expect((await store.dids.get(a.id, record.did))?.keys).toEqual(record.keys);
       });
     });
 

@@ -1,5 +1,5 @@
 import type { FlatClaimMappings, Duration, IssuerProfile, KeyResolution } from '../configurations/model.ts';
-import type { DidKey } from '../dids/model.ts';
+import { currentDidKey, type DidKey } from '../dids/model.ts';
 import type { KeyAlgorithm } from '../keys/model.ts';
 import type { Store } from '../ports.ts';
 import { DomainError } from '../shared/errors.ts';
@@ -34,7 +34,7 @@ const PAGE = 500;
  */
 export async function signingDidOf(store: Pick<Store, 'dids'>, tenantId: string, pinned: string | undefined, algorithm: KeyAlgorithm): Promise<SigningDid> {
   const keyOf = (record: { did: string; keys: DidKey[] } | undefined) => {
-    const key = record?.keys.find((k) => k.algorithm === algorithm);
+    const key = record && currentDidKey(record, algorithm);
     return record && key ? { did: record.did, key } : undefined;
   };
   if (pinned !== undefined) {

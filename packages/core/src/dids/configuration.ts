@@ -5,7 +5,7 @@ import { isDomainError } from '../shared/errors.ts';
 import type { Addressing } from '../tenancy/addressing.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { JWS_2020_CONTEXT_V1 } from './documents.ts';
-import type { DidKey, DidRecord } from './model.ts';
+import { currentDidKey, type DidKey, type DidRecord } from './model.ts';
 
 export const DID_CONFIGURATION_CONTEXT = 'https://identity.foundation/.well-known/did-configuration/v1';
 export const CREDENTIALS_CONTEXT_V1 = 'https://www.w3.org/2018/credentials/v1';
@@ -83,7 +83,7 @@ const dateTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOStr
 
 /** Ed25519 keys sign with Ed25519Signature2018 (the suite DIF verifiers know best); P-256 keys with JsonWebSignature2020. */
 export function signingKeyOf(record: DidRecord): DidKey {
-  return record.keys.find((k) => k.algorithm === 'Ed25519') ?? (record.keys[0] as DidKey);
+  return currentDidKey(record, 'Ed25519') ?? currentDidKey(record, 'P-256') ?? (record.keys[0] as DidKey);
 }
 
 /** Signs every DID it is given, with the DID's signing key. */

@@ -12,6 +12,20 @@ export interface DidKey {
   kmsKeyId: string;
   algorithm: KeyAlgorithm;
   publicJwk: PublicJwk;
+  /** When a rotation replaced it (docs/key-custody.md "Rotation"): it signs no more, and verifies what it signed. */
+  retiredAt?: string;
+  /** Until when a retired key stays in the DID document; absent, it stays until the DID's next rotation after that is set, or for good. */
+  verifiesUntil?: string;
+}
+
+/** The key of `algorithm` that signs for a DID now: the last one made that no rotation retired. */
+export function currentDidKey(record: Pick<DidRecord, 'keys'>, algorithm: KeyAlgorithm): DidKey | undefined {
+  return record.keys.findLast((k) => k.algorithm === algorithm && k.retiredAt === undefined);
+}
+
+/** The keys a DID document lists at `at`: those that sign, and retired ones whose overlap has not ended. */
+export function publishedDidKeys(record: Pick<DidRecord, 'keys'>, at: number): DidKey[] {
+  return record.keys.filter((k) => k.verifiesUntil === undefined || Date.parse(k.verifiesUntil) > at);
 }
 
 /** A DID a tenant holds. Its DID document is derived from the keys (see documents.ts). */

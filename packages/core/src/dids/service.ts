@@ -25,7 +25,7 @@ export interface DidDeps {
 
 /** docs/decisions.md "DIDs": what Vellum keeps about a DID beyond its document. */
 export interface DidLocalMetadata {
-  keys: Array<{ didDocumentKeyId: string; kmsKeyId: string }>;
+  keys: Array<{ didDocumentKeyId: string; kmsKeyId: string; retiredAt?: string; verifiesUntil?: string }>;
   /** When the DID was created (ISO 8601). */
   registered: string;
   initialDidDocument: DidDocument;
@@ -56,19 +56,36 @@ export interface DidService {
    * whose path is `path` (`/.well-known/did.json` for none, else `/{path}/did.json`).
    */
   webDocument(ctx: RequestContext, path: string[]): Promise<DidDocument>;
+  /**
+   * docs/key-custody.md "Rotation": gives a did:web a new key of each algorithm it signs with; the
+   * new keys sign from now on, and the old ones stay in the DID document (verifying what they
+   * signed) for `overlapSeconds`, or for good when it is not given. Keys whose overlap has ended
+   * leave the record and are destroyed. A did:key cannot rotate (400). Not an admin operation by
+   * itself: the signing key rotation service checks and records it.
+   */
+  rotateKeys(tenantId: string, did: string, now: Date, overlapSeconds?: number): Promise<{ created: DidKey[]; retired: DidKey[] }>;
 }
+
+/** How many keys a DID is created with: one for a did:key, one of each algorithm for a did:web. */
+const INITIAL_KEYS: Record<DidRecord['method'], number> = { key: 1, web: 2 };
 
 function localMetadataOf(record: DidRecord): DidLocalMetadata {
   return {
-    keys: record.keys.map((k) => ({ didDocumentKeyId: k.didDocumentKeyId, kmsKeyId: k.kmsKeyId })),
+    keys: record.keys.map((k) => ({
+      didDocumentKeyId: k.didDocumentKeyId,
+      kmsKeyId: k.kmsKeyId,
+      ...(k.retiredAt !== undefined ? { retiredAt: k.retiredAt } : {}),
+      ...(k.verifiesUntil !== undefined ? { verifiesUntil: k.verifiesUntil } : {}),
+    })),
     registered: record.createdAt,
-    initialDidDocument: didDocumentOf(record),
+    // Rotations append keys: the first ones are those the DID was created with.
+    initialDidDocument: didDocumentOf({ did: record.did, keys: record.keys.slice(0, INITIAL_KEYS[record.method]) }),
   };
 }
 
-/** Renders a stored DID as the API shows it. */
-export function didView(record: DidRecord): DidView {
-  return { did: record.did, didDocument: didDocumentOf(record), localMetadata: localMetadataOf(record) };
+/** Renders a stored DID as the API shows it, its document as it is published at `at`. */
+export function didView(record: DidRecord, at?: number): DidView {
+  return { did: record.did, didDocument: didDocumentOf(record, at), localMetadata: localMetadataOf(record) };
 }
 
 const didKeyOfManaged = (did: string, key: ManagedKey): DidKey => ({
@@ -130,11 +147,19 @@ export function createDidService(deps: DidDeps): DidService {
     },
 
     list(ctx, query) {
-      return list(ctx, 'DID_LIST', query, (page) => store.dids.list(ctx.tenant.id, page), didView);
+      return list(
+        ctx,
+        'DID_LIST',
+        query,
+        (page) => store.dids.list(ctx.tenant.id, page),
+        (record) => didView(record, clock.now().getTime()),
+      );
     },
 
     get(ctx, did) {
-      return run(ctx, 'DID_RETRIEVE', { meta }, async () => didView(await requireFound(store.dids.get(ctx.tenant.id, checkDidParam(did)), missing)));
+      return run(ctx, 'DID_RETRIEVE', { meta }, async () =>
+        didView(await requireFound(store.dids.get(ctx.tenant.id, checkDidParam(did)), missing), clock.now().getTime()),
+      );
     },
 
     delete(ctx, did) {
@@ -152,7 +177,33 @@ export function createDidService(deps: DidDeps): DidService {
       const did = didWebOf({ host: new URL(ctx.origin).host, path });
       const record = await store.dids.get(ctx.tenant.id, did);
       if (!record) throw notFound('No DID document here');
-      return didDocumentOf(record);
+      return didDocumentOf(record, clock.now().getTime());
+    },
+
+    async rotateKeys(tenantId, did, now, overlapSeconds) {
+      const record = await requireFound(store.dids.get(tenantId, checkDidParam(did)), missing);
+      if (record.method !== 'web') throw invalidField('did', 'A did:key cannot rotate: its key is the DID itself. Create a new DID instead', did);
+      const at = now.getTime();
+      const signing = record.keys.filter((k) => k.retiredAt === undefined);
+      const ended = record.keys.filter((k) => k.verifiesUntil !== undefined && Date.parse(k.verifiesUntil) <= at);
+      return withNewKeys(
+        keys,
+        tenantId,
+        signing.map((k) => k.algorithm),
+        async (made) => {
+          const created = made.map((key) => didKeyOfManaged(record.did, key));
+          const retiredAt = now.toISOString();
+          const verifiesUntil = overlapSeconds === undefined ? undefined : new Date(at + overlapSeconds * 1000).toISOString();
+          const retired = signing.map((k) => ({ ...k, retiredAt, ...(verifiesUntil !== undefined ? { verifiesUntil } : {}) }));
+          const kept = record.keys.filter((k) => k.retiredAt !== undefined && !ended.includes(k));
+          if (!(await store.dids.replaceKeys(tenantId, record.did, record.keys, [...kept, ...retired, ...created]))) {
+            throw conflict('Another rotation of this DID happened at the same time; try again');
+          }
+          // Out of the document before now: their private halves go.
+          for (const key of ended) await keys.destroy(tenantId, key.kmsKeyId);
+          return { created, retired };
+        },
+      );
     },
   };
 }

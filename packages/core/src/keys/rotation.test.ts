@@ -3,6 +3,7 @@ import { holderKey } from '../../test/credentials.ts';
 import { recordedEvents } from '../../test/events.ts';
 import { contextFor, withTenant } from '../../test/harness.ts';
 import type { MdocConfiguration } from '../configurations/model.ts';
+import { signingDidOf } from '../credential-formats/signing-did.ts';
 
 // Issue 32, point 4 (docs/key-custody.md "Rotation"): each signing role rotates on request; a new
 // key signs from then on, and what the old one signed keeps verifying.
@@ -121,5 +122,43 @@ describe('rotating signing keys on request, role by role (issue 32, point 4)', (
       ]),
     );
     expect(events.find((e) => e.type === 'SIGNING_KEY_ACCESS_TOKEN_ROTATE_SUCCESS')).toMatchObject({ category: 'signing-keys', clientId: 'client-admin' });
+  });
+
+  it('dids: a did:web signs with new keys at once; the old ones stay in its document through the overlap, then go, and are destroyed at the next rotation', async () => {
+    const h = await setup();
+    const web = await h.dids.create(h.ctx, { method: 'web', options: { url: 'acme.eu01.vellum.test' } });
+    const anonymous = contextFor(h.tenant, null);
+    const first = await signingDidOf(h.store, h.tenant.id, web.did, 'Ed25519');
+    const keysBefore = h.keys.count(h.tenant.id);
+    const rotated = await h.signingKeys.rotate(h.ctx, 'dids', { did: web.did, overlapSeconds: 3600 });
+    expect(rotated).toMatchObject({ role: 'dids', active: [expect.stringContaining(`${web.did}#`), expect.stringContaining(`${web.did}#`)] });
+    expect(rotated.retired).toEqual(web.localMetadata.keys.map((k) => ({ id: k.didDocumentKeyId, until: '2026-05-01T13:00:00.000Z' })));
+    // Credentials are signed with the new Ed25519 key from now on.
+    const now = await signingDidOf(h.store, h.tenant.id, web.did, 'Ed25519');
+    expect(now.key.didDocumentKeyId).not.toBe(first.key.didDocumentKeyId);
+    expect(rotated.active).toContain(now.key.didDocumentKeyId);
+    expect((await h.dids.webDocument(anonymous, [])).assertionMethod).toHaveLength(4);
+    h.clock.advance(3600_000);
+    expect((await h.dids.webDocument(anonymous, [])).assertionMethod).toEqual(rotated.active);
+    // Still held until the next rotation, which destroys them.
+    expect(h.keys.count(h.tenant.id)).toBe(keysBefore + 2);
+    await h.signingKeys.rotate(h.ctx, 'dids', { did: web.did });
+    expect(h.keys.count(h.tenant.id)).toBe(keysBefore + 2);
+    expect((await h.store.dids.get(h.tenant.id, web.did))?.keys).toHaveLength(4);
+    // Without an overlap the retired keys stay listed.
+    h.clock.advance(10 * 365 * 86_400_000);
+    expect((await h.dids.webDocument(anonymous, [])).assertionMethod).toHaveLength(4);
+  });
+
+  it('dids: refuses a did:key, an unknown DID and a body without a DID', async () => {
+    const h = await setup();
+    const key = await h.dids.create(h.ctx, { method: 'key' });
+    await expect(h.signingKeys.rotate(h.ctx, 'dids', { did: key.did })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'did', msg: expect.stringContaining('A did:key cannot rotate') }],
+    });
+    await expect(h.signingKeys.rotate(h.ctx, 'dids', { did: 'did:web:nowhere.example' })).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(h.signingKeys.rotate(h.ctx, 'dids')).rejects.toMatchObject({ code: 'BadRequest' });
+    expect((await h.store.dids.get(h.tenant.id, key.did))?.keys).toHaveLength(1);
   });
 });

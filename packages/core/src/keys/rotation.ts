@@ -5,6 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { EventPrefix } from '../events/catalogue.ts';
 import type { EventRecorder } from '../events/recorder.ts';
+import type { DidService } from '../dids/service.ts';
 import type { DocumentSignerRecord } from '../mdoc-pki/model.ts';
 import type { WalletTokens } from '../oauth/ports.ts';
 import { WALLET_TOKEN_KEY_REFRESH_SECONDS } from '../oauth/token.ts';
@@ -21,8 +22,9 @@ import type { WebhookSigningKeys } from '../webhooks/keys.ts';
  * tokens (its JWKS). `webhook`: the webhook signing key (the webhook JWKS). `document-signers`: the
  * managed document signers of the tenant's mDoc IACAs (x5chain). `issuer-certificates`: the leaf
  * certificates of its managed issuer CA (x5c of SD-JWT VC, CWT, signed metadata, status lists).
+ * `dids`: the keys of one did:web (its DID document).
  */
-export const SIGNING_KEY_ROLES = ['access-token', 'webhook', 'document-signers', 'issuer-certificates'] as const;
+export const SIGNING_KEY_ROLES = ['access-token', 'webhook', 'document-signers', 'issuer-certificates', 'dids'] as const;
 export type SigningKeyRole = (typeof SIGNING_KEY_ROLES)[number];
 
 /** The longest overlap a rotation may ask for: 30 days. */
@@ -38,6 +40,15 @@ export const RotateAccessTokenKeyBody = Type.Object(
     ),
   },
   { additionalProperties: false, errorMessage: 'An object such as { overlapSeconds: 86400 }, or nothing' },
+);
+
+/** `POST /v1/signing-keys/dids/rotate`: which did:web, and how long its old keys stay in its document (for good when not given). */
+export const RotateDidKeysBody = Type.Object(
+  {
+    did: Type.String({ minLength: 1, maxLength: 2048, errorMessage: 'The did:web to rotate' }),
+    overlapSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 * 365 * 86_400, errorMessage: 'A whole number of seconds, at most ten years' })),
+  },
+  { additionalProperties: false, errorMessage: "An object such as { did: 'did:web:acme.example', overlapSeconds: 31536000 }" },
 );
 
 /** What a rotation answers (and its event records): what signs from now on, and what still verifies. */
@@ -65,6 +76,7 @@ export interface SigningKeyRotationDeps {
   walletTokens: WalletTokens;
   webhookSigningKeys: WebhookSigningKeys;
   signers: SignerRotation;
+  dids: Pick<DidService, 'rotateKeys'>;
   /** The wallet access tokens' lifetime: the access-token key's overlap is at least this plus a key refresh. */
   accessTokenTtlSeconds: number;
 }
@@ -80,6 +92,7 @@ const ROLE_RULES: Record<SigningKeyRole, { permission: Permission; event: EventP
   webhook: { permission: 'webhooks', event: 'SIGNING_KEY_WEBHOOK_ROTATE' },
   'document-signers': { permission: 'iacas:manage', event: 'SIGNING_KEY_DOCUMENT_SIGNERS_ROTATE' },
   'issuer-certificates': { permission: 'iacas:manage', event: 'SIGNING_KEY_ISSUER_CERTIFICATES_ROTATE' },
+  dids: { permission: 'dids', event: 'SIGNING_KEY_DIDS_ROTATE' },
 };
 
 const signerRotationView = (
@@ -111,7 +124,7 @@ function overlapOf(input: unknown, minimum: number): number {
 }
 
 export function createSigningKeyRotationService(deps: SigningKeyRotationDeps): SigningKeyRotationService {
-  const { events, clock, walletTokens, webhookSigningKeys, signers } = deps;
+  const { events, clock, walletTokens, webhookSigningKeys, signers, dids } = deps;
   const minimumOverlap = deps.accessTokenTtlSeconds + WALLET_TOKEN_KEY_REFRESH_SECONDS;
   const operations = Object.fromEntries(SIGNING_KEY_ROLES.map((role) => [role, adminOperations(events, ROLE_RULES[role].permission)])) as Record<
     SigningKeyRole,
@@ -119,7 +132,13 @@ export function createSigningKeyRotationService(deps: SigningKeyRotationDeps): S
   >;
 
   async function rotateRole(ctx: RequestContext, role: SigningKeyRole, input: unknown): Promise<SigningKeyRotationView> {
-    if (role !== 'access-token' && input !== undefined && input !== null && !(typeof input === 'object' && Object.keys(input).length === 0)) {
+    if (
+      role !== 'access-token' &&
+      role !== 'dids' &&
+      input !== undefined &&
+      input !== null &&
+      !(typeof input === 'object' && Object.keys(input).length === 0)
+    ) {
       throw invalidField('body', `Rotating ${role} takes no options`, undefined);
     }
     const now = clock.now();
@@ -144,6 +163,18 @@ export function createSigningKeyRotationService(deps: SigningKeyRotationDeps): S
         return signerRotationView(role, rotatedAt, await signers.documentSigners(ctx.tenant, now));
       case 'issuer-certificates':
         return signerRotationView(role, rotatedAt, await signers.issuerLeaves(ctx.tenant, now));
+      case 'dids': {
+        const p = new Problems();
+        if (!p.checkShape(RotateDidKeysBody, input)) p.throwIfAny(RotateDidKeysBody);
+        const { did, overlapSeconds } = input as Static<typeof RotateDidKeysBody>;
+        const { created, retired } = await dids.rotateKeys(tenantId, did, now, overlapSeconds);
+        return {
+          role,
+          rotatedAt,
+          active: created.map((k) => k.didDocumentKeyId),
+          retired: retired.map((k) => ({ id: k.didDocumentKeyId, ...(k.verifiesUntil !== undefined ? { until: k.verifiesUntil } : {}) })),
+        };
+      }
     }
   }
 

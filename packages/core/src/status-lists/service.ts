@@ -11,6 +11,7 @@ import { CREDENTIAL_PROFILES } from '../issuance/model.ts';
 import type { IssuingChains } from '../mdoc-pki/signers.ts';
 import type { IssuerSigners, X509Signer } from '../issuer-pki/model.ts';
 import { issuerOf } from '../metadata/service.ts';
+import { currentDidKey } from '../dids/model.ts';
 import type { Store } from '../ports.ts';
 import type { Clock, DomainEventSink, Ids } from '../shared/ports.ts';
 import { bytesToBase64Url, base64UrlToBytes } from '../shared/encoding.ts';
@@ -317,7 +318,8 @@ export function createStatusListService(deps: StatusListDeps): StatusListService
   /** The DID key a referenced list of `form` is signed with: the key of its DID that signs its credentials. */
   async function listSigner(tenantId: string, form: ReferencedListForm, did: string) {
     const algorithm = form === 'revocation-list' ? 'Ed25519' : 'P-256';
-    const key = (await store.dids.get(tenantId, did))?.keys.find((k) => k.algorithm === algorithm);
+    const record = await store.dids.get(tenantId, did);
+    const key = record && currentDidKey(record, algorithm);
     if (!key) throw notFound('The DID that signs this list is gone, so the list can no longer be served');
     return key;
   }

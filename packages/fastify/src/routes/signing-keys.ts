@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { SigningKeyRole } from '@vellum/core';
 import { requestContext } from '../context.ts';
-import { RotateAccessTokenKeyBody, SigningKeyRotationResponse } from '../schemas/signing-keys.ts';
+import { RotateAccessTokenKeyBody, RotateDidKeysBody, SigningKeyRotationResponse } from '../schemas/signing-keys.ts';
 import type { VellumServices } from '../services.ts';
 import { adminErrors } from './resource.ts';
 
 const tags = ['Signing keys'];
 
 /** Each role's route: its permission, and what the documentation says of it. */
-const ROLES: Array<{ role: SigningKeyRole; permission: 'issuance-setup' | 'webhooks' | 'iacas:manage'; summary: string; description: string }> = [
+const ROLES: Array<{ role: SigningKeyRole; permission: 'issuance-setup' | 'webhooks' | 'iacas:manage' | 'dids'; summary: string; description: string }> = [
   {
     role: 'access-token',
     permission: 'issuance-setup',
@@ -37,6 +37,13 @@ const ROLES: Array<{ role: SigningKeyRole; permission: 'issuance-setup' | 'webho
     description:
       'Under the managed issuer CA, each leaf in use gets a successor that signs from now on (SD-JWT VC, CWT, signed metadata, status lists). The old leaves stay published and valid until they expire.',
   },
+  {
+    role: 'dids',
+    permission: 'dids',
+    summary: 'Rotate the keys of a did:web',
+    description:
+      'The did:web named by `did` gets a new key of each algorithm it signs with, which signs credentials from now on. The old keys stay in its DID document, verifying what they signed, for `overlapSeconds`, or for good when it is not given (credentials signed with a DID often live for years); keys whose time has ended leave the document and are destroyed at the next rotation. A did:key cannot rotate (400): its key is the DID.',
+  },
 ];
 
 /** docs/key-custody.md "Rotation": `POST /v1/signing-keys/{role}/rotate`, one route per role. */
@@ -50,8 +57,9 @@ export const signingKeyRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
           tags,
           summary,
           description,
-          // The body is optional: no body reaches validation as null.
+          // The access-token body is optional (no body reaches validation as null); the DID's is required.
           ...(role === 'access-token' ? { body: Type.Union([RotateAccessTokenKeyBody, Type.Null()]) } : {}),
+          ...(role === 'dids' ? { body: RotateDidKeysBody } : {}),
           response: { 200: SigningKeyRotationResponse, ...adminErrors },
         },
       },

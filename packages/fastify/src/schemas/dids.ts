@@ -29,7 +29,15 @@ export const DidDocumentSchema = Type.Object({
 });
 
 const LocalMetadata = Type.Object({
-  keys: Type.Array(Type.Object({ didDocumentKeyId: Type.String(), kmsKeyId: Type.String() })),
+  keys: Type.Array(
+    Type.Object({
+      didDocumentKeyId: Type.String(),
+      kmsKeyId: Type.String(),
+      // A key a rotation replaced (docs/key-custody.md "Rotation"), and until when its DID document lists it.
+      retiredAt: Type.Optional(Type.String({ format: 'date-time' })),
+      verifiesUntil: Type.Optional(Type.String({ format: 'date-time' })),
+    }),
+  ),
   registered: Type.String(),
   initialDidDocument: DidDocumentSchema,
 });

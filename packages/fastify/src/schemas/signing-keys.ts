@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { SIGNING_KEY_ROLES } from '@vellum/core';
 
 /** docs/key-custody.md "Rotation": the access-token key's body, the core's own schema (one validation path). */
-export { RotateAccessTokenKeyBody } from '@vellum/core/schemas';
+export { RotateAccessTokenKeyBody, RotateDidKeysBody } from '@vellum/core/schemas';
 
 /** What `POST /v1/signing-keys/{role}/rotate` answers: what signs from now on, and what still verifies. */
 export const SigningKeyRotationResponse = Type.Object({

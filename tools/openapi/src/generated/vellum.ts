@@ -1116,6 +1116,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/signing-keys/dids/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the keys of a did:web
+         * @description The did:web named by `did` gets a new key of each algorithm it signs with, which signs credentials from now on. The old keys stay in its DID document, verifying what they signed, for `overlapSeconds`, or for good when it is not given (credentials signed with a DID often live for years); keys whose time has ended leave the document and are destroyed at the next rotation. A did:key cannot rotate (400): its key is the DID.
+         *
+         *     Needs an admin token whose role holds the `dids` permission.
+         */
+        post: operations["rotateDidKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/signing-keys/document-signers/rotate": {
         parameters: {
             query?: never;
@@ -5417,6 +5439,10 @@ export interface operations {
                                 keys: {
                                     didDocumentKeyId: string;
                                     kmsKeyId: string;
+                                    /** Format: date-time */
+                                    retiredAt?: string;
+                                    /** Format: date-time */
+                                    verifiesUntil?: string;
                                 }[];
                                 registered: string;
                             };
@@ -5533,6 +5559,10 @@ export interface operations {
                             keys: {
                                 didDocumentKeyId: string;
                                 kmsKeyId: string;
+                                /** Format: date-time */
+                                retiredAt?: string;
+                                /** Format: date-time */
+                                verifiesUntil?: string;
                             }[];
                             registered: string;
                         };
@@ -5658,6 +5688,10 @@ export interface operations {
                             keys: {
                                 didDocumentKeyId: string;
                                 kmsKeyId: string;
+                                /** Format: date-time */
+                                retiredAt?: string;
+                                /** Format: date-time */
+                                verifiesUntil?: string;
                             }[];
                             registered: string;
                         };
@@ -8542,7 +8576,104 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
+                        /** Format: date-time */
+                        rotatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateDidKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    did: string;
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What signs from now on: the `kid` of a published key, or the id of a certificate signer. */
+                        active: string[];
+                        retired: {
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description Until when it still verifies: the overlap’s end, or its certificate’s expiry.
+                             */
+                            until?: string;
+                        }[];
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -8632,7 +8763,7 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -8722,7 +8853,7 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -8812,7 +8943,7 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
                         /** Format: date-time */
                         rotatedAt: string;
                     };

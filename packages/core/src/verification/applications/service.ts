@@ -17,6 +17,7 @@ import { isUuid } from '../../shared/ids.ts';
 import type { Clock, Ids } from '../../shared/ports.ts';
 import type { RequestContext, Tenant } from '../../tenancy/model.ts';
 import { MAX_VERIFIER_APPLICATIONS_PER_TENANT, REQUEST_OBJECT_TYP, type RequestObjectSigner, type VerifierApplication } from './model.ts';
+import { currentDidKey } from '../../dids/model.ts';
 import { VerifierApplicationBody, VerifierCertificateBody } from './schema.ts';
 
 export const VERIFIER_APPLICATIONS_PATH = '/v2/presentations/applications';
@@ -291,7 +292,7 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
       if (application.clientIdPrefix === 'decentralized_identifier') {
         const did = application.did as string;
         const record = await store.dids.get(tenant.id, did);
-        const key = record?.keys.find((k) => k.algorithm === 'P-256') ?? record?.keys.find((k) => k.algorithm === 'Ed25519');
+        const key = record && (currentDidKey(record, 'P-256') ?? currentDidKey(record, 'Ed25519'));
         if (!key)
           throw new DomainError(
             'BadRequest',
