@@ -136,7 +136,7 @@ describe('progress lines on stderr', () => {
     expect(webhook.status, webhook.stderr).toBe(0);
     expect(JSON.parse(webhook.stdout)).toMatchObject({ role: 'webhook', active: [expect.any(String)] });
     for (const [args, message] of [
-      [['--role', 'certificates'], '--role must be one of access-token, webhook, document-signers, issuer-certificates, dids'],
+      [['--role', 'certificates'], '--role must be one of access-token, webhook, document-signers, issuer-certificates, dids, verifier-applications'],
       [['--role', 'webhook', '--overlap', '60'], '--overlap is a whole number of seconds, for --role access-token or dids only'],
       [['--role', 'dids'], '--did names the did:web to rotate, with --role dids and only then'],
       [['--role', 'dids', '--did', 'did:web:nowhere.example'], 'The tenant has no such DID'],

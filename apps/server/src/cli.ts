@@ -103,15 +103,17 @@ export const COMMANDS = [
       subdomain,
       { name: 'role', value: 'ROLE', required: true, description: `the signing role: ${SIGNING_KEY_ROLES.join(', ')}` },
       { name: 'did', value: 'DID', required: false, description: 'dids only: the did:web whose keys rotate' },
+      { name: 'app', value: 'ID', required: false, description: 'verifier-applications only: the x509_hash application' },
       { name: 'overlap', value: 'SECONDS', required: false, description: 'access-token and dids only: how long old keys verify' },
     ],
     examples: [
       'vellum keys rotate --tenant acme --role access-token',
       'vellum keys rotate --tenant acme --role document-signers',
       'vellum keys rotate --tenant acme --role dids --did did:web:acme.example',
+      'vellum keys rotate --tenant acme --role verifier-applications --app APP_ID',
     ],
     details: [
-      'A new key signs from now on; what the old one signed keeps verifying: the access-token key’s for the overlap (it stays in the JWKS), the webhook key’s while a pending delivery signs with it, a document signer’s or issuer certificate’s until its certificate expires, a did:web key’s in its DID document for the overlap or for good. Does what POST /v1/signing-keys/<role>/rotate does, and records the same event, with `vellum-cli` as the client. Prints what signs now and what was retired, as JSON. docs/key-custody.md, "Rotation".',
+      'A new key signs from now on; what the old one signed keeps verifying: the access-token key’s for the overlap (it stays in the JWKS), the webhook key’s while a pending delivery signs with it, a document signer’s or issuer certificate’s until its certificate expires, a did:web key’s in its DID document for the overlap or for good; a verifier application’s next key signs once its certificate is uploaded (the output carries its CSR). Does what POST /v1/signing-keys/<role>/rotate does, and records the same event, with `vellum-cli` as the client. Prints what signs now and what was retired, as JSON. docs/key-custody.md, "Rotation".',
     ],
   },
   {

@@ -246,8 +246,12 @@ const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConf
       throw new ConfigError('--overlap is a whole number of seconds, for --role access-token or dids only');
     }
     if ((role === 'dids') !== (o.did !== undefined)) throw new ConfigError('--did names the did:web to rotate, with --role dids and only then');
+    if ((role === 'verifier-applications') !== (o.app !== undefined)) {
+      throw new ConfigError('--app names the verifier application to rotate, with --role verifier-applications and only then');
+    }
     const input = {
       ...(o.did !== undefined ? { did: o.did } : {}),
+      ...(o.app !== undefined ? { applicationId: o.app } : {}),
       ...(overlap !== undefined ? { overlapSeconds: Number(overlap) } : {}),
     };
     await withRuntime(config, `rotating the ${role} key of the tenant "${given(o, 'tenant')}"…`, async (rt) => {

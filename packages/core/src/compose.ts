@@ -611,6 +611,7 @@ export function createVellum(deps: VellumDeps): Vellum {
         },
       },
       dids: didService,
+      verifierApplications,
       accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
     }),
     tenants,

@@ -21,7 +21,7 @@ export { CustomDomainBody } from './custom-domains/schema.ts';
 export { IssuerDisplayBody } from './metadata/issuer-display.ts';
 export { BatchIssuanceBody } from './issuance/batch-issuance.ts';
 export { KeyCustodyBody } from './keys/custody-settings.ts';
-export { RotateAccessTokenKeyBody, RotateDidKeysBody } from './keys/rotation.ts';
+export { RotateAccessTokenKeyBody, RotateDidKeysBody, RotateVerifierApplicationKeyBody } from './keys/rotation.ts';
 
 // Credential configurations:
 export { CONFIGURATION_BODIES, CwtConfigurationBody, LdpVcConfigurationBody, MdocConfigurationBody, SdJwtConfigurationBody } from './configurations/schema.ts';

@@ -66,6 +66,7 @@ export const OPERATION_IDS: ReadonlyMap<string, string> = new Map<string, string
   ['POST /v1/signing-keys/document-signers/rotate', 'rotateDocumentSigners'],
   ['POST /v1/signing-keys/issuer-certificates/rotate', 'rotateIssuerCertificates'],
   ['POST /v1/signing-keys/dids/rotate', 'rotateDidKeys'],
+  ['POST /v1/signing-keys/verifier-applications/rotate', 'rotateVerifierApplicationKey'],
   ['GET /v1/events', 'listEvents'],
   // DIDs and their public documents.
   ['POST /v1/dids', 'createDid'],

@@ -51,12 +51,12 @@ describe('rotating signing keys over HTTP (issue 32, point 4)', () => {
     });
     expect(withBody.statusCode).toBe(400);
     const auditor = await t.token('beta', 'auditor');
-    for (const role of ['access-token', 'webhook', 'document-signers', 'issuer-certificates', 'dids']) {
+    for (const role of ['access-token', 'webhook', 'document-signers', 'issuer-certificates', 'dids', 'verifier-applications']) {
       const res = await t.app.inject({
         method: 'POST',
         url: `/v1/signing-keys/${role}/rotate`,
         headers: as(auditor, beta.host),
-        payload: role === 'dids' ? { did: 'did:web:x' } : {},
+        payload: role === 'dids' ? { did: 'did:web:x' } : role === 'verifier-applications' ? { applicationId: crypto.randomUUID() } : {},
       });
       expect(res.statusCode, role).toBe(403);
     }

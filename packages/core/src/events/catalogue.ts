@@ -177,6 +177,7 @@ export const EVENT_PREFIXES = {
   SIGNING_KEY_DOCUMENT_SIGNERS_ROTATE: 'signing-keys',
   SIGNING_KEY_ISSUER_CERTIFICATES_ROTATE: 'signing-keys',
   SIGNING_KEY_DIDS_ROTATE: 'signing-keys',
+  SIGNING_KEY_VERIFIER_APPLICATIONS_ROTATE: 'signing-keys',
   // Admin tokens and the tenant's admin clients (docs/limits.md, Admin clients).
   ADMIN_TOKEN: 'admin-token',
   ADMIN_CLIENT_LIST: 'admin-client',

@@ -6,6 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { EventPrefix } from '../events/catalogue.ts';
 import type { EventRecorder } from '../events/recorder.ts';
 import type { DidService } from '../dids/service.ts';
+import type { VerifierApplicationService } from '../verification/applications/service.ts';
 import type { DocumentSignerRecord } from '../mdoc-pki/model.ts';
 import type { WalletTokens } from '../oauth/ports.ts';
 import { WALLET_TOKEN_KEY_REFRESH_SECONDS } from '../oauth/token.ts';
@@ -22,9 +23,10 @@ import type { WebhookSigningKeys } from '../webhooks/keys.ts';
  * tokens (its JWKS). `webhook`: the webhook signing key (the webhook JWKS). `document-signers`: the
  * managed document signers of the tenant's mDoc IACAs (x5chain). `issuer-certificates`: the leaf
  * certificates of its managed issuer CA (x5c of SD-JWT VC, CWT, signed metadata, status lists).
- * `dids`: the keys of one did:web (its DID document).
+ * `dids`: the keys of one did:web (its DID document). `verifier-applications`: the request-signing
+ * key of one x509_hash verifier application (its certificate chain).
  */
-export const SIGNING_KEY_ROLES = ['access-token', 'webhook', 'document-signers', 'issuer-certificates', 'dids'] as const;
+export const SIGNING_KEY_ROLES = ['access-token', 'webhook', 'document-signers', 'issuer-certificates', 'dids', 'verifier-applications'] as const;
 export type SigningKeyRole = (typeof SIGNING_KEY_ROLES)[number];
 
 /** The longest overlap a rotation may ask for: 30 days. */
@@ -51,6 +53,15 @@ export const RotateDidKeysBody = Type.Object(
   { additionalProperties: false, errorMessage: "An object such as { did: 'did:web:acme.example', overlapSeconds: 31536000 }" },
 );
 
+/** `POST /v1/signing-keys/verifier-applications/rotate`: which x509_hash application; the CSR's country, when not its certificate's. */
+export const RotateVerifierApplicationKeyBody = Type.Object(
+  {
+    applicationId: Type.String({ minLength: 1, maxLength: 64, errorMessage: 'The verifier application’s id' }),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'An ISO 3166-1 alpha-2 code, such as DE' })),
+  },
+  { additionalProperties: false, errorMessage: "An object such as { applicationId: '…' }" },
+);
+
 /** What a rotation answers (and its event records): what signs from now on, and what still verifies. */
 export interface SigningKeyRotationView {
   role: SigningKeyRole;
@@ -62,6 +73,11 @@ export interface SigningKeyRotationView {
    * its certificate expires for a signer; the webhook key's, while a pending delivery signs with it.
    */
   retired: Array<{ id: string; until?: string }>;
+  /**
+   * A key that signs once its certificate is uploaded (a verifier application's next key), and the
+   * CSR to have a CA certify: until then the key in `active` goes on signing.
+   */
+  next?: { id: string; csr: string };
 }
 
 /** Forced rotation of managed certificate signers (mdoc-pki, issuer-pki): what was made, and what it supersedes. */
@@ -77,6 +93,7 @@ export interface SigningKeyRotationDeps {
   webhookSigningKeys: WebhookSigningKeys;
   signers: SignerRotation;
   dids: Pick<DidService, 'rotateKeys'>;
+  verifierApplications: Pick<VerifierApplicationService, 'rotateKey'>;
   /** The wallet access tokens' lifetime: the access-token key's overlap is at least this plus a key refresh. */
   accessTokenTtlSeconds: number;
 }
@@ -93,6 +110,7 @@ const ROLE_RULES: Record<SigningKeyRole, { permission: Permission; event: EventP
   'document-signers': { permission: 'iacas:manage', event: 'SIGNING_KEY_DOCUMENT_SIGNERS_ROTATE' },
   'issuer-certificates': { permission: 'iacas:manage', event: 'SIGNING_KEY_ISSUER_CERTIFICATES_ROTATE' },
   dids: { permission: 'dids', event: 'SIGNING_KEY_DIDS_ROTATE' },
+  'verifier-applications': { permission: 'verification', event: 'SIGNING_KEY_VERIFIER_APPLICATIONS_ROTATE' },
 };
 
 const signerRotationView = (
@@ -105,6 +123,9 @@ const signerRotationView = (
   active: made.created.map((s) => s.id),
   retired: made.superseded.map((s) => ({ id: s.id, ...(s.certificateData?.notAfter !== undefined ? { until: s.certificateData.notAfter } : {}) })),
 });
+
+/** The roles that take a body. */
+const BODY_ROLES: readonly SigningKeyRole[] = ['access-token', 'dids', 'verifier-applications'];
 
 /** The overlap asked for, checked: at least the access tokens' lifetime and a key refresh, so that no token outlives its key. */
 function overlapOf(input: unknown, minimum: number): number {
@@ -124,7 +145,7 @@ function overlapOf(input: unknown, minimum: number): number {
 }
 
 export function createSigningKeyRotationService(deps: SigningKeyRotationDeps): SigningKeyRotationService {
-  const { events, clock, walletTokens, webhookSigningKeys, signers, dids } = deps;
+  const { events, clock, walletTokens, webhookSigningKeys, signers, dids, verifierApplications } = deps;
   const minimumOverlap = deps.accessTokenTtlSeconds + WALLET_TOKEN_KEY_REFRESH_SECONDS;
   const operations = Object.fromEntries(SIGNING_KEY_ROLES.map((role) => [role, adminOperations(events, ROLE_RULES[role].permission)])) as Record<
     SigningKeyRole,
@@ -132,13 +153,7 @@ export function createSigningKeyRotationService(deps: SigningKeyRotationDeps): S
   >;
 
   async function rotateRole(ctx: RequestContext, role: SigningKeyRole, input: unknown): Promise<SigningKeyRotationView> {
-    if (
-      role !== 'access-token' &&
-      role !== 'dids' &&
-      input !== undefined &&
-      input !== null &&
-      !(typeof input === 'object' && Object.keys(input).length === 0)
-    ) {
+    if (!BODY_ROLES.includes(role) && input !== undefined && input !== null && !(typeof input === 'object' && Object.keys(input).length === 0)) {
       throw invalidField('body', `Rotating ${role} takes no options`, undefined);
     }
     const now = clock.now();
@@ -174,6 +189,13 @@ export function createSigningKeyRotationService(deps: SigningKeyRotationDeps): S
           active: created.map((k) => k.didDocumentKeyId),
           retired: retired.map((k) => ({ id: k.didDocumentKeyId, ...(k.verifiesUntil !== undefined ? { until: k.verifiesUntil } : {}) })),
         };
+      }
+      case 'verifier-applications': {
+        const p = new Problems();
+        if (!p.checkShape(RotateVerifierApplicationKeyBody, input)) p.throwIfAny(RotateVerifierApplicationKeyBody);
+        const { applicationId, country } = input as Static<typeof RotateVerifierApplicationKeyBody>;
+        const { current, next } = await verifierApplications.rotateKey(ctx.tenant, applicationId, country);
+        return { role, rotatedAt, active: [current], retired: [], next: { id: next.keyId, csr: next.csrPem } };
       }
     }
   }

@@ -2,14 +2,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { SigningKeyRole } from '@vellum/core';
 import { requestContext } from '../context.ts';
-import { RotateAccessTokenKeyBody, RotateDidKeysBody, SigningKeyRotationResponse } from '../schemas/signing-keys.ts';
+import { RotateAccessTokenKeyBody, RotateDidKeysBody, RotateVerifierApplicationKeyBody, SigningKeyRotationResponse } from '../schemas/signing-keys.ts';
 import type { VellumServices } from '../services.ts';
 import { adminErrors } from './resource.ts';
 
 const tags = ['Signing keys'];
 
 /** Each role's route: its permission, and what the documentation says of it. */
-const ROLES: Array<{ role: SigningKeyRole; permission: 'issuance-setup' | 'webhooks' | 'iacas:manage' | 'dids'; summary: string; description: string }> = [
+const ROLES: Array<{
+  role: SigningKeyRole;
+  permission: 'issuance-setup' | 'webhooks' | 'iacas:manage' | 'dids' | 'verification';
+  summary: string;
+  description: string;
+}> = [
   {
     role: 'access-token',
     permission: 'issuance-setup',
@@ -38,6 +43,13 @@ const ROLES: Array<{ role: SigningKeyRole; permission: 'issuance-setup' | 'webho
       'Under the managed issuer CA, each leaf in use gets a successor that signs from now on (SD-JWT VC, CWT, signed metadata, status lists). The old leaves stay published and valid until they expire.',
   },
   {
+    role: 'verifier-applications',
+    permission: 'verification',
+    summary: 'Rotate a verifier application’s request-signing key',
+    description:
+      'The x509_hash application named by `applicationId` gets a next key and its CSR (`next.csr`, also the application’s `nextCsr`). The current key signs request objects until a chain for the next key is uploaded with `PUT /v2/presentations/applications/{id}/certificate`, which switches to it (a new leaf: a new `x509_hash` client_id) and destroys the old key. A decentralized_identifier application rotates with its DID.',
+  },
+  {
     role: 'dids',
     permission: 'dids',
     summary: 'Rotate the keys of a did:web',
@@ -60,6 +72,7 @@ export const signingKeyRoutes: FastifyPluginAsyncTypebox<{ services: VellumServi
           // The access-token body is optional (no body reaches validation as null); the DID's is required.
           ...(role === 'access-token' ? { body: Type.Union([RotateAccessTokenKeyBody, Type.Null()]) } : {}),
           ...(role === 'dids' ? { body: RotateDidKeysBody } : {}),
+          ...(role === 'verifier-applications' ? { body: RotateVerifierApplicationKeyBody } : {}),
           response: { 200: SigningKeyRotationResponse, ...adminErrors },
         },
       },

@@ -18,6 +18,9 @@ export const VerifierApplicationResponse = Type.Object({
     Type.String({ description: 'The client_id wallets see; absent for redirect_uri (it is per session) and for x509_hash until a certificate is set.' }),
   ),
   csr: Type.Optional(Type.String({ description: 'x509_hash: the PKCS#10 request (PEM) for the request-signing key, for a CA to certify.' })),
+  nextCsr: Type.Optional(
+    Type.String({ description: 'x509_hash, after a rotation: the PKCS#10 request for the next key, which signs once its chain is uploaded.' }),
+  ),
   certificates: Type.Optional(Type.Array(Type.String(), { description: 'x509_hash: the chain (PEM), leaf first.' })),
   createdAt: Type.String(),
   updatedAt: Type.String(),

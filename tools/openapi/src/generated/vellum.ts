@@ -1182,6 +1182,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/signing-keys/verifier-applications/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a verifier application’s request-signing key
+         * @description The x509_hash application named by `applicationId` gets a next key and its CSR (`next.csr`, also the application’s `nextCsr`). The current key signs request objects until a chain for the next key is uploaded with `PUT /v2/presentations/applications/{id}/certificate`, which switches to it (a new leaf: a new `x509_hash` client_id) and destroys the old key. A decentralized_identifier application rotates with its DID.
+         *
+         *     Needs an admin token whose role holds the `verification` permission.
+         */
+        post: operations["rotateVerifierApplicationKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/signing-keys/webhook/rotate": {
         parameters: {
             query?: never;
@@ -8568,6 +8590,11 @@ export interface operations {
                     "application/json": {
                         /** @description What signs from now on: the `kid` of a published key, or the id of a certificate signer. */
                         active: string[];
+                        /** @description A key that signs once a certificate for this CSR is uploaded; until then the active key signs. */
+                        next?: {
+                            csr: string;
+                            id: string;
+                        };
                         retired: {
                             id: string;
                             /**
@@ -8576,7 +8603,7 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids" | "verifier-applications";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -8665,6 +8692,11 @@ export interface operations {
                     "application/json": {
                         /** @description What signs from now on: the `kid` of a published key, or the id of a certificate signer. */
                         active: string[];
+                        /** @description A key that signs once a certificate for this CSR is uploaded; until then the active key signs. */
+                        next?: {
+                            csr: string;
+                            id: string;
+                        };
                         retired: {
                             id: string;
                             /**
@@ -8673,7 +8705,7 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids" | "verifier-applications";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -8755,6 +8787,11 @@ export interface operations {
                     "application/json": {
                         /** @description What signs from now on: the `kid` of a published key, or the id of a certificate signer. */
                         active: string[];
+                        /** @description A key that signs once a certificate for this CSR is uploaded; until then the active key signs. */
+                        next?: {
+                            csr: string;
+                            id: string;
+                        };
                         retired: {
                             id: string;
                             /**
@@ -8763,7 +8800,7 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids" | "verifier-applications";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -8845,6 +8882,11 @@ export interface operations {
                     "application/json": {
                         /** @description What signs from now on: the `kid` of a published key, or the id of a certificate signer. */
                         active: string[];
+                        /** @description A key that signs once a certificate for this CSR is uploaded; until then the active key signs. */
+                        next?: {
+                            csr: string;
+                            id: string;
+                        };
                         retired: {
                             id: string;
                             /**
@@ -8853,7 +8895,109 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids" | "verifier-applications";
+                        /** Format: date-time */
+                        rotatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid; `details` names each field (docs/errors.md). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid admin access token (docs/errors.md): the plain word, with a Bearer challenge. */
+            401: {
+                headers: {
+                    /** @description The challenge. */
+                    "www-authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description The token’s role lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found, or no tenant is served at this host. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other failure, with the error body (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateVerifierApplicationKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    applicationId: string;
+                    country?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What signs from now on: the `kid` of a published key, or the id of a certificate signer. */
+                        active: string[];
+                        /** @description A key that signs once a certificate for this CSR is uploaded; until then the active key signs. */
+                        next?: {
+                            csr: string;
+                            id: string;
+                        };
+                        retired: {
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description Until when it still verifies: the overlap’s end, or its certificate’s expiry.
+                             */
+                            until?: string;
+                        }[];
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids" | "verifier-applications";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -8935,6 +9079,11 @@ export interface operations {
                     "application/json": {
                         /** @description What signs from now on: the `kid` of a published key, or the id of a certificate signer. */
                         active: string[];
+                        /** @description A key that signs once a certificate for this CSR is uploaded; until then the active key signs. */
+                        next?: {
+                            csr: string;
+                            id: string;
+                        };
                         retired: {
                             id: string;
                             /**
@@ -8943,7 +9092,7 @@ export interface operations {
                              */
                             until?: string;
                         }[];
-                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids";
+                        role: "access-token" | "webhook" | "document-signers" | "issuer-certificates" | "dids" | "verifier-applications";
                         /** Format: date-time */
                         rotatedAt: string;
                     };
@@ -20766,6 +20915,8 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
+                            /** @description x509_hash, after a rotation: the PKCS#10 request for the next key, which signs once its chain is uploaded. */
+                            nextCsr?: string;
                             redirectUris: string[];
                             responseModes: string[];
                             updatedAt: string;
@@ -20881,6 +21032,8 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         name: string;
+                        /** @description x509_hash, after a rotation: the PKCS#10 request for the next key, which signs once its chain is uploaded. */
+                        nextCsr?: string;
                         redirectUris: string[];
                         responseModes: string[];
                         updatedAt: string;
@@ -20980,6 +21133,8 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         name: string;
+                        /** @description x509_hash, after a rotation: the PKCS#10 request for the next key, which signs once its chain is uploaded. */
+                        nextCsr?: string;
                         redirectUris: string[];
                         responseModes: string[];
                         updatedAt: string;
@@ -21094,6 +21249,8 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         name: string;
+                        /** @description x509_hash, after a rotation: the PKCS#10 request for the next key, which signs once its chain is uploaded. */
+                        nextCsr?: string;
                         redirectUris: string[];
                         responseModes: string[];
                         updatedAt: string;
@@ -21275,6 +21432,8 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         name: string;
+                        /** @description x509_hash, after a rotation: the PKCS#10 request for the next key, which signs once its chain is uploaded. */
+                        nextCsr?: string;
                         redirectUris: string[];
                         responseModes: string[];
                         updatedAt: string;

@@ -210,4 +210,53 @@ describe('verifier applications', () => {
     await h.apps.delete(h.ctx, a.id);
     expect(await h.keys.get(h.tenant.id, stored?.x509?.keyId as string)).toBeUndefined();
   });
+
+  it('rotates an x509_hash application’s key: the current key signs until a chain for the next one is uploaded, which switches to it (issue 32, point 4)', async () => {
+    const h = await setup();
+    const a = await h.apps.create(h.ctx, { name: 'Bank', clientIdPrefix: 'x509_hash', country: 'DE' });
+    const stored = async () => (await h.store.verifierApplications.get(h.tenant.id, a.id))?.x509;
+    const first = await h.keys.get(h.tenant.id, (await stored())?.keyId as string);
+    const { ca, leaf } = await caAndLeaf(h, first!.publicJwk);
+    await h.apps.setCertificate(h.ctx, a.id, { certificates: [leaf.pem, ca.pem] });
+    const before = await h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now());
+
+    const rotated = await h.signingKeys.rotate(h.ctx, 'verifier-applications', { applicationId: a.id });
+    expect(rotated).toMatchObject({
+      role: 'verifier-applications',
+      active: [first!.id],
+      retired: [],
+      next: { id: expect.any(String), csr: expect.stringMatching(/^-----BEGIN CERTIFICATE REQUEST-----/) },
+    });
+    expect((await h.apps.get(h.ctx, a.id)).nextCsr).toBe(rotated.next?.csr);
+    // Until a chain for the next key comes, the current one signs, under the same client_id.
+    const meanwhile = await h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now());
+    expect(meanwhile.signer.clientId).toBe(before.signer.clientId);
+    // The next key's chain makes it the key that signs, with a new client_id; the old key is destroyed.
+    const nextKey = await h.keys.get(h.tenant.id, rotated.next?.id as string);
+    const { ca: ca2, leaf: leaf2 } = await caAndLeaf(h, nextKey!.publicJwk);
+    const switched = await h.apps.setCertificate(h.ctx, a.id, { certificates: [leaf2.pem, ca2.pem] });
+    expect(switched.csr).toBe(rotated.next?.csr);
+    expect(switched).not.toHaveProperty('nextCsr');
+    expect((await stored())?.keyId).toBe(nextKey!.id);
+    expect(await h.keys.get(h.tenant.id, first!.id)).toBeUndefined();
+    const after = await h.apps.signerFor(h.tenant, a.id, 'https://r.example/', h.clock.now());
+    expect(after.signer.clientId).not.toBe(before.signer.clientId);
+    // The old chain no longer fits the key that signs.
+    expect(await refusal(h.apps.setCertificate(h.ctx, a.id, { certificates: [leaf.pem] }))).toMatchObject(badBodyField('certificates.0'));
+  });
+
+  it('replaces a next key no chain came for, and refuses the prefixes that have no key of their own', async () => {
+    const h = await setup();
+    const a = await h.apps.create(h.ctx, { name: 'Bank', clientIdPrefix: 'x509_hash', country: 'DE' });
+    // No certificate yet: the CSR's country must be given.
+    await expect(h.signingKeys.rotate(h.ctx, 'verifier-applications', { applicationId: a.id })).rejects.toMatchObject(badBodyField('country'));
+    const one = await h.signingKeys.rotate(h.ctx, 'verifier-applications', { applicationId: a.id, country: 'FR' });
+    const two = await h.signingKeys.rotate(h.ctx, 'verifier-applications', { applicationId: a.id, country: 'FR' });
+    expect(two.next?.id).not.toBe(one.next?.id);
+    expect(await h.keys.get(h.tenant.id, one.next?.id as string)).toBeUndefined();
+    const dev = await h.apps.create(h.ctx, { name: 'Dev', clientIdPrefix: 'redirect_uri' });
+    expect(await refusal(h.signingKeys.rotate(h.ctx, 'verifier-applications', { applicationId: dev.id }))).toMatchObject(badBodyField('applicationId'));
+    await expect(h.signingKeys.rotate(h.ctx, 'verifier-applications', { applicationId: crypto.randomUUID() })).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(h.signingKeys.rotate(h.ctx, 'verifier-applications', {})).rejects.toMatchObject({ code: 'BadRequest' });
+  });
 });

@@ -29,6 +29,11 @@ export interface VerifierX509 {
   certificates?: string[];
   /** The tenant's managed issuer CA that issued the leaf, when Vellum issued it. */
   issuerCaId?: string;
+  /**
+   * A rotation's next key and its CSR (docs/key-custody.md "Rotation"): the current key signs until
+   * a certificate for this one is uploaded, which makes it the key that signs.
+   */
+  next?: { keyId: string; csrPem: string };
 }
 
 export interface VerifierApplication extends TenantRecord {

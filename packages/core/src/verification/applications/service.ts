@@ -16,7 +16,7 @@ import { DomainError, invalidField, notFound } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Clock, Ids } from '../../shared/ports.ts';
 import type { RequestContext, Tenant } from '../../tenancy/model.ts';
-import { MAX_VERIFIER_APPLICATIONS_PER_TENANT, REQUEST_OBJECT_TYP, type RequestObjectSigner, type VerifierApplication } from './model.ts';
+import { MAX_VERIFIER_APPLICATIONS_PER_TENANT, REQUEST_OBJECT_TYP, type RequestObjectSigner, type VerifierApplication, type VerifierX509 } from './model.ts';
 import { currentDidKey } from '../../dids/model.ts';
 import { VerifierApplicationBody, VerifierCertificateBody } from './schema.ts';
 
@@ -39,11 +39,22 @@ export interface VerifierApplicationView
   /** x509_hash: the CSR for the request-signing key, and the chain once uploaded. */
   csr?: string;
   certificates?: string[];
+  /** x509_hash, after a rotation: the CSR of the next key, which signs once its chain is uploaded. */
+  nextCsr?: string;
 }
 
 export interface VerifierApplicationService extends CollectionService<VerifierApplicationView> {
   /** `PUT .../{id}/certificate`: the chain for an x509_hash application's key, leaf first. */
   setCertificate(ctx: RequestContext, id: string, input: unknown): Promise<VerifierApplicationView>;
+  /**
+   * docs/key-custody.md "Rotation": an x509_hash application gets a next key and its CSR (the
+   * subject as its certificate's, its country unless `country` is given); the current key signs
+   * until a chain for the next one is uploaded with setCertificate, which switches to it and
+   * destroys the old key. A second rotation before that replaces the next key. Other prefixes are
+   * refused: a decentralized_identifier application rotates with its DID, a redirect_uri one signs
+   * nothing. Not an admin operation by itself: the signing key rotation service checks and records it.
+   */
+  rotateKey(tenant: Tenant, id: string, country?: string): Promise<{ current: string; next: { keyId: string; csrPem: string } }>;
   /**
    * For a session: the application (NotFound DomainError when the tenant has none with that id) and its signer.
    * `responseUri` is the session's response endpoint (the redirect_uri prefix's client_id). No permission
@@ -84,6 +95,7 @@ export function verifierApplicationView(a: VerifierApplication, x509: Pick<X509A
     ...(clientId !== undefined ? { clientId } : {}),
     ...(a.x509 ? { csr: a.x509.csrPem } : {}),
     ...(a.x509?.certificates ? { certificates: [...a.x509.certificates] } : {}),
+    ...(a.x509?.next ? { nextCsr: a.x509.next.csrPem } : {}),
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };
@@ -269,8 +281,12 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
         const leaf = infos[0];
         const key = await keys.get(ctx.tenant.id, existing.x509.keyId);
         if (!key) throw new DomainError('Conflict', 'The application’s request-signing key is gone: delete the application and create it again');
+        // After a rotation, a chain for the next key makes it the one that signs.
+        const nextKey = existing.x509.next ? await keys.get(ctx.tenant.id, existing.x509.next.keyId) : undefined;
+        const forNext = leaf !== undefined && nextKey !== undefined && sameKey(leaf.publicKey, nextKey.publicJwk);
         if (leaf) {
-          if (!sameKey(leaf.publicKey, key.publicJwk)) p.add('certificates.0', 'The leaf certifies another key: issue it for the application’s CSR (csr)');
+          if (!forNext && !sameKey(leaf.publicKey, key.publicJwk))
+            p.add('certificates.0', `The leaf certifies another key: issue it for the application’s CSR (csr${existing.x509.next ? ' or nextCsr' : ''})`);
           if (leaf.isCa) p.add('certificates.0', 'The leaf is a CA certificate');
           if (leaf.notBefore.getTime() > now || leaf.notAfter.getTime() <= now) p.add('certificates.0', 'The leaf is not valid now');
         }
@@ -279,9 +295,41 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
             p.add(`certificates.${i}`, `Did not issue certificate ${i - 1}: give the chain in order, leaf first`);
         }
         p.throwIfAny(VerifierCertificateBody);
-        const application: VerifierApplication = { ...existing, x509: { ...existing.x509, certificates: [...pems] }, updatedAt: new Date(now).toISOString() };
+        const { next, ...current } = existing.x509;
+        const x509Now =
+          forNext && next
+            ? { keyId: next.keyId, csrPem: next.csrPem, certificates: [...pems] }
+            : { ...current, ...(next ? { next } : {}), certificates: [...pems] };
+        const application: VerifierApplication = { ...existing, x509: x509Now, updatedAt: new Date(now).toISOString() };
         if (!(await store.verifierApplications.update(application))) throw missing();
+        // The old key signs for nothing any more.
+        if (forNext) await keys.destroy(ctx.tenant.id, existing.x509.keyId);
         return view(application);
+      });
+    },
+
+    async rotateKey(tenant, id, country) {
+      const existing = await find(tenant.id, id);
+      if (!existing.x509) {
+        throw invalidField(
+          'applicationId',
+          existing.clientIdPrefix === 'decentralized_identifier'
+            ? `A decentralized_identifier application signs with its DID's key: rotate the DID (role dids, did ${existing.did})`
+            : 'A redirect_uri application signs nothing',
+          id,
+        );
+      }
+      const leafPem = existing.x509.certificates?.[0];
+      const subjectCountry = country ?? (leafPem !== undefined ? x509.parseCertificate(leafPem).country : undefined);
+      if (subjectCountry === undefined)
+        throw invalidField('country', 'The CSR needs a country: give one, as the application has no certificate to take it from', country);
+      return withNewKey(keys, tenant.id, 'P-256', async (key) => {
+        const next = { keyId: key.id, csrPem: await x509.createCsr({ key, ...csrSubject(existing.name), country: subjectCountry }) };
+        const application: VerifierApplication = { ...existing, x509: { ...existing.x509, next } as VerifierX509, updatedAt: clock.now().toISOString() };
+        if (!(await store.verifierApplications.update(application))) throw missing();
+        // A next key no chain was uploaded for is replaced: it never signed.
+        if (existing.x509?.next) await keys.destroy(tenant.id, existing.x509.next.keyId);
+        return { current: existing.x509?.keyId as string, next };
       });
     },
 
