@@ -19,6 +19,7 @@ import {
 } from 'node:crypto';
 import type { Clock, DataKeyRecord, DataKeyRepository, Ids, KeyWrapper } from '@vellum/core';
 import { createSealer, type SealerOptions } from './sealer.ts';
+import { sharedLoads } from './shared-loads.ts';
 
 const DATA_KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -162,10 +163,6 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
 export function createEnvelopeSealer(options: EnvelopeSealerOptions): EnvelopeSealer {
   const { dataKeys, wrapping, recovery, ids, clock } = options;
   const random = options.random ?? ((n: number) => randomBytes(n));
-  // Each tenant's data key, unwrapped once per process: a data key never changes once made (only
-  // its wrapping does), and signing reads it only when a private key is not cached already.
-  const cache = new Map<string, { id: string; key: KeyObject }>();
-  const loading = new Map<string, Promise<{ id: string; key: KeyObject } | undefined>>();
 
   const currentWrapping = () => ({ wrappingKeyId: wrapping.current.id, ...(recovery ? { recoveryKeyId: recovery.id } : {}) });
   const isCurrent = (record: DataKeyRecord) => record.wrappingKeyId === wrapping.current.id && (recovery === undefined || record.recoveryKeyId === recovery.id);
@@ -198,6 +195,8 @@ export function createEnvelopeSealer(options: EnvelopeSealerOptions): EnvelopeSe
     );
   }
 
+  // Each tenant's data key, unwrapped once per process (dataKey below): a data key never changes once
+  // made (only its wrapping does), and signing reads it only when a private key is not cached already.
   async function load(tenantId: string, create: boolean): Promise<{ id: string; key: KeyObject } | undefined> {
     let record = await dataKeys.get(tenantId);
     let raw: Uint8Array | undefined;
@@ -231,18 +230,9 @@ export function createEnvelopeSealer(options: EnvelopeSealerOptions): EnvelopeSe
     return entry;
   }
 
+  const dataKeysHeld = sharedLoads(load);
   async function dataKey(tenantId: string, create: boolean): Promise<{ id: string; key: KeyObject } | undefined> {
-    const hit = cache.get(tenantId);
-    if (hit) return hit;
-    const flight = `${tenantId} ${create}`;
-    let pending = loading.get(flight);
-    if (!pending) {
-      pending = load(tenantId, create).finally(() => loading.delete(flight));
-      loading.set(flight, pending);
-    }
-    const entry = await pending;
-    if (entry) cache.set(tenantId, entry);
-    return entry;
+    return dataKeysHeld.cache.get(tenantId) ?? dataKeysHeld.load(tenantId, create);
   }
 
   /** One pass over stale data keys, each turned into its raw bytes by `rawOf` and written back wrapped as today. */

@@ -13,6 +13,7 @@ import {
 } from '@vellum/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { decodeJwsHeader, publicKeyFromJwk, verifyCompactJws } from './jws.ts';
+import { sharedLoads } from './shared-loads.ts';
 
 /** The purpose under which a tenant's wallet access token key is recorded. */
 export const WALLET_TOKEN_KEY_PURPOSE = 'wallet-access-token';
@@ -94,8 +95,6 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
   const { ids } = options;
   const tokenId = ids ? () => ids.token(16) : () => randomBytes(16).toString('base64url');
   const refreshMs = options.refreshMs ?? WALLET_TOKEN_KEY_REFRESH_SECONDS * 1000;
-  const cache = new Map<string, TenantKeys>();
-  const loading = new Map<string, Promise<TenantKeys | undefined>>();
   // Tokens this process signed or verified, with their claims. A wallet presents its token within
   // seconds, usually to the process that issued it (its connection is kept alive), and a token equal
   // to one whose signature is known good is good: its ES256 verification, the most expensive step of
@@ -116,6 +115,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
     return { keyId, kid, publicJwk, verifyKey: publicKeyFromJwk({ kty, crv, x, y }) };
   }
 
+  // Each tenant's keys, read at most once at a time (tenantKeys below).
   async function load(tenantId: string, create: boolean): Promise<TenantKeys | undefined> {
     let record = await signingKeys.get(tenantId, WALLET_TOKEN_KEY_PURPOSE);
     if (!record) {
@@ -139,23 +139,17 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
     return { current: await keyOf(tenantId, record.keyId), ...(previous ? { previous } : {}), refreshAt: now + refreshMs };
   }
 
+  const held = sharedLoads(load);
+
   /**
    * The tenant's token keys, read once per `refreshMs` per process (concurrent reads share one
    * load). Signing and the JWKS make a key when the tenant has none; verifying never does (no key,
    * no valid token).
    */
   async function tenantKeys(tenantId: string, create: boolean, reload = false): Promise<TenantKeys | undefined> {
-    const hit = cache.get(tenantId);
+    const hit = held.cache.get(tenantId);
     if (hit && !reload && hit.refreshAt > clock.now().getTime()) return hit;
-    const flight = `${tenantId} ${create}`;
-    let pending = loading.get(flight);
-    if (!pending) {
-      pending = load(tenantId, create).finally(() => loading.delete(flight));
-      loading.set(flight, pending);
-    }
-    const loaded = await pending;
-    if (loaded) cache.set(tenantId, loaded);
-    return loaded;
+    return held.load(tenantId, create);
   }
 
   async function signingKey(tenantId: string): Promise<TenantKey> {
@@ -285,7 +279,7 @@ export function createWalletTokens(options: WalletTokensOptions): WalletTokens {
       }
       // The key the last rotation replaced has verified its last token: it goes now.
       if (record.previousKeyId !== undefined) await keys.destroy(tenantId, record.previousKeyId);
-      cache.delete(tenantId);
+      held.cache.delete(tenantId);
       const loaded = (await tenantKeys(tenantId, false)) as TenantKeys;
       return { activeKid: loaded.current.kid, ...(loaded.previous ? { retiredKid: loaded.previous.kid, retiredUntil: rotated.previousUntil as string } : {}) };
     },
