@@ -95,4 +95,32 @@ describe.each(backends)('vellum clients rotate-secret and revoke, against a runn
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('--client');
   });
+
+  it.skipIf(skip)(
+    'rotates the admin-token key from the command line: the running server goes on accepting the tokens it signed (issue 32, point 4)',
+    async () => {
+      // A client of its own: the tests above rotated and revoked others.
+      const client = JSON.parse(cli(['clients', 'create', '--tenant', 'acme', '--role', 'issuer'], env).stdout);
+      const answer = await login(client.clientId, client.clientSecret);
+      expect(answer.status, answer.text).toBe(200);
+      const token = answer.json().access_token as string;
+      const kid = JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString()).kid as string;
+      const short = cli(['keys', 'rotate-admin-token', '--overlap', '60'], env);
+      expect(short.status).toBe(1);
+      expect(short.stderr).toContain('The overlap must be at least 3900 seconds');
+      const rotated = cli(['keys', 'rotate-admin-token', '--overlap', '7200'], env);
+      expect(rotated.status, rotated.stderr).toBe(0);
+      const printed = JSON.parse(rotated.stdout);
+      expect(printed).toMatchObject({ role: 'admin-token', active: [expect.any(String)], retired: [{ id: kid, until: expect.any(String) }] });
+      expect(printed.active[0]).not.toBe(kid);
+      // The old key verifies its tokens through the overlap, here and on every server.
+      await settle();
+      expect((await webhooks(token)).status).toBe(200);
+      const fresh = (await login(client.clientId, client.clientSecret)).json().access_token as string;
+      expect((await webhooks(fresh)).status).toBe(200);
+      const again = cli(['keys', 'rotate-admin-token'], env);
+      expect(again.status).toBe(1);
+      expect(again.stderr).toContain('overlaps until');
+    },
+  );
 });

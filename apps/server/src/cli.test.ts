@@ -99,6 +99,7 @@ describe('vellum --help: the overview', () => {
       'clients rotate-secret',
       'clients revoke',
       'keys rotate',
+      'keys rotate-admin-token',
       'keys wrapping',
       'keys rewrap',
       'keys recover',

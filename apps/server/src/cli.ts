@@ -117,6 +117,15 @@ export const COMMANDS = [
     ],
   },
   {
+    name: 'keys rotate-admin-token',
+    summary: 'Rotate the platform’s admin-token key; the old key verifies its tokens through an overlap.',
+    options: [{ name: 'overlap', value: 'SECONDS', required: false, description: 'how long the old key verifies (default a day)' }],
+    examples: ['vellum keys rotate-admin-token', 'vellum keys rotate-admin-token --overlap 7200'],
+    details: [
+      'Admin tokens are signed with one key of the platform’s, sealed under the master key. After this, every server signs with the new key within five minutes, and verifies the old key’s tokens until the overlap ends (at least the tokens’ lifetime, VELLUM_ADMIN_TOKEN_TTL, and those five minutes). The next rotation is refused until then. Prints the new and the retired key ids, as JSON. docs/key-custody.md, "Rotation".',
+    ],
+  },
+  {
     name: 'keys wrapping',
     summary: 'Show how tenants’ software keys are sealed and how many data keys each key wraps (JSON).',
     options: [],
@@ -129,7 +138,7 @@ export const COMMANDS = [
     name: 'keys rewrap',
     summary: 'Re-wrap data keys under the current wrapping key; seal older keys under data keys.',
     options: [batch],
-    examples: ['VELLUM_PKCS11_WRAPPING_KEY=wrap-2027 vellum keys rewrap', 'vellum keys rewrap --batch 500'],
+    examples: ['vellum keys rewrap --batch 500', 'VELLUM_PKCS11_WRAPPING_KEY=wrap-2027 vellum keys rewrap'],
     details: [
       'Run it after changing the wrapping key (VELLUM_KEY_WRAPPING, VELLUM_PKCS11_WRAPPING_KEY) or adding a recovery key; servers also re-wrap each data key they read. Only the one data key row of each tenant is written again; the keys sealed under it are not. Then, unless VELLUM_KEY_WRAPPING is off, every key sealed under the master key alone is sealed again under its tenant’s data key. The old wrapping key must still be reachable while it runs. Prints what it did as JSON; exits 1 when something could not be done.',
     ],
@@ -138,7 +147,7 @@ export const COMMANDS = [
     name: 'keys recover',
     summary: 'Bring back data keys whose wrapping key is lost, from the offline recovery key.',
     options: [{ name: 'recovery-key', value: 'FILE', required: true, description: 'the recovery key’s RSA private key (PEM), kept offline until now' }, batch],
-    examples: ['VELLUM_KEY_WRAPPING=master vellum keys recover --recovery-key ./recovery.pem'],
+    examples: ['vellum keys recover --recovery-key ./recovery.pem', 'VELLUM_KEY_WRAPPING=master vellum keys recover --recovery-key ./recovery.pem'],
     details: [
       'For when the token holding the wrapping key is gone: point VELLUM_KEY_WRAPPING at a wrapping key this server has (master, or a new token), and give the recovery private key. docs/key-custody.md, "Recovery". Prints what it did as JSON; exits 1 when something could not be done.',
     ],

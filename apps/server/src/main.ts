@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `vellum` command: serve | migrate | tenants create|list | clients create|list|rotate-secret|revoke |
-// keys rotate|wrapping|rewrap|recover.
+// keys rotate|rotate-admin-token|wrapping|rewrap|recover.
 // Its commands, options and help live in cli.ts; the progress lines it writes to stderr in cli-progress.ts.
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
@@ -267,6 +267,13 @@ const COMMAND_RUNNERS: Record<Exclude<CommandName, 'serve'>, (config: ServerConf
       };
       print(await rt.vellum.signingKeys.rotate(ctx, role as SigningKeyRole, Object.keys(input).length > 0 ? input : undefined));
     });
+  },
+  async 'keys rotate-admin-token'(config, o) {
+    const overlap = o.overlap;
+    if (overlap !== undefined && !/^\d+$/.test(overlap)) throw new ConfigError('--overlap is a whole number of seconds');
+    await withRuntime(config, 'rotating the platform’s admin-token key…', async (rt) =>
+      print(await rt.rotateAdminTokenKey(overlap === undefined ? undefined : Number(overlap))),
+    );
   },
   async 'keys wrapping'(config) {
     await withRuntime(config, undefined, async (rt) => print(await rt.keyWrapping.status()));

@@ -12,6 +12,7 @@ import {
   type Store,
   type TenantAdmin,
   type Vellum,
+  WALLET_TOKEN_KEY_REFRESH_SECONDS,
 } from '@vellum/core';
 import {
   createEnvelopeSealer,
@@ -29,6 +30,7 @@ import {
   parseMasterKey,
   type ResealReport,
   type RewrapReport,
+  rotatePlatformTokenKey,
 } from '@vellum/crypto';
 import { createWalletTokens, loadDigests } from '@vellum/crypto';
 import {
@@ -64,6 +66,13 @@ export interface Runtime {
   metrics?: VellumMetrics;
   /** Envelope encryption's upkeep (docs/key-custody.md "Envelope encryption"): the `vellum keys` commands. */
   keyWrapping: KeyWrappingUpkeep;
+  /**
+   * `vellum keys rotate-admin-token`: a new platform key signs admin tokens; the old one verifies
+   * those it signed for `overlapSeconds` (default a day; at least the tokens' lifetime and a refresh).
+   */
+  rotateAdminTokenKey(
+    overlapSeconds?: number,
+  ): Promise<{ role: 'admin-token'; rotatedAt: string; active: string[]; retired: Array<{ id: string; until: string }> }>;
   close(): Promise<void>;
 }
 
@@ -279,6 +288,23 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
       retention,
       ...(metrics ? { metrics } : {}),
       keyWrapping: keyWrappingUpkeep(config, store, sealer, envelope),
+      async rotateAdminTokenKey(overlapSeconds) {
+        const minimum = config.adminTokenTtl + WALLET_TOKEN_KEY_REFRESH_SECONDS;
+        if (overlapSeconds !== undefined && overlapSeconds < minimum) {
+          throw new Error(
+            `The overlap must be at least ${minimum} seconds: an admin token lives ${config.adminTokenTtl}, and a server may sign with the old key ${WALLET_TOKEN_KEY_REFRESH_SECONDS} more`,
+          );
+        }
+        const now = clock.now();
+        const until = new Date(now.getTime() + (overlapSeconds ?? Math.max(86_400, minimum)) * 1000);
+        const rotated = await rotatePlatformTokenKey({ keys: store.platformKeys, sealer, clock, previousUntil: until });
+        return {
+          role: 'admin-token',
+          rotatedAt: now.toISOString(),
+          active: [rotated.activeKid],
+          retired: [{ id: rotated.retiredKid, until: rotated.retiredUntil }],
+        };
+      },
       async close() {
         http.close();
         await vellum.recorder.flush();

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 
 import type { Clock } from '@vellum/core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 
-import { ADMIN_TOKEN_KEY_NAME, loadPlatformTokenSigner } from './platform-token-signer.ts';
+import { ADMIN_TOKEN_KEY_NAME, loadPlatformTokenSigner, rotatePlatformTokenKey } from './platform-token-signer.ts';
 import { createSealer } from './sealer.ts';
 import { memoryKeys } from '../test/platform-keys.ts';
 
@@ -146,5 +146,69 @@ describe('loadPlatformTokenSigner (docs/decisions.md "Tenancy and admin authenti
     const token = await a.sign(claims, opts);
     expect(await a.verify(token)).toMatchObject({ iss: 'https://auth.example.com' });
     expect(await b.verify(token)).toBeUndefined();
+  });
+});
+
+describe('rotating the admin-token key (issue 32, point 4; docs/key-custody.md "Rotation")', () => {
+  const HOUR = 3_600_000;
+
+  it('signs with the new key at once; the old one verifies its tokens until the overlap ends; a second rotation waits for that', async () => {
+    const { keys, key, clock, signer } = await setup();
+    const before = await signer.sign(claims, { ...opts, expiresInSeconds: 86_400 });
+    const oldKid = signer.keyId;
+    const rotated = await rotatePlatformTokenKey({ keys, sealer: createSealer(key), clock, previousUntil: new Date(clock.now().getTime() + HOUR) });
+    expect(rotated).toEqual({ activeKid: expect.any(String), retiredKid: oldKid, retiredUntil: '2026-01-01T01:00:00.000Z' });
+    // A server started now signs with the new key and verifies both.
+    const fresh = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock });
+    const after = await fresh.sign(claims, { ...opts, expiresInSeconds: 86_400 });
+    expect(decodeProtectedHeader(after).kid).toBe(rotated.activeKid);
+    expect(await fresh.verify(before)).toBeDefined();
+    expect(await fresh.verify(after)).toBeDefined();
+    await expect(rotatePlatformTokenKey({ keys, sealer: createSealer(key), clock, previousUntil: new Date() })).rejects.toMatchObject({
+      code: 'Conflict',
+      message: expect.stringContaining('overlaps until 2026-01-01T01:00:00.000Z'),
+    });
+    clock.advance(HOUR);
+    // The overlap has ended: the old key's token is refused though it has not expired.
+    const later = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock });
+    expect(await later.verify(before)).toBeUndefined();
+    expect(await later.verify(after)).toBeDefined();
+    const again = await rotatePlatformTokenKey({ keys, sealer: createSealer(key), clock, previousUntil: new Date(clock.now().getTime() + HOUR) });
+    expect(again.retiredKid).toBe(rotated.activeKid);
+  });
+
+  it('reaches a running server: it verifies a token of the new key at once, and signs with it after its refresh', async () => {
+    const { keys, key, clock } = await setup();
+    const running = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock, refreshMs: 60_000 });
+    const quiet = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock, refreshMs: 60_000 });
+    const oldKid = running.keyId;
+    const { activeKid } = await rotatePlatformTokenKey({ keys, sealer: createSealer(key), clock, previousUntil: new Date(clock.now().getTime() + HOUR) });
+    const other = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock });
+    const fromOther = await other.sign(claims, opts);
+    // Within a second of its last read it does not read again for an unknown kid; after it, it does.
+    expect(await running.verify(fromOther)).toBeUndefined();
+    clock.advance(1500);
+    expect(await running.verify(fromOther)).toBeDefined();
+    expect(running.keyId).toBe(activeKid);
+    // A server that never met an unknown kid signs with the old key until its refresh, then with the new one.
+    expect(decodeProtectedHeader(await quiet.sign(claims, opts)).kid).toBe(oldKid);
+    clock.advance(60_000);
+    expect(decodeProtectedHeader(await quiet.sign(claims, opts)).kid).toBe(activeKid);
+  });
+
+  it('reads a key stored before rotation existed (the bare private JWK)', async () => {
+    const keys = memoryKeys();
+    const key = masterKey();
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { kty, crv, x, y, d } = privateKey.export({ format: 'jwk' });
+    const sealed = createSealer(key).seal(Buffer.from(JSON.stringify({ kty, crv, x, y, d }), 'utf8'), ADMIN_TOKEN_KEY_NAME);
+    await keys.insertIfAbsent({ name: ADMIN_TOKEN_KEY_NAME, sealed, createdAt: '2025-01-01T00:00:00.000Z' });
+    const clock = testClock();
+    const signer = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock });
+    expect(signer.publicJwk).toMatchObject({ x, y });
+    const token = await signer.sign(claims, opts);
+    const { retiredKid } = await rotatePlatformTokenKey({ keys, sealer: createSealer(key), clock, previousUntil: new Date(clock.now().getTime() + HOUR) });
+    expect(retiredKid).toBe(signer.keyId);
+    expect(await (await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock })).verify(token)).toBeDefined();
   });
 });

@@ -1,9 +1,9 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 
-import type { Clock, PlatformKeyRepository, TokenSigner } from '@vellum/core';
+import { type Clock, conflict, type PlatformKeyRepository, type TokenSigner, WALLET_TOKEN_KEY_REFRESH_SECONDS } from '@vellum/core';
 import { calculateJwkThumbprint } from 'jose';
 
-import { signCompactJws, verifyCompactJws } from './jws.ts';
+import { decodeJwsHeader, signCompactJws, verifyCompactJws } from './jws.ts';
 import type { Sealer } from './sealer.ts';
 
 /** The name of the platform key that signs admin access tokens. */
@@ -39,6 +39,22 @@ export interface LoadPlatformTokenSignerOptions {
   clock: Clock;
   /** When set, tokens carry this `iss` and verify requires it. */
   issuer?: string;
+  /**
+   * How long a process keeps the key before reading it again, so that it signs with a key rotated
+   * by another server (default WALLET_TOKEN_KEY_REFRESH_SECONDS, five minutes). A token naming a key
+   * this process does not know makes it read the key again sooner, at most once a second.
+   */
+  refreshMs?: number;
+}
+
+/**
+ * What the sealed record holds: the private key that signs, and after a rotation the public key it
+ * replaced and until when that one verifies. Records from before rotation hold the bare private JWK.
+ */
+interface StoredTokenKeys {
+  v: 2;
+  current: PrivateEcJwk;
+  previous?: { jwk: Omit<PrivateEcJwk, 'd'>; until: string };
 }
 
 interface PrivateEcJwk {
@@ -55,22 +71,37 @@ function isPrivateEcJwk(value: unknown): value is PrivateEcJwk {
   return v.kty === 'EC' && v.crv === 'P-256' && [v.x, v.y, v.d].every((p) => typeof p === 'string' && p.length > 0);
 }
 
-function unseal(sealer: Sealer, sealed: string): PrivateEcJwk {
+function unseal(sealer: Sealer, sealed: string): StoredTokenKeys {
   const plaintext = sealer.open(sealed, ADMIN_TOKEN_KEY_NAME);
-  let jwk: unknown;
+  let value: unknown;
   try {
-    jwk = JSON.parse(Buffer.from(plaintext).toString('utf8'));
+    value = JSON.parse(Buffer.from(plaintext).toString('utf8'));
   } catch (cause) {
     throw new Error(`The platform key ${ADMIN_TOKEN_KEY_NAME} is not valid JSON after decryption`, { cause });
   }
-  if (!isPrivateEcJwk(jwk)) throw new Error(`The platform key ${ADMIN_TOKEN_KEY_NAME} is not a P-256 private JWK`);
-  return jwk;
+  if (isPrivateEcJwk(value)) return { v: 2, current: value };
+  const stored = value as Partial<StoredTokenKeys> | null;
+  if (stored?.v !== 2 || !isPrivateEcJwk(stored.current)) throw new Error(`The platform key ${ADMIN_TOKEN_KEY_NAME} is not a P-256 private JWK`);
+  return stored as StoredTokenKeys;
+}
+
+const sealKeys = (sealer: Sealer, keys: StoredTokenKeys) => sealer.seal(Buffer.from(JSON.stringify(keys), 'utf8'), ADMIN_TOKEN_KEY_NAME);
+
+function newPrivateJwk(): PrivateEcJwk {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y, d } = privateKey.export({ format: 'jwk' });
+  return { kty: 'EC', crv: 'P-256', x: x as string, y: y as string, d: d as string } satisfies PrivateEcJwk & { kty: typeof kty; crv: typeof crv };
 }
 
 function newSealedKey(sealer: Sealer): string {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const { kty, crv, x, y, d } = privateKey.export({ format: 'jwk' });
-  return sealer.seal(Buffer.from(JSON.stringify({ kty, crv, x, y, d }), 'utf8'), ADMIN_TOKEN_KEY_NAME);
+  return sealKeys(sealer, { v: 2, current: newPrivateJwk() });
+}
+
+/** A public key of the platform's and its RFC 7638 thumbprint. */
+async function publicKeyOf(jwk: Pick<PrivateEcJwk, 'kty' | 'crv' | 'x' | 'y'>): Promise<{ kid: string; publicJwk: PublicJwk; publicKey: KeyObject }> {
+  const publicPart = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  const kid = await calculateJwkThumbprint(publicPart, 'sha256');
+  return { kid, publicJwk: Object.freeze({ ...publicPart, kid, alg: ALG, use: 'sig' }), publicKey: createPublicKey({ key: publicPart, format: 'jwk' }) };
 }
 
 /** A verified token's claims as JSON (so every caller gets its own copy) and its time bounds. */
@@ -117,18 +148,64 @@ function checkToken(token: string, publicKey: KeyObject, issuer: string | undefi
  */
 export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOptions): Promise<PlatformTokenSigner> {
   const { keys, sealer, clock, issuer } = options;
+  const refreshMs = options.refreshMs ?? WALLET_TOKEN_KEY_REFRESH_SECONDS * 1000;
   let record = await keys.get(ADMIN_TOKEN_KEY_NAME);
   if (!record) {
     const sealed = newSealedKey(sealer);
     // Another server may have stored its key meanwhile; use whichever won so all servers agree.
     record = await keys.insertIfAbsent({ name: ADMIN_TOKEN_KEY_NAME, sealed, createdAt: clock.now().toISOString() });
   }
-  const jwk = unseal(sealer, record.sealed);
-  const publicPart = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
-  const kid = await calculateJwkThumbprint(publicPart, 'sha256');
-  const publicJwk: PublicJwk = Object.freeze({ ...publicPart, kid, alg: ALG, use: 'sig' });
-  const privateKey = createPrivateKey({ key: { ...jwk }, format: 'jwk' });
-  const publicKey = createPublicKey(privateKey);
+
+  /** The keys as one process holds them: the one that signs, the one a rotation replaced while it verifies, and when to look again. */
+  interface Held {
+    sealed: string;
+    kid: string;
+    publicJwk: PublicJwk;
+    privateKey: KeyObject;
+    publicKey: KeyObject;
+    previous?: { kid: string; publicKey: KeyObject; until: number };
+    loadedAt: number;
+  }
+  async function hold(sealed: string): Promise<Held> {
+    const stored = unseal(sealer, sealed);
+    const { kid, publicJwk, publicKey } = await publicKeyOf(stored.current);
+    const previous = stored.previous ? { ...(await publicKeyOf(stored.previous.jwk)), until: Date.parse(stored.previous.until) } : undefined;
+    return {
+      sealed,
+      kid,
+      publicJwk,
+      publicKey,
+      privateKey: createPrivateKey({ key: { ...stored.current }, format: 'jwk' }),
+      ...(previous ? { previous: { kid: previous.kid, publicKey: previous.publicKey, until: previous.until } } : {}),
+      loadedAt: clock.now().getTime(),
+    };
+  }
+  // A wrong master key throws here, at start.
+  let held = await hold(record.sealed);
+  let reading: Promise<Held> | undefined;
+  /** Reads the record again (one read at a time); keeps what is held when it did not change. */
+  const reread = (): Promise<Held> =>
+    (reading ??= (async () => {
+      try {
+        const now = await keys.get(ADMIN_TOKEN_KEY_NAME);
+        held = now && now.sealed !== held.sealed ? await hold(now.sealed) : { ...held, loadedAt: clock.now().getTime() };
+        return held;
+      } finally {
+        reading = undefined;
+      }
+    })());
+  const fresh = async (): Promise<Held> => (clock.now().getTime() - held.loadedAt >= refreshMs ? reread() : held);
+  /** The public key a token's `kid` names: the one that signs, or the one it replaced during the overlap. */
+  const verifyingKey = async (kid: unknown): Promise<KeyObject | undefined> => {
+    const now = clock.now().getTime();
+    const match = (h: Held) =>
+      kid === h.kid ? h.publicKey : h.previous && kid === h.previous.kid && h.previous.until > now ? h.previous.publicKey : undefined;
+    const current = await fresh();
+    const found = match(current);
+    // A kid this process does not know may be a key another server rotated in: read again, not more than once a second.
+    if (found || typeof kid !== 'string' || now - current.loadedAt < 1000) return found;
+    return match(await reread());
+  };
   // Admin clients send the same token on every call until it expires. A token is a bearer
   // credential: whoever holds these exact bytes may use it, whether its signature is checked once
   // or on every call, so remembering a successful check keyed by the whole token string changes no
@@ -137,10 +214,15 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
   const verified = new Map<string, VerifiedToken>();
 
   return {
-    keyId: kid,
-    publicJwk,
+    get keyId() {
+      return held.kid;
+    },
+    get publicJwk() {
+      return held.publicJwk;
+    },
 
     async sign(claims, o) {
+      const { kid, privateKey } = await fresh();
       const iat = epoch(clock.now());
       const exp = iat + o.expiresInSeconds;
       if (!Number.isFinite(iat) || !Number.isFinite(exp)) throw new TypeError('Admin tokens need a valid clock and a finite lifetime');
@@ -166,6 +248,8 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
         if (hit.exp <= now) verified.delete(token);
         return undefined;
       }
+      const publicKey = await verifyingKey(decodeJwsHeader(token)?.kid);
+      if (!publicKey) return undefined;
       const checked = checkToken(token, publicKey, issuer);
       if (!checked || !inTime(checked.verified, now)) return undefined;
       if (verified.size >= VERIFIED_CACHE_SIZE) {
@@ -176,4 +260,33 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
       return checked.claims;
     },
   };
+}
+
+export interface RotatePlatformTokenKeyOptions {
+  keys: PlatformKeyRepository;
+  sealer: Sealer;
+  clock: Clock;
+  /** Until when the replaced key verifies the admin tokens it signed. */
+  previousUntil: Date;
+}
+
+/**
+ * Rotates the platform's admin-token key (docs/key-custody.md "Rotation"): a new key signs from now
+ * on, in every server within its refresh time; the old one verifies until `previousUntil`, and is
+ * dropped at the next rotation, which is refused (Conflict) until then.
+ */
+export async function rotatePlatformTokenKey(options: RotatePlatformTokenKeyOptions): Promise<{ activeKid: string; retiredKid: string; retiredUntil: string }> {
+  const { keys, sealer, clock, previousUntil } = options;
+  const record = await keys.get(ADMIN_TOKEN_KEY_NAME);
+  if (!record) throw conflict('The platform has no admin-token key yet: start the server once');
+  const stored = unseal(sealer, record.sealed);
+  const now = clock.now();
+  if (stored.previous && Date.parse(stored.previous.until) > now.getTime()) {
+    throw conflict(`The last rotation of the admin-token key overlaps until ${stored.previous.until}; rotate again after that`);
+  }
+  const { d: _private, ...oldPublic } = stored.current;
+  const next: StoredTokenKeys = { v: 2, current: newPrivateJwk(), previous: { jwk: oldPublic, until: previousUntil.toISOString() } };
+  const replaced = await keys.replace(record.sealed, { name: ADMIN_TOKEN_KEY_NAME, sealed: sealKeys(sealer, next), createdAt: now.toISOString() });
+  if (!replaced) throw conflict('Another rotation of the admin-token key happened at the same time; try again');
+  return { activeKid: (await publicKeyOf(next.current)).kid, retiredKid: (await publicKeyOf(oldPublic)).kid, retiredUntil: previousUntil.toISOString() };
 }

@@ -15,5 +15,10 @@ export function memoryKeys(): PlatformKeyRepository & { records: Map<string, Pla
       records.set(record.name, { ...record });
       return record;
     },
+    async replace(expectedSealed, record) {
+      if (records.get(record.name)?.sealed !== expectedSealed) return false;
+      records.set(record.name, { ...record });
+      return true;
+    },
   };
 }

@@ -542,6 +542,13 @@ function repositories(get: () => State): Repositories {
         s.platformKeys.set(record.name, copy(record));
         return copy(record);
       },
+      async replace(expectedSealed, record) {
+        const s = get();
+        const existing = s.platformKeys.get(record.name);
+        if (!existing || existing.sealed !== expectedSealed) return false;
+        s.platformKeys.set(record.name, copy(record));
+        return true;
+      },
     },
     dataKeys: {
       async get(tenantId) {

@@ -546,6 +546,15 @@ export function repositoriesOn(db: Executor, kind: SqlDialectKind): Repositories
         const row = await db.selectFrom('platform_keys').selectAll().where('name', '=', record.name).executeTakeFirstOrThrow();
         return toPlatformKey(row);
       },
+      async replace(expectedSealed, record) {
+        const result = await db
+          .updateTable('platform_keys')
+          .set({ sealed: record.sealed, created_at: record.createdAt })
+          .where('name', '=', record.name)
+          .where('sealed', '=', expectedSealed)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
+      },
     },
 
     dataKeys: {

@@ -673,6 +673,20 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.platformKeys.insertIfAbsent({ ...first, sealed: 'two' })).toEqual(first);
         expect(await store.platformKeys.get(name)).toEqual(first);
       });
+
+      it('replaces a record once (compare-and-set on its sealed value)', async () => {
+        const name = unique('key');
+        const first = { name, sealed: 'one', createdAt: '2026-05-01T12:00:00.000Z' };
+        await store.platformKeys.insertIfAbsent(first);
+        const second = { name, sealed: 'two', createdAt: '2026-05-02T12:00:00.000Z' };
+        expect(await store.platformKeys.replace('one', second)).toBe(true);
+        expect(await store.platformKeys.get(name)).toEqual(second);
+        expect(await store.platformKeys.replace('one', { ...second, sealed: 'three' })).toBe(false);
+        expect(await store.platformKeys.get(name)).toEqual(second);
+        expect(await store.platformKeys.replace('two', { ...second, name: unique('other') })).toBe(false);
+        const racing = await Promise.all(['a', 'b', 'c'].map((sealed) => store.platformKeys.replace('two', { ...second, sealed })));
+        expect(racing.filter(Boolean)).toHaveLength(1);
+      });
     });
 
     describe('data keys', () => {

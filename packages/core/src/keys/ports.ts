@@ -16,6 +16,11 @@ export interface PlatformKeyRepository {
   get(name: string): Promise<PlatformKeyRecord | undefined>;
   /** Stores the record unless one with that name exists; returns whichever is stored, so racing servers agree. */
   insertIfAbsent(record: PlatformKeyRecord): Promise<PlatformKeyRecord>;
+  /**
+   * Replaces the record named `record.name` if its sealed value is still `expectedSealed`
+   * (compare-and-set: of two rotations at once, one wins). False when it was not (nothing changed).
+   */
+  replace(expectedSealed: string, record: PlatformKeyRecord): Promise<boolean>;
 }
 
 export interface KeyRepository {
