@@ -262,6 +262,29 @@ describe.skipIf(!softHsmInstalled)('PKCS#11 key custody on SoftHSM 2', () => {
       const routed = routeKeysByCustody({ keys: store.keys, managers: { software }, custodyFor: () => 'pkcs11' });
       const tenant = await insertTenant(store);
       await expectDomainError(routed.create(tenant.id, 'P-256'), 'ServiceUnavailable');
+      // Asked for by a resource, a custody the server lacks is the caller's mistake: 400, naming the field.
+      await expect(routed.create(tenant.id, 'P-256', { custody: 'pkcs11' })).rejects.toMatchObject({
+        code: 'BadRequest',
+        details: [{ param: 'keyCustody', msg: expect.stringContaining('no pkcs11 key custody; it has software') }],
+      });
+    });
+
+    it('makes a key where a resource asks, whatever the tenant’s custody, and a CA’s signers where the CA’s key is (custody per resource)', async () => {
+      const software = createKeyManager({ keys: store.keys, sealer: createSealer(randomBytes(32)), ids, clock: systemClock });
+      const routed = routeKeysByCustody({ keys: store.keys, managers: { software, pkcs11: keys }, custodyFor: () => 'software' });
+      const tenant = await insertTenant(store);
+      const inToken = await routed.create(tenant.id, 'P-256', { custody: 'pkcs11' });
+      const plain = await routed.create(tenant.id, 'Ed25519');
+      expect((await store.keys.get(tenant.id, inToken.id))?.custody).toBe('pkcs11');
+      expect((await store.keys.get(tenant.id, plain.id))?.custody).toBeUndefined();
+      // A signer made under the CA follows the CA's key, not the tenant's custody.
+      const follower = await routed.create(tenant.id, 'P-256', { sameCustodyAs: inToken.id });
+      expect((await store.keys.get(tenant.id, follower.id))?.custody).toBe('pkcs11');
+      const softFollower = await routed.create(tenant.id, 'P-256', { sameCustodyAs: plain.id });
+      expect((await store.keys.get(tenant.id, softFollower.id))?.custody).toBeUndefined();
+      const data = randomBytes(32);
+      const signature = await routed.sign(tenant.id, follower.id, data);
+      expect(verify('sha256', data, { key: publicKeyOf(follower.publicJwk), dsaEncoding: 'ieee-p1363' }, signature)).toBe(true);
     });
   });
 });

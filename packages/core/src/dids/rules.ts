@@ -1,4 +1,4 @@
-import type { KeyAlgorithm } from '../keys/model.ts';
+import type { KeyAlgorithm, KeyCustody } from '../keys/model.ts';
 import { isPlainObject, Problems } from '../shared/body-problems.ts';
 import { invalidField } from '../shared/errors.ts';
 import { type DidWebLocation, parseDidWebUrl } from './did-web.ts';
@@ -8,10 +8,11 @@ import { CreateDidBody } from './schema.ts';
 export interface CreateDidInput {
   method?: string | undefined;
   options?: { keyType?: string | undefined; url?: string | undefined } | undefined;
+  keyCustody?: string | undefined;
 }
 
 /** A create request that passed the rules; a did:web's host is still to be matched to the tenant. */
-export type CheckedDidInput = { method: 'key'; keyType: KeyAlgorithm } | { method: 'web'; location: DidWebLocation };
+export type CheckedDidInput = ({ method: 'key'; keyType: KeyAlgorithm } | { method: 'web'; location: DidWebLocation }) & { keyCustody?: KeyCustody };
 
 /** Validates a create request: the body's shape (schema.ts), then which options the method takes; every problem at once. */
 export function checkCreateDidInput(input: CreateDidInput): CheckedDidInput {
@@ -31,8 +32,9 @@ export function checkCreateDidInput(input: CreateDidInput): CheckedDidInput {
     }
   }
   p.throwIfAny(CreateDidBody);
-  if (location) return { method: 'web', location };
-  return { method: 'key', keyType: (options.keyType ?? 'Ed25519') as KeyAlgorithm };
+  const custody = input.keyCustody !== undefined ? { keyCustody: input.keyCustody as KeyCustody } : {};
+  if (location) return { method: 'web', location, ...custody };
+  return { method: 'key', keyType: (options.keyType ?? 'Ed25519') as KeyAlgorithm, ...custody };
 }
 
 // W3C DID core 3.1 syntax: did:<method>:<method-specific-id>, where the id is idchars, ':' and

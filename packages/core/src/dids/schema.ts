@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { KeyCustodyField } from '../keys/custody-settings.ts';
 import { KEY_ALGORITHMS } from '../keys/model.ts';
 import { DID_METHODS } from './model.ts';
 
@@ -21,6 +22,8 @@ export const CreateDidBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    // Where the DID's keys are held; the tenant's custody unless given (docs/key-custody.md "Custody per resource").
+    keyCustody: Type.Optional(KeyCustodyField),
   },
   { additionalProperties: false },
 );

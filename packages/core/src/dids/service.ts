@@ -1,5 +1,5 @@
 import type { EventRecorder } from '../events/recorder.ts';
-import type { KeyAlgorithm, ManagedKey } from '../keys/model.ts';
+import type { KeyAlgorithm, KeyCustody, ManagedKey } from '../keys/model.ts';
 import type { KeyManager } from '../keys/ports.ts';
 import { withNewKeys } from '../keys/new-keys.ts';
 import type { Store } from '../ports.ts';
@@ -103,12 +103,23 @@ export function createDidService(deps: DidDeps): DidService {
   const { run, list } = adminOperations(events, 'dids');
 
   /** Creates the keys, then the record; keys made for a record that could not be stored are destroyed. */
-  function createWithKeys(ctx: RequestContext, algorithms: KeyAlgorithm[], build: (made: ManagedKey[]) => DidRecord): Promise<DidRecord> {
-    return withNewKeys(keys, ctx.tenant.id, algorithms, async (made) => {
-      const record = build(made);
-      await store.dids.insert(record);
-      return record;
-    });
+  function createWithKeys(
+    ctx: RequestContext,
+    algorithms: KeyAlgorithm[],
+    custody: KeyCustody | undefined,
+    build: (made: ManagedKey[]) => DidRecord,
+  ): Promise<DidRecord> {
+    return withNewKeys(
+      keys,
+      ctx.tenant.id,
+      algorithms,
+      async (made) => {
+        const record = build(made);
+        await store.dids.insert(record);
+        return record;
+      },
+      custody !== undefined ? { custody } : undefined,
+    );
   }
 
   const meta = (v: { did: string }) => ({ did: v.did, method: v.did.split(':')[1] });
@@ -120,7 +131,7 @@ export function createDidService(deps: DidDeps): DidService {
         const createdAt = clock.now().toISOString();
         let record: DidRecord;
         if (checked.method === 'key') {
-          record = await createWithKeys(ctx, [checked.keyType], ([key]) => {
+          record = await createWithKeys(ctx, [checked.keyType], checked.keyCustody, ([key]) => {
             const did = didKeyOf((key as ManagedKey).publicJwk);
             return { tenantId: ctx.tenant.id, did, method: 'key', keys: [didKeyOfManaged(did, key as ManagedKey)], createdAt };
           });
@@ -134,7 +145,7 @@ export function createDidService(deps: DidDeps): DidService {
             throw conflict('The tenant already has this DID', [{ value: input.options?.url, msg: `${did} exists`, param: 'options.url', location: 'body' }]);
           }
           // A did:web gets both key types, so it can sign Ed25519 and P-256 suites alike.
-          record = await createWithKeys(ctx, ['Ed25519', 'P-256'], (made) => ({
+          record = await createWithKeys(ctx, ['Ed25519', 'P-256'], checked.keyCustody, (made) => ({
             tenantId: ctx.tenant.id,
             did,
             method: 'web',
@@ -203,6 +214,8 @@ export function createDidService(deps: DidDeps): DidService {
           for (const key of ended) await keys.destroy(tenantId, key.kmsKeyId);
           return { created, retired };
         },
+        // The new keys are held where the DID's are.
+        signing[0] !== undefined ? { sameCustodyAs: signing[0].kmsKeyId } : undefined,
       );
     },
   };

@@ -11,13 +11,16 @@ import { DomainError, invalidField } from '../shared/errors.ts';
 import type { RequestContext } from '../tenancy/model.ts';
 import { KEY_CUSTODIES, type KeyCustody } from './model.ts';
 
+/** A custody as a body field takes it: `software` or `pkcs11`. */
+export const KeyCustodyField = Type.Union(
+  KEY_CUSTODIES.map((c) => Type.Literal(c)),
+  { errorMessage: `One of ${KEY_CUSTODIES.join(', ')}` },
+);
+
 /** `PUT /v1/config/key-custody`: the custody of the tenant's new keys. */
 export const KeyCustodyBody = Type.Object(
   {
-    custody: Type.Union(
-      KEY_CUSTODIES.map((c) => Type.Literal(c)),
-      { errorMessage: `One of ${KEY_CUSTODIES.join(', ')}` },
-    ),
+    custody: KeyCustodyField,
   },
   { additionalProperties: false, errorMessage: "An object such as { custody: 'pkcs11' }" },
 );

@@ -2,7 +2,7 @@
 // and keys a PKCS#11 token holds. A key is made where its tenant's custody says, and used where its
 // row says it lives, so that changing a tenant's custody leaves its older keys working.
 
-import { DomainError } from '../shared/errors.ts';
+import { DomainError, invalidField } from '../shared/errors.ts';
 import type { KeyCustody } from './model.ts';
 import type { KeyManager, KeyRepository } from './ports.ts';
 
@@ -39,8 +39,24 @@ export function routeKeysByCustody(options: KeyCustodyRouterOptions): KeyManager
     return stored && managerOf(managers, stored.custody ?? 'software');
   };
   return {
-    async create(tenantId, algorithm) {
-      return managerOf(managers, await options.custodyFor(tenantId)).create(tenantId, algorithm);
+    async create(tenantId, algorithm, at) {
+      let custody: KeyCustody;
+      if (at?.custody !== undefined) {
+        // Asked for by name (a resource's `keyCustody`): one this server lacks is the caller's mistake.
+        if (!managers[at.custody]) {
+          throw invalidField(
+            'keyCustody',
+            `This server has no ${at.custody} key custody; it has ${Object.keys(managers).join(', ')} (docs/key-custody.md)`,
+            at.custody,
+          );
+        }
+        custody = at.custody;
+      } else if (at?.sameCustodyAs !== undefined) {
+        custody = only ? 'software' : ((await keys.get(tenantId, at.sameCustodyAs))?.custody ?? 'software');
+      } else {
+        custody = await options.custodyFor(tenantId);
+      }
+      return managerOf(managers, custody).create(tenantId, algorithm);
     },
     async get(tenantId, id) {
       return managers.software.get(tenantId, id);

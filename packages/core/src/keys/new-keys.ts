@@ -1,5 +1,5 @@
 import type { KeyAlgorithm, ManagedKey } from './model.ts';
-import type { KeyManager } from './ports.ts';
+import type { KeyCreateOptions, KeyManager } from './ports.ts';
 
 /**
  * What `use` makes with new keys of `algorithms` (made in that order). When making a key or `use`
@@ -11,10 +11,11 @@ export async function withNewKeys<T>(
   tenantId: string,
   algorithms: readonly KeyAlgorithm[],
   use: (made: ManagedKey[]) => Promise<T>,
+  options?: KeyCreateOptions,
 ): Promise<T> {
   const made: ManagedKey[] = [];
   try {
-    for (const algorithm of algorithms) made.push(await keys.create(tenantId, algorithm));
+    for (const algorithm of algorithms) made.push(await keys.create(tenantId, algorithm, options));
     return await use(made);
   } catch (error) {
     for (const key of made) await keys.destroy(tenantId, key.id).catch(() => false);
@@ -23,6 +24,12 @@ export async function withNewKeys<T>(
 }
 
 /** withNewKeys for one key. */
-export function withNewKey<T>(keys: KeyManager, tenantId: string, algorithm: KeyAlgorithm, use: (key: ManagedKey) => Promise<T>): Promise<T> {
-  return withNewKeys(keys, tenantId, [algorithm], ([key]) => use(key as ManagedKey));
+export function withNewKey<T>(
+  keys: KeyManager,
+  tenantId: string,
+  algorithm: KeyAlgorithm,
+  use: (key: ManagedKey) => Promise<T>,
+  options?: KeyCreateOptions,
+): Promise<T> {
+  return withNewKeys(keys, tenantId, [algorithm], ([key]) => use(key as ManagedKey), options);
 }

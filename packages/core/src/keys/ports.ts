@@ -2,7 +2,7 @@
 // keys (the platform's, tenants', and which key a tenant uses for a purpose). Each method's comment
 // is its contract, which the Store contract suite in @vellum/testing asserts.
 
-import type { DataKeyRecord, DataKeyWrapping, KeyAlgorithm, ManagedKey, StoredKey } from './model.ts';
+import type { DataKeyRecord, DataKeyWrapping, KeyAlgorithm, KeyCustody, ManagedKey, StoredKey } from './model.ts';
 
 /** A key of the platform itself (not of a tenant), kept only in encrypted form. */
 export interface PlatformKeyRecord {
@@ -95,12 +95,24 @@ export interface TenantSigningKeyRepository {
   ): Promise<TenantSigningKeyRecord | undefined>;
 }
 
+/** Where a new key is made, when not where the tenant's keys go. */
+export interface KeyCreateOptions {
+  custody?: KeyCustody;
+  /** The id of a key of the tenant's whose custody the new key takes. */
+  sameCustodyAs?: string;
+}
+
 /**
  * Tenants' signing keys. Private keys are created, kept and used inside the adapter and never
  * leave it; callers see ids and public JWKs.
  */
 export interface KeyManager {
-  create(tenantId: string, algorithm: KeyAlgorithm): Promise<ManagedKey>;
+  /**
+   * Makes a key. `options` say where (docs/key-custody.md "Custody per resource"): in `custody`, or
+   * in the custody of the tenant's key `sameCustodyAs` (a CA's signers follow their CA); else where
+   * the tenant's keys go. A KeyManager of one custody makes every key in its own.
+   */
+  create(tenantId: string, algorithm: KeyAlgorithm, options?: KeyCreateOptions): Promise<ManagedKey>;
   get(tenantId: string, id: string): Promise<ManagedKey | undefined>;
   /**
    * Signs `data`: EdDSA for Ed25519 (64 bytes), ECDSA with SHA-256 for P-256 in the IEEE P1363

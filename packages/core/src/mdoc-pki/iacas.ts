@@ -101,36 +101,43 @@ export function createIacaService(deps: IacaDeps): IacaService {
     const id = ids.uuid();
     const origin = await addressing.publicOrigin(ctx.tenant);
     const crlUri = crlUriOf(origin, id, pki.path);
-    return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
-      const certificate = await x509.createIacaCertificate({
-        key,
-        commonName: checked.commonName,
-        country: checked.country,
-        ...(checked.stateOrProvinceName !== undefined ? { stateOrProvinceName: checked.stateOrProvinceName } : {}),
-        notBefore: checked.notBefore,
-        notAfter: checked.notAfter,
-        issuerAlternativeName: origin,
-        crlDistributionPointUri: crlUri,
-      });
-      const at = now.toISOString();
-      const record: IacaRecord = {
-        id,
-        ...profileOf,
-        tenantId: ctx.tenant.id,
-        active: false,
-        isManaged: true,
-        keyId: key.id,
-        certificatePem: certificate.pem,
-        fingerprint: certificate.fingerprint,
-        certificateData: certificateDataOf(certificate),
-        issuerAlternativeName: origin,
-        crlUri,
-        createdAt: at,
-        updatedAt: at,
-      };
-      await insert(record);
-      return record;
-    });
+    const where = checked.keyCustody !== undefined ? { custody: checked.keyCustody } : undefined;
+    return withNewKey(
+      keys,
+      ctx.tenant.id,
+      'P-256',
+      async (key) => {
+        const certificate = await x509.createIacaCertificate({
+          key,
+          commonName: checked.commonName,
+          country: checked.country,
+          ...(checked.stateOrProvinceName !== undefined ? { stateOrProvinceName: checked.stateOrProvinceName } : {}),
+          notBefore: checked.notBefore,
+          notAfter: checked.notAfter,
+          issuerAlternativeName: origin,
+          crlDistributionPointUri: crlUri,
+        });
+        const at = now.toISOString();
+        const record: IacaRecord = {
+          id,
+          ...profileOf,
+          tenantId: ctx.tenant.id,
+          active: false,
+          isManaged: true,
+          keyId: key.id,
+          certificatePem: certificate.pem,
+          fingerprint: certificate.fingerprint,
+          certificateData: certificateDataOf(certificate),
+          issuerAlternativeName: origin,
+          crlUri,
+          createdAt: at,
+          updatedAt: at,
+        };
+        await insert(record);
+        return record;
+      },
+      where,
+    );
   }
 
   async function createImported(ctx: RequestContext, certificatePem: string, now: Date): Promise<IacaRecord> {

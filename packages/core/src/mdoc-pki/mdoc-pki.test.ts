@@ -100,6 +100,15 @@ describe('managed IACAs (docs/decisions.md "mDoc PKI", ISO/IEC 18013-5 Annex B)'
 });
 
 describe('imported IACAs (docs/decisions.md "mDoc PKI")', () => {
+  it('refuses keyCustody with an imported certificate: Vellum holds no key of it (docs/key-custody.md "Custody per resource")', async () => {
+    const { iacas, ctx } = await setup();
+    await expect(iacas.create(ctx, { certificatePem: importedRoot(), keyCustody: 'pkcs11' })).rejects.toMatchObject({
+      code: 'BadRequest',
+      details: [{ param: 'keyCustody', msg: expect.stringContaining('Vellum holds no key of an imported CA') }],
+    });
+    await expect(iacas.create(ctx, { country: 'US', keyCustody: 'hsm' })).rejects.toMatchObject({ code: 'BadRequest', details: [{ param: 'keyCustody' }] });
+  });
+
   it('imports a self-signed P-256 CA certificate as unmanaged, inactive, with its own data', async () => {
     const { iacas, ctx, keys, tenant, x509 } = await setup();
     const pem = importedRoot();

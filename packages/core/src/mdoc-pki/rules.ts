@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Problems } from '../shared/body-problems.ts';
+import type { KeyCustody } from '../keys/model.ts';
 import { DEFAULT_IACA_VALIDITY_YEARS } from './model.ts';
 import { CreateDocumentSignerBody, CreateIacaBody, UpdateDocumentSignerBody, UpdateIacaBody } from './schema.ts';
 
@@ -11,11 +12,12 @@ export interface CreateIacaInput {
   notBefore?: string | undefined;
   notAfter?: string | undefined;
   certificatePem?: string | undefined;
+  keyCustody?: string | undefined;
 }
 
 /** A create request that passed the rules: an IACA Vellum makes, or a certificate to import. */
 export type CheckedIacaInput =
-  | { kind: 'managed'; commonName: string; country: string; stateOrProvinceName?: string; notBefore: Date; notAfter: Date }
+  | { kind: 'managed'; commonName: string; country: string; stateOrProvinceName?: string; notBefore: Date; notAfter: Date; keyCustody?: KeyCustody }
   | { kind: 'imported'; certificatePem: string };
 
 /** ISO/IEC 18013-5 Annex B: an IACA certificate is valid for at most 20 years. */
@@ -61,6 +63,8 @@ export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Dat
     for (const field of ['commonName', 'country', 'stateOrProvinceName', 'notBefore', 'notAfter'] as const) {
       if (input[field] !== undefined && !p.has(field)) p.add(field, 'Taken from the imported certificate: leave it out with certificatePem', input[field]);
     }
+    if (input.keyCustody !== undefined && !p.has('keyCustody'))
+      p.add('keyCustody', 'Vellum holds no key of an imported CA: leave it out with certificatePem', input.keyCustody);
     p.throwIfAny(CreateIacaBody);
     return { kind: 'imported', certificatePem: input.certificatePem };
   }
@@ -85,6 +89,7 @@ export function checkCreateIacaInput(input: CreateIacaInput, context: { now: Dat
     ...(state !== undefined ? { stateOrProvinceName: state } : {}),
     notBefore: notBefore as Date,
     notAfter: notAfter as Date,
+    ...(input.keyCustody !== undefined ? { keyCustody: input.keyCustody as KeyCustody } : {}),
   };
 }
 

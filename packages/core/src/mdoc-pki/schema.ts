@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { KeyCustodyField } from '../keys/custody-settings.ts';
 
 // docs/decisions.md "mDoc PKI": the bodies of the IACA and document signer routes. Which fields go
 // together, and what the dates and certificates say, are value rules (rules.ts).
@@ -17,6 +18,8 @@ export const CreateIacaBody = Type.Object(
     notBefore: Type.Optional(instant('2026-01-01T00:00:00Z')),
     notAfter: Type.Optional(instant('2031-01-01T00:00:00Z')),
     certificatePem: Type.Optional(pem),
+    // Where the CA's key (and the signers Vellum makes under it) are held; the tenant's custody unless given.
+    keyCustody: Type.Optional(KeyCustodyField),
   },
   { additionalProperties: false },
 );

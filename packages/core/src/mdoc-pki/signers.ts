@@ -153,39 +153,46 @@ export async function createManagedSigner(
   const iacaNotBefore = time(iaca.certificateData.notBefore);
   const iacaNotAfter = time(iaca.certificateData.notAfter);
   const notBefore = Math.max(iacaNotBefore, now.getTime() - SIGNER_BACKDATE_MS);
-  return withNewKey(keys, tenant.id, 'P-256', async (key) => {
-    const certificate = await x509.createDocumentSignerCertificate({
-      issuer: { key: { tenantId: tenant.id, keyId }, certificatePem: iaca.certificatePem },
-      subjectPublicJwk: key.publicJwk,
-      commonName: leaf ? leaf.commonName : signerCommonName(iaca.certificateData.commonName),
-      ...(leaf ? { subjectAltNames: leaf.subjectAltNames } : {}),
-      country: iaca.certificateData.country ?? '',
-      ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
-      notBefore: new Date(notBefore),
-      notAfter: new Date(Math.min(iacaNotAfter, notBefore + MANAGED_SIGNER_VALIDITY_DAYS * DAY_MS)),
-      issuerAlternativeName,
-      crlDistributionPointUri: crlUri,
-    });
-    const at = now.toISOString();
-    const signer: DocumentSignerRecord = {
-      id: ids.uuid(),
-      tenantId: tenant.id,
-      iacaId: iaca.id,
-      ...(leaf ? { use: leaf.use, subjectAltNames: certificate.subjectAltNames } : {}),
-      isManaged: true,
-      active: true,
-      keyId: key.id,
-      publicJwk: key.publicJwk,
-      certificatePem: certificate.pem,
-      fingerprint: certificate.fingerprint,
-      serialNumber: certificate.serialNumber,
-      certificateData: certificateDataOf(certificate),
-      createdAt: at,
-      updatedAt: at,
-    };
-    await store.documentSigners.insert(signer);
-    return signer;
-  });
+  // The signer's key is held where its CA's is (docs/key-custody.md "Custody per resource").
+  return withNewKey(
+    keys,
+    tenant.id,
+    'P-256',
+    async (key) => {
+      const certificate = await x509.createDocumentSignerCertificate({
+        issuer: { key: { tenantId: tenant.id, keyId }, certificatePem: iaca.certificatePem },
+        subjectPublicJwk: key.publicJwk,
+        commonName: leaf ? leaf.commonName : signerCommonName(iaca.certificateData.commonName),
+        ...(leaf ? { subjectAltNames: leaf.subjectAltNames } : {}),
+        country: iaca.certificateData.country ?? '',
+        ...(iaca.certificateData.stateOrProvinceName !== undefined ? { stateOrProvinceName: iaca.certificateData.stateOrProvinceName } : {}),
+        notBefore: new Date(notBefore),
+        notAfter: new Date(Math.min(iacaNotAfter, notBefore + MANAGED_SIGNER_VALIDITY_DAYS * DAY_MS)),
+        issuerAlternativeName,
+        crlDistributionPointUri: crlUri,
+      });
+      const at = now.toISOString();
+      const signer: DocumentSignerRecord = {
+        id: ids.uuid(),
+        tenantId: tenant.id,
+        iacaId: iaca.id,
+        ...(leaf ? { use: leaf.use, subjectAltNames: certificate.subjectAltNames } : {}),
+        isManaged: true,
+        active: true,
+        keyId: key.id,
+        publicJwk: key.publicJwk,
+        certificatePem: certificate.pem,
+        fingerprint: certificate.fingerprint,
+        serialNumber: certificate.serialNumber,
+        certificateData: certificateDataOf(certificate),
+        createdAt: at,
+        updatedAt: at,
+      };
+      await store.documentSigners.insert(signer);
+      return signer;
+    },
+    { sameCustodyAs: keyId },
+  );
 }
 
 /**

@@ -5542,6 +5542,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    keyCustody?: "software" | "pkcs11";
                     method: "key" | "web";
                     options?: {
                         keyType?: "Ed25519" | "P-256";
@@ -13955,6 +13956,7 @@ export interface operations {
                     certificatePem?: string;
                     commonName?: string;
                     country?: string;
+                    keyCustody?: "software" | "pkcs11";
                     notAfter?: string;
                     notBefore?: string;
                     stateOrProvinceName?: string;
@@ -16602,6 +16604,7 @@ export interface operations {
                     certificatePem?: string;
                     commonName?: string;
                     country?: string;
+                    keyCustody?: "software" | "pkcs11";
                     notAfter?: string;
                     notBefore?: string;
                     stateOrProvinceName?: string;
@@ -21001,6 +21004,7 @@ export interface operations {
                         logoUri?: string;
                         name: string;
                     };
+                    keyCustody?: "software" | "pkcs11";
                     name: string;
                     redirectUris?: string[];
                     responseModes?: ("direct_post" | "direct_post.jwt")[];
@@ -21218,6 +21222,7 @@ export interface operations {
                         logoUri?: string;
                         name: string;
                     };
+                    keyCustody?: "software" | "pkcs11";
                     name: string;
                     redirectUris?: string[];
                     responseModes?: ("direct_post" | "direct_post.jwt")[];

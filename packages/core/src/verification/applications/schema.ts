@@ -1,3 +1,4 @@
+import { KeyCustodyField } from '../../keys/custody-settings.ts';
 import { Type } from '@sinclair/typebox';
 import { MAX_ROOT_CERTIFICATE_LENGTH } from '../../shared/root-certificates.ts';
 import { MAX_DID_LENGTH } from '../trusted-issuers/schema.ts';
@@ -53,6 +54,8 @@ export const VerifierApplicationBody = Type.Object(
       ),
     ),
     country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', errorMessage: 'An ISO 3166-1 alpha-2 country code in upper case, such as DE' })),
+    // x509_hash, at creation: where the request-signing key is held (docs/key-custody.md "Custody per resource").
+    keyCustody: Type.Optional(KeyCustodyField),
     did: Type.Optional(
       Type.String({
         minLength: 1,

@@ -5,6 +5,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { EventRecorder } from '../../events/recorder.ts';
 import type { KeyManager } from '../../keys/ports.ts';
+import type { KeyCustody } from '../../keys/model.ts';
 import { withNewKey } from '../../keys/new-keys.ts';
 import type { X509Authority } from '../../mdoc-pki/ports.ts';
 import { limitReached, pemToDer } from '../../mdoc-pki/signers.ts';
@@ -107,7 +108,7 @@ type Settings = Pick<VerifierApplication, 'name' | 'clientIdPrefix' | 'responseM
 export async function checkVerifierApplicationInput(
   input: unknown,
   deps: { store: Pick<Store, 'dids'>; tenantId: string; creating: boolean },
-): Promise<Settings & { country?: string }> {
+): Promise<Settings & { country?: string; keyCustody?: KeyCustody }> {
   const p = new Problems();
   if (!p.checkShape(VerifierApplicationBody, input) && p.has('body')) p.throwIfAny();
   const body = input as Static<typeof VerifierApplicationBody>;
@@ -149,6 +150,8 @@ export async function checkVerifierApplicationInput(
     p.add('country', 'Required with clientIdPrefix x509_hash: the country (ISO 3166-1 alpha-2) of the certificate request’s subject');
   else if (body.country !== undefined && body.clientIdPrefix !== 'x509_hash' && !p.has('country'))
     p.add('country', 'Only with clientIdPrefix x509_hash', body.country);
+  if (body.keyCustody !== undefined && (body.clientIdPrefix !== 'x509_hash' || !deps.creating) && !p.has('keyCustody'))
+    p.add('keyCustody', 'Only when creating an x509_hash application: the others hold no key of their own', body.keyCustody);
 
   p.throwIfAny(VerifierApplicationBody);
   return {
@@ -159,6 +162,7 @@ export async function checkVerifierApplicationInput(
     ...(body.display ? { display: { name: body.display.name, ...(body.display.logoUri !== undefined ? { logoUri: body.display.logoUri } : {}) } } : {}),
     ...(body.did !== undefined ? { did: body.did } : {}),
     ...(body.country !== undefined ? { country: body.country } : {}),
+    ...(body.keyCustody !== undefined ? { keyCustody: body.keyCustody } : {}),
   };
 }
 
@@ -207,7 +211,7 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
   return {
     create(ctx, input) {
       return run(ctx, 'VERIFIER_APPLICATION_CREATE', { input, meta }, async () => {
-        const { country, ...settings } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: true });
+        const { country, keyCustody, ...settings } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: true });
         const iso = clock.now().toISOString();
         const base = { ...settings, id: ids.uuid(), tenantId: ctx.tenant.id, createdAt: iso, updatedAt: iso };
         if (settings.clientIdPrefix !== 'x509_hash') {
@@ -215,12 +219,18 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
           return view(base);
         }
         // x509_hash: a P-256 KeyManager key and its CSR; the key is destroyed when the application is not stored.
-        return withNewKey(keys, ctx.tenant.id, 'P-256', async (key) => {
-          const csrPem = await x509.createCsr({ key, ...csrSubject(settings.name), country: country as string });
-          const application: VerifierApplication = { ...base, x509: { keyId: key.id, csrPem } };
-          if (!(await store.verifierApplications.insert(application, MAX_VERIFIER_APPLICATIONS_PER_TENANT))) throw atLimit();
-          return view(application);
-        });
+        return withNewKey(
+          keys,
+          ctx.tenant.id,
+          'P-256',
+          async (key) => {
+            const csrPem = await x509.createCsr({ key, ...csrSubject(settings.name), country: country as string });
+            const application: VerifierApplication = { ...base, x509: { keyId: key.id, csrPem } };
+            if (!(await store.verifierApplications.insert(application, MAX_VERIFIER_APPLICATIONS_PER_TENANT))) throw atLimit();
+            return view(application);
+          },
+          keyCustody !== undefined ? { custody: keyCustody } : undefined,
+        );
       });
     },
 
@@ -232,7 +242,11 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
       return run(ctx, 'VERIFIER_APPLICATION_UPDATE', { input, meta }, async () => {
         const existing = await find(ctx.tenant.id, id);
         // `country` only shapes the CSR made at creation: a replace may repeat it, and it changes nothing.
-        const { country: _country, ...settings } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: false });
+        const {
+          country: _country,
+          keyCustody: _custody,
+          ...settings
+        } = await checkVerifierApplicationInput(input, { store, tenantId: ctx.tenant.id, creating: false });
         if (settings.clientIdPrefix !== existing.clientIdPrefix)
           throw invalidField(
             'clientIdPrefix',
@@ -323,14 +337,21 @@ export function createVerifierApplicationService(deps: VerifierApplicationDeps):
       const subjectCountry = country ?? (leafPem !== undefined ? x509.parseCertificate(leafPem).country : undefined);
       if (subjectCountry === undefined)
         throw invalidField('country', 'The CSR needs a country: give one, as the application has no certificate to take it from', country);
-      return withNewKey(keys, tenant.id, 'P-256', async (key) => {
-        const next = { keyId: key.id, csrPem: await x509.createCsr({ key, ...csrSubject(existing.name), country: subjectCountry }) };
-        const application: VerifierApplication = { ...existing, x509: { ...existing.x509, next } as VerifierX509, updatedAt: clock.now().toISOString() };
-        if (!(await store.verifierApplications.update(application))) throw missing();
-        // A next key no chain was uploaded for is replaced: it never signed.
-        if (existing.x509?.next) await keys.destroy(tenant.id, existing.x509.next.keyId);
-        return { current: existing.x509?.keyId as string, next };
-      });
+      return withNewKey(
+        keys,
+        tenant.id,
+        'P-256',
+        async (key) => {
+          const next = { keyId: key.id, csrPem: await x509.createCsr({ key, ...csrSubject(existing.name), country: subjectCountry }) };
+          const application: VerifierApplication = { ...existing, x509: { ...existing.x509, next } as VerifierX509, updatedAt: clock.now().toISOString() };
+          if (!(await store.verifierApplications.update(application))) throw missing();
+          // A next key no chain was uploaded for is replaced: it never signed.
+          if (existing.x509?.next) await keys.destroy(tenant.id, existing.x509.next.keyId);
+          return { current: existing.x509?.keyId as string, next };
+        },
+        // The next key is held where the current one is.
+        { sameCustodyAs: existing.x509.keyId },
+      );
     },
 
     async signerFor(tenant, applicationId, responseUri, now) {
