@@ -7,7 +7,9 @@
 // webhook's RFC 9421 signature is checked by http-message-signatures. Nothing of a private key is in
 // the database, the server's log or any response: the key rows hold nothing sealed. The DID-signed
 // formats (ldp_vc, cwt, cwt_vc, dc+sd-jwt) are issued in process below, each verified by
-// @digitalbazaar/vc, @ldclabs/cose-ts or @sd-jwt/sd-jwt-vc.
+// @digitalbazaar/vc, @ldclabs/cose-ts or @sd-jwt/sd-jwt-vc, and so are their status lists (the
+// Token Status List JWT and CWT, read by jose, @sd-jwt/jwt-status-list, cose-ts and pako; the
+// RevocationList2020 credential, verified by @digitalbazaar/vc).
 // Issue 32, point 3: a third run on SQLite keeps software keys, sealed under data keys that an AES
 // key in the token wraps (VELLUM_KEY_WRAPPING=pkcs11, docs/key-custody.md "Envelope encryption"):
 // the same flows, and the master key alone opens none of the data keys.
@@ -25,7 +27,12 @@ import {
   type Store,
   type Tenant,
 } from '@vellum/core';
-import { createCwtSigner, createLinkedDataSigner, createSdJwtSigner } from '@vellum/formats';
+import { createCwtSigner, createLinkedDataSigner, createRevocationListSigner, createSdJwtSigner, createTokenStatusListSigner } from '@vellum/formats';
+import { verifyWithDigitalBazaar } from '../../../packages/formats/src/linked-data/independent-verifier.ts';
+import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
+import { importJWK, jwtVerify } from 'jose';
+import pako from 'pako';
+import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
 import { createNodeIds, systemClock } from '@vellum/node';
 import { createMasterKeyWrapper } from '@vellum/crypto';
 import { createPkcs11KeyManager, openPkcs11Token, type Pkcs11Token } from '@vellum/pkcs11';
@@ -219,79 +226,141 @@ describe.each(databases)(
 // offers are mDocs), so their signing through the token is shown in process: each format's handler,
 // the one the credential endpoint calls, with its real signer on the PKCS#11 KeyManager and a SQLite
 // store, each credential checked by a library Vellum does not sign with.
-describe.skipIf(!softHsmInstalled)('PKCS#11 key custody in process: ldp_vc, cwt, cwt_vc and dc+sd-jwt signed in the token (issue 32)', () => {
-  let hsm: SoftHsmToken;
-  let store: Store;
-  let token: Pkcs11Token;
-  let keys: KeyManager;
-  let tenant: Tenant;
-  const dids: Partial<Record<KeyAlgorithm, string>> = {};
+describe.skipIf(!softHsmInstalled)(
+  'PKCS#11 key custody in process: ldp_vc, cwt, cwt_vc and dc+sd-jwt and their status lists signed in the token (issue 32)',
+  () => {
+    let hsm: SoftHsmToken;
+    let store: Store;
+    let token: Pkcs11Token;
+    let keys: KeyManager;
+    let tenant: Tenant;
+    const dids: Partial<Record<KeyAlgorithm, string>> = {};
 
-  beforeAll(async () => {
-    hsm = initSoftHsmToken({ label: 'vellum-in-process' });
-    store = await openSqlStore({ kind: 'sqlite', filename: join(hsm.dir, 'store.db') });
-    token = openPkcs11Token({ module: hsm.module, tokenLabel: hsm.label, pin: hsm.pin });
-    keys = createPkcs11KeyManager({ token, keys: store.keys, ids: createNodeIds(), clock: systemClock });
-    tenant = makeTenant();
-    await store.tenants.insert(tenant);
-    for (const algorithm of ['Ed25519', 'P-256'] as const) dids[algorithm] = (await addDidKey(store, keys, tenant.id, algorithm)).did;
-  });
-  afterAll(async () => {
-    await token?.close();
-    await store?.close();
-  });
+    beforeAll(async () => {
+      hsm = initSoftHsmToken({ label: 'vellum-in-process' });
+      store = await openSqlStore({ kind: 'sqlite', filename: join(hsm.dir, 'store.db') });
+      token = openPkcs11Token({ module: hsm.module, tokenLabel: hsm.label, pin: hsm.pin });
+      keys = createPkcs11KeyManager({ token, keys: store.keys, ids: createNodeIds(), clock: systemClock });
+      tenant = makeTenant();
+      await store.tenants.insert(tenant);
+      for (const algorithm of ['Ed25519', 'P-256'] as const) dids[algorithm] = (await addDidKey(store, keys, tenant.id, algorithm)).did;
+    });
+    afterAll(async () => {
+      await token?.close();
+      await store?.close();
+    });
 
-  const claimMappings = { family_name: { mapFrom: 'claims.familyName', required: true }, given_name: { mapFrom: 'claims.givenName' } };
-  const subject = { claims: { familyName: 'Okafor', givenName: 'Ada' } };
-  const base = { expiresIn: { days: 30 }, revocable: false, claimMappings, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() };
+    const claimMappings = { family_name: { mapFrom: 'claims.familyName', required: true }, given_name: { mapFrom: 'claims.givenName' } };
+    const subject = { claims: { familyName: 'Okafor', givenName: 'Ada' } };
+    const base = { expiresIn: { days: 30 }, revocable: false, claimMappings, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() };
 
-  it('issues each format with a key the token holds, verified by @digitalbazaar/vc, @ldclabs/cose-ts and @sd-jwt/sd-jwt-vc', async () => {
-    const signers = { ldp: createLinkedDataSigner({ keys }), cwt: createCwtSigner({ keys }), sdJwt: createSdJwtSigner({ keys }) };
-    const formats: Array<{ format: DidSignedFormat; handler: CredentialFormatHandler<any>; configuration: Record<string, unknown> }> = [
-      {
-        format: 'ldp_vc',
-        handler: createLdpVcFormat({ store, ids: createNodeIds(), signer: signers.ldp }),
-        configuration: { format: 'ldp_vc', type: 'MembershipCredential', issuer: { name: 'Acme' }, proofType: 'Ed25519Signature2020' },
-      },
-      { format: 'cwt', handler: createCwtFormat({ store, signer: signers.cwt, format: 'cwt' }), configuration: { format: 'cwt', type: 'MembershipCard' } },
-      {
-        format: 'cwt_vc',
-        handler: createCwtFormat({ store, signer: signers.cwt, format: 'cwt_vc' }),
-        configuration: { format: 'cwt_vc', type: 'MembershipCredential' },
-      },
-      {
-        format: 'dc+sd-jwt',
-        handler: createSdJwtFormat({ store, signer: signers.sdJwt }),
-        configuration: { format: 'dc+sd-jwt', type: 'https://credentials.example/membership', keyResolution: 'did' },
-      },
-    ];
-    for (const { format, handler, configuration } of formats) {
-      const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      const holderKey = publicKey.export({ format: 'jwk' }) as PublicJwk;
-      const issued = await handler.issue({
-        tenant,
-        configuration: { id: `pkcs11-${format}`, tenantId: tenant.id, ...base, ...configuration },
-        subject,
-        holderKey,
-        credentialIssuer: 'https://issuer.example',
-        now: new Date(),
-        form: 'current',
+    it('issues each format with a key the token holds, verified by @digitalbazaar/vc, @ldclabs/cose-ts and @sd-jwt/sd-jwt-vc', async () => {
+      const signers = { ldp: createLinkedDataSigner({ keys }), cwt: createCwtSigner({ keys }), sdJwt: createSdJwtSigner({ keys }) };
+      const formats: Array<{ format: DidSignedFormat; handler: CredentialFormatHandler<any>; configuration: Record<string, unknown> }> = [
+        {
+          format: 'ldp_vc',
+          handler: createLdpVcFormat({ store, ids: createNodeIds(), signer: signers.ldp }),
+          configuration: { format: 'ldp_vc', type: 'MembershipCredential', issuer: { name: 'Acme' }, proofType: 'Ed25519Signature2020' },
+        },
+        { format: 'cwt', handler: createCwtFormat({ store, signer: signers.cwt, format: 'cwt' }), configuration: { format: 'cwt', type: 'MembershipCard' } },
+        {
+          format: 'cwt_vc',
+          handler: createCwtFormat({ store, signer: signers.cwt, format: 'cwt_vc' }),
+          configuration: { format: 'cwt_vc', type: 'MembershipCredential' },
+        },
+        {
+          format: 'dc+sd-jwt',
+          handler: createSdJwtFormat({ store, signer: signers.sdJwt }),
+          configuration: { format: 'dc+sd-jwt', type: 'https://credentials.example/membership', keyResolution: 'did' },
+        },
+      ];
+      for (const { format, handler, configuration } of formats) {
+        const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+        const holderKey = publicKey.export({ format: 'jwk' }) as PublicJwk;
+        const issued = await handler.issue({
+          tenant,
+          configuration: { id: `pkcs11-${format}`, tenantId: tenant.id, ...base, ...configuration },
+          subject,
+          holderKey,
+          credentialIssuer: 'https://issuer.example',
+          now: new Date(),
+          form: 'current',
+        });
+        const credential = (issued as { credential: unknown }).credential;
+        const claims = await verifyDidSigned(format, credential, (format === 'ldp_vc' ? dids.Ed25519 : dids['P-256']) as string, {
+          x: holderKey.x,
+          y: holderKey.y as string,
+        });
+        expect({ family_name: claims.family_name, given_name: claims.given_name }, format).toEqual({ family_name: 'Okafor', given_name: 'Ada' });
+      }
+      // Every key is the token's: nothing sealed in the store.
+      for (const did of Object.values(dids)) {
+        const record = await store.dids.get(tenant.id, did as string);
+        const row = await store.keys.get(tenant.id, record?.keys[0]?.kmsKeyId as string);
+        expect(row).toMatchObject({ custody: 'pkcs11', sealed: '' });
+      }
+    });
+
+    it('signs the Token Status Lists of dc+sd-jwt (JWT) and cwt (CWT) in the token: @sd-jwt/jwt-status-list, jose, cose-ts and pako read them', async () => {
+      const record = await store.dids.get(tenant.id, dids['P-256'] as string);
+      const key = record?.keys[0] as { kmsKeyId: string; didDocumentKeyId: string; publicJwk: PublicJwk };
+      const signer = createTokenStatusListSigner({ keys });
+      const statuses = new Uint8Array(4);
+      statuses[1] = 0b0000_0100; // entry 10 invalid
+      const now = new Date();
+      const common = {
+        tenantId: tenant.id,
+        keyId: key.kmsKeyId,
+        kid: key.didDocumentKeyId,
+        issuer: dids['P-256'] as string,
+        uri: 'https://issuer.example/status/1',
+        issuedAt: now,
+        expiresAt: new Date(now.getTime() + 3600_000),
+        ttlSeconds: 600,
+        statuses,
+      };
+      // JWT: jose checks the ES256 signature and type; @sd-jwt/jwt-status-list reads the list.
+      const jwt = (await signer.sign({ ...common, form: 'jwt' })) as string;
+      const { payload, protectedHeader } = await jwtVerify(jwt, await importJWK({ ...key.publicJwk }, 'ES256'), { typ: 'statuslist+jwt' });
+      expect(protectedHeader.kid).toBe(key.didDocumentKeyId);
+      expect(payload.sub).toBe(common.uri);
+      const fromJwt = getListFromStatusListJWT(jwt);
+      expect([fromJwt.getStatus(10), fromJwt.getStatus(9)]).toEqual([1, 0]);
+      // CWT: cose-ts verifies the COSE_Sign1; pako inflates the list.
+      const cose = await loadCoseTs();
+      const cwt = (await signer.sign({ ...common, form: 'cwt' })) as Uint8Array;
+      const point = Buffer.concat([Uint8Array.of(4), Buffer.from(key.publicJwk.x, 'base64url'), Buffer.from(key.publicJwk.y as string, 'base64url')]);
+      const message = cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), cwt);
+      const claims = cose.decodeCBOR(message.payload) as Map<number, unknown>;
+      const list = pako.inflate((claims.get(65533) as Map<string, unknown>).get('lst') as Uint8Array);
+      expect([((list[1] as number) >> 2) & 1, ((list[1] as number) >> 1) & 1]).toEqual([1, 0]);
+      const flipped = Uint8Array.from(cwt);
+      flipped[flipped.length - 5] = (flipped[flipped.length - 5] as number) ^ 1;
+      expect(() => cose.Sign1Message.fromBytes(cose.ECDSAKey.fromPublic(point), flipped)).toThrow();
+    });
+
+    it('signs the RevocationList2020 credential of ldp_vc with an Ed25519 key the token holds: @digitalbazaar/vc verifies it', async () => {
+      const record = await store.dids.get(tenant.id, dids.Ed25519 as string);
+      const key = record?.keys[0] as { kmsKeyId: string; didDocumentKeyId: string; publicJwk: PublicJwk };
+      const statuses = new Uint8Array(2048);
+      statuses[0] = 0b0000_0001;
+      const list = await createRevocationListSigner({ keys }).sign({
+        tenantId: tenant.id,
+        keyId: key.kmsKeyId,
+        verificationMethod: key.didDocumentKeyId,
+        issuer: dids.Ed25519 as string,
+        proofType: 'Ed25519Signature2020',
+        url: 'https://issuer.example/revocation-lists/1',
+        issuedAt: new Date(),
+        statuses,
+        size: 16_384,
       });
-      const credential = (issued as { credential: unknown }).credential;
-      const claims = await verifyDidSigned(format, credential, (format === 'ldp_vc' ? dids.Ed25519 : dids['P-256']) as string, {
-        x: holderKey.x,
-        y: holderKey.y as string,
-      });
-      expect({ family_name: claims.family_name, given_name: claims.given_name }, format).toEqual({ family_name: 'Okafor', given_name: 'Ada' });
-    }
-    // Every key is the token's: nothing sealed in the store.
-    for (const did of Object.values(dids)) {
-      const record = await store.dids.get(tenant.id, did as string);
-      const row = await store.keys.get(tenant.id, record?.keys[0]?.kmsKeyId as string);
-      expect(row).toMatchObject({ custody: 'pkcs11', sealed: '' });
-    }
-  });
-});
+      expect(await verifyWithDigitalBazaar(list, key.publicJwk, new Date())).toEqual({ verified: true });
+      const tampered = { ...list, issuanceDate: '2020-01-01T00:00:00Z' };
+      expect((await verifyWithDigitalBazaar(tampered, key.publicJwk, new Date())).verified).toBe(false);
+    });
+  },
+);
 
 function pinFile(hsm: SoftHsmToken): string {
   const file = join(hsm.dir, 'pin');
