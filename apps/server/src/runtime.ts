@@ -45,7 +45,15 @@ import {
 import { createFormatSigners, createLinkedDataProofVerifier, createMdocReader } from '@vellum/formats';
 import { createDnsResolver, createNodeIds, parseDnsServers, systemClock } from '@vellum/node';
 import { createSqlStore, openSqlStore, type StatementCounter, type SqlStoreOptions } from '@vellum/storage-sql';
-import { createPkcs11KeyManager, createPkcs11KeyWrapper, findPkcs11KeyWrapper, openPkcs11Token, type Pkcs11Token, pkcs11KeyWrapperLabel } from '@vellum/pkcs11';
+import {
+  createPkcs11KeyManager,
+  createPkcs11KeyWrapper,
+  createPkcs11PlatformKeyHolder,
+  findPkcs11KeyWrapper,
+  openPkcs11Token,
+  type Pkcs11Token,
+  pkcs11KeyWrapperLabel,
+} from '@vellum/pkcs11';
 import { cacheReads } from '@vellum/store-cache';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
@@ -164,7 +172,6 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
     const hasher = createScryptHasher();
     const master = masterKey(config, options.warnDevelopmentKey === false ? undefined : logger, options.onStep);
     const sealer = createSealer(master, { random: ids.bytes });
-    const tokens = await loadPlatformTokenSigner({ keys: store.platformKeys, sealer, clock, issuer: config.authUrl });
     // With a PKCS#11 token (docs/key-custody.md), keys in `pkcs11` custody are made and used in it;
     // VELLUM_KEY_CUSTODY says where new keys go. Without one, the software KeyManager alone, as before.
     token = config.pkcs11
@@ -177,6 +184,17 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
           threadPool: config.pkcs11.threadPool,
         })
       : undefined;
+    // The admin-token key: in the token with VELLUM_KEY_CUSTODY=pkcs11 (docs/key-custody.md "The platform's
+    // keys"), else sealed under the master key; a key made in the token is used there whatever the setting.
+    // A master key that cannot open the stored record stops the start here.
+    const platformHolder = token ? createPkcs11PlatformKeyHolder(token) : undefined;
+    const tokens = await loadPlatformTokenSigner({
+      keys: store.platformKeys,
+      sealer,
+      clock,
+      issuer: config.authUrl,
+      ...(platformHolder ? { holder: platformHolder, newKeysInHolder: config.keyCustody === 'pkcs11' } : {}),
+    });
     // Tenants' software keys are sealed under the master key (`v1`), or with VELLUM_KEY_WRAPPING under
     // per-tenant data keys wrapped by the master key or the token's AES key (docs/key-custody.md
     // "Envelope encryption"). Keys sealed either way are read whatever the setting is now.
@@ -297,7 +315,13 @@ export async function openRuntime(config: ServerConfig, logger: Logger, options:
         }
         const now = clock.now();
         const until = new Date(now.getTime() + (overlapSeconds ?? Math.max(86_400, minimum)) * 1000);
-        const rotated = await rotatePlatformTokenKey({ keys: store.platformKeys, sealer, clock, previousUntil: until });
+        const rotated = await rotatePlatformTokenKey({
+          keys: store.platformKeys,
+          sealer,
+          clock,
+          previousUntil: until,
+          ...(platformHolder && config.keyCustody === 'pkcs11' ? { holder: platformHolder } : {}),
+        });
         return {
           role: 'admin-token',
           rotatedAt: now.toISOString(),

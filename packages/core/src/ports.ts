@@ -53,9 +53,11 @@ export type {
 } from './issuance/ports.ts';
 export type {
   DataKeyRepository,
+  KeyCreateOptions,
   KeyManager,
   KeyRepository,
   KeyWrapper,
+  PlatformKeyHolder,
   PlatformKeyRecord,
   PlatformKeyRepository,
   TenantSigningKeyRecord,

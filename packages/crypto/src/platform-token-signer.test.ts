@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign as cryptoSign } from 'node:crypto';
 
 import type { Clock } from '@vellum/core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -210,5 +210,64 @@ describe('rotating the admin-token key (issue 32, point 4; docs/key-custody.md "
     const { retiredKid } = await rotatePlatformTokenKey({ keys, sealer: createSealer(key), clock, previousUntil: new Date(clock.now().getTime() + HOUR) });
     expect(retiredKid).toBe(signer.keyId);
     expect(await (await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock })).verify(token)).toBeDefined();
+  });
+});
+
+describe('the admin-token key in a key holder (a PKCS#11 token; docs/key-custody.md "The platform\'s keys")', () => {
+  /** A holder whose private keys stay in its own Map: what the signer sees is a reference and a public key. */
+  function fakeHolder(name = 'pkcs11:test-token') {
+    const held = new Map<string, ReturnType<typeof generateKeyPairSync>['privateKey']>();
+    let signatures = 0;
+    return {
+      name,
+      held,
+      signatures: () => signatures,
+      async generate() {
+        const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+        const ref = `ref-${held.size + 1}`;
+        held.set(ref, privateKey);
+        const { x, y } = publicKey.export({ format: 'jwk' });
+        return { ref, publicJwk: { kty: 'EC' as const, crv: 'P-256' as const, x: x as string, y: y as string } };
+      },
+      async sign(ref: string, data: Uint8Array) {
+        signatures++;
+        return new Uint8Array(cryptoSign('sha256', data, { key: held.get(ref) as never, dsaEncoding: 'ieee-p1363' }));
+      },
+    };
+  }
+  const plaintextOf = (keys: ReturnType<typeof memoryKeys>, key: Uint8Array) =>
+    Buffer.from(createSealer(key).open(keys.records.get(ADMIN_TOKEN_KEY_NAME)?.sealed as string, ADMIN_TOKEN_KEY_NAME)).toString('utf8');
+
+  it('makes the key in the holder and signs there; the record keeps a reference and the public key, nothing private', async () => {
+    const keys = memoryKeys();
+    const key = masterKey();
+    const holder = fakeHolder();
+    const signer = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock: testClock(), holder });
+    const token = await signer.sign(claims, opts);
+    expect(holder.signatures()).toBe(1);
+    expect(await signer.verify(token)).toMatchObject(claims);
+    expect(JSON.parse(plaintextOf(keys, key))).toEqual({ v: 2, current: { held: 'ref-1', holder: 'pkcs11:test-token', publicJwk: expect.any(Object) } });
+    expect(plaintextOf(keys, key)).not.toContain('"d"');
+    // A server without that holder refuses to start rather than sign in software.
+    await expect(loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock: testClock() })).rejects.toThrow(/held in pkcs11:test-token/);
+    await expect(loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock: testClock(), holder: fakeHolder('pkcs11:other') })).rejects.toThrow(
+      /held in pkcs11:test-token/,
+    );
+  });
+
+  it('keeps a software key where it is when a holder comes, and makes the next key in the holder at rotation', async () => {
+    const { keys, key, clock, signer } = await setup();
+    const before = await signer.sign(claims, { ...opts, expiresInSeconds: 86_400 });
+    const holder = fakeHolder();
+    const same = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock, holder });
+    expect(same.keyId).toBe(signer.keyId);
+    await same.sign(claims, opts);
+    expect(holder.signatures()).toBe(0);
+    await rotatePlatformTokenKey({ keys, sealer: createSealer(key), clock, holder, previousUntil: new Date(clock.now().getTime() + 3_600_000) });
+    const after = await loadPlatformTokenSigner({ keys, sealer: createSealer(key), clock, holder });
+    await after.sign(claims, opts);
+    expect(holder.signatures()).toBe(1);
+    expect(await after.verify(before)).toBeDefined();
+    expect(plaintextOf(keys, key)).not.toContain('"d"');
   });
 });

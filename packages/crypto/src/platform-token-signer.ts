@@ -1,9 +1,10 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 
-import { type Clock, conflict, type PlatformKeyRepository, type TokenSigner, WALLET_TOKEN_KEY_REFRESH_SECONDS } from '@vellum/core';
+import { type Clock, conflict, type PlatformKeyHolder, type PlatformKeyRepository, type TokenSigner, WALLET_TOKEN_KEY_REFRESH_SECONDS } from '@vellum/core';
 import { calculateJwkThumbprint } from 'jose';
 
-import { decodeJwsHeader, signCompactJws, verifyCompactJws } from './jws.ts';
+import { signEs256 } from './ecdsa.ts';
+import { decodeJwsHeader, verifyCompactJws } from './jws.ts';
 import type { Sealer } from './sealer.ts';
 
 /** The name of the platform key that signs admin access tokens. */
@@ -45,6 +46,21 @@ export interface LoadPlatformTokenSignerOptions {
    * this process does not know makes it read the key again sooner, at most once a second.
    */
   refreshMs?: number;
+  /**
+   * Where a new admin-token key is made and used instead of being sealed here: a PKCS#11 token
+   * (docs/key-custody.md "The platform's keys"). A key keeps working where it was made: a record of
+   * a software key goes on signing in software until a rotation makes the next key in the holder.
+   */
+  holder?: PlatformKeyHolder;
+  /** Whether a new key (the first) is made in the holder (the default when there is one) or in software; a held key is used either way. */
+  newKeysInHolder?: boolean;
+}
+
+/** The admin-token key, held: its reference in the holder and its public half; nothing private. */
+interface HeldKeyRef {
+  held: string;
+  holder: string;
+  publicJwk: Omit<PrivateEcJwk, 'd'>;
 }
 
 /**
@@ -53,7 +69,7 @@ export interface LoadPlatformTokenSignerOptions {
  */
 interface StoredTokenKeys {
   v: 2;
-  current: PrivateEcJwk;
+  current: PrivateEcJwk | HeldKeyRef;
   previous?: { jwk: Omit<PrivateEcJwk, 'd'>; until: string };
 }
 
@@ -71,6 +87,12 @@ function isPrivateEcJwk(value: unknown): value is PrivateEcJwk {
   return v.kty === 'EC' && v.crv === 'P-256' && [v.x, v.y, v.d].every((p) => typeof p === 'string' && p.length > 0);
 }
 
+function isHeldKeyRef(value: unknown): value is HeldKeyRef {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.held === 'string' && typeof v.holder === 'string' && isPrivateEcJwk({ ...(v.publicJwk as object), d: 'x' });
+}
+
 function unseal(sealer: Sealer, sealed: string): StoredTokenKeys {
   const plaintext = sealer.open(sealed, ADMIN_TOKEN_KEY_NAME);
   let value: unknown;
@@ -81,7 +103,9 @@ function unseal(sealer: Sealer, sealed: string): StoredTokenKeys {
   }
   if (isPrivateEcJwk(value)) return { v: 2, current: value };
   const stored = value as Partial<StoredTokenKeys> | null;
-  if (stored?.v !== 2 || !isPrivateEcJwk(stored.current)) throw new Error(`The platform key ${ADMIN_TOKEN_KEY_NAME} is not a P-256 private JWK`);
+  if (stored?.v !== 2 || !(isPrivateEcJwk(stored.current) || isHeldKeyRef(stored.current))) {
+    throw new Error(`The platform key ${ADMIN_TOKEN_KEY_NAME} is not a P-256 private JWK`);
+  }
   return stored as StoredTokenKeys;
 }
 
@@ -93,9 +117,18 @@ function newPrivateJwk(): PrivateEcJwk {
   return { kty: 'EC', crv: 'P-256', x: x as string, y: y as string, d: d as string } satisfies PrivateEcJwk & { kty: typeof kty; crv: typeof crv };
 }
 
-function newSealedKey(sealer: Sealer): string {
-  return sealKeys(sealer, { v: 2, current: newPrivateJwk() });
+/** A new admin-token key: in the holder when there is one, else a software key. */
+async function newKey(holder: PlatformKeyHolder | undefined): Promise<PrivateEcJwk | HeldKeyRef> {
+  if (!holder) return newPrivateJwk();
+  const { ref, publicJwk } = await holder.generate();
+  return { held: ref, holder: holder.name, publicJwk: { kty: 'EC', crv: 'P-256', x: publicJwk.x, y: publicJwk.y } };
 }
+
+const publicOf = (key: PrivateEcJwk | HeldKeyRef): Omit<PrivateEcJwk, 'd'> => {
+  if (isHeldKeyRef(key)) return key.publicJwk;
+  const { d: _private, ...rest } = key;
+  return rest;
+};
 
 /** A public key of the platform's and its RFC 7638 thumbprint. */
 async function publicKeyOf(jwk: Pick<PrivateEcJwk, 'kty' | 'crv' | 'x' | 'y'>): Promise<{ kid: string; publicJwk: PublicJwk; publicKey: KeyObject }> {
@@ -112,6 +145,7 @@ interface VerifiedToken {
 }
 
 const utf8 = new TextDecoder();
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
 // RFC 7515 §4.1.9: `typ` is a media type (case-insensitive) whose `application/` prefix may be left out.
 const isAccessTokenTyp = (typ: unknown) => typeof typ === 'string' && (typ.toLowerCase() === TYP || typ.toLowerCase() === `application/${TYP}`);
@@ -151,7 +185,7 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
   const refreshMs = options.refreshMs ?? WALLET_TOKEN_KEY_REFRESH_SECONDS * 1000;
   let record = await keys.get(ADMIN_TOKEN_KEY_NAME);
   if (!record) {
-    const sealed = newSealedKey(sealer);
+    const sealed = sealKeys(sealer, { v: 2, current: await newKey(options.newKeysInHolder === false ? undefined : options.holder) });
     // Another server may have stored its key meanwhile; use whichever won so all servers agree.
     record = await keys.insertIfAbsent({ name: ADMIN_TOKEN_KEY_NAME, sealed, createdAt: clock.now().toISOString() });
   }
@@ -161,21 +195,35 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
     sealed: string;
     kid: string;
     publicJwk: PublicJwk;
-    privateKey: KeyObject;
+    /** Signs a JWS signing input (r‖s): in this process, or in the holder. */
+    signWith: (data: Uint8Array) => Promise<Uint8Array>;
     publicKey: KeyObject;
     previous?: { kid: string; publicKey: KeyObject; until: number };
     loadedAt: number;
   }
   async function hold(sealed: string): Promise<Held> {
     const stored = unseal(sealer, sealed);
-    const { kid, publicJwk, publicKey } = await publicKeyOf(stored.current);
+    const { kid, publicJwk, publicKey } = await publicKeyOf(publicOf(stored.current));
+    const current = stored.current;
+    let signWith: Held['signWith'];
+    if (isHeldKeyRef(current)) {
+      const holder = options.holder;
+      // A key made in a token this server has no access to: refused at start, never a software key instead.
+      if (!holder || holder.name !== current.holder) {
+        throw new Error(`The admin-token key is held in ${current.holder}, which this server has not configured (docs/key-custody.md "The platform's keys")`);
+      }
+      signWith = (data) => holder.sign(current.held, data);
+    } else {
+      const privateKey = createPrivateKey({ key: { ...current }, format: 'jwk' });
+      signWith = async (data) => new Uint8Array(signEs256(data, privateKey));
+    }
     const previous = stored.previous ? { ...(await publicKeyOf(stored.previous.jwk)), until: Date.parse(stored.previous.until) } : undefined;
     return {
       sealed,
       kid,
       publicJwk,
       publicKey,
-      privateKey: createPrivateKey({ key: { ...stored.current }, format: 'jwk' }),
+      signWith,
       ...(previous ? { previous: { kid: previous.kid, publicKey: previous.publicKey, until: previous.until } } : {}),
       loadedAt: clock.now().getTime(),
     };
@@ -222,7 +270,7 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
     },
 
     async sign(claims, o) {
-      const { kid, privateKey } = await fresh();
+      const { kid, signWith } = await fresh();
       const iat = epoch(clock.now());
       const exp = iat + o.expiresInSeconds;
       if (!Number.isFinite(iat) || !Number.isFinite(exp)) throw new TypeError('Admin tokens need a valid clock and a finite lifetime');
@@ -235,7 +283,8 @@ export async function loadPlatformTokenSigner(options: LoadPlatformTokenSignerOp
         jti: randomBytes(16).toString('base64url'),
         ...(issuer !== undefined ? { iss: issuer } : {}),
       };
-      return signCompactJws({ alg: ALG, typ: TYP, kid }, payload, privateKey);
+      const signingInput = `${b64(JSON.stringify({ alg: ALG, typ: TYP, kid }))}.${b64(JSON.stringify(payload))}`;
+      return `${signingInput}.${Buffer.from(await signWith(Buffer.from(signingInput, 'latin1'))).toString('base64url')}`;
     },
 
     async verify(token) {
@@ -266,6 +315,8 @@ export interface RotatePlatformTokenKeyOptions {
   keys: PlatformKeyRepository;
   sealer: Sealer;
   clock: Clock;
+  /** Where the next key is made (a PKCS#11 token), when not in software. */
+  holder?: PlatformKeyHolder;
   /** Until when the replaced key verifies the admin tokens it signed. */
   previousUntil: Date;
 }
@@ -276,7 +327,7 @@ export interface RotatePlatformTokenKeyOptions {
  * dropped at the next rotation, which is refused (Conflict) until then.
  */
 export async function rotatePlatformTokenKey(options: RotatePlatformTokenKeyOptions): Promise<{ activeKid: string; retiredKid: string; retiredUntil: string }> {
-  const { keys, sealer, clock, previousUntil } = options;
+  const { keys, sealer, clock, previousUntil, holder } = options;
   const record = await keys.get(ADMIN_TOKEN_KEY_NAME);
   if (!record) throw conflict('The platform has no admin-token key yet: start the server once');
   const stored = unseal(sealer, record.sealed);
@@ -284,9 +335,13 @@ export async function rotatePlatformTokenKey(options: RotatePlatformTokenKeyOpti
   if (stored.previous && Date.parse(stored.previous.until) > now.getTime()) {
     throw conflict(`The last rotation of the admin-token key overlaps until ${stored.previous.until}; rotate again after that`);
   }
-  const { d: _private, ...oldPublic } = stored.current;
-  const next: StoredTokenKeys = { v: 2, current: newPrivateJwk(), previous: { jwk: oldPublic, until: previousUntil.toISOString() } };
+  const oldPublic = publicOf(stored.current);
+  const next: StoredTokenKeys = { v: 2, current: await newKey(holder), previous: { jwk: oldPublic, until: previousUntil.toISOString() } };
   const replaced = await keys.replace(record.sealed, { name: ADMIN_TOKEN_KEY_NAME, sealed: sealKeys(sealer, next), createdAt: now.toISOString() });
   if (!replaced) throw conflict('Another rotation of the admin-token key happened at the same time; try again');
-  return { activeKid: (await publicKeyOf(next.current)).kid, retiredKid: (await publicKeyOf(oldPublic)).kid, retiredUntil: previousUntil.toISOString() };
+  return {
+    activeKid: (await publicKeyOf(publicOf(next.current))).kid,
+    retiredKid: (await publicKeyOf(oldPublic)).kid,
+    retiredUntil: previousUntil.toISOString(),
+  };
 }

@@ -6,3 +6,4 @@ export { createPkcs11KeyManager, pkcs11LabelOf } from './key-manager.ts';
 export type { Pkcs11KeyManagerOptions } from './key-manager.ts';
 export { createPkcs11KeyWrapper, findPkcs11KeyWrapper, pkcs11KeyWrapperLabel } from './key-wrapper.ts';
 export type { Pkcs11KeyWrapper, Pkcs11KeyWrapperOptions } from './key-wrapper.ts';
+export { createPkcs11PlatformKeyHolder, pkcs11PlatformLabelOf } from './platform-keys.ts';

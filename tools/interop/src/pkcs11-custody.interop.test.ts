@@ -34,7 +34,7 @@ import { importJWK, jwtVerify } from 'jose';
 import pako from 'pako';
 import { loadCoseTs } from '../../../packages/formats/src/cwt/independent-cose.ts';
 import { createNodeIds, systemClock } from '@vellum/node';
-import { createMasterKeyWrapper } from '@vellum/crypto';
+import { createMasterKeyWrapper, createSealer } from '@vellum/crypto';
 import { createPkcs11KeyManager, openPkcs11Token, type Pkcs11Token } from '@vellum/pkcs11';
 import { openSqlStore } from '@vellum/storage-sql';
 import { type SoftHsmToken, initSoftHsmToken, makeTenant, softHsmInstalled, startWebhookReceiver, type WebhookReceiver } from '@vellum/testing';
@@ -212,6 +212,14 @@ describe.each(databases)(
         } else {
           expect(rows.every((row) => row.custody === 'pkcs11' && row.sealed === '')).toBe(true);
         }
+        // With the platform's custody the token (SQLite), the admin-token key that signed every admin
+        // token of this test is the token's too: its record names it, and holds nothing private.
+        const [platform] = (await storedRows(server.env, "select sealed from platform_keys where name = 'admin-token-signing'")) as Array<{ sealed: string }>;
+        const stored = Buffer.from(
+          createSealer(Buffer.from(server.env.VELLUM_MASTER_KEY ?? '', 'base64')).open(platform?.sealed as string, 'admin-token-signing'),
+        ).toString('utf8');
+        if (chooser === 'platform') expect(JSON.parse(stored).current).toMatchObject({ held: expect.any(String), holder: `pkcs11:${hsm.label}` });
+        else expect(JSON.parse(stored).current).toHaveProperty('d');
         const everything = [server.server.output(), ...bodies, (await storedText(server.env)).text].join('\n');
         expect(everything).not.toMatch(/PRIVATE KEY/);
         // No JWK anywhere carries a private member.

@@ -12,6 +12,19 @@ export interface PlatformKeyRecord {
   createdAt: string;
 }
 
+/**
+ * Makes and uses the platform's own P-256 keys (the admin-token key) outside the process: a PKCS#11
+ * token (docs/key-custody.md "The platform's keys"). Its private keys never come out.
+ */
+export interface PlatformKeyHolder {
+  /** A name for where the keys are, kept with each key's reference (`pkcs11:<token label>`). */
+  readonly name: string;
+  /** Makes a P-256 key; returns its reference (what `sign` takes) and its public half. */
+  generate(): Promise<{ ref: string; publicJwk: { kty: 'EC'; crv: 'P-256'; x: string; y: string } }>;
+  /** ECDSA P-256 over the SHA-256 of `data`, r‖s (64 bytes). */
+  sign(ref: string, data: Uint8Array): Promise<Uint8Array>;
+}
+
 export interface PlatformKeyRepository {
   get(name: string): Promise<PlatformKeyRecord | undefined>;
   /** Stores the record unless one with that name exists; returns whichever is stored, so racing servers agree. */
