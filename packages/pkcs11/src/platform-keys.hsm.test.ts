@@ -3,9 +3,11 @@
 // node:crypto against the public key, the key is sensitive and never extractable, and the stored
 // record keeps a reference to it and its public half, nothing private.
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
-import type { PlatformKeyRecord, PlatformKeyRepository } from '@vellum/core';
+import { join } from 'node:path';
+import type { Store } from '@vellum/core';
 import { ADMIN_TOKEN_KEY_NAME, createSealer, loadPlatformTokenSigner, rotatePlatformTokenKey } from '@vellum/crypto';
 import { systemClock } from '@vellum/node';
+import { openSqlStore } from '@vellum/storage-sql';
 import { initSoftHsmToken, type SoftHsmToken, softHsmInstalled } from '@vellum/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPkcs11PlatformKeyHolder, openPkcs11Token, type Pkcs11Token, pkcs11PlatformLabelOf } from './index.ts';
@@ -23,39 +25,23 @@ function es256(jwt: string, jwk: object) {
   return { protectedHeader: JSON.parse(Buffer.from(header, 'base64url').toString()), payload: JSON.parse(Buffer.from(payload, 'base64url').toString()) };
 }
 
-function memoryPlatformKeys(): PlatformKeyRepository & { records: Map<string, PlatformKeyRecord> } {
-  const records = new Map<string, PlatformKeyRecord>();
-  return {
-    records,
-    async get(name) {
-      return records.get(name);
-    },
-    async insertIfAbsent(record) {
-      if (!records.has(record.name)) records.set(record.name, { ...record });
-      return records.get(record.name) as PlatformKeyRecord;
-    },
-    async replace(expectedSealed, record) {
-      if (records.get(record.name)?.sealed !== expectedSealed) return false;
-      records.set(record.name, { ...record });
-      return true;
-    },
-  };
-}
-
 // Skipped only where Debian's softhsm2 is not installed (.ci/run installs it): there is no token to use.
 describe.skipIf(!softHsmInstalled)('the admin-token key in a PKCS#11 token (SoftHSM 2)', () => {
   let hsm: SoftHsmToken;
   let token: Pkcs11Token;
-  beforeAll(() => {
+  let store: Store;
+  beforeAll(async () => {
     hsm = initSoftHsmToken({ label: 'vellum-platform' });
     token = openPkcs11Token({ module: hsm.module, tokenLabel: hsm.label, pin: hsm.pin, threadPool: false });
+    store = await openSqlStore({ kind: 'sqlite', filename: join(hsm.dir, 'store.db') });
   });
   afterAll(async () => {
     await token?.close();
+    await store?.close();
   });
 
   it('signs admin tokens in the token: jose verifies them, the key never leaves, the record holds nothing private', async () => {
-    const keys = memoryPlatformKeys();
+    const keys = store.platformKeys;
     const master = randomBytes(32);
     const holder = createPkcs11PlatformKeyHolder(token);
     expect(holder.name).toBe('pkcs11:vellum-platform');
@@ -67,7 +53,8 @@ describe.skipIf(!softHsmInstalled)('the admin-token key in a PKCS#11 token (Soft
     expect(protectedHeader.kid).toBe(signer.keyId);
     expect(await signer.verify(jwt)).toMatchObject({ tid: 't1' });
 
-    const plaintext = Buffer.from(createSealer(master).open(keys.records.get(ADMIN_TOKEN_KEY_NAME)?.sealed as string, ADMIN_TOKEN_KEY_NAME)).toString('utf8');
+    const record = await keys.get(ADMIN_TOKEN_KEY_NAME);
+    const plaintext = Buffer.from(createSealer(master).open(record?.sealed as string, ADMIN_TOKEN_KEY_NAME)).toString('utf8');
     const { current } = JSON.parse(plaintext) as { current: { held: string; holder: string } };
     expect(current).toMatchObject({ held: expect.stringMatching(/^platform-/), holder: 'pkcs11:vellum-platform' });
     expect(plaintext).not.toContain('"d"');
