@@ -213,7 +213,7 @@ describe('rotating the admin-token key (issue 32, point 4; docs/key-custody.md "
   });
 });
 
-describe('the admin-token key in a key holder (a PKCS#11 token; docs/key-custody.md "The platform\'s keys")', () => {
+describe(`the admin-token key in a key holder (a PKCS#11 token; docs/key-custody.md "The platform's keys")`, () => {
   /** A holder whose private keys stay in its own Map: what the signer sees is a reference and a public key. */
   function fakeHolder(name = 'pkcs11:test-token') {
     const held = new Map<string, ReturnType<typeof generateKeyPairSync>['privateKey']>();
