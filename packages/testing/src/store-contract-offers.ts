@@ -474,8 +474,9 @@ export function describeOfferContract(store: () => Store): void {
         [first, ...Array.from({ length: 5 }, () => ({ ...first, keyId: uuid() }))].map((r) => store().tenantSigningKeys.insertIfAbsent(r)),
       );
       const stored = await store().tenantSigningKeys.get(a.id, first.purpose);
-      expect(stored).toBeDefined();
-      for (const r of racers) expect(r).toEqual(stored);
+      // Never rotated: no previous key fields at all (not null, not undefined-valued).
+      expect(stored).toStrictEqual({ ...first, keyId: expect.any(String) });
+      for (const r of racers) expect(r).toStrictEqual(stored);
       expect(await store().tenantSigningKeys.get(b.id, first.purpose)).toBeUndefined();
       expect(await store().tenantSigningKeys.get(a.id, 'other')).toBeUndefined();
     });
