@@ -31,15 +31,15 @@ import { validAt } from './mdoc-pki/signers.ts';
 import { cacheIssuerSigners } from './issuer-pki/cached-signers.ts';
 import type { IssuerSigners } from './issuer-pki/model.ts';
 import { createIssuerSignerService, type IssuerSignerService } from './issuer-pki/service.ts';
-import { createIssuerSigners, rotateManagedLeaves } from './issuer-pki/signers.ts';
-import { createIssuingChains, rotateManagedSigners } from './mdoc-pki/signers.ts';
+import { createIssuerSigners, rotateManagedIssuerLeaves } from './issuer-pki/signers.ts';
+import { createIssuingChains, rotateManagedDocumentSigners } from './mdoc-pki/signers.ts';
 import { type IssuanceFeatures, LIVE_ISSUANCE_FEATURES } from './metadata/issuer-metadata.ts';
 import { cacheIssuerMetadata } from './metadata/cached-service.ts';
 import { createIssuerMetadataService, type IssuerMetadataService } from './metadata/service.ts';
 import { createIssuerDisplayService, type IssuerDisplayService } from './metadata/issuer-display.ts';
 import { type BatchIssuanceService, createBatchIssuanceService } from './issuance/batch-issuance.ts';
 import { createKeyCustodyService, type KeyCustodyOptions, type KeyCustodyService } from './keys/custody-settings.ts';
-import { createSigningKeyRotationService, type SigningKeyRotationService } from './keys/rotation.ts';
+import { createSigningKeyRotationService, type SignerRotation, type SigningKeyRotationService } from './keys/rotation.ts';
 import type { DnsResolver } from './custom-domains/ports.ts';
 import type { CredentialEncryption, ProofVerifier } from './issuance/ports.ts';
 import type { KeyManager } from './keys/ports.ts';
@@ -285,6 +285,11 @@ export interface Vellum {
   keyCustody: KeyCustodyService;
   /** `POST /v1/signing-keys/{role}/rotate`: a signing role's new key, the old one verifying through an overlap (docs/key-custody.md "Rotation"). */
   signingKeys: SigningKeyRotationService;
+  /**
+   * Forced rotation of managed document signers and issuer leaves (rotateManagedDocumentSigners,
+   * rotateManagedIssuerLeaves), over the caches issuance uses: the new signers sign in this process at once.
+   */
+  signerRotation: SignerRotation;
   /** mDoc PKI (docs/decisions.md "mDoc PKI"; ISO/IEC 18013-5 Annex B): IACAs and document signers. */
   iacas: IacaService;
   documentSigners: DocumentSignerService;
@@ -344,6 +349,13 @@ export function createVellum(deps: VellumDeps): Vellum {
   const chains = cacheIssuingChains(createIssuingChains({ store, clock, ids, keys, x509 }), { cacheMs: deps.mdocSignerCacheMs ?? 1000, clock });
   // The same for the leaves of issuer CAs, per use and issuer identifier (docs/decisions.md "Issuer certificates").
   const issuerSigners = cacheIssuerSigners(createIssuerSigners({ store, clock, ids, keys, x509 }), { cacheMs: deps.mdocSignerCacheMs ?? 1000, clock });
+  // A forced rotation's new signers sign at once in this process (it invalidates the caches above);
+  // other processes pick them within their caches' time (mdocSignerCacheMs), the old ones staying valid.
+  const rotationDeps = { store, keys, x509, ids, chains, issuerSigners };
+  const signerRotation: SignerRotation = {
+    documentSigners: (tenant, now) => rotateManagedDocumentSigners(rotationDeps, tenant, now),
+    issuerLeaves: (tenant, now) => rotateManagedIssuerLeaves(rotationDeps, tenant, now),
+  };
   const webhookSigningKeys = createWebhookSigningKeys({ store, keys, clock });
   const domainEvents = deps.domainEvents ?? createWebhookOutbox({ clock, ids });
   const statusLists = createStatusListService({
@@ -597,23 +609,12 @@ export function createVellum(deps: VellumDeps): Vellum {
       clock,
       walletTokens: deps.walletTokens,
       webhookSigningKeys,
-      // A forced rotation's new signers sign at once in this process; other processes pick them within their caches' time.
-      signers: {
-        async documentSigners(tenant, now) {
-          const rotated = await rotateManagedSigners({ store, keys, x509, ids }, tenant, now);
-          chains.invalidate(tenant.id);
-          return rotated;
-        },
-        async issuerLeaves(tenant, now) {
-          const rotated = await rotateManagedLeaves({ store, keys, x509, ids }, tenant, now);
-          issuerSigners.invalidate(tenant.id);
-          return rotated;
-        },
-      },
+      signers: signerRotation,
       dids: didService,
       verifierApplications,
       accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
     }),
+    signerRotation,
     tenants,
     adminClients: createAdminClientService({ store, clock, ids, hasher, events: recorder, tenants }),
     credentialConfigurations: createCredentialConfigurationService({

@@ -115,14 +115,14 @@ export { checkCreateIacaInput, defaultIacaCommonName, IACA_MAX_VALIDITY_YEARS } 
 export type { CreateDocumentSignerInput, CreateIacaInput, UpdateDocumentSignerInput, UpdateIacaInput } from './mdoc-pki/rules.ts';
 export * from './mdoc-pki/iacas.ts';
 export * from './mdoc-pki/document-signers.ts';
-export { createIssuingChains, noActiveIaca } from './mdoc-pki/signers.ts';
+export { createIssuingChains, noActiveIaca, rotateManagedDocumentSigners } from './mdoc-pki/signers.ts';
 export * from './mdoc-pki/cached-chains.ts';
-export type { IssuingChain, IssuingChains, IssuingChainsDeps } from './mdoc-pki/signers.ts';
+export type { DocumentSignerRotationDeps, IssuingChain, IssuingChains, IssuingChainsDeps, SignerRotationResult } from './mdoc-pki/signers.ts';
 export * from './mdoc-pki/profiles.ts';
 export * from './issuer-pki/model.ts';
 export * from './issuer-pki/service.ts';
-export { createIssuerSigners, leafCommonName, leafNamesFor, x509SignerOf } from './issuer-pki/signers.ts';
-export type { IssuerSignersDeps } from './issuer-pki/signers.ts';
+export { createIssuerSigners, leafCommonName, leafNamesFor, rotateManagedIssuerLeaves, x509SignerOf } from './issuer-pki/signers.ts';
+export type { IssuerLeafRotationDeps, IssuerSignersDeps } from './issuer-pki/signers.ts';
 export * from './issuer-pki/cached-signers.ts';
 export * from './mdoc-issuance/service.ts';
 export { createMdocVerifier } from './verification/mso-mdoc.ts';

@@ -120,6 +120,7 @@ export function harness(options: { rateLimits?: RateLimitSettings; walletProvide
     claimSources: vellum.claimSources,
     verifierApplications: vellum.verifierApplications,
     signingKeys: vellum.signingKeys,
+    signerRotation: vellum.signerRotation,
   };
 }
 

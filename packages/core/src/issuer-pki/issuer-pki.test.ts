@@ -6,7 +6,7 @@ import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
 import type { DocumentSignerRecord } from '../mdoc-pki/model.ts';
 import { cacheIssuerSigners } from './cached-signers.ts';
 import type { IssuerSigners, X509Signer } from './model.ts';
-import { bestLeaf, leafCommonName } from './signers.ts';
+import { bestLeaf, leafCommonName, rotateManagedIssuerLeaves } from './signers.ts';
 
 // docs/decisions.md "Issuer certificates (issue 29)": issuer CAs beside IACAs, their leaves, which
 // leaf signs, the CSR flow of an imported issuer CA, and the cache in front of the choice.
@@ -671,5 +671,134 @@ describe('cacheIssuerSigners (docs/decisions.md "Issuer certificates")', () => {
     release();
     const stale = await pending;
     expect((await cached.current(tenant, 'credential', ISSUER, clock.now())).signerId).not.toBe(stale.signerId);
+  });
+});
+
+describe('forced rotation of managed issuer leaves (issue 32, point 4; docs/key-custody.md "Rotation")', () => {
+  const CUSTOM = 'https://id.acme.example';
+  const rotate = (h: Setup) => h.signerRotation.issuerLeaves(h.tenant, h.clock.now());
+  const ids = (signers: ReadonlyArray<{ signerId: string } | { id: string }>) => signers.map((s) => ('signerId' in s ? s.signerId : s.id));
+
+  it('gives each use and issuer in use a new leaf that signs at once, though made in the same millisecond; both are published, the new one first', async () => {
+    const h = await setup();
+    const ca = await activeManagedCa(h);
+    // Chosen first, so the cache in front of the leaves holds the old ones.
+    const credential = await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now());
+    const status = await h.issuerSigning.current(h.tenant, 'status-list', ISSUER, h.clock.now());
+    const custom = await h.issuerSigning.current(h.tenant, 'credential', CUSTOM, h.clock.now());
+    const made = h.x509.made.signers;
+
+    const { created, superseded } = await rotate(h);
+    expect(ids(superseded)).toEqual([credential.signerId, status.signerId, custom.signerId]);
+    expect(created.map((l) => [l.iacaId, l.use, l.subjectAltNames, l.createdAt])).toEqual([
+      [ca.id, 'credential', [ISSUER, HOST], NOW],
+      [ca.id, 'status-list', [ISSUER, HOST], NOW],
+      [ca.id, 'credential', [CUSTOM, 'id.acme.example'], NOW],
+    ]);
+    expect(h.x509.made.signers).toBe(made + 3);
+    for (const [i, old] of [credential, status, custom].entries()) {
+      expect(created[i]!.keyId).not.toBe(old.key.keyId);
+      expect(created[i]!.serialNumber).not.toBe(superseded[i]!.serialNumber);
+      // Made at the same instant, the certificates tie on their end: the one made last signs.
+      expect(created[i]!.certificateData?.notAfter).toBe(old.notAfter.toISOString());
+    }
+    const now = h.clock.now();
+    expect((await h.issuerSigning.current(h.tenant, 'credential', ISSUER, now)).signerId).toBe(created[0]!.id);
+    expect((await h.issuerSigning.current(h.tenant, 'status-list', ISSUER, now)).signerId).toBe(created[1]!.id);
+    expect((await h.issuerSigning.current(h.tenant, 'credential', CUSTOM, now)).signerId).toBe(created[2]!.id);
+    expect(ids(await h.issuerSigning.published(h.tenant, 'credential', ISSUER, now))).toEqual([created[0]!.id, credential.signerId]);
+    expect(ids(await h.issuerSigning.published(h.tenant, 'status-list', ISSUER, now))).toEqual([created[1]!.id, status.signerId]);
+    expect(ids(await h.issuerSigning.published(h.tenant, 'credential', CUSTOM, now))).toEqual([created[2]!.id, custom.signerId]);
+  });
+
+  it('keeps the superseded leaves active, unrevoked, with their keys and off the CA’s CRL', async () => {
+    const h = await setup();
+    const ca = await activeManagedCa(h);
+    const old = await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now());
+    await rotate(h);
+    expect(await h.issuerSigners.get(h.ctx, old.signerId)).toMatchObject({ active: true });
+    expect((await h.store.documentSigners.get(h.tenant.id, old.signerId))?.revokedAt).toBeUndefined();
+    await expect(h.keys.sign(h.tenant.id, old.key.keyId, new Uint8Array([1]))).resolves.toBeInstanceOf(Uint8Array);
+    expect(await h.store.iacas.listRevocations(h.tenant.id, ca.id)).toEqual([]);
+  });
+
+  it('supersedes the first rotation’s leaf at the second; every leaf stays published while valid, and leaves at its end', async () => {
+    const h = await setup();
+    await activeManagedCa(h);
+    const first = await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now());
+    h.clock.advance(DAY);
+    const once = await rotate(h);
+    h.clock.advance(DAY);
+    const twice = await rotate(h);
+    expect(ids(once.superseded)).toEqual([first.signerId]);
+    expect(ids(twice.superseded)).toEqual(ids(once.created));
+    expect(twice.created[0]!.id).not.toBe(once.created[0]!.id);
+    expect((await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now())).signerId).toBe(twice.created[0]!.id);
+    expect(ids(await h.issuerSigning.published(h.tenant, 'credential', ISSUER, h.clock.now()))).toEqual([
+      twice.created[0]!.id,
+      once.created[0]!.id,
+      first.signerId,
+    ]);
+    // Past the first leaf's end (457 days), it is no longer published; the others, made a day and two later, are.
+    h.clock.set(first.notAfter.toISOString());
+    expect(ids(await h.issuerSigning.published(h.tenant, 'credential', ISSUER, h.clock.now()))).toEqual([twice.created[0]!.id, once.created[0]!.id]);
+  });
+
+  it('answers empty lists, making nothing, without an active issuer CA, and skips an imported one that signs', async () => {
+    const h = await setup();
+    expect(await rotate(h)).toEqual({ created: [], superseded: [] });
+    const managed = await h.issuerCas.create(h.ctx, { country: 'US' });
+    expect(await rotate(h)).toEqual({ created: [], superseded: [] });
+    await h.issuerCas.update(h.ctx, managed.id, { active: true });
+    const managedLeaf = await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now());
+    // An imported CA activated later signs: its leaves come from the CSR flow, so a forced rotation there is a new CSR.
+    const imported = await h.issuerCas.create(h.ctx, { certificatePem: importedRoot({ subject: { commonName: 'Acme Issuer CA', country: 'US' } }) });
+    const requested = await h.issuerSigners.create(h.ctx, { issuerCaId: imported.id, use: 'credential' });
+    await h.issuerSigners.update(h.ctx, requested.id, {
+      active: true,
+      certificatePem: fakeCertificatePem({
+        serialNumber: '0a11',
+        subject: { commonName: 'Leaf', country: 'US' },
+        issuer: imported.certificateFingerprint,
+        notBefore: '2026-04-01T00:00:00.000Z',
+        notAfter: '2027-04-01T00:00:00.000Z',
+        publicKey: fakeCsrBody(requested.csrPem!)!.publicKey,
+        isCa: false,
+        extendedKeyUsages: [],
+        subjectAltNames: [ISSUER, HOST],
+      }),
+    });
+    h.clock.advance(1000);
+    await h.issuerCas.update(h.ctx, imported.id, { active: true });
+    expect((await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now())).signerId).toBe(requested.id);
+    const made = h.x509.made.signers;
+    expect(await rotate(h)).toEqual({ created: [], superseded: [] });
+    expect(h.x509.made.signers).toBe(made);
+    expect((await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now())).signerId).toBe(requested.id);
+    // Deactivated, the imported CA no longer signs: the managed one does, and is rotated.
+    await h.issuerCas.update(h.ctx, imported.id, { active: false });
+    expect(ids((await rotate(h)).superseded)).toEqual([managedLeaf.signerId]);
+  });
+
+  it('makes nothing for a use and issuer whose leaves cannot sign (revoked), and rotates the others', async () => {
+    const h = await setup();
+    await activeManagedCa(h);
+    const credential = await h.issuerSigning.current(h.tenant, 'credential', ISSUER, h.clock.now());
+    const status = await h.issuerSigning.current(h.tenant, 'status-list', ISSUER, h.clock.now());
+    await h.issuerSigners.revoke(h.ctx, credential.signerId);
+    const { created, superseded } = await rotate(h);
+    expect(ids(superseded)).toEqual([status.signerId]);
+    expect(created.map((l) => l.use)).toEqual(['status-list']);
+  });
+
+  it('invalidates the issuer signers it is given when it made a leaf, and only then', async () => {
+    const h = await setup();
+    const issuerSigners = { invalidate: vi.fn() };
+    const deps = { store: h.store, keys: h.keys, x509: h.x509, ids: { uuid: () => crypto.randomUUID() }, issuerSigners };
+    expect(await rotateManagedIssuerLeaves(deps, h.tenant, h.clock.now())).toEqual({ created: [], superseded: [] });
+    expect(issuerSigners.invalidate).not.toHaveBeenCalled();
+    await activeManagedCa(h);
+    expect((await rotateManagedIssuerLeaves(deps, h.tenant, h.clock.now())).created).toHaveLength(1);
+    expect(issuerSigners.invalidate).toHaveBeenCalledExactlyOnceWith(h.tenant.id);
   });
 });

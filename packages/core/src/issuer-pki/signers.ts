@@ -94,30 +94,57 @@ async function activeCa(store: ManagedSignerDeps['store'], tenantId: string, at:
 const issuersNamedBy = (leaf: DocumentSignerRecord) => (leaf.subjectAltNames ?? []).filter((name) => /^https?:\/\//.test(name));
 
 /**
- * Forced rotation of the tenant's issuer leaves (docs/key-custody.md "Rotation"): under the managed
- * issuer CA that signs now, each (use, issuer) that has a leaf able to sign gets a new leaf, which
- * signs from now on (bestLeaf: it lasts longest, or as long and made last). The old leaves stay
- * published and valid until they expire. An imported CA is skipped (its leaves come from the CSR
- * flow). The caller invalidates the cache in front of the signers (`IssuerSigners.invalidate`).
+ * What a forced rotation of issuer leaves needs: what makes a managed leaf, and the issuer signers
+ * that issuance uses, or at least their `invalidate`, so that the cache in front of them
+ * (cacheIssuerSigners) forgets the tenant's leaves.
  */
-export async function rotateManagedLeaves(deps: ManagedSignerDeps, tenant: Tenant, now: Date): Promise<SignerRotationResult> {
+export interface IssuerLeafRotationDeps extends ManagedSignerDeps {
+  issuerSigners: Pick<IssuerSigners, 'invalidate'>;
+}
+
+/**
+ * Forced rotation of the tenant's issuer leaves (issue 32, point 4; docs/key-custody.md
+ * "Rotation"): under the active issuer CA that signs now, when Vellum manages it, each (use, issuer)
+ * that has a managed leaf able to sign gets a new leaf, made by {@link createManagedLeaf} as the
+ * automatic rotation makes them. It signs from now on: `current` takes {@link bestLeaf}, the leaf
+ * lasting longest, and of those lasting as long (whole seconds, capped by the CA's end) the one
+ * made last. The old leaves are neither revoked nor deactivated: `published` (what
+ * `/.well-known/jwt-vc-issuer` lists) keeps them beside the new ones until they expire, so what they
+ * signed keeps verifying.
+ *
+ * The issuer signers are invalidated, so every signature in this process (SD-JWT VC, CWT, signed
+ * metadata, status list tokens) uses the new leaf at once; other processes keep their cached leaf for
+ * at most their `mdocSignerCacheMs` (1 s by default), signing with the old one meanwhile, which is
+ * harmless since it stays valid and published.
+ *
+ * An imported issuer CA is skipped: Vellum does not hold its key, its leaves come from the CSR flow,
+ * and rotating one is a new CSR (`POST /v2/credentials/issuer-signers`) that its owner certifies.
+ * The result is then empty, as it is when the tenant has no active issuer CA or no leaf in use.
+ */
+export async function rotateManagedIssuerLeaves(deps: IssuerLeafRotationDeps, tenant: Tenant, now: Date): Promise<SignerRotationResult> {
   const at = now.getTime();
   const result: SignerRotationResult = { created: [], superseded: [] };
   const ca = await activeCa(deps.store, tenant.id, at);
   if (!ca?.isManaged) return result;
-  const leaves = await deps.store.documentSigners.listByIaca(tenant.id, ca.id);
-  const inUse = new Map<string, DocumentSignerRecord>();
+  const leaves = (await deps.store.documentSigners.listByIaca(tenant.id, ca.id)).filter((l) => l.isManaged);
+  // The leaf in use for each use and issuer some usable leaf names, in the order they were made.
+  const inUse = new Map<string, { use: IssuerSignerUse; issuer: string; leaf: DocumentSignerRecord }>();
   for (const leaf of leaves) {
     if (leaf.use === undefined || !canSign(leaf, at)) continue;
     for (const issuer of issuersNamedBy(leaf)) {
-      const best = bestLeaf(leaves, leaf.use, issuer, at);
-      if (best) inUse.set(`${leaf.use} ${issuer}`, best);
+      const key = `${leaf.use} ${issuer}`;
+      const best = inUse.has(key) ? undefined : bestLeaf(leaves, leaf.use, issuer, at);
+      if (best) inUse.set(key, { use: leaf.use, issuer, leaf: best });
     }
   }
-  for (const [key, current] of inUse) {
-    const [use, issuer] = key.split(' ') as [IssuerSignerUse, string];
-    result.created.push(await createManagedLeaf(deps, tenant, ca, use, issuer, now));
-    result.superseded.push(current);
+  try {
+    for (const { use, issuer, leaf } of inUse.values()) {
+      result.created.push(await createManagedLeaf(deps, tenant, ca, use, issuer, now));
+      result.superseded.push(leaf);
+    }
+  } finally {
+    // Also when a later leaf failed: what was made signs now.
+    if (result.created.length > 0) deps.issuerSigners.invalidate(tenant.id);
   }
   return result;
 }
@@ -172,7 +199,13 @@ export function createIssuerSigners(deps: IssuerSignersDeps): IssuerSigners {
       // Under every active CA, not only the one that signs now: what an earlier CA's leaf signed still verifies while both last.
       for (const ca of await activeCas(store, tenant.id, at)) {
         const leaves = (await store.documentSigners.listByIaca(tenant.id, ca.id)).filter((l) => l.use === use && namesIssuer(l, issuer) && canSign(l, at));
-        leaves.sort((a, b) => time(b.certificateData?.notAfter) - time(a.certificateData?.notAfter));
+        // The order bestLeaf chooses in: lasting longest first, and of those lasting as long, made last
+        // first (the store lists them in creation order), so that a leaf a rotation made comes first.
+        leaves.reverse();
+        leaves.sort(
+          (a, b) =>
+            time(b.certificateData?.notAfter) - time(a.certificateData?.notAfter) || (b.createdAt > a.createdAt ? 1 : b.createdAt < a.createdAt ? -1 : 0),
+        );
         published.push(...leaves.map(x509SignerOf));
       }
       return published;

@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { holderKey } from '../../test/credentials.ts';
 import { recordedEvents } from '../../test/events.ts';
 import { contextFor, harness, PLATFORM } from '../../test/harness.ts';
 import { documentSignerAwaitingCertificate, type FakeCertificateBody, fakeCertificatePem, fakeCsrBody } from '../../test/kit.ts';
 import { importedRoot, p256 } from '../../test/mdoc-pki.ts';
+import type { MdocConfiguration } from '../configurations/model.ts';
 import type { Role } from '../tenancy/permissions.ts';
+import { rotateManagedDocumentSigners } from './signers.ts';
 
 const DAY = 86_400_000;
 const ORIGIN = `https://acme.eu01.${PLATFORM}`;
@@ -393,5 +396,174 @@ describe('CRLs of managed IACAs (RFC 5280 §5, ISO/IEC 18013-5 Annex B)', () => 
     const iaca = await iacas.create(ctx, { certificatePem: importedRoot() });
     await expect(iacas.crl(anonymous, iaca.id)).rejects.toMatchObject({ code: 'NotFound', message: expect.stringContaining('owner') });
     await expect(iacas.crl(anonymous, 'nothing')).rejects.toMatchObject({ code: 'NotFound' });
+  });
+});
+
+describe('forced rotation of managed document signers (issue 32, point 4; docs/key-custody.md "Rotation")', () => {
+  const mdl = (tenantId: string): MdocConfiguration => ({
+    id: 'cfg-1',
+    tenantId,
+    format: 'mso_mdoc',
+    type: 'org.iso.18013.5.1.mDL',
+    expiresIn: { days: 30 },
+    includeStatus: false,
+    claimMappings: { 'org.iso.18013.5.1': { family_name: { mapFrom: 'claims.familyName', required: true } } },
+    createdAt: NOW,
+    updatedAt: NOW,
+  });
+
+  async function withIssuance() {
+    const h = await setup();
+    /** The document signer of the next mDoc, through the issuance service and the issuing chains' cache it uses. */
+    const nextSigner = async () =>
+      (
+        await h.mdocIssuance.issue({
+          tenant: h.tenant,
+          configuration: mdl(h.tenant.id),
+          subject: { claims: { familyName: 'Turner' } },
+          holderKey: holderKey(),
+        })
+      ).documentSignerId;
+    const rotate = () => h.signerRotation.documentSigners(h.tenant, h.clock.now());
+    return { ...h, nextSigner, rotate };
+  }
+
+  it('gives the managed IACA a new signer (key, certificate) that signs the next mDoc at once, though made in the same millisecond as the old one', async () => {
+    const h = await withIssuance();
+    const iaca = await h.iacas.create(h.ctx, { country: 'US' });
+    await h.iacas.update(h.ctx, iaca.id, { active: true });
+    // Issued first, so the issuing chain with the old signer is cached.
+    const before = await h.nextSigner();
+    const old = (await h.store.documentSigners.get(h.tenant.id, before))!;
+    const keysBefore = h.keys.count(h.tenant.id);
+
+    const { created, superseded } = await h.rotate();
+    expect(superseded.map((s) => s.id)).toEqual([before]);
+    expect(created).toHaveLength(1);
+    const made = created[0]!;
+    expect(made).toMatchObject({ iacaId: iaca.id, isManaged: true, active: true, createdAt: NOW });
+    expect(made.id).not.toBe(before);
+    expect(made.keyId).not.toBe(old.keyId);
+    expect(made.serialNumber).not.toBe(old.serialNumber);
+    expect(made.fingerprint).not.toBe(old.fingerprint);
+    // Made at the same instant, the two certificates tie on their end (and creation time): the one made last signs.
+    expect(made.certificateData).toEqual(old.certificateData);
+    expect(await h.nextSigner()).toBe(made.id);
+    expect(h.keys.count(h.tenant.id)).toBe(keysBefore + 1);
+  });
+
+  it('keeps the superseded signer active, unrevoked, with its key, in the IACA’s signer list and off its CRL', async () => {
+    const h = await withIssuance();
+    const iaca = await h.iacas.create(h.ctx, { country: 'US' });
+    await h.iacas.update(h.ctx, iaca.id, { active: true });
+    const before = await h.nextSigner();
+    const { created } = await h.rotate();
+    const listed = (await h.documentSigners.list(h.ctx, { iacaId: iaca.id })).data;
+    expect(listed.map((s) => [s.id, s.active])).toEqual([
+      [before, true],
+      [created[0]!.id, true],
+    ]);
+    const old = (await h.store.documentSigners.get(h.tenant.id, before))!;
+    expect(old.revokedAt).toBeUndefined();
+    await expect(h.keys.sign(h.tenant.id, old.keyId, new Uint8Array([1]))).resolves.toBeInstanceOf(Uint8Array);
+    expect(await h.store.iacas.listRevocations(h.tenant.id, iaca.id)).toEqual([]);
+    expect(JSON.parse(Buffer.from(await h.iacas.crl(h.anonymous, iaca.id)).toString('utf8')).revoked).toEqual([]);
+  });
+
+  it('supersedes the first rotation’s signer at the second, also when every signer ends with the IACA', async () => {
+    const h = await withIssuance();
+    // Ends within the 457 days of a signer: each signer's certificate ends with it, so all tie.
+    const iaca = await h.iacas.create(h.ctx, { country: 'US', notAfter: '2027-05-01T12:00:00Z' });
+    await h.iacas.update(h.ctx, iaca.id, { active: true });
+    const first = await h.nextSigner();
+    h.clock.advance(60_000);
+    const once = await h.rotate();
+    expect(once.superseded.map((s) => s.id)).toEqual([first]);
+    expect(await h.nextSigner()).toBe(once.created[0]!.id);
+    h.clock.advance(60_000);
+    const twice = await h.rotate();
+    expect(twice.superseded.map((s) => s.id)).toEqual([once.created[0]!.id]);
+    expect(twice.created[0]!.id).not.toBe(once.created[0]!.id);
+    expect(await h.nextSigner()).toBe(twice.created[0]!.id);
+    const all = await h.store.documentSigners.listByIaca(h.tenant.id, iaca.id);
+    expect(new Set(all.map((s) => s.certificateData?.notAfter))).toEqual(new Set(['2027-05-01T12:00:00.000Z']));
+    expect(all.map((s) => s.id)).toEqual([first, once.created[0]!.id, twice.created[0]!.id]);
+    expect(all.every((s) => s.active && s.revokedAt === undefined)).toBe(true);
+  });
+
+  it('rotates every active managed IACA, not only the one that signs', async () => {
+    const h = await withIssuance();
+    const a = await h.iacas.create(h.ctx, { country: 'US' });
+    const b = await h.iacas.create(h.ctx, { country: 'NZ' });
+    await h.iacas.update(h.ctx, a.id, { active: true });
+    h.clock.advance(1000);
+    await h.iacas.update(h.ctx, b.id, { active: true });
+    const [oldA] = await h.store.documentSigners.listByIaca(h.tenant.id, a.id);
+    const [oldB] = await h.store.documentSigners.listByIaca(h.tenant.id, b.id);
+    const { created, superseded } = await h.rotate();
+    expect(superseded.map((s) => s.id)).toEqual([oldA!.id, oldB!.id]);
+    expect(created.map((s) => s.iacaId)).toEqual([a.id, b.id]);
+    // b was activated last, so it signs, with its new signer.
+    expect(await h.nextSigner()).toBe(created[1]!.id);
+  });
+
+  it('answers empty lists, making nothing, for a tenant without an active managed IACA, and skips an imported IACA', async () => {
+    const h = await withIssuance();
+    expect(await h.rotate()).toEqual({ created: [], superseded: [] });
+    // A managed IACA that is not active has no signer in use.
+    const managed = await h.iacas.create(h.ctx, { country: 'US' });
+    expect(await h.rotate()).toEqual({ created: [], superseded: [] });
+    // An imported IACA's signers come from the CSR flow: a forced rotation there is a new CSR, not made here.
+    const imported = await h.iacas.create(h.ctx, { certificatePem: importedRoot() });
+    const requested = await h.documentSigners.create(h.ctx, { iacaId: imported.id });
+    await h.documentSigners.update(h.ctx, requested.id, {
+      active: true,
+      certificatePem: fakeCertificatePem({
+        serialNumber: '0d5e',
+        subject: { commonName: 'DS', country: 'US' },
+        issuer: imported.certificateFingerprint,
+        notBefore: '2026-04-01T00:00:00.000Z',
+        notAfter: '2027-04-01T00:00:00.000Z',
+        publicKey: fakeCsrBody(requested.csrPem!)!.publicKey,
+        isCa: false,
+        extendedKeyUsages: ['1.0.18013.5.1.2'],
+      }),
+    });
+    await h.iacas.update(h.ctx, imported.id, { active: true });
+    expect(await h.nextSigner()).toBe(requested.id);
+    const keys = h.keys.count(h.tenant.id);
+    expect(await h.rotate()).toEqual({ created: [], superseded: [] });
+    expect(h.x509.made.signers).toBe(0);
+    expect(h.keys.count(h.tenant.id)).toBe(keys);
+    expect(await h.nextSigner()).toBe(requested.id);
+    // Beside it, an active managed IACA is rotated, and only it.
+    h.clock.advance(1000);
+    await h.iacas.update(h.ctx, managed.id, { active: true });
+    const [managedSigner] = await h.store.documentSigners.listByIaca(h.tenant.id, managed.id);
+    const { created, superseded } = await h.rotate();
+    expect(superseded.map((s) => s.id)).toEqual([managedSigner!.id]);
+    expect(created.map((s) => s.iacaId)).toEqual([managed.id]);
+  });
+
+  it('makes nothing for an active managed IACA with no signer that can sign (its only one revoked): issuance makes one when needed', async () => {
+    const h = await withIssuance();
+    const iaca = await h.iacas.create(h.ctx, { country: 'US' });
+    await h.iacas.update(h.ctx, iaca.id, { active: true });
+    const [only] = await h.store.documentSigners.listByIaca(h.tenant.id, iaca.id);
+    await h.documentSigners.revoke(h.ctx, only!.id);
+    expect(await h.rotate()).toEqual({ created: [], superseded: [] });
+    expect(h.x509.made.signers).toBe(1);
+  });
+
+  it('invalidates the chains it is given when it made a signer, and only then', async () => {
+    const h = await withIssuance();
+    const chains = { invalidate: vi.fn() };
+    const deps = { store: h.store, keys: h.keys, x509: h.x509, ids: { uuid: () => crypto.randomUUID() }, chains };
+    expect(await rotateManagedDocumentSigners(deps, h.tenant, h.clock.now())).toEqual({ created: [], superseded: [] });
+    expect(chains.invalidate).not.toHaveBeenCalled();
+    const iaca = await h.iacas.create(h.ctx, { country: 'US' });
+    await h.iacas.update(h.ctx, iaca.id, { active: true });
+    expect((await rotateManagedDocumentSigners(deps, h.tenant, h.clock.now())).created).toHaveLength(1);
+    expect(chains.invalidate).toHaveBeenCalledExactlyOnceWith(h.tenant.id);
   });
 });

@@ -380,38 +380,68 @@ function noActiveSigner(iaca: IacaRecord): DomainError {
   );
 }
 
+/** What a forced rotation made, and the signers it superseded (not revoked: they verify until they expire). */
+export interface SignerRotationResult {
+  /** The new signers, one per CA (document signers) or per use and issuer (issuer leaves). */
+  created: DocumentSignerRecord[];
+  /** The signers that signed before, in the same order: still active and unrevoked, still listed, until their certificates expire. */
+  superseded: DocumentSignerRecord[];
+}
+
+/**
+ * What a forced rotation of document signers needs: what makes a managed signer (as the automatic
+ * rotation makes one), and the issuing chains that issuance uses, or at least their `invalidate`,
+ * so that the cache in front of them (cacheIssuingChains) forgets the tenant's chain.
+ */
+export interface DocumentSignerRotationDeps extends ManagedSignerDeps {
+  chains: Pick<IssuingChains, 'invalidate'>;
+}
+
+/**
+ * Forced rotation of the tenant's document signers (issue 32, point 4; docs/key-custody.md
+ * "Rotation"): each active managed IACA valid at `now` that has a managed signer able to sign gets a
+ * new one, made by {@link createManagedSigner} as the automatic rotation makes them (a new key, a new
+ * certificate). It signs from now on: `createIssuingChains` takes {@link bestSigner}, the signer
+ * lasting longest, and of those lasting as long (certificate times are whole seconds, and the
+ * IACA's end caps them) the one made last, the store listing signers in creation order. The old
+ * signer is neither revoked nor deactivated nor deleted: it stays in the IACA's signer list and the
+ * mDocs it signed verify until its certificate expires (the automatic rotation prunes it after).
+ *
+ * The chains are invalidated, so every issuance in this process uses the new signer at once; other
+ * processes keep their cached chain for at most their `mdocSignerCacheMs` (1 s by default), signing
+ * with the old signer meanwhile, which is harmless since it stays valid.
+ *
+ * IACAs imported with a certificate are skipped: Vellum does not hold their keys, their signers come
+ * from the CSR flow, and rotating one is a new CSR (`POST /v2/credentials/mobile/document-signers`)
+ * that its owner certifies. Neither they nor an IACA without a signer in use appear in the result.
+ */
+export async function rotateManagedDocumentSigners(deps: DocumentSignerRotationDeps, tenant: Tenant, now: Date): Promise<SignerRotationResult> {
+  const at = now.getTime();
+  const result: SignerRotationResult = { created: [], superseded: [] };
+  const active = (await deps.store.iacas.list(tenant.id, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true })).items;
+  try {
+    for (const iaca of active.filter((i) => i.isManaged && validAt(i.certificateData, at))) {
+      const signers = await deps.store.documentSigners.listByIaca(tenant.id, iaca.id);
+      const current = bestSigner(
+        signers.filter((s) => s.isManaged),
+        at,
+      );
+      if (!current) continue;
+      result.created.push(await createManagedSigner(deps, tenant, iaca, now));
+      result.superseded.push(current);
+    }
+  } finally {
+    // Also when a later IACA failed: what was made signs now.
+    if (result.created.length > 0) deps.chains.invalidate(tenant.id);
+  }
+  return result;
+}
+
 /**
  * Chooses and (for managed IACAs) rotates the chain that signs each tenant's mDocs, reading the
  * store on every call. Reuse, and one load shared by concurrent calls (so at most one new signer),
  * come from cacheIssuingChains (cached-chains.ts), which the composition puts in front.
  */
-/** What a forced rotation made, and the signers it superseded (not revoked: they verify until they expire). */
-export interface SignerRotationResult {
-  created: DocumentSignerRecord[];
-  superseded: DocumentSignerRecord[];
-}
-
-/**
- * Forced rotation of the tenant's document signers (docs/key-custody.md "Rotation"): each active
- * managed IACA that has a signer able to sign now gets a new one, made as the automatic rotation
- * makes them, which signs from now on (it lasts longest, or as long and made last). The old signer
- * is neither revoked nor deactivated: the mDocs it signed verify until its certificate expires.
- * IACAs imported with a CSR are skipped (their signers come from the CSR flow). The caller
- * invalidates the caches in front of the chains (`IssuingChains.invalidate`).
- */
-export async function rotateManagedSigners(deps: ManagedSignerDeps, tenant: Tenant, now: Date): Promise<SignerRotationResult> {
-  const at = now.getTime();
-  const result: SignerRotationResult = { created: [], superseded: [] };
-  const active = (await deps.store.iacas.list(tenant.id, { limit: MAX_IACAS_PER_TENANT * 4 }, { activeOnly: true })).items;
-  for (const iaca of active.filter((i) => i.isManaged && validAt(i.certificateData, at))) {
-    const current = bestSigner(await deps.store.documentSigners.listByIaca(tenant.id, iaca.id), at);
-    if (!current) continue;
-    result.created.push(await createManagedSigner(deps, tenant, iaca, now));
-    result.superseded.push(current);
-  }
-  return result;
-}
-
 export function createIssuingChains(deps: IssuingChainsDeps): IssuingChains {
   const { store, x509 } = deps;
   return {
